@@ -1,0 +1,96 @@
+#include "ir/builtins.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace serq {
+namespace {
+
+constexpr FunctionInfo kFunctions[] = {
+    {"min", Function::kMin, FunctionClass::kMath, 1, -1},
+    {"max", Function::kMax, FunctionClass::kMath, 1, -1},
+    {"floor", Function::kFloor, FunctionClass::kMath, 1, 1},
+    {"ceil", Function::kCeil, FunctionClass::kMath, 1, 1},
+    {"round", Function::kRound, FunctionClass::kMath, 1, 1},
+    {"abs", Function::kAbs, FunctionClass::kMath, 1, 1},
+    {"sqrt", Function::kSqrt, FunctionClass::kMath, 1, 1},
+    {"ln", Function::kLn, FunctionClass::kMath, 1, 1},
+    {"pow", Function::kPow, FunctionClass::kMath, 2, 2},
+    {"exponential", Function::kExponential, FunctionClass::kRandom, 1, 1},
+    {"uniform", Function::kUniform, FunctionClass::kRandom, 2, 2},
+    {"normal", Function::kNormal, FunctionClass::kRandom, 2, 2},
+    {"lognormal", Function::kLognormal, FunctionClass::kRandom, 2, 2},
+    {"gamma", Function::kGamma, FunctionClass::kRandom, 2, 2},
+    {"erlang", Function::kErlang, FunctionClass::kRandom, 2, 2},
+    {"geometric", Function::kGeometric, FunctionClass::kRandom, 1, 1},
+    {"bernoulli", Function::kBernoulli, FunctionClass::kRandom, 1, 1},
+    {"queue", Function::kQueue, FunctionClass::kStage, 1, 1},
+    {"busy", Function::kBusy, FunctionClass::kStage, 1, 1},
+    {"work", Function::kWork, FunctionClass::kStage, 1, 1},
+    {"price", Function::kPrice, FunctionClass::kStage, 1, 1},
+    {"used", Function::kUsed, FunctionClass::kPool, 1, 1},
+    {"free", Function::kFree, FunctionClass::kPool, 1, 1},
+    {"cap", Function::kCap, FunctionClass::kPool, 1, 1},
+    {"held", Function::kHeld, FunctionClass::kPool, 1, 1},
+    {"len", Function::kLen, FunctionClass::kArray, 1, 1},
+};
+
+constexpr BuiltinVariableInfo kVariables[] = {
+    {"now", ir::Ref::NOW, "a session"},
+    {"arrival", ir::Ref::ARRIVAL, "a session"},
+    {"serial", ir::Ref::SERIAL, "a session"},
+    {"present", ir::Ref::PRESENT, "the phi of a ps stage"},
+    {"since", ir::Ref::SINCE, "a pool's evict by"},
+    {"tokens", ir::Ref::TOKENS, "the tau of a step stage"},
+    {"prefill", ir::Ref::PREFILL, "the tau of a step stage"},
+    {"decode", ir::Ref::DECODE, "the tau of a step stage"},
+    {"seqs", ir::Ref::SEQS, "the tau of a step stage"},
+    {"context", ir::Ref::CONTEXT, "the tau of a step stage"},
+};
+
+}  // namespace
+
+const FunctionInfo* LookupFunction(absl::string_view name) {
+  for (const FunctionInfo& f : kFunctions) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const FunctionInfo& GetFunction(Function fn) {
+  for (const FunctionInfo& f : kFunctions) {
+    if (f.function == fn) return f;
+  }
+  return kFunctions[0];  // unreachable: every Function is in the table
+}
+
+double ApplyMath(Function f, absl::Span<const double> a) {
+  switch (f) {
+    case Function::kMin: return *std::min_element(a.begin(), a.end());
+    case Function::kMax: return *std::max_element(a.begin(), a.end());
+    case Function::kFloor: return std::floor(a[0]);
+    case Function::kCeil: return std::ceil(a[0]);
+    case Function::kRound: return std::round(a[0]);  // halves away from zero
+    case Function::kAbs: return std::fabs(a[0]);
+    case Function::kSqrt: return std::sqrt(a[0]);
+    case Function::kLn: return std::log(a[0]);
+    case Function::kPow: return std::pow(a[0], a[1]);
+    default: return std::nan("");
+  }
+}
+
+const BuiltinVariableInfo* LookupBuiltinVariable(absl::string_view name) {
+  for (const BuiltinVariableInfo& v : kVariables) {
+    if (v.name == name) return &v;
+  }
+  return nullptr;
+}
+
+const BuiltinVariableInfo& GetBuiltinVariable(ir::Ref::Builtin b) {
+  for (const BuiltinVariableInfo& v : kVariables) {
+    if (v.builtin == b) return v;
+  }
+  return kVariables[0];  // unreachable for a known Builtin
+}
+
+}  // namespace serq

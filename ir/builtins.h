@@ -1,0 +1,64 @@
+// The language's built-in functions and variables, in one table that the
+// linker (arity, argument kinds, where a name is defined) and the simulator
+// (what to compute) both read.
+#ifndef SERQ_IR_BUILTINS_H_
+#define SERQ_IR_BUILTINS_H_
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "proto/ir.pb.h"
+
+namespace serq {
+
+enum class Function {
+  // math
+  kMin, kMax, kFloor, kCeil, kRound, kAbs, kSqrt, kLn, kPow,
+  // random draws
+  kExponential, kUniform, kNormal, kLognormal, kGamma, kErlang, kGeometric, kBernoulli,
+  // state of the deployment
+  kQueue, kBusy, kWork, kPrice,  // of a stage element
+  kUsed, kFree, kCap, kHeld,     // of a pool element
+  kLen,                          // of a pool or stage, array or scalar
+};
+
+enum class FunctionClass {
+  kMath,    // numbers in, a number out: allowed in constant expressions
+  kRandom,  // a fresh draw from the replication's stream
+  kStage,   // one argument: a stage element
+  kPool,    // one argument: a pool element
+  kArray,   // one argument: a pool or stage, named without index
+};
+
+struct FunctionInfo {
+  absl::string_view name;
+  Function function;
+  FunctionClass cls;
+  int min_args;
+  int max_args;  // -1: any number (min, max)
+};
+
+// The function called `name`, or nullptr.
+const FunctionInfo* LookupFunction(absl::string_view name);
+const FunctionInfo& GetFunction(Function f);
+
+// Applies a math function to numbers already checked for arity. The result
+// may be NaN (sqrt(-1), ln(0) is -inf); callers report NaN as an error.
+double ApplyMath(Function f, absl::Span<const double> args);
+
+// Built-in variables: `now`, `arrival`, `serial` in sessions; `present` in a
+// ps phi; `since` in a pool's evict by; the step variables in a step tau.
+struct BuiltinVariableInfo {
+  absl::string_view name;
+  ir::Ref::Builtin builtin;
+  // Where it is defined, for the linker's message: "a session", "the phi of a
+  // ps stage", "a pool's evict by", "the tau of a step stage".
+  absl::string_view place;
+};
+
+// The built-in variable called `name`, or nullptr.
+const BuiltinVariableInfo* LookupBuiltinVariable(absl::string_view name);
+const BuiltinVariableInfo& GetBuiltinVariable(ir::Ref::Builtin b);
+
+}  // namespace serq
+
+#endif  // SERQ_IR_BUILTINS_H_

@@ -1,0 +1,40 @@
+// What every binary's main does the same way: read the input named on the
+// command line (or stdin), write the output (refusing binary to a
+// terminal), and exit with the toolchain's codes.
+#ifndef SERQ_IR_CLI_H_
+#define SERQ_IR_CLI_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/io.h"
+
+namespace serq {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInputRejected = 1;  // bad source, invalid IR, runtime error
+inline constexpr int kExitUsage = 2;          // misuse or internal failure
+
+// The whole of file `path`; "-" or "" reads standard input.
+absl::StatusOr<std::string> ReadInput(absl::string_view path);
+
+// The name diagnostics print for input `path`: "<stdin>" for "-" or "".
+std::string InputName(absl::string_view path);
+
+// Writes `bytes` to stdout. Binary output is refused when stdout is a
+// terminal (it would only garble the screen).
+absl::Status WriteOutput(absl::string_view bytes, Format format);
+
+// The one positional argument of a tool that reads one input: "-" when
+// there is none; an error when there are several. `args` is what
+// absl::ParseCommandLine returned (args[0] is the program).
+absl::StatusOr<std::string> SingleInputArgument(const std::vector<char*>& args);
+
+// Prints "<tool>: error: <message>" to stderr.
+void PrintToolError(absl::string_view tool, absl::string_view message);
+
+}  // namespace serq
+
+#endif  // SERQ_IR_CLI_H_

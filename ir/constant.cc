@@ -1,0 +1,90 @@
+#include "ir/constant.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/builtins.h"
+
+namespace serq {
+
+absl::StatusOr<double> EvaluateConstant(const ir::Expr& expr, const ParamValue& param) {
+  double value = 0;
+  switch (expr.kind_case()) {
+    case ir::Expr::kNumber:
+      return expr.number();
+    case ir::Expr::kRef: {
+      const ir::Ref& ref = expr.ref();
+      if (ref.kind() != ir::Ref::PARAM) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("'", ref.name(), "' is not a constant (only numbers, params and "
+                         "math functions are)"));
+      }
+      return param(ref.decl());
+    }
+    case ir::Expr::kUnary: {
+      auto operand = EvaluateConstant(expr.unary().operand(), param);
+      if (!operand.ok()) return operand.status();
+      value = expr.unary().op() == ir::Expr::NOT ? (*operand == 0 ? 1 : 0) : -*operand;
+      break;
+    }
+    case ir::Expr::kBinary: {
+      auto lhs = EvaluateConstant(expr.binary().lhs(), param);
+      if (!lhs.ok()) return lhs.status();
+      auto rhs = EvaluateConstant(expr.binary().rhs(), param);
+      if (!rhs.ok()) return rhs.status();
+      double a = *lhs, b = *rhs;
+      switch (expr.binary().op()) {
+        case ir::Expr::OR: value = (a != 0 || b != 0); break;
+        case ir::Expr::AND: value = (a != 0 && b != 0); break;
+        case ir::Expr::LT: value = a < b; break;
+        case ir::Expr::LE: value = a <= b; break;
+        case ir::Expr::GT: value = a > b; break;
+        case ir::Expr::GE: value = a >= b; break;
+        case ir::Expr::EQ: value = a == b; break;
+        case ir::Expr::NE: value = a != b; break;
+        case ir::Expr::ADD: value = a + b; break;
+        case ir::Expr::SUB: value = a - b; break;
+        case ir::Expr::MUL: value = a * b; break;
+        case ir::Expr::DIV:
+          if (b == 0) return absl::InvalidArgumentError("division by zero");
+          value = a / b;
+          break;
+        case ir::Expr::MOD:
+          if (b == 0) return absl::InvalidArgumentError("'%' by zero");
+          value = std::fmod(a, b);
+          break;
+        default:
+          return absl::InvalidArgumentError("unknown operator");
+      }
+      break;
+    }
+    case ir::Expr::kCall: {
+      const FunctionInfo* f = LookupFunction(expr.call().function());
+      if (f == nullptr || f->cls != FunctionClass::kMath) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "'", expr.call().function(),
+            "' is not a constant (only numbers, params and math functions are)"));
+      }
+      int n = expr.call().arg_size();
+      if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("wrong number of arguments to '", f->name, "'"));
+      }
+      std::vector<double> args;
+      for (const ir::Expr& arg : expr.call().arg()) {
+        auto v = EvaluateConstant(arg, param);
+        if (!v.ok()) return v.status();
+        args.push_back(*v);
+      }
+      value = ApplyMath(f->function, args);
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError("empty expression");
+  }
+  if (std::isnan(value)) return absl::InvalidArgumentError("the value is NaN");
+  return value;
+}
+
+}  // namespace serq

@@ -1,0 +1,66 @@
+#include "ir/constant.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+
+namespace serq {
+namespace {
+
+ir::Expr Num(double v) {
+  ir::Expr e;
+  e.set_number(v);
+  return e;
+}
+
+ir::Expr Bin(ir::Expr::BinaryOp op, ir::Expr a, ir::Expr b) {
+  ir::Expr e;
+  e.mutable_binary()->set_op(op);
+  *e.mutable_binary()->mutable_lhs() = std::move(a);
+  *e.mutable_binary()->mutable_rhs() = std::move(b);
+  return e;
+}
+
+ir::Expr Param(uint32_t decl) {
+  ir::Expr e;
+  e.mutable_ref()->set_kind(ir::Ref::PARAM);
+  e.mutable_ref()->set_decl(decl);
+  return e;
+}
+
+ir::Expr Call(const std::string& f, std::vector<ir::Expr> args) {
+  ir::Expr e;
+  e.mutable_call()->set_function(f);
+  for (auto& a : args) *e.mutable_call()->add_arg() = std::move(a);
+  return e;
+}
+
+absl::StatusOr<double> NoParams(uint32_t) { return absl::InvalidArgumentError("none"); }
+
+TEST(Constant, ArithmeticAndParams) {
+  // 25e9 / 2 / 1024, as the language's param example: 12207031.25.
+  auto v = EvaluateConstant(Bin(ir::Expr::DIV, Bin(ir::Expr::DIV, Param(0), Num(2)), Num(1024)),
+                            [](uint32_t) -> absl::StatusOr<double> { return 25e9; });
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, 12207031.25);
+  EXPECT_EQ(*EvaluateConstant(Bin(ir::Expr::MOD, Num(7), Num(3)), NoParams), 1);
+  EXPECT_EQ(*EvaluateConstant(Bin(ir::Expr::LE, Num(2), Num(2)), NoParams), 1);
+  EXPECT_EQ(*EvaluateConstant(Call("max", {Num(1), Num(5), Num(3)}), NoParams), 5);
+  EXPECT_EQ(*EvaluateConstant(Call("round", {Num(2.5)}), NoParams), 3);
+  EXPECT_EQ(*EvaluateConstant(Call("round", {Num(-2.5)}), NoParams), -3);
+  EXPECT_TRUE(std::isinf(*EvaluateConstant(Num(INFINITY), NoParams)));
+}
+
+TEST(Constant, ErrorsAreReported) {
+  EXPECT_EQ(EvaluateConstant(Bin(ir::Expr::DIV, Num(1), Num(0)), NoParams).status().message(),
+            "division by zero");
+  EXPECT_EQ(EvaluateConstant(Call("sqrt", {Num(-1)}), NoParams).status().message(),
+            "the value is NaN");
+  EXPECT_EQ(EvaluateConstant(Call("exponential", {Num(1)}), NoParams).status().message(),
+            "'exponential' is not a constant (only numbers, params and math functions are)");
+  EXPECT_EQ(EvaluateConstant(Call("pow", {Num(1)}), NoParams).status().message(),
+            "wrong number of arguments to 'pow'");
+}
+
+}  // namespace
+}  // namespace serq

@@ -1,0 +1,70 @@
+// Diagnostics as data: every phase (parse, link, the IR reader, the
+// simulator's runtime checks) appends Diagnostic values and they are
+// rendered once, sorted, in one format:
+//
+//   file:line:col: error: message          (a source location)
+//     <the source line>
+//     <caret under the column>
+//   file:ir.path[3]: error: message        (IR from a tool: its IR path)
+//   file: error: message                   (the whole input)
+#ifndef SERQ_IR_DIAGNOSTICS_H_
+#define SERQ_IR_DIAGNOSTICS_H_
+
+#include <cstdint>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "proto/ir.pb.h"
+
+namespace serq {
+
+struct Diagnostic {
+  uint32_t line = 0;    // 1-based; 0 when there is no source location
+  uint32_t column = 0;  // 1-based byte column in the line
+  std::string ir_path;  // e.g. session[0].body[3].run.also[0]; used when line == 0
+  std::string message;  // lowercase, no trailing period
+};
+
+class Diagnostics {
+ public:
+  // `file` is the name printed in front of every diagnostic; `source` the
+  // text the locations point into (may be empty: then no source line is
+  // printed).
+  explicit Diagnostics(std::string file = "-", std::string source = "")
+      : file_(std::move(file)), source_(std::move(source)) {}
+
+  void Error(uint32_t line, uint32_t column, std::string message);
+  void Error(const ir::Location& loc, std::string message) {
+    Error(loc.line(), loc.column(), std::move(message));
+  }
+  // Located by source position when `loc` has one, else by `ir_path`.
+  void Error(const ir::Location& loc, absl::string_view ir_path, std::string message);
+  void ErrorAtPath(absl::string_view ir_path, std::string message);
+  void ErrorInFile(std::string message) { ErrorAtPath("", std::move(message)); }
+
+  bool empty() const { return list_.empty(); }
+  size_t size() const { return list_.size(); }
+  const std::vector<Diagnostic>& list() const { return list_; }
+  const std::string& file() const { return file_; }
+  void set_file(std::string file) { file_ = std::move(file); }
+  void set_source(std::string source) { source_ = std::move(source); }
+
+  // Every diagnostic, sorted by position (IR-path and file-level ones after
+  // the located ones, in the order they were reported), duplicates dropped.
+  std::string Render() const;
+
+ private:
+  std::string file_;
+  std::string source_;
+  std::vector<Diagnostic> list_;
+};
+
+// One diagnostic rendered: the header line, then (when `source` holds the
+// line) the source line and a caret line.
+std::string RenderDiagnostic(const Diagnostic& d, absl::string_view file,
+                             absl::string_view source);
+
+}  // namespace serq
+
+#endif  // SERQ_IR_DIAGNOSTICS_H_

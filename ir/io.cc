@@ -1,0 +1,158 @@
+#include "ir/io.h"
+
+#include <string>
+
+#include <cctype>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/util/json_util.h"
+#include "ir/walk.h"
+
+namespace serq {
+
+absl::StatusOr<Format> ParseFormat(absl::string_view name) {
+  if (name == "json") return Format::kJson;
+  if (name == "pb") return Format::kBinary;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown format '", name, "' (expected json or pb)"));
+}
+
+bool LooksLikeJson(absl::string_view bytes) {
+  for (char c : bytes) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+namespace {
+
+// Protobuf's JSON parser says "(stage[0].kind): invalid value \"X\" for type
+// type.googleapis.com/serq.ir.Stage.Kind" or "shares: Cannot find field.";
+// this turns such text into a diagnostic at the IR path, in our style.
+void ReportJsonError(std::string text, Diagnostics* diags) {
+  text = text.substr(0, text.find('\n'));
+  for (absl::string_view prefix : {"type.googleapis.com/serq.ir.",
+                                    "type.googleapis.com/serq.results."}) {
+    for (size_t at; (at = text.find(std::string(prefix))) != std::string::npos;) {
+      text.erase(at, prefix.size());
+    }
+  }
+  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+  if (!text.empty() && text[0] == '(') {
+    size_t close = text.find("): ");
+    if (close != std::string::npos) {
+      diags->ErrorAtPath(text.substr(1, close - 1), text.substr(close + 3));
+      return;
+    }
+  }
+  const std::string kNoField = ": Cannot find field";
+  if (absl::EndsWith(text, kNoField)) {
+    diags->ErrorInFile(absl::StrCat("invalid IR JSON: unknown field '",
+                                    text.substr(0, text.size() - kNoField.size()), "'"));
+    return;
+  }
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(text[0]));
+  diags->ErrorInFile(absl::StrCat("invalid IR JSON: ", text));
+}
+
+}  // namespace
+
+bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
+                   Diagnostics* diags) {
+  if (LooksLikeJson(bytes)) {
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = false;  // a misspelt field is an error, not a default
+    auto status = google::protobuf::util::JsonStringToMessage(
+        google::protobuf::StringPiece(bytes.data(), bytes.size()), out, options);
+    if (!status.ok()) {
+      ReportJsonError(std::string(status.message()), diags);
+      return false;
+    }
+    return true;
+  }
+  bool empty = bytes.find_first_not_of(" \t\r\n") == absl::string_view::npos;
+  if (empty) {
+    diags->ErrorInFile("empty input: expected IR as JSON or protobuf binary");
+    return false;
+  }
+  if (!out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    diags->ErrorInFile("invalid IR: neither JSON nor a valid protobuf binary message");
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string SupportedVersions() {
+  return absl::StrCat("this serq reads IR versions ", kOldestIrVersion, " and ", kIrVersion);
+}
+
+// IR 7 cannot say `also` or `share`; a file that claims 7 and holds either was
+// written by a tool that does not know what they mean.
+void RefuseVersion8Fields(const ir::Program& p, Diagnostics* diags) {
+  if (p.share() != ir::Program::SHARE_UNSPECIFIED) {
+    diags->ErrorAtPath("share", "IR version 7 cannot hold 'share' (added in version 8)");
+  }
+  ForEachStatement(p, [&](const ir::Statement& s, const std::string& path) {
+    if (s.has_run() && s.run().also_size() > 0) {
+      diags->ErrorAtPath(absl::StrCat(path, ".run.also"),
+                         "IR version 7 cannot hold 'also' (added in version 8)");
+    }
+  });
+}
+
+}  // namespace
+
+bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags) {
+  if (!DecodeMessage(bytes, out, diags)) return false;
+  if (out->version() == kIrVersion) return true;
+  if (out->version() == kOldestIrVersion) {
+    size_t before = diags->size();
+    RefuseVersion8Fields(*out, diags);
+    if (diags->size() != before) return false;
+    out->set_version(kIrVersion);
+    return true;
+  }
+  if (out->version() == 0) {
+    diags->ErrorAtPath("version", absl::StrCat("IR has no version; ", SupportedVersions()));
+  } else {
+    diags->ErrorAtPath("version", absl::StrCat("unsupported IR version ", out->version(),
+                                               "; ", SupportedVersions()));
+  }
+  return false;
+}
+
+bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* diags) {
+  if (!DecodeMessage(bytes, out, diags)) return false;
+  if (out->version() != kIrVersion) {
+    diags->ErrorAtPath("version", absl::StrCat("unsupported results version ", out->version(),
+                                               "; this serq reads version ", kIrVersion));
+    return false;
+  }
+  return true;
+}
+
+std::string EncodeMessage(const google::protobuf::Message& message, Format format) {
+  std::string out;
+  if (format == Format::kJson) {
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;
+    // Printing a message we built cannot fail: there are no Any fields.
+    (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+    if (out.empty() || out.back() != '\n') out.push_back('\n');
+    return out;
+  }
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  message.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+}  // namespace serq

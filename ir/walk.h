@@ -1,0 +1,27 @@
+// Walking the statements of a program with their IR paths, the one way
+// every tool names a place in IR that has no source location.
+#ifndef SERQ_IR_WALK_H_
+#define SERQ_IR_WALK_H_
+
+#include <functional>
+#include <string>
+
+#include "proto/ir.pb.h"
+
+namespace serq {
+
+using StatementVisitor =
+    std::function<void(const ir::Statement& statement, const std::string& path)>;
+
+// Calls `visit` on every statement of `body`, depth first in source order
+// (a block's statements after the statement that holds them). `path` is the
+// IR path of `body` itself, e.g. "session[0].body".
+void ForEachStatement(const google::protobuf::RepeatedPtrField<ir::Statement>& body,
+                      const std::string& path, const StatementVisitor& visit);
+
+// Every statement of every session; paths start at "session[i].body[k]".
+void ForEachStatement(const ir::Program& program, const StatementVisitor& visit);
+
+}  // namespace serq
+
+#endif  // SERQ_IR_WALK_H_

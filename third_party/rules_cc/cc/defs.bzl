@@ -1,0 +1,9 @@
+# Forwarders to Bazel's native C++ rules, so that @bazel_tools (which loads
+# @rules_cc//cc:defs.bzl) works without downloading rules_cc.
+def cc_library(**kw): native.cc_library(**kw)
+def cc_binary(**kw): native.cc_binary(**kw)
+def cc_test(**kw): native.cc_test(**kw)
+def cc_import(**kw): native.cc_import(**kw)
+def cc_proto_library(**kw): native.cc_proto_library(**kw)
+def cc_toolchain(**kw): native.cc_toolchain(**kw)
+def cc_toolchain_suite(**kw): native.cc_toolchain_suite(**kw)
