@@ -19,12 +19,16 @@ namespace serq::sim {
 
 struct Event {
   double time;
-  uint64_t order;   // sequence << 8 | kind: the sequence decides, the kind rides along
+  // late << 63 | sequence << 8 | kind: an end-of-instant event comes after
+  // every ordinary event of its time, then the sequence decides; the kind
+  // rides along.
+  uint64_t order;
   uint32_t target;  // what the event is for (a station, a session, a lease...)
   uint32_t tag;     // checked against the target's current tag
 
   uint8_t kind() const { return static_cast<uint8_t>(order & 0xff); }
-  uint64_t sequence() const { return order >> 8; }
+  uint64_t sequence() const { return (order << 1) >> 9; }
+  bool late() const { return (order >> 63) != 0; }
   bool Before(const Event& other) const {
     return time < other.time || (time == other.time && order < other.order);
   }
@@ -32,9 +36,15 @@ struct Event {
 
 class EventQueue {
  public:
-  // Schedules an event; `time` must not be NaN.
-  void Push(double time, uint8_t kind, uint32_t target, uint32_t tag) {
-    Event e{time, (next_sequence_++ << 8) | kind, target, tag};
+  // Schedules an event; `time` must not be NaN. An event pushed with
+  // `end_of_instant` runs after every other event due at the same time,
+  // including those scheduled after it (a step that starts on an idle
+  // stage waits so that requests arriving together are batched together).
+  void Push(double time, uint8_t kind, uint32_t target, uint32_t tag,
+            bool end_of_instant = false) {
+    uint64_t order = (next_sequence_++ << 8) | kind;
+    if (end_of_instant) order |= uint64_t{1} << 63;
+    Event e{time, order, target, tag};
     heap_.push_back(e);
     SiftUp(heap_.size() - 1);
   }

@@ -39,6 +39,24 @@ TEST(EventQueueTest, TiesInScheduleOrder) {
   }
 }
 
+// An end-of-instant event waits for every ordinary event of its time, even
+// one scheduled after it; among themselves such events keep schedule order.
+TEST(EventQueueTest, EndOfInstantComesLast) {
+  EventQueue q;
+  q.Push(1.0, 0, 1, 0, /*end_of_instant=*/true);
+  q.Push(1.0, 0, 2, 0);
+  q.Push(1.0, 0, 3, 0, /*end_of_instant=*/true);
+  q.Push(1.0, 0, 4, 0);
+  q.Push(2.0, 0, 5, 0);
+  q.Push(0.5, 0, 6, 0, /*end_of_instant=*/true);
+  const uint32_t want[] = {6, 2, 4, 1, 3, 5};
+  for (uint32_t w : want) {
+    Event e = q.Pop();
+    EXPECT_EQ(e.target, w);
+    EXPECT_EQ(e.late(), w == 6 || w == 1 || w == 3);
+  }
+}
+
 // Against a sort by (time, schedule order) on random interleavings of
 // pushes and pops, with many equal times.
 TEST(EventQueueTest, MatchesSortedOrder) {
