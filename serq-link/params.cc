@@ -70,7 +70,7 @@ void Linker::LinkParams() {
     ir::Param* p = program_->mutable_param(i);
     Place here = Place{}.Field("param").Item(i, &p->loc());
     if (!Required(IF_PRESENT(p, value), here.Field("value"), constant,
-                  absl::StrCat("the value of param '", p->name(), "'"))) {
+                  absl::StrCat("param '", p->name(), "' has no value"))) {
       param_bad_[i] = true;
       continue;
     }

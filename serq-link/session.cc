@@ -92,14 +92,14 @@ void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope&
       Place at = here.Field("choose");
       c->set_slot(Assign(c->variable(), at, scope.session).value_or(0));
       if (!c->has_array()) {
-        Error(at, "the choose has no array");
+        Error(at.Field("array"), "the choose has no array");
       } else {
         ResolveDeclRef(c->mutable_array(), at.Field("array", &c->array().loc()),
                        Want::kPoolOrStage, Shape::kArray, "choose needs a pool or stage array",
                        scope);
       }
       if (!c->has_by()) {
-        Error(at, "the choose has no key");
+        Error(at.Field("by"), "the choose has no key");
       } else {
         ResolveKey(c->mutable_by(), at.Field("by"), scope, "the choose has no key");
       }
@@ -112,7 +112,7 @@ void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope&
       ir::Statement::Release* r = st->mutable_release();
       Place at = here.Field("release");
       if (!r->has_pool()) {
-        Error(at, "the release has no pool");
+        Error(at.Field("pool"), "the release has no pool");
       } else {
         ResolveDeclRef(r->mutable_pool(), at.Field("pool", &r->pool().loc()), Want::kPool,
                        Shape::kElement, "a release needs a pool", scope);
@@ -123,7 +123,7 @@ void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope&
       ir::Statement::Load* l = st->mutable_load();
       Place at = here.Field("load");
       if (!l->has_pool()) {
-        Error(at, "the load has no pool");
+        Error(at.Field("pool"), "the load has no pool");
       } else {
         ResolveDeclRef(l->mutable_pool(), at.Field("pool", &l->pool().loc()), Want::kPool,
                        Shape::kElement, "a load needs a pool", scope);
@@ -153,7 +153,7 @@ void Linker::ResolveHold(ir::Statement::Hold* hold, const Place& at, const Scope
     ir::Statement::Amount* a = hold->mutable_pool(k);
     Place here = at.Field("pool").Item(k, &a->loc());
     if (!a->has_pool()) {
-      Error(here, "the hold's amount has no pool");
+      Error(here.Field("pool"), "the hold's amount has no pool");
     } else if (const Decl* d =
                    ResolveDeclRef(a->mutable_pool(), here.Field("pool", &a->pool().loc()),
                                   Want::kPool, Shape::kElement, "a hold needs a pool", scope)) {
@@ -167,7 +167,7 @@ void Linker::ResolveHold(ir::Statement::Hold* hold, const Place& at, const Scope
     ir::Statement::Amount* a = hold->mutable_lease(k);
     Place here = at.Field("lease").Item(k, &a->loc());
     if (!a->has_pool()) {
-      Error(here, "the lease has no pool");
+      Error(here.Field("pool"), "the lease has no pool");
     } else if (const Decl* d =
                    ResolveDeclRef(a->mutable_pool(), here.Field("pool", &a->pool().loc()),
                                   Want::kPool, Shape::kElement, "a lease needs a pool", scope)) {
@@ -189,7 +189,7 @@ void Linker::ResolveRun(ir::Statement* st, const Place& here, const Scope& scope
   ir::Statement::Run* run = st->mutable_run();
   Place at = here.Field("run");
   if (!run->has_stage()) {
-    Error(at, "the run has no stage");
+    Error(at.Field("stage"), "the run has no stage");
   } else if (st->transfer() && run->stage().name() == "link" && Find("link") == nullptr) {
     // `transfer[j] (w) from P to Q (m)` was lowered to `run link[j] (w); …`:
     // speak of what the user wrote.
