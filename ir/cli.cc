@@ -127,6 +127,8 @@ std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program
   for (const Diagnostic& d : diags.list()) {
     if (d.line != 0) {
       located.Error(d.line, d.column, d.message);
+    } else if (d.ir_path.empty()) {
+      located.ErrorInFile(d.message);  // about the whole program: its source file
     } else {
       unlocated.ErrorAtPath(d.ir_path, d.message);
     }

@@ -43,9 +43,10 @@ absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
     std::vector<char*>* args);
 
 // Renders diagnostics about `program`, read from input `input_name`: those
-// with a source location against the program's source file when it has one
-// (`Program.file`, with the source line and caret when the file is
-// readable), the others (IR paths, the whole input) against `input_name`.
+// with a source location, and those about the whole program, against the
+// program's source file when it has one (`Program.file`; with the source
+// line and caret when the file is readable); those at an IR path against
+// `input_name`.
 std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program& program,
                                      absl::string_view input_name);
 

@@ -86,9 +86,9 @@ expect two-inputs 2 $?
 expect unknown-flag 1 $?  # Abseil's own exit for an unknown flag
 "$link" --help >"$tmp/out" 2>&1
 grep -q "serq-link \[ir|-\] \[--check\]" "$tmp/out" || { echo "FAIL help"; failures=$((failures + 1)); }
-# A missing file is an input the tool cannot use: exit 1.
+# A file that cannot be read: exit 2, as serq-parse.
 "$link" "$tmp/none.json" >/dev/null 2>"$tmp/err"
-expect missing-file 1 $?
+expect missing-file 2 $?
 
 echo "serq-link cli: $failures failed"
 [ "$failures" -eq 0 ]

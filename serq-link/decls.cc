@@ -175,7 +175,8 @@ void Linker::CheckWorkloads() {
 void Linker::CheckRunSettings() {
   Scope constant;
   if (!program_->has_run()) {
-    Error(Place{}.Field("run"), "the program has no run block: run { horizon …; }");
+    // Nothing to point at: the whole input lacks it.
+    Error(Place{}, "the program has no run block: run { horizon …; }");
     return;
   }
   ir::RunSettings* run = program_->mutable_run();

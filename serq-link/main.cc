@@ -48,7 +48,7 @@ int Main(int argc, char** argv) {
   auto bytes = serq::ReadInput(*input);
   if (!bytes.ok()) {
     serq::PrintToolError(kTool, bytes.status().message());
-    return serq::kExitInputRejected;
+    return serq::kExitUsage;  // as serq-parse: an input that cannot be read
   }
 
   std::string name = serq::InputName(*input);

@@ -196,8 +196,9 @@ void Linker::ResolveRun(ir::Statement* st, const Place& here, const Scope& scope
     run->mutable_stage()->set_kind(ir::Ref::UNRESOLVED);
     run->mutable_stage()->set_decl(0);
     Error(at.Field("stage", &run->stage().loc()),
-          "transfer[j] needs a stage or stage array named 'link' (or name its stages: "
-          "transfer on …)");
+          absl::StrCat(run->stage().has_index() ? "transfer[j]" : "transfer",
+                       " needs a stage or stage array named 'link' (or name its stages: "
+                       "transfer on …)"));
   } else if (const Decl* d = ResolveDeclRef(run->mutable_stage(),
                                             at.Field("stage", &run->stage().loc()), Want::kStage,
                                             Shape::kElement, "a run needs a stage", scope)) {
