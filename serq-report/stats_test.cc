@@ -132,6 +132,9 @@ TEST(StudentT, QuantilesMatchClosedForms) {
                 1e-9 * std::tan(kPi * (p - 0.5)));
     EXPECT_NEAR(StudentTQuantile(p, 2), (2 * p - 1) / std::sqrt(2 * p * (1 - p)), 1e-9);
   }
+  // tan(0.475 pi) = cot(pi / 40) = 12.70620473617470465 (to 20 digits, by
+  // the series of sin and cos in 40-digit decimal arithmetic).
+  EXPECT_NEAR(StudentTQuantile(0.975, 1), 12.70620473617470465, 2e-14);  // ~5 ulps
   EXPECT_EQ(StudentTQuantile(0.5, 7), 0);
   EXPECT_DOUBLE_EQ(StudentTQuantile(0.025, 9), -StudentTQuantile(0.975, 9));
 }
