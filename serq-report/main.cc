@@ -61,8 +61,7 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> bytes = serq::ReadInput(paths[i]);
     if (!bytes.ok()) {
       serq::PrintToolError(kTool, bytes.status().message());
-      failed = true;
-      continue;
+      return serq::kExitUsage;  // as serq-parse and serq-link: an input that cannot be read
     }
     serq::Diagnostics diags(names.back());
     if (!serq::ReadResults(*bytes, &inputs[i], &diags)) {

@@ -34,7 +34,7 @@ expect 2 "serq-report: error: --quantiles: quantile 99 is given twice" \
   $tool --quantiles=99,99 $suite/before.json
 expect 2 "serq-report: error: standard input ('-') can be read only once" \
   $tool - -
-expect 1 "serq-report: error: cannot open 'no-such-file.json'" $tool no-such-file.json
+expect 2 "serq-report: error: cannot open 'no-such-file.json'" $tool no-such-file.json
 expect 1 "<stdin>: error: empty input: expected IR as JSON or protobuf binary" $tool
 
 # --help says what the tool reads and writes. (Abseil decides the exit
