@@ -21,12 +21,13 @@ using google::protobuf::Message;
 
 // NaN is no figure: the simulator stops on one (a runtime error), so a file
 // that holds one is damaged, and a NaN would reach the report otherwise.
+// Paths use the JSON field names, as every IR path does (docs/ir.md).
 void CheckNoNaN(const Message& m, const std::string& path, Diagnostics* diags) {
   const google::protobuf::Descriptor* desc = m.GetDescriptor();
   const google::protobuf::Reflection* refl = m.GetReflection();
   for (int i = 0; i < desc->field_count(); ++i) {
     const FieldDescriptor* f = desc->field(i);
-    std::string at = path.empty() ? f->name() : absl::StrCat(path, ".", f->name());
+    std::string at = path.empty() ? f->json_name() : absl::StrCat(path, ".", f->json_name());
     bool is_message = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
     bool is_double = f->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE;
     if (f->is_repeated()) {
