@@ -18,6 +18,8 @@ double WallSeconds() {
       .count();
 }
 
+std::string Units(double n) { return absl::StrCat(n, n == 1 ? " unit" : " units"); }
+
 absl::string_view KindName(ir::Stage::Kind kind) {
   switch (kind) {
     case ir::Stage::DELAY: return "delay";
@@ -337,12 +339,12 @@ bool Engine::ReportDeadlock() {
       const Session::Frame& f = s.frames.back();
       for (uint32_t k = 0; k < f.count; ++k) {
         const Hold& h = pools_.hold(s.holds[f.first + k]);
-        absl::StrAppend(&what, k ? "; and " : "", h.amount, " units of '", PoolName(h.pool),
+        absl::StrAppend(&what, k ? "; and " : "", Units(h.amount), " of '", PoolName(h.pool),
                         "', ", pools_.DescribeUse(h.pool));
       }
     } else {
       const Hold& h = pools_.hold(s.wait_hold);
-      what = absl::StrCat(s.wait_units, " more units of '", PoolName(h.pool), "' for its hold, ",
+      what = absl::StrCat(Units(s.wait_units), " more of '", PoolName(h.pool), "' for its hold, ",
                           pools_.DescribeUse(h.pool));
     }
     current_ = blocked[i];
