@@ -344,8 +344,8 @@ bool Engine::ReportDeadlock() {
       }
     } else {
       const Hold& h = pools_.hold(s.wait_hold);
-      what = absl::StrCat(Units(s.wait_units), " more of '", PoolName(h.pool), "' for its hold, ",
-                          pools_.DescribeUse(h.pool));
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
+                          ", ", pools_.DescribeUse(h.pool));
     }
     current_ = blocked[i];
     has_current_ = true;
