@@ -236,6 +236,8 @@ bool Engine::Run(results::Replication* out) {
     Event e = events_.Pop();
     now_ = e.time;
     if (Dispatch(e)) ++events_processed_;
+    for (uint32_t station : deferred_) stations_[station]->Flush(*this);
+    deferred_.clear();
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
       return false;
