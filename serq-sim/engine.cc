@@ -234,7 +234,16 @@ bool Engine::Run(results::Replication* out) {
     if (events_.Top().time >= model_.horizon) break;
     if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
     Event e = events_.Pop();
-    now_ = e.time;
+    if (e.time != now_ || events_processed_ == 0) {
+      now_ = e.time;
+      events_this_instant_ = 0;
+    } else if (++events_this_instant_ > kEventsPerInstant) {
+      // Zero gaps for ever (renewal(0), a trace of one instant repeated...)
+      // would never reach the horizon: an error, not a hang.
+      Fail(0, 0, "", absl::StrCat("more than ", kEventsPerInstant,
+                                  " events at one instant: simulated time does not advance"));
+      return false;
+    }
     if (Dispatch(e)) ++events_processed_;
     for (uint32_t station : deferred_) stations_[station]->Flush(*this);
     deferred_.clear();
