@@ -276,6 +276,10 @@ bool Engine::Dispatch(const Event& e) {
     }
     case kResume: {
       Session& s = sessions_[e.target];
+      if (options_.trace) {
+        Log(absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d})", now_,
+                            s.state == SessionState::kWaitHold ? "admit" : "grow", s.serial));
+      }
       s.state = SessionState::kRunning;
       Execute(e.target);
       return true;
