@@ -1,0 +1,31 @@
+// A test tool: reads IR (JSON or binary, autodetected) from stdin and
+// writes it back as JSON, or with --dump as the compact dump of dump.h.
+// The CLI test pipes `serq-parse --format=pb` through it; people read
+// goldens with it.
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "ir/cli.h"
+#include "ir/io.h"
+#include "serq-parse/dump.h"
+
+ABSL_FLAG(bool, dump, false, "print the compact dump instead of JSON");
+ABSL_FLAG(bool, locations, false, "with --dump: print locations too");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("ir_echo [--dump [--locations]] < ir: IR in, JSON or a dump out");
+  absl::ParseCommandLine(argc, argv);
+  absl::StatusOr<std::string> in = serq::ReadInput("-");
+  if (!in.ok()) return serq::kExitUsage;
+  serq::Diagnostics diags("<stdin>");
+  serq::ir::Program p;
+  if (!serq::ReadProgram(*in, &p, &diags)) {
+    std::cerr << diags.Render();
+    return serq::kExitInputRejected;
+  }
+  std::cout << (absl::GetFlag(FLAGS_dump) ? serq::DumpProgram(p, absl::GetFlag(FLAGS_locations))
+                                          : serq::EncodeMessage(p, serq::Format::kJson));
+  return serq::kExitOk;
+}

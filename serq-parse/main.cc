@@ -1,0 +1,51 @@
+// serq-parse: .sq source to unlinked IR on stdout.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "ir/cli.h"
+#include "ir/io.h"
+#include "serq-parse/parse.h"
+
+ABSL_FLAG(std::string, format, "json", "output encoding: json (pretty, the default) or pb");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "serq-parse [file.sq|-] [--format=json|pb]\n"
+      "Parses a serq program (a file, or standard input when the argument is '-'\n"
+      "or absent) and writes its unlinked IR (version 8) to standard output.\n"
+      "Syntax errors go to standard error, all of them, and the exit status is 1;\n"
+      "misuse (bad flags, an unreadable file) exits with 2.");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  absl::StatusOr<serq::Format> format = serq::ParseFormat(absl::GetFlag(FLAGS_format));
+  if (!format.ok()) {
+    serq::PrintToolError("serq-parse", format.status().message());
+    return serq::kExitUsage;
+  }
+  absl::StatusOr<std::string> path = serq::SingleInputArgument(args);
+  if (!path.ok()) {
+    serq::PrintToolError("serq-parse", path.status().message());
+    return serq::kExitUsage;
+  }
+  absl::StatusOr<std::string> source = serq::ReadInput(*path);
+  if (!source.ok()) {
+    serq::PrintToolError("serq-parse", source.status().message());
+    return serq::kExitUsage;
+  }
+  std::string file = serq::InputName(*path);
+  serq::Diagnostics diags(file, *source);
+  serq::ir::Program program;
+  if (!serq::ParseProgram(file, *source, &program, &diags)) {
+    std::cerr << diags.Render();
+    return serq::kExitInputRejected;
+  }
+  absl::Status written = serq::WriteOutput(serq::EncodeMessage(program, *format), *format);
+  if (!written.ok()) {
+    serq::PrintToolError("serq-parse", written.message());
+    return serq::kExitUsage;
+  }
+  return serq::kExitOk;
+}
