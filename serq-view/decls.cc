@@ -163,7 +163,7 @@ int Declarations::ArraySize(const ir::Expr* size, const ir::Location& loc,
 
 std::string FormatNumber(double value) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+  if (value == std::floor(value) && std::fabs(value) < 1e6) {
     return absl::StrCat(static_cast<int64_t>(value));
   }
   return absl::StrCat(value);

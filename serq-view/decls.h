@@ -51,8 +51,8 @@ class Declarations {
   std::map<std::string, std::pair<ir::Ref::Kind, uint32_t>, std::less<>> by_name_;
 };
 
-// A number as the view prints it: "inf", a whole number without decimals,
-// else six significant digits ("0.5", "2.5e+10").
+// A number as the view prints it: "inf", a whole number below a million
+// without decimals, else six significant digits ("0.5", "2.5e+10").
 std::string FormatNumber(double value);
 
 }  // namespace serq::view
