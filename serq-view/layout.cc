@@ -40,12 +40,13 @@ constexpr int kMinStation = 56;
 constexpr int kMinGap = 36;      // between neighbouring stations
 constexpr int kMarker = 14;      // start and end markers are 14 x 14
 constexpr int kSkipLane = 16;
-constexpr int kRailLane = 20;
+constexpr int kRailLane = 10;
 constexpr int kReturnLane = 16;
 constexpr int kPoolLane = 24;
 constexpr int kRowGap = 24;
 constexpr int kPort = 8;      // first arrow end from a station's side
 constexpr int kPortStep = 6;  // between arrow ends on one side
+constexpr int kLoop = 8;      // a loop on one station: its ends from the middle
 constexpr int kOverhang = 5;  // a rail beyond its stations
 constexpr int kLanePad = 8;   // horizontal room between marks in one lane
 
@@ -64,6 +65,19 @@ class Lanes {
         return lane;
       }
     }
+  }
+  // The first lane beyond every lane where [lo, hi] meets a mark.
+  int PlaceBeyond(int lo, int hi) {
+    int lane = 0;
+    for (int k = 0; k < count(); ++k) {
+      bool meets = std::any_of(used_[k].begin(), used_[k].end(), [&](auto& u) {
+        return lo < u.second + kLanePad && u.first < hi + kLanePad;
+      });
+      if (meets) lane = k + 1;
+    }
+    if (lane == count()) used_.emplace_back();
+    used_[lane].emplace_back(lo, hi);
+    return lane;
   }
   int count() const { return int(used_.size()); }
 
@@ -86,8 +100,6 @@ struct Arc {
 
 struct RailPlan {
   std::vector<std::pair<int, int>> parts;  // x ranges of contiguous stations
-  std::string label;
-  int label_x;
   int lane = 0;
 };
 
@@ -124,6 +136,39 @@ std::vector<std::pair<int, int>> Runs(std::vector<int> columns) {
     }
   }
   return runs;
+}
+
+// A vertical part of an arc, which labels of other arcs keep clear of.
+struct Vertical {
+  int x, y0, y1;
+  const Arc* arc;
+};
+
+// Where along its arc's horizontal part a label stands: the middle, or the
+// nearest place (in steps of 4 px) where no other arc's vertical part runs
+// through it; the middle when there is none.
+int LabelCentre(const Arc& arc, Text label, const std::vector<Vertical>& verticals) {
+  int lo = std::min(arc.x_out, arc.x_in), hi = std::max(arc.x_out, arc.x_in);
+  int w = TextWidth(label.text, label.size);
+  int centre = (lo + hi) / 2;
+  auto clear = [&](int c) {
+    label.x = c;
+    Rect r = label.Bounds();
+    return std::none_of(verticals.begin(), verticals.end(), [&](const Vertical& v) {
+      return v.arc != &arc && v.x > r.x - 3 && v.x < r.right() + 3 && v.y0 < r.bottom() &&
+             v.y1 > r.y;
+    });
+  };
+  if (clear(centre)) return centre;
+  for (int d = 4;; d += 4) {
+    bool inside = false;
+    for (int c : {centre - d, centre + d}) {
+      if (c - w / 2 < lo + 3 || c - w / 2 + w > hi - 3) continue;
+      inside = true;
+      if (clear(c)) return c;
+    }
+    if (!inside) return centre;
+  }
 }
 
 class RowLayout {
@@ -206,11 +251,14 @@ void RowLayout::PlaceColumns(int x0) {
 // right half (out); 2 bottom, left half; 3 bottom, right half. Ends are
 // handed out from the sides inwards, shortest arrows first, so that an
 // arrow in a higher lane never crosses one in a lower lane at a station.
+// A loop on the station takes the middle of its bottom, inside all others,
+// and the lane below all others.
 int RowLayout::Port(int column, int side) {
   const Span& s = At(column);
   if (IsMarker(column)) return s.cx();
   int k = ports_used_[{column, side}]++;
-  int offset = std::min(kPort + kPortStep * k, (s.right - s.left) / 2 - 3);
+  // The middle of a station's bottom, cx +- kLoop, is its loop's.
+  int offset = std::min(kPort + kPortStep * k, (s.right - s.left) / 2 - kLoop - kPortStep);
   return side % 2 == 0 ? s.left + offset : s.right - offset;
 }
 
@@ -230,7 +278,13 @@ void RowLayout::PlanArcs() {
            std::make_tuple(std::abs(b->to - b->from), b->from, b->to);
   };
   std::stable_sort(skips.begin(), skips.end(), shortest_first);
-  std::stable_sort(returns.begin(), returns.end(), shortest_first);
+  // Loops on one station last: in the outermost lanes under it, where no
+  // other arrow's vertical runs through their labels.
+  std::stable_sort(returns.begin(), returns.end(), [&](const Edge* a, const Edge* b) {
+    bool loop_a = a->from == a->to, loop_b = b->from == b->to;
+    if (loop_a != loop_b) return loop_b;
+    return shortest_first(a, b);
+  });
   auto place = [&](Arc& arc, Lanes& lanes) {
     int lo = std::min(arc.x_out, arc.x_in), hi = std::max(arc.x_out, arc.x_in);
     if (!arc.edge->label.empty()) {
@@ -238,7 +292,8 @@ void RowLayout::PlanArcs() {
       lo = std::min(lo, (arc.x_out + arc.x_in) / 2 - w / 2);
       hi = std::max(hi, (arc.x_out + arc.x_in) / 2 - w / 2 + w);
     }
-    arc.lane = lanes.Place(lo, hi);
+    bool loop = arc.edge->from == arc.edge->to;
+    arc.lane = loop ? lanes.PlaceBeyond(lo, hi) : lanes.Place(lo, hi);
   };
   for (const Edge* e : skips) {
     Arc arc{e, Port(e->from, 1), Port(e->to, 0)};
@@ -248,7 +303,7 @@ void RowLayout::PlanArcs() {
   for (const Edge* e : returns) {
     // A loop on one station leaves on the right and comes back on the left;
     // a return leaves its station on the left and comes in on the right.
-    Arc arc = e->from == e->to ? Arc{e, Port(e->from, 3), Port(e->to, 2)}
+    Arc arc = e->from == e->to ? Arc{e, At(e->from).cx() + kLoop, At(e->to).cx() - kLoop}
                                : Arc{e, Port(e->from, 2), Port(e->to, 3)};
     place(arc, return_lanes_);
     returns_.push_back(arc);
@@ -261,12 +316,7 @@ void RowLayout::PlanRails() {
     for (auto [first, last] : Runs(flow.columns)) {
       rail.parts.emplace_back(At(first).left - kOverhang, At(last).right + kOverhang);
     }
-    rail.label = share_.empty() ? "flow" : absl::StrCat("flow ", share_);
-    int lo = rail.parts.front().first, hi = rail.parts.back().second;
-    int w = TextWidth(rail.label, kSmallSize);
-    rail.label_x = (lo + hi) / 2;
-    rail.lane = rail_lanes_.Place(std::min(lo, rail.label_x - w / 2),
-                                  std::max(hi, rail.label_x - w / 2 + w));
+    rail.lane = rail_lanes_.Place(rail.parts.front().first, rail.parts.back().second);
     rails_.push_back(std::move(rail));
   }
 }
@@ -338,20 +388,33 @@ int RowLayout::Emit(int top) {
     AddLine(LineMark::kArrow, {{x0, mid}, {x1, mid}});
     if (!e->label.empty()) AddText(e->label, (x0 + x1) / 2, mid - 5, kSmallSize, Anchor::kMiddle);
   }
+  // Arcs go up (skips) or down (returns) from the stations to their lanes.
+  std::vector<Vertical> verticals;
+  auto lane_y = [&](const Arc& a, bool skip) {
+    return skip ? box_top - rail_h - 6 - kSkipLane * a.lane
+                : box_bottom + 8 + kReturnLane * a.lane;
+  };
   for (const Arc& a : skips_) {
-    int y = box_top - rail_h - 6 - kSkipLane * a.lane;
-    AddLine(LineMark::kArrow, {{a.x_out, top_of(a.edge->from)}, {a.x_out, y}, {a.x_in, y},
-                               {a.x_in, top_of(a.edge->to)}});
-    if (!a.edge->label.empty()) {
-      AddText(a.edge->label, (a.x_out + a.x_in) / 2, y - 4, kSmallSize, Anchor::kMiddle);
-    }
+    int y = lane_y(a, true);
+    verticals.push_back({a.x_out, y, top_of(a.edge->from), &a});
+    verticals.push_back({a.x_in, y, top_of(a.edge->to), &a});
   }
   for (const Arc& a : returns_) {
-    int y = box_bottom + 8 + kReturnLane * a.lane;
-    AddLine(LineMark::kArrow, {{a.x_out, bottom_of(a.edge->from)}, {a.x_out, y}, {a.x_in, y},
-                               {a.x_in, bottom_of(a.edge->to)}});
-    if (!a.edge->label.empty()) {
-      AddText(a.edge->label, (a.x_out + a.x_in) / 2, y + 12, kSmallSize, Anchor::kMiddle);
+    int y = lane_y(a, false);
+    verticals.push_back({a.x_out, bottom_of(a.edge->from), y, &a});
+    verticals.push_back({a.x_in, bottom_of(a.edge->to), y, &a});
+  }
+  for (const std::vector<Arc>* arcs : {&skips_, &returns_}) {
+    bool skip = arcs == &skips_;
+    for (const Arc& a : *arcs) {
+      int y = lane_y(a, skip);
+      int from_y = skip ? top_of(a.edge->from) : bottom_of(a.edge->from);
+      int to_y = skip ? top_of(a.edge->to) : bottom_of(a.edge->to);
+      AddLine(LineMark::kArrow, {{a.x_out, from_y}, {a.x_out, y}, {a.x_in, y}, {a.x_in, to_y}});
+      if (a.edge->label.empty()) continue;
+      Text label{a.edge->label, 0, skip ? y - 4 : y + 12, kSmallSize, false, Anchor::kMiddle};
+      label.x = LabelCentre(a, label, verticals);
+      figure_->texts.push_back(std::move(label));
     }
   }
 
@@ -364,7 +427,6 @@ int RowLayout::Emit(int top) {
       AddLine(LineMark::kRailEnd, {{hi, y + 2}, {hi, box_top + 8}});
       if (i > 0) AddLine(LineMark::kRailLink, {{rail.parts[i - 1].second, y + 2}, {lo, y + 2}});
     }
-    AddText(rail.label, rail.label_x, y - 4, kSmallSize, Anchor::kMiddle);
   }
 
   for (const PoolPlan& pool : pools_) {
@@ -384,29 +446,57 @@ int RowLayout::Emit(int top) {
   return box_bottom + return_h;
 }
 
-// The colour scale, and what the figures in a station mean.
-int EmitLegend(int top, Figure* figure) {
+// The key under the rows: what a rail and a pool bar mean (when the
+// drawing has one), and with results the colour scale and the figures.
+int EmitKey(int top, const std::string& share, bool with_results, Figure* figure) {
+  auto has = [&](BoxMark mark) {
+    return std::any_of(figure->boxes.begin(), figure->boxes.end(),
+                       [&](const Box& b) { return b.mark == mark; });
+  };
   auto text = [&](std::string s, int x, int y, Anchor anchor) {
     figure->texts.push_back({std::move(s), x, y, kSmallSize, false, anchor, -1});
   };
-  text("utilisation", kMargin, top + 10, Anchor::kStart);
-  int x = kMargin + TextWidth("utilisation ", kSmallSize);
+  auto mark = [&](BoxMark m, Rect r) { figure->boxes.push_back({m, r, "", -1, -1}); };
+  int y = top;
+  int x = kMargin + 36;
+  if (has(BoxMark::kRail)) {
+    mark(BoxMark::kRail, {kMargin, y + 4, 28, 4});
+    text(absl::StrCat("flow: one job holds all these stations at once",
+                      share.empty() ? "" : absl::StrCat(" (share ", share, ")")),
+         x, y + 10, Anchor::kStart);
+    y += 18;
+  }
+  if (has(BoxMark::kHold)) {
+    mark(BoxMark::kHold, {kMargin, y + 3, 28, 6});
+    text("pool held while the session visits these stations", x, y + 10, Anchor::kStart);
+    y += 18;
+  }
+  if (has(BoxMark::kLease)) {
+    mark(BoxMark::kLease, {kMargin, y + 3, 28, 6});
+    text("its lease after the hold, to the release (or past the end)", x, y + 10,
+         Anchor::kStart);
+    y += 18;
+  }
+  if (!with_results) return y;
+  if (y > top) y += 8;
+  text("utilisation", kMargin, y + 10, Anchor::kStart);
+  x = kMargin + TextWidth("utilisation ", kSmallSize);
   for (int i = 0; i <= 10; ++i) {
     figure->boxes.push_back(
-        {BoxMark::kSwatch, {x + 18 * i, top + 1, 18, 10}, UtilisationColour(i / 10.0), -1, -1});
+        {BoxMark::kSwatch, {x + 18 * i, y + 1, 18, 10}, UtilisationColour(i / 10.0), -1, -1});
   }
-  text("0", x + 9, top + 24, Anchor::kMiddle);
-  text("0.5", x + 18 * 5 + 9, top + 24, Anchor::kMiddle);
-  text("1", x + 18 * 10 + 9, top + 24, Anchor::kMiddle);
+  text("0", x + 9, y + 24, Anchor::kMiddle);
+  text("0.5", x + 18 * 5 + 9, y + 24, Anchor::kMiddle);
+  text("1", x + 18 * 10 + 9, y + 24, Anchor::kMiddle);
   x += 18 * 11 + 24;
-  figure->boxes.push_back({BoxMark::kSwatch, {x, top + 1, 18, 10}, kNoCapacityFill, -1, -1});
-  text("delay: no capacity", x + 24, top + 10, Anchor::kStart);
-  text("present: mean jobs present, summed over the elements of an array", kMargin, top + 42,
+  figure->boxes.push_back({BoxMark::kSwatch, {x, y + 1, 18, 10}, kNoCapacityFill, -1, -1});
+  text("delay: no capacity", x + 24, y + 10, Anchor::kStart);
+  text("present: mean jobs present, summed over the elements of an array", kMargin, y + 42,
        Anchor::kStart);
   text("util: mean utilisation over the elements; max: the busiest element, which the fill "
        "shows",
-       kMargin, top + 56, Anchor::kStart);
-  return top + 60;
+       kMargin, y + 56, Anchor::kStart);
+  return y + 60;
 }
 
 }  // namespace
@@ -423,7 +513,7 @@ Figure Layout(const Drawing& drawing, bool with_results) {
     RowLayout row(drawing.rows[i], i, drawing.share, with_results, x0, &figure);
     y = row.Emit(y) + kRowGap;
   }
-  if (with_results) y = EmitLegend(y, &figure) + kRowGap;
+  y = EmitKey(y, drawing.share, with_results, &figure);
   int right = 0, bottom = 0;
   for (const Box& b : figure.boxes) {
     right = std::max(right, b.rect.right());

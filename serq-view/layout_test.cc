@@ -1,5 +1,7 @@
 #include "serq-view/layout.h"
 
+#include <cstdlib>
+#include <iostream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +22,7 @@ void AddFakeStats(Drawing* d, uint64_t seed) {
       stats.util_mean = double((seed + s.stage) % 11) / 10;
       stats.util_max = stats.util_mean;
       stats.has_util = s.kind != "delay";
+      stats.elements = s.array ? 2 : 1;  // the widest lines
       s.stats = stats;
     }
   }
@@ -61,6 +64,25 @@ void ExpectNoOverlaps(const Figure& f, const std::string& context) {
   }
 }
 
+// How many labels a line runs through: none, in the programs drawn here.
+int CrossedLabels(const Figure& f) {
+  int crossed = 0;
+  for (const Text& t : f.texts) {
+    Rect r = t.Bounds();
+    bool hit = false;
+    for (const Line& l : f.lines) {
+      for (size_t k = 1; k < l.points.size(); ++k) {
+        Point a = l.points[k - 1], b = l.points[k];
+        Rect seg{std::min(a.x, b.x), std::min(a.y, b.y), std::abs(a.x - b.x) + 1,
+                 std::abs(a.y - b.y) + 1};
+        hit = hit || seg.Overlaps(r);
+      }
+    }
+    crossed += hit;
+  }
+  return crossed;
+}
+
 TEST(Layout, TextWidthCountsCharactersNotBytes) {
   // 0.61 em a character: 10 px text, 4 characters -> ceil(24.4) = 25.
   EXPECT_EQ(TextWidth("else", 10), 25);
@@ -77,14 +99,29 @@ TEST(Layout, NoOverlapsInTheTestPrograms) {
   }
 }
 
+TEST(Layout, NoLineRunsThroughALabelOfTheTestPrograms) {
+  for (const NamedProgram& p : TestPrograms()) {
+    EXPECT_EQ(CrossedLabels(Layout(Draw(p.source), false)), 0) << p.name;
+  }
+}
+
 TEST(Layout, NoOverlapsInRandomPrograms) {
+  int crossed = 0, labels = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     std::string source = RandomProgram(seed);
     Drawing d = Draw(source);
-    ExpectNoOverlaps(Layout(d, false), source);
+    Figure plain = Layout(d, false);
+    ExpectNoOverlaps(plain, source);
+    crossed += CrossedLabels(plain);
+    labels += int(plain.texts.size());
     AddFakeStats(&d, seed);
     ExpectNoOverlaps(Layout(d, true), source);
   }
+  // Labels slide along their arrow to keep clear of other arrows; in the
+  // densest random programs (many conflicting flows and branches) a few
+  // find no clear place: 5 of 4405 texts when this was written.
+  std::cout << crossed << " of " << labels << " texts crossed by a line\n";
+  EXPECT_LE(crossed * 200, labels);
 }
 
 // The station box of `column` in row 0.
@@ -143,7 +180,7 @@ TEST(Layout, RailTakesInItsStationsAndNoOther) {
   Figure f = Layout(d, false);
   int rails = 0;
   for (const Box& b : f.boxes) {
-    if (b.mark != BoxMark::kRail) continue;
+    if (b.mark != BoxMark::kRail || b.row != 0) continue;  // not the key's
     ++rails;
     EXPECT_LT(b.rect.x, StationBox(f, 1).rect.x);
     EXPECT_GT(b.rect.right(), StationBox(f, 2).rect.right());
@@ -166,6 +203,7 @@ TEST(Layout, PoolBarsLieUnderTheirStations) {
   Figure f = Layout(d, false);
   std::vector<Box> holds, leases;
   for (const Box& b : f.boxes) {
+    if (b.row != 0) continue;  // the key's
     if (b.mark == BoxMark::kHold) holds.push_back(b);
     if (b.mark == BoxMark::kLease) leases.push_back(b);
   }

@@ -38,10 +38,11 @@ int main(int argc, char** argv) {
     return serq::kExitUsage;
   }
 
+  // A file that cannot be read is misuse (exit 2), as for the other tools.
   absl::StatusOr<std::string> bytes = serq::ReadInput(*input);
   if (!bytes.ok()) {
     serq::PrintToolError("serq-view", bytes.status().message());
-    return serq::kExitInputRejected;
+    return serq::kExitUsage;
   }
   serq::Diagnostics diags(serq::InputName(*input));
   serq::ir::Program program;
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> results_bytes = serq::ReadInput(results_path);
     if (!results_bytes.ok()) {
       serq::PrintToolError("serq-view", results_bytes.status().message());
-      return serq::kExitInputRejected;
+      return serq::kExitUsage;
     }
     serq::Diagnostics results_diags(results_path);
     if (!serq::ReadResults(*results_bytes, &results, &results_diags)) {

@@ -58,9 +58,10 @@ struct PoolState {
   std::set<int> returned;                    // holds given back by `release`
 };
 
+// The latest branch taken names the arrow: after `if (a) {} else {}`
+// with no run in it, the next arrow is labelled by the next if, not both.
 std::string Relabel(const std::string& old_label, const std::string& label) {
-  if (old_label == "else" && label == "if") return "else if";
-  return label;
+  return label.empty() ? old_label : label;
 }
 
 std::vector<Pending> Relabel(std::vector<Pending> pending, const std::string& label) {
@@ -96,18 +97,8 @@ class SessionWalker {
     switch (s.kind_case()) {
       case ir::Statement::kRun:
         return Run(s.run(), path + ".run", std::move(pending));
-      case ir::Statement::kIf: {
-        PoolState before = state_;
-        std::vector<Pending> then_out =
-            Walk(s.if_().then(), path + ".if.then", Relabel(pending, "if"));
-        PoolState after_then = std::move(state_);
-        state_ = std::move(before);
-        std::vector<Pending> else_out =
-            Walk(s.if_().else_(), path + ".if.else", Relabel(std::move(pending), "else"));
-        Merge(after_then);
-        then_out.insert(then_out.end(), else_out.begin(), else_out.end());
-        return then_out;
-      }
+      case ir::Statement::kIf:
+        return If(s.if_(), path + ".if", std::move(pending), "if");
       case ir::Statement::kRepeat:
         return Repeat(s.repeat(), path + ".repeat.body", std::move(pending));
       case ir::Statement::kHold:
@@ -148,6 +139,25 @@ class SessionWalker {
     }
     last_visit_ = id;
     return {{id, ""}};
+  }
+
+  // An if, and an else that holds one if (`else if`) as the chain it is:
+  // its branches are labelled "if", "else if", ..., "else".
+  std::vector<Pending> If(const ir::Statement::If& s, const std::string& path,
+                          std::vector<Pending> pending, const std::string& label) {
+    PoolState before = state_;
+    std::vector<Pending> then_out = Walk(s.then(), path + ".then", Relabel(pending, label));
+    PoolState after_then = std::move(state_);
+    state_ = std::move(before);
+    std::vector<Pending> else_out;
+    if (s.else__size() == 1 && s.else_(0).has_if_()) {
+      else_out = If(s.else_(0).if_(), path + ".else[0].if", std::move(pending), "else if");
+    } else {
+      else_out = Walk(s.else_(), path + ".else", Relabel(std::move(pending), "else"));
+    }
+    Merge(after_then);
+    then_out.insert(then_out.end(), else_out.begin(), else_out.end());
+    return then_out;
   }
 
   // The body is walked once. Its entries are found by walking it from a

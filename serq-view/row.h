@@ -24,6 +24,7 @@ struct StationStats {
   double util_mean = 0;    // utilisation, mean over the elements
   double util_max = 0;     // utilisation of the busiest element
   bool has_util = true;    // false for delay stages, which have no capacity
+  int elements = 1;        // elements the results have figures for
 };
 
 struct Station {

@@ -144,6 +144,15 @@ TEST(Row, IfWithoutElseSkips) {
   EXPECT_EQ(Edges(row), (std::vector<std::string>{"S>0", "0>1:if", "0>2:else", "1>2", "2>E"}));
 }
 
+TEST(Row, AnIfAfterAnElseIsNotAChain) {
+  // The else of the first if visits nothing; the next if is a decision of
+  // its own, so the arrow A -> B is its "if", not "else if".
+  Row row = SessionRow(
+      "run A (1); if (serial == 0) { end; } if (serial == 1) { run B (1); } run C (1);");
+  EXPECT_EQ(Edges(row),
+            (std::vector<std::string>{"S>0", "0>1:if", "0>2:else", "0>E:if", "1>2", "2>E"}));
+}
+
 TEST(Row, EndInABranchGoesToTheEnd) {
   Row row = SessionRow("if (serial == 0) { run A (1); end; } run B (1);");
   EXPECT_EQ(Edges(row), (std::vector<std::string>{"S>0:if", "S>1:else", "0>E", "1>E"}));
@@ -262,6 +271,31 @@ TEST(Row, LinkedIrIsReadByDecl) {
   EXPECT_FALSE(BuildDrawing(program, &wrong, &wrong_diags));
   EXPECT_EQ(wrong_diags.Render(),
             "x.sq:13:28: error: 'ingress' refers to stage 3, which is 'D'\n");
+}
+
+TEST(Row, LinkedAndUnlinkedIrDrawAlike) {
+  // serq-link only fills kinds and decls; the drawing reads the same
+  // declarations either way. Over the test programs and every random
+  // program the linker accepts.
+  std::vector<std::string> sources;
+  for (const NamedProgram& p : TestPrograms()) sources.push_back(p.source);
+  for (uint64_t seed = 1; seed <= 300; ++seed) sources.push_back(RandomProgram(seed));
+  int linked_count = 0;
+  for (const std::string& source : sources) {
+    ir::Program linked;
+    if (!ParseAndLink(source, &linked)) continue;
+    ++linked_count;
+    Drawing a = Draw(source), b;
+    Diagnostics diags;
+    ASSERT_TRUE(BuildDrawing(linked, &b, &diags)) << diags.Render() << source;
+    ASSERT_EQ(a.rows.size(), b.rows.size());
+    for (size_t r = 0; r < a.rows.size(); ++r) {
+      EXPECT_EQ(Names(a.rows[r]), Names(b.rows[r])) << source;
+      EXPECT_EQ(Edges(a.rows[r]), Edges(b.rows[r])) << source;
+    }
+  }
+  // Every test program links, and so do enough random ones to mean something.
+  EXPECT_GE(linked_count, int(TestPrograms().size()) + 50);
 }
 
 TEST(Row, ErrorsNameTheirPlace) {

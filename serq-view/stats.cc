@@ -73,7 +73,8 @@ bool AttachResults(const results::Results& results, const ir::Program& program,
     elements[key.first] += 1;
   }
   for (auto& [stage, s] : by_stage) {
-    s.util_mean /= elements[stage];
+    s.elements = elements[stage];
+    s.util_mean /= s.elements;
     s.has_util = program.stage(stage).kind() != ir::Stage::DELAY;
   }
   for (Row& row : drawing->rows) {
@@ -91,7 +92,7 @@ std::vector<std::string> StatsLines(const Station& station) {
   std::vector<std::string> lines = {absl::StrFormat("present %.2f", s.present)};
   if (!s.has_util) {
     lines.push_back("util n/a");
-  } else if (station.array) {
+  } else if (s.elements > 1) {
     lines.push_back(absl::StrFormat("util %.2f max %.2f", s.util_mean, s.util_max));
   } else {
     lines.push_back(absl::StrFormat("util %.2f", s.util_mean));

@@ -32,8 +32,9 @@ bool AttachResults(const results::Results& results, const ir::Program& program,
 std::string UtilisationColour(double u);
 
 // The lines a station's figures add under its name and kind: "present
-// 1.25", then "util 0.50" ("util 0.50 max 0.75" for an array, "util n/a"
-// for a delay stage); "no results" when the results have none for it.
+// 1.25", then "util 0.50" ("util 0.50 max 0.75" for an array of several
+// elements, "util n/a" for a delay stage); "no results" when the results
+// have none for it.
 std::vector<std::string> StatsLines(const Station& station);
 
 // The fill of a station: the colour of its busiest element's utilisation

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
+#include "serq-link/link.h"
 #include "serq-parse/parse.h"
 
 namespace serq::view {
@@ -259,6 +260,12 @@ Drawing Draw(absl::string_view source) {
   Drawing drawing;
   EXPECT_TRUE(BuildDrawing(program, &drawing, &diags)) << diags.Render() << "\n" << source;
   return drawing;
+}
+
+bool ParseAndLink(absl::string_view source, ir::Program* out) {
+  *out = Parse(source);
+  Diagnostics diags("test.sq", std::string(source));
+  return LinkProgram(out, LinkOptions(), &diags);
 }
 
 }  // namespace serq::view

@@ -37,6 +37,10 @@ ir::Program Parse(absl::string_view source);
 // Parses and builds the drawing; a test failure if either fails.
 Drawing Draw(absl::string_view source);
 
+// Parses and links `source` into `out`; false (no test failure) when the
+// linker refuses it, as it refuses some random programs.
+bool ParseAndLink(absl::string_view source, ir::Program* out);
+
 }  // namespace serq::view
 
 #endif  // SERQ_VIEW_TEST_PROGRAMS_H_
