@@ -2,15 +2,20 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -138,6 +143,92 @@ std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program
 
 void PrintToolError(absl::string_view tool, absl::string_view message) {
   std::cerr << tool << ": error: " << message << "\n";
+}
+
+namespace {
+
+// The usage message, then every flag the tool itself defines (Abseil's own
+// flags are left out), sorted by name.
+void PrintHelp() {
+  std::cout << absl::ProgramUsageMessage() << "\n";
+  std::vector<const absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    std::string file = flag->Filename();
+    if (absl::StartsWith(file, "absl/") || absl::StrContains(file, "/absl/")) continue;
+    flags.push_back(flag);
+  }
+  std::sort(flags.begin(), flags.end(),
+            [](const absl::CommandLineFlag* a, const absl::CommandLineFlag* b) {
+              return a->Name() < b->Name();
+            });
+  if (flags.empty()) return;
+  std::cout << "\nFlags:\n";
+  for (const absl::CommandLineFlag* f : flags) {
+    std::cout << "  --" << f->Name() << "  " << f->Help() << " (default: \""
+              << f->DefaultValue() << "\")\n";
+  }
+}
+
+[[noreturn]] void Misuse(absl::string_view tool, absl::string_view message) {
+  PrintToolError(tool, message);
+  std::exit(kExitUsage);
+}
+
+}  // namespace
+
+std::vector<char*> ParseFlags(const std::vector<char*>& args, absl::string_view tool) {
+  std::vector<char*> rest;
+  if (!args.empty()) rest.push_back(args[0]);
+  bool flags_done = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (flags_done || arg == "-" || !absl::StartsWith(arg, "-")) {
+      rest.push_back(args[i]);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    arg.remove_prefix(absl::StartsWith(arg, "--") ? 2 : 1);
+    absl::string_view name = arg;
+    std::string value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); eq != absl::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = std::string(arg.substr(eq + 1));
+      has_value = true;
+    }
+    if (name == "help" || name == "helpfull" || name == "helpshort" || name == "h") {
+      PrintHelp();
+      std::exit(kExitOk);
+    }
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr && !has_value && absl::StartsWith(name, "no")) {
+      flag = absl::FindCommandLineFlag(name.substr(2));
+      if (flag != nullptr && flag->IsOfType<bool>()) {
+        value = "false";
+        has_value = true;
+      } else {
+        flag = nullptr;
+      }
+    }
+    if (flag == nullptr) Misuse(tool, absl::StrCat("unknown flag '--", name, "' (see --help)"));
+    if (!has_value) {
+      if (flag->IsOfType<bool>()) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        Misuse(tool, absl::StrCat("flag '--", name, "' needs a value"));
+      }
+    }
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) {
+      Misuse(tool, absl::StrCat("invalid value '", value, "' for --", name, ": ", error));
+    }
+  }
+  return rest;
 }
 
 }  // namespace serq

@@ -81,7 +81,7 @@ void Linker::CheckStages() {
     }
     auto per_step = [&](absl::string_view word, ir::Expr* e) {
       if (e == nullptr) return;
-      Place at = here.Field(word);
+      Place at = here.Field(word, &e->loc());
       if (s->kind() != ir::Stage::STEP) {
         if (ir::Stage::Kind_IsValid(s->kind()) && s->kind() != ir::Stage::KIND_UNSPECIFIED) {
           Error(at, absl::StrCat("'", word, "' is only for step stages, and '", name, "' is a ",
@@ -101,7 +101,9 @@ void Linker::CheckStages() {
     per_step("tokens", IF_PRESENT(s, tokens));
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
         ir::Stage::Kind_IsValid(s->kind()) && s->kind() != ir::Stage::KIND_UNSPECIFIED) {
-      Error(here.Field("serveBy"), absl::StrCat("serve by is only for fifo and step stages, "
+      // A key has no location of its own: point at its first expression.
+      const ir::Location* loc = s->serve_by().expr_size() > 0 ? &s->serve_by().expr(0).loc() : nullptr;
+      Error(here.Field("serveBy", loc), absl::StrCat("serve by is only for fifo and step stages, "
                                                 "and '", name, "' is a ",
                                                 StageKindWord(s->kind()), " stage"));
     }

@@ -27,18 +27,10 @@ bool BuiltinAllowed(ir::Ref::Builtin b, Context c) {
   }
 }
 
-bool ReadsVariables(Context c) {
-  return c == Context::kSession || c == Context::kEvictBy || c == Context::kServeBy;
-}
-
-// `tokens` and `seqs` are contextual words: where a session has a variable
-// of that name, the name is the variable.
+// In evict by and serve by: a variable of some session the key reads.
 bool IsVariableHere(const std::string& name, const Scope& scope) {
-  if (scope.context == Context::kSession) return scope.session->Has(name);
-  if (scope.context == Context::kEvictBy || scope.context == Context::kServeBy) {
-    for (const SessionScope* s : scope.sessions) {
-      if (s->Has(name)) return true;
-    }
+  for (const SessionScope* s : scope.sessions) {
+    if (s->Has(name)) return true;
   }
   return false;
 }
@@ -151,12 +143,11 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
     Error(where, "the reference has no name");
     return;
   }
+  // A built-in variable defined here comes first: `tokens` in a step's tau
+  // is the step's tokens even where a param is called so.
   const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
-  bool contextual = b != nullptr && (b->builtin == ir::Ref::TOKENS || b->builtin == ir::Ref::SEQS);
-  if (b != nullptr && !(contextual && IsVariableHere(name, scope))) {
-    if (!BuiltinAllowed(b->builtin, scope.context)) {
-      Error(where, absl::StrCat("'", name, "' is only defined in ", b->place));
-    } else if (ref->has_index()) {
+  if (b != nullptr && BuiltinAllowed(b->builtin, scope.context)) {
+    if (ref->has_index()) {
       Error(where, absl::StrCat("'", name, "' is a built-in variable, not an array"));
     } else {
       ref->set_kind(ir::Ref::BUILTIN);
@@ -175,10 +166,8 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
     }
     return;
   }
-  if (scope.context == Context::kSession) {
-    if (!scope.session->Has(name)) {
-      Error(where, absl::StrCat("variable '", name, "' is never set"));
-    } else if (ref->has_index()) {
+  if (scope.context == Context::kSession && scope.session->Has(name)) {
+    if (ref->has_index()) {
       Error(where, absl::StrCat("'", name, "' is a variable, not an array"));
     } else {
       ref->set_kind(ir::Ref::VARIABLE);
@@ -186,11 +175,18 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
     }
     return;
   }
-  if (ReadsVariables(scope.context)) {
+  if ((scope.context == Context::kEvictBy || scope.context == Context::kServeBy) &&
+      (b == nullptr || IsVariableHere(name, scope))) {
     ResolveKeyVariable(ref, where, scope);
     return;
   }
-  Error(where, absl::StrCat("unknown param '", name, "'"));
+  if (b != nullptr) {
+    Error(where, absl::StrCat("'", name, "' is only defined in ", b->place));
+  } else if (scope.context == Context::kSession) {
+    Error(where, absl::StrCat("variable '", name, "' is never set"));
+  } else {
+    Error(where, absl::StrCat("unknown param '", name, "'"));
+  }
 }
 
 void Linker::ResolveCall(ir::Expr::Call* call, const Place& where, const Scope& scope) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "ir/builtins.h"
 #include "serq-link/linker.h"
 
 namespace serq {
@@ -33,6 +34,13 @@ absl::string_view DeclWord(DeclKind kind) {
     case DeclKind::kStage: return "stage";
   }
   return "";
+}
+
+bool SessionScope::Has(const std::string& name) const {
+  if (assigned.count(name) > 0) return true;
+  if (!trace) return false;
+  const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
+  return b == nullptr || b->builtin == ir::Ref::TOKENS || b->builtin == ir::Ref::SEQS;
 }
 
 uint32_t SessionScope::Slot(const std::string& name) {

@@ -79,9 +79,10 @@ struct SessionScope {
   std::map<std::string, uint32_t> slot;
   ir::Session* session = nullptr;
 
-  // True when the session has variable `name` (assigns it, or is a trace
-  // session, whose columns set any name).
-  bool Has(const std::string& name) const { return trace || assigned.count(name) > 0; }
+  // True when the session has variable `name`: it assigns it, or it is a
+  // trace session, whose columns set any name but a built-in variable's
+  // (`tokens` and `seqs`, contextual words, can be columns).
+  bool Has(const std::string& name) const;
   // The slot of variable `name`, handing out the next one on first use.
   uint32_t Slot(const std::string& name);
   // "session 'chat'" or "the unnamed session".

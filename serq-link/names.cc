@@ -45,8 +45,11 @@ void Linker::DeclareNames() {
       return;
     }
     // A declaration named like a built-in variable would be hidden by it in
-    // some expressions and not in others; one name, one meaning.
-    if (LookupBuiltinVariable(name) != nullptr) {
+    // some expressions and not in others. `tokens` and `seqs` are contextual
+    // words (option words of a stage block), usable as names: only a step's
+    // tau reads them as its own.
+    const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
+    if (b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS) {
       Error(here, absl::StrCat("'", name, "' is a built-in variable; a ", DeclWord(d.kind),
                                " cannot take its name"));
       return;

@@ -11,7 +11,8 @@
 #          the extension. Tool names (serq-parse, serq, ...) are on PATH.
 #
 # For input NAME.x the expectations are:
-#   NAME<OUT_EXT>  stdout (when OUT_EXT is given; then it must exist)
+#   NAME<OUT_EXT>  stdout (when OUT_EXT is given; it must exist, except for a
+#                  bad- input, where its absence means stdout must be empty)
 #   NAME.err       stderr (absent: stderr must be empty)
 #   exit status    1 when NAME starts with "bad-", else 0
 #
@@ -65,7 +66,13 @@ for input in "${inputs[@]}"; do
   got_exit=$?
 
   if [ "$update" = 1 ]; then
-    if [ -n "$out_ext" ]; then cp "$tmp/out" "$dest/$stem$out_ext"; fi
+    if [ -n "$out_ext" ]; then
+      if [ "$want_exit" = 1 ] && [ ! -s "$tmp/out" ]; then
+        rm -f "$dest/$stem$out_ext"
+      else
+        cp "$tmp/out" "$dest/$stem$out_ext"
+      fi
+    fi
     if [ -s "$tmp/err" ]; then cp "$tmp/err" "$dest/$stem.err"; else rm -f "$dest/$stem.err"; fi
   fi
 
@@ -75,7 +82,11 @@ for input in "${inputs[@]}"; do
   fi
   if [ -n "$out_ext" ]; then
     if [ ! -f "$stem$out_ext" ]; then
-      problems+="missing golden $stem$out_ext"$'\n'
+      if [ "$want_exit" != 1 ]; then
+        problems+="missing golden $stem$out_ext"$'\n'
+      elif [ -s "$tmp/out" ]; then
+        problems+="unexpected stdout (no $stem$out_ext):"$'\n'"$(head -20 "$tmp/out")"$'\n'
+      fi
     elif ! diff -u "$stem$out_ext" "$tmp/out" >"$tmp/diff"; then
       problems+="stdout differs from $stem$out_ext:"$'\n'"$(head -60 "$tmp/diff")"$'\n'
     fi
