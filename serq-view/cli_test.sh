@@ -74,6 +74,14 @@ expect bad-ir 1 $?
 grep -qx "$tmp/bad.json:session\[0\].body\[0\].run.stage: error: unknown stage 'nowhere'" \
   "$tmp/err" || fail "bad-ir: $(cat "$tmp/err")"
 [ -s "$tmp/out" ] && fail "bad-ir: printed output"
+# Unlinked IR from serq-parse: the error points into the .sq source.
+printf 'stage A : delay;\nworkload { arrive batch(1); }\nsession { run A (1); run Z (1); }\nrun { horizon 1; }\n' \
+  >"$tmp/z.sq"
+"$parse" "$tmp/z.sq" | "$view" >"$tmp/out" 2>"$tmp/err"
+expect bad-source 1 $?
+printf '%s\n' "$tmp/z.sq:3:26: error: unknown stage 'Z'" \
+  "session { run A (1); run Z (1); }" "                         ^" | diff - "$tmp/err" >/dev/null ||
+  fail "bad-source: $(cat "$tmp/err")"
 echo '{"version": 9}' | "$view" >/dev/null 2>"$tmp/err"
 expect bad-version 1 $?
 grep -q "unsupported IR version 9" "$tmp/err" || fail "bad-version: $(cat "$tmp/err")"
@@ -82,7 +90,7 @@ grep -q "unsupported IR version 9" "$tmp/err" || fail "bad-version: $(cat "$tmp/
 "$view" --results "$data/results/three_flows.results.json" "$tmp/egress.json" \
   >"$tmp/out" 2>"$tmp/err"
 expect foreign-results 1 $?
-grep -q "names stage 'A', which the program does not declare" "$tmp/err" ||
+grep -qx "$data/results/three_flows.results.json:replication\[0\].stage\[0\].name: error: the program declares no stage 'A'" "$tmp/err" ||
   fail "foreign-results: $(cat "$tmp/err")"
 echo '{"version": 8, "replication": [{"stage": [{"nme": "x"}]}]}' >"$tmp/r.json"
 "$view" --results "$tmp/r.json" "$tmp/egress.json" >/dev/null 2>"$tmp/err"

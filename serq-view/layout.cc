@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "serq-view/stats.h"
 
 namespace serq::view {
@@ -33,7 +32,7 @@ namespace {
 constexpr int kMargin = 16;
 constexpr int kNameSize = 12;    // a station's name, the session's name
 constexpr int kDetailSize = 11;  // a station's kind and figures
-constexpr int kSmallSize = 10;   // labels of arrows, rails, pools; the legend
+constexpr int kSmallSize = 10;   // labels of arrows and pools; the key
 constexpr int kLineStep = 14;    // between the lines in a station
 constexpr int kPad = 10;         // text to a station's sides
 constexpr int kMinStation = 56;
@@ -50,38 +49,38 @@ constexpr int kLoop = 8;      // a loop on one station: its ends from the middle
 constexpr int kOverhang = 5;  // a rail beyond its stations
 constexpr int kLanePad = 8;   // horizontal room between marks in one lane
 
-// First-fit packing of horizontal intervals into lanes: lane 0 is the one
-// nearest the stations.
+// Packing of horizontal intervals into lanes: lane 0 is the one nearest the
+// stations.
 class Lanes {
  public:
+  // First fit: the nearest lane where [lo, hi] meets no mark.
   int Place(int lo, int hi) {
-    for (int lane = 0;; ++lane) {
-      if (lane == int(used_.size())) used_.emplace_back();
-      bool free = std::none_of(used_[lane].begin(), used_[lane].end(), [&](auto& u) {
-        return lo < u.second + kLanePad && u.first < hi + kLanePad;
-      });
-      if (free) {
-        used_[lane].emplace_back(lo, hi);
-        return lane;
-      }
-    }
+    int lane = 0;
+    while (lane < count() && Meets(lane, lo, hi)) ++lane;
+    return Put(lane, lo, hi);
   }
   // The first lane beyond every lane where [lo, hi] meets a mark.
   int PlaceBeyond(int lo, int hi) {
     int lane = 0;
     for (int k = 0; k < count(); ++k) {
-      bool meets = std::any_of(used_[k].begin(), used_[k].end(), [&](auto& u) {
-        return lo < u.second + kLanePad && u.first < hi + kLanePad;
-      });
-      if (meets) lane = k + 1;
+      if (Meets(k, lo, hi)) lane = k + 1;
     }
-    if (lane == count()) used_.emplace_back();
-    used_[lane].emplace_back(lo, hi);
-    return lane;
+    return Put(lane, lo, hi);
   }
   int count() const { return int(used_.size()); }
 
  private:
+  bool Meets(int lane, int lo, int hi) const {
+    return std::any_of(used_[lane].begin(), used_[lane].end(), [&](const auto& u) {
+      return lo < u.second + kLanePad && u.first < hi + kLanePad;
+    });
+  }
+  int Put(int lane, int lo, int hi) {
+    if (lane == count()) used_.emplace_back();
+    used_[lane].emplace_back(lo, hi);
+    return lane;
+  }
+
   std::vector<std::vector<std::pair<int, int>>> used_;
 };
 
@@ -173,9 +172,8 @@ int LabelCentre(const Arc& arc, Text label, const std::vector<Vertical>& vertica
 
 class RowLayout {
  public:
-  RowLayout(const Row& row, int index, const std::string& share, bool with_results,
-            int x0, Figure* figure)
-      : row_(row), index_(index), share_(share), with_results_(with_results), figure_(figure) {
+  RowLayout(const Row& row, int index, bool with_results, int x0, Figure* figure)
+      : row_(row), index_(index), with_results_(with_results), figure_(figure) {
     PlaceColumns(x0);
     PlanArcs();
     PlanRails();
@@ -209,7 +207,6 @@ class RowLayout {
 
   const Row& row_;
   int index_;
-  std::string share_;
   bool with_results_;
   Figure* figure_;
 
@@ -510,7 +507,7 @@ Figure Layout(const Drawing& drawing, bool with_results) {
   int x0 = kMargin + label_w + 12;
   int y = kMargin;
   for (int i = 0; i < int(drawing.rows.size()); ++i) {
-    RowLayout row(drawing.rows[i], i, drawing.share, with_results, x0, &figure);
+    RowLayout row(drawing.rows[i], i, with_results, x0, &figure);
     y = row.Emit(y) + kRowGap;
   }
   y = EmitKey(y, drawing.share, with_results, &figure);

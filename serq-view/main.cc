@@ -1,67 +1,72 @@
-// serq-view: the station row of a program (IR, linked or not) as SVG, or
-// DOT for Graphviz; with --results, the stations carry a simulation's
-// utilisation and mean number present.
+// serq-view [ir|-] [--format=svg|dot] [--results r.json]
+//
+// Reads IR (linked or not) and writes the drawing of its station row; with
+// --results, the stations carry a simulation's figures.
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-view/view.h"
 
-ABSL_FLAG(std::string, format, "svg", "output format: svg or dot");
+ABSL_FLAG(std::string, format, "svg", "output: svg, or dot for Graphviz");
 ABSL_FLAG(std::string, results, "",
           "results of a simulation of this program (serq-sim's output): colour the stations "
           "by utilisation and label them with their figures");
 
-int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "draws a serq program's station row\n\n"
-      "  serq-view [ir|-] [--format=svg|dot] [--results r.json]\n\n"
-      "Reads IR (JSON or binary, linked or not) from the file or stdin and writes\n"
-      "SVG (or DOT) to stdout. Exit 1 when the IR or the results cannot be drawn,\n"
-      "2 on misuse.");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  absl::StatusOr<std::string> input = serq::SingleInputArgument(args);
-  if (!input.ok()) {
-    serq::PrintToolError("serq-view", input.status().message());
-    return serq::kExitUsage;
-  }
+namespace {
+
+constexpr char kTool[] = "serq-view";
+constexpr char kUsage[] =
+    "serq-view [ir|-] [--format=svg|dot] [--results r.json]\n\n"
+    "Reads serq IR (JSON or protobuf binary, autodetected, linked or not; from the\n"
+    "file, or stdin when it is '-' or absent) and writes the drawing of each\n"
+    "session's station row to stdout: SVG, or DOT for Graphviz. docs/view.md says\n"
+    "what each mark means.\n\n"
+    "Errors go to stderr; exit 1 when the IR or the results cannot be drawn, 2 on\n"
+    "misuse.";
+
+int Main(int argc, char** argv) {
+  std::vector<char*> positional =
+      serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), kUsage);
   serq::ViewOptions options;
   options.format = absl::GetFlag(FLAGS_format);
   if (options.format != "svg" && options.format != "dot") {
-    serq::PrintToolError("serq-view", "unknown --format '" + options.format +
-                                          "' (expected svg or dot)");
+    serq::PrintToolError(kTool, "unknown --format '" + options.format + "' (expected svg or dot)");
     return serq::kExitUsage;
+  }
+  auto input = serq::SingleInputArgument(positional);
+  if (!input.ok()) {
+    serq::PrintToolError(kTool, input.status().message());
+    return serq::kExitUsage;
+  }
+  auto bytes = serq::ReadInput(*input);
+  if (!bytes.ok()) {
+    serq::PrintToolError(kTool, bytes.status().message());
+    return serq::kExitUsage;  // as the other tools: an input that cannot be read
   }
 
-  // A file that cannot be read is misuse (exit 2), as for the other tools.
-  absl::StatusOr<std::string> bytes = serq::ReadInput(*input);
-  if (!bytes.ok()) {
-    serq::PrintToolError("serq-view", bytes.status().message());
-    return serq::kExitUsage;
-  }
-  serq::Diagnostics diags(serq::InputName(*input));
+  std::string name = serq::InputName(*input);
   serq::ir::Program program;
-  if (!serq::ReadProgram(*bytes, &program, &diags)) {
-    std::cerr << diags.Render();
+  serq::Diagnostics read_diags(name);
+  if (!serq::ReadProgram(*bytes, &program, &read_diags)) {
+    std::cerr << read_diags.Render();
     return serq::kExitInputRejected;
   }
-  // Later diagnostics point into the .sq source the IR came from.
-  if (!program.file().empty()) diags.set_file(program.file());
 
   serq::results::Results results;
+  serq::Diagnostics results_diags(serq::InputName(absl::GetFlag(FLAGS_results)));
+  options.results_diags = &results_diags;
   std::string results_path = absl::GetFlag(FLAGS_results);
   if (!results_path.empty()) {
-    absl::StatusOr<std::string> results_bytes = serq::ReadInput(results_path);
+    auto results_bytes = serq::ReadInput(results_path);
     if (!results_bytes.ok()) {
-      serq::PrintToolError("serq-view", results_bytes.status().message());
+      serq::PrintToolError(kTool, results_bytes.status().message());
       return serq::kExitUsage;
     }
-    serq::Diagnostics results_diags(results_path);
     if (!serq::ReadResults(*results_bytes, &results, &results_diags)) {
       std::cerr << results_diags.Render();
       return serq::kExitInputRejected;
@@ -69,19 +74,25 @@ int main(int argc, char** argv) {
     options.results = &results;
   }
 
-  absl::StatusOr<std::string> drawing = serq::RenderView(program, options, &diags);
+  serq::Diagnostics diags(name);
+  auto drawing = serq::RenderView(program, options, &diags);
   if (!drawing.ok()) {
-    if (diags.empty()) {
-      serq::PrintToolError("serq-view", drawing.status().message());
+    if (diags.empty() && results_diags.empty()) {
+      serq::PrintToolError(kTool, drawing.status().message());
       return serq::kExitUsage;
     }
-    std::cerr << diags.Render();
+    if (!diags.empty()) std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
+    std::cerr << results_diags.Render();
     return serq::kExitInputRejected;
   }
   absl::Status written = serq::WriteOutput(*drawing, serq::Format::kJson);
   if (!written.ok()) {
-    serq::PrintToolError("serq-view", written.message());
+    serq::PrintToolError(kTool, written.message());
     return serq::kExitUsage;
   }
   return serq::kExitOk;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return Main(argc, argv); }

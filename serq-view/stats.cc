@@ -41,15 +41,16 @@ bool AttachResults(const results::Results& results, const ir::Program& program,
     const results::Replication& rep = results.replication(r);
     for (int k = 0; k < rep.stage_size(); ++k) {
       const results::StageStats& st = rep.stage(k);
-      std::string path = absl::StrCat("results: replication[", r, "].stage[", k, "]");
+      std::string path = absl::StrCat("replication[", r, "].stage[", k, "]");
       auto it = stage_by_name.find(st.name());
       if (it == stage_by_name.end()) {
-        diags->ErrorInFile(absl::StrCat(path, " names stage '", st.name(),
-                                        "', which the program does not declare"));
+        diags->ErrorAtPath(path + ".name", absl::StrCat("the program declares no stage '",
+                                                        st.name(), "'"));
         continue;
       }
       if (st.index() >= uint32_t(size[it->second])) {
-        diags->ErrorInFile(absl::StrCat(path, " is element ", st.index(), " of '", st.name(),
+        diags->ErrorAtPath(path + ".index",
+                           absl::StrCat("element ", st.index(), " of '", st.name(),
                                         "', which has ", size[it->second]));
         continue;
       }

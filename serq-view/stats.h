@@ -22,7 +22,8 @@ namespace serq::view {
 
 // Fills Station::stats for every station of `drawing`. Results that name a
 // stage the program does not declare, or an element beyond its array, are
-// from another program: an error in `diags`, and false.
+// from another program: an error in `diags` at the path in the results
+// (`replication[0].stage[3].name`), and false.
 bool AttachResults(const results::Results& results, const ir::Program& program,
                    Drawing* drawing, Diagnostics* diags);
 

@@ -81,10 +81,9 @@ TEST(Stats, ResultsOfAnotherProgramAreRefused) {
   AddStage(r.mutable_replication(0), "link", 2, 1, 1);
   EXPECT_FALSE(AttachResults(r, program, &d, &diags));
   EXPECT_EQ(diags.Render(),
-            "r.json: error: results: replication[0].stage[0] names stage 'egress', which the "
-            "program does not declare\n"
-            "r.json: error: results: replication[0].stage[1] is element 2 of 'link', which "
-            "has 2\n");
+            "r.json:replication[0].stage[0].name: error: the program declares no stage "
+            "'egress'\n"
+            "r.json:replication[0].stage[1].index: error: element 2 of 'link', which has 2\n");
   Diagnostics empty_diags("r.json");
   EXPECT_FALSE(AttachResults(results::Results(), program, &d, &empty_diags));
   EXPECT_EQ(empty_diags.Render(), "r.json: error: the results hold no replication\n");

@@ -20,7 +20,9 @@ absl::StatusOr<std::string> RenderView(const ir::Program& program, const ViewOpt
     return absl::InvalidArgumentError("the program cannot be drawn");
   }
   bool with_results = options.results != nullptr;
-  if (with_results && !view::AttachResults(*options.results, program, &drawing, diags)) {
+  Diagnostics* results_diags = options.results_diags ? options.results_diags : diags;
+  if (with_results &&
+      !view::AttachResults(*options.results, program, &drawing, results_diags)) {
     return absl::InvalidArgumentError("the results do not fit the program");
   }
   if (options.format == "dot") return view::RenderDot(drawing, with_results);

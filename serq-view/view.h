@@ -16,13 +16,16 @@ namespace serq {
 struct ViewOptions {
   std::string format = "svg";  // "svg" or "dot"
   const results::Results* results = nullptr;  // not owned; null: no figures
+  // Where errors about the results go, located by their path in the
+  // results (`replication[0].stage[3].name`); null: into the program's.
+  Diagnostics* results_diags = nullptr;
 };
 
 // The drawing of `program`, linked or not (docs/view.md). A program the
 // view cannot draw (a reference to nothing, an array size that is not a
 // whole number, results of another program) puts its errors in `diags` and
 // returns InvalidArgument; an unknown format returns InvalidArgument with
-// `diags` left empty (a misuse, not bad input).
+// no diagnostic (a misuse, not bad input).
 absl::StatusOr<std::string> RenderView(const ir::Program& program, const ViewOptions& options,
                                        Diagnostics* diags);
 
