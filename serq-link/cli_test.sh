@@ -83,9 +83,14 @@ expect bad-format 2 $?
 "$link" "$ir/before.json" "$ir/before.json" >/dev/null 2>&1
 expect two-inputs 2 $?
 "$link" --no-such-flag >/dev/null 2>&1
-expect unknown-flag 1 $?  # Abseil's own exit for an unknown flag
+expect unknown-flag 2 $?
+"$link" --check=maybe "$ir/before.json" >/dev/null 2>&1
+expect bad-flag-value 2 $?
 "$link" --help >"$tmp/out" 2>&1
-grep -q "serq-link \[ir|-\] \[--check\]" "$tmp/out" || { echo "FAIL help"; failures=$((failures + 1)); }
+expect help 0 $?
+for want in "serq-link \[ir|-\] \[--check\]" "-D name=value" "--check" "--format"; do
+  grep -q -- "$want" "$tmp/out" || { echo "FAIL help: no '$want'"; failures=$((failures + 1)); }
+done
 # A file that cannot be read: exit 2, as serq-parse.
 "$link" "$tmp/none.json" >/dev/null 2>"$tmp/err"
 expect missing-file 2 $?

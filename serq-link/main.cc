@@ -7,9 +7,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-link/link.h"
 
@@ -19,22 +18,25 @@ ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf bi
 namespace {
 
 constexpr char kTool[] = "serq-link";
+constexpr char kUsage[] =
+    "serq-link [ir|-] [--check] [-D name=value]... [--format=json|pb]\n\n"
+    "Reads serq IR (JSON or protobuf binary, autodetected; from the file, or stdin\n"
+    "when it is '-' or absent), resolves every name and checks every static rule,\n"
+    "and writes the linked IR to stdout.\n\n"
+    "  -D name=value\n"
+    "      replace param name's value by the number (repeatable; array sizes follow)\n\n"
+    "Errors go to stderr; exit 1 when the program is rejected, 2 on misuse.";
 
 int Main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "serq-link [ir|-] [--check] [-D name=value]... [--format=json|pb]\n\n"
-      "Reads serq IR (JSON or protobuf binary, autodetected; from the file, or stdin\n"
-      "when it is '-' or absent), resolves every name and checks every static rule,\n"
-      "and writes the linked IR to stdout. -D name=value replaces param name's value\n"
-      "(array sizes follow). Errors go to stderr; exit 1 when the program is\n"
-      "rejected, 2 on misuse.");
   std::vector<char*> args(argv, argv + argc);
+  // -D may repeat; Abseil keeps only a flag's last value, so the defines
+  // are taken out before the flags are parsed.
   auto defines = serq::ExtractDefines(&args);
   if (!defines.ok()) {
     serq::PrintToolError(kTool, defines.status().message());
     return serq::kExitUsage;
   }
-  std::vector<char*> positional = absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  std::vector<char*> positional = serq::ParseFlagsOrExit(args, kUsage);
   auto format = serq::ParseFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) {
     serq::PrintToolError(kTool, format.status().message());
