@@ -80,6 +80,16 @@ SQ
 grep -q '^link\[3\]' "$tmp/out4" || fail "-D ND=4 did not size link to 4: $(head -12 "$tmp/out4")"
 grep -q '^link\[3\]' "$tmp/out" && fail "without -D link has 4 elements"
 
+# view: --results overlays a run's figures; misuse of its flags.
+"$root/serq-sim/serq-sim" --help >/dev/null 2>&1  # (present in runfiles for the pipe below)
+"$parse" testdata/sim/egress-maxmin.sq | "$link" | "$root/serq-sim/serq-sim" >"$tmp/r.json" ||
+  fail "egress-maxmin: pipe to serq-sim failed"
+"$serq" view --results "$tmp/r.json" testdata/sim/egress-maxmin.sq >"$tmp/v.svg" || fail "view --results: exit $?"
+grep -q 'util' "$tmp/v.svg" || fail "view --results: no utilisation on the stations"
+expect 2 yes "serq: error: --results applies to 'serq view' only" -- "$serq" run --results "$tmp/r.json" $before
+expect 2 yes "serq: error: --format: 'png' is not svg or dot" -- "$serq" view --format=png $before
+expect 2 yes "serq: error: cannot open 'no/such.json'" -- "$serq" view --results no/such.json $before
+
 # Same program, same seed: the same bytes.
 "$serq" run testdata/sim/egress-maxmin.sq >"$tmp/a"
 "$serq" run testdata/sim/egress-maxmin.sq >"$tmp/b"

@@ -10,6 +10,7 @@
 
 #include "serq-report/report.h"
 #include "serq-sim/simulate.h"
+#include "serq-view/view.h"
 
 namespace serq {
 
@@ -19,6 +20,8 @@ struct DriverOptions {
   std::vector<std::pair<std::string, double>> defines;
   SimOptions sim;                  // run: --seed, --replications, --horizon, --data-dir, --trace
   report::ReportOptions report;    // run: --format, --quantiles
+  std::string view_format = "svg";  // view: --format
+  std::string results_path;        // view: --results
 };
 
 // What a command printed and its exit code (ir/cli.h's codes).
@@ -31,6 +34,7 @@ struct CommandResult {
 CommandResult RunCommand(const std::string& path, const DriverOptions& options);
 CommandResult CheckCommand(const std::string& path, const DriverOptions& options);
 CommandResult FmtCommand(const std::string& path);
+CommandResult ViewCommand(const std::string& path, const DriverOptions& options);
 
 }  // namespace serq
 

@@ -1,6 +1,8 @@
 // serq: the driver. `serq run x.sq` is the whole pipeline in one process;
 // `check`, `fmt` and `view` are its other commands. The work is in
 // serq/commands.cc over the toolchain's libraries.
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -22,6 +24,7 @@ ABSL_FLAG(std::string, replications, "", "run: the number of replications (overr
 ABSL_FLAG(std::string, horizon, "", "run: the simulated time to stop at, in seconds (overrides the program's)");
 ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
+ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
 
 namespace {
 
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.progress = isatty(2);
+  options.results_path = absl::GetFlag(FLAGS_results);
 
   // A flag that the command does not read is a mistake to point out, not to
   // ignore: `serq check x.sq --seed 3` would otherwise look like it did something.
@@ -115,6 +119,9 @@ int main(int argc, char** argv) {
     }
     if (!defines->empty() && command == "fmt") return Usage("-D does not apply to 'serq fmt'");
   }
+  if (command != "view" && !absl::GetFlag(FLAGS_results).empty()) {
+    return Usage("--results applies to 'serq view' only");
+  }
 
   serq::CommandResult result;
   if (command == "run") {
@@ -130,6 +137,12 @@ int main(int argc, char** argv) {
     result = serq::CheckCommand(path, options);
   } else if (command == "fmt") {
     result = serq::FmtCommand(path);
+  } else if (command == "view") {
+    options.view_format = format.empty() ? "svg" : format;
+    if (options.view_format != "svg" && options.view_format != "dot") {
+      return Usage(absl::StrCat("--format: '", options.view_format, "' is not svg or dot"));
+    }
+    result = serq::ViewCommand(path, options);
   } else {
     return Usage(absl::StrCat("unknown command '", command, "' (expected run, check, fmt or view)"));
   }
