@@ -53,16 +53,6 @@ std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program
 // Prints "<tool>: error: <message>" to stderr.
 void PrintToolError(absl::string_view tool, absl::string_view message);
 
-// Parses the flags in `args` (args[0] is the program) into the tool's
-// Abseil flags, with the toolchain's exit codes where absl::ParseCommandLine
-// exits 1 for everything: `--help` prints the usage message
-// (absl::SetProgramUsageMessage) and the tool's own flags to stdout and
-// exits 0; an unknown flag, a missing or malformed value exits 2 with
-// "<tool>: error: ...". Flags are `--name=value`, `--name value`, `--name`
-// and `--noname` (booleans), with one dash or two; "--" ends them and "-"
-// is an argument. Returns args[0] and the arguments that are not flags.
-std::vector<char*> ParseFlags(const std::vector<char*>& args, absl::string_view tool);
-
 }  // namespace serq
 
 #endif  // SERQ_IR_CLI_H_

@@ -6,9 +6,8 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-parse/dump.h"
 #include "serq-parse/format.h"
@@ -18,8 +17,8 @@ ABSL_FLAG(bool, locations, false, "with --dump: print locations too");
 ABSL_FLAG(bool, source, false, "print canonical .sq source (the formatter) instead of JSON");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("ir_echo [--dump [--locations] | --source] < ir: IR in, JSON, a dump or source out");
-  absl::ParseCommandLine(argc, argv);
+  serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc),
+                         "ir_echo [--dump [--locations] | --source] < ir: IR in, JSON, a dump or source out");
   absl::StatusOr<std::string> in = serq::ReadInput("-");
   if (!in.ok()) return serq::kExitUsage;
   serq::Diagnostics diags("<stdin>");

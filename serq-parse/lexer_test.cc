@@ -114,6 +114,15 @@ TEST(Lexer, PositionsAreOneBasedByteColumns) {
   EXPECT_EQ(absl::StrCat(t[7].line, ":", t[7].column), "2:10");
 }
 
+TEST(Lexer, CrLfLineEndsAreOneLineEnd) {
+  Diagnostics d;
+  std::vector<Token> t = Lex("a\r\n  b\r\n", &d);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(absl::StrCat(t[1].line, ":", t[1].column), "2:3");
+  EXPECT_TRUE(t[1].first_on_line);
+  EXPECT_TRUE(d.empty());
+}
+
 TEST(Lexer, Errors) {
   struct Case {
     const char* source;

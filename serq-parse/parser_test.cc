@@ -305,6 +305,8 @@ TEST(Parser, ErrorsAndRecovery) {
       {"pool kv { cap 1; size 2; cap 3; }",
        "1:18: unknown option 'size' in pool 'kv': expected 'cap' or 'evict'\n"
        "1:26: 'cap' given twice in pool 'kv' (first at 1:11)\n"},
+      {"pool kv { 5; cap 1; }",
+       "1:11: expected an option of pool 'kv' ('cap' or 'evict') or '}', found '5'\n"},
       {"stage E : step(1) { batch 2; }",
        "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens' or 'serve'\n"},
       {"workload { limit 1; limit 2; arrive batch(1); arrive batch(2); }",

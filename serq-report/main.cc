@@ -6,11 +6,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
+#include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-report/report.h"
 
@@ -26,11 +25,11 @@ constexpr char kTool[] = "serq-report";
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  constexpr char kUsage[] =
       "serq-report [results...|-] [--format=text|csv|json|md] [--quantiles=50,90,99]\n"
       "Reads results (serq-sim's output, JSON or protobuf binary; stdin when no file or '-' is\n"
-      "given), merges the replications of every file and writes the report to stdout.");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+      "given), merges the replications of every file and writes the report to stdout.";
+  std::vector<char*> args = serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), kUsage);
 
   serq::report::ReportOptions options;
   options.format = absl::GetFlag(FLAGS_format);

@@ -5,7 +5,7 @@
 #   golden_test.sh SUITE GLOB OUT_EXT COMMAND
 #
 # SUITE    a directory under testdata/, e.g. testdata/parse
-# GLOB     the inputs in it, e.g. '*.sq'
+# GLOB     the inputs in it, e.g. '*.sq' (several patterns: separated by spaces)
 # OUT_EXT  the extension of the expected stdout, e.g. .ir.json ('' = none kept)
 # COMMAND  a shell command; {in} is the input's path, {stem} its path without
 #          the extension. Tool names (serq-parse, serq, ...) are on PATH.
@@ -45,7 +45,11 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 cases_xml=""
 shopt -s nullglob
-inputs=("$suite"/$glob)
+inputs=()
+set -f  # split GLOB into patterns without expanding them here
+patterns=($glob)
+set +f
+for pattern in "${patterns[@]}"; do inputs+=("$suite"/$pattern); done
 if [ ${#inputs[@]} -eq 0 ]; then
   echo "no inputs matched $suite/$glob" >&2
   exit 1
