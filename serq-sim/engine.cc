@@ -414,12 +414,15 @@ void Engine::Report(results::Replication* out) {
   out->set_events(events_processed_);
 }
 
+// Drawn after a second of wall time, then four times a second.
 void Engine::Progress() {
-  double elapsed = WallSeconds() - started_wall_;
-  if (elapsed < 1.0) return;
+  double wall = WallSeconds();
+  if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
+  last_progress_wall_ = wall;
   progress_shown_ = true;
-  std::fprintf(stderr, "\rserq-sim: replication %u of %u, t = %.6g of %.6g", replication_ + 1,
-               model_.replications, now_, model_.horizon);
+  std::fprintf(stderr, "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%)\033[K",
+               replication_ + 1, model_.replications, now_, model_.horizon,
+               100 * now_ / model_.horizon);
   std::fflush(stderr);
 }
 

@@ -145,6 +145,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<double> key_;        // scratch: a serve by key
   std::vector<double> best_key_;   // scratch: choose
   double started_wall_ = 0;        // for progress
+  double last_progress_wall_ = 0;
   bool progress_shown_ = false;
 };
 
