@@ -249,6 +249,7 @@ bool Engine::Run(results::Replication* out) {
     deferred_.clear();
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
+      if (progress_shown_) std::fputs("\r\033[K", stderr);
       return false;
     }
     if ((events_processed_ & 0xffff) == 0 && options_.progress) Progress();
