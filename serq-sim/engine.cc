@@ -247,6 +247,7 @@ bool Engine::Run(results::Replication* out) {
     if (Dispatch(e)) ++events_processed_;
     for (uint32_t station : deferred_) stations_[station]->Flush(*this);
     deferred_.clear();
+    if (events_.size() > compact_at_) CompactEvents();
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
       if (progress_shown_) std::fputs("\r\033[K", stderr);
@@ -260,6 +261,21 @@ bool Engine::Run(results::Replication* out) {
   now_ = model_.horizon;
   Report(out);
   return true;
+}
+
+void Engine::CompactEvents() {
+  events_.RemoveIf([this](const Event& e) {
+    switch (e.kind()) {
+      case kStation:
+        return e.target == SharedStages::kTarget ? !shared_->IsCurrent(e.tag)
+                                                 : !stations_[e.target]->IsCurrent(e.tag);
+      case kExpiry:
+        return !pools_.ExpiryCurrent(e.target, e.tag);
+      default:
+        return false;
+    }
+  });
+  compact_at_ = std::max<size_t>(256, 2 * events_.size());
 }
 
 bool Engine::Dispatch(const Event& e) {
