@@ -234,8 +234,19 @@ bool Engine::Run(results::Replication* out) {
     if (events_.Top().time >= model_.horizon) break;
     if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
     Event e = events_.Pop();
-    now_ = e.time;
+    if (e.time != now_ || events_processed_ == 0) {
+      now_ = e.time;
+      events_this_instant_ = 0;
+    } else if (++events_this_instant_ > kEventsPerInstant) {
+      // Zero gaps for ever (renewal(0), a trace of one instant repeated...)
+      // would never reach the horizon: an error, not a hang.
+      Fail(0, 0, "", absl::StrCat("more than ", kEventsPerInstant,
+                                  " events at one instant: simulated time does not advance"));
+      return false;
+    }
     if (Dispatch(e)) ++events_processed_;
+    for (uint32_t station : deferred_) stations_[station]->Flush(*this);
+    deferred_.clear();
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
       return false;
@@ -265,6 +276,10 @@ bool Engine::Dispatch(const Event& e) {
     }
     case kResume: {
       Session& s = sessions_[e.target];
+      if (options_.trace) {
+        Log(absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d})", now_,
+                            s.state == SessionState::kWaitHold ? "admit" : "grow", s.serial));
+      }
       s.state = SessionState::kRunning;
       Execute(e.target);
       return true;

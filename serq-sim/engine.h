@@ -49,6 +49,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // StageHost
   double now() const override { return now_; }
   void Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) override;
+  void Defer(uint32_t station) override { deferred_.push_back(station); }
   bool Phi(uint32_t station, double present, double* phi) override;
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
@@ -119,6 +120,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool failed_ = false;
   bool window_started_ = false;
   uint64_t events_processed_ = 0;
+  // More events than this at one simulated instant: time does not advance.
+  static constexpr uint64_t kEventsPerInstant = 100000000;
+  uint64_t events_this_instant_ = 0;
 
   std::vector<std::unique_ptr<Station>> stations_;
   std::unique_ptr<SharedStages> shared_;
@@ -134,6 +138,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<uint64_t> ended_;
   std::vector<std::vector<double>> samples_;  // per observation
 
+  std::vector<uint32_t> deferred_; // stations to flush after the current event
   std::vector<SessionId> done_;    // scratch: completed jobs of one event
   std::vector<uint32_t> pool_ids_; // scratch: a hold's pools
   std::vector<double> amounts_;    // scratch: a hold's amounts

@@ -44,8 +44,7 @@ class EventQueue {
             bool end_of_instant = false) {
     uint64_t order = (next_sequence_++ << 8) | kind;
     if (end_of_instant) order |= uint64_t{1} << 63;
-    Event e{time, order, target, tag};
-    heap_.push_back(e);
+    heap_.push_back(Event{time, order, target, tag});
     SiftUp(heap_.size() - 1);
   }
 
@@ -54,7 +53,13 @@ class EventQueue {
   const Event& Top() const { return heap_.front(); }
 
   // Removes and returns the earliest event.
-  Event Pop();
+  Event Pop() {
+    Event top = heap_.front();
+    Event last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) SiftDown(0, last);
+    return top;
+  }
 
   void Clear() {
     heap_.clear();
@@ -65,8 +70,34 @@ class EventQueue {
  private:
   static constexpr size_t kArity = 4;
 
-  void SiftUp(size_t i);
-  void SiftDown(size_t i);
+  // Inline: the engine pushes and pops once or twice per event.
+  void SiftUp(size_t i) {
+    Event e = heap_[i];
+    while (i > 0) {
+      size_t parent = (i - 1) / kArity;
+      if (!e.Before(heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = e;
+  }
+  // Places `e` at the hole `i` or below it.
+  void SiftDown(size_t i, Event e) {
+    const size_t n = heap_.size();
+    for (;;) {
+      size_t first = i * kArity + 1;
+      if (first >= n) break;
+      size_t best = first;
+      size_t end = first + kArity < n ? first + kArity : n;
+      for (size_t c = first + 1; c < end; ++c) {
+        if (heap_[c].Before(heap_[best])) best = c;
+      }
+      if (!heap_[best].Before(e)) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = e;
+  }
 
   std::vector<Event> heap_;
   uint64_t next_sequence_ = 0;

@@ -1,8 +1,8 @@
 #include "serq-sim/expr.h"
 
 #include <cmath>
+#include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace serq::sim {
@@ -144,15 +144,21 @@ double Evaluator::Eval(uint32_t id, const EvalFrame& frame) {
     }
     case Op::kMath:
     case Op::kRandom: {
-      absl::InlinedVector<double, 4> args;
-      for (uint32_t i = 0; i < n.b; ++i) {
-        double v = Eval(table_->args[n.a + i], frame);
-        if (failed_) return v;
-        args.push_back(v);
+      // Most calls have a few arguments: no allocation for those.
+      double fixed[8];
+      std::vector<double> many;
+      double* values = fixed;
+      if (n.b > 8) {
+        many.resize(n.b);
+        values = many.data();
       }
+      for (uint32_t i = 0; i < n.b; ++i) {
+        values[i] = Eval(table_->args[n.a + i], frame);
+        if (failed_) return values[i];
+      }
+      absl::Span<const double> args(values, n.b);
       if (n.op == Op::kRandom) {
-        std::string bad = CheckDraw(n.fn, args);
-        if (!bad.empty()) return Fail(n, std::move(bad));
+        if (!DrawValid(n.fn, args)) return Fail(n, CheckDraw(n.fn, args));
         return Draw(n.fn, args, *random_);
       }
       double v = ApplyMath(n.fn, args);

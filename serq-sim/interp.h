@@ -21,7 +21,10 @@ enum class SessionState : uint8_t {
   kEnded,     // ended, kept while leases it made are alive (evict by reads its variables)
 };
 
-struct Session {
+// The fields every statement and every run touch come first, in the
+// session's first two cache lines: a model with 10^4 sessions in flight
+// touches them at random.
+struct alignas(64) Session {
   // One hold block in progress: its site and its holds, holds[first ...
   // first + count).
   struct Frame {
@@ -30,19 +33,19 @@ struct Session {
     uint32_t count;
   };
 
-  uint32_t decl = 0;
-  uint64_t serial = 0;
-  double arrival = 0;
   uint32_t pc = 0;
+  uint32_t decl = 0;
   SessionState state = SessionState::kFree;
-  std::vector<double> variables;  // NaN: never set
+  double arrival = 0;
+  uint64_t serial = 0;
+  // The run in progress.
+  double run_start = 0;
+  absl::InlinedVector<uint32_t, 2> run_stations;
+  absl::InlinedVector<double, 4> variables;  // NaN: never set
   std::vector<Frame> frames;
   std::vector<HoldId> holds;
   std::vector<LeaseRef> leases;  // the leases it made, oldest first (live or not)
   uint32_t live_leases = 0;      // of those, alive: the record is kept while > 0
-  // The run in progress.
-  double run_start = 0;
-  absl::InlinedVector<uint32_t, 2> run_stations;
   // What a waiting session waits for, for deadlock reports.
   uint32_t wait_statement = 0;
   HoldId wait_hold = 0;

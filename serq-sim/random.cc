@@ -97,48 +97,59 @@ bool Finite(double x) { return std::isfinite(x); }
 
 }  // namespace
 
-std::string CheckDraw(Function f, absl::Span<const double> a) {
-  auto bad = [&](absl::string_view what, absl::string_view rule) {
-    std::string got;
-    for (size_t i = 0; i < a.size(); ++i) absl::StrAppend(&got, i ? ", " : "", a[i]);
-    return absl::StrCat(GetFunction(f).name, "(", got, "): ", what, " must be ", rule);
-  };
+// What is wrong with the parameters of `f` (nullptr: nothing), and the
+// rule it breaks; no allocation, so that checking every draw is cheap.
+const char* DrawProblem(Function f, absl::Span<const double> a, const char** rule) {
   switch (f) {
     case Function::kExponential:
-      if (!(Finite(a[0]) && a[0] >= 0)) return bad("the mean", ">= 0 and finite");
+      if (!(Finite(a[0]) && a[0] >= 0)) return *rule = ">= 0 and finite", "the mean";
       break;
     case Function::kUniform:
-      if (!(Finite(a[0]) && Finite(a[1]))) return bad("the bounds", "finite");
-      if (!(a[0] <= a[1])) return bad("the lower bound", "<= the upper bound");
+      if (!(Finite(a[0]) && Finite(a[1]))) return *rule = "finite", "the bounds";
+      if (!(a[0] <= a[1])) return *rule = "<= the upper bound", "the lower bound";
       break;
     case Function::kNormal:
-      if (!Finite(a[0])) return bad("the mean", "finite");
-      if (!(Finite(a[1]) && a[1] >= 0)) return bad("the standard deviation", ">= 0 and finite");
+      if (!Finite(a[0])) return *rule = "finite", "the mean";
+      if (!(Finite(a[1]) && a[1] >= 0)) return *rule = ">= 0 and finite", "the standard deviation";
       break;
     case Function::kLognormal:
-      if (!Finite(a[0])) return bad("mu", "finite");
-      if (!(Finite(a[1]) && a[1] >= 0)) return bad("sigma", ">= 0 and finite");
+      if (!Finite(a[0])) return *rule = "finite", "mu";
+      if (!(Finite(a[1]) && a[1] >= 0)) return *rule = ">= 0 and finite", "sigma";
       break;
     case Function::kGamma:
-      if (!(Finite(a[0]) && a[0] > 0)) return bad("the shape", "> 0 and finite");
-      if (!(Finite(a[1]) && a[1] >= 0)) return bad("the scale", ">= 0 and finite");
+      if (!(Finite(a[0]) && a[0] > 0)) return *rule = "> 0 and finite", "the shape";
+      if (!(Finite(a[1]) && a[1] >= 0)) return *rule = ">= 0 and finite", "the scale";
       break;
     case Function::kErlang:
       if (!(Finite(a[0]) && a[0] >= 1 && std::floor(a[0]) == a[0])) {
-        return bad("k", "a whole number >= 1");
+        return *rule = "a whole number >= 1", "k";
       }
-      if (!(Finite(a[1]) && a[1] >= 0)) return bad("the mean", ">= 0 and finite");
+      if (!(Finite(a[1]) && a[1] >= 0)) return *rule = ">= 0 and finite", "the mean";
       break;
     case Function::kGeometric:
-      if (!(Finite(a[0]) && a[0] >= 1)) return bad("the mean", ">= 1 and finite");
+      if (!(Finite(a[0]) && a[0] >= 1)) return *rule = ">= 1 and finite", "the mean";
       break;
     case Function::kBernoulli:
-      if (!(a[0] >= 0 && a[0] <= 1)) return bad("p", "between 0 and 1");
+      if (!(a[0] >= 0 && a[0] <= 1)) return *rule = "between 0 and 1", "p";
       break;
     default:
-      return absl::StrCat("'", GetFunction(f).name, "' is not a random draw");
+      return *rule = "a random draw", "the function";
   }
-  return "";
+  return nullptr;
+}
+
+bool DrawValid(Function f, absl::Span<const double> args) {
+  const char* rule;
+  return DrawProblem(f, args, &rule) == nullptr;
+}
+
+std::string CheckDraw(Function f, absl::Span<const double> a) {
+  const char* rule = "";
+  const char* what = DrawProblem(f, a, &rule);
+  if (what == nullptr) return "";
+  std::string got;
+  for (size_t i = 0; i < a.size(); ++i) absl::StrAppend(&got, i ? ", " : "", a[i]);
+  return absl::StrCat(GetFunction(f).name, "(", got, "): ", what, " must be ", rule);
 }
 
 double Draw(Function f, absl::Span<const double> a, Random& random) {

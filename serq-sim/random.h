@@ -77,6 +77,8 @@ class Random {
 // wrong, in diagnostic style ("exponential(mean): the mean must be >= 0 and
 // finite, got -1").
 std::string CheckDraw(Function f, absl::Span<const double> args);
+// The same check, without building a message: true when valid.
+bool DrawValid(Function f, absl::Span<const double> args);
 
 // Draws from `f` with `args`: the parameters must have passed CheckDraw.
 double Draw(Function f, absl::Span<const double> args, Random& random);

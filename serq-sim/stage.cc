@@ -6,15 +6,19 @@ void Station::RecordDone(double service) {
   ++done_;
   service_sum_ += service;
   if (price_count_ == kPriceWindow) {
-    price_ring_[price_next_] = service;
+    price_sum_ -= price_ring_[price_next_];
   } else {
-    price_ring_[price_next_] = service;
     ++price_count_;
   }
+  price_ring_[price_next_] = service;
+  price_sum_ += service;
   price_next_ = (price_next_ + 1) % kPriceWindow;
-  // Summed afresh so that no rounding accumulates over a long run.
-  price_sum_ = 0;
-  for (int i = 0; i < price_count_; ++i) price_sum_ += price_ring_[i];
+  // Summed afresh once a window has turned over, so that no rounding
+  // accumulates over a long run.
+  if (price_next_ == 0) {
+    price_sum_ = 0;
+    for (int i = 0; i < price_count_; ++i) price_sum_ += price_ring_[i];
+  }
 }
 
 void Station::StartWindow(double now) {

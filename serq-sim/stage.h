@@ -58,6 +58,11 @@ class StageHost {
   // `end_of_instant` it runs after every other event due at that time.
   virtual void Schedule(double time, uint32_t station, uint32_t tag,
                         bool end_of_instant = false) = 0;
+  // Asks for the station's Flush once the current event is done (with
+  // every session it resumed): a station whose next completion moves
+  // several times in one event (a job ends, its session runs again at
+  // once) schedules it once.
+  virtual void Defer(uint32_t station) = 0;
   // phi of the station's stage with `present` jobs. Returns false after
   // reporting a runtime error (phi not > 0, NaN, a division by zero...);
   // the station must then leave its state consistent and return.
@@ -89,6 +94,8 @@ class Station {
   // whose jobs completed, in completion order, to `done`. Returns false
   // when the event was stale (scheduled before a change that moved it).
   virtual bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) = 0;
+  // Called after the event in which the station asked host.Defer().
+  virtual void Flush(StageHost& host) {}
 
   // The state functions.
   virtual uint32_t Queue() const = 0;                 // jobs present

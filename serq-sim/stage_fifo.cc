@@ -33,7 +33,7 @@ class FifoStation final : public Station {
     } else {
       w.key.assign(job.key.begin(), job.key.end());
       keyed_.push_back(std::move(w));
-      std::push_heap(keyed_.begin(), keyed_.end(), Later);
+      std::push_heap(keyed_.begin(), keyed_.end(), Later());
     }
     SetPresent(now, present_count_, true);
   }
@@ -46,7 +46,7 @@ class FifoStation final : public Station {
     done->push_back(current_);
     SetPresent(now, present_count_, present_count_ > 0);
     if (!keyed_.empty()) {
-      std::pop_heap(keyed_.begin(), keyed_.end(), Later);
+      std::pop_heap(keyed_.begin(), keyed_.end(), Later());
       Waiting next = std::move(keyed_.back());
       keyed_.pop_back();
       waiting_work_ = keyed_.empty() && queue_.empty() ? 0 : waiting_work_ - next.work;
@@ -77,12 +77,15 @@ class FifoStation final : public Station {
     std::vector<double> key;
   };
   // The heap's top is the smallest key (lexicographic), then the earliest.
-  static bool Later(const Waiting& a, const Waiting& b) {
-    if (a.key != b.key) {
-      return std::lexicographical_compare(b.key.begin(), b.key.end(), a.key.begin(), a.key.end());
+  struct Later {
+    bool operator()(const Waiting& a, const Waiting& b) const {
+      if (a.key != b.key) {
+        return std::lexicographical_compare(b.key.begin(), b.key.end(), a.key.begin(),
+                                            a.key.end());
+      }
+      return a.sequence > b.sequence;
     }
-    return a.sequence > b.sequence;
-  }
+  };
 
   void StartService(StageHost& host, const Waiting& w) {
     double now = host.now();

@@ -64,7 +64,7 @@ bool SharedStages::OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>
     if (auto next = solver_.NextEnd()) {
       host.Schedule(std::max(next->first, host.now()), kTarget, EndTag(solver_.version()));
     }
-    return true;
+    return false;  // bookkeeping, not an event of the model: not counted
   }
   if (tag != EndTag(solver_.version())) return false;
   std::vector<int> ended = solver_.FinishDue(host.now());

@@ -37,7 +37,9 @@ class SharedStages {
              double work);
 
   // The group's event `tag` fired: appends the sessions whose flows ended,
-  // in start order. False for a stale end.
+  // in start order. False when no flow ended by it (a stale end, or the
+  // group's own end-of-instant rescheduling): the engine counts only the
+  // others as events.
   bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done);
 
   void StartWindow(double now) { solver_.ResetIntegrals(now); }

@@ -24,6 +24,7 @@ class TestHost : public StageHost {
   void Schedule(double time, uint32_t, uint32_t tag, bool end_of_instant) override {
     events_.Push(time, 0, 0, tag, end_of_instant);
   }
+  void Defer(uint32_t) override { deferred_ = true; }
   bool Phi(uint32_t, double present, double* phi) override {
     *phi = phi_of_present(present);
     return *phi > 0;
@@ -42,6 +43,15 @@ class TestHost : public StageHost {
     job.work = work;
     job.key = key;
     station_->Arrive(*this, job);
+    Flush();
+  }
+
+  // What the engine does after each event.
+  void Flush() {
+    if (deferred_) {
+      deferred_ = false;
+      station_->Flush(*this);
+    }
   }
 
   // Runs every event due before `time` (all of them for infinity).
@@ -54,6 +64,7 @@ class TestHost : public StageHost {
         ++stale_;
         continue;
       }
+      Flush();
       for (SessionId s : done) {
         station_->RecordDone(now_ - start_[s]);
         completions_.emplace_back(s, now_);
@@ -70,6 +81,7 @@ class TestHost : public StageHost {
   EventQueue events_;
   double now_ = 0;
   std::map<SessionId, double> start_;
+  bool deferred_ = false;
 };
 
 using Completions = std::vector<std::pair<SessionId, double>>;
