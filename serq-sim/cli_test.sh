@@ -88,6 +88,26 @@ assert events.count("run") == 3 and events.count("observe") == 1, events
 assert events.count("end") == 1, events
 PY
 
+# --data-dir (and --data_dir): relative trace paths resolve there, else
+# next to the program's source.
+mkdir -p "$tmp/data"
+printf 'time,prompt\n0,7\n' >"$tmp/data/rows.csv"
+cat >"$tmp/t.sq" <<'SQ'
+workload { arrive trace("rows.csv"); }
+session { observe p = prompt; }
+run { horizon 1; }
+SQ
+"$parse" "$tmp/t.sq" | "$link" >"$tmp/t.json" || fail "trace: link"
+"$sim" "$tmp/t.json" >/dev/null 2>"$tmp/err"
+expect data-dir-absent 1 $?
+grep -q "cannot open trace '$tmp/rows.csv'" "$tmp/err" || fail "data-dir-absent: $(cat "$tmp/err")"
+for form in "--data-dir $tmp/data" "--data-dir=$tmp/data" "--data_dir=$tmp/data"; do
+  # shellcheck disable=SC2086
+  "$sim" $form "$tmp/t.json" >"$tmp/out" 2>"$tmp/err"
+  expect "data-dir $form" 0 $?
+  grep -q '"sample": \[' "$tmp/out" || fail "data-dir $form: no sample"
+done
+
 # Binary results; refused to a terminal is tested by ir/cli; here a file.
 "$sim" --format=pb "$tmp/p.json" >"$tmp/out.pb" 2>/dev/null
 expect format-pb 0 $?

@@ -247,8 +247,10 @@ bool Engine::Run(results::Replication* out) {
     if (Dispatch(e)) ++events_processed_;
     for (uint32_t station : deferred_) stations_[station]->Flush(*this);
     deferred_.clear();
+    if (events_.size() > compact_at_) CompactEvents();
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
+      if (progress_shown_) std::fputs("\r\033[K", stderr);
       return false;
     }
     if ((events_processed_ & 0xffff) == 0 && options_.progress) Progress();
@@ -259,6 +261,21 @@ bool Engine::Run(results::Replication* out) {
   now_ = model_.horizon;
   Report(out);
   return true;
+}
+
+void Engine::CompactEvents() {
+  events_.RemoveIf([this](const Event& e) {
+    switch (e.kind()) {
+      case kStation:
+        return e.target == SharedStages::kTarget ? !shared_->IsCurrent(e.tag)
+                                                 : !stations_[e.target]->IsCurrent(e.tag);
+      case kExpiry:
+        return !pools_.ExpiryCurrent(e.target, e.tag);
+      default:
+        return false;
+    }
+  });
+  compact_at_ = std::max<size_t>(256, 2 * events_.size());
 }
 
 bool Engine::Dispatch(const Event& e) {
@@ -414,12 +431,15 @@ void Engine::Report(results::Replication* out) {
   out->set_events(events_processed_);
 }
 
+// Drawn after a second of wall time, then four times a second.
 void Engine::Progress() {
-  double elapsed = WallSeconds() - started_wall_;
-  if (elapsed < 1.0) return;
+  double wall = WallSeconds();
+  if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
+  last_progress_wall_ = wall;
   progress_shown_ = true;
-  std::fprintf(stderr, "\rserq-sim: replication %u of %u, t = %.6g of %.6g", replication_ + 1,
-               model_.replications, now_, model_.horizon);
+  std::fprintf(stderr, "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%)\033[K",
+               replication_ + 1, model_.replications, now_, model_.horizon,
+               100 * now_ / model_.horizon);
   std::fflush(stderr);
 }
 

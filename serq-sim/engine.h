@@ -66,6 +66,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   enum Kind : uint8_t { kArrival, kStation, kResume, kExpiry };
 
   bool Dispatch(const Event& e);
+  // Drops stale events once the queue has doubled since the last time, so
+  // that events moved far into the future (a ps stage's completion while
+  // jobs keep arriving) do not slow every push and pop: amortized O(1).
+  void CompactEvents();
   void Arrive();
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
@@ -116,6 +120,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   Random random_;
   Evaluator evaluator_;
   EventQueue events_;
+  size_t compact_at_ = 256;
   double now_ = 0;
   bool failed_ = false;
   bool window_started_ = false;
@@ -145,6 +150,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<double> key_;        // scratch: a serve by key
   std::vector<double> best_key_;   // scratch: choose
   double started_wall_ = 0;        // for progress
+  double last_progress_wall_ = 0;
   bool progress_shown_ = false;
 };
 

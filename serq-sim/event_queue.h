@@ -61,6 +61,21 @@ class EventQueue {
     return top;
   }
 
+  // Drops every event for which `stale(event)` is true and rebuilds the
+  // heap in O(n). The survivors keep their sequence numbers, so their order
+  // does not change.
+  template <typename Stale>
+  void RemoveIf(Stale stale) {
+    size_t kept = 0;
+    for (const Event& e : heap_) {
+      if (!stale(e)) heap_[kept++] = e;
+    }
+    heap_.resize(kept);
+    for (size_t i = heap_.size() / kArity + 1; i-- > 0;) {
+      if (i < heap_.size()) SiftDown(i, heap_[i]);
+    }
+  }
+
   void Clear() {
     heap_.clear();
     next_sequence_ = 0;

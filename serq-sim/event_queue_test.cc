@@ -57,6 +57,23 @@ TEST(EventQueueTest, EndOfInstantComesLast) {
   }
 }
 
+// Removing events keeps the others in their order.
+TEST(EventQueueTest, RemoveIfKeepsOrder) {
+  EventQueue q;
+  for (uint32_t i = 0; i < 1000; ++i) q.Push(static_cast<double>((i * 7919) % 101), 0, i, i % 3);
+  q.RemoveIf([](const Event& e) { return e.tag == 1; });
+  std::vector<std::pair<double, uint32_t>> got, want;
+  for (uint32_t i = 0; i < 1000; ++i) {
+    if (i % 3 != 1) want.emplace_back(static_cast<double>((i * 7919) % 101), i);
+  }
+  std::sort(want.begin(), want.end());  // same time: scheduled first, i.e. smaller i
+  while (!q.empty()) {
+    Event e = q.Pop();
+    got.emplace_back(e.time, e.target);
+  }
+  EXPECT_EQ(got, want);
+}
+
 // Against a sort by (time, schedule order) on random interleavings of
 // pushes and pops, with many equal times.
 TEST(EventQueueTest, MatchesSortedOrder) {

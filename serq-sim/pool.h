@@ -129,6 +129,10 @@ class Pools {
   const Hold& hold(HoldId id) const { return holds_[id]; }
   // Releases a live lease.
   void ReleaseLease(const LeaseRef& ref);
+  // False when an expiry event for (lease, generation) is stale.
+  bool ExpiryCurrent(LeaseId lease, uint32_t generation) const {
+    return leases_[lease].alive && leases_[lease].generation == generation;
+  }
   // An expiry event fired. Returns false when it was stale.
   bool Expire(LeaseId lease, uint32_t generation);
 

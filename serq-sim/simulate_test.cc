@@ -217,6 +217,36 @@ run { horizon 10; }
   EXPECT_DOUBLE_EQ(s.wait_sum(), 0 + 1 + 2);
 }
 
+// 1000 jobs arriving one event each on a ps stage leave ~1000 stale
+// completion events far in the future, which the engine drops as the queue
+// grows; the 300 live delay completions pending meanwhile must all survive.
+// The short job starts at t = 1 among 1001 jobs on ps(1000): it is served
+// at 1000/1001 and ends at 1 + 1.001. Each delay job of 1 + k/100 s ends
+// on time.
+TEST(EngineTest, StaleEventsDropped) {
+  SimRun run = RunSource(R"(
+stage S : ps(1000);
+stage D : delay;
+workload long { arrive batch(1000); }
+workload short { arrive batch(1); }
+workload waits { arrive batch(300); }
+session long { run S (1e9); }
+session short { run D (1); run S (1); observe short = now; }
+session waits {
+  set k = serial - 1001;
+  run D (1 + k / 100);
+  observe late = now - 1 - k / 100;
+}
+run { horizon 10; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  ASSERT_EQ(Samples(run.results, "short").size(), 1u);
+  EXPECT_NEAR(Samples(run.results, "short")[0], 2.001, 1e-9);
+  std::vector<double> late = Samples(run.results, "late");
+  EXPECT_EQ(late.size(), 300u);
+  for (double l : late) EXPECT_NEAR(l, 0, 1e-12);
+}
+
 // ------------------------------------------------------------- sessions
 
 // A run of work 0 completes at once, without an event, and counts as done

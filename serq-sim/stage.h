@@ -96,6 +96,9 @@ class Station {
   virtual bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) = 0;
   // Called after the event in which the station asked host.Defer().
   virtual void Flush(StageHost& host) {}
+  // False when an event `tag` the station scheduled is stale (so the engine
+  // may drop it from its queue before it comes out).
+  virtual bool IsCurrent(uint32_t tag) const { return true; }
 
   // The state functions.
   virtual uint32_t Queue() const = 0;                 // jobs present

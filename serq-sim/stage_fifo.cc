@@ -60,6 +60,8 @@ class FifoStation final : public Station {
     return true;
   }
 
+  bool IsCurrent(uint32_t tag) const override { return in_service_ && tag == service_tag_; }
+
   uint32_t Queue() const override { return present_count_; }
   uint32_t Busy() const override { return in_service_ ? 1 : 0; }
   double Work(double now) const override {

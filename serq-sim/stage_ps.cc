@@ -29,10 +29,11 @@ struct Tag {
   SessionId session;
 };
 
-// A min-heap of 16-byte tags by (finish, sequence). The standard binary
-// heap with an inlined comparison measured faster here than a 4-ary one
-// (bench/sim_bench.cc): its pop moves the hole down with one comparison a
-// level, and the comparisons of random tags mispredict either way.
+// A 4-ary min-heap of 16-byte tags by (finish, sequence). Pop moves the
+// hole down to a leaf along the least children (Floyd), choosing among four
+// without jumps (comparisons of random tags mispredict), then sifts the last
+// tag up from there, which is usually short. With 10^4 jobs it measured 10%
+// faster than std::pop_heap here (bench/sim_bench.cc).
 class TagHeap {
  public:
   bool empty() const { return heap_.empty(); }
@@ -41,21 +42,53 @@ class TagHeap {
 
   void Push(Tag tag) {
     heap_.push_back(tag);
-    std::push_heap(heap_.begin(), heap_.end(), Later());
+    SiftUp(heap_.size() - 1, tag);
   }
+
   Tag Pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), Later());
-    Tag top = heap_.back();
+    Tag top = heap_.front();
+    Tag last = heap_.back();
     heap_.pop_back();
+    const size_t n = heap_.size();
+    if (n == 0) return top;
+    size_t i = 0;
+    for (;;) {
+      size_t c = 4 * i + 1;
+      if (c + 4 > n) break;
+      const Tag* k = &heap_[c];
+      size_t a = c + static_cast<size_t>(Before(k[1], k[0]));
+      size_t b = c + 2 + static_cast<size_t>(Before(k[3], k[2]));
+      size_t best = Before(heap_[b], heap_[a]) ? b : a;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    size_t c = 4 * i + 1;
+    if (c < n) {  // a last node with fewer than four children
+      size_t best = c;
+      for (size_t k = c + 1; k < n; ++k) {
+        if (Before(heap_[k], heap_[best])) best = k;
+      }
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    SiftUp(i, last);
     return top;
   }
 
  private:
-  struct Later {
-    bool operator()(const Tag& a, const Tag& b) const {
-      return a.finish > b.finish || (a.finish == b.finish && a.sequence > b.sequence);
+  // Without short-circuits, so that the compiler can select without jumps.
+  static bool Before(const Tag& a, const Tag& b) {
+    return (a.finish < b.finish) | ((a.finish == b.finish) & (a.sequence < b.sequence));
+  }
+  void SiftUp(size_t i, Tag tag) {
+    while (i > 0) {
+      size_t parent = (i - 1) / 4;
+      if (!Before(tag, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
     }
-  };
+    heap_[i] = tag;
+  }
   std::vector<Tag> heap_;
 };
 
@@ -92,6 +125,8 @@ class PsStation final : public Station {
     Reschedule(host);
     return true;
   }
+
+  bool IsCurrent(uint32_t tag) const override { return tag == version_; }
 
   uint32_t Queue() const override { return tags_.size(); }
   uint32_t Busy() const override { return tags_.size(); }

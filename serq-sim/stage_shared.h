@@ -44,6 +44,9 @@ class SharedStages {
 
   void StartWindow(double now) { solver_.ResetIntegrals(now); }
 
+  // False for an end scheduled before the last change.
+  bool IsCurrent(uint32_t tag) { return tag == kReschedule || tag == EndTag(solver_.version()); }
+
   flow::FlowSolver& solver() { return solver_; }
   // The solver's stage for a station id.
   int stage_of(uint32_t station) const { return stage_by_station_[station]; }
