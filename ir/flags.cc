@@ -8,6 +8,7 @@
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "ir/cli.h"
 
 namespace serq {
@@ -32,6 +33,9 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
     if (name == "help" || name == "h" || name == "helpfull") {
       return absl::CancelledError("help");
     }
+    // Abseil's names cannot hold a '-': --data-dir is --data_dir.
+    std::string underscored = absl::StrReplaceAll(name, {{"-", "_"}});
+    name = underscored;
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr && absl::StartsWith(name, "no") && !has_value) {
       absl::CommandLineFlag* negated = absl::FindCommandLineFlag(name.substr(2));

@@ -9,6 +9,7 @@
 ABSL_FLAG(std::string, format, "json", "the output format");
 ABSL_FLAG(bool, check, false, "validate only");
 ABSL_FLAG(int, count, 1, "how many");
+ABSL_FLAG(std::string, out_dir, "", "where output goes");
 
 namespace serq {
 namespace {
@@ -30,6 +31,18 @@ TEST(Flags, SetsValuesInEveryFormAndKeepsPositionals) {
   EXPECT_EQ(absl::GetFlag(FLAGS_count), 3);
   ASSERT_TRUE(Parse({"tool", "--nocheck"}).ok());
   EXPECT_FALSE(absl::GetFlag(FLAGS_check));
+}
+
+// The docs spell multi-word flags with '-' (--data-dir); Abseil's names
+// have '_'. Both spellings set the flag.
+TEST(Flags, DashesInNamesAreUnderscores) {
+  ASSERT_TRUE(Parse({"tool", "--out-dir=/a"}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_out_dir), "/a");
+  ASSERT_TRUE(Parse({"tool", "--out-dir", "/b"}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_out_dir), "/b");
+  ASSERT_TRUE(Parse({"tool", "--out_dir=/c"}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_out_dir), "/c");
+  EXPECT_EQ(Parse({"tool", "--out-file=x"}).status().message(), "unknown flag '--out-file=x'");
 }
 
 TEST(Flags, MisuseIsAnErrorNotAnExit) {
