@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <limits>
 
-#include "absl/container/inlined_vector.h"
 
 namespace serq::flow {
 namespace {
@@ -27,8 +26,10 @@ inline void Require(bool ok, const char* what) {
 }
 
 // A binary min-heap of small integer ids keyed by (key, tie), with each id's
-// position kept so that a key can change in place. The tie makes the order
-// total, so the pop order never depends on the order of insertion.
+// position kept so that a key can change, or an id leave, in place. The tie
+// makes the order total, so the pop order never depends on the order of
+// insertion. Comparisons are branch-free: the keys are close to random, and
+// a mispredicted branch per level cost more than the rest of the sift.
 class IndexedHeap {
  public:
   void Grow(int ids) {
@@ -41,21 +42,59 @@ class IndexedHeap {
 
   void Push(int id, double key, uint64_t tie) {
     heap_.push_back({key, tie, id});
-    SiftUp(static_cast<int>(heap_.size()) - 1, heap_.back());
+    SiftUp(heap_.size() - 1, heap_.back());
+  }
+  // Appends without ordering; Heapify() must follow before any other call.
+  void Append(int id, double key, uint64_t tie) {
+    pos_[id] = static_cast<int>(heap_.size());
+    heap_.push_back({key, tie, id});
+  }
+  void Heapify() {
+    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i, heap_[i]);
   }
   void Update(int id, double key) {
-    int i = pos_[id];
+    size_t i = pos_[id];
     Entry e = heap_[i];
-    double old = e.key;
+    bool up = key < e.key;
     e.key = key;
-    if (key < old) {
+    if (up) {
       SiftUp(i, e);
     } else {
       SiftDown(i, e);
     }
   }
-  void Pop() { RemoveAt(0); }
-  void Remove(int id) { RemoveAt(pos_[id]); }
+  // The hole left at the top goes down along the smaller children to a leaf
+  // (one comparison a level), and the last entry is sifted up from there
+  // (usually not at all): half the comparisons of sifting the last entry
+  // down from the top.
+  void Pop() {
+    pos_[heap_[0].id] = -1;
+    Entry last = heap_.back();
+    heap_.pop_back();
+    size_t n = heap_.size();
+    if (n == 0) return;
+    size_t i = 0;
+    for (;;) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n) child += Less(heap_[child + 1], heap_[child]);
+      Place(i, heap_[child]);
+      i = child;
+    }
+    SiftUp(i, last);
+  }
+  void Remove(int id) {
+    size_t i = pos_[id];
+    pos_[id] = -1;
+    Entry last = heap_.back();
+    heap_.pop_back();
+    if (i == heap_.size()) return;
+    if (i > 0 && Less(last, heap_[(i - 1) / 2])) {
+      SiftUp(i, last);
+    } else {
+      SiftDown(i, last);
+    }
+  }
 
  private:
   struct Entry {
@@ -64,51 +103,40 @@ class IndexedHeap {
     int id;
   };
   static bool Less(const Entry& a, const Entry& b) {
-    return a.key < b.key || (a.key == b.key && a.tie < b.tie);
+    return (a.key < b.key) | ((a.key == b.key) & (a.tie < b.tie));
   }
-  void Place(int i, const Entry& e) {
+  void Place(size_t i, const Entry& e) {
     heap_[i] = e;
-    pos_[e.id] = i;
+    pos_[e.id] = static_cast<int>(i);
   }
   // Both sifts move a hole and write `e` once, where it belongs.
-  void SiftUp(int i, Entry e) {
+  void SiftUp(size_t i, Entry e) {
     while (i > 0) {
-      int parent = (i - 1) / 2;
+      size_t parent = (i - 1) / 2;
       if (!Less(e, heap_[parent])) break;
       Place(i, heap_[parent]);
       i = parent;
     }
     Place(i, e);
   }
-  void SiftDown(int i, Entry e) {
-    int n = static_cast<int>(heap_.size());
+  void SiftDown(size_t i, Entry e) {
+    size_t n = heap_.size();
     for (;;) {
-      int child = 2 * i + 1;
+      size_t child = 2 * i + 1;
       if (child >= n) break;
-      if (child + 1 < n && Less(heap_[child + 1], heap_[child])) ++child;
+      if (child + 1 < n) child += Less(heap_[child + 1], heap_[child]);
       if (!Less(heap_[child], e)) break;
       Place(i, heap_[child]);
       i = child;
     }
     Place(i, e);
   }
-  void RemoveAt(int i) {
-    pos_[heap_[i].id] = -1;
-    Entry last = heap_.back();
-    heap_.pop_back();
-    if (i == static_cast<int>(heap_.size())) return;
-    if (i > 0 && Less(last, heap_[(i - 1) / 2])) {
-      SiftUp(i, last);
-    } else {
-      SiftDown(i, last);
-    }
-  }
 
   std::vector<Entry> heap_;
   std::vector<int> pos_;
 };
 
-// Flow f holds stage `stage`, where it is member number `pos`.
+// A flow holds stage `stage`, where it is member number `pos`.
 struct Incidence {
   int stage;
   int pos;
@@ -121,23 +149,20 @@ struct Member {
   int slot;
 };
 
+// What a solve does not touch. Rates and marks, which every solve reads,
+// live in arrays of their own.
 struct FlowRecord {
-  absl::InlinedVector<Incidence, 4> stages;
   uint64_t seq = 0;   // start order: ties in NextEnd, order of FinishDue
   double t0 = 0;      // the last rate change (or the start)
   double rem0 = 0;    // the remaining work at t0
-  double rate = 0;    // 0 until the first solve
   double end = kInf;  // t0 + rem0 / rate
   bool active = false;
 };
 
-struct StageRecord {
-  double capacity = 0;
-  std::vector<Member> members;
-  double carried = 0;           // sum of the members' rates
+struct StageIntegrals {
   double since = 0;             // the integrals run up to here
-  double present_integral = 0;  // of n_s dt
-  double carried_integral = 0;  // of carried dt (divided by phi when read)
+  double present = 0;           // of n_s dt
+  double carried = 0;           // of (sum of rates) dt, divided by phi when read
 };
 
 }  // namespace
@@ -149,17 +174,22 @@ class FlowSolver::Impl {
   int AddStage(double capacity) {
     Require(capacity > 0 && std::isfinite(capacity), "stage capacity must be finite and > 0");
     Require(flows_.empty(), "stages are added before the first flow");
-    int id = static_cast<int>(stages_.size());
-    stages_.push_back(StageRecord{capacity});
+    int id = StageCount();
+    capacity_.push_back(capacity);
+    members_.emplace_back();
+    carried_.push_back(0);
+    integrals_.emplace_back();
     stage_mark_.push_back(0);
+    recount_mark_.push_back(0);
+    busy_pos_.push_back(-1);
     dirty_mark_.push_back(false);
+    fill_.Grow(id + 1);
     unfrozen_.push_back(0);
     frozen_sum_.push_back(0);
-    fill_.Grow(id + 1);
     return id;
   }
 
-  int StageCount() const { return static_cast<int>(stages_.size()); }
+  int StageCount() const { return static_cast<int>(capacity_.size()); }
 
   int Start(double now, absl::Span<const int> stages, double work) {
     Require(now >= clock_, "time went backwards");
@@ -172,6 +202,7 @@ class FlowSolver::Impl {
     if (pending_ && now > clock_) Settle();
     clock_ = now;
 
+    int k = static_cast<int>(stages.size());
     int id;
     if (!free_ids_.empty()) {
       id = free_ids_.back();
@@ -179,26 +210,44 @@ class FlowSolver::Impl {
     } else {
       id = static_cast<int>(flows_.size());
       flows_.emplace_back();
+      rate_.push_back(0);
+      new_rate_.push_back(0);
       flow_mark_.push_back(0);
       flow_frozen_.push_back(0);
-      new_rate_.push_back(0);
+      inc_begin_.push_back(0);
+      inc_count_.push_back(0);
+      inc_room_.push_back(0);
       ends_.Grow(id + 1);
     }
-    FlowRecord& flow = flows_[id];
-    flow.stages.clear();
-    for (int s : stages) {
-      StageRecord& stage = stages_[s];
-      Advance(stage, now);
-      flow.stages.push_back({s, static_cast<int>(stage.members.size())});
-      stage.members.push_back({id, static_cast<int>(flow.stages.size()) - 1});
+    // An id keeps its block of incidences; a flow of more stages than the
+    // block holds gets a new one at the end (a block only grows, so the pool
+    // is bounded by ids times the most stages of a flow).
+    if (inc_room_[id] < k) {
+      inc_begin_[id] = static_cast<int>(incidences_.size());
+      inc_room_[id] = k;
+      incidences_.resize(incidences_.size() + k);
+    }
+    inc_count_[id] = k;
+    Incidence* inc = &incidences_[inc_begin_[id]];
+    for (int j = 0; j < k; ++j) {
+      int s = stages[j];
+      std::vector<Member>& members = members_[s];
+      AdvanceIntegrals(s, now);
+      if (members.empty()) {
+        busy_pos_[s] = static_cast<int>(busy_stages_.size());
+        busy_stages_.push_back(s);
+      }
+      inc[j] = {s, static_cast<int>(members.size())};
+      members.push_back({id, j});
       MarkDirty(s);
     }
+    FlowRecord& flow = flows_[id];
     flow.seq = next_seq_++;
     flow.t0 = now;
     flow.rem0 = work;
-    flow.rate = 0;
     flow.end = kInf;
     flow.active = true;
+    rate_[id] = 0;
     ++flow_count_;
     pending_ = true;
     return id;
@@ -231,21 +280,29 @@ class FlowSolver::Impl {
                 [this](int a, int b) { return flows_[a].seq < flows_[b].seq; });
     }
     for (int f : done) {
-      FlowRecord& flow = flows_[f];
-      for (const Incidence& inc : flow.stages) {
-        StageRecord& stage = stages_[inc.stage];
-        Advance(stage, now);
+      const Incidence* inc = Incidences(f);
+      for (int j = 0; j < inc_count_[f]; ++j) {
+        int s = inc[j].stage;
+        std::vector<Member>& members = members_[s];
+        AdvanceIntegrals(s, now);
         // Swap the last member into the hole and repoint its incidence.
-        Member moved = stage.members.back();
-        stage.members[inc.pos] = moved;
-        flows_[moved.flow].stages[moved.slot].pos = inc.pos;
-        stage.members.pop_back();
-        MarkDirty(inc.stage);
+        Member moved = members.back();
+        members[inc[j].pos] = moved;
+        incidences_[inc_begin_[moved.flow] + moved.slot].pos = inc[j].pos;
+        members.pop_back();
+        if (members.empty()) {
+          int last = busy_stages_.back();
+          busy_stages_[busy_pos_[s]] = last;
+          busy_pos_[last] = busy_pos_[s];
+          busy_stages_.pop_back();
+          busy_pos_[s] = -1;
+        }
+        MarkDirty(s);
       }
-      flow.stages.clear();
-      flow.active = false;
-      flow.rate = 0;
-      flow.end = kInf;
+      inc_count_[f] = 0;
+      flows_[f].active = false;
+      flows_[f].end = kInf;
+      rate_[f] = 0;
       --flow_count_;
     }
     // Reused last-in first-out; pushed in reverse so the earliest-started
@@ -257,34 +314,39 @@ class FlowSolver::Impl {
 
   bool InProgress(int f) const { return f >= 0 && f < static_cast<int>(flows_.size()) && flows_[f].active; }
 
-  const FlowRecord& Flow(int f) {
+  double Rate(int f) {
     Require(InProgress(f), "no such flow in progress");
     Settle();
-    return flows_[f];
+    return rate_[f];
   }
 
   double Remaining(int f, double now) {
-    const FlowRecord& flow = Flow(f);
+    Require(InProgress(f), "no such flow in progress");
+    Settle();
+    const FlowRecord& flow = flows_[f];
     Require(now >= flow.t0, "remaining work asked before the last rate change");
-    return std::max(0.0, flow.rem0 - flow.rate * (now - flow.t0));
+    return std::max(0.0, flow.rem0 - rate_[f] * (now - flow.t0));
   }
 
   int FlowCount() const { return flow_count_; }
 
-  const StageRecord& Stage(int s) const {
+  int CheckStage(int s) const {
     Require(s >= 0 && s < StageCount(), "no such stage");
-    return stages_[s];
+    return s;
   }
+
+  double Capacity(int s) const { return capacity_[CheckStage(s)]; }
+  int FlowsAt(int s) const { return static_cast<int>(members_[CheckStage(s)].size()); }
 
   double CarriedAt(int s) {
     Settle();
-    return Stage(s).carried;
+    return carried_[CheckStage(s)];
   }
 
   double WorkAt(int s, double now) {
     Settle();
     double work = 0;
-    for (const Member& m : Stage(s).members) work += Remaining(m.flow, now);
+    for (const Member& m : members_[CheckStage(s)]) work += Remaining(m.flow, now);
     return work;
   }
 
@@ -292,36 +354,36 @@ class FlowSolver::Impl {
     Require(now >= clock_, "time went backwards");
     Settle();
     clock_ = now;
-    for (StageRecord& stage : stages_) {
-      stage.since = now;
-      stage.present_integral = 0;
-      stage.carried_integral = 0;
-    }
+    for (StageIntegrals& in : integrals_) in = {now, 0, 0};
   }
 
   double PresentIntegral(int s, double now) {
     Settle();
-    const StageRecord& stage = Stage(s);
-    Require(now >= stage.since, "integral asked before its last update");
-    return stage.present_integral + static_cast<double>(stage.members.size()) * (now - stage.since);
+    const StageIntegrals& in = integrals_[CheckStage(s)];
+    Require(now >= in.since, "integral asked before its last update");
+    return in.present + static_cast<double>(members_[s].size()) * (now - in.since);
   }
 
   double UtilisationIntegral(int s, double now) {
     Settle();
-    const StageRecord& stage = Stage(s);
-    Require(now >= stage.since, "integral asked before its last update");
-    return (stage.carried_integral + stage.carried * (now - stage.since)) / stage.capacity;
+    const StageIntegrals& in = integrals_[CheckStage(s)];
+    Require(now >= in.since, "integral asked before its last update");
+    return (in.carried + carried_[s] * (now - in.since)) / capacity_[s];
   }
 
  private:
+  const Incidence* Incidences(int f) const { return &incidences_[inc_begin_[f]]; }
+
   // Brings a stage's integrals up to `now`; called before its n_s or its
-  // carried capacity changes, and only then.
-  static void Advance(StageRecord& stage, double now) {
-    double dt = now - stage.since;
+  // carried capacity changes, and only then, so that they are sums of the
+  // same constant pieces whatever the scope of the solves.
+  void AdvanceIntegrals(int s, double now) {
+    StageIntegrals& in = integrals_[s];
+    double dt = now - in.since;
     if (dt > 0) {
-      stage.present_integral += static_cast<double>(stage.members.size()) * dt;
-      stage.carried_integral += stage.carried * dt;
-      stage.since = now;
+      in.present += static_cast<double>(members_[s].size()) * dt;
+      in.carried += carried_[s] * dt;
+      in.since = now;
     }
   }
 
@@ -336,6 +398,7 @@ class FlowSolver::Impl {
   void NextEpoch() {
     if (++epoch_ == 0) {
       std::fill(stage_mark_.begin(), stage_mark_.end(), 0);
+      std::fill(recount_mark_.begin(), recount_mark_.end(), 0);
       std::fill(flow_mark_.begin(), flow_mark_.end(), 0);
       std::fill(flow_frozen_.begin(), flow_frozen_.end(), 0);
       epoch_ = 1;
@@ -355,95 +418,139 @@ class FlowSolver::Impl {
   }
 
   // The deferred re-solve, at clock_: every flow whose rate the changes since
-  // the last solve can have changed, and every stage whose carried capacity
-  // can have changed.
+  // the last solve can have changed.
   void Settle() {
     if (!pending_) return;
     pending_ = false;
     NextEpoch();
     component_stages_.clear();
     component_flows_.clear();
-    if (scope_ == Scope::kEverything) {
-      for (int s = 0; s < StageCount(); ++s) TakeStage(s);
-      for (int f = 0; f < static_cast<int>(flows_.size()); ++f) {
-        if (flows_[f].active) TakeFlow(f);
-      }
-    } else if (policy_ == Policy::kMaxMin) {
-      // The connected component of the changed stages: breadth first over
-      // stage -> its flows -> their stages. When it is everything this pass
-      // is the one a full solve makes to initialise, so nothing is paid twice.
-      for (int s : dirty_) TakeStage(s);
-      for (size_t i = 0; i < component_stages_.size(); ++i) {
-        for (const Member& m : stages_[component_stages_[i]].members) {
-          if (flow_mark_[m.flow] == epoch_) continue;
-          TakeFlow(m.flow);
-          for (const Incidence& inc : flows_[m.flow].stages) TakeStage(inc.stage);
+    if (policy_ == Policy::kBottleneck) {
+      if (scope_ == Scope::kEverything) {
+        TakeEverything();
+      } else {
+        // Bottleneck rates depend on n_s of a flow's own stages only.
+        for (int s : dirty_) {
+          for (const Member& m : members_[s]) TakeFlow(m.flow);
         }
       }
-    } else {
-      // Bottleneck rates depend on n_s of a flow's own stages only: the flows
-      // of the changed stages, and the stages whose carried they change.
-      for (int s : dirty_) TakeStage(s);
-      for (int s : dirty_) {
-        for (const Member& m : stages_[s].members) TakeFlow(m.flow);
-      }
-      for (int f : component_flows_) {
-        for (const Incidence& inc : flows_[f].stages) TakeStage(inc.stage);
-      }
-    }
-    for (int s : dirty_) dirty_mark_[s] = false;
-    dirty_.clear();
-
-    if (policy_ == Policy::kMaxMin) {
-      FillMaxMin();
-    } else {
       for (int f : component_flows_) {
         double rate = kInf;
-        for (const Incidence& inc : flows_[f].stages) {
-          const StageRecord& stage = stages_[inc.stage];
-          rate = std::min(rate, stage.capacity / static_cast<double>(stage.members.size()));
+        const Incidence* inc = Incidences(f);
+        for (int j = 0; j < inc_count_[f]; ++j) {
+          int s = inc[j].stage;
+          rate = std::min(rate, capacity_[s] / static_cast<double>(members_[s].size()));
         }
         new_rate_[f] = rate;
       }
+    } else {
+      if (scope_ == Scope::kEverything || whole_solves_left_ > 0) {
+        TakeEverything();
+        if (whole_solves_left_ > 0) --whole_solves_left_;
+      } else {
+        TakeComponent();
+        // Nearly everything: the next few solves take everything without
+        // the walk (the results are the same bits), then a walk looks again.
+        if (component_flows_.size() >= kWholeMinFlows &&
+            8 * component_flows_.size() >= 7 * static_cast<size_t>(flow_count_)) {
+          whole_solves_left_ = kWholeSolves;
+        }
+      }
+      FillMaxMin();
     }
     Apply();
+    for (int s : dirty_) dirty_mark_[s] = false;
+    dirty_.clear();
     ++version_;
+  }
+
+  // When the walk finds a component of at least 7/8 of the flows in progress
+  // (and at least this many), the next kWholeSolves solves skip the walk.
+  static constexpr size_t kWholeMinFlows = 64;
+  static constexpr int kWholeSolves = 8;
+
+  // Every flow in progress, and every stage that holds one or lost one.
+  void TakeEverything() {
+    for (int s : busy_stages_) TakeStage(s);
+    for (int s : dirty_) TakeStage(s);
+    for (int f = 0; f < static_cast<int>(flows_.size()); ++f) {
+      if (flows_[f].active) TakeFlow(f);
+    }
+  }
+
+  // The connected component of the changed stages: breadth first over
+  // stage -> its flows -> their stages. When it is everything this pass is
+  // the one a full solve makes to initialise, so nothing is paid twice.
+  // Whether a stage or flow is already taken is close to a coin toss, so the
+  // walk writes every candidate and advances the end of the list only for a
+  // new one, instead of branching.
+  void TakeComponent() {
+    // One slot more than there are ids: the write past the last new one.
+    component_stages_.resize(StageCount() + 1);
+    component_flows_.resize(flows_.size() + 1);
+    int* stage_list = component_stages_.data();
+    int* flow_list = component_flows_.data();
+    size_t stages = 0, flows = 0;
+    auto take_stage = [&](int s) {
+      stage_list[stages] = s;
+      stages += stage_mark_[s] != epoch_;
+      stage_mark_[s] = epoch_;
+    };
+    for (int s : dirty_) take_stage(s);
+    for (size_t i = 0; i < stages; ++i) {
+      for (const Member& m : members_[stage_list[i]]) {
+        int f = m.flow;
+        flow_list[flows] = f;
+        flows += flow_mark_[f] != epoch_;
+        flow_mark_[f] = epoch_;
+        const Incidence* inc = Incidences(f);
+        for (int j = 0; j < inc_count_[f]; ++j) take_stage(inc[j].stage);
+      }
+    }
+    component_stages_.resize(stages);
+    component_flows_.resize(flows);
   }
 
   // Progressive filling over the component. Every unfrozen flow has the same
   // rate, the level; stage s fills when the level reaches
   //   (phi_s - frozen_sum_s) / unfrozen_s,
-  // so the stages wait in a heap keyed by that fill level. The stage on top
-  // is full by construction, so no residual capacity is ever compared with
-  // zero and the filling needs no freeze tolerance. Freezing a flow at rate r
-  // raises the fill level of its other stages (their remaining capacity
-  // per unfrozen flow was at least r), so a key only moves down the heap.
+  // so the stages wait in a min-heap keyed by that fill level. The stage on
+  // top is full by construction, so no residual capacity is ever compared
+  // with zero and the filling needs no freeze tolerance.
+  //
+  // Freezing a flow at rate r raises the fill level of its other stages
+  // (each had at least r per unfrozen flow left), so their keys move down
+  // the heap, where they usually have little way to go; a stage whose flows
+  // all froze elsewhere leaves it. Ties go to the lower stage id, so the
+  // order is total and a component is filled the same way alone or among
+  // others (Scope::kEverything gives the same bits).
   void FillMaxMin() {
     for (int s : component_stages_) {
-      const StageRecord& stage = stages_[s];
-      int n = static_cast<int>(stage.members.size());
+      int n = static_cast<int>(members_[s].size());
       if (n == 0) continue;
       unfrozen_[s] = n;
       frozen_sum_[s] = 0;
-      fill_.Push(s, stage.capacity / static_cast<double>(n), static_cast<uint64_t>(s));
+      fill_.Append(s, capacity_[s] / static_cast<double>(n), static_cast<uint64_t>(s));
     }
+    fill_.Heapify();
     while (!fill_.empty()) {
       int s = fill_.Top();
       double rate = fill_.TopKey();
       fill_.Pop();
-      for (const Member& m : stages_[s].members) {
+      for (const Member& m : members_[s]) {
         int f = m.flow;
         if (flow_frozen_[f] == epoch_) continue;
         flow_frozen_[f] = epoch_;
         new_rate_[f] = rate;
-        for (const Incidence& inc : flows_[f].stages) {
-          int t = inc.stage;
+        const Incidence* inc = Incidences(f);
+        for (int j = 0; j < inc_count_[f]; ++j) {
+          int t = inc[j].stage;
           if (t == s) continue;
           frozen_sum_[t] += rate;
           if (--unfrozen_[t] == 0) {
             fill_.Remove(t);
           } else {
-            fill_.Update(t, (stages_[t].capacity - frozen_sum_[t]) / static_cast<double>(unfrozen_[t]));
+            fill_.Update(t, (capacity_[t] - frozen_sum_[t]) / static_cast<double>(unfrozen_[t]));
           }
         }
       }
@@ -452,39 +559,58 @@ class FlowSolver::Impl {
 
   // Installs the new rates. A flow whose rate is bit-identical keeps its
   // record, so its end time is exactly the one computed when the rate was
-  // set (the seed's 2.0 stays 2.0 across the end of another flow).
+  // set (the seed's 2.0 stays 2.0 across the end of another flow). The
+  // carried capacity is summed again only at the stages of flows whose rate
+  // changed and at the stages whose flows changed.
   void Apply() {
     double now = clock_;
+    recount_.clear();
+    auto recount = [this](int s) {
+      if (recount_mark_[s] == epoch_) return;
+      recount_mark_[s] = epoch_;
+      recount_.push_back(s);
+    };
+    for (int s : dirty_) recount(s);
     for (int f : component_flows_) {
-      FlowRecord& flow = flows_[f];
       double rate = new_rate_[f];
-      if (rate == flow.rate) continue;
-      flow.rem0 = std::max(0.0, flow.rem0 - flow.rate * (now - flow.t0));
+      if (rate == rate_[f]) continue;
+      FlowRecord& flow = flows_[f];
+      flow.rem0 = std::max(0.0, flow.rem0 - rate_[f] * (now - flow.t0));
       flow.t0 = now;
-      flow.rate = rate;
       flow.end = now + flow.rem0 / rate;
+      rate_[f] = rate;
       if (ends_.Contains(f)) {
         ends_.Update(f, flow.end);
       } else {
         ends_.Push(f, flow.end, flow.seq);
       }
+      const Incidence* inc = Incidences(f);
+      for (int j = 0; j < inc_count_[f]; ++j) recount(inc[j].stage);
     }
-    // The integrals are advanced only where the integrand changes, so they
-    // are sums of the same constant pieces whatever the scope of the solve.
-    for (int s : component_stages_) {
-      StageRecord& stage = stages_[s];
+    for (int s : recount_) {
       double carried = 0;
-      for (const Member& m : stage.members) carried += flows_[m.flow].rate;
-      if (carried == stage.carried) continue;
-      Advance(stage, now);
-      stage.carried = carried;
+      for (const Member& m : members_[s]) carried += rate_[m.flow];
+      if (carried == carried_[s]) continue;
+      AdvanceIntegrals(s, now);
+      carried_[s] = carried;
     }
   }
 
   Policy policy_;
   Scope scope_;
-  std::vector<StageRecord> stages_;
+
+  // Stages, by id.
+  std::vector<double> capacity_;
+  std::vector<std::vector<Member>> members_;
+  std::vector<double> carried_;  // sum of the members' rates
+  std::vector<StageIntegrals> integrals_;
+
+  // Flows, by id. Flow f's incidences are incidences_[inc_begin_[f] ...
+  // + inc_count_[f]), in a block of inc_room_[f].
   std::vector<FlowRecord> flows_;
+  std::vector<double> rate_;  // 0 until the first solve
+  std::vector<int> inc_begin_, inc_count_, inc_room_;
+  std::vector<Incidence> incidences_;
   std::vector<int> free_ids_;
   int flow_count_ = 0;
   uint64_t next_seq_ = 0;
@@ -505,7 +631,14 @@ class FlowSolver::Impl {
   std::vector<double> frozen_sum_;
   std::vector<double> new_rate_;
   std::vector<int> component_stages_, component_flows_;
-  IndexedHeap fill_;
+  std::vector<int> recount_;  // stages whose carried capacity is summed again
+  std::vector<uint32_t> recount_mark_;
+  int whole_solves_left_ = 0;  // solves that skip the walk (maxmin)
+
+  // The stages holding at least one flow, in no particular order.
+  std::vector<int> busy_stages_;
+  std::vector<int> busy_pos_;  // by stage: its index in busy_stages_
+  IndexedHeap fill_;  // stages by fill level, during FillMaxMin
 };
 
 FlowSolver::FlowSolver(Policy policy, Scope scope) : impl_(std::make_unique<Impl>(policy, scope)) {}
@@ -522,11 +655,11 @@ std::optional<std::pair<double, int>> FlowSolver::NextEnd() const { return impl_
 uint64_t FlowSolver::version() const { return impl_->version(); }
 std::vector<int> FlowSolver::FinishDue(double now) { return impl_->FinishDue(now); }
 bool FlowSolver::InProgress(int flow) const { return impl_->InProgress(flow); }
-double FlowSolver::Rate(int flow) const { return impl_->Flow(flow).rate; }
+double FlowSolver::Rate(int flow) const { return impl_->Rate(flow); }
 double FlowSolver::Remaining(int flow, double now) const { return impl_->Remaining(flow, now); }
 int FlowSolver::FlowCount() const { return impl_->FlowCount(); }
-double FlowSolver::Capacity(int stage) const { return impl_->Stage(stage).capacity; }
-int FlowSolver::FlowsAt(int stage) const { return static_cast<int>(impl_->Stage(stage).members.size()); }
+double FlowSolver::Capacity(int stage) const { return impl_->Capacity(stage); }
+int FlowSolver::FlowsAt(int stage) const { return impl_->FlowsAt(stage); }
 double FlowSolver::CarriedAt(int stage) const { return impl_->CarriedAt(stage); }
 double FlowSolver::WorkAt(int stage, double now) const { return impl_->WorkAt(stage, now); }
 void FlowSolver::ResetIntegrals(double now) { impl_->ResetIntegrals(now); }
