@@ -25,7 +25,7 @@ inline void Require(bool ok, const char* what) {
     Fail(what);
 }
 
-// A binary min-heap of small integer ids keyed by (key, tie), with each id's
+// A 4-ary min-heap of small integer ids keyed by (key, tie), with each id's
 // position kept so that a key can change, or an id leave, in place. The tie
 // makes the order total, so the pop order never depends on the order of
 // insertion. Comparisons are branch-free: the keys are close to random, and
@@ -50,7 +50,9 @@ class IndexedHeap {
     heap_.push_back({key, tie, id});
   }
   void Heapify() {
-    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i, heap_[i]);
+    for (size_t i = heap_.size() / kArity + 1; i-- > 0;) {
+      if (i < heap_.size()) SiftDown(i, heap_[i]);
+    }
   }
   void Update(int id, double key) {
     size_t i = pos_[id];
@@ -63,10 +65,17 @@ class IndexedHeap {
       SiftDown(i, e);
     }
   }
-  // The hole left at the top goes down along the smaller children to a leaf
-  // (one comparison a level), and the last entry is sifted up from there
-  // (usually not at all): half the comparisons of sifting the last entry
-  // down from the top.
+  // Raises the key of `id` to `key` if that is higher.
+  void Raise(int id, double key) {
+    size_t i = pos_[id];
+    Entry e = heap_[i];
+    if (!(key > e.key)) return;
+    e.key = key;
+    SiftDown(i, e);
+  }
+  // The hole left at the top goes down along the smallest children to a
+  // leaf, and the last entry is sifted up from there (usually not at all):
+  // no comparison with the entry on the way down.
   void Pop() {
     pos_[heap_[0].id] = -1;
     Entry last = heap_.back();
@@ -75,9 +84,8 @@ class IndexedHeap {
     if (n == 0) return;
     size_t i = 0;
     for (;;) {
-      size_t child = 2 * i + 1;
+      size_t child = SmallestChild(i, n);
       if (child >= n) break;
-      if (child + 1 < n) child += Less(heap_[child + 1], heap_[child]);
       Place(i, heap_[child]);
       i = child;
     }
@@ -89,7 +97,7 @@ class IndexedHeap {
     Entry last = heap_.back();
     heap_.pop_back();
     if (i == heap_.size()) return;
-    if (i > 0 && Less(last, heap_[(i - 1) / 2])) {
+    if (i > 0 && Less(last, heap_[(i - 1) / kArity])) {
       SiftUp(i, last);
     } else {
       SiftDown(i, last);
@@ -97,11 +105,24 @@ class IndexedHeap {
   }
 
  private:
+  // Four children a node: half the depth of a binary heap, and the smallest
+  // of four is found without a branch.
+  static constexpr size_t kArity = 4;
+
   struct Entry {
     double key;
     uint64_t tie;
     int id;
   };
+  // The smallest child of node i, or n if it has none.
+  size_t SmallestChild(size_t i, size_t n) const {
+    size_t first = kArity * i + 1;
+    if (first >= n) return n;
+    size_t last = std::min(first + kArity, n);
+    size_t best = first;
+    for (size_t c = first + 1; c < last; ++c) best = Less(heap_[c], heap_[best]) ? c : best;
+    return best;
+  }
   static bool Less(const Entry& a, const Entry& b) {
     return (a.key < b.key) | ((a.key == b.key) & (a.tie < b.tie));
   }
@@ -112,7 +133,7 @@ class IndexedHeap {
   // Both sifts move a hole and write `e` once, where it belongs.
   void SiftUp(size_t i, Entry e) {
     while (i > 0) {
-      size_t parent = (i - 1) / 2;
+      size_t parent = (i - 1) / kArity;
       if (!Less(e, heap_[parent])) break;
       Place(i, heap_[parent]);
       i = parent;
@@ -122,10 +143,8 @@ class IndexedHeap {
   void SiftDown(size_t i, Entry e) {
     size_t n = heap_.size();
     for (;;) {
-      size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n) child += Less(heap_[child + 1], heap_[child]);
-      if (!Less(heap_[child], e)) break;
+      size_t child = SmallestChild(i, n);
+      if (child >= n || !Less(heap_[child], e)) break;
       Place(i, heap_[child]);
       i = child;
     }
@@ -182,6 +201,7 @@ class FlowSolver::Impl {
     stage_mark_.push_back(0);
     recount_mark_.push_back(0);
     busy_pos_.push_back(-1);
+    fill_level_.push_back(kInf);
     dirty_mark_.push_back(false);
     fill_.Grow(id + 1);
     unfrozen_.push_back(0);
@@ -214,6 +234,7 @@ class FlowSolver::Impl {
       new_rate_.push_back(0);
       flow_mark_.push_back(0);
       flow_frozen_.push_back(0);
+      frozen_by_.push_back(-1);
       inc_begin_.push_back(0);
       inc_count_.push_back(0);
       inc_room_.push_back(0);
@@ -248,6 +269,7 @@ class FlowSolver::Impl {
     flow.end = kInf;
     flow.active = true;
     rate_[id] = 0;
+    frozen_by_[id] = -1;
     ++flow_count_;
     pending_ = true;
     return id;
@@ -444,30 +466,18 @@ class FlowSolver::Impl {
         new_rate_[f] = rate;
       }
     } else {
-      if (scope_ == Scope::kEverything || whole_solves_left_ > 0) {
+      if (scope_ == Scope::kEverything) {
         TakeEverything();
-        if (whole_solves_left_ > 0) --whole_solves_left_;
+        FillMaxMin();
       } else {
-        TakeComponent();
-        // Nearly everything: the next few solves take everything without
-        // the walk (the results are the same bits), then a walk looks again.
-        if (component_flows_.size() >= kWholeMinFlows &&
-            8 * component_flows_.size() >= 7 * static_cast<size_t>(flow_count_)) {
-          whole_solves_left_ = kWholeSolves;
-        }
+        SolveRegion();
       }
-      FillMaxMin();
     }
     Apply();
     for (int s : dirty_) dirty_mark_[s] = false;
     dirty_.clear();
     ++version_;
   }
-
-  // When the walk finds a component of at least 7/8 of the flows in progress
-  // (and at least this many), the next kWholeSolves solves skip the walk.
-  static constexpr size_t kWholeMinFlows = 64;
-  static constexpr int kWholeSolves = 8;
 
   // Every flow in progress, and every stage that holds one or lost one.
   void TakeEverything() {
@@ -478,37 +488,131 @@ class FlowSolver::Impl {
     }
   }
 
-  // The connected component of the changed stages: breadth first over
-  // stage -> its flows -> their stages. When it is everything this pass is
-  // the one a full solve makes to initialise, so nothing is paid twice.
-  // Whether a stage or flow is already taken is close to a coin toss, so the
-  // walk writes every candidate and advances the end of the list only for a
-  // new one, instead of branching.
-  void TakeComponent() {
-    // One slot more than there are ids: the write past the last new one.
-    component_stages_.resize(StageCount() + 1);
-    component_flows_.resize(flows_.size() + 1);
-    int* stage_list = component_stages_.data();
-    int* flow_list = component_flows_.data();
-    size_t stages = 0, flows = 0;
-    auto take_stage = [&](int s) {
-      stage_list[stages] = s;
-      stages += stage_mark_[s] != epoch_;
-      stage_mark_[s] = epoch_;
-    };
-    for (int s : dirty_) take_stage(s);
-    for (size_t i = 0; i < stages; ++i) {
-      for (const Member& m : members_[stage_list[i]]) {
-        int f = m.flow;
-        flow_list[flows] = f;
-        flows += flow_mark_[f] != epoch_;
-        flow_mark_[f] = epoch_;
-        const Incidence* inc = Incidences(f);
-        for (int j = 0; j < inc_count_[f]; ++j) take_stage(inc[j].stage);
+  // The filling's order: stage `stage` fills at `level`, ties to the lower
+  // id. A flow frozen by stage s at level r has the key (r, s).
+  struct FillKey {
+    double level;
+    int stage;
+    bool operator<(const FillKey& o) const {
+      return level < o.level || (level == o.level && stage < o.stage);
+    }
+  };
+
+  // A member of a stage frozen before the cut, in the order the filling
+  // froze it: by the key of the stage that froze it, then by its place in
+  // that stage's list (the order in which that stage froze its flows).
+  struct Frozen {
+    double rate;
+    int by;
+    int pos;
+    bool operator<(const Frozen& o) const {
+      return rate < o.rate || (rate == o.rate && (by < o.by || (by == o.by && pos < o.pos)));
+    }
+  };
+
+  // Stage s's fill level after a freeze, never below the level before: in
+  // exact arithmetic it only goes up, and keeping it so in floating point
+  // makes the pops come in (level, stage) order, which SolveRegion relies on.
+  double RaisedLevel(int s, double level, double frozen_sum, int unfrozen) const {
+    return std::max(level, (capacity_[s] - frozen_sum) / static_cast<double>(unfrozen));
+  }
+
+  int PosIn(int f, int s) const {
+    const Incidence* inc = Incidences(f);
+    for (int j = 0;; ++j) {
+      if (inc[j].stage == s) return inc[j].pos;
+    }
+  }
+
+  // stage s's members frozen before `cut` by the last solve, sorted in the
+  // order the filling froze them, into frozen_buf_ (new flows have none).
+  void FrozenBefore(int s, FillKey cut) {
+    frozen_buf_.clear();
+    for (const Member& m : members_[s]) {
+      int f = m.flow;
+      int by = frozen_by_[f];
+      if (by >= 0 && FillKey{rate_[f], by} < cut) frozen_buf_.push_back({rate_[f], by, PosIn(f, by)});
+    }
+    std::sort(frozen_buf_.begin(), frozen_buf_.end());
+  }
+
+  // The maxmin re-solve of what a change can affect, which is usually much
+  // less than its connected component. The filling of the new system is the
+  // filling of the old one, pop for pop, up to the first pop where a changed
+  // stage d differs: d's own pop in the old filling (it freezes flows the new
+  // filling may not), or the level where d fills in the new one, found by
+  // replaying d's flows' freezes in the old filling's order (its flows are
+  // the only thing that can change d's level before then). Every flow frozen
+  // before that cut keeps its rate; the rest of the filling starts from the
+  // state at the cut, over the stages reachable from the changed ones through
+  // flows not yet frozen there, with each stage's frozen sum added up in the
+  // order the filling froze its flows. So the result is the full filling's,
+  // bit for bit (the tests compare with Scope::kEverything after every event).
+  void SolveRegion() {
+    FillKey cut{kInf, std::numeric_limits<int>::max()};
+    for (int d : dirty_) {
+      if (fill_level_[d] < kInf) cut = std::min(cut, FillKey{fill_level_[d], d});
+      FrozenBefore(d, FillKey{kInf, std::numeric_limits<int>::max()});
+      double frozen_sum = 0;
+      int unfrozen = static_cast<int>(members_[d].size());
+      double level = unfrozen > 0 ? capacity_[d] / static_cast<double>(unfrozen) : kInf;
+      size_t i = 0;
+      while (unfrozen > 0) {
+        if (i == frozen_buf_.size() || FillKey{level, d} < FillKey{frozen_buf_[i].rate, frozen_buf_[i].by}) {
+          cut = std::min(cut, FillKey{level, d});
+          break;
+        }
+        // Every flow of d that the same pop froze, then look again.
+        double rate = frozen_buf_[i].rate;
+        int by = frozen_buf_[i].by;
+        for (; i < frozen_buf_.size() && frozen_buf_[i].rate == rate && frozen_buf_[i].by == by; ++i) {
+          frozen_sum += rate;
+          if (--unfrozen > 0) level = RaisedLevel(d, level, frozen_sum, unfrozen);
+        }
       }
     }
-    component_stages_.resize(stages);
-    component_flows_.resize(flows);
+
+    // The flows not frozen before the cut, reachable from the changed stages.
+    auto open = [&](int f) {
+      int by = frozen_by_[f];
+      return by < 0 || !(FillKey{rate_[f], by} < cut);
+    };
+    for (int s : dirty_) TakeStage(s);
+    for (size_t i = 0; i < component_stages_.size(); ++i) {
+      for (const Member& m : members_[component_stages_[i]]) {
+        int f = m.flow;
+        if (flow_mark_[f] == epoch_ || !open(f)) continue;
+        flow_mark_[f] = epoch_;
+        component_flows_.push_back(f);
+        const Incidence* inc = Incidences(f);
+        for (int j = 0; j < inc_count_[f]; ++j) TakeStage(inc[j].stage);
+      }
+    }
+
+    // Each stage's state at the cut. A stage with no open flow keeps its
+    // fill level: it filled before the cut, or never.
+    for (int s : component_stages_) {
+      int n = static_cast<int>(members_[s].size());
+      if (n == 0) {
+        fill_level_[s] = kInf;
+        continue;
+      }
+      FrozenBefore(s, cut);
+      if (frozen_buf_.size() == static_cast<size_t>(n)) continue;
+      // The same operations as the full filling, in the same order.
+      int unfrozen = n;
+      double frozen_sum = 0;
+      double level = capacity_[s] / static_cast<double>(n);
+      for (const Frozen& fr : frozen_buf_) {
+        frozen_sum += fr.rate;
+        level = RaisedLevel(s, level, frozen_sum, --unfrozen);
+      }
+      unfrozen_[s] = unfrozen;
+      frozen_sum_[s] = frozen_sum;
+      fill_level_[s] = kInf;
+      fill_.Append(s, level, static_cast<uint64_t>(s));
+    }
+    Fill();
   }
 
   // Progressive filling over the component. Every unfrozen flow has the same
@@ -527,21 +631,30 @@ class FlowSolver::Impl {
   void FillMaxMin() {
     for (int s : component_stages_) {
       int n = static_cast<int>(members_[s].size());
+      fill_level_[s] = kInf;
       if (n == 0) continue;
       unfrozen_[s] = n;
       frozen_sum_[s] = 0;
       fill_.Append(s, capacity_[s] / static_cast<double>(n), static_cast<uint64_t>(s));
     }
+    Fill();
+  }
+
+  // The filling proper, from the state in fill_, unfrozen_ and frozen_sum_:
+  // freezes the flows of component_flows_ (flow_mark_ == epoch_) only.
+  void Fill() {
     fill_.Heapify();
     while (!fill_.empty()) {
       int s = fill_.Top();
       double rate = fill_.TopKey();
       fill_.Pop();
+      fill_level_[s] = rate;
       for (const Member& m : members_[s]) {
         int f = m.flow;
-        if (flow_frozen_[f] == epoch_) continue;
+        if (flow_frozen_[f] == epoch_ || flow_mark_[f] != epoch_) continue;
         flow_frozen_[f] = epoch_;
         new_rate_[f] = rate;
+        frozen_by_[f] = s;
         const Incidence* inc = Incidences(f);
         for (int j = 0; j < inc_count_[f]; ++j) {
           int t = inc[j].stage;
@@ -550,7 +663,7 @@ class FlowSolver::Impl {
           if (--unfrozen_[t] == 0) {
             fill_.Remove(t);
           } else {
-            fill_.Update(t, (capacity_[t] - frozen_sum_[t]) / static_cast<double>(unfrozen_[t]));
+            fill_.Raise(t, (capacity_[t] - frozen_sum_[t]) / static_cast<double>(unfrozen_[t]));
           }
         }
       }
@@ -633,8 +746,13 @@ class FlowSolver::Impl {
   std::vector<int> component_stages_, component_flows_;
   std::vector<int> recount_;  // stages whose carried capacity is summed again
   std::vector<uint32_t> recount_mark_;
-  int whole_solves_left_ = 0;  // solves that skip the walk (maxmin)
 
+  // What the last maxmin solve left, for the next one to start from: the
+  // level at which each stage filled (kInf: it did not), and the stage that
+  // froze each flow (-1: not solved yet).
+  std::vector<double> fill_level_;
+  std::vector<int> frozen_by_;
+  std::vector<Frozen> frozen_buf_;
   // The stages holding at least one flow, in no particular order.
   std::vector<int> busy_stages_;
   std::vector<int> busy_pos_;  // by stage: its index in busy_stages_
