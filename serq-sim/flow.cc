@@ -168,21 +168,83 @@ struct Member {
   int slot;
 };
 
-// What a solve does not touch. Rates and marks, which every solve reads,
-// live in arrays of their own.
+// What a solve reads of a flow, in one cache line: a solve jumps from flow
+// to flow at random, and every separate array would be one more miss. The
+// stages of a flow of up to kInline stages are here too; a longer flow's
+// are in a pool.
+constexpr int kInline = 3;
+struct alignas(64) FlowSlot {
+  double rate = 0;      // 0 until the first solve
+  double new_rate = 0;  // the solve's result, before Apply
+  int frozen_by = -1;   // the stage whose fill froze it (-1: not solved yet)
+  uint32_t mark = 0;    // == epoch_: to be solved in this solve
+  uint32_t frozen = 0;  // == epoch_: frozen in this solve
+  int count = 0;        // stages held; 0: not in progress
+  int spill = -1;       // start of its incidences in the pool if count > kInline
+  Incidence inline_stages[kInline];
+};
+
+// What a solve reads of a stage, in one cache line.
+struct alignas(64) StageSlot {
+  std::vector<Member> members;
+  double capacity = 0;
+  double carried = 0;       // the sum of the members' rates
+  double fill_level = kInf;  // where the last maxmin solve filled it (kInf: not)
+  double frozen_sum = 0;    // scratch of the filling
+  int unfrozen = 0;         // scratch of the filling
+  uint32_t mark = 0;        // == epoch_: taken into this solve
+};
+
+// What a solve does not touch.
 struct FlowRecord {
   uint64_t seq = 0;   // start order: ties in NextEnd, order of FinishDue
   double t0 = 0;      // the last rate change (or the start)
   double rem0 = 0;    // the remaining work at t0
   double end = kInf;  // t0 + rem0 / rate
-  bool active = false;
+  int spill_room = 0;  // incidences its block in the pool holds
 };
 
-struct StageIntegrals {
-  double since = 0;             // the integrals run up to here
-  double present = 0;           // of n_s dt
-  double carried = 0;           // of (sum of rates) dt, divided by phi when read
+struct StageRecord {
+  double since = 0;    // the integrals run up to here
+  double present = 0;  // integral of n_s dt
+  double carried = 0;  // integral of (sum of rates) dt, divided by phi when read
+  int busy_pos = -1;   // its index in busy_stages_, -1 if it holds no flow
+  bool dirty = false;  // its flows changed since the last solve
+  uint32_t recount = 0;  // == epoch_: its carried capacity is summed again
 };
+
+// The filling's order: stage `stage` fills at `level`, ties to the lower id.
+// A flow frozen by stage s at level r has the key (r, s).
+struct FillKey {
+  double level;
+  int stage;
+  bool operator<(const FillKey& o) const {
+    return level < o.level || (level == o.level && stage < o.stage);
+  }
+};
+
+// A member of a stage frozen before the cut, in the order the filling froze
+// it: by the key of the stage that froze it, then by its place in that
+// stage's list (the order in which that stage froze its flows).
+struct Frozen {
+  double rate;
+  int by;
+  int pos;
+  bool operator<(const Frozen& o) const {
+    return rate < o.rate || (rate == o.rate && (by < o.by || (by == o.by && pos < o.pos)));
+  }
+};
+
+// Few members are frozen before the cut at one stage, and they come nearly
+// in order: an insertion sort.
+void SortFrozen(std::vector<Frozen>& v) {
+  for (size_t i = 1; i < v.size(); ++i) {
+    Frozen x = v[i];
+    size_t j = i;
+    for (; j > 0 && x < v[j - 1]; --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
 
 }  // namespace
 
@@ -194,22 +256,14 @@ class FlowSolver::Impl {
     Require(capacity > 0 && std::isfinite(capacity), "stage capacity must be finite and > 0");
     Require(flows_.empty(), "stages are added before the first flow");
     int id = StageCount();
-    capacity_.push_back(capacity);
-    members_.emplace_back();
-    carried_.push_back(0);
-    integrals_.emplace_back();
-    stage_mark_.push_back(0);
-    recount_mark_.push_back(0);
-    busy_pos_.push_back(-1);
-    fill_level_.push_back(kInf);
-    dirty_mark_.push_back(false);
+    stages_.emplace_back();
+    stages_.back().capacity = capacity;
+    stage_records_.emplace_back();
     fill_.Grow(id + 1);
-    unfrozen_.push_back(0);
-    frozen_sum_.push_back(0);
     return id;
   }
 
-  int StageCount() const { return static_cast<int>(capacity_.size()); }
+  int StageCount() const { return static_cast<int>(stages_.size()); }
 
   int Start(double now, absl::Span<const int> stages, double work) {
     Require(now >= clock_, "time went backwards");
@@ -230,46 +284,39 @@ class FlowSolver::Impl {
     } else {
       id = static_cast<int>(flows_.size());
       flows_.emplace_back();
-      rate_.push_back(0);
-      new_rate_.push_back(0);
-      flow_mark_.push_back(0);
-      flow_frozen_.push_back(0);
-      frozen_by_.push_back(-1);
-      inc_begin_.push_back(0);
-      inc_count_.push_back(0);
-      inc_room_.push_back(0);
+      flow_records_.emplace_back();
       ends_.Grow(id + 1);
     }
-    // An id keeps its block of incidences; a flow of more stages than the
+    FlowSlot& flow = flows_[id];
+    FlowRecord& record = flow_records_[id];
+    // An id keeps its block in the pool; a flow of more stages than the
     // block holds gets a new one at the end (a block only grows, so the pool
-    // is bounded by ids times the most stages of a flow).
-    if (inc_room_[id] < k) {
-      inc_begin_[id] = static_cast<int>(incidences_.size());
-      inc_room_[id] = k;
-      incidences_.resize(incidences_.size() + k);
+    // is bounded by the ids times the most stages of a flow).
+    if (k > kInline && record.spill_room < k) {
+      flow.spill = static_cast<int>(spilled_.size());
+      record.spill_room = k;
+      spilled_.resize(spilled_.size() + k);
     }
-    inc_count_[id] = k;
-    Incidence* inc = &incidences_[inc_begin_[id]];
+    flow.count = k;
+    Incidence* inc = Incidences(flow);
     for (int j = 0; j < k; ++j) {
       int s = stages[j];
-      std::vector<Member>& members = members_[s];
+      std::vector<Member>& members = stages_[s].members;
       AdvanceIntegrals(s, now);
       if (members.empty()) {
-        busy_pos_[s] = static_cast<int>(busy_stages_.size());
+        stage_records_[s].busy_pos = static_cast<int>(busy_stages_.size());
         busy_stages_.push_back(s);
       }
       inc[j] = {s, static_cast<int>(members.size())};
       members.push_back({id, j});
       MarkDirty(s);
     }
-    FlowRecord& flow = flows_[id];
-    flow.seq = next_seq_++;
-    flow.t0 = now;
-    flow.rem0 = work;
-    flow.end = kInf;
-    flow.active = true;
-    rate_[id] = 0;
-    frozen_by_[id] = -1;
+    flow.rate = 0;
+    flow.frozen_by = -1;
+    record.seq = next_seq_++;
+    record.t0 = now;
+    record.rem0 = work;
+    record.end = kInf;
     ++flow_count_;
     pending_ = true;
     return id;
@@ -299,32 +346,33 @@ class FlowSolver::Impl {
     if (done.empty()) return done;
     if (done.size() > 1) {
       std::sort(done.begin(), done.end(),
-                [this](int a, int b) { return flows_[a].seq < flows_[b].seq; });
+                [this](int a, int b) { return flow_records_[a].seq < flow_records_[b].seq; });
     }
     for (int f : done) {
-      const Incidence* inc = Incidences(f);
-      for (int j = 0; j < inc_count_[f]; ++j) {
+      FlowSlot& flow = flows_[f];
+      const Incidence* inc = Incidences(flow);
+      for (int j = 0; j < flow.count; ++j) {
         int s = inc[j].stage;
-        std::vector<Member>& members = members_[s];
+        std::vector<Member>& members = stages_[s].members;
         AdvanceIntegrals(s, now);
         // Swap the last member into the hole and repoint its incidence.
         Member moved = members.back();
         members[inc[j].pos] = moved;
-        incidences_[inc_begin_[moved.flow] + moved.slot].pos = inc[j].pos;
+        Incidences(flows_[moved.flow])[moved.slot].pos = inc[j].pos;
         members.pop_back();
         if (members.empty()) {
+          int pos = stage_records_[s].busy_pos;
           int last = busy_stages_.back();
-          busy_stages_[busy_pos_[s]] = last;
-          busy_pos_[last] = busy_pos_[s];
+          busy_stages_[pos] = last;
+          stage_records_[last].busy_pos = pos;
           busy_stages_.pop_back();
-          busy_pos_[s] = -1;
+          stage_records_[s].busy_pos = -1;
         }
         MarkDirty(s);
       }
-      inc_count_[f] = 0;
-      flows_[f].active = false;
-      flows_[f].end = kInf;
-      rate_[f] = 0;
+      flow.count = 0;
+      flow.rate = 0;
+      flow_records_[f].end = kInf;
       --flow_count_;
     }
     // Reused last-in first-out; pushed in reverse so the earliest-started
@@ -334,41 +382,43 @@ class FlowSolver::Impl {
     return done;
   }
 
-  bool InProgress(int f) const { return f >= 0 && f < static_cast<int>(flows_.size()) && flows_[f].active; }
+  bool InProgress(int f) const {
+    return f >= 0 && f < static_cast<int>(flows_.size()) && flows_[f].count > 0;
+  }
 
   double Rate(int f) {
     Require(InProgress(f), "no such flow in progress");
     Settle();
-    return rate_[f];
+    return flows_[f].rate;
   }
 
   double Remaining(int f, double now) {
     Require(InProgress(f), "no such flow in progress");
     Settle();
-    const FlowRecord& flow = flows_[f];
-    Require(now >= flow.t0, "remaining work asked before the last rate change");
-    return std::max(0.0, flow.rem0 - rate_[f] * (now - flow.t0));
+    const FlowRecord& record = flow_records_[f];
+    Require(now >= record.t0, "remaining work asked before the last rate change");
+    return std::max(0.0, record.rem0 - flows_[f].rate * (now - record.t0));
   }
 
   int FlowCount() const { return flow_count_; }
 
-  int CheckStage(int s) const {
+  const StageSlot& Stage(int s) const {
     Require(s >= 0 && s < StageCount(), "no such stage");
-    return s;
+    return stages_[s];
   }
 
-  double Capacity(int s) const { return capacity_[CheckStage(s)]; }
-  int FlowsAt(int s) const { return static_cast<int>(members_[CheckStage(s)].size()); }
+  double Capacity(int s) const { return Stage(s).capacity; }
+  int FlowsAt(int s) const { return static_cast<int>(Stage(s).members.size()); }
 
   double CarriedAt(int s) {
     Settle();
-    return carried_[CheckStage(s)];
+    return Stage(s).carried;
   }
 
   double WorkAt(int s, double now) {
     Settle();
     double work = 0;
-    for (const Member& m : members_[CheckStage(s)]) work += Remaining(m.flow, now);
+    for (const Member& m : Stage(s).members) work += Remaining(m.flow, now);
     return work;
   }
 
@@ -376,42 +426,53 @@ class FlowSolver::Impl {
     Require(now >= clock_, "time went backwards");
     Settle();
     clock_ = now;
-    for (StageIntegrals& in : integrals_) in = {now, 0, 0};
+    for (StageRecord& record : stage_records_) {
+      record.since = now;
+      record.present = 0;
+      record.carried = 0;
+    }
   }
 
   double PresentIntegral(int s, double now) {
     Settle();
-    const StageIntegrals& in = integrals_[CheckStage(s)];
-    Require(now >= in.since, "integral asked before its last update");
-    return in.present + static_cast<double>(members_[s].size()) * (now - in.since);
+    const StageSlot& stage = Stage(s);
+    const StageRecord& record = stage_records_[s];
+    Require(now >= record.since, "integral asked before its last update");
+    return record.present + static_cast<double>(stage.members.size()) * (now - record.since);
   }
 
   double UtilisationIntegral(int s, double now) {
     Settle();
-    const StageIntegrals& in = integrals_[CheckStage(s)];
-    Require(now >= in.since, "integral asked before its last update");
-    return (in.carried + carried_[s] * (now - in.since)) / capacity_[s];
+    const StageSlot& stage = Stage(s);
+    const StageRecord& record = stage_records_[s];
+    Require(now >= record.since, "integral asked before its last update");
+    return (record.carried + stage.carried * (now - record.since)) / stage.capacity;
   }
 
  private:
-  const Incidence* Incidences(int f) const { return &incidences_[inc_begin_[f]]; }
+  Incidence* Incidences(FlowSlot& flow) {
+    return flow.count <= kInline ? flow.inline_stages : &spilled_[flow.spill];
+  }
+  const Incidence* Incidences(const FlowSlot& flow) const {
+    return flow.count <= kInline ? flow.inline_stages : &spilled_[flow.spill];
+  }
 
   // Brings a stage's integrals up to `now`; called before its n_s or its
   // carried capacity changes, and only then, so that they are sums of the
   // same constant pieces whatever the scope of the solves.
   void AdvanceIntegrals(int s, double now) {
-    StageIntegrals& in = integrals_[s];
-    double dt = now - in.since;
+    StageRecord& record = stage_records_[s];
+    double dt = now - record.since;
     if (dt > 0) {
-      in.present += static_cast<double>(members_[s].size()) * dt;
-      in.carried += carried_[s] * dt;
-      in.since = now;
+      record.present += static_cast<double>(stages_[s].members.size()) * dt;
+      record.carried += stages_[s].carried * dt;
+      record.since = now;
     }
   }
 
   void MarkDirty(int s) {
-    if (dirty_mark_[s]) return;
-    dirty_mark_[s] = true;
+    if (stage_records_[s].dirty) return;
+    stage_records_[s].dirty = true;
     dirty_.push_back(s);
   }
 
@@ -419,23 +480,22 @@ class FlowSolver::Impl {
   // that none can equal a new epoch by accident.
   void NextEpoch() {
     if (++epoch_ == 0) {
-      std::fill(stage_mark_.begin(), stage_mark_.end(), 0);
-      std::fill(recount_mark_.begin(), recount_mark_.end(), 0);
-      std::fill(flow_mark_.begin(), flow_mark_.end(), 0);
-      std::fill(flow_frozen_.begin(), flow_frozen_.end(), 0);
+      for (StageSlot& stage : stages_) stage.mark = 0;
+      for (StageRecord& record : stage_records_) record.recount = 0;
+      for (FlowSlot& flow : flows_) flow.mark = flow.frozen = 0;
       epoch_ = 1;
     }
   }
 
   void TakeStage(int s) {
-    if (stage_mark_[s] == epoch_) return;
-    stage_mark_[s] = epoch_;
+    if (stages_[s].mark == epoch_) return;
+    stages_[s].mark = epoch_;
     component_stages_.push_back(s);
   }
 
   void TakeFlow(int f) {
-    if (flow_mark_[f] == epoch_) return;
-    flow_mark_[f] = epoch_;
+    if (flows_[f].mark == epoch_) return;
+    flows_[f].mark = epoch_;
     component_flows_.push_back(f);
   }
 
@@ -453,28 +513,32 @@ class FlowSolver::Impl {
       } else {
         // Bottleneck rates depend on n_s of a flow's own stages only.
         for (int s : dirty_) {
-          for (const Member& m : members_[s]) TakeFlow(m.flow);
+          for (const Member& m : stages_[s].members) TakeFlow(m.flow);
         }
       }
       for (int f : component_flows_) {
+        FlowSlot& flow = flows_[f];
         double rate = kInf;
-        const Incidence* inc = Incidences(f);
-        for (int j = 0; j < inc_count_[f]; ++j) {
-          int s = inc[j].stage;
-          rate = std::min(rate, capacity_[s] / static_cast<double>(members_[s].size()));
+        const Incidence* inc = Incidences(flow);
+        for (int j = 0; j < flow.count; ++j) {
+          const StageSlot& stage = stages_[inc[j].stage];
+          rate = std::min(rate, stage.capacity / static_cast<double>(stage.members.size()));
         }
-        new_rate_[f] = rate;
+        flow.new_rate = rate;
       }
+    } else if (scope_ == Scope::kEverything) {
+      TakeEverything();
+      FillMaxMin();
+    } else if (TakeSmallComponent()) {
+      FillMaxMin();
     } else {
-      if (scope_ == Scope::kEverything) {
-        TakeEverything();
-        FillMaxMin();
-      } else {
-        SolveRegion();
-      }
+      NextEpoch();  // forget the marks of the walk given up
+      component_stages_.clear();
+      component_flows_.clear();
+      SolveRegion();
     }
     Apply();
-    for (int s : dirty_) dirty_mark_[s] = false;
+    for (int s : dirty_) stage_records_[s].dirty = false;
     dirty_.clear();
     ++version_;
   }
@@ -484,78 +548,79 @@ class FlowSolver::Impl {
     for (int s : busy_stages_) TakeStage(s);
     for (int s : dirty_) TakeStage(s);
     for (int f = 0; f < static_cast<int>(flows_.size()); ++f) {
-      if (flows_[f].active) TakeFlow(f);
+      if (flows_[f].count > 0) TakeFlow(f);
     }
   }
 
-  // The filling's order: stage `stage` fills at `level`, ties to the lower
-  // id. A flow frozen by stage s at level r has the key (r, s).
-  struct FillKey {
-    double level;
-    int stage;
-    bool operator<(const FillKey& o) const {
-      return level < o.level || (level == o.level && stage < o.stage);
+  // Takes the connected component of the changed stages (stage -> its flows
+  // -> their stages) if it has at most kSmallComponent flows, and says
+  // whether it did. Filling a small component again costs less than working
+  // out which part of it to fill; a large one is left to SolveRegion, and
+  // the walk given up costs at most kSmallComponent flows' worth.
+  static constexpr size_t kSmallComponent = 32;
+  bool TakeSmallComponent() {
+    for (int s : dirty_) TakeStage(s);
+    for (size_t i = 0; i < component_stages_.size(); ++i) {
+      for (const Member& m : stages_[component_stages_[i]].members) {
+        FlowSlot& flow = flows_[m.flow];
+        if (flow.mark == epoch_) continue;
+        if (component_flows_.size() == kSmallComponent) return false;
+        flow.mark = epoch_;
+        component_flows_.push_back(m.flow);
+        const Incidence* inc = Incidences(flow);
+        for (int j = 0; j < flow.count; ++j) TakeStage(inc[j].stage);
+      }
     }
-  };
-
-  // A member of a stage frozen before the cut, in the order the filling
-  // froze it: by the key of the stage that froze it, then by its place in
-  // that stage's list (the order in which that stage froze its flows).
-  struct Frozen {
-    double rate;
-    int by;
-    int pos;
-    bool operator<(const Frozen& o) const {
-      return rate < o.rate || (rate == o.rate && (by < o.by || (by == o.by && pos < o.pos)));
-    }
-  };
+    return true;
+  }
 
   // Stage s's fill level after a freeze, never below the level before: in
   // exact arithmetic it only goes up, and keeping it so in floating point
   // makes the pops come in (level, stage) order, which SolveRegion relies on.
-  double RaisedLevel(int s, double level, double frozen_sum, int unfrozen) const {
-    return std::max(level, (capacity_[s] - frozen_sum) / static_cast<double>(unfrozen));
+  double RaisedLevel(const StageSlot& stage, double level, double frozen_sum, int unfrozen) const {
+    return std::max(level, (stage.capacity - frozen_sum) / static_cast<double>(unfrozen));
   }
 
-  int PosIn(int f, int s) const {
-    const Incidence* inc = Incidences(f);
+  int PosIn(const FlowSlot& flow, int s) const {
+    const Incidence* inc = Incidences(flow);
     for (int j = 0;; ++j) {
       if (inc[j].stage == s) return inc[j].pos;
     }
   }
 
-  // stage s's members frozen before `cut` by the last solve, sorted in the
-  // order the filling froze them, into frozen_buf_ (new flows have none).
-  void FrozenBefore(int s, FillKey cut) {
+  // Stage s's members that the last solve froze (new flows are not), in
+  // the order the filling froze them, into frozen_buf_.
+  void FrozenMembers(int s) {
     frozen_buf_.clear();
-    for (const Member& m : members_[s]) {
-      int f = m.flow;
-      int by = frozen_by_[f];
-      if (by >= 0 && FillKey{rate_[f], by} < cut) frozen_buf_.push_back({rate_[f], by, PosIn(f, by)});
+    for (const Member& m : stages_[s].members) {
+      const FlowSlot& flow = flows_[m.flow];
+      if (flow.frozen_by >= 0) frozen_buf_.push_back({flow.rate, flow.frozen_by, PosIn(flow, flow.frozen_by)});
     }
-    std::sort(frozen_buf_.begin(), frozen_buf_.end());
+    SortFrozen(frozen_buf_);
   }
 
-  // The maxmin re-solve of what a change can affect, which is usually much
-  // less than its connected component. The filling of the new system is the
-  // filling of the old one, pop for pop, up to the first pop where a changed
-  // stage d differs: d's own pop in the old filling (it freezes flows the new
-  // filling may not), or the level where d fills in the new one, found by
-  // replaying d's flows' freezes in the old filling's order (its flows are
-  // the only thing that can change d's level before then). Every flow frozen
-  // before that cut keeps its rate; the rest of the filling starts from the
-  // state at the cut, over the stages reachable from the changed ones through
-  // flows not yet frozen there, with each stage's frozen sum added up in the
-  // order the filling froze its flows. So the result is the full filling's,
-  // bit for bit (the tests compare with Scope::kEverything after every event).
+  // The maxmin re-solve of what a change can affect, usually much less than
+  // its connected component. The filling of the new system is the filling of
+  // the old one, pop for pop, up to the first pop where a changed stage d
+  // differs: d's own pop in the old filling (it freezes flows the new filling
+  // may not), or the level where d fills in the new one, found by replaying
+  // the freezes of d's flows in the old filling's order (nothing else moves
+  // d's level before then). Every flow frozen before that cut keeps its
+  // rate; the rest of the filling starts from the state at the cut, over the
+  // stages reachable from the changed ones through flows not frozen before
+  // it, each stage's frozen sum added up in the order the filling froze its
+  // flows. So the result is the full filling's, bit for bit (the tests
+  // compare with Scope::kEverything after every event).
   void SolveRegion() {
-    FillKey cut{kInf, std::numeric_limits<int>::max()};
+    constexpr FillKey kNever{kInf, std::numeric_limits<int>::max()};
+    FillKey cut = kNever;
     for (int d : dirty_) {
-      if (fill_level_[d] < kInf) cut = std::min(cut, FillKey{fill_level_[d], d});
-      FrozenBefore(d, FillKey{kInf, std::numeric_limits<int>::max()});
+      const StageSlot& stage = stages_[d];
+      if (stage.fill_level < kInf) cut = std::min(cut, FillKey{stage.fill_level, d});
+      FrozenMembers(d);
       double frozen_sum = 0;
-      int unfrozen = static_cast<int>(members_[d].size());
-      double level = unfrozen > 0 ? capacity_[d] / static_cast<double>(unfrozen) : kInf;
+      int unfrozen = static_cast<int>(stage.members.size());
+      double level = unfrozen > 0 ? stage.capacity / static_cast<double>(unfrozen) : kInf;
       size_t i = 0;
       while (unfrozen > 0) {
         if (i == frozen_buf_.size() || FillKey{level, d} < FillKey{frozen_buf_[i].rate, frozen_buf_[i].by}) {
@@ -567,103 +632,104 @@ class FlowSolver::Impl {
         int by = frozen_buf_[i].by;
         for (; i < frozen_buf_.size() && frozen_buf_[i].rate == rate && frozen_buf_[i].by == by; ++i) {
           frozen_sum += rate;
-          if (--unfrozen > 0) level = RaisedLevel(d, level, frozen_sum, unfrozen);
+          if (--unfrozen > 0) level = RaisedLevel(stage, level, frozen_sum, unfrozen);
         }
       }
     }
 
-    // The flows not frozen before the cut, reachable from the changed stages.
-    auto open = [&](int f) {
-      int by = frozen_by_[f];
-      return by < 0 || !(FillKey{rate_[f], by} < cut);
-    };
+    // The flows not frozen before the cut, reachable from the changed
+    // stages, and each stage's state at the cut, in one walk. A stage with
+    // no open flow keeps its fill level: it filled before the cut, or never.
     for (int s : dirty_) TakeStage(s);
     for (size_t i = 0; i < component_stages_.size(); ++i) {
-      for (const Member& m : members_[component_stages_[i]]) {
-        int f = m.flow;
-        if (flow_mark_[f] == epoch_ || !open(f)) continue;
-        flow_mark_[f] = epoch_;
-        component_flows_.push_back(f);
-        const Incidence* inc = Incidences(f);
-        for (int j = 0; j < inc_count_[f]; ++j) TakeStage(inc[j].stage);
-      }
-    }
-
-    // Each stage's state at the cut. A stage with no open flow keeps its
-    // fill level: it filled before the cut, or never.
-    for (int s : component_stages_) {
-      int n = static_cast<int>(members_[s].size());
+      int s = component_stages_[i];
+      StageSlot& stage = stages_[s];
+      int n = static_cast<int>(stage.members.size());
       if (n == 0) {
-        fill_level_[s] = kInf;
+        stage.fill_level = kInf;
         continue;
       }
-      FrozenBefore(s, cut);
+      frozen_buf_.clear();
+      for (const Member& m : stage.members) {
+        FlowSlot& flow = flows_[m.flow];
+        if (flow.mark == epoch_) continue;
+        if (flow.frozen_by >= 0 && FillKey{flow.rate, flow.frozen_by} < cut) {
+          frozen_buf_.push_back({flow.rate, flow.frozen_by, PosIn(flow, flow.frozen_by)});
+          continue;
+        }
+        flow.mark = epoch_;
+        component_flows_.push_back(m.flow);
+        const Incidence* inc = Incidences(flow);
+        for (int j = 0; j < flow.count; ++j) TakeStage(inc[j].stage);
+      }
       if (frozen_buf_.size() == static_cast<size_t>(n)) continue;
+      SortFrozen(frozen_buf_);
       // The same operations as the full filling, in the same order.
       int unfrozen = n;
       double frozen_sum = 0;
-      double level = capacity_[s] / static_cast<double>(n);
+      double level = stage.capacity / static_cast<double>(n);
       for (const Frozen& fr : frozen_buf_) {
         frozen_sum += fr.rate;
-        level = RaisedLevel(s, level, frozen_sum, --unfrozen);
+        level = RaisedLevel(stage, level, frozen_sum, --unfrozen);
       }
-      unfrozen_[s] = unfrozen;
-      frozen_sum_[s] = frozen_sum;
-      fill_level_[s] = kInf;
+      stage.unfrozen = unfrozen;
+      stage.frozen_sum = frozen_sum;
+      stage.fill_level = kInf;
       fill_.Append(s, level, static_cast<uint64_t>(s));
     }
     Fill();
   }
 
-  // Progressive filling over the component. Every unfrozen flow has the same
-  // rate, the level; stage s fills when the level reaches
-  //   (phi_s - frozen_sum_s) / unfrozen_s,
-  // so the stages wait in a min-heap keyed by that fill level. The stage on
-  // top is full by construction, so no residual capacity is ever compared
-  // with zero and the filling needs no freeze tolerance.
-  //
-  // Freezing a flow at rate r raises the fill level of its other stages
-  // (each had at least r per unfrozen flow left), so their keys move down
-  // the heap, where they usually have little way to go; a stage whose flows
-  // all froze elsewhere leaves it. Ties go to the lower stage id, so the
-  // order is total and a component is filled the same way alone or among
-  // others (Scope::kEverything gives the same bits).
+  // Progressive filling over a whole component (Scope::kEverything: over
+  // everything). Every unfrozen flow has the same rate, the level; stage s
+  // fills when the level reaches (phi_s - frozen_sum_s) / unfrozen_s, so the
+  // stages wait in a min-heap keyed by that fill level. The stage on top is
+  // full by construction, so no residual capacity is ever compared with zero
+  // and the filling needs no freeze tolerance.
   void FillMaxMin() {
     for (int s : component_stages_) {
-      int n = static_cast<int>(members_[s].size());
-      fill_level_[s] = kInf;
+      StageSlot& stage = stages_[s];
+      int n = static_cast<int>(stage.members.size());
+      stage.fill_level = kInf;
       if (n == 0) continue;
-      unfrozen_[s] = n;
-      frozen_sum_[s] = 0;
-      fill_.Append(s, capacity_[s] / static_cast<double>(n), static_cast<uint64_t>(s));
+      stage.unfrozen = n;
+      stage.frozen_sum = 0;
+      fill_.Append(s, stage.capacity / static_cast<double>(n), static_cast<uint64_t>(s));
     }
     Fill();
   }
 
-  // The filling proper, from the state in fill_, unfrozen_ and frozen_sum_:
-  // freezes the flows of component_flows_ (flow_mark_ == epoch_) only.
+  // The filling proper, from the stages in fill_ with their unfrozen and
+  // frozen_sum; freezes the flows marked for this solve only. Freezing a
+  // flow at rate r raises the fill level of its other stages (each had at
+  // least r per unfrozen flow left), so their keys move down the heap, where
+  // they usually have little way to go; a stage whose flows all froze
+  // elsewhere leaves it. Ties go to the lower stage id: the order is total,
+  // so a part of the system is filled the same way alone or with the rest.
   void Fill() {
     fill_.Heapify();
     while (!fill_.empty()) {
       int s = fill_.Top();
       double rate = fill_.TopKey();
       fill_.Pop();
-      fill_level_[s] = rate;
-      for (const Member& m : members_[s]) {
-        int f = m.flow;
-        if (flow_frozen_[f] == epoch_ || flow_mark_[f] != epoch_) continue;
-        flow_frozen_[f] = epoch_;
-        new_rate_[f] = rate;
-        frozen_by_[f] = s;
-        const Incidence* inc = Incidences(f);
-        for (int j = 0; j < inc_count_[f]; ++j) {
+      StageSlot& popped = stages_[s];
+      popped.fill_level = rate;
+      for (const Member& m : popped.members) {
+        FlowSlot& flow = flows_[m.flow];
+        if (flow.frozen == epoch_ || flow.mark != epoch_) continue;
+        flow.frozen = epoch_;
+        flow.new_rate = rate;
+        flow.frozen_by = s;
+        const Incidence* inc = Incidences(flow);
+        for (int j = 0; j < flow.count; ++j) {
           int t = inc[j].stage;
           if (t == s) continue;
-          frozen_sum_[t] += rate;
-          if (--unfrozen_[t] == 0) {
+          StageSlot& stage = stages_[t];
+          stage.frozen_sum += rate;
+          if (--stage.unfrozen == 0) {
             fill_.Remove(t);
           } else {
-            fill_.Raise(t, (capacity_[t] - frozen_sum_[t]) / static_cast<double>(unfrozen_[t]));
+            fill_.Raise(t, (stage.capacity - stage.frozen_sum) / static_cast<double>(stage.unfrozen));
           }
         }
       }
@@ -679,51 +745,48 @@ class FlowSolver::Impl {
     double now = clock_;
     recount_.clear();
     auto recount = [this](int s) {
-      if (recount_mark_[s] == epoch_) return;
-      recount_mark_[s] = epoch_;
+      if (stage_records_[s].recount == epoch_) return;
+      stage_records_[s].recount = epoch_;
       recount_.push_back(s);
     };
     for (int s : dirty_) recount(s);
     for (int f : component_flows_) {
-      double rate = new_rate_[f];
-      if (rate == rate_[f]) continue;
-      FlowRecord& flow = flows_[f];
-      flow.rem0 = std::max(0.0, flow.rem0 - rate_[f] * (now - flow.t0));
-      flow.t0 = now;
-      flow.end = now + flow.rem0 / rate;
-      rate_[f] = rate;
+      FlowSlot& flow = flows_[f];
+      double rate = flow.new_rate;
+      if (rate == flow.rate) continue;
+      FlowRecord& record = flow_records_[f];
+      record.rem0 = std::max(0.0, record.rem0 - flow.rate * (now - record.t0));
+      record.t0 = now;
+      record.end = now + record.rem0 / rate;
+      flow.rate = rate;
       if (ends_.Contains(f)) {
-        ends_.Update(f, flow.end);
+        ends_.Update(f, record.end);
       } else {
-        ends_.Push(f, flow.end, flow.seq);
+        ends_.Push(f, record.end, record.seq);
       }
-      const Incidence* inc = Incidences(f);
-      for (int j = 0; j < inc_count_[f]; ++j) recount(inc[j].stage);
+      const Incidence* inc = Incidences(flow);
+      for (int j = 0; j < flow.count; ++j) recount(inc[j].stage);
     }
     for (int s : recount_) {
+      StageSlot& stage = stages_[s];
       double carried = 0;
-      for (const Member& m : members_[s]) carried += rate_[m.flow];
-      if (carried == carried_[s]) continue;
+      for (const Member& m : stage.members) carried += flows_[m.flow].rate;
+      if (carried == stage.carried) continue;
       AdvanceIntegrals(s, now);
-      carried_[s] = carried;
+      stage.carried = carried;
     }
   }
 
   Policy policy_;
   Scope scope_;
 
-  // Stages, by id.
-  std::vector<double> capacity_;
-  std::vector<std::vector<Member>> members_;
-  std::vector<double> carried_;  // sum of the members' rates
-  std::vector<StageIntegrals> integrals_;
+  std::vector<StageSlot> stages_;
+  std::vector<StageRecord> stage_records_;
+  std::vector<int> busy_stages_;  // the stages holding a flow, in no order
 
-  // Flows, by id. Flow f's incidences are incidences_[inc_begin_[f] ...
-  // + inc_count_[f]), in a block of inc_room_[f].
-  std::vector<FlowRecord> flows_;
-  std::vector<double> rate_;  // 0 until the first solve
-  std::vector<int> inc_begin_, inc_count_, inc_room_;
-  std::vector<Incidence> incidences_;
+  std::vector<FlowSlot> flows_;
+  std::vector<FlowRecord> flow_records_;
+  std::vector<Incidence> spilled_;  // incidences of flows of > kInline stages
   std::vector<int> free_ids_;
   int flow_count_ = 0;
   uint64_t next_seq_ = 0;
@@ -734,29 +797,14 @@ class FlowSolver::Impl {
   // The deferred solve: stages whose set of flows changed since the last one.
   bool pending_ = false;
   std::vector<int> dirty_;
-  std::vector<bool> dirty_mark_;
 
-  // Scratch of a solve, indexed by stage or flow id; marks equal to epoch_
-  // belong to the current solve, so nothing is cleared between solves.
+  // Scratch of a solve; marks equal to epoch_ belong to the current solve,
+  // so nothing is cleared between solves.
   uint32_t epoch_ = 0;
-  std::vector<uint32_t> stage_mark_, flow_mark_, flow_frozen_;
-  std::vector<int> unfrozen_;
-  std::vector<double> frozen_sum_;
-  std::vector<double> new_rate_;
   std::vector<int> component_stages_, component_flows_;
-  std::vector<int> recount_;  // stages whose carried capacity is summed again
-  std::vector<uint32_t> recount_mark_;
-
-  // What the last maxmin solve left, for the next one to start from: the
-  // level at which each stage filled (kInf: it did not), and the stage that
-  // froze each flow (-1: not solved yet).
-  std::vector<double> fill_level_;
-  std::vector<int> frozen_by_;
+  std::vector<int> recount_;
   std::vector<Frozen> frozen_buf_;
-  // The stages holding at least one flow, in no particular order.
-  std::vector<int> busy_stages_;
-  std::vector<int> busy_pos_;  // by stage: its index in busy_stages_
-  IndexedHeap fill_;  // stages by fill level, during FillMaxMin
+  IndexedHeap fill_;  // stages by fill level, during a filling
 };
 
 FlowSolver::FlowSolver(Policy policy, Scope scope) : impl_(std::make_unique<Impl>(policy, scope)) {}
