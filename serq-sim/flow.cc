@@ -30,6 +30,7 @@ inline void Require(bool ok, const char* what) {
 // makes the order total, so the pop order never depends on the order of
 // insertion. Comparisons are branch-free: the keys are close to random, and
 // a mispredicted branch per level cost more than the rest of the sift.
+template <typename Tie>
 class IndexedHeap {
  public:
   void Grow(int ids) {
@@ -40,12 +41,12 @@ class IndexedHeap {
   int Top() const { return heap_[0].id; }
   double TopKey() const { return heap_[0].key; }
 
-  void Push(int id, double key, uint64_t tie) {
+  void Push(int id, double key, Tie tie) {
     heap_.push_back({key, tie, id});
     SiftUp(heap_.size() - 1, heap_.back());
   }
   // Appends without ordering; Heapify() must follow before any other call.
-  void Append(int id, double key, uint64_t tie) {
+  void Append(int id, double key, Tie tie) {
     pos_[id] = static_cast<int>(heap_.size());
     heap_.push_back({key, tie, id});
   }
@@ -111,7 +112,7 @@ class IndexedHeap {
 
   struct Entry {
     double key;
-    uint64_t tie;
+    Tie tie;
     int id;
   };
   // The smallest child of node i, or n if it has none.
@@ -529,12 +530,9 @@ class FlowSolver::Impl {
     } else if (scope_ == Scope::kEverything) {
       TakeEverything();
       FillMaxMin();
-    } else if (TakeSmallComponent()) {
+    } else if (TrySmallComponent()) {
       FillMaxMin();
     } else {
-      NextEpoch();  // forget the marks of the walk given up
-      component_stages_.clear();
-      component_flows_.clear();
       SolveRegion();
     }
     Apply();
@@ -558,6 +556,23 @@ class FlowSolver::Impl {
   // out which part of it to fill; a large one is left to SolveRegion, and
   // the walk given up costs at most kSmallComponent flows' worth.
   static constexpr size_t kSmallComponent = 32;
+  bool TrySmallComponent() {
+    // After a walk given up, the next few solves go to SolveRegion without
+    // one (components change slowly), unless there are too few flows for a
+    // large one.
+    if (flow_count_ > static_cast<int>(kSmallComponent) && skip_small_walks_ > 0) {
+      --skip_small_walks_;
+      return false;
+    }
+    if (TakeSmallComponent()) return true;
+    skip_small_walks_ = kSkipSmallWalks;
+    NextEpoch();  // forget the marks of the walk given up
+    component_stages_.clear();
+    component_flows_.clear();
+    return false;
+  }
+  static constexpr int kSkipSmallWalks = 8;
+
   bool TakeSmallComponent() {
     for (int s : dirty_) TakeStage(s);
     for (size_t i = 0; i < component_stages_.size(); ++i) {
@@ -574,11 +589,12 @@ class FlowSolver::Impl {
     return true;
   }
 
-  // Stage s's fill level after a freeze, never below the level before: in
-  // exact arithmetic it only goes up, and keeping it so in floating point
-  // makes the pops come in (level, stage) order, which SolveRegion relies on.
-  double RaisedLevel(const StageSlot& stage, double level, double frozen_sum, int unfrozen) const {
-    return std::max(level, (stage.capacity - frozen_sum) / static_cast<double>(unfrozen));
+  // A stage's fill level after a flow of it froze at `rate`: never below
+  // that rate. In exact arithmetic it cannot be (the stage had at least
+  // `rate` per unfrozen flow left); keeping it so in floating point makes the
+  // pops come in (level, stage) order, which SolveRegion relies on.
+  static double LevelAfterFreeze(const StageSlot& stage, double rate, double frozen_sum, int unfrozen) {
+    return std::max(rate, (stage.capacity - frozen_sum) / static_cast<double>(unfrozen));
   }
 
   int PosIn(const FlowSlot& flow, int s) const {
@@ -632,8 +648,9 @@ class FlowSolver::Impl {
         int by = frozen_buf_[i].by;
         for (; i < frozen_buf_.size() && frozen_buf_[i].rate == rate && frozen_buf_[i].by == by; ++i) {
           frozen_sum += rate;
-          if (--unfrozen > 0) level = RaisedLevel(stage, level, frozen_sum, unfrozen);
+          --unfrozen;
         }
+        if (unfrozen > 0) level = LevelAfterFreeze(stage, rate, frozen_sum, unfrozen);
       }
     }
 
@@ -664,18 +681,18 @@ class FlowSolver::Impl {
       }
       if (frozen_buf_.size() == static_cast<size_t>(n)) continue;
       SortFrozen(frozen_buf_);
-      // The same operations as the full filling, in the same order.
-      int unfrozen = n;
+      // What the full filling has at the cut: the same sum in the same order,
+      // and the level its last freeze set.
+      int unfrozen = n - static_cast<int>(frozen_buf_.size());
       double frozen_sum = 0;
-      double level = stage.capacity / static_cast<double>(n);
-      for (const Frozen& fr : frozen_buf_) {
-        frozen_sum += fr.rate;
-        level = RaisedLevel(stage, level, frozen_sum, --unfrozen);
-      }
+      for (const Frozen& fr : frozen_buf_) frozen_sum += fr.rate;
+      double level = frozen_buf_.empty()
+                         ? stage.capacity / static_cast<double>(n)
+                         : LevelAfterFreeze(stage, frozen_buf_.back().rate, frozen_sum, unfrozen);
       stage.unfrozen = unfrozen;
       stage.frozen_sum = frozen_sum;
       stage.fill_level = kInf;
-      fill_.Append(s, level, static_cast<uint64_t>(s));
+      fill_.Append(s, level, s);
     }
     Fill();
   }
@@ -694,7 +711,7 @@ class FlowSolver::Impl {
       if (n == 0) continue;
       stage.unfrozen = n;
       stage.frozen_sum = 0;
-      fill_.Append(s, stage.capacity / static_cast<double>(n), static_cast<uint64_t>(s));
+      fill_.Append(s, stage.capacity / static_cast<double>(n), s);
     }
     Fill();
   }
@@ -729,7 +746,7 @@ class FlowSolver::Impl {
           if (--stage.unfrozen == 0) {
             fill_.Remove(t);
           } else {
-            fill_.Raise(t, (stage.capacity - stage.frozen_sum) / static_cast<double>(stage.unfrozen));
+            fill_.Update(t, LevelAfterFreeze(stage, rate, stage.frozen_sum, stage.unfrozen));
           }
         }
       }
@@ -792,7 +809,7 @@ class FlowSolver::Impl {
   uint64_t next_seq_ = 0;
   uint64_t version_ = 0;
   double clock_ = 0;  // the latest time a mutation was told
-  IndexedHeap ends_;  // flows with a rate, by (end, seq)
+  IndexedHeap<uint64_t> ends_;  // flows with a rate, by (end, seq)
 
   // The deferred solve: stages whose set of flows changed since the last one.
   bool pending_ = false;
@@ -804,7 +821,8 @@ class FlowSolver::Impl {
   std::vector<int> component_stages_, component_flows_;
   std::vector<int> recount_;
   std::vector<Frozen> frozen_buf_;
-  IndexedHeap fill_;  // stages by fill level, during a filling
+  int skip_small_walks_ = 0;
+  IndexedHeap<int> fill_;  // stages by (fill level, id), during a filling
 };
 
 FlowSolver::FlowSolver(Policy policy, Scope scope) : impl_(std::make_unique<Impl>(policy, scope)) {}
