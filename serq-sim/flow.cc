@@ -182,8 +182,11 @@ struct alignas(64) FlowSlot {
   uint32_t frozen = 0;  // == epoch_: frozen in this solve
   int count = 0;        // stages held; 0: not in progress
   int spill = -1;       // start of its incidences in the pool if count > kInline
+  int frozen_order = 0;  // its place among the flows its stage's fill froze
   Incidence inline_stages[kInline];
 };
+
+static_assert(sizeof(FlowSlot) == 64, "a flow slot is one cache line");
 
 // What a solve reads of a stage, in one cache line.
 struct alignas(64) StageSlot {
@@ -225,14 +228,14 @@ struct FillKey {
 };
 
 // A member of a stage frozen before the cut, in the order the filling froze
-// it: by the key of the stage that froze it, then by its place in that
-// stage's list (the order in which that stage froze its flows).
+// it: by the key of the stage that froze it, then by its place among the
+// flows that stage froze.
 struct Frozen {
   double rate;
   int by;
-  int pos;
+  int order;
   bool operator<(const Frozen& o) const {
-    return rate < o.rate || (rate == o.rate && (by < o.by || (by == o.by && pos < o.pos)));
+    return rate < o.rate || (rate == o.rate && (by < o.by || (by == o.by && order < o.order)));
   }
 };
 
@@ -597,20 +600,13 @@ class FlowSolver::Impl {
     return std::max(rate, (stage.capacity - frozen_sum) / static_cast<double>(unfrozen));
   }
 
-  int PosIn(const FlowSlot& flow, int s) const {
-    const Incidence* inc = Incidences(flow);
-    for (int j = 0;; ++j) {
-      if (inc[j].stage == s) return inc[j].pos;
-    }
-  }
-
   // Stage s's members that the last solve froze (new flows are not), in
   // the order the filling froze them, into frozen_buf_.
   void FrozenMembers(int s) {
     frozen_buf_.clear();
     for (const Member& m : stages_[s].members) {
       const FlowSlot& flow = flows_[m.flow];
-      if (flow.frozen_by >= 0) frozen_buf_.push_back({flow.rate, flow.frozen_by, PosIn(flow, flow.frozen_by)});
+      if (flow.frozen_by >= 0) frozen_buf_.push_back({flow.rate, flow.frozen_by, flow.frozen_order});
     }
     SortFrozen(frozen_buf_);
   }
@@ -671,7 +667,7 @@ class FlowSolver::Impl {
         FlowSlot& flow = flows_[m.flow];
         if (flow.mark == epoch_) continue;
         if (flow.frozen_by >= 0 && FillKey{flow.rate, flow.frozen_by} < cut) {
-          frozen_buf_.push_back({flow.rate, flow.frozen_by, PosIn(flow, flow.frozen_by)});
+          frozen_buf_.push_back({flow.rate, flow.frozen_by, flow.frozen_order});
           continue;
         }
         flow.mark = epoch_;
@@ -731,12 +727,14 @@ class FlowSolver::Impl {
       fill_.Pop();
       StageSlot& popped = stages_[s];
       popped.fill_level = rate;
+      int order = 0;
       for (const Member& m : popped.members) {
         FlowSlot& flow = flows_[m.flow];
         if (flow.frozen == epoch_ || flow.mark != epoch_) continue;
         flow.frozen = epoch_;
         flow.new_rate = rate;
         flow.frozen_by = s;
+        flow.frozen_order = order++;
         const Incidence* inc = Incidences(flow);
         for (int j = 0; j < flow.count; ++j) {
           int t = inc[j].stage;
