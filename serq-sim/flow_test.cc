@@ -165,7 +165,8 @@ Instance DrawInstance(std::mt19937_64& rng) {
   int flows = 1 + static_cast<int>(rng() % 25);
   for (int s = 0; s < stages; ++s) in.capacity.push_back(DrawCapacity(rng));
   for (int f = 0; f < flows; ++f) {
-    int k = 1 + static_cast<int>(rng() % std::min(3, stages));
+    // Up to 5 stages: more than the solver keeps inline (3).
+    int k = 1 + static_cast<int>(rng() % std::min(5, stages));
     in.flows.push_back(DrawStages(rng, 0, stages, k));
   }
   return in;
@@ -295,7 +296,7 @@ void CompareWithFromScratch(Policy policy, uint64_t seed, Traffic traffic) {
     if (started < kFlows && (!end || next_start < end->first)) {
       now = next_start;
       int group = static_cast<int>(rng() % kGroups);
-      int k = 1 + static_cast<int>(rng() % 3);
+      int k = 1 + static_cast<int>(rng() % std::min(5, kPerGroup));
       std::vector<int> stages;
       if (rng() % 8 == 0) {
         stages = DrawStages(rng, 0, kGroups * kPerGroup, k);  // crosses groups
