@@ -87,18 +87,8 @@ struct StageRecord {
   uint32_t recount = 0;  // == epoch_: its carried capacity is summed again
 };
 
-// The filling's order: stage `stage` fills at `level`, ties to the lower id.
-// A flow frozen by stage s at level r has the key (r, s).
-struct FillKey {
-  double level;
-  int stage;
-  bool operator<(const FillKey& o) const {
-    return level < o.level || (level == o.level && stage < o.stage);
-  }
-};
-
-// A member of a stage frozen before the cut, in the order the filling froze
-// it: by the key of the stage that froze it, then by its place among the
+// A flow of a stage frozen already, in the order the filling froze it: by
+// the level and id of the stage that froze it, then by its place among the
 // flows that stage froze.
 struct Frozen {
   double rate;
@@ -109,7 +99,7 @@ struct Frozen {
   }
 };
 
-// A stage has few members frozen before the cut: an insertion sort.
+// A stage has few flows: an insertion sort.
 void SortFrozen(std::vector<Frozen>& v) {
   for (size_t i = 1; i < v.size(); ++i) {
     Frozen x = v[i];
@@ -405,7 +395,7 @@ class FlowSolver::Impl {
     } else if (TrySmallComponent()) {
       FillMaxMin();
     } else {
-      SolveRegion();
+      SolvePerturbed();
     }
     Apply();
     for (int s : dirty_) stage_records_[s].dirty = false;
@@ -425,11 +415,11 @@ class FlowSolver::Impl {
   // Takes the connected component of the changed stages (stage -> its flows
   // -> their stages) if it has at most kSmallComponent flows, and says
   // whether it did. Filling a small component again costs less than working
-  // out which part of it to fill; a large one is left to SolveRegion, and
+  // out which part of it to fill; a large one is left to SolvePerturbed, and
   // the walk given up costs at most kSmallComponent flows' worth.
   static constexpr size_t kSmallComponent = 32;
   bool TrySmallComponent() {
-    // After a walk given up, the next few solves go to SolveRegion without
+    // After a walk given up, the next few solves go to SolvePerturbed without
     // one (components change slowly), unless there are too few flows for a
     // large one.
     if (flow_count_ > static_cast<int>(kSmallComponent) && skip_small_walks_ > 0) {
@@ -461,105 +451,218 @@ class FlowSolver::Impl {
     return true;
   }
 
-  // A stage's fill level after a flow of it froze at `rate`: never below
-  // that rate. In exact arithmetic it cannot be (the stage had at least
-  // `rate` per unfrozen flow left); keeping it so in floating point makes the
-  // pops come in (level, stage) order, which SolveRegion relies on.
-  static double LevelAfterFreeze(const StageSlot& stage, double rate, double frozen_sum, int unfrozen) {
-    return std::max(rate, (stage.capacity - frozen_sum) / static_cast<double>(unfrozen));
+  // Stage t's fill level after one of its flows froze at `rate` in the pop
+  // of stage p: (phi - frozen_sum) / unfrozen. In exact arithmetic that is
+  // above `rate` (t had more than `rate` per unfrozen flow left, or it would
+  // have filled first); when rounding puts it at `rate` or below, where t
+  // would come before p's pop in the filling's (level, stage) order, it is
+  // raised to the next double above `rate`. So the pops come in strictly
+  // increasing (level, stage) order, which SolvePerturbed relies on.
+  static double LevelAfterFreeze(const StageSlot& stage, int t, double rate, int p, double frozen_sum,
+                                 int unfrozen) {
+    double level = (stage.capacity - frozen_sum) / static_cast<double>(unfrozen);
+    if (level < rate || (level == rate && t < p)) level = std::nextafter(rate, kInf);
+    return level;
   }
 
-  // Stage s's members that the last solve froze (new flows are not), in
-  // the order the filling froze them, into frozen_buf_.
-  void FrozenMembers(int s) {
+  // An instant of the filling: freeze number `sub` of the pop of stage
+  // `stage` at `level` (sub -1: the pop itself, before its freezes;
+  // kAfterPop: after them). Instants are totally ordered.
+  struct Instant {
+    double level;
+    int stage;
+    int sub;
+    bool operator<(const Instant& o) const {
+      if (level != o.level) return level < o.level;
+      if (stage != o.stage) return stage < o.stage;
+      return sub < o.sub;
+    }
+    bool operator==(const Instant& o) const {
+      return level == o.level && stage == o.stage && sub == o.sub;
+    }
+  };
+  static constexpr int kAfterPop = std::numeric_limits<int>::max();
+  static constexpr Instant kDawn{-kInf, -1, -1};
+
+  // Something the old filling did at `at` that the new one must take into
+  // account: flow `target` froze (sub < kAfterPop), or stage `target` popped.
+  struct Scheduled {
+    Instant at;
+    int target;
+  };
+  static bool Later(const Scheduled& a, const Scheduled& b) { return b.at < a.at; }
+  void Schedule(Instant at, int target) {
+    scheduled_.push_back({at, target});
+    std::push_heap(scheduled_.begin(), scheduled_.end(), Later);
+  }
+
+  bool Perturbed(int s) const { return stages_[s].mark == epoch_; }
+  static Instant OldFreeze(const FlowSlot& flow) { return {flow.rate, flow.frozen_by, flow.frozen_order}; }
+  // Whether a flow not yet frozen in this solve froze, or will freeze, where
+  // the old filling froze it: the stage that froze it is not perturbed
+  // before then.
+  bool OldFreezeHolds(const FlowSlot& flow) const {
+    return flow.frozen_by >= 0 &&
+           (!Perturbed(flow.frozen_by) || OldFreeze(flow) < perturbed_at_[flow.frozen_by]);
+  }
+
+  // Stage t's state just before `now` in the new filling, which is the old
+  // one at t until then: its flows frozen so far, in the order they froze;
+  // the old freezes of its other flows still to come are scheduled.
+  void Perturb(int t, Instant now) {
+    StageSlot& stage = stages_[t];
+    stage.mark = epoch_;
+    perturbed_at_[t] = now;
+    Reconstruct(t, now);
+  }
+
+  void Reconstruct(int t, Instant now) {
+    StageSlot& stage = stages_[t];
+    int n = static_cast<int>(stage.members.size());
+    if (n == 0) {
+      stage.fill_level = kInf;
+      return;
+    }
     frozen_buf_.clear();
-    for (const Member& m : stages_[s].members) {
-      const FlowSlot& flow = flows_[m.flow];
-      if (flow.frozen_by >= 0) frozen_buf_.push_back({flow.rate, flow.frozen_by, flow.frozen_order});
+    for (const Member& m : stage.members) {
+      FlowSlot& flow = flows_[m.flow];
+      if (flow.frozen == epoch_) {
+        frozen_buf_.push_back({flow.new_rate, flow.frozen_by, flow.frozen_order});
+      } else if (OldFreezeHolds(flow)) {
+        Instant at = OldFreeze(flow);
+        if (at < now) {
+          // Frozen as in the old filling, before anything here changed.
+          flow.frozen = epoch_;
+          flow.new_rate = flow.rate;
+          frozen_buf_.push_back({flow.rate, flow.frozen_by, flow.frozen_order});
+        } else {
+          Schedule(at, m.flow);
+        }
+      }
     }
     SortFrozen(frozen_buf_);
+    int unfrozen = n - static_cast<int>(frozen_buf_.size());
+    Instant old_pop{stage.fill_level, t, kAfterPop};
+    if (unfrozen == 0) {
+      // It filled before `now`, or never fills.
+      if (!(old_pop < now)) stage.fill_level = kInf;
+      return;
+    }
+    double frozen_sum = 0;
+    for (const Frozen& fr : frozen_buf_) frozen_sum += fr.rate;
+    double level = frozen_buf_.empty()
+                       ? stage.capacity / static_cast<double>(n)
+                       : LevelAfterFreeze(stage, t, frozen_buf_.back().rate, frozen_buf_.back().by,
+                                          frozen_sum, unfrozen);
+    stage.unfrozen = unfrozen;
+    stage.frozen_sum = frozen_sum;
+    if (stage.fill_level < kInf) Schedule(old_pop, t);
+    stage.fill_level = kInf;
+    fill_.Push(t, level, t);
   }
 
-  // The maxmin re-solve of what a change can affect, usually much less than
-  // its connected component. The filling of the new system is the filling of
-  // the old one, pop for pop, up to the first pop where a changed stage d
-  // differs: d's own pop in the old filling (it freezes flows the new filling
-  // may not), or the level where d fills in the new one, found by replaying
-  // the freezes of d's flows in the old filling's order (nothing else moves
-  // d's level before then). Every flow frozen before that cut keeps its
-  // rate; the rest of the filling starts from the state at the cut, over the
-  // stages reachable from the changed ones through flows not frozen before
-  // it, each stage's frozen sum added up in the order the filling froze its
-  // flows. So the result is the full filling's, bit for bit (the tests
-  // compare with Scope::kEverything after every event).
-  void SolveRegion() {
-    constexpr FillKey kNever{kInf, std::numeric_limits<int>::max()};
-    FillKey cut = kNever;
-    for (int d : dirty_) {
-      const StageSlot& stage = stages_[d];
-      if (stage.fill_level < kInf) cut = std::min(cut, FillKey{stage.fill_level, d});
-      FrozenMembers(d);
-      double frozen_sum = 0;
-      int unfrozen = static_cast<int>(stage.members.size());
-      double level = unfrozen > 0 ? stage.capacity / static_cast<double>(unfrozen) : kInf;
-      size_t i = 0;
-      while (unfrozen > 0) {
-        if (i == frozen_buf_.size() || FillKey{level, d} < FillKey{frozen_buf_[i].rate, frozen_buf_[i].by}) {
-          cut = std::min(cut, FillKey{level, d});
-          break;
-        }
-        // Every flow of d that the same pop froze, then look again.
-        double rate = frozen_buf_[i].rate;
-        int by = frozen_buf_[i].by;
-        for (; i < frozen_buf_.size() && frozen_buf_[i].rate == rate && frozen_buf_[i].by == by; ++i) {
-          frozen_sum += rate;
-          --unfrozen;
-        }
-        if (unfrozen > 0) level = LevelAfterFreeze(stage, rate, frozen_sum, unfrozen);
+  // A flow of perturbed stages froze at `rate`: their levels move.
+  void FreezeAtPerturbed(const FlowSlot& flow, int except, double rate, int by) {
+    const Incidence* inc = Incidences(flow);
+    for (int j = 0; j < flow.count; ++j) {
+      int t = inc[j].stage;
+      if (t == except || !Perturbed(t)) continue;
+      StageSlot& stage = stages_[t];
+      stage.frozen_sum += rate;
+      if (--stage.unfrozen == 0) {
+        fill_.Remove(t);
+      } else {
+        fill_.Update(t, LevelAfterFreeze(stage, t, rate, by, stage.frozen_sum, stage.unfrozen));
       }
     }
+  }
 
-    // The flows not frozen before the cut, reachable from the changed
-    // stages, and each stage's state at the cut, in one walk. A stage with
-    // no open flow keeps its fill level: it filled before the cut, or never.
-    for (int s : dirty_) TakeStage(s);
-    for (size_t i = 0; i < component_stages_.size(); ++i) {
-      int s = component_stages_[i];
-      StageSlot& stage = stages_[s];
-      int n = static_cast<int>(stage.members.size());
-      if (n == 0) {
-        stage.fill_level = kInf;
+  // The maxmin re-solve of what a change can move. The new filling is the
+  // old one except at *perturbed* stages: at first the changed ones; then
+  // every stage one of whose flows freezes at another instant than in the
+  // old filling (or does not freeze when the old one did), from that
+  // instant on. A stage that is not perturbed pops as before, freezing its
+  // flows at their old rates, so only the perturbed stages are filled: their
+  // pops come from the heap, and the old freezes of their flows by stages
+  // that are not perturbed, and the old pops of perturbed stages, come from
+  // a schedule, all in the filling's order. A stage perturbed at an instant
+  // starts from its state at that instant (its frozen sum added up in the
+  // order its flows froze), so the result is the full filling's, bit for
+  // bit (the tests compare with Scope::kEverything after every event); and
+  // a change stops spreading at stages that pop as before or do not fill.
+  void SolvePerturbed() {
+    scheduled_.clear();
+    if (perturbed_at_.size() < stages_.size()) perturbed_at_.resize(stages_.size());
+    for (int d : dirty_) {
+      stages_[d].mark = epoch_;
+      perturbed_at_[d] = kDawn;
+    }
+    for (int d : dirty_) Reconstruct(d, kDawn);
+    while (!fill_.empty() || !scheduled_.empty()) {
+      if (!fill_.empty() &&
+          (scheduled_.empty() || Instant{fill_.TopKey(), fill_.Top(), -1} < scheduled_.front().at)) {
+        PopPerturbed();
         continue;
       }
-      frozen_buf_.clear();
-      for (const Member& m : stage.members) {
-        FlowSlot& flow = flows_[m.flow];
-        if (flow.mark == epoch_) continue;
-        if (flow.frozen_by >= 0 && FillKey{flow.rate, flow.frozen_by} < cut) {
-          frozen_buf_.push_back({flow.rate, flow.frozen_by, flow.frozen_order});
-          continue;
-        }
-        flow.mark = epoch_;
-        component_flows_.push_back(m.flow);
-        const Incidence* inc = Incidences(flow);
-        for (int j = 0; j < flow.count; ++j) TakeStage(inc[j].stage);
+      Scheduled event = scheduled_.front();
+      std::pop_heap(scheduled_.begin(), scheduled_.end(), Later);
+      scheduled_.pop_back();
+      if (event.at.sub == kAfterPop) {
+        OldPopPassed(event.target);
+      } else {
+        FlowSlot& flow = flows_[event.target];
+        // Frozen already, or its stage was perturbed before this instant.
+        if (flow.frozen == epoch_ || !OldFreezeHolds(flow)) continue;
+        flow.frozen = epoch_;
+        flow.new_rate = flow.rate;
+        FreezeAtPerturbed(flow, -1, flow.rate, flow.frozen_by);
       }
-      if (frozen_buf_.size() == static_cast<size_t>(n)) continue;
-      SortFrozen(frozen_buf_);
-      // What the full filling has at the cut: the same sum in the same order,
-      // and the level its last freeze set.
-      int unfrozen = n - static_cast<int>(frozen_buf_.size());
-      double frozen_sum = 0;
-      for (const Frozen& fr : frozen_buf_) frozen_sum += fr.rate;
-      double level = frozen_buf_.empty()
-                         ? stage.capacity / static_cast<double>(n)
-                         : LevelAfterFreeze(stage, frozen_buf_.back().rate, frozen_sum, unfrozen);
-      stage.unfrozen = unfrozen;
-      stage.frozen_sum = frozen_sum;
-      stage.fill_level = kInf;
-      fill_.Append(s, level, s);
     }
-    Fill();
+  }
+
+  void PopPerturbed() {
+    int p = fill_.Top();
+    double rate = fill_.TopKey();
+    fill_.Pop();
+    StageSlot& popped = stages_[p];
+    popped.fill_level = rate;
+    int order = 0;
+    for (const Member& m : popped.members) {
+      FlowSlot& flow = flows_[m.flow];
+      if (flow.frozen == epoch_) continue;
+      Instant now{rate, p, order};
+      if (!(flow.frozen_by >= 0 && OldFreeze(flow) == now)) {
+        // It freezes at another instant than before: its other stages
+        // are perturbed from now (their state just before this freeze).
+        const Incidence* inc = Incidences(flow);
+        for (int j = 0; j < flow.count; ++j) {
+          int t = inc[j].stage;
+          if (t != p && !Perturbed(t)) Perturb(t, now);
+        }
+      }
+      flow.frozen = epoch_;
+      flow.new_rate = rate;
+      flow.frozen_by = p;
+      flow.frozen_order = order++;
+      component_flows_.push_back(m.flow);
+      FreezeAtPerturbed(flow, p, rate, p);
+    }
+  }
+
+  // The old filling popped perturbed stage t here, and the new one has not:
+  // the flows that pop froze are still unfrozen, so their other stages are
+  // perturbed from the instant each of them froze in the old filling.
+  void OldPopPassed(int t) {
+    for (const Member& m : stages_[t].members) {
+      const FlowSlot& flow = flows_[m.flow];
+      if (flow.frozen == epoch_ || flow.frozen_by != t) continue;
+      Instant at = OldFreeze(flow);
+      const Incidence* inc = Incidences(flow);
+      for (int j = 0; j < flow.count; ++j) {
+        int t2 = inc[j].stage;
+        if (t2 != t && !Perturbed(t2)) Perturb(t2, at);
+      }
+    }
   }
 
   // Progressive filling over a whole component (Scope::kEverything: over
@@ -613,7 +716,7 @@ class FlowSolver::Impl {
           if (--stage.unfrozen == 0) {
             fill_.Remove(t);
           } else {
-            fill_.Update(t, LevelAfterFreeze(stage, rate, stage.frozen_sum, stage.unfrozen));
+            fill_.Update(t, LevelAfterFreeze(stage, t, rate, s, stage.frozen_sum, stage.unfrozen));
           }
         }
       }
@@ -689,6 +792,8 @@ class FlowSolver::Impl {
   std::vector<int> recount_;
   std::vector<Frozen> frozen_buf_;
   int skip_small_walks_ = 0;
+  std::vector<Scheduled> scheduled_;  // min-heap by instant
+  std::vector<Instant> perturbed_at_;  // by stage, if perturbed in this solve
   IndexedHeap<int> fill_;  // stages by (fill level, id), during a filling
 };
 

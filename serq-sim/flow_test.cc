@@ -246,6 +246,7 @@ struct Traffic {
   int per_group;
   int flows;
   double gap;
+  bool unit_capacity;  // every stage of capacity 1: many equal fill levels
 };
 
 void CompareWithFromScratch(Policy policy, uint64_t seed, Traffic traffic) {
@@ -254,7 +255,7 @@ void CompareWithFromScratch(Policy policy, uint64_t seed, Traffic traffic) {
   FlowSolver component(policy, Scope::kComponent);
   FlowSolver scratch(policy, Scope::kEverything);
   for (int s = 0; s < kGroups * kPerGroup; ++s) {
-    double c = DrawCapacity(rng);
+    double c = traffic.unit_capacity ? 1.0 : DrawCapacity(rng);
     component.AddStage(c);
     scratch.AddStage(c);
   }
@@ -331,11 +332,14 @@ void CompareWithFromScratch(Policy policy, uint64_t seed, Traffic traffic) {
   }
 }
 
-constexpr Traffic kGroupsOfFour = {6, 4, 400, 0.2};
-constexpr Traffic kOneCrowd = {1, 24, 1500, 0.01};
+constexpr Traffic kGroupsOfFour = {6, 4, 400, 0.2, false};
+constexpr Traffic kOneCrowd = {1, 24, 1500, 0.01, false};
+// Like the benchmark: equal links, flows of 1 to 4 of them, so that levels
+// tie and rounding decides which stage fills first.
+constexpr Traffic kEqualLinks = {1, 64, 1500, 0.01, true};
 
 TEST(FlowProperty, ComponentSolveEqualsFromScratchMaxMin) {
-  for (Traffic traffic : {kGroupsOfFour, kOneCrowd}) {
+  for (Traffic traffic : {kGroupsOfFour, kOneCrowd, kEqualLinks}) {
     for (uint64_t seed : {1, 2, 3}) {
       SCOPED_TRACE(seed);
       CompareWithFromScratch(Policy::kMaxMin, seed, traffic);
