@@ -99,8 +99,12 @@ struct Frozen {
   }
 };
 
-// A stage has few flows: an insertion sort.
+// A stage usually has few flows: an insertion sort, unless it has many.
 void SortFrozen(std::vector<Frozen>& v) {
+  if (v.size() > 16) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
   for (size_t i = 1; i < v.size(); ++i) {
     Frozen x = v[i];
     size_t j = i;
@@ -452,12 +456,13 @@ class FlowSolver::Impl {
   }
 
   // Stage t's fill level after one of its flows froze at `rate` in the pop
-  // of stage p: (phi - frozen_sum) / unfrozen. In exact arithmetic that is
-  // above `rate` (t had more than `rate` per unfrozen flow left, or it would
-  // have filled first); when rounding puts it at `rate` or below, where t
-  // would come before p's pop in the filling's (level, stage) order, it is
-  // raised to the next double above `rate`. So the pops come in strictly
-  // increasing (level, stage) order, which SolvePerturbed relies on.
+  // of stage p: (phi - frozen_sum) / unfrozen. In exact arithmetic that is at
+  // least `rate` (t had at least `rate` per unfrozen flow left), and equal
+  // only if t's level was `rate` already, so that t comes after p in the
+  // filling's (level, stage) order. When rounding puts it below `rate`, or
+  // at `rate` for a t with a lower id than p, it is raised to the next double
+  // above `rate`. So the pops come in strictly increasing (level, stage)
+  // order, which SolvePerturbed relies on.
   static double LevelAfterFreeze(const StageSlot& stage, int t, double rate, int p, double frozen_sum,
                                  int unfrozen) {
     double level = (stage.capacity - frozen_sum) / static_cast<double>(unfrozen);

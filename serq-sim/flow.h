@@ -36,12 +36,12 @@
 //
 // Cost: a change re-solves at most the connected component of stages and
 // flows that it touches, in O((F k + S) log S) for F flows of k stages over
-// S stages; under maxmin usually much less (only the flows the filling can
-// freeze differently), under bottleneck only the flows sharing a stage with
-// it. The rates are bit-identical to a solve of everything (Scope). Remaining
-// work is stored at the last rate change and computed on demand, and the end
-// heap is updated only for flows whose rate changed. Details in
-// docs/internals.md, "The flow solver".
+// S stages; under maxmin usually much less (only the stages where the
+// progressive filling comes out differently), under bottleneck only the
+// flows sharing a stage with it. The rates are bit-identical to a solve of
+// everything (Scope). Remaining work is stored at the last rate change and
+// computed on demand, and the end heap is updated only for flows whose rate
+// changed. Details in docs/internals.md, "The flow solver".
 #ifndef SERQ_SIM_FLOW_H_
 #define SERQ_SIM_FLOW_H_
 
