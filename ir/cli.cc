@@ -2,13 +2,22 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace serq {
@@ -52,6 +61,84 @@ absl::StatusOr<std::string> SingleInputArgument(const std::vector<char*>& args) 
         absl::StrCat("expected one input file, got ", args.size() - 1));
   }
   return std::string(args[1]);
+}
+
+namespace {
+
+bool IsIdentifier(absl::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
+    std::vector<char*>* args) {
+  std::vector<std::pair<std::string, double>> defines;
+  std::vector<char*> rest;
+  size_t i = 1;
+  for (; i < args->size(); ++i) {
+    absl::string_view arg = (*args)[i];
+    if (arg == "--") break;
+    absl::string_view text;
+    if (arg == "-D" || arg == "--D") {
+      if (i + 1 >= args->size()) return absl::InvalidArgumentError("-D needs name=value");
+      text = (*args)[++i];
+    } else if (absl::StartsWith(arg, "--D=")) {
+      text = arg.substr(4);
+    } else if (absl::StartsWith(arg, "-D=")) {
+      text = arg.substr(3);
+    } else if (absl::StartsWith(arg, "-D")) {
+      text = arg.substr(2);
+    } else {
+      rest.push_back((*args)[i]);
+      continue;
+    }
+    size_t eq = text.find('=');
+    double value = 0;
+    if (eq == absl::string_view::npos || !IsIdentifier(text.substr(0, eq)) ||
+        !absl::SimpleAtod(text.substr(eq + 1), &value) || std::isnan(value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("malformed -D '", text, "': expected name=number, e.g. -D Bw=1e9"));
+    }
+    defines.emplace_back(std::string(text.substr(0, eq)), value);
+  }
+  std::vector<char*> out;
+  if (!args->empty()) out.push_back((*args)[0]);
+  out.insert(out.end(), rest.begin(), rest.end());
+  for (size_t j = i; j < args->size(); ++j) out.push_back((*args)[j]);
+  *args = std::move(out);
+  return defines;
+}
+
+std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program& program,
+                                     absl::string_view input_name) {
+  std::string source_name(input_name);
+  std::string source;
+  if (!program.file().empty()) {
+    source_name = program.file();
+    std::ifstream in(program.file(), std::ios::binary);
+    if (in) {
+      std::ostringstream buffer;
+      buffer << in.rdbuf();
+      source = buffer.str();
+    }
+  }
+  Diagnostics located(source_name, source);
+  Diagnostics unlocated{std::string(input_name)};
+  for (const Diagnostic& d : diags.list()) {
+    if (d.line != 0) {
+      located.Error(d.line, d.column, d.message);
+    } else if (d.ir_path.empty()) {
+      located.ErrorInFile(d.message);  // about the whole program: its source file
+    } else {
+      unlocated.ErrorAtPath(d.ir_path, d.message);
+    }
+  }
+  return located.Render() + unlocated.Render();
 }
 
 void PrintToolError(absl::string_view tool, absl::string_view message) {

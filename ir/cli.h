@@ -5,6 +5,7 @@
 #define SERQ_IR_CLI_H_
 
 #include <string>
+#include <utility>
 #include "absl/strings/string_view.h"
 #include <vector>
 
@@ -31,6 +32,23 @@ absl::Status WriteOutput(absl::string_view bytes, Format format);
 // there is none; an error when there are several. `args` is what
 // absl::ParseCommandLine returned (args[0] is the program).
 absl::StatusOr<std::string> SingleInputArgument(const std::vector<char*>& args);
+
+// Removes every `-D name=value` from `args` (also written `-Dname=value`,
+// `-D=name=value`, `--D name=value`, `--D=name=value`) before Abseil parses
+// the rest, since Abseil keeps only the last value of a repeated flag.
+// Stops at "--". Returns the definitions in command-line order; an error
+// for a malformed one (a missing value, a name that is not an identifier,
+// a value that is not a number).
+absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
+    std::vector<char*>* args);
+
+// Renders diagnostics about `program`, read from input `input_name`: those
+// with a source location, and those about the whole program, against the
+// program's source file when it has one (`Program.file`; with the source
+// line and caret when the file is readable); those at an IR path against
+// `input_name`.
+std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program& program,
+                                     absl::string_view input_name);
 
 // Prints "<tool>: error: <message>" to stderr.
 void PrintToolError(absl::string_view tool, absl::string_view message);

@@ -1,8 +1,11 @@
 #include "ir/io.h"
 
-#include <string>
-
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -108,8 +111,31 @@ void RefuseVersion8Fields(const ir::Program& p, Diagnostics* diags) {
 
 }  // namespace
 
+int MessageDepth(const google::protobuf::Message& message) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  int deepest = 0;
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
+        deepest = std::max(deepest, MessageDepth(reflection->GetRepeatedMessage(message, field, i)));
+      }
+    } else {
+      deepest = std::max(deepest, MessageDepth(reflection->GetMessage(message, field)));
+    }
+  }
+  return deepest + 1;
+}
+
 bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags) {
   if (!DecodeMessage(bytes, out, diags)) return false;
+  if (int depth = MessageDepth(*out); depth > kMaxIrDepth) {
+    diags->ErrorInFile(absl::StrCat("IR nested ", depth, " levels deep; serq reads at most ",
+                                    kMaxIrDepth, " (split deep expressions with 'set' or a param)"));
+    return false;
+  }
   if (out->version() == kIrVersion) return true;
   if (out->version() == kOldestIrVersion) {
     size_t before = diags->size();
@@ -142,8 +168,13 @@ std::string EncodeMessage(const google::protobuf::Message& message, Format forma
   if (format == Format::kJson) {
     google::protobuf::util::JsonPrintOptions options;
     options.add_whitespace = true;
-    // Printing a message we built cannot fail: there are no Any fields.
-    (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+    auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
+    if (!status.ok()) {
+      // Unreachable for what serq reads (ReadProgram bounds the depth) or
+      // builds; if it happens, stop rather than print truncated JSON.
+      std::cerr << "serq: internal error: cannot write JSON: " << status.message() << "\n";
+      std::exit(2);
+    }
     if (out.empty() || out.back() != '\n') out.push_back('\n');
     return out;
   }

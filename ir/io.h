@@ -22,6 +22,17 @@ namespace serq {
 inline constexpr uint32_t kIrVersion = 8;        // read and written
 inline constexpr uint32_t kOldestIrVersion = 7;  // read, without also/share
 
+// The deepest message nesting of IR serq reads or writes (the program is
+// level 1, a session 2, its statements 3, ...). Blocks, `else if` chains and
+// expressions nest messages; protobuf's JSON writer gives up beyond 65
+// levels (its binary reader beyond 100), so deeper IR is refused when read
+// and the parser refuses source that would produce it, rather than write
+// JSON that no tool can read back.
+inline constexpr int kMaxIrDepth = 64;
+
+// The message nesting of `message` (1 for a message with no message fields).
+int MessageDepth(const google::protobuf::Message& message);
+
 enum class Format { kJson, kBinary };
 
 // Parses --format's value: "json" or "pb".
@@ -40,13 +51,17 @@ bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
 // upgraded to 8 in memory, unless it holds what 7 cannot (`also` on a run,
 // `share` on the program), which is an error at its IR path; any other
 // version is refused with a message naming the versions this build reads.
+// IR nested deeper than kMaxIrDepth is refused.
 bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags);
 
 // Decodes Results and checks their version (8 only).
 bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* diags);
 
 // Encodes a message: pretty JSON ending in a newline, or binary. Both are
-// deterministic: the same message gives the same bytes.
+// deterministic: the same message gives the same bytes. The message must be
+// at most kMaxIrDepth deep (as everything serq reads or builds is); a
+// deeper one is an internal error that stops the process with exit code 2,
+// never truncated output.
 std::string EncodeMessage(const google::protobuf::Message& message, Format format);
 
 }  // namespace serq

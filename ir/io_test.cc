@@ -1,5 +1,6 @@
 #include "ir/io.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace serq {
@@ -92,6 +93,31 @@ TEST(Io, GarbageAndEmptyInputAreErrors) {
   EXPECT_FALSE(ReadProgram("\xff\xff\xff\xff", &p, &d));
   EXPECT_FALSE(ReadProgram("{ not json", &p, &d));
   EXPECT_EQ(d.size(), 3u);
+}
+
+// Program(1) > Param(2) > Expr(3), and each unary adds Unary > Expr: with
+// n unary levels the IR is 3 + 2n deep. 30 levels (63 deep) are read and
+// written back; 31 (65) are refused, as protobuf's JSON writer fails at 67.
+TEST(Io, IrDeeperThanTheLimitIsRefused) {
+  for (int n : {30, 31, 40}) {
+    ir::Program p;
+    p.set_version(8);
+    ir::Expr* e = p.add_param()->mutable_value();
+    for (int i = 0; i < n; ++i) e = e->mutable_unary()->mutable_operand();
+    e->set_number(1);
+    EXPECT_EQ(MessageDepth(p), 3 + 2 * n);
+    Diagnostics d("deep.pb");
+    ir::Program back;
+    bool ok = ReadProgram(EncodeMessage(p, Format::kBinary), &back, &d);
+    EXPECT_EQ(ok, 3 + 2 * n <= kMaxIrDepth) << n;
+    if (!ok) {
+      EXPECT_EQ(d.Render(), absl::StrCat("deep.pb: error: IR nested ", 3 + 2 * n,
+                                         " levels deep; serq reads at most 64 (split deep "
+                                         "expressions with 'set' or a param)\n"));
+    } else {
+      EXPECT_EQ(EncodeMessage(back, Format::kJson), EncodeMessage(p, Format::kJson));
+    }
+  }
 }
 
 TEST(Io, FormatNames) {

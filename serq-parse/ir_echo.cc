@@ -1,22 +1,24 @@
 // A test tool: reads IR (JSON or binary, autodetected) from stdin and
-// writes it back as JSON, or with --dump as the compact dump of dump.h.
+// writes it back as JSON, with --dump as the compact dump of dump.h, or
+// with --source as canonical source (format.h).
 // The CLI test pipes `serq-parse --format=pb` through it; people read
 // goldens with it.
 #include <iostream>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-parse/dump.h"
+#include "serq-parse/format.h"
 
 ABSL_FLAG(bool, dump, false, "print the compact dump instead of JSON");
 ABSL_FLAG(bool, locations, false, "with --dump: print locations too");
+ABSL_FLAG(bool, source, false, "print canonical .sq source (the formatter) instead of JSON");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("ir_echo [--dump [--locations]] < ir: IR in, JSON or a dump out");
-  absl::ParseCommandLine(argc, argv);
+  serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc),
+                         "ir_echo [--dump [--locations] | --source] < ir: IR in, JSON, a dump or source out");
   absl::StatusOr<std::string> in = serq::ReadInput("-");
   if (!in.ok()) return serq::kExitUsage;
   serq::Diagnostics diags("<stdin>");
@@ -24,6 +26,10 @@ int main(int argc, char** argv) {
   if (!serq::ReadProgram(*in, &p, &diags)) {
     std::cerr << diags.Render();
     return serq::kExitInputRejected;
+  }
+  if (absl::GetFlag(FLAGS_source)) {
+    std::cout << serq::FormatProgram(p);
+    return serq::kExitOk;
   }
   std::cout << (absl::GetFlag(FLAGS_dump) ? serq::DumpProgram(p, absl::GetFlag(FLAGS_locations))
                                           : serq::EncodeMessage(p, serq::Format::kJson));

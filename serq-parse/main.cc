@@ -4,22 +4,21 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-parse/parse.h"
 
-ABSL_FLAG(std::string, format, "json", "output encoding: json (pretty, the default) or pb");
+ABSL_FLAG(std::string, format, "json", "the output encoding: json (pretty-printed) or pb (protobuf binary)");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  constexpr char kUsage[] =
       "serq-parse [file.sq|-] [--format=json|pb]\n"
       "Parses a serq program (a file, or standard input when the argument is '-'\n"
       "or absent) and writes its unlinked IR (version 8) to standard output.\n"
       "Syntax errors go to standard error, all of them, and the exit status is 1;\n"
-      "misuse (bad flags, an unreadable file) exits with 2.");
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+      "misuse (bad flags, an unreadable file) exits with 2.";
+  std::vector<char*> args = serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), kUsage);
   absl::StatusOr<serq::Format> format = serq::ParseFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) {
     serq::PrintToolError("serq-parse", format.status().message());

@@ -74,6 +74,9 @@ bool IsJoiningWord(TokenKind kind) {
   }
 }
 
+// "3:14", for messages that point at a second place in the file.
+std::string Position(const Token& t) { return absl::StrCat(t.line, ":", t.column); }
+
 void SetLoc(const Token& t, ir::Location* loc) {
   loc->set_line(t.line);
   loc->set_column(t.column);
@@ -175,10 +178,14 @@ class Parser {
   }
 
   // Skips the rest of a construct that failed to parse, to where the next
-  // one can start: past a `;`, before a `}` that closes the enclosing block,
-  // after a `{ … }` block (and its `else` or `lease` part), before the next
-  // declaration, or before a statement keyword that starts a line.
+  // one can start. Inside a block: past a `;`, before a `}` that closes the
+  // block, after a `{ … }` (and its `else` or `lease` part), before the next
+  // declaration, or before a statement keyword that starts a line. Between
+  // declarations: to the next declaration, since whatever is in between
+  // (say, the statements of a session that lost its `{`) would otherwise
+  // give an error each.
   void Recover(Level level) {
+    if (level == Level::kTop) return RecoverToDeclaration();
     int depth = 0;
     while (!At(K::kEof)) {
       const Token& t = Peek();
@@ -187,11 +194,7 @@ class Parser {
           Take();
           return;
         }
-        if (t.kind == K::kRBrace) {
-          if (level != Level::kTop) return;
-          Take();  // a stray `}` between declarations
-          continue;
-        }
+        if (t.kind == K::kRBrace) return;
         if (AtDeclaration()) return;
         if (level == Level::kStatements && t.first_on_line && IsStatementKeyword(t.kind)) {
           return;
@@ -211,7 +214,6 @@ class Parser {
     }
   }
 
-  // Skips to the next declaration after a token that starts none.
   void RecoverToDeclaration() {
     int depth = 0;
     while (!At(K::kEof)) {
@@ -249,7 +251,8 @@ class Parser {
       Take();
       return true;
     }
-    ErrorHere(absl::StrCat("expected ", what, ", found ", DescribeToken(t)));
+    ErrorHere(absl::StrCat("expected ", what, ", found ",
+                           IsReservedWord(t.kind) ? "reserved word " : "", DescribeToken(t)));
     return false;
   }
 
@@ -576,7 +579,7 @@ class Parser {
       Take();
       if (option->first != nullptr) {
         ErrorAtPrevious(absl::StrCat("'", option->word, "' given twice in ", block,
-                                     " (first at line ", option->first->line, ")"));
+                                     " (first at ", Position(*option->first), ")"));
       }
       bool first_time = option->first == nullptr;
       if (first_time) option->first = &t;
@@ -674,8 +677,8 @@ class Parser {
   void Share(ir::Program* program) {
     const Token& kw = Take();
     if (share_ != nullptr) {
-      ErrorAtPrevious(absl::StrCat("second 'share' declaration (the first is at line ",
-                                   share_->line, ")"));
+      ErrorAtPrevious(absl::StrCat("second 'share' declaration (the first is at ",
+                                   Position(*share_), ")"));
     } else {
       share_ = &kw;
     }
@@ -697,8 +700,14 @@ class Parser {
   }
 
   // The optional name of a workload or a session, before its `{`.
+  // A reserved word there is taken as a (wrong) name only when a `{`
+  // follows; otherwise the `{` is what is missing.
   bool OptionalName(absl::string_view what, std::string* name) {
     if (At(K::kLBrace)) return true;
+    if (IsReservedWord(Peek().kind) && Peek(1).kind != K::kLBrace) {
+      ErrorHere(absl::StrCat("expected ", what, ", found ", DescribeToken(Peek())));
+      return false;
+    }
     return Name(what, name);
   }
 
@@ -793,7 +802,7 @@ class Parser {
     bool first = run_ == nullptr;
     if (!first) {
       ErrorAtPrevious(
-          absl::StrCat("second 'run' block (the first is at line ", run_->line, ")"));
+          absl::StrCat("second 'run' block (the first is at ", Position(*run_), ")"));
     } else {
       run_ = &kw;
     }
@@ -866,10 +875,16 @@ class Parser {
       case K::kLoad: return Load(level, body);
       case K::kTransfer: return Transfer(level, body);
       case K::kObserve: return Observe(level, body);
-      case K::kElse:
+      case K::kElse: {
+        // The `if` it belonged to is gone or closed; what follows is still
+        // checked, as an `if` or as a block of its own.
         ErrorHere("'else' without 'if'");
         Take();
-        return Recover(Level::kStatements);
+        if (At(K::kIf)) return;
+        Body ignored;
+        if (!Block(level, &ignored, "or 'if' after 'else'")) Recover(Level::kStatements);
+        return;
+      }
       case K::kLease:
         ErrorHere("'lease' must follow the block of a 'hold'");
         Take();

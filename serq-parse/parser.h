@@ -5,6 +5,7 @@
 
 #include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
+#include "ir/io.h"
 #include "proto/ir.pb.h"
 #include "serq-parse/parse.h"
 
@@ -14,12 +15,7 @@ namespace serq {
 // with the errors in `diags` otherwise.
 bool ParseExpression(absl::string_view source, ir::Expr* out, Diagnostics* diags);
 
-// The deepest message nesting of the IR the parser writes (the program is
-// level 1, a session 2, its statements 3, ...). Blocks, `else if` chains and
-// expressions nest messages, and protobuf's JSON writer gives up beyond 64
-// levels (its reader of binary beyond 100), so a program nested deeper is a
-// syntax error here rather than IR that no tool can read back.
-inline constexpr int kMaxIrDepth = 64;
+// kMaxIrDepth (ir/io.h) bounds what the parser produces.
 
 }  // namespace serq
 

@@ -5,13 +5,14 @@
 #   golden_test.sh SUITE GLOB OUT_EXT COMMAND
 #
 # SUITE    a directory under testdata/, e.g. testdata/parse
-# GLOB     the inputs in it, e.g. '*.sq'
+# GLOB     the inputs in it, e.g. '*.sq' (several patterns: separated by spaces)
 # OUT_EXT  the extension of the expected stdout, e.g. .ir.json ('' = none kept)
 # COMMAND  a shell command; {in} is the input's path, {stem} its path without
 #          the extension. Tool names (serq-parse, serq, ...) are on PATH.
 #
 # For input NAME.x the expectations are:
-#   NAME<OUT_EXT>  stdout (when OUT_EXT is given; then it must exist)
+#   NAME<OUT_EXT>  stdout (when OUT_EXT is given; it must exist, except for a
+#                  bad- input, where its absence means stdout must be empty)
 #   NAME.err       stderr (absent: stderr must be empty)
 #   exit status    1 when NAME starts with "bad-", else 0
 #
@@ -44,7 +45,11 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 cases_xml=""
 shopt -s nullglob
-inputs=("$suite"/$glob)
+inputs=()
+set -f  # split GLOB into patterns without expanding them here
+patterns=($glob)
+set +f
+for pattern in "${patterns[@]}"; do inputs+=("$suite"/$pattern); done
 if [ ${#inputs[@]} -eq 0 ]; then
   echo "no inputs matched $suite/$glob" >&2
   exit 1
@@ -65,7 +70,13 @@ for input in "${inputs[@]}"; do
   got_exit=$?
 
   if [ "$update" = 1 ]; then
-    if [ -n "$out_ext" ]; then cp "$tmp/out" "$dest/$stem$out_ext"; fi
+    if [ -n "$out_ext" ]; then
+      if [ "$want_exit" = 1 ] && [ ! -s "$tmp/out" ]; then
+        rm -f "$dest/$stem$out_ext"
+      else
+        cp "$tmp/out" "$dest/$stem$out_ext"
+      fi
+    fi
     if [ -s "$tmp/err" ]; then cp "$tmp/err" "$dest/$stem.err"; else rm -f "$dest/$stem.err"; fi
   fi
 
@@ -75,7 +86,11 @@ for input in "${inputs[@]}"; do
   fi
   if [ -n "$out_ext" ]; then
     if [ ! -f "$stem$out_ext" ]; then
-      problems+="missing golden $stem$out_ext"$'\n'
+      if [ "$want_exit" != 1 ]; then
+        problems+="missing golden $stem$out_ext"$'\n'
+      elif [ -s "$tmp/out" ]; then
+        problems+="unexpected stdout (no $stem$out_ext):"$'\n'"$(head -20 "$tmp/out")"$'\n'
+      fi
     elif ! diff -u "$stem$out_ext" "$tmp/out" >"$tmp/diff"; then
       problems+="stdout differs from $stem$out_ext:"$'\n'"$(head -60 "$tmp/diff")"$'\n'
     fi

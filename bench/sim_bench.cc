@@ -1,0 +1,118 @@
+// Benchmarks of the simulator, run by hand (never as a test):
+//
+//   bazel run -c opt //bench:sim_bench
+//
+// 1. M/M/1 (fifo) with 10^6 sessions: events per second of Simulate()
+//    (the JSON writing is not timed; CPU time, best of 5). Each session is an arrival and a
+//    completion: two events.
+// 2. A ps stage with 10^4 jobs always present (a closed population: each
+//    session runs on the stage again as soon as its run ends): nanoseconds
+//    per event, each event a completion and, inside it, the next arrival.
+// 3. The same stage in an open system: 10^4 jobs too long to end stay
+//    present while short jobs arrive (Poisson) and leave; each event is
+//    one arrival or one completion.
+#include <time.h>
+
+#include <cstdio>
+#include <string>
+
+#include "ir/diagnostics.h"
+#include "proto/ir.pb.h"
+#include "proto/results.pb.h"
+#include "serq-link/link.h"
+#include "serq-parse/parse.h"
+#include "serq-sim/simulate.h"
+
+namespace {
+
+bool Compile(const std::string& source, serq::ir::Program* program) {
+  serq::Diagnostics diags("bench.sq", source);
+  if (!serq::ParseProgram("bench.sq", source, program, &diags) ||
+      !serq::LinkProgram(program, serq::LinkOptions(), &diags)) {
+    std::fprintf(stderr, "%s", diags.Render().c_str());
+    return false;
+  }
+  return true;
+}
+
+// The CPU time of this thread: the machine is shared, and wall time would
+// count the other processes' turns.
+double CpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// Runs Simulate() `rounds` times and returns the best CPU time in seconds
+// and the events of one run.
+bool Time(const serq::ir::Program& program, int rounds, double* seconds, uint64_t* events) {
+  *seconds = 1e300;
+  for (int i = 0; i < rounds; ++i) {
+    serq::results::Results results;
+    serq::Diagnostics diags("bench.sq");
+    double start = CpuSeconds();
+    bool ok = serq::Simulate(program, serq::SimOptions(), &results, &diags);
+    double s = CpuSeconds() - start;
+    if (!ok) {
+      std::fprintf(stderr, "%s", diags.Render().c_str());
+      return false;
+    }
+    if (s < *seconds) *seconds = s;
+    *events = results.replication(0).events();
+  }
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  serq::ir::Program mm1;
+  if (!Compile(R"(
+stage S : fifo(1);
+workload { arrive poisson(0.9); limit 1000000; }
+session { run S (exponential(1)); observe sojourn = now - arrival; }
+run { horizon 1e12; }
+)",
+               &mm1)) {
+    return 1;
+  }
+  double seconds;
+  uint64_t events;
+  if (!Time(mm1, 5, &seconds, &events)) return 1;
+  std::printf("M/M/1 fifo, 10^6 sessions: %llu events in %.3f s: %.2f M events/s, %.0f k sessions/s\n",
+              static_cast<unsigned long long>(events), seconds, events / seconds / 1e6,
+              1e6 / seconds / 1e3);
+
+  serq::ir::Program ps;
+  if (!Compile(R"(
+stage S : ps(1);
+workload { arrive batch(10000); }
+session { repeat (100) { run S (exponential(1)); } }
+run { horizon 1e12; }
+)",
+               &ps)) {
+    return 1;
+  }
+  if (!Time(ps, 5, &seconds, &events)) return 1;
+  std::printf("ps, 10^4 jobs present, closed: %llu events in %.3f s: %.1f ns per event\n",
+              static_cast<unsigned long long>(events), seconds, seconds / events * 1e9);
+
+  // phi = 10^4: with ~10^4 jobs present each is served at ~1 per second,
+  // so a short job (mean work 1) stays ~1 s: ~100 of them present.
+  serq::ir::Program open;
+  if (!Compile(R"(
+stage S : ps(10000);
+workload long { arrive batch(10000); }
+workload short { arrive poisson(100); limit 500000; }
+session long { run S (1e12); }
+session short { run S (exponential(1)); }
+run { horizon 1e6; }
+)",
+               &open)) {
+    return 1;
+  }
+  if (!Time(open, 5, &seconds, &events)) return 1;
+  std::printf("ps, 10^4 jobs present, open: %llu events in %.3f s: %.1f ns per event\n",
+              static_cast<unsigned long long>(events), seconds, seconds / events * 1e9);
+  return 0;
+}

@@ -1,0 +1,68 @@
+#include "ir/cli.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace serq {
+namespace {
+
+std::vector<char*> Args(std::vector<std::string>& storage) {
+  std::vector<char*> out;
+  for (std::string& s : storage) out.push_back(s.data());
+  return out;
+}
+
+TEST(ExtractDefines, EveryFormInOrderAndTheRestKept) {
+  std::vector<std::string> storage = {"tool", "-D",       "a=1",  "in.json", "-Db=2.5",
+                                      "--check", "--D=c=-3", "-D=d=inf", "--D", "e=1e9",
+                                      "--", "-D", "f=1"};
+  std::vector<char*> args = Args(storage);
+  auto defines = ExtractDefines(&args);
+  ASSERT_TRUE(defines.ok()) << defines.status();
+  std::vector<std::pair<std::string, double>> want = {
+      {"a", 1}, {"b", 2.5}, {"c", -3}, {"d", INFINITY}, {"e", 1e9}};
+  EXPECT_EQ(*defines, want);
+  // After "--" nothing is a flag: "-D f=1" stays for the tool.
+  std::vector<std::string> rest(args.begin(), args.end());
+  EXPECT_EQ(rest, (std::vector<std::string>{"tool", "in.json", "--check", "--", "-D", "f=1"}));
+}
+
+TEST(ExtractDefines, MalformedOnesAreErrors) {
+  for (std::vector<std::string> storage : std::vector<std::vector<std::string>>{
+           {"tool", "-D"}, {"tool", "-D", "a"}, {"tool", "-Da="}, {"tool", "-D", "1a=2"},
+           {"tool", "-D", "a=x"}, {"tool", "-D", "a=nan"}, {"tool", "-D", "a-b=1"}}) {
+    std::vector<char*> args = Args(storage);
+    EXPECT_FALSE(ExtractDefines(&args).ok()) << storage.back();
+  }
+}
+
+TEST(RenderProgramDiagnostics, LocatedAgainstTheSourceAndPathsAgainstTheInput) {
+  std::string file = ::testing::TempDir() + "/render.sq";
+  std::ofstream(file) << "stage S : delay;\nrun { horizon 0; }\n";
+  ir::Program program;
+  program.set_file(file);
+  Diagnostics diags("<stdin>");
+  diags.ErrorAtPath("session[0].body[1]", "at a path");
+  diags.Error(2, 15, "located");
+  diags.ErrorInFile("about the program");
+  EXPECT_EQ(RenderProgramDiagnostics(diags, program, "<stdin>"),
+            file + ":2:15: error: located\n"
+            "run { horizon 0; }\n"
+            "              ^\n" +
+            file + ": error: about the program\n"
+            "<stdin>:session[0].body[1]: error: at a path\n");
+  // Without a readable source, located errors keep their position.
+  program.set_file(file + ".gone");
+  EXPECT_EQ(RenderProgramDiagnostics(diags, program, "<stdin>"),
+            file + ".gone:2:15: error: located\n" + file +
+                ".gone: error: about the program\n"
+                "<stdin>:session[0].body[1]: error: at a path\n");
+  std::remove(file.c_str());
+}
+
+}  // namespace
+}  // namespace serq

@@ -1,0 +1,104 @@
+#include "ir/flags.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "ir/cli.h"
+
+namespace serq {
+
+absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
+  std::vector<char*> positional;
+  if (!args.empty()) positional.push_back(args[0]);
+  for (size_t i = 1; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg == "--") {
+      positional.insert(positional.end(), args.begin() + i + 1, args.end());
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {  // "-" is stdin: positional
+      positional.push_back(args[i]);
+      continue;
+    }
+    arg.remove_prefix(arg[1] == '-' ? 2 : 1);
+    absl::string_view name = arg.substr(0, arg.find('='));
+    bool has_value = name.size() < arg.size();
+    absl::string_view value = has_value ? arg.substr(name.size() + 1) : "";
+    if (name == "help" || name == "h" || name == "helpfull") {
+      return absl::CancelledError("help");
+    }
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr && absl::StartsWith(name, "no") && !has_value) {
+      absl::CommandLineFlag* negated = absl::FindCommandLineFlag(name.substr(2));
+      if (negated != nullptr && negated->IsOfType<bool>()) {
+        flag = negated;
+        value = "false";
+        has_value = true;
+      }
+    }
+    if (flag == nullptr || flag->IsRetired()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", args[i], "'"));
+    }
+    if (!has_value) {
+      if (flag->IsOfType<bool>()) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat("flag '--", name, "' needs a value"));
+      }
+    }
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) {
+      // Abseil's own text ("Illegal value 'x' specified for flag 'n'") says
+      // no more than this.
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid value '", value, "' for flag '--", name, "'"));
+    }
+  }
+  return positional;
+}
+
+std::string FlagsHelp(absl::string_view usage) {
+  std::vector<const absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (!flag->IsRetired() && !absl::StrContains(flag->Filename(), "absl/")) {
+      flags.push_back(flag);
+    }
+  }
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
+  std::string out = absl::StrCat(usage, "\n");
+  if (!flags.empty()) absl::StrAppend(&out, "\nflags:\n");
+  for (const absl::CommandLineFlag* flag : flags) {
+    std::string def = flag->DefaultValue();
+    absl::StrAppend(&out, "  --", flag->Name());
+    if (!flag->IsOfType<bool>()) {
+      absl::StrAppend(&out, "=", def.empty() ? "\"\"" : def);
+    }
+    absl::StrAppend(&out, "\n      ", flag->Help(), "\n");
+  }
+  absl::StrAppend(&out, "  --help\n      print this message and exit\n");
+  return out;
+}
+
+std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string_view usage) {
+  auto positional = ParseFlags(args);
+  if (positional.ok()) return *positional;
+  if (absl::IsCancelled(positional.status())) {
+    std::cout << FlagsHelp(usage);
+    std::exit(kExitOk);
+  }
+  std::string tool = args.empty() ? "serq" : args[0];
+  tool = tool.substr(tool.rfind('/') + 1);
+  PrintToolError(tool, positional.status().message());
+  std::cerr << "run '" << tool << " --help' for usage\n";
+  std::exit(kExitUsage);
+}
+
+}  // namespace serq

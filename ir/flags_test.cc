@@ -1,0 +1,50 @@
+#include "ir/flags.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "gtest/gtest.h"
+
+ABSL_FLAG(std::string, format, "json", "the output format");
+ABSL_FLAG(bool, check, false, "validate only");
+ABSL_FLAG(int, count, 1, "how many");
+
+namespace serq {
+namespace {
+
+absl::StatusOr<std::vector<std::string>> Parse(std::vector<std::string> words) {
+  std::vector<char*> args;
+  for (auto& w : words) args.push_back(w.data());
+  auto positional = ParseFlags(args);
+  if (!positional.ok()) return positional.status();
+  return std::vector<std::string>(positional->begin(), positional->end());
+}
+
+TEST(Flags, SetsValuesInEveryFormAndKeepsPositionals) {
+  auto p = Parse({"tool", "--format=pb", "x.sq", "--check", "-count", "3", "-", "--", "--y"});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(*p, (std::vector<std::string>{"tool", "x.sq", "-", "--y"}));
+  EXPECT_EQ(absl::GetFlag(FLAGS_format), "pb");
+  EXPECT_TRUE(absl::GetFlag(FLAGS_check));
+  EXPECT_EQ(absl::GetFlag(FLAGS_count), 3);
+  ASSERT_TRUE(Parse({"tool", "--nocheck"}).ok());
+  EXPECT_FALSE(absl::GetFlag(FLAGS_check));
+}
+
+TEST(Flags, MisuseIsAnErrorNotAnExit) {
+  EXPECT_EQ(Parse({"tool", "--bogus"}).status().message(), "unknown flag '--bogus'");
+  EXPECT_EQ(std::string(Parse({"tool", "--count=many"}).status().message()),
+            "invalid value 'many' for flag '--count'");
+  EXPECT_EQ(Parse({"tool", "--format"}).status().message(), "flag '--format' needs a value");
+  EXPECT_TRUE(absl::IsCancelled(Parse({"tool", "--help"}).status()));
+}
+
+TEST(Flags, HelpListsOurFlagsSortedWithDefaults) {
+  std::string help = FlagsHelp("usage: tool [x]");
+  EXPECT_EQ(help.rfind("usage: tool [x]\n\nflags:\n  --check\n      validate only\n", 0), 0u) << help;
+  EXPECT_NE(help.find("  --count=1\n      how many\n  --format=json\n"), std::string::npos) << help;
+}
+
+}  // namespace
+}  // namespace serq

@@ -1,0 +1,203 @@
+#include "serq-report/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
+#include "serq-report/format.h"
+#include "serq-report/stats.h"
+
+namespace serq::report {
+namespace {
+
+// Samples of one name over every replication.
+struct Pooled {
+  Moments all;
+  std::vector<double> samples;        // every replication's, concatenated
+  std::vector<double> means;          // one per replication that has samples
+  const results::Observation* only = nullptr;  // the last of those replications'
+};
+
+void AddObservation(const std::string& name, const Pooled& p,
+                    const std::vector<double>& quantiles, Report* report) {
+  Observation* o = report->add_observation();
+  o->set_name(name);
+  o->set_n(p.all.count());
+  if (p.all.count() == 0) return;
+  o->set_mean(p.all.mean());
+  if (std::optional<double> sd = p.all.Stddev(); sd && !std::isnan(*sd)) o->set_std(*sd);
+
+  std::optional<double> half_width;
+  Observation::Interval interval = Observation::NONE;
+  if (p.means.size() >= 2) {
+    half_width = HalfWidth95(p.means);
+    interval = Observation::REPLICATIONS;
+  } else if (p.all.count() >= kMinBatchSamples) {
+    const auto& s = p.only->sample();
+    half_width = HalfWidth95(BatchMeans(absl::MakeConstSpan(s.data(), s.size()), kBatches));
+    interval = Observation::BATCH_MEANS;
+  } else {
+    half_width = std::numeric_limits<double>::infinity();
+  }
+  // Infinite samples can make the spread NaN: then there is no interval.
+  if (half_width && !std::isnan(*half_width)) {
+    o->set_half_width(*half_width);
+    o->set_interval(interval);
+  }
+
+  std::vector<double> sorted = p.samples;
+  std::sort(sorted.begin(), sorted.end());
+  for (double q : quantiles) {
+    o->add_quantile(SortedQuantile(sorted, q / 100));
+  }
+}
+
+void AddObservations(const MergedResults& merged, const std::vector<double>& quantiles,
+                     Report* report) {
+  std::map<std::string, Pooled> by_name;  // sorted by name, as the report prints
+  for (const results::Replication* rep : merged.replications) {
+    for (const results::Observation& obs : rep->observation()) {
+      Pooled& p = by_name[obs.name()];
+      if (obs.sample().empty()) continue;
+      Moments m;
+      for (double x : obs.sample()) m.Add(x);
+      p.all.Merge(m);
+      p.means.push_back(m.mean());
+      p.samples.insert(p.samples.end(), obs.sample().begin(), obs.sample().end());
+      p.only = &obs;
+    }
+  }
+  for (const auto& [name, pooled] : by_name) AddObservation(name, pooled, quantiles, report);
+}
+
+// Sums of infinite figures (inf - inf) are the one way to NaN here; an
+// undefined figure is absent, never NaN.
+void ClearNaN(google::protobuf::Message* m) {
+  const google::protobuf::Descriptor* desc = m->GetDescriptor();
+  const google::protobuf::Reflection* refl = m->GetReflection();
+  for (int i = 0; i < desc->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = desc->field(i);
+    if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE && f->is_repeated()) {
+      for (int k = 0, n = refl->FieldSize(*m, f); k < n; ++k) {
+        ClearNaN(refl->MutableRepeatedMessage(m, f, k));
+      }
+    } else if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE &&
+               !f->is_repeated() && refl->HasField(*m, f) && std::isnan(refl->GetDouble(*m, f))) {
+      refl->ClearField(m, f);
+    }
+  }
+}
+
+void AddStages(const MergedResults& merged, Report* report) {
+  const auto& reps = merged.replications;
+  double r = static_cast<double>(reps.size());
+  for (int j = 0; j < reps[0]->stage_size(); ++j) {
+    const results::StageStats& first = reps[0]->stage(j);
+    double present = 0, utilisation = 0, service = 0, wait = 0;
+    uint64_t done = 0, waited = 0, steps = 0, jobs = 0, tokens = 0;
+    for (const results::Replication* rep : reps) {
+      const results::StageStats& s = rep->stage(j);
+      present += s.mean_present();
+      utilisation += s.utilisation();
+      done += s.done();
+      service += s.service_sum();
+      waited += s.waited();
+      wait += s.wait_sum();
+      steps += s.steps();
+      jobs += s.batch_jobs();
+      tokens += s.batch_tokens();
+    }
+    Stage* out = report->add_stage();
+    out->set_name(ElementName(first.name(), first.array(), first.index()));
+    out->set_kind(first.kind());
+    out->set_shared(first.shared());
+    out->set_mean_present(present / r);
+    // An infinite server is never busy in any useful sense.
+    if (first.kind() != "delay") out->set_utilisation(utilisation / r);
+    out->set_done(done);
+    if (done > 0) out->set_mean_service(service / static_cast<double>(done));
+    if (first.kind() == "fifo" || first.kind() == "step") {
+      out->set_waited(waited);
+      if (waited > 0) out->set_mean_wait(wait / static_cast<double>(waited));
+    }
+    if (first.kind() == "step") {
+      out->set_steps(steps);
+      if (steps > 0) {
+        out->set_mean_batch_jobs(static_cast<double>(jobs) / static_cast<double>(steps));
+        out->set_mean_batch_tokens(static_cast<double>(tokens) / static_cast<double>(steps));
+      }
+    }
+  }
+}
+
+void AddPools(const MergedResults& merged, Report* report) {
+  const auto& reps = merged.replications;
+  double r = static_cast<double>(reps.size());
+  for (int j = 0; j < reps[0]->pool_size(); ++j) {
+    const results::PoolStats& first = reps[0]->pool(j);
+    double used = 0, max_used = -std::numeric_limits<double>::infinity(), loaded = 0, wait = 0;
+    uint64_t admitted = 0, evicted = 0, expired = 0;
+    for (const results::Replication* rep : reps) {
+      const results::PoolStats& p = rep->pool(j);
+      used += p.mean_used();
+      max_used = std::max(max_used, p.max_used());
+      loaded += p.mean_loaded();
+      admitted += p.admitted();
+      wait += p.wait_sum();
+      evicted += p.evicted();
+      expired += p.expired();
+    }
+    Pool* out = report->add_pool();
+    out->set_name(ElementName(first.name(), first.array(), first.index()));
+    out->set_cap(first.cap());
+    out->set_mean_used(used / r);
+    out->set_max_used(max_used);
+    out->set_mean_loaded(loaded / r);
+    out->set_admitted(admitted);
+    if (admitted > 0) out->set_mean_wait(wait / static_cast<double>(admitted));
+    out->set_evicted(evicted);
+    out->set_expired(expired);
+  }
+}
+
+void AddSessions(const MergedResults& merged, Report* report) {
+  const auto& reps = merged.replications;
+  for (int j = 0; j < reps[0]->session_size(); ++j) {
+    uint64_t arrived = 0, ended = 0, in_progress = 0;
+    for (const results::Replication* rep : reps) {
+      arrived += rep->session(j).arrived();
+      ended += rep->session(j).ended();
+      in_progress += rep->session(j).in_progress();
+    }
+    Session* out = report->add_session();
+    out->set_name(reps[0]->session(j).name());
+    out->set_arrived(arrived);
+    out->set_ended(ended);
+    out->set_in_progress(in_progress);
+  }
+}
+
+}  // namespace
+
+Report BuildReport(const MergedResults& merged, const std::vector<double>& quantiles) {
+  Report report;
+  report.set_program(merged.first->program());
+  report.set_horizon(merged.first->horizon());
+  report.set_warmup(merged.first->warmup());
+  for (uint64_t seed : merged.seeds) report.add_seed(seed);
+  report.set_replications(static_cast<uint32_t>(merged.replications.size()));
+  for (double q : quantiles) report.add_quantile(q);
+  AddObservations(merged, quantiles, &report);
+  if (merged.replications.empty()) return report;
+  AddStages(merged, &report);
+  AddPools(merged, &report);
+  AddSessions(merged, &report);
+  ClearNaN(&report);
+  return report;
+}
+
+}  // namespace serq::report

@@ -1,0 +1,234 @@
+#include "serq-report/render.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/io.h"
+#include "serq-report/format.h"
+#include "serq-report/table.h"
+
+namespace serq::report {
+namespace {
+
+constexpr char kUndefined[] = "-";
+constexpr char kSharedNote[] =
+    "* shared stage: util is the time-average of the sum of its flows' rates / phi";
+
+std::string QuantileLabel(double q) { return absl::StrCat("p", FormatShortest(q)); }
+
+std::string RunLine(const Report& r) {
+  std::vector<std::string> seeds;
+  for (uint64_t s : r.seed()) seeds.push_back(absl::StrCat(s));
+  return absl::StrCat(r.program().empty() ? "(unnamed program)" : r.program(),
+                      ": horizon ", FormatShortest(r.horizon()), ", warmup ",
+                      FormatShortest(r.warmup()), ", ", r.replications(),
+                      r.replications() == 1 ? " replication" : " replications",
+                      seeds.size() == 1 ? ", seed " : ", seeds ", absl::StrJoin(seeds, ", "));
+}
+
+// Fixed decimals, or `-` when the figure is undefined.
+std::string Fixed(bool has, double x, int decimals) {
+  return has ? FormatFixed(x, decimals) : kUndefined;
+}
+
+// The tables text and markdown share; `markdown` escapes what markdown
+// would read.
+struct Tables {
+  std::vector<Table> tables;  // observe, stage, pool, session
+  bool shared = false;        // a stage is marked shared
+};
+
+Tables MakeTables(const Report& r, bool markdown) {
+  auto name = [&](absl::string_view text) {
+    return markdown ? EscapeMarkdown(text) : std::string(text);
+  };
+  Tables out;
+
+  // The minimum widths are those of the example in toolchain.md §4, so its
+  // row prints exactly as there.
+  std::vector<Column> columns = {{"observe", Align::kLeft, 7},
+                                 {"n", Align::kRight, 5},
+                                 {"mean", Align::kRight, 6},
+                                 {"±95%", Align::kRight, 6},
+                                 {"std", Align::kRight, 5}};
+  for (double q : r.quantile()) columns.push_back({QuantileLabel(q), Align::kRight, 6});
+  Table observe(columns);
+  for (const Observation& o : r.observation()) {
+    std::vector<std::string> row = {name(o.name()), absl::StrCat(o.n()),
+                                    Fixed(o.has_mean(), o.mean(), 4)};
+    if (!o.has_half_width()) {
+      row.push_back(kUndefined);
+    } else {
+      row.push_back(absl::StrCat("±", FormatFixed(o.half_width(), 4)));
+    }
+    row.push_back(Fixed(o.has_std(), o.std(), 3));
+    for (int q = 0; q < r.quantile_size(); ++q) {
+      row.push_back(Fixed(q < o.quantile_size(), q < o.quantile_size() ? o.quantile(q) : 0, 4));
+    }
+    observe.AddRow(std::move(row));
+  }
+  out.tables.push_back(std::move(observe));
+
+  bool steps = false;
+  for (const Stage& s : r.stage()) steps |= s.kind() == "step";
+  columns = {{"stage", Align::kLeft},   {"kind", Align::kLeft}, {"present"},
+             {"util"},                  {"done"},               {"service"},
+             {"wait"}};
+  if (steps) {
+    columns.insert(columns.end(), {{"steps"}, {"jobs/step"}, {"tokens/step"}});
+  }
+  Table stage(columns);
+  for (const Stage& s : r.stage()) {
+    out.shared |= s.shared();
+    std::vector<std::string> row = {
+        name(s.name()),
+        name(absl::StrCat(s.kind(), s.shared() ? "*" : "")),
+        FormatFixed(s.mean_present(), 4),
+        Fixed(s.has_utilisation(), s.utilisation(), 4),
+        absl::StrCat(s.done()),
+        Fixed(s.has_mean_service(), s.mean_service(), 4),
+        Fixed(s.has_mean_wait(), s.mean_wait(), 4)};
+    if (steps) {
+      row.push_back(s.has_steps() ? absl::StrCat(s.steps()) : kUndefined);
+      row.push_back(Fixed(s.has_mean_batch_jobs(), s.mean_batch_jobs(), 4));
+      row.push_back(Fixed(s.has_mean_batch_tokens(), s.mean_batch_tokens(), 4));
+    }
+    stage.AddRow(std::move(row));
+  }
+  out.tables.push_back(std::move(stage));
+
+  Table pool({{"pool", Align::kLeft},
+              {"cap"},
+              {"used"},
+              {"max"},
+              {"loaded"},
+              {"admitted"},
+              {"wait"},
+              {"evicted"},
+              {"expired"}});
+  for (const Pool& p : r.pool()) {
+    pool.AddRow({name(p.name()), FormatShortest(p.cap()), FormatFixed(p.mean_used(), 4),
+                 FormatFixed(p.max_used(), 4), FormatFixed(p.mean_loaded(), 4),
+                 absl::StrCat(p.admitted()), Fixed(p.has_mean_wait(), p.mean_wait(), 4),
+                 absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
+  }
+  out.tables.push_back(std::move(pool));
+
+  Table session({{"session", Align::kLeft}, {"arrived"}, {"ended"}, {"in progress"}});
+  for (const Session& s : r.session()) {
+    session.AddRow({s.name().empty() ? "(unnamed)" : name(s.name()), absl::StrCat(s.arrived()),
+                    absl::StrCat(s.ended()), absl::StrCat(s.in_progress())});
+  }
+  out.tables.push_back(std::move(session));
+  return out;
+}
+
+std::string Render(const Report& r, bool markdown) {
+  std::string out = markdown ? EscapeMarkdown(RunLine(r)) : RunLine(r);
+  out += "\n";
+  Tables tables = MakeTables(r, markdown);
+  for (size_t i = 0; i < tables.tables.size(); ++i) {
+    const Table& t = tables.tables[i];
+    if (t.empty()) continue;
+    absl::StrAppend(&out, "\n", markdown ? t.RenderMarkdown() : t.RenderText());
+    if (i == 1 && tables.shared) {
+      absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(kSharedNote) : kSharedNote,
+                      "\n");
+    }
+  }
+  return out;
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string CsvField(absl::string_view text) {
+  if (text.find_first_of(",\"\r\n") == absl::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+void CsvRow(std::string* out, const std::vector<std::string>& cells) {
+  std::vector<std::string> fields;
+  for (const std::string& c : cells) fields.push_back(CsvField(c));
+  absl::StrAppend(out, absl::StrJoin(fields, ","), "\n");
+}
+
+std::string Full(bool has, double x) { return has ? FormatShortest(x) : ""; }
+std::string Count(bool has, uint64_t n) { return has ? absl::StrCat(n) : ""; }
+
+}  // namespace
+
+std::string RenderText(const Report& report) { return Render(report, false); }
+
+std::string RenderMarkdown(const Report& report) { return Render(report, true); }
+
+std::string RenderCsv(const Report& r) {
+  std::string out;
+  std::vector<std::string> seeds;
+  for (uint64_t s : r.seed()) seeds.push_back(absl::StrCat(s));
+  CsvRow(&out, {"program", "horizon", "warmup", "replications", "seeds"});
+  CsvRow(&out, {r.program(), FormatShortest(r.horizon()), FormatShortest(r.warmup()),
+                absl::StrCat(r.replications()), absl::StrJoin(seeds, " ")});
+
+  out += "\n";
+  std::vector<std::string> header = {"observe", "n", "mean", "half_width", "interval", "std"};
+  for (double q : r.quantile()) header.push_back(QuantileLabel(q));
+  CsvRow(&out, header);
+  for (const Observation& o : r.observation()) {
+    std::string interval;
+    switch (o.interval()) {
+      case Observation::REPLICATIONS: interval = "replications"; break;
+      case Observation::BATCH_MEANS: interval = "batch_means"; break;
+      case Observation::NONE: interval = "none"; break;
+      default: break;
+    }
+    std::vector<std::string> row = {o.name(), absl::StrCat(o.n()), Full(o.has_mean(), o.mean()),
+                                    Full(o.has_half_width(), o.half_width()),
+                                    o.has_interval() ? interval : "", Full(o.has_std(), o.std())};
+    for (int q = 0; q < r.quantile_size(); ++q) {
+      row.push_back(q < o.quantile_size() ? FormatShortest(o.quantile(q)) : "");
+    }
+    CsvRow(&out, row);
+  }
+
+  out += "\n";
+  CsvRow(&out, {"stage", "kind", "shared", "mean_present", "utilisation", "done", "mean_service",
+                "waited", "mean_wait", "steps", "mean_batch_jobs", "mean_batch_tokens"});
+  for (const Stage& s : r.stage()) {
+    CsvRow(&out, {s.name(), s.kind(), s.shared() ? "true" : "false",
+                  FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
+                  absl::StrCat(s.done()), Full(s.has_mean_service(), s.mean_service()),
+                  Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
+                  Count(s.has_steps(), s.steps()),
+                  Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
+                  Full(s.has_mean_batch_tokens(), s.mean_batch_tokens())});
+  }
+
+  out += "\n";
+  CsvRow(&out, {"pool", "cap", "mean_used", "max_used", "mean_loaded", "admitted", "mean_wait",
+                "evicted", "expired"});
+  for (const Pool& p : r.pool()) {
+    CsvRow(&out, {p.name(), FormatShortest(p.cap()), FormatShortest(p.mean_used()),
+                  FormatShortest(p.max_used()), FormatShortest(p.mean_loaded()),
+                  absl::StrCat(p.admitted()), Full(p.has_mean_wait(), p.mean_wait()),
+                  absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
+  }
+
+  out += "\n";
+  CsvRow(&out, {"session", "arrived", "ended", "in_progress"});
+  for (const Session& s : r.session()) {
+    CsvRow(&out, {s.name(), absl::StrCat(s.arrived()), absl::StrCat(s.ended()),
+                  absl::StrCat(s.in_progress())});
+  }
+  return out;
+}
+
+std::string RenderJson(const Report& report) { return EncodeMessage(report, Format::kJson); }
+
+}  // namespace serq::report

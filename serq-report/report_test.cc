@@ -1,0 +1,278 @@
+#include "serq-report/report.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+#include "serq-report/format.h"
+
+namespace serq::report {
+namespace {
+
+results::Results Results(const std::string& program = "before.sq") {
+  results::Results r;
+  r.set_version(8);
+  r.set_program(program);
+  r.set_horizon(10);
+  r.set_seed(1);
+  return r;
+}
+
+results::Replication* AddReplication(results::Results* r, uint32_t index,
+                                     std::vector<double> samples, const std::string& name = "transferred") {
+  results::Replication* rep = r->add_replication();
+  rep->set_index(index);
+  results::Observation* o = rep->add_observation();
+  o->set_name(name);
+  for (double x : samples) o->add_sample(x);
+  r->set_replications(r->replication_size());
+  return rep;
+}
+
+std::string Text(const std::vector<results::Results>& inputs, ReportOptions options = {}) {
+  absl::StatusOr<std::string> text = RenderReport(inputs, options, {"a.json", "b.json", "c.json"});
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+std::string Error(const std::vector<results::Results>& inputs) {
+  absl::StatusOr<std::string> text = RenderReport(inputs, {}, {"a.json", "b.json"});
+  EXPECT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(text.status().message());
+}
+
+TEST(Report, SeedBeforeRow) {
+  // The seed's Before: two reads each end at 2.0.
+  results::Results r = Results();
+  AddReplication(&r, 0, {2.0, 2.0});
+  EXPECT_EQ(Text({r}),
+            "before.sq: horizon 10, warmup 0, 1 replication, seed 1\n"
+            "\n"
+            "observe          n    mean    ±95%    std     p99\n"
+            "transferred      2  2.0000    ±inf  0.000  2.0000\n");
+}
+
+TEST(Report, TwoFilesMergeTheirReplications) {
+  // Replication means 1 and 3: half-width t(0.975, 1) sqrt(2) / sqrt(2) =
+  // 12.7062. Samples 1, 1, 3, 3: mean 2, M2 = 4 * 1 = 4, std sqrt(4 / 3) =
+  // 1.1547; p99 at h = 3 * 0.99 = 2.97 between 3 and 3 is 3.
+  results::Results a = Results(), b = Results();
+  a.set_seed(7);
+  AddReplication(&a, 0, {1, 1});
+  AddReplication(&b, 1, {3, 3});
+  std::string want =
+      "before.sq: horizon 10, warmup 0, 2 replications, seeds 1, 7\n"
+      "\n"
+      "observe          n    mean      ±95%    std     p99\n"
+      "transferred      4  2.0000  ±12.7062  1.155  3.0000\n";
+  EXPECT_EQ(Text({a, b}), want);
+  EXPECT_EQ(Text({b, a}), want);  // the order of the files does not matter
+}
+
+TEST(Report, TwoEqualReplicationsHaveNoSpread) {
+  results::Results r = Results();
+  AddReplication(&r, 0, {2, 2});
+  AddReplication(&r, 1, {2, 2});
+  EXPECT_NE(Text({r}).find("transferred      4  2.0000  ±0.0000  0.000  2.0000\n"),
+            std::string::npos);
+}
+
+TEST(Report, BatchMeansFromAHundredSamplesOfOneReplication) {
+  // 1..99: too few for batch means, ±inf. 1..100: 10 batches, half-width
+  // 21.6585 (stats_test derives it); mean 50.5; std of 1..100 is
+  // sqrt(100 * 101 / 12) = 29.011; p99 at h = 99 * 0.99 = 98.01 is
+  // 99 + 0.01 = 99.01.
+  std::vector<double> x;
+  for (int i = 1; i <= 99; ++i) x.push_back(i);
+  results::Results r = Results();
+  AddReplication(&r, 0, x);
+  EXPECT_NE(Text({r}).find("transferred     99  50.0000    ±inf  28.723  98.0200\n"),
+            std::string::npos)
+      << Text({r});
+  x.push_back(100);
+  r = Results();
+  AddReplication(&r, 0, x);
+  EXPECT_NE(Text({r}).find("transferred    100  50.5000  ±21.6585  29.011  99.0100\n"),
+            std::string::npos)
+      << Text({r});
+}
+
+TEST(Report, AnObservationWithoutSamplesPrintsDashes) {
+  results::Results r = Results();
+  AddReplication(&r, 0, {});
+  EXPECT_NE(Text({r}).find("transferred      0       -       -      -       -\n"),
+            std::string::npos)
+      << Text({r});
+}
+
+TEST(Report, NoReplicationsPrintTheRunLineOnly) {
+  results::Results r = Results();
+  EXPECT_EQ(Text({r}), "before.sq: horizon 10, warmup 0, 0 replications, seed 1\n");
+}
+
+TEST(Report, QuantileColumnsFollowTheOption) {
+  // 1, 2, 3, 4: p50 at h = 1.5 is 2.5, p90 at h = 2.7 is 3.7, p99 3.97.
+  results::Results r = Results();
+  AddReplication(&r, 0, {4, 1, 3, 2});
+  ReportOptions options;
+  options.quantiles = {50, 90, 99};
+  EXPECT_NE(Text({r}, options).find("observe          n    mean    ±95%    std     p50     p90     p99\n"
+                                    "transferred      4  2.5000    ±inf  1.291  2.5000  3.7000  3.9700\n"),
+            std::string::npos)
+      << Text({r}, options);
+}
+
+TEST(Report, StagesAverageTimeFiguresAndSumCounts) {
+  // Two replications of a fifo stage: present (1 + 2) / 2 = 1.5, util
+  // (0.5 + 0.7) / 2 = 0.6, done 3 + 5 = 8, service (3 + 7) / 8 = 1.25,
+  // wait (2 + 2) / (4 + 4) = 0.5. A step stage: steps 10 + 10, jobs
+  // (30 + 50) / 20 = 4, tokens (100 + 300) / 20 = 20.
+  results::Results r = Results();
+  for (uint32_t k = 0; k < 2; ++k) {
+    results::Replication* rep = AddReplication(&r, k, {1});
+    results::StageStats* s = rep->add_stage();
+    s->set_name("tok");
+    s->set_kind("fifo");
+    s->set_mean_present(k == 0 ? 1 : 2);
+    s->set_utilisation(k == 0 ? 0.5 : 0.7);
+    s->set_done(k == 0 ? 3 : 5);
+    s->set_service_sum(k == 0 ? 3 : 7);
+    s->set_waited(4);
+    s->set_wait_sum(2);
+    results::StageStats* e = rep->add_stage();
+    e->set_name("E");
+    e->set_array(true);
+    e->set_index(1);
+    e->set_kind("step");
+    e->set_steps(10);
+    e->set_batch_jobs(k == 0 ? 30 : 50);
+    e->set_batch_tokens(k == 0 ? 100 : 300);
+    results::StageStats* l = rep->add_stage();
+    l->set_name("egress");
+    l->set_kind("ps");
+    l->set_shared(true);
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("stage   kind  present    util  done  service    wait  steps  jobs/step  tokens/step\n"
+                      "tok     fifo   1.5000  0.6000     8   1.2500  0.5000      -          -            -\n"
+                      "E[1]    step   0.0000  0.0000     0        -       -     20     4.0000      20.0000\n"
+                      "egress  ps*    0.0000  0.0000     0        -       -      -          -            -\n"
+                      "* shared stage: util is the time-average of the sum of its flows' rates / phi\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Report, MismatchedProgramsAreRefused) {
+  results::Results a = Results("a.sq"), b = Results("b.sq");
+  b.set_horizon(20);
+  EXPECT_EQ(Error({a, b}),
+            "b.json:program: error: program 'b.sq' differs from 'a.sq' in a.json; merged "
+            "results must come from the same program, horizon and warmup\n"
+            "b.json:horizon: error: horizon 20 differs from 10 in a.json; merged results must "
+            "come from the same program, horizon and warmup\n");
+}
+
+TEST(Report, AReplicationTwiceIsRefused) {
+  results::Results a = Results(), b = Results();
+  AddReplication(&a, 0, {1});
+  AddReplication(&b, 1, {1});
+  AddReplication(&b, 0, {1});
+  EXPECT_EQ(Error({a, b}),
+            "b.json:replication[1].index: error: replication 0 appears twice (also "
+            "replication[0] in a.json); merged results must hold each replication once\n");
+}
+
+TEST(Report, DifferentStagesAreRefused) {
+  results::Results a = Results(), b = Results();
+  AddReplication(&a, 0, {1})->add_stage()->set_kind("ps");
+  a.mutable_replication(0)->mutable_stage(0)->set_name("link");
+  AddReplication(&b, 1, {1})->add_stage()->set_kind("fifo");
+  b.mutable_replication(0)->mutable_stage(0)->set_name("link");
+  EXPECT_EQ(Error({a, b}),
+            "b.json:replication[0].stage[0]: error: stage 'link' (fifo) does not match stage "
+            "'link' (ps) of replication 0 in a.json; merged results must come from the same "
+            "program\n");
+}
+
+TEST(Report, NaNIsRefusedAtItsPath) {
+  results::Results a = Results();
+  AddReplication(&a, 0, {1, std::nan(""), 2});
+  EXPECT_EQ(Error({a}),
+            "a.json:replication[0].observation[0].sample[1]: error: NaN is not a valid value\n");
+}
+
+TEST(Report, InfiniteSamplesNeverPrintNaN) {
+  // inf - inf makes the spread NaN: the std is undefined, and so is the
+  // half-width over replication means 1 and inf.
+  double inf = std::numeric_limits<double>::infinity();
+  results::Results a = Results();
+  AddReplication(&a, 0, {1, inf});
+  std::string text = Text({a});
+  EXPECT_NE(text.find("transferred      2     inf    ±inf      -     inf\n"), std::string::npos)
+      << text;
+  AddReplication(&a, 1, {1, 1});
+  text = Text({a});
+  EXPECT_NE(text.find("transferred      4     inf       -      -     inf\n"), std::string::npos)
+      << text;
+  ReportOptions json;
+  json.format = "json";
+  EXPECT_EQ(Text({a}, json).find("NaN"), std::string::npos);
+}
+
+TEST(Report, CsvQuotesWhatNeedsIt) {
+  results::Results r = Results("a,b \"c\".sq");
+  ReportOptions csv;
+  csv.format = "csv";
+  EXPECT_EQ(Text({r}, csv),
+            "program,horizon,warmup,replications,seeds\n"
+            "\"a,b \"\"c\"\".sq\",10,0,0,1\n"
+            "\n"
+            "observe,n,mean,half_width,interval,std,p99\n"
+            "\n"
+            "stage,kind,shared,mean_present,utilisation,done,mean_service,waited,mean_wait,steps,"
+            "mean_batch_jobs,mean_batch_tokens\n"
+            "\n"
+            "pool,cap,mean_used,max_used,mean_loaded,admitted,mean_wait,evicted,expired\n"
+            "\n"
+            "session,arrived,ended,in_progress\n");
+}
+
+TEST(Options, ParseQuantiles) {
+  EXPECT_EQ(*ParseQuantiles("50,90,99"), (std::vector<double>{50, 90, 99}));
+  EXPECT_EQ(*ParseQuantiles(" 99.9 "), (std::vector<double>{99.9}));
+  EXPECT_TRUE(ParseQuantiles("")->empty());
+  EXPECT_EQ(ParseQuantiles("0").status().message(),
+            "quantile 0 is not between 0 and 100 (exclusive)");
+  EXPECT_EQ(ParseQuantiles("50,100").status().message(),
+            "quantile 100 is not between 0 and 100 (exclusive)");
+  EXPECT_EQ(ParseQuantiles("nan").status().message(),
+            "quantile nan is not between 0 and 100 (exclusive)");
+  EXPECT_EQ(ParseQuantiles("50,x").status().message(),
+            "quantile 'x' is not a number (expected e.g. 50,90,99)");
+  EXPECT_EQ(ParseQuantiles("99,99").status().message(), "quantile 99 is given twice");
+}
+
+TEST(Options, UnknownFormat) {
+  ReportOptions options;
+  options.format = "html";
+  EXPECT_EQ(ValidateReportOptions(options).message(),
+            "unknown format 'html' (expected text, csv, json or md)");
+  EXPECT_FALSE(RenderReport({Results()}, options).ok());
+}
+
+TEST(Format, Numbers) {
+  EXPECT_EQ(FormatFixed(2, 4), "2.0000");
+  EXPECT_EQ(FormatFixed(-0.00001, 4), "0.0000");  // never "-0.0000"
+  EXPECT_EQ(FormatFixed(-0.5, 3), "-0.500");
+  EXPECT_EQ(FormatFixed(std::numeric_limits<double>::infinity(), 4), "inf");
+  EXPECT_EQ(FormatShortest(0.1), "0.1");
+  EXPECT_EQ(FormatShortest(2.0 / 3), "0.66666666666666663");
+  EXPECT_EQ(FormatShortest(1e20), "1e+20");
+  EXPECT_EQ(FormatShortest(-0.0), "0");
+  EXPECT_EQ(ElementName("link", true, 1), "link[1]");
+  EXPECT_EQ(ElementName("P", false, 0), "P");
+}
+
+}  // namespace
+}  // namespace serq::report

@@ -1,0 +1,98 @@
+// Arrival processes (language.md §3.5): batch, poisson, periodic, renewal
+// and trace, each with an optional limit; arrivals stop at the horizon.
+// Arrivals of one instant come in declaration order of their workloads, so
+// `serial` numbers them in (time, workload declaration) order.
+//
+// Traces are read once, before the first replication, behind a small
+// interface (TraceFormat) so that other formats (Mooncake, Azure) can be
+// added beside the CSV one.
+#ifndef SERQ_SIM_ARRIVALS_H_
+#define SERQ_SIM_ARRIVALS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "proto/ir.pb.h"
+#include "serq-sim/random.h"
+
+namespace serq::sim {
+
+// A trace of arrivals: one session per row.
+struct Trace {
+  std::string path;
+  std::vector<std::string> columns;  // every column but `time`, in file order
+  std::vector<double> times;         // non-decreasing, >= 0
+  std::vector<double> values;        // row-major, rows x columns.size()
+};
+
+class TraceFormat {
+ public:
+  virtual ~TraceFormat() = default;
+  // Reads the file at `path` (as given: `display` names it in errors).
+  // Errors name the file and, for a bad row, its line: "x.csv:7: ...".
+  virtual absl::Status Read(const std::string& path, absl::string_view display,
+                            Trace* out) const = 0;
+};
+
+// CSV with a header line; column `time` (seconds, non-decreasing) is the
+// arrival time; every other column is numeric.
+const TraceFormat& CsvTraceFormat();
+
+struct ArrivalPlan {
+  ir::Workload::Process process = ir::Workload::BATCH;
+  double count = 0;         // batch: sessions at time 0
+  double rate = 0;          // poisson: per second
+  double period = 0;        // periodic
+  uint32_t gap = 0;         // renewal: the node of the gap expression
+  uint64_t limit = UINT64_MAX;
+  std::shared_ptr<const Trace> trace;
+  std::vector<int32_t> column_slot;  // trace column -> session slot, or -1
+};
+
+// Draws renewal gaps (an expression) for the arrivals; the engine evaluates
+// and checks them. Returns false after reporting a runtime error.
+class GapSource {
+ public:
+  virtual ~GapSource() = default;
+  virtual bool RenewalGap(uint32_t workload, uint32_t node, double* gap) = 0;
+};
+
+// The arrivals of one replication.
+class Arrivals {
+ public:
+  // Starts every workload's process at time 0; arrivals at or after
+  // `horizon` are never made. Returns false after a runtime error.
+  bool Start(const std::vector<const ArrivalPlan*>& plans, double horizon, Random* random,
+             GapSource* gaps);
+
+  // The next arrival of all workloads: false when none is left.
+  bool Next(double* time, uint32_t* workload) const;
+
+  // Takes the next arrival of `workload` (which Next named): its trace row
+  // (nullptr for other processes), and draws the one after it. Returns
+  // false after a runtime error.
+  bool Take(uint32_t workload, const double** row);
+
+  uint64_t made(uint32_t workload) const { return streams_[workload].made; }
+
+ private:
+  struct Stream {
+    const ArrivalPlan* plan = nullptr;
+    double next = 0;  // +inf: no more
+    uint64_t made = 0;
+  };
+  bool Advance(uint32_t workload);
+
+  std::vector<Stream> streams_;
+  double horizon_ = 0;
+  Random* random_ = nullptr;
+  GapSource* gaps_ = nullptr;
+};
+
+}  // namespace serq::sim
+
+#endif  // SERQ_SIM_ARRIVALS_H_

@@ -1,0 +1,448 @@
+#include "serq-sim/engine.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace serq::sim {
+namespace {
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Units(double n) { return absl::StrCat(n, n == 1 ? " unit" : " units"); }
+
+absl::string_view KindName(ir::Stage::Kind kind) {
+  switch (kind) {
+    case ir::Stage::DELAY: return "delay";
+    case ir::Stage::PS: return "ps";
+    case ir::Stage::FIFO: return "fifo";
+    case ir::Stage::STEP: return "step";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& options,
+               Diagnostics* diags)
+    : model_(model),
+      replication_(replication),
+      options_(options),
+      diags_(diags),
+      stream_seed_(StreamSeed(model.seed, replication)),
+      random_(stream_seed_),
+      evaluator_(&model.exprs, &model.key_names, &random_, this),
+      pools_(this) {
+  if (model.has_shared) shared_ = std::make_unique<SharedStages>(model.share);
+  for (uint32_t id = 0; id < model.station_decl.size(); ++id) {
+    const StageDecl& d = model.stages[model.station_decl[id]];
+    if (d.shared) {
+      stations_.push_back(shared_->AddStation(id, d.phi));
+    } else if (d.kind == ir::Stage::PS) {
+      stations_.push_back(MakePsStation(id, d.phi_constant, d.phi));
+    } else if (d.kind == ir::Stage::FIFO) {
+      stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
+    } else {
+      stations_.push_back(MakeDelayStation(id));
+    }
+  }
+  for (uint32_t id = 0; id < model.pool_decl.size(); ++id) {
+    const PoolDecl& d = model.pools[model.pool_decl[id]];
+    pools_.AddPool(d.cap, !d.evict_by.empty());
+  }
+  arrived_.assign(model.sessions.size(), 0);
+  ended_.assign(model.sessions.size(), 0);
+  samples_.assign(model.observations.size(), {});
+}
+
+Engine::~Engine() = default;
+
+std::string Engine::StationName(uint32_t station) const {
+  const StageDecl& d = model_.stages[model_.station_decl[station]];
+  return d.array ? absl::StrCat(d.name, "[", station - d.base, "]") : d.name;
+}
+
+std::string Engine::PoolName(uint32_t pool) const {
+  const PoolDecl& d = model_.pools[model_.pool_decl[pool]];
+  return d.array ? absl::StrCat(d.name, "[", pool - d.base, "]") : d.name;
+}
+
+// ------------------------------------------------------------------ errors
+
+void Engine::Fail(uint32_t line, uint32_t column, const std::string& path,
+                  const std::string& message) {
+  if (failed_) return;
+  failed_ = true;
+  std::string text = absl::StrCat("at t=", now_);
+  if (has_current_) absl::StrAppend(&text, ", session ", sessions_[current_].serial);
+  absl::StrAppend(&text, ": ", message);
+  if (line != 0) {
+    diags_->Error(line, column, std::move(text));
+  } else {
+    diags_->ErrorAtPath(path, std::move(text));
+  }
+}
+
+void Engine::FailAt(uint32_t statement, const std::string& message) {
+  const StatementInfo& info = model_.statements[statement];
+  Fail(info.loc.line(), info.loc.column(), info.path, message);
+}
+
+void Engine::FailEval(uint32_t statement) {
+  const EvalError& e = evaluator_.error();
+  const StatementInfo& info = model_.statements[statement];
+  if (e.line != 0) {
+    Fail(e.line, e.column, info.path, e.message);
+  } else {
+    Fail(info.loc.line(), info.loc.column(), info.path, e.message);
+  }
+}
+
+void Engine::FailEvalAt(const std::string& path) {
+  const EvalError& e = evaluator_.error();
+  Fail(e.line, e.column, path, e.message);
+}
+
+// ------------------------------------------------------------------ hosts
+
+void Engine::Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) {
+  events_.Push(time, kStation, station, tag, end_of_instant);
+}
+
+bool Engine::Phi(uint32_t station, double present, double* phi) {
+  uint32_t decl = model_.station_decl[station];
+  const StageDecl& d = model_.stages[decl];
+  EvalFrame frame;
+  frame.now = now_;
+  frame.present = present;
+  double v = evaluator_.Eval(d.phi_node, frame);
+  std::string path = absl::StrCat("stage[", decl, "].rate");
+  if (evaluator_.failed()) {
+    FailEvalAt(path);
+    return false;
+  }
+  if (!(v > 0)) {
+    const Node& n = model_.exprs.nodes[d.phi_node];
+    Fail(n.line, n.column, path,
+         absl::StrCat("phi of '", StationName(station), "' is ", v, " with present = ", present,
+                      "; it must be > 0"));
+    return false;
+  }
+  *phi = v;
+  return true;
+}
+
+bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {
+  uint32_t decl = model_.pool_decl[lease.pool];
+  const PoolDecl& d = model_.pools[decl];
+  const Session& owner = sessions_[lease.owner];
+  EvalFrame frame = FrameOf(owner);
+  frame.since = lease.since;
+  key->clear();
+  for (uint32_t node : d.evict_by) {
+    key->push_back(evaluator_.Eval(node, frame));
+    if (evaluator_.failed()) {
+      FailEvalAt(absl::StrCat("pool[", decl, "].evictBy"));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::Wake(SessionId session) { events_.Push(now_, kResume, session, 0); }
+
+void Engine::ScheduleExpiry(double time, LeaseId lease, uint32_t generation) {
+  events_.Push(time, kExpiry, lease, generation);
+}
+
+void Engine::LeaseEnded(SessionId owner) {
+  Session& s = sessions_[owner];
+  --s.live_leases;
+  if (s.state == SessionState::kEnded && s.live_leases == 0) FreeSession(owner);
+}
+
+double Engine::StageState(Function f, uint32_t station) {
+  const Station& s = *stations_[station];
+  switch (f) {
+    case Function::kQueue: return s.Queue();
+    case Function::kBusy: return s.Busy();
+    case Function::kWork: return s.Work(now_);
+    case Function::kPrice: return s.Price();
+    default: return 0;
+  }
+}
+
+double Engine::PoolState(Function f, uint32_t pool) {
+  switch (f) {
+    case Function::kUsed: return pools_.used(pool);
+    case Function::kFree: return pools_.free(pool);
+    case Function::kCap: return pools_.cap(pool);
+    case Function::kHeld: {
+      if (!has_current_) return 0;
+      const Session& s = sessions_[current_];
+      double held = 0;
+      for (HoldId h : s.holds) {
+        const Hold& hold = pools_.hold(h);
+        if (hold.pool == pool && hold.state == Hold::State::kActive) held += hold.size;
+      }
+      for (const LeaseRef& ref : s.leases) {
+        if (ref.pool == pool && pools_.LeaseAlive(ref)) held += pools_.lease(ref.id).units;
+      }
+      return held;
+    }
+    default: return 0;
+  }
+}
+
+bool Engine::RenewalGap(uint32_t workload, uint32_t node, double* gap) {
+  EvalFrame frame;
+  frame.now = now_;
+  double v = evaluator_.Eval(node, frame);
+  std::string path = absl::StrCat(model_.workloads[workload].path, ".arg");
+  if (evaluator_.failed()) {
+    FailEvalAt(path);
+    return false;
+  }
+  if (!(v >= 0)) {
+    const Node& n = model_.exprs.nodes[node];
+    Fail(n.line, n.column, path,
+         absl::StrCat("renewal gap ", v, " is negative; a gap must be >= 0"));
+    return false;
+  }
+  *gap = v;
+  return true;
+}
+
+// ------------------------------------------------------------------ the loop
+
+bool Engine::Run(results::Replication* out) {
+  started_wall_ = WallSeconds();
+  std::vector<const ArrivalPlan*> plans;
+  for (const WorkloadDecl& w : model_.workloads) plans.push_back(&w.plan);
+  if (!arrivals_.Start(plans, model_.horizon, &random_, this)) return false;
+  ScheduleNextArrival();
+  while (!events_.empty()) {
+    if (events_.Top().time >= model_.horizon) break;
+    if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
+    Event e = events_.Pop();
+    if (e.time != now_ || events_processed_ == 0) {
+      now_ = e.time;
+      events_this_instant_ = 0;
+    } else if (++events_this_instant_ > kEventsPerInstant) {
+      // Zero gaps for ever (renewal(0), a trace of one instant repeated...)
+      // would never reach the horizon: an error, not a hang.
+      Fail(0, 0, "", absl::StrCat("more than ", kEventsPerInstant,
+                                  " events at one instant: simulated time does not advance"));
+      return false;
+    }
+    if (Dispatch(e)) ++events_processed_;
+    for (uint32_t station : deferred_) stations_[station]->Flush(*this);
+    deferred_.clear();
+    if (events_.size() > compact_at_) CompactEvents();
+    if (failed()) {
+      if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
+      if (progress_shown_) std::fputs("\r\033[K", stderr);
+      return false;
+    }
+    if ((events_processed_ & 0xffff) == 0 && options_.progress) Progress();
+  }
+  if (progress_shown_) std::fputs("\r\033[K", stderr);
+  if (!window_started_) StartWindow(model_.warmup);
+  if (events_.empty() && !ReportDeadlock()) return false;
+  now_ = model_.horizon;
+  Report(out);
+  return true;
+}
+
+void Engine::CompactEvents() {
+  events_.RemoveIf([this](const Event& e) {
+    switch (e.kind()) {
+      case kStation:
+        return e.target == SharedStages::kTarget ? !shared_->IsCurrent(e.tag)
+                                                 : !stations_[e.target]->IsCurrent(e.tag);
+      case kExpiry:
+        return !pools_.ExpiryCurrent(e.target, e.tag);
+      default:
+        return false;
+    }
+  });
+  compact_at_ = std::max<size_t>(256, 2 * events_.size());
+}
+
+bool Engine::Dispatch(const Event& e) {
+  switch (e.kind()) {
+    case kArrival:
+      Arrive();
+      return true;
+    case kStation: {
+      done_.clear();
+      bool live = e.target == SharedStages::kTarget
+                      ? shared_->OnEvent(*this, e.tag, &done_)
+                      : stations_[e.target]->OnEvent(*this, e.tag, &done_);
+      if (live) Complete(done_);
+      return live;
+    }
+    case kResume: {
+      Session& s = sessions_[e.target];
+      if (options_.trace) {
+        Log(absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d})", now_,
+                            s.state == SessionState::kWaitHold ? "admit" : "grow", s.serial));
+      }
+      s.state = SessionState::kRunning;
+      Execute(e.target);
+      return true;
+    }
+    case kExpiry:
+      return pools_.Expire(e.target, e.tag);
+    default:
+      return false;
+  }
+}
+
+void Engine::Arrive() {
+  double time;
+  uint32_t workload;
+  if (!arrivals_.Next(&time, &workload)) return;
+  const double* row;
+  if (!arrivals_.Take(workload, &row)) return;
+  ScheduleNextArrival();
+  Spawn(workload, row);
+}
+
+void Engine::ScheduleNextArrival() {
+  double time;
+  uint32_t workload;
+  if (arrivals_.Next(&time, &workload)) events_.Push(time, kArrival, workload, 0);
+}
+
+void Engine::Complete(const std::vector<SessionId>& done) {
+  // Every station of the run first, then the sessions in completion order:
+  // a session resumed may start a run on the same stations at once.
+  for (size_t i = 0; i < done.size(); ++i) {
+    Session& s = sessions_[done[i]];
+    double service = now_ - s.run_start;
+    for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
+    if (options_.trace) {
+      Log(absl::StrFormat(R"({"t":%.17g,"event":"done","session":%d,"stage":"%s"})", now_,
+                          s.serial, StationName(s.run_stations[0])));
+    }
+  }
+  for (size_t i = 0; i < done.size(); ++i) {
+    sessions_[done[i]].state = SessionState::kRunning;
+    Execute(done[i]);
+    if (failed()) return;
+  }
+}
+
+void Engine::StartWindow(double at) {
+  window_started_ = true;
+  for (auto& station : stations_) station->StartWindow(at);
+  if (shared_) shared_->StartWindow(at);
+  double saved = now_;
+  now_ = at;
+  pools_.StartWindow(at);
+  now_ = saved;
+}
+
+bool Engine::ReportDeadlock() {
+  std::vector<SessionId> blocked;
+  for (SessionId id = 0; id < sessions_.size(); ++id) {
+    SessionState st = sessions_[id].state;
+    if (st == SessionState::kWaitHold || st == SessionState::kWaitLoad) blocked.push_back(id);
+  }
+  if (blocked.empty()) return true;
+  std::sort(blocked.begin(), blocked.end(), [&](SessionId a, SessionId b) {
+    return sessions_[a].serial < sessions_[b].serial;
+  });
+  constexpr size_t kShown = 10;
+  for (size_t i = 0; i < blocked.size() && i < kShown; ++i) {
+    const Session& s = sessions_[blocked[i]];
+    std::string what;
+    if (s.state == SessionState::kWaitHold) {
+      const Session::Frame& f = s.frames.back();
+      for (uint32_t k = 0; k < f.count; ++k) {
+        const Hold& h = pools_.hold(s.holds[f.first + k]);
+        absl::StrAppend(&what, k ? "; and " : "", Units(h.amount), " of '", PoolName(h.pool),
+                        "', ", pools_.DescribeUse(h.pool));
+      }
+    } else {
+      const Hold& h = pools_.hold(s.wait_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
+                          ", ", pools_.DescribeUse(h.pool));
+    }
+    current_ = blocked[i];
+    has_current_ = true;
+    failed_ = false;
+    FailAt(s.wait_statement,
+           absl::StrCat("deadlock: waits for ", what, ", and no event is left before the horizon ",
+                        model_.horizon));
+  }
+  if (blocked.size() > kShown) {
+    diags_->ErrorInFile(absl::StrCat("deadlock: ", blocked.size() - kShown,
+                                     " more sessions are blocked"));
+  }
+  failed_ = true;
+  return false;
+}
+
+void Engine::Report(results::Replication* out) {
+  out->set_index(replication_);
+  out->set_seed(stream_seed_);
+  const double window = model_.horizon - model_.warmup;
+  for (size_t i = 0; i < model_.observations.size(); ++i) {
+    results::Observation* o = out->add_observation();
+    o->set_name(model_.observations[i]);
+    o->mutable_sample()->Add(samples_[i].begin(), samples_[i].end());
+  }
+  for (uint32_t id = 0; id < stations_.size(); ++id) {
+    const StageDecl& d = model_.stages[model_.station_decl[id]];
+    results::StageStats* st = out->add_stage();
+    st->set_name(d.name);
+    st->set_index(id - d.base);
+    st->set_kind(std::string(KindName(d.kind)));
+    st->set_shared(d.shared);
+    st->set_array(d.array);
+    stations_[id]->Report(now_, window, st);
+  }
+  for (uint32_t id = 0; id < pools_.count(); ++id) {
+    const PoolDecl& d = model_.pools[model_.pool_decl[id]];
+    results::PoolStats* p = out->add_pool();
+    p->set_name(d.name);
+    p->set_index(id - d.base);
+    p->set_array(d.array);
+    pools_.Report(id, now_, window, p);
+  }
+  for (size_t i = 0; i < model_.sessions.size(); ++i) {
+    results::SessionStats* s = out->add_session();
+    s->set_name(model_.sessions[i].name);
+    s->set_arrived(arrived_[i]);
+    s->set_ended(ended_[i]);
+    s->set_in_progress(arrived_[i] - ended_[i]);
+  }
+  out->set_events(events_processed_);
+}
+
+// Drawn after a second of wall time, then four times a second.
+void Engine::Progress() {
+  double wall = WallSeconds();
+  if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
+  last_progress_wall_ = wall;
+  progress_shown_ = true;
+  std::fprintf(stderr, "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%)\033[K",
+               replication_ + 1, model_.replications, now_, model_.horizon,
+               100 * now_ / model_.horizon);
+  std::fflush(stderr);
+}
+
+void Engine::Log(const std::string& json) { *options_.trace << json << '\n'; }
+
+}  // namespace serq::sim

@@ -1,0 +1,159 @@
+// One replication of a simulation: the event loop over the model's
+// stations, pools, arrivals and sessions, and the figures it measured.
+//
+// The loop takes the earliest event (time, then the order it was
+// scheduled), stops at the horizon, starts the measured window at warmup
+// (before the first event at or after it), and stops at the first runtime
+// error. A job's completion resumes its session at once, inside the event
+// that completed it; a hold admitted (or a growth granted) because another
+// session freed units resumes its session by an event at the same time, so
+// the session that freed them finishes its own statements first.
+#ifndef SERQ_SIM_ENGINE_H_
+#define SERQ_SIM_ENGINE_H_
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ir/diagnostics.h"
+#include "proto/results.pb.h"
+#include "serq-sim/arrivals.h"
+#include "serq-sim/event_queue.h"
+#include "serq-sim/expr.h"
+#include "serq-sim/interp.h"
+#include "serq-sim/model.h"
+#include "serq-sim/pool.h"
+#include "serq-sim/random.h"
+#include "serq-sim/stage.h"
+#include "serq-sim/stage_shared.h"
+
+namespace serq::sim {
+
+struct EngineOptions {
+  std::ostream* trace = nullptr;  // --trace: one JSON object per line
+  bool progress = false;          // a progress line on stderr when the run is long
+};
+
+class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
+ public:
+  Engine(const Model& model, uint32_t replication, const EngineOptions& options,
+         Diagnostics* diags);
+  ~Engine() override;
+
+  // Runs the replication to the horizon and fills `out`. Returns false after
+  // a runtime error or a deadlock (in `diags`).
+  bool Run(results::Replication* out);
+
+  // StageHost
+  double now() const override { return now_; }
+  void Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) override;
+  void Defer(uint32_t station) override { deferred_.push_back(station); }
+  bool Phi(uint32_t station, double present, double* phi) override;
+  // PoolHost
+  bool EvictKey(const Lease& lease, std::vector<double>* key) override;
+  void Wake(SessionId session) override;
+  void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
+  void LeaseEnded(SessionId owner) override;
+  // StateView
+  double StageState(Function f, uint32_t station) override;
+  double PoolState(Function f, uint32_t pool) override;
+  // GapSource
+  bool RenewalGap(uint32_t workload, uint32_t node, double* gap) override;
+
+ private:
+  enum Kind : uint8_t { kArrival, kStation, kResume, kExpiry };
+
+  bool Dispatch(const Event& e);
+  // Drops stale events once the queue has doubled since the last time, so
+  // that events moved far into the future (a ps stage's completion while
+  // jobs keep arriving) do not slow every push and pop: amortized O(1).
+  void CompactEvents();
+  void Arrive();
+  void ScheduleNextArrival();
+  void Complete(const std::vector<SessionId>& done);
+  void StartWindow(double at);
+  bool ReportDeadlock();
+  void Report(results::Replication* out);
+  void Progress();
+
+  // The sessions interpreter (interp.cc).
+  SessionId NewSession();
+  void Spawn(uint32_t workload, const double* row);
+  void Execute(SessionId id);
+  bool ExecRun(SessionId id, const Instr& in);
+  bool ExecChoose(Session& s, const Instr& in);
+  bool ExecHold(SessionId id, const Instr& in);
+  bool ExecHoldEnd(Session& s, const Instr& in);
+  bool ExecRelease(Session& s, const Instr& in);
+  bool ExecLoad(SessionId id, const Instr& in);
+  void EndSession(SessionId id);
+  void FreeSession(SessionId id);
+  EvalFrame FrameOf(const Session& s) const;
+  double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
+  bool Element(uint32_t ref, const Session& s, uint32_t* element) {
+    return evaluator_.Element(ref, FrameOf(s), element);
+  }
+
+  // Names for messages: "kvD[1]", "P".
+  std::string StationName(uint32_t station) const;
+  std::string PoolName(uint32_t pool) const;
+
+  // Runtime errors: "at t=<now>, session <serial>: <message>" at `loc`, or
+  // at `path` when the IR has no location. FailEval reports the
+  // evaluator's error, falling back to statement `statement`'s place.
+  void Fail(uint32_t line, uint32_t column, const std::string& path, const std::string& message);
+  void FailAt(uint32_t statement, const std::string& message);
+  void FailEval(uint32_t statement);
+  void FailEvalAt(const std::string& path);
+  bool failed() const { return failed_ || evaluator_.failed(); }
+
+  // --trace
+  void Log(const std::string& json);
+
+  const Model& model_;
+  uint32_t replication_;
+  EngineOptions options_;
+  Diagnostics* diags_;
+  uint64_t stream_seed_;
+  Random random_;
+  Evaluator evaluator_;
+  EventQueue events_;
+  size_t compact_at_ = 256;
+  double now_ = 0;
+  bool failed_ = false;
+  bool window_started_ = false;
+  uint64_t events_processed_ = 0;
+  // More events than this at one simulated instant: time does not advance.
+  static constexpr uint64_t kEventsPerInstant = 100000000;
+  uint64_t events_this_instant_ = 0;
+
+  std::vector<std::unique_ptr<Station>> stations_;
+  std::unique_ptr<SharedStages> shared_;
+  Pools pools_;
+  Arrivals arrivals_;
+
+  std::vector<Session> sessions_;
+  std::vector<SessionId> free_sessions_;
+  SessionId current_ = 0;  // the session being executed, when has_current_
+  bool has_current_ = false;
+  uint64_t next_serial_ = 0;
+  std::vector<uint64_t> arrived_;  // per session declaration
+  std::vector<uint64_t> ended_;
+  std::vector<std::vector<double>> samples_;  // per observation
+
+  std::vector<uint32_t> deferred_; // stations to flush after the current event
+  std::vector<SessionId> done_;    // scratch: completed jobs of one event
+  std::vector<uint32_t> pool_ids_; // scratch: a hold's pools
+  std::vector<double> amounts_;    // scratch: a hold's amounts
+  std::vector<double> key_;        // scratch: a serve by key
+  std::vector<double> best_key_;   // scratch: choose
+  double started_wall_ = 0;        // for progress
+  double last_progress_wall_ = 0;
+  bool progress_shown_ = false;
+};
+
+}  // namespace serq::sim
+
+#endif  // SERQ_SIM_ENGINE_H_

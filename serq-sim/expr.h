@@ -1,0 +1,132 @@
+// Expressions at run time: a compact tree in one flat array (children by
+// index, params already folded to numbers, variables by slot), evaluated
+// with no string look-ups. Runtime errors (division by zero, NaN, a
+// variable read before it is set, an index out of range, invalid
+// distribution parameters) are recorded once, with the location of the
+// node that failed, and evaluation returns NaN; callers check failed().
+#ifndef SERQ_SIM_EXPR_H_
+#define SERQ_SIM_EXPR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/builtins.h"
+#include "serq-sim/random.h"
+
+namespace serq::sim {
+
+enum class Op : uint8_t {
+  kNumber,
+  kVariable,     // a: the session's slot
+  kKeyVariable,  // a: a name id, looked up in the session's table (keys)
+  kNow,
+  kArrival,
+  kSerial,
+  kPresent,
+  kSince,
+  kNeg,  // a: operand
+  kNot,
+  kOr,  // a, b: operands (|| and && evaluate b only when needed)
+  kAnd,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kEq,
+  kNe,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kMath,        // fn; a: first argument in args, b: count
+  kRandom,      // fn; a, b as for kMath
+  kStageState,  // fn (queue, busy, work, price); a: element ref
+  kPoolState,   // fn (used, free, cap, held); a: element ref
+};
+
+struct Node {
+  Op op = Op::kNumber;
+  Function fn = Function::kMin;
+  uint32_t a = 0;
+  uint32_t b = 0;
+  double number = 0;
+  uint32_t line = 0;  // source location, 0 when the IR has none
+  uint32_t column = 0;
+};
+
+// A reference to an element of a pool or stage declaration: `base` is the
+// first element's global id; with an index, element base + floor(index).
+struct ElementRef {
+  uint32_t base = 0;
+  uint32_t size = 1;
+  int32_t index = -1;  // a node, or -1: the scalar (or element 0 of a size-1 array)
+  bool pool = false;
+  std::string name;  // the declaration's, for messages
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
+struct ExprTable {
+  std::vector<Node> nodes;
+  std::vector<uint32_t> args;
+  std::vector<ElementRef> refs;
+};
+
+// Where an expression is evaluated: what its names mean.
+struct EvalFrame {
+  const double* variables = nullptr;  // the session's slots (NaN: never set)
+  const int32_t* key_slots = nullptr; // name id -> slot in `variables`, or -1
+  const std::vector<std::string>* variable_names = nullptr;  // slot -> name
+  double now = 0;
+  double arrival = 0;
+  double serial = 0;
+  double present = 0;
+  double since = 0;
+};
+
+// The state functions read the deployment; the engine answers them.
+class StateView {
+ public:
+  virtual ~StateView() = default;
+  virtual double StageState(Function f, uint32_t station) = 0;
+  virtual double PoolState(Function f, uint32_t pool) = 0;
+};
+
+struct EvalError {
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string message;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const ExprTable* table, const std::vector<std::string>* key_names, Random* random,
+            StateView* state)
+      : table_(table), key_names_(key_names), random_(random), state_(state) {}
+
+  double Eval(uint32_t node, const EvalFrame& frame);
+  // The element `ref` names, evaluating its index; false on an error.
+  bool Element(uint32_t ref, const EvalFrame& frame, uint32_t* element);
+
+  bool failed() const { return failed_; }
+  const EvalError& error() const { return error_; }
+  // Records an error found outside an expression (the caller's message).
+  void Fail(uint32_t line, uint32_t column, std::string message);
+  void set_random(Random* random) { random_ = random; }
+
+ private:
+  double Fail(const Node& node, std::string message);
+
+  const ExprTable* table_;
+  const std::vector<std::string>* key_names_;
+  Random* random_;
+  StateView* state_;
+  bool failed_ = false;
+  EvalError error_;
+};
+
+}  // namespace serq::sim
+
+#endif  // SERQ_SIM_EXPR_H_

@@ -1,0 +1,353 @@
+#include "serq-sim/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace serq::sim {
+namespace {
+
+constexpr uint32_t kNoPool = UINT32_MAX;
+
+}  // namespace
+
+uint32_t Pools::AddPool(double cap, bool evictable) {
+  Element e;
+  e.cap = cap;
+  e.evictable = evictable;
+  elements_.push_back(std::move(e));
+  return elements_.size() - 1;
+}
+
+uint32_t Pools::NewRequest() {
+  if (!free_requests_.empty()) {
+    uint32_t r = free_requests_.back();
+    free_requests_.pop_back();
+    requests_[r].holds.clear();
+    return r;
+  }
+  requests_.emplace_back();
+  return requests_.size() - 1;
+}
+
+HoldId Pools::NewHold() {
+  if (!free_holds_.empty()) {
+    HoldId h = free_holds_.back();
+    free_holds_.pop_back();
+    return h;
+  }
+  holds_.emplace_back();
+  return holds_.size() - 1;
+}
+
+LeaseId Pools::NewLease() {
+  if (!free_leases_.empty()) {
+    LeaseId l = free_leases_.back();
+    free_leases_.pop_back();
+    return l;
+  }
+  leases_.emplace_back();
+  return leases_.size() - 1;
+}
+
+void Pools::Change(uint32_t pool, double used_delta, double loaded_delta) {
+  Element& e = elements_[pool];
+  e.used += used_delta;
+  e.loaded += loaded_delta;
+  // Units may be fractional: when nothing is held or leased the pool is
+  // empty exactly, so rounding never accumulates across busy periods.
+  if (e.active_holds == 0 && e.leases.empty()) e.used = e.loaded = 0;
+  double now = host_->now();
+  e.used_average.Set(now, e.used);
+  e.loaded_average.Set(now, e.loaded);
+  if (e.used > e.max_used) e.max_used = e.used;
+}
+
+// A relative slack of 1e-12 of the cap absorbs the rounding of fractional
+// units (ten holds of 0.1 fill a pool of cap 1).
+bool Pools::Fits(uint32_t pool, double need) const {
+  const Element& e = elements_[pool];
+  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
+  return need <= e.cap - e.used + slack;
+}
+
+bool Pools::CanMakeRoom(uint32_t pool, double need) const {
+  if (Fits(pool, need)) return true;
+  const Element& e = elements_[pool];
+  return e.evictable && !e.leases.empty() && Fits(pool, need - e.leased);
+}
+
+bool Pools::MakeRoom(uint32_t pool, double need) {
+  if (Fits(pool, need)) return true;
+  if (!CanMakeRoom(pool, need)) return false;
+  struct Candidate {
+    std::vector<double> key;
+    double since;
+    uint64_t sequence;
+    LeaseId id;
+  };
+  std::vector<Candidate> order;
+  for (LeaseId id : elements_[pool].leases) {
+    Candidate c;
+    if (!host_->EvictKey(leases_[id], &c.key)) return false;
+    c.since = leases_[id].since;
+    c.sequence = leases_[id].sequence;
+    c.id = id;
+    order.push_back(std::move(c));
+  }
+  std::sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.key, a.since, a.sequence) < std::tie(b.key, b.since, b.sequence);
+  });
+  for (const Candidate& c : order) {
+    if (Fits(pool, need)) break;
+    ++elements_[pool].evicted;
+    EndLease(c.id);
+  }
+  return Fits(pool, need);
+}
+
+bool Pools::TryAdmit(uint32_t request) {
+  for (HoldId h : requests_[request].holds) {
+    if (!CanMakeRoom(holds_[h].pool, holds_[h].amount)) return false;
+  }
+  for (HoldId h : requests_[request].holds) {
+    if (!MakeRoom(holds_[h].pool, holds_[h].amount)) return false;
+  }
+  double now = host_->now();
+  for (HoldId h : requests_[request].holds) {
+    Hold& hold = holds_[h];
+    Element& e = elements_[hold.pool];
+    hold.state = Hold::State::kActive;
+    hold.size = hold.amount;
+    ++e.active_holds;
+    ++e.admitted;
+    e.wait_sum += now - requests_[request].since;
+    Change(hold.pool, hold.amount, 0);
+  }
+  free_requests_.push_back(request);
+  return true;
+}
+
+bool Pools::RequestHold(SessionId session, absl::Span<const uint32_t> pools,
+                        absl::Span<const double> amounts, std::vector<HoldId>* holds) {
+  uint32_t r = NewRequest();
+  requests_[r].session = session;
+  requests_[r].since = host_->now();
+  bool clear = true;
+  for (size_t i = 0; i < pools.size(); ++i) {
+    HoldId h = NewHold();
+    Hold& hold = holds_[h];
+    hold = Hold();
+    hold.pool = pools[i];
+    hold.session = session;
+    hold.amount = amounts[i];
+    hold.request = r;
+    requests_[r].holds.push_back(h);
+    holds->push_back(h);
+    const Element& e = elements_[pools[i]];
+    if (!e.waiting.empty() || !e.growing.empty()) clear = false;
+  }
+  if (clear && TryAdmit(r)) return true;
+  for (uint32_t pool : pools) elements_[pool].waiting.push_back(r);
+  return false;
+}
+
+double Pools::SizeAfterLoad(HoldId hold, double units) const {
+  const Hold& h = holds_[hold];
+  return std::max(h.amount, h.content + units);
+}
+
+void Pools::ApplyGrowth(const Growth& growth) {
+  Hold& h = holds_[growth.hold];
+  double size = std::max(h.amount, growth.content);
+  double used_delta = size - h.size;
+  double loaded_delta = growth.content - h.content;
+  h.size = size;
+  h.content = growth.content;
+  Change(h.pool, used_delta, loaded_delta);
+}
+
+bool Pools::TryGrow(const Growth& growth) {
+  const Hold& h = holds_[growth.hold];
+  double need = std::max(h.amount, growth.content) - h.size;
+  if (need > 0 && (!CanMakeRoom(h.pool, need) || !MakeRoom(h.pool, need))) return false;
+  ApplyGrowth(growth);
+  return true;
+}
+
+bool Pools::Load(HoldId hold, double units) {
+  Growth growth{hold, holds_[hold].content + units};
+  Element& e = elements_[holds_[hold].pool];
+  if (e.growing.empty() && TryGrow(growth)) return true;
+  e.growing.push_back(growth);
+  return false;
+}
+
+void Pools::ReturnHold(HoldId hold) {
+  Hold& h = holds_[hold];
+  if (h.state != Hold::State::kActive) return;
+  h.state = Hold::State::kReturned;
+  --elements_[h.pool].active_holds;
+  Change(h.pool, -h.size, -h.content);
+  h.size = h.content = 0;
+  Pump(h.pool);
+}
+
+void Pools::FreeHold(HoldId hold) {
+  holds_[hold].pool = kNoPool;
+  holds_[hold].state = Hold::State::kReturned;
+  free_holds_.push_back(hold);
+}
+
+void Pools::EndHold(HoldId hold) {
+  uint32_t pool = holds_[hold].pool;
+  bool active = holds_[hold].state == Hold::State::kActive;
+  if (active) {
+    Hold& h = holds_[hold];
+    --elements_[pool].active_holds;
+    Change(pool, -h.size, -h.content);
+  }
+  FreeHold(hold);
+  if (active) Pump(pool);
+}
+
+LeaseRef Pools::LeaseHold(HoldId hold, double duration) {
+  const Hold h = holds_[hold];
+  FreeHold(hold);
+  LeaseId id = NewLease();
+  Lease& l = leases_[id];
+  Element& e = elements_[h.pool];
+  l.pool = h.pool;
+  l.owner = h.session;
+  l.units = h.size;
+  l.content = h.content;
+  l.since = host_->now();
+  l.sequence = next_lease_sequence_++;
+  l.alive = true;
+  l.slot = e.leases.size();
+  e.leases.push_back(id);
+  e.leased += l.units;
+  --e.active_holds;  // the units stay, now as a lease
+  if (std::isfinite(duration)) host_->ScheduleExpiry(l.since + duration, id, l.generation);
+  return LeaseRef{id, l.generation, h.pool};
+}
+
+void Pools::EndLease(LeaseId id) {
+  Lease& l = leases_[id];
+  Element& e = elements_[l.pool];
+  LeaseId moved = e.leases.back();
+  e.leases[l.slot] = moved;
+  leases_[moved].slot = l.slot;
+  e.leases.pop_back();
+  e.leased = e.leases.empty() ? 0 : e.leased - l.units;
+  l.alive = false;
+  ++l.generation;
+  Change(l.pool, -l.units, -l.content);
+  free_leases_.push_back(id);
+  host_->LeaseEnded(l.owner);
+}
+
+void Pools::ReleaseLease(const LeaseRef& ref) {
+  if (!LeaseAlive(ref)) return;
+  EndLease(ref.id);
+  Pump(ref.pool);
+}
+
+bool Pools::Expire(LeaseId lease, uint32_t generation) {
+  const Lease& l = leases_[lease];
+  if (!l.alive || l.generation != generation) return false;
+  uint32_t pool = l.pool;
+  ++elements_[pool].expired;
+  EndLease(lease);
+  Pump(pool);
+  return true;
+}
+
+void Pools::Pump(uint32_t pool) {
+  worklist_.push_back(pool);
+  while (!worklist_.empty()) {
+    uint32_t p = worklist_.back();
+    worklist_.pop_back();
+    Element& e = elements_[p];
+    while (!e.growing.empty()) {
+      Growth g = e.growing.front();
+      if (!TryGrow(g)) break;
+      e.growing.pop_front();
+      host_->Wake(holds_[g.hold].session);
+    }
+    if (!e.growing.empty()) continue;
+    while (!e.waiting.empty()) {
+      uint32_t r = e.waiting.front();
+      bool first_everywhere = true;
+      for (HoldId h : requests_[r].holds) {
+        const Element& q = elements_[holds_[h].pool];
+        if (q.waiting.front() != r || !q.growing.empty()) first_everywhere = false;
+      }
+      if (!first_everywhere) break;
+      SessionId session = requests_[r].session;
+      std::vector<HoldId> holds = requests_[r].holds;
+      if (!TryAdmit(r)) break;
+      for (HoldId h : holds) {
+        uint32_t q = holds_[h].pool;
+        elements_[q].waiting.pop_front();
+        if (q != p) worklist_.push_back(q);
+      }
+      host_->Wake(session);
+    }
+  }
+}
+
+std::string Pools::DescribeUse(uint32_t pool) const {
+  const Element& e = elements_[pool];
+  std::string out = absl::StrCat("used ", e.used, " of cap ", e.cap);
+  // Who holds the units, by session, in session order.
+  std::map<SessionId, double> held, leased;
+  for (const Hold& h : holds_) {
+    if (h.pool == pool && h.state == Hold::State::kActive) held[h.session] += h.size;
+  }
+  for (LeaseId id : e.leases) leased[leases_[id].owner] += leases_[id].units;
+  std::vector<std::string> parts;
+  for (const auto& [s, u] : held) parts.push_back(absl::StrCat("held by session ", s, ": ", u));
+  for (const auto& [s, u] : leased) {
+    parts.push_back(absl::StrCat("leased by session ", s, ": ", u));
+  }
+  if (parts.empty()) return out;
+  constexpr size_t kShown = 4;
+  absl::StrAppend(&out, " (");
+  for (size_t i = 0; i < parts.size() && i < kShown; ++i) {
+    absl::StrAppend(&out, i ? "; " : "", parts[i]);
+  }
+  if (parts.size() > kShown) absl::StrAppend(&out, "; and ", parts.size() - kShown, " more");
+  absl::StrAppend(&out, ")");
+  return out;
+}
+
+void Pools::StartWindow(double now) {
+  for (Element& e : elements_) {
+    e.used_average.Reset(now);
+    e.loaded_average.Reset(now);
+    e.max_used = e.used;
+    e.admitted = 0;
+    e.wait_sum = 0;
+    e.evicted = 0;
+    e.expired = 0;
+  }
+}
+
+void Pools::Report(uint32_t pool, double now, double window, results::PoolStats* out) const {
+  const Element& e = elements_[pool];
+  out->set_cap(e.cap);
+  out->set_mean_used(window > 0 ? e.used_average.Integral(now) / window : 0);
+  out->set_max_used(e.max_used);
+  out->set_mean_loaded(window > 0 ? e.loaded_average.Integral(now) / window : 0);
+  out->set_admitted(e.admitted);
+  out->set_wait_sum(e.wait_sum);
+  out->set_evicted(e.evicted);
+  out->set_expired(e.expired);
+}
+
+}  // namespace serq::sim

@@ -1,0 +1,208 @@
+// Pools at run time (language.md §3.2, §5.4): holds, leases, admission,
+// growth of a hold's content, eviction and expiry of leases.
+//
+// Admission is first come, first served per pool, without overtaking: only
+// the request first in line on a pool may be admitted there, and a request
+// over several pools is admitted when it is first in line on each of them
+// and every amount fits, all at once. A hold's content growing beyond its
+// amount (`load`, and later a decode run's growth) has priority over holds
+// waiting for admission: the session already holds the pool, like a running
+// request allocating its next KV block before a waiting one is admitted.
+// Growths wait in their own line, in order.
+//
+// Eviction: when the request first in line (a hold on every pool of it, or
+// a growth) does not fit on a pool that has `evict by`, and the free units
+// plus every lease of that pool would make it fit, the pool ends leases in
+// increasing key order (ties by the lease's start, then its creation) until
+// it fits. Nothing is evicted for a request that would not fit even then,
+// nor for one that is not first in line on all its pools.
+#ifndef SERQ_SIM_POOL_H_
+#define SERQ_SIM_POOL_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "proto/results.pb.h"
+#include "serq-sim/stage.h"
+
+namespace serq::sim {
+
+using HoldId = uint32_t;
+using LeaseId = uint32_t;
+
+struct Hold {
+  enum class State { kWaiting, kActive, kReturned };
+  uint32_t pool = 0;
+  SessionId session = 0;
+  double amount = 0;
+  double content = 0;
+  double size = 0;  // max(amount, content) once active
+  State state = State::kWaiting;
+  uint32_t request = 0;  // the request it waits in, while waiting
+};
+
+struct Lease {
+  uint32_t pool = 0;
+  SessionId owner = 0;
+  double units = 0;
+  double content = 0;
+  double since = 0;        // when it started
+  uint64_t sequence = 0;   // creation order, the last tie-break of eviction
+  uint32_t generation = 0; // bumped when it ends: expiry events of an older one are stale
+  bool alive = false;
+  uint32_t slot = 0;       // its place in its pool's list of leases
+};
+
+// A session's reference to a lease it made: valid while the generation
+// matches and the lease is alive; otherwise the pool ended it.
+struct LeaseRef {
+  LeaseId id = 0;
+  uint32_t generation = 0;
+  uint32_t pool = 0;
+};
+
+class PoolHost {
+ public:
+  virtual ~PoolHost() = default;
+  virtual double now() const = 0;
+  // The `evict by` key of `lease` on its pool (since = lease.since, the
+  // owner's variables). Returns false after reporting a runtime error (the
+  // engine then stops after the current event).
+  virtual bool EvictKey(const Lease& lease, std::vector<double>* key) = 0;
+  // A hold request or a growth of `session` that waited has been granted.
+  virtual void Wake(SessionId session) = 0;
+  // Lease `lease` runs out at `time`: call Pools::Expire(lease, generation).
+  virtual void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) = 0;
+  // A lease of `owner` ended (released, evicted or expired).
+  virtual void LeaseEnded(SessionId owner) = 0;
+};
+
+class Pools {
+ public:
+  explicit Pools(PoolHost* host) : host_(host) {}
+
+  // Adds pool element `count()`. Only before the first request.
+  uint32_t AddPool(double cap, bool evictable);
+  uint32_t count() const { return elements_.size(); }
+
+  double cap(uint32_t pool) const { return elements_[pool].cap; }
+  double used(uint32_t pool) const { return elements_[pool].used; }
+  double free(uint32_t pool) const { return elements_[pool].cap - elements_[pool].used; }
+  double loaded(uint32_t pool) const { return elements_[pool].loaded; }
+
+  // Asks for `amount` units of each pool in `pools` (distinct, each amount
+  // <= its cap, checked by the caller) for `session`. The holds, one per
+  // pool in the order given, are appended to `holds`. Returns true when
+  // admitted at once; otherwise the request waits and host->Wake(session)
+  // is called when it is admitted. An evict-by key that fails reports its
+  // runtime error through the host and evicts nothing; the engine stops.
+  bool RequestHold(SessionId session, absl::Span<const uint32_t> pools,
+                   absl::Span<const double> amounts, std::vector<HoldId>* holds);
+
+  // Adds `units` of content to active hold `hold`. The hold's size becomes
+  // max(amount, content); growing it takes free units, evicts leases, or
+  // waits (returns false; host->Wake(session) when granted). The caller
+  // checks that the new size is at most the cap.
+  bool Load(HoldId hold, double units);
+  // The size hold `hold` would have after loading `units` more.
+  double SizeAfterLoad(HoldId hold, double units) const;
+
+  // Returns an active hold's units early (release inside the hold).
+  void ReturnHold(HoldId hold);
+  // At the end of the hold block: the hold becomes a lease of `duration`
+  // seconds (inf: until released), keeping its units and content.
+  LeaseRef LeaseHold(HoldId hold, double duration);
+  // Drops the record of a returned or never-admitted hold whose block ended.
+  void FreeHold(HoldId hold);
+  // Ends an active hold and drops its record (end of block, end of session).
+  void EndHold(HoldId hold);
+
+  // True when `ref` still names a live lease.
+  bool LeaseAlive(const LeaseRef& ref) const {
+    const Lease& l = leases_[ref.id];
+    return l.alive && l.generation == ref.generation;
+  }
+  const Lease& lease(LeaseId id) const { return leases_[id]; }
+  const Hold& hold(HoldId id) const { return holds_[id]; }
+  // Releases a live lease.
+  void ReleaseLease(const LeaseRef& ref);
+  // False when an expiry event for (lease, generation) is stale.
+  bool ExpiryCurrent(LeaseId lease, uint32_t generation) const {
+    return leases_[lease].alive && leases_[lease].generation == generation;
+  }
+  // An expiry event fired. Returns false when it was stale.
+  bool Expire(LeaseId lease, uint32_t generation);
+
+  // What blocks pool `pool` now, for deadlock reports: "used 90 of cap 100:
+  // held by session 0 (50), leased by session 2 (40)".
+  std::string DescribeUse(uint32_t pool) const;
+
+  void StartWindow(double now);
+  void Report(uint32_t pool, double now, double window, results::PoolStats* out) const;
+
+ private:
+  struct Request {
+    SessionId session = 0;
+    double since = 0;
+    std::vector<HoldId> holds;
+  };
+  struct Growth {
+    HoldId hold;
+    double content;  // the content once granted
+  };
+  struct Element {
+    double cap = 0;
+    bool evictable = false;
+    double used = 0;
+    double loaded = 0;
+    std::deque<uint32_t> waiting;  // requests, first in line first
+    std::deque<Growth> growing;    // growths of active holds, in order
+    std::vector<LeaseId> leases;   // alive leases, in no order
+    double leased = 0;             // their units
+    uint32_t active_holds = 0;
+    // Statistics over the window.
+    TimeAverage used_average;
+    TimeAverage loaded_average;
+    double max_used = 0;
+    uint64_t admitted = 0;
+    double wait_sum = 0;
+    uint64_t evicted = 0;
+    uint64_t expired = 0;
+  };
+
+  void Change(uint32_t pool, double used_delta, double loaded_delta);
+  double Evictable(uint32_t pool) const;
+  // Frees at least `need` units on `pool`, evicting when allowed and
+  // enough; false when it cannot (nothing is evicted then).
+  bool MakeRoom(uint32_t pool, double need);
+  bool CanMakeRoom(uint32_t pool, double need) const;
+  bool Fits(uint32_t pool, double need) const;
+  bool TryAdmit(uint32_t request);
+  bool TryGrow(const Growth& growth);
+  void ApplyGrowth(const Growth& growth);
+  void EndLease(LeaseId id);
+  // Admits what can be admitted after units were freed on `pool`.
+  void Pump(uint32_t pool);
+
+  uint32_t NewRequest();
+  HoldId NewHold();
+  LeaseId NewLease();
+
+  PoolHost* host_;
+  std::vector<Element> elements_;
+  std::vector<Hold> holds_;
+  std::vector<HoldId> free_holds_;
+  std::vector<Lease> leases_;
+  std::vector<LeaseId> free_leases_;
+  uint64_t next_lease_sequence_ = 0;
+  std::vector<Request> requests_;
+  std::vector<uint32_t> free_requests_;
+  std::vector<uint32_t> worklist_;
+};
+
+}  // namespace serq::sim
+
+#endif  // SERQ_SIM_POOL_H_

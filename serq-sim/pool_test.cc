@@ -1,0 +1,325 @@
+// Pools without the engine: a small host records wake-ups and runs expiry
+// events. Each scenario is worked by hand in its comments.
+#include "serq-sim/pool.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "serq-sim/event_queue.h"
+
+namespace serq::sim {
+namespace {
+
+class TestPoolHost : public PoolHost {
+ public:
+  double now() const override { return now_; }
+  bool EvictKey(const Lease& lease, std::vector<double>* key) override {
+    *key = evict_key(lease);
+    return true;
+  }
+  void Wake(SessionId session) override { woken.emplace_back(session, now_); }
+  void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override {
+    events.Push(time, 0, lease, generation);
+  }
+  void LeaseEnded(SessionId owner) override { ++ended[owner]; }
+
+  void RunUntil(double time, Pools& pools) {
+    while (!events.empty() && events.Top().time <= time) {
+      Event e = events.Pop();
+      now_ = e.time;
+      pools.Expire(e.target, e.tag);
+    }
+    now_ = time;
+  }
+
+  double now_ = 0;
+  std::function<std::vector<double>(const Lease&)> evict_key = [](const Lease& l) {
+    return std::vector<double>{l.since};
+  };
+  std::vector<std::pair<SessionId, double>> woken;
+  std::map<SessionId, int> ended;
+  EventQueue events;
+};
+
+using Woken = std::vector<std::pair<SessionId, double>>;
+
+// One pool, one amount: a shorthand.
+bool Ask(Pools& p, SessionId s, uint32_t pool, double amount, std::vector<HoldId>* holds) {
+  uint32_t pools[] = {pool};
+  double amounts[] = {amount};
+  return p.RequestHold(s, pools, amounts, holds);
+}
+
+// cap 10: session 0 holds 8; session 1 asks 5 and waits; session 2 asks 1,
+// which would fit, but waits behind session 1 (no overtaking). When 0
+// returns its 8, 1 and then 2 are admitted, in that order.
+TEST(PoolTest, AdmissionWithoutOvertaking) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, false);
+  std::vector<HoldId> h0, h1, h2;
+  EXPECT_TRUE(Ask(p, 0, kv, 8, &h0));
+  host.now_ = 1;
+  EXPECT_FALSE(Ask(p, 1, kv, 5, &h1));
+  EXPECT_FALSE(Ask(p, 2, kv, 1, &h2));
+  EXPECT_EQ(p.used(kv), 8);
+  host.now_ = 3;
+  p.EndHold(h0[0]);
+  EXPECT_EQ(host.woken, (Woken{{1, 3}, {2, 3}}));
+  EXPECT_EQ(p.used(kv), 6);
+  results::PoolStats stats;
+  p.Report(kv, 4, 4, &stats);
+  // Admitted 3 holds, waits 0 + 2 + 2; used 8 on [0, 3), 6 on [3, 4).
+  EXPECT_EQ(stats.admitted(), 3u);
+  EXPECT_DOUBLE_EQ(stats.wait_sum(), 4);
+  EXPECT_DOUBLE_EQ(stats.mean_used(), (8 * 3 + 6 * 1) / 4.0);
+  EXPECT_EQ(stats.max_used(), 8);
+}
+
+// Pools A and B of cap 10. Session 0 holds 8 of A. Session 1 asks 5 of A
+// and 5 of B: it waits, and takes nothing of B meanwhile. Session 2 asks 6
+// of B, which is empty, and still waits: session 1 is first in line on B.
+// When A frees, session 1 gets both; session 2 then does not fit (5 + 6 >
+// 10) and keeps waiting until session 1 returns B.
+TEST(PoolTest, MultiPoolHoldAllAtOnce) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t a = p.AddPool(10, false), b = p.AddPool(10, false);
+  std::vector<HoldId> h0, h1, h2;
+  EXPECT_TRUE(Ask(p, 0, a, 8, &h0));
+  uint32_t both[] = {a, b};
+  double fives[] = {5, 5};
+  EXPECT_FALSE(p.RequestHold(1, both, fives, &h1));
+  EXPECT_EQ(p.used(b), 0);
+  EXPECT_FALSE(Ask(p, 2, b, 6, &h2));
+  host.now_ = 2;
+  p.EndHold(h0[0]);
+  EXPECT_EQ(host.woken, (Woken{{1, 2}}));
+  EXPECT_EQ(p.used(a), 5);
+  EXPECT_EQ(p.used(b), 5);
+  host.now_ = 3;
+  p.EndHold(h1[1]);  // session 1 returns B
+  EXPECT_EQ(host.woken, (Woken{{1, 2}, {2, 3}}));
+  EXPECT_EQ(p.used(b), 6);
+}
+
+// A lease keeps the units for its duration, then expires by an event.
+// cap 10: session 0 holds 6 and leases it for 5 s at t = 1; session 1 asks
+// 6 at t = 2 and is admitted when the lease expires at t = 6.
+TEST(PoolTest, LeaseExpiry) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, false);
+  std::vector<HoldId> h0, h1;
+  EXPECT_TRUE(Ask(p, 0, kv, 6, &h0));
+  host.now_ = 1;
+  LeaseRef lease = p.LeaseHold(h0[0], 5);
+  EXPECT_EQ(p.used(kv), 6);
+  host.now_ = 2;
+  EXPECT_FALSE(Ask(p, 1, kv, 6, &h1));
+  host.RunUntil(10, p);
+  EXPECT_EQ(host.woken, (Woken{{1, 6}}));
+  EXPECT_FALSE(p.LeaseAlive(lease));
+  EXPECT_EQ(host.ended[0], 1);
+  results::PoolStats stats;
+  p.Report(kv, 10, 10, &stats);
+  EXPECT_EQ(stats.expired(), 1u);
+  EXPECT_EQ(stats.evicted(), 0u);
+  EXPECT_DOUBLE_EQ(stats.wait_sum(), 4);  // 2 -> 6
+}
+
+// A released lease ends at once; its expiry event is then stale.
+TEST(PoolTest, ReleasedLeaseExpiryIsStale) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, false);
+  std::vector<HoldId> h0;
+  EXPECT_TRUE(Ask(p, 0, kv, 6, &h0));
+  LeaseRef lease = p.LeaseHold(h0[0], 5);
+  host.now_ = 1;
+  p.ReleaseLease(lease);
+  EXPECT_EQ(p.used(kv), 0);
+  Event e = host.events.Pop();
+  EXPECT_FALSE(p.Expire(e.target, e.tag));
+}
+
+// Leases of 4, 3 and 3 units fill a pool of cap 10 that evicts by a key.
+// A hold of 5 needs 5 units: in increasing key order the pool ends the
+// lease of key 1 (3 free), then the one of key 2 (6 free), and stops: the
+// lease of key 3 stays.
+TEST(PoolTest, EvictionInKeyOrder) {
+  TestPoolHost host;
+  std::map<SessionId, double> key = {{1, 3}, {2, 1}, {3, 2}};
+  host.evict_key = [&](const Lease& l) { return std::vector<double>{key[l.owner]}; };
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, true);
+  std::vector<HoldId> h;
+  LeaseRef l1, l2, l3;
+  ASSERT_TRUE(Ask(p, 1, kv, 4, &h));
+  l1 = p.LeaseHold(h.back(), INFINITY);
+  ASSERT_TRUE(Ask(p, 2, kv, 3, &h));
+  l2 = p.LeaseHold(h.back(), INFINITY);
+  ASSERT_TRUE(Ask(p, 3, kv, 3, &h));
+  l3 = p.LeaseHold(h.back(), INFINITY);
+  EXPECT_EQ(p.used(kv), 10);
+  EXPECT_TRUE(Ask(p, 4, kv, 5, &h));
+  EXPECT_TRUE(p.LeaseAlive(l1));
+  EXPECT_FALSE(p.LeaseAlive(l2));
+  EXPECT_FALSE(p.LeaseAlive(l3));
+  EXPECT_EQ(p.used(kv), 4 + 5);
+  results::PoolStats stats;
+  p.Report(kv, 1, 1, &stats);
+  EXPECT_EQ(stats.evicted(), 2u);
+  // Releasing a lease the pool evicted changes nothing.
+  p.ReleaseLease(l2);
+  EXPECT_EQ(p.used(kv), 9);
+}
+
+// evict by (since): least recently started first; equal keys go by the
+// lease's start, then by creation. Leases: A started at 2, B at 1, C at 1
+// made after B, all of 2 units, with the key 0 for all in the second case.
+TEST(PoolTest, EvictionBySinceAndTies) {
+  for (bool constant_key : {false, true}) {
+    TestPoolHost host;
+    if (constant_key) host.evict_key = [](const Lease&) { return std::vector<double>{0}; };
+    Pools p(&host);
+    uint32_t kv = p.AddPool(6, true);
+    std::vector<HoldId> h;
+    host.now_ = 0;
+    ASSERT_TRUE(Ask(p, 0, kv, 2, &h));  // becomes A at t = 2
+    ASSERT_TRUE(Ask(p, 1, kv, 2, &h));  // B at t = 1
+    ASSERT_TRUE(Ask(p, 2, kv, 2, &h));  // C at t = 1
+    host.now_ = 1;
+    LeaseRef b = p.LeaseHold(h[1], INFINITY);
+    LeaseRef c = p.LeaseHold(h[2], INFINITY);
+    host.now_ = 2;
+    LeaseRef a = p.LeaseHold(h[0], INFINITY);
+    // Ask 2: one lease goes, B (earliest start, made first).
+    ASSERT_TRUE(Ask(p, 3, kv, 2, &h));
+    EXPECT_FALSE(p.LeaseAlive(b));
+    EXPECT_TRUE(p.LeaseAlive(c));
+    EXPECT_TRUE(p.LeaseAlive(a));
+    // Ask 2 more: C goes, then A is the last.
+    ASSERT_TRUE(Ask(p, 4, kv, 2, &h));
+    EXPECT_FALSE(p.LeaseAlive(c));
+    EXPECT_TRUE(p.LeaseAlive(a));
+  }
+}
+
+// Nothing is evicted for a request that would not fit even then: cap 10,
+// a hold of 8 and a lease of 2; asking 5 would need 3 more than the lease
+// gives, so the lease stays and the request waits. Without `evict by`,
+// nothing is ever evicted.
+TEST(PoolTest, NoUselessEviction) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, true);
+  uint32_t plain = p.AddPool(4, false);
+  std::vector<HoldId> h;
+  ASSERT_TRUE(Ask(p, 0, kv, 8, &h));
+  ASSERT_TRUE(Ask(p, 1, kv, 2, &h));
+  LeaseRef l = p.LeaseHold(h[1], INFINITY);
+  EXPECT_FALSE(Ask(p, 2, kv, 5, &h));
+  EXPECT_TRUE(p.LeaseAlive(l));
+  ASSERT_TRUE(Ask(p, 3, plain, 4, &h));
+  LeaseRef l2 = p.LeaseHold(h.back(), INFINITY);
+  EXPECT_FALSE(Ask(p, 4, plain, 1, &h));
+  EXPECT_TRUE(p.LeaseAlive(l2));
+  // When the hold of 8 returns, the waiting 5 fits (8 free of 10) with the
+  // lease still there.
+  p.EndHold(h[0]);
+  EXPECT_EQ(host.woken, (Woken{{2, 0}}));
+  EXPECT_TRUE(p.LeaseAlive(l));
+}
+
+// A hold's size is max(amount, content). cap 10: session 0 holds 4 and
+// loads 3 (size 4) then 3 (size 6, two more units). Session 1 holds 4: full.
+// Session 0 loads 2 more (content 8): it needs 2 and waits. Session 2 asks
+// 0.5 and waits behind the growth. Session 1 returns its 4: the growth
+// takes 2 (used 8), then session 2's 0.5 fits (used 8.5).
+TEST(PoolTest, LoadGrowsAndWaits) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, false);
+  std::vector<HoldId> h0, h1, h2;
+  ASSERT_TRUE(Ask(p, 0, kv, 4, &h0));
+  EXPECT_TRUE(p.Load(h0[0], 3));
+  EXPECT_EQ(p.used(kv), 4);
+  EXPECT_EQ(p.loaded(kv), 3);
+  EXPECT_TRUE(p.Load(h0[0], 3));
+  EXPECT_EQ(p.used(kv), 6);
+  ASSERT_TRUE(Ask(p, 1, kv, 4, &h1));
+  EXPECT_EQ(p.SizeAfterLoad(h0[0], 2), 8);
+  EXPECT_FALSE(p.Load(h0[0], 2));
+  EXPECT_FALSE(Ask(p, 2, kv, 0.5, &h2));  // 0 free anyway
+  host.now_ = 5;
+  p.EndHold(h1[0]);
+  EXPECT_EQ(host.woken, (Woken{{0, 5}, {2, 5}}));
+  EXPECT_EQ(p.used(kv), 8.5);
+  EXPECT_EQ(p.loaded(kv), 8);
+  EXPECT_EQ(p.hold(h0[0]).size, 8);
+}
+
+// A growth waiting blocks new holds even when they would fit: cap 10,
+// session 0 holds 9 and wants to grow to 11 (2 more, 1 free): it waits.
+// Session 1 asks 1, which fits, but the growth is in line first.
+TEST(PoolTest, GrowthBeforeNewHolds) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(12, false);
+  std::vector<HoldId> h0, h1, hx;
+  ASSERT_TRUE(Ask(p, 0, kv, 9, &h0));
+  ASSERT_TRUE(Ask(p, 9, kv, 2, &hx));
+  EXPECT_FALSE(p.Load(h0[0], 11));  // size 11: needs 2, 1 free
+  EXPECT_FALSE(Ask(p, 1, kv, 1, &h1));
+  p.EndHold(hx[0]);  // 3 free: the growth takes 2, then the hold 1
+  EXPECT_EQ(host.woken, (Woken{{0, 0}, {1, 0}}));
+  EXPECT_EQ(p.used(kv), 12);
+}
+
+// Returning a hold early (release inside the hold) frees its units at once.
+TEST(PoolTest, ReturnHoldEarly) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, false);
+  std::vector<HoldId> h0, h1;
+  ASSERT_TRUE(Ask(p, 0, kv, 10, &h0));
+  EXPECT_FALSE(Ask(p, 1, kv, 10, &h1));
+  host.now_ = 2;
+  p.ReturnHold(h0[0]);
+  EXPECT_EQ(host.woken, (Woken{{1, 2}}));
+  p.FreeHold(h0[0]);  // the block's end finds it returned
+  EXPECT_EQ(p.used(kv), 10);
+}
+
+// Fractional units: ten holds of 0.1 fill cap 1, and once all are returned
+// the pool is exactly empty again, so a hold of 1 fits.
+TEST(PoolTest, FractionalUnitsDoNotDrift) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(1, false);
+  std::vector<HoldId> h;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(Ask(p, i, kv, 0.1, &h));
+  for (HoldId id : h) p.EndHold(id);
+  EXPECT_EQ(p.used(kv), 0);
+  std::vector<HoldId> big;
+  EXPECT_TRUE(Ask(p, 20, kv, 1, &big));
+}
+
+TEST(PoolTest, DescribeUse) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(100, false);
+  std::vector<HoldId> h;
+  ASSERT_TRUE(Ask(p, 3, kv, 50, &h));
+  ASSERT_TRUE(Ask(p, 1, kv, 10, &h));
+  p.LeaseHold(h[1], INFINITY);
+  EXPECT_EQ(p.DescribeUse(kv), "used 60 of cap 100 (held by session 3: 50; leased by session 1: 10)");
+}
+
+}  // namespace
+}  // namespace serq::sim

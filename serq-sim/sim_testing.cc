@@ -1,0 +1,48 @@
+#include "serq-sim/sim_testing.h"
+
+#include "serq-link/link.h"
+#include "serq-parse/parse.h"
+
+namespace serq::testing {
+
+SimRun RunSource(absl::string_view source, const SimOptions& options) {
+  SimRun run;
+  ir::Program program;
+  Diagnostics diags("test.sq", std::string(source));
+  if (!ParseProgram("test.sq", source, &program, &diags) ||
+      !LinkProgram(&program, LinkOptions(), &diags)) {
+    run.errors = diags.Render();
+    return run;
+  }
+  run.ok = Simulate(program, options, &run.results, &diags);
+  run.errors = diags.Render();
+  return run;
+}
+
+std::vector<double> Samples(const results::Results& r, absl::string_view name, int replication) {
+  if (replication >= r.replication_size()) return {};
+  for (const results::Observation& o : r.replication(replication).observation()) {
+    if (o.name() == name) return {o.sample().begin(), o.sample().end()};
+  }
+  return {};
+}
+
+results::StageStats Stage(const results::Results& r, absl::string_view name, int index,
+                          int replication) {
+  if (replication >= r.replication_size()) return {};
+  for (const results::StageStats& s : r.replication(replication).stage()) {
+    if (s.name() == name && static_cast<int>(s.index()) == index) return s;
+  }
+  return {};
+}
+
+results::PoolStats Pool(const results::Results& r, absl::string_view name, int index,
+                        int replication) {
+  if (replication >= r.replication_size()) return {};
+  for (const results::PoolStats& p : r.replication(replication).pool()) {
+    if (p.name() == name && static_cast<int>(p.index()) == index) return p;
+  }
+  return {};
+}
+
+}  // namespace serq::testing

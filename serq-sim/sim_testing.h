@@ -1,0 +1,37 @@
+// Test helpers: a program's source through the real parser, linker and
+// simulator, in-process, and look-ups into the results.
+#ifndef SERQ_SIM_SIM_TESTING_H_
+#define SERQ_SIM_SIM_TESTING_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "proto/results.pb.h"
+#include "serq-sim/simulate.h"
+
+namespace serq::testing {
+
+struct SimRun {
+  bool ok = false;
+  std::string errors;  // every diagnostic, rendered (parse, link or simulation)
+  results::Results results;
+};
+
+// Parses `source` (as file "test.sq"), links it and simulates it.
+SimRun RunSource(absl::string_view source, const SimOptions& options = {});
+
+// The samples of observation `name` in replication `replication` (empty
+// when there is none).
+std::vector<double> Samples(const results::Results& r, absl::string_view name,
+                            int replication = 0);
+// Stage element `name`[`index`] and pool element of replication
+// `replication`; a default message when there is none.
+results::StageStats Stage(const results::Results& r, absl::string_view name, int index = 0,
+                          int replication = 0);
+results::PoolStats Pool(const results::Results& r, absl::string_view name, int index = 0,
+                        int replication = 0);
+
+}  // namespace serq::testing
+
+#endif  // SERQ_SIM_SIM_TESTING_H_

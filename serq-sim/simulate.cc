@@ -1,0 +1,56 @@
+#include "serq-sim/simulate.h"
+
+#include <fstream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "ir/io.h"
+#include "serq-sim/engine.h"
+#include "serq-sim/model.h"
+
+namespace serq {
+
+bool Simulate(const ir::Program& linked, const SimOptions& options, results::Results* out,
+              Diagnostics* diags) {
+  if (!linked.linked()) {
+    diags->ErrorInFile(
+        "the IR is not linked; run serq-link first (serq-parse x.sq | serq-link | serq-sim)");
+    return false;
+  }
+  sim::ModelOptions model_options;
+  model_options.defines = options.defines;
+  model_options.seed = options.seed;
+  model_options.replications = options.replications;
+  model_options.horizon = options.horizon;
+  model_options.data_dir = options.data_dir;
+  sim::Model model;
+  if (!sim::CompileModel(linked, model_options, &model, diags)) return false;
+
+  std::unique_ptr<std::ofstream> trace;
+  sim::EngineOptions engine_options;
+  engine_options.progress = options.progress;
+  if (!options.trace_path.empty()) {
+    trace = std::make_unique<std::ofstream>(options.trace_path, std::ios::binary);
+    if (!*trace) {
+      diags->ErrorInFile(absl::StrCat("cannot write the trace '", options.trace_path, "'"));
+      return false;
+    }
+    engine_options.trace = trace.get();
+  }
+
+  out->Clear();
+  out->set_version(kIrVersion);
+  out->set_program(linked.file());
+  out->set_horizon(model.horizon);
+  out->set_warmup(model.warmup);
+  out->set_seed(model.seed);
+  out->set_replications(model.replications);
+  for (uint32_t r = 0; r < model.replications; ++r) {
+    if (trace) *trace << "{\"replication\":" << r << "}\n";
+    sim::Engine engine(model, r, engine_options, diags);
+    if (!engine.Run(out->add_replication())) return false;
+  }
+  return true;
+}
+
+}  // namespace serq

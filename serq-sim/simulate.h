@@ -1,0 +1,40 @@
+// serq-sim's library: simulate linked IR and fill results.proto. The
+// serq-sim binary and the `serq run` driver both call Simulate.
+#ifndef SERQ_SIM_SIMULATE_H_
+#define SERQ_SIM_SIMULATE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/diagnostics.h"
+#include "proto/ir.pb.h"
+#include "proto/results.pb.h"
+
+namespace serq {
+
+struct SimOptions {
+  // -D name=value: params overridden (one that sizes an array is an error:
+  // array sizes are fixed by serq-link -D).
+  std::vector<std::pair<std::string, double>> defines;
+  std::optional<uint64_t> seed;            // overrides run { seed }
+  std::optional<uint32_t> replications;    // overrides run { replications }
+  std::optional<double> horizon;           // overrides run { horizon }
+  std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
+  std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
+  bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
+};
+
+// Simulates `linked` (IR that went through serq-link: Program.linked set)
+// and fills `out`. Runtime errors, deadlocks and errors in the options go
+// to `diags`, located at the source (or at the IR path when the IR has no
+// locations), with the time and session: "at t=1.5, session 3: ...".
+// Returns false then; `out` is incomplete.
+bool Simulate(const ir::Program& linked, const SimOptions& options, results::Results* out,
+              Diagnostics* diags);
+
+}  // namespace serq
+
+#endif  // SERQ_SIM_SIMULATE_H_

@@ -1,0 +1,155 @@
+// A stage element at run time (a "station"): each stage kind behind one
+// small interface. A job (the run of one session) arrives with its work; the
+// station schedules its own events through the host; when one fires it says
+// which jobs completed; it answers the state functions queue, busy, work and
+// price; and it keeps the statistics the report gives.
+//
+// The engine, not the station, resumes the sessions of completed jobs, after
+// the station has finished updating itself: a session that runs again on
+// the same station at once re-enters it in a consistent state.
+//
+// The interface is shaped for the step kind of the next issue: a Job carries
+// the run's mode and the hold a decode run grows; the host can schedule an
+// event after every other event of the instant (a step that starts on an
+// idle stage) and will grow pool holds for it.
+#ifndef SERQ_SIM_STAGE_H_
+#define SERQ_SIM_STAGE_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "proto/ir.pb.h"
+#include "proto/results.pb.h"
+
+namespace serq::sim {
+
+using SessionId = uint32_t;
+
+// A piecewise-constant quantity and its integral over time.
+class TimeAverage {
+ public:
+  void Set(double now, double value) {
+    integral_ += value_ * (now - last_);
+    last_ = now;
+    value_ = value;
+  }
+  // Starts a new window at `now` (warmup): the integral restarts from 0.
+  void Reset(double now) {
+    integral_ = 0;
+    last_ = now;
+  }
+  double Integral(double now) const { return integral_ + value_ * (now - last_); }
+  double value() const { return value_; }
+
+ private:
+  double last_ = 0;
+  double value_ = 0;
+  double integral_ = 0;
+};
+
+// What a station needs from the engine.
+class StageHost {
+ public:
+  virtual ~StageHost() = default;
+  virtual double now() const = 0;
+  // Schedules the station's event `tag` at `time` (>= now). With
+  // `end_of_instant` it runs after every other event due at that time.
+  virtual void Schedule(double time, uint32_t station, uint32_t tag,
+                        bool end_of_instant = false) = 0;
+  // Asks for the station's Flush once the current event is done (with
+  // every session it resumed): a station whose next completion moves
+  // several times in one event (a job ends, its session runs again at
+  // once) schedules it once.
+  virtual void Defer(uint32_t station) = 0;
+  // phi of the station's stage with `present` jobs. Returns false after
+  // reporting a runtime error (phi not > 0, NaN, a division by zero...);
+  // the station must then leave its state consistent and return.
+  virtual bool Phi(uint32_t station, double present, double* phi) = 0;
+};
+
+// A job arriving at a station: one session's run.
+struct Job {
+  SessionId session = 0;
+  double work = 0;  // > 0: runs of work 0 never reach a station
+  ir::Statement::Run::Mode mode = ir::Statement::Run::PLAIN;
+  // The ascending `serve by` key, evaluated in the session at arrival
+  // (empty: order of arrival).
+  absl::Span<const double> key;
+};
+
+class Station {
+ public:
+  explicit Station(uint32_t id) : id_(id) {}
+  virtual ~Station() = default;
+  Station(const Station&) = delete;
+  Station& operator=(const Station&) = delete;
+
+  uint32_t id() const { return id_; }
+
+  // The job arrives at host.now().
+  virtual void Arrive(StageHost& host, const Job& job) = 0;
+  // The station's event `tag` fired at host.now(). Appends the sessions
+  // whose jobs completed, in completion order, to `done`. Returns false
+  // when the event was stale (scheduled before a change that moved it).
+  virtual bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) = 0;
+  // Called after the event in which the station asked host.Defer().
+  virtual void Flush(StageHost& host) {}
+  // False when an event `tag` the station scheduled is stale (so the engine
+  // may drop it from its queue before it comes out).
+  virtual bool IsCurrent(uint32_t tag) const { return true; }
+
+  // The state functions.
+  virtual uint32_t Queue() const = 0;                 // jobs present
+  virtual uint32_t Busy() const = 0;                  // jobs in service
+  virtual double Work(double now) const = 0;          // remaining work
+  double Price() const { return price_count_ == 0 ? 0 : price_sum_ / price_count_; }
+
+  // A job of this station completed after `service` seconds (start to end).
+  void RecordDone(double service);
+  // A job waited `wait` seconds before its service started.
+  void RecordWait(double wait) {
+    ++waited_;
+    wait_sum_ += wait;
+  }
+
+  // Starts the measured window at `now`: counts and integrals restart.
+  virtual void StartWindow(double now);
+  // The station's figures over [window start, now].
+  virtual void Report(double now, double window, results::StageStats* out) const;
+
+ protected:
+  // Every change in the jobs present (and in service) goes through here.
+  void SetPresent(double now, uint32_t present, bool busy) {
+    present_.Set(now, present);
+    busy_.Set(now, busy ? 1 : 0);
+  }
+
+  TimeAverage present_;
+  TimeAverage busy_;  // 1 while not empty: the utilisation of ps and fifo
+
+ private:
+  static constexpr int kPriceWindow = 16;
+
+  uint32_t id_;
+  uint64_t done_ = 0;
+  double service_sum_ = 0;
+  uint64_t waited_ = 0;
+  double wait_sum_ = 0;
+  // The last 16 services, for price(S).
+  double price_ring_[kPriceWindow] = {};
+  int price_next_ = 0;
+  int price_count_ = 0;
+  double price_sum_ = 0;
+};
+
+// The kinds served without shared stages. `phi_constant` says phi does not
+// read `present`: then `phi` is its value and the host is never asked.
+std::unique_ptr<Station> MakeDelayStation(uint32_t id);
+std::unique_ptr<Station> MakePsStation(uint32_t id, bool phi_constant, double phi);
+std::unique_ptr<Station> MakeFifoStation(uint32_t id, bool phi_constant, double phi);
+
+}  // namespace serq::sim
+
+#endif  // SERQ_SIM_STAGE_H_

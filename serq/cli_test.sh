@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The serq driver as a command: its commands, flags, exit codes, and that
+# `serq check`/`serq fmt` agree with the binaries they stand for. (That
+# `serq run` prints the pipe's bytes is checked against the pipe's goldens
+# by //testdata/sim:run_golden.)
+set -u
+root=${TEST_SRCDIR:?}/serq
+serq=$root/serq/serq
+parse=$root/serq-parse/serq-parse
+link=$root/serq-link/serq-link
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+cd "$root" || exit 2
+
+expect() {  # expect STATUS STDOUT_EMPTY(yes|no) STDERR_PATTERN -- command...
+  local status=$1 empty=$2 pattern=$3; shift 4
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$?
+  [ "$got" = "$status" ] || fail "$*: exit $got, expected $status"
+  if [ "$empty" = yes ] && [ -s "$tmp/out" ]; then fail "$*: wrote to stdout"; fi
+  if [ "$empty" = no ] && [ ! -s "$tmp/out" ]; then fail "$*: wrote nothing to stdout"; fi
+  if [ -z "$pattern" ]; then
+    [ -s "$tmp/err" ] && fail "$*: unexpected stderr: $(head -3 "$tmp/err")"
+  else
+    grep -q -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(head -3 "$tmp/err")"
+  fi
+}
+before=testdata/sim/before.sq
+
+# Misuse: exit 2, nothing on stdout.
+expect 2 yes "serq: error: expected a command: run, check, fmt or view" -- "$serq"
+expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
+expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
+expect 2 yes "serq: error: --seed: 'x' is not a valid number" -- "$serq" run --seed x $before
+expect 2 yes "serq: error: --seed applies to 'serq run' only" -- "$serq" check --seed 3 $before
+expect 2 yes "serq: error: --format does not apply to 'serq fmt'" -- "$serq" fmt --format=csv $before
+expect 2 yes "serq: error: -D does not apply to 'serq fmt'" -- "$serq" fmt -D x=1 $before
+expect 2 yes "serq: error: malformed -D 'x'" -- "$serq" run -D x $before
+expect 2 yes "serq: error: cannot open 'no/such.sq'" -- "$serq" run no/such.sq
+expect 2 yes "serq: error: expected one program file, got 2" -- "$serq" run $before $before
+
+"$serq" --help >"$tmp/out" 2>"$tmp/err"
+[ $? = 0 ] || fail "--help: exit status not 0"
+grep -q '^usage: serq run x.sq' "$tmp/out" || fail "--help: no usage line"
+grep -q -- '--replications' "$tmp/out" || fail "--help: does not list --replications"
+
+# check: silent on a valid program, the linker's diagnostics on a bad one.
+expect 0 yes "" -- "$serq" check $before
+for bad in testdata/link/bad-*.sq; do
+  "$parse" "$bad" 2>/dev/null | "$link" >/dev/null 2>"$tmp/want"
+  "$serq" check "$bad" >"$tmp/out" 2>"$tmp/got"
+  status=$?
+  [ "$status" = 1 ] || fail "check $bad: exit $status, expected 1"
+  cmp -s "$tmp/want" "$tmp/got" || fail "check $bad: differs from serq-parse | serq-link: $(diff "$tmp/want" "$tmp/got" | head -4)"
+done
+
+# fmt: canonical source that parses to the same IR (locations aside) and is
+# a fixed point.
+for program in testdata/parse/[!b]*.sq; do
+  "$serq" fmt "$program" >"$tmp/fmt.sq" || fail "fmt $program: exit $?"
+  "$serq" fmt "$tmp/fmt.sq" >"$tmp/fmt2.sq" || fail "fmt of fmt $program: exit $?"
+  cmp -s "$tmp/fmt.sq" "$tmp/fmt2.sq" || fail "fmt $program is not a fixed point"
+done
+expect 1 yes "bad-number.sq:1:11: error: invalid number '1e'" -- "$serq" fmt testdata/parse/bad-number.sq
+
+# -D reaches the linker: the Before with one decoder pair less is refused
+# for its constant index, with two more it runs (kvD and link have size ND).
+cat >"$tmp/nd.sq" <<'SQ'
+param ND = 2;
+pool kvD[ND] { cap 100; }
+stage link[ND] : ps(1);
+workload { arrive batch(2); }
+session { set j = serial; hold kvD[j] (10) { run link[j] (1); } observe done = now; }
+run { horizon 10; }
+SQ
+"$serq" run "$tmp/nd.sq" >"$tmp/out" || fail "nd.sq: exit $?"
+"$serq" run -D ND=4 "$tmp/nd.sq" >"$tmp/out4" || fail "nd.sq -D ND=4: exit $?"
+grep -q '^link\[3\]' "$tmp/out4" || fail "-D ND=4 did not size link to 4: $(head -12 "$tmp/out4")"
+grep -q '^link\[3\]' "$tmp/out" && fail "without -D link has 4 elements"
+
+# view: --results overlays a run's figures; misuse of its flags.
+"$root/serq-sim/serq-sim" --help >/dev/null 2>&1  # (present in runfiles for the pipe below)
+"$parse" testdata/sim/egress-maxmin.sq | "$link" | "$root/serq-sim/serq-sim" >"$tmp/r.json" ||
+  fail "egress-maxmin: pipe to serq-sim failed"
+"$serq" view --results "$tmp/r.json" testdata/sim/egress-maxmin.sq >"$tmp/v.svg" || fail "view --results: exit $?"
+grep -q 'util' "$tmp/v.svg" || fail "view --results: no utilisation on the stations"
+expect 2 yes "serq: error: --results applies to 'serq view' only" -- "$serq" run --results "$tmp/r.json" $before
+expect 2 yes "serq: error: --format: 'png' is not svg or dot" -- "$serq" view --format=png $before
+expect 2 yes "serq: error: cannot open 'no/such.json'" -- "$serq" view --results no/such.json $before
+
+# Same program, same seed: the same bytes.
+"$serq" run testdata/sim/egress-maxmin.sq >"$tmp/a"
+"$serq" run testdata/sim/egress-maxmin.sq >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || fail "two runs differ"
+
+if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
+echo "serq cli: all passed"

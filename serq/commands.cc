@@ -1,0 +1,117 @@
+#include "serq/commands.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "ir/cli.h"
+#include "ir/diagnostics.h"
+#include "ir/io.h"
+#include "serq-link/link.h"
+#include "serq-parse/format.h"
+#include "serq-parse/parse.h"
+
+namespace serq {
+namespace {
+
+CommandResult Failure(int code, std::string err) {
+  CommandResult r;
+  r.exit_code = code;
+  r.err = std::move(err);
+  return r;
+}
+
+// Reads and parses `path` into `program`; on failure fills `result`.
+bool Parse(const std::string& path, ir::Program* program, CommandResult* result) {
+  auto source = ReadInput(path);
+  if (!source.ok()) {
+    *result = Failure(kExitUsage, absl::StrCat("serq: error: ", source.status().message(), "\n"));
+    return false;
+  }
+  std::string name = InputName(path);
+  Diagnostics diags(name, *source);
+  if (!ParseProgram(name, *source, program, &diags)) {
+    *result = Failure(kExitInputRejected, diags.Render());
+    return false;
+  }
+  return true;
+}
+
+// Parses and links `path` as `serq-parse path | serq-link -D…` would.
+bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Program* program,
+                  CommandResult* result) {
+  if (!Parse(path, program, result)) return false;
+  Diagnostics diags(InputName(path));
+  LinkOptions link_options;
+  link_options.defines = options.defines;
+  if (!LinkProgram(program, link_options, &diags)) {
+    *result = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, *program, InputName(path)));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+CommandResult CheckCommand(const std::string& path, const DriverOptions& options) {
+  CommandResult result;
+  ir::Program program;
+  ParseAndLink(path, options, &program, &result);
+  return result;
+}
+
+CommandResult FmtCommand(const std::string& path) {
+  CommandResult result;
+  ir::Program program;
+  if (Parse(path, &program, &result)) result.out = FormatProgram(program);
+  return result;
+}
+
+CommandResult RunCommand(const std::string& path, const DriverOptions& options) {
+  CommandResult result;
+  ir::Program program;
+  if (!ParseAndLink(path, options, &program, &result)) return result;
+  Diagnostics diags(InputName(path));
+  results::Results results;
+  if (!Simulate(program, options.sim, &results, &diags)) {
+    return Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(path)));
+  }
+  auto report = report::RenderReport({results}, options.report);
+  if (!report.ok()) return Failure(kExitInputRejected, std::string(report.status().message()));
+  result.out = *report;
+  return result;
+}
+
+CommandResult ViewCommand(const std::string& path, const DriverOptions& options) {
+  CommandResult result;
+  ir::Program program;
+  if (!ParseAndLink(path, options, &program, &result)) return result;
+  ViewOptions view_options;
+  view_options.format = options.view_format;
+  results::Results results;
+  Diagnostics results_diags(InputName(options.results_path));
+  view_options.results_diags = &results_diags;
+  if (!options.results_path.empty()) {
+    auto bytes = ReadInput(options.results_path);
+    if (!bytes.ok()) {
+      return Failure(kExitUsage, absl::StrCat("serq: error: ", bytes.status().message(), "\n"));
+    }
+    if (!ReadResults(*bytes, &results, &results_diags)) {
+      return Failure(kExitInputRejected, results_diags.Render());
+    }
+    view_options.results = &results;
+  }
+  Diagnostics diags(InputName(path));
+  auto drawing = RenderView(program, view_options, &diags);
+  if (!drawing.ok()) {
+    if (diags.empty() && results_diags.empty()) {
+      return Failure(kExitUsage, absl::StrCat("serq: error: ", drawing.status().message(), "\n"));
+    }
+    std::string err;
+    if (!diags.empty()) err = RenderProgramDiagnostics(diags, program, InputName(path));
+    return Failure(kExitInputRejected, err + results_diags.Render());
+  }
+  result.out = *drawing;
+  return result;
+}
+
+}  // namespace serq

@@ -1,0 +1,41 @@
+// The `serq` driver's commands: the toolchain's libraries in one process,
+// so that `serq run x.sq` prints exactly what
+// `serq-parse x.sq | serq-link | serq-sim | serq-report` prints.
+#ifndef SERQ_SERQ_COMMANDS_H_
+#define SERQ_SERQ_COMMANDS_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "serq-report/report.h"
+#include "serq-sim/simulate.h"
+#include "serq-view/view.h"
+
+namespace serq {
+
+struct DriverOptions {
+  // -D name=value: given to the linker, so that an override of a param that
+  // sizes an array takes effect (serq-sim would refuse it).
+  std::vector<std::pair<std::string, double>> defines;
+  SimOptions sim;                  // run: --seed, --replications, --horizon, --data-dir, --trace
+  report::ReportOptions report;    // run: --format, --quantiles
+  std::string view_format = "svg";  // view: --format
+  std::string results_path;        // view: --results
+};
+
+// What a command printed and its exit code (ir/cli.h's codes).
+struct CommandResult {
+  int exit_code = 0;
+  std::string out;  // for stdout
+  std::string err;  // for stderr
+};
+
+CommandResult RunCommand(const std::string& path, const DriverOptions& options);
+CommandResult CheckCommand(const std::string& path, const DriverOptions& options);
+CommandResult FmtCommand(const std::string& path);
+CommandResult ViewCommand(const std::string& path, const DriverOptions& options);
+
+}  // namespace serq
+
+#endif  // SERQ_SERQ_COMMANDS_H_

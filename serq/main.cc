@@ -1,0 +1,152 @@
+// serq: the driver. `serq run x.sq` is the whole pipeline in one process;
+// `check`, `fmt` and `view` are its other commands. The work is in
+// serq/commands.cc over the toolchain's libraries.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "ir/cli.h"
+#include "ir/flags.h"
+#include "serq/commands.h"
+
+ABSL_FLAG(std::string, format, "",
+          "run: the report's format, text (default), csv, json or md; "
+          "view: svg (default) or dot");
+ABSL_FLAG(std::string, quantiles, "99", "run: the report's quantile columns, in percent, e.g. 50,90,99");
+ABSL_FLAG(std::string, seed, "", "run: the seed of the random streams (overrides the program's)");
+ABSL_FLAG(std::string, replications, "", "run: the number of replications (overrides the program's)");
+ABSL_FLAG(std::string, horizon, "", "run: the simulated time to stop at, in seconds (overrides the program's)");
+ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
+ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
+ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
+
+namespace {
+
+constexpr char kUsage[] =
+    "serq: model an LLM-serving deployment as a queueing network and simulate it.\n"
+    "\n"
+    "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
+    "                     [--data-dir D] [--trace FILE] [--format=text|csv|json|md]\n"
+    "                     [--quantiles=50,90,99]\n"
+    "       serq check x.sq [-D name=value]...\n"
+    "       serq fmt x.sq\n"
+    "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
+    "\n"
+    "run    parse, link, simulate and report: the same bytes as\n"
+    "       serq-parse x.sq | serq-link | serq-sim | serq-report\n"
+    "check  parse and link (every static rule); prints nothing when the program is valid\n"
+    "fmt    print the program as canonical source\n"
+    "view   draw the station row as SVG (or DOT)\n"
+    "\n"
+    "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
+    "error), 2 misuse. See docs/cli.md.";
+
+int Usage(const std::string& message) {
+  serq::PrintToolError("serq", message);
+  std::cerr << "run 'serq --help' for usage\n";
+  return serq::kExitUsage;
+}
+
+// Parses an optional numeric flag; false (with a message) when malformed.
+template <typename T>
+bool OptionalNumber(const std::string& flag, const std::string& text, std::optional<T>* out,
+                    std::string* error) {
+  if (text.empty()) return true;
+  T value;
+  bool ok;
+  if constexpr (std::is_floating_point_v<T>) {
+    ok = absl::SimpleAtod(text, &value);
+  } else {
+    ok = absl::SimpleAtoi(text, &value);
+  }
+  if (!ok) {
+    *error = absl::StrCat("--", flag, ": '", text, "' is not a valid number");
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> raw(argv, argv + argc);
+  auto defines = serq::ExtractDefines(&raw);
+  if (!defines.ok()) return Usage(std::string(defines.status().message()));
+  std::vector<char*> args = serq::ParseFlagsOrExit(raw, kUsage);
+  if (args.size() < 2) return Usage("expected a command: run, check, fmt or view");
+  if (args.size() > 3) return Usage(absl::StrCat("expected one program file, got ", args.size() - 2));
+  std::string command = args[1];
+  std::string path = args.size() == 3 ? args[2] : "-";
+
+  serq::DriverOptions options;
+  options.defines = *defines;
+  std::string format = absl::GetFlag(FLAGS_format);
+  std::string error;
+  if (!OptionalNumber("seed", absl::GetFlag(FLAGS_seed), &options.sim.seed, &error) ||
+      !OptionalNumber("replications", absl::GetFlag(FLAGS_replications),
+                      &options.sim.replications, &error) ||
+      !OptionalNumber("horizon", absl::GetFlag(FLAGS_horizon), &options.sim.horizon, &error)) {
+    return Usage(error);
+  }
+  options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.sim.trace_path = absl::GetFlag(FLAGS_trace);
+  options.sim.progress = isatty(2);
+  options.results_path = absl::GetFlag(FLAGS_results);
+
+  // A flag that the command does not read is a mistake to point out, not to
+  // ignore: `serq check x.sq --seed 3` would otherwise look like it did something.
+  if (command != "run") {
+    const std::pair<const char*, std::string> run_only[] = {
+        {"seed", absl::GetFlag(FLAGS_seed)},
+        {"replications", absl::GetFlag(FLAGS_replications)},
+        {"horizon", absl::GetFlag(FLAGS_horizon)},
+        {"data_dir", absl::GetFlag(FLAGS_data_dir)},
+        {"trace", absl::GetFlag(FLAGS_trace)},
+    };
+    for (const auto& [flag, value] : run_only) {
+      if (!value.empty()) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
+    }
+    if (absl::GetFlag(FLAGS_quantiles) != "99") return Usage("--quantiles applies to 'serq run' only");
+    if (!format.empty() && command != "view") {
+      return Usage(absl::StrCat("--format does not apply to 'serq ", command, "'"));
+    }
+    if (!defines->empty() && command == "fmt") return Usage("-D does not apply to 'serq fmt'");
+  }
+  if (command != "view" && !absl::GetFlag(FLAGS_results).empty()) {
+    return Usage("--results applies to 'serq view' only");
+  }
+
+  serq::CommandResult result;
+  if (command == "run") {
+    options.report.format = format.empty() ? "text" : format;
+    auto quantiles = serq::report::ParseQuantiles(absl::GetFlag(FLAGS_quantiles));
+    if (!quantiles.ok()) return Usage(std::string(quantiles.status().message()));
+    options.report.quantiles = *quantiles;
+    if (auto s = serq::report::ValidateReportOptions(options.report); !s.ok()) {
+      return Usage(std::string(s.message()));
+    }
+    result = serq::RunCommand(path, options);
+  } else if (command == "check") {
+    result = serq::CheckCommand(path, options);
+  } else if (command == "fmt") {
+    result = serq::FmtCommand(path);
+  } else if (command == "view") {
+    options.view_format = format.empty() ? "svg" : format;
+    if (options.view_format != "svg" && options.view_format != "dot") {
+      return Usage(absl::StrCat("--format: '", options.view_format, "' is not svg or dot"));
+    }
+    result = serq::ViewCommand(path, options);
+  } else {
+    return Usage(absl::StrCat("unknown command '", command, "' (expected run, check, fmt or view)"));
+  }
+  std::fwrite(result.out.data(), 1, result.out.size(), stdout);
+  std::fwrite(result.err.data(), 1, result.err.size(), stderr);
+  return result.exit_code;
+}
