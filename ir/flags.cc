@@ -8,6 +8,7 @@
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "ir/cli.h"
 
 namespace serq {
@@ -26,9 +27,13 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
       continue;
     }
     arg.remove_prefix(arg[1] == '-' ? 2 : 1);
-    absl::string_view name = arg.substr(0, arg.find('='));
-    bool has_value = name.size() < arg.size();
-    absl::string_view value = has_value ? arg.substr(name.size() + 1) : "";
+    absl::string_view written = arg.substr(0, arg.find('='));
+    bool has_value = written.size() < arg.size();
+    absl::string_view value = has_value ? arg.substr(written.size() + 1) : "";
+    // Flags are documented with dashes (--data-dir); Abseil's names cannot
+    // hold one, so both spellings name the flag.
+    std::string dashed = absl::StrReplaceAll(written, {{"-", "_"}});
+    absl::string_view name = dashed;
     if (name == "help" || name == "h" || name == "helpfull") {
       return absl::CancelledError("help");
     }
@@ -77,7 +82,7 @@ std::string FlagsHelp(absl::string_view usage) {
   if (!flags.empty()) absl::StrAppend(&out, "\nflags:\n");
   for (const absl::CommandLineFlag* flag : flags) {
     std::string def = flag->DefaultValue();
-    absl::StrAppend(&out, "  --", flag->Name());
+    absl::StrAppend(&out, "  --", absl::StrReplaceAll(flag->Name(), {{"_", "-"}}));
     if (!flag->IsOfType<bool>()) {
       absl::StrAppend(&out, "=", def.empty() ? "\"\"" : def);
     }
