@@ -27,15 +27,16 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
       continue;
     }
     arg.remove_prefix(arg[1] == '-' ? 2 : 1);
-    absl::string_view name = arg.substr(0, arg.find('='));
-    bool has_value = name.size() < arg.size();
-    absl::string_view value = has_value ? arg.substr(name.size() + 1) : "";
+    absl::string_view written = arg.substr(0, arg.find('='));
+    bool has_value = written.size() < arg.size();
+    absl::string_view value = has_value ? arg.substr(written.size() + 1) : "";
+    // Flags are documented with dashes (--data-dir); Abseil's names cannot
+    // hold one, so both spellings name the flag.
+    std::string dashed = absl::StrReplaceAll(written, {{"-", "_"}});
+    absl::string_view name = dashed;
     if (name == "help" || name == "h" || name == "helpfull") {
       return absl::CancelledError("help");
     }
-    // Abseil's names cannot hold a '-': --data-dir is --data_dir.
-    std::string underscored = absl::StrReplaceAll(name, {{"-", "_"}});
-    name = underscored;
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr && absl::StartsWith(name, "no") && !has_value) {
       absl::CommandLineFlag* negated = absl::FindCommandLineFlag(name.substr(2));
@@ -81,7 +82,7 @@ std::string FlagsHelp(absl::string_view usage) {
   if (!flags.empty()) absl::StrAppend(&out, "\nflags:\n");
   for (const absl::CommandLineFlag* flag : flags) {
     std::string def = flag->DefaultValue();
-    absl::StrAppend(&out, "  --", flag->Name());
+    absl::StrAppend(&out, "  --", absl::StrReplaceAll(flag->Name(), {{"_", "-"}}));
     if (!flag->IsOfType<bool>()) {
       absl::StrAppend(&out, "=", def.empty() ? "\"\"" : def);
     }

@@ -15,9 +15,7 @@ namespace serq {
 
 // Sets the flags named in `args` (args[0] is the program; `--name=value`,
 // `--name value`, `-name`, `--bool`, `--nobool`; everything after `--` is
-// positional; a '-' in a name stands for '_', so `--data-dir` sets
-// data_dir, the spelling the docs use) and returns the positional
-// arguments, args[0] first. `--help`
+// positional) and returns the positional arguments, args[0] first. `--help`
 // (or `-h`) comes back as an error with code kCancelled after printing
 // nothing: callers use ParseFlagsOrExit.
 absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args);

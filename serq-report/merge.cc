@@ -183,10 +183,15 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
   std::sort(merged.seeds.begin(), merged.seeds.end());
   merged.seeds.erase(std::unique(merged.seeds.begin(), merged.seeds.end()), merged.seeds.end());
 
-  // Index order, and within an index file order, so a duplicate is
-  // reported in the later file, at the later position.
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-    return a.first->index() < b.first->index();
+  // A replication is its random stream: its index and the stream's seed
+  // (derived from the run's seed and the index). Runs made with different
+  // seeds (on different machines, say) merge even where their indices
+  // coincide; the same stream twice is the same replication counted twice.
+  // Sorted by (index, stream seed), and within that in file order, so a
+  // duplicate is reported in the later file, at the later position.
+  auto identity = [](const results::Replication* r) { return std::make_pair(r->index(), r->seed()); };
+  std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+    return identity(a.first) < identity(b.first);
   });
   auto where = [&](const Origin& o) {
     return absl::StrCat("replication[", o.position, "]");
@@ -194,11 +199,12 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
   for (size_t k = 0; k < all.size(); ++k) {
     const auto& [rep, origin] = all[k];
     std::string path = where(origin);
-    if (k > 0 && all[k - 1].first->index() == rep->index()) {
+    if (k > 0 && identity(all[k - 1].first) == identity(rep)) {
       const Origin& before = all[k - 1].second;
       diags[origin.file].ErrorAtPath(
           absl::StrCat(path, ".index"),
-          absl::StrCat("replication ", rep->index(), " appears twice (also ", where(before),
+          absl::StrCat("replication ", rep->index(), " (stream seed ", rep->seed(),
+                       ") appears twice (also ", where(before),
                        " in ", files[before.file].name,
                        "); merged results must hold each replication once"));
       continue;

@@ -179,8 +179,25 @@ TEST(Report, AReplicationTwiceIsRefused) {
   AddReplication(&b, 1, {1});
   AddReplication(&b, 0, {1});
   EXPECT_EQ(Error({a, b}),
-            "b.json:replication[1].index: error: replication 0 appears twice (also "
-            "replication[0] in a.json); merged results must hold each replication once\n");
+            "b.json:replication[1].index: error: replication 0 (stream seed 0) appears twice "
+            "(also replication[0] in a.json); merged results must hold each replication once\n");
+}
+
+// Two runs of the same program with seeds 1 and 2 (on two machines, say)
+// both number their replications from 0; their streams differ, so they
+// are four replications: n = 4 samples, and the interval is across the
+// four replication means 1, 2, 3, 4 (mean 2.5).
+TEST(Report, RunsWithOtherSeedsMergeWhereIndicesCoincide) {
+  results::Results a = Results(), b = Results();
+  a.set_seed(1);
+  b.set_seed(2);
+  AddReplication(&a, 0, {1})->set_seed(101);
+  AddReplication(&a, 1, {2})->set_seed(102);
+  AddReplication(&b, 0, {3})->set_seed(201);
+  AddReplication(&b, 1, {4})->set_seed(202);
+  std::string text = Text({a, b});
+  EXPECT_NE(text.find("4 replications, seeds 1, 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("transferred      4  2.5000"), std::string::npos) << text;
 }
 
 TEST(Report, DifferentStagesAreRefused) {

@@ -329,7 +329,7 @@ void Engine::Complete(const std::vector<SessionId>& done) {
   // a session resumed may start a run on the same stations at once.
   for (size_t i = 0; i < done.size(); ++i) {
     Session& s = sessions_[done[i]];
-    double service = now_ - s.run_start;
+    double service = now_ - s.service_start;
     for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
     if (options_.trace) {
       Log(absl::StrFormat(R"({"t":%.17g,"event":"done","session":%d,"stage":"%s"})", now_,

@@ -51,6 +51,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) override;
   void Defer(uint32_t station) override { deferred_.push_back(station); }
   bool Phi(uint32_t station, double present, double* phi) override;
+  void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;

@@ -34,12 +34,14 @@
 // starts and ends of one instant cost one solve together; the queries are
 // logically const. Not thread-safe.
 //
-// Cost: a change re-solves only the connected component of stages and flows
-// that it touches (kBottleneck: only the flows sharing a stage with it), in
-// O((F k + S) log S) for a component of F flows of k stages over S stages;
-// remaining work is stored at the last rate change and computed on demand,
-// and the end heap is updated only for flows whose rate changed. Details in
-// docs/internals.md, "The flow solver".
+// Cost: a change re-solves at most the connected component of stages and
+// flows that it touches, in O((F k + S) log S) for F flows of k stages over
+// S stages; under maxmin usually much less (only the stages where the
+// progressive filling comes out differently), under bottleneck only the
+// flows sharing a stage with it. The rates are bit-identical to a solve of
+// everything (Scope). Remaining work is stored at the last rate change and
+// computed on demand, and the end heap is updated only for flows whose rate
+// changed. Details in docs/internals.md, "The flow solver".
 #ifndef SERQ_SIM_FLOW_H_
 #define SERQ_SIM_FLOW_H_
 
@@ -56,8 +58,8 @@ namespace serq::flow {
 enum class Policy { kMaxMin, kBottleneck };
 
 // What a change re-solves. kComponent is the solver; kEverything re-solves
-// every flow at every change, as a reference for tests and benchmarks. Both
-// give bit-identical rates.
+// every flow at every change, as the reference for tests and benchmarks.
+// Both give bit-identical rates.
 enum class Scope { kComponent, kEverything };
 
 class FlowSolver {

@@ -198,7 +198,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     return true;
   }
   s.state = SessionState::kInRun;
-  s.run_start = now_;
+  s.service_start = now_;
   if (r.shared) {
     shared_->Start(*this, id, s.run_stations, work);
     return false;

@@ -39,7 +39,7 @@ struct alignas(64) Session {
   double arrival = 0;
   uint64_t serial = 0;
   // The run in progress.
-  double run_start = 0;
+  double service_start = 0;  // when its service began: the run's start, or later at a fifo
   absl::InlinedVector<uint32_t, 2> run_stations;
   absl::InlinedVector<double, 4> variables;  // NaN: never set
   std::vector<Frame> frames;

@@ -12,12 +12,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-sim/simulate.h"
 
@@ -36,46 +34,21 @@ namespace {
 constexpr char kTool[] = "serq-sim";
 
 int Main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  constexpr char kUsage[] =
       "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
       "         [--data-dir D] [--trace FILE] [--format=json|pb]\n\n"
       "Reads linked serq IR (JSON or protobuf binary, autodetected; from the file, or\n"
       "stdin when it is '-' or absent), simulates it and writes the results to stdout\n"
       "for serq-report. -D name=value overrides a param (one that sizes an array goes to\n"
       "serq-link -D). Runtime errors and deadlocks go to stderr with the time, the\n"
-      "session and the statement; exit 1 then, 2 on misuse.");
-  // --help lists the flags defined here (Abseil looks for a file named
-  // after the binary by default).
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, "serq-sim/main.cc");
-  };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
+      "session and the statement; exit 1 then, 2 on misuse.";
   std::vector<char*> args(argv, argv + argc);
-  // The documented spelling is --data-dir; Abseil's flag names cannot hold
-  // a '-', so it is rewritten to --data_dir (which is accepted too).
-  std::vector<std::string> rewritten;
-  rewritten.reserve(args.size());
-  for (char*& arg : args) {
-    absl::string_view a(arg);
-    if (a == "--") break;
-    for (absl::string_view prefix : {"--data-dir", "-data-dir"}) {
-      if (absl::StartsWith(a, prefix) &&
-          (a.size() == prefix.size() || a[prefix.size()] == '=')) {
-        rewritten.push_back(absl::StrCat("--data_dir", a.substr(prefix.size())));
-        arg = rewritten.back().data();
-        break;
-      }
-    }
-  }
   auto defines = serq::ExtractDefines(&args);
   if (!defines.ok()) {
     serq::PrintToolError(kTool, defines.status().message());
     return serq::kExitUsage;
   }
-  std::vector<char*> positional =
-      absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  std::vector<char*> positional = serq::ParseFlagsOrExit(args, kUsage);
   auto format = serq::ParseFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) {
     serq::PrintToolError(kTool, format.status().message());

@@ -326,6 +326,53 @@ std::string Pools::DescribeUse(uint32_t pool) const {
   return out;
 }
 
+std::string Pools::CheckInvariants() const {
+  std::vector<double> used(elements_.size(), 0), loaded(elements_.size(), 0);
+  for (const Hold& h : holds_) {
+    if (h.pool != kNoPool && h.state == Hold::State::kActive) {
+      used[h.pool] += h.size;
+      loaded[h.pool] += h.content;
+    }
+  }
+  for (const Lease& l : leases_) {
+    if (l.alive) {
+      used[l.pool] += l.units;
+      loaded[l.pool] += l.content;
+    }
+  }
+  for (uint32_t p = 0; p < elements_.size(); ++p) {
+    const Element& e = elements_[p];
+    double slack = 1e-9 * std::max(1.0, std::isfinite(e.cap) ? e.cap : 1.0);
+    if (std::fabs(e.used - used[p]) > slack) {
+      return absl::StrCat("pool ", p, ": used ", e.used, " but holds and leases make ", used[p]);
+    }
+    if (std::fabs(e.loaded - loaded[p]) > slack) {
+      return absl::StrCat("pool ", p, ": loaded ", e.loaded, " but contents make ", loaded[p]);
+    }
+    if (e.used > e.cap + slack) return absl::StrCat("pool ", p, ": used ", e.used, " > cap");
+    if (!e.growing.empty()) {
+      const Growth& g = e.growing.front();
+      const Hold& h = holds_[g.hold];
+      if (std::max(h.amount, g.content) - h.size <= e.cap - e.used - slack && !e.evictable) {
+        return absl::StrCat("pool ", p, ": a growth first in line fits but waits");
+      }
+      continue;
+    }
+    if (e.waiting.empty() || e.evictable) continue;
+    const Request& r = requests_[e.waiting.front()];
+    bool first_everywhere = true, fits = true;
+    for (HoldId h : r.holds) {
+      const Element& q = elements_[holds_[h].pool];
+      if (q.waiting.front() != e.waiting.front() || !q.growing.empty()) first_everywhere = false;
+      if (holds_[h].amount > q.cap - q.used - slack) fits = false;
+    }
+    if (first_everywhere && fits) {
+      return absl::StrCat("pool ", p, ": a request first in line everywhere fits but waits");
+    }
+  }
+  return "";
+}
+
 void Pools::StartWindow(double now) {
   for (Element& e : elements_) {
     e.used_average.Reset(now);

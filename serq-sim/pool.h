@@ -140,6 +140,13 @@ class Pools {
   // held by session 0 (50), leased by session 2 (40)".
   std::string DescribeUse(uint32_t pool) const;
 
+  // Checks the pools' invariants (for tests): every element's used is the
+  // sum of its active holds and live leases and at most its cap; no request
+  // first in line everywhere would fit everywhere without being admitted
+  // (no growth first in line would fit without being granted). Returns
+  // what is wrong, or "".
+  std::string CheckInvariants() const;
+
   void StartWindow(double now);
   void Report(uint32_t pool, double now, double window, results::PoolStats* out) const;
 

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "serq-sim/event_queue.h"
+#include "serq-sim/random.h"
 
 namespace serq::sim {
 namespace {
@@ -308,6 +309,108 @@ TEST(PoolTest, FractionalUnitsDoNotDrift) {
   EXPECT_EQ(p.used(kv), 0);
   std::vector<HoldId> big;
   EXPECT_TRUE(Ask(p, 20, kv, 1, &big));
+}
+
+// Random operations on three pools (one that evicts): holds of one or two
+// pools, loads, early returns, ends, leases, releases, expiries. After
+// every operation the invariants hold: used is what the holds and leases
+// make, never above the cap, and nothing that fits is left waiting.
+TEST(PoolTest, RandomOperationsKeepInvariants) {
+  TestPoolHost host;
+  Pools p(&host);
+  std::vector<uint32_t> pools = {p.AddPool(10, false), p.AddPool(7, true), p.AddPool(4, false)};
+  Random r(3);
+  struct Active {
+    SessionId session;
+    std::vector<HoldId> holds;
+  };
+  std::vector<Active> active;     // admitted, not blocked
+  std::map<SessionId, std::vector<HoldId>> waiting;
+  std::vector<LeaseRef> leases;
+  std::map<SessionId, bool> blocked;  // waiting to grow
+  SessionId next = 0;
+  int waited = 0, grew_late = 0;
+  auto wake = [&] {
+    // Sessions the pools woke become active again.
+    for (auto& [s, t] : host.woken) {
+      if (waiting.count(s)) {
+        active.push_back({s, waiting[s]});
+        waiting.erase(s);
+      } else {
+        blocked.erase(s);
+      }
+    }
+    host.woken.clear();
+  };
+  for (int step = 0; step < 20000; ++step) {
+    host.now_ += r.Exponential(0.1);
+    host.RunUntil(host.now_, p);
+    wake();
+    double u = r.Uniform01();
+    if (u < 0.3 || active.empty()) {
+      SessionId s = next++;
+      std::vector<uint32_t> which = {pools[r.Uniform01() * 3]};
+      if (r.Uniform01() < 0.3) {
+        uint32_t other = pools[r.Uniform01() * 3];
+        if (other != which[0]) which.push_back(other);
+      }
+      std::vector<double> amounts;
+      for (uint32_t q : which) amounts.push_back(std::floor(r.Uniform(0, p.cap(q) + 1)));
+      std::vector<HoldId> holds;
+      if (p.RequestHold(s, which, amounts, &holds)) {
+        active.push_back({s, holds});
+      } else {
+        waiting[s] = holds;
+        ++waited;
+      }
+    } else {
+      size_t i = r.Uniform01() * active.size();
+      Active a = active[i];
+      if (blocked.count(a.session)) continue;
+      HoldId h = a.holds[r.Uniform01() * a.holds.size()];
+      double v = r.Uniform01();
+      if (v < 0.3 && p.hold(h).state == Hold::State::kActive) {
+        double more = std::floor(r.Uniform(0, 4));
+        uint32_t pool = p.hold(h).pool;
+        double need = p.SizeAfterLoad(h, more) - p.hold(h).size;
+        // One growth waiting at a time (a growth that fits still waits
+        // behind one in line): two that wait for each other's units would
+        // stop the run (a deadlock the engine reports).
+        if (blocked.empty() && need <= p.cap(pool) - p.hold(h).size && !p.Load(h, more)) {
+          blocked[a.session] = true;
+          ++grew_late;
+        }
+      } else if (v < 0.4) {
+        p.ReturnHold(h);
+      } else {
+        // The block ends: some holds become leases, the others end.
+        for (HoldId x : a.holds) {
+          if (p.hold(x).state == Hold::State::kActive && r.Uniform01() < 0.4) {
+            leases.push_back(p.LeaseHold(x, r.Uniform01() < 0.9 ? r.Exponential(2) : INFINITY));
+          } else {
+            p.EndHold(x);
+          }
+        }
+        active.erase(active.begin() + i);
+      }
+    }
+    if (!leases.empty() && r.Uniform01() < 0.3) {
+      size_t i = r.Uniform01() * leases.size();
+      p.ReleaseLease(leases[i]);
+      leases.erase(leases.begin() + i);
+    }
+    wake();
+    ASSERT_EQ(p.CheckInvariants(), "") << "step " << step;
+  }
+  // The run went through every case: waits, growths that waited,
+  // evictions and expiries.
+  results::PoolStats evicting, plain;
+  p.Report(pools[1], host.now_, host.now_, &evicting);
+  p.Report(pools[0], host.now_, host.now_, &plain);
+  EXPECT_GT(waited, 100);
+  EXPECT_GT(grew_late, 10);
+  EXPECT_GT(evicting.evicted(), 10u);
+  EXPECT_GT(plain.expired() + evicting.expired(), 10u);
 }
 
 TEST(PoolTest, DescribeUse) {

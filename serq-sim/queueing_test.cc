@@ -96,6 +96,11 @@ run { horizon 100000; warmup 1000; replications 10; seed 12; }
                          return s.wait_sum() / s.waited();
                        }),
                 0.5, "M/D/1 mean wait");
+  // The stage's service runs from the start of service to the end: every
+  // job is served for exactly 2 / 2 = 1 s, however long it waited.
+  for (const results::Replication& rep : r.replication()) {
+    EXPECT_NEAR(rep.stage(0).service_sum() / rep.stage(0).done(), 1.0, 1e-9);
+  }
 }
 
 // M/G/1 processor sharing: the mean sojourn of a job of size x is

@@ -67,6 +67,11 @@ class StageHost {
   // reporting a runtime error (phi not > 0, NaN, a division by zero...);
   // the station must then leave its state consistent and return.
   virtual bool Phi(uint32_t station, double present, double* phi) = 0;
+  // The job of `session` starts its service now (it waited until now). A
+  // run's service time (for done, the mean service and price(S)) counts
+  // from here; stations that serve every job from its arrival (delay, ps)
+  // never call it.
+  virtual void StartService(SessionId session) = 0;
 };
 
 // A job arriving at a station: one session's run.

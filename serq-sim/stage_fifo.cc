@@ -98,6 +98,7 @@ class FifoStation final : public Station {
     current_phi_ = phi;
     end_ = now + w.work / phi;
     RecordWait(now - w.arrival);
+    host.StartService(w.session);
     host.Schedule(end_, id(), ++service_tag_);
   }
 

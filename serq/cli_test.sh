@@ -33,7 +33,7 @@ before=testdata/sim/before.sq
 expect 2 yes "serq: error: expected a command: run, check, fmt or view" -- "$serq"
 expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
 expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
-expect 2 yes "serq: error: --seed: 'x' is not a valid number" -- "$serq" run --seed x $before
+expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
 expect 2 yes "serq: error: --seed applies to 'serq run' only" -- "$serq" check --seed 3 $before
 expect 2 yes "serq: error: --format does not apply to 'serq fmt'" -- "$serq" fmt --format=csv $before
 expect 2 yes "serq: error: -D does not apply to 'serq fmt'" -- "$serq" fmt -D x=1 $before

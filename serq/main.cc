@@ -3,13 +3,14 @@
 // serq/commands.cc over the toolchain's libraries.
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
@@ -19,9 +20,12 @@ ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json or md; "
           "view: svg (default) or dot");
 ABSL_FLAG(std::string, quantiles, "99", "run: the report's quantile columns, in percent, e.g. 50,90,99");
-ABSL_FLAG(std::string, seed, "", "run: the seed of the random streams (overrides the program's)");
-ABSL_FLAG(std::string, replications, "", "run: the number of replications (overrides the program's)");
-ABSL_FLAG(std::string, horizon, "", "run: the simulated time to stop at, in seconds (overrides the program's)");
+ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
+          "run: the seed of the random streams (overrides run { seed })");
+ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
+          "run: the number of replications (overrides run { replications })");
+ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
+          "run: the simulated time to stop at, in seconds (overrides run { horizon })");
 ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
 ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
@@ -53,26 +57,6 @@ int Usage(const std::string& message) {
   return serq::kExitUsage;
 }
 
-// Parses an optional numeric flag; false (with a message) when malformed.
-template <typename T>
-bool OptionalNumber(const std::string& flag, const std::string& text, std::optional<T>* out,
-                    std::string* error) {
-  if (text.empty()) return true;
-  T value;
-  bool ok;
-  if constexpr (std::is_floating_point_v<T>) {
-    ok = absl::SimpleAtod(text, &value);
-  } else {
-    ok = absl::SimpleAtoi(text, &value);
-  }
-  if (!ok) {
-    *error = absl::StrCat("--", flag, ": '", text, "' is not a valid number");
-    return false;
-  }
-  *out = value;
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,13 +72,9 @@ int main(int argc, char** argv) {
   serq::DriverOptions options;
   options.defines = *defines;
   std::string format = absl::GetFlag(FLAGS_format);
-  std::string error;
-  if (!OptionalNumber("seed", absl::GetFlag(FLAGS_seed), &options.sim.seed, &error) ||
-      !OptionalNumber("replications", absl::GetFlag(FLAGS_replications),
-                      &options.sim.replications, &error) ||
-      !OptionalNumber("horizon", absl::GetFlag(FLAGS_horizon), &options.sim.horizon, &error)) {
-    return Usage(error);
-  }
+  options.sim.seed = absl::GetFlag(FLAGS_seed);
+  options.sim.replications = absl::GetFlag(FLAGS_replications);
+  options.sim.horizon = absl::GetFlag(FLAGS_horizon);
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.progress = isatty(2);
@@ -103,15 +83,15 @@ int main(int argc, char** argv) {
   // A flag that the command does not read is a mistake to point out, not to
   // ignore: `serq check x.sq --seed 3` would otherwise look like it did something.
   if (command != "run") {
-    const std::pair<const char*, std::string> run_only[] = {
-        {"seed", absl::GetFlag(FLAGS_seed)},
-        {"replications", absl::GetFlag(FLAGS_replications)},
-        {"horizon", absl::GetFlag(FLAGS_horizon)},
-        {"data_dir", absl::GetFlag(FLAGS_data_dir)},
-        {"trace", absl::GetFlag(FLAGS_trace)},
+    const std::pair<const char*, bool> run_only[] = {
+        {"seed", options.sim.seed.has_value()},
+        {"replications", options.sim.replications.has_value()},
+        {"horizon", options.sim.horizon.has_value()},
+        {"data-dir", !options.sim.data_dir.empty()},
+        {"trace", !options.sim.trace_path.empty()},
     };
-    for (const auto& [flag, value] : run_only) {
-      if (!value.empty()) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
+    for (const auto& [flag, set] : run_only) {
+      if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
     }
     if (absl::GetFlag(FLAGS_quantiles) != "99") return Usage("--quantiles applies to 'serq run' only");
     if (!format.empty() && command != "view") {
