@@ -62,12 +62,8 @@ int Main(int argc, char** argv) {
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.trace_path = absl::GetFlag(FLAGS_trace);
   options.progress = isatty(STDERR_FILENO);
-  if (options.replications && *options.replications == 0) {
-    serq::PrintToolError(kTool, "--replications must be at least 1");
-    return serq::kExitUsage;
-  }
-  if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
-    serq::PrintToolError(kTool, "--horizon must be > 0 and finite");
+  if (absl::Status valid = serq::ValidateSimOptions(options); !valid.ok()) {
+    serq::PrintToolError(kTool, valid.message());
     return serq::kExitUsage;
   }
   auto input = serq::SingleInputArgument(positional);
