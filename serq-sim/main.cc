@@ -66,23 +66,10 @@ int Main(int argc, char** argv) {
     serq::PrintToolError(kTool, valid.message());
     return serq::kExitUsage;
   }
-  auto input = serq::SingleInputArgument(positional);
-  if (!input.ok()) {
-    serq::PrintToolError(kTool, input.status().message());
-    return serq::kExitUsage;
-  }
-  auto bytes = serq::ReadInput(*input);
-  if (!bytes.ok()) {
-    serq::PrintToolError(kTool, bytes.status().message());
-    return serq::kExitUsage;
-  }
-
-  std::string name = serq::InputName(*input);
   serq::ir::Program program;
-  serq::Diagnostics read_diags(name);
-  if (!serq::ReadProgram(*bytes, &program, &read_diags)) {
-    std::cerr << read_diags.Render();
-    return serq::kExitInputRejected;
+  std::string name;
+  if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
+    return rc;
   }
   serq::results::Results results;
   serq::Diagnostics diags(name);
@@ -90,12 +77,7 @@ int Main(int argc, char** argv) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }
-  absl::Status written = serq::WriteOutput(serq::EncodeMessage(results, *format), *format);
-  if (!written.ok()) {
-    serq::PrintToolError(kTool, written.message());
-    return serq::kExitUsage;
-  }
-  return serq::kExitOk;
+  return serq::WriteMessageOutput(kTool, results, *format);
 }
 
 }  // namespace
