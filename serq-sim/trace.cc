@@ -7,27 +7,26 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 
 namespace serq::sim {
 namespace {
 
 // Every format, in the order the error that lists them names them.
-const TraceFormat* const* Formats(size_t* count) {
+absl::Span<const TraceFormat* const> Formats() {
   static const TraceFormat* const formats[] = {
       &MooncakeTraceFormat(),
       &AzureTraceFormat(),
       &SerqCsvTraceFormat(),
   };
-  *count = sizeof(formats) / sizeof(formats[0]);
   return formats;
 }
 
 std::string Accepted() {
-  size_t n;
-  const TraceFormat* const* formats = Formats(&n);
+  absl::Span<const TraceFormat* const> formats = Formats();
   std::string out = "expected ";
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0) out += i + 1 == n ? " or " : ", ";
+  for (size_t i = 0; i < formats.size(); ++i) {
+    if (i > 0) out += i + 1 == formats.size() ? " or " : ", ";
     absl::StrAppend(&out, formats[i]->name(), " (", formats[i]->looks(), ")");
   }
   return out;
@@ -61,19 +60,17 @@ bool ReadTrace(std::istream* in, const std::string& path, Trace* out, TraceError
     *error = TraceError{true, 0, absl::StrCat("empty trace: ", Accepted())};
     return false;
   }
-  size_t n;
-  const TraceFormat* const* formats = Formats(&n);
   const TraceFormat* format = nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    if (!formats[i]->Recognizes(first)) continue;
+  for (const TraceFormat* candidate : Formats()) {
+    if (!candidate->Recognizes(first)) continue;
     if (format != nullptr) {
       *error = TraceError{true, lines.number(),
                           absl::StrCat("the first line fits both ", format->name(), " (",
-                                       format->looks(), ") and ", formats[i]->name(), " (",
-                                       formats[i]->looks(), "): keep one")};
+                                       format->looks(), ") and ", candidate->name(), " (",
+                                       candidate->looks(), "): keep one")};
       return false;
     }
-    format = formats[i];
+    format = candidate;
   }
   if (format == nullptr) {
     *error = TraceError{true, lines.number(), absl::StrCat("not a trace serq reads: ", Accepted())};
