@@ -141,6 +141,37 @@ std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program
   return located.Render() + unlocated.Render();
 }
 
+int ReadProgramArgument(absl::string_view tool, const std::vector<char*>& positional,
+                        ir::Program* program, std::string* name) {
+  auto input = SingleInputArgument(positional);
+  if (!input.ok()) {
+    PrintToolError(tool, input.status().message());
+    return kExitUsage;
+  }
+  auto bytes = ReadInput(*input);
+  if (!bytes.ok()) {
+    PrintToolError(tool, bytes.status().message());
+    return kExitUsage;  // an input that cannot be opened is misuse, as in every tool
+  }
+  *name = InputName(*input);
+  Diagnostics diags(*name);
+  if (!ReadProgram(*bytes, program, &diags)) {
+    std::cerr << diags.Render();
+    return kExitInputRejected;
+  }
+  return kExitOk;
+}
+
+int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& message,
+                       Format format) {
+  absl::Status written = WriteOutput(EncodeMessage(message, format), format);
+  if (!written.ok()) {
+    PrintToolError(tool, written.message());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
 void PrintToolError(absl::string_view tool, absl::string_view message) {
   std::cerr << tool << ": error: " << message << "\n";
 }

@@ -50,6 +50,20 @@ absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
 std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program& program,
                                      absl::string_view input_name);
 
+// Reads the IR named by a tool's positional arguments (`positional` as
+// ParseFlags returns them: one file, or stdin when there is none or "-")
+// into `program`, and sets `name` to the input's name for diagnostics.
+// Returns kExitOk; otherwise it has printed why (a misuse as
+// "<tool>: error: ...", IR that cannot be read as diagnostics) and returns
+// the exit code the tool should end with.
+int ReadProgramArgument(absl::string_view tool, const std::vector<char*>& positional,
+                        ir::Program* program, std::string* name);
+
+// Writes `message` to stdout in `format`. Returns kExitOk, or kExitUsage
+// after printing why it could not.
+int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& message,
+                       Format format);
+
 // Prints "<tool>: error: <message>" to stderr.
 void PrintToolError(absl::string_view tool, absl::string_view message);
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "serq-link/linker.h"
+#include "ir/words.h"
 
 namespace serq {
 namespace linker {
@@ -13,16 +14,6 @@ namespace {
 // The seed is converted to an unsigned 64-bit integer; doubles are exact
 // integers up to 2^53.
 constexpr double kMaxSeed = 9007199254740992.0;
-
-absl::string_view StageKindWord(ir::Stage::Kind k) {
-  switch (k) {
-    case ir::Stage::DELAY: return "delay";
-    case ir::Stage::PS: return "ps";
-    case ir::Stage::FIFO: return "fifo";
-    case ir::Stage::STEP: return "step";
-    default: return "";
-  }
-}
 
 }  // namespace
 

@@ -42,23 +42,10 @@ int Main(int argc, char** argv) {
     serq::PrintToolError(kTool, format.status().message());
     return serq::kExitUsage;
   }
-  auto input = serq::SingleInputArgument(positional);
-  if (!input.ok()) {
-    serq::PrintToolError(kTool, input.status().message());
-    return serq::kExitUsage;
-  }
-  auto bytes = serq::ReadInput(*input);
-  if (!bytes.ok()) {
-    serq::PrintToolError(kTool, bytes.status().message());
-    return serq::kExitUsage;  // as serq-parse: an input that cannot be read
-  }
-
-  std::string name = serq::InputName(*input);
   serq::ir::Program program;
-  serq::Diagnostics read_diags(name);
-  if (!serq::ReadProgram(*bytes, &program, &read_diags)) {
-    std::cerr << read_diags.Render();
-    return serq::kExitInputRejected;
+  std::string name;
+  if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
+    return rc;
   }
   serq::LinkOptions options;
   options.defines = *std::move(defines);
@@ -68,12 +55,7 @@ int Main(int argc, char** argv) {
     return serq::kExitInputRejected;
   }
   if (absl::GetFlag(FLAGS_check)) return serq::kExitOk;
-  absl::Status written = serq::WriteOutput(serq::EncodeMessage(program, *format), *format);
-  if (!written.ok()) {
-    serq::PrintToolError(kTool, written.message());
-    return serq::kExitUsage;
-  }
-  return serq::kExitOk;
+  return serq::WriteMessageOutput(kTool, program, *format);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "ir/words.h"
 
 namespace serq {
 namespace {
@@ -13,25 +14,6 @@ std::string Number(double v) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
-}
-
-const char* OpName(ir::Expr::BinaryOp op) {
-  switch (op) {
-    case ir::Expr::OR: return "||";
-    case ir::Expr::AND: return "&&";
-    case ir::Expr::LT: return "<";
-    case ir::Expr::LE: return "<=";
-    case ir::Expr::GT: return ">";
-    case ir::Expr::GE: return ">=";
-    case ir::Expr::EQ: return "==";
-    case ir::Expr::NE: return "!=";
-    case ir::Expr::ADD: return "+";
-    case ir::Expr::SUB: return "-";
-    case ir::Expr::MUL: return "*";
-    case ir::Expr::DIV: return "/";
-    case ir::Expr::MOD: return "%";
-    default: return "?";
-  }
 }
 
 std::string Ref(const ir::Ref& r) {
@@ -137,7 +119,7 @@ std::string DumpExpr(const ir::Expr& e) {
       return absl::StrCat("(", e.unary().op() == ir::Expr::NEG ? "neg" : "!", " ",
                           DumpExpr(e.unary().operand()), ")");
     case ir::Expr::kBinary:
-      return absl::StrCat("(", OpName(e.binary().op()), " ", DumpExpr(e.binary().lhs()), " ",
+      return absl::StrCat("(", OperatorSpelling(e.binary().op()), " ", DumpExpr(e.binary().lhs()), " ",
                           DumpExpr(e.binary().rhs()), ")");
     case ir::Expr::kCall: {
       std::string out = absl::StrCat(e.call().function(), "(");

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/words.h"
 
 namespace serq {
 namespace {
@@ -29,25 +30,6 @@ int Precedence(ir::Expr::BinaryOp op) {
     case ir::Expr::ADD: case ir::Expr::SUB: return 4;
     case ir::Expr::MUL: case ir::Expr::DIV: case ir::Expr::MOD: return 5;
     default: return 0;
-  }
-}
-
-const char* Spelling(ir::Expr::BinaryOp op) {
-  switch (op) {
-    case ir::Expr::OR: return "||";
-    case ir::Expr::AND: return "&&";
-    case ir::Expr::LT: return "<";
-    case ir::Expr::LE: return "<=";
-    case ir::Expr::GT: return ">";
-    case ir::Expr::GE: return ">=";
-    case ir::Expr::EQ: return "==";
-    case ir::Expr::NE: return "!=";
-    case ir::Expr::ADD: return "+";
-    case ir::Expr::SUB: return "-";
-    case ir::Expr::MUL: return "*";
-    case ir::Expr::DIV: return "/";
-    case ir::Expr::MOD: return "%";
-    default: return "?";
   }
 }
 
@@ -163,14 +145,8 @@ class Printer {
   }
 
   static std::string Stage(const ir::Stage& x) {
-    std::string kind;
-    switch (x.kind()) {
-      case ir::Stage::DELAY: kind = "delay"; break;
-      case ir::Stage::PS: kind = "ps"; break;
-      case ir::Stage::FIFO: kind = "fifo"; break;
-      case ir::Stage::STEP: kind = "step"; break;
-      default: kind = "unspecified"; break;  // no source says this: it will not parse
-    }
+    std::string kind(StageKindWord(x.kind()));
+    if (kind.empty()) kind = "unspecified";  // no source says this: it will not parse
     if (x.kind() != ir::Stage::DELAY) absl::StrAppend(&kind, "(", FormatExpr(x.rate()), ")");
     std::string options;
     if (x.has_seqs()) absl::StrAppend(&options, " seqs ", FormatExpr(x.seqs()), ";");
@@ -366,7 +342,7 @@ std::string FormatExpr(const ir::Expr& e) {
       int lhs = Precedence(b.lhs());
       bool lhs_parens = lhs < p || (p == kComparison && lhs == kComparison);
       bool rhs_parens = Precedence(b.rhs()) <= p;
-      return absl::StrCat(Parenthesized(b.lhs(), lhs_parens), " ", Spelling(b.op()), " ",
+      return absl::StrCat(Parenthesized(b.lhs(), lhs_parens), " ", OperatorSpelling(b.op()), " ",
                           Parenthesized(b.rhs(), rhs_parens));
     }
     case ir::Expr::kCall: {

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/words.h"
 
 namespace serq::sim {
 namespace {
@@ -19,16 +20,6 @@ double WallSeconds() {
 }
 
 std::string Units(double n) { return absl::StrCat(n, n == 1 ? " unit" : " units"); }
-
-absl::string_view KindName(ir::Stage::Kind kind) {
-  switch (kind) {
-    case ir::Stage::DELAY: return "delay";
-    case ir::Stage::PS: return "ps";
-    case ir::Stage::FIFO: return "fifo";
-    case ir::Stage::STEP: return "step";
-    default: return "";
-  }
-}
 
 }  // namespace
 
@@ -497,7 +488,7 @@ void Engine::Report(results::Replication* out) {
     results::StageStats* st = out->add_stage();
     st->set_name(d.name);
     st->set_index(id - d.base);
-    st->set_kind(std::string(KindName(d.kind)));
+    st->set_kind(std::string(StageKindWord(d.kind)));
     st->set_shared(d.shared);
     st->set_array(d.array);
     stations_[id]->Report(now_, window, st);

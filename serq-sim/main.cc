@@ -62,31 +62,14 @@ int Main(int argc, char** argv) {
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.trace_path = absl::GetFlag(FLAGS_trace);
   options.progress = isatty(STDERR_FILENO);
-  if (options.replications && *options.replications == 0) {
-    serq::PrintToolError(kTool, "--replications must be at least 1");
+  if (absl::Status valid = serq::ValidateSimOptions(options); !valid.ok()) {
+    serq::PrintToolError(kTool, valid.message());
     return serq::kExitUsage;
   }
-  if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
-    serq::PrintToolError(kTool, "--horizon must be > 0 and finite");
-    return serq::kExitUsage;
-  }
-  auto input = serq::SingleInputArgument(positional);
-  if (!input.ok()) {
-    serq::PrintToolError(kTool, input.status().message());
-    return serq::kExitUsage;
-  }
-  auto bytes = serq::ReadInput(*input);
-  if (!bytes.ok()) {
-    serq::PrintToolError(kTool, bytes.status().message());
-    return serq::kExitUsage;
-  }
-
-  std::string name = serq::InputName(*input);
   serq::ir::Program program;
-  serq::Diagnostics read_diags(name);
-  if (!serq::ReadProgram(*bytes, &program, &read_diags)) {
-    std::cerr << read_diags.Render();
-    return serq::kExitInputRejected;
+  std::string name;
+  if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
+    return rc;
   }
   serq::results::Results results;
   serq::Diagnostics diags(name);
@@ -94,12 +77,7 @@ int Main(int argc, char** argv) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }
-  absl::Status written = serq::WriteOutput(serq::EncodeMessage(results, *format), *format);
-  if (!written.ok()) {
-    serq::PrintToolError(kTool, written.message());
-    return serq::kExitUsage;
-  }
-  return serq::kExitOk;
+  return serq::WriteMessageOutput(kTool, results, *format);
 }
 
 }  // namespace

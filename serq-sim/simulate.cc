@@ -1,5 +1,6 @@
 #include "serq-sim/simulate.h"
 
+#include <cmath>
 #include <fstream>
 #include <memory>
 
@@ -9,6 +10,16 @@
 #include "serq-sim/model.h"
 
 namespace serq {
+
+absl::Status ValidateSimOptions(const SimOptions& options) {
+  if (options.replications && *options.replications == 0) {
+    return absl::InvalidArgumentError("--replications must be at least 1");
+  }
+  if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
+    return absl::InvalidArgumentError("--horizon must be > 0 and finite");
+  }
+  return absl::OkStatus();
+}
 
 bool Simulate(const ir::Program& linked, const SimOptions& options, results::Results* out,
               Diagnostics* diags) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "ir/diagnostics.h"
 #include "proto/ir.pb.h"
 #include "proto/results.pb.h"
@@ -26,6 +27,10 @@ struct SimOptions {
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
 };
+
+// Checks the options that come from the command line (--replications at
+// least 1, --horizon > 0 and finite): misuse, not an error of the program.
+absl::Status ValidateSimOptions(const SimOptions& options);
 
 // Simulates `linked` (IR that went through serq-link: Program.linked set)
 // and fills `out`. Runtime errors, deadlocks and errors in the options go

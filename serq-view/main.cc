@@ -38,23 +38,10 @@ int Main(int argc, char** argv) {
     serq::PrintToolError(kTool, "unknown --format '" + options.format + "' (expected svg or dot)");
     return serq::kExitUsage;
   }
-  auto input = serq::SingleInputArgument(positional);
-  if (!input.ok()) {
-    serq::PrintToolError(kTool, input.status().message());
-    return serq::kExitUsage;
-  }
-  auto bytes = serq::ReadInput(*input);
-  if (!bytes.ok()) {
-    serq::PrintToolError(kTool, bytes.status().message());
-    return serq::kExitUsage;  // as the other tools: an input that cannot be read
-  }
-
-  std::string name = serq::InputName(*input);
   serq::ir::Program program;
-  serq::Diagnostics read_diags(name);
-  if (!serq::ReadProgram(*bytes, &program, &read_diags)) {
-    std::cerr << read_diags.Render();
-    return serq::kExitInputRejected;
+  std::string name;
+  if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
+    return rc;
   }
 
   serq::results::Results results;

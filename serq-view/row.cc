@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serq-view/decls.h"
+#include "ir/words.h"
 
 namespace serq::view {
 
@@ -432,11 +433,7 @@ Row BuildRow(const ir::Program& program, int index, const Declarations& decls,
 bool BuildDrawing(const ir::Program& program, Drawing* out, Diagnostics* diags) {
   size_t errors = diags->size();
   Declarations decls(program);
-  switch (program.share()) {
-    case ir::Program::MAXMIN: out->share = "maxmin"; break;
-    case ir::Program::BOTTLENECK: out->share = "bottleneck"; break;
-    default: out->share.clear(); break;
-  }
+  out->share = std::string(ShareWord(program.share()));
   out->rows.clear();
   for (int i = 0; i < program.session_size(); ++i) {
     out->rows.push_back(BuildRow(program, i, decls, diags));

@@ -34,6 +34,8 @@ expect 2 yes "serq: error: expected a command: run, check, fmt or view" -- "$ser
 expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
 expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
+expect 2 yes "serq: error: --replications must be at least 1" -- "$serq" run --replications 0 $before
+expect 2 yes "serq: error: --horizon must be > 0 and finite" -- "$serq" run --horizon -1 $before
 expect 2 yes "serq: error: --seed applies to 'serq run' only" -- "$serq" check --seed 3 $before
 expect 2 yes "serq: error: --format does not apply to 'serq fmt'" -- "$serq" fmt --format=csv $before
 expect 2 yes "serq: error: -D does not apply to 'serq fmt'" -- "$serq" fmt -D x=1 $before

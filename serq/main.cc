@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.progress = isatty(2);
   options.results_path = absl::GetFlag(FLAGS_results);
+  if (absl::Status valid = serq::ValidateSimOptions(options.sim); !valid.ok()) {
+    return Usage(std::string(valid.message()));
+  }
 
   // A flag that the command does not read is a mistake to point out, not to
   // ignore: `serq check x.sq --seed 3` would otherwise look like it did something.
