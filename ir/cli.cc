@@ -130,7 +130,9 @@ std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program
   Diagnostics located(source_name, source);
   Diagnostics unlocated{std::string(input_name)};
   for (const Diagnostic& d : diags.list()) {
-    if (d.line != 0) {
+    if (!d.other_file.empty()) {
+      located.ErrorInOtherFile(d.other_file, d.line, d.message);  // a trace's own line
+    } else if (d.line != 0) {
       located.Error(d.line, d.column, d.message);
     } else if (d.ir_path.empty()) {
       located.ErrorInFile(d.message);  // about the whole program: its source file

@@ -49,17 +49,20 @@ TEST(RenderProgramDiagnostics, LocatedAgainstTheSourceAndPathsAgainstTheInput) {
   diags.ErrorAtPath("session[0].body[1]", "at a path");
   diags.Error(2, 15, "located");
   diags.ErrorInFile("about the program");
+  diags.ErrorInOtherFile("rows.csv", 3, "a bad row of a trace");
   EXPECT_EQ(RenderProgramDiagnostics(diags, program, "<stdin>"),
             file + ":2:15: error: located\n"
             "run { horizon 0; }\n"
             "              ^\n" +
             file + ": error: about the program\n"
+            "rows.csv:3: error: a bad row of a trace\n"
             "<stdin>:session[0].body[1]: error: at a path\n");
   // Without a readable source, located errors keep their position.
   program.set_file(file + ".gone");
   EXPECT_EQ(RenderProgramDiagnostics(diags, program, "<stdin>"),
             file + ".gone:2:15: error: located\n" + file +
                 ".gone: error: about the program\n"
+                "rows.csv:3: error: a bad row of a trace\n"
                 "<stdin>:session[0].body[1]: error: at a path\n");
   std::remove(file.c_str());
 }

@@ -51,8 +51,22 @@ void Diagnostics::ErrorAtPath(absl::string_view ir_path, std::string message) {
   list_.push_back(std::move(d));
 }
 
+void Diagnostics::ErrorInOtherFile(std::string other, uint32_t line, std::string message) {
+  Diagnostic d;
+  d.other_file = std::move(other);
+  d.line = line;
+  d.message = std::move(message);
+  list_.push_back(std::move(d));
+}
+
 std::string RenderDiagnostic(const Diagnostic& d, absl::string_view file,
                              absl::string_view source) {
+  if (!d.other_file.empty()) {
+    std::string out = d.other_file;
+    if (d.line != 0) absl::StrAppend(&out, ":", d.line);
+    absl::StrAppend(&out, ": error: ", d.message, "\n");
+    return out;
+  }
   std::string out(file);
   if (d.line != 0) {
     absl::StrAppend(&out, ":", d.line, ":", d.column);
@@ -82,8 +96,10 @@ std::string Diagnostics::Render() const {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const Diagnostic& x = list_[a];
     const Diagnostic& y = list_[b];
+    // Another file's lines are not the input's: they sort as unlocated.
     auto key = [](const Diagnostic& d) {
-      return std::make_tuple(d.line == 0, d.line, d.column);
+      bool unlocated = d.line == 0 || !d.other_file.empty();
+      return std::make_tuple(unlocated, unlocated ? 0 : d.line, d.column);
     };
     return key(x) < key(y);
   });
@@ -92,7 +108,8 @@ std::string Diagnostics::Render() const {
   for (size_t i : order) {
     const Diagnostic& d = list_[i];
     if (prev != nullptr && prev->line == d.line && prev->column == d.column &&
-        prev->ir_path == d.ir_path && prev->message == d.message) {
+        prev->ir_path == d.ir_path && prev->other_file == d.other_file &&
+        prev->message == d.message) {
       continue;
     }
     out += RenderDiagnostic(d, file_, source_);

@@ -7,6 +7,8 @@
 //     <caret under the column>
 //   file:ir.path[3]: error: message        (IR from a tool: its IR path)
 //   file: error: message                   (the whole input)
+//   other.csv:7: error: message            (a line of another file the
+//                                          input names, e.g. a trace)
 #ifndef SERQ_IR_DIAGNOSTICS_H_
 #define SERQ_IR_DIAGNOSTICS_H_
 
@@ -24,6 +26,9 @@ struct Diagnostic {
   uint32_t column = 0;  // 1-based byte column in the line
   std::string ir_path;  // e.g. session[0].body[3].run.also[0]; used when line == 0
   std::string message;  // lowercase, no trailing period
+  // Non-empty: the error is in this other file (a trace the program reads),
+  // at `line` (0: the file as a whole); no column, no source line.
+  std::string other_file;
 };
 
 class Diagnostics {
@@ -42,6 +47,9 @@ class Diagnostics {
   void Error(const ir::Location& loc, absl::string_view ir_path, std::string message);
   void ErrorAtPath(absl::string_view ir_path, std::string message);
   void ErrorInFile(std::string message) { ErrorAtPath("", std::move(message)); }
+  // An error in another file that the input names (a trace): rendered
+  // `other:line: error: message`, after the input's located diagnostics.
+  void ErrorInOtherFile(std::string other, uint32_t line, std::string message);
 
   bool empty() const { return list_.empty(); }
   size_t size() const { return list_.size(); }

@@ -53,5 +53,18 @@ TEST(Diagnostics, LocationWinsOverPath) {
   EXPECT_EQ(d.Render(), "f:4:2: error: located\nf:session[0]: error: no location\n");
 }
 
+// A trace's bad row is reported in the trace's own file and line, with no
+// column or source line, after the program's located diagnostics.
+TEST(Diagnostics, OtherFileByItsLine) {
+  Diagnostics d("x.sq", "a\nb\n");
+  d.ErrorInOtherFile("rows.csv", 7, "bad row");
+  d.Error(2, 1, "in the program");
+  d.ErrorInOtherFile("empty.csv", 0, "empty trace");
+  EXPECT_EQ(d.Render(),
+            "x.sq:2:1: error: in the program\nb\n^\n"
+            "rows.csv:7: error: bad row\n"
+            "empty.csv: error: empty trace\n");
+}
+
 }  // namespace
 }  // namespace serq

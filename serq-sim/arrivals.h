@@ -3,9 +3,7 @@
 // Arrivals of one instant come in declaration order of their workloads, so
 // `serial` numbers them in (time, workload declaration) order.
 //
-// Traces are read once, before the first replication, behind a small
-// interface (TraceFormat) so that other formats (Mooncake, Azure) can be
-// added beside the CSV one.
+// Traces are read once, before the first replication (trace.h).
 #ifndef SERQ_SIM_ARRIVALS_H_
 #define SERQ_SIM_ARRIVALS_H_
 
@@ -14,33 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
-#include "absl/strings/string_view.h"
 #include "proto/ir.pb.h"
 #include "serq-sim/random.h"
+#include "serq-sim/trace.h"
 
 namespace serq::sim {
-
-// A trace of arrivals: one session per row.
-struct Trace {
-  std::string path;
-  std::vector<std::string> columns;  // every column but `time`, in file order
-  std::vector<double> times;         // non-decreasing, >= 0
-  std::vector<double> values;        // row-major, rows x columns.size()
-};
-
-class TraceFormat {
- public:
-  virtual ~TraceFormat() = default;
-  // Reads the file at `path` (as given: `display` names it in errors).
-  // Errors name the file and, for a bad row, its line: "x.csv:7: ...".
-  virtual absl::Status Read(const std::string& path, absl::string_view display,
-                            Trace* out) const = 0;
-};
-
-// CSV with a header line; column `time` (seconds, non-decreasing) is the
-// arrival time; every other column is numeric.
-const TraceFormat& CsvTraceFormat();
 
 struct ArrivalPlan {
   ir::Workload::Process process = ir::Workload::BATCH;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/builtins.h"
 #include "ir/constant.h"
 #include "ir/walk.h"
@@ -729,9 +730,16 @@ void Compiler::Workloads() {
         auto it = traces.find(file);
         if (it == traces.end()) {
           auto trace = std::make_shared<Trace>();
-          absl::Status s = CsvTraceFormat().Read(file, file, trace.get());
-          if (!s.ok()) {
-            Error(w.loc(), path, std::string(s.message()));
+          TraceError error;
+          if (!ReadTrace(file, trace.get(), &error)) {
+            // A file that cannot be opened is the program's mistake (at the
+            // workload); a bad line is the trace's (at its file and line).
+            if (error.opened) {
+              diags_->ErrorInOtherFile(file, error.line, error.message);
+              ok_ = false;
+            } else {
+              Error(w.loc(), path, error.message);
+            }
             break;
           }
           it = traces.emplace(file, std::move(trace)).first;
@@ -752,7 +760,8 @@ void Compiler::Workloads() {
                   absl::StrCat("trace '", file, "' has no column '", name, "', which ",
                                session.name.empty() ? std::string("the unnamed session")
                                                     : absl::StrCat("session '", session.name, "'"),
-                               " reads"));
+                               " reads (its columns: ",
+                               cols.empty() ? "none" : absl::StrJoin(cols, ", "), ")"));
           }
         }
         break;

@@ -786,13 +786,13 @@ run { horizon 10; }
   EXPECT_THAT(run.errors, HasSubstr("nocol.csv' has no column 'prompt', which session 'chat' reads"));
   Write("short.csv", "time,prompt\n0,1\n1\n");
   run = RunSource(absl::StrReplaceAll(program, {{"FILE", "short.csv"}}), options);
-  EXPECT_THAT(run.errors, HasSubstr("short.csv:3: expected 2 fields, found 1"));
+  EXPECT_THAT(run.errors, HasSubstr("short.csv:3: error: expected 2 fields, found 1"));
   Write("nan.csv", "time,prompt\n0,x\n");
   run = RunSource(absl::StrReplaceAll(program, {{"FILE", "nan.csv"}}), options);
-  EXPECT_THAT(run.errors, HasSubstr("nan.csv:2: 'x' in column 'prompt' is not a finite number"));
+  EXPECT_THAT(run.errors, HasSubstr("nan.csv:2: error: 'x' in column 'prompt' is not a finite number"));
   Write("back.csv", "time,prompt\n2,1\n1,1\n");
   run = RunSource(absl::StrReplaceAll(program, {{"FILE", "back.csv"}}), options);
-  EXPECT_THAT(run.errors, HasSubstr("back.csv:3: time 1 is before the previous row's 2"));
+  EXPECT_THAT(run.errors, HasSubstr("back.csv:3: error: time 1 is before the previous row's 2"));
   run = RunSource(absl::StrReplaceAll(program, {{"FILE", "absent.csv"}}), options);
   EXPECT_THAT(run.errors, HasSubstr("cannot open trace"));
 }
