@@ -42,6 +42,8 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
       stations_.push_back(MakePsStation(id, d.phi_constant, d.phi));
     } else if (d.kind == ir::Stage::FIFO) {
       stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
+    } else if (d.kind == ir::Stage::STEP) {
+      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }
@@ -132,6 +134,72 @@ bool Engine::Phi(uint32_t station, double present, double* phi) {
   return true;
 }
 
+bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
+  uint32_t decl = model_.station_decl[station];
+  const StageDecl& d = model_.stages[decl];
+  EvalFrame frame;
+  frame.now = now_;
+  frame.step = vars;
+  double v = evaluator_.Eval(d.phi_node, frame);
+  std::string path = absl::StrCat("stage[", decl, "].rate");
+  if (evaluator_.failed()) {
+    FailEvalAt(path);
+    return false;
+  }
+  auto step = [&] {
+    return absl::StrCat("tokens = ", vars.tokens, ", prefill = ", vars.prefill,
+                        ", decode = ", vars.decode, ", seqs = ", vars.seqs,
+                        ", context = ", vars.context);
+  };
+  const Node& n = model_.exprs.nodes[d.phi_node];
+  if (!(v > 0)) {
+    Fail(n.line, n.column, path,
+         absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", step(),
+                      "; it must be > 0"));
+    return false;
+  }
+  if (!(now_ + v > now_)) {
+    Fail(n.line, n.column, path,
+         absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", step(),
+                      ", too small to advance the time ", now_));
+    return false;
+  }
+  if (options_.trace) {
+    Log(absl::StrFormat(
+        R"({"t":%.17g,"event":"step","stage":"%s","seqs":%.17g,"tokens":%.17g,"prefill":%.17g,"decode":%.17g,"context":%.17g,"tau":%.17g})",
+        now_, StationName(station), vars.seqs, vars.tokens, vars.prefill, vars.decode,
+        vars.context, v));
+  }
+  *tau = v;
+  return true;
+}
+
+StageHost::Growth Engine::Grow(SessionId session) {
+  Session& s = sessions_[session];
+  const Hold& h = pools_.hold(s.grow_hold);
+  double size = pools_.SizeAfterLoad(s.grow_hold, 1);
+  if (size > pools_.cap(h.pool)) {
+    SessionId saved = current_;
+    bool had = has_current_;
+    current_ = session;
+    has_current_ = true;
+    FailAt(s.wait_statement,
+           absl::StrCat("the decode run's next token would make its hold on '", PoolName(h.pool),
+                        "' ", size, " units, larger than its cap ", pools_.cap(h.pool)));
+    current_ = saved;
+    has_current_ = had;
+    return Growth::kFailed;
+  }
+  if (pools_.Load(s.grow_hold, 1)) return failed() ? Growth::kFailed : Growth::kGranted;
+  if (failed()) return Growth::kFailed;
+  s.state = SessionState::kStalled;
+  if (options_.trace) {
+    Log(absl::StrFormat(R"({"t":%.17g,"event":"stall","session":%d,"pool":"%s"})", now_,
+                        s.serial, PoolName(h.pool)));
+  }
+  return Growth::kStalled;
+}
+
 bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {
   uint32_t decl = model_.pool_decl[lease.pool];
   const PoolDecl& d = model_.pools[decl];
@@ -149,7 +217,20 @@ bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {
   return true;
 }
 
-void Engine::Wake(SessionId session) { events_.Push(now_, kResume, session, 0); }
+void Engine::Wake(SessionId session) {
+  Session& s = sessions_[session];
+  if (s.state == SessionState::kStalled) {
+    // A decode job's unit: its step station takes it up; the session stays
+    // in its run.
+    s.state = SessionState::kInRun;
+    if (options_.trace) {
+      Log(absl::StrFormat(R"({"t":%.17g,"event":"grow","session":%d})", now_, s.serial));
+    }
+    stations_[s.run_stations[0]]->GrowthGranted(*this, session);
+    return;
+  }
+  events_.Push(now_, kResume, session, 0);
+}
 
 void Engine::ScheduleExpiry(double time, LeaseId lease, uint32_t generation) {
   events_.Push(time, kExpiry, lease, generation);
@@ -348,7 +429,10 @@ bool Engine::ReportDeadlock() {
   std::vector<SessionId> blocked;
   for (SessionId id = 0; id < sessions_.size(); ++id) {
     SessionState st = sessions_[id].state;
-    if (st == SessionState::kWaitHold || st == SessionState::kWaitLoad) blocked.push_back(id);
+    if (st == SessionState::kWaitHold || st == SessionState::kWaitLoad ||
+        st == SessionState::kStalled) {
+      blocked.push_back(id);
+    }
   }
   if (blocked.empty()) return true;
   std::sort(blocked.begin(), blocked.end(), [&](SessionId a, SessionId b) {
@@ -365,10 +449,15 @@ bool Engine::ReportDeadlock() {
         absl::StrAppend(&what, k ? "; and " : "", Units(h.amount), " of '", PoolName(h.pool),
                         "', ", pools_.DescribeUse(h.pool));
       }
-    } else {
+    } else if (s.state == SessionState::kWaitLoad) {
       const Hold& h = pools_.hold(s.wait_hold);
       what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
                           ", ", pools_.DescribeUse(h.pool));
+    } else {
+      const Hold& h = pools_.hold(s.grow_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by 1 unit for its next ",
+                          "token on '", StationName(s.run_stations[0]), "', ",
+                          pools_.DescribeUse(h.pool));
     }
     current_ = blocked[i];
     has_current_ = true;

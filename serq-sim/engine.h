@@ -52,6 +52,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Defer(uint32_t station) override { deferred_.push_back(station); }
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
+  bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
+  Growth Grow(SessionId session) override;
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;

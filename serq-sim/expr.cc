@@ -89,6 +89,11 @@ double Evaluator::Eval(uint32_t id, const EvalFrame& frame) {
     case Op::kSerial: return frame.serial;
     case Op::kPresent: return frame.present;
     case Op::kSince: return frame.since;
+    case Op::kTokens: return frame.step.tokens;
+    case Op::kPrefill: return frame.step.prefill;
+    case Op::kDecode: return frame.step.decode;
+    case Op::kSeqs: return frame.step.seqs;
+    case Op::kContext: return frame.step.context;
     case Op::kNeg: {
       double v = Eval(n.a, frame);
       return -v;

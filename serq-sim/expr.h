@@ -13,6 +13,7 @@
 
 #include "ir/builtins.h"
 #include "serq-sim/random.h"
+#include "serq-sim/stage.h"
 
 namespace serq::sim {
 
@@ -25,6 +26,11 @@ enum class Op : uint8_t {
   kSerial,
   kPresent,
   kSince,
+  kTokens,  // the step variables of a step stage's tau
+  kPrefill,
+  kDecode,
+  kSeqs,
+  kContext,
   kNeg,  // a: operand
   kNot,
   kOr,  // a, b: operands (|| and && evaluate b only when needed)
@@ -84,6 +90,7 @@ struct EvalFrame {
   double serial = 0;
   double present = 0;
   double since = 0;
+  StepVars step;  // in a step stage's tau
 };
 
 // The state functions read the deployment; the engine answers them.

@@ -187,6 +187,30 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     FailAt(in.statement, absl::StrCat("the work of a run must be >= 0 and finite, got ", work));
     return false;
   }
+  Job job;
+  if (r.growing >= 0) {
+    // The hold a decode run grows is the session's innermost active hold on
+    // the pool, found when the run starts (as a load's).
+    uint32_t pool;
+    if (!Element(r.growing, s, &pool)) return FailEval(in.statement), false;
+    bool found = false;
+    for (size_t k = s.holds.size(); k-- > 0;) {
+      const Hold& h = pools_.hold(s.holds[k]);
+      if (h.pool == pool && h.state == Hold::State::kActive) {
+        s.grow_hold = s.holds[k];
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      FailAt(in.statement, absl::StrCat("a decode run growing '", PoolName(pool),
+                                        "', which the session does not hold"));
+      return false;
+    }
+    job.growing = true;
+    job.content = pools_.hold(s.grow_hold).content;
+    s.wait_statement = in.statement;
+  }
   ++s.pc;
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"run","session":%d,"stage":"%s","work":%.17g})",
@@ -203,9 +227,9 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     shared_->Start(*this, id, s.run_stations, work);
     return false;
   }
-  Job job;
   job.session = id;
   job.work = work;
+  job.mode = r.mode;
   const StageDecl& d = model_.stages[r.decl];
   if (!d.serve_by.empty()) {
     key_.clear();

@@ -18,6 +18,7 @@ enum class SessionState : uint8_t {
   kInRun,     // its job is at a stage (or its flow on shared stages)
   kWaitHold,  // waiting for admission of a hold
   kWaitLoad,  // waiting for units to grow a hold's content
+  kStalled,   // its decode job at a step stage waits for a unit to grow its hold
   kEnded,     // ended, kept while leases it made are alive (evict by reads its variables)
 };
 
@@ -41,12 +42,14 @@ struct alignas(64) Session {
   // The run in progress.
   double service_start = 0;  // when its service began: the run's start, or later at a fifo
   absl::InlinedVector<uint32_t, 2> run_stations;
+  HoldId grow_hold = 0;  // a decode run `growing P`: its hold on P
   absl::InlinedVector<double, 4> variables;  // NaN: never set
   std::vector<Frame> frames;
   std::vector<HoldId> holds;
   std::vector<LeaseRef> leases;  // the leases it made, oldest first (live or not)
   uint32_t live_leases = 0;      // of those, alive: the record is kept while > 0
-  // What a waiting session waits for, for deadlock reports.
+  // What a waiting session waits for, for deadlock reports (and the run
+  // statement of a decode run that grows a hold).
   uint32_t wait_statement = 0;
   HoldId wait_hold = 0;
   double wait_units = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -305,8 +306,13 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
             case ir::Ref::SERIAL: op = Op::kSerial; break;
             case ir::Ref::PRESENT: op = Op::kPresent; break;
             case ir::Ref::SINCE: op = Op::kSince; break;
+            case ir::Ref::TOKENS: op = Op::kTokens; break;
+            case ir::Ref::PREFILL: op = Op::kPrefill; break;
+            case ir::Ref::DECODE: op = Op::kDecode; break;
+            case ir::Ref::SEQS: op = Op::kSeqs; break;
+            case ir::Ref::CONTEXT: op = Op::kContext; break;
             default:
-              Error(loc, "", absl::StrCat("'", r.name(), "' is not simulated yet"));
+              Error(loc, "", absl::StrCat("unknown built-in variable '", r.name(), "'"));
           }
           return Node(op, loc);
         }
@@ -464,9 +470,14 @@ void Compiler::Declarations() {
       d.size = v ? static_cast<uint32_t>(*v) : 1;
     }
     if (s.kind() == ir::Stage::STEP) {
-      Error(s.loc(), path,
-            absl::StrCat("step stages are not simulated yet ('", s.name(),
-                         "' is a step stage)"));
+      d.phi_constant = false;  // tau is evaluated at every step
+      d.seqs = d.tokens = std::numeric_limits<double>::infinity();
+      if (s.has_seqs()) {
+        if (auto v = ConstantAt(s.seqs(), path + ".seqs")) d.seqs = *v;
+      }
+      if (s.has_tokens()) {
+        if (auto v = ConstantAt(s.tokens(), path + ".tokens")) d.tokens = *v;
+      }
     } else if (s.kind() == ir::Stage::PS || s.kind() == ir::Stage::FIFO) {
       if (ReadsPresent(s.rate())) {
         d.phi_constant = false;
@@ -548,6 +559,8 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
         site.stage = Ref(r.stage(), Context::kSession);
         for (const ir::Ref& a : r.also()) site.also.push_back(Ref(a, Context::kSession));
         site.work = Expr(r.work(), Context::kSession);
+        site.mode = r.mode();
+        if (r.has_growing()) site.growing = Ref(r.growing(), Context::kSession);
         model_->runs.push_back(std::move(site));
         Emit(Code::kRun, info, model_->runs.size() - 1);
         break;

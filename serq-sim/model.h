@@ -33,7 +33,9 @@ struct StageDecl {
   bool shared = false;       // named in a multi-stage run: its jobs are flows
   bool phi_constant = true;  // phi reads no `present`
   double phi = 0;            // its value when constant
-  uint32_t phi_node = kNoNode;
+  uint32_t phi_node = kNoNode;  // phi when it reads present; a step stage's tau
+  double seqs = 0;    // step: jobs per batch (inf: unbounded)
+  double tokens = 0;  // step: tokens per step (inf: unbounded)
   std::vector<uint32_t> serve_by;  // key nodes, evaluated in the arriving session
 };
 
@@ -84,6 +86,8 @@ struct RunSite {
   uint32_t work = 0;           // node
   uint32_t decl = 0;           // the stage declaration of `stage`
   bool shared = false;
+  ir::Statement::Run::Mode mode = ir::Statement::Run::PLAIN;
+  int32_t growing = -1;  // element ref of the pool a decode run grows, or -1
 };
 
 struct ChooseSite {
@@ -149,7 +153,7 @@ struct ModelOptions {
 };
 
 // Compiles linked IR. Errors that stop a simulation before it starts (a -D
-// that names no param or one that sizes an array, a step stage, invalid run
+// that names no param or one that sizes an array, invalid run
 // settings, a constant phi <= 0, a trace that cannot be read or lacks a
 // column) go to `diags`; returns false then.
 bool CompileModel(const ir::Program& program, const ModelOptions& options, Model* model,

@@ -172,5 +172,73 @@ run { horizon 20000; warmup 100; replications 10; seed 15; }
                 "M/G/inf mean present");
 }
 
+
+// A step stage with a fixed tau and seqs 1 is a fifo server with
+// deterministic service: step(1) { seqs 1; } under poisson(0.5) is the M/D/1
+// above (sojourn 1.5, wait 0.5), and with the same seed it gives the fifo
+// stage's sojourns exactly, session by session (the only draws are the
+// arrival gaps, so both see the same arrivals; a step ends at now + 1 as a
+// fifo service of 2 at rate 2 does).
+TEST(QueueingTest, StepWithSeqsOneIsMD1) {
+  const char* kStep = R"(
+stage E : step(1) { seqs 1; }
+workload { arrive poisson(0.5); }
+session { run E prefill (7); observe sojourn = now - arrival; }
+run { horizon 100000; warmup 1000; replications 10; seed 12; }
+)";
+  SimRun step = RunSource(kStep);
+  ASSERT_TRUE(step.ok) << step.errors;
+  const results::Results& r = step.results;
+  ExpectMatches(Observed(r, "sojourn"), 1.5, "step seqs 1 (M/D/1) mean sojourn");
+  ExpectMatches(Across(r,
+                       [&](int i) {
+                         const results::StageStats& s = r.replication(i).stage(0);
+                         return s.wait_sum() / s.waited();
+                       }),
+                0.5, "step seqs 1 (M/D/1) mean wait");
+  SimRun fifo = RunSource(R"(
+stage S : fifo(2);
+workload { arrive poisson(0.5); }
+session { run S (2); observe sojourn = now - arrival; }
+run { horizon 100000; warmup 1000; replications 10; seed 12; }
+)");
+  ASSERT_TRUE(fifo.ok) << fifo.errors;
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(Samples(r, "sojourn", i), Samples(fifo.results, "sojourn", i)) << i;
+  }
+}
+
+// A gated batch server: step(1) with no limits serves every job present in
+// one step. Poisson(1) arrivals. A step follows a step iff a job arrived
+// during it (probability 1 - e^-1), so a busy period has a geometric number
+// of steps of mean e, and an idle period lasts 1 on average: utilisation
+// U = e / (e + 1) = 0.731059. A job that finds the stage idle is served at
+// once (sojourn 1); one that arrives during a step (probability U, PASTA)
+// waits for its end, 1/2 on average, then takes the next: sojourn 1 + U/2
+// = 1.365529, and by Little as many present. Steps take 1 s, so there are
+// U steps a second for 1 job a second: 1 / U = 1.367879 jobs a step.
+TEST(QueueingTest, StepIsAGatedBatchServer) {
+  SimRun run = RunSource(R"(
+stage E : step(1);
+workload { arrive poisson(1); }
+session { run E prefill (100); observe sojourn = now - arrival; }
+run { horizon 100000; warmup 1000; replications 10; seed 16; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  const results::Results& r = run.results;
+  const double u = std::exp(1.0) / (std::exp(1.0) + 1);
+  ExpectMatches(Observed(r, "sojourn"), 1 + u / 2, "gated batch server mean sojourn");
+  ExpectMatches(Across(r, [&](int i) { return r.replication(i).stage(0).utilisation(); }), u,
+                "gated batch server utilisation");
+  ExpectMatches(Across(r, [&](int i) { return r.replication(i).stage(0).mean_present(); }),
+                1 + u / 2, "gated batch server mean present");
+  ExpectMatches(Across(r,
+                       [&](int i) {
+                         const results::StageStats& s = r.replication(i).stage(0);
+                         return static_cast<double>(s.batch_jobs()) / s.steps();
+                       }),
+                1 / u, "gated batch server jobs a step");
+}
+
 }  // namespace
 }  // namespace serq

@@ -426,15 +426,83 @@ run { horizon 10; }
   EXPECT_THAT(run.errors, HasSubstr("no param 'M'"));
 }
 
-TEST(RunTest, StepStagesAreRefused) {
+// ------------------------------------------------------------ step stages
+// The station's rules are tested alone in stage_test; these go through the
+// engine: state functions, growth of a transferred KV, the errors.
+
+// Three prefills of 2 tokens at 0 on step(1) { seqs 2; }: jobs 0 and 1 run
+// [0, 1), job 2 [1, 2). A probe looks at 0.5, 1 and 1.5:
+//   0.5: queue 3, busy 2, work 6 (no token done yet), price 0.
+//   1:   the step's end (scheduled at 0) has run before the probe's (at
+//        0.5): jobs 0 and 1 are done, and the next step starts at the end
+//        of the instant, so the probe sees queue 1, busy 0, work 2, price 1
+//        (two services of one step).
+//   1.5: queue 1, busy 1, work 2, price 1.
+TEST(StepTest, StateFunctions) {
   SimRun run = RunSource(R"(
-stage E : step(0.01);
-workload { arrive batch(1); }
-session { run E prefill (10); }
+stage E : step(1) { seqs 2; }
+stage Z : delay;
+workload main { arrive batch(3); }
+workload probe { arrive batch(1); }
+session main { run E prefill (2); observe done = now; }
+session probe {
+  repeat (3) {
+    run Z (0.5);
+    observe q = queue(E);
+    observe b = busy(E);
+    observe w = work(E);
+    observe p = price(E);
+  }
+}
 run { horizon 10; }
 )");
-  EXPECT_FALSE(run.ok);
-  EXPECT_THAT(run.errors, HasSubstr("test.sq:2:1: error: step stages are not simulated yet"));
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "done"), ElementsAre(1.0, 1.0, 2.0));
+  EXPECT_THAT(Samples(run.results, "q"), ElementsAre(3, 1, 1));
+  EXPECT_THAT(Samples(run.results, "b"), ElementsAre(2, 0, 1));
+  EXPECT_THAT(Samples(run.results, "w"), ElementsAre(6, 2, 2));
+  EXPECT_THAT(Samples(run.results, "p"), ElementsAre(0, 1, 1));
+}
+
+// The KV a transfer loads is the context of the decode run that grows it.
+// Prefill 20 on P: tau 1 + 0.01 * 20 = 1.2. The transfer of 20 on ps(10)
+// takes 2 s, to 3.2, and loads 19 into kvD (the last token's KV is made by
+// the first decode step). Decode 4 tokens growing kvD: the hold of 24 has
+// room, so no unit is taken beyond it; contexts 20, 21, 22, 23 give steps
+// of 0.70, 0.71, 0.72, 0.73: done at 3.2 + 2.86 = 6.06. kvD's content
+// ends at 19 + 4 = 23, its hold at 24 units all along.
+TEST(StepTest, DecodeGrowsTheTransferredKV) {
+  SimRun run = RunSource(R"(
+pool kvP { cap 100; }
+pool kvD { cap 100; }
+stage P : step(1 + 0.01 * tokens);
+stage link : ps(10);
+stage D : step(0.5 + 0.01 * context);
+workload { arrive batch(1); }
+session {
+  set prompt = 20;
+  hold kvP (prompt) { run P prefill (prompt); } lease kvP (inf);
+  hold kvD (prompt + 4) {
+    transfer (prompt) from kvP to kvD (prompt - 1);
+    observe transferred = now;
+    run D decode (4) growing kvD;
+    observe done = now;
+    observe loaded = held(kvD);
+  }
+}
+run { horizon 10; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "transferred"), ElementsAre(3.2));
+  ASSERT_EQ(Samples(run.results, "done").size(), 1u);
+  EXPECT_NEAR(Samples(run.results, "done")[0], 6.06, 1e-12);
+  EXPECT_THAT(Samples(run.results, "loaded"), ElementsAre(24));
+  results::PoolStats kvd = Pool(run.results, "kvD");
+  EXPECT_EQ(kvd.max_used(), 24);
+  // Content 19 on [3.2, 3.2 + 0.7), then 20... : mean loaded over [0, 10]
+  // is (20 * 0.70 + 21 * 0.71 + 22 * 0.72 + 23 * 0.73) / 10, the context
+  // of each step being the content during it.
+  EXPECT_NEAR(kvd.mean_loaded(), (20 * 0.70 + 21 * 0.71 + 22 * 0.72 + 23 * 0.73) / 10, 1e-12);
 }
 
 // Same program, seed and flags: the same bytes. Another seed: other bytes.

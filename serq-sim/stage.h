@@ -8,10 +8,10 @@
 // the station has finished updating itself: a session that runs again on
 // the same station at once re-enters it in a consistent state.
 //
-// The interface is shaped for the step kind of the next issue: a Job carries
-// the run's mode and the hold a decode run grows; the host can schedule an
-// event after every other event of the instant (a step that starts on an
-// idle stage) and will grow pool holds for it.
+// A step stage (stage_step.cc) needs three things more of its host: the
+// step time tau with the step's variables, the growth of a decode job's hold
+// by one unit (granted at once, or later through GrowthGranted), and events
+// after every other event of their instant (a step's start).
 #ifndef SERQ_SIM_STAGE_H_
 #define SERQ_SIM_STAGE_H_
 
@@ -49,6 +49,15 @@ class TimeAverage {
   double integral_ = 0;
 };
 
+// The variables of a step stage's tau in one step (language.md §3.3.1).
+struct StepVars {
+  double tokens = 0;   // prefill chunk tokens + one per decode job
+  double prefill = 0;  // prefill tokens
+  double decode = 0;   // decode jobs
+  double seqs = 0;     // jobs in the batch
+  double context = 0;  // the sum of the jobs' contexts
+};
+
 // What a station needs from the engine.
 class StageHost {
  public:
@@ -72,6 +81,16 @@ class StageHost {
   // from here; stations that serve every job from its arrival (delay, ps)
   // never call it.
   virtual void StartService(SessionId session) = 0;
+
+  // Step stages. tau of the station's stage in a step with `vars`. Returns
+  // false after reporting a runtime error (tau not > 0, NaN...).
+  virtual bool Tau(uint32_t station, const StepVars& vars, double* tau) = 0;
+  enum class Growth { kGranted, kStalled, kFailed };
+  // Grows the hold of `session`'s decode job (Job::growing) by one unit of
+  // content. kStalled: the growth waits in its pool's line, and the
+  // station's GrowthGranted is called when it is granted; kFailed: a
+  // runtime error was reported.
+  virtual Growth Grow(SessionId session) = 0;
 };
 
 // A job arriving at a station: one session's run.
@@ -79,6 +98,10 @@ struct Job {
   SessionId session = 0;
   double work = 0;  // > 0: runs of work 0 never reach a station
   ir::Statement::Run::Mode mode = ir::Statement::Run::PLAIN;
+  // A decode run `growing P`: its session's hold on P grows a unit a token
+  // (StageHost::Grow), and `content` is that hold's content at arrival.
+  bool growing = false;
+  double content = 0;
   // The ascending `serve by` key, evaluated in the session at arrival
   // (empty: order of arrival).
   absl::Span<const double> key;
@@ -101,6 +124,9 @@ class Station {
   virtual bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) = 0;
   // Called after the event in which the station asked host.Defer().
   virtual void Flush(StageHost& host) {}
+  // The growth of `session`'s job that StageHost::Grow left stalled has been
+  // granted (step stations only).
+  virtual void GrowthGranted(StageHost& host, SessionId session) {}
   // False when an event `tag` the station scheduled is stale (so the engine
   // may drop it from its queue before it comes out).
   virtual bool IsCurrent(uint32_t tag) const { return true; }
@@ -154,6 +180,9 @@ class Station {
 std::unique_ptr<Station> MakeDelayStation(uint32_t id);
 std::unique_ptr<Station> MakePsStation(uint32_t id, bool phi_constant, double phi);
 std::unique_ptr<Station> MakeFifoStation(uint32_t id, bool phi_constant, double phi);
+// A step stage: at most `seqs` jobs and `tokens` tokens a step (inf:
+// unbounded).
+std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens);
 
 }  // namespace serq::sim
 

@@ -31,20 +31,37 @@ class TestHost : public StageHost {
     return *phi > 0;
   }
   void StartService(SessionId session) override { start_[session] = now_; }
+  bool Tau(uint32_t, const StepVars& vars, double* tau) override {
+    steps_.push_back(vars);
+    step_starts_.push_back(now_);
+    *tau = tau_of_step(vars);
+    return *tau > 0;
+  }
+  Growth Grow(SessionId session) override { return grow(session); }
 
   Station& station() { return *station_; }
 
   // Arrives job `session` with `work` (and `key`) at `time`, after running
   // every event before `time`.
   void ArriveAt(double time, SessionId session, double work, std::vector<double> key = {}) {
-    RunUntil(time);
-    now_ = time;
-    start_[session] = time;
     Job job;
     job.session = session;
     job.work = work;
     job.key = key;
+    ArriveJob(time, job);
+  }
+  void ArriveJob(double time, const Job& job) {
+    RunUntil(time);
+    now_ = time;
+    start_[job.session] = time;
     station_->Arrive(*this, job);
+    Flush();
+  }
+  // A step job's stalled growth is granted at `time`.
+  void GrantAt(double time, SessionId session) {
+    RunUntil(time);
+    now_ = time;
+    station_->GrowthGranted(*this, session);
     Flush();
   }
 
@@ -75,6 +92,10 @@ class TestHost : public StageHost {
   }
 
   std::function<double(double)> phi_of_present = [](double) { return 1.0; };
+  std::function<double(const StepVars&)> tau_of_step = [](const StepVars&) { return 1.0; };
+  std::function<Growth(SessionId)> grow = [](SessionId) { return Growth::kGranted; };
+  std::vector<StepVars> steps_;       // every step's variables, in order
+  std::vector<double> step_starts_;   // and its start
   std::vector<std::pair<SessionId, double>> completions_;
   int stale_ = 0;
 
@@ -280,6 +301,253 @@ TEST(StationTest, WindowRestartsCounts) {
   EXPECT_EQ(stats.waited(), 0u);
   EXPECT_DOUBLE_EQ(stats.mean_present(), 0.2);
   EXPECT_DOUBLE_EQ(stats.utilisation(), 0.2);
+}
+
+
+// ---------------------------------------------------------------- step
+
+Job StepJob(SessionId session, ir::Statement::Run::Mode mode, double work) {
+  Job job;
+  job.session = session;
+  job.mode = mode;
+  job.work = work;
+  return job;
+}
+constexpr auto kPrefill = ir::Statement::Run::PREFILL;
+constexpr auto kDecode = ir::Statement::Run::DECODE;
+
+// Chunked prefill: prompt 10, budget 4 tokens a step, tau = 1 + 0.1 tokens.
+// Chunks min(10, 4) = 4, min(6, 4) = 4, min(2, 4) = 2: steps of 1.4, 1.4,
+// 1.2 from 0, so the job completes at 1.4 + 1.4 + 1.2 = 4.0. context is the
+// tokens processed including the chunk: 4, 8, 10.
+TEST(StepStationTest, ChunkedPrefill) {
+  TestHost h(MakeStepStation(0, INFINITY, 4));
+  h.tau_of_step = [](const StepVars& v) { return 1 + 0.1 * v.tokens; };
+  h.ArriveJob(0, StepJob(1, kPrefill, 10));
+  h.RunUntil(INFINITY);
+  ASSERT_EQ(h.steps_.size(), 3u);
+  EXPECT_EQ(h.steps_[0].prefill, 4);
+  EXPECT_EQ(h.steps_[1].prefill, 4);
+  EXPECT_EQ(h.steps_[2].prefill, 2);
+  EXPECT_EQ(h.steps_[0].context, 4);
+  EXPECT_EQ(h.steps_[1].context, 8);
+  EXPECT_EQ(h.steps_[2].context, 10);
+  for (const StepVars& v : h.steps_) {
+    EXPECT_EQ(v.tokens, v.prefill);
+    EXPECT_EQ(v.decode, 0);
+    EXPECT_EQ(v.seqs, 1);
+  }
+  EXPECT_DOUBLE_EQ(h.step_starts_[1], 1.4);
+  EXPECT_DOUBLE_EQ(h.step_starts_[2], 2.8);
+  ASSERT_EQ(h.completions_.size(), 1u);
+  EXPECT_DOUBLE_EQ(h.completions_[0].second, 4.0);
+  // Report: 3 steps of 1 job, 10 tokens; in a step all of [0, 4].
+  results::StageStats stats;
+  h.station().Report(4.0, 4.0, &stats);
+  EXPECT_EQ(stats.steps(), 3u);
+  EXPECT_EQ(stats.batch_jobs(), 3u);
+  EXPECT_EQ(stats.batch_tokens(), 10u);
+  EXPECT_DOUBLE_EQ(stats.utilisation(), 1.0);
+}
+
+// Three requests arriving together on an idle engine form one batch: the
+// step starts after every event of the instant. Prefills of 2, tau = 1:
+// one step of seqs 3, tokens 6; all complete at 1.
+TEST(StepStationTest, ArrivalsOfOneInstantFormOneBatch) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  h.ArriveJob(0, StepJob(1, kPrefill, 2));
+  h.ArriveJob(0, StepJob(2, kPrefill, 2));
+  h.ArriveJob(0, StepJob(3, kPrefill, 2));
+  h.RunUntil(INFINITY);
+  ASSERT_EQ(h.steps_.size(), 1u);
+  EXPECT_EQ(h.steps_[0].seqs, 3);
+  EXPECT_EQ(h.steps_[0].tokens, 6);
+  EXPECT_EQ(h.completions_, (Completions{{1, 1.0}, {2, 1.0}, {3, 1.0}}));
+}
+
+// seqs 2 leaves the third of three jobs for a later round: steps [0, 1)
+// with jobs 1, 2 and [1, 2) with job 3, which waited 1. While the first
+// step runs, queue 3 and busy 2; between the steps nothing is in service.
+TEST(StepStationTest, SeqsLimitLeavesAJobForLater) {
+  TestHost h(MakeStepStation(0, 2, INFINITY));
+  h.ArriveJob(0, StepJob(1, kPrefill, 1));
+  h.ArriveJob(0, StepJob(2, kPrefill, 1));
+  h.ArriveJob(0, StepJob(3, kPrefill, 1));
+  EXPECT_EQ(h.station().Busy(), 0u);  // the step starts at the end of the instant
+  h.RunUntil(0.5);
+  EXPECT_EQ(h.station().Queue(), 3u);
+  EXPECT_EQ(h.station().Busy(), 2u);
+  EXPECT_EQ(h.station().Work(0.5), 3);
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.completions_, (Completions{{1, 1.0}, {2, 1.0}, {3, 2.0}}));
+  results::StageStats stats;
+  h.station().Report(2.0, 2.0, &stats);
+  EXPECT_EQ(stats.waited(), 3u);
+  EXPECT_DOUBLE_EQ(stats.wait_sum(), 1.0);
+  // Service from the first step to completion: 1 each.
+  EXPECT_DOUBLE_EQ(stats.service_sum(), 3.0);
+  // Present 3 on [0, 1), 1 on [1, 2): 4 / 2.
+  EXPECT_DOUBLE_EQ(stats.mean_present(), 2.0);
+  EXPECT_EQ(stats.batch_jobs(), 3u);
+}
+
+// Decode and prefill share the budget of 4: decode A (3 tokens) and
+// prefill B (5) at 0. Decode jobs go first: step 1 is A's token and
+// min(5, 3) = 3 of B (tokens 4); step 2 A's and B's last min(2, 3) = 2
+// (tokens 3); step 3 A alone (tokens 1). tau = 1 + 0.1 tokens: 1.4, 1.3,
+// 1.1, so B completes at 2.7 and A at 3.8. A decode job without growing
+// has the context of the tokens generated, this step's included: 1, 2, 3;
+// B's is 3 then 5.
+TEST(StepStationTest, DecodeAndPrefillShareTheBudget) {
+  TestHost h(MakeStepStation(0, INFINITY, 4));
+  h.tau_of_step = [](const StepVars& v) { return 1 + 0.1 * v.tokens; };
+  h.ArriveJob(0, StepJob(2, kPrefill, 5));  // arrives first, still after the decode job
+  h.ArriveJob(0, StepJob(1, kDecode, 3));
+  h.RunUntil(INFINITY);
+  ASSERT_EQ(h.steps_.size(), 3u);
+  EXPECT_EQ(h.steps_[0].decode, 1);
+  EXPECT_EQ(h.steps_[0].prefill, 3);
+  EXPECT_EQ(h.steps_[0].tokens, 4);
+  EXPECT_EQ(h.steps_[0].context, 1 + 3);
+  EXPECT_EQ(h.steps_[1].prefill, 2);
+  EXPECT_EQ(h.steps_[1].tokens, 3);
+  EXPECT_EQ(h.steps_[1].context, 2 + 5);
+  EXPECT_EQ(h.steps_[2].tokens, 1);
+  EXPECT_EQ(h.steps_[2].seqs, 1);
+  EXPECT_EQ(h.steps_[2].context, 3);
+  ASSERT_EQ(h.completions_.size(), 2u);
+  EXPECT_EQ(h.completions_[0].first, 2u);
+  EXPECT_DOUBLE_EQ(h.completions_[0].second, 2.7);
+  EXPECT_EQ(h.completions_[1].first, 1u);
+  EXPECT_DOUBLE_EQ(h.completions_[1].second, 3.8);
+}
+
+// A budget of 2 and three decode jobs: only two fit a step (one token
+// each), in order of arrival; the third waits until one completes.
+// Decodes of 2, 2, 1 tokens: steps {1, 2}, {1, 2}, {3}.
+TEST(StepStationTest, BudgetLimitsDecodeJobs) {
+  TestHost h(MakeStepStation(0, INFINITY, 2));
+  h.ArriveJob(0, StepJob(1, kDecode, 2));
+  h.ArriveJob(0, StepJob(2, kDecode, 2));
+  h.ArriveJob(0, StepJob(3, kDecode, 1));
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.completions_, (Completions{{1, 2.0}, {2, 2.0}, {3, 3.0}}));
+}
+
+// Jobs that arrive during a step wait for the next; one that arrives at
+// the instant a step ends takes part in the next step, which starts then.
+// tau = 1: job 1 at 0 runs [0, 1); job 2 at 0.5 waits until 1; job 3 at 1
+// (exactly the end) joins job 2 there. Decodes of 2: job 1 ends at 2, jobs
+// 2 and 3 at 3.
+TEST(StepStationTest, ArrivalsDuringAStepWaitForTheNext) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  h.ArriveJob(0, StepJob(1, kDecode, 2));
+  h.ArriveJob(0.5, StepJob(2, kDecode, 2));
+  h.ArriveJob(1, StepJob(3, kDecode, 2));
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.step_starts_, (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ(h.steps_[0].seqs, 1);
+  EXPECT_EQ(h.steps_[1].seqs, 3);
+  EXPECT_EQ(h.steps_[2].seqs, 2);
+  EXPECT_EQ(h.completions_, (Completions{{1, 2.0}, {2, 3.0}, {3, 3.0}}));
+  results::StageStats stats;
+  h.station().Report(3.0, 3.0, &stats);
+  EXPECT_DOUBLE_EQ(stats.wait_sum(), 0.5);  // job 2's; job 3 starts as it arrives
+}
+
+// serve by orders the batch: seqs 1, keys 3, 1, 2 arriving together run in
+// the order 1, 2, 3 of their keys (sessions 2, 3, 1).
+TEST(StepStationTest, ServeByOrdersTheBatch) {
+  TestHost h(MakeStepStation(0, 1, INFINITY));
+  std::vector<double> k3{3}, k1{1}, k2{2};
+  Job a = StepJob(1, kPrefill, 1), b = StepJob(2, kPrefill, 1), c = StepJob(3, kPrefill, 1);
+  a.key = k3;
+  b.key = k1;
+  c.key = k2;
+  h.ArriveJob(0, a);
+  h.ArriveJob(0, b);
+  h.ArriveJob(0, c);
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.completions_, (Completions{{2, 1.0}, {3, 2.0}, {1, 3.0}}));
+}
+
+// A decode job growing a hold whose content is 5: each token takes its
+// unit when the job joins the batch, so the context is the content with
+// this step's token: 6, 7, 8. The third growth stalls: the job is left out
+// and the stage idles until the unit is granted at 4.5, when a step starts
+// at once (with the reserved unit: no new growth asked).
+TEST(StepStationTest, GrowthStallsAndResumes) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  int asked = 0;
+  h.grow = [&](SessionId) {
+    ++asked;
+    return asked == 3 ? StageHost::Growth::kStalled : StageHost::Growth::kGranted;
+  };
+  Job job = StepJob(1, kDecode, 3);
+  job.growing = true;
+  job.content = 5;
+  h.ArriveJob(0, job);
+  h.RunUntil(4);
+  EXPECT_EQ(h.step_starts_, (std::vector<double>{0, 1}));
+  EXPECT_EQ(h.station().Queue(), 1u);
+  EXPECT_EQ(h.station().Busy(), 0u);
+  h.GrantAt(4.5, 1);
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(h.step_starts_, (std::vector<double>{0, 1, 4.5}));
+  EXPECT_EQ(h.steps_[0].context, 6);
+  EXPECT_EQ(h.steps_[1].context, 7);
+  EXPECT_EQ(h.steps_[2].context, 8);
+  EXPECT_EQ(h.completions_, (Completions{{1, 5.5}}));
+  // In a step 3 of the 5.5 s; present all along.
+  results::StageStats stats;
+  h.station().Report(5.5, 5.5, &stats);
+  EXPECT_DOUBLE_EQ(stats.utilisation(), 3 / 5.5);
+  EXPECT_DOUBLE_EQ(stats.mean_present(), 1.0);
+}
+
+// A stalled job does not hold the others back: job 1 stalls, job 2 (no
+// growth) runs its two steps alone.
+TEST(StepStationTest, StalledJobIsLeftOut) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  h.grow = [](SessionId s) {
+    return s == 1 ? StageHost::Growth::kStalled : StageHost::Growth::kGranted;
+  };
+  Job a = StepJob(1, kDecode, 1);
+  a.growing = true;
+  h.ArriveJob(0, a);
+  h.ArriveJob(0, StepJob(2, kDecode, 2));
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.completions_, (Completions{{2, 2.0}}));
+  EXPECT_EQ(h.steps_[0].seqs, 1);
+  EXPECT_EQ(h.station().Queue(), 1u);
+}
+
+// A decode run of fractional work w takes ceil(w) steps: 2.5 takes 3.
+TEST(StepStationTest, FractionalDecodeWork) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  h.ArriveJob(0, StepJob(1, kDecode, 2.5));
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.completions_, (Completions{{1, 3.0}}));
+  EXPECT_EQ(h.station().Work(3), 0);
+}
+
+// The window restarts the step counts: two steps of a prefill of 2 with a
+// budget of 1, the window starting between them.
+TEST(StepStationTest, WindowRestartsSteps) {
+  TestHost h(MakeStepStation(0, INFINITY, 1));
+  h.ArriveJob(0, StepJob(1, kPrefill, 2));
+  h.RunUntil(1.5);
+  h.station().StartWindow(1.5);
+  h.RunUntil(INFINITY);
+  results::StageStats stats;
+  h.station().Report(2.0, 0.5, &stats);
+  // The step [1, 2) started before the window: no step counted, but the
+  // window [1.5, 2] was spent in it.
+  EXPECT_EQ(stats.steps(), 0u);
+  EXPECT_EQ(stats.batch_jobs(), 0u);
+  EXPECT_DOUBLE_EQ(stats.utilisation(), 1.0);
+  EXPECT_EQ(stats.done(), 1u);
 }
 
 }  // namespace
