@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# docs/img/egress.svg, the picture in docs/view.md, is the egress golden:
-# when the drawing changes on purpose, copy the new golden there.
+# The pictures in the docs are goldens of this suite: docs/img/egress.svg
+# (docs/view.md) is egress.svg, docs/img/pd-pull.svg (docs/cli.md) is
+# pd-llmd_nixl_pull.svg. When the drawing changes on purpose, copy the new
+# goldens there.
 set -u
 root=${TEST_SRCDIR:-$PWD}/serq
-if ! cmp "$root/docs/img/egress.svg" "$root/testdata/view/egress.svg"; then
-  echo "docs/img/egress.svg differs from testdata/view/egress.svg: cp the golden to docs/img"
-  exit 1
-fi
+failed=0
+check() {
+  if ! cmp "$root/docs/img/$1" "$root/testdata/view/$2"; then
+    echo "docs/img/$1 differs from testdata/view/$2: cp the golden to docs/img/$1"
+    failed=1
+  fi
+}
+check egress.svg egress.svg
+check pd-pull.svg pd-llmd_nixl_pull.svg
+exit $failed
