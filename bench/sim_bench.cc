@@ -11,6 +11,10 @@
 // 3. The same stage in an open system: 10^4 jobs too long to end stay
 //    present while short jobs arrive (Poisson) and leave; each event is
 //    one arrival or one completion.
+// 4. A step stage with 256 decode jobs in every step (a closed population
+//    of 256 sessions, each decoding 100 tokens 100 times): nanoseconds per
+//    step and per token (a job in a step). Then the same decodes growing
+//    a hold on a pool, a unit a token (StageHost::Grow each token).
 #include <time.h>
 
 #include <cstdio>
@@ -114,5 +118,31 @@ run { horizon 1e6; }
   if (!Time(open, 5, &seconds, &events)) return 1;
   std::printf("ps, 10^4 jobs present, open: %llu events in %.3f s: %.1f ns per event\n",
               static_cast<unsigned long long>(events), seconds, seconds / events * 1e9);
+
+  for (bool growing : {false, true}) {
+    serq::ir::Program step;
+    std::string run = growing ? "hold kv (1) { run E decode (100) growing kv; }"
+                              : "run E decode (100);";
+    if (!Compile(R"(
+pool kv { cap inf; }
+stage E : step(0.005 + 2.7e-5 * tokens + 3.9e-8 * context) { seqs 256; tokens 8192; }
+workload { arrive batch(256); }
+session { repeat (100) { )" + run + R"( } }
+run { horizon 1e12; }
+)",
+                 &step)) {
+      return 1;
+    }
+    serq::results::Results results;
+    serq::Diagnostics diags("bench.sq");
+    if (!serq::Simulate(step, serq::SimOptions(), &results, &diags)) return 1;
+    uint64_t steps = results.replication(0).stage(0).steps();
+    uint64_t tokens = results.replication(0).stage(0).batch_tokens();
+    if (!Time(step, 5, &seconds, &events)) return 1;
+    std::printf("step, 256 decode jobs a step%s: %llu steps in %.3f s: %.1f us per step, "
+                "%.1f ns per token\n",
+                growing ? ", growing a hold" : "", static_cast<unsigned long long>(steps),
+                seconds, seconds / steps * 1e6, seconds / tokens * 1e9);
+  }
   return 0;
 }
