@@ -329,6 +329,9 @@ bool Engine::Run(results::Replication* out) {
   }
   if (progress_shown_) std::fputs("\r\033[K", stderr);
   if (!window_started_) StartWindow(model_.warmup);
+  // A stale event (an expiry of a released lease, a moved completion) is
+  // no event left: it must not hide a deadlock.
+  CompactEvents();
   if (events_.empty() && !ReportDeadlock()) return false;
   now_ = model_.horizon;
   Report(out);
