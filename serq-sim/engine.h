@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
 #include "proto/results.pb.h"
 #include "serq-sim/arrivals.h"
@@ -98,6 +100,12 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {
     return evaluator_.Element(ref, FrameOf(s), element);
   }
+
+  // phi or tau of `station`'s stage in `frame`; false after reporting a
+  // runtime error at it (`what` is "phi" or "tau"; `with` says what it was
+  // evaluated with, built only for the message).
+  bool EvalRate(uint32_t station, const EvalFrame& frame, absl::string_view what,
+                absl::FunctionRef<std::string()> with, double* rate);
 
   // Names for messages: "kvD[1]", "P".
   std::string StationName(uint32_t station) const;
