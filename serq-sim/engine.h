@@ -94,6 +94,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool ExecRelease(Session& s, const Instr& in);
   bool ExecLoad(SessionId id, const Instr& in);
   void EndSession(SessionId id);
+  // The session's innermost active hold on `pool` (what a load, a release
+  // and a decode run `growing` act on): false when it has none.
+  bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
   void FreeSession(SessionId id);
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
