@@ -134,6 +134,9 @@ class Linker {
   // The value of a constant expression (resolved without error), or nullopt
   // after reporting why not (unless the reason was reported before).
   std::optional<double> Evaluate(const ir::Expr& e, const Place& where);
+  // The same without reporting: the value, or why not; Aborted when the
+  // expression reads a param whose value was refused (reported already).
+  absl::StatusOr<double> Value(const ir::Expr& e) const;
   // The size of a pool or stage: 0 for a scalar, -1 when its size is bad.
   int64_t Size(const Decl& d) const;
 
