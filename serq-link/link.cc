@@ -38,9 +38,7 @@ absl::string_view DeclWord(DeclKind kind) {
 
 bool SessionScope::Has(const std::string& name) const {
   if (assigned.count(name) > 0) return true;
-  if (!trace) return false;
-  const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
-  return b == nullptr || b->builtin == ir::Ref::TOKENS || b->builtin == ir::Ref::SEQS;
+  return trace && !IsReservedBuiltin(name);
 }
 
 uint32_t SessionScope::Slot(const std::string& name) {
@@ -60,6 +58,11 @@ std::string DescribeWorkload(absl::string_view name) {
 }
 
 std::string FormatNumber(double v) { return absl::StrCat(v); }
+
+bool IsReservedBuiltin(absl::string_view name) {
+  const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
+  return b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS;
+}
 
 bool IsWhole(double v) { return std::isfinite(v) && v == std::floor(v); }
 

@@ -214,6 +214,11 @@ std::string FormatNumber(double v);
 bool IsWhole(double v);
 // "line 3" or "stage[1]": where a node is, for "first defined at …".
 std::string WhereIs(const Place& p);
+// True when `name` is a built-in variable's and reserved for it: every one
+// but `tokens` and `seqs`, which are contextual words (option words of a
+// stage block) that a program may use as names; only a step's tau reads
+// them as its own.
+bool IsReservedBuiltin(absl::string_view name);
 // True when a resolved expression is constant: numbers, params and math.
 bool IsConstantExpr(const ir::Expr& e);
 // True when a resolved expression reads built-in variable `b`.
