@@ -104,6 +104,9 @@ struct Scope {
 // What a reference to a declaration must name.
 enum class Want { kStage, kPool, kPoolOrStage };
 
+// "stage", "pool", "pool or stage".
+absl::string_view WantWord(Want want);
+
 // Whether it must be one element (an array element or a scalar), or a whole
 // array named without index (choose), or either without index (len).
 enum class Shape { kElement, kArray, kWhole };
@@ -208,6 +211,8 @@ class Linker {
 
 // "the unnamed workload" / "workload 'chat'".
 std::string DescribeWorkload(absl::string_view name);
+// "the unnamed session" / "session 'chat'".
+std::string DescribeSession(absl::string_view name);
 // A number as messages print it: 4, 2.5, 1e+09, inf.
 std::string FormatNumber(double v);
 // True when `v` is a whole finite number.

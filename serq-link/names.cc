@@ -89,9 +89,8 @@ void Linker::PairWorkloadsAndSessions() {
     const std::string& name = program_->session(i).name();
     auto [it, added] = sessions.emplace(name, i);
     if (!added) {
-      std::string what = name.empty() ? "the unnamed session"
-                                      : absl::StrCat("session '", name, "'");
-      Error(session_place(i), absl::StrCat("redefinition of ", what, " (first defined at ",
+      Error(session_place(i), absl::StrCat("redefinition of ", DescribeSession(name),
+                                           " (first defined at ",
                                            WhereIs(session_place(it->second)), ")"));
     }
   }
