@@ -30,7 +30,7 @@ absl::Status WriteOutput(absl::string_view bytes, Format format);
 
 // The one positional argument of a tool that reads one input: "-" when
 // there is none; an error when there are several. `args` is what
-// absl::ParseCommandLine returned (args[0] is the program).
+// ParseFlags returned (args[0] is the program).
 absl::StatusOr<std::string> SingleInputArgument(const std::vector<char*>& args);
 
 // Removes every `-D name=value` from `args` (also written `-Dname=value`,
