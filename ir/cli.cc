@@ -169,8 +169,12 @@ int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& 
   return kExitOk;
 }
 
+std::string ToolError(absl::string_view tool, absl::string_view message) {
+  return absl::StrCat(tool, ": error: ", message, "\n");
+}
+
 void PrintToolError(absl::string_view tool, absl::string_view message) {
-  std::cerr << tool << ": error: " << message << "\n";
+  std::cerr << ToolError(tool, message);
 }
 
 }  // namespace serq

@@ -64,7 +64,10 @@ int ReadProgramArgument(absl::string_view tool, const std::vector<char*>& positi
 int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& message,
                        Format format);
 
-// Prints "<tool>: error: <message>" to stderr.
+// "<tool>: error: <message>" and a newline: how a tool reports misuse.
+std::string ToolError(absl::string_view tool, absl::string_view message);
+
+// Prints ToolError(tool, message) to stderr.
 void PrintToolError(absl::string_view tool, absl::string_view message);
 
 }  // namespace serq
