@@ -2,20 +2,15 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "absl/flags/commandlineflag.h"
-#include "absl/flags/reflection.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -174,8 +169,12 @@ int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& 
   return kExitOk;
 }
 
+std::string ToolError(absl::string_view tool, absl::string_view message) {
+  return absl::StrCat(tool, ": error: ", message, "\n");
+}
+
 void PrintToolError(absl::string_view tool, absl::string_view message) {
-  std::cerr << tool << ": error: " << message << "\n";
+  std::cerr << ToolError(tool, message);
 }
 
 }  // namespace serq

@@ -30,7 +30,7 @@ absl::Status WriteOutput(absl::string_view bytes, Format format);
 
 // The one positional argument of a tool that reads one input: "-" when
 // there is none; an error when there are several. `args` is what
-// absl::ParseCommandLine returned (args[0] is the program).
+// ParseFlags returned (args[0] is the program).
 absl::StatusOr<std::string> SingleInputArgument(const std::vector<char*>& args);
 
 // Removes every `-D name=value` from `args` (also written `-Dname=value`,
@@ -64,7 +64,10 @@ int ReadProgramArgument(absl::string_view tool, const std::vector<char*>& positi
 int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& message,
                        Format format);
 
-// Prints "<tool>: error: <message>" to stderr.
+// "<tool>: error: <message>" and a newline: how a tool reports misuse.
+std::string ToolError(absl::string_view tool, absl::string_view message);
+
+// Prints ToolError(tool, message) to stderr.
 void PrintToolError(absl::string_view tool, absl::string_view message);
 
 }  // namespace serq

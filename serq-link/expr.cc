@@ -231,8 +231,7 @@ void Linker::ResolveCall(ir::Expr::Call* call, const Place& where, const Scope& 
       Want want = f->cls == FunctionClass::kStage  ? Want::kStage
                   : f->cls == FunctionClass::kPool ? Want::kPool
                                                    : Want::kPoolOrStage;
-      std::string needs = absl::StrCat(
-          "'", name, "' takes a ", want == Want::kStage ? "stage" : want == Want::kPool ? "pool" : "pool or stage");
+      std::string needs = absl::StrCat("'", name, "' takes a ", WantWord(want));
       ir::Expr* arg = call->mutable_arg(0);
       Place at = where.Field("arg").Item(0).At(arg->loc());
       if (!arg->has_ref()) {

@@ -11,7 +11,6 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "ir/constant.h"
 #include "serq-link/linker.h"
 
 namespace serq {
@@ -88,13 +87,7 @@ void Linker::CheckRuns() {
         } else if (IsConstantExpr(s.rate())) {
           // Evaluated quietly: a phi that cannot be evaluated was reported
           // with its stage.
-          auto param = [&](uint32_t decl) -> absl::StatusOr<double> {
-            if (decl < param_value_.size() && param_value_[decl].has_value()) {
-              return *param_value_[decl];
-            }
-            return absl::AbortedError("reported");
-          };
-          absl::StatusOr<double> phi = EvaluateConstant(s.rate(), param);
+          absl::StatusOr<double> phi = Value(s.rate());
           if (phi.ok() && !(*phi > 0)) {
             Error(where, absl::StrCat("the phi of '", s.name(), "' is ", FormatNumber(*phi),
                                       "; every stage of a multi-stage run needs a constant "

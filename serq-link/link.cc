@@ -36,11 +36,18 @@ absl::string_view DeclWord(DeclKind kind) {
   return "";
 }
 
+absl::string_view WantWord(Want want) {
+  switch (want) {
+    case Want::kStage: return "stage";
+    case Want::kPool: return "pool";
+    case Want::kPoolOrStage: return "pool or stage";
+  }
+  return "";
+}
+
 bool SessionScope::Has(const std::string& name) const {
   if (assigned.count(name) > 0) return true;
-  if (!trace) return false;
-  const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
-  return b == nullptr || b->builtin == ir::Ref::TOKENS || b->builtin == ir::Ref::SEQS;
+  return trace && !IsReservedBuiltin(name);
 }
 
 uint32_t SessionScope::Slot(const std::string& name) {
@@ -49,17 +56,24 @@ uint32_t SessionScope::Slot(const std::string& name) {
   return it->second;
 }
 
-std::string SessionScope::Describe() const {
-  if (session->name().empty()) return "the unnamed session";
-  return absl::StrCat("session '", session->name(), "'");
-}
+std::string SessionScope::Describe() const { return DescribeSession(session->name()); }
 
 std::string DescribeWorkload(absl::string_view name) {
   if (name.empty()) return "the unnamed workload";
   return absl::StrCat("workload '", name, "'");
 }
 
+std::string DescribeSession(absl::string_view name) {
+  if (name.empty()) return "the unnamed session";
+  return absl::StrCat("session '", name, "'");
+}
+
 std::string FormatNumber(double v) { return absl::StrCat(v); }
+
+bool IsReservedBuiltin(absl::string_view name) {
+  const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
+  return b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS;
+}
 
 bool IsWhole(double v) { return std::isfinite(v) && v == std::floor(v); }
 

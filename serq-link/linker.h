@@ -104,6 +104,9 @@ struct Scope {
 // What a reference to a declaration must name.
 enum class Want { kStage, kPool, kPoolOrStage };
 
+// "stage", "pool", "pool or stage".
+absl::string_view WantWord(Want want);
+
 // Whether it must be one element (an array element or a scalar), or a whole
 // array named without index (choose), or either without index (len).
 enum class Shape { kElement, kArray, kWhole };
@@ -134,6 +137,9 @@ class Linker {
   // The value of a constant expression (resolved without error), or nullopt
   // after reporting why not (unless the reason was reported before).
   std::optional<double> Evaluate(const ir::Expr& e, const Place& where);
+  // The same without reporting: the value, or why not; Aborted when the
+  // expression reads a param whose value was refused (reported already).
+  absl::StatusOr<double> Value(const ir::Expr& e) const;
   // The size of a pool or stage: 0 for a scalar, -1 when its size is bad.
   int64_t Size(const Decl& d) const;
 
@@ -205,12 +211,19 @@ class Linker {
 
 // "the unnamed workload" / "workload 'chat'".
 std::string DescribeWorkload(absl::string_view name);
+// "the unnamed session" / "session 'chat'".
+std::string DescribeSession(absl::string_view name);
 // A number as messages print it: 4, 2.5, 1e+09, inf.
 std::string FormatNumber(double v);
 // True when `v` is a whole finite number.
 bool IsWhole(double v);
 // "line 3" or "stage[1]": where a node is, for "first defined at …".
 std::string WhereIs(const Place& p);
+// True when `name` is a built-in variable's and reserved for it: every one
+// but `tokens` and `seqs`, which are contextual words (option words of a
+// stage block) that a program may use as names; only a step's tau reads
+// them as its own.
+bool IsReservedBuiltin(absl::string_view name);
 // True when a resolved expression is constant: numbers, params and math.
 bool IsConstantExpr(const ir::Expr& e);
 // True when a resolved expression reads built-in variable `b`.

@@ -4,7 +4,6 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "ir/builtins.h"
 #include "serq-link/linker.h"
 
 namespace serq {
@@ -45,11 +44,8 @@ void Linker::DeclareNames() {
       return;
     }
     // A declaration named like a built-in variable would be hidden by it in
-    // some expressions and not in others. `tokens` and `seqs` are contextual
-    // words (option words of a stage block), usable as names: only a step's
-    // tau reads them as its own.
-    const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
-    if (b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS) {
+    // some expressions and not in others.
+    if (IsReservedBuiltin(name)) {
       Error(here, absl::StrCat("'", name, "' is a built-in variable; a ", DeclWord(d.kind),
                                " cannot take its name"));
       return;
@@ -93,9 +89,8 @@ void Linker::PairWorkloadsAndSessions() {
     const std::string& name = program_->session(i).name();
     auto [it, added] = sessions.emplace(name, i);
     if (!added) {
-      std::string what = name.empty() ? "the unnamed session"
-                                      : absl::StrCat("session '", name, "'");
-      Error(session_place(i), absl::StrCat("redefinition of ", what, " (first defined at ",
+      Error(session_place(i), absl::StrCat("redefinition of ", DescribeSession(name),
+                                           " (first defined at ",
                                            WhereIs(session_place(it->second)), ")"));
     }
   }

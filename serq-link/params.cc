@@ -124,14 +124,17 @@ void Linker::LinkParams() {
   }
 }
 
-std::optional<double> Linker::Evaluate(const ir::Expr& e, const Place& where) {
-  // A param whose value was refused was reported already: say nothing more.
-  auto param = [&](uint32_t decl) -> absl::StatusOr<double> {
+absl::StatusOr<double> Linker::Value(const ir::Expr& e) const {
+  return EvaluateConstant(e, [&](uint32_t decl) -> absl::StatusOr<double> {
     if (decl < param_value_.size() && param_value_[decl].has_value()) return *param_value_[decl];
     return absl::AbortedError("reported");
-  };
-  absl::StatusOr<double> v = EvaluateConstant(e, param);
+  });
+}
+
+std::optional<double> Linker::Evaluate(const ir::Expr& e, const Place& where) {
+  absl::StatusOr<double> v = Value(e);
   if (v.ok()) return *v;
+  // A param whose value was refused was reported already: say nothing more.
   if (v.status().code() != absl::StatusCode::kAborted) {
     Error(where.At(e.loc()), std::string(v.status().message()));
   }

@@ -26,10 +26,7 @@ const Decl* Linker::ResolveDeclRef(ir::Ref* ref, const Place& where, Want want, 
     } else if (scope.session != nullptr && scope.session->assigned.count(name) > 0) {
       Error(where, absl::StrCat("'", name, "' is a variable; ", needs));
     } else {
-      absl::string_view word = want == Want::kStage  ? "stage"
-                               : want == Want::kPool ? "pool"
-                                                     : "pool or stage";
-      Error(where, absl::StrCat("unknown ", word, " '", name, "'"));
+      Error(where, absl::StrCat("unknown ", WantWord(want), " '", name, "'"));
     }
     return nullptr;
   }

@@ -3,7 +3,6 @@
 // of first appearance, assignment or read; a session driven by a trace also
 // has every other unknown name it reads (its columns).
 #include "absl/strings/str_cat.h"
-#include "ir/builtins.h"
 #include "ir/walk.h"
 #include "serq-link/linker.h"
 
@@ -42,8 +41,7 @@ std::optional<uint32_t> Linker::Assign(const std::string& name, const Place& whe
     Error(where, "the assignment has no variable name");
     return std::nullopt;
   }
-  const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
-  if (b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS) {
+  if (IsReservedBuiltin(name)) {
     Error(where, absl::StrCat("'", name, "' is a built-in variable; it cannot be set"));
     return std::nullopt;
   }

@@ -53,15 +53,17 @@ ir::Program Parse(absl::string_view name, absl::string_view source) {
   return p;
 }
 
-// Every .sq under testdata/ in the test's runfiles (the suites' `programs`
-// filegroups in the test's data).
+// Every .sq under testdata/ and examples/ in the test's runfiles (the
+// `programs` filegroups in the test's data).
 std::vector<std::filesystem::path> TestPrograms() {
-  std::filesystem::path root = std::filesystem::path(std::getenv("TEST_SRCDIR")) / "serq" / "testdata";
+  std::filesystem::path workspace = std::filesystem::path(std::getenv("TEST_SRCDIR")) / "serq";
   std::vector<std::filesystem::path> out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(
-           root, std::filesystem::directory_options::follow_directory_symlink)) {
-    std::string name = entry.path().filename().string();
-    if (absl::EndsWith(name, ".sq")) out.push_back(entry.path());
+  for (const char* dir : {"testdata", "examples"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(
+             workspace / dir, std::filesystem::directory_options::follow_directory_symlink)) {
+      std::string name = entry.path().filename().string();
+      if (absl::EndsWith(name, ".sq")) out.push_back(entry.path());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -79,7 +81,7 @@ std::string Read(const std::filesystem::path& path) {
 // that parse (a suite after the parser's has bad- programs that it rejects).
 TEST(Format, RoundTripsEveryTestProgram) {
   std::vector<std::filesystem::path> programs = TestPrograms();
-  ASSERT_GE(programs.size(), 10u) << "the testdata programs are missing from the runfiles";
+  ASSERT_GE(programs.size(), 100u) << "the test programs are missing from the runfiles";
   int round_trips = 0;
   for (const auto& path : programs) {
     SCOPED_TRACE(path.string());
@@ -101,8 +103,8 @@ TEST(Format, RoundTripsEveryTestProgram) {
     EXPECT_TRUE(differ.Compare(p, q)) << diff << "\n" << text;
     EXPECT_EQ(FormatProgram(q), text);
   }
-  // The parse suite's own good programs at least.
-  EXPECT_GE(round_trips, 11);
+  // Every suite's good programs and the examples: well over a hundred.
+  EXPECT_GE(round_trips, 100);
 }
 
 TEST(Format, Numbers) {

@@ -1,6 +1,5 @@
 #include "serq-parse/lexer.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
@@ -248,7 +247,6 @@ class Lexer {
       return t;
     }
     std::string text(t.text);
-    errno = 0;
     double value = std::strtod(text.c_str(), nullptr);
     if (std::isinf(value)) {
       diags_->Error(t.line, t.column,

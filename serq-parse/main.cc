@@ -11,6 +11,12 @@
 
 ABSL_FLAG(std::string, format, "json", "the output encoding: json (pretty-printed) or pb (protobuf binary)");
 
+namespace {
+
+constexpr char kTool[] = "serq-parse";
+
+}  // namespace
+
 int main(int argc, char** argv) {
   constexpr char kUsage[] =
       "serq-parse [file.sq|-] [--format=json|pb]\n"
@@ -21,17 +27,17 @@ int main(int argc, char** argv) {
   std::vector<char*> args = serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), kUsage);
   absl::StatusOr<serq::Format> format = serq::ParseFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) {
-    serq::PrintToolError("serq-parse", format.status().message());
+    serq::PrintToolError(kTool, format.status().message());
     return serq::kExitUsage;
   }
   absl::StatusOr<std::string> path = serq::SingleInputArgument(args);
   if (!path.ok()) {
-    serq::PrintToolError("serq-parse", path.status().message());
+    serq::PrintToolError(kTool, path.status().message());
     return serq::kExitUsage;
   }
   absl::StatusOr<std::string> source = serq::ReadInput(*path);
   if (!source.ok()) {
-    serq::PrintToolError("serq-parse", source.status().message());
+    serq::PrintToolError(kTool, source.status().message());
     return serq::kExitUsage;
   }
   std::string file = serq::InputName(*path);
@@ -41,10 +47,5 @@ int main(int argc, char** argv) {
     std::cerr << diags.Render();
     return serq::kExitInputRejected;
   }
-  absl::Status written = serq::WriteOutput(serq::EncodeMessage(program, *format), *format);
-  if (!written.ok()) {
-    serq::PrintToolError("serq-parse", written.message());
-    return serq::kExitUsage;
-  }
-  return serq::kExitOk;
+  return serq::WriteMessageOutput(kTool, program, *format);
 }

@@ -1144,7 +1144,7 @@ bool ParseProgram(absl::string_view file, absl::string_view source, ir::Program*
                   Diagnostics* diags) {
   size_t errors = diags->size();
   out->Clear();
-  out->set_version(8);
+  out->set_version(kIrVersion);
   out->set_file(std::string(file));
   Parser(source, diags).Program(out);
   return diags->size() == errors;

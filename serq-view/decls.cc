@@ -52,7 +52,10 @@ void ResolveParams(ir::Expr* expr,
 
 }  // namespace
 
-Declarations::Declarations(const ir::Program& program) : program_(program) {
+Declarations::Declarations(const ir::Program& program)
+    : program_(program),
+      param_values_(program.param_size()),
+      evaluating_(program.param_size(), false) {
   for (int i = 0; i < program.param_size(); ++i) {
     by_name_.emplace(program.param(i).name(), std::make_pair(ir::Ref::PARAM, uint32_t(i)));
   }
@@ -109,29 +112,26 @@ int Declarations::Pool(const ir::Ref& ref, absl::string_view path, Diagnostics* 
   return Find(ref, ir::Ref::POOL, path, diags);
 }
 
-absl::StatusOr<double> Declarations::Evaluate(const ir::Expr& expr, int depth) const {
-  ir::Expr resolved = expr;
-  ResolveParams(&resolved, by_name_);
-  return EvaluateConstant(resolved, [this, depth](uint32_t decl) {
-    return ParamValue(decl, depth + 1);
-  });
-}
-
-absl::StatusOr<double> Declarations::ParamValue(uint32_t decl, int depth) const {
+absl::StatusOr<double> Declarations::ParamValue(uint32_t decl) const {
   if (decl >= uint32_t(program_.param_size())) {
     return absl::InvalidArgumentError(absl::StrCat("param ", decl, " is not declared"));
   }
-  // Deeper than there are params means a cycle (serq-link refuses one; IR
-  // from a tool may still hold one, and must not hang the view).
-  if (depth > program_.param_size()) {
+  if (param_values_[decl].has_value()) return *param_values_[decl];
+  if (evaluating_[decl]) {
     return absl::InvalidArgumentError(
         absl::StrCat("param '", program_.param(decl).name(), "' depends on itself"));
   }
-  return Evaluate(program_.param(decl).value(), depth);
+  evaluating_[decl] = true;
+  absl::StatusOr<double> value = Constant(program_.param(decl).value());
+  evaluating_[decl] = false;
+  param_values_[decl] = value;
+  return value;
 }
 
 absl::StatusOr<double> Declarations::Constant(const ir::Expr& expr) const {
-  return Evaluate(expr, 0);
+  ir::Expr resolved = expr;
+  ResolveParams(&resolved, by_name_);
+  return EvaluateConstant(resolved, [this](uint32_t decl) { return ParamValue(decl); });
 }
 
 std::string Declarations::ParamName(const ir::Expr& expr) const {

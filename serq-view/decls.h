@@ -8,7 +8,9 @@
 #define SERQ_VIEW_DECLS_H_
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -42,13 +44,18 @@ class Declarations {
  private:
   int Find(const ir::Ref& ref, ir::Ref::Kind want, absl::string_view path,
            Diagnostics* diags) const;
-  absl::StatusOr<double> ParamValue(uint32_t decl, int depth) const;
-  absl::StatusOr<double> Evaluate(const ir::Expr& expr, int depth) const;
+  absl::StatusOr<double> ParamValue(uint32_t decl) const;
 
   const ir::Program& program_;
   // Name look-up only (never iterated), so ordered maps are not about output
   // order; they keep the first declaration of a duplicated name.
   std::map<std::string, std::pair<ir::Ref::Kind, uint32_t>, std::less<>> by_name_;
+  // Each param evaluated once: a param read twice by each of a chain of
+  // params would otherwise be evaluated 2^n times. `evaluating_` marks the
+  // params on the way down, so that a cycle (which serq-link refuses, but
+  // IR from a tool may hold) is an error, not a hang.
+  mutable std::vector<std::optional<absl::StatusOr<double>>> param_values_;
+  mutable std::vector<bool> evaluating_;
 };
 
 // A number as the view prints it: "inf", a whole number below a million

@@ -32,10 +32,9 @@ constexpr char kUsage[] =
 int Main(int argc, char** argv) {
   std::vector<char*> positional =
       serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), kUsage);
-  serq::ViewOptions options;
-  options.format = absl::GetFlag(FLAGS_format);
-  if (options.format != "svg" && options.format != "dot") {
-    serq::PrintToolError(kTool, "unknown --format '" + options.format + "' (expected svg or dot)");
+  std::string format = absl::GetFlag(FLAGS_format);
+  if (format != "svg" && format != "dot") {
+    serq::PrintToolError(kTool, "unknown --format '" + format + "' (expected svg or dot)");
     return serq::kExitUsage;
   }
   serq::ir::Program program;
@@ -43,36 +42,12 @@ int Main(int argc, char** argv) {
   if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
     return rc;
   }
-
-  serq::results::Results results;
-  serq::Diagnostics results_diags(serq::InputName(absl::GetFlag(FLAGS_results)));
-  options.results_diags = &results_diags;
-  std::string results_path = absl::GetFlag(FLAGS_results);
-  if (!results_path.empty()) {
-    auto results_bytes = serq::ReadInput(results_path);
-    if (!results_bytes.ok()) {
-      serq::PrintToolError(kTool, results_bytes.status().message());
-      return serq::kExitUsage;
-    }
-    if (!serq::ReadResults(*results_bytes, &results, &results_diags)) {
-      std::cerr << results_diags.Render();
-      return serq::kExitInputRejected;
-    }
-    options.results = &results;
-  }
-
-  serq::Diagnostics diags(name);
-  auto drawing = serq::RenderView(program, options, &diags);
-  if (!drawing.ok()) {
-    if (diags.empty() && results_diags.empty()) {
-      serq::PrintToolError(kTool, drawing.status().message());
-      return serq::kExitUsage;
-    }
-    if (!diags.empty()) std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
-    std::cerr << results_diags.Render();
-    return serq::kExitInputRejected;
-  }
-  absl::Status written = serq::WriteOutput(*drawing, serq::Format::kJson);
+  std::string drawing, err;
+  int rc = serq::DrawProgram(program, name, format, absl::GetFlag(FLAGS_results), kTool,
+                             &drawing, &err);
+  std::cerr << err;
+  if (rc != serq::kExitOk) return rc;
+  absl::Status written = serq::WriteOutput(drawing, serq::Format::kJson);
   if (!written.ok()) {
     serq::PrintToolError(kTool, written.message());
     return serq::kExitUsage;

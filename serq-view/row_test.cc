@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "serq-view/test_programs.h"
 
@@ -315,6 +316,35 @@ TEST(Row, ErrorsNameTheirPlace) {
   EXPECT_FALSE(BuildDrawing(bare, &d, &bare_diags));
   EXPECT_EQ(bare_diags.Render(),
             "gen.ir.json:session[0].body[0].run.stage: error: unknown stage 'nowhere'\n");
+}
+
+TEST(Row, EachParamIsEvaluatedOnce) {
+  // p_i = p_{i-1} + p_{i-1} = 2^i: evaluated afresh at every read, p60
+  // would take 2^60 evaluations and the test would time out.
+  std::string source = "param p0 = 1;\n";
+  for (int i = 1; i <= 60; ++i) {
+    absl::StrAppend(&source, "param p", i, " = p", i - 1, " + p", i - 1, ";\n");
+  }
+  absl::StrAppend(&source, "stage S : ps(p60 / 2);\n",
+                  "workload { arrive batch(1); }\nsession { run S (1); }\n", kFooter);
+  Drawing d = Draw(source);
+  ASSERT_EQ(d.rows.size(), 1u);
+  ASSERT_EQ(d.rows[0].stations.size(), 1u);
+  // 2^60 / 2 = 2^59 = 576460752303423488, printed with six digits.
+  EXPECT_EQ(d.rows[0].stations[0].kind, "ps(5.76461e+17)");
+}
+
+TEST(Row, AParamCycleIsAnErrorNotAHang) {
+  // serq-link refuses the cycle; the view draws unlinked IR, so it meets it.
+  std::string source = "param a = b + 1;\nparam b = a * 2;\npool P { cap a; }\n"
+                       "stage S : delay;\nworkload { arrive batch(1); }\n"
+                       "session { hold P (1) { run S (1); } }\n" + kFooter;
+  ir::Program program = Parse(source);
+  Diagnostics diags("x.sq");
+  Drawing d;
+  EXPECT_FALSE(BuildDrawing(program, &d, &diags));
+  // The cap `a` (line 3, column 14) reads b, which reads a again.
+  EXPECT_EQ(diags.Render(), "x.sq:3:14: error: cap: param 'a' depends on itself\n");
 }
 
 TEST(Row, FlowsStandTogetherAndAreEnteredFirstAndLeftLast) {

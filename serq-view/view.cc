@@ -1,6 +1,8 @@
 #include "serq-view/view.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/cli.h"
+#include "ir/io.h"
 #include "serq-view/dot.h"
 #include "serq-view/layout.h"
 #include "serq-view/row.h"
@@ -27,6 +29,41 @@ absl::StatusOr<std::string> RenderView(const ir::Program& program, const ViewOpt
   }
   if (options.format == "dot") return view::RenderDot(drawing, with_results);
   return view::RenderSvg(view::Layout(drawing, with_results));
+}
+
+int DrawProgram(const ir::Program& program, absl::string_view input_name,
+                const std::string& format, const std::string& results_path,
+                absl::string_view tool, std::string* out, std::string* err) {
+  ViewOptions options;
+  options.format = format;
+  results::Results results;
+  Diagnostics results_diags(InputName(results_path));
+  options.results_diags = &results_diags;
+  if (!results_path.empty()) {
+    absl::StatusOr<std::string> bytes = ReadInput(results_path);
+    if (!bytes.ok()) {
+      *err = ToolError(tool, bytes.status().message());
+      return kExitUsage;
+    }
+    if (!ReadResults(*bytes, &results, &results_diags)) {
+      *err = results_diags.Render();
+      return kExitInputRejected;
+    }
+    options.results = &results;
+  }
+  Diagnostics diags{std::string(input_name)};
+  absl::StatusOr<std::string> drawing = RenderView(program, options, &diags);
+  if (!drawing.ok()) {
+    if (diags.empty() && results_diags.empty()) {
+      *err = ToolError(tool, drawing.status().message());
+      return kExitUsage;
+    }
+    if (!diags.empty()) *err = RenderProgramDiagnostics(diags, program, input_name);
+    *err += results_diags.Render();
+    return kExitInputRejected;
+  }
+  *out = *std::move(drawing);
+  return kExitOk;
 }
 
 }  // namespace serq

@@ -1,12 +1,13 @@
 // serq-view's library: the station row of a program as SVG or DOT, with a
 // simulation's results on it when given. The serq driver's `view` and the
-// serq-view binary both call RenderView.
+// serq-view binary both call DrawProgram, so they cannot differ.
 #ifndef SERQ_VIEW_VIEW_H_
 #define SERQ_VIEW_VIEW_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
 #include "proto/ir.pb.h"
 #include "proto/results.pb.h"
@@ -28,6 +29,16 @@ struct ViewOptions {
 // no diagnostic (a misuse, not bad input).
 absl::StatusOr<std::string> RenderView(const ir::Program& program, const ViewOptions& options,
                                        Diagnostics* diags);
+
+// What serq-view and `serq view` do once they have the program (named
+// `input_name` in diagnostics): read the results file `results_path` (none
+// when empty), draw in `format`, and put the drawing in `out`, or in `err`
+// why not: ToolError(tool, …) for misuse (a results file that cannot be
+// read, an unknown format), diagnostics for bad input. Returns the exit
+// code (ir/cli.h).
+int DrawProgram(const ir::Program& program, absl::string_view input_name,
+                const std::string& format, const std::string& results_path,
+                absl::string_view tool, std::string* out, std::string* err);
 
 }  // namespace serq
 

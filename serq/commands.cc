@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
 #include "ir/io.h"
@@ -24,7 +23,7 @@ CommandResult Failure(int code, std::string err) {
 bool Parse(const std::string& path, ir::Program* program, CommandResult* result) {
   auto source = ReadInput(path);
   if (!source.ok()) {
-    *result = Failure(kExitUsage, absl::StrCat("serq: error: ", source.status().message(), "\n"));
+    *result = Failure(kExitUsage, ToolError("serq", source.status().message()));
     return false;
   }
   std::string name = InputName(path);
@@ -85,32 +84,8 @@ CommandResult ViewCommand(const std::string& path, const DriverOptions& options)
   CommandResult result;
   ir::Program program;
   if (!ParseAndLink(path, options, &program, &result)) return result;
-  ViewOptions view_options;
-  view_options.format = options.view_format;
-  results::Results results;
-  Diagnostics results_diags(InputName(options.results_path));
-  view_options.results_diags = &results_diags;
-  if (!options.results_path.empty()) {
-    auto bytes = ReadInput(options.results_path);
-    if (!bytes.ok()) {
-      return Failure(kExitUsage, absl::StrCat("serq: error: ", bytes.status().message(), "\n"));
-    }
-    if (!ReadResults(*bytes, &results, &results_diags)) {
-      return Failure(kExitInputRejected, results_diags.Render());
-    }
-    view_options.results = &results;
-  }
-  Diagnostics diags(InputName(path));
-  auto drawing = RenderView(program, view_options, &diags);
-  if (!drawing.ok()) {
-    if (diags.empty() && results_diags.empty()) {
-      return Failure(kExitUsage, absl::StrCat("serq: error: ", drawing.status().message(), "\n"));
-    }
-    std::string err;
-    if (!diags.empty()) err = RenderProgramDiagnostics(diags, program, InputName(path));
-    return Failure(kExitInputRejected, err + results_diags.Render());
-  }
-  result.out = *drawing;
+  result.exit_code = DrawProgram(program, InputName(path), options.view_format,
+                                 options.results_path, "serq", &result.out, &result.err);
   return result;
 }
 
