@@ -15,6 +15,8 @@
 //    of 256 sessions, each decoding 100 tokens 100 times): nanoseconds per
 //    step and per token (a job in a step). Then the same decodes growing
 //    a hold on a pool, a unit a token (StageHost::Grow each token).
+//
+// An argument runs only the cases whose name contains it: `sim_bench ps`.
 #include <time.h>
 
 #include <cstdio>
@@ -47,64 +49,72 @@ double CpuSeconds() {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-// Runs Simulate() `rounds` times and returns the best CPU time in seconds
-// and the events of one run.
-bool Time(const serq::ir::Program& program, int rounds, double* seconds, uint64_t* events) {
+// Runs Simulate() `rounds` times and returns the best CPU time in seconds,
+// the events of one run and its results.
+bool Time(const serq::ir::Program& program, int rounds, double* seconds, uint64_t* events,
+          serq::results::Results* results) {
   *seconds = 1e300;
   for (int i = 0; i < rounds; ++i) {
-    serq::results::Results results;
     serq::Diagnostics diags("bench.sq");
     double start = CpuSeconds();
-    bool ok = serq::Simulate(program, serq::SimOptions(), &results, &diags);
+    bool ok = serq::Simulate(program, serq::SimOptions(), results, &diags);
     double s = CpuSeconds() - start;
     if (!ok) {
       std::fprintf(stderr, "%s", diags.Render().c_str());
       return false;
     }
     if (s < *seconds) *seconds = s;
-    *events = results.replication(0).events();
+    *events = results->replication(0).events();
   }
   return true;
 }
 
+// The figure a case prints from the best time and the events of one run.
+enum class Figure { kEventsPerSecond, kNsPerEvent, kPerStep };
+
+struct Case {
+  const char* name;
+  std::string source;
+  Figure figure;
+};
+
+std::string StepSource(bool growing) {
+  std::string run = growing ? "hold kv (1) { run E decode (100) growing kv; }"
+                            : "run E decode (100);";
+  return R"(
+pool kv { cap inf; }
+stage E : step(0.005 + 2.7e-5 * tokens + 3.9e-8 * context) { seqs 256; tokens 8192; }
+workload { arrive batch(256); }
+session { repeat (100) { )" +
+         run + R"( } }
+run { horizon 1e12; }
+)";
+}
+
 }  // namespace
 
-int main() {
-  serq::ir::Program mm1;
-  if (!Compile(R"(
+// sim_bench [WORD]: only the cases whose name contains WORD ("ps", "step").
+int main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";
+  const Case cases[] = {
+      {"M/M/1 fifo, 10^6 sessions", R"(
 stage S : fifo(1);
 workload { arrive poisson(0.9); limit 1000000; }
 session { run S (exponential(1)); observe sojourn = now - arrival; }
 run { horizon 1e12; }
 )",
-               &mm1)) {
-    return 1;
-  }
-  double seconds;
-  uint64_t events;
-  if (!Time(mm1, 5, &seconds, &events)) return 1;
-  std::printf("M/M/1 fifo, 10^6 sessions: %llu events in %.3f s: %.2f M events/s, %.0f k sessions/s\n",
-              static_cast<unsigned long long>(events), seconds, events / seconds / 1e6,
-              1e6 / seconds / 1e3);
-
-  serq::ir::Program ps;
-  if (!Compile(R"(
+       Figure::kEventsPerSecond},
+      {"ps, 10^4 jobs present, closed", R"(
 stage S : ps(1);
 workload { arrive batch(10000); }
 session { repeat (100) { run S (exponential(1)); } }
 run { horizon 1e12; }
 )",
-               &ps)) {
-    return 1;
-  }
-  if (!Time(ps, 5, &seconds, &events)) return 1;
-  std::printf("ps, 10^4 jobs present, closed: %llu events in %.3f s: %.1f ns per event\n",
-              static_cast<unsigned long long>(events), seconds, seconds / events * 1e9);
-
-  // phi = 10^4: with ~10^4 jobs present each is served at ~1 per second,
-  // so a short job (mean work 1) stays ~1 s: ~100 of them present.
-  serq::ir::Program open;
-  if (!Compile(R"(
+       Figure::kNsPerEvent},
+      // phi = 10^4: with ~10^4 jobs present each is served at ~1 per
+      // second, so a short job (mean work 1) stays ~1 s: ~100 of them
+      // present.
+      {"ps, 10^4 jobs present, open", R"(
 stage S : ps(10000);
 workload long { arrive batch(10000); }
 workload short { arrive poisson(100); limit 500000; }
@@ -112,37 +122,37 @@ session long { run S (1e12); }
 session short { run S (exponential(1)); }
 run { horizon 1e6; }
 )",
-               &open)) {
-    return 1;
-  }
-  if (!Time(open, 5, &seconds, &events)) return 1;
-  std::printf("ps, 10^4 jobs present, open: %llu events in %.3f s: %.1f ns per event\n",
-              static_cast<unsigned long long>(events), seconds, seconds / events * 1e9);
-
-  for (bool growing : {false, true}) {
-    serq::ir::Program step;
-    std::string run = growing ? "hold kv (1) { run E decode (100) growing kv; }"
-                              : "run E decode (100);";
-    if (!Compile(R"(
-pool kv { cap inf; }
-stage E : step(0.005 + 2.7e-5 * tokens + 3.9e-8 * context) { seqs 256; tokens 8192; }
-workload { arrive batch(256); }
-session { repeat (100) { )" + run + R"( } }
-run { horizon 1e12; }
-)",
-                 &step)) {
-      return 1;
-    }
+       Figure::kNsPerEvent},
+      {"step, 256 decode jobs a step", StepSource(false), Figure::kPerStep},
+      {"step, 256 decode jobs a step, growing a hold", StepSource(true), Figure::kPerStep},
+  };
+  for (const Case& c : cases) {
+    if (std::string(c.name).find(only) == std::string::npos) continue;
+    serq::ir::Program program;
+    if (!Compile(c.source, &program)) return 1;
+    double seconds;
+    uint64_t events;
     serq::results::Results results;
-    serq::Diagnostics diags("bench.sq");
-    if (!serq::Simulate(step, serq::SimOptions(), &results, &diags)) return 1;
-    uint64_t steps = results.replication(0).stage(0).steps();
-    uint64_t tokens = results.replication(0).stage(0).batch_tokens();
-    if (!Time(step, 5, &seconds, &events)) return 1;
-    std::printf("step, 256 decode jobs a step%s: %llu steps in %.3f s: %.1f us per step, "
-                "%.1f ns per token\n",
-                growing ? ", growing a hold" : "", static_cast<unsigned long long>(steps),
-                seconds, seconds / steps * 1e6, seconds / tokens * 1e9);
+    if (!Time(program, 5, &seconds, &events, &results)) return 1;
+    const auto n = static_cast<unsigned long long>(events);
+    switch (c.figure) {
+      case Figure::kEventsPerSecond:
+        std::printf("%s: %llu events in %.3f s: %.2f M events/s, %.0f k sessions/s\n", c.name, n,
+                    seconds, events / seconds / 1e6, 1e6 / seconds / 1e3);
+        break;
+      case Figure::kNsPerEvent:
+        std::printf("%s: %llu events in %.3f s: %.1f ns per event\n", c.name, n, seconds,
+                    seconds / events * 1e9);
+        break;
+      case Figure::kPerStep: {
+        uint64_t steps = results.replication(0).stage(0).steps();
+        uint64_t tokens = results.replication(0).stage(0).batch_tokens();
+        std::printf("%s: %llu steps in %.3f s: %.1f us per step, %.1f ns per token\n", c.name,
+                    static_cast<unsigned long long>(steps), seconds, seconds / steps * 1e6,
+                    seconds / tokens * 1e9);
+        break;
+      }
+    }
   }
   return 0;
 }

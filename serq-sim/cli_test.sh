@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The serq-sim command line: unlinked IR refused, flags that override the
+# The serq-sim command line: unlinked IR refused, linked IR checked, flags that override the
 # run block, -D, --trace, --format, exit codes, and a quiet stderr. Each
 # case states what it expects; the script reports every case that fails.
 set -u
@@ -40,6 +40,20 @@ grep -q '"seed": "5"' "$tmp/out" || fail "plain: seed of the run block"
 expect unlinked 1 $?
 grep -q "not linked; run serq-link first" "$tmp/err" || fail "unlinked: $(cat "$tmp/err")"
 [ -s "$tmp/out" ] && fail "unlinked: wrote results"
+
+# Linked IR is checked, not trusted: a reference whose decl points past
+# every stage (the name is right) runs as the right IR does, and one whose
+# name names nothing gets the linker's error, not a crash.
+sed 's/"kind": "STAGE"/"kind": "STAGE", "decl": 7/' "$tmp/p.json" >"$tmp/p.decl.json"
+grep -q '"decl": 7' "$tmp/p.decl.json" || fail "bad decl: not edited"
+"$sim" "$tmp/p.decl.json" >"$tmp/out" 2>"$tmp/err"
+expect bad-decl 0 $?
+"$sim" "$tmp/p.json" 2>/dev/null | cmp -s - "$tmp/out" || fail "bad decl: results differ"
+sed '0,/"name": "D"/! s/"name": "D",/"name": "E",/' "$tmp/p.json" >"$tmp/p.name.json"
+"$sim" "$tmp/p.name.json" >"$tmp/out" 2>"$tmp/err"
+expect bad-name 1 $?
+grep -q "unknown stage 'E'" "$tmp/err" || fail "bad name: $(cat "$tmp/err")"
+[ -s "$tmp/out" ] && fail "bad name: wrote results"
 
 # The same from stdin, and byte-identical results twice.
 "$sim" - <"$tmp/p.json" >"$tmp/a" 2>/dev/null

@@ -21,6 +21,9 @@ double WallSeconds() {
 
 std::string Units(double n) { return absl::StrCat(n, n == 1 ? " unit" : " units"); }
 
+// The IR path of a stage's phi or tau, built only for a message.
+std::string RatePath(uint32_t decl) { return absl::StrCat("stage[", decl, "].rate"); }
+
 }  // namespace
 
 Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& options,
@@ -111,55 +114,49 @@ void Engine::Schedule(double time, uint32_t station, uint32_t tag, bool end_of_i
   events_.Push(time, kStation, station, tag, end_of_instant);
 }
 
-bool Engine::Phi(uint32_t station, double present, double* phi) {
+bool Engine::EvalRate(uint32_t station, const EvalFrame& frame, absl::string_view what,
+                      absl::FunctionRef<std::string()> with, double* rate) {
   uint32_t decl = model_.station_decl[station];
-  const StageDecl& d = model_.stages[decl];
-  EvalFrame frame;
-  frame.now = now_;
-  frame.present = present;
-  double v = evaluator_.Eval(d.phi_node, frame);
-  std::string path = absl::StrCat("stage[", decl, "].rate");
+  uint32_t node = model_.stages[decl].phi_node;
+  double v = evaluator_.Eval(node, frame);
   if (evaluator_.failed()) {
-    FailEvalAt(path);
+    FailEvalAt(RatePath(decl));
     return false;
   }
   if (!(v > 0)) {
-    const Node& n = model_.exprs.nodes[d.phi_node];
-    Fail(n.line, n.column, path,
-         absl::StrCat("phi of '", StationName(station), "' is ", v, " with present = ", present,
+    const Node& n = model_.exprs.nodes[node];
+    Fail(n.line, n.column, RatePath(decl),
+         absl::StrCat(what, " of '", StationName(station), "' is ", v, " with ", with(),
                       "; it must be > 0"));
     return false;
   }
-  *phi = v;
+  *rate = v;
   return true;
 }
 
+bool Engine::Phi(uint32_t station, double present, double* phi) {
+  EvalFrame frame;
+  frame.now = now_;
+  frame.present = present;
+  return EvalRate(station, frame, "phi", [&] { return absl::StrCat("present = ", present); },
+                  phi);
+}
+
 bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
-  uint32_t decl = model_.station_decl[station];
-  const StageDecl& d = model_.stages[decl];
   EvalFrame frame;
   frame.now = now_;
   frame.step = vars;
-  double v = evaluator_.Eval(d.phi_node, frame);
-  std::string path = absl::StrCat("stage[", decl, "].rate");
-  if (evaluator_.failed()) {
-    FailEvalAt(path);
-    return false;
-  }
   auto step = [&] {
     return absl::StrCat("tokens = ", vars.tokens, ", prefill = ", vars.prefill,
                         ", decode = ", vars.decode, ", seqs = ", vars.seqs,
                         ", context = ", vars.context);
   };
-  const Node& n = model_.exprs.nodes[d.phi_node];
-  if (!(v > 0)) {
-    Fail(n.line, n.column, path,
-         absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", step(),
-                      "; it must be > 0"));
-    return false;
-  }
+  double v;
+  if (!EvalRate(station, frame, "tau", step, &v)) return false;
   if (!(now_ + v > now_)) {
-    Fail(n.line, n.column, path,
+    uint32_t decl = model_.station_decl[station];
+    const Node& n = model_.exprs.nodes[model_.stages[decl].phi_node];
+    Fail(n.line, n.column, RatePath(decl),
          absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", step(),
                       ", too small to advance the time ", now_));
     return false;
@@ -279,14 +276,13 @@ bool Engine::RenewalGap(uint32_t workload, uint32_t node, double* gap) {
   EvalFrame frame;
   frame.now = now_;
   double v = evaluator_.Eval(node, frame);
-  std::string path = absl::StrCat(model_.workloads[workload].path, ".arg");
   if (evaluator_.failed()) {
-    FailEvalAt(path);
+    FailEvalAt(absl::StrCat(model_.workloads[workload].path, ".arg"));
     return false;
   }
   if (!(v >= 0)) {
     const Node& n = model_.exprs.nodes[node];
-    Fail(n.line, n.column, path,
+    Fail(n.line, n.column, absl::StrCat(model_.workloads[workload].path, ".arg"),
          absl::StrCat("renewal gap ", v, " is negative; a gap must be >= 0"));
     return false;
   }
@@ -329,6 +325,9 @@ bool Engine::Run(results::Replication* out) {
   }
   if (progress_shown_) std::fputs("\r\033[K", stderr);
   if (!window_started_) StartWindow(model_.warmup);
+  // A stale event (an expiry of a released lease, a moved completion) is
+  // no event left: it must not hide a deadlock.
+  CompactEvents();
   if (events_.empty() && !ReportDeadlock()) return false;
   now_ = model_.horizon;
   Report(out);

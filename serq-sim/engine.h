@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
 #include "proto/results.pb.h"
 #include "serq-sim/arrivals.h"
@@ -92,12 +94,21 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool ExecRelease(Session& s, const Instr& in);
   bool ExecLoad(SessionId id, const Instr& in);
   void EndSession(SessionId id);
+  // The session's innermost active hold on `pool` (what a load, a release
+  // and a decode run `growing` act on): false when it has none.
+  bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
   void FreeSession(SessionId id);
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {
     return evaluator_.Element(ref, FrameOf(s), element);
   }
+
+  // phi or tau of `station`'s stage in `frame`; false after reporting a
+  // runtime error at it (`what` is "phi" or "tau"; `with` says what it was
+  // evaluated with, built only for the message).
+  bool EvalRate(uint32_t station, const EvalFrame& frame, absl::string_view what,
+                absl::FunctionRef<std::string()> with, double* rate);
 
   // Names for messages: "kvD[1]", "P".
   std::string StationName(uint32_t station) const;

@@ -712,18 +712,9 @@ class FlowSolver::Impl {
         flow.new_rate = rate;
         flow.frozen_by = s;
         flow.frozen_order = order++;
-        const Incidence* inc = Incidences(flow);
-        for (int j = 0; j < flow.count; ++j) {
-          int t = inc[j].stage;
-          if (t == s) continue;
-          StageSlot& stage = stages_[t];
-          stage.frozen_sum += rate;
-          if (--stage.unfrozen == 0) {
-            fill_.Remove(t);
-          } else {
-            fill_.Update(t, LevelAfterFreeze(stage, t, rate, s, stage.frozen_sum, stage.unfrozen));
-          }
-        }
+        // Every stage of a marked flow was taken into the solve, so is
+        // "perturbed": its level moves.
+        FreezeAtPerturbed(flow, s, rate, s);
       }
     }
   }

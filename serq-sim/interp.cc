@@ -22,6 +22,17 @@ bool Less(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
+bool Engine::InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const {
+  for (size_t k = s.holds.size(); k-- > 0;) {
+    const Hold& h = pools_.hold(s.holds[k]);
+    if (h.pool == pool && h.state == Hold::State::kActive) {
+      *hold = s.holds[k];
+      return true;
+    }
+  }
+  return false;
+}
+
 EvalFrame Engine::FrameOf(const Session& s) const {
   const SessionDecl& d = model_.sessions[s.decl];
   EvalFrame f;
@@ -193,16 +204,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     // the pool, found when the run starts (as a load's).
     uint32_t pool;
     if (!Element(r.growing, s, &pool)) return FailEval(in.statement), false;
-    bool found = false;
-    for (size_t k = s.holds.size(); k-- > 0;) {
-      const Hold& h = pools_.hold(s.holds[k]);
-      if (h.pool == pool && h.state == Hold::State::kActive) {
-        s.grow_hold = s.holds[k];
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
+    if (!InnermostHold(s, pool, &s.grow_hold)) {
       FailAt(in.statement, absl::StrCat("a decode run growing '", PoolName(pool),
                                         "', which the session does not hold"));
       return false;
@@ -357,12 +359,9 @@ bool Engine::ExecRelease(Session& s, const Instr& in) {
   if (!Element(in.a, s, &pool)) return FailEval(in.statement), false;
   ++s.pc;
   // Inside a hold on the pool: return the innermost such hold early.
-  for (size_t k = s.holds.size(); k-- > 0;) {
-    const Hold& h = pools_.hold(s.holds[k]);
-    if (h.pool == pool && h.state == Hold::State::kActive) {
-      pools_.ReturnHold(s.holds[k]);
-      return !failed();
-    }
+  if (HoldId hold; InnermostHold(s, pool, &hold)) {
+    pools_.ReturnHold(hold);
+    return !failed();
   }
   // Else the oldest lease it made on the pool, gone or not: one the pool
   // evicted (or that expired) is released without complaint.
@@ -389,17 +388,8 @@ bool Engine::ExecLoad(SessionId id, const Instr& in) {
                                       "': the amount must be >= 0 and finite"));
     return false;
   }
-  HoldId hold = 0;
-  bool found = false;
-  for (size_t k = s.holds.size(); k-- > 0;) {
-    const Hold& h = pools_.hold(s.holds[k]);
-    if (h.pool == pool && h.state == Hold::State::kActive) {
-      hold = s.holds[k];
-      found = true;
-      break;
-    }
-  }
-  if (!found) {
+  HoldId hold;
+  if (!InnermostHold(s, pool, &hold)) {
     FailAt(in.statement, absl::StrCat("a load into '", PoolName(pool),
                                       "', which the session does not hold"));
     return false;

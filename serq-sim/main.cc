@@ -17,6 +17,7 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/io.h"
+#include "serq-link/link.h"
 #include "serq-sim/simulate.h"
 
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt, "the run's seed (overrides run { seed })");
@@ -73,6 +74,14 @@ int Main(int argc, char** argv) {
   }
   serq::results::Results results;
   serq::Diagnostics diags(name);
+  // Linked IR from outside is checked, not trusted: linking it again
+  // recomputes every index the simulator follows (and changes nothing in
+  // what serq-link wrote), so IR edited by hand or written by another tool
+  // gets the linker's errors, not a crash.
+  if (program.linked() && !serq::LinkProgram(&program, serq::LinkOptions(), &diags)) {
+    std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
+    return serq::kExitInputRejected;
+  }
   if (!serq::Simulate(program, options, &results, &diags)) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;

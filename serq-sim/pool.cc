@@ -174,7 +174,7 @@ void Pools::ApplyGrowth(const Growth& growth) {
 bool Pools::TryGrow(const Growth& growth) {
   const Hold& h = holds_[growth.hold];
   double need = std::max(h.amount, growth.content) - h.size;
-  if (need > 0 && (!CanMakeRoom(h.pool, need) || !MakeRoom(h.pool, need))) return false;
+  if (need > 0 && !MakeRoom(h.pool, need)) return false;
   ApplyGrowth(growth);
   return true;
 }

@@ -15,6 +15,7 @@
 #ifndef SERQ_SIM_STAGE_H_
 #define SERQ_SIM_STAGE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -132,7 +133,7 @@ class Station {
   virtual bool IsCurrent(uint32_t tag) const { return true; }
 
   // The state functions.
-  virtual uint32_t Queue() const = 0;                 // jobs present
+  virtual uint32_t Queue() const { return present(); }  // jobs present
   virtual uint32_t Busy() const = 0;                  // jobs in service
   virtual double Work(double now) const = 0;          // remaining work
   double Price() const { return price_count_ == 0 ? 0 : price_sum_ / price_count_; }
@@ -144,6 +145,12 @@ class Station {
     ++waited_;
     wait_sum_ += wait;
   }
+  // The job of `session`, here since `arrival`, starts its service now (at
+  // the stations that make jobs wait: fifo, step).
+  void BeginService(StageHost& host, SessionId session, double arrival) {
+    RecordWait(host.now() - arrival);
+    host.StartService(session);
+  }
 
   // Starts the measured window at `now`: counts and integrals restart.
   virtual void StartWindow(double now);
@@ -153,14 +160,27 @@ class Station {
  protected:
   // Every change in the jobs present (and in service) goes through here.
   void SetPresent(double now, uint32_t present, bool busy) {
+    present_count_ = present;
     present_.Set(now, present);
     busy_.Set(now, busy ? 1 : 0);
+  }
+  uint32_t present() const { return present_count_; }
+
+  // The order of service with `serve by`: ascending key (lexicographic),
+  // ties by arrival (`sequence`). Without serve by every key is empty.
+  static bool ServedBefore(absl::Span<const double> key_a, uint64_t sequence_a,
+                           absl::Span<const double> key_b, uint64_t sequence_b) {
+    if (key_a != key_b) {
+      return std::lexicographical_compare(key_a.begin(), key_a.end(), key_b.begin(), key_b.end());
+    }
+    return sequence_a < sequence_b;
   }
 
   TimeAverage present_;
   TimeAverage busy_;  // 1 while not empty: the utilisation of ps and fifo
 
  private:
+  uint32_t present_count_ = 0;
   static constexpr int kPriceWindow = 16;
 
   uint32_t id_;

@@ -15,27 +15,25 @@ class DelayStation final : public Station {
   void Arrive(StageHost& host, const Job& job) override {
     double now = host.now();
     double end = now + job.work;
-    ++present_count_;
     end_sum_ += end;
-    SetPresent(now, present_count_, present_count_ > 0);
+    SetPresent(now, present() + 1, true);
     host.Schedule(end, id(), job.session);
   }
 
   bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) override {
     double now = host.now();
-    --present_count_;
-    end_sum_ = present_count_ == 0 ? 0 : end_sum_ - now;
-    SetPresent(now, present_count_, present_count_ > 0);
+    uint32_t n = present() - 1;
+    end_sum_ = n == 0 ? 0 : end_sum_ - now;
+    SetPresent(now, n, n > 0);
     done->push_back(tag);
     return true;
   }
 
-  uint32_t Queue() const override { return present_count_; }
-  uint32_t Busy() const override { return present_count_; }
+  uint32_t Busy() const override { return present(); }
   // Each job's remaining time is its end minus now: the sum of the ends
   // minus n * now.
   double Work(double now) const override {
-    double w = end_sum_ - present_count_ * now;
+    double w = end_sum_ - present() * now;
     return w > 0 ? w : 0;
   }
 
@@ -45,7 +43,6 @@ class DelayStation final : public Station {
   }
 
  private:
-  uint32_t present_count_ = 0;
   double end_sum_ = 0;
 };
 

@@ -20,10 +20,9 @@ class FifoStation final : public Station {
 
   void Arrive(StageHost& host, const Job& job) override {
     double now = host.now();
-    ++present_count_;
+    SetPresent(now, present() + 1, true);
     Waiting w{job.session, job.work, now, next_sequence_++, {}};
     if (!in_service_) {
-      SetPresent(now, present_count_, true);
       StartService(host, w);
       return;
     }
@@ -35,16 +34,14 @@ class FifoStation final : public Station {
       keyed_.push_back(std::move(w));
       std::push_heap(keyed_.begin(), keyed_.end(), Later());
     }
-    SetPresent(now, present_count_, true);
   }
 
   bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) override {
     if (!in_service_ || tag != service_tag_) return false;
     double now = host.now();
     in_service_ = false;
-    --present_count_;
     done->push_back(current_);
-    SetPresent(now, present_count_, present_count_ > 0);
+    SetPresent(now, present() - 1, present() > 1);
     if (!keyed_.empty()) {
       std::pop_heap(keyed_.begin(), keyed_.end(), Later());
       Waiting next = std::move(keyed_.back());
@@ -62,7 +59,6 @@ class FifoStation final : public Station {
 
   bool IsCurrent(uint32_t tag) const override { return in_service_ && tag == service_tag_; }
 
-  uint32_t Queue() const override { return present_count_; }
   uint32_t Busy() const override { return in_service_ ? 1 : 0; }
   double Work(double now) const override {
     if (!in_service_) return 0;
@@ -81,30 +77,24 @@ class FifoStation final : public Station {
   // The heap's top is the smallest key (lexicographic), then the earliest.
   struct Later {
     bool operator()(const Waiting& a, const Waiting& b) const {
-      if (a.key != b.key) {
-        return std::lexicographical_compare(b.key.begin(), b.key.end(), a.key.begin(),
-                                            a.key.end());
-      }
-      return a.sequence > b.sequence;
+      return ServedBefore(b.key, b.sequence, a.key, a.sequence);
     }
   };
 
   void StartService(StageHost& host, const Waiting& w) {
     double now = host.now();
     double phi = phi_;
-    if (!phi_constant_ && !host.Phi(id(), present_count_, &phi)) return;
+    if (!phi_constant_ && !host.Phi(id(), present(), &phi)) return;
     in_service_ = true;
     current_ = w.session;
     current_phi_ = phi;
     end_ = now + w.work / phi;
-    RecordWait(now - w.arrival);
-    host.StartService(w.session);
+    BeginService(host, w.session, w.arrival);
     host.Schedule(end_, id(), ++service_tag_);
   }
 
   bool phi_constant_;
   double phi_;
-  uint32_t present_count_ = 0;
   bool in_service_ = false;
   SessionId current_ = 0;
   double current_phi_ = 0;

@@ -147,8 +147,7 @@ class PsStation final : public Station {
 
   bool IsCurrent(uint32_t tag) const override { return tag == version_; }
 
-  uint32_t Queue() const override { return tags_.size(); }
-  uint32_t Busy() const override { return tags_.size(); }
+  uint32_t Busy() const override { return present(); }
   double Work(double now) const override {
     if (tags_.empty()) return 0;
     double v = virtual_time_ + (now - updated_) * rate_;

@@ -52,8 +52,7 @@ class StepStation final : public Station {
     e.key.assign(job.key.begin(), job.key.end());
     Insert(e.decode ? decode_ : prefill_, slot);
     work_ += job.work;
-    ++present_count_;
-    SetPresent(host.now(), present_count_, in_step_);
+    SetPresent(host.now(), present() + 1, in_step_);
     if (!in_step_) ScheduleStart(host);
   }
 
@@ -79,7 +78,6 @@ class StepStation final : public Station {
     if (!in_step_) ScheduleStart(host);
   }
 
-  uint32_t Queue() const override { return present_count_; }
   uint32_t Busy() const override { return in_step_ ? batch_.size() : 0; }
   double Work(double) const override { return work_; }
 
@@ -136,19 +134,13 @@ class StepStation final : public Station {
       return;
     }
     auto at = std::upper_bound(list.begin(), list.end(), slot, [this](uint32_t a, uint32_t b) {
-      const Entry& x = slab_[a];
-      const Entry& y = slab_[b];
-      if (x.key != y.key) {
-        return std::lexicographical_compare(x.key.begin(), x.key.end(), y.key.begin(),
-                                            y.key.end());
-      }
-      return x.sequence < y.sequence;
+      return ServedBefore(slab_[a].key, slab_[a].sequence, slab_[b].key, slab_[b].sequence);
     });
     list.insert(at, slot);
   }
 
   void ScheduleStart(StageHost& host) {
-    if (start_pending_ || present_count_ == 0) return;
+    if (start_pending_ || present() == 0) return;
     start_pending_ = true;
     host.Schedule(host.now(), id(), kStart, /*end_of_instant=*/true);
   }
@@ -206,13 +198,12 @@ class StepStation final : public Station {
     ++steps_;
     batch_jobs_ += batch_.size();
     batch_tokens_ += vars.tokens;
-    SetPresent(now, present_count_, true);
+    SetPresent(now, present(), true);
     for (uint32_t slot : batch_) {
       Entry& e = slab_[slot];
       if (e.started) continue;
       e.started = true;
-      RecordWait(now - e.arrival);
-      host.StartService(e.session);
+      BeginService(host, e.session, e.arrival);
     }
     host.Schedule(now + tau, id(), kEnd);
   }
@@ -220,7 +211,7 @@ class StepStation final : public Station {
   void End(StageHost& host, std::vector<SessionId>* done) {
     double now = host.now();
     in_step_ = false;
-    bool completed = false;
+    uint32_t left = present();
     for (uint32_t slot : batch_) {
       Entry& e = slab_[slot];
       // A decode job of fractional work w takes ceil(w) steps.
@@ -232,12 +223,11 @@ class StepStation final : public Station {
       if (e.remaining <= 0) {
         done->push_back(e.session);
         e.remaining = -1;  // marks it for removal below
-        completed = true;
-        --present_count_;
+        --left;
       }
     }
     batch_.clear();
-    if (completed) {
+    if (left < present()) {
       auto gone = [this](uint32_t slot) {
         if (slab_[slot].remaining >= 0) return false;
         slab_[slot].key.clear();
@@ -248,8 +238,8 @@ class StepStation final : public Station {
       prefill_.erase(std::remove_if(prefill_.begin(), prefill_.end(), gone), prefill_.end());
     }
     // No rounding carries over an empty stage.
-    if (present_count_ == 0) work_ = 0;
-    SetPresent(now, present_count_, false);
+    if (left == 0) work_ = 0;
+    SetPresent(now, left, false);
     ScheduleStart(host);
   }
 
@@ -260,7 +250,6 @@ class StepStation final : public Station {
   std::vector<uint32_t> decode_;   // present decode jobs, in order
   std::vector<uint32_t> prefill_;  // present prefill jobs, in order
   std::vector<uint32_t> batch_;    // the current step's jobs
-  uint32_t present_count_ = 0;
   double work_ = 0;
   bool in_step_ = false;
   bool start_pending_ = false;
