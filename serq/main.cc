@@ -19,7 +19,12 @@
 ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json or md; "
           "view: svg (default) or dot");
-ABSL_FLAG(std::string, quantiles, "99", "run: the report's quantile columns, in percent, e.g. 50,90,99");
+// The default of --quantiles, which is also how `check`, `fmt` and `view`
+// tell that it was not given.
+constexpr char kDefaultQuantiles[] = "99";
+
+ABSL_FLAG(std::string, quantiles, kDefaultQuantiles,
+          "run: the report's quantile columns, in percent, e.g. 50,90,99");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
           "run: the seed of the random streams (overrides run { seed })");
 ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
@@ -96,7 +101,9 @@ int main(int argc, char** argv) {
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
     }
-    if (absl::GetFlag(FLAGS_quantiles) != "99") return Usage("--quantiles applies to 'serq run' only");
+    if (absl::GetFlag(FLAGS_quantiles) != kDefaultQuantiles) {
+      return Usage("--quantiles applies to 'serq run' only");
+    }
     if (!format.empty() && command != "view") {
       return Usage(absl::StrCat("--format does not apply to 'serq ", command, "'"));
     }
