@@ -117,10 +117,10 @@ int main(int argc, char** argv) {
   if (command == "run") {
     options.report.format = format.empty() ? "text" : format;
     auto quantiles = serq::report::ParseQuantiles(absl::GetFlag(FLAGS_quantiles));
-    if (!quantiles.ok()) return Usage(std::string(quantiles.status().message()));
+    if (!quantiles.ok()) return Usage(absl::StrCat("--quantiles: ", quantiles.status().message()));
     options.report.quantiles = *quantiles;
     if (auto s = serq::report::ValidateReportOptions(options.report); !s.ok()) {
-      return Usage(std::string(s.message()));
+      return Usage(absl::StrCat("--format: ", s.message()));
     }
     result = serq::RunCommand(path, options);
   } else if (command == "check") {
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
   } else if (command == "view") {
     options.view_format = format.empty() ? "svg" : format;
     if (options.view_format != "svg" && options.view_format != "dot") {
-      return Usage(absl::StrCat("--format: '", options.view_format, "' is not svg or dot"));
+      return Usage(absl::StrCat("unknown --format '", options.view_format, "' (expected svg or dot)"));
     }
     result = serq::ViewCommand(path, options);
   } else {
