@@ -21,6 +21,19 @@ absl::string_view OperatorSpelling(ir::Expr::BinaryOp op) {
   }
 }
 
+int OperatorPrecedence(ir::Expr::BinaryOp op) {
+  switch (op) {
+    case ir::Expr::OR: return 1;
+    case ir::Expr::AND: return 2;
+    case ir::Expr::LT: case ir::Expr::LE: case ir::Expr::GT: case ir::Expr::GE:
+    case ir::Expr::EQ: case ir::Expr::NE:
+      return kComparisonPrecedence;
+    case ir::Expr::ADD: case ir::Expr::SUB: return 4;
+    case ir::Expr::MUL: case ir::Expr::DIV: case ir::Expr::MOD: return 5;
+    default: return 0;
+  }
+}
+
 absl::string_view StageKindWord(ir::Stage::Kind kind) {
   switch (kind) {
     case ir::Stage::DELAY: return "delay";

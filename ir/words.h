@@ -12,6 +12,13 @@ namespace serq {
 // "||", "&&", "<", ..., "%"; "?" for a value outside the enum.
 absl::string_view OperatorSpelling(ir::Expr::BinaryOp op);
 
+// How tightly a binary operator binds (language.md §4): 1 for `||`, 2 `&&`,
+// kComparisonPrecedence the comparisons, 4 `+` `-`, 5 `*` `/` `%`; 0 for a
+// value outside the enum. The parser builds trees by it and the formatter
+// parenthesises by it, so what `serq fmt` prints parses back to the tree.
+int OperatorPrecedence(ir::Expr::BinaryOp op);
+inline constexpr int kComparisonPrecedence = 3;
+
 // "delay", "ps", "fifo", "step"; "" for KIND_UNSPECIFIED or an unknown value.
 absl::string_view StageKindWord(ir::Stage::Kind kind);
 

@@ -40,6 +40,8 @@ void Linker::CheckStages() {
     ir::Stage* s = program_->mutable_stage(i);
     Place here = Place{}.Field("stage").Item(i, &s->loc());
     const std::string& name = s->name();
+    // Empty when the kind is unset or unknown, which the switch reports.
+    absl::string_view kind_word = StageKindWord(s->kind());
     Scope rate;
     switch (s->kind()) {
       case ir::Stage::KIND_UNSPECIFIED:
@@ -74,9 +76,9 @@ void Linker::CheckStages() {
       if (e == nullptr) return;
       Place at = here.Field(word, &e->loc());
       if (s->kind() != ir::Stage::STEP) {
-        if (ir::Stage::Kind_IsValid(s->kind()) && s->kind() != ir::Stage::KIND_UNSPECIFIED) {
+        if (!kind_word.empty()) {
           Error(at, absl::StrCat("'", word, "' is only for step stages, and '", name, "' is a ",
-                                 StageKindWord(s->kind()), " stage"));
+                                 kind_word, " stage"));
         }
         return;
       }
@@ -91,12 +93,12 @@ void Linker::CheckStages() {
     per_step("seqs", IF_PRESENT(s, seqs));
     per_step("tokens", IF_PRESENT(s, tokens));
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
-        ir::Stage::Kind_IsValid(s->kind()) && s->kind() != ir::Stage::KIND_UNSPECIFIED) {
+        !kind_word.empty()) {
       // A key has no location of its own: point at its first expression.
       const ir::Location* loc = s->serve_by().expr_size() > 0 ? &s->serve_by().expr(0).loc() : nullptr;
       Error(here.Field("serveBy", loc), absl::StrCat("serve by is only for fifo and step stages, "
-                                                "and '", name, "' is a ",
-                                                StageKindWord(s->kind()), " stage"));
+                                                "and '", name, "' is a ", kind_word,
+                                                " stage"));
     }
   }
 }

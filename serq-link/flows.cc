@@ -11,6 +11,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "ir/words.h"
 #include "serq-link/linker.h"
 
 namespace serq {
@@ -18,13 +19,9 @@ namespace linker {
 namespace {
 
 std::string AStageOfKind(ir::Stage::Kind k) {
-  switch (k) {
-    case ir::Stage::DELAY: return "a delay stage";
-    case ir::Stage::PS: return "a ps stage";
-    case ir::Stage::FIFO: return "a fifo stage";
-    case ir::Stage::STEP: return "a step stage";
-    default: return "a stage of no known kind";
-  }
+  absl::string_view word = StageKindWord(k);
+  if (word.empty()) return "a stage of no known kind";
+  return absl::StrCat("a ", word, " stage");
 }
 
 bool IsStage(const ir::Ref& r) { return r.kind() == ir::Ref::STAGE; }

@@ -161,6 +161,12 @@ class Linker {
   // nullptr after reporting why not.
   const Decl* ResolveDeclRef(ir::Ref* ref, const Place& where, Want want, Shape shape,
                              absl::string_view needs, const Scope& scope);
+  // ResolveDeclRef of a required reference, or reports `missing` at `where`
+  // when it is absent (`ref` is null; see IF_PRESENT). `where` is the
+  // field's place; the reference's own location refines it.
+  const Decl* RequiredDeclRef(ir::Ref* ref, const Place& where, Want want, Shape shape,
+                              absl::string_view needs, const Scope& scope,
+                              absl::string_view missing);
 
   // --- session.cc
   void LinkSessions();

@@ -78,5 +78,15 @@ const Decl* Linker::ResolveDeclRef(ir::Ref* ref, const Place& where, Want want, 
   return d;
 }
 
+const Decl* Linker::RequiredDeclRef(ir::Ref* ref, const Place& where, Want want, Shape shape,
+                                    absl::string_view needs, const Scope& scope,
+                                    absl::string_view missing) {
+  if (ref == nullptr) {
+    Error(where, std::string(missing));
+    return nullptr;
+  }
+  return ResolveDeclRef(ref, where.At(ref->loc()), want, shape, needs, scope);
+}
+
 }  // namespace linker
 }  // namespace serq

@@ -89,13 +89,9 @@ void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope&
       ir::Statement::Choose* c = st->mutable_choose();
       Place at = here.Field("choose");
       c->set_slot(Assign(c->variable(), at, scope.session).value_or(0));
-      if (!c->has_array()) {
-        Error(at.Field("array"), "the choose has no array");
-      } else {
-        ResolveDeclRef(c->mutable_array(), at.Field("array", &c->array().loc()),
-                       Want::kPoolOrStage, Shape::kArray, "choose needs a pool or stage array",
-                       scope);
-      }
+      RequiredDeclRef(IF_PRESENT(c, array), at.Field("array"), Want::kPoolOrStage,
+                      Shape::kArray, "choose needs a pool or stage array", scope,
+                      "the choose has no array");
       if (!c->has_by()) {
         Error(at.Field("by"), "the choose has no key");
       } else {
@@ -109,23 +105,15 @@ void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope&
     case ir::Statement::kRelease: {
       ir::Statement::Release* r = st->mutable_release();
       Place at = here.Field("release");
-      if (!r->has_pool()) {
-        Error(at.Field("pool"), "the release has no pool");
-      } else {
-        ResolveDeclRef(r->mutable_pool(), at.Field("pool", &r->pool().loc()), Want::kPool,
-                       Shape::kElement, "a release needs a pool", scope);
-      }
+      RequiredDeclRef(IF_PRESENT(r, pool), at.Field("pool"), Want::kPool, Shape::kElement,
+                      "a release needs a pool", scope, "the release has no pool");
       break;
     }
     case ir::Statement::kLoad: {
       ir::Statement::Load* l = st->mutable_load();
       Place at = here.Field("load");
-      if (!l->has_pool()) {
-        Error(at.Field("pool"), "the load has no pool");
-      } else {
-        ResolveDeclRef(l->mutable_pool(), at.Field("pool", &l->pool().loc()), Want::kPool,
-                       Shape::kElement, "a load needs a pool", scope);
-      }
+      RequiredDeclRef(IF_PRESENT(l, pool), at.Field("pool"), Want::kPool, Shape::kElement,
+                      "a load needs a pool", scope, "the load has no pool");
       Required(IF_PRESENT(l, amount), at.Field("amount"), scope,
                "the load has no amount");
       break;
@@ -150,11 +138,9 @@ void Linker::ResolveHold(ir::Statement::Hold* hold, const Place& at, const Scope
   for (int k = 0; k < hold->pool_size(); ++k) {
     ir::Statement::Amount* a = hold->mutable_pool(k);
     Place here = at.Field("pool").Item(k, &a->loc());
-    if (!a->has_pool()) {
-      Error(here.Field("pool"), "the hold's amount has no pool");
-    } else if (const Decl* d =
-                   ResolveDeclRef(a->mutable_pool(), here.Field("pool", &a->pool().loc()),
-                                  Want::kPool, Shape::kElement, "a hold needs a pool", scope)) {
+    if (const Decl* d = RequiredDeclRef(IF_PRESENT(a, pool), here.Field("pool"), Want::kPool,
+                                        Shape::kElement, "a hold needs a pool", scope,
+                                        "the hold's amount has no pool")) {
       held.insert(d->index);
     }
     Required(IF_PRESENT(a, amount), here.Field("amount"), scope,
@@ -164,11 +150,9 @@ void Linker::ResolveHold(ir::Statement::Hold* hold, const Place& at, const Scope
   for (int k = 0; k < hold->lease_size(); ++k) {
     ir::Statement::Amount* a = hold->mutable_lease(k);
     Place here = at.Field("lease").Item(k, &a->loc());
-    if (!a->has_pool()) {
-      Error(here.Field("pool"), "the lease has no pool");
-    } else if (const Decl* d =
-                   ResolveDeclRef(a->mutable_pool(), here.Field("pool", &a->pool().loc()),
-                                  Want::kPool, Shape::kElement, "a lease needs a pool", scope)) {
+    if (const Decl* d = RequiredDeclRef(IF_PRESENT(a, pool), here.Field("pool"), Want::kPool,
+                                        Shape::kElement, "a lease needs a pool", scope,
+                                        "the lease has no pool")) {
       lease_sessions_[d->index].insert(scope.session->index);
       // A lease keeps the units of the hold it ends; a pool the hold does
       // not hold has none to keep.

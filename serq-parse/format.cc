@@ -13,29 +13,15 @@ namespace {
 
 using Body = google::protobuf::RepeatedPtrField<ir::Statement>;
 
-// Precedences as in the parser; unary operators (and negative numbers,
-// which read back as one) bind tighter than any binary operator, and
-// primaries tightest.
-constexpr int kComparison = 3;
+// Binary operators bind as OperatorPrecedence says; unary operators (and
+// negative numbers, which read back as one) bind tighter than any binary
+// operator, and primaries tightest.
 constexpr int kUnary = 6;
 constexpr int kPrimary = 7;
 
-int Precedence(ir::Expr::BinaryOp op) {
-  switch (op) {
-    case ir::Expr::OR: return 1;
-    case ir::Expr::AND: return 2;
-    case ir::Expr::LT: case ir::Expr::LE: case ir::Expr::GT: case ir::Expr::GE:
-    case ir::Expr::EQ: case ir::Expr::NE:
-      return kComparison;
-    case ir::Expr::ADD: case ir::Expr::SUB: return 4;
-    case ir::Expr::MUL: case ir::Expr::DIV: case ir::Expr::MOD: return 5;
-    default: return 0;
-  }
-}
-
 int Precedence(const ir::Expr& e) {
   switch (e.kind_case()) {
-    case ir::Expr::kBinary: return Precedence(e.binary().op());
+    case ir::Expr::kBinary: return OperatorPrecedence(e.binary().op());
     case ir::Expr::kUnary: return kUnary;
     case ir::Expr::kNumber: return std::signbit(e.number()) ? kUnary : kPrimary;
     default: return kPrimary;
@@ -335,12 +321,12 @@ std::string FormatExpr(const ir::Expr& e) {
     }
     case ir::Expr::kBinary: {
       const ir::Expr::Binary& b = e.binary();
-      int p = Precedence(b.op());
+      int p = OperatorPrecedence(b.op());
       // Left-associative: a left operand of the same precedence needs no
       // parentheses, a right one does; comparisons do not chain, so any
       // comparison operand of a comparison does.
       int lhs = Precedence(b.lhs());
-      bool lhs_parens = lhs < p || (p == kComparison && lhs == kComparison);
+      bool lhs_parens = lhs < p || (p == kComparisonPrecedence && lhs == kComparisonPrecedence);
       bool rhs_parens = Precedence(b.rhs()) <= p;
       return absl::StrCat(Parenthesized(b.lhs(), lhs_parens), " ", OperatorSpelling(b.op()), " ",
                           Parenthesized(b.rhs(), rhs_parens));

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/words.h"
 #include "serq-parse/lexer.h"
 
 namespace serq {
@@ -28,25 +29,24 @@ using K = TokenKind;
 constexpr int kDeclarationExprLevel = 3;
 constexpr int kSessionStatementLevel = 3;
 
-constexpr int kLowestPrecedence = 1;
-constexpr int kComparisonPrecedence = 3;
+constexpr int kLowestPrecedence = 1;  // OperatorPrecedence (ir/words.h) of `||`
 
-// The binary operators with their precedence, loosest first (language.md §4).
-bool BinaryOperator(TokenKind kind, ir::Expr::BinaryOp* op, int* precedence) {
+// The binary operator a token spells.
+bool BinaryOperator(TokenKind kind, ir::Expr::BinaryOp* op) {
   switch (kind) {
-    case K::kOrOr: *op = ir::Expr::OR; *precedence = 1; return true;
-    case K::kAndAnd: *op = ir::Expr::AND; *precedence = 2; return true;
-    case K::kLt: *op = ir::Expr::LT; *precedence = 3; return true;
-    case K::kLe: *op = ir::Expr::LE; *precedence = 3; return true;
-    case K::kGt: *op = ir::Expr::GT; *precedence = 3; return true;
-    case K::kGe: *op = ir::Expr::GE; *precedence = 3; return true;
-    case K::kEq: *op = ir::Expr::EQ; *precedence = 3; return true;
-    case K::kNe: *op = ir::Expr::NE; *precedence = 3; return true;
-    case K::kPlus: *op = ir::Expr::ADD; *precedence = 4; return true;
-    case K::kMinus: *op = ir::Expr::SUB; *precedence = 4; return true;
-    case K::kStar: *op = ir::Expr::MUL; *precedence = 5; return true;
-    case K::kSlash: *op = ir::Expr::DIV; *precedence = 5; return true;
-    case K::kPercent: *op = ir::Expr::MOD; *precedence = 5; return true;
+    case K::kOrOr: *op = ir::Expr::OR; return true;
+    case K::kAndAnd: *op = ir::Expr::AND; return true;
+    case K::kLt: *op = ir::Expr::LT; return true;
+    case K::kLe: *op = ir::Expr::LE; return true;
+    case K::kGt: *op = ir::Expr::GT; return true;
+    case K::kGe: *op = ir::Expr::GE; return true;
+    case K::kEq: *op = ir::Expr::EQ; return true;
+    case K::kNe: *op = ir::Expr::NE; return true;
+    case K::kPlus: *op = ir::Expr::ADD; return true;
+    case K::kMinus: *op = ir::Expr::SUB; return true;
+    case K::kStar: *op = ir::Expr::MUL; return true;
+    case K::kSlash: *op = ir::Expr::DIV; return true;
+    case K::kPercent: *op = ir::Expr::MOD; return true;
     default: return false;
   }
 }
@@ -308,10 +308,9 @@ class Parser {
     bool after_comparison = false;
     while (true) {
       ir::Expr::BinaryOp op;
-      int precedence;
-      if (!BinaryOperator(Peek().kind, &op, &precedence) || precedence < min_precedence) {
-        return height;
-      }
+      if (!BinaryOperator(Peek().kind, &op)) return height;
+      int precedence = OperatorPrecedence(op);
+      if (precedence < min_precedence) return height;
       size_t op_index = pos_;
       const Token& op_token = Take();
       if (precedence == kComparisonPrecedence) {

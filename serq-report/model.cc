@@ -22,7 +22,7 @@ struct Pooled {
   const results::Observation* only = nullptr;  // the last of those replications'
 };
 
-void AddObservation(const std::string& name, const Pooled& p,
+void AddObservation(const std::string& name, Pooled& p,
                     const std::vector<double>& quantiles, Report* report) {
   Observation* o = report->add_observation();
   o->set_name(name);
@@ -49,10 +49,10 @@ void AddObservation(const std::string& name, const Pooled& p,
     o->set_interval(interval);
   }
 
-  std::vector<double> sorted = p.samples;
-  std::sort(sorted.begin(), sorted.end());
+  // Sorted in place: nothing reads the samples after this.
+  std::sort(p.samples.begin(), p.samples.end());
   for (double q : quantiles) {
-    o->add_quantile(SortedQuantile(sorted, q / 100));
+    o->add_quantile(SortedQuantile(p.samples, q / 100));
   }
 }
 
@@ -71,7 +71,7 @@ void AddObservations(const MergedResults& merged, const std::vector<double>& qua
       p.only = &obs;
     }
   }
-  for (const auto& [name, pooled] : by_name) AddObservation(name, pooled, quantiles, report);
+  for (auto& [name, pooled] : by_name) AddObservation(name, pooled, quantiles, report);
 }
 
 // Sums of infinite figures (inf - inf) are the one way to NaN here; an

@@ -46,14 +46,8 @@ void RenderRow(const Row& row, int r, const std::string& share, bool with_result
                   "fillcolor=\"#222222\"];\n");
   for (int c = 0; c < row.end(); ++c) {
     const Station& s = row.stations[c];
-    std::vector<std::string> lines = {s.name, s.kind};
-    if (with_results) {
-      std::vector<std::string> figures = StatsLines(s);
-      lines.insert(lines.end(), figures.begin(), figures.end());
-    }
-    std::string fill = StationFill(s, with_results);
-    absl::StrAppend(out, "    ", node(c), " [label=", Lines(lines), ", fillcolor=\"", fill,
-                    "\"];\n");
+    absl::StrAppend(out, "    ", node(c), " [label=", Lines(StationLines(s, with_results)),
+                    ", fillcolor=\"", StationFill(s, with_results), "\"];\n");
   }
 
   // Flows: a cluster each, unless an earlier flow holds one of its

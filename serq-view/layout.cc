@@ -113,16 +113,6 @@ struct PoolPlan {
   int lane = 0;
 };
 
-std::vector<std::string> StationLines(const Station& s, bool with_results) {
-  std::vector<std::string> lines = {s.name, s.kind};
-  if (with_results) {
-    std::vector<std::string> figures = StatsLines(s);
-    figures.resize(2);  // every station as tall as one with figures
-    lines.insert(lines.end(), figures.begin(), figures.end());
-  }
-  return lines;
-}
-
 // Runs of consecutive columns, e.g. {1, 2, 4} -> {1, 2}, {4, 4}.
 std::vector<std::pair<int, int>> Runs(std::vector<int> columns) {
   std::sort(columns.begin(), columns.end());
@@ -233,6 +223,8 @@ void RowLayout::PlaceColumns(int x0) {
     int width = kMarker;
     if (c < n) {
       lines_.push_back(StationLines(row_.stations[c], with_results_));
+      // Every station as tall as one with two lines of figures.
+      if (with_results_) lines_.back().resize(4);
       width = kMinStation;
       for (size_t i = 0; i < lines_.back().size(); ++i) {
         int size = i == 0 ? kNameSize : kDetailSize;

@@ -101,6 +101,15 @@ std::vector<std::string> StatsLines(const Station& station) {
   return lines;
 }
 
+std::vector<std::string> StationLines(const Station& station, bool with_results) {
+  std::vector<std::string> lines = {station.name, station.kind};
+  if (with_results) {
+    std::vector<std::string> figures = StatsLines(station);
+    lines.insert(lines.end(), figures.begin(), figures.end());
+  }
+  return lines;
+}
+
 std::string StationFill(const Station& station, bool with_results) {
   if (!with_results || !station.stats) return kPlainFill;
   return station.stats->has_util ? UtilisationColour(station.stats->util_max) : kNoCapacityFill;

@@ -38,6 +38,10 @@ std::string UtilisationColour(double u);
 // have none for it.
 std::vector<std::string> StatsLines(const Station& station);
 
+// Everything written in a station: its name, its kind, and with results
+// its StatsLines. The SVG and the DOT both write these.
+std::vector<std::string> StationLines(const Station& station, bool with_results);
+
 // The fill of a station: the colour of its busiest element's utilisation
 // when results are shown, else plain.
 std::string StationFill(const Station& station, bool with_results);

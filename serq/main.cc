@@ -19,7 +19,12 @@
 ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json or md; "
           "view: svg (default) or dot");
-ABSL_FLAG(std::string, quantiles, "99", "run: the report's quantile columns, in percent, e.g. 50,90,99");
+// The default of --quantiles, which is also how `check`, `fmt` and `view`
+// tell that it was not given.
+constexpr char kDefaultQuantiles[] = "99";
+
+ABSL_FLAG(std::string, quantiles, kDefaultQuantiles,
+          "run: the report's quantile columns, in percent, e.g. 50,90,99");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
           "run: the seed of the random streams (overrides run { seed })");
 ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
@@ -96,7 +101,9 @@ int main(int argc, char** argv) {
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
     }
-    if (absl::GetFlag(FLAGS_quantiles) != "99") return Usage("--quantiles applies to 'serq run' only");
+    if (absl::GetFlag(FLAGS_quantiles) != kDefaultQuantiles) {
+      return Usage("--quantiles applies to 'serq run' only");
+    }
     if (!format.empty() && command != "view") {
       return Usage(absl::StrCat("--format does not apply to 'serq ", command, "'"));
     }
@@ -110,10 +117,10 @@ int main(int argc, char** argv) {
   if (command == "run") {
     options.report.format = format.empty() ? "text" : format;
     auto quantiles = serq::report::ParseQuantiles(absl::GetFlag(FLAGS_quantiles));
-    if (!quantiles.ok()) return Usage(std::string(quantiles.status().message()));
+    if (!quantiles.ok()) return Usage(absl::StrCat("--quantiles: ", quantiles.status().message()));
     options.report.quantiles = *quantiles;
     if (auto s = serq::report::ValidateReportOptions(options.report); !s.ok()) {
-      return Usage(std::string(s.message()));
+      return Usage(absl::StrCat("--format: ", s.message()));
     }
     result = serq::RunCommand(path, options);
   } else if (command == "check") {
@@ -123,7 +130,7 @@ int main(int argc, char** argv) {
   } else if (command == "view") {
     options.view_format = format.empty() ? "svg" : format;
     if (options.view_format != "svg" && options.view_format != "dot") {
-      return Usage(absl::StrCat("--format: '", options.view_format, "' is not svg or dot"));
+      return Usage(absl::StrCat("unknown --format '", options.view_format, "' (expected svg or dot)"));
     }
     result = serq::ViewCommand(path, options);
   } else {
