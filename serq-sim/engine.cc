@@ -36,7 +36,9 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
       random_(stream_seed_),
       evaluator_(&model.exprs, &model.key_names, &random_, this),
       pools_(this) {
-  if (model.has_shared) shared_ = std::make_unique<SharedStages>(model.share);
+  if (model.has_shared) {
+    shared_ = std::make_unique<SharedStages>(model.share, model.station_decl.size());
+  }
   for (uint32_t id = 0; id < model.station_decl.size(); ++id) {
     const StageDecl& d = model.stages[model.station_decl[id]];
     if (d.shared) {
@@ -325,7 +327,7 @@ bool Engine::Run(results::Replication* out) {
   }
   if (progress_shown_) std::fputs("\r\033[K", stderr);
   if (!window_started_) StartWindow(model_.warmup);
-  // A stale event (an expiry of a released lease, a moved completion) is
+  // A stale event (the expiry of a lease released early) is
   // no event left: it must not hide a deadlock.
   CompactEvents();
   if (events_.empty() && !ReportDeadlock()) return false;
@@ -336,15 +338,7 @@ bool Engine::Run(results::Replication* out) {
 
 void Engine::CompactEvents() {
   events_.RemoveIf([this](const Event& e) {
-    switch (e.kind()) {
-      case kStation:
-        return e.target == SharedStages::kTarget ? !shared_->IsCurrent(e.tag)
-                                                 : !stations_[e.target]->IsCurrent(e.tag);
-      case kExpiry:
-        return !pools_.ExpiryCurrent(e.target, e.tag);
-      default:
-        return false;
-    }
+    return e.kind() == kExpiry && !pools_.ExpiryCurrent(e.target, e.tag);
   });
   compact_at_ = std::max<size_t>(256, 2 * events_.size());
 }
@@ -356,7 +350,7 @@ bool Engine::Dispatch(const Event& e) {
       return true;
     case kStation: {
       done_.clear();
-      bool live = e.target == SharedStages::kTarget
+      bool live = shared_ && e.target == shared_->target()
                       ? shared_->OnEvent(*this, e.tag, &done_)
                       : stations_[e.target]->OnEvent(*this, e.tag, &done_);
       if (live) Complete(done_);

@@ -51,6 +51,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // StageHost
   double now() const override { return now_; }
   void Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) override;
+  void Reschedule(double time, uint32_t station) override {
+    events_.Reschedule(time, kStation, station);
+  }
+  void Cancel(uint32_t station) override { events_.Cancel(station); }
   void Defer(uint32_t station) override { deferred_.push_back(station); }
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
@@ -71,9 +75,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   enum Kind : uint8_t { kArrival, kStation, kResume, kExpiry };
 
   bool Dispatch(const Event& e);
-  // Drops stale events once the queue has doubled since the last time, so
-  // that events moved far into the future (a ps stage's completion while
-  // jobs keep arriving) do not slow every push and pop: amortized O(1).
+  // Drops stale events (the only ones: expiries of leases that ended
+  // early; the stations move their events in place) once the queue has
+  // doubled since the last time, so that they do not slow every push and
+  // pop: amortized O(1).
   void CompactEvents();
   void Arrive();
   void ScheduleNextArrival();

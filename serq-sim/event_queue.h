@@ -4,10 +4,13 @@
 // were scheduled (language.md §7) and nothing depends on addresses.
 //
 // An entry carries no payload beyond a kind, a target and a tag: the engine
-// knows what a (kind, target) is, and a tag that no longer matches the
-// target's current one marks the entry stale (a rescheduled stage, an
-// ended lease) — such entries are dropped when they come out, which is
-// cheaper than removing them from the middle of the heap.
+// knows what a (kind, target) is. A target that has at most one pending
+// event whose time keeps moving (a ps station's next completion) owns a
+// slot: Reschedule moves its event in place, with a new sequence number, so
+// it runs exactly where a fresh Push would put it and no stale copy is
+// left behind. Other stale events (an expiry of an ended lease) carry a tag
+// that no longer matches their target's; they are dropped when they come
+// out, which is cheaper than removing them from the middle of the heap.
 #ifndef SERQ_SIM_EVENT_QUEUE_H_
 #define SERQ_SIM_EVENT_QUEUE_H_
 
@@ -19,14 +22,16 @@ namespace serq::sim {
 
 struct Event {
   double time;
-  // late << 63 | sequence << 8 | kind: an end-of-instant event comes after
-  // every ordinary event of its time, then the sequence decides; the kind
-  // rides along.
+  // late << 63 | sequence << 8 | slotted << 7 | kind: an end-of-instant
+  // event comes after every ordinary event of its time, then the sequence
+  // decides; whether it is its target's slot event, and the kind, ride
+  // along.
   uint64_t order;
   uint32_t target;  // what the event is for (a station, a session, a lease...)
   uint32_t tag;     // checked against the target's current tag
 
-  uint8_t kind() const { return static_cast<uint8_t>(order & 0xff); }
+  uint8_t kind() const { return static_cast<uint8_t>(order & 0x7f); }
+  bool slotted() const { return (order & 0x80) != 0; }
   uint64_t sequence() const { return (order << 1) >> 9; }
   bool late() const { return (order >> 63) != 0; }
   bool Before(const Event& other) const {
@@ -36,16 +41,49 @@ struct Event {
 
 class EventQueue {
  public:
+  // Kinds are below 128: the kind's byte also holds the slot flag.
+  static constexpr uint8_t kMaxKind = 0x7f;
+
   // Schedules an event; `time` must not be NaN. An event pushed with
   // `end_of_instant` runs after every other event due at the same time,
   // including those scheduled after it (a step that starts on an idle
   // stage waits so that requests arriving together are batched together).
   void Push(double time, uint8_t kind, uint32_t target, uint32_t tag,
             bool end_of_instant = false) {
-    uint64_t order = (next_sequence_++ << 8) | kind;
-    if (end_of_instant) order |= uint64_t{1} << 63;
-    heap_.push_back(Event{time, order, target, tag});
-    SiftUp(heap_.size() - 1);
+    heap_.push_back(Make(time, kind, target, tag, end_of_instant));
+    SiftUp(heap_.size() - 1, heap_.back());
+  }
+
+  // The one event of slot `target` (an ordinary event, not end of instant):
+  // scheduled, or moved in place if it is pending. It takes a new sequence
+  // number, as if its old event were dropped and a new one pushed.
+  void Reschedule(double time, uint8_t kind, uint32_t target, uint32_t tag = 0) {
+    Event e = Make(time, kind, target, tag, false);
+    e.order |= kSlotted;
+    if (target >= slot_pos_.size()) slot_pos_.resize(target + 1, kNone);
+    size_t i = slot_pos_[target];
+    if (i == kNone) {
+      heap_.push_back(e);
+      SiftUp(heap_.size() - 1, e);
+    } else if (e.Before(heap_[i])) {
+      SiftUp(i, e);
+    } else {
+      SiftDown(i, e);
+    }
+  }
+  // Removes slot `target`'s event, if one is pending.
+  void Cancel(uint32_t target) {
+    if (target >= slot_pos_.size() || slot_pos_[target] == kNone) return;
+    size_t i = slot_pos_[target];
+    slot_pos_[target] = kNone;
+    Event last = heap_.back();
+    heap_.pop_back();
+    if (i == heap_.size()) return;
+    if (i > 0 && last.Before(heap_[(i - 1) / kArity])) {
+      SiftUp(i, last);
+    } else {
+      SiftDown(i, last);
+    }
   }
 
   bool empty() const { return heap_.empty(); }
@@ -55,6 +93,7 @@ class EventQueue {
   // Removes and returns the earliest event.
   Event Pop() {
     Event top = heap_.front();
+    if (top.slotted()) slot_pos_[top.target] = kNone;
     Event last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) SiftDown(0, last);
@@ -68,9 +107,13 @@ class EventQueue {
   void RemoveIf(Stale stale) {
     size_t kept = 0;
     for (const Event& e : heap_) {
+      if (e.slotted()) slot_pos_[e.target] = kNone;
       if (!stale(e)) heap_[kept++] = e;
     }
     heap_.resize(kept);
+    for (size_t i = 0; i < kept; ++i) {
+      if (heap_[i].slotted()) slot_pos_[heap_[i].target] = i;
+    }
     for (size_t i = heap_.size() / kArity + 1; i-- > 0;) {
       if (i < heap_.size()) SiftDown(i, heap_[i]);
     }
@@ -78,23 +121,36 @@ class EventQueue {
 
   void Clear() {
     heap_.clear();
+    slot_pos_.clear();
     next_sequence_ = 0;
   }
   void Reserve(size_t n) { heap_.reserve(n); }
 
  private:
   static constexpr size_t kArity = 4;
+  static constexpr uint64_t kSlotted = 0x80;
+  static constexpr size_t kNone = SIZE_MAX;
 
-  // Inline: the engine pushes and pops once or twice per event.
-  void SiftUp(size_t i) {
-    Event e = heap_[i];
+  Event Make(double time, uint8_t kind, uint32_t target, uint32_t tag, bool end_of_instant) {
+    uint64_t order = (next_sequence_++ << 8) | (kind & kMaxKind);
+    if (end_of_instant) order |= uint64_t{1} << 63;
+    return Event{time, order, target, tag};
+  }
+  // Every move goes through here, so a slot always knows where its event is.
+  void Place(size_t i, const Event& e) {
+    heap_[i] = e;
+    if (e.slotted()) slot_pos_[e.target] = i;
+  }
+  // Inline: the engine pushes and pops once or twice per event. Both sifts
+  // move a hole and write `e` once, where it belongs.
+  void SiftUp(size_t i, Event e) {
     while (i > 0) {
       size_t parent = (i - 1) / kArity;
       if (!e.Before(heap_[parent])) break;
-      heap_[i] = heap_[parent];
+      Place(i, heap_[parent]);
       i = parent;
     }
-    heap_[i] = e;
+    Place(i, e);
   }
   // Places `e` at the hole `i` or below it.
   void SiftDown(size_t i, Event e) {
@@ -108,13 +164,14 @@ class EventQueue {
         if (heap_[c].Before(heap_[best])) best = c;
       }
       if (!heap_[best].Before(e)) break;
-      heap_[i] = heap_[best];
+      Place(i, heap_[best]);
       i = best;
     }
-    heap_[i] = e;
+    Place(i, e);
   }
 
   std::vector<Event> heap_;
+  std::vector<size_t> slot_pos_;  // slot (target) -> its event's index, or kNone
   uint64_t next_sequence_ = 0;
 };
 

@@ -100,5 +100,64 @@ TEST(EventQueueTest, MatchesSortedOrder) {
   EXPECT_EQ(q.size(), model.size());
 }
 
+// A slot's event moved in place runs exactly where the old mechanism (push
+// a new event, drop the old one as stale when it comes out) ran the new
+// one: random pushes, pops, reschedules of 20 slots and cancels, with many
+// equal times, against a model that keeps every slot's latest (time,
+// sequence) and pops the least live entry. Compaction (RemoveIf) keeps
+// the slots' places.
+TEST(EventQueueTest, RescheduleAsPushAndDrop) {
+  Random r(12);
+  EventQueue q;
+  constexpr uint32_t kSlots = 20;
+  // (time, sequence, target, slotted); a slot's superseded entries are
+  // erased from the model, which is what dropping them as stale amounts to.
+  std::vector<std::tuple<double, uint64_t, uint32_t, bool>> model;
+  uint64_t seq = 0;
+  uint32_t id = kSlots;
+  double now = 0;
+  auto drop_slot = [&](uint32_t slot) {
+    model.erase(std::remove_if(model.begin(), model.end(),
+                               [&](const auto& m) {
+                                 return std::get<3>(m) && std::get<2>(m) == slot;
+                               }),
+                model.end());
+  };
+  for (int step = 0; step < 100000; ++step) {
+    double u = r.Uniform01();
+    double t = now + std::floor(r.Uniform(0, 20)) * 0.5;
+    if (model.empty() || u < 0.3) {
+      q.Push(t, 1, id, 0);
+      model.emplace_back(t, seq++, id++, false);
+    } else if (u < 0.55) {
+      uint32_t slot = static_cast<uint32_t>(r.Uniform(0, kSlots));
+      q.Reschedule(t, 2, slot);
+      drop_slot(slot);
+      model.emplace_back(t, seq++, slot, true);
+    } else if (u < 0.6) {
+      uint32_t slot = static_cast<uint32_t>(r.Uniform(0, kSlots));
+      q.Cancel(slot);
+      drop_slot(slot);
+    } else if (u < 0.61) {
+      q.RemoveIf([](const Event& e) { return !e.slotted() && e.target % 2 == 0; });
+      model.erase(std::remove_if(model.begin(), model.end(),
+                                 [](const auto& m) {
+                                   return !std::get<3>(m) && std::get<2>(m) % 2 == 0;
+                                 }),
+                  model.end());
+    } else {
+      auto it = std::min_element(model.begin(), model.end());
+      Event e = q.Pop();
+      ASSERT_EQ(e.time, std::get<0>(*it));
+      ASSERT_EQ(e.target, std::get<2>(*it));
+      ASSERT_EQ(e.slotted(), std::get<3>(*it));
+      ASSERT_EQ(e.kind(), std::get<3>(*it) ? 2 : 1);
+      now = e.time;
+      model.erase(it);
+    }
+    ASSERT_EQ(q.size(), model.size());
+  }
+}
+
 }  // namespace
 }  // namespace serq::sim

@@ -68,6 +68,12 @@ class StageHost {
   // `end_of_instant` it runs after every other event due at that time.
   virtual void Schedule(double time, uint32_t station, uint32_t tag,
                         bool end_of_instant = false) = 0;
+  // The station's one movable event (a ps station's next completion, tag
+  // 0): scheduled at `time`, or moved there in place if it is pending, as a
+  // new event would be (it runs after the events already scheduled for
+  // that time). Cancel removes it. No stale copy is left in the queue.
+  virtual void Reschedule(double time, uint32_t station) = 0;
+  virtual void Cancel(uint32_t station) = 0;
   // Asks for the station's Flush once the current event is done (with
   // every session it resumed): a station whose next completion moves
   // several times in one event (a job ends, its session runs again at
@@ -121,16 +127,14 @@ class Station {
   virtual void Arrive(StageHost& host, const Job& job) = 0;
   // The station's event `tag` fired at host.now(). Appends the sessions
   // whose jobs completed, in completion order, to `done`. Returns false
-  // when the event was stale (scheduled before a change that moved it).
+  // when the event was stale (scheduled before a change that moved it), or
+  // is not an event of the model (nothing completed, nothing started).
   virtual bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) = 0;
   // Called after the event in which the station asked host.Defer().
   virtual void Flush(StageHost& host) {}
   // The growth of `session`'s job that StageHost::Grow left stalled has been
   // granted (step stations only).
   virtual void GrowthGranted(StageHost& host, SessionId session) {}
-  // False when an event `tag` the station scheduled is stale (so the engine
-  // may drop it from its queue before it comes out).
-  virtual bool IsCurrent(uint32_t tag) const { return true; }
 
   // The state functions.
   virtual uint32_t Queue() const { return present(); }  // jobs present

@@ -57,8 +57,6 @@ class FifoStation final : public Station {
     return true;
   }
 
-  bool IsCurrent(uint32_t tag) const override { return in_service_ && tag == service_tag_; }
-
   uint32_t Busy() const override { return in_service_ ? 1 : 0; }
   double Work(double now) const override {
     if (!in_service_) return 0;

@@ -6,10 +6,9 @@
 // gets the finish tag V + w and completes when V reaches it, so the job
 // with the smallest tag completes first and one event (the station's next
 // completion) is pending at a time: O(log n) per arrival or completion. A
-// change of n moves that event; the old one is then stale (its tag is an
-// older version). The new event is scheduled once per engine event
-// (StageHost::Defer), so a completion whose session runs again at once on
-// the same stage moves it once, not twice.
+// change of n moves that event in place (StageHost::Reschedule), once per
+// engine event (StageHost::Defer), so a completion whose session runs again
+// at once on the same stage moves it once, not twice.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -126,8 +125,8 @@ class PsStation final : public Station {
     Reschedule(host);
   }
 
-  bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) override {
-    if (tag != version_ || tags_.empty()) return false;
+  bool OnEvent(StageHost& host, uint32_t, std::vector<SessionId>* done) override {
+    if (tags_.empty()) return false;
     double now = host.now();
     Advance(now);
     // The event was computed for the smallest tag: V has reached it, up to
@@ -144,8 +143,6 @@ class PsStation final : public Station {
     Reschedule(host);
     return true;
   }
-
-  bool IsCurrent(uint32_t tag) const override { return tag == version_; }
 
   uint32_t Busy() const override { return present(); }
   double Work(double now) const override {
@@ -189,10 +186,12 @@ class PsStation final : public Station {
 
   void Flush(StageHost& host) override {
     deferred_ = false;
-    ++version_;  // whatever was scheduled before is stale now
-    if (tags_.empty() || rate_ <= 0) return;
+    if (tags_.empty() || rate_ <= 0) {
+      host.Cancel(id());
+      return;
+    }
     double left = std::max(0.0, tags_.top().finish - virtual_time_);
-    host.Schedule(host.now() + left / rate_, id(), version_);
+    host.Reschedule(host.now() + left / rate_, id());
   }
 
   bool phi_constant_;
@@ -203,7 +202,6 @@ class PsStation final : public Station {
   double rate_ = 0;     // phi(n) / n
   double finish_sum_ = 0;
   uint32_t next_sequence_ = 0;  // from 0 in each busy period
-  uint32_t version_ = 0;
   bool deferred_ = false;
 };
 

@@ -53,20 +53,18 @@ void SharedStages::Start(StageHost& host, SessionId session,
 }
 
 void SharedStages::MarkDirty(StageHost& host) {
+  host.Cancel(target_);  // the next end may move: asked again at the end of the instant
   if (pending_) return;
   pending_ = true;
-  host.Schedule(host.now(), kTarget, kReschedule, /*end_of_instant=*/true);
+  host.Schedule(host.now(), target_, kReschedule, /*end_of_instant=*/true);
 }
 
 bool SharedStages::OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) {
   if (tag == kReschedule) {
     pending_ = false;
-    if (auto next = solver_.NextEnd()) {
-      host.Schedule(std::max(next->first, host.now()), kTarget, EndTag(solver_.version()));
-    }
+    if (auto next = solver_.NextEnd()) host.Reschedule(std::max(next->first, host.now()), target_);
     return false;  // bookkeeping, not an event of the model: not counted
   }
-  if (tag != EndTag(solver_.version())) return false;
   std::vector<int> ended = solver_.FinishDue(host.now());
   for (int f : ended) done->push_back(session_of_[f]);
   MarkDirty(host);

@@ -25,6 +25,8 @@ class TestHost : public StageHost {
   void Schedule(double time, uint32_t, uint32_t tag, bool end_of_instant) override {
     events_.Push(time, 0, 0, tag, end_of_instant);
   }
+  void Reschedule(double time, uint32_t) override { events_.Reschedule(time, 0, 0); }
+  void Cancel(uint32_t) override { events_.Cancel(0); }
   void Defer(uint32_t) override { deferred_ = true; }
   bool Phi(uint32_t, double present, double* phi) override {
     *phi = phi_of_present(present);
@@ -40,6 +42,7 @@ class TestHost : public StageHost {
   Growth Grow(SessionId session) override { return grow(session); }
 
   Station& station() { return *station_; }
+  size_t pending() const { return events_.size(); }
 
   // Arrives job `session` with `work` (and `key`) at `time`, after running
   // every event before `time`.
@@ -152,15 +155,16 @@ TEST(PsStationTest, EqualShares) {
 
 // A arrives at 0 with 2, B at 1 with 1. Alone on [0, 1) A receives 1, so
 // both have 1 left at t = 1 and share the rate: both end at 3, A first (it
-// arrived first). The arrival of B moved A's end from 2 to 3: one stale
-// event.
+// arrived first). The arrival of B moved A's end from 2 to 3, in place:
+// one event pending, and no stale one.
 TEST(PsStationTest, ArrivalMovesTheEnd) {
   TestHost h(MakePsStation(0, true, 1.0));
   h.ArriveAt(0, 1, 2.0);
   h.ArriveAt(1, 2, 1.0);
+  EXPECT_EQ(h.pending(), 1u);
   h.RunUntil(INFINITY);
   EXPECT_EQ(h.completions_, (Completions{{1, 3.0}, {2, 3.0}}));
-  EXPECT_EQ(h.stale_, 1);
+  EXPECT_EQ(h.stale_, 0);
 }
 
 // phi(n) = min(n, 2) (two servers' worth): three jobs of 1 at 0 share 2,
