@@ -216,7 +216,7 @@ TEST(Parser, FillsVersionFileAndLocationsButNoLinkFields) {
   Diagnostics d;
   ir::Program p;
   ASSERT_TRUE(ParseProgram("dir/x.sq", source, &p, &d)) << d.Render();
-  EXPECT_EQ(p.version(), 8u);
+  EXPECT_EQ(p.version(), 9u);
   EXPECT_EQ(p.file(), "dir/x.sq");
   EXPECT_FALSE(p.linked());
   EXPECT_EQ(p.share_loc().line(), 7u);
@@ -303,12 +303,12 @@ TEST(Parser, ErrorsAndRecovery) {
        "1:21: expected ';' after the statement, found '2'\n"
        "1:32: expected an expression, found ';'\n"},
       {"pool kv { cap 1; size 2; cap 3; }",
-       "1:18: unknown option 'size' in pool 'kv': expected 'cap' or 'evict'\n"
+       "1:18: unknown option 'size' in pool 'kv': expected 'cap', 'evict' or 'cache'\n"
        "1:26: 'cap' given twice in pool 'kv' (first at 1:11)\n"},
       {"pool kv { 5; cap 1; }",
-       "1:11: expected an option of pool 'kv' ('cap' or 'evict') or '}', found '5'\n"},
+       "1:11: expected an option of pool 'kv' ('cap', 'evict' or 'cache') or '}', found '5'\n"},
       {"stage E : step(1) { batch 2; }",
-       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens' or 'serve'\n"},
+       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens', 'serve' or 'preempt'\n"},
       {"workload { limit 1; limit 2; arrive batch(1); arrive batch(2); }",
        "1:21: 'limit' given twice in the unnamed workload (first at 1:12)\n"
        "1:47: 'arrive' given twice in the unnamed workload (first at 1:30)\n"},
