@@ -139,6 +139,12 @@ class Parser {
     return true;
   }
 
+  // The statement word `prefix` starts a statement here (not `prefix = …`,
+  // a `set` that lost its keyword).
+  bool AtPrefixStatement() const {
+    return At(K::kIdentifier) && Peek().text == "prefix" && Peek(1).kind != K::kAssign;
+  }
+
   // A declaration starts here: its keyword (`run` only before `{`, since
   // `run` also starts a statement).
   bool AtDeclaration() const {
@@ -196,7 +202,8 @@ class Parser {
         }
         if (t.kind == K::kRBrace) return;
         if (AtDeclaration()) return;
-        if (level == Level::kStatements && t.first_on_line && IsStatementKeyword(t.kind)) {
+        if (level == Level::kStatements && t.first_on_line &&
+            (IsStatementKeyword(t.kind) || AtPrefixStatement())) {
           return;
         }
       }
@@ -888,8 +895,7 @@ class Parser {
       case K::kTransfer: return Transfer(level, body);
       case K::kObserve: return Observe(level, body);
       case K::kIdentifier:
-        // `prefix = …` is a missing `set`, not a prefix statement.
-        if (t.text == "prefix" && Peek(1).kind != K::kAssign) return Prefix(level, body);
+        if (AtPrefixStatement()) return Prefix(level, body);
         ErrorHere(absl::StrCat("expected a statement, found ", DescribeToken(t)));
         return Recover(Level::kStatements);
       case K::kElse: {
