@@ -56,6 +56,9 @@ constexpr BuiltinVariableInfo kVariables[] = {
 // Piecewise linear through the points (x1, y1, ..., xn, yn), n >= 2 and
 // the xs increasing; beyond either end, the end segment's line goes on.
 double Interp(double x, absl::Span<const double> p) {
+  // The linker refuses anything else; NaN (reported by callers) rather than
+  // a read out of bounds if unchecked IR ever gets here.
+  if (p.size() < 4 || p.size() % 2 != 0) return std::nan("");
   size_t n = p.size() / 2;
   size_t i = 0;  // the segment (point i to point i + 1)
   while (i + 2 < n && x >= p[2 * (i + 1)]) ++i;
