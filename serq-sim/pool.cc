@@ -107,6 +107,10 @@ bool Pools::MakeRoom(uint32_t pool, double need) {
     ++elements_[pool].evicted;
     EndLease(c.id);
   }
+  // What the evictions freed beyond `need` is free now: a step stage
+  // idling for units of this pool may start (its step starts at the end of
+  // the instant, after the requester has taken its units).
+  host_->Freed(pool);
   return Fits(pool, need);
 }
 
@@ -185,6 +189,19 @@ bool Pools::Load(HoldId hold, double units) {
   if (e.growing.empty() && TryGrow(growth)) return true;
   e.growing.push_back(growth);
   return false;
+}
+
+bool Pools::LoadNow(HoldId hold, double units) {
+  return TryGrow(Growth{hold, holds_[hold].content + units});
+}
+
+void Pools::EmptyHold(HoldId hold) {
+  Hold& h = holds_[hold];
+  if (h.state != Hold::State::kActive) return;
+  double size = h.size, content = h.content;
+  h.amount = h.size = h.content = 0;
+  Change(h.pool, -size, -content);
+  Pump(h.pool);
 }
 
 void Pools::ReturnHold(HoldId hold) {
@@ -283,7 +300,10 @@ void Pools::Pump(uint32_t pool) {
       e.growing.pop_front();
       host_->Wake(holds_[g.hold].session);
     }
-    if (!e.growing.empty()) continue;
+    if (!e.growing.empty()) {
+      host_->Freed(p);
+      continue;
+    }
     while (!e.waiting.empty()) {
       uint32_t r = e.waiting.front();
       bool first_everywhere = true;
@@ -302,6 +322,7 @@ void Pools::Pump(uint32_t pool) {
       }
       host_->Wake(session);
     }
+    host_->Freed(p);
   }
 }
 

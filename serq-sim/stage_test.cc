@@ -39,7 +39,16 @@ class TestHost : public StageHost {
     *tau = tau_of_step(vars);
     return *tau > 0;
   }
-  Growth Grow(SessionId session) override { return grow(session); }
+  Growth Grow(SessionId session, double) override { return grow(session); }
+  // Preemption is tested end to end (simulate_test), with real pools.
+  Growth GrowNow(SessionId session, double) override { return grow(session); }
+  bool PreemptKey(uint32_t, SessionId, double, std::vector<double>* key) override {
+    key->clear();
+    return true;
+  }
+  void Preempt(uint32_t, SessionId, SessionId, double) override {}
+  void WatchPool(uint32_t, uint32_t) override {}
+  void Token(SessionId session) override { tokens_.emplace_back(session, now_); }
 
   Station& station() { return *station_; }
   size_t pending() const { return events_.size(); }
@@ -100,6 +109,7 @@ class TestHost : public StageHost {
   std::vector<StepVars> steps_;       // every step's variables, in order
   std::vector<double> step_starts_;   // and its start
   std::vector<std::pair<SessionId, double>> completions_;
+  std::vector<std::pair<SessionId, double>> tokens_;  // Token() calls
   int stale_ = 0;
 
  private:
