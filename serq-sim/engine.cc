@@ -390,6 +390,10 @@ bool Engine::Run(results::Replication* out) {
     for (uint32_t station : deferred_) stations_[station]->Flush(*this);
     deferred_.clear();
     if (events_.size() > compact_at_) CompactEvents();
+    if (options_.check_pools && !failed()) {
+      std::string wrong = pools_.CheckInvariants();
+      if (!wrong.empty()) Fail(0, 0, "", absl::StrCat("pool invariant broken: ", wrong));
+    }
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
       if (progress_shown_) std::fputs("\r\033[K", stderr);

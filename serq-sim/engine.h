@@ -36,6 +36,7 @@ namespace serq::sim {
 struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
+  bool check_pools = false;       // tests: Pools::CheckInvariants after every event
 };
 
 class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
