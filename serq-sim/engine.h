@@ -36,6 +36,7 @@ namespace serq::sim {
 struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
+  bool check_pools = false;       // tests: Pools::CheckInvariants after every event
 };
 
 class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
@@ -59,12 +60,19 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
-  Growth Grow(SessionId session) override;
+  Growth Grow(SessionId session, double units) override;
+  Growth GrowNow(SessionId session, double units) override;
+  bool PreemptKey(uint32_t station, SessionId session, double since,
+                  std::vector<double>* key) override;
+  void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
+  void WatchPool(uint32_t pool, uint32_t station) override;
+  void Token(SessionId session) override;
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;
   void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
+  void Freed(uint32_t pool) override;
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -85,6 +93,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
   bool ReportDeadlock();
+  // Grow and GrowNow: false (after reporting the runtime error) when
+  // `units` more would make the session's growing hold larger than its cap.
+  bool GrowthWithinCap(Session& s, SessionId session, double units);
   void Report(results::Replication* out);
   void Progress();
 
@@ -163,6 +174,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<std::vector<double>> samples_;  // per observation
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event
+  std::vector<std::vector<uint32_t>> watchers_;  // per pool: stations waiting for its units
   std::vector<SessionId> done_;    // scratch: completed jobs of one event
   std::vector<uint32_t> pool_ids_; // scratch: a hold's pools
   std::vector<double> amounts_;    // scratch: a hold's amounts

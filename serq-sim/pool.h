@@ -10,6 +10,11 @@
 // request allocating its next KV block before a waiting one is admitted.
 // Growths wait in their own line, in order.
 //
+// Every change that makes units free or reclaimable (a hold ending or
+// returned, a hold becoming a lease on a pool that evicts, a lease
+// released or expiring, a hold emptied or a growth given back) re-examines
+// the pool's lines (Pump): growths first, then the requests in order.
+//
 // Eviction: when the request first in line (a hold on every pool of it, or
 // a growth) does not fit on a pool that has `evict by`, and the free units
 // plus every lease of that pool would make it fit, the pool ends leases in
@@ -78,6 +83,9 @@ class PoolHost {
   virtual void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) = 0;
   // A lease of `owner` ended (released, evicted or expired).
   virtual void LeaseEnded(SessionId owner) = 0;
+  // Units of `pool` were freed or became reclaimable, after its lines were
+  // examined (a step stage with `preempt by` idling for them starts a step).
+  virtual void Freed(uint32_t pool) {}
 };
 
 class Pools {
@@ -109,6 +117,15 @@ class Pools {
   bool Load(HoldId hold, double units);
   // The size hold `hold` would have after loading `units` more.
   double SizeAfterLoad(HoldId hold, double units) const;
+  // Adds `units` of content to active hold `hold` now or not at all: with
+  // free units or by evicting leases, never waiting in the growth line (a
+  // job's growth at a step stage with `preempt by`, which preempts instead;
+  // it goes before the holds waiting for admission, as any growth does).
+  // False when it does not fit; nothing changes then.
+  bool LoadNow(HoldId hold, double units);
+  // Empties active hold `hold` (preemption): amount, content and size to 0,
+  // its units returned to the pool and its lines examined. It stays active.
+  void EmptyHold(HoldId hold);
 
   // Returns an active hold's units early (release inside the hold).
   void ReturnHold(HoldId hold);
@@ -142,9 +159,10 @@ class Pools {
 
   // Checks the pools' invariants (for tests): every element's used is the
   // sum of its active holds and live leases and at most its cap; no request
-  // first in line everywhere would fit everywhere without being admitted
-  // (no growth first in line would fit without being granted). Returns
-  // what is wrong, or "".
+  // first in line everywhere would fit everywhere (counting, on a pool that
+  // evicts, its leased units as available) without being admitted (no
+  // growth first in line would fit so without being granted). Returns what
+  // is wrong, or "".
   std::string CheckInvariants() const;
 
   void StartWindow(double now);
