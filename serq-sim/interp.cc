@@ -331,8 +331,10 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
       if (hold == kTaken || pools_.hold(hold).pool != pool) continue;
       found = true;
       if (pools_.hold(hold).state == Hold::State::kActive) {
-        s.leases.push_back(pools_.LeaseHold(hold, duration));
+        // Counted first: the pool may evict the new lease at once (its
+        // units are reclaimable by the request first in line).
         ++s.live_leases;
+        s.leases.push_back(pools_.LeaseHold(hold, duration));
       } else {
         pools_.FreeHold(hold);  // returned early by a release: nothing to lease
       }

@@ -233,7 +233,11 @@ LeaseRef Pools::LeaseHold(HoldId hold, double duration) {
   e.leased += l.units;
   --e.active_holds;  // the units stay, now as a lease
   if (std::isfinite(duration)) host_->ScheduleExpiry(l.since + duration, id, l.generation);
-  return LeaseRef{id, l.generation, h.pool};
+  LeaseRef ref{id, l.generation, h.pool};
+  // On a pool that evicts, the units just became reclaimable: the request
+  // first in line may now be admitted by evicting this very lease.
+  if (e.evictable) Pump(h.pool);
+  return ref;
 }
 
 void Pools::EndLease(LeaseId id) {
@@ -350,21 +354,27 @@ std::string Pools::CheckInvariants() const {
       return absl::StrCat("pool ", p, ": loaded ", e.loaded, " but contents make ", loaded[p]);
     }
     if (e.used > e.cap + slack) return absl::StrCat("pool ", p, ": used ", e.used, " > cap");
+    // What could be had: the free units, and on a pool that evicts the
+    // leased ones too (a request that fits only by evicting is admitted by
+    // evicting, so it must not be waiting either).
+    auto available = [&](const Element& q) {
+      return q.cap - q.used + (q.evictable ? q.leased : 0) - slack;
+    };
     if (!e.growing.empty()) {
       const Growth& g = e.growing.front();
       const Hold& h = holds_[g.hold];
-      if (std::max(h.amount, g.content) - h.size <= e.cap - e.used - slack && !e.evictable) {
+      if (std::max(h.amount, g.content) - h.size <= available(e)) {
         return absl::StrCat("pool ", p, ": a growth first in line fits but waits");
       }
       continue;
     }
-    if (e.waiting.empty() || e.evictable) continue;
+    if (e.waiting.empty()) continue;
     const Request& r = requests_[e.waiting.front()];
     bool first_everywhere = true, fits = true;
     for (HoldId h : r.holds) {
       const Element& q = elements_[holds_[h].pool];
       if (q.waiting.front() != e.waiting.front() || !q.growing.empty()) first_everywhere = false;
-      if (holds_[h].amount > q.cap - q.used - slack) fits = false;
+      if (holds_[h].amount > available(q)) fits = false;
     }
     if (first_everywhere && fits) {
       return absl::StrCat("pool ", p, ": a request first in line everywhere fits but waits");

@@ -10,6 +10,11 @@
 // request allocating its next KV block before a waiting one is admitted.
 // Growths wait in their own line, in order.
 //
+// Every change that makes units free or reclaimable (a hold ending or
+// returned, a hold becoming a lease on a pool that evicts, a lease
+// released or expiring, a hold emptied or a growth given back) re-examines
+// the pool's lines (Pump): growths first, then the requests in order.
+//
 // Eviction: when the request first in line (a hold on every pool of it, or
 // a growth) does not fit on a pool that has `evict by`, and the free units
 // plus every lease of that pool would make it fit, the pool ends leases in
@@ -142,9 +147,10 @@ class Pools {
 
   // Checks the pools' invariants (for tests): every element's used is the
   // sum of its active holds and live leases and at most its cap; no request
-  // first in line everywhere would fit everywhere without being admitted
-  // (no growth first in line would fit without being granted). Returns
-  // what is wrong, or "".
+  // first in line everywhere would fit everywhere (counting, on a pool that
+  // evicts, its leased units as available) without being admitted (no
+  // growth first in line would fit so without being granted). Returns what
+  // is wrong, or "".
   std::string CheckInvariants() const;
 
   void StartWindow(double now);
