@@ -65,6 +65,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Wake(SessionId session) override;
   void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
+  absl::Span<const BlockTag> Blocks(SessionId session) override;
+  void CacheEvicted(uint32_t pool, uint32_t blocks) override;
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -103,6 +105,18 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
   void FreeSession(SessionId id);
+  // The prefix cache (engine_cache.cc). Sets a new session's block list
+  // from its trace row (Mooncake's hash_ids).
+  void SetBlocks(Session& s, uint32_t workload, const double* row);
+  // `prefix (k, n);`: appends n blocks of family k. False after a runtime
+  // error.
+  bool ExecPrefix(Session& s, const Instr& in);
+  // cached(P) (`cached`), else hit(P), in the current session.
+  double CacheState(bool cached, uint32_t pool);
+  // The lookup of a prefill job of `work` tokens first joining a batch with
+  // its hold `hold` (content 0) on a cache pool: the tokens hit (0 on a pool
+  // without a cache), in *tokens. False after a runtime error.
+  bool CacheLookup(SessionId session, HoldId hold, double work, double* tokens);
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {
