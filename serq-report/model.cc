@@ -99,6 +99,7 @@ void AddStages(const MergedResults& merged, Report* report) {
     const results::StageStats& first = reps[0]->stage(j);
     double present = 0, utilisation = 0, service = 0, wait = 0;
     uint64_t done = 0, waited = 0, steps = 0, jobs = 0, tokens = 0;
+    uint64_t preempted = 0, recomputed = 0;
     for (const results::Replication* rep : reps) {
       const results::StageStats& s = rep->stage(j);
       present += s.mean_present();
@@ -110,6 +111,8 @@ void AddStages(const MergedResults& merged, Report* report) {
       steps += s.steps();
       jobs += s.batch_jobs();
       tokens += s.batch_tokens();
+      preempted += s.preempted();
+      recomputed += s.recomputed();
     }
     Stage* out = report->add_stage();
     out->set_name(ElementName(first.name(), first.array(), first.index()));
@@ -129,6 +132,10 @@ void AddStages(const MergedResults& merged, Report* report) {
       if (steps > 0) {
         out->set_mean_batch_jobs(static_cast<double>(jobs) / static_cast<double>(steps));
         out->set_mean_batch_tokens(static_cast<double>(tokens) / static_cast<double>(steps));
+      }
+      if (preempted > 0 || recomputed > 0) {
+        out->set_preempted(preempted);
+        out->set_recomputed(recomputed);
       }
     }
   }

@@ -79,6 +79,10 @@ Tables MakeTables(const Report& r, bool markdown) {
   if (steps) {
     columns.insert(columns.end(), {{"steps"}, {"jobs/step"}, {"tokens/step"}});
   }
+  // Preemption's columns only when a stage preempted (IR 9).
+  bool preempts = false;
+  for (const Stage& s : r.stage()) preempts |= s.has_preempted();
+  if (preempts) columns.insert(columns.end(), {{"preempted"}, {"recomputed"}});
   Table stage(columns);
   for (const Stage& s : r.stage()) {
     out.shared |= s.shared();
@@ -94,6 +98,11 @@ Tables MakeTables(const Report& r, bool markdown) {
       row.push_back(s.has_steps() ? absl::StrCat(s.steps()) : kUndefined);
       row.push_back(Fixed(s.has_mean_batch_jobs(), s.mean_batch_jobs(), 4));
       row.push_back(Fixed(s.has_mean_batch_tokens(), s.mean_batch_tokens(), 4));
+    }
+    if (preempts) {
+      bool step = s.kind() == "step";
+      row.push_back(step ? absl::StrCat(s.preempted()) : kUndefined);
+      row.push_back(step ? absl::StrCat(s.recomputed()) : kUndefined);
     }
     stage.AddRow(std::move(row));
   }
@@ -212,16 +221,28 @@ std::string RenderCsv(const Report& r) {
   }
 
   out += "\n";
-  CsvRow(&out, {"stage", "kind", "shared", "mean_present", "utilisation", "done", "mean_service",
-                "waited", "mean_wait", "steps", "mean_batch_jobs", "mean_batch_tokens"});
+  bool preempts = false;
+  for (const Stage& s : r.stage()) preempts |= s.has_preempted();
+  std::vector<std::string> stage_header = {"stage", "kind", "shared", "mean_present", "utilisation",
+                                     "done", "mean_service", "waited", "mean_wait", "steps",
+                                     "mean_batch_jobs", "mean_batch_tokens"};
+  if (preempts) stage_header.insert(stage_header.end(), {"preempted", "recomputed"});
+  CsvRow(&out, stage_header);
   for (const Stage& s : r.stage()) {
-    CsvRow(&out, {s.name(), s.kind(), s.shared() ? "true" : "false",
-                  FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
-                  absl::StrCat(s.done()), Full(s.has_mean_service(), s.mean_service()),
-                  Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
-                  Count(s.has_steps(), s.steps()),
-                  Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
-                  Full(s.has_mean_batch_tokens(), s.mean_batch_tokens())});
+    std::vector<std::string> row = {
+        s.name(), s.kind(), s.shared() ? "true" : "false",
+        FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
+        absl::StrCat(s.done()), Full(s.has_mean_service(), s.mean_service()),
+        Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
+        Count(s.has_steps(), s.steps()),
+        Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
+        Full(s.has_mean_batch_tokens(), s.mean_batch_tokens())};
+    if (preempts) {
+      bool step = s.kind() == "step";
+      row.push_back(step ? absl::StrCat(s.preempted()) : "");
+      row.push_back(step ? absl::StrCat(s.recomputed()) : "");
+    }
+    CsvRow(&out, row);
   }
 
   out += "\n";

@@ -163,6 +163,50 @@ TEST(Report, StagesAverageTimeFiguresAndSumCounts) {
       << text;
 }
 
+// Preemption (IR 9): summed over replications, 2 + 3 = 5 preemptions and
+// 40 + 60 = 100 recomputed tokens, in every format; a stage that is not a
+// step stage has none ("-", or empty in csv). Without any preemption the
+// columns are absent (the test above).
+TEST(Report, PreemptionColumnsWhenAStagePreempted) {
+  results::Results r = Results();
+  for (uint32_t k = 0; k < 2; ++k) {
+    results::Replication* rep = AddReplication(&r, k, {1});
+    results::StageStats* e = rep->add_stage();
+    e->set_name("E");
+    e->set_kind("step");
+    e->set_steps(10);
+    e->set_batch_jobs(20);
+    e->set_batch_tokens(40);
+    e->set_preempted(k == 0 ? 2 : 3);
+    e->set_recomputed(k == 0 ? 40 : 60);
+    results::StageStats* d = rep->add_stage();
+    d->set_name("hop");
+    d->set_kind("delay");
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("preempted  recomputed\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("          5         100\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("          -           -\n"), std::string::npos) << text;
+  ReportOptions md;
+  md.format = "md";
+  std::string markdown = Text({r}, md);
+  EXPECT_NE(markdown.find("| preempted | recomputed |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("|         5 |        100 |\n"), std::string::npos) << markdown;
+  ReportOptions csv;
+  csv.format = "csv";
+  std::string c = Text({r}, csv);
+  EXPECT_NE(c.find("mean_batch_jobs,mean_batch_tokens,preempted,recomputed\n"
+                   "E,step,false,0,0,0,,0,,20,2,4,5,100\n"
+                   "hop,delay,false,0,,0,,,,,,,,\n"),
+            std::string::npos)
+      << c;
+  ReportOptions json;
+  json.format = "json";
+  std::string j = Text({r}, json);
+  EXPECT_NE(j.find("\"preempted\": \"5\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"recomputed\": \"100\""), std::string::npos) << j;
+}
+
 TEST(Report, MismatchedProgramsAreRefused) {
   results::Results a = Results("a.sq"), b = Results("b.sq");
   b.set_horizon(20);

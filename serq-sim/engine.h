@@ -36,6 +36,7 @@ namespace serq::sim {
 struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
+  bool check_pools = false;       // tests: Pools::CheckInvariants after every event
 };
 
 class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
@@ -59,7 +60,14 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
-  Growth Grow(SessionId session) override;
+  Growth Grow(SessionId session, double units) override;
+  Growth GrowNow(SessionId session, double units) override;
+  bool PreemptKey(uint32_t station, SessionId session, double since,
+                  std::vector<double>* key) override;
+  void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
+  void WatchPool(uint32_t pool, uint32_t station) override;
+  void Token(SessionId session) override;
+  bool Lookup(SessionId session, double work, double* tokens) override;  // engine_cache.cc
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;
@@ -67,6 +75,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void LeaseEnded(SessionId owner) override;
   absl::Span<const BlockTag> Blocks(SessionId session) override;
   void CacheEvicted(uint32_t pool, uint32_t blocks) override;
+  void Freed(uint32_t pool) override;
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -87,6 +96,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
   bool ReportDeadlock();
+  // Grow and GrowNow: false (after reporting the runtime error) when
+  // `units` more would make the session's growing hold larger than its cap.
+  bool GrowthWithinCap(Session& s, SessionId session, double units);
   void Report(results::Replication* out);
   void Progress();
 
@@ -113,10 +125,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool ExecPrefix(Session& s, const Instr& in);
   // cached(P) (`cached`), else hit(P), in the current session.
   double CacheState(bool cached, uint32_t pool);
-  // The lookup of a prefill job of `work` tokens first joining a batch with
-  // its hold `hold` (content 0) on a cache pool: the tokens hit (0 on a pool
-  // without a cache), in *tokens. False after a runtime error.
-  bool CacheLookup(SessionId session, HoldId hold, double work, double* tokens);
+
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {
@@ -177,6 +186,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<std::vector<double>> samples_;  // per observation
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event
+  std::vector<std::vector<uint32_t>> watchers_;  // per pool: stations waiting for its units
   std::vector<SessionId> done_;    // scratch: completed jobs of one event
   std::vector<uint32_t> pool_ids_; // scratch: a hold's pools
   std::vector<double> amounts_;    // scratch: a hold's amounts

@@ -72,20 +72,26 @@ double Engine::CacheState(bool cached, uint32_t pool) {
   return 0;  // hit(P) before any lookup on P
 }
 
-bool Engine::CacheLookup(SessionId session, HoldId hold, double work, double* tokens) {
+bool Engine::Lookup(SessionId session, double work, double* tokens) {
   *tokens = 0;
+  Session& s = sessions_[session];
+  HoldId hold = s.grow_hold;
   uint32_t pool = pools_.hold(hold).pool;
   double block = pools_.cache_block(pool);
   if (block == 0) return true;
-  Session& s = sessions_[session];
   if (s.trace_block > 0 && s.trace_block != block) {
     // The hash ids name blocks of the trace's size: read into another
     // size they would hit the wrong number of tokens.
-    const StatementInfo& info = model_.statements[s.wait_statement];
-    Fail(info.loc.line(), info.loc.column(), info.path,
-         absl::StrCat("the session's blocks are the trace's hash_ids, ", s.trace_block,
-                      " tokens a block, but pool '", PoolName(pool), "' has cache ", block,
-                      " (declare 'cache ", s.trace_block, ";')"));
+    SessionId saved = current_;
+    bool had = has_current_;
+    current_ = session;
+    has_current_ = true;
+    FailAt(s.wait_statement,
+           absl::StrCat("the session's blocks are its trace row's hash_ids, ", s.trace_block,
+                        " tokens a block, but pool '", PoolName(pool), "' has cache ", block,
+                        " (declare 'cache ", s.trace_block, ";')"));
+    current_ = saved;
+    has_current_ = had;
     return false;
   }
   uint32_t hit = pools_.Hit(hold, s.blocks, work);

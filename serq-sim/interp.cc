@@ -203,20 +203,26 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     return false;
   }
   Job job;
+  s.run_mode = r.mode;
   if (r.growing >= 0) {
-    // The hold a decode run grows is the session's innermost active hold on
-    // the pool, found when the run starts (as a load's).
+    // The hold a run grows is the session's innermost active hold on the
+    // pool, found when the run starts (as a load's).
     uint32_t pool;
     if (!Element(r.growing, s, &pool)) return FailEval(in.statement), false;
     if (!InnermostHold(s, pool, &s.grow_hold)) {
-      FailAt(in.statement, absl::StrCat("a decode run growing '", PoolName(pool),
+      FailAt(in.statement, absl::StrCat(r.mode == ir::Statement::Run::PREFILL ? "a prefill" : "a decode",
+                                        " run growing '", PoolName(pool),
                                         "', which the session does not hold"));
       return false;
     }
     job.growing = true;
+    job.pool = pool;
     job.content = pools_.hold(s.grow_hold).content;
     s.wait_statement = in.statement;
   }
+  s.token_observation = r.observe;
+  s.last_token = now_;
+  job.observe = r.observe >= 0;
   ++s.pc;
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"run","session":%d,"stage":"%s","work":%.17g})",

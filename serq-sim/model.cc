@@ -311,6 +311,7 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
             case ir::Ref::DECODE: op = Op::kDecode; break;
             case ir::Ref::SEQS: op = Op::kSeqs; break;
             case ir::Ref::CONTEXT: op = Op::kContext; break;
+            case ir::Ref::ATTENTION: op = Op::kAttention; break;
             default:
               Error(loc, "", absl::StrCat("unknown built-in variable '", r.name(), "'"));
           }
@@ -518,6 +519,10 @@ void Compiler::Declarations() {
     StageDecl& d = model_->stages[i];
     if (!d.phi_constant) d.phi_node = Expr(s.rate(), Context::kPhi);
     if (s.has_serve_by()) d.serve_by = Key(s.serve_by(), Context::kKey);
+    if (s.has_preempt_by() && s.kind() == ir::Stage::STEP) {
+      d.preempt = true;
+      d.preempt_by = Key(s.preempt_by(), Context::kKey);
+    }
   }
 }
 
@@ -575,6 +580,7 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
         site.work = Expr(r.work(), Context::kSession);
         site.mode = r.mode();
         if (r.has_growing()) site.growing = Ref(r.growing(), Context::kSession);
+        if (!r.observe().empty()) site.observe = observation_ids_.at(r.observe());
         model_->runs.push_back(std::move(site));
         Emit(Code::kRun, info, model_->runs.size() - 1);
         break;
@@ -643,6 +649,7 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
 void Compiler::Sessions() {
   ForEachStatement(program_, [&](const ir::Statement& s, const std::string&) {
     if (s.has_observe()) observation_ids_.emplace(s.observe().name(), 0);
+    if (s.has_run() && !s.run().observe().empty()) observation_ids_.emplace(s.run().observe(), 0);
   });
   for (auto& [name, id] : observation_ids_) {  // std::map: sorted by name
     id = model_->observations.size();

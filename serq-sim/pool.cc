@@ -90,7 +90,10 @@ bool Pools::CanMakeRoom(uint32_t pool, double need) const {
 bool Pools::MakeRoom(uint32_t pool, double need) {
   if (Fits(pool, need)) return true;
   if (!CanMakeRoom(pool, need)) return false;
-  if (EvictBlocks(pool, need)) return true;  // cached blocks before any lease
+  if (EvictBlocks(pool, need)) {  // cached blocks before any lease
+    host_->Freed(pool);  // a block's units beyond `need` are free now
+    return true;
+  }
   struct Candidate {
     std::vector<double> key;
     double since;
@@ -115,6 +118,10 @@ bool Pools::MakeRoom(uint32_t pool, double need) {
     EndLease(c.id);
     EvictBlocks(pool, need);  // what only the lease referenced
   }
+  // What the evictions freed beyond `need` is free now: a step stage
+  // idling for units of this pool may start (its step starts at the end of
+  // the instant, after the requester has taken its units).
+  host_->Freed(pool);
   return Fits(pool, need);
 }
 
@@ -194,6 +201,20 @@ bool Pools::Load(HoldId hold, double units) {
   if (e.growing.empty() && TryGrow(growth)) return true;
   e.growing.push_back(growth);
   return false;
+}
+
+bool Pools::LoadNow(HoldId hold, double units) {
+  return TryGrow(Growth{hold, holds_[hold].content + units});
+}
+
+void Pools::EmptyHold(HoldId hold) {
+  Hold& h = holds_[hold];
+  if (h.state != Hold::State::kActive) return;
+  double freed = h.size - h.shared + ReleaseBlocks(h.pool, &h.holder);
+  double content = h.content;
+  h.amount = h.size = h.content = h.shared = 0;
+  Change(h.pool, -freed, -content);
+  Pump(h.pool);
 }
 
 void Pools::ReturnHold(HoldId hold) {
@@ -298,7 +319,10 @@ void Pools::Pump(uint32_t pool) {
       e.growing.pop_front();
       host_->Wake(holds_[g.hold].session);
     }
-    if (!e.growing.empty()) continue;
+    if (!e.growing.empty()) {
+      host_->Freed(p);
+      continue;
+    }
     while (!e.waiting.empty()) {
       uint32_t r = e.waiting.front();
       bool first_everywhere = true;
@@ -317,6 +341,7 @@ void Pools::Pump(uint32_t pool) {
       }
       host_->Wake(session);
     }
+    host_->Freed(p);
   }
 }
 

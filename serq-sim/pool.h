@@ -106,6 +106,9 @@ class PoolHost {
   virtual absl::Span<const BlockTag> Blocks(SessionId session) { return {}; }
   // `blocks` cached blocks of `pool` were evicted to make room (--trace).
   virtual void CacheEvicted(uint32_t pool, uint32_t blocks) {}
+  // Units of `pool` were freed or became reclaimable, after its lines were
+  // examined (a step stage with `preempt by` idling for them starts a step).
+  virtual void Freed(uint32_t pool) {}
 };
 
 class Pools {
@@ -150,6 +153,15 @@ class Pools {
   bool Load(HoldId hold, double units);
   // The size hold `hold` would have after loading `units` more.
   double SizeAfterLoad(HoldId hold, double units) const;
+  // Adds `units` of content to active hold `hold` now or not at all: with
+  // free units or by evicting leases, never waiting in the growth line (a
+  // job's growth at a step stage with `preempt by`, which preempts instead;
+  // it goes before the holds waiting for admission, as any growth does).
+  // False when it does not fit; nothing changes then.
+  bool LoadNow(HoldId hold, double units);
+  // Empties active hold `hold` (preemption): amount, content and size to 0,
+  // its units returned to the pool and its lines examined. It stays active.
+  void EmptyHold(HoldId hold);
 
   // Returns an active hold's units early (release inside the hold).
   void ReturnHold(HoldId hold);
