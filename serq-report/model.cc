@@ -171,6 +171,36 @@ void AddPools(const MergedResults& merged, Report* report) {
   }
 }
 
+// A cache table row for every pool element with a cache (cache_block > 0).
+void AddCaches(const MergedResults& merged, Report* report) {
+  const auto& reps = merged.replications;
+  double r = static_cast<double>(reps.size());
+  for (int j = 0; j < reps[0]->pool_size(); ++j) {
+    const results::PoolStats& first = reps[0]->pool(j);
+    if (!(first.cache_block() > 0)) continue;
+    uint64_t lookups = 0, evicted = 0;
+    double looked = 0, hit = 0, evictable = 0;
+    for (const results::Replication* rep : reps) {
+      const results::PoolStats& p = rep->pool(j);
+      lookups += p.lookups();
+      looked += p.lookup_tokens();
+      hit += p.hit_tokens();
+      evictable += p.mean_evictable();
+      evicted += p.blocks_evicted();
+    }
+    Cache* out = report->add_cache();
+    out->set_name(ElementName(first.name(), first.array(), first.index()));
+    out->set_block(first.cache_block());
+    out->set_lookups(lookups);
+    out->set_lookup_tokens(looked);
+    out->set_hit_tokens(hit);
+    // vLLM's rate: tokens hit over the tokens of the prefills looked up.
+    if (looked > 0) out->set_hit_rate(hit / looked);
+    out->set_mean_evictable(evictable / r);
+    out->set_blocks_evicted(evicted);
+  }
+}
+
 void AddSessions(const MergedResults& merged, Report* report) {
   const auto& reps = merged.replications;
   for (int j = 0; j < reps[0]->session_size(); ++j) {
@@ -202,6 +232,7 @@ Report BuildReport(const MergedResults& merged, const std::vector<double>& quant
   if (merged.replications.empty()) return report;
   AddStages(merged, &report);
   AddPools(merged, &report);
+  AddCaches(merged, &report);
   AddSessions(merged, &report);
   ClearNaN(&report);
   return report;

@@ -36,7 +36,7 @@ std::string Fixed(bool has, double x, int decimals) {
 // The tables text and markdown share; `markdown` escapes what markdown
 // would read.
 struct Tables {
-  std::vector<Table> tables;  // observe, stage, pool, session
+  std::vector<Table> tables;  // observe, stage, pool, cache, session
   bool shared = false;        // a stage is marked shared
 };
 
@@ -124,6 +124,20 @@ Tables MakeTables(const Report& r, bool markdown) {
                  absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
   }
   out.tables.push_back(std::move(pool));
+
+  // Only with a cache pool (an empty table is not printed).
+  Table cache({{"cache", Align::kLeft},
+               {"block"},
+               {"lookups"},
+               {"hit rate"},
+               {"evictable"},
+               {"evicted"}});
+  for (const Cache& c : r.cache()) {
+    cache.AddRow({name(c.name()), FormatShortest(c.block()), absl::StrCat(c.lookups()),
+                  Fixed(c.has_hit_rate(), c.hit_rate(), 4), FormatFixed(c.mean_evictable(), 4),
+                  absl::StrCat(c.blocks_evicted())});
+  }
+  out.tables.push_back(std::move(cache));
 
   Table session({{"session", Align::kLeft}, {"arrived"}, {"ended"}, {"in progress"}});
   for (const Session& s : r.session()) {
@@ -239,6 +253,18 @@ std::string RenderCsv(const Report& r) {
                   FormatShortest(p.max_used()), FormatShortest(p.mean_loaded()),
                   absl::StrCat(p.admitted()), Full(p.has_mean_wait(), p.mean_wait()),
                   absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
+  }
+
+  if (r.cache_size() > 0) {
+    out += "\n";
+    CsvRow(&out, {"cache", "block", "lookups", "lookup_tokens", "hit_tokens", "hit_rate",
+                  "mean_evictable", "blocks_evicted"});
+    for (const Cache& c : r.cache()) {
+      CsvRow(&out, {c.name(), FormatShortest(c.block()), absl::StrCat(c.lookups()),
+                    FormatShortest(c.lookup_tokens()), FormatShortest(c.hit_tokens()),
+                    Full(c.has_hit_rate(), c.hit_rate()), FormatShortest(c.mean_evictable()),
+                    absl::StrCat(c.blocks_evicted())});
+    }
   }
 
   out += "\n";

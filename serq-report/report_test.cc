@@ -335,5 +335,52 @@ TEST(Format, Numbers) {
   EXPECT_EQ(ElementName("P", false, 0), "P");
 }
 
+// The cache table: one row per pool element with a cache (kv; plain has
+// none). Replication 0: 3 lookups of 48 tokens, 24 hit, 10 evictable on
+// average, 1 block evicted; replication 1: 1 lookup of 16 tokens, none
+// hit, 2 evictable. Merged: 4 lookups, hit rate 24 / 64 = 0.375 (tokens
+// over tokens, not the mean of the replications' 0.5 and 0), evictable
+// (10 + 2) / 2 = 6, 1 evicted.
+TEST(Report, CacheTable) {
+  results::Results r = Results();
+  for (uint32_t i = 0; i < 2; ++i) {
+    results::Replication* rep = AddReplication(&r, i, {1});
+    results::PoolStats* plain = rep->add_pool();
+    plain->set_name("plain");
+    plain->set_cap(1);
+    results::PoolStats* kv = rep->add_pool();
+    kv->set_name("kv");
+    kv->set_cap(100);
+    kv->set_cache_block(4);
+    kv->set_lookups(i == 0 ? 3 : 1);
+    kv->set_lookup_tokens(i == 0 ? 48 : 16);
+    kv->set_hit_tokens(i == 0 ? 24 : 0);
+    kv->set_mean_evictable(i == 0 ? 10 : 2);
+    kv->set_blocks_evicted(i == 0 ? 1 : 0);
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("cache  block  lookups  hit rate  evictable  evicted\n"
+                      "kv         4        4    0.3750     6.0000        1\n"),
+            std::string::npos)
+      << text;
+  ReportOptions csv;
+  csv.format = "csv";
+  EXPECT_NE(Text({r}, csv).find("cache,block,lookups,lookup_tokens,hit_tokens,hit_rate,"
+                                "mean_evictable,blocks_evicted\n"
+                                "kv,4,4,64,24,0.375,6,1\n"),
+            std::string::npos);
+  ReportOptions json;
+  json.format = "json";
+  EXPECT_NE(Text({r}, json).find("\"hitRate\": 0.375"), std::string::npos) << Text({r}, json);
+  ReportOptions md;
+  md.format = "md";
+  EXPECT_NE(Text({r}, md).find("| kv "), std::string::npos);
+  // No cache pool: no table, no csv section.
+  results::Results plain = Results();
+  AddReplication(&plain, 0, {1})->add_pool()->set_name("plain");
+  EXPECT_EQ(Text({plain}).find("hit rate"), std::string::npos);
+  EXPECT_EQ(Text({plain}, csv).find("cache,"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace serq::report

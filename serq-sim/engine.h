@@ -67,11 +67,14 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
   void WatchPool(uint32_t pool, uint32_t station) override;
   void Token(SessionId session) override;
+  bool Lookup(SessionId session, double work, double* tokens) override;  // engine_cache.cc
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;
   void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
+  absl::Span<const BlockTag> Blocks(SessionId session) override;
+  void CacheEvicted(uint32_t pool, uint32_t blocks) override;
   void Freed(uint32_t pool) override;
   // StateView
   double StageState(Function f, uint32_t station) override;
@@ -114,6 +117,15 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
   void FreeSession(SessionId id);
+  // The prefix cache (engine_cache.cc). Sets a new session's block list
+  // from its trace row (Mooncake's hash_ids).
+  void SetBlocks(Session& s, uint32_t workload, const double* row);
+  // `prefix (k, n);`: appends n blocks of family k. False after a runtime
+  // error.
+  bool ExecPrefix(Session& s, const Instr& in);
+  // cached(P) (`cached`), else hit(P), in the current session.
+  double CacheState(bool cached, uint32_t pool);
+
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {

@@ -83,6 +83,7 @@ void Engine::Spawn(uint32_t workload, const double* row) {
       if (slots[c] >= 0) s.variables[slots[c]] = row[c];
     }
   }
+  SetBlocks(s, workload, row);
   ++arrived_[w.session];
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"arrive","session":%d,"workload":"%s"})", now_,
@@ -162,6 +163,9 @@ void Engine::Execute(SessionId id) {
         continue;
       case Code::kLoad:
         if (!ExecLoad(id, in)) break;
+        continue;
+      case Code::kPrefix:
+        if (!ExecPrefix(s, in)) break;
         continue;
       case Code::kObserve: {
         double v = Eval(in.b, s);

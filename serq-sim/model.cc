@@ -452,6 +452,20 @@ void Compiler::Declarations() {
               absl::StrCat("the cap of '", p.name(), "' must be >= 0, got ", *cap));
       }
     }
+    if (p.has_cache()) {
+      // The linker checks it is a constant whole number >= 1; checked again
+      // here for IR that skipped it.
+      auto block = ConstantAt(p.cache(), path + ".cache");
+      if (block) {
+        d.cache = *block;
+        d.cache_loc = p.cache_loc();
+        if (!(*block >= 1 && *block == std::floor(*block) && std::isfinite(*block))) {
+          Error(p.cache().loc(), path + ".cache",
+                absl::StrCat("the cache block of '", p.name(), "' must be a whole number >= 1, got ",
+                             *block));
+        }
+      }
+    }
     next += d.size;
     for (uint32_t k = 0; k < d.size; ++k) model_->pool_decl.push_back(i);
     model_->pools.push_back(std::move(d));
@@ -620,6 +634,11 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
         what("observe");
         Emit(Code::kObserve, info, observation_ids_.at(s.observe().name()),
              Expr(s.observe().value(), Context::kSession));
+        break;
+      case ir::Statement::kPrefix:
+        what("prefix");
+        Emit(Code::kPrefix, info, Expr(s.prefix().family(), Context::kSession),
+             Expr(s.prefix().count(), Context::kSession));
         break;
       default:
         Error(s.loc(), here, "empty statement");

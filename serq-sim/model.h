@@ -48,6 +48,8 @@ struct PoolDecl {
   bool array = false;
   double cap = 0;
   std::vector<uint32_t> evict_by;  // key nodes; empty: never evict
+  double cache = 0;  // `cache B`: the prefix cache's block size; 0: none
+  ir::Location cache_loc;
 };
 
 // Where a statement is, for runtime errors: its source location, or its IR
@@ -72,6 +74,7 @@ enum class Code : uint8_t {
   kRelease,  // a: element ref
   kLoad,     // a: element ref, b: amount
   kObserve,  // a: observation id, b: value
+  kPrefix,   // a: family, b: count (engine_cache.cc)
 };
 
 struct Instr {
