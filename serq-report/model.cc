@@ -9,70 +9,11 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "serq-report/format.h"
+#include "serq-report/observations.h"
 #include "serq-report/stats.h"
 
 namespace serq::report {
 namespace {
-
-// Samples of one name over every replication.
-struct Pooled {
-  Moments all;
-  std::vector<double> samples;        // every replication's, concatenated
-  std::vector<double> means;          // one per replication that has samples
-  const results::Observation* only = nullptr;  // the last of those replications'
-};
-
-void AddObservation(const std::string& name, Pooled& p,
-                    const std::vector<double>& quantiles, Report* report) {
-  Observation* o = report->add_observation();
-  o->set_name(name);
-  o->set_n(p.all.count());
-  if (p.all.count() == 0) return;
-  o->set_mean(p.all.mean());
-  if (std::optional<double> sd = p.all.Stddev(); sd && !std::isnan(*sd)) o->set_std(*sd);
-
-  std::optional<double> half_width;
-  Observation::Interval interval = Observation::NONE;
-  if (p.means.size() >= 2) {
-    half_width = HalfWidth95(p.means);
-    interval = Observation::REPLICATIONS;
-  } else if (p.all.count() >= kMinBatchSamples) {
-    const auto& s = p.only->sample();
-    half_width = HalfWidth95(BatchMeans(absl::MakeConstSpan(s.data(), s.size()), kBatches));
-    interval = Observation::BATCH_MEANS;
-  } else {
-    half_width = std::numeric_limits<double>::infinity();
-  }
-  // Infinite samples can make the spread NaN: then there is no interval.
-  if (half_width && !std::isnan(*half_width)) {
-    o->set_half_width(*half_width);
-    o->set_interval(interval);
-  }
-
-  // Sorted in place: nothing reads the samples after this.
-  std::sort(p.samples.begin(), p.samples.end());
-  for (double q : quantiles) {
-    o->add_quantile(SortedQuantile(p.samples, q / 100));
-  }
-}
-
-void AddObservations(const MergedResults& merged, const std::vector<double>& quantiles,
-                     Report* report) {
-  std::map<std::string, Pooled> by_name;  // sorted by name, as the report prints
-  for (const results::Replication* rep : merged.replications) {
-    for (const results::Observation& obs : rep->observation()) {
-      Pooled& p = by_name[obs.name()];
-      if (obs.sample().empty()) continue;
-      Moments m;
-      for (double x : obs.sample()) m.Add(x);
-      p.all.Merge(m);
-      p.means.push_back(m.mean());
-      p.samples.insert(p.samples.end(), obs.sample().begin(), obs.sample().end());
-      p.only = &obs;
-    }
-  }
-  for (auto& [name, pooled] : by_name) AddObservation(name, pooled, quantiles, report);
-}
 
 // Sums of infinite figures (inf - inf) are the one way to NaN here; an
 // undefined figure is absent, never NaN.

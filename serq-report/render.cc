@@ -54,6 +54,11 @@ Tables MakeTables(const Report& r, bool markdown) {
                                  {"±95%", Align::kRight, 6},
                                  {"std", Align::kRight, 5}};
   for (double q : r.quantile()) columns.push_back({QuantileLabel(q), Align::kRight, 6});
+  // Throughput after the quantiles, so the seed's row stays the start of
+  // its line; the sums only in markdown (text keeps to what a terminal
+  // holds; csv and json carry them too).
+  columns.push_back({"rate/s"});
+  if (markdown) columns.insert(columns.end(), {{"sum"}, {"sum/s"}});
   Table observe(columns);
   for (const Observation& o : r.observation()) {
     std::vector<std::string> row = {name(o.name()), absl::StrCat(o.n()),
@@ -66,6 +71,11 @@ Tables MakeTables(const Report& r, bool markdown) {
     row.push_back(Fixed(o.has_std(), o.std(), 3));
     for (int q = 0; q < r.quantile_size(); ++q) {
       row.push_back(Fixed(q < o.quantile_size(), q < o.quantile_size() ? o.quantile(q) : 0, 4));
+    }
+    row.push_back(Fixed(o.has_rate(), o.rate(), 4));
+    if (markdown) {
+      row.push_back(Fixed(o.has_sum(), o.sum(), 4));
+      row.push_back(Fixed(o.has_sum_rate(), o.sum_rate(), 4));
     }
     observe.AddRow(std::move(row));
   }
@@ -177,7 +187,8 @@ std::string RenderCsv(const Report& r) {
                 absl::StrCat(r.replications()), absl::StrJoin(seeds, " ")});
 
   out += "\n";
-  std::vector<std::string> header = {"observe", "n", "mean", "half_width", "interval", "std"};
+  std::vector<std::string> header = {"observe", "n",    "mean", "half_width", "interval",
+                                     "std",     "rate", "sum",  "sum_rate"};
   for (double q : r.quantile()) header.push_back(QuantileLabel(q));
   CsvRow(&out, header);
   for (const Observation& o : r.observation()) {
@@ -190,7 +201,9 @@ std::string RenderCsv(const Report& r) {
     }
     std::vector<std::string> row = {o.name(), absl::StrCat(o.n()), Full(o.has_mean(), o.mean()),
                                     Full(o.has_half_width(), o.half_width()),
-                                    o.has_interval() ? interval : "", Full(o.has_std(), o.std())};
+                                    o.has_interval() ? interval : "", Full(o.has_std(), o.std()),
+                                    Full(o.has_rate(), o.rate()), Full(o.has_sum(), o.sum()),
+                                    Full(o.has_sum_rate(), o.sum_rate())};
     for (int q = 0; q < r.quantile_size(); ++q) {
       row.push_back(q < o.quantile_size() ? FormatShortest(o.quantile(q)) : "");
     }

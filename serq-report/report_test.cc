@@ -49,8 +49,8 @@ TEST(Report, SeedBeforeRow) {
   EXPECT_EQ(Text({r}),
             "before.sq: horizon 10, warmup 0, 1 replication, seed 1\n"
             "\n"
-            "observe          n    mean    ±95%    std     p99\n"
-            "transferred      2  2.0000    ±inf  0.000  2.0000\n");
+            "observe          n    mean    ±95%    std     p99  rate/s\n"
+            "transferred      2  2.0000    ±inf  0.000  2.0000  0.2000\n");
 }
 
 TEST(Report, TwoFilesMergeTheirReplications) {
@@ -64,8 +64,8 @@ TEST(Report, TwoFilesMergeTheirReplications) {
   std::string want =
       "before.sq: horizon 10, warmup 0, 2 replications, seeds 1, 7\n"
       "\n"
-      "observe          n    mean      ±95%    std     p99\n"
-      "transferred      4  2.0000  ±12.7062  1.155  3.0000\n";
+      "observe          n    mean      ±95%    std     p99  rate/s\n"
+      "transferred      4  2.0000  ±12.7062  1.155  3.0000  0.2000\n";
   EXPECT_EQ(Text({a, b}), want);
   EXPECT_EQ(Text({b, a}), want);  // the order of the files does not matter
 }
@@ -74,7 +74,7 @@ TEST(Report, TwoEqualReplicationsHaveNoSpread) {
   results::Results r = Results();
   AddReplication(&r, 0, {2, 2});
   AddReplication(&r, 1, {2, 2});
-  EXPECT_NE(Text({r}).find("transferred      4  2.0000  ±0.0000  0.000  2.0000\n"),
+  EXPECT_NE(Text({r}).find("transferred      4  2.0000  ±0.0000  0.000  2.0000  0.2000\n"),
             std::string::npos);
 }
 
@@ -87,13 +87,13 @@ TEST(Report, BatchMeansFromAHundredSamplesOfOneReplication) {
   for (int i = 1; i <= 99; ++i) x.push_back(i);
   results::Results r = Results();
   AddReplication(&r, 0, x);
-  EXPECT_NE(Text({r}).find("transferred     99  50.0000    ±inf  28.723  98.0200\n"),
+  EXPECT_NE(Text({r}).find("transferred     99  50.0000    ±inf  28.723  98.0200  9.9000\n"),
             std::string::npos)
       << Text({r});
   x.push_back(100);
   r = Results();
   AddReplication(&r, 0, x);
-  EXPECT_NE(Text({r}).find("transferred    100  50.5000  ±21.6585  29.011  99.0100\n"),
+  EXPECT_NE(Text({r}).find("transferred    100  50.5000  ±21.6585  29.011  99.0100  10.0000\n"),
             std::string::npos)
       << Text({r});
 }
@@ -101,9 +101,43 @@ TEST(Report, BatchMeansFromAHundredSamplesOfOneReplication) {
 TEST(Report, AnObservationWithoutSamplesPrintsDashes) {
   results::Results r = Results();
   AddReplication(&r, 0, {});
-  EXPECT_NE(Text({r}).find("transferred      0       -       -      -       -\n"),
+  EXPECT_NE(Text({r}).find("transferred      0       -       -      -       -  0.0000\n"),
             std::string::npos)
       << Text({r});
+}
+
+TEST(Report, ThroughputIsPerSecondOfTheMeasuredWindows) {
+  // Window [2, 10], two replications: 16 seconds measured. Samples 3, 5
+  // and 4: rate 3 / 16 = 0.1875 a second, sum 12, sum per second
+  // 12 / 16 = 0.75 (with `observe out = output;`, tokens/s). A name
+  // without samples still has its rate: 0.
+  results::Results r = Results();
+  r.set_warmup(2);
+  AddReplication(&r, 0, {3, 5});
+  AddReplication(&r, 1, {4});
+  results::Observation* none = r.mutable_replication(1)->add_observation();
+  none->set_name("zero");
+  ReportOptions csv;
+  csv.format = "csv";
+  std::string text = Text({r}, csv);
+  EXPECT_NE(text.find("observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99\n"
+                      "transferred,3,4,"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(",0.1875,12,0.75,"), std::string::npos) << text;
+  EXPECT_NE(text.find("zero,0,,,,,0,,,\n"), std::string::npos) << text;
+  ReportOptions md;
+  md.format = "md";
+  text = Text({r}, md);
+  EXPECT_NE(text.find("| rate/s |     sum |  sum/s |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 0.1875 | 12.0000 | 0.7500 |"), std::string::npos) << text;
+  EXPECT_NE(Text({r}).find("transferred      3  4.0000"), std::string::npos);
+  ReportOptions json;
+  json.format = "json";
+  text = Text({r}, json);
+  EXPECT_NE(text.find("\"rate\": 0.1875,\n   \"sum\": 12,\n   \"sumRate\": 0.75"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Report, NoReplicationsPrintTheRunLineOnly) {
@@ -117,8 +151,8 @@ TEST(Report, QuantileColumnsFollowTheOption) {
   AddReplication(&r, 0, {4, 1, 3, 2});
   ReportOptions options;
   options.quantiles = {50, 90, 99};
-  EXPECT_NE(Text({r}, options).find("observe          n    mean    ±95%    std     p50     p90     p99\n"
-                                    "transferred      4  2.5000    ±inf  1.291  2.5000  3.7000  3.9700\n"),
+  EXPECT_NE(Text({r}, options).find("observe          n    mean    ±95%    std     p50     p90     p99  rate/s\n"
+                                    "transferred      4  2.5000    ±inf  1.291  2.5000  3.7000  3.9700  0.4000\n"),
             std::string::npos)
       << Text({r}, options);
 }
@@ -226,11 +260,11 @@ TEST(Report, InfiniteSamplesNeverPrintNaN) {
   results::Results a = Results();
   AddReplication(&a, 0, {1, inf});
   std::string text = Text({a});
-  EXPECT_NE(text.find("transferred      2     inf    ±inf      -     inf\n"), std::string::npos)
+  EXPECT_NE(text.find("transferred      2     inf    ±inf      -     inf  0.2000\n"), std::string::npos)
       << text;
   AddReplication(&a, 1, {1, 1});
   text = Text({a});
-  EXPECT_NE(text.find("transferred      4     inf       -      -     inf\n"), std::string::npos)
+  EXPECT_NE(text.find("transferred      4     inf       -      -     inf  0.2000\n"), std::string::npos)
       << text;
   ReportOptions json;
   json.format = "json";
@@ -245,7 +279,7 @@ TEST(Report, CsvQuotesWhatNeedsIt) {
             "program,horizon,warmup,replications,seeds\n"
             "\"a,b \"\"c\"\".sq\",10,0,0,1\n"
             "\n"
-            "observe,n,mean,half_width,interval,std,p99\n"
+            "observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99\n"
             "\n"
             "stage,kind,shared,mean_present,utilisation,done,mean_service,waited,mean_wait,steps,"
             "mean_batch_jobs,mean_batch_tokens\n"
