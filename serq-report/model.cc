@@ -10,6 +10,7 @@
 #include "google/protobuf/message.h"
 #include "serq-report/format.h"
 #include "serq-report/observations.h"
+#include "serq-report/steady_state.h"
 #include "serq-report/stats.h"
 
 namespace serq::report {
@@ -137,6 +138,7 @@ Report BuildReport(const MergedResults& merged, const std::vector<double>& quant
   AddStages(merged, &report);
   AddPools(merged, &report);
   AddSessions(merged, &report);
+  *report.mutable_steady_state() = JudgeSteadyState(merged);
   ClearNaN(&report);
   return report;
 }

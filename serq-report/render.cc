@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/io.h"
 #include "serq-report/format.h"
+#include "serq-report/steady_state.h"
 #include "serq-report/table.h"
 
 namespace serq::report {
@@ -148,6 +149,16 @@ std::string Render(const Report& r, bool markdown) {
                       "\n");
     }
   }
+  // Under the tables, never silently: a run that did not settle.
+  std::vector<std::string> steady = SteadyStateLines(r);
+  if (!steady.empty()) {
+    out += "\n";
+    for (size_t i = 0; i < steady.size(); ++i) {
+      // In markdown each line is a paragraph of its own.
+      if (markdown && i > 0) out += "\n";
+      absl::StrAppend(&out, markdown ? EscapeMarkdown(steady[i]) : steady[i], "\n");
+    }
+  }
   return out;
 }
 
@@ -238,6 +249,14 @@ std::string RenderCsv(const Report& r) {
   for (const Session& s : r.session()) {
     CsvRow(&out, {s.name(), absl::StrCat(s.arrived()), absl::StrCat(s.ended()),
                   absl::StrCat(s.in_progress())});
+  }
+
+  out += "\n";
+  CsvRow(&out, {"steady_state", "replications_flagged"});
+  if (r.has_steady_state() && r.steady_state().has_verdict()) {
+    const SteadyState& s = r.steady_state();
+    CsvRow(&out, {SteadyState::Verdict_Name(s.verdict()),
+                  Count(s.has_replications_flagged(), s.replications_flagged())});
   }
   return out;
 }

@@ -286,7 +286,9 @@ TEST(Report, CsvQuotesWhatNeedsIt) {
             "\n"
             "pool,cap,mean_used,max_used,mean_loaded,admitted,mean_wait,evicted,expired\n"
             "\n"
-            "session,arrived,ended,in_progress\n");
+            "session,arrived,ended,in_progress\n"
+            "\n"
+            "steady_state,replications_flagged\n");
 }
 
 TEST(Options, ParseQuantiles) {
