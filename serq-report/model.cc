@@ -34,6 +34,21 @@ void ClearNaN(google::protobuf::Message* m) {
   }
 }
 
+// A step stage's fill: the mean batch over the budget, the headroom that
+// its utilisation (the time in a step) does not show.
+void AddFill(const results::StageStats& first, Stage* out) {
+  if (first.step_seqs() > 0) {
+    out->set_seqs_budget(first.step_seqs());
+    if (out->has_mean_batch_jobs()) out->set_seqs_fill(out->mean_batch_jobs() / first.step_seqs());
+  }
+  if (first.step_tokens() > 0) {
+    out->set_tokens_budget(first.step_tokens());
+    if (out->has_mean_batch_tokens()) {
+      out->set_tokens_fill(out->mean_batch_tokens() / first.step_tokens());
+    }
+  }
+}
+
 void AddStages(const MergedResults& merged, Report* report) {
   const auto& reps = merged.replications;
   double r = static_cast<double>(reps.size());
@@ -72,6 +87,7 @@ void AddStages(const MergedResults& merged, Report* report) {
         out->set_mean_batch_jobs(static_cast<double>(jobs) / static_cast<double>(steps));
         out->set_mean_batch_tokens(static_cast<double>(tokens) / static_cast<double>(steps));
       }
+      AddFill(first, out);
     }
   }
 }

@@ -16,6 +16,9 @@ namespace {
 constexpr char kUndefined[] = "-";
 constexpr char kSharedNote[] =
     "* shared stage: util is the time-average of the sum of its flows' rates / phi";
+constexpr char kStepNote[] =
+    "step: util is the time in a step, not headroom; seq fill = jobs/step / seqs, "
+    "token fill = tokens/step / tokens";
 
 std::string QuantileLabel(double q) { return absl::StrCat("p", FormatShortest(q)); }
 
@@ -39,6 +42,7 @@ std::string Fixed(bool has, double x, int decimals) {
 struct Tables {
   std::vector<Table> tables;  // observe, stage, pool, session
   bool shared = false;        // a stage is marked shared
+  bool steps = false;         // a step stage: its columns and note
 };
 
 Tables MakeTables(const Report& r, bool markdown) {
@@ -87,8 +91,10 @@ Tables MakeTables(const Report& r, bool markdown) {
   columns = {{"stage", Align::kLeft},   {"kind", Align::kLeft}, {"present"},
              {"util"},                  {"done"},               {"service"},
              {"wait"}};
+  out.steps = steps;
   if (steps) {
     columns.insert(columns.end(), {{"steps"}, {"jobs/step"}, {"tokens/step"}});
+    columns.insert(columns.end(), {{"seq fill"}, {"token fill"}});
   }
   Table stage(columns);
   for (const Stage& s : r.stage()) {
@@ -105,6 +111,8 @@ Tables MakeTables(const Report& r, bool markdown) {
       row.push_back(s.has_steps() ? absl::StrCat(s.steps()) : kUndefined);
       row.push_back(Fixed(s.has_mean_batch_jobs(), s.mean_batch_jobs(), 4));
       row.push_back(Fixed(s.has_mean_batch_tokens(), s.mean_batch_tokens(), 4));
+      row.push_back(Fixed(s.has_seqs_fill(), s.seqs_fill(), 4));
+      row.push_back(Fixed(s.has_tokens_fill(), s.tokens_fill(), 4));
     }
     stage.AddRow(std::move(row));
   }
@@ -146,6 +154,10 @@ std::string Render(const Report& r, bool markdown) {
     absl::StrAppend(&out, "\n", markdown ? t.RenderMarkdown() : t.RenderText());
     if (i == 1 && tables.shared) {
       absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(kSharedNote) : kSharedNote,
+                      "\n");
+    }
+    if (i == 1 && tables.steps) {
+      absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(kStepNote) : kStepNote,
                       "\n");
     }
   }
@@ -223,7 +235,8 @@ std::string RenderCsv(const Report& r) {
 
   out += "\n";
   CsvRow(&out, {"stage", "kind", "shared", "mean_present", "utilisation", "done", "mean_service",
-                "waited", "mean_wait", "steps", "mean_batch_jobs", "mean_batch_tokens"});
+                "waited", "mean_wait", "steps", "mean_batch_jobs", "mean_batch_tokens",
+                "seqs_budget", "tokens_budget", "seqs_fill", "tokens_fill"});
   for (const Stage& s : r.stage()) {
     CsvRow(&out, {s.name(), s.kind(), s.shared() ? "true" : "false",
                   FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
@@ -231,7 +244,11 @@ std::string RenderCsv(const Report& r) {
                   Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
                   Count(s.has_steps(), s.steps()),
                   Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
-                  Full(s.has_mean_batch_tokens(), s.mean_batch_tokens())});
+                  Full(s.has_mean_batch_tokens(), s.mean_batch_tokens()),
+                  Full(s.has_seqs_budget(), s.seqs_budget()),
+                  Full(s.has_tokens_budget(), s.tokens_budget()),
+                  Full(s.has_seqs_fill(), s.seqs_fill()),
+                  Full(s.has_tokens_fill(), s.tokens_fill())});
   }
 
   out += "\n";

@@ -161,7 +161,8 @@ TEST(Report, StagesAverageTimeFiguresAndSumCounts) {
   // Two replications of a fifo stage: present (1 + 2) / 2 = 1.5, util
   // (0.5 + 0.7) / 2 = 0.6, done 3 + 5 = 8, service (3 + 7) / 8 = 1.25,
   // wait (2 + 2) / (4 + 4) = 0.5. A step stage: steps 10 + 10, jobs
-  // (30 + 50) / 20 = 4, tokens (100 + 300) / 20 = 20.
+  // (30 + 50) / 20 = 4, tokens (100 + 300) / 20 = 20; with seqs 16 and
+  // tokens 64 its fill is 4 / 16 = 0.25 and 20 / 64 = 0.3125.
   results::Results r = Results();
   for (uint32_t k = 0; k < 2; ++k) {
     results::Replication* rep = AddReplication(&r, k, {1});
@@ -182,17 +183,20 @@ TEST(Report, StagesAverageTimeFiguresAndSumCounts) {
     e->set_steps(10);
     e->set_batch_jobs(k == 0 ? 30 : 50);
     e->set_batch_tokens(k == 0 ? 100 : 300);
+    e->set_step_seqs(16);
+    e->set_step_tokens(64);
     results::StageStats* l = rep->add_stage();
     l->set_name("egress");
     l->set_kind("ps");
     l->set_shared(true);
   }
   std::string text = Text({r});
-  EXPECT_NE(text.find("stage   kind  present    util  done  service    wait  steps  jobs/step  tokens/step\n"
-                      "tok     fifo   1.5000  0.6000     8   1.2500  0.5000      -          -            -\n"
-                      "E[1]    step   0.0000  0.0000     0        -       -     20     4.0000      20.0000\n"
-                      "egress  ps*    0.0000  0.0000     0        -       -      -          -            -\n"
-                      "* shared stage: util is the time-average of the sum of its flows' rates / phi\n"),
+  EXPECT_NE(text.find("stage   kind  present    util  done  service    wait  steps  jobs/step  tokens/step  seq fill  token fill\n"
+                      "tok     fifo   1.5000  0.6000     8   1.2500  0.5000      -          -            -         -           -\n"
+                      "E[1]    step   0.0000  0.0000     0        -       -     20     4.0000      20.0000    0.2500      0.3125\n"
+                      "egress  ps*    0.0000  0.0000     0        -       -      -          -            -         -           -\n"
+                      "* shared stage: util is the time-average of the sum of its flows' rates / phi\n"
+                      "step: util is the time in a step, not headroom; seq fill = jobs/step / seqs, token fill = tokens/step / tokens\n"),
             std::string::npos)
       << text;
 }
@@ -246,6 +250,24 @@ TEST(Report, DifferentStagesAreRefused) {
             "program\n");
 }
 
+TEST(Report, StepStagesWithOtherBudgetsAreRefused) {
+  // -D can change a budget between two runs of one program; the fill of
+  // the merge would be over neither.
+  results::Results a = Results(), b = Results();
+  results::StageStats* e = AddReplication(&a, 0, {1})->add_stage();
+  e->set_name("E");
+  e->set_kind("step");
+  e->set_step_seqs(16);
+  results::StageStats* f = AddReplication(&b, 1, {1})->add_stage();
+  *f = *e;
+  f->set_step_seqs(32);
+  f->set_step_tokens(64);
+  EXPECT_EQ(Error({a, b}),
+            "b.json:replication[0].stage[0]: error: stage 'E' (step, seqs 32, tokens 64) does not "
+            "match stage 'E' (step, seqs 16) of replication 0 in a.json; merged results must "
+            "come from the same program\n");
+}
+
 TEST(Report, NaNIsRefusedAtItsPath) {
   results::Results a = Results();
   AddReplication(&a, 0, {1, std::nan(""), 2});
@@ -282,7 +304,7 @@ TEST(Report, CsvQuotesWhatNeedsIt) {
             "observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99\n"
             "\n"
             "stage,kind,shared,mean_present,utilisation,done,mean_service,waited,mean_wait,steps,"
-            "mean_batch_jobs,mean_batch_tokens\n"
+            "mean_batch_jobs,mean_batch_tokens,seqs_budget,tokens_budget,seqs_fill,tokens_fill\n"
             "\n"
             "pool,cap,mean_used,max_used,mean_loaded,admitted,mean_wait,evicted,expired\n"
             "\n"

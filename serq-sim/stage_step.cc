@@ -95,6 +95,8 @@ class StepStation final : public Station {
     // Tokens are whole numbers unless a run's work is not; the report's
     // field counts them, so a fractional sum is rounded.
     out->set_batch_tokens(static_cast<uint64_t>(std::llround(batch_tokens_)));
+    if (std::isfinite(seqs_)) out->set_step_seqs(seqs_);
+    if (std::isfinite(tokens_)) out->set_step_tokens(tokens_);
   }
 
  private:
