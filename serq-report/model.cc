@@ -125,17 +125,28 @@ void AddPools(const MergedResults& merged, Report* report) {
 void AddSessions(const MergedResults& merged, Report* report) {
   const auto& reps = merged.replications;
   for (int j = 0; j < reps[0]->session_size(); ++j) {
-    uint64_t arrived = 0, ended = 0, in_progress = 0;
+    uint64_t arrived = 0, ended = 0, in_progress = 0, arrived_window = 0, ended_window = 0;
+    // Results that record the window's thirds record its counts too;
+    // older ones have zeros there, which are no counts.
+    bool windowed = true;
     for (const results::Replication* rep : reps) {
-      arrived += rep->session(j).arrived();
-      ended += rep->session(j).ended();
-      in_progress += rep->session(j).in_progress();
+      const results::SessionStats& s = rep->session(j);
+      arrived += s.arrived();
+      ended += s.ended();
+      in_progress += s.in_progress();
+      arrived_window += s.arrived_window();
+      ended_window += s.ended_window();
+      windowed &= s.in_progress_third_size() == 3;
     }
     Session* out = report->add_session();
     out->set_name(reps[0]->session(j).name());
     out->set_arrived(arrived);
     out->set_ended(ended);
     out->set_in_progress(in_progress);
+    if (windowed) {
+      out->set_arrived_window(arrived_window);
+      out->set_ended_window(ended_window);
+    }
   }
 }
 

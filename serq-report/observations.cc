@@ -18,6 +18,7 @@ struct Pooled {
   double sum = 0;                     // every sample, replication by replication
   std::vector<double> samples;        // every replication's, concatenated
   std::vector<double> means;          // one per replication that has samples
+  std::vector<std::vector<double>> quantiles;  // per quantile, one per such replication
   const results::Observation* only = nullptr;  // the last of those replications'
 };
 
@@ -58,6 +59,16 @@ void AddObservation(const std::string& name, Pooled& p, const std::vector<double
   for (double q : quantiles) {
     o->add_quantile(SortedQuantile(p.samples, q / 100));
   }
+  // Each quantile's interval across the replications, as the mean's: the
+  // replications' own quantiles are independent and identically
+  // distributed estimates of it.
+  if (p.means.size() >= 2) {
+    for (const std::vector<double>& per_replication : p.quantiles) {
+      std::optional<double> hw = HalfWidth95(per_replication);
+      o->add_quantile_half_width(hw && !std::isnan(*hw) ? *hw
+                                                         : std::numeric_limits<double>::infinity());
+    }
+  }
 }
 
 }  // namespace
@@ -78,6 +89,12 @@ void AddObservations(const MergedResults& merged, const std::vector<double>& qua
       p.means.push_back(m.mean());
       p.samples.insert(p.samples.end(), obs.sample().begin(), obs.sample().end());
       p.only = &obs;
+      std::vector<double> sorted(obs.sample().begin(), obs.sample().end());
+      std::sort(sorted.begin(), sorted.end());
+      p.quantiles.resize(quantiles.size());
+      for (size_t k = 0; k < quantiles.size(); ++k) {
+        p.quantiles[k].push_back(SortedQuantile(sorted, quantiles[k] / 100));
+      }
     }
   }
   // Every replication measured the window [warmup, horizon], those that

@@ -135,10 +135,17 @@ Tables MakeTables(const Report& r, bool markdown) {
   }
   out.tables.push_back(std::move(pool));
 
-  Table session({{"session", Align::kLeft}, {"arrived"}, {"ended"}, {"in progress"}});
+  Table session({{"session", Align::kLeft},
+                 {"arrived"},
+                 {"ended"},
+                 {"in progress"},
+                 {"arrived in window"},
+                 {"ended in window"}});
   for (const Session& s : r.session()) {
     session.AddRow({s.name().empty() ? "(unnamed)" : name(s.name()), absl::StrCat(s.arrived()),
-                    absl::StrCat(s.ended()), absl::StrCat(s.in_progress())});
+                    absl::StrCat(s.ended()), absl::StrCat(s.in_progress()),
+                    s.has_arrived_window() ? absl::StrCat(s.arrived_window()) : kUndefined,
+                    s.has_ended_window() ? absl::StrCat(s.ended_window()) : kUndefined});
   }
   out.tables.push_back(std::move(session));
   return out;
@@ -212,7 +219,11 @@ std::string RenderCsv(const Report& r) {
   out += "\n";
   std::vector<std::string> header = {"observe", "n",    "mean", "half_width", "interval",
                                      "std",     "rate", "sum",  "sum_rate"};
-  for (double q : r.quantile()) header.push_back(QuantileLabel(q));
+  // Each quantile, then its half-width across replications.
+  for (double q : r.quantile()) {
+    header.push_back(QuantileLabel(q));
+    header.push_back(absl::StrCat(QuantileLabel(q), "_half_width"));
+  }
   CsvRow(&out, header);
   for (const Observation& o : r.observation()) {
     std::string interval;
@@ -229,6 +240,8 @@ std::string RenderCsv(const Report& r) {
                                     Full(o.has_sum_rate(), o.sum_rate())};
     for (int q = 0; q < r.quantile_size(); ++q) {
       row.push_back(q < o.quantile_size() ? FormatShortest(o.quantile(q)) : "");
+      row.push_back(q < o.quantile_half_width_size() ? FormatShortest(o.quantile_half_width(q))
+                                                      : "");
     }
     CsvRow(&out, row);
   }
@@ -262,10 +275,11 @@ std::string RenderCsv(const Report& r) {
   }
 
   out += "\n";
-  CsvRow(&out, {"session", "arrived", "ended", "in_progress"});
+  CsvRow(&out, {"session", "arrived", "ended", "in_progress", "arrived_window", "ended_window"});
   for (const Session& s : r.session()) {
     CsvRow(&out, {s.name(), absl::StrCat(s.arrived()), absl::StrCat(s.ended()),
-                  absl::StrCat(s.in_progress())});
+                  absl::StrCat(s.in_progress()), Count(s.has_arrived_window(), s.arrived_window()),
+                  Count(s.has_ended_window(), s.ended_window())});
   }
 
   out += "\n";

@@ -120,12 +120,12 @@ TEST(Report, ThroughputIsPerSecondOfTheMeasuredWindows) {
   ReportOptions csv;
   csv.format = "csv";
   std::string text = Text({r}, csv);
-  EXPECT_NE(text.find("observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99\n"
+  EXPECT_NE(text.find("observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99,p99_half_width\n"
                       "transferred,3,4,"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find(",0.1875,12,0.75,"), std::string::npos) << text;
-  EXPECT_NE(text.find("zero,0,,,,,0,,,\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("zero,0,,,,,0,,,,\n"), std::string::npos) << text;
   ReportOptions md;
   md.format = "md";
   text = Text({r}, md);
@@ -138,6 +138,26 @@ TEST(Report, ThroughputIsPerSecondOfTheMeasuredWindows) {
   EXPECT_NE(text.find("\"rate\": 0.1875,\n   \"sum\": 12,\n   \"sumRate\": 0.75"),
             std::string::npos)
       << text;
+}
+
+TEST(Report, QuantilesHaveIntervalsAcrossReplications) {
+  // p50 of 1, 2, 3, 4 is 2.5 and of 3, 4, 5, 6 is 4.5: their standard
+  // deviation is sqrt(2), so the half-width is t(0.975, 1) sqrt(2) /
+  // sqrt(2) = 12.7062. The pooled p50 (1 2 3 3 4 4 5 6, h = 3.5) is 3.5.
+  // One replication: no interval, the column stays empty.
+  results::Results r = Results();
+  AddReplication(&r, 0, {4, 1, 3, 2});
+  ReportOptions csv;
+  csv.format = "csv";
+  csv.quantiles = {50};
+  std::string text = Text({r}, csv);
+  EXPECT_NE(text.find("observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p50,p50_half_width\n"
+                      "transferred,4,2.5,inf,none,1.2909944487358056,0.4,10,1,2.5,\n"),
+            std::string::npos)
+      << text;
+  AddReplication(&r, 1, {3, 4, 6, 5});
+  text = Text({r}, csv);
+  EXPECT_NE(text.find(",3.5,12.706204736174694\n"), std::string::npos) << text;
 }
 
 TEST(Report, NoReplicationsPrintTheRunLineOnly) {
@@ -301,14 +321,14 @@ TEST(Report, CsvQuotesWhatNeedsIt) {
             "program,horizon,warmup,replications,seeds\n"
             "\"a,b \"\"c\"\".sq\",10,0,0,1\n"
             "\n"
-            "observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99\n"
+            "observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99,p99_half_width\n"
             "\n"
             "stage,kind,shared,mean_present,utilisation,done,mean_service,waited,mean_wait,steps,"
             "mean_batch_jobs,mean_batch_tokens,seqs_budget,tokens_budget,seqs_fill,tokens_fill\n"
             "\n"
             "pool,cap,mean_used,max_used,mean_loaded,admitted,mean_wait,evicted,expired\n"
             "\n"
-            "session,arrived,ended,in_progress\n"
+            "session,arrived,ended,in_progress,arrived_window,ended_window\n"
             "\n"
             "steady_state,replications_flagged\n");
 }

@@ -105,6 +105,38 @@ TEST(SteadyState, ABatchThatHasNotDrainedIsBacklogged) {
             "ended); average over the window's thirds 92.2, 75.5, 58.8");
 }
 
+TEST(SteadyState, SessionsAreCountedInTheWindow) {
+  // Arrivals at 0, 1, ..., 9, each 3 s at a delay stage; window [2, 10].
+  // Arrived 10, in the window 8 (t = 2..9); ended at 3..9 (arrivals
+  // 0..6): 7, all in the window; in progress at the horizon 3 (arrivals 7,
+  // 8, 9), at warmup 2 (arrivals 0 and 1): 2 + 8 - 7 = 3.
+  SimRun run = RunSource(R"(
+    stage D : delay;
+    workload { arrive periodic(1); }
+    session { run D (3); }
+    run { horizon 10; warmup 2; }
+  )");
+  ASSERT_TRUE(run.ok) << run.errors;
+  const results::SessionStats& s = run.results.replication(0).session(0);
+  EXPECT_EQ(s.arrived(), 10);
+  EXPECT_EQ(s.arrived_window(), 8);
+  EXPECT_EQ(s.ended(), 7);
+  EXPECT_EQ(s.ended_window(), 7);
+  EXPECT_EQ(s.in_progress(), 3);
+  QueueWindow q = SessionWindow(s);
+  EXPECT_EQ(q.start, 2);
+  EXPECT_EQ(q.end, 3);
+  EXPECT_EQ(q.arrived, 8);
+  ReportOptions csv;
+  csv.format = "csv";
+  absl::StatusOr<std::string> text = RenderReport({run.results}, csv);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("session,arrived,ended,in_progress,arrived_window,ended_window\n"
+                       ",10,7,3,8,7\n"),
+            std::string::npos)
+      << *text;
+}
+
 // M/M/1 with mean service time 1 and arrival rate rho, horizon 10^4,
 // 20 replications (20 independent streams).
 SteadyState MM1(double rho, double warmup) {
