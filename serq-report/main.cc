@@ -12,11 +12,15 @@
 #include "ir/flags.h"
 #include "ir/io.h"
 #include "serq-report/report.h"
+#include "serq-report/series.h"
 
 ABSL_FLAG(std::string, format, "text", "the report's format: text, csv, json or md");
 ABSL_FLAG(std::string, quantiles, "99",
           "the quantile columns, in percent, separated by commas, each strictly between 0 and "
           "100 (e.g. 50,90,99; empty: none)");
+
+ABSL_FLAG(bool, series, false,
+          "print the time series (run { sample DT; }) as csv instead of the report");
 
 namespace {
 
@@ -26,9 +30,10 @@ constexpr char kTool[] = "serq-report";
 
 int main(int argc, char** argv) {
   constexpr char kUsage[] =
-      "serq-report [results...|-] [--format=text|csv|json|md] [--quantiles=50,90,99]\n"
+      "serq-report [results...|-] [--format=text|csv|json|md] [--quantiles=50,90,99] [--series]\n"
       "Reads results (serq-sim's output, JSON or protobuf binary; stdin when no file or '-' is\n"
-      "given), merges the replications of every file and writes the report to stdout.";
+      "given), merges the replications of every file and writes the report to stdout;\n"
+      "with --series, the time series as csv instead.";
   std::vector<char*> args = serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), kUsage);
 
   serq::report::ReportOptions options;
@@ -70,7 +75,14 @@ int main(int argc, char** argv) {
   }
   if (failed) return serq::kExitInputRejected;
 
-  absl::StatusOr<std::string> report = serq::report::RenderReport(inputs, options, names);
+  absl::StatusOr<std::string> report;
+  if (absl::GetFlag(FLAGS_series)) {
+    auto series = serq::report::CollectSeries(inputs, names);
+    report = series.ok() ? absl::StatusOr<std::string>(serq::report::RenderSeriesCsv(*series))
+                         : absl::StatusOr<std::string>(series.status());
+  } else {
+    report = serq::report::RenderReport(inputs, options, names);
+  }
   if (!report.ok()) {
     std::cerr << report.status().message();
     return serq::kExitInputRejected;

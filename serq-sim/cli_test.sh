@@ -141,5 +141,32 @@ expect horizon-negative 2 $?
 "$sim" --help >/dev/null 2>&1
 [ $? -le 1 ] || fail "help"
 
+# --sample DT: the series' times are k * DT up to the horizon (3: 0, 1.5,
+# 3); a bad interval is misuse; one that makes over a million samples is
+# refused (exit 1), not gigabytes of results.
+"$sim" --sample 1.5 --replications 2 "$tmp/p.json" >"$tmp/out" 2>"$tmp/err"
+expect sample 0 $?
+python3 - "$tmp/out" <<'PY' || fail "sample: series"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["sample"] == 1.5, r["sample"]
+for rep in r["replication"]:
+    s = rep["series"]
+    assert s["time"] == [0, 1.5, 3], s["time"]
+    # Arrivals at 0, 1, 2 (periodic(1)), each 2 s on D[0]: at 0 one job, at
+    # 1.5 two (0 and 1), at 3 two (1 and 2: the 0 one ended at 2).
+    assert s["stage"][0]["present"] == [1, 2, 2], s["stage"][0]
+    assert s["stage"][1]["present"] == [0, 0, 0], s["stage"][1]
+    assert s["session"][0]["inProgress"] == [1, 2, 2], s["session"]
+PY
+for bad in 0 -1 inf nan x; do
+  "$sim" --sample "$bad" "$tmp/p.json" >/dev/null 2>"$tmp/err"
+  expect "sample $bad" 2 $?
+done
+"$sim" --sample 1e-6 "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect sample-too-many 1 $?
+grep -q "error: --sample: a sample every 1e-06 s over the horizon 3 makes more than 1000000 samples" \
+  "$tmp/err" || fail "sample-too-many: $(cat "$tmp/err")"
+
 [ "$failures" -eq 0 ] && echo "serq-sim cli: all cases pass"
 [ "$failures" -eq 0 ]

@@ -60,6 +60,7 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   arrived_.assign(model.sessions.size(), 0);
   ended_.assign(model.sessions.size(), 0);
   samples_.assign(model.observations.size(), {});
+  if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
 }
 
 Engine::~Engine() = default;
@@ -302,6 +303,9 @@ bool Engine::Run(results::Replication* out) {
   ScheduleNextArrival();
   while (!events_.empty()) {
     if (events_.Top().time >= model_.horizon) break;
+    if (series_ && events_.Top().time > series_->next()) {
+      series_->RecordBefore(events_.Top().time, false, stations_, pools_, arrived_, ended_);
+    }
     if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
     Event e = events_.Pop();
     if (e.time != now_ || events_processed_ == 0) {
@@ -331,6 +335,7 @@ bool Engine::Run(results::Replication* out) {
   // no event left: it must not hide a deadlock.
   CompactEvents();
   if (events_.empty() && !ReportDeadlock()) return false;
+  if (series_) series_->RecordBefore(model_.horizon, true, stations_, pools_, arrived_, ended_);
   now_ = model_.horizon;
   Report(out);
   return true;
@@ -502,6 +507,7 @@ void Engine::Report(results::Replication* out) {
     s->set_in_progress(arrived_[i] - ended_[i]);
   }
   out->set_events(events_processed_);
+  if (series_) series_->Release(out->mutable_series());
 }
 
 // Drawn after a second of wall time, then four times a second.

@@ -28,6 +28,7 @@
 #include "serq-sim/model.h"
 #include "serq-sim/pool.h"
 #include "serq-sim/random.h"
+#include "serq-sim/series.h"
 #include "serq-sim/stage.h"
 #include "serq-sim/stage_shared.h"
 
@@ -161,6 +162,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<uint64_t> arrived_;  // per session declaration
   std::vector<uint64_t> ended_;
   std::vector<std::vector<double>> samples_;  // per observation
+  std::unique_ptr<SeriesRecorder> series_;    // run { sample DT; }
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event
   std::vector<SessionId> done_;    // scratch: completed jobs of one event

@@ -18,6 +18,9 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
     return absl::InvalidArgumentError("--horizon must be > 0 and finite");
   }
+  if (options.sample && !(*options.sample > 0 && *options.sample < INFINITY)) {
+    return absl::InvalidArgumentError("--sample must be > 0 and finite");
+  }
   return absl::OkStatus();
 }
 
@@ -33,6 +36,7 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   model_options.seed = options.seed;
   model_options.replications = options.replications;
   model_options.horizon = options.horizon;
+  model_options.sample = options.sample;
   model_options.data_dir = options.data_dir;
   sim::Model model;
   if (!sim::CompileModel(linked, model_options, &model, diags)) return false;
@@ -56,6 +60,7 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   out->set_warmup(model.warmup);
   out->set_seed(model.seed);
   out->set_replications(model.replications);
+  out->set_sample(model.sample);
   for (uint32_t r = 0; r < model.replications; ++r) {
     if (trace) *trace << "{\"replication\":" << r << "}\n";
     sim::Engine engine(model, r, engine_options, diags);

@@ -31,6 +31,8 @@ ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
           "run: the number of replications (overrides run { replications })");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
           "run: the simulated time to stop at, in seconds (overrides run { horizon })");
+ABSL_FLAG(std::optional<double>, sample, std::nullopt,
+          "run: record the time series every DT seconds (overrides run { sample })");
 ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
 ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
@@ -41,7 +43,7 @@ constexpr char kUsage[] =
     "serq: model an LLM-serving deployment as a queueing network and simulate it.\n"
     "\n"
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
-    "                     [--data-dir D] [--trace FILE] [--format=text|csv|json|md]\n"
+    "                     [--sample DT] [--data-dir D] [--trace FILE] [--format=text|csv|json|md]\n"
     "                     [--quantiles=50,90,99]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   options.sim.seed = absl::GetFlag(FLAGS_seed);
   options.sim.replications = absl::GetFlag(FLAGS_replications);
   options.sim.horizon = absl::GetFlag(FLAGS_horizon);
+  options.sim.sample = absl::GetFlag(FLAGS_sample);
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.progress = isatty(2);
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
         {"seed", options.sim.seed.has_value()},
         {"replications", options.sim.replications.has_value()},
         {"horizon", options.sim.horizon.has_value()},
+        {"sample", options.sim.sample.has_value()},
         {"data-dir", !options.sim.data_dir.empty()},
         {"trace", !options.sim.trace_path.empty()},
     };
