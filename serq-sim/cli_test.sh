@@ -102,6 +102,51 @@ assert events.count("run") == 3 and events.count("observe") == 1, events
 assert events.count("end") == 1, events
 PY
 
+# --trace's pool events (engine_trace.cc), derived by hand. kv has 10 units
+# and evicts by (since); a, b, c arrive at 0:
+#   0    a admits 6, b admits 4 (used 6, 10); c runs D for 3 s.
+#   1    a's block ends: its 6 units become a lease of 0.5 s.
+#   1.5  the lease expires (used 4).
+#   2    b's block ends: a lease of 4 until released (no duration field).
+#   3    c asks for 8 with 6 free: b's lease is evicted (used 0),
+#        c admits 8 (used 8) and releases them (used 0) in its block.
+cat >"$tmp/pools.sq" <<'SQ'
+pool kv { cap 10; evict by (since); }
+stage D : delay;
+workload a { arrive batch(1); }
+workload b { arrive batch(1); }
+workload c { arrive batch(1); }
+session a { hold kv (6) { run D (1); } lease kv (0.5); }
+session b { hold kv (4) { run D (2); } lease kv (inf); }
+session c { run D (3); hold kv (8) { release kv; } }
+run { horizon 4; }
+SQ
+"$parse" "$tmp/pools.sq" | "$link" >"$tmp/pools.json" || fail "pools: link"
+"$sim" --trace "$tmp/pools.jsonl" "$tmp/pools.json" >/dev/null 2>"$tmp/err"
+expect trace-pools 0 $?
+python3 - "$tmp/pools.jsonl" <<'PY' || fail "trace: pool events"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])][1:]
+def ev(e):
+    keys = [k for k in ("pool", "amount", "units", "duration", "by") if k in e]
+    return (e["t"], e["event"], e.get("session")) + tuple((k, e[k]) for k in keys)
+got = [ev(e) for e in lines if e["event"] in
+       ("admit", "wait", "lease", "release", "expire", "evict")]
+want = [
+    (0, "admit", 0, ("pool", "kv"), ("amount", 6)),
+    (0, "admit", 1, ("pool", "kv"), ("amount", 4)),
+    (1, "lease", 0, ("pool", "kv"), ("units", 6), ("duration", 0.5)),
+    (1.5, "expire", 0, ("pool", "kv"), ("units", 6)),
+    (2, "lease", 1, ("pool", "kv"), ("units", 4)),
+    (3, "evict", 1, ("pool", "kv"), ("units", 4)),
+    (3, "admit", 2, ("pool", "kv"), ("amount", 8)),
+    (3, "release", 2, ("pool", "kv"), ("units", 8), ("by", "release")),
+]
+assert got == want, got
+used = [(e["t"], e["used"]) for e in lines if e["event"] == "pool"]
+assert used == [(0, 6), (0, 10), (1.5, 4), (3, 0), (3, 8), (3, 0)], used
+PY
+
 # --data-dir (and --data_dir): relative trace paths resolve there, else
 # next to the program's source.
 mkdir -p "$tmp/data"

@@ -61,6 +61,7 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   ended_.assign(model.sessions.size(), 0);
   samples_.assign(model.observations.size(), {});
   if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
+  if (options.trace) pools_.NotifyChanges();
 }
 
 Engine::~Engine() = default;
@@ -364,8 +365,11 @@ bool Engine::Dispatch(const Event& e) {
     case kResume: {
       Session& s = sessions_[e.target];
       if (options_.trace) {
-        Log(absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d})", now_,
-                            s.state == SessionState::kWaitHold ? "admit" : "grow", s.serial));
+        if (s.state == SessionState::kWaitHold) {
+          LogHolds("admit", s);
+        } else {
+          Log(absl::StrFormat(R"({"t":%.17g,"event":"grow","session":%d})", now_, s.serial));
+        }
       }
       s.state = SessionState::kRunning;
       Execute(e.target);

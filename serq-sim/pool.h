@@ -64,6 +64,9 @@ struct LeaseRef {
   uint32_t pool = 0;
 };
 
+// Why a lease ended (for the trace).
+enum class LeaseEnd { kReleased, kExpired, kEvicted };
+
 class PoolHost {
  public:
   virtual ~PoolHost() = default;
@@ -78,6 +81,10 @@ class PoolHost {
   virtual void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) = 0;
   // A lease of `owner` ended (released, evicted or expired).
   virtual void LeaseEnded(SessionId owner) = 0;
+  // For the trace: `lease` is about to end, `how`; and the used or loaded
+  // units of `pool` changed (called only after Pools::NotifyChanges()).
+  virtual void LeaseEnding(const Lease& lease, LeaseEnd how) {}
+  virtual void PoolChanged(uint32_t pool) {}
 };
 
 class Pools {
@@ -87,6 +94,8 @@ class Pools {
   // Adds pool element `count()`. Only before the first request.
   uint32_t AddPool(double cap, bool evictable);
   uint32_t count() const { return elements_.size(); }
+  // Calls host->PoolChanged at every change of used or loaded (--trace).
+  void NotifyChanges() { notify_changes_ = true; }
 
   double cap(uint32_t pool) const { return elements_[pool].cap; }
   double used(uint32_t pool) const { return elements_[pool].used; }
@@ -190,7 +199,7 @@ class Pools {
   bool TryAdmit(uint32_t request);
   bool TryGrow(const Growth& growth);
   void ApplyGrowth(const Growth& growth);
-  void EndLease(LeaseId id);
+  void EndLease(LeaseId id, LeaseEnd how);
   // Admits what can be admitted after units were freed on `pool`.
   void Pump(uint32_t pool);
 
@@ -199,6 +208,7 @@ class Pools {
   LeaseId NewLease();
 
   PoolHost* host_;
+  bool notify_changes_ = false;
   std::vector<Element> elements_;
   std::vector<Hold> holds_;
   std::vector<HoldId> free_holds_;
