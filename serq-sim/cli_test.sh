@@ -147,6 +147,90 @@ used = [(e["t"], e["used"]) for e in lines if e["event"] == "pool"]
 assert used == [(0, 6), (0, 10), (1.5, 4), (3, 0), (3, 8), (3, 0)], used
 PY
 
+# --trace-format=chrome: the Trace Event Format. Every event has the fields
+# the format requires (ph, pid, tid, name; ts but on metadata; dur on X;
+# numeric args on C), B/E nest per thread, and the values are those of
+# testdata/series/step-grow.sq, derived there: steps [0, 0.75) and
+# [2.5, 3.5) on E (one decode job, context 3 then 4); session 0 (a) from 0
+# to 3.5 with its run on E and a stall from 0.75 to 2.5 inside; session 1
+# (b) from 0 to 2.5 with its run on D; kv used 2, 2 (the load), 3, 4, then
+# 3 and 4 at 2.5 (b's unit back, a's growth), 0 at 3.5.
+cat >"$tmp/grow.sq" <<'SQ'
+pool kv { cap 4; }
+stage E : step(0.25 * context);
+stage D : delay;
+workload a { arrive batch(1); }
+workload b { arrive batch(1); }
+session a {
+  hold kv (2) {
+    load kv (2);
+    run E decode (2) growing kv;
+    observe a_done = now;
+  }
+}
+session b { hold kv (1) { run D (2.5); } }
+run { horizon 10; }
+SQ
+"$parse" "$tmp/grow.sq" | "$link" >"$tmp/grow.json" || fail "grow: link"
+"$sim" --trace "$tmp/grow.trace.json" --trace-format=chrome "$tmp/grow.json" >/dev/null 2>"$tmp/err"
+expect trace-chrome 0 $?
+python3 - "$tmp/grow.trace.json" <<'PY' || fail "trace-chrome: format"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+events = doc["traceEvents"]
+for e in events:
+    for k in ("ph", "pid", "tid", "name"):
+        assert k in e, (k, e)
+    assert e["ph"] in "BEXCiM", e
+    if e["ph"] != "M":
+        assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0, e
+    if e["ph"] == "X":
+        assert isinstance(e["dur"], (int, float)) and e["dur"] > 0, e
+    if e["ph"] == "C":
+        assert e["args"] and all(isinstance(v, (int, float)) for v in e["args"].values()), e
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["name"] == "thread_name"}
+procs = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+assert procs == {1: "stages (replication 0)", 2: "sessions (replication 0)",
+                 3: "pools (replication 0)"}, procs
+# B/E: a stack per thread; the slices as (thread, name, begin, end).
+stacks, slices = {}, []
+for e in events:
+    key = (e["pid"], e["tid"])
+    if e["ph"] == "B":
+        stacks.setdefault(key, []).append(e)
+    elif e["ph"] == "E":
+        b = stacks[key].pop()
+        assert b["name"] == e["name"] and b["ts"] <= e["ts"], (b, e)
+        slices.append((names[key], b["name"], b["ts"], e["ts"]))
+assert all(not s for s in stacks.values()), stacks
+assert sorted(slices) == sorted([
+    ("session 0 (a)", "a", 0, 3500000), ("session 0 (a)", "E", 0, 3500000),
+    ("session 0 (a)", "stall kv", 750000, 2500000),
+    ("session 1 (b)", "b", 0, 2500000), ("session 1 (b)", "D", 0, 2500000)]), slices
+steps = [(names[(e["pid"], e["tid"])], e["ts"], e["dur"], e["args"]["seqs"],
+          e["args"]["tokens"], e["args"]["context"], e["args"]["tau"])
+         for e in events if e["ph"] == "X"]
+assert steps == [("E", 0, 750000, 1, 1, 3, 0.75), ("E", 2500000, 1000000, 1, 1, 4, 1)], steps
+used = [(e["ts"], e["args"]["used"]) for e in events if e["ph"] == "C" and e["name"] == "kv"]
+assert used == [(0, 2), (0, 2), (0, 3), (0, 4), (2500000, 3), (2500000, 4), (3500000, 0)], used
+PY
+# Slices still open at the horizon end there: p.sq's runs from 1 and 2
+# (2 s each) and their sessions are cut at 3.
+"$sim" --trace "$tmp/p.trace.json" --trace-format=chrome "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect trace-chrome-horizon 0 $?
+python3 - "$tmp/p.trace.json" <<'PY' || fail "trace-chrome: horizon"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+ends = sorted((e["tid"], e["name"], e["ts"]) for e in events if e["ph"] == "E")
+assert ends == [(1, "D[0]", 2000000), (1, "session", 2000000),
+                (2, "D[0]", 3000000), (2, "session", 3000000),
+                (3, "D[0]", 3000000), (3, "session", 3000000)], ends
+PY
+"$sim" --trace-format=chrome "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect trace-format-alone 2 $?
+"$sim" --trace "$tmp/x" --trace-format=perfetto "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect trace-format-bad 2 $?
+
 # --data-dir (and --data_dir): relative trace paths resolve there, else
 # next to the program's source.
 mkdir -p "$tmp/data"

@@ -26,6 +26,7 @@ struct SimOptions {
   std::optional<double> sample;            // overrides run { sample }: the time series' DT
   std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
+  std::string trace_format = "jsonl";  // --trace-format: jsonl or chrome (Trace Event Format)
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
 };
 

@@ -35,6 +35,8 @@ ABSL_FLAG(std::optional<double>, sample, std::nullopt,
           "run: record the time series every DT seconds (overrides run { sample })");
 ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
+ABSL_FLAG(std::string, trace_format, "jsonl",
+          "run: the --trace file's format, jsonl or chrome (Trace Event Format, for ui.perfetto.dev)");
 ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
 
 namespace {
@@ -43,8 +45,8 @@ constexpr char kUsage[] =
     "serq: model an LLM-serving deployment as a queueing network and simulate it.\n"
     "\n"
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
-    "                     [--sample DT] [--data-dir D] [--trace FILE] [--format=text|csv|json|md]\n"
-    "                     [--quantiles=50,90,99]\n"
+    "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
+    "                     [--format=text|csv|json|md] [--quantiles=50,90,99]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
   options.sim.sample = absl::GetFlag(FLAGS_sample);
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
+  options.sim.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.sim.progress = isatty(2);
   options.results_path = absl::GetFlag(FLAGS_results);
   if (absl::Status valid = serq::ValidateSimOptions(options.sim); !valid.ok()) {
@@ -101,6 +104,7 @@ int main(int argc, char** argv) {
         {"sample", options.sim.sample.has_value()},
         {"data-dir", !options.sim.data_dir.empty()},
         {"trace", !options.sim.trace_path.empty()},
+        {"trace-format", options.sim.trace_format != "jsonl"},
     };
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
