@@ -87,6 +87,7 @@ void CheckSeries(const results::Replication& rep, const std::string& path, Diagn
 
 ReplicationSeries Columns(const results::Replication& rep) {
   ReplicationSeries out;
+  out.replication = &rep;
   out.index = rep.index();
   out.seed = rep.seed();
   const results::Series& s = rep.series();

@@ -23,6 +23,7 @@ struct SeriesColumn {
 };
 
 struct ReplicationSeries {
+  const results::Replication* replication = nullptr;  // whose series it is
   uint32_t index = 0;
   uint64_t seed = 0;
   const google::protobuf::RepeatedField<double>* time = nullptr;
