@@ -89,7 +89,7 @@ grep -q '^link\[3\]' "$tmp/out" && fail "without -D link has 4 elements"
 "$serq" view --results "$tmp/r.json" testdata/sim/egress-maxmin.sq >"$tmp/v.svg" || fail "view --results: exit $?"
 grep -q 'util' "$tmp/v.svg" || fail "view --results: no utilisation on the stations"
 expect 2 yes "serq: error: --results applies to 'serq view' only" -- "$serq" run --results "$tmp/r.json" $before
-expect 2 yes "serq: error: --format: unknown format 'xml' (expected text, csv, json or md)" -- "$serq" run --format=xml $before
+expect 2 yes "serq: error: --format: unknown format 'xml' (expected text, csv, json, md or html)" -- "$serq" run --format=xml $before
 expect 2 yes "serq: error: --quantiles: quantile 150 is not between 0 and 100 (exclusive)" -- "$serq" run --quantiles=150 $before
 expect 2 yes "serq: error: unknown --format 'png' (expected svg or dot)" -- "$serq" view --format=png $before
 expect 2 yes "serq: error: cannot open 'no/such.json'" -- "$serq" view --results no/such.json $before

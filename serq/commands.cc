@@ -8,6 +8,7 @@
 #include "serq-link/link.h"
 #include "serq-parse/format.h"
 #include "serq-parse/parse.h"
+#include "serq-report/html.h"
 
 namespace serq {
 namespace {
@@ -74,7 +75,7 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   if (!Simulate(program, options.sim, &results, &diags)) {
     return Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(path)));
   }
-  auto report = report::RenderReport({results}, options.report);
+  auto report = report::RenderAnyReport({results}, options.report, {}, &program);
   if (!report.ok()) return Failure(kExitInputRejected, std::string(report.status().message()));
   result.out = *report;
   return result;

@@ -17,7 +17,7 @@
 #include "serq/commands.h"
 
 ABSL_FLAG(std::string, format, "",
-          "run: the report's format, text (default), csv, json or md; "
+          "run: the report's format, text (default), csv, json, md or html; "
           "view: svg (default) or dot");
 // The default of --quantiles, which is also how `check`, `fmt` and `view`
 // tell that it was not given.
@@ -46,7 +46,7 @@ constexpr char kUsage[] =
     "\n"
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
     "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
-    "                     [--format=text|csv|json|md] [--quantiles=50,90,99]\n"
+    "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
