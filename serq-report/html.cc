@@ -10,7 +10,7 @@
 #include "ir/diagnostics.h"
 #include "serq-report/merge.h"
 #include "serq-report/series.h"
-#include "serq-view/chart.h"
+#include "serq-view/plot_svg.h"
 #include "serq-view/plot.h"
 #include "serq-view/svg.h"
 #include "serq-view/view.h"
@@ -159,14 +159,14 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
   if (!names.empty()) {
     absl::StrAppend(&out, "<h2>Distributions</h2>\n");
     for (size_t i = 0; i < names.size(); ++i) {
-      view::Chart c;
+      view::Plot c;
       c.title = absl::StrCat("CDF of ", names[i]);
       c.x_label = names[i];
       c.y_label = "fraction <= x";
       c.y_max = 1;
       c.lines.push_back(view::CdfLine(names[i], view::PooledSamples(merged->replications, names[i])));
       absl::StrAppend(&out, Figure(absl::StrCat(names[i], ", every replication's samples"),
-                                   view::ChartDocument({c}, ""), absl::StrCat("cdf-", i)));
+                                   view::PlotDocument({c}, ""), absl::StrCat("cdf-", i)));
     }
   }
   for (const results::Replication* r : merged->replications) {
@@ -175,7 +175,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
     absl::StrAppend(&out, "<h2>Time series</h2>\n",
                     Figure(absl::StrCat("replication ", r->index(), ", sampled every ",
                                         absl::StrFormat("%g", inputs[0].sample()), " s"),
-                           view::ChartDocument(view::SeriesCharts(*r), ""), "series"));
+                           view::PlotDocument(view::SeriesPlots(*r), ""), "series"));
     break;
   }
   absl::StrAppend(&out, "<h2>Text report</h2>\n<details><summary>as serq-report prints it</summary>\n<pre>",

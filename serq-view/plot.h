@@ -1,6 +1,6 @@
 // Pictures of results (serq-view --plot, the html report): the CDF of
 // observations and the time series of stages, pools and sessions, as the
-// charts of chart.h. docs/view.md §Plots.
+// plots of plot_svg.h. docs/view.md §Plots.
 #ifndef SERQ_VIEW_PLOT_H_
 #define SERQ_VIEW_PLOT_H_
 
@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/results.pb.h"
-#include "serq-view/chart.h"
+#include "serq-view/plot_svg.h"
 
 namespace serq::view {
 
@@ -20,7 +20,7 @@ namespace serq::view {
 // samples of kCdfPoints evenly spaced ranks (the step at rank r is
 // exactly the r-th smallest), so the bytes stay bounded.
 inline constexpr size_t kCdfPoints = 1000;
-ChartLine CdfLine(const std::string& label, std::vector<double> samples);
+PlotLine CdfLine(const std::string& label, std::vector<double> samples);
 
 // The samples of observation `name`, over every replication given.
 std::vector<double> PooledSamples(const std::vector<const results::Replication*>& replications,
@@ -34,7 +34,7 @@ std::vector<std::string> ObservationNames(
 // (present, and batch for a step stage, per element), per pool declaration
 // (used and loaded per element, evictable when recorded, the cap dashed),
 // and one of the sessions in progress (a line per session declaration).
-std::vector<Chart> SeriesCharts(const results::Replication& replication);
+std::vector<Plot> SeriesPlots(const results::Replication& replication);
 
 struct PlotOptions {
   std::string kind;                       // "cdf" or "series"

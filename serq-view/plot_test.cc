@@ -1,7 +1,7 @@
 #include "serq-view/plot.h"
 
 #include "gtest/gtest.h"
-#include "serq-view/chart.h"
+#include "serq-view/plot_svg.h"
 
 namespace serq::view {
 namespace {
@@ -9,7 +9,7 @@ namespace {
 using Points = std::vector<std::pair<double, double>>;
 
 // 6.5 / 6 = 1.08 is between 1 and 2: ticks 2 apart, from 0 to 8.
-TEST(ChartTest, NiceTicksAreOneTwoOrFiveTimesAPowerOfTen) {
+TEST(PlotSvgTest, NiceTicksAreOneTwoOrFiveTimesAPowerOfTen) {
   EXPECT_EQ(NiceTicks(0, 6.5, 6), (std::vector<double>{0, 2, 4, 6, 8}));
   EXPECT_EQ(NiceTicks(0, 1, 5), (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
   EXPECT_EQ(NiceTicks(0, 396270, 5), (std::vector<double>{0, 100000, 200000, 300000, 400000}));
@@ -18,7 +18,7 @@ TEST(ChartTest, NiceTicksAreOneTwoOrFiveTimesAPowerOfTen) {
   EXPECT_EQ(NiceTicks(3, 3, 5), (std::vector<double>{3, 3.2, 3.4000000000000004, 3.6, 3.8000000000000003, 4}));
 }
 
-TEST(ChartTest, TickLabelsShowTheStep) {
+TEST(PlotSvgTest, TickLabelsShowTheStep) {
   EXPECT_EQ(TickLabel(0.25, 0.25), "0.25");
   EXPECT_EQ(TickLabel(0.6000000000000001, 0.2), "0.6");
   EXPECT_EQ(TickLabel(200000, 100000), "200000");
@@ -29,7 +29,7 @@ TEST(ChartTest, TickLabelsShowTheStep) {
 // {3, 1, 2, 2}: 1/4 at 1, 3/4 at 2 (two samples, one step), 1 at 3; the
 // line starts at (the smallest, 0).
 TEST(PlotTest, CdfStepsAtEverySample) {
-  ChartLine l = CdfLine("x", {3, 1, 2, 2});
+  PlotLine l = CdfLine("x", {3, 1, 2, 2});
   EXPECT_EQ(l.label, "x (n=4)");
   EXPECT_TRUE(l.steps);
   EXPECT_EQ(l.points, (Points{{1, 0}, {1, 0.25}, {2, 0.75}, {3, 1}}));
@@ -41,7 +41,7 @@ TEST(PlotTest, CdfStepsAtEverySample) {
 TEST(PlotTest, ALargeCdfKeepsEvenlySpacedRanks) {
   std::vector<double> samples;
   for (int i = 2500; i >= 1; --i) samples.push_back(i);
-  ChartLine l = CdfLine("big", samples);
+  PlotLine l = CdfLine("big", samples);
   ASSERT_EQ(l.points.size(), kCdfPoints + 1);
   EXPECT_EQ(l.points[0], (std::pair<double, double>{1, 0}));
   EXPECT_EQ(l.points[1], (std::pair<double, double>{3, 3.0 / 2500}));
@@ -72,7 +72,7 @@ TEST(PlotTest, SeriesChartsPerDeclaration) {
     for (double v : {4.0, 5.0}) p->add_used(v + i);
     for (double v : {1.0, 2.0}) p->add_loaded(v);
   }
-  std::vector<Chart> charts = SeriesCharts(rep);
+  std::vector<Plot> charts = SeriesPlots(rep);
   ASSERT_EQ(charts.size(), 3u);
   EXPECT_EQ(charts[0].title, "stage E (step) (replication 2)");
   ASSERT_EQ(charts[0].lines.size(), 2u);
@@ -89,11 +89,11 @@ TEST(PlotTest, SeriesChartsPerDeclaration) {
 }
 
 TEST(PlotTest, TheSameChartIsTheSameBytes) {
-  Chart c;
+  Plot c;
   c.title = "t";
   c.lines.push_back(CdfLine("x", {1, 2, 3}));
-  EXPECT_EQ(ChartDocument({c}, ""), ChartDocument({c}, ""));
-  EXPECT_NE(ChartDocument({}, "nothing").find(">nothing</text>"), std::string::npos);
+  EXPECT_EQ(PlotDocument({c}, ""), PlotDocument({c}, ""));
+  EXPECT_NE(PlotDocument({}, "nothing").find(">nothing</text>"), std::string::npos);
 }
 
 }  // namespace

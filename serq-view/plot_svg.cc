@@ -1,4 +1,4 @@
-#include "serq-view/chart.h"
+#include "serq-view/plot_svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -78,15 +78,15 @@ std::string TickLabel(double value, double step) {
   return absl::StrFormat("%g", value);
 }
 
-std::string ChartGroup(const Chart& chart, int x0, int y0) {
+std::string PlotGroup(const Plot& chart, int x0, int y0) {
   std::string out;
-  const int plot_w = kChartWidth - kLeft - kLegendWidth - 16;
-  const int plot_h = kChartHeight - kTop - kBottom;
+  const int plot_w = kPlotWidth - kLeft - kLegendWidth - 16;
+  const int plot_h = kPlotHeight - kTop - kBottom;
   const int px = x0 + kLeft, py = y0 + kTop;
 
   double xlo = INFINITY, xhi = -INFINITY, ylo = 0, yhi = -INFINITY;
   bool whole = true;  // counts: no tick between two whole numbers
-  for (const ChartLine& l : chart.lines) {
+  for (const PlotLine& l : chart.lines) {
     for (const auto& [x, y] : l.points) {
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
       if (y != std::floor(y)) whole = false;
@@ -113,7 +113,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   };
 
   absl::StrAppend(&out, "<g>\n");
-  Label(x0 + kLeft, y0 + 20, Fit(chart.title, kChartWidth - kLeft), "start", &out,
+  Label(x0 + kLeft, y0 + 20, Fit(chart.title, kPlotWidth - kLeft), "start", &out,
        " font-weight=\"bold\"");
   // Grid and ticks.
   double xstep = xt.size() > 1 ? xt[1] - xt[0] : 1, ystep = yt.size() > 1 ? yt[1] - yt[0] : 1;
@@ -138,7 +138,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
 
   // Lines, in order, the palette cycling; then the legend.
   for (size_t i = 0; i < chart.lines.size(); ++i) {
-    const ChartLine& l = chart.lines[i];
+    const PlotLine& l = chart.lines[i];
     const char* colour = kPalette[i % std::size(kPalette)];
     std::string pts, last;
     auto add = [&](double x, double y) {
@@ -159,7 +159,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   }
   int lx = px + plot_w + 16;
   for (size_t i = 0; i < chart.lines.size(); ++i) {
-    const ChartLine& l = chart.lines[i];
+    const PlotLine& l = chart.lines[i];
     const char* colour = kPalette[i % std::size(kPalette)];
     int y = py + 8 + static_cast<int>(i) * 18;
     absl::StrAppend(&out, "<line x1=\"", lx, "\" y1=\"", y, "\" x2=\"", lx + 20, "\" y2=\"", y,
@@ -171,16 +171,16 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   return out;
 }
 
-std::string ChartDocument(const std::vector<Chart>& charts, const std::string& empty) {
-  int height = charts.empty() ? 60 : kChartHeight * static_cast<int>(charts.size());
+std::string PlotDocument(const std::vector<Plot>& charts, const std::string& empty) {
+  int height = charts.empty() ? 60 : kPlotHeight * static_cast<int>(charts.size());
   std::string out = absl::StrCat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", kChartWidth, "\" height=\"", height,
-      "\" viewBox=\"0 0 ", kChartWidth, " ", height, "\">\n",
-      "<rect x=\"0\" y=\"0\" width=\"", kChartWidth, "\" height=\"", height,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", kPlotWidth, "\" height=\"", height,
+      "\" viewBox=\"0 0 ", kPlotWidth, " ", height, "\">\n",
+      "<rect x=\"0\" y=\"0\" width=\"", kPlotWidth, "\" height=\"", height,
       "\" fill=\"#ffffff\"/>\n");
   if (charts.empty()) Label(kLeft, 34, empty, "start", &out);
   for (size_t i = 0; i < charts.size(); ++i) {
-    absl::StrAppend(&out, ChartGroup(charts[i], 0, kChartHeight * static_cast<int>(i)));
+    absl::StrAppend(&out, PlotGroup(charts[i], 0, kPlotHeight * static_cast<int>(i)));
   }
   absl::StrAppend(&out, "</svg>\n");
   return out;
