@@ -1,5 +1,5 @@
 // serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R]
-//          [--horizon T] [--data-dir D] [--trace FILE] [--format=json|pb]
+//          [--horizon T] [--data-dir D] [--trace FILE] [--jobs N] [--format=json|pb]
 //
 // Reads linked IR (JSON or binary), simulates it, and writes the results
 // (results.proto) for serq-report.
@@ -29,6 +29,8 @@ ABSL_FLAG(std::string, data_dir, "",
           "directory that relative trace paths resolve against (default: the program's)");
 ABSL_FLAG(std::string, trace, "", "write an event log to this file, one JSON object a line");
 ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf binary)");
+ABSL_FLAG(uint32_t, jobs, 1,
+          "run the replications on this many threads (the output is the same bytes for any N)");
 
 namespace {
 
@@ -37,7 +39,7 @@ constexpr char kTool[] = "serq-sim";
 int Main(int argc, char** argv) {
   constexpr char kUsage[] =
       "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
-      "         [--data-dir D] [--trace FILE] [--format=json|pb]\n\n"
+      "         [--data-dir D] [--trace FILE] [--jobs N] [--format=json|pb]\n\n"
       "Reads linked serq IR (JSON or protobuf binary, autodetected; from the file, or\n"
       "stdin when it is '-' or absent), simulates it and writes the results to stdout\n"
       "for serq-report. -D name=value overrides a param (one that sizes an array goes to\n"
@@ -63,6 +65,7 @@ int Main(int argc, char** argv) {
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.trace_path = absl::GetFlag(FLAGS_trace);
   options.progress = isatty(STDERR_FILENO);
+  options.jobs = absl::GetFlag(FLAGS_jobs);
   if (absl::Status valid = serq::ValidateSimOptions(options); !valid.ok()) {
     serq::PrintToolError(kTool, valid.message());
     return serq::kExitUsage;

@@ -8,6 +8,7 @@
 #include "ir/io.h"
 #include "serq-sim/engine.h"
 #include "serq-sim/model.h"
+#include "serq-sim/replicate.h"
 
 namespace serq {
 
@@ -18,6 +19,7 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
     return absl::InvalidArgumentError("--horizon must be > 0 and finite");
   }
+  if (options.jobs == 0) return absl::InvalidArgumentError("--jobs must be at least 1");
   return absl::OkStatus();
 }
 
@@ -56,12 +58,13 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   out->set_warmup(model.warmup);
   out->set_seed(model.seed);
   out->set_replications(model.replications);
-  for (uint32_t r = 0; r < model.replications; ++r) {
-    if (trace) *trace << "{\"replication\":" << r << "}\n";
-    sim::Engine engine(model, r, engine_options, diags);
-    if (!engine.Run(out->add_replication())) return false;
+  if (options.first_replication >= model.replications) {
+    diags->ErrorInFile(absl::StrCat("replication ", options.first_replication,
+                                    " asked for, but the run has ", model.replications));
+    return false;
   }
-  return true;
+  return sim::RunReplications(model, engine_options, options.first_replication, options.jobs, out,
+                              diags);
 }
 
 }  // namespace serq

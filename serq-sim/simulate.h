@@ -26,10 +26,17 @@ struct SimOptions {
   std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
+  // --jobs: replications on this many threads; the same bytes for every
+  // value (serq-sim/replicate.h). A trace runs them on one thread.
+  uint32_t jobs = 1;
+  // Run only replications first_replication .. replications - 1, with
+  // their own seeds (a sweep's task runs one; a search adds some to those
+  // it ran). Must be below the number of replications.
+  uint32_t first_replication = 0;
 };
 
 // Checks the options that come from the command line (--replications at
-// least 1, --horizon > 0 and finite): misuse, not an error of the program.
+// least 1, --horizon > 0 and finite, --jobs at least 1): misuse, not an error of the program.
 absl::Status ValidateSimOptions(const SimOptions& options);
 
 // Simulates `linked` (IR that went through serq-link: Program.linked set)
