@@ -170,19 +170,18 @@ std::string RenderSearch(const SearchSpec& spec, const SearchOutcome& o) {
                                        " replications and counts as failing"),
                     "\n");
   }
+  const size_t m = spec.condition.comparisons.size();
   absl::StrAppend(
-      &out, "how sure: a point passes when the 95% interval of every figure meets its bound and fails "
-            "when that of one misses it wholly, so each figure's verdict is wrong with probability "
-            "at most 2.5%",
-      spec.condition.comparisons.size() > 1
-          ? absl::StrCat(" (a point's, over its ", spec.condition.comparisons.size(),
-                         " comparisons, at most ", spec.condition.comparisons.size() * 2.5, "%)")
-          : "",
-      "; ", o.tried.size(), o.tried.size() == 1 ? " point" : " points", " tried, ", grown,
-      " needed more than ", std::min(spec.replications, spec.max_replications), " replications, ",
-      undecided, " stayed undecided at ", spec.max_replications,
-      undecided > 0 ? " (taken as failing: the answer may be low)" : "",
-      "; the bisection assumes the condition holds below a value of ", p, " and fails above it\n\n");
+      &out,
+      "how sure: a point passes when the 95% interval of every figure meets its bound, and fails\n"
+      "  when that of one misses it wholly; so a figure's verdict is wrong with probability at\n"
+      "  most 2.5%",
+      m > 1 ? absl::StrCat(" (a point's, over its ", m, " comparisons, at most ", m * 2.5, "%)") : "",
+      ".\n  ", o.tried.size(), o.tried.size() == 1 ? " point" : " points", " tried; ", grown,
+      " needed more than ", std::min(spec.replications, spec.max_replications),
+      " replications; ", undecided, " stayed undecided at ", spec.max_replications,
+      undecided > 0 ? " and counted as failing (the answer may be low)" : "",
+      ".\n  The bisection takes the condition to hold below some ", p, " and fail above it.\n\n");
   std::vector<report::Column> columns = {{p, report::Align::kRight, 0},
                                          {"verdict", report::Align::kLeft, 0},
                                          {"reps", report::Align::kRight, 0}};
