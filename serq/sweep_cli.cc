@@ -20,6 +20,7 @@
 #include "serq/grid.h"
 #include "serq/search.h"
 #include "serq/sweep.h"
+#include "serq/sweep_chart.h"
 #include "serq/sweep_report.h"
 
 ABSL_FLAG(std::string, out, "",
@@ -33,6 +34,11 @@ ABSL_FLAG(std::string, emit, "",
 ABSL_FLAG(std::string, metrics, "",
           "sweep, search: the figures, e.g. 'mean(ttft),p99(ttft),rate(e2e)' (default: mean and "
           "p99 of every observation)");
+ABSL_FLAG(std::string, chart, "",
+          "sweep: print an SVG chart of this figure (e.g. 'p99(ttft)') instead of the report");
+ABSL_FLAG(std::string, chart_x, "", "sweep: the chart's x axis, a param (default: the first swept)");
+ABSL_FLAG(std::string, chart_lines, "",
+          "sweep: one line per value of this parameter (default: the next swept)");
 ABSL_FLAG(std::string, param, "", "search: the param to search over");
 ABSL_FLAG(std::string, range, "", "search: lo:hi, the interval of --param to search");
 ABSL_FLAG(std::string, until, "",
@@ -67,6 +73,16 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
     if (!parsed.ok()) return Usage(absl::StrCat("--metrics: ", parsed.status().message()));
     metrics = *std::move(parsed);
   }
+  const std::string chart = absl::GetFlag(FLAGS_chart);
+  if (!chart.empty()) {
+    // The chart's figure alone, unless --metrics lists it.
+    auto m = ParseMetric(chart);
+    if (!m.ok()) return Usage(absl::StrCat("--chart: ", m.status().message()));
+    bool listed = false;
+    for (const Metric& x : metrics) listed = listed || x.label == m->label;
+    if (!listed) metrics.push_back(*m);
+    if (!format.empty()) return Usage("--format applies to the report, not to --chart (always SVG)");
+  }
   auto table = MergeSweep(dir, metrics);
   if (!table.ok()) {
     // A bad file is located already ("file: error: ..."); the rest is serq's.
@@ -76,6 +92,13 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
       PrintToolError("serq", table.status().message());
     }
     return kExitInputRejected;
+  }
+  if (!chart.empty()) {
+    auto svg = SweepChart(*table, ParseMetric(chart)->label, absl::GetFlag(FLAGS_chart_x),
+                          absl::GetFlag(FLAGS_chart_lines));
+    if (!svg.ok()) return Usage(std::string(svg.status().message()));
+    std::fwrite(svg->data(), 1, svg->size(), stdout);
+    return kExitOk;
   }
   auto text = RenderSweepReport(*table, format.empty() ? "text" : format);
   if (!text.ok()) return Usage(std::string(text.status().message()));
@@ -97,6 +120,9 @@ std::string ForeignSweepFlag(const std::string& command) {
       {"task", absl::GetFlag(FLAGS_task).has_value()},
       {"merge", !absl::GetFlag(FLAGS_merge).empty()},
       {"emit", !absl::GetFlag(FLAGS_emit).empty()},
+      {"chart", !absl::GetFlag(FLAGS_chart).empty()},
+      {"chart-x", !absl::GetFlag(FLAGS_chart_x).empty()},
+      {"chart-lines", !absl::GetFlag(FLAGS_chart_lines).empty()},
   };
   std::vector<std::pair<const char*, bool>> search_flags = {
       {"param", !absl::GetFlag(FLAGS_param).empty()},

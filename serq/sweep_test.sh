@@ -114,5 +114,27 @@ head -1 "$tmp/job.sh" | grep -qx '#!/bin/sh' || fail "slurm: no #!/bin/sh"
 grep -qx '#SBATCH --array=0-11' "$tmp/job.sh" || fail "slurm: no --array=0-11"
 grep -q -- "sweep --out '$tmp/slurm' --task \"\$SLURM_ARRAY_TASK_ID\"\$" "$tmp/job.sh" || fail "slurm: no task line"
 
+# The chart: mean(t) of an M/M/1 queue against Rate, a line per Mu, held to
+# testdata/sweep/mm1-chart.svg. Checked by hand: the mean time in system is
+# 1 / (Mu - Rate), which every point's bar must cover (the csv below); the
+# y axis runs 0 to 6 (the top bar ends at 2.9072 + 2.6421 = 5.55, ticks of
+# 1) over 304 px from y = 344, so the point (Rate 0.2, 1.2821) is at
+# x = 72 (the left edge), y = 344 - 1.2821 / 6 * 304 = 279.04.
+mm1=(testdata/sweep/mm1.sq -D Rate=0.2:0.6:0.2 -D Mu=1,2 --replications 3 --horizon 1000)
+"$serq" sweep "${mm1[@]}" --out "$tmp/mm1" --chart 'mean(t)' >"$tmp/chart.svg" || fail "chart: exit $?"
+cmp -s "$tmp/chart.svg" testdata/sweep/mm1-chart.svg || fail "chart: not mm1-chart.svg"
+grep -qF '<circle cx="72.00" cy="279.04" r="3.5"/>' "$tmp/chart.svg" || fail "chart: the first point is not where derived"
+"$serq" sweep --merge "$tmp/mm1" --metrics 'mean(t)' --format csv | awk -F, 'NR > 1 {
+  want = 1 / ($2 - $1); d = $4 - want; if (d < 0) d = -d
+  if (d > $5) { print "Rate " $1 " Mu " $2 ": mean " $4 " +- " $5 " misses " want; bad = 1 } }
+  END { exit bad }' || fail "chart: a bar misses 1 / (Mu - Rate)"
+expect 2 "serq: error: --chart-x: 'share' is not a number: give it to --chart-lines" -- \
+  "$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x share
+expect 2 "serq: error: --chart-lines: the same parameter as --chart-x" -- \
+  "$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --chart-x Rate --chart-lines Rate
+"$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --metrics 'mean(t)' --chart-x Mu | grep -q '^<svg' ||
+  fail "chart of a figure --metrics does not list"
+"$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x W >/dev/null || fail "chart of flows: exit $?"
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"
