@@ -184,6 +184,9 @@ int SweepMain(const SweepArgs& args) {
   if (args.positional.size() != 1) {
     return Usage(absl::StrCat("serq sweep expects one program file, got ", args.positional.size()));
   }
+  if (args.positional[0] == "-") {
+    return Usage("serq sweep needs a program file, not standard input: its tasks read the file");
+  }
   if (!emit.empty() && emit != "parallel" && emit != "slurm") {
     return Usage(absl::StrCat("unknown --emit '", emit, "' (expected parallel or slurm)"));
   }
@@ -260,6 +263,7 @@ int SearchMain(const SweepArgs& args) {
     return Usage(absl::StrCat("serq search expects one program file, got ", args.positional.size()));
   }
   if (!args.format.empty()) return Usage("--format does not apply to 'serq search'");
+  if (args.positional[0] == "-") return Usage("serq search needs a program file, not standard input");
   SearchSpec spec;
   spec.program = args.positional[0];
   spec.param = absl::GetFlag(FLAGS_param);

@@ -101,6 +101,7 @@ expect 2 "serq: error: --emit needs --out DIR" -- "$serq" sweep $flows --emit=pa
 expect 2 "serq: error: unknown --emit 'pbs' (expected parallel or slurm)" -- "$serq" sweep $flows --emit=pbs --out "$tmp/x"
 expect 2 "serq: error: --merge takes no program: the plan names it" -- "$serq" sweep --merge "$tmp/local" $flows
 expect 2 "serq: error: --task needs --out DIR" -- "$serq" sweep --task 1
+expect 2 "serq: error: serq sweep needs a program file, not standard input" -- "$serq" sweep -
 expect 2 "serq: error: --task 12: the sweep has 12 tasks, 0 to 11" -- "$serq" sweep --out "$tmp/local" --task 12
 expect 2 "holds no sweep (no plan.pb" -- "$serq" sweep --out "$tmp/nothing" --task 0
 expect 2 "holds another sweep (its plan.pb differs)" -- "$serq" sweep $flows -D W=2 --out "$tmp/local"
