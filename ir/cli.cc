@@ -70,9 +70,9 @@ bool IsIdentifier(absl::string_view s) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ExtractDefineTexts(
     std::vector<char*>* args) {
-  std::vector<std::pair<std::string, double>> defines;
+  std::vector<std::pair<std::string, std::string>> defines;
   std::vector<char*> rest;
   size_t i = 1;
   for (; i < args->size(); ++i) {
@@ -93,13 +93,11 @@ absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
       continue;
     }
     size_t eq = text.find('=');
-    double value = 0;
-    if (eq == absl::string_view::npos || !IsIdentifier(text.substr(0, eq)) ||
-        !absl::SimpleAtod(text.substr(eq + 1), &value) || std::isnan(value)) {
+    if (eq == absl::string_view::npos || !IsIdentifier(text.substr(0, eq))) {
       return absl::InvalidArgumentError(
           absl::StrCat("malformed -D '", text, "': expected name=number, e.g. -D Bw=1e9"));
     }
-    defines.emplace_back(std::string(text.substr(0, eq)), value);
+    defines.emplace_back(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
   }
   std::vector<char*> out;
   if (!args->empty()) out.push_back((*args)[0]);
@@ -107,6 +105,27 @@ absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
   for (size_t j = i; j < args->size(); ++j) out.push_back((*args)[j]);
   *args = std::move(out);
   return defines;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, double>>> ParseDefines(
+    const std::vector<std::pair<std::string, std::string>>& texts) {
+  std::vector<std::pair<std::string, double>> defines;
+  for (const auto& [name, text] : texts) {
+    double value = 0;
+    if (!absl::SimpleAtod(text, &value) || std::isnan(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "malformed -D '", name, "=", text, "': expected name=number, e.g. -D Bw=1e9"));
+    }
+    defines.emplace_back(name, value);
+  }
+  return defines;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
+    std::vector<char*>* args) {
+  auto texts = ExtractDefineTexts(args);
+  if (!texts.ok()) return texts.status();
+  return ParseDefines(*texts);
 }
 
 std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program& program,

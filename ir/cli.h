@@ -42,6 +42,15 @@ absl::StatusOr<std::string> SingleInputArgument(const std::vector<char*>& args);
 absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
     std::vector<char*>* args);
 
+// ExtractDefines in two steps, for `serq sweep`, whose values are grids
+// ("10:30:5", "2,4,6"): the definitions with their values as written
+// (an error only for a missing '=' or a name that is not an identifier),
+// then each value read as a number.
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ExtractDefineTexts(
+    std::vector<char*>* args);
+absl::StatusOr<std::vector<std::pair<std::string, double>>> ParseDefines(
+    const std::vector<std::pair<std::string, std::string>>& texts);
+
 // Renders diagnostics about `program`, read from input `input_name`: those
 // with a source location, and those about the whole program, against the
 // program's source file when it has one (`Program.file`; with the source

@@ -52,4 +52,10 @@ absl::string_view ShareWord(ir::Program::Share share) {
   }
 }
 
+ir::Program::Share ShareFromWord(absl::string_view word) {
+  if (word == "maxmin") return ir::Program::MAXMIN;
+  if (word == "bottleneck") return ir::Program::BOTTLENECK;
+  return ir::Program::SHARE_UNSPECIFIED;
+}
+
 }  // namespace serq

@@ -24,6 +24,9 @@ absl::string_view StageKindWord(ir::Stage::Kind kind);
 
 // "maxmin", "bottleneck"; "" when unset or unknown.
 absl::string_view ShareWord(ir::Program::Share share);
+// The policy a word names ("maxmin", "bottleneck"); SHARE_UNSPECIFIED for
+// any other word.
+ir::Program::Share ShareFromWord(absl::string_view word);
 
 }  // namespace serq
 

@@ -119,6 +119,10 @@ bool Linker::Link() {
 }  // namespace linker
 
 bool LinkProgram(ir::Program* program, const LinkOptions& options, Diagnostics* diags) {
+  // The override is written into the IR, not kept aside, so the linked IR
+  // says which policy it was linked with and linking it again (serq-sim
+  // does) keeps it.
+  if (options.share != ir::Program::SHARE_UNSPECIFIED) program->set_share(options.share);
   linker::Linker linker(program, options, diags);
   return linker.Link();
 }

@@ -18,6 +18,10 @@ struct LinkOptions {
   // linking, so that array sizes follow the override. Naming no param is an
   // error.
   std::vector<std::pair<std::string, double>> defines;
+  // `--share=maxmin|bottleneck`: the sharing policy, replacing the
+  // program's `share` declaration (or standing for it when there is none).
+  // SHARE_UNSPECIFIED: the program's own.
+  ir::Program::Share share = ir::Program::SHARE_UNSPECIFIED;
 };
 
 // Resolves every reference of `program` in place (Ref.kind and .decl,

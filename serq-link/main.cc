@@ -1,4 +1,4 @@
-// serq-link [ir|-] [--check] [-D name=value]... [--format=json|pb]
+// serq-link [ir|-] [--check] [-D name=value]... [--share=maxmin|bottleneck] [--format=json|pb]
 //
 // Reads IR (JSON or binary), resolves every name and checks every static
 // rule, and writes the linked IR; with --check, writes nothing.
@@ -10,21 +10,28 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/io.h"
+#include "ir/words.h"
+#include "absl/strings/str_cat.h"
 #include "serq-link/link.h"
 
 ABSL_FLAG(bool, check, false, "validate only: write no IR, exit 0 when the program is valid");
 ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf binary)");
+ABSL_FLAG(std::string, share, "",
+          "the sharing policy, maxmin or bottleneck, replacing the program's 'share' declaration");
 
 namespace {
 
 constexpr char kTool[] = "serq-link";
 constexpr char kUsage[] =
-    "serq-link [ir|-] [--check] [-D name=value]... [--format=json|pb]\n\n"
+    "serq-link [ir|-] [--check] [-D name=value]... [--share=maxmin|bottleneck]\n"
+    "          [--format=json|pb]\n\n"
     "Reads serq IR (JSON or protobuf binary, autodetected; from the file, or stdin\n"
     "when it is '-' or absent), resolves every name and checks every static rule,\n"
     "and writes the linked IR to stdout.\n\n"
     "  -D name=value\n"
-    "      replace param name's value by the number (repeatable; array sizes follow)\n\n"
+    "      replace param name's value by the number (repeatable; array sizes follow)\n"
+    "  --share=maxmin|bottleneck\n"
+    "      the sharing policy of the shared stages, replacing the 'share' declaration\n\n"
     "Errors go to stderr; exit 1 when the program is rejected, 2 on misuse.";
 
 int Main(int argc, char** argv) {
@@ -42,12 +49,19 @@ int Main(int argc, char** argv) {
     serq::PrintToolError(kTool, format.status().message());
     return serq::kExitUsage;
   }
+  std::string share = absl::GetFlag(FLAGS_share);
+  serq::LinkOptions options;
+  options.share = serq::ShareFromWord(share);
+  if (!share.empty() && options.share == serq::ir::Program::SHARE_UNSPECIFIED) {
+    serq::PrintToolError(kTool, absl::StrCat("unknown --share '", share,
+                                             "' (expected maxmin or bottleneck)"));
+    return serq::kExitUsage;
+  }
   serq::ir::Program program;
   std::string name;
   if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
     return rc;
   }
-  serq::LinkOptions options;
   options.defines = *std::move(defines);
   serq::Diagnostics diags(name);
   if (!serq::LinkProgram(&program, options, &diags)) {

@@ -1,6 +1,6 @@
 // serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R]
 //          [--horizon T] [--sample DT] [--data-dir D] [--trace FILE]
-//          [--trace-format=jsonl|chrome] [--format=json|pb]
+//          [--trace-format=jsonl|chrome] [--jobs N] [--format=json|pb]
 //
 // Reads linked IR (JSON or binary), simulates it, and writes the results
 // (results.proto) for serq-report.
@@ -35,6 +35,8 @@ ABSL_FLAG(std::string, trace_format, "jsonl",
           "the --trace file's format: jsonl (one JSON object a line) or chrome (the Trace Event "
           "Format of ui.perfetto.dev and chrome://tracing)");
 ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf binary)");
+ABSL_FLAG(uint32_t, jobs, 1,
+          "run the replications on this many threads (the output is the same bytes for any N)");
 
 namespace {
 
@@ -44,7 +46,7 @@ int Main(int argc, char** argv) {
   constexpr char kUsage[] =
       "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
       "         [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
-      "         [--format=json|pb]\n\n"
+      "         [--jobs N] [--format=json|pb]\n\n"
       "Reads linked serq IR (JSON or protobuf binary, autodetected; from the file, or\n"
       "stdin when it is '-' or absent), simulates it and writes the results to stdout\n"
       "for serq-report. -D name=value overrides a param (one that sizes an array goes to\n"
@@ -72,6 +74,7 @@ int Main(int argc, char** argv) {
   options.trace_path = absl::GetFlag(FLAGS_trace);
   options.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.progress = isatty(STDERR_FILENO);
+  options.jobs = absl::GetFlag(FLAGS_jobs);
   if (absl::Status valid = serq::ValidateSimOptions(options); !valid.ok()) {
     serq::PrintToolError(kTool, valid.message());
     return serq::kExitUsage;

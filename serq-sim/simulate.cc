@@ -9,6 +9,7 @@
 #include "serq-sim/engine.h"
 #include "serq-sim/model.h"
 #include "serq-sim/trace_chrome.h"
+#include "serq-sim/replicate.h"
 
 namespace serq {
 
@@ -29,6 +30,7 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.trace_format != "jsonl" && options.trace_path.empty()) {
     return absl::InvalidArgumentError("--trace-format needs --trace FILE");
   }
+  if (options.jobs == 0) return absl::InvalidArgumentError("--jobs must be at least 1");
   return absl::OkStatus();
 }
 
@@ -71,9 +73,6 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
     converter = std::make_unique<std::ostream>(lines.get());
     engine_options.trace = converter.get();
   }
-  std::ostream* log = engine_options.trace;
-  bool ok = true;
-
   out->Clear();
   out->set_version(kIrVersion);
   out->set_program(linked.file());
@@ -82,11 +81,13 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   out->set_seed(model.seed);
   out->set_replications(model.replications);
   out->set_sample(model.sample);
-  for (uint32_t r = 0; r < model.replications && ok; ++r) {
-    if (log) *log << "{\"replication\":" << r << "}\n";
-    sim::Engine engine(model, r, engine_options, diags);
-    ok = engine.Run(out->add_replication());
+  if (options.first_replication >= model.replications) {
+    diags->ErrorInFile(absl::StrCat("replication ", options.first_replication,
+                                    " asked for, but the run has ", model.replications));
+    return false;
   }
+  bool ok = sim::RunReplications(model, engine_options, options.first_replication, options.jobs,
+                                 out, diags);
   // After a runtime error too: the trace up to the error is a document.
   if (chrome) {
     converter->flush();

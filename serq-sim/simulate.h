@@ -31,10 +31,17 @@ struct SimOptions {
   // Tests: check the pools' invariants after every event (a violation is
   // an error naming the time and what is wrong).
   bool check_pools = false;
+  // --jobs: replications on this many threads; the same bytes for every
+  // value (serq-sim/replicate.h). A trace runs them on one thread.
+  uint32_t jobs = 1;
+  // Run only replications first_replication .. replications - 1, with
+  // their own seeds (a sweep's task runs one; a search adds some to those
+  // it ran). Must be below the number of replications.
+  uint32_t first_replication = 0;
 };
 
 // Checks the options that come from the command line (--replications at
-// least 1, --horizon > 0 and finite): misuse, not an error of the program.
+// least 1, --horizon > 0 and finite, --jobs at least 1): misuse, not an error of the program.
 absl::Status ValidateSimOptions(const SimOptions& options);
 
 // Simulates `linked` (IR that went through serq-link: Program.linked set)

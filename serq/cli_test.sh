@@ -30,7 +30,7 @@ expect() {  # expect STATUS STDOUT_EMPTY(yes|no) STDERR_PATTERN -- command...
 before=testdata/sim/before.sq
 
 # Misuse: exit 2, nothing on stdout.
-expect 2 yes "serq: error: expected a command: run, check, fmt or view" -- "$serq"
+expect 2 yes "serq: error: expected a command: run, check, fmt, view, sweep or search" -- "$serq"
 expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
 expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
@@ -119,6 +119,38 @@ expect 2 yes "serq: error: cannot open 'no/such.json'" -- "$serq" view --results
 "$serq" run testdata/sim/egress-maxmin.sq >"$tmp/a"
 "$serq" run testdata/sim/egress-maxmin.sq >"$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" || fail "two runs differ"
+
+# --share overrides the declaration. three-flows-maxmin.sq and
+# three-flows-bottleneck.sq differ in their 'share' line only, so the first
+# run with --share=bottleneck prints the second's report, the first line
+# (which names the file) aside; serq-link --share writes the policy into
+# the IR, and the pipe from it gives the second's results.
+sim=$root/serq-sim/serq-sim
+tf=testdata/sim/three-flows
+"$serq" run --share=bottleneck $tf-maxmin.sq | tail -n +2 >"$tmp/a"
+"$serq" run $tf-bottleneck.sq | tail -n +2 >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || fail "run --share=bottleneck: not the bottleneck program's report"
+"$serq" run --share=maxmin $tf-bottleneck.sq | tail -n +2 >"$tmp/a"
+"$serq" run $tf-maxmin.sq | tail -n +2 >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || fail "run --share=maxmin: not the maxmin program's report"
+"$parse" $tf-maxmin.sq | "$link" --share=bottleneck >"$tmp/ir.json" || fail "serq-link --share: exit $?"
+grep -q '"share": "BOTTLENECK"' "$tmp/ir.json" || fail "serq-link --share: the IR keeps its policy"
+"$sim" "$tmp/ir.json" | sed 's/three-flows-maxmin/three-flows-bottleneck/' >"$tmp/a"
+cmp -s "$tmp/a" $tf-bottleneck.results.json || fail "serq-link --share | serq-sim: not the bottleneck results"
+expect 2 yes "serq: error: unknown --share 'fair' (expected maxmin or bottleneck)" -- "$serq" run --share=fair $before
+expect 2 yes "serq: error: --share does not apply to 'serq fmt'" -- "$serq" fmt --share=maxmin $before
+expect 2 yes "serq-link: error: unknown --share 'fair' (expected maxmin or bottleneck)" -- "$link" --share=fair $root/testdata/link-ir/before.json
+
+# --jobs: replications on threads, the same bytes as one after the other.
+"$serq" run --replications 5 testdata/sim/egress-maxmin.sq >"$tmp/a"
+"$serq" run --replications 5 --jobs 3 testdata/sim/egress-maxmin.sq >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || fail "run --jobs 3 differs from --jobs 1"
+"$parse" examples/pd-disaggregation/colocated.sq | "$link" >"$tmp/col.json"
+"$sim" --replications 4 --horizon 40 "$tmp/col.json" >"$tmp/a"
+"$sim" --replications 4 --horizon 40 --jobs 4 "$tmp/col.json" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || fail "serq-sim --jobs 4 differs from --jobs 1"
+expect 2 yes "serq: error: --jobs applies to 'serq run' only" -- "$serq" check --jobs 2 $before
+expect 2 yes "serq-sim: error: --jobs must be at least 1" -- "$sim" --jobs 0 "$tmp/col.json"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq cli: all passed"

@@ -40,19 +40,23 @@ bool Parse(const std::string& path, ir::Program* program, CommandResult* result)
   return true;
 }
 
-// Parses and links `path` as `serq-parse path | serq-link -D…` would.
+}  // namespace
+
 bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Program* program,
                   CommandResult* result) {
   if (!Parse(path, program, result)) return false;
   Diagnostics diags(InputName(path));
   LinkOptions link_options;
   link_options.defines = options.defines;
+  link_options.share = options.share;
   if (!LinkProgram(program, link_options, &diags)) {
     *result = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, *program, InputName(path)));
     return false;
   }
   return true;
 }
+
+namespace {
 
 // Writes `results` to `path` in the encoding its extension names.
 absl::Status WriteResultsFile(const std::string& path, const results::Results& results) {

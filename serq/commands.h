@@ -21,7 +21,10 @@ struct DriverOptions {
   // -D name=value: given to the linker, so that an override of a param that
   // sizes an array takes effect (serq-sim would refuse it).
   std::vector<std::pair<std::string, double>> defines;
-  SimOptions sim;                  // run: --seed, --replications, --horizon, --data-dir, --trace
+  // --share: the sharing policy, given to the linker (SHARE_UNSPECIFIED:
+  // the program's declaration).
+  ir::Program::Share share = ir::Program::SHARE_UNSPECIFIED;
+  SimOptions sim;  // run: --seed, --replications, --horizon, --data-dir, --trace, --jobs
   report::ReportOptions report;    // run: --format, --quantiles
   std::string view_format = "svg";  // view: --format
   // view: --results, the results file to overlay; run: --results, where
@@ -46,6 +49,12 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options);
 CommandResult CheckCommand(const std::string& path, const DriverOptions& options);
 CommandResult FmtCommand(const std::string& path);
 CommandResult ViewCommand(const std::string& path, const DriverOptions& options);
+
+// Parses and links `path` as `serq-parse path | serq-link -D… --share=…`
+// would; on failure fills `result` (the rendered diagnostics, exit code)
+// and returns false. The sweep and the search link each point with it.
+bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Program* program,
+                  CommandResult* result);
 
 }  // namespace serq
 

@@ -15,6 +15,8 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "serq/commands.h"
+#include "serq/sweep_cli.h"
+#include "ir/words.h"
 
 ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json, md or html; "
@@ -40,6 +42,12 @@ ABSL_FLAG(std::string, trace_format, "jsonl",
 ABSL_FLAG(std::string, results, "",
           "run: also write the results to this file (.json: JSON, .pb: protobuf binary), as "
           "serq-sim would; view: a results file (from serq-sim) whose figures to overlay");
+ABSL_FLAG(std::string, share, "",
+          "run, check, view, search: the sharing policy, maxmin or bottleneck, replacing the "
+          "program's 'share'; sweep: a list of them, e.g. maxmin,bottleneck");
+ABSL_FLAG(std::optional<uint32_t>, jobs, std::nullopt,
+          "run, search: replications on this many threads (the same output for any N); sweep: "
+          "tasks run as this many local processes (default: the machine's cores)");
 
 namespace {
 
@@ -50,6 +58,14 @@ constexpr char kUsage[] =
     "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
     "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
     "                     [--results r.json|r.pb]\n"
+    "                     [--share=maxmin|bottleneck] [--jobs N]\n"
+    "       serq sweep x.sq [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
+    "                       [--replications R] [--out DIR] [--jobs N | --emit=parallel|slurm]\n"
+    "                       [--metrics 'mean(ttft),p99(ttft)'] [--format=text|csv|json|md]\n"
+    "       serq sweep --out DIR --task i\n"
+    "       serq sweep --merge DIR [--metrics ...] [--format=...]\n"
+    "       serq search x.sq --param P --range lo:hi --until 'p99(ttft) <= 2' [--step S]\n"
+    "                        [--replications R] [--max-replications C] [-D name=value]...\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
@@ -59,6 +75,9 @@ constexpr char kUsage[] =
     "check  parse and link (every static rule); prints nothing when the program is valid\n"
     "fmt    print the program as canonical source\n"
     "view   draw the station row as SVG (or DOT)\n"
+    "sweep  run a grid of points (each point x replication a task: here, with GNU\n"
+    "       parallel or as a Slurm array) and report one row per point\n"
+    "search the largest value of a param meeting a condition, by bisection\n"
     "\n"
     "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
     "error), 2 misuse. See docs/cli.md.";
@@ -71,14 +90,51 @@ int Usage(const std::string& message) {
 
 }  // namespace
 
+// This executable's absolute path, for the command lines of a sweep's tasks.
+std::string SelfPath(const char* argv0) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, n);
+  return argv0;
+}
+
 int main(int argc, char** argv) {
   std::vector<char*> raw(argv, argv + argc);
-  auto defines = serq::ExtractDefines(&raw);
-  if (!defines.ok()) return Usage(std::string(defines.status().message()));
+  auto define_texts = serq::ExtractDefineTexts(&raw);
+  if (!define_texts.ok()) return Usage(std::string(define_texts.status().message()));
   std::vector<char*> args = serq::ParseFlagsOrExit(raw, kUsage);
-  if (args.size() < 2) return Usage("expected a command: run, check, fmt or view");
-  if (args.size() > 3) return Usage(absl::StrCat("expected one program file, got ", args.size() - 2));
+  if (args.size() < 2) return Usage("expected a command: run, check, fmt, view, sweep or search");
   std::string command = args[1];
+  if (std::string foreign = serq::ForeignSweepFlag(command); !foreign.empty()) return Usage(foreign);
+  if (command == "sweep" || command == "search") {
+    if (!absl::GetFlag(FLAGS_trace).empty()) return Usage(absl::StrCat("--trace does not apply to 'serq ", command, "'"));
+    if (!absl::GetFlag(FLAGS_results).empty()) return Usage("--results applies to 'serq view' only");
+    if (absl::GetFlag(FLAGS_quantiles) != kDefaultQuantiles) {
+      return Usage(absl::StrCat("--quantiles does not apply to 'serq ", command, "': use --metrics"));
+    }
+    serq::SweepArgs sweep;
+    for (size_t i = 2; i < args.size(); ++i) sweep.positional.push_back(args[i]);
+    sweep.defines = *define_texts;
+    sweep.share = absl::GetFlag(FLAGS_share);
+    sweep.format = absl::GetFlag(FLAGS_format);
+    sweep.seed = absl::GetFlag(FLAGS_seed);
+    sweep.replications = absl::GetFlag(FLAGS_replications);
+    sweep.horizon = absl::GetFlag(FLAGS_horizon);
+    sweep.data_dir = absl::GetFlag(FLAGS_data_dir);
+    sweep.jobs = absl::GetFlag(FLAGS_jobs);
+    sweep.self = SelfPath(argv[0]);
+    serq::SimOptions check;
+    check.replications = sweep.replications;
+    check.horizon = sweep.horizon;
+    if (absl::Status valid = serq::ValidateSimOptions(check); !valid.ok()) {
+      return Usage(std::string(valid.message()));
+    }
+    if (sweep.jobs && *sweep.jobs == 0) return Usage("--jobs must be at least 1");
+    return command == "sweep" ? serq::SweepMain(sweep) : serq::SearchMain(sweep);
+  }
+  auto defines = serq::ParseDefines(*define_texts);
+  if (!defines.ok()) return Usage(std::string(defines.status().message()));
+  if (args.size() > 3) return Usage(absl::StrCat("expected one program file, got ", args.size() - 2));
   std::string path = args.size() == 3 ? args[2] : "-";
 
   serq::DriverOptions options;
@@ -93,6 +149,12 @@ int main(int argc, char** argv) {
   options.sim.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.sim.progress = isatty(2);
   options.results_path = absl::GetFlag(FLAGS_results);
+  options.sim.jobs = absl::GetFlag(FLAGS_jobs).value_or(1);
+  const std::string share = absl::GetFlag(FLAGS_share);
+  options.share = serq::ShareFromWord(share);
+  if (!share.empty() && options.share == serq::ir::Program::SHARE_UNSPECIFIED) {
+    return Usage(absl::StrCat("unknown --share '", share, "' (expected maxmin or bottleneck)"));
+  }
   if (absl::Status valid = serq::ValidateSimOptions(options.sim); !valid.ok()) {
     return Usage(std::string(valid.message()));
   }
@@ -108,6 +170,7 @@ int main(int argc, char** argv) {
         {"data-dir", !options.sim.data_dir.empty()},
         {"trace", !options.sim.trace_path.empty()},
         {"trace-format", options.sim.trace_format != "jsonl"},
+        {"jobs", absl::GetFlag(FLAGS_jobs).has_value()},
     };
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
@@ -119,6 +182,7 @@ int main(int argc, char** argv) {
       return Usage(absl::StrCat("--format does not apply to 'serq ", command, "'"));
     }
     if (!defines->empty() && command == "fmt") return Usage("-D does not apply to 'serq fmt'");
+    if (!share.empty() && command == "fmt") return Usage("--share does not apply to 'serq fmt'");
   }
   if (command != "view" && command != "run" && !absl::GetFlag(FLAGS_results).empty()) {
     return Usage("--results applies to 'serq run' and 'serq view' only");
@@ -150,7 +214,8 @@ int main(int argc, char** argv) {
     }
     result = serq::ViewCommand(path, options);
   } else {
-    return Usage(absl::StrCat("unknown command '", command, "' (expected run, check, fmt or view)"));
+    return Usage(absl::StrCat("unknown command '", command,
+                              "' (expected run, check, fmt, view, sweep or search)"));
   }
   std::fwrite(result.out.data(), 1, result.out.size(), stdout);
   std::fwrite(result.err.data(), 1, result.err.size(), stderr);

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages serq builds and tests with, when missing.
 set -eu
-packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3 chromium"
+# parallel, slurm-wlm and munge: the sweep tests run real GNU parallel and a one-node
+# Slurm cluster (serq/sweep_parallel_test.sh, serq/sweep_slurm_test.sh);
+# python3-protobuf: examples/python builds IR with protobuf's Python bindings.
+packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3 python3-protobuf parallel slurm-wlm munge chromium"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

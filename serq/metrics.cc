@@ -1,0 +1,195 @@
+#include "serq/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "serq-report/format.h"
+#include "serq-report/model.h"
+#include "serq-report/stats.h"
+
+namespace serq {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool IsName(absl::string_view s) {
+  if (s.empty() || absl::ascii_isdigit(s[0])) return false;
+  for (char c : s) {
+    if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// The half-width over per-group estimates (Student t), or infinite when
+// there are fewer than two or the spread is not a number.
+double HalfWidthOf(const std::vector<double>& estimates) {
+  if (estimates.size() < 2) return kInf;
+  std::optional<double> h = report::HalfWidth95(estimates);
+  return h && !std::isnan(*h) ? *h : kInf;
+}
+
+double Quantile(std::vector<double> samples, double q) {
+  std::sort(samples.begin(), samples.end());
+  return report::SortedQuantile(samples, q);
+}
+
+}  // namespace
+
+absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
+  text = absl::StripAsciiWhitespace(text);
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("bad figure '", text, "': ", why));
+  };
+  size_t open = text.find('(');
+  if (open == absl::string_view::npos || !absl::EndsWith(text, ")")) {
+    return bad("expected mean(x), pNN(x) or rate(x) of an observation x");
+  }
+  absl::string_view fn = text.substr(0, open);
+  absl::string_view name = absl::StripAsciiWhitespace(text.substr(open + 1, text.size() - open - 2));
+  if (!IsName(name)) return bad("expected the name of an observation inside the parentheses");
+  Metric m;
+  m.observation = std::string(name);
+  if (fn == "mean") {
+    m.kind = Metric::kMean;
+  } else if (fn == "rate") {
+    m.kind = Metric::kRate;
+  } else if (fn.size() > 1 && fn[0] == 'p' && absl::ascii_isdigit(fn[1])) {
+    double p = 0;
+    if (!absl::SimpleAtod(fn.substr(1), &p) || !(p > 0 && p < 100)) {
+      return bad("a quantile is p followed by a percentage strictly between 0 and 100, e.g. p99");
+    }
+    m.kind = Metric::kQuantile;
+    m.percent = p;
+  } else {
+    return bad(absl::StrCat("unknown function '", fn, "' (expected mean, pNN or rate)"));
+  }
+  m.label = absl::StrCat(fn, "(", name, ")");
+  return m;
+}
+
+absl::StatusOr<std::vector<Metric>> ParseMetrics(absl::string_view list) {
+  std::vector<Metric> metrics;
+  std::set<std::string> seen;
+  for (absl::string_view part : absl::StrSplit(list, ',')) {
+    auto m = ParseMetric(part);
+    if (!m.ok()) return m.status();
+    if (!seen.insert(m->label).second) {
+      return absl::InvalidArgumentError(absl::StrCat("'", m->label, "' is listed twice"));
+    }
+    metrics.push_back(*std::move(m));
+  }
+  return metrics;
+}
+
+std::vector<Metric> DefaultMetrics(const report::MergedResults& merged) {
+  std::set<std::string> names;
+  for (const results::Replication* rep : merged.replications) {
+    for (const results::Observation& o : rep->observation()) names.insert(o.name());
+  }
+  std::vector<Metric> metrics;
+  for (const std::string& n : names) {
+    metrics.push_back(*ParseMetric(absl::StrCat("mean(", n, ")")));
+    metrics.push_back(*ParseMetric(absl::StrCat("p99(", n, ")")));
+  }
+  return metrics;
+}
+
+absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& merged,
+                                                   const std::vector<Metric>& metrics) {
+  // Each observation's samples, replication by replication.
+  std::map<std::string, std::vector<const results::Observation*>> by_name;
+  for (const results::Replication* rep : merged.replications) {
+    for (const results::Observation& o : rep->observation()) by_name[o.name()].push_back(&o);
+  }
+  std::vector<double> quantiles;
+  for (const Metric& m : metrics) {
+    if (m.kind == Metric::kQuantile) quantiles.push_back(m.percent);
+    if (by_name.count(m.observation) == 0) {
+      std::vector<std::string> names;
+      for (const auto& [n, obs] : by_name) names.push_back(absl::StrCat("'", n, "'"));
+      return absl::NotFoundError(absl::StrCat(
+          "no observation '", m.observation, "' in the results (",
+          names.empty() ? "there is none" : absl::StrCat("there are ", absl::StrJoin(names, ", ")),
+          ")"));
+    }
+  }
+  report::Report rep = report::BuildReport(merged, quantiles);
+  const double window = merged.first->horizon() - merged.first->warmup();
+  std::vector<Figure> figures;
+  int quantile_column = 0;
+  for (const Metric& m : metrics) {
+    Figure f;
+    const report::Observation* o = nullptr;
+    for (const report::Observation& x : rep.observation()) {
+      if (x.name() == m.observation) o = &x;
+    }
+    const auto& obs = by_name[m.observation];
+    switch (m.kind) {
+      case Metric::kMean:
+        if (o != nullptr && o->has_mean()) {
+          f.defined = true;
+          f.value = o->mean();
+          f.half_width = o->has_half_width() ? o->half_width() : kInf;
+        }
+        break;
+      case Metric::kQuantile: {
+        int column = quantile_column++;
+        if (o == nullptr || o->quantile_size() <= column) break;
+        f.defined = true;
+        f.value = o->quantile(column);
+        std::vector<double> estimates;
+        const results::Observation* only = nullptr;
+        for (const results::Observation* x : obs) {
+          if (x->sample().empty()) continue;
+          only = x;
+          estimates.push_back(Quantile({x->sample().begin(), x->sample().end()}, m.percent / 100));
+        }
+        if (estimates.size() == 1 && only->sample_size() >= static_cast<int>(report::kMinBatchSamples)) {
+          // One replication: the quantiles of 10 batches of consecutive
+          // samples, the earliest n mod 10 left out as BatchMeans does.
+          estimates.clear();
+          const int n = only->sample_size();
+          const int size = n / report::kBatches;
+          const int skip = n - size * report::kBatches;
+          for (int b = 0; b < report::kBatches; ++b) {
+            auto begin = only->sample().begin() + skip + b * size;
+            estimates.push_back(Quantile({begin, begin + size}, m.percent / 100));
+          }
+        }
+        f.half_width = HalfWidthOf(estimates);
+        break;
+      }
+      case Metric::kRate: {
+        if (!(window > 0)) break;
+        // Every replication counts, those without a sample as rate 0.
+        std::vector<double> rates;
+        for (const results::Replication* r : merged.replications) {
+          double n = 0;
+          for (const results::Observation& x : r->observation()) {
+            if (x.name() == m.observation) n = x.sample_size();
+          }
+          rates.push_back(n / window);
+        }
+        f.defined = true;
+        double sum = 0;
+        for (double r : rates) sum += r;
+        f.value = sum / rates.size();
+        f.half_width = HalfWidthOf(rates);
+        break;
+      }
+    }
+    figures.push_back(f);
+  }
+  return figures;
+}
+
+}  // namespace serq

@@ -1,0 +1,60 @@
+// The figures a sweep reports and a search decides by: `mean(x)`, `pNN(x)`
+// (a quantile, NN in percent) and `rate(x)` (samples a second) of an
+// observation x, each with the half-width of its 95% confidence interval,
+// computed from merged results (serq-report's MergeResults and BuildReport,
+// so a mean and a quantile are the very figures `serq-report` prints).
+//
+// The intervals (docs/cli.md §Figures):
+// - mean: serq-report's (Student t over the replication means; one
+//   replication with >= 100 samples: 10 batch means; else infinite).
+// - pNN: the estimate is the quantile of every sample pooled, as in the
+//   report; the interval Student t over the replications' own quantiles
+//   (one replication with >= 100 samples: over 10 batches' quantiles; else
+//   infinite). serq-report has no quantile interval yet: this is the one
+//   place it is computed.
+// - rate: samples in the measured window / (horizon - warmup), the mean over
+//   replications, Student t over the replications' rates (one replication:
+//   infinite). Computed here alone too.
+#ifndef SERQ_SERQ_METRICS_H_
+#define SERQ_SERQ_METRICS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "serq-report/merge.h"
+
+namespace serq {
+
+struct Metric {
+  enum Kind { kMean, kQuantile, kRate };
+  Kind kind = kMean;
+  double percent = 0;       // kQuantile: 0 < percent < 100
+  std::string observation;  // the observation's name
+  std::string label;        // as the user writes it: "p99(ttft)"
+};
+
+// One metric: "mean(ttft)", "p99(ttft)", "p99.9(ttft)", "rate(e2e)".
+absl::StatusOr<Metric> ParseMetric(absl::string_view text);
+// A comma-separated list of metrics; none twice.
+absl::StatusOr<std::vector<Metric>> ParseMetrics(absl::string_view list);
+
+// A metric's value at one point. Undefined (no sample) when !defined.
+struct Figure {
+  bool defined = false;
+  double value = 0;
+  double half_width = 0;  // may be +inf
+};
+
+// Every metric of `metrics` at the point `merged` holds. An observation that
+// no replication has is an error (NotFound) naming the ones there are.
+absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& merged,
+                                                   const std::vector<Metric>& metrics);
+
+// The default metrics: mean and p99 of every observation, in name order.
+std::vector<Metric> DefaultMetrics(const report::MergedResults& merged);
+
+}  // namespace serq
+
+#endif  // SERQ_SERQ_METRICS_H_

@@ -1,0 +1,375 @@
+#include "serq/sweep.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/match.h"
+#include "ir/cli.h"
+#include "ir/words.h"
+#include "serq-report/merge.h"
+#include "serq-sim/model.h"
+#include "serq/grid.h"
+
+extern char** environ;
+
+namespace serq {
+namespace {
+
+namespace fs = std::filesystem;
+
+CommandResult Failure(int code, std::string err) {
+  CommandResult r;
+  r.exit_code = code;
+  r.err = std::move(err);
+  return r;
+}
+
+std::string PointText(const std::vector<sweep::Setting>& settings) {
+  std::vector<std::string> parts;
+  for (const sweep::Setting& s : settings) parts.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+  return parts.empty() ? "(the program as it is)" : absl::StrJoin(parts, ", ");
+}
+
+// The driver's options at a point: its params as -D, its policy as --share.
+DriverOptions PointOptions(const std::vector<sweep::Setting>& settings) {
+  DriverOptions options;
+  for (const sweep::Setting& s : settings) {
+    if (s.word().empty()) {
+      options.defines.emplace_back(s.name(), s.value());
+    } else {
+      options.share = ShareFromWord(s.word());
+    }
+  }
+  return options;
+}
+
+// 'text' for sh, with every ' written '\''.
+std::string ShellQuote(absl::string_view text) {
+  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "'\\''"}}), "'");
+}
+
+absl::Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
+  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    out.close();
+    if (!out) return absl::InvalidArgumentError(absl::StrCat("cannot write '", tmp, "'"));
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': ", ec.message()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
+  plan->Clear();
+  plan->set_version(kPlanVersion);
+  plan->set_program(spec.program);
+  plan->set_cwd(fs::current_path().string());
+  std::set<std::string> names;
+  for (const auto& [name, text] : spec.defines) {
+    if (!names.insert(name).second) {
+      *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("-D ", name, " is given twice")));
+      return false;
+    }
+    auto values = ParseAxisValues(name, text);
+    if (!values.ok()) {
+      *error = Failure(kExitUsage, ToolError("serq", values.status().message()));
+      return false;
+    }
+    sweep::Axis* axis = plan->add_axis();
+    axis->set_name(name);
+    for (double v : *values) axis->add_value(v);
+  }
+  if (!spec.share.empty()) {
+    sweep::Axis* axis = plan->add_axis();
+    axis->set_name("share");
+    for (const std::string& w : spec.share) axis->add_word(w);
+  }
+  if (spec.seed) plan->set_seed(*spec.seed);
+  if (spec.horizon) plan->set_horizon(*spec.horizon);
+  plan->set_data_dir(spec.data_dir);
+
+  const uint64_t points = PointCount(plan->axis());
+  constexpr uint64_t kMaxTasks = uint64_t{1} << 31;
+  for (uint64_t p = 0; p < points; ++p) {
+    std::vector<sweep::Setting> settings = PointSettings(plan->axis(), p);
+    ir::Program program;
+    CommandResult linked;
+    if (!ParseAndLink(spec.program, PointOptions(settings), &program, &linked)) {
+      *error = linked;
+      if (linked.exit_code != kExitInputRejected) return false;  // a file that cannot be read
+      error->err = absl::StrCat(
+          linked.err, ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ",
+                                                     PointText(settings))));
+      return false;
+    }
+    if (p > 0) continue;
+    uint32_t replications = spec.replications.value_or(0);
+    if (replications == 0) {
+      // The program's own `run { replications }` at the first point.
+      sim::ModelOptions model_options;
+      model_options.defines = PointOptions(settings).defines;
+      model_options.seed = spec.seed;
+      model_options.horizon = spec.horizon;
+      model_options.data_dir = spec.data_dir;
+      sim::Model model;
+      Diagnostics diags(InputName(spec.program));
+      if (!sim::CompileModel(program, model_options, &model, &diags)) {
+        *error = Failure(kExitInputRejected,
+                         RenderProgramDiagnostics(diags, program, InputName(spec.program)));
+        return false;
+      }
+      replications = model.replications;
+    }
+    plan->set_replications(replications);
+    if (points * replications > kMaxTasks) {
+      *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep has ", points, " points × ",
+                                                                  replications, " replications: too many tasks")));
+      return false;
+    }
+  }
+  return true;
+}
+
+uint64_t TaskCount(const sweep::Plan& plan) { return PointCount(plan.axis()) * plan.replications(); }
+
+std::string PlanPath(const std::string& dir) { return (fs::path(dir) / "plan.pb").string(); }
+
+std::string TaskPath(const std::string& dir, uint64_t task) {
+  return (fs::path(dir) / absl::StrCat("task-", task, ".pb")).string();
+}
+
+absl::Status WritePlan(const std::string& dir, const sweep::Plan& plan) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot create '", dir, "': ", ec.message()));
+  std::string bytes = plan.SerializeAsString();
+  if (auto old = ReadFile(PlanPath(dir)); old.ok()) {
+    if (*old != bytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", dir, "' holds another sweep (its plan.pb differs): use another --out "
+                       "or empty it"));
+    }
+  } else {
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      std::string name = entry.path().filename().string();
+      if (absl::StartsWith(name, "task-")) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "'", dir, "' holds task files but no plan.pb: use another --out or empty it"));
+      }
+    }
+  }
+  return WriteFileAtomically(PlanPath(dir), bytes);
+}
+
+absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir) {
+  auto bytes = ReadFile(PlanPath(dir));
+  if (!bytes.ok()) {
+    return absl::NotFoundError(absl::StrCat("'", dir, "' holds no sweep (no plan.pb; serq sweep x.sq --out ",
+                                            dir, " makes one)"));
+  }
+  sweep::Plan plan;
+  if (!plan.ParseFromString(*bytes) || plan.version() != kPlanVersion) {
+    return absl::FailedPreconditionError(absl::StrCat("'", PlanPath(dir), "' is not a sweep plan of version ",
+                                                   kPlanVersion));
+  }
+  return plan;
+}
+
+CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t task) {
+  const uint64_t count = TaskCount(plan);
+  if (task >= count) {
+    return Failure(kExitUsage, ToolError("serq", absl::StrCat("--task ", task, ": the sweep has ",
+                                                              count, " tasks, 0 to ", count - 1)));
+  }
+  const uint32_t point = static_cast<uint32_t>(task / plan.replications());
+  const uint32_t replication = static_cast<uint32_t>(task % plan.replications());
+  std::vector<sweep::Setting> settings = PointSettings(plan.axis(), point);
+  DriverOptions options = PointOptions(settings);
+  ir::Program program;
+  CommandResult result;
+  if (!ParseAndLink(plan.program(), options, &program, &result)) return result;
+  SimOptions sim;
+  if (plan.has_seed()) sim.seed = plan.seed();
+  if (plan.has_horizon()) sim.horizon = plan.horizon();
+  sim.data_dir = plan.data_dir();
+  sim.replications = replication + 1;
+  sim.first_replication = replication;
+  sweep::Task out;
+  out.set_task(static_cast<uint32_t>(task));
+  out.set_point(point);
+  out.set_replication(replication);
+  for (const sweep::Setting& s : settings) *out.add_setting() = s;
+  Diagnostics diags(InputName(plan.program()));
+  if (!Simulate(program, sim, out.mutable_results(), &diags)) {
+    return Failure(kExitInputRejected,
+                   absl::StrCat(RenderProgramDiagnostics(diags, program, InputName(plan.program())),
+                                ToolError("serq", absl::StrCat("task ", task, " (", PointText(settings),
+                                                               ", replication ", replication, ") failed"))));
+  }
+  // The run's replications, as in `serq run --replications R`.
+  out.mutable_results()->set_replications(plan.replications());
+  if (absl::Status s = WriteFileAtomically(TaskPath(dir, task), out.SerializeAsString()); !s.ok()) {
+    return Failure(kExitUsage, ToolError("serq", s.message()));
+  }
+  return result;
+}
+
+CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
+                              const sweep::Plan& plan, uint32_t jobs) {
+  const uint64_t count = TaskCount(plan);
+  std::map<pid_t, uint64_t> running;
+  uint64_t next = 0;
+  std::string failed;
+  auto reap = [&]() {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) return;
+    auto it = running.find(pid);
+    if (it == running.end()) return;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      if (failed.empty()) {
+        failed = absl::StrCat("task ", it->second, " ",
+                              WIFEXITED(status) ? absl::StrCat("exited with ", WEXITSTATUS(status))
+                                                : absl::StrCat("was killed by signal ", WTERMSIG(status)));
+      }
+    }
+    running.erase(it);
+  };
+  while ((next < count && failed.empty()) || !running.empty()) {
+    if (next < count && failed.empty() && running.size() < jobs) {
+      std::string task = absl::StrCat(next);
+      std::vector<std::string> argv = {self, "sweep", "--out", dir, "--task", task};
+      std::vector<char*> cargv;
+      for (std::string& a : argv) cargv.push_back(a.data());
+      cargv.push_back(nullptr);
+      pid_t pid;
+      if (int rc = posix_spawn(&pid, self.c_str(), nullptr, nullptr, cargv.data(), environ); rc != 0) {
+        failed = absl::StrCat("cannot start task ", next, ": ", std::strerror(rc));
+        continue;
+      }
+      running[pid] = next++;
+      continue;
+    }
+    reap();
+  }
+  if (!failed.empty()) return Failure(kExitInputRejected, ToolError("serq", absl::StrCat("the sweep stopped: ", failed)));
+  return CommandResult();
+}
+
+std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan) {
+  std::string out;
+  const uint64_t count = TaskCount(plan);
+  for (uint64_t i = 0; i < count; ++i) {
+    absl::StrAppend(&out, ShellQuote(self), " sweep --out ", ShellQuote(dir), " --task ", i, "\n");
+  }
+  return out;
+}
+
+std::string EmitSlurm(const std::string& self, const std::string& dir, const sweep::Plan& plan) {
+  const uint64_t count = TaskCount(plan);
+  return absl::StrCat(
+      "#!/bin/sh\n",
+      "# serq sweep of ", plan.program(), ": ", count, " tasks (", PointCount(plan.axis()),
+      " points x ", plan.replications(), " replications), one array element each.\n",
+      "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
+      "#   ", ShellQuote(self), " sweep --merge ", ShellQuote(dir), "\n",
+      "#SBATCH --job-name=serq-sweep\n",
+      "#SBATCH --array=0-", count - 1, "\n",
+      "#SBATCH --ntasks=1\n",
+      "#SBATCH --cpus-per-task=1\n",
+      "#SBATCH --output=", dir, "/slurm-%A_%a.out\n",
+      "exec ", ShellQuote(self), " sweep --out ", ShellQuote(dir), " --task \"$SLURM_ARRAY_TASK_ID\"\n");
+}
+
+absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<Metric>& metrics) {
+  auto plan = ReadPlan(dir);
+  if (!plan.ok()) return plan.status();
+  SweepTable table;
+  table.plan = *plan;
+  const uint64_t count = TaskCount(*plan);
+  const uint32_t reps = plan->replications();
+  std::vector<sweep::Task> tasks(count);
+  std::vector<uint64_t> missing;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string path = TaskPath(dir, i);
+    auto bytes = ReadFile(path);
+    if (!bytes.ok()) {
+      missing.push_back(i);
+      continue;
+    }
+    sweep::Task& t = tasks[i];
+    if (!t.ParseFromString(*bytes)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": error: not a sweep task file"));
+    }
+    std::vector<sweep::Setting> want = PointSettings(plan->axis(), i / reps);
+    bool same = t.task() == i && t.point() == i / reps && t.replication() == i % reps &&
+                t.setting_size() == static_cast<int>(want.size());
+    for (size_t k = 0; same && k < want.size(); ++k) {
+      same = t.setting(k).SerializeAsString() == want[k].SerializeAsString();
+    }
+    if (!same) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": error: the file is task ", t.task(), " (", PointText({t.setting().begin(), t.setting().end()}),
+          ", replication ", t.replication(), "), not task ", i, " of this sweep (", PointText(want),
+          ", replication ", i % reps, ")"));
+    }
+  }
+  if (!missing.empty()) {
+    std::vector<uint64_t> shown(missing.begin(), missing.begin() + std::min<size_t>(missing.size(), 10));
+    return absl::NotFoundError(absl::StrCat(
+        "'", dir, "' lacks ", missing.size(), " of its ", count, " task files: task",
+        missing.size() == 1 ? " " : "s ", absl::StrJoin(shown, ", "), missing.size() > 10 ? ", ..." : "",
+        "; run one with: serq sweep --out ", dir, " --task ", missing[0]));
+  }
+  table.metrics = metrics;
+  std::set<uint64_t> seeds;
+  for (uint64_t p = 0; p * reps < count; ++p) {
+    std::vector<report::ResultsFile> files;
+    for (uint32_t r = 0; r < reps; ++r) {
+      files.push_back({TaskPath(dir, p * reps + r), &tasks[p * reps + r].results()});
+    }
+    auto merged = report::MergeResults(files);
+    if (!merged.ok()) return merged.status();
+    if (p == 0) {
+      table.horizon = merged->first->horizon();
+      table.warmup = merged->first->warmup();
+      if (table.metrics.empty()) table.metrics = DefaultMetrics(*merged);
+    }
+    seeds.insert(merged->seeds.begin(), merged->seeds.end());
+    auto figures = ComputeFigures(*merged, table.metrics);
+    if (!figures.ok()) return figures.status();
+    SweepPoint point;
+    point.settings = PointSettings(plan->axis(), p);
+    point.replications = reps;
+    point.figures = *std::move(figures);
+    table.points.push_back(std::move(point));
+  }
+  table.seeds.assign(seeds.begin(), seeds.end());
+  return table;
+}
+
+}  // namespace serq

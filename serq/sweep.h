@@ -1,0 +1,104 @@
+// `serq sweep`: a grid of points, each point × replication one task whose
+// results go to a file of its own in the sweep's directory, and the merge
+// of those files into the sweep report (docs/cli.md §sweep).
+//
+// The directory holds `plan.pb` (sweep.proto's Plan: the program, where it
+// was given, the axes, replications, seed and horizon) and one
+// `task-<i>.pb` per task (a Task: its point's settings and one
+// replication's results). A task reads only the plan, so it runs the same
+// wherever it runs (a local process, GNU parallel over ssh, a Slurm array
+// element) as long as the directory and the program's path are shared, and
+// the merge reads only the files, in task order, so its report is the same
+// bytes whichever executor ran the tasks and in whatever order.
+//
+// Task i is point i / R, replication i % R (R replications a point); it
+// runs replication r with the seed r has in a run of R replications, so the
+// R files of a point merge into exactly what `serq run -D… --replications R`
+// simulates.
+#ifndef SERQ_SERQ_SWEEP_H_
+#define SERQ_SERQ_SWEEP_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/sweep.pb.h"
+#include "serq/commands.h"
+#include "serq/metrics.h"
+
+namespace serq {
+
+inline constexpr uint32_t kPlanVersion = 1;
+
+// A sweep as the command line gives it.
+struct SweepSpec {
+  std::string program;                                       // the path as given
+  std::vector<std::pair<std::string, std::string>> defines;  // -D name=grid, as written
+  std::vector<std::string> share;                            // --share list; empty: the program's
+  std::optional<uint32_t> replications;                      // default: the program's
+  std::optional<uint64_t> seed;
+  std::optional<double> horizon;
+  std::string data_dir;
+};
+
+// Builds the plan: parses the grids, links the program at every point (so
+// a point that is not a valid program is found before any task runs) and
+// reads the program's replications when none are given. Misuse (a bad
+// grid) is exit 2, a program rejected at a point exit 1, in `error`.
+bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error);
+
+uint64_t TaskCount(const sweep::Plan& plan);
+
+// The paths of a sweep's files.
+std::string PlanPath(const std::string& dir);
+std::string TaskPath(const std::string& dir, uint64_t task);
+
+// Creates `dir` (if needed) and writes the plan into it. Refuses a
+// directory that holds another sweep's plan or task files, so that results
+// of two sweeps never mix.
+absl::Status WritePlan(const std::string& dir, const sweep::Plan& plan);
+absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir);
+
+// Runs task `task` of the plan in `dir` in this process and writes its file
+// (atomically: a task killed half-way leaves no file). Relative paths are
+// the plan's: the caller runs it in plan.cwd(). `jobs` is ignored (one
+// replication); the result's stderr has any runtime error.
+CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t task);
+
+// Runs every task of the plan in `dir` as local processes of `self` (this
+// executable: `self sweep --out DIR --task i`), `jobs` at a time. Stops
+// starting tasks after one fails; the error names it.
+CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
+                              const sweep::Plan& plan, uint32_t jobs);
+
+// The task list for GNU parallel: one shell command a line.
+std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan);
+// An sbatch script: a job array of the tasks, each `serq sweep --task`.
+std::string EmitSlurm(const std::string& self, const std::string& dir, const sweep::Plan& plan);
+
+// A sweep's figures, point by point, merged from the files in `dir`.
+struct SweepPoint {
+  std::vector<sweep::Setting> settings;
+  uint32_t replications = 0;
+  std::vector<Figure> figures;
+};
+struct SweepTable {
+  sweep::Plan plan;
+  double horizon = 0, warmup = 0;
+  std::vector<uint64_t> seeds;
+  std::vector<Metric> metrics;
+  std::vector<SweepPoint> points;
+};
+
+// Reads and checks every task file (each present once, its settings its
+// point's) and merges each point's replications. `metrics` empty: the
+// default (DefaultMetrics of the first point). Errors: which tasks are
+// missing (and the command that runs one again), which file is bad.
+absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<Metric>& metrics);
+
+}  // namespace serq
+
+#endif  // SERQ_SERQ_SWEEP_H_

@@ -1,0 +1,87 @@
+#include "serq/sweep_chart.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "serq-view/chart.h"
+#include "serq/grid.h"
+
+namespace serq {
+namespace {
+
+int AxisSize(const sweep::Axis& a) { return a.word_size() > 0 ? a.word_size() : a.value_size(); }
+
+}  // namespace
+
+absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::string& metric,
+                                       const std::string& x, const std::string& lines) {
+  const auto& axes = table.plan.axis();
+  int m = -1;
+  for (size_t i = 0; i < table.metrics.size(); ++i) {
+    if (table.metrics[i].label == metric) m = static_cast<int>(i);
+  }
+  if (m < 0) return absl::InvalidArgumentError(absl::StrCat("--chart: '", metric, "' is not among the figures"));
+  auto find = [&](const std::string& name) {
+    for (int i = 0; i < axes.size(); ++i) {
+      if (axes[i].name() == name) return i;
+    }
+    return -1;
+  };
+  int xi = -1, li = -1;
+  if (!x.empty()) {
+    xi = find(x);
+    if (xi < 0) return absl::InvalidArgumentError(absl::StrCat("--chart-x: the sweep has no parameter '", x, "'"));
+    if (axes[xi].word_size() > 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--chart-x: '", x, "' is not a number: give it to --chart-lines"));
+    }
+  } else {
+    for (int i = 0; i < axes.size() && xi < 0; ++i) {
+      if (axes[i].word_size() == 0 && AxisSize(axes[i]) > 1 && axes[i].name() != lines) xi = i;
+    }
+    if (xi < 0) return absl::InvalidArgumentError("--chart: the sweep has no numeric parameter of several values");
+  }
+  if (!lines.empty()) {
+    li = find(lines);
+    if (li < 0) return absl::InvalidArgumentError(absl::StrCat("--chart-lines: the sweep has no parameter '", lines, "'"));
+    if (li == xi) return absl::InvalidArgumentError("--chart-lines: the same parameter as --chart-x");
+  } else {
+    for (int i = 0; i < axes.size() && li < 0; ++i) {
+      if (i != xi && AxisSize(axes[i]) > 1) li = i;
+    }
+  }
+  for (int i = 0; i < axes.size(); ++i) {
+    if (i != xi && i != li && AxisSize(axes[i]) > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--chart: '", axes[i].name(), "' has several values too; a chart has one line per value of "
+          "one parameter (--chart-lines), so sweep the others at one value"));
+    }
+  }
+  view::Chart chart;
+  chart.title = absl::StrCat(metric, " against ", axes[xi].name(), ", ", table.plan.program());
+  chart.x_label = axes[xi].name();
+  chart.y_label = absl::StrCat(metric, " (bars: 95% interval)");
+  // Lines in the axis's order, points in x's (the plan's order).
+  int nlines = li < 0 ? 1 : AxisSize(axes[li]);
+  chart.series.resize(nlines);
+  for (const SweepPoint& p : table.points) {
+    int line = 0;
+    if (li >= 0) {
+      const sweep::Axis& a = axes[li];
+      for (int k = 0; k < AxisSize(a); ++k) {
+        bool same = a.word_size() > 0 ? a.word(k) == p.settings[li].word() : a.value(k) == p.settings[li].value();
+        if (same) line = k;
+      }
+      chart.series[line].label = absl::StrCat(a.name(), "=", SettingText(p.settings[li]));
+    }
+    const Figure& f = p.figures[m];
+    if (!f.defined) continue;
+    chart.series[line].points.push_back({p.settings[xi].value(), f.value, f.half_width});
+  }
+  for (view::ChartSeries& s : chart.series) {
+    std::stable_sort(s.points.begin(), s.points.end(),
+                     [](const view::ChartPoint& a, const view::ChartPoint& b) { return a.x < b.x; });
+  }
+  return view::DrawChart(chart);
+}
+
+}  // namespace serq

@@ -1,0 +1,317 @@
+#include "serq/sweep_cli.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "ir/words.h"
+#include "ir/cli.h"
+#include "serq/grid.h"
+#include "serq/search.h"
+#include "serq/sweep.h"
+#include "serq/sweep_chart.h"
+#include "serq/sweep_report.h"
+
+ABSL_FLAG(std::string, out, "",
+          "sweep: the directory of the sweep's plan and task files (default: a temporary one)");
+ABSL_FLAG(std::optional<uint64_t>, task, std::nullopt,
+          "sweep: run task i of the sweep in --out (what each executor runs)");
+ABSL_FLAG(std::string, merge, "", "sweep: merge the task files in this directory into the report");
+ABSL_FLAG(std::string, emit, "",
+          "sweep: write the tasks for another executor instead of running them: parallel "
+          "(one command a line) or slurm (an sbatch job array script)");
+ABSL_FLAG(std::string, metrics, "",
+          "sweep, search: the figures, e.g. 'mean(ttft),p99(ttft),rate(e2e)' (default: mean and "
+          "p99 of every observation)");
+ABSL_FLAG(std::string, chart, "",
+          "sweep: print an SVG chart of this figure (e.g. 'p99(ttft)') instead of the report");
+ABSL_FLAG(std::string, chart_x, "", "sweep: the chart's x axis, a param (default: the first swept)");
+ABSL_FLAG(std::string, chart_lines, "",
+          "sweep: one line per value of this parameter (default: the next swept)");
+ABSL_FLAG(std::string, param, "", "search: the param to search over");
+ABSL_FLAG(std::string, range, "", "search: lo:hi, the interval of --param to search");
+ABSL_FLAG(std::string, until, "",
+          "search: the condition a value must meet, e.g. 'p99(ttft) <= 2 && mean(ok) >= 0.9'");
+ABSL_FLAG(std::optional<double>, step, std::nullopt,
+          "search: the values tried are lo + k * step (default: (hi - lo) / 100)");
+ABSL_FLAG(uint32_t, max_replications, 64,
+          "search: the most replications a point gets while it is undecided");
+
+namespace serq {
+namespace {
+
+namespace fs = std::filesystem;
+
+int Usage(const std::string& message) {
+  PrintToolError("serq", message);
+  std::cerr << "run 'serq --help' for usage\n";
+  return kExitUsage;
+}
+
+int Print(const CommandResult& r) {
+  std::fwrite(r.out.data(), 1, r.out.size(), stdout);
+  std::fwrite(r.err.data(), 1, r.err.size(), stderr);
+  return r.exit_code;
+}
+
+// Merges `dir` and prints the report in `format`.
+int MergeAndPrint(const std::string& dir, const std::string& format) {
+  std::vector<Metric> metrics;
+  if (std::string list = absl::GetFlag(FLAGS_metrics); !list.empty()) {
+    auto parsed = ParseMetrics(list);
+    if (!parsed.ok()) return Usage(absl::StrCat("--metrics: ", parsed.status().message()));
+    metrics = *std::move(parsed);
+  }
+  const std::string chart = absl::GetFlag(FLAGS_chart);
+  if (!chart.empty()) {
+    // The chart's figure alone, unless --metrics lists it.
+    auto m = ParseMetric(chart);
+    if (!m.ok()) return Usage(absl::StrCat("--chart: ", m.status().message()));
+    bool listed = false;
+    for (const Metric& x : metrics) listed = listed || x.label == m->label;
+    if (!listed) metrics.push_back(*m);
+    if (!format.empty()) return Usage("--format applies to the report, not to --chart (always SVG)");
+  }
+  auto table = MergeSweep(dir, metrics);
+  if (!table.ok()) {
+    // A bad file is located already ("file: error: ..."); the rest is serq's.
+    if (absl::IsInvalidArgument(table.status())) {
+      std::cerr << table.status().message() << "\n";
+    } else {
+      PrintToolError("serq", table.status().message());
+    }
+    return kExitInputRejected;
+  }
+  if (!chart.empty()) {
+    auto svg = SweepChart(*table, ParseMetric(chart)->label, absl::GetFlag(FLAGS_chart_x),
+                          absl::GetFlag(FLAGS_chart_lines));
+    if (!svg.ok()) return Usage(std::string(svg.status().message()));
+    std::fwrite(svg->data(), 1, svg->size(), stdout);
+    return kExitOk;
+  }
+  auto text = RenderSweepReport(*table, format.empty() ? "text" : format);
+  if (!text.ok()) return Usage(std::string(text.status().message()));
+  std::fwrite(text->data(), 1, text->size(), stdout);
+  return kExitOk;
+}
+
+std::string Absolute(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  return ec ? dir : p.lexically_normal().string();
+}
+
+}  // namespace
+
+std::string ForeignSweepFlag(const std::string& command) {
+  std::vector<std::pair<const char*, bool>> sweep_flags = {
+      {"out", !absl::GetFlag(FLAGS_out).empty()},
+      {"task", absl::GetFlag(FLAGS_task).has_value()},
+      {"merge", !absl::GetFlag(FLAGS_merge).empty()},
+      {"emit", !absl::GetFlag(FLAGS_emit).empty()},
+      {"chart", !absl::GetFlag(FLAGS_chart).empty()},
+      {"chart-x", !absl::GetFlag(FLAGS_chart_x).empty()},
+      {"chart-lines", !absl::GetFlag(FLAGS_chart_lines).empty()},
+  };
+  std::vector<std::pair<const char*, bool>> search_flags = {
+      {"param", !absl::GetFlag(FLAGS_param).empty()},
+      {"range", !absl::GetFlag(FLAGS_range).empty()},
+      {"until", !absl::GetFlag(FLAGS_until).empty()},
+      {"step", absl::GetFlag(FLAGS_step).has_value()},
+      {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64},
+  };
+  if (command != "sweep") {
+    for (const auto& [flag, set] : sweep_flags) {
+      if (set) return absl::StrCat("--", flag, " applies to 'serq sweep' only");
+    }
+  }
+  if (command != "search") {
+    for (const auto& [flag, set] : search_flags) {
+      if (set) return absl::StrCat("--", flag, " applies to 'serq search' only");
+    }
+  }
+  if (command != "sweep" && command != "search" && !absl::GetFlag(FLAGS_metrics).empty()) {
+    return "--metrics applies to 'serq sweep' and 'serq search' only";
+  }
+  return "";
+}
+
+int SweepMain(const SweepArgs& args) {
+  const std::string merge = absl::GetFlag(FLAGS_merge);
+  const std::string out = absl::GetFlag(FLAGS_out);
+  const std::optional<uint64_t> task = absl::GetFlag(FLAGS_task);
+  const std::string emit = absl::GetFlag(FLAGS_emit);
+  const bool plans = merge.empty() && !task;
+  if (!plans) {
+    // --merge and --task read the plan: the sweep's settings are in it.
+    const char* what = !merge.empty() ? "--merge" : "--task";
+    if (!args.positional.empty()) return Usage(absl::StrCat(what, " takes no program: the plan names it"));
+    if (!args.defines.empty() || !args.share.empty() || args.seed || args.replications ||
+        args.horizon || !args.data_dir.empty() || !emit.empty()) {
+      return Usage(absl::StrCat(what, " takes the sweep's settings from its plan: give -D, --share, "
+                                      "--seed, --replications, --horizon, --data-dir, --emit when planning"));
+    }
+    if (!merge.empty() && task) return Usage("--merge and --task do not go together");
+  }
+  if (!merge.empty()) return MergeAndPrint(Absolute(merge), args.format);
+  if (task) {
+    if (out.empty()) return Usage("--task needs --out DIR, the sweep's directory");
+    std::string dir = Absolute(out);
+    auto plan = ReadPlan(dir);
+    if (!plan.ok()) {
+      PrintToolError("serq", plan.status().message());
+      return kExitUsage;
+    }
+    // Paths in the plan are relative to where the sweep was planned.
+    if (chdir(plan->cwd().c_str()) != 0) {
+      PrintToolError("serq", absl::StrCat("cannot enter the sweep's directory '", plan->cwd(), "'"));
+      return kExitUsage;
+    }
+    return Print(RunTask(dir, *plan, *task));
+  }
+
+  if (args.positional.size() != 1) {
+    return Usage(absl::StrCat("serq sweep expects one program file, got ", args.positional.size()));
+  }
+  if (args.positional[0] == "-") {
+    return Usage("serq sweep needs a program file, not standard input: its tasks read the file");
+  }
+  if (!emit.empty() && emit != "parallel" && emit != "slurm") {
+    return Usage(absl::StrCat("unknown --emit '", emit, "' (expected parallel or slurm)"));
+  }
+  if (!emit.empty() && out.empty()) {
+    return Usage("--emit needs --out DIR, a directory every task can reach");
+  }
+  if (!emit.empty() && args.jobs) return Usage("--jobs applies to running the tasks here, not to --emit");
+  if (!args.format.empty() && !emit.empty()) return Usage("--format applies to the report: give it to --merge");
+  if (!args.format.empty() && args.format != "text" && args.format != "csv" && args.format != "json" &&
+      args.format != "md") {
+    return Usage(absl::StrCat("unknown --format '", args.format, "' (expected text, csv, json or md)"));
+  }
+  if (std::string list = absl::GetFlag(FLAGS_metrics); !list.empty()) {
+    if (auto parsed = ParseMetrics(list); !parsed.ok()) {
+      return Usage(absl::StrCat("--metrics: ", parsed.status().message()));
+    }
+  }
+  SweepSpec spec;
+  spec.program = args.positional[0];
+  spec.defines = args.defines;
+  if (!args.share.empty()) {
+    auto share = ParseShareList(args.share);
+    if (!share.ok()) return Usage(std::string(share.status().message()));
+    spec.share = *std::move(share);
+  }
+  spec.replications = args.replications;
+  spec.seed = args.seed;
+  spec.horizon = args.horizon;
+  spec.data_dir = args.data_dir;
+  sweep::Plan plan;
+  CommandResult planned;
+  if (!PlanSweep(spec, &plan, &planned)) return Print(planned);
+
+  std::string dir;
+  bool temporary = out.empty();
+  if (temporary) {
+    std::string pattern = (fs::temp_directory_path() / "serq-sweep-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      PrintToolError("serq", "cannot make a temporary directory for the sweep (give --out DIR)");
+      return kExitUsage;
+    }
+    dir = pattern;
+  } else {
+    dir = Absolute(out);
+  }
+  if (absl::Status s = WritePlan(dir, plan); !s.ok()) {
+    PrintToolError("serq", s.message());
+    return kExitUsage;
+  }
+  if (emit == "parallel") {
+    std::cout << EmitParallel(args.self, dir, plan);
+    return kExitOk;
+  }
+  if (emit == "slurm") {
+    std::cout << EmitSlurm(args.self, dir, plan);
+    return kExitOk;
+  }
+  uint32_t jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
+  int rc = Print(RunTasksLocally(args.self, dir, plan, jobs));
+  if (rc == kExitOk) rc = MergeAndPrint(dir, args.format);
+  if (temporary) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  return rc;
+}
+
+}  // namespace serq
+
+namespace serq {
+
+int SearchMain(const SweepArgs& args) {
+  if (args.positional.size() != 1) {
+    return Usage(absl::StrCat("serq search expects one program file, got ", args.positional.size()));
+  }
+  if (!args.format.empty()) return Usage("--format does not apply to 'serq search'");
+  if (args.positional[0] == "-") return Usage("serq search needs a program file, not standard input");
+  SearchSpec spec;
+  spec.program = args.positional[0];
+  spec.param = absl::GetFlag(FLAGS_param);
+  if (spec.param.empty()) return Usage("serq search needs --param NAME, the param to search over");
+  const std::string range = absl::GetFlag(FLAGS_range);
+  if (range.empty()) return Usage("serq search needs --range lo:hi");
+  {
+    std::vector<std::string> parts = absl::StrSplit(range, ':');
+    if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &spec.lo) ||
+        !absl::SimpleAtod(parts[1], &spec.hi) || !std::isfinite(spec.lo) || !std::isfinite(spec.hi) ||
+        !(spec.lo < spec.hi)) {
+      return Usage(absl::StrCat("malformed --range '", range, "': expected lo:hi with lo < hi, e.g. 10:200"));
+    }
+  }
+  spec.step = absl::GetFlag(FLAGS_step).value_or((spec.hi - spec.lo) / 100);
+  if (!(spec.step > 0) || !std::isfinite(spec.step)) return Usage("--step must be > 0");
+  const std::string until = absl::GetFlag(FLAGS_until);
+  if (until.empty()) return Usage("serq search needs --until CONDITION, e.g. 'p99(ttft) <= 2'");
+  auto condition = ParseCondition(until);
+  if (!condition.ok()) return Usage(absl::StrCat("--until: ", condition.status().message()));
+  spec.condition = *std::move(condition);
+  if (!absl::GetFlag(FLAGS_metrics).empty()) {
+    return Usage("--metrics does not apply to 'serq search': it reports the figures of --until");
+  }
+  auto defines = ParseDefines(args.defines);
+  if (!defines.ok()) return Usage(std::string(defines.status().message()));
+  for (const auto& [name, value] : *defines) {
+    if (name == spec.param) return Usage(absl::StrCat("-D ", name, " is the searched --param"));
+  }
+  spec.base.defines = *std::move(defines);
+  if (!args.share.empty()) {
+    spec.base.share = ShareFromWord(args.share);
+    if (spec.base.share == ir::Program::SHARE_UNSPECIFIED) {
+      return Usage(absl::StrCat("unknown --share '", args.share, "' (expected maxmin or bottleneck)"));
+    }
+  }
+  spec.base.sim.seed = args.seed;
+  spec.base.sim.horizon = args.horizon;
+  spec.base.sim.data_dir = args.data_dir;
+  spec.base.sim.jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
+  spec.replications = args.replications.value_or(4);
+  spec.max_replications = absl::GetFlag(FLAGS_max_replications);
+  if (spec.max_replications < 2) return Usage("--max-replications must be at least 2");
+  SearchOutcome outcome;
+  CommandResult error;
+  if (!RunSearch(spec, &outcome, &error)) return Print(error);
+  std::cout << RenderSearch(spec, outcome);
+  return kExitOk;
+}
+
+}  // namespace serq

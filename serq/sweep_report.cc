@@ -1,0 +1,159 @@
+#include "serq/sweep_report.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "serq-report/format.h"
+#include "serq-report/table.h"
+#include "serq/grid.h"
+
+namespace serq {
+namespace {
+
+using report::Align;
+using report::Column;
+using report::FormatFixed;
+using report::FormatShortest;
+
+std::string RunLine(const SweepTable& t) {
+  std::vector<std::string> seeds;
+  for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));
+  size_t points = t.points.size();
+  return absl::StrCat("sweep of ", t.plan.program(), ": ", points, points == 1 ? " point" : " points",
+                      " x ", t.plan.replications(),
+                      t.plan.replications() == 1 ? " replication" : " replications", ", horizon ",
+                      FormatShortest(t.horizon), ", warmup ", FormatShortest(t.warmup),
+                      seeds.size() == 1 ? ", seed " : ", seeds ", absl::StrJoin(seeds, ", "));
+}
+
+std::string Fixed(const Figure& f, double x) { return f.defined ? FormatFixed(x, 4) : "-"; }
+std::string Shortest(const Figure& f, double x) { return f.defined ? FormatShortest(x) : ""; }
+
+std::string TextTable(const SweepTable& t, bool markdown) {
+  std::vector<Column> columns;
+  // Numbers right-aligned, words (a policy) left.
+  for (const sweep::Axis& a : t.plan.axis()) {
+    columns.push_back({a.name(), a.word_size() > 0 ? Align::kLeft : Align::kRight, 0});
+  }
+  for (const Metric& m : t.metrics) {
+    columns.push_back({m.label, Align::kRight, 6});
+    columns.push_back({"±95%", Align::kRight, 6});
+  }
+  report::Table table(columns);
+  for (const SweepPoint& p : t.points) {
+    std::vector<std::string> row;
+    for (const sweep::Setting& s : p.settings) row.push_back(SettingText(s));
+    for (const Figure& f : p.figures) {
+      row.push_back(Fixed(f, f.value));
+      row.push_back(Fixed(f, f.half_width));
+    }
+    table.AddRow(std::move(row));
+  }
+  if (!markdown) return absl::StrCat(RunLine(t), "\n\n", table.RenderText());
+  // Labels such as p99(ttft) have nothing markdown reads; names may.
+  return absl::StrCat(report::EscapeMarkdown(RunLine(t)), "\n\n", table.RenderMarkdown());
+}
+
+std::string CsvField(absl::string_view s) {
+  if (s.find_first_of(",\"\n") == absl::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Csv(const SweepTable& t) {
+  std::vector<std::string> header;
+  for (const sweep::Axis& a : t.plan.axis()) header.push_back(CsvField(a.name()));
+  header.push_back("replications");
+  for (const Metric& m : t.metrics) {
+    header.push_back(CsvField(m.label));
+    header.push_back(CsvField(absl::StrCat(m.label, " hw95")));
+  }
+  std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
+  for (const SweepPoint& p : t.points) {
+    std::vector<std::string> row;
+    for (const sweep::Setting& s : p.settings) row.push_back(CsvField(SettingText(s)));
+    row.push_back(absl::StrCat(p.replications));
+    for (const Figure& f : p.figures) {
+      row.push_back(Shortest(f, f.value));
+      row.push_back(Shortest(f, f.half_width));
+    }
+    absl::StrAppend(&out, absl::StrJoin(row, ","), "\n");
+  }
+  return out;
+}
+
+std::string JsonString(absl::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// A number as protobuf's JSON writes one: infinities as strings.
+std::string JsonNumber(double x) {
+  if (std::isinf(x)) return x > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  return FormatShortest(x);
+}
+
+std::string Json(const SweepTable& t) {
+  std::vector<std::string> seeds;
+  for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));
+  std::vector<std::string> params;
+  for (const sweep::Axis& a : t.plan.axis()) params.push_back(JsonString(a.name()));
+  std::vector<std::string> metrics;
+  for (const Metric& m : t.metrics) metrics.push_back(JsonString(m.label));
+  std::string out = absl::StrCat("{\n  \"program\": ", JsonString(t.plan.program()),
+                                 ",\n  \"horizon\": ", JsonNumber(t.horizon),
+                                 ",\n  \"warmup\": ", JsonNumber(t.warmup), ",\n  \"seed\": [",
+                                 absl::StrJoin(seeds, ", "), "],\n  \"replications\": ",
+                                 t.plan.replications(), ",\n  \"parameters\": [",
+                                 absl::StrJoin(params, ", "), "],\n  \"metrics\": [",
+                                 absl::StrJoin(metrics, ", "), "],\n  \"points\": [");
+  for (size_t i = 0; i < t.points.size(); ++i) {
+    const SweepPoint& p = t.points[i];
+    std::vector<std::string> settings;
+    for (const sweep::Setting& s : p.settings) {
+      settings.push_back(absl::StrCat(JsonString(s.name()), ": ",
+                                      s.word().empty() ? JsonNumber(s.value()) : JsonString(s.word())));
+    }
+    std::vector<std::string> figures;
+    for (size_t k = 0; k < p.figures.size(); ++k) {
+      const Figure& f = p.figures[k];
+      figures.push_back(
+          f.defined ? absl::StrCat(JsonString(t.metrics[k].label), ": {\"value\": ", JsonNumber(f.value),
+                                   ", \"half_width\": ", JsonNumber(f.half_width), "}")
+                    : absl::StrCat(JsonString(t.metrics[k].label), ": {}"));
+    }
+    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "    {\"settings\": {", absl::StrJoin(settings, ", "),
+                    "}, \"figures\": {", absl::StrJoin(figures, ", "), "}}");
+  }
+  absl::StrAppend(&out, t.points.empty() ? "]\n}\n" : "\n  ]\n}\n");
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RenderSweepReport(const SweepTable& table, absl::string_view format) {
+  if (format == "text") return TextTable(table, false);
+  if (format == "md") return TextTable(table, true);
+  if (format == "csv") return Csv(table);
+  if (format == "json") return Json(table);
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown --format '", format, "' (expected text, csv, json or md)"));
+}
+
+}  // namespace serq

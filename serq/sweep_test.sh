@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# serq sweep end to end: the local executor, the task list run in another
+# order, task files, merging, the report's formats, a point against
+# `serq run`, and every misuse. testdata/sweep/flows.txt is the report of
+# testdata/sweep/flows.sq over W = 0.5, 1, 1.5 and both policies, checked by
+# hand against the program's comment: f3 ends at 2W/3 under maxmin and at W
+# under bottleneck; f1 at 2 under both; one f3 per replication of 10 s, so
+# rate(f3) = 0.1; the program is deterministic, so every half-width is 0.
+set -u
+root=${TEST_SRCDIR:?}/serq
+serq=$root/serq/serq
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+cd "$root" || exit 2
+
+expect() {  # expect STATUS STDERR_PATTERN -- command...
+  local status=$1 pattern=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$?
+  [ "$got" = "$status" ] || fail "$*: exit $got, expected $status ($(head -3 "$tmp/err"))"
+  grep -qF -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(head -3 "$tmp/err")"
+}
+
+flows=testdata/sweep/flows.sq
+grid=(-D W=0.5:1.5:0.5 --share=maxmin,bottleneck --replications 2)
+metrics='mean(f3),p50(f3),rate(f3),mean(f1)'
+
+# Local processes, two at a time: the hand-checked report.
+"$serq" sweep $flows "${grid[@]}" --metrics "$metrics" --jobs 2 --out "$tmp/local" >"$tmp/local.txt" ||
+  fail "local sweep: exit $?"
+cmp -s "$tmp/local.txt" testdata/sweep/flows.txt || { fail "local sweep: not flows.txt"; diff "$tmp/local.txt" testdata/sweep/flows.txt; }
+[ "$(ls "$tmp/local" | grep -c '^task-.*\.pb$')" = 12 ] || fail "local sweep: not 12 task files (6 points x 2)"
+# Without --out: a temporary directory, the same report, and one process.
+"$serq" sweep $flows "${grid[@]}" --metrics "$metrics" --jobs 1 >"$tmp/tmpdir.txt" || fail "sweep without --out"
+cmp -s "$tmp/tmpdir.txt" testdata/sweep/flows.txt || fail "sweep without --out: not flows.txt"
+
+# The task list, run last task first: the same files, the same report.
+"$serq" sweep $flows "${grid[@]}" --emit=parallel --out "$tmp/emitted" >"$tmp/tasks" || fail "emit: exit $?"
+[ "$(wc -l <"$tmp/tasks")" = 12 ] || fail "emit=parallel: not 12 lines"
+grep -q -- "sweep --out '$tmp/emitted' --task 11\$" "$tmp/tasks" || fail "emit=parallel: no task 11: $(tail -1 "$tmp/tasks")"
+tac "$tmp/tasks" | sh || fail "the emitted tasks failed"
+for i in $(seq 0 11); do
+  cmp -s "$tmp/local/task-$i.pb" "$tmp/emitted/task-$i.pb" || fail "task $i: the files differ"
+done
+"$serq" sweep --merge "$tmp/emitted" --metrics "$metrics" >"$tmp/merged.txt" || fail "merge: exit $?"
+cmp -s "$tmp/merged.txt" testdata/sweep/flows.txt || fail "merge of the reversed run: not flows.txt"
+
+# The report's other formats say the same.
+"$serq" sweep --merge "$tmp/emitted" --metrics "$metrics" --format csv >"$tmp/r.csv"
+head -1 "$tmp/r.csv" | grep -qxF 'W,share,replications,mean(f3),mean(f3) hw95,p50(f3),p50(f3) hw95,rate(f3),rate(f3) hw95,mean(f1),mean(f1) hw95' ||
+  fail "csv header: $(head -1 "$tmp/r.csv")"
+sed -n 5p "$tmp/r.csv" | grep -qxF '1,bottleneck,2,1,0,1,0,0.1,0,2,0' || fail "csv row W=1 bottleneck: $(sed -n 5p "$tmp/r.csv")"
+"$serq" sweep --merge "$tmp/emitted" --metrics "$metrics" --format json >"$tmp/r.json"
+python3 - "$tmp/r.json" <<'PY' || fail "json: not the figures"
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["points"][2]
+assert r["parameters"] == ["W", "share"], r["parameters"]
+assert p["settings"] == {"W": 1, "share": "maxmin"}, p
+assert abs(p["figures"]["mean(f3)"]["value"] - 2 / 3) < 1e-12, p
+PY
+"$serq" sweep --merge "$tmp/emitted" --metrics "$metrics" --format md >"$tmp/r.md"
+grep -q '^| *W *| share' "$tmp/r.md" || fail "md: no header row: $(sed -n 3p "$tmp/r.md")"
+
+# A point's figures are `serq run`'s at that point: colocated.sq at Rate 20,
+# 3 replications; the csv of both prints the mean and its half-width in
+# the shortest exact form.
+col=examples/pd-disaggregation/colocated.sq
+"$serq" sweep $col -D Rate=20 --replications 3 --horizon 45 --metrics 'mean(ttft)' --format csv >"$tmp/p.csv" ||
+  fail "colocated sweep: exit $?"
+"$serq" run $col -D Rate=20 --replications 3 --horizon 45 --format csv >"$tmp/run.csv"
+want=$(grep '^ttft,' "$tmp/run.csv" | cut -d, -f3,4)
+got=$(sed -n 2p "$tmp/p.csv" | cut -d, -f3,4)
+[ -n "$want" ] && [ "$want" = "$got" ] || fail "sweep point: mean(ttft) $got, serq run says $want"
+
+# A lost task file: the merge says which and how to run it again; then it merges.
+rm "$tmp/emitted/task-5.pb"
+expect 1 "lacks 1 of its 12 task files: task 5; run one with: serq sweep --out $tmp/emitted --task 5" -- \
+  "$serq" sweep --merge "$tmp/emitted"
+"$serq" sweep --out "$tmp/emitted" --task 5 || fail "rerun of task 5"
+"$serq" sweep --merge "$tmp/emitted" --metrics "$metrics" | cmp -s - testdata/sweep/flows.txt || fail "merge after the rerun"
+# A task file of another task in its place is refused (task 5 is point 5 / 2
+# = 2, W=1 maxmin, replication 1; task 6 is point 3, W=1 bottleneck, replication 0).
+cp "$tmp/emitted/task-6.pb" "$tmp/emitted/task-5.pb"
+expect 1 "emitted/task-5.pb: error: the file is task 6 (W=1, share=bottleneck, replication 0), not task 5 of this sweep (W=1, share=maxmin, replication 1)" -- \
+  "$serq" sweep --merge "$tmp/emitted"
+
+# Errors of the program: at a point (exit 1, naming it); in a task.
+expect 1 "serq: error: the program is rejected at the sweep's point Nope=1" -- "$serq" sweep $flows -D Nope=1,2
+expect 1 "serq: error: the sweep stopped: task 0 exited with 1" -- "$serq" sweep testdata/sim/bad-distribution.sq
+grep -qF "bernoulli(1.5): p must be between 0 and 1" "$tmp/err" || fail "the task's runtime error is not shown"
+
+# Misuse: exit 2.
+expect 2 "serq: error: malformed -D 'W=1:2': expected start:stop:step, e.g. -D Rate=10:30:5" -- "$serq" sweep $flows -D W=1:2
+expect 2 "serq: error: malformed -D 'W=1,2': expected name=number" -- "$serq" run $flows -D W=1,2
+expect 2 "serq: error: -D W is given twice" -- "$serq" sweep $flows -D W=1 -D W=2
+expect 2 "serq: error: unknown --share 'fair' (expected maxmin or bottleneck)" -- "$serq" sweep $flows --share=maxmin,fair
+expect 2 "serq: error: --emit needs --out DIR" -- "$serq" sweep $flows --emit=parallel
+expect 2 "serq: error: unknown --emit 'pbs' (expected parallel or slurm)" -- "$serq" sweep $flows --emit=pbs --out "$tmp/x"
+expect 2 "serq: error: --merge takes no program: the plan names it" -- "$serq" sweep --merge "$tmp/local" $flows
+expect 2 "serq: error: --task needs --out DIR" -- "$serq" sweep --task 1
+expect 2 "serq: error: serq sweep needs a program file, not standard input" -- "$serq" sweep -
+expect 2 "serq: error: --task 12: the sweep has 12 tasks, 0 to 11" -- "$serq" sweep --out "$tmp/local" --task 12
+expect 2 "holds no sweep (no plan.pb" -- "$serq" sweep --out "$tmp/nothing" --task 0
+expect 2 "holds another sweep (its plan.pb differs)" -- "$serq" sweep $flows -D W=2 --out "$tmp/local"
+expect 2 "serq: error: --out applies to 'serq sweep' only" -- "$serq" run $flows --out "$tmp/x"
+expect 2 "serq: error: --metrics: bad figure 'avg(f3)'" -- "$serq" sweep $flows --metrics 'avg(f3)'
+expect 1 "no observation 'f9' in the results (there are 'f1', 'f2', 'f3')" -- "$serq" sweep --merge "$tmp/local" --metrics 'mean(f9)'
+
+# The Slurm script: a job array of the 12 tasks, each one `--task`.
+"$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/slurm" >"$tmp/job.sh" || fail "emit=slurm: exit $?"
+head -1 "$tmp/job.sh" | grep -qx '#!/bin/sh' || fail "slurm: no #!/bin/sh"
+grep -qx '#SBATCH --array=0-11' "$tmp/job.sh" || fail "slurm: no --array=0-11"
+grep -q -- "sweep --out '$tmp/slurm' --task \"\$SLURM_ARRAY_TASK_ID\"\$" "$tmp/job.sh" || fail "slurm: no task line"
+
+# The chart: mean(t) of an M/M/1 queue against Rate, a line per Mu, held to
+# testdata/sweep/mm1-chart.svg. Checked by hand: the mean time in system is
+# 1 / (Mu - Rate), which every point's bar must cover (the csv below); the
+# y axis runs 0 to 6 (the top bar ends at 2.9072 + 2.6421 = 5.55, ticks of
+# 1) over 304 px from y = 344, so the point (Rate 0.2, 1.2821) is at
+# x = 72 (the left edge), y = 344 - 1.2821 / 6 * 304 = 279.04.
+mm1=(testdata/sweep/mm1.sq -D Rate=0.2:0.6:0.2 -D Mu=1,2 --replications 3 --horizon 1000)
+"$serq" sweep "${mm1[@]}" --out "$tmp/mm1" --chart 'mean(t)' >"$tmp/chart.svg" || fail "chart: exit $?"
+cmp -s "$tmp/chart.svg" testdata/sweep/mm1-chart.svg || fail "chart: not mm1-chart.svg"
+grep -qF '<circle cx="72.00" cy="279.04" r="3.5"/>' "$tmp/chart.svg" || fail "chart: the first point is not where derived"
+"$serq" sweep --merge "$tmp/mm1" --metrics 'mean(t)' --format csv | awk -F, 'NR > 1 {
+  want = 1 / ($2 - $1); d = $4 - want; if (d < 0) d = -d
+  if (d > $5) { print "Rate " $1 " Mu " $2 ": mean " $4 " +- " $5 " misses " want; bad = 1 } }
+  END { exit bad }' || fail "chart: a bar misses 1 / (Mu - Rate)"
+expect 2 "serq: error: --chart-x: 'share' is not a number: give it to --chart-lines" -- \
+  "$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x share
+expect 2 "serq: error: --chart-lines: the same parameter as --chart-x" -- \
+  "$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --chart-x Rate --chart-lines Rate
+"$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --metrics 'mean(t)' --chart-x Mu | grep -q '^<svg' ||
+  fail "chart of a figure --metrics does not list"
+"$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x W >/dev/null || fail "chart of flows: exit $?"
+
+if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
+echo "serq sweep: all passed"
