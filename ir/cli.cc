@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ir/output.h"
 
 namespace serq {
 
@@ -42,9 +43,18 @@ absl::Status WriteOutput(absl::string_view bytes, Format format) {
     return absl::FailedPreconditionError(
         "refusing to write binary IR to a terminal; redirect it or use --format=json");
   }
-  std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+  return WriteStdout(bytes);
+}
+
+absl::Status WriteStdout(absl::string_view bytes) {
+  // Whatever stdio still buffers goes first; then the bytes by write(2),
+  // every one checked (fwrite's result and a late fflush lose the error).
   if (std::fflush(stdout) != 0) {
-    return absl::InternalError(absl::StrCat("cannot write output: ", std::strerror(errno)));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot write output: ", std::strerror(errno)));
+  }
+  if (absl::Status s = WriteAll(STDOUT_FILENO, bytes); !s.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat("cannot write output: ", s.message()));
   }
   return absl::OkStatus();
 }

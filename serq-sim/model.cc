@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/builtins.h"
 #include "ir/constant.h"
+#include "ir/limits.h"
 #include "ir/walk.h"
 
 namespace serq::sim {
@@ -226,9 +227,10 @@ bool Compiler::Settings() {
   } else if (run.has_replications()) {
     auto v = ConstantAt(run.replications(), "run.replications");
     if (!v) return false;
-    if (!(whole(*v) && *v >= 1 && *v <= 1e6)) {
+    if (!(whole(*v) && *v >= 1 && *v <= kMaxReplications)) {
       Error(run.replications().loc(), "run.replications",
-            absl::StrCat("replications must be a whole number from 1 to 1000000, got ", *v));
+            absl::StrCat("replications must be a whole number from 1 to ", kMaxReplications,
+                         ", got ", *v));
     } else {
       model_->replications = static_cast<uint32_t>(*v);
     }

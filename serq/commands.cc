@@ -1,6 +1,7 @@
 #include "serq/commands.h"
 
 #include <string>
+#include <vector>
 
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
@@ -70,13 +71,27 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   ir::Program program;
   if (!ParseAndLink(path, options, &program, &result)) return result;
   Diagnostics diags(InputName(path));
-  results::Results results;
-  if (!Simulate(program, options.sim, &results, &diags)) {
+  // The results are made in place in the vector the report reads: no copy
+  // of every replication (which would double the peak memory).
+  std::vector<results::Results> all(1);
+  results::Results& results = all[0];
+  absl::Status write_error;
+  SimOutcome outcome = SimulateStreaming(
+      program, options.sim, &results,
+      [&results](results::Replication* r) {
+        results.add_replication()->Swap(r);
+        return absl::OkStatus();
+      },
+      &diags, &write_error);
+  if (outcome == SimOutcome::kRejected) {
     return Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(path)));
   }
-  auto report = report::RenderReport({results}, options.report);
+  if (outcome == SimOutcome::kWriteFailed) {
+    return Failure(kExitUsage, ToolError("serq", write_error.message()));
+  }
+  auto report = report::RenderReport(all, options.report);
   if (!report.ok()) return Failure(kExitInputRejected, std::string(report.status().message()));
-  result.out = *report;
+  result.out = *std::move(report);
   return result;
 }
 

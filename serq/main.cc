@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "ir/limits.h"
 #include "serq/commands.h"
 
 ABSL_FLAG(std::string, format, "",
@@ -34,6 +35,10 @@ ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
 ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
 ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
+ABSL_FLAG(uint64_t, max_sessions, serq::kDefaultMaxSessions,
+          "run: the most sessions alive at once (and 10 times as many live leases)");
+ABSL_FLAG(uint64_t, max_events, 0, "run: the most events a replication may process; 0: no limit");
+ABSL_FLAG(double, max_cpu, 0, "run: the most CPU seconds the run may take; 0: no limit");
 
 namespace {
 
@@ -42,7 +47,8 @@ constexpr char kUsage[] =
     "\n"
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
     "                     [--data-dir D] [--trace FILE] [--format=text|csv|json|md]\n"
-    "                     [--quantiles=50,90,99]\n"
+    "                     [--quantiles=50,90,99] [--max-sessions N] [--max-events N]\n"
+    "                     [--max-cpu SECONDS]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
@@ -83,6 +89,9 @@ int main(int argc, char** argv) {
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.progress = isatty(2);
+  options.sim.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  options.sim.limits.max_events = absl::GetFlag(FLAGS_max_events);
+  options.sim.limits.max_cpu = absl::GetFlag(FLAGS_max_cpu);
   options.results_path = absl::GetFlag(FLAGS_results);
   if (absl::Status valid = serq::ValidateSimOptions(options.sim); !valid.ok()) {
     return Usage(std::string(valid.message()));
@@ -97,6 +106,9 @@ int main(int argc, char** argv) {
         {"horizon", options.sim.horizon.has_value()},
         {"data-dir", !options.sim.data_dir.empty()},
         {"trace", !options.sim.trace_path.empty()},
+        {"max-sessions", options.sim.limits.max_sessions != serq::kDefaultMaxSessions},
+        {"max-events", options.sim.limits.max_events != 0},
+        {"max-cpu", options.sim.limits.max_cpu != 0},
     };
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
@@ -136,7 +148,10 @@ int main(int argc, char** argv) {
   } else {
     return Usage(absl::StrCat("unknown command '", command, "' (expected run, check, fmt or view)"));
   }
-  std::fwrite(result.out.data(), 1, result.out.size(), stdout);
-  std::fwrite(result.err.data(), 1, result.err.size(), stderr);
+  std::cerr << result.err;
+  if (absl::Status s = serq::WriteStdout(result.out); !s.ok()) {
+    serq::PrintToolError("serq", s.message());
+    return serq::kExitUsage;
+  }
   return result.exit_code;
 }

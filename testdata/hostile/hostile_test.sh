@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The hostile-input suite (issue 12): every input that once took all memory,
+# hung, read quadratically, or lost its output, each run under a memory and
+# CPU limit (setrlimit through ulimit) and a wall-clock timeout, with the
+# error and exit status it must end with. A case that comes back as a crash
+# (std::bad_alloc, exit 134), a hang (timeout, exit 124) or a silent exit 0
+# fails here, in seconds, instead of taking the machine down.
+#
+# Each case: case NAME MEMORY_MB CPU_S STATUS PATTERN -- command...
+# STATUS is the exit status wanted; PATTERN a fixed string stderr must hold.
+# Under --config=asan (SERQ_ASAN=1) the address space cannot be limited
+# (ASan reserves terabytes of shadow), so ASan's own hard_rss_limit_mb is.
+set -u
+root=${TEST_SRCDIR:-$PWD}/serq
+[ -d "$root" ] || root=$PWD
+cd "$root" || exit 2
+for d in serq-parse serq-link serq-sim serq-report serq-view serq; do PATH="$root/$d:$PATH"; done
+export PATH
+here=testdata/hostile
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0 cases_xml=""
+xml_escape() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }
+
+case_() {
+  local name=$1 mem=$2 cpu=$3 want=$4 pattern=$5; shift 6
+  local limit="ulimit -v $((mem * 1024))"
+  if [ "${SERQ_ASAN:-0}" = 1 ]; then
+    limit="export ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}hard_rss_limit_mb=$((mem * 2))"
+  fi
+  local start=$SECONDS
+  bash -c "$limit; ulimit -t $cpu; exec timeout $((cpu * 4 + 10)) \"\$@\"" _ "$@" \
+    >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$? problem=""
+  [ "$got" = "$want" ] || problem="exit $got, expected $want"
+  if ! grep -qF -- "$pattern" "$tmp/err"; then
+    problem="${problem:+$problem; }stderr lacks '$pattern'"
+  fi
+  if [ -n "$problem" ]; then
+    failed=$((failed + 1))
+    echo "FAIL $name: $problem"
+    head -c 600 "$tmp/err" | sed 's/^/  | /'
+    cases_xml+="<testcase name=\"$name\" classname=\"hostile\"><failure message=\"$(printf %s "$problem" | xml_escape)\"/></testcase>"
+  else
+    passed=$((passed + 1))
+    echo "ok   $name ($((SECONDS - start)) s)"
+    cases_xml+="<testcase name=\"$name\" classname=\"hostile\"/>"
+  fi
+}
+
+full="No space left on device"
+before=testdata/hostile/before.sq
+serq-parse $before > "$tmp/before.ir.json"
+serq-link "$tmp/before.ir.json" > "$tmp/before.linked.json"
+serq-sim "$tmp/before.linked.json" > "$tmp/before.results.json"
+serq-parse $here/sessions-poisson.sq | serq-link > "$tmp/poisson.linked.json"
+serq-parse $here/hang-ps.sq | serq-link > "$tmp/hang.linked.json"
+
+# --- Finding 6: a failed write is "cannot write output: <reason>", exit 2,
+# for every tool and every output. /dev/full fails every write with ENOSPC;
+# the outputs below 4 KB are the ones stdio alone lost.
+sh_to() { local out=$1; shift; exec "$@" > "$out"; }
+export -f sh_to
+w="cannot write output: $full"
+case_ write-parse 500 20 2 "serq-parse: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-parse $before
+case_ write-parse-pb 500 20 2 "serq-parse: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-parse --format=pb $before
+case_ write-link 500 20 2 "serq-link: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-link "$tmp/before.ir.json"
+case_ write-sim 500 20 2 "serq-sim: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-sim "$tmp/before.linked.json"
+case_ write-sim-pb 500 20 2 "serq-sim: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-sim --format=pb "$tmp/before.linked.json"
+case_ write-sim-trace 500 20 2 "serq-sim: error: cannot write output '/dev/full' (--trace): $full" -- \
+  bash -c 'sh_to /dev/null "$@"' _ serq-sim --trace /dev/full "$tmp/before.linked.json"
+case_ write-report 500 20 2 "serq-report: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-report "$tmp/before.results.json"
+case_ write-report-json 500 20 2 "serq-report: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-report --format=json "$tmp/before.results.json"
+case_ write-view 500 20 2 "serq-view: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-view "$tmp/before.linked.json"
+for c in run fmt view; do
+  case_ write-serq-$c 500 20 2 "serq: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq $c $before
+done
+case_ write-serq-run-trace 500 20 2 "serq: error: cannot write output '/dev/full' (--trace): $full" -- \
+  bash -c 'sh_to /dev/null "$@"' _ serq run --trace /dev/full $before
+case_ write-help 500 20 2 "serq-sim: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-sim --help
+
+# --- Finding 1: state that grows with the run is bounded, with an error
+# naming the workload, the time, the count and the flag. Each program piled
+# up sessions until std::bad_alloc (2.5 GB, 16-38 s); now ~300 MB, 2 s.
+lim="the --max-sessions limit"
+case_ sessions-poisson 1500 60 1 "sessions-poisson.sq:3:1: error: at t=" -- serq run $here/sessions-poisson.sq
+case_ sessions-poisson-flag 1500 60 1 "$lim" -- serq run $here/sessions-poisson.sq
+case_ sessions-periodic 1500 60 1 "$lim" -- serq run $here/sessions-periodic.sq
+case_ sessions-long-run 1500 60 1 "$lim" -- serq run $here/sessions-long-run.sq
+case_ sessions-small-limit 300 20 1 "while 1000 are alive, $lim" -- serq run --max-sessions 1000 $here/sessions-poisson.sq
+case_ sessions-pipe 1500 60 1 "$lim" -- serq-sim --max-sessions 1000 "$tmp/poisson.linked.json"
+case_ leases 300 20 1 "leases are alive (10 times --max-sessions)" -- serq run --max-sessions 1000 $here/leases.sq
+case_ bad-batch 300 20 1 "bad-batch.sq:3:25: error: batch(n) needs a whole number n from 0 to 1000000, not 1e+12" -- serq run $here/bad-batch.sq
+
+# --- Finding 2: replications bounded on the command line like in the source.
+case_ replications-flag 300 20 2 "--replications must be from 1 to 100000, not 1000000000" -- serq run --replications 1000000000 $before
+case_ replications-flag-sim 300 20 2 "--replications must be from 1 to 100000" -- serq-sim --replications 1000000000 "$tmp/before.linked.json"
+case_ bad-replications 300 20 1 "replications must be a whole number from 1 to 100000, not 1e+06" -- serq check $here/bad-replications.sq
+
+# --- Finding 4: runs that would not end, bounded by --max-events and
+# --max-cpu (each ran over 60 s with flat memory).
+ev="the --max-events limit"
+case_ hang-ps 300 60 1 "$ev" -- serq run --max-events 1000000 $here/hang-ps.sq
+case_ hang-step 300 60 1 "$ev" -- serq run --max-events 1000000 $here/hang-step.sq
+case_ hang-periodic 300 60 1 "hang-periodic.sq:3:1: error: at t=" -- serq run --max-events 1000000 $here/hang-periodic.sq
+case_ hang-cpu 300 60 1 "the --max-cpu limit" -- serq run --max-cpu 1 $here/hang-ps.sq
+case_ hang-cpu-sim 300 60 1 "the --max-cpu limit" -- serq-sim --max-cpu 1 "$tmp/hang.linked.json"
+
+if [ -n "${XML_OUTPUT_FILE:-}" ]; then
+  printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="%d" failures="%d"><testsuite name="hostile" tests="%d" failures="%d">%s</testsuite></testsuites>\n' \
+    $((passed + failed)) "$failed" $((passed + failed)) "$failed" "$cases_xml" >"$XML_OUTPUT_FILE"
+fi
+echo "hostile: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
