@@ -34,9 +34,9 @@ inline constexpr uint64_t kLeasesPerSession = 10;
 // IR of 10^7 bad stages would otherwise keep gigabytes of them.
 inline constexpr int kMaxErrors = 100;
 
-// The IR a tool reads: at most this many bytes (decoding takes ~20 times
-// as much memory) ...
-inline constexpr int64_t kMaxIrBytes = 256LL << 20;
+// Any input a tool reads (source, IR, results): at most this many bytes,
+// so /dev/zero or a runaway pipe is refused rather than read for ever ...
+inline constexpr int64_t kMaxInputBytes = 512LL << 20;
 // ... and at most this many declarations, statements or expression nodes
 // of each kind before linking starts work proportional to them.
 inline constexpr int64_t kMaxIrItems = 1000000;

@@ -106,6 +106,57 @@ case_ hang-periodic 300 60 1 "hang-periodic.sq:3:1: error: at t=" -- serq run --
 case_ hang-cpu 300 60 1 "the --max-cpu limit" -- serq run --max-cpu 1 $here/hang-ps.sq
 case_ hang-cpu-sim 300 60 1 "the --max-cpu limit" -- serq-sim --max-cpu 1 "$tmp/hang.linked.json"
 
+# --- Finding 3: 10^7 empty stages, 20 MB of binary IR, took 3.7 GB in
+# serq-link and 1 GB in serq-sim and serq-view: now refused by counting the
+# encoding's fields before decoding. Many errors: the first 100, then a count.
+python3 -c 'import sys; sys.stdout.buffer.write(b"\x08\x08" + b"\x42\x00" * 10**7)' > "$tmp/stages.pb"
+for t in serq-link serq-sim serq-view; do
+  case_ ir-stages-$t 400 20 1 "more than 1000000 'stage' entries" -- $t "$tmp/stages.pb"
+done
+python3 -c 'import json; print(json.dumps({"version": 8, "stage": [{"name": "s%d" % i} for i in range(200000)]}))' > "$tmp/errors.json"
+case_ link-error-limit 400 30 1 "more after the first 100 not shown" -- serq-link "$tmp/errors.json"
+
+# --- Finding 7: inputs that are not files.
+case_ dir-link 300 20 2 "serq-link: error: cannot read '$here': it is a directory" -- serq-link $here
+case_ dir-sim 300 20 2 "serq-sim: error: cannot read '$here': it is a directory" -- serq-sim $here
+case_ dir-report 300 20 2 "serq-report: error: cannot read '$here': it is a directory" -- serq-report $here
+case_ dir-parse 300 20 2 "serq-parse: error: cannot read '$here': it is a directory" -- serq-parse $here
+case_ dir-serq 300 20 2 "serq: error: cannot read '$here': it is a directory" -- serq run $here
+case_ zero-link 1500 30 2 "larger than 512 MB" -- serq-link /dev/zero
+case_ empty-report 300 20 1 "empty input: expected results as JSON" -- serq-report /dev/null
+
+# --- Finding 8: validation gaps.
+case_ nan-param 300 20 1 "param[0].value: error: the value is NaN" -- serq-link --check $here/bad-nan-param.json
+serq-parse --format=pb $before > "$tmp/before.pb"
+case_ ir-as-results 300 20 1 "not serq results: protobuf fields 8" -- serq-report "$tmp/before.pb"
+serq-sim --format=pb "$tmp/before.linked.json" > "$tmp/before.results.pb"
+case_ results-as-ir 300 20 1 "invalid IR: neither JSON nor a valid protobuf binary message" -- serq-link "$tmp/before.results.pb"
+python3 -c 'print("{\"version\": 8, \"run\": " + "{\"x\": " * 1000000 + "1" + "}" * 1000001)' > "$tmp/deep.json"
+case_ deep-json 200 20 1 "JSON nested more than 136 levels deep" -- serq-link "$tmp/deep.json"
+case_ deep-json-report 200 20 1 "JSON nested more than 136 levels deep" -- serq-report "$tmp/deep.json"
+case_ duplicate-key 200 20 1 "the key 'version' appears twice in one object (line 1)" -- \
+  bash -c 'echo "{\"version\": 8, \"version\": 8}" | serq-link'
+case_ duplicate-key-camel 200 20 1 "the key 'service_sum' appears twice" -- serq-report $here/bad-duplicate-key.json
+# A binary results stream cut short (a later replication's runtime error)
+# decodes as fewer replications: refused, never a smaller report.
+head -c $(( $(stat -c %s "$tmp/before.results.pb") - 40 )) "$tmp/before.results.pb" > "$tmp/short.pb" 2>/dev/null
+serq-sim --format=pb --replications 3 "$tmp/before.linked.json" > "$tmp/three.pb"
+python3 - "$tmp/three.pb" "$tmp/cut.pb" <<'PY'
+import sys
+# Keep the header and the first replication: the header is every field before
+# the first field 7 (tag 0x3a); a replication is tag, varint length, bytes.
+b = open(sys.argv[1], "rb").read()
+i = b.index(b"\x3a")
+def varint(b, i):
+    n = s = 0
+    while True:
+        c = b[i]; i += 1; n |= (c & 0x7f) << s; s += 7
+        if c < 0x80: return n, i
+n, j = varint(b, i + 1)
+open(sys.argv[2], "wb").write(b[: j + n])
+PY
+case_ results-cut-short 200 20 1 "results cut short: 1 of the 3 replications" -- serq-report "$tmp/cut.pb"
+
 if [ -n "${XML_OUTPUT_FILE:-}" ]; then
   printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="%d" failures="%d"><testsuite name="hostile" tests="%d" failures="%d">%s</testsuite></testsuites>\n' \
     $((passed + failed)) "$failed" $((passed + failed)) "$failed" "$cases_xml" >"$XML_OUTPUT_FILE"
