@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages serq builds and tests with, when missing.
 set -eu
-packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3"
+# clang and its runtimes (libFuzzer, ASan, UBSan): the fuzz targets (fuzz/, tools/fuzz.sh).
+packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3 clang libclang-rt-dev"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
