@@ -1,6 +1,10 @@
 // Benchmark of the trace readers, run by hand (never as a test):
 //
-//   bazel run -c opt //bench:trace_bench [-- ROWS]
+//   bazel run -c opt //bench:trace_bench [-- ROWS [COLUMNS...]]
+//
+// With COLUMNS (e.g. 100000 1000000), also a trace of 10 rows and that many
+// columns in each format that has a header (serq CSV's header line,
+// Mooncake's first row): the readers must be linear in the columns.
 //
 // Writes ROWS rows (default 100,000) of each format into memory, from a
 // fixed-seed generator with the magnitudes of the published traces (a
@@ -79,6 +83,29 @@ std::string Csv(int rows) {
   return out;
 }
 
+// 10 rows of `columns` columns: c0..c{n-1} besides the time.
+std::string WideCsv(int columns) {
+  std::string out = "time";
+  for (int c = 0; c < columns; ++c) absl::StrAppend(&out, ",c", c);
+  out += "\n";
+  for (int r = 0; r < 10; ++r) {
+    absl::StrAppend(&out, r);
+    for (int c = 0; c < columns; ++c) out += ",1";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string WideMooncake(int columns) {
+  std::string out;
+  for (int r = 0; r < 10; ++r) {
+    absl::StrAppend(&out, "{\"timestamp\": ", r * 1000, ", \"input_length\": 10, \"output_length\": 5");
+    for (int c = 0; c < columns; ++c) absl::StrAppend(&out, ", \"c", c, "\": 1");
+    out += "}\n";
+  }
+  return out;
+}
+
 void Bench(const char* name, const std::string& text, int rows) {
   double best = 1e300;
   for (int i = 0; i < 3; ++i) {
@@ -98,14 +125,44 @@ void Bench(const char* name, const std::string& text, int rows) {
               best / rows * 1e6, text.size() / 1e6 / best);
 }
 
+// Reads a wide trace once (a quadratic reader takes minutes at 10^6).
+void BenchWide(const char* name, const std::string& text, int columns) {
+  std::istringstream in(text);
+  serq::sim::Trace trace;
+  serq::sim::TraceError error;
+  double start = CpuSeconds();
+  bool ok = serq::sim::ReadTrace(&in, name, &trace, &error);
+  double s = CpuSeconds() - start;
+  if (!ok || trace.times.size() != 10 || static_cast<int>(trace.columns.size()) < columns) {
+    std::fprintf(stderr, "%s:%d: %s\n", name, error.line, error.message.c_str());
+    std::exit(1);
+  }
+  std::printf("%-24s %9d %9.1f %9.3f %9.3f %9.1f\n", name, columns, text.size() / 1e6, s,
+              s / columns * 1e6, text.size() / 1e6 / s);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int rows = argc > 1 ? std::atoi(argv[1]) : 100000;
   if (rows <= 0) {
-    std::fprintf(stderr, "usage: trace_bench [ROWS]\n");
+    std::fprintf(stderr, "usage: trace_bench [ROWS [COLUMNS...]]\n");
     return 2;
   }
+  for (int i = 2; i < argc; ++i) {
+    int columns = std::atoi(argv[i]);
+    if (columns <= 0) {
+      std::fprintf(stderr, "usage: trace_bench [ROWS [COLUMNS...]]\n");
+      return 2;
+    }
+    if (i == 2) {
+      std::printf("%-24s %9s %9s %9s %9s %9s\n", "wide trace (10 rows)", "columns", "MB", "cpu s",
+                  "us/col", "MB/s");
+    }
+    BenchWide(absl::StrCat("serq CSV ", columns).c_str(), WideCsv(columns), columns);
+    BenchWide(absl::StrCat("Mooncake ", columns).c_str(), WideMooncake(columns), columns);
+  }
+  if (argc > 2) std::printf("\n");
   std::printf("%-24s %9s %9s %9s %9s %9s\n", "format", "rows", "MB", "cpu s", "us/row", "MB/s");
   Bench("Mooncake JSON lines", Mooncake(rows), rows);
   Bench("Azure LLM inference CSV", Azure(rows), rows);

@@ -1,5 +1,7 @@
 #include "ir/cli.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -14,22 +16,52 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ir/limits.h"
+#include "ir/output.h"
 
 namespace serq {
 
 absl::StatusOr<std::string> ReadInput(absl::string_view path) {
-  std::ostringstream buffer;
-  if (path.empty() || path == "-") {
-    buffer << std::cin.rdbuf();
-    return buffer.str();
+  const bool stdin_input = path.empty() || path == "-";
+  int fd = STDIN_FILENO;
+  if (!stdin_input) {
+    fd = ::open(std::string(path).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
+    }
   }
-  std::ifstream in{std::string(path), std::ios::binary};
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (!stdin_input) ::close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read '", InputName(path), "': it is a directory"));
   }
-  buffer << in.rdbuf();
-  return buffer.str();
+  // Read in chunks up to the bound: /dev/zero or a runaway pipe is refused
+  // after kMaxInputBytes, not after all memory.
+  std::string out;
+  char chunk[1 << 16];
+  absl::Status status;
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      status = absl::DataLossError(
+          absl::StrCat("cannot read '", InputName(path), "': ", std::strerror(errno)));
+      break;
+    }
+    if (n == 0) break;
+    if (out.size() + n > static_cast<size_t>(kMaxInputBytes)) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat("cannot read '", InputName(path), "': larger than ",
+                       kMaxInputBytes >> 20, " MB, the most serq reads"));
+      break;
+    }
+    out.append(chunk, n);
+  }
+  if (!stdin_input) ::close(fd);
+  if (!status.ok()) return status;
+  return out;
 }
 
 std::string InputName(absl::string_view path) {
@@ -42,9 +74,18 @@ absl::Status WriteOutput(absl::string_view bytes, Format format) {
     return absl::FailedPreconditionError(
         "refusing to write binary IR to a terminal; redirect it or use --format=json");
   }
-  std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+  return WriteStdout(bytes);
+}
+
+absl::Status WriteStdout(absl::string_view bytes) {
+  // Whatever stdio still buffers goes first; then the bytes by write(2),
+  // every one checked (fwrite's result and a late fflush lose the error).
   if (std::fflush(stdout) != 0) {
-    return absl::InternalError(absl::StrCat("cannot write output: ", std::strerror(errno)));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot write output: ", std::strerror(errno)));
+  }
+  if (absl::Status s = WriteAll(STDOUT_FILENO, bytes); !s.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat("cannot write output: ", s.message()));
   }
   return absl::OkStatus();
 }
@@ -154,6 +195,7 @@ std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program
       unlocated.ErrorAtPath(d.ir_path, d.message);
     }
   }
+  unlocated.AddDropped(diags.dropped());
   return located.Render() + unlocated.Render();
 }
 

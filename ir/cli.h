@@ -24,9 +24,15 @@ absl::StatusOr<std::string> ReadInput(absl::string_view path);
 // The name diagnostics print for input `path`: "<stdin>" for "-" or "".
 std::string InputName(absl::string_view path);
 
-// Writes `bytes` to stdout. Binary output is refused when stdout is a
-// terminal (it would only garble the screen).
+// Writes `bytes` to stdout, every byte checked: a failed write is
+// "cannot write output: <reason>" (the tool exits kExitUsage). Binary
+// output is refused when stdout is a terminal (it would only garble the
+// screen). Every output a tool writes goes through this or ir/output.h.
 absl::Status WriteOutput(absl::string_view bytes, Format format);
+
+// The checked write of WriteOutput without the terminal check: for output
+// written in pieces (serq-sim's replications as they finish).
+absl::Status WriteStdout(absl::string_view bytes);
 
 // The one positional argument of a tool that reads one input: "-" when
 // there is none; an error when there are several. `args` is what

@@ -27,12 +27,28 @@ absl::string_view SourceLine(absl::string_view source, uint32_t line) {
 
 }  // namespace
 
+void Diagnostics::Add(Diagnostic d) {
+  if (list_.size() >= kMaxErrors) {
+    ++dropped_;  // the first kMaxErrors are kept, as a compiler's -ferror-limit
+    return;
+  }
+  list_.push_back(std::move(d));
+}
+
+void Diagnostics::AddDropped(size_t n) { dropped_ += n; }
+
+std::string Diagnostics::TooMany() const {
+  if (dropped_ == 0) return "";
+  return absl::StrCat(file_, ": error: too many errors: ", dropped_, " more after the first ",
+                      kMaxErrors, " not shown\n");
+}
+
 void Diagnostics::Error(uint32_t line, uint32_t column, std::string message) {
   Diagnostic d;
   d.line = line;
   d.column = column;
   d.message = std::move(message);
-  list_.push_back(std::move(d));
+  Add(std::move(d));
 }
 
 void Diagnostics::Error(const ir::Location& loc, absl::string_view ir_path,
@@ -48,7 +64,7 @@ void Diagnostics::ErrorAtPath(absl::string_view ir_path, std::string message) {
   Diagnostic d;
   d.ir_path = std::string(ir_path);
   d.message = std::move(message);
-  list_.push_back(std::move(d));
+  Add(std::move(d));
 }
 
 void Diagnostics::ErrorInOtherFile(std::string other, uint32_t line, std::string message) {
@@ -56,7 +72,7 @@ void Diagnostics::ErrorInOtherFile(std::string other, uint32_t line, std::string
   d.other_file = std::move(other);
   d.line = line;
   d.message = std::move(message);
-  list_.push_back(std::move(d));
+  Add(std::move(d));
 }
 
 std::string RenderDiagnostic(const Diagnostic& d, absl::string_view file,
@@ -115,7 +131,7 @@ std::string Diagnostics::Render() const {
     out += RenderDiagnostic(d, file_, source_);
     prev = &d;
   }
-  return out;
+  return out + TooMany();
 }
 
 }  // namespace serq

@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include <vector>
 
+#include "ir/limits.h"
 #include "proto/ir.pb.h"
 
 namespace serq {
@@ -51,8 +52,17 @@ class Diagnostics {
   // `other:line: error: message`, after the input's located diagnostics.
   void ErrorInOtherFile(std::string other, uint32_t line, std::string message);
 
-  bool empty() const { return list_.empty(); }
-  size_t size() const { return list_.size(); }
+  // Counted with the errors dropped past kMaxErrors (ir/limits.h), so that
+  // `size() != before` still says an error was reported.
+  bool empty() const { return size() == 0; }
+  size_t size() const { return list_.size() + dropped_; }
+  // Errors reported past the first kMaxErrors: counted, not kept (a
+  // tool-made IR of 10^7 bad stages would otherwise keep gigabytes).
+  size_t dropped() const { return dropped_; }
+  void AddDropped(size_t n);
+  // "file: error: too many errors: N more ..." and a newline; "" when none
+  // were dropped. Render() ends with it.
+  std::string TooMany() const;
   const std::vector<Diagnostic>& list() const { return list_; }
   const std::string& file() const { return file_; }
   void set_file(std::string file) { file_ = std::move(file); }
@@ -66,6 +76,8 @@ class Diagnostics {
   std::string file_;
   std::string source_;
   std::vector<Diagnostic> list_;
+  size_t dropped_ = 0;
+  void Add(Diagnostic d);
 };
 
 // One diagnostic rendered: the header line, then (when `source` holds the

@@ -96,7 +96,12 @@ std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string
   auto positional = ParseFlags(args);
   if (positional.ok()) return *positional;
   if (absl::IsCancelled(positional.status())) {
-    std::cout << FlagsHelp(usage);
+    std::string tool = args.empty() ? "serq" : args[0];
+    tool = tool.substr(tool.rfind('/') + 1);
+    if (absl::Status s = WriteStdout(FlagsHelp(usage)); !s.ok()) {
+      PrintToolError(tool, s.message());
+      std::exit(kExitUsage);
+    }
     std::exit(kExitOk);
   }
   std::string tool = args.empty() ? "serq" : args[0];

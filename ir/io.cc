@@ -12,7 +12,10 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "ir/input_shape.h"
+#include "ir/limits.h"
 #include "ir/walk.h"
+#include "google/protobuf/unknown_field_set.h"
 
 namespace serq {
 
@@ -66,7 +69,9 @@ void ReportJsonError(std::string text, Diagnostics* diags) {
 
 bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
                    Diagnostics* diags) {
+  const bool results = out->GetDescriptor() == results::Results::descriptor();
   if (LooksLikeJson(bytes)) {
+    if (!CheckJsonShape(bytes, diags)) return false;
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = false;  // a misspelt field is an error, not a default
     auto status = google::protobuf::util::JsonStringToMessage(
@@ -79,11 +84,33 @@ bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
   }
   bool empty = bytes.find_first_not_of(" \t\r\n") == absl::string_view::npos;
   if (empty) {
-    diags->ErrorInFile("empty input: expected IR as JSON or protobuf binary");
+    diags->ErrorInFile(absl::StrCat("empty input: expected ", results ? "results" : "IR",
+                                    " as JSON or protobuf binary"));
+    return false;
+  }
+  if (!CheckBinaryShape(bytes, out->GetDescriptor(), results ? kMaxReplications : kMaxIrItems,
+                        diags)) {
     return false;
   }
   if (!out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    diags->ErrorInFile("invalid IR: neither JSON nor a valid protobuf binary message");
+    diags->ErrorInFile(absl::StrCat("invalid ", results ? "results" : "IR",
+                                    ": neither JSON nor a valid protobuf binary message"));
+    return false;
+  }
+  // Any protobuf decodes as any message, its fields the other's unknown
+  // ones: binary IR given to serq-report, or results to serq-link, would
+  // pass as empty. Fields serq does not know are refused, as in JSON.
+  const google::protobuf::UnknownFieldSet& unknown =
+      out->GetReflection()->GetUnknownFields(*out);
+  if (!unknown.empty()) {
+    std::string numbers;
+    for (int i = 0; i < unknown.field_count() && i < 5; ++i) {
+      absl::StrAppend(&numbers, i ? ", " : "", unknown.field(i).number());
+    }
+    diags->ErrorInFile(absl::StrCat(
+        "not serq ", results ? "results" : "IR", ": protobuf fields ", numbers,
+        unknown.field_count() > 5 ? ", ..." : "", " are not ",
+        results ? "results fields (is this IR?)" : "IR fields (is this results?)"));
     return false;
   }
   return true;
@@ -228,6 +255,14 @@ bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* di
     diags->ErrorAtPath("version", absl::StrCat("unsupported results version ", out->version(),
                                                "; this serq reads versions ",
                                                kOldestResultsVersion, " and ", kIrVersion));
+    return false;
+  }
+  // serq-sim writes the header first and each replication as it finishes;
+  // a run stopped by a later replication's runtime error leaves fewer.
+  if (out->replication_size() < static_cast<int64_t>(out->replications())) {
+    diags->ErrorInFile(absl::StrCat("results cut short: ", out->replication_size(), " of the ",
+                                    out->replications(),
+                                    " replications asked for (did serq-sim stop with an error?)"));
     return false;
   }
   return true;

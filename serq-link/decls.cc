@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "ir/limits.h"
 #include "serq-link/linker.h"
 #include "ir/words.h"
 
@@ -140,8 +141,10 @@ void Linker::CheckWorkloads() {
         Error(here, absl::StrCat(DescribeWorkload(w->name()), " has no arrival process"));
         break;
       case ir::Workload::BATCH:
-        constant_arg("batch(n) has no n", "batch(n) needs a whole number n at least 0",
-                     [](double v) { return IsWhole(v) && v >= 0; });
+        // All n sessions are live at time 0: bounded like an array size.
+        constant_arg("batch(n) has no n",
+                     absl::StrCat("batch(n) needs a whole number n from 0 to ", kMaxBatch),
+                     [](double v) { return IsWhole(v) && v >= 0 && v <= kMaxBatch; });
         break;
       case ir::Workload::POISSON:
         constant_arg("poisson(rate) has no rate", "poisson(rate) needs a finite rate above 0",
@@ -224,10 +227,10 @@ void Linker::CheckRunSettings() {
     }
   }
   if (auto v = setting("replications", IF_PRESENT(run, replications))) {
-    if (!(IsWhole(*v) && *v >= 1)) {
+    if (!(IsWhole(*v) && *v >= 1 && *v <= kMaxReplications)) {
       Error(here.Field("replications").At(run->replications().loc()),
-            absl::StrCat("replications must be a whole number at least 1, not ",
-                         FormatNumber(*v)));
+            absl::StrCat("replications must be a whole number from 1 to ", kMaxReplications,
+                         ", not ", FormatNumber(*v)));
     }
   }
   if (auto v = setting("sample", IF_PRESENT(run, sample))) {

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/builtins.h"
+#include <cmath>
+
 #include "serq-link/linker.h"
 
 namespace serq {
@@ -101,6 +103,9 @@ bool Linker::ResolveExpr(ir::Expr* e, const Place& where, const Scope& scope) {
   Place here = where.At(e->loc());
   switch (e->kind_case()) {
     case ir::Expr::kNumber:
+      // Only IR from a tool can hold one ({"number": "NaN"}); the language
+      // has no NaN (docs/language.md §11).
+      if (std::isnan(e->number())) Error(here, "the value is NaN");
       break;
     case ir::Expr::kRef:
       ResolveValue(e->mutable_ref(), here.Field("ref", &e->ref().loc()), scope);

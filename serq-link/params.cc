@@ -7,15 +7,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/constant.h"
+#include "ir/limits.h"
 #include "serq-link/linker.h"
 
 namespace serq {
 namespace linker {
 namespace {
 
-// An array larger than this is a typo or a unit mistake, and would only
-// exhaust the simulator's memory.
-constexpr int64_t kMaxArraySize = 1000000;
+// An array larger than kMaxArraySize (ir/limits.h) is a typo or a unit
+// mistake, and would only exhaust the simulator's memory.
 
 // The params a resolved expression reads.
 void ParamsRead(const ir::Expr& e, std::vector<int>* out) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <ctime>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -75,6 +76,11 @@ Engine::~Engine() = default;
 std::string Engine::StationName(uint32_t station) const {
   const StageDecl& d = model_.stages[model_.station_decl[station]];
   return d.array ? absl::StrCat(d.name, "[", station - d.base, "]") : d.name;
+}
+
+std::string Engine::WorkloadName(uint32_t workload) const {
+  const std::string& name = model_.workloads[workload].name;
+  return name.empty() ? "the workload" : absl::StrCat("workload '", name, "'");
 }
 
 std::string Engine::PoolName(uint32_t pool) const {
@@ -316,6 +322,7 @@ void Engine::ScheduleExpiry(double time, LeaseId lease, uint32_t generation) {
 void Engine::LeaseEnded(SessionId owner) {
   Session& s = sessions_[owner];
   --s.live_leases;
+  --live_leases_;
   if (s.state == SessionState::kEnded && s.live_leases == 0) FreeSession(owner);
 }
 
@@ -385,6 +392,14 @@ bool Engine::Run(results::Replication* out) {
     }
     if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
     while (CheckpointDue(events_.Top().time)) Checkpoint();
+    if (options_.limits.max_events != 0 && events_processed_ >= options_.limits.max_events) {
+      // An event is due before the horizon but the budget is spent.
+      FailLimit(events_.Top(),
+                absl::StrCat("the replication has processed ", events_processed_,
+                             " events, the --max-events limit, and has not reached the horizon ",
+                             model_.horizon, " (raise --max-events, or lower the horizon)"));
+      return false;
+    }
     Event e = events_.Pop();
     if (e.time != now_ || events_processed_ == 0) {
       now_ = e.time;
@@ -392,8 +407,8 @@ bool Engine::Run(results::Replication* out) {
     } else if (++events_this_instant_ > kEventsPerInstant) {
       // Zero gaps for ever (renewal(0), a trace of one instant repeated...)
       // would never reach the horizon: an error, not a hang.
-      Fail(0, 0, "", absl::StrCat("more than ", kEventsPerInstant,
-                                  " events at one instant: simulated time does not advance"));
+      FailLimit(e, absl::StrCat("more than ", kEventsPerInstant,
+                                " events at one instant: simulated time does not advance"));
       return false;
     }
     if (Dispatch(e)) ++events_processed_;
@@ -409,7 +424,15 @@ bool Engine::Run(results::Replication* out) {
       if (progress_shown_) std::fputs("\r\033[K", stderr);
       return false;
     }
-    if ((events_processed_ & 0xffff) == 0 && options_.progress) Progress();
+    if ((events_processed_ & 0xffff) == 0) {
+      if (options_.progress) Progress();
+      // A trace that cannot be written stops the run (Simulate says why).
+      bool stop = options_.trace != nullptr && options_.trace->fail();
+      if (stop || !WithinRunLimits()) {
+        if (progress_shown_) std::fputs("\r\033[K", stderr);
+        return false;
+      }
+    }
   }
   if (progress_shown_) std::fputs("\r\033[K", stderr);
   if (!window_started_) StartWindow(model_.warmup);
@@ -468,6 +491,7 @@ void Engine::Arrive() {
   double time;
   uint32_t workload;
   if (!arrivals_.Next(&time, &workload)) return;
+  if (!SessionAllowed(workload)) return;
   const double* row;
   if (!arrivals_.Take(workload, &row)) return;
   ScheduleNextArrival();
@@ -652,16 +676,77 @@ void Engine::Report(results::Replication* out) {
   if (series_) series_->Release(out->mutable_series());
 }
 
-// Drawn after a second of wall time, then four times a second.
+// Drawn after a second of wall time, then four times a second. The rate
+// of events and of simulated time tell a run that will not end (a huge
+// horizon, time that crawls) from one that is merely long.
 void Engine::Progress() {
   double wall = WallSeconds();
   if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
   last_progress_wall_ = wall;
   progress_shown_ = true;
-  std::fprintf(stderr, "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%)\033[K",
+  double elapsed = wall - started_wall_;
+  std::fprintf(stderr,
+               "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
+               "%.3g simulated s/s\033[K",
                replication_ + 1, model_.replications, now_, model_.horizon,
-               100 * now_ / model_.horizon);
+               100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed);
   std::fflush(stderr);
+}
+
+std::string Engine::DescribeEvent(const Event& e) const {
+  switch (e.kind()) {
+    case kArrival:
+      return absl::StrCat("the latest event: an arrival of ", WorkloadName(e.target));
+    case kStation:
+      if (shared_ && e.target == shared_->target()) return "the latest event: a shared stage's";
+      return absl::StrCat("the latest event: stage '", StationName(e.target), "'");
+    case kResume:
+      return absl::StrCat("the latest event: session ", sessions_[e.target].serial, " resuming");
+    default:
+      return "the latest event: a lease expiry";
+  }
+}
+
+void Engine::FailLimit(const Event& e, const std::string& message) {
+  has_current_ = false;
+  std::string text = absl::StrCat(message, "; ", DescribeEvent(e));
+  if (e.kind() == kArrival) {
+    const WorkloadDecl& w = model_.workloads[e.target];
+    Fail(w.loc.line(), w.loc.column(), w.path, text);
+  } else if (e.kind() == kResume && sessions_[e.target].state != SessionState::kFree) {
+    current_ = e.target;
+    has_current_ = true;
+    FailAt(sessions_[e.target].wait_statement, text);
+  } else {
+    Fail(0, 0, "", text);
+  }
+}
+
+bool Engine::WithinRunLimits() {
+  if (options_.cpu_deadline > 0 &&
+      static_cast<double>(std::clock()) / CLOCKS_PER_SEC >= options_.cpu_deadline) {
+    has_current_ = false;
+    Fail(0, 0, "", absl::StrCat("the run used ", options_.limits.max_cpu,
+                                " s of CPU time, the --max-cpu limit, in replication ",
+                                replication_ + 1, " of ", model_.replications, " after ",
+                                events_processed_, " events (raise --max-cpu, or lower the "
+                                "horizon or the replications)"));
+    return false;
+  }
+  return true;
+}
+
+bool Engine::SessionAllowed(uint32_t workload) {
+  uint64_t live = sessions_.size() - free_sessions_.size();
+  if (live < options_.limits.max_sessions) return true;
+  const WorkloadDecl& w = model_.workloads[workload];
+  has_current_ = false;
+  Fail(w.loc.line(), w.loc.column(), w.path,
+       absl::StrCat(WorkloadName(workload), " would start a session while ", live,
+                    " are alive, the --max-sessions limit: sessions arrive faster than they end "
+                    "(raise --max-sessions, or lower the arrival rate, the run's durations or "
+                    "the horizon)"));
+  return false;
 }
 
 void Engine::Log(const std::string& json) { *options_.trace << json << '\n'; }

@@ -29,6 +29,7 @@
 #include "serq-sim/pool.h"
 #include "serq-sim/random.h"
 #include "serq-sim/series.h"
+#include "serq-sim/run_limits.h"
 #include "serq-sim/stage.h"
 #include "serq-sim/stage_shared.h"
 
@@ -38,6 +39,8 @@ struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
   bool check_pools = false;       // tests: Pools::CheckInvariants after every event
+  SimLimits limits;               // --max-sessions, --max-events, --max-cpu
+  double cpu_deadline = 0;        // std::clock() seconds at which --max-cpu ends the run; 0: none
 };
 
 class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
@@ -47,7 +50,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   ~Engine() override;
 
   // Runs the replication to the horizon and fills `out`. Returns false after
-  // a runtime error or a deadlock (in `diags`).
+  // a runtime error, a deadlock or a limit reached (in `diags`), or when the
+  // trace stream has failed (nothing in `diags`: the caller reports it).
   bool Run(results::Replication* out);
 
   // StageHost
@@ -118,6 +122,17 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool GrowthWithinCap(Session& s, SessionId session, double units);
   void Report(results::Replication* out);
   void Progress();
+  // --max-events and --max-cpu, checked every 65536 events: false after
+  // reporting the one exceeded.
+  bool WithinRunLimits();
+  // --max-sessions when a workload starts one more session: false after
+  // reporting it.
+  bool SessionAllowed(uint32_t workload);
+  // A limit of the run reached at event `e` (--max-events, the same-instant
+  // guard): the error says what `e` was, located at its workload or session
+  // when it has one.
+  void FailLimit(const Event& e, const std::string& message);
+  std::string DescribeEvent(const Event& e) const;
 
   // The sessions interpreter (interp.cc).
   SessionId NewSession();
@@ -158,6 +173,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // Names for messages: "kvD[1]", "P".
   std::string StationName(uint32_t station) const;
   std::string PoolName(uint32_t pool) const;
+  std::string WorkloadName(uint32_t workload) const;  // "workload 'w'", "the workload"
 
   // Runtime errors: "at t=<now>, session <serial>: <message>" at `loc`, or
   // at `path` when the IR has no location. FailEval reports the
@@ -201,6 +217,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
 
   std::vector<Session> sessions_;
   std::vector<SessionId> free_sessions_;
+  uint64_t live_leases_ = 0;  // over every session, for --max-sessions
   SessionId current_ = 0;  // the session being executed, when has_current_
   bool has_current_ = false;
   uint64_t next_serial_ = 0;

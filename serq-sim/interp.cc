@@ -340,9 +340,19 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
       if (hold == kTaken || pools_.hold(hold).pool != pool) continue;
       found = true;
       if (pools_.hold(hold).state == Hold::State::kActive) {
+        uint64_t most = options_.limits.max_sessions * kLeasesPerSession;
+        if (live_leases_ >= most) {
+          FailAt(in.statement, absl::StrCat("a lease of '", PoolName(pool), "' while ", most,
+                                            " leases are alive (", kLeasesPerSession,
+                                            " times --max-sessions): leases are made faster "
+                                            "than they end (raise --max-sessions, or shorten "
+                                            "the leases)"));
+          return false;
+        }
         // Counted first: the pool may evict the new lease at once (its
         // units are reclaimable by the request first in line).
         ++s.live_leases;
+        ++live_leases_;
         s.leases.push_back(pools_.LeaseHold(hold, duration));
         if (options_.trace) LogLease(s, s.leases.back(), duration);
       } else {

@@ -18,6 +18,8 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/io.h"
+#include "ir/limits.h"
+#include "ir/results_stream.h"
 #include "serq-link/link.h"
 #include "serq-sim/simulate.h"
 
@@ -37,6 +39,13 @@ ABSL_FLAG(std::string, trace_format, "jsonl",
 ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf binary)");
 ABSL_FLAG(uint32_t, jobs, 1,
           "run the replications on this many threads (the output is the same bytes for any N)");
+ABSL_FLAG(uint64_t, max_sessions, serq::kDefaultMaxSessions,
+          "the most sessions alive at once (and 10 times as many live leases); past it the run "
+          "stops with an error");
+ABSL_FLAG(uint64_t, max_events, 0,
+          "the most events a replication may process before its horizon; 0: no limit");
+ABSL_FLAG(double, max_cpu, 0,
+          "the most CPU seconds the whole run may take; 0: no limit");
 
 namespace {
 
@@ -46,7 +55,8 @@ int Main(int argc, char** argv) {
   constexpr char kUsage[] =
       "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
       "         [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
-      "         [--jobs N] [--format=json|pb]\n\n"
+      "         [--jobs N] [--format=json|pb]\n"
+      "         [--max-sessions N] [--max-events N] [--max-cpu SECONDS]\n\n"
       "Reads linked serq IR (JSON or protobuf binary, autodetected; from the file, or\n"
       "stdin when it is '-' or absent), simulates it and writes the results to stdout\n"
       "for serq-report. -D name=value overrides a param (one that sizes an array goes to\n"
@@ -75,6 +85,9 @@ int Main(int argc, char** argv) {
   options.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.progress = isatty(STDERR_FILENO);
   options.jobs = absl::GetFlag(FLAGS_jobs);
+  options.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  options.limits.max_events = absl::GetFlag(FLAGS_max_events);
+  options.limits.max_cpu = absl::GetFlag(FLAGS_max_cpu);
   if (absl::Status valid = serq::ValidateSimOptions(options); !valid.ok()) {
     serq::PrintToolError(kTool, valid.message());
     return serq::kExitUsage;
@@ -84,7 +97,6 @@ int Main(int argc, char** argv) {
   if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
     return rc;
   }
-  serq::results::Results results;
   serq::Diagnostics diags(name);
   // Linked IR from outside is checked, not trusted: linking it again
   // recomputes every index the simulator follows (and changes nothing in
@@ -94,11 +106,38 @@ int Main(int argc, char** argv) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }
-  if (!serq::Simulate(program, options, &results, &diags)) {
+  if (*format == serq::Format::kBinary && isatty(STDOUT_FILENO)) {
+    serq::PrintToolError(kTool, "refusing to write binary IR to a terminal; redirect it or use "
+                                "--format=json");
+    return serq::kExitUsage;
+  }
+  // Each replication is written as it finishes, so memory does not grow
+  // with the replications. After a runtime error in a later replication the
+  // output is cut short: it has no closing fields, which readers refuse.
+  serq::results::Results header;
+  serq::ResultsStream stream(*format, serq::WriteStdout);
+  bool begun = false;
+  absl::Status write_error;
+  serq::SimOutcome outcome = serq::SimulateStreaming(
+      program, options, &header,
+      [&](serq::results::Replication* r) -> absl::Status {
+        if (!begun) {
+          begun = true;
+          if (absl::Status s = stream.Begin(header); !s.ok()) return s;
+        }
+        return stream.Add(*r);
+      },
+      &diags, &write_error);
+  if (outcome == serq::SimOutcome::kOk) write_error = stream.End();
+  if (outcome == serq::SimOutcome::kRejected) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }
-  return serq::WriteMessageOutput(kTool, results, *format);
+  if (!write_error.ok()) {
+    serq::PrintToolError(kTool, write_error.message());
+    return serq::kExitUsage;
+  }
+  return serq::kExitOk;
 }
 
 }  // namespace

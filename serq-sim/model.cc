@@ -7,14 +7,27 @@
 #include <map>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/builtins.h"
 #include "ir/constant.h"
+#include "ir/limits.h"
 #include "ir/walk.h"
 
 namespace serq::sim {
 namespace {
+
+// A trace's columns for a message, in file order: the first 20 and how
+// many more (a trace may have 10^6).
+std::string ColumnList(const std::vector<std::string>& columns) {
+  if (columns.empty()) return "none";
+  constexpr size_t kShown = 20;
+  if (columns.size() <= kShown) return absl::StrJoin(columns, ", ");
+  return absl::StrCat(absl::StrJoin(columns.begin(), columns.begin() + kShown, ", "), " and ",
+                      columns.size() - kShown, " more");
+}
 
 // What the names of an expression mean where it stands.
 enum class Context {
@@ -227,9 +240,10 @@ bool Compiler::Settings() {
   } else if (run.has_replications()) {
     auto v = ConstantAt(run.replications(), "run.replications");
     if (!v) return false;
-    if (!(whole(*v) && *v >= 1 && *v <= 1e6)) {
+    if (!(whole(*v) && *v >= 1 && *v <= kMaxReplications)) {
       Error(run.replications().loc(), "run.replications",
-            absl::StrCat("replications must be a whole number from 1 to 1000000, got ", *v));
+            absl::StrCat("replications must be a whole number from 1 to ", kMaxReplications,
+                         ", got ", *v));
     } else {
       model_->replications = static_cast<uint32_t>(*v);
     }
@@ -809,22 +823,27 @@ void Compiler::Workloads() {
         }
         plan.trace = it->second;
         const SessionDecl& session = model_->sessions[d.session];
-        for (const std::string& column : plan.trace->columns) {
-          auto v = std::find(session.variables.begin(), session.variables.end(), column);
-          plan.column_slot.push_back(v == session.variables.end() ? -1
-                                                                  : v - session.variables.begin());
+        absl::flat_hash_map<absl::string_view, int32_t> slot_of;
+        for (size_t slot = 0; slot < session.variables.size(); ++slot) {
+          slot_of.emplace(session.variables[slot], static_cast<int32_t>(slot));  // first wins
         }
+        for (const std::string& column : plan.trace->columns) {
+          auto v = slot_of.find(column);
+          plan.column_slot.push_back(v == slot_of.end() ? -1 : v->second);
+        }
+        // A set of the columns: a trace may have 10^6 of them.
+        const absl::flat_hash_set<absl::string_view> cols(plan.trace->columns.begin(),
+                                                          plan.trace->columns.end());
         for (size_t slot = 0; slot < session.variables.size(); ++slot) {
           if (session.assigned[slot]) continue;
           const std::string& name = session.variables[slot];
-          const auto& cols = plan.trace->columns;
-          if (std::find(cols.begin(), cols.end(), name) == cols.end()) {
+          if (!cols.contains(name)) {
             Error(w.loc(), path,
                   absl::StrCat("trace '", file, "' has no column '", name, "', which ",
                                session.name.empty() ? std::string("the unnamed session")
                                                     : absl::StrCat("session '", session.name, "'"),
-                               " reads (its columns: ",
-                               cols.empty() ? "none" : absl::StrJoin(cols, ", "), ")"));
+                               " reads (its columns: ", ColumnList(plan.trace->columns),
+                               ")"));
           }
         }
         break;

@@ -7,16 +7,28 @@
 
 namespace serq::sim {
 
-bool RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
-                     uint32_t jobs, results::Results* out, Diagnostics* diags) {
+ReplicationsEnd RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
+                                uint32_t jobs,
+                                const std::function<absl::Status(results::Replication*)>& sink,
+                                Diagnostics* diags, absl::Status* sink_error) {
+  auto give = [&](results::Replication* r) {
+    *sink_error = sink(r);
+    return sink_error->ok();
+  };
   const uint32_t count = model.replications > first ? model.replications - first : 0;
   if (jobs <= 1 || count <= 1 || options.trace != nullptr) {
     for (uint32_t r = first; r < model.replications; ++r) {
       if (options.trace != nullptr) *options.trace << "{\"replication\":" << r << "}\n";
-      Engine engine(model, r, options, diags);
-      if (!engine.Run(out->add_replication())) return false;
+      results::Replication replication;
+      bool ran;
+      {
+        Engine engine(model, r, options, diags);  // freed before the sink runs
+        ran = engine.Run(&replication);
+      }
+      if (!ran) return ReplicationsEnd::kRejected;
+      if (!give(&replication)) return ReplicationsEnd::kSinkFailed;
     }
-    return true;
+    return ReplicationsEnd::kOk;
   }
   // Each replication has its own slot and its own diagnostics (a copy of
   // `diags`, so the file name and source are the same); threads take the
@@ -50,11 +62,11 @@ bool RunReplications(const Model& model, const EngineOptions& options, uint32_t 
   for (uint32_t i = 0; i < count; ++i) {
     if (!ok[i]) {
       *diags = std::move(errors[i]);
-      return false;
+      return ReplicationsEnd::kRejected;
     }
-    *out->add_replication() = std::move(slots[i]);
+    if (!give(&slots[i])) return ReplicationsEnd::kSinkFailed;
   }
-  return true;
+  return ReplicationsEnd::kOk;
 }
 
 }  // namespace serq::sim

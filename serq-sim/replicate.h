@@ -8,8 +8,10 @@
 #define SERQ_SIM_REPLICATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 
+#include "absl/status/status.h"
 #include "ir/diagnostics.h"
 #include "proto/results.pb.h"
 #include "serq-sim/engine.h"
@@ -17,15 +19,24 @@
 
 namespace serq::sim {
 
-// Runs replications [first, model.replications) and appends them to `out`
-// in index order, on up to `jobs` threads (1: on this thread). A trace (in
-// `options`) is one stream in replication order, so with a trace they run
-// on this thread whatever `jobs` says; the progress line is shown only on
-// one thread. On a runtime error, `diags` gets the error of the
-// lowest-numbered replication that failed, as when they run one after the
-// other (which stops there), and false is returned.
-bool RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
-                     uint32_t jobs, results::Results* out, Diagnostics* diags);
+enum class ReplicationsEnd { kOk, kRejected, kSinkFailed };
+
+// Runs replications [first, model.replications) and hands each to `sink` in
+// index order, on up to `jobs` threads (1: on this thread). On one thread a
+// replication goes to the sink as soon as it ends, so memory does not grow
+// with the replications; on several, the finished ones wait in their slots
+// until every one has run. A trace (in `options`) is one stream in
+// replication order, so with a trace they run on this thread whatever
+// `jobs` says; the progress line is shown only on one thread. On a runtime
+// error, `diags` gets the error of the lowest-numbered replication that
+// failed, as when they run one after the other (which stops there), and
+// kRejected is returned (the replications before it have gone to the
+// sink). A sink that fails stops the run: kSinkFailed, its status in
+// `*sink_error`.
+ReplicationsEnd RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
+                                uint32_t jobs,
+                                const std::function<absl::Status(results::Replication*)>& sink,
+                                Diagnostics* diags, absl::Status* sink_error);
 
 }  // namespace serq::sim
 

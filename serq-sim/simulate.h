@@ -4,6 +4,7 @@
 #define SERQ_SIM_SIMULATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,8 @@
 
 #include "absl/status/status.h"
 #include "ir/diagnostics.h"
+#include "ir/limits.h"
+#include "serq-sim/run_limits.h"
 #include "proto/ir.pb.h"
 #include "proto/results.pb.h"
 
@@ -38,17 +41,38 @@ struct SimOptions {
   // their own seeds (a sweep's task runs one; a search adds some to those
   // it ran). Must be below the number of replications.
   uint32_t first_replication = 0;
+  SimLimits limits;  // --max-sessions, --max-events, --max-cpu
 };
 
-// Checks the options that come from the command line (--replications at
-// least 1, --horizon > 0 and finite, --jobs at least 1): misuse, not an error of the program.
+// Checks the options that come from the command line (--replications from
+// 1 to kMaxReplications, --horizon and --sample > 0 and finite, --jobs and
+// --max-sessions at least 1, --max-cpu >= 0, --trace-format): misuse, not
+// an error of the program.
 absl::Status ValidateSimOptions(const SimOptions& options);
 
-// Simulates `linked` (IR that went through serq-link: Program.linked set)
-// and fills `out`. Runtime errors, deadlocks and errors in the options go
-// to `diags`, located at the source (or at the IR path when the IR has no
+// How a simulation ended: kRejected with the runtime error (or deadlock) in
+// the diagnostics (exit 1); kWriteFailed when an output (the trace, or what
+// the sink wrote) could not be written, with the reason in `*write_error`
+// (exit 2).
+enum class SimOutcome { kOk, kRejected, kWriteFailed };
+
+// Takes each replication as it finishes, in index order (it may move from
+// it): serq-sim writes it out at once, so its memory does not grow with the
+// replications; `serq run` keeps it. A non-OK status (a failed write) stops
+// the run.
+using ReplicationSink = std::function<absl::Status(results::Replication*)>;
+
+// Simulates `linked` (IR that went through serq-link: Program.linked set).
+// Fills `header` (every field but the replications) before the first call
+// of `sink`. Runtime errors, deadlocks and errors in the options go to
+// `diags`, located at the source (or at the IR path when the IR has no
 // locations), with the time and session: "at t=1.5, session 3: ...".
-// Returns false then; `out` is incomplete.
+SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& options,
+                             results::Results* header, const ReplicationSink& sink,
+                             Diagnostics* diags, absl::Status* write_error);
+
+// SimulateStreaming into one message: false after a runtime error (or a
+// trace that cannot be written, as a diagnostic); `out` is incomplete then.
 bool Simulate(const ir::Program& linked, const SimOptions& options, results::Results* out,
               Diagnostics* diags);
 

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "absl/strings/ascii.h"
@@ -22,6 +24,11 @@ absl::Span<const TraceFormat* const> Formats() {
   return formats;
 }
 
+std::string TooLong() {
+  return absl::StrCat("a line longer than ", TraceLines::kMaxLine >> 20,
+                      " MB (is this a trace?)");
+}
+
 std::string Accepted() {
   absl::Span<const TraceFormat* const> formats = Formats();
   std::string out = "expected ";
@@ -34,8 +41,28 @@ std::string Accepted() {
 
 }  // namespace
 
+// std::getline, but bounded: a "line" without end (/dev/zero) stops at
+// kMaxLine instead of taking all memory.
+bool TraceLines::ReadLine() {
+  line_.clear();
+  std::streambuf* buf = in_->rdbuf();
+  for (;;) {
+    int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in_->setstate(std::ios::eofbit);
+      return !line_.empty();
+    }
+    if (c == '\n') return true;
+    if (line_.size() >= kMaxLine) {
+      too_long_ = true;
+      return false;
+    }
+    line_.push_back(static_cast<char>(c));
+  }
+}
+
 bool TraceLines::NextNonBlank(absl::string_view* line) {
-  while (std::getline(*in_, line_)) {
+  while (!too_long_ && ReadLine()) {
     ++number_;
     absl::string_view text = line_;
     if (number_ == 1 && absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
@@ -53,8 +80,12 @@ bool ReadTrace(std::istream* in, const std::string& path, Trace* out, TraceError
   TraceLines lines(in);
   absl::string_view first;
   if (!lines.NextNonBlank(&first)) {
+    if (lines.too_long()) {
+      *error = TraceError{true, lines.number() + 1, TooLong()};
+      return false;
+    }
     if (in->bad()) {
-      *error = TraceError{true, 0, "cannot read the trace"};
+      *error = TraceError{true, 0, absl::StrCat("cannot read the trace: ", std::strerror(errno))};
       return false;
     }
     *error = TraceError{true, 0, absl::StrCat("empty trace: ", Accepted())};
@@ -82,14 +113,25 @@ bool ReadTrace(std::istream* in, const std::string& path, Trace* out, TraceError
     *error = TraceError{true, lines.number(), std::string(s.message())};
     return false;
   }
+  if (lines.too_long()) {  // the readers saw an end of file there
+    *error = TraceError{true, lines.number() + 1, TooLong()};
+    return false;
+  }
   if (in->bad()) {
-    *error = TraceError{true, 0, "cannot read the trace"};
+    *error = TraceError{true, 0, absl::StrCat("cannot read the trace: ", std::strerror(errno))};
     return false;
   }
   return true;
 }
 
 bool ReadTrace(const std::string& path, Trace* out, TraceError* error) {
+  // A directory opens as a stream that reads nothing: say what it is, at
+  // the workload that names it.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = TraceError{false, 0, absl::StrCat("cannot read trace '", path, "': it is a directory")};
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = TraceError{false, 0,

@@ -39,15 +39,23 @@ struct Trace {
 class TraceLines {
  public:
   explicit TraceLines(std::istream* in) : in_(in) {}
-  // The next line that is not blank (white space only): false at the end.
+  // The next line that is not blank (white space only): false at the end,
+  // and at a line longer than kMaxLine (then too_long()).
   bool NextNonBlank(absl::string_view* line);
   // The number of the line NextNonBlank returned last.
   int number() const { return number_; }
+  // A line was longer than kMaxLine: the reading stopped there (/dev/zero,
+  // a binary file), its number is number() + 1.
+  bool too_long() const { return too_long_; }
+  // 256 MB: a Mooncake row of 10^7 hash_ids is ~100 MB.
+  static constexpr size_t kMaxLine = 256u << 20;
 
  private:
+  bool ReadLine();
   std::istream* in_;
   std::string line_;
   int number_ = 0;
+  bool too_long_ = false;
 };
 
 class TraceFormat {

@@ -34,7 +34,8 @@ expect 2 yes "serq: error: expected a command: run, check, fmt, view, sweep or s
 expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
 expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
-expect 2 yes "serq: error: --replications must be at least 1" -- "$serq" run --replications 0 $before
+expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
+expect 2 yes "serq: error: --replications must be from 1 to 100000, not 1000000000" -- "$serq" run --replications 1000000000 $before
 expect 2 yes "serq: error: --horizon must be > 0 and finite" -- "$serq" run --horizon -1 $before
 expect 2 yes "serq: error: --seed applies to 'serq run' only" -- "$serq" check --seed 3 $before
 expect 2 yes "serq: error: --format does not apply to 'serq fmt'" -- "$serq" fmt --format=csv $before

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -99,9 +100,23 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   ir::Program program;
   if (!ParseAndLink(path, options, &program, &result)) return result;
   Diagnostics diags(InputName(path));
-  results::Results results;
-  if (!Simulate(program, options.sim, &results, &diags)) {
+  // The results are made in place in the vector the report reads: no copy
+  // of every replication (which would double the peak memory).
+  std::vector<results::Results> all(1);
+  results::Results& results = all[0];
+  absl::Status write_error;
+  SimOutcome outcome = SimulateStreaming(
+      program, options.sim, &results,
+      [&results](results::Replication* r) {
+        results.add_replication()->Swap(r);
+        return absl::OkStatus();
+      },
+      &diags, &write_error);
+  if (outcome == SimOutcome::kRejected) {
     return Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(path)));
+  }
+  if (outcome == SimOutcome::kWriteFailed) {
+    return Failure(kExitUsage, ToolError("serq", write_error.message()));
   }
   // The file first: a results file that cannot be written is misuse (as
   // an output that cannot be written is for every tool), and the report
@@ -111,9 +126,9 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
       return Failure(kExitUsage, ToolError("serq", s.message()));
     }
   }
-  auto report = report::RenderAnyReport({results}, options.report, {}, &program);
+  auto report = report::RenderAnyReport(all, options.report, {}, &program);
   if (!report.ok()) return Failure(kExitInputRejected, std::string(report.status().message()));
-  result.out = *report;
+  result.out = *std::move(report);
   return result;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "ir/limits.h"
 #include "serq/commands.h"
 #include "serq/sweep_cli.h"
 #include "ir/words.h"
@@ -48,6 +49,10 @@ ABSL_FLAG(std::string, share, "",
 ABSL_FLAG(std::optional<uint32_t>, jobs, std::nullopt,
           "run, search: replications on this many threads (the same output for any N); sweep: "
           "tasks run as this many local processes (default: the machine's cores)");
+ABSL_FLAG(uint64_t, max_sessions, serq::kDefaultMaxSessions,
+          "run: the most sessions alive at once (and 10 times as many live leases)");
+ABSL_FLAG(uint64_t, max_events, 0, "run: the most events a replication may process; 0: no limit");
+ABSL_FLAG(double, max_cpu, 0, "run: the most CPU seconds the run may take; 0: no limit");
 
 namespace {
 
@@ -58,7 +63,8 @@ constexpr char kUsage[] =
     "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
     "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
     "                     [--results r.json|r.pb]\n"
-    "                     [--share=maxmin|bottleneck] [--jobs N]\n"
+    "                     [--share=maxmin|bottleneck] [--jobs N] [--max-sessions N]\n"
+    "                     [--max-events N] [--max-cpu SECONDS]\n"
     "       serq sweep x.sq [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
     "                       [--replications R] [--out DIR] [--jobs N | --emit=parallel|slurm]\n"
     "                       [--metrics 'mean(ttft),p99(ttft)'] [--format=text|csv|json|md]\n"
@@ -148,6 +154,9 @@ int main(int argc, char** argv) {
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.sim.progress = isatty(2);
+  options.sim.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  options.sim.limits.max_events = absl::GetFlag(FLAGS_max_events);
+  options.sim.limits.max_cpu = absl::GetFlag(FLAGS_max_cpu);
   options.results_path = absl::GetFlag(FLAGS_results);
   options.sim.jobs = absl::GetFlag(FLAGS_jobs).value_or(1);
   const std::string share = absl::GetFlag(FLAGS_share);
@@ -171,6 +180,9 @@ int main(int argc, char** argv) {
         {"trace", !options.sim.trace_path.empty()},
         {"trace-format", options.sim.trace_format != "jsonl"},
         {"jobs", absl::GetFlag(FLAGS_jobs).has_value()},
+        {"max-sessions", options.sim.limits.max_sessions != serq::kDefaultMaxSessions},
+        {"max-events", options.sim.limits.max_events != 0},
+        {"max-cpu", options.sim.limits.max_cpu != 0},
     };
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));
@@ -217,7 +229,10 @@ int main(int argc, char** argv) {
     return Usage(absl::StrCat("unknown command '", command,
                               "' (expected run, check, fmt, view, sweep or search)"));
   }
-  std::fwrite(result.out.data(), 1, result.out.size(), stdout);
-  std::fwrite(result.err.data(), 1, result.err.size(), stderr);
+  std::cerr << result.err;
+  if (absl::Status s = serq::WriteStdout(result.out); !s.ok()) {
+    serq::PrintToolError("serq", s.message());
+    return serq::kExitUsage;
+  }
   return result.exit_code;
 }

@@ -11,7 +11,7 @@ trap 'rm -f "$log"' EXIT
 bazel test //... "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
-testlogs=$(bazel info bazel-testlogs 2>/dev/null)
+testlogs=$(bazel info "$@" bazel-testlogs 2>/dev/null)
 passed=0 failed=0
 # Summary lines look like "//ir:ir_test    PASSED in 0.1s" or
 # "//x:y    (cached) PASSED in ..." or "//x:y   FAILED TO BUILD".

@@ -35,7 +35,7 @@ expect 2 "serq-report: error: --quantiles: quantile 99 is given twice" \
 expect 2 "serq-report: error: standard input ('-') can be read only once" \
   $tool - -
 expect 2 "serq-report: error: cannot open 'no-such-file.json'" $tool no-such-file.json
-expect 1 "<stdin>: error: empty input: expected IR as JSON or protobuf binary" $tool
+expect 1 "<stdin>: error: empty input: expected results as JSON or protobuf binary" $tool
 
 # --help says what the tool reads and writes. (Abseil decides the exit
 # status of --help and of an unknown flag, 1 for both; not pinned here.)

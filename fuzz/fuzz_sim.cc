@@ -1,0 +1,31 @@
+// Fuzz target: source through the parser, the linker and the simulator,
+// with the run bounded (horizon 10, one replication, 20,000 events, 1,000
+// live sessions) so that every input ends in milliseconds. Programs that
+// read traces are skipped: a fuzzed file name could be any file.
+#include <cstdint>
+#include <string>
+
+#include "ir/diagnostics.h"
+#include "serq-link/link.h"
+#include "serq-parse/parse.h"
+#include "serq-sim/simulate.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string source(reinterpret_cast<const char*>(data), size);
+  serq::Diagnostics diags("fuzz.sq", source);
+  serq::ir::Program program;
+  if (!serq::ParseProgram("fuzz.sq", source, &program, &diags)) return 0;
+  if (!serq::LinkProgram(&program, serq::LinkOptions(), &diags)) return 0;
+  for (const auto& w : program.workload()) {
+    if (w.process() == serq::ir::Workload::TRACE) return 0;
+  }
+  serq::SimOptions options;
+  options.horizon = 10;
+  options.replications = 1;
+  options.data_dir = "/nonexistent";
+  options.limits.max_events = 20000;
+  options.limits.max_sessions = 1000;
+  serq::results::Results results;
+  if (!serq::Simulate(program, options, &results, &diags)) (void)diags.Render();
+  return 0;
+}

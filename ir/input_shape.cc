@@ -1,0 +1,123 @@
+#include "ir/input_shape.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace serq {
+namespace {
+
+// protobuf's JSON names: `service_sum` and `serviceSum` are one field.
+std::string CanonicalKey(absl::string_view raw) {
+  std::string out;
+  bool upper = false;
+  for (char c : raw) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out.push_back(upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c);
+    upper = false;
+  }
+  return out;
+}
+
+struct Container {
+  bool object = false;
+  bool expect_key = false;
+  absl::flat_hash_set<std::string> keys;
+};
+
+}  // namespace
+
+bool CheckJsonShape(absl::string_view json, Diagnostics* diags) {
+  std::vector<Container> stack;
+  int64_t objects = 0;
+  int line = 1;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    switch (c) {
+      case '\n':
+        ++line;
+        break;
+      case '{':
+      case '[':
+        if (stack.size() >= static_cast<size_t>(kMaxJsonDepth)) {
+          diags->ErrorInFile(absl::StrCat("JSON nested more than ", kMaxJsonDepth,
+                                          " levels deep at line ", line,
+                                          "; no IR or results are that deep"));
+          return false;
+        }
+        if (c == '{' && ++objects > kMaxJsonObjects) {
+          diags->ErrorInFile(absl::StrCat("JSON with more than ", kMaxJsonObjects,
+                                          " objects (at line ", line,
+                                          "); serq reads no input that large"));
+          return false;
+        }
+        stack.emplace_back();
+        stack.back().object = c == '{';
+        stack.back().expect_key = c == '{';
+        break;
+      case '}':
+      case ']':
+        if (stack.empty()) return true;  // malformed: the decoder says so
+        stack.pop_back();
+        break;
+      case ',':
+        if (!stack.empty() && stack.back().object) stack.back().expect_key = true;
+        break;
+      case ':':
+        if (!stack.empty() && stack.back().object) stack.back().expect_key = false;
+        break;
+      case '"': {
+        size_t start = i + 1;
+        for (++i; i < json.size() && json[i] != '"'; ++i) {
+          if (json[i] == '\\') ++i;
+          if (i < json.size() && json[i] == '\n') ++line;
+        }
+        if (i >= json.size()) return true;  // an unterminated string: malformed
+        if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+          absl::string_view raw = json.substr(start, i - start);
+          if (!stack.back().keys.insert(CanonicalKey(raw)).second) {
+            diags->ErrorInFile(absl::StrCat("invalid JSON: the key '", raw,
+                                            "' appears twice in one object (line ", line,
+                                            ")"));
+            return false;
+          }
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+bool CheckBinaryShape(absl::string_view bytes, const google::protobuf::Descriptor* type,
+                      int64_t most, Diagnostics* diags) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  std::map<int, int64_t> counts;
+  for (;;) {
+    uint32_t tag = in.ReadTag();
+    if (tag == 0) return true;  // the end, or malformed: the decoder says so
+    int number = WireFormatLite::GetTagFieldNumber(tag);
+    if (!WireFormatLite::SkipField(&in, tag)) return true;
+    if (++counts[number] > most) {
+      const google::protobuf::FieldDescriptor* f = type->FindFieldByNumber(number);
+      diags->ErrorInFile(absl::StrCat(
+          "more than ", most, " '", f != nullptr ? f->name() : absl::StrCat("field ", number),
+          "' entries; serq reads at most ", most, " of each"));
+      return false;
+    }
+  }
+}
+
+}  // namespace serq

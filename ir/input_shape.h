@@ -1,0 +1,32 @@
+// Checks of an input's shape made before decoding it, so that work and
+// memory proportional to a hostile input are refused up front: JSON nested
+// deeper than any IR (protobuf's parser would build 10^6 levels, 311 MB,
+// before failing), JSON objects with a key twice (protobuf keeps the last
+// silently), and binary IR with more entries of one kind than serq takes
+// (10^7 empty stages are 20 MB of bytes and gigabytes decoded).
+#ifndef SERQ_IR_INPUT_SHAPE_H_
+#define SERQ_IR_INPUT_SHAPE_H_
+
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "ir/diagnostics.h"
+
+namespace serq {
+
+// JSON: at most kMaxJsonDepth nested objects and arrays, at most
+// kMaxJsonObjects objects, no key twice in an object (`a_b` and `aB` are
+// one key, as for protobuf). Text that is not well-formed JSON passes:
+// the decoder says what is wrong with it.
+bool CheckJsonShape(absl::string_view json, Diagnostics* diags);
+
+// Binary: each repeated field of the top-level message `type` at most
+// `most` times (the encoding's fields are counted, nothing is decoded).
+bool CheckBinaryShape(absl::string_view bytes, const google::protobuf::Descriptor* type,
+                      int64_t most, Diagnostics* diags);
+
+inline constexpr int kMaxJsonDepth = 2 * 64 + 8;  // an object and an array a level
+inline constexpr int64_t kMaxJsonObjects = 10000000;
+
+}  // namespace serq
+
+#endif  // SERQ_IR_INPUT_SHAPE_H_

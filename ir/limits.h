@@ -1,0 +1,46 @@
+// The fixed bounds of what serq accepts, in one place so that the linker,
+// the simulator and the command-line flags agree (docs/cli.md §Limits).
+// Each keeps a typo or a unit mistake from exhausting memory: an input past
+// a bound is an error with its location, never std::bad_alloc.
+#ifndef SERQ_IR_LIMITS_H_
+#define SERQ_IR_LIMITS_H_
+
+#include <cstdint>
+
+namespace serq {
+
+// `stage s[n]`, `pool p[n]`: n at most this.
+inline constexpr int64_t kMaxArraySize = 1000000;
+
+// `arrive batch(n)`: the n sessions all start at time 0 and are all live at
+// once, so n is bounded like an array size (and by the default
+// --max-sessions).
+inline constexpr int64_t kMaxBatch = 1000000;
+
+// `run { replications n; }` and --replications. serq-sim streams each
+// replication out as it ends, but `serq run` and serq-report keep every
+// replication's summary (~7 KB without samples): 10^5 of them is ~0.7 GB.
+inline constexpr int64_t kMaxReplications = 100000;
+
+// serq-sim --max-sessions' default: the sessions alive at once (arrived and
+// not yet ended, or ended with a lease still alive). ~0.5 KB each.
+inline constexpr uint64_t kDefaultMaxSessions = 1000000;
+
+// Live leases are bounded by this many times --max-sessions.
+inline constexpr uint64_t kLeasesPerSession = 10;
+
+// serq-link reports at most this many errors, then "too many errors" (as a
+// compiler's -ferror-limit): each is a few hundred bytes, and a tool-made
+// IR of 10^7 bad stages would otherwise keep gigabytes of them.
+inline constexpr int kMaxErrors = 100;
+
+// Any input a tool reads (source, IR, results): at most this many bytes,
+// so /dev/zero or a runaway pipe is refused rather than read for ever ...
+inline constexpr int64_t kMaxInputBytes = 512LL << 20;
+// ... and at most this many declarations, statements or expression nodes
+// of each kind before linking starts work proportional to them.
+inline constexpr int64_t kMaxIrItems = 1000000;
+
+}  // namespace serq
+
+#endif  // SERQ_IR_LIMITS_H_

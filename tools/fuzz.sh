@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer target for SECONDS on a seed corpus made from testdata/:
+#
+#   tools/fuzz.sh TARGET SECONDS      e.g. tools/fuzz.sh fuzz_parse 60
+#   tools/fuzz.sh list                 the targets
+#
+# TARGET is a //fuzz target (fuzz_parse, fuzz_link, fuzz_sim, fuzz_trace,
+# fuzz_report), built with --config=fuzz (clang, libFuzzer, ASan, UBSan).
+# The corpus grows in $SERQ_FUZZ_DIR/TARGET (default /tmp/serq-fuzz); a
+# crash, a sanitizer report, a leak or a timeout exits non-zero after
+# printing "fuzz: TARGET: FAILED on INPUT" with the input saved under
+# $SERQ_FUZZ_DIR/TARGET-artifacts/. On success it prints
+# "fuzz: TARGET: N runs in S s (R exec/s)".
+set -u
+cd "$(dirname "$0")/.."
+targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_report"
+if [ "${1:-}" = list ]; then echo $targets; exit 0; fi
+target=${1:?usage: tools/fuzz.sh TARGET SECONDS (tools/fuzz.sh list)}
+seconds=${2:?usage: tools/fuzz.sh TARGET SECONDS}
+case " $targets " in *" $target "*) ;; *) echo "fuzz: unknown target '$target' (expected: $targets)" >&2; exit 2 ;; esac
+
+bazel build --config=fuzz "//fuzz:$target" >&2 || { echo "fuzz: $target: FAILED to build"; exit 1; }
+binary="$(bazel info --config=fuzz bazel-bin 2>/dev/null)/fuzz/$target"
+
+dir=${SERQ_FUZZ_DIR:-/tmp/serq-fuzz}
+corpus="$dir/$target"
+artifacts="$dir/$target-artifacts"
+mkdir -p "$corpus" "$artifacts"
+seed() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$corpus/seed-$(echo "$f" | tr / _)"; done; }
+shopt -s nullglob
+case $target in
+  fuzz_parse|fuzz_sim) seed testdata/parse/*.sq testdata/sim/*.sq testdata/link/*.sq examples/*.sq \
+                         examples/pd-disaggregation/*.sq testdata/hostile/*.sq ;;
+  fuzz_link) seed testdata/link-ir/*.json testdata/parse/*.ir.json testdata/hostile/*.json ;;
+  fuzz_trace) seed examples/traces/*.csv examples/traces/*.jsonl testdata/traces/*.csv \
+                testdata/traces/*.jsonl testdata/sim/*.csv ;;
+  fuzz_report) seed testdata/report/*.json testdata/report/parts/*.json testdata/sim/*.results.json \
+                 testdata/traces/*.results.json ;;
+esac
+
+log="$dir/$target.log"
+# -timeout: one input may take at most 30 s (a run bounded by the target's
+# event limit takes milliseconds); -rss_limit_mb: 2 GB, a fifth of nothing
+# here but far above any bounded input.
+"$binary" "$corpus" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+  -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
+status=$?
+runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+rate=$(grep -o 'exec/s: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+if [ "$status" -ne 0 ]; then
+  input=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | sed 's/Test unit written to //')
+  grep -E "ERROR: |SUMMARY: |runtime error|Test unit written" "$log" | head -20
+  echo "fuzz: $target: FAILED on ${input:-an input (see $log)}"
+  exit 1
+fi
+echo "fuzz: $target: ${runs:-?} runs in $seconds s (${rate:-?} exec/s), corpus $(ls "$corpus" | wc -l) inputs"
