@@ -212,6 +212,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
       return false;
     }
     job.growing = true;
+    job.hold = s.grow_hold;
     job.pool = pool;
     job.content = pools_.hold(s.grow_hold).content;
     s.wait_statement = in.statement;

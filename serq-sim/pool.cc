@@ -67,14 +67,6 @@ void Pools::Change(uint32_t pool, double used_delta, double loaded_delta) {
   if (e.used > e.max_used) e.max_used = e.used;
 }
 
-// A relative slack of 1e-12 of the cap absorbs the rounding of fractional
-// units (ten holds of 0.1 fill a pool of cap 1).
-bool Pools::Fits(uint32_t pool, double need) const {
-  const Element& e = elements_[pool];
-  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
-  return need <= e.cap - e.used + slack;
-}
-
 bool Pools::CanMakeRoom(uint32_t pool, double need) const {
   if (Fits(pool, need)) return true;
   const Element& e = elements_[pool];

@@ -65,6 +65,7 @@ class StepStation final : public Station {
     e.session = job.session;
     e.decode = job.mode == ir::Statement::Run::DECODE;
     e.growing = job.growing;
+    e.hold = job.hold;
     e.pool = job.pool;
     e.observe = job.observe;
     e.remaining = job.work;
@@ -158,8 +159,11 @@ class StepStation final : public Station {
   // With `preempt by`: which list a job is in.
   enum class Group : uint8_t { kNew, kRunning, kPreempted };
 
+  // What every step reads first (one cache line), then the rest.
   struct Entry {
     SessionId session = 0;
+    uint32_t hold = 0;  // growing: its hold
+    uint32_t pool = 0;  // and that hold's pool element
     bool decode = false;
     bool growing = false;
     bool stalled = false;   // its growth waits in its pool's line
@@ -171,14 +175,13 @@ class StepStation final : public Station {
     // token, and `after` decode tokens follow.
     bool recompute_decode = false;
     bool recompute = false;  // a recompute prefill (for `recomputed`)
-    uint32_t pool = 0;       // growing: its hold's pool element
     double remaining = 0;
-    double after = 0;
     double processed = 0;  // tokens done in this run (prefill chunks, decode tokens)
     double content = 0;    // growing: its hold's content, the reserved units included
-    double reserved_units = 0;  // the units of the stalled (then reserved) chunk
     double chunk = 0;      // its tokens in the current step
     double taken = 0;      // units of content it took for the step being formed
+    double after = 0;
+    double reserved_units = 0;  // the units of the stalled (then reserved) chunk
     double arrival = 0;
     double since = 0;  // when it last became running
     uint64_t sequence = 0;
@@ -260,7 +263,7 @@ class StepStation final : public Station {
       Entry& e = slab_[slot];
       if (e.stalled) continue;
       if (e.growing && !e.reserved) {
-        switch (host.Grow(e.session, 1)) {
+        switch (host.Grow(e.session, e.hold, 1)) {
           case StageHost::Growth::kGranted:
             e.reserved = true;
             e.content += 1;
@@ -288,7 +291,7 @@ class StepStation final : public Station {
           e.chunk = e.reserved_units;
         } else {
           e.chunk = std::min(e.remaining, budget);
-          switch (host.Grow(e.session, e.chunk)) {
+          switch (host.Grow(e.session, e.hold, e.chunk)) {
             case StageHost::Growth::kGranted:
               e.content += e.chunk;
               break;
@@ -330,7 +333,7 @@ class StepStation final : public Station {
         if (!(t > 0)) continue;
         bool self = false;
         while (e.growing) {
-          StageHost::Growth g = host.GrowNow(e.session, t);
+          StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
           if (g == StageHost::Growth::kFailed) {
             ok = false;
             break;
@@ -376,7 +379,7 @@ class StepStation final : public Station {
           double t = Tokens(e);
           if (!(t > 0)) continue;
           if (e.growing) {
-            StageHost::Growth g = host.GrowNow(e.session, t);
+            StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
             if (g == StageHost::Growth::kFailed) {
               ok = false;
               break;
@@ -493,6 +496,7 @@ class StepStation final : public Station {
   void Run(StageHost& host) {
     double now = host.now();
     StepVars vars;
+    uint32_t unstarted = 0;
     for (uint32_t slot : batch_) {
       Entry& e = slab_[slot];
       double t = e.chunk;
@@ -509,6 +513,7 @@ class StepStation final : public Station {
       vars.context += c;
       vars.attention += t * c - t * (t - 1) / 2;
       e.taken = 0;
+      unstarted += !e.started;
     }
     vars.tokens = vars.prefill + vars.decode;
     vars.seqs = batch_.size();
@@ -525,10 +530,13 @@ class StepStation final : public Station {
     recomputed_ += recomputed_step_;
     recomputed_step_ = 0;
     SetPresent(now, present(), true);
-    for (uint32_t slot : batch_) {
-      Entry& e = slab_[slot];
+    // The jobs in their first step start their service (a separate pass:
+    // most steps have none, and the pass above stays free of calls).
+    for (size_t k = 0; unstarted > 0 && k < batch_.size(); ++k) {
+      Entry& e = slab_[batch_[k]];
       if (e.started) continue;
       e.started = true;
+      --unstarted;
       BeginService(host, e.session, e.arrival);
     }
     host.Schedule(now + tau, id(), kEnd);
