@@ -11,7 +11,7 @@ namespace {
 
 results::Results Results(const std::string& program = "before.sq") {
   results::Results r;
-  r.set_version(8);
+  r.set_version(9);  // what serq-sim writes (ir/io.h kIrVersion)
   r.set_program(program);
   r.set_horizon(10);
   r.set_seed(1);
