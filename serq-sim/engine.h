@@ -61,6 +61,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
   Growth Grow(SessionId session, uint32_t hold, double units) override;
+  size_t GrowEach(absl::Span<const uint32_t> holds, double units) override {
+    size_t n = 0;
+    while (n < holds.size() && pools_.GrowFast(holds[n], units, now_, /*behind_line=*/true)) ++n;
+    return n;
+  }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool PreemptKey(uint32_t station, SessionId session, double since,
                   std::vector<double>* key) override;

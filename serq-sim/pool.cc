@@ -180,6 +180,7 @@ bool Pools::Load(HoldId hold, double units) {
   Element& e = elements_[holds_[hold].pool];
   if (e.growing.empty() && TryGrow(growth)) return true;
   e.growing.push_back(growth);
+  ++e.growths_waiting;
   return false;
 }
 
@@ -290,6 +291,7 @@ void Pools::Pump(uint32_t pool) {
       Growth g = e.growing.front();
       if (!TryGrow(g)) break;
       e.growing.pop_front();
+      --e.growths_waiting;
       host_->Wake(holds_[g.hold].session);
     }
     if (!e.growing.empty()) {

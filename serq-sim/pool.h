@@ -127,7 +127,7 @@ class Pools {
   bool GrowFast(HoldId hold, double units, double now, bool behind_line) {
     Hold& h = holds_[hold];
     Element& e = elements_[h.pool];
-    if (behind_line && !e.growing.empty()) return false;
+    if (behind_line && e.growths_waiting != 0) return false;
     double content = h.content + units;
     double size = std::max(h.amount, content);
     double need = size - h.size;
@@ -210,6 +210,7 @@ class Pools {
     double cap = 0;
     double used = 0;
     double loaded = 0;
+    uint32_t growths_waiting = 0;  // growing.size(), read where the deque is not
     TimeAverage used_average;
     TimeAverage loaded_average;
     double max_used = 0;

@@ -103,6 +103,11 @@ class StageHost {
   // waits in its pool's line, and the station's GrowthGranted is called
   // when it is granted; kFailed: a runtime error was reported.
   virtual Growth Grow(SessionId session, uint32_t hold, double units) = 0;
+  // Grows `holds`, in order, by `units` each, as Grow would grant them at
+  // once without evicting; stops at the first that would need more (to be
+  // asked of Grow) and returns how many it granted. A step's decode tokens
+  // in one call.
+  virtual size_t GrowEach(absl::Span<const uint32_t> holds, double units) = 0;
 
   // Step stages with `preempt by`. GrowNow grows as Grow does, but never
   // waits: kStalled means it does not fit (nothing changed).

@@ -258,7 +258,44 @@ class StepStation final : public Station {
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
   bool FormPlain(StageHost& host) {
     double budget = tokens_;
-    for (uint32_t slot : decode_) {
+    // The decode jobs that would join if every growth were granted at
+    // once: their growths in one call (the common case); from the first
+    // that is not, one job at a time as below. The same grants, in the
+    // same order, as asking each.
+    size_t first = 0;
+    candidates_.clear();
+    grow_holds_.clear();
+    for (; first < decode_.size(); ++first) {
+      if (batch_.size() + candidates_.size() >= seqs_ ||
+          budget - static_cast<double>(candidates_.size()) < 1) {
+        break;
+      }
+      Entry& e = slab_[decode_[first]];
+      if (e.stalled) continue;
+      if (e.growing && !e.reserved) grow_holds_.push_back(e.hold);
+      candidates_.push_back(decode_[first]);
+    }
+    size_t granted = grow_holds_.empty() ? 0 : host.GrowEach(grow_holds_, 1);
+    size_t g = 0;
+    for (size_t k = 0; k < candidates_.size(); ++k) {
+      Entry& e = slab_[candidates_[k]];
+      if (e.growing && !e.reserved) {
+        if (g == granted) {
+          // Not granted at once: this job and the ones after it go the
+          // general way.
+          first = std::find(decode_.begin(), decode_.end(), candidates_[k]) - decode_.begin();
+          break;
+        }
+        ++g;
+        e.reserved = true;
+        e.content += 1;
+      }
+      e.chunk = 1;
+      budget -= 1;
+      batch_.push_back(candidates_[k]);
+    }
+    for (size_t i = first; i < decode_.size(); ++i) {
+      uint32_t slot = decode_[i];
       if (batch_.size() >= seqs_ || budget < 1) break;
       Entry& e = slab_[slot];
       if (e.stalled) continue;
@@ -624,6 +661,7 @@ class StepStation final : public Station {
   std::vector<uint32_t> preempted_list_;
   std::vector<uint32_t> batch_;  // the current step's jobs
   std::vector<uint32_t> order_;  // scratch: the batch order being formed
+  std::vector<uint32_t> candidates_, grow_holds_;  // scratch: FormPlain's decode jobs
   std::vector<double> key_, best_key_;
   std::vector<Continued> continued_;  // jobs that completed at continued_time_
   double continued_time_ = -1;
