@@ -258,6 +258,8 @@ class StepStation final : public Station {
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
   bool FormPlain(StageHost& host) {
     double budget = tokens_;
+    vars_ = StepVars();
+    unstarted_ = 0;
     // The decode jobs that would join if every growth were granted at
     // once: their growths in one call (the common case); from the first
     // that is not, one job at a time as below. The same grants, in the
@@ -293,6 +295,7 @@ class StepStation final : public Station {
       e.chunk = 1;
       budget -= 1;
       batch_.push_back(candidates_[k]);
+      Account(e, &vars_, &unstarted_);
     }
     for (size_t i = first; i < decode_.size(); ++i) {
       uint32_t slot = decode_[i];
@@ -316,6 +319,7 @@ class StepStation final : public Station {
       e.chunk = 1;
       budget -= 1;
       batch_.push_back(slot);
+      Account(e, &vars_, &unstarted_);
     }
     for (uint32_t slot : prefill_) {
       if (batch_.size() >= seqs_ || !(budget > 0)) break;
@@ -345,6 +349,7 @@ class StepStation final : public Station {
       }
       budget -= e.chunk;
       batch_.push_back(slot);
+      Account(e, &vars_, &unstarted_);
     }
     return true;
   }
@@ -530,28 +535,37 @@ class StepStation final : public Station {
   }
 
   // Starts the step of the formed batch.
+  // Adds job `e`, which joins the batch with its chunk, to the step's
+  // variables.
+  void Account(Entry& e, StepVars* vars, uint32_t* unstarted) {
+    double t = e.chunk;
+    double c;
+    if (e.decode) {
+      vars->decode += 1;
+      // This step's token counts: its KV slot is the reserved unit.
+      c = e.growing ? e.content : e.processed + 1;
+    } else {
+      vars->prefill += t;
+      c = e.growing ? e.content : e.processed + t;
+      if (e.recompute) recomputed_step_ += t;
+    }
+    vars->context += c;
+    vars->attention += t * c - t * (t - 1) / 2;
+    e.taken = 0;
+    *unstarted += !e.started;
+  }
+
+  // Starts the step of the formed batch (FormPlain added its jobs to vars_
+  // as they joined; a preempting formation, whose jobs may leave, here).
   void Run(StageHost& host) {
     double now = host.now();
-    StepVars vars;
-    uint32_t unstarted = 0;
-    for (uint32_t slot : batch_) {
-      Entry& e = slab_[slot];
-      double t = e.chunk;
-      double c;
-      if (e.decode) {
-        vars.decode += 1;
-        // This step's token counts: its KV slot is the reserved unit.
-        c = e.growing ? e.content : e.processed + 1;
-      } else {
-        vars.prefill += t;
-        c = e.growing ? e.content : e.processed + t;
-        if (e.recompute) recomputed_step_ += t;
-      }
-      vars.context += c;
-      vars.attention += t * c - t * (t - 1) / 2;
-      e.taken = 0;
-      unstarted += !e.started;
+    if (preempt_) {
+      vars_ = StepVars();
+      unstarted_ = 0;
+      for (uint32_t slot : batch_) Account(slab_[slot], &vars_, &unstarted_);
     }
+    StepVars& vars = vars_;
+    uint32_t unstarted = unstarted_;
     vars.tokens = vars.prefill + vars.decode;
     vars.seqs = batch_.size();
     double tau;
@@ -616,14 +630,17 @@ class StepStation final : public Station {
       if (e.remaining <= 0) {
         done->push_back(e.session);
         if (preempt_) continued_.push_back(Continued{e.session, e.since, e.sequence});
-        e.remaining = -1;  // marks it for removal below
+        e.remaining = -1;
+        if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
+        gone_[slot] = 1;  // marks it for removal below
         --left;
       }
     }
     batch_.clear();
     if (left < present()) {
       auto gone = [this](uint32_t slot) {
-        if (slab_[slot].remaining >= 0) return false;
+        if (!gone_[slot]) return false;
+        gone_[slot] = 0;
         slab_[slot].key.clear();
         free_.push_back(slot);
         return true;
@@ -651,6 +668,7 @@ class StepStation final : public Station {
   const bool preempt_;
   std::vector<Entry> slab_;
   std::vector<uint32_t> free_;
+  std::vector<uint8_t> gone_;  // by slot: completed in the step ending
   // Without preempt by: every decode and prefill job present, in order.
   // With it: the jobs that never ran.
   std::vector<uint32_t> decode_;
@@ -662,6 +680,8 @@ class StepStation final : public Station {
   std::vector<uint32_t> batch_;  // the current step's jobs
   std::vector<uint32_t> order_;  // scratch: the batch order being formed
   std::vector<uint32_t> candidates_, grow_holds_;  // scratch: FormPlain's decode jobs
+  StepVars vars_;           // the step being formed
+  uint32_t unstarted_ = 0;  // its jobs in their first step
   std::vector<double> key_, best_key_;
   std::vector<Continued> continued_;  // jobs that completed at continued_time_
   double continued_time_ = -1;
