@@ -237,6 +237,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     return false;
   }
   job.session = id;
+  job.serial = s.serial;
   job.work = work;
   job.mode = r.mode;
   const StageDecl& d = model_.stages[r.decl];

@@ -263,6 +263,27 @@ run { horizon 100; }
   EXPECT_EQ(Stage(run.results, "E").preempted(), 1u);
 }
 
+// A run continues its session's job only if it is the same session, not
+// a new one that took the ended session's slot at that instant. `seqs 1`:
+// A and B (batch at 0) each prefill 1; A takes [0, 1), B waits. Sessions
+// of w arrive at 0, 0.5 and 1; the first two end at once (their slots are
+// free again), the third, arriving at 1 just after A's step ended and A's
+// session with it, takes A's slot and prefills 1 on E. It never ran, so it
+// goes after B, which has waited since 0: B [1, 2), it [2, 3).
+TEST(PreemptTest, ANewSessionInAnEndedOnesSlotDoesNotContinueItsJob) {
+  SimRun run = RunSource(R"(
+stage E : step(1) { seqs 1; preempt by (-since); }
+workload a { arrive batch(2); }
+workload w { arrive periodic(0.5); limit 3; }
+session a { run E prefill (1); observe ab_done = now; }
+session w { if (serial == 4) { run E prefill (1); observe w_done = now; } }
+run { horizon 100; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "ab_done"), ElementsAre(1.0, 2.0));
+  EXPECT_THAT(Samples(run.results, "w_done"), ElementsAre(3.0));
+}
+
 // A waiting job blocked by memory, admitted when units free; meanwhile it
 // does not stand in the pool's line. cap 4: X holds 3 on a delay stage
 // until 5. Y's prefill of 2 (growing, 1 free) is blocked at t = 0: the

@@ -130,6 +130,7 @@ class StageHost {
 // A job arriving at a station: one session's run.
 struct Job {
   SessionId session = 0;
+  uint64_t serial = 0;  // the session's serial (ids are reused, serials not)
   double work = 0;  // > 0: runs of work 0 never reach a station
   ir::Statement::Run::Mode mode = ir::Statement::Run::PLAIN;
   // A decode run `growing P`: its session's hold on P grows a unit a token

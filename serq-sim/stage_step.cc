@@ -63,6 +63,7 @@ class StepStation final : public Station {
     Entry& e = slab_[slot];
     e = Entry();
     e.session = job.session;
+    e.serial = job.serial;
     e.decode = job.mode == ir::Statement::Run::DECODE;
     e.growing = job.growing;
     e.hold = job.hold;
@@ -80,7 +81,7 @@ class StepStation final : public Station {
       // goes on, keeping its `since` and its place among the running.
       if (continued_time_ == now) {
         for (const Continued& c : continued_) {
-          if (c.session != job.session) continue;
+          if (c.serial != job.serial) continue;
           e.group = Group::kRunning;
           e.since = c.since;
           e.sequence = c.sequence;
@@ -185,12 +186,13 @@ class StepStation final : public Station {
     double arrival = 0;
     double since = 0;  // when it last became running
     uint64_t sequence = 0;
+    uint64_t serial = 0;        // its session's
     uint64_t preempted_at = 0;  // preemption order: the most recent goes first
     std::vector<double> key;
   };
 
   struct Continued {
-    SessionId session;
+    uint64_t serial;  // not the session id, which a new session may reuse at once
     double since;
     uint64_t sequence;
   };
@@ -629,7 +631,7 @@ class StepStation final : public Station {
       if (token && e.observe) host.Token(e.session);
       if (e.remaining <= 0) {
         done->push_back(e.session);
-        if (preempt_) continued_.push_back(Continued{e.session, e.since, e.sequence});
+        if (preempt_) continued_.push_back(Continued{e.serial, e.since, e.sequence});
         e.remaining = -1;
         if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
         gone_[slot] = 1;  // marks it for removal below
