@@ -28,6 +28,7 @@
 #include "serq-sim/model.h"
 #include "serq-sim/pool.h"
 #include "serq-sim/random.h"
+#include "serq-sim/series.h"
 #include "serq-sim/stage.h"
 #include "serq-sim/stage_shared.h"
 
@@ -72,12 +73,17 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
   void WatchPool(uint32_t pool, uint32_t station) override;
   void Token(SessionId session) override;
+  bool Lookup(SessionId session, double work, double* tokens) override;  // engine_cache.cc
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;
   void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
+  absl::Span<const BlockTag> Blocks(SessionId session) override;
+  void CacheEvicted(uint32_t pool, uint32_t blocks) override;
   void Freed(uint32_t pool) override;
+  void LeaseEnding(const Lease& lease, LeaseEnd how) override;  // engine_trace.cc
+  void PoolChanged(uint32_t pool) override;                      // engine_trace.cc
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -97,6 +103,20 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
+  // The window's thirds (for the steady-state figures): the integrals of
+  // the jobs present at every station and of the sessions in progress at
+  // warmup + k (horizon - warmup) / 3, taken before the first event at or
+  // after that time. Checkpoint takes the next one.
+  void Checkpoint();
+  bool CheckpointDue(double time) const {
+    return checkpoints_ < kCheckpoints && time >= CheckpointTime(checkpoints_);
+  }
+  double CheckpointTime(int k) const {
+    return model_.warmup + (model_.horizon - model_.warmup) * (k + 1) / 3;
+  }
+  // Sessions of declaration `decl` arrived or ended: the count in progress
+  // changes.
+  void InProgressChanged(uint32_t decl);
   bool ReportDeadlock();
   // Grow and GrowNow: false (after reporting the runtime error) when
   // `units` more would make the session's growing hold larger than its cap.
@@ -121,6 +141,15 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
   void FreeSession(SessionId id);
+  // The prefix cache (engine_cache.cc). Sets a new session's block list
+  // from its trace row (Mooncake's hash_ids).
+  void SetBlocks(Session& s, uint32_t workload, const double* row);
+  // `prefix (k, n);`: appends n blocks of family k. False after a runtime
+  // error.
+  bool ExecPrefix(Session& s, const Instr& in);
+  // cached(P) (`cached`), else hit(P), in the current session.
+  double CacheState(bool cached, uint32_t pool);
+
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {
@@ -148,6 +177,12 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
 
   // --trace
   void Log(const std::string& json);
+  // engine_trace.cc: `event` (admit, wait) for every pool of the session's
+  // innermost hold; the release of an active hold (`by`: release, block,
+  // end); a hold that became a lease.
+  void LogHolds(const char* event, const Session& s);
+  void LogRelease(const Session& s, HoldId hold, const char* by);
+  void LogLease(const Session& s, const LeaseRef& ref, double duration);
 
   const Model& model_;
   uint32_t replication_;
@@ -178,7 +213,16 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   uint64_t next_serial_ = 0;
   std::vector<uint64_t> arrived_;  // per session declaration
   std::vector<uint64_t> ended_;
+  std::vector<uint64_t> arrived_window_;  // in [warmup, horizon]
+  std::vector<uint64_t> ended_window_;
+  std::vector<TimeAverage> in_progress_;  // per session declaration
+  static constexpr int kCheckpoints = 2;  // the window's first two thirds end
+  int checkpoints_ = 0;                   // taken so far
+  std::vector<double> station_integral_[kCheckpoints];  // per station
+  std::vector<double> session_integral_[kCheckpoints];  // per session declaration
+  std::vector<uint64_t> present_start_;                 // per station, at warmup
   std::vector<std::vector<double>> samples_;  // per observation
+  std::unique_ptr<SeriesRecorder> series_;    // run { sample DT; }
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event
   std::vector<std::vector<uint32_t>> watchers_;  // per pool: stations waiting for its units

@@ -5,6 +5,7 @@
 #define SERQ_SIM_INTERP_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -57,6 +58,12 @@ struct alignas(64) Session {
   uint32_t wait_statement = 0;
   HoldId wait_hold = 0;
   double wait_units = 0;
+  // The prefix cache (engine_cache.cc): the session's block list; the
+  // block size of the trace that set it (Mooncake's 512, 0: set by
+  // `prefix`); the hit of its last lookup on each pool, as (pool, blocks).
+  std::vector<BlockTag> blocks;
+  double trace_block = 0;
+  absl::InlinedVector<std::pair<uint32_t, uint32_t>, 1> hits;
 };
 
 }  // namespace serq::sim

@@ -48,6 +48,8 @@ struct PoolDecl {
   bool array = false;
   double cap = 0;
   std::vector<uint32_t> evict_by;  // key nodes; empty: never evict
+  double cache = 0;  // `cache B`: the prefix cache's block size; 0: none
+  ir::Location cache_loc;
 };
 
 // Where a statement is, for runtime errors: its source location, or its IR
@@ -72,6 +74,7 @@ enum class Code : uint8_t {
   kRelease,  // a: element ref
   kLoad,     // a: element ref, b: amount
   kObserve,  // a: observation id, b: value
+  kPrefix,   // a: family, b: count (engine_cache.cc)
 };
 
 struct Instr {
@@ -145,13 +148,18 @@ struct Model {
   double warmup = 0;
   uint64_t seed = 1;
   uint32_t replications = 1;
+  double sample = 0;  // the time series' interval (0: none)
 };
+
+// The most samples a time series may have (horizon / sample).
+inline constexpr double kMaxSamples = 1e6;
 
 struct ModelOptions {
   std::vector<std::pair<std::string, double>> defines;  // -D
   std::optional<uint64_t> seed;
   std::optional<uint32_t> replications;
   std::optional<double> horizon;
+  std::optional<double> sample;  // overrides run { sample }
   std::string data_dir;  // where relative trace paths resolve ("" = the program's directory)
 };
 

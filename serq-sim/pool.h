@@ -21,6 +21,17 @@
 // increasing key order (ties by the lease's start, then its creation) until
 // it fits. Nothing is evicted for a request that would not fit even then,
 // nor for one that is not first in line on all its pools.
+//
+// A pool with `cache B` keeps a prefix cache (prefix_cache.h, engine.md §3;
+// the cache's part of Pools is pool_cache.cc): a hold's content that fills
+// a block of its session's list registers it, referenced by the hold; a
+// prefill's hit references cached blocks. A cached block's B units count
+// once in `used`, however many holds and leases reference it; a hold's own
+// units are its size minus those of the blocks it references (Hold::shared).
+// A block no one references is evictable: free for free() and not in
+// used(), but physically there, so that what fits is judged against
+// cap - used - evictable; evictable blocks are evicted (least recently
+// released first) before any lease, whether or not the pool has `evict by`.
 #ifndef SERQ_SIM_POOL_H_
 #define SERQ_SIM_POOL_H_
 
@@ -28,11 +39,13 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "proto/results.pb.h"
+#include "serq-sim/prefix_cache.h"
 #include "serq-sim/stage.h"
 
 namespace serq::sim {
@@ -49,6 +62,10 @@ struct Hold {
   double size = 0;  // max(amount, content) once active
   State state = State::kWaiting;
   uint32_t request = 0;  // the request it waits in, while waiting
+  // A cache pool: its place in the cache (kNoHolder until it needs one) and
+  // the units of the cached blocks it references, counted once in the pool.
+  uint32_t holder = UINT32_MAX;
+  double shared = 0;
 };
 
 struct Lease {
@@ -61,6 +78,7 @@ struct Lease {
   uint32_t generation = 0; // bumped when it ends: expiry events of an older one are stale
   bool alive = false;
   uint32_t slot = 0;       // its place in its pool's list of leases
+  uint32_t holder = UINT32_MAX;  // a cache pool: its hold's references, kept
 };
 
 // A session's reference to a lease it made: valid while the generation
@@ -70,6 +88,9 @@ struct LeaseRef {
   uint32_t generation = 0;
   uint32_t pool = 0;
 };
+
+// Why a lease ended (for the trace).
+enum class LeaseEnd { kReleased, kExpired, kEvicted };
 
 class PoolHost {
  public:
@@ -85,9 +106,18 @@ class PoolHost {
   virtual void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) = 0;
   // A lease of `owner` ended (released, evicted or expired).
   virtual void LeaseEnded(SessionId owner) = 0;
+  // The block list of `session` (engine.md §3): what a hold's content on a
+  // cache pool registers as it fills blocks.
+  virtual absl::Span<const BlockTag> Blocks(SessionId session) { return {}; }
+  // `blocks` cached blocks of `pool` were evicted to make room (--trace).
+  virtual void CacheEvicted(uint32_t pool, uint32_t blocks) {}
   // Units of `pool` were freed or became reclaimable, after its lines were
   // examined (a step stage with `preempt by` idling for them starts a step).
   virtual void Freed(uint32_t pool) {}
+  // For the trace: `lease` is about to end, `how`; and the used or loaded
+  // units of `pool` changed (called only after Pools::NotifyChanges()).
+  virtual void LeaseEnding(const Lease& lease, LeaseEnd how) {}
+  virtual void PoolChanged(uint32_t pool) {}
 };
 
 class Pools {
@@ -95,14 +125,29 @@ class Pools {
   explicit Pools(PoolHost* host) : host_(host) {}
 
   // Adds pool element `count()`. Only before the first request.
-  uint32_t AddPool(double cap, bool evictable);
+  // `cache_block` > 0: the pool keeps a prefix cache of blocks of that many
+  // units.
+  uint32_t AddPool(double cap, bool evictable, double cache_block = 0);
   uint32_t count() const { return elements_.size(); }
+  // Calls host->PoolChanged at every change of used or loaded (--trace).
+  void NotifyChanges() { notify_changes_ = true; }
 
   double cap(uint32_t pool) const { return elements_[pool].cap; }
   double used(uint32_t pool) const { return elements_[pool].used; }
   double free(uint32_t pool) const { return elements_[pool].cap - elements_[pool].used; }
   double loaded(uint32_t pool) const { return elements_[pool].loaded; }
 
+  // The prefix cache (pool_cache.cc). The block size; 0: no cache.
+  double cache_block(uint32_t pool) const { return elements_[pool].block; }
+  // Units of evictable blocks (inside free(pool)).
+  double CachedFree(uint32_t pool) const;
+  // `cached(P)`: the leading blocks of `tags` cached in `pool`, no side effect.
+  uint32_t Cached(uint32_t pool, absl::Span<const BlockTag> tags) const;
+  // The lookup of a prefill of `work` tokens whose active hold `hold` on a
+  // cache pool has content 0: hits the longest cached run of `tags`, at most
+  // floor((work - 1) / B) blocks; the hold references them and its content
+  // becomes hits * B. Counted in the pool's lookups. Returns the blocks hit.
+  uint32_t Hit(HoldId hold, absl::Span<const BlockTag> tags, double work);
   // Asks for `amount` units of each pool in `pools` (distinct, each amount
   // <= its cap, checked by the caller) for `session`. The holds, one per
   // pool in the order given, are appended to `holds`. Returns true when
@@ -121,13 +166,17 @@ class Pools {
   double SizeAfterLoad(HoldId hold, double units) const;
   // The per-token path of Load and LoadNow (a step's growth), inline: the
   // growth is granted at `now` when it needs no eviction (within the hold's
-  // size, or in free units) and, with `behind_line`, no growth waits on the
-  // pool; false otherwise (nothing changed: take the general path). The
+  // size, or in free units), the pool keeps no cache and nobody watches its
+  // changes, and, with `behind_line`, no growth waits on the pool; false
+  // otherwise (nothing changed: take the general path). The
   // arithmetic is Load's, so the figures are the same to the bit.
   bool GrowFast(HoldId hold, double units, double now, bool behind_line) {
     Hold& h = holds_[hold];
     Element& e = elements_[h.pool];
     if (behind_line && e.growths_waiting != 0) return false;
+    // A cache pool registers blocks as content grows, and --trace wants
+    // every change: those take the general path.
+    if (e.cache || notify_changes_) return false;
     double content = h.content + units;
     double size = std::max(h.amount, content);
     double need = size - h.size;
@@ -225,6 +274,14 @@ class Pools {
     double wait_sum = 0;
     uint64_t evicted = 0;
     uint64_t expired = 0;
+    // The prefix cache (block > 0) and its window's figures.
+    double block = 0;
+    std::unique_ptr<PrefixCache> cache;
+    TimeAverage evictable_average;
+    uint64_t lookups = 0;
+    double lookup_tokens = 0;
+    double hit_tokens = 0;
+    uint64_t blocks_evicted = 0;
   };
 
   void Change(uint32_t pool, double used_delta, double loaded_delta);
@@ -238,12 +295,28 @@ class Pools {
   bool Fits(uint32_t pool, double need) const {
     const Element& e = elements_[pool];
     double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
-    return need <= e.cap - e.used + slack;
+    // Evictable cached blocks are not in used but do occupy units.
+    return need <= e.cap - e.used - (e.cache ? CachedFree(pool) : 0) + slack;
   }
   bool TryAdmit(uint32_t request);
   bool TryGrow(const Growth& growth);
   void ApplyGrowth(const Growth& growth);
-  void EndLease(LeaseId id);
+  void EndLease(LeaseId id, LeaseEnd how);
+  // The cache's hooks (pool_cache.cc). Registers the blocks a growth of the
+  // hold's content filled.
+  void Register(HoldId hold);
+  // Drops a holder's references: the units an ending hold or lease gives
+  // back beyond its own, those of the blocks it left evictable.
+  double ReleaseBlocks(uint32_t pool, uint32_t* holder);
+  // Evicts cached blocks, least recently released first, until `need`
+  // fits or none is left. Fits afterwards?
+  bool EvictBlocks(uint32_t pool, double need);
+  // The units ending every lease of `pool` would make available: their own
+  // and those of the blocks only leases reference.
+  double Reclaimable(uint32_t pool) const;
+  void CacheStatistics(Element& e, double now);
+  // The cache's part of CheckInvariants: "" or what is wrong.
+  std::string CheckCache(uint32_t pool) const;
   // Admits what can be admitted after units were freed on `pool`.
   void Pump(uint32_t pool);
 
@@ -252,6 +325,7 @@ class Pools {
   LeaseId NewLease();
 
   PoolHost* host_;
+  bool notify_changes_ = false;
   std::vector<Element> elements_;
   std::vector<Hold> holds_;
   std::vector<HoldId> free_holds_;

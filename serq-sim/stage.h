@@ -125,6 +125,15 @@ class StageHost {
   // A decode job of `session` whose run observes each token (Job::observe)
   // produced a token now.
   virtual void Token(SessionId session) = 0;
+  // A prefill job `growing` (Job::growing) about to join a batch with its
+  // hold's content 0 looks its blocks up in the pool's prefix cache
+  // (engine.md §3; serq-sim/engine_cache.cc): *tokens is the hit, a whole
+  // number of blocks at most work - 1, now the hold's content (0 on a pool
+  // without a cache). False after reporting a runtime error.
+  virtual bool Lookup(SessionId session, double work, double* tokens) {
+    *tokens = 0;
+    return true;
+  }
 };
 
 // A job arriving at a station: one session's run.
@@ -192,6 +201,9 @@ class Station {
     RecordWait(host.now() - arrival);
     host.StartService(session);
   }
+
+  // The integral of the jobs present over [window start, now].
+  virtual double PresentIntegral(double now) const { return present_.Integral(now); }
 
   // Starts the measured window at `now`: counts and integrals restart.
   virtual void StartWindow(double now);

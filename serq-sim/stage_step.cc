@@ -153,6 +153,8 @@ class StepStation final : public Station {
     out->set_batch_tokens(static_cast<uint64_t>(std::llround(batch_tokens_)));
     out->set_preempted(preempted_);
     out->set_recomputed(static_cast<uint64_t>(std::llround(recomputed_)));
+    if (std::isfinite(seqs_)) out->set_step_seqs(seqs_);
+    if (std::isfinite(tokens_)) out->set_step_tokens(tokens_);
   }
 
  private:
@@ -176,6 +178,7 @@ class StepStation final : public Station {
     // token, and `after` decode tokens follow.
     bool recompute_decode = false;
     bool recompute = false;  // a recompute prefill (for `recomputed`)
+    bool looked_up = false;  // its hold's blocks were looked up (LookUp)
     double remaining = 0;
     double processed = 0;  // tokens done in this run (prefill chunks, decode tokens)
     double content = 0;    // growing: its hold's content, the reserved units included
@@ -333,6 +336,7 @@ class StepStation final : public Station {
           if (e.reserved_units > budget) break;
           e.chunk = e.reserved_units;
         } else {
+          if (!LookUp(host, e)) return false;
           e.chunk = std::min(e.remaining, budget);
           switch (host.Grow(e.session, e.hold, e.chunk)) {
             case StageHost::Growth::kGranted:
@@ -373,6 +377,10 @@ class StepStation final : public Station {
         Entry& e = slab_[slot];
         if (e.group != Group::kRunning) continue;  // a victim already
         if (batch_.size() >= seqs_) break;
+        if (!LookUp(host, e)) {
+          ok = false;
+          break;
+        }
         double t = Tokens(e);
         if (!(t > 0)) continue;
         bool self = false;
@@ -420,6 +428,10 @@ class StepStation final : public Station {
         for (uint32_t slot : order_) {
           if (batch_.size() >= seqs_) break;
           Entry& e = slab_[slot];
+          if (!LookUp(host, e)) {
+            ok = false;
+            break;
+          }
           double t = Tokens(e);
           if (!(t > 0)) continue;
           if (e.growing) {
@@ -461,6 +473,21 @@ class StepStation final : public Station {
       host.WatchPool(slab_[blocked_slot_].pool, id());
     }
     if (!batch_.empty()) blocked_slot_ = kNone;
+    return true;
+  }
+
+  // A prefill job growing a pool about to join with its hold's content 0
+  // (a fresh hold, or one emptied by preemption) looks its blocks up once
+  // (engine.md §3): the hit is content it need not compute. A job whose
+  // chunk then does not fit keeps its hit and is not looked up again.
+  bool LookUp(StageHost& host, Entry& e) {
+    if (e.decode || !e.growing || e.looked_up || e.content != 0) return true;
+    e.looked_up = true;
+    double hit;
+    if (!host.Lookup(e.session, e.remaining, &hit)) return false;
+    e.content = hit;
+    e.remaining -= hit;
+    work_ -= hit;
     return true;
   }
 
@@ -517,6 +544,7 @@ class StepStation final : public Station {
     host.Preempt(id(), e.session, cause, c);
     e.content = 0;
     e.reserved = false;
+    e.looked_up = false;  // its recompute looks its blocks up again
     // A decode job recomputes its KV and its last token's; a prefill job
     // its KV and what it had left (its own `after` is kept: a recompute
     // preempted again).
