@@ -210,7 +210,13 @@ bool Engine::GrowthWithinCap(Session& s, SessionId session, double units) {
   return false;
 }
 
-StageHost::Growth Engine::Grow(SessionId session, double units) {
+StageHost::Growth Engine::Grow(SessionId session, uint32_t hold, double units) {
+  if (pools_.GrowFast(hold, units, now_, /*behind_line=*/true)) return Growth::kGranted;
+  return GrowSlow(session, units);
+}
+
+// Out of line, so that the per-token path above has no frame to set up.
+StageHost::Growth Engine::GrowSlow(SessionId session, double units) {
   Session& s = sessions_[session];
   if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
   if (pools_.Load(s.grow_hold, units)) return failed() ? Growth::kFailed : Growth::kGranted;
@@ -223,7 +229,12 @@ StageHost::Growth Engine::Grow(SessionId session, double units) {
   return Growth::kStalled;
 }
 
-StageHost::Growth Engine::GrowNow(SessionId session, double units) {
+StageHost::Growth Engine::GrowNow(SessionId session, uint32_t hold, double units) {
+  if (pools_.GrowFast(hold, units, now_, /*behind_line=*/false)) return Growth::kGranted;
+  return GrowNowSlow(session, units);
+}
+
+StageHost::Growth Engine::GrowNowSlow(SessionId session, double units) {
   Session& s = sessions_[session];
   if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
   bool granted = pools_.LoadNow(s.grow_hold, units);

@@ -65,8 +65,13 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
-  Growth Grow(SessionId session, double units) override;
-  Growth GrowNow(SessionId session, double units) override;
+  Growth Grow(SessionId session, uint32_t hold, double units) override;
+  size_t GrowEach(absl::Span<const uint32_t> holds, double units) override {
+    size_t n = 0;
+    while (n < holds.size() && pools_.GrowFast(holds[n], units, now_, /*behind_line=*/true)) ++n;
+    return n;
+  }
+  Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool PreemptKey(uint32_t station, SessionId session, double since,
                   std::vector<double>* key) override;
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
@@ -120,6 +125,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // Grow and GrowNow: false (after reporting the runtime error) when
   // `units` more would make the session's growing hold larger than its cap.
   bool GrowthWithinCap(Session& s, SessionId session, double units);
+  [[gnu::noinline]] Growth GrowSlow(SessionId session, double units);
+  [[gnu::noinline]] Growth GrowNowSlow(SessionId session, double units);
   void Report(results::Replication* out);
   void Progress();
   // --max-events and --max-cpu, checked every 65536 events: false after

@@ -218,6 +218,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
       return false;
     }
     job.growing = true;
+    job.hold = s.grow_hold;
     job.pool = pool;
     job.content = pools_.hold(s.grow_hold).content;
     s.wait_statement = in.statement;
@@ -242,6 +243,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     return false;
   }
   job.session = id;
+  job.serial = s.serial;
   job.work = work;
   job.mode = r.mode;
   const StageDecl& d = model_.stages[r.decl];

@@ -73,14 +73,6 @@ void Pools::Change(uint32_t pool, double used_delta, double loaded_delta) {
   if (notify_changes_ && (used_delta != 0 || loaded_delta != 0)) host_->PoolChanged(pool);
 }
 
-// A relative slack of 1e-12 of the cap absorbs the rounding of fractional
-// units (ten holds of 0.1 fill a pool of cap 1).
-bool Pools::Fits(uint32_t pool, double need) const {
-  const Element& e = elements_[pool];
-  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
-  return need <= e.cap - e.used - CachedFree(pool) + slack;
-}
-
 bool Pools::CanMakeRoom(uint32_t pool, double need) const {
   double cached = CachedFree(pool);
   if (Fits(pool, need - cached)) return true;
@@ -201,6 +193,7 @@ bool Pools::Load(HoldId hold, double units) {
   Element& e = elements_[holds_[hold].pool];
   if (e.growing.empty() && TryGrow(growth)) return true;
   e.growing.push_back(growth);
+  ++e.growths_waiting;
   return false;
 }
 
@@ -319,6 +312,7 @@ void Pools::Pump(uint32_t pool) {
       Growth g = e.growing.front();
       if (!TryGrow(g)) break;
       e.growing.pop_front();
+      --e.growths_waiting;
       host_->Wake(holds_[g.hold].session);
     }
     if (!e.growing.empty()) {

@@ -35,6 +35,8 @@
 #ifndef SERQ_SIM_POOL_H_
 #define SERQ_SIM_POOL_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -162,6 +164,34 @@ class Pools {
   bool Load(HoldId hold, double units);
   // The size hold `hold` would have after loading `units` more.
   double SizeAfterLoad(HoldId hold, double units) const;
+  // The per-token path of Load and LoadNow (a step's growth), inline: the
+  // growth is granted at `now` when it needs no eviction (within the hold's
+  // size, or in free units), the pool keeps no cache and nobody watches its
+  // changes, and, with `behind_line`, no growth waits on the pool; false
+  // otherwise (nothing changed: take the general path). The
+  // arithmetic is Load's, so the figures are the same to the bit.
+  bool GrowFast(HoldId hold, double units, double now, bool behind_line) {
+    Hold& h = holds_[hold];
+    Element& e = elements_[h.pool];
+    if (behind_line && e.growths_waiting != 0) return false;
+    // A cache pool registers blocks as content grows, and --trace wants
+    // every change: those take the general path.
+    if (e.cache || notify_changes_) return false;
+    double content = h.content + units;
+    double size = std::max(h.amount, content);
+    double need = size - h.size;
+    if (need > 0 && !Fits(h.pool, need)) return false;
+    double used_delta = size - h.size;
+    double loaded_delta = content - h.content;
+    h.size = size;
+    h.content = content;
+    e.used += used_delta;
+    e.loaded += loaded_delta;
+    e.used_average.Set(now, e.used);
+    e.loaded_average.Set(now, e.loaded);
+    if (e.used > e.max_used) e.max_used = e.used;
+    return true;
+  }
   // Adds `units` of content to active hold `hold` now or not at all: with
   // free units or by evicting leases, never waiting in the growth line (a
   // job's growth at a step stage with `preempt by`, which preempts instead;
@@ -223,20 +253,23 @@ class Pools {
     HoldId hold;
     double content;  // the content once granted
   };
+  // The fields a growth reads and writes first (a step's tokens), then
+  // the lines and the rest.
   struct Element {
     double cap = 0;
-    bool evictable = false;
     double used = 0;
     double loaded = 0;
+    uint32_t growths_waiting = 0;  // growing.size(), read where the deque is not
+    TimeAverage used_average;
+    TimeAverage loaded_average;
+    double max_used = 0;
+    bool evictable = false;
     std::deque<uint32_t> waiting;  // requests, first in line first
     std::deque<Growth> growing;    // growths of active holds, in order
     std::vector<LeaseId> leases;   // alive leases, in no order
     double leased = 0;             // their units
     uint32_t active_holds = 0;
     // Statistics over the window.
-    TimeAverage used_average;
-    TimeAverage loaded_average;
-    double max_used = 0;
     uint64_t admitted = 0;
     double wait_sum = 0;
     uint64_t evicted = 0;
@@ -257,7 +290,14 @@ class Pools {
   // enough; false when it cannot (nothing is evicted then).
   bool MakeRoom(uint32_t pool, double need);
   bool CanMakeRoom(uint32_t pool, double need) const;
-  bool Fits(uint32_t pool, double need) const;
+  // A relative slack of 1e-12 of the cap absorbs the rounding of fractional
+  // units (ten holds of 0.1 fill a pool of cap 1).
+  bool Fits(uint32_t pool, double need) const {
+    const Element& e = elements_[pool];
+    double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
+    // Evictable cached blocks are not in used but do occupy units.
+    return need <= e.cap - e.used - (e.cache ? CachedFree(pool) : 0) + slack;
+  }
   bool TryAdmit(uint32_t request);
   bool TryGrow(const Growth& growth);
   void ApplyGrowth(const Growth& growth);

@@ -32,7 +32,9 @@ using SessionId = uint32_t;
 class TimeAverage {
  public:
   void Set(double now, double value) {
-    integral_ += value_ * (now - last_);
+    // Several changes at one instant (a step's tokens) add nothing: the
+    // same sum as adding value_ * 0, without its latency on every change.
+    if (now != last_) integral_ += value_ * (now - last_);
     last_ = now;
     value_ = value;
   }
@@ -100,11 +102,16 @@ class StageHost {
   // (a decode token's 1, a prefill chunk's tokens). kStalled: the growth
   // waits in its pool's line, and the station's GrowthGranted is called
   // when it is granted; kFailed: a runtime error was reported.
-  virtual Growth Grow(SessionId session, double units) = 0;
+  virtual Growth Grow(SessionId session, uint32_t hold, double units) = 0;
+  // Grows `holds`, in order, by `units` each, as Grow would grant them at
+  // once without evicting; stops at the first that would need more (to be
+  // asked of Grow) and returns how many it granted. A step's decode tokens
+  // in one call.
+  virtual size_t GrowEach(absl::Span<const uint32_t> holds, double units) = 0;
 
   // Step stages with `preempt by`. GrowNow grows as Grow does, but never
   // waits: kStalled means it does not fit (nothing changed).
-  virtual Growth GrowNow(SessionId session, double units) = 0;
+  virtual Growth GrowNow(SessionId session, uint32_t hold, double units) = 0;
   // The `preempt by` key of the station's stage, evaluated in `session`
   // with `since`. False after reporting a runtime error.
   virtual bool PreemptKey(uint32_t station, SessionId session, double since,
@@ -132,13 +139,15 @@ class StageHost {
 // A job arriving at a station: one session's run.
 struct Job {
   SessionId session = 0;
+  uint64_t serial = 0;  // the session's serial (ids are reused, serials not)
   double work = 0;  // > 0: runs of work 0 never reach a station
   ir::Statement::Run::Mode mode = ir::Statement::Run::PLAIN;
   // A decode run `growing P`: its session's hold on P grows a unit a token
   // (StageHost::Grow), and `content` is that hold's content at arrival.
   bool growing = false;
   double content = 0;
-  uint32_t pool = 0;     // growing: the pool element of that hold
+  uint32_t hold = 0;     // growing: that hold (the pools' HoldId)
+  uint32_t pool = 0;     // and its pool element
   bool observe = false;  // decode: the run observes each token (StageHost::Token)
   // The ascending `serve by` key, evaluated in the session at arrival
   // (empty: order of arrival).

@@ -63,8 +63,10 @@ class StepStation final : public Station {
     Entry& e = slab_[slot];
     e = Entry();
     e.session = job.session;
+    e.serial = job.serial;
     e.decode = job.mode == ir::Statement::Run::DECODE;
     e.growing = job.growing;
+    e.hold = job.hold;
     e.pool = job.pool;
     e.observe = job.observe;
     e.remaining = job.work;
@@ -79,7 +81,7 @@ class StepStation final : public Station {
       // goes on, keeping its `since` and its place among the running.
       if (continued_time_ == now) {
         for (const Continued& c : continued_) {
-          if (c.session != job.session) continue;
+          if (c.serial != job.serial) continue;
           e.group = Group::kRunning;
           e.since = c.since;
           e.sequence = c.sequence;
@@ -160,8 +162,11 @@ class StepStation final : public Station {
   // With `preempt by`: which list a job is in.
   enum class Group : uint8_t { kNew, kRunning, kPreempted };
 
+  // What every step reads first (one cache line), then the rest.
   struct Entry {
     SessionId session = 0;
+    uint32_t hold = 0;  // growing: its hold
+    uint32_t pool = 0;  // and that hold's pool element
     bool decode = false;
     bool growing = false;
     bool stalled = false;   // its growth waits in its pool's line
@@ -174,23 +179,23 @@ class StepStation final : public Station {
     bool recompute_decode = false;
     bool recompute = false;  // a recompute prefill (for `recomputed`)
     bool looked_up = false;  // its hold's blocks were looked up (LookUp)
-    uint32_t pool = 0;       // growing: its hold's pool element
     double remaining = 0;
-    double after = 0;
     double processed = 0;  // tokens done in this run (prefill chunks, decode tokens)
     double content = 0;    // growing: its hold's content, the reserved units included
-    double reserved_units = 0;  // the units of the stalled (then reserved) chunk
     double chunk = 0;      // its tokens in the current step
     double taken = 0;      // units of content it took for the step being formed
+    double after = 0;
+    double reserved_units = 0;  // the units of the stalled (then reserved) chunk
     double arrival = 0;
     double since = 0;  // when it last became running
     uint64_t sequence = 0;
+    uint64_t serial = 0;        // its session's
     uint64_t preempted_at = 0;  // preemption order: the most recent goes first
     std::vector<double> key;
   };
 
   struct Continued {
-    SessionId session;
+    uint64_t serial;  // not the session id, which a new session may reuse at once
     double since;
     uint64_t sequence;
   };
@@ -258,12 +263,52 @@ class StepStation final : public Station {
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
   bool FormPlain(StageHost& host) {
     double budget = tokens_;
-    for (uint32_t slot : decode_) {
+    vars_ = StepVars();
+    unstarted_ = 0;
+    // The decode jobs that would join if every growth were granted at
+    // once: their growths in one call (the common case); from the first
+    // that is not, one job at a time as below. The same grants, in the
+    // same order, as asking each.
+    size_t first = 0;
+    candidates_.clear();
+    grow_holds_.clear();
+    for (; first < decode_.size(); ++first) {
+      if (batch_.size() + candidates_.size() >= seqs_ ||
+          budget - static_cast<double>(candidates_.size()) < 1) {
+        break;
+      }
+      Entry& e = slab_[decode_[first]];
+      if (e.stalled) continue;
+      if (e.growing && !e.reserved) grow_holds_.push_back(e.hold);
+      candidates_.push_back(decode_[first]);
+    }
+    size_t granted = grow_holds_.empty() ? 0 : host.GrowEach(grow_holds_, 1);
+    size_t g = 0;
+    for (size_t k = 0; k < candidates_.size(); ++k) {
+      Entry& e = slab_[candidates_[k]];
+      if (e.growing && !e.reserved) {
+        if (g == granted) {
+          // Not granted at once: this job and the ones after it go the
+          // general way.
+          first = std::find(decode_.begin(), decode_.end(), candidates_[k]) - decode_.begin();
+          break;
+        }
+        ++g;
+        e.reserved = true;
+        e.content += 1;
+      }
+      e.chunk = 1;
+      budget -= 1;
+      batch_.push_back(candidates_[k]);
+      Account(e, &vars_, &unstarted_);
+    }
+    for (size_t i = first; i < decode_.size(); ++i) {
+      uint32_t slot = decode_[i];
       if (batch_.size() >= seqs_ || budget < 1) break;
       Entry& e = slab_[slot];
       if (e.stalled) continue;
       if (e.growing && !e.reserved) {
-        switch (host.Grow(e.session, 1)) {
+        switch (host.Grow(e.session, e.hold, 1)) {
           case StageHost::Growth::kGranted:
             e.reserved = true;
             e.content += 1;
@@ -279,6 +324,7 @@ class StepStation final : public Station {
       e.chunk = 1;
       budget -= 1;
       batch_.push_back(slot);
+      Account(e, &vars_, &unstarted_);
     }
     for (uint32_t slot : prefill_) {
       if (batch_.size() >= seqs_ || !(budget > 0)) break;
@@ -292,7 +338,7 @@ class StepStation final : public Station {
         } else {
           if (!LookUp(host, e)) return false;
           e.chunk = std::min(e.remaining, budget);
-          switch (host.Grow(e.session, e.chunk)) {
+          switch (host.Grow(e.session, e.hold, e.chunk)) {
             case StageHost::Growth::kGranted:
               e.content += e.chunk;
               break;
@@ -309,6 +355,7 @@ class StepStation final : public Station {
       }
       budget -= e.chunk;
       batch_.push_back(slot);
+      Account(e, &vars_, &unstarted_);
     }
     return true;
   }
@@ -338,7 +385,7 @@ class StepStation final : public Station {
         if (!(t > 0)) continue;
         bool self = false;
         while (e.growing) {
-          StageHost::Growth g = host.GrowNow(e.session, t);
+          StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
           if (g == StageHost::Growth::kFailed) {
             ok = false;
             break;
@@ -388,7 +435,7 @@ class StepStation final : public Station {
           double t = Tokens(e);
           if (!(t > 0)) continue;
           if (e.growing) {
-            StageHost::Growth g = host.GrowNow(e.session, t);
+            StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
             if (g == StageHost::Growth::kFailed) {
               ok = false;
               break;
@@ -518,26 +565,37 @@ class StepStation final : public Station {
   }
 
   // Starts the step of the formed batch.
+  // Adds job `e`, which joins the batch with its chunk, to the step's
+  // variables.
+  void Account(Entry& e, StepVars* vars, uint32_t* unstarted) {
+    double t = e.chunk;
+    double c;
+    if (e.decode) {
+      vars->decode += 1;
+      // This step's token counts: its KV slot is the reserved unit.
+      c = e.growing ? e.content : e.processed + 1;
+    } else {
+      vars->prefill += t;
+      c = e.growing ? e.content : e.processed + t;
+      if (e.recompute) recomputed_step_ += t;
+    }
+    vars->context += c;
+    vars->attention += t * c - t * (t - 1) / 2;
+    e.taken = 0;
+    *unstarted += !e.started;
+  }
+
+  // Starts the step of the formed batch (FormPlain added its jobs to vars_
+  // as they joined; a preempting formation, whose jobs may leave, here).
   void Run(StageHost& host) {
     double now = host.now();
-    StepVars vars;
-    for (uint32_t slot : batch_) {
-      Entry& e = slab_[slot];
-      double t = e.chunk;
-      double c;
-      if (e.decode) {
-        vars.decode += 1;
-        // This step's token counts: its KV slot is the reserved unit.
-        c = e.growing ? e.content : e.processed + 1;
-      } else {
-        vars.prefill += t;
-        c = e.growing ? e.content : e.processed + t;
-        if (e.recompute) recomputed_step_ += t;
-      }
-      vars.context += c;
-      vars.attention += t * c - t * (t - 1) / 2;
-      e.taken = 0;
+    if (preempt_) {
+      vars_ = StepVars();
+      unstarted_ = 0;
+      for (uint32_t slot : batch_) Account(slab_[slot], &vars_, &unstarted_);
     }
+    StepVars& vars = vars_;
+    uint32_t unstarted = unstarted_;
     vars.tokens = vars.prefill + vars.decode;
     vars.seqs = batch_.size();
     double tau;
@@ -553,10 +611,13 @@ class StepStation final : public Station {
     recomputed_ += recomputed_step_;
     recomputed_step_ = 0;
     SetPresent(now, present(), true);
-    for (uint32_t slot : batch_) {
-      Entry& e = slab_[slot];
+    // The jobs in their first step start their service (a separate pass:
+    // most steps have none, and the pass above stays free of calls).
+    for (size_t k = 0; unstarted > 0 && k < batch_.size(); ++k) {
+      Entry& e = slab_[batch_[k]];
       if (e.started) continue;
       e.started = true;
+      --unstarted;
       BeginService(host, e.session, e.arrival);
     }
     host.Schedule(now + tau, id(), kEnd);
@@ -598,15 +659,18 @@ class StepStation final : public Station {
       if (token && e.observe) host.Token(e.session);
       if (e.remaining <= 0) {
         done->push_back(e.session);
-        if (preempt_) continued_.push_back(Continued{e.session, e.since, e.sequence});
-        e.remaining = -1;  // marks it for removal below
+        if (preempt_) continued_.push_back(Continued{e.serial, e.since, e.sequence});
+        e.remaining = -1;
+        if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
+        gone_[slot] = 1;  // marks it for removal below
         --left;
       }
     }
     batch_.clear();
     if (left < present()) {
       auto gone = [this](uint32_t slot) {
-        if (slab_[slot].remaining >= 0) return false;
+        if (!gone_[slot]) return false;
+        gone_[slot] = 0;
         slab_[slot].key.clear();
         free_.push_back(slot);
         return true;
@@ -634,6 +698,7 @@ class StepStation final : public Station {
   const bool preempt_;
   std::vector<Entry> slab_;
   std::vector<uint32_t> free_;
+  std::vector<uint8_t> gone_;  // by slot: completed in the step ending
   // Without preempt by: every decode and prefill job present, in order.
   // With it: the jobs that never ran.
   std::vector<uint32_t> decode_;
@@ -644,6 +709,9 @@ class StepStation final : public Station {
   std::vector<uint32_t> preempted_list_;
   std::vector<uint32_t> batch_;  // the current step's jobs
   std::vector<uint32_t> order_;  // scratch: the batch order being formed
+  std::vector<uint32_t> candidates_, grow_holds_;  // scratch: FormPlain's decode jobs
+  StepVars vars_;           // the step being formed
+  uint32_t unstarted_ = 0;  // its jobs in their first step
   std::vector<double> key_, best_key_;
   std::vector<Continued> continued_;  // jobs that completed at continued_time_
   double continued_time_ = -1;

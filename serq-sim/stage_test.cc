@@ -39,9 +39,11 @@ class TestHost : public StageHost {
     *tau = tau_of_step(vars);
     return *tau > 0;
   }
-  Growth Grow(SessionId session, double) override { return grow(session); }
+  Growth Grow(SessionId session, uint32_t, double) override { return grow(session); }
+  // One Grow each, so that `grow` sees every growth.
+  size_t GrowEach(absl::Span<const uint32_t>, double) override { return 0; }
   // Preemption is tested end to end (simulate_test), with real pools.
-  Growth GrowNow(SessionId session, double) override { return grow(session); }
+  Growth GrowNow(SessionId session, uint32_t, double) override { return grow(session); }
   bool PreemptKey(uint32_t, SessionId, double, std::vector<double>* key) override {
     key->clear();
     return true;
