@@ -72,7 +72,8 @@ double Engine::CacheState(bool cached, uint32_t pool) {
   return 0;  // hit(P) before any lookup on P
 }
 
-bool Engine::Lookup(SessionId session, double work, double* tokens) {
+bool Engine::Lookup(SessionId session, double work, double budget, bool only_if_fits,
+                    double* tokens) {
   *tokens = 0;
   Session& s = sessions_[session];
   HoldId hold = s.grow_hold;
@@ -93,6 +94,10 @@ bool Engine::Lookup(SessionId session, double work, double* tokens) {
     current_ = saved;
     has_current_ = had;
     return false;
+  }
+  if (only_if_fits && !pools_.HitFits(hold, s.blocks, work, budget)) {
+    *tokens = -1;  // it does not join: no lookup is made
+    return true;
   }
   uint32_t hit = pools_.Hit(hold, s.blocks, work);
   auto it = std::find_if(s.hits.begin(), s.hits.end(),

@@ -34,12 +34,36 @@ uint32_t Pools::Cached(uint32_t pool, absl::Span<const BlockTag> tags) const {
   return e.cache ? e.cache->Lookup(tags) : 0;
 }
 
+uint32_t Pools::HitBlocks(uint32_t pool, absl::Span<const BlockTag> tags, double work) const {
+  const Element& e = elements_[pool];
+  // At least one token is computed (vLLM: the last token's logits).
+  double most = std::floor((work - 1) / e.block);
+  return std::min<double>(e.cache->Lookup(tags), std::max(0.0, most));
+}
+
+bool Pools::HitFits(HoldId hold, absl::Span<const BlockTag> tags, double work,
+                    double budget) const {
+  const Hold& h = holds_[hold];
+  const Element& e = elements_[h.pool];
+  uint32_t hit = HitBlocks(h.pool, tags, work);
+  double shared = hit * e.block;
+  double chunk = std::min(work - shared, budget);
+  // After the hit: its evictable blocks used, the hold's own units
+  // max(amount, hB) - hB. Then the chunk needs max(amount, hB + chunk) -
+  // max(amount, hB) more, out of everything not used (evictable blocks
+  // can be evicted) and, with `evict by`, the leases.
+  double used = e.used + e.cache->Unreferenced(tags, hit) * e.block +
+                (std::max(h.amount, shared) - shared) - (h.size - h.shared);
+  double need = std::max(h.amount, shared + chunk) - std::max(h.amount, shared);
+  double available = e.cap - used + (e.evictable ? Reclaimable(h.pool) : 0);
+  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
+  return need <= available + slack;
+}
+
 uint32_t Pools::Hit(HoldId hold, absl::Span<const BlockTag> tags, double work) {
   Hold& h = holds_[hold];
   Element& e = elements_[h.pool];
-  // At least one token is computed (vLLM: the last token's logits).
-  double most = std::floor((work - 1) / e.block);
-  uint32_t hit = std::min<double>(e.cache->Lookup(tags), std::max(0.0, most));
+  uint32_t hit = HitBlocks(h.pool, tags, work);
   ++e.lookups;
   e.lookup_tokens += work;
   e.hit_tokens += hit * e.block;

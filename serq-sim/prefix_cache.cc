@@ -70,6 +70,15 @@ uint32_t PrefixCache::Lookup(absl::Span<const BlockTag> tags) const {
   return n;
 }
 
+uint32_t PrefixCache::Unreferenced(absl::Span<const BlockTag> tags, uint32_t blocks) const {
+  uint32_t node = kRoot, n = 0;
+  for (uint32_t i = 0; i < blocks; ++i) {
+    node = Find(node, tags[i]);
+    if (nodes_[node].refs == 0) ++n;
+  }
+  return n;
+}
+
 PrefixCache::Holder PrefixCache::NewHolder() {
   Holder id;
   if (!free_holders_.empty()) {

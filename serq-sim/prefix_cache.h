@@ -66,6 +66,10 @@ class PrefixCache {
   // evictable). No side effect: `cached(P)` and the lookup of a hit.
   uint32_t Lookup(absl::Span<const BlockTag> tags) const;
 
+  // How many of the first `blocks` blocks of `tags` (all cached) are
+  // evictable: what a hit of them would take out of the eviction order.
+  uint32_t Unreferenced(absl::Span<const BlockTag> tags, uint32_t blocks) const;
+
   // A new holder, covering nothing.
   Holder NewHolder();
   // The holder's first `blocks` blocks of `tags` are cached (blocks <=
