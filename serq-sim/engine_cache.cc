@@ -20,6 +20,7 @@ constexpr double kMaxBlocks = 1e7;
 
 void Engine::SetBlocks(Session& s, uint32_t workload, const double* row) {
   s.blocks.clear();
+  s.families.clear();
   s.hits.clear();
   s.trace_block = 0;
   const ArrivalPlan& plan = model_.workloads[workload].plan;
@@ -54,9 +55,13 @@ bool Engine::ExecPrefix(Session& s, const Instr& in) {
   }
   // The family's next indices: as many as the list has of it already, so
   // that a conversation appending to its family extends its prompt.
-  BlockTag first = BlockTag::Prefix(family, 0);
-  uint64_t next = std::count_if(s.blocks.begin(), s.blocks.end(),
-                                [&](const BlockTag& t) { return t.family == first.family; });
+  // (Kept per family: counting the list each time is quadratic in turns.)
+  uint64_t key = BlockTag::Prefix(family, 0).family;
+  auto it = std::find_if(s.families.begin(), s.families.end(),
+                         [&](const auto& f) { return f.first == key; });
+  if (it == s.families.end()) it = s.families.insert(s.families.end(), {key, 0});
+  uint64_t next = it->second;
+  it->second += count;
   for (uint64_t j = 0; j < count; ++j) s.blocks.push_back(BlockTag::Prefix(family, next + j));
   ++s.pc;
   return true;

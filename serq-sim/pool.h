@@ -267,8 +267,8 @@ class Pools {
   // Evicts cached blocks, least recently released first, until `need`
   // fits or none is left. Fits afterwards?
   bool EvictBlocks(uint32_t pool, double need);
-  // The blocks a prefill of `work` tokens would hit: the cached run, capped.
-  uint32_t HitBlocks(uint32_t pool, absl::Span<const BlockTag> tags, double work) const;
+  // The most blocks a prefill of `work` tokens may hit: floor((work - 1) / B).
+  uint32_t MostHit(uint32_t pool, double work) const;
   // The units ending every lease of `pool` would make available: their own
   // and those of the blocks only leases reference.
   double Reclaimable(uint32_t pool) const;
