@@ -8,6 +8,7 @@
 #include "ir/io.h"
 #include "serq-sim/engine.h"
 #include "serq-sim/model.h"
+#include "serq-sim/trace_chrome.h"
 
 namespace serq {
 
@@ -17,6 +18,16 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
   }
   if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
     return absl::InvalidArgumentError("--horizon must be > 0 and finite");
+  }
+  if (options.sample && !(*options.sample > 0 && *options.sample < INFINITY)) {
+    return absl::InvalidArgumentError("--sample must be > 0 and finite");
+  }
+  if (options.trace_format != "jsonl" && options.trace_format != "chrome") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --trace-format '", options.trace_format,
+                                                   "' (expected jsonl or chrome)"));
+  }
+  if (options.trace_format != "jsonl" && options.trace_path.empty()) {
+    return absl::InvalidArgumentError("--trace-format needs --trace FILE");
   }
   return absl::OkStatus();
 }
@@ -33,6 +44,7 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   model_options.seed = options.seed;
   model_options.replications = options.replications;
   model_options.horizon = options.horizon;
+  model_options.sample = options.sample;
   model_options.data_dir = options.data_dir;
   sim::Model model;
   if (!sim::CompileModel(linked, model_options, &model, diags)) return false;
@@ -49,6 +61,18 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
     }
     engine_options.trace = trace.get();
   }
+  // Chrome's format: the JSON lines converted as they are written.
+  std::unique_ptr<sim::ChromeTrace> chrome;
+  std::unique_ptr<sim::ChromeTrace::LineBuffer> lines;
+  std::unique_ptr<std::ostream> converter;
+  if (trace && options.trace_format == "chrome") {
+    chrome = std::make_unique<sim::ChromeTrace>(trace.get(), model.horizon);
+    lines = std::make_unique<sim::ChromeTrace::LineBuffer>(chrome.get());
+    converter = std::make_unique<std::ostream>(lines.get());
+    engine_options.trace = converter.get();
+  }
+  std::ostream* log = engine_options.trace;
+  bool ok = true;
 
   out->Clear();
   out->set_version(kIrVersion);
@@ -57,12 +81,23 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   out->set_warmup(model.warmup);
   out->set_seed(model.seed);
   out->set_replications(model.replications);
-  for (uint32_t r = 0; r < model.replications; ++r) {
-    if (trace) *trace << "{\"replication\":" << r << "}\n";
+  out->set_sample(model.sample);
+  for (uint32_t r = 0; r < model.replications && ok; ++r) {
+    if (log) *log << "{\"replication\":" << r << "}\n";
     sim::Engine engine(model, r, engine_options, diags);
-    if (!engine.Run(out->add_replication())) return false;
+    ok = engine.Run(out->add_replication());
   }
-  return true;
+  // After a runtime error too: the trace up to the error is a document.
+  if (chrome) {
+    converter->flush();
+    chrome->Finish();
+    if (!lines->status().ok()) {
+      diags->ErrorInFile(absl::StrCat("internal error writing the Chrome trace: ",
+                                      lines->status().message()));
+      return false;
+    }
+  }
+  return ok;
 }
 
 }  // namespace serq

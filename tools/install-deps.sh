@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages serq builds and tests with, when missing.
 set -eu
-packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3"
+packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3 chromium"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
