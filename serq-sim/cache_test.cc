@@ -3,6 +3,9 @@
 // after every event. Every expected value is derived by hand in the
 // comments (engine.md §3's again, then the issue's cases).
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <vector>
 #include <random>
 #include <string>
 
@@ -145,6 +148,45 @@ run { horizon 1000; }
   EXPECT_THAT(Samples(run.results, "h1"), ElementsAre(0.0, 3.0));
   // cached(P) counts every cached leading block, beyond the hit's cap.
   EXPECT_THAT(Samples(run.results, "c"), ElementsAre(0.0, 0.0, 4.0, 4.0));
+}
+
+// --trace: a `hit` event at every lookup (session, pool, blocks, tokens),
+// an `evict` event (pool, blocks) whenever blocks are evicted, and the pool
+// events carry the evictable units. (c) again: hits 0, 0, 2; two evictions
+// of 2 blocks; after session 0 ends, 16 evictable units.
+TEST(CacheTest, TraceEvents) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = absl::StrCat(dir ? dir : "/tmp", "/cache_trace.jsonl");
+  SimOptions options;
+  options.check_pools = true;
+  options.trace_path = path;
+  SimRun run = RunSource(absl::StrReplaceAll(Setting("BLOCKS", "w", "16"), {{"BLOCKS", R"(
+  set w = 16;
+  if (serial == 1) {
+    prefix (2, 2);
+    set w = 8;
+  } else {
+    prefix (1, 4);
+  })"}}), options);
+  ASSERT_TRUE(run.ok) << run.errors;
+  std::ifstream in(path);
+  std::vector<std::string> hits, evicts;
+  bool evictable16 = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"event\":\"hit\"") != std::string::npos) hits.push_back(line);
+    if (line.find("\"event\":\"evict\"") != std::string::npos) evicts.push_back(line);
+    if (line.find("\"event\":\"pool\"") != std::string::npos &&
+        line.find("\"evictable\":16") != std::string::npos) {
+      evictable16 = true;
+    }
+  }
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_THAT(hits[0], HasSubstr(R"("session":0,"pool":"kv","blocks":0,"tokens":0})"));
+  EXPECT_THAT(hits[2], HasSubstr(R"("session":2,"pool":"kv","blocks":2,"tokens":8})"));
+  ASSERT_EQ(evicts.size(), 2u);
+  EXPECT_THAT(evicts[0], HasSubstr(R"("t":100,"event":"evict","pool":"kv","blocks":2})"));
+  EXPECT_THAT(evicts[1], HasSubstr(R"("t":200,"event":"evict","pool":"kv","blocks":2})"));
+  EXPECT_TRUE(evictable16);
 }
 
 // Sharing: session 0 keeps its hold (a 50 s delay after its prefill), so

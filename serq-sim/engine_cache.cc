@@ -126,6 +126,7 @@ void Engine::CacheEvicted(uint32_t pool, uint32_t blocks) {
   if (!options_.trace) return;
   Log(absl::StrFormat(R"({"t":%.17g,"event":"evict","pool":"%s","blocks":%d})", now_,
                       PoolName(pool), blocks));
+  PoolChanged(pool);  // its evictable units fell
 }
 
 }  // namespace serq::sim
