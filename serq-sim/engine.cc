@@ -353,6 +353,8 @@ double Engine::PoolState(Function f, uint32_t pool) {
     case Function::kUsed: return pools_.used(pool);
     case Function::kFree: return pools_.free(pool);
     case Function::kCap: return pools_.cap(pool);
+    case Function::kCached: return CacheState(true, pool);
+    case Function::kHit: return CacheState(false, pool);
     case Function::kHeld: {
       if (!has_current_) return 0;
       const Session& s = sessions_[current_];

@@ -77,7 +77,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
   void WatchPool(uint32_t pool, uint32_t station) override;
   void Token(SessionId session) override;
-  bool Lookup(SessionId session, double work, double* tokens) override;  // engine_cache.cc
+  bool Lookup(SessionId session, double work, double budget, bool only_if_fits,
+              double* tokens) override;  // engine_cache.cc
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;

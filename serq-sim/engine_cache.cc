@@ -20,6 +20,7 @@ constexpr double kMaxBlocks = 1e7;
 
 void Engine::SetBlocks(Session& s, uint32_t workload, const double* row) {
   s.blocks.clear();
+  s.families.clear();
   s.hits.clear();
   s.trace_block = 0;
   const ArrivalPlan& plan = model_.workloads[workload].plan;
@@ -54,9 +55,13 @@ bool Engine::ExecPrefix(Session& s, const Instr& in) {
   }
   // The family's next indices: as many as the list has of it already, so
   // that a conversation appending to its family extends its prompt.
-  BlockTag first = BlockTag::Prefix(family, 0);
-  uint64_t next = std::count_if(s.blocks.begin(), s.blocks.end(),
-                                [&](const BlockTag& t) { return t.family == first.family; });
+  // (Kept per family: counting the list each time is quadratic in turns.)
+  uint64_t key = BlockTag::Prefix(family, 0).family;
+  auto it = std::find_if(s.families.begin(), s.families.end(),
+                         [&](const auto& f) { return f.first == key; });
+  if (it == s.families.end()) it = s.families.insert(s.families.end(), {key, 0});
+  uint64_t next = it->second;
+  it->second += count;
   for (uint64_t j = 0; j < count; ++j) s.blocks.push_back(BlockTag::Prefix(family, next + j));
   ++s.pc;
   return true;
@@ -72,7 +77,8 @@ double Engine::CacheState(bool cached, uint32_t pool) {
   return 0;  // hit(P) before any lookup on P
 }
 
-bool Engine::Lookup(SessionId session, double work, double* tokens) {
+bool Engine::Lookup(SessionId session, double work, double budget, bool only_if_fits,
+                    double* tokens) {
   *tokens = 0;
   Session& s = sessions_[session];
   HoldId hold = s.grow_hold;
@@ -93,6 +99,10 @@ bool Engine::Lookup(SessionId session, double work, double* tokens) {
     current_ = saved;
     has_current_ = had;
     return false;
+  }
+  if (only_if_fits && !pools_.HitFits(hold, s.blocks, work, budget)) {
+    *tokens = -1;  // it does not join: no lookup is made
+    return true;
   }
   uint32_t hit = pools_.Hit(hold, s.blocks, work);
   auto it = std::find_if(s.hits.begin(), s.hits.end(),
@@ -116,6 +126,7 @@ void Engine::CacheEvicted(uint32_t pool, uint32_t blocks) {
   if (!options_.trace) return;
   Log(absl::StrFormat(R"({"t":%.17g,"event":"evict","pool":"%s","blocks":%d})", now_,
                       PoolName(pool), blocks));
+  PoolChanged(pool);  // its evictable units fell
 }
 
 }  // namespace serq::sim

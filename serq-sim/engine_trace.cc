@@ -58,8 +58,14 @@ void Engine::LeaseEnding(const Lease& lease, LeaseEnd how) {
 }
 
 void Engine::PoolChanged(uint32_t pool) {
-  Log(absl::StrFormat(R"({"t":%.17g,"event":"pool","pool":"%s","used":%s,"loaded":%s})", now_,
-                      PoolName(pool), Number(pools_.used(pool)), Number(pools_.loaded(pool))));
+  std::string json =
+      absl::StrFormat(R"({"t":%.17g,"event":"pool","pool":"%s","used":%s,"loaded":%s)", now_,
+                      PoolName(pool), Number(pools_.used(pool)), Number(pools_.loaded(pool)));
+  // A cache pool: the units of its evictable blocks (free, but there).
+  if (pools_.cache_block(pool) > 0) {
+    absl::StrAppend(&json, ",\"evictable\":", Number(pools_.CachedFree(pool)));
+  }
+  Log(json + "}");
 }
 
 }  // namespace serq::sim

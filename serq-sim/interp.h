@@ -62,6 +62,7 @@ struct alignas(64) Session {
   // block size of the trace that set it (Mooncake's 512, 0: set by
   // `prefix`); the hit of its last lookup on each pool, as (pool, blocks).
   std::vector<BlockTag> blocks;
+  absl::InlinedVector<std::pair<uint64_t, uint64_t>, 2> families;  // (family, its blocks)
   double trace_block = 0;
   absl::InlinedVector<std::pair<uint32_t, uint32_t>, 1> hits;
 };

@@ -148,6 +148,11 @@ class Pools {
   // floor((work - 1) / B) blocks; the hold references them and its content
   // becomes hits * B. Counted in the pool's lookups. Returns the blocks hit.
   uint32_t Hit(HoldId hold, absl::Span<const BlockTag> tags, double work);
+  // Whether, after that hit, the first chunk of min(work - hit, budget)
+  // tokens would fit (evicting other evictable blocks, and leases on a pool
+  // with `evict by`), the hit's blocks no longer counting as free. No side
+  // effect.
+  bool HitFits(HoldId hold, absl::Span<const BlockTag> tags, double work, double budget) const;
   // Asks for `amount` units of each pool in `pools` (distinct, each amount
   // <= its cap, checked by the caller) for `session`. The holds, one per
   // pool in the order given, are appended to `holds`. Returns true when
@@ -311,6 +316,8 @@ class Pools {
   // Evicts cached blocks, least recently released first, until `need`
   // fits or none is left. Fits afterwards?
   bool EvictBlocks(uint32_t pool, double need);
+  // The most blocks a prefill of `work` tokens may hit: floor((work - 1) / B).
+  uint32_t MostHit(uint32_t pool, double work) const;
   // The units ending every lease of `pool` would make available: their own
   // and those of the blocks only leases reference.
   double Reclaimable(uint32_t pool) const;

@@ -34,18 +34,43 @@ uint32_t Pools::Cached(uint32_t pool, absl::Span<const BlockTag> tags) const {
   return e.cache ? e.cache->Lookup(tags) : 0;
 }
 
+uint32_t Pools::MostHit(uint32_t pool, double work) const {
+  const Element& e = elements_[pool];
+  // At least one token is computed (vLLM: the last token's logits).
+  double most = std::floor((work - 1) / e.block);
+  return most > 0 ? static_cast<uint32_t>(std::min<double>(most, UINT32_MAX)) : 0;
+}
+
+bool Pools::HitFits(HoldId hold, absl::Span<const BlockTag> tags, double work,
+                    double budget) const {
+  const Hold& h = holds_[hold];
+  const Element& e = elements_[h.pool];
+  uint32_t unreferenced;
+  uint32_t hit = e.cache->Probe(tags, MostHit(h.pool, work), &unreferenced);
+  double shared = hit * e.block;
+  double chunk = std::min(work - shared, budget);
+  // After the hit: its evictable blocks used, the hold's own units
+  // max(amount, hB) - hB. Then the chunk needs max(amount, hB + chunk) -
+  // max(amount, hB) more, out of everything not used (evictable blocks
+  // can be evicted) and, with `evict by`, the leases.
+  double used = e.used + unreferenced * e.block +
+                (std::max(h.amount, shared) - shared) - (h.size - h.shared);
+  double need = std::max(h.amount, shared + chunk) - std::max(h.amount, shared);
+  double available = e.cap - used + (e.evictable ? Reclaimable(h.pool) : 0);
+  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
+  return need <= available + slack;
+}
+
 uint32_t Pools::Hit(HoldId hold, absl::Span<const BlockTag> tags, double work) {
   Hold& h = holds_[hold];
   Element& e = elements_[h.pool];
-  // At least one token is computed (vLLM: the last token's logits).
-  double most = std::floor((work - 1) / e.block);
-  uint32_t hit = std::min<double>(e.cache->Lookup(tags), std::max(0.0, most));
+  if (h.holder == UINT32_MAX) h.holder = e.cache->NewHolder();
+  uint32_t hit;
+  uint32_t revived = e.cache->Hit(h.holder, tags, MostHit(h.pool, work), &hit);
   ++e.lookups;
   e.lookup_tokens += work;
   e.hit_tokens += hit * e.block;
   if (hit == 0) return 0;
-  if (h.holder == UINT32_MAX) h.holder = e.cache->NewHolder();
-  uint32_t revived = e.cache->Hit(h.holder, tags, hit);
   double own_before = h.size - h.shared;
   h.content = hit * e.block;
   h.shared = hit * e.block;

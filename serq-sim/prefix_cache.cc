@@ -35,13 +35,15 @@ PrefixCache::PrefixCache() {
 }
 
 uint32_t PrefixCache::Find(uint32_t parent, const BlockTag& tag) const {
+  const Node& p = nodes_[parent];
+  if (p.first_child != kNone && nodes_[p.first_child].key.tag == tag) return p.first_child;
+  if (p.indexed == 0) return kNone;
   auto it = index_.find(Key{parent, tag});
   return it == index_.end() ? kNone : it->second;
 }
 
 uint32_t PrefixCache::Intern(uint32_t parent, const BlockTag& tag) {
-  auto [it, inserted] = index_.try_emplace(Key{parent, tag}, 0);
-  if (!inserted) return it->second;
+  if (uint32_t found = Find(parent, tag); found != kNone) return found;
   uint32_t id;
   if (!free_nodes_.empty()) {
     id = free_nodes_.back();
@@ -54,8 +56,17 @@ uint32_t PrefixCache::Intern(uint32_t parent, const BlockTag& tag) {
   n = Node();
   n.key = Key{parent, tag};
   n.depth = parent == kRoot ? 0 : nodes_[parent].depth + 1;
-  ++nodes_[parent].keep;
-  it->second = id;
+  n.live = true;
+  ++live_nodes_;
+  Node& p = nodes_[parent];
+  ++p.keep;
+  if (p.first_child == kNone) {
+    p.first_child = id;
+  } else {
+    n.in_index = true;
+    ++p.indexed;
+    index_.emplace(n.key, id);
+  }
   return id;
 }
 
@@ -66,6 +77,18 @@ uint32_t PrefixCache::Lookup(absl::Span<const BlockTag> tags) const {
     node = Find(node, tag);
     if (node == kNone || !nodes_[node].cached) break;
     ++n;
+  }
+  return n;
+}
+
+uint32_t PrefixCache::Probe(absl::Span<const BlockTag> tags, uint32_t most,
+                            uint32_t* unreferenced) const {
+  uint32_t node = kRoot, n = 0;
+  *unreferenced = 0;
+  for (; n < most && n < tags.size(); ++n) {
+    node = Find(node, tags[n]);
+    if (node == kNone || !nodes_[node].cached) break;
+    if (nodes_[node].refs == 0) ++*unreferenced;
   }
   return n;
 }
@@ -100,7 +123,14 @@ void PrefixCache::Unkeep(uint32_t node) {
     Node& n = nodes_[node];
     if (--n.keep > 0 || n.cached) return;
     uint32_t parent = n.key.parent;
-    index_.erase(n.key);
+    if (n.in_index) {
+      index_.erase(n.key);
+      --nodes_[parent].indexed;
+    } else {
+      nodes_[parent].first_child = kNone;
+    }
+    n.live = false;
+    --live_nodes_;
     free_nodes_.push_back(node);
     node = parent;
   }
@@ -134,17 +164,21 @@ void PrefixCache::Reference(HolderState& h, uint32_t node) {
   h.refs.push_back(node);
 }
 
-uint32_t PrefixCache::Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks) {
+uint32_t PrefixCache::Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
+                          uint32_t* hit) {
   HolderState& h = holders_[holder];
   uint32_t was_evictable = 0;
-  uint32_t node = kRoot;
-  for (uint32_t i = 0; i < blocks; ++i) {
-    node = Find(node, tags[i]);
+  uint32_t node = kRoot, n = 0;
+  for (; n < blocks && n < tags.size(); ++n) {
+    uint32_t next = Find(node, tags[n]);
+    if (next == kNone || !nodes_[next].cached) break;
+    node = next;
     if (nodes_[node].refs == 0) ++was_evictable;
     Reference(h, node);
   }
-  if (blocks > 0) Stand(h, node);
-  h.depth = blocks;
+  if (n > 0) Stand(h, node);
+  h.depth = n;
+  if (hit != nullptr) *hit = n;
   return was_evictable;
 }
 
@@ -251,15 +285,47 @@ bool PrefixCache::Evict(Evicted* out) {
   return true;
 }
 
+uint32_t PrefixCache::CountFirstChildren() const {
+  uint32_t n = 0;
+  for (uint32_t id = 0; id < nodes_.size(); ++id) {
+    if ((id == kRoot || nodes_[id].live) && nodes_[id].first_child != kNone) ++n;
+  }
+  return n;
+}
+
 std::string PrefixCache::CheckInvariants() const {
   uint32_t evictable = 0, referenced = 0, lease_only = 0, listed = 0;
   std::vector<uint32_t> keep(nodes_.size(), 0), refs(nodes_.size(), 0);
   keep[kRoot] = 1;
   std::vector<bool> live(nodes_.size(), false);
-  for (const auto& [key, id] : index_) {
+  std::vector<uint32_t> indexed(nodes_.size(), 0);
+  uint32_t count = 0;
+  for (uint32_t id = 1; id < nodes_.size(); ++id) {
+    const Node& n = nodes_[id];
+    if (!n.live) continue;
     live[id] = true;
-    if (!(nodes_[id].key == key)) return absl::StrCat("node ", id, ": key differs from its index");
-    ++keep[key.parent];
+    ++count;
+    ++keep[n.key.parent];
+    if (n.in_index) {
+      ++indexed[n.key.parent];
+      auto it = index_.find(n.key);
+      if (it == index_.end() || it->second != id) {
+        return absl::StrCat("node ", id, ": not in the table");
+      }
+    } else if (nodes_[n.key.parent].first_child != id) {
+      return absl::StrCat("node ", id, ": neither in the table nor its parent's first child");
+    }
+    if (Find(n.key.parent, n.key.tag) != id) return absl::StrCat("node ", id, ": not found");
+  }
+  if (count != live_nodes_ || index_.size() + CountFirstChildren() != count) {
+    return absl::StrCat("nodes: ", live_nodes_, " counted, ", count, " live, ", index_.size(),
+                        " in the table");
+  }
+  for (uint32_t id = 0; id < nodes_.size(); ++id) {
+    if ((id == kRoot || live[id]) && nodes_[id].indexed != indexed[id]) {
+      return absl::StrCat("node ", id, ": ", nodes_[id].indexed, " children in the table, not ",
+                          indexed[id]);
+    }
   }
   std::vector<bool> free_holder(holders_.size(), false);
   for (Holder h : free_holders_) free_holder[h] = true;

@@ -15,6 +15,11 @@
 // cached node with no reference is *evictable*: it sits in the eviction
 // order, a list from least to most recently released.
 //
+// A node's first child is found without the table (`first_child`, its tag
+// compared): a chain of blocks only one list has, the usual tail of a
+// prompt, costs no hashing at all; only a node's further children (the
+// requests' own blocks after a shared system prompt) go in the table.
+//
 // A *holder* is a hold's (later its lease's) view of its session's chain:
 // how many leading blocks of the list its content covers (its depth), the
 // node of its deepest such block (pinned, so the chain below it stays
@@ -66,13 +71,19 @@ class PrefixCache {
   // evictable). No side effect: `cached(P)` and the lookup of a hit.
   uint32_t Lookup(absl::Span<const BlockTag> tags) const;
 
+  // Lookup(tags) capped at `most`, and in *unreferenced how many of those
+  // blocks are evictable (what a hit of them would take out of the
+  // eviction order), in one walk. No side effect.
+  uint32_t Probe(absl::Span<const BlockTag> tags, uint32_t most, uint32_t* unreferenced) const;
+
   // A new holder, covering nothing.
   Holder NewHolder();
-  // The holder's first `blocks` blocks of `tags` are cached (blocks <=
-  // Lookup(tags)) and it covers nothing yet: it references them, and those
-  // that were evictable leave the eviction order. Returns how many were
-  // evictable (their units become used).
-  uint32_t Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks);
+  // The holder covers nothing yet: it references the longest cached run of
+  // `tags`, at most `blocks` (in *hit when given), and those that were
+  // evictable leave the eviction order. Returns how many were evictable
+  // (their units become used).
+  uint32_t Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
+               uint32_t* hit = nullptr);
   // The holder's content now covers the first `blocks` blocks of `tags`
   // (blocks <= tags.size(); fewer than its depth: no change). Each newly
   // covered block not cached is registered, referenced by the holder; one
@@ -105,7 +116,7 @@ class PrefixCache {
   uint32_t LeaseOnlyBlocks() const { return lease_only_; }
   // Interned nodes (cached and ghosts), without the root: for tests and the
   // bench's memory figure.
-  uint32_t Nodes() const { return index_.size(); }
+  uint32_t Nodes() const { return live_nodes_; }
 
   // Checks the counts and lists against the nodes (for tests). Returns what
   // is wrong, or "".
@@ -133,7 +144,11 @@ class PrefixCache {
     uint32_t lease_refs = 0;  // of which leases
     uint32_t keep = 0;        // nodes below it + holders standing on it
     uint32_t prev = kNone, next = kNone;  // the eviction order, when evictable
+    uint32_t first_child = kNone;  // one child, outside the table
+    uint32_t indexed = 0;          // children in the table
     bool cached = false;
+    bool live = false;
+    bool in_index = false;  // it is in the table (not its parent's first child)
   };
   struct HolderState {
     uint32_t tail = kRoot;  // the node of its deepest covered block (pinned)
@@ -143,6 +158,7 @@ class PrefixCache {
   };
 
   uint32_t Find(uint32_t parent, const BlockTag& tag) const;
+  uint32_t CountFirstChildren() const;
   uint32_t Intern(uint32_t parent, const BlockTag& tag);
   // Moves the holder's pin from its tail to `node`.
   void Stand(HolderState& h, uint32_t node);
@@ -156,7 +172,8 @@ class PrefixCache {
 
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
-  absl::flat_hash_map<Key, uint32_t> index_;
+  absl::flat_hash_map<Key, uint32_t> index_;  // children but first ones
+  uint32_t live_nodes_ = 0;
   std::vector<HolderState> holders_;
   std::vector<Holder> free_holders_;
   uint32_t head_ = kNone, tail_ = kNone;  // least, most recently released

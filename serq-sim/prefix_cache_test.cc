@@ -184,6 +184,32 @@ TEST(PrefixCacheTest, ADuplicateIsNotRegisteredTwice) {
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
 
+// Probe: the cached run capped, and how many of it are evictable, with no
+// side effect. A fills 3 blocks and ends (all evictable); B hits 1 of them.
+// Probing 3: 3 cached, 2 evictable (blocks 1, 2); capped at 2: 2 and 1.
+// A hit past the cached run stops at it.
+TEST(PrefixCacheTest, ProbeAndAHitStopAtTheCachedRun) {
+  PrefixCache cache;
+  auto tags = Family(8, 4);
+  PrefixCache::Holder a = cache.NewHolder();
+  cache.Fill(a, tags, 3);
+  cache.FreeHolder(a);
+  PrefixCache::Holder b = cache.NewHolder();
+  cache.Hit(b, tags, 1);
+  uint32_t unreferenced = 99;
+  EXPECT_EQ(cache.Probe(tags, 10, &unreferenced), 3u);
+  EXPECT_EQ(unreferenced, 2u);
+  EXPECT_EQ(cache.Probe(tags, 2, &unreferenced), 2u);
+  EXPECT_EQ(unreferenced, 1u);
+  EXPECT_EQ(cache.EvictableBlocks(), 2u);  // no side effect
+  PrefixCache::Holder c = cache.NewHolder();
+  uint32_t hit = 0;
+  EXPECT_EQ(cache.Hit(c, tags, 10, &hit), 2u);  // blocks 1 and 2 were evictable
+  EXPECT_EQ(hit, 3u);
+  EXPECT_EQ(cache.Depth(c), 3u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
 // A hold emptied by preemption covers nothing, its blocks evictable; its
 // recompute hits them while they are not evicted.
 TEST(PrefixCacheTest, AnEmptiedHolderHitsItsOwnBlocks) {

@@ -428,12 +428,18 @@ class StepStation final : public Station {
         for (uint32_t slot : order_) {
           if (batch_.size() >= seqs_) break;
           Entry& e = slab_[slot];
-          if (!LookUp(host, e)) {
+          bool joins;
+          if (!LookUp(host, e, /*only_if_fits=*/true, &joins)) {
             ok = false;
             break;
           }
           double t = Tokens(e);
           if (!(t > 0)) continue;
+          if (!joins) {
+            blocked_slot_ = slot;
+            blocked_units_ = t;
+            break;
+          }
           if (e.growing) {
             StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
             if (g == StageHost::Growth::kFailed) {
@@ -478,13 +484,22 @@ class StepStation final : public Station {
 
   // A prefill job growing a pool about to join with its hold's content 0
   // (a fresh hold, or one emptied by preemption) looks its blocks up once
-  // (engine.md §3): the hit is content it need not compute. A job whose
-  // chunk then does not fit keeps its hit and is not looked up again.
-  bool LookUp(StageHost& host, Entry& e) {
+  // (engine.md §3): the hit is content it need not compute. Without
+  // `preempt by` a chunk that then does not fit stalls in the pool's line,
+  // the hit kept. With it (`only_if_fits`, a waiting job), a job whose chunk
+  // would not fit after the hit does not join: nothing is looked up, and
+  // *joins is false (vLLM's scheduler touches the hit blocks only when the
+  // request is allocated).
+  bool LookUp(StageHost& host, Entry& e, bool only_if_fits = false, bool* joins = nullptr) {
+    if (joins != nullptr) *joins = true;
     if (e.decode || !e.growing || e.looked_up || e.content != 0) return true;
-    e.looked_up = true;
     double hit;
-    if (!host.Lookup(e.session, e.remaining, &hit)) return false;
+    if (!host.Lookup(e.session, e.remaining, budget_, only_if_fits, &hit)) return false;
+    if (hit < 0) {
+      *joins = false;
+      return true;
+    }
+    e.looked_up = true;
     e.content = hit;
     e.remaining -= hit;
     work_ -= hit;

@@ -268,6 +268,13 @@ absl::Status ChromeTrace::Line(absl::string_view line) {
                          R"(,"ph":"i","s":"t","ts":)", Ts(t), R"(,"pid":)", pid(kSessions),
                          R"(,"tid":)", serial + 1, R"(,"args":{)", args({"pool", "amount"}), "}}"));
     }
+  } else if ((event == "evict" || event == "hit") && f.count("blocks")) {
+    // A prefix cache's evicted blocks (no session), a lookup's hit.
+    bool evict = event == "evict";
+    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat(event, " ", text("pool"))),
+                       R"(,"ph":"i","s":"t","ts":)", Ts(t), R"(,"pid":)",
+                       pid(evict ? kPools : kSessions), R"(,"tid":)", evict ? 0 : serial + 1,
+                       R"(,"args":{)", args({"pool", "blocks", "tokens"}), "}}"));
   } else if (event == "observe" || event == "lease" || event == "release" ||
              event == "expire" || event == "evict") {
     // On the session's thread, which may have ended (a lease outlives it).
