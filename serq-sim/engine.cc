@@ -63,7 +63,7 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   ended_window_.assign(model.sessions.size(), 0);
   in_progress_.assign(model.sessions.size(), TimeAverage());
   present_start_.assign(stations_.size(), 0);
-  samples_.assign(model.observations.size(), {});
+  observations_.resize(model.observations.size());
 }
 
 Engine::~Engine() = default;
@@ -512,7 +512,7 @@ void Engine::Report(results::Replication* out) {
   for (size_t i = 0; i < model_.observations.size(); ++i) {
     results::Observation* o = out->add_observation();
     o->set_name(model_.observations[i]);
-    o->mutable_sample()->Add(samples_[i].begin(), samples_[i].end());
+    observations_[i].WriteTo(o);
   }
   for (uint32_t id = 0; id < stations_.size(); ++id) {
     const StageDecl& d = model_.stages[model_.station_decl[id]];
