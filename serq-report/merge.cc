@@ -12,6 +12,7 @@
 #include "ir/diagnostics.h"
 #include "ir/io.h"
 #include "serq-report/format.h"
+#include "serq-report/sketch.h"
 
 namespace serq::report {
 namespace {
@@ -64,6 +65,25 @@ void CheckReplication(const results::Replication& rep, const std::string& path,
                          absl::StrCat("observation '", name, "' appears twice in replication ",
                                       rep.index(), " (first at observation[", it->second,
                                       "])"));
+    }
+  }
+  for (int j = 0; j < rep.observation_size(); ++j) {
+    const results::Observation& o = rep.observation(j);
+    std::string at = absl::StrCat(path, ".observation[", j, "]");
+    if (o.count() == 0) continue;
+    if (o.sample_size() > 0) {
+      diags->ErrorAtPath(absl::StrCat(at, ".count"),
+                         absl::StrCat("observation '", o.name(),
+                                      "' has both samples and a summary; expected one"));
+      continue;
+    }
+    QuantileSketch sketch;
+    if (absl::Status s = QuantileSketch::Read(o.sketch(), &sketch); !s.ok()) {
+      diags->ErrorAtPath(absl::StrCat(at, ".sketch.alpha"), std::string(s.message()));
+    } else if (sketch.count() != o.count()) {
+      diags->ErrorAtPath(absl::StrCat(at, ".sketch"),
+                         absl::StrCat("the sketch of '", o.name(), "' counts ", sketch.count(),
+                                      " samples, the summary ", o.count()));
     }
   }
   for (int j = 0; j < rep.stage_size(); ++j) {
@@ -224,6 +244,23 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
     CheckSameElements(rep->stage(), ref->stage(), "stage", path, reference, d);
     CheckSameElements(rep->pool(), ref->pool(), "pool", path, reference, d);
     CheckSameElements(rep->session(), ref->session(), "session", path, reference, d);
+  }
+  // Sketches of one name merge only at one accuracy.
+  std::map<std::string, std::pair<double, std::string>> alphas;
+  for (const auto& [rep, origin] : all) {
+    for (int j = 0; j < rep->observation_size(); ++j) {
+      const results::Observation& o = rep->observation(j);
+      if (o.count() == 0 || o.sample_size() > 0) continue;
+      std::string where_file = absl::StrCat(where(origin), " in ", files[origin.file].name);
+      auto [it, inserted] = alphas.emplace(o.name(), std::make_pair(o.sketch().alpha(), where_file));
+      if (!inserted && it->second.first != o.sketch().alpha()) {
+        diags[origin.file].ErrorAtPath(
+            absl::StrCat(where(origin), ".observation[", j, "].sketch.alpha"),
+            absl::StrCat("the sketch of '", o.name(), "' has alpha ",
+                         FormatShortest(o.sketch().alpha()), ", but ", it->second.second, " has ",
+                         FormatShortest(it->second.first), "; sketches merge at one accuracy"));
+      }
+    }
   }
 
   std::string errors;

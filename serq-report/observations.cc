@@ -1,22 +1,28 @@
 #include "serq-report/observations.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 
+#include "serq-report/sketch.h"
 #include "serq-report/stats.h"
+#include "serq-report/summary.h"
 
 namespace serq::report {
 namespace {
 
-// Samples of one name over every replication.
+// Samples of one name over every replication: kept ones, and summaries of
+// the replications that had more than serq-sim keeps.
 struct Pooled {
   Moments all;
   double sum = 0;                     // every sample, replication by replication
-  std::vector<double> samples;        // every replication's, concatenated
+  std::vector<double> samples;        // every replication's kept samples, concatenated
+  bool sketched = false;              // some replication is a summary: quantiles from `sketch`
+  QuantileSketch sketch;              // the summaries' sketches, merged
   std::vector<double> means;          // one per replication that has samples
   std::vector<std::vector<double>> quantiles;  // per quantile, one per such replication
   const results::Observation* only = nullptr;  // the last of those replications'
@@ -42,9 +48,18 @@ void AddObservation(const std::string& name, Pooled& p, const std::vector<double
     half_width = HalfWidth95(p.means);
     interval = Observation::REPLICATIONS;
   } else if (p.all.count() >= kMinBatchSamples) {
-    const auto& s = p.only->sample();
-    half_width = HalfWidth95(BatchMeans(absl::MakeConstSpan(s.data(), s.size()), kBatches));
-    interval = Observation::BATCH_MEANS;
+    // Kept samples, or a summary's batch sums (whole stored batches).
+    const results::Observation& only = *p.only;
+    std::vector<double> means =
+        only.sample_size() > 0
+            ? BatchMeans(absl::MakeConstSpan(only.sample().data(), only.sample().size()), kBatches)
+            : BatchMeansOfSums(only.batches(), kBatches);
+    half_width = HalfWidth95(means);
+    if (half_width) {
+      interval = Observation::BATCH_MEANS;
+    } else {
+      half_width = std::numeric_limits<double>::infinity();
+    }
   } else {
     half_width = std::numeric_limits<double>::infinity();
   }
@@ -54,10 +69,15 @@ void AddObservation(const std::string& name, Pooled& p, const std::vector<double
     o->set_interval(interval);
   }
 
-  // Sorted in place: nothing reads the samples after this.
-  std::sort(p.samples.begin(), p.samples.end());
-  for (double q : quantiles) {
-    o->add_quantile(SortedQuantile(p.samples, q / 100));
+  if (p.sketched) {
+    // Kept samples join the summaries' sketch: one accuracy for the column.
+    for (double x : p.samples) p.sketch.Add(x);
+    for (double q : quantiles) o->add_quantile(p.sketch.Quantile(q / 100));
+    o->set_quantile_relative_error(p.sketch.alpha());
+  } else {
+    // Sorted in place: nothing reads the samples after this.
+    std::sort(p.samples.begin(), p.samples.end());
+    for (double q : quantiles) o->add_quantile(SortedQuantile(p.samples, q / 100));
   }
   // Each quantile's interval across the replications, as the mean's: the
   // replications' own quantiles are independent and identically
@@ -71,6 +91,14 @@ void AddObservation(const std::string& name, Pooled& p, const std::vector<double
   }
 }
 
+void AddReplicationQuantiles(const std::vector<double>& quantiles,
+                             const std::function<double(double)>& quantile, Pooled* p) {
+  p->quantiles.resize(quantiles.size());
+  for (size_t k = 0; k < quantiles.size(); ++k) {
+    p->quantiles[k].push_back(quantile(quantiles[k] / 100));
+  }
+}
+
 }  // namespace
 
 void AddObservations(const MergedResults& merged, const std::vector<double>& quantiles,
@@ -79,22 +107,32 @@ void AddObservations(const MergedResults& merged, const std::vector<double>& qua
   for (const results::Replication* rep : merged.replications) {
     for (const results::Observation& obs : rep->observation()) {
       Pooled& p = by_name[obs.name()];
-      if (obs.sample().empty()) continue;
+      if (obs.sample().empty() && obs.count() == 0) continue;
       Moments m;
-      for (double x : obs.sample()) m.Add(x);
       double sum = 0;
-      for (double x : obs.sample()) sum += x;
+      if (!obs.sample().empty()) {
+        for (double x : obs.sample()) m.Add(x);
+        for (double x : obs.sample()) sum += x;
+        p.samples.insert(p.samples.end(), obs.sample().begin(), obs.sample().end());
+        std::vector<double> sorted(obs.sample().begin(), obs.sample().end());
+        std::sort(sorted.begin(), sorted.end());
+        AddReplicationQuantiles(quantiles, [&](double q) { return SortedQuantile(sorted, q); },
+                                &p);
+      } else {
+        // A summary (merge checked its sketch).
+        m = Moments::FromParts(obs.count(), obs.mean(), obs.m2());
+        sum = obs.sum();
+        QuantileSketch sketch;
+        (void)QuantileSketch::Read(obs.sketch(), &sketch);
+        AddReplicationQuantiles(quantiles, [&](double q) { return sketch.Quantile(q); }, &p);
+        if (!p.sketched) p.sketch = QuantileSketch(sketch.alpha());
+        p.sketch.Merge(sketch);
+        p.sketched = true;
+      }
       p.all.Merge(m);
       p.sum += sum;
       p.means.push_back(m.mean());
-      p.samples.insert(p.samples.end(), obs.sample().begin(), obs.sample().end());
       p.only = &obs;
-      std::vector<double> sorted(obs.sample().begin(), obs.sample().end());
-      std::sort(sorted.begin(), sorted.end());
-      p.quantiles.resize(quantiles.size());
-      for (size_t k = 0; k < quantiles.size(); ++k) {
-        p.quantiles[k].push_back(SortedQuantile(sorted, quantiles[k] / 100));
-      }
     }
   }
   // Every replication measured the window [warmup, horizon], those that

@@ -43,6 +43,8 @@ struct Tables {
   std::vector<Table> tables;  // observe, stage, pool, cache, session
   bool shared = false;        // a stage is marked shared
   bool steps = false;         // a step stage: its columns and note
+  std::vector<std::string> sketched;  // observations whose quantiles come from a sketch
+  double sketch_error = 0;
 };
 
 Tables MakeTables(const Report& r, bool markdown) {
@@ -83,6 +85,15 @@ Tables MakeTables(const Report& r, bool markdown) {
       row.push_back(Fixed(o.has_sum_rate(), o.sum_rate(), 4));
     }
     observe.AddRow(std::move(row));
+  }
+  for (const Observation& o : r.observation()) {
+    if (o.has_quantile_relative_error()) out.sketched.push_back(o.name());
+  }
+  if (!out.sketched.empty()) {
+    out.sketch_error = r.observation(0).quantile_relative_error();
+    for (const Observation& o : r.observation()) {
+      if (o.has_quantile_relative_error()) out.sketch_error = o.quantile_relative_error();
+    }
   }
   out.tables.push_back(std::move(observe));
 
@@ -182,6 +193,12 @@ std::string Render(const Report& r, bool markdown) {
     const Table& t = tables.tables[i];
     if (t.empty()) continue;
     absl::StrAppend(&out, "\n", markdown ? t.RenderMarkdown() : t.RenderText());
+    if (i == 0 && !tables.sketched.empty()) {
+      std::string note = absl::StrCat(
+          "quantiles of ", absl::StrJoin(tables.sketched, ", "), ": from a sketch, within ",
+          FormatShortest(tables.sketch_error * 100), "% of the exact ones");
+      absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(note) : note, "\n");
+    }
     if (i == 1 && tables.shared) {
       absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(kSharedNote) : kSharedNote,
                       "\n");

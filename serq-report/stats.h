@@ -10,31 +10,9 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "serq-report/moments.h"
 
 namespace serq::report {
-
-// Count, mean and M2 (the sum of squared deviations from the mean) of a set
-// of samples. Kept instead of sums of squares so that a variance of large,
-// close samples does not cancel away, and so that two sets merge exactly
-// (replications, and files run on other machines).
-class Moments {
- public:
-  void Add(double x);                 // Welford's update
-  void Merge(const Moments& other);   // Chan, Golub and LeVeque's pairwise merge
-
-  uint64_t count() const { return count_; }
-  double mean() const { return mean_; }  // 0 when count() == 0
-  double m2() const { return m2_; }
-  // The sample variance and standard deviation (divisor n - 1); undefined
-  // for fewer than two samples.
-  std::optional<double> Variance() const;
-  std::optional<double> Stddev() const;
-
- private:
-  uint64_t count_ = 0;
-  double mean_ = 0;
-  double m2_ = 0;
-};
 
 // The regularized incomplete beta function I_x(a, b), a, b > 0, 0 <= x <= 1.
 double RegularizedIncompleteBeta(double a, double b, double x);

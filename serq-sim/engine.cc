@@ -66,7 +66,7 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   ended_window_.assign(model.sessions.size(), 0);
   in_progress_.assign(model.sessions.size(), TimeAverage());
   present_start_.assign(stations_.size(), 0);
-  samples_.assign(model.observations.size(), {});
+  observations_.resize(model.observations.size());
   if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
   if (options.trace) pools_.NotifyChanges();
 }
@@ -287,7 +287,7 @@ void Engine::Token(SessionId session) {
   if (s.token_observation < 0) return;
   double v = now_ - s.last_token;
   s.last_token = now_;
-  if (now_ >= model_.warmup) samples_[s.token_observation].push_back(v);
+  if (now_ >= model_.warmup) observations_[s.token_observation].Add(v);
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"observe","session":%d,"name":"%s","value":%.17g})",
                         now_, s.serial, model_.observations[s.token_observation], v));
@@ -650,7 +650,7 @@ void Engine::Report(results::Replication* out) {
   for (size_t i = 0; i < model_.observations.size(); ++i) {
     results::Observation* o = out->add_observation();
     o->set_name(model_.observations[i]);
-    o->mutable_sample()->Add(samples_[i].begin(), samples_[i].end());
+    observations_[i].WriteTo(o);
   }
   for (uint32_t id = 0; id < stations_.size(); ++id) {
     const StageDecl& d = model_.stages[model_.station_decl[id]];

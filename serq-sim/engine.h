@@ -32,6 +32,7 @@
 #include "serq-sim/run_limits.h"
 #include "serq-sim/stage.h"
 #include "serq-sim/stage_shared.h"
+#include "serq-report/summary.h"
 
 namespace serq::sim {
 
@@ -239,7 +240,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<double> station_integral_[kCheckpoints];  // per station
   std::vector<double> session_integral_[kCheckpoints];  // per session declaration
   std::vector<uint64_t> present_start_;                 // per station, at warmup
-  std::vector<std::vector<double>> samples_;  // per observation
+  // Per observation: its samples, or beyond report::kExactSamples a
+  // summary in bounded memory (serq-report/summary.h).
+  std::vector<report::ObservationRecorder> observations_;
   std::unique_ptr<SeriesRecorder> series_;    // run { sample DT; }
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event

@@ -172,7 +172,7 @@ void Engine::Execute(SessionId id) {
       case Code::kObserve: {
         double v = Eval(in.b, s);
         if (evaluator_.failed()) return FailEval(in.statement);
-        if (now_ >= model_.warmup) samples_[in.a].push_back(v);
+        if (now_ >= model_.warmup) observations_[in.a].Add(v);
         if (options_.trace) {
           Log(absl::StrFormat(R"({"t":%.17g,"event":"observe","session":%d,"name":"%s","value":%.17g})",
                               now_, s.serial, model_.observations[in.a], v));

@@ -1,0 +1,178 @@
+#include "serq-report/sketch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace serq::report {
+
+QuantileSketch::QuantileSketch(double alpha)
+    : alpha_(alpha), gamma_((1 + alpha) / (1 - alpha)), log_gamma_(std::log(gamma_)) {}
+
+void QuantileSketch::Store::Add(int32_t index, uint64_t n) {
+  if (counts.empty()) {
+    offset = index;
+    counts.push_back(n);
+    return;
+  }
+  if (index < offset) {
+    // Grow to the left by at least half again, so that a slowly falling
+    // minimum costs amortized O(1) a sample.
+    size_t need = static_cast<size_t>(offset - index);
+    size_t grow = std::max(need, counts.size() / 2);
+    counts.insert(counts.begin(), grow, 0);
+    offset -= static_cast<int32_t>(grow);
+  }
+  size_t at = static_cast<size_t>(index - offset);
+  if (at >= counts.size()) counts.resize(at + 1 + counts.size() / 2, 0);
+  counts[at] += n;
+}
+
+uint64_t QuantileSketch::Store::total() const {
+  uint64_t n = 0;
+  for (uint64_t c : counts) n += c;
+  return n;
+}
+
+int32_t QuantileSketch::Index(double magnitude) const {
+  // Denormals and huge values alike: |log(x)| <= 745, so the index fits in
+  // an int32 for any alpha above 1e-6.
+  return static_cast<int32_t>(std::ceil(std::log(magnitude) / log_gamma_));
+}
+
+double QuantileSketch::Value(int32_t index) const {
+  return std::exp(index * log_gamma_) * 2 / (gamma_ + 1);
+}
+
+void QuantileSketch::Add(double x) {
+  if (count_ == 0) {
+    min_ = max_ = x;
+  } else {
+    min_ = std::min(min_, x);
+    max_ = std::max(max_, x);
+  }
+  ++count_;
+  if (x == 0) {
+    ++zero_;
+  } else if (std::isinf(x)) {
+    ++(x > 0 ? positive_infinite_ : negative_infinite_);
+  } else if (x > 0) {
+    positive_.Add(Index(x), 1);
+  } else {
+    negative_.Add(Index(-x), 1);
+  }
+}
+
+void QuantileSketch::Merge(const QuantileSketch& other) {
+  if (other.count_ == 0) return;
+  if (count_ == 0) {
+    min_ = other.min_;
+    max_ = other.max_;
+  } else {
+    min_ = std::min(min_, other.min_);
+    max_ = std::max(max_, other.max_);
+  }
+  count_ += other.count_;
+  zero_ += other.zero_;
+  positive_infinite_ += other.positive_infinite_;
+  negative_infinite_ += other.negative_infinite_;
+  for (size_t i = 0; i < other.positive_.counts.size(); ++i) {
+    if (other.positive_.counts[i]) {
+      positive_.Add(other.positive_.offset + static_cast<int32_t>(i), other.positive_.counts[i]);
+    }
+  }
+  for (size_t i = 0; i < other.negative_.counts.size(); ++i) {
+    if (other.negative_.counts[i]) {
+      negative_.Add(other.negative_.offset + static_cast<int32_t>(i), other.negative_.counts[i]);
+    }
+  }
+}
+
+double QuantileSketch::Quantile(double q) const {
+  double h = static_cast<double>(count_ - 1) * q;
+  uint64_t lo = static_cast<uint64_t>(std::floor(h));
+  if (lo >= count_ - 1) lo = count_ - 1;
+  double frac = h - static_cast<double>(lo);
+  // The values of the order statistics lo and lo + 1, in one walk from the
+  // smallest: -inf, the negative buckets from the largest magnitude, zero,
+  // the positive buckets, inf.
+  double want[2] = {0, 0};
+  uint64_t ranks[2] = {lo, std::min(lo + 1, count_ - 1)};
+  int found = 0;
+  uint64_t seen = 0;
+  auto take = [&](uint64_t n, double value) {
+    while (found < 2 && ranks[found] < seen + n) want[found++] = value;
+    seen += n;
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  take(negative_infinite_, -inf);
+  for (size_t i = negative_.counts.size(); i-- > 0 && found < 2;) {
+    if (negative_.counts[i]) take(negative_.counts[i], -Value(negative_.offset + static_cast<int32_t>(i)));
+  }
+  take(zero_, 0);
+  for (size_t i = 0; i < positive_.counts.size() && found < 2; ++i) {
+    if (positive_.counts[i]) take(positive_.counts[i], Value(positive_.offset + static_cast<int32_t>(i)));
+  }
+  take(positive_infinite_, inf);
+  // The extremes are kept exactly: rank 0 is min, rank n - 1 is max.
+  for (int k = 0; k < 2; ++k) {
+    if (ranks[k] == 0) want[k] = min_;
+    if (ranks[k] == count_ - 1) want[k] = max_;
+    want[k] = std::clamp(want[k], min_, max_);
+  }
+  if (frac == 0 || want[0] == want[1]) return want[0];
+  if (std::isinf(want[0]) && std::isinf(want[1])) return frac < 0.5 ? want[0] : want[1];
+  return want[0] + frac * (want[1] - want[0]);
+}
+
+namespace {
+
+// The non-zero span of a store's counts.
+void WriteStore(int32_t offset, const std::vector<uint64_t>& counts, int32_t* out_offset,
+                google::protobuf::RepeatedField<uint64_t>* out) {
+  size_t first = 0, last = counts.size();
+  while (first < last && counts[first] == 0) ++first;
+  while (last > first && counts[last - 1] == 0) --last;
+  *out_offset = first < last ? offset + static_cast<int32_t>(first) : 0;
+  out->Add(counts.begin() + first, counts.begin() + last);
+}
+
+}  // namespace
+
+void QuantileSketch::WriteTo(results::QuantileSketch* out) const {
+  out->set_alpha(alpha_);
+  out->set_min(min_);
+  out->set_max(max_);
+  out->set_zero(zero_);
+  int32_t offset;
+  WriteStore(positive_.offset, positive_.counts, &offset, out->mutable_positive());
+  out->set_positive_offset(offset);
+  WriteStore(negative_.offset, negative_.counts, &offset, out->mutable_negative());
+  out->set_negative_offset(offset);
+  out->set_positive_infinite(positive_infinite_);
+  out->set_negative_infinite(negative_infinite_);
+}
+
+absl::Status QuantileSketch::Read(const results::QuantileSketch& in, QuantileSketch* out) {
+  if (!(in.alpha() >= 1e-6 && in.alpha() < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sketch alpha ", in.alpha(), " is not in [1e-6, 1)"));
+  }
+  *out = QuantileSketch(in.alpha());
+  out->min_ = in.min();
+  out->max_ = in.max();
+  out->zero_ = in.zero();
+  out->positive_infinite_ = in.positive_infinite();
+  out->negative_infinite_ = in.negative_infinite();
+  out->positive_.offset = in.positive_offset();
+  out->positive_.counts.assign(in.positive().begin(), in.positive().end());
+  out->negative_.offset = in.negative_offset();
+  out->negative_.counts.assign(in.negative().begin(), in.negative().end());
+  out->count_ = out->zero_ + out->positive_infinite_ + out->negative_infinite_ +
+                out->positive_.total() + out->negative_.total();
+  return absl::OkStatus();
+}
+
+}  // namespace serq::report

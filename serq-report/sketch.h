@@ -1,0 +1,72 @@
+// A mergeable quantile sketch of stated relative accuracy (DDSketch, Masson,
+// Rim and Lee, VLDB 2019): samples counted in logarithmic buckets, so every
+// quantile it answers is within `alpha` (relative) of an order statistic's
+// value, whatever the distribution, in memory logarithmic in the range of
+// the samples. Two sketches of the same alpha merge exactly (bucket counts
+// add), so replications and files combine as the samples would.
+// docs/report.md §quantiles states the accuracy; sketch_test checks it.
+#ifndef SERQ_REPORT_SKETCH_H_
+#define SERQ_REPORT_SKETCH_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/results.pb.h"
+
+namespace serq::report {
+
+// The relative accuracy serq-sim's sketches have: 0.1%.
+inline constexpr double kSketchAlpha = 0.001;
+
+class QuantileSketch {
+ public:
+  explicit QuantileSketch(double alpha = kSketchAlpha);
+
+  void Add(double x);  // x is not NaN
+  // `other` has the same alpha (checked by the caller: Read refuses others).
+  void Merge(const QuantileSketch& other);
+
+  double alpha() const { return alpha_; }
+  uint64_t count() const { return count_; }
+  double min() const { return min_; }
+  double max() const { return max_; }
+
+  // The q-quantile (0 <= q <= 1), as SortedQuantile would compute it from
+  // the sorted samples (h = (n - 1) q, interpolating between the order
+  // statistics at floor(h) and floor(h) + 1), with each order statistic
+  // replaced by its bucket's value, clamped to [min, max]: within alpha of
+  // the exact quantile when both order statistics have the same sign.
+  // count() > 0.
+  double Quantile(double q) const;
+
+  // The proto form: deterministic (the buckets from the lowest to the
+  // highest that is not empty).
+  void WriteTo(results::QuantileSketch* out) const;
+  // Reads what WriteTo wrote. InvalidArgument when alpha is not in (0, 1).
+  static absl::Status Read(const results::QuantileSketch& in, QuantileSketch* out);
+
+ private:
+  // Dense counts from index `offset`; grows at either end.
+  struct Store {
+    int32_t offset = 0;
+    std::vector<uint64_t> counts;
+    void Add(int32_t index, uint64_t n);
+    uint64_t total() const;
+  };
+  int32_t Index(double magnitude) const;  // of a finite magnitude > 0
+  double Value(int32_t index) const;      // the bucket's value
+
+  double alpha_;
+  double gamma_;
+  double log_gamma_;
+  uint64_t count_ = 0;
+  double min_ = 0, max_ = 0;
+  uint64_t zero_ = 0;
+  uint64_t positive_infinite_ = 0, negative_infinite_ = 0;
+  Store positive_, negative_;
+};
+
+}  // namespace serq::report
+
+#endif  // SERQ_REPORT_SKETCH_H_

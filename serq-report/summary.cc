@@ -1,0 +1,78 @@
+#include "serq-report/summary.h"
+
+namespace serq::report {
+
+void BatchSums::Add(double x) {
+  partial_sum_ += x;
+  if (++partial_ < size_) return;
+  sums_.push_back(partial_sum_);
+  partial_sum_ = 0;
+  partial_ = 0;
+  if (sums_.size() < kMaxBatches) return;
+  for (size_t i = 0; i < kMaxBatches / 2; ++i) sums_[i] = sums_[2 * i] + sums_[2 * i + 1];
+  sums_.resize(kMaxBatches / 2);
+  size_ *= 2;
+}
+
+void BatchSums::WriteTo(results::Batches* out) const {
+  out->set_size(size_);
+  out->mutable_sum()->Add(sums_.begin(), sums_.end());
+}
+
+std::vector<double> BatchMeansOfSums(const results::Batches& b, int batches) {
+  std::vector<double> means;
+  size_t m = static_cast<size_t>(b.sum_size());
+  size_t per = m / static_cast<size_t>(batches);
+  if (per == 0 || b.size() == 0) return means;
+  size_t first = m - per * static_cast<size_t>(batches);
+  double samples = static_cast<double>(per) * static_cast<double>(b.size());
+  for (int k = 0; k < batches; ++k) {
+    double sum = 0;
+    for (size_t i = 0; i < per; ++i) sum += b.sum(static_cast<int>(first + k * per + i));
+    means.push_back(sum / samples);
+  }
+  return means;
+}
+
+void ObservationRecorder::Add(double x) {
+  // The moments and the sum in recording order, as the report computes
+  // them from kept samples: the two paths give the same bits.
+  moments_.Add(x);
+  sum_ += x;
+  if (summarised_) {
+    sketch_.Add(x);
+    batches_.Add(x);
+    return;
+  }
+  if (exact_.size() < limit_) {
+    exact_.push_back(x);
+    return;
+  }
+  Summarise(x);
+}
+
+void ObservationRecorder::Summarise(double x) {
+  summarised_ = true;
+  for (double y : exact_) {
+    sketch_.Add(y);
+    batches_.Add(y);
+  }
+  std::vector<double>().swap(exact_);  // the memory goes back now
+  sketch_.Add(x);
+  batches_.Add(x);
+}
+
+void ObservationRecorder::WriteTo(results::Observation* out) const {
+  if (!summarised_) {
+    out->mutable_sample()->Add(exact_.begin(), exact_.end());
+    return;
+  }
+  out->set_count(moments_.count());
+  out->set_mean(moments_.mean());
+  out->set_m2(moments_.m2());
+  out->set_sum(sum_);
+  sketch_.WriteTo(out->mutable_sketch());
+  batches_.WriteTo(out->mutable_batches());
+}
+
+}  // namespace serq::report
