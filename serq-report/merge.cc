@@ -91,7 +91,7 @@ std::string Describe(const results::PoolStats& p) {
 }
 bool Same(const results::PoolStats& a, const results::PoolStats& b) {
   return a.name() == b.name() && a.index() == b.index() && a.array() == b.array() &&
-         a.cap() == b.cap();
+         a.cap() == b.cap() && a.cache_block() == b.cache_block();
 }
 
 std::string Describe(const results::SessionStats& s) {

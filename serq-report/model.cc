@@ -99,6 +99,7 @@ void AddStages(const MergedResults& merged, Report* report) {
     const results::StageStats& first = reps[0]->stage(j);
     double present = 0, utilisation = 0, service = 0, wait = 0;
     uint64_t done = 0, waited = 0, steps = 0, jobs = 0, tokens = 0;
+    uint64_t preempted = 0, recomputed = 0;
     for (const results::Replication* rep : reps) {
       const results::StageStats& s = rep->stage(j);
       present += s.mean_present();
@@ -110,6 +111,8 @@ void AddStages(const MergedResults& merged, Report* report) {
       steps += s.steps();
       jobs += s.batch_jobs();
       tokens += s.batch_tokens();
+      preempted += s.preempted();
+      recomputed += s.recomputed();
     }
     Stage* out = report->add_stage();
     out->set_name(ElementName(first.name(), first.array(), first.index()));
@@ -129,6 +132,10 @@ void AddStages(const MergedResults& merged, Report* report) {
       if (steps > 0) {
         out->set_mean_batch_jobs(static_cast<double>(jobs) / static_cast<double>(steps));
         out->set_mean_batch_tokens(static_cast<double>(tokens) / static_cast<double>(steps));
+      }
+      if (preempted > 0 || recomputed > 0) {
+        out->set_preempted(preempted);
+        out->set_recomputed(recomputed);
       }
     }
   }
@@ -164,6 +171,36 @@ void AddPools(const MergedResults& merged, Report* report) {
   }
 }
 
+// A cache table row for every pool element with a cache (cache_block > 0).
+void AddCaches(const MergedResults& merged, Report* report) {
+  const auto& reps = merged.replications;
+  double r = static_cast<double>(reps.size());
+  for (int j = 0; j < reps[0]->pool_size(); ++j) {
+    const results::PoolStats& first = reps[0]->pool(j);
+    if (!(first.cache_block() > 0)) continue;
+    uint64_t lookups = 0, evicted = 0;
+    double looked = 0, hit = 0, evictable = 0;
+    for (const results::Replication* rep : reps) {
+      const results::PoolStats& p = rep->pool(j);
+      lookups += p.lookups();
+      looked += p.lookup_tokens();
+      hit += p.hit_tokens();
+      evictable += p.mean_evictable();
+      evicted += p.blocks_evicted();
+    }
+    Cache* out = report->add_cache();
+    out->set_name(ElementName(first.name(), first.array(), first.index()));
+    out->set_block(first.cache_block());
+    out->set_lookups(lookups);
+    out->set_lookup_tokens(looked);
+    out->set_hit_tokens(hit);
+    // vLLM's rate: tokens hit over the tokens of the prefills looked up.
+    if (looked > 0) out->set_hit_rate(hit / looked);
+    out->set_mean_evictable(evictable / r);
+    out->set_blocks_evicted(evicted);
+  }
+}
+
 void AddSessions(const MergedResults& merged, Report* report) {
   const auto& reps = merged.replications;
   for (int j = 0; j < reps[0]->session_size(); ++j) {
@@ -195,6 +232,7 @@ Report BuildReport(const MergedResults& merged, const std::vector<double>& quant
   if (merged.replications.empty()) return report;
   AddStages(merged, &report);
   AddPools(merged, &report);
+  AddCaches(merged, &report);
   AddSessions(merged, &report);
   ClearNaN(&report);
   return report;

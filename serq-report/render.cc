@@ -36,7 +36,7 @@ std::string Fixed(bool has, double x, int decimals) {
 // The tables text and markdown share; `markdown` escapes what markdown
 // would read.
 struct Tables {
-  std::vector<Table> tables;  // observe, stage, pool, session
+  std::vector<Table> tables;  // observe, stage, pool, cache, session
   bool shared = false;        // a stage is marked shared
 };
 
@@ -79,6 +79,10 @@ Tables MakeTables(const Report& r, bool markdown) {
   if (steps) {
     columns.insert(columns.end(), {{"steps"}, {"jobs/step"}, {"tokens/step"}});
   }
+  // Preemption's columns only when a stage preempted (IR 9).
+  bool preempts = false;
+  for (const Stage& s : r.stage()) preempts |= s.has_preempted();
+  if (preempts) columns.insert(columns.end(), {{"preempted"}, {"recomputed"}});
   Table stage(columns);
   for (const Stage& s : r.stage()) {
     out.shared |= s.shared();
@@ -94,6 +98,11 @@ Tables MakeTables(const Report& r, bool markdown) {
       row.push_back(s.has_steps() ? absl::StrCat(s.steps()) : kUndefined);
       row.push_back(Fixed(s.has_mean_batch_jobs(), s.mean_batch_jobs(), 4));
       row.push_back(Fixed(s.has_mean_batch_tokens(), s.mean_batch_tokens(), 4));
+    }
+    if (preempts) {
+      bool step = s.kind() == "step";
+      row.push_back(step ? absl::StrCat(s.preempted()) : kUndefined);
+      row.push_back(step ? absl::StrCat(s.recomputed()) : kUndefined);
     }
     stage.AddRow(std::move(row));
   }
@@ -115,6 +124,20 @@ Tables MakeTables(const Report& r, bool markdown) {
                  absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
   }
   out.tables.push_back(std::move(pool));
+
+  // Only with a cache pool (an empty table is not printed).
+  Table cache({{"cache", Align::kLeft},
+               {"block"},
+               {"lookups"},
+               {"hit rate"},
+               {"evictable"},
+               {"evicted"}});
+  for (const Cache& c : r.cache()) {
+    cache.AddRow({name(c.name()), FormatShortest(c.block()), absl::StrCat(c.lookups()),
+                  Fixed(c.has_hit_rate(), c.hit_rate(), 4), FormatFixed(c.mean_evictable(), 4),
+                  absl::StrCat(c.blocks_evicted())});
+  }
+  out.tables.push_back(std::move(cache));
 
   Table session({{"session", Align::kLeft}, {"arrived"}, {"ended"}, {"in progress"}});
   for (const Session& s : r.session()) {
@@ -198,16 +221,28 @@ std::string RenderCsv(const Report& r) {
   }
 
   out += "\n";
-  CsvRow(&out, {"stage", "kind", "shared", "mean_present", "utilisation", "done", "mean_service",
-                "waited", "mean_wait", "steps", "mean_batch_jobs", "mean_batch_tokens"});
+  bool preempts = false;
+  for (const Stage& s : r.stage()) preempts |= s.has_preempted();
+  std::vector<std::string> stage_header = {"stage", "kind", "shared", "mean_present", "utilisation",
+                                     "done", "mean_service", "waited", "mean_wait", "steps",
+                                     "mean_batch_jobs", "mean_batch_tokens"};
+  if (preempts) stage_header.insert(stage_header.end(), {"preempted", "recomputed"});
+  CsvRow(&out, stage_header);
   for (const Stage& s : r.stage()) {
-    CsvRow(&out, {s.name(), s.kind(), s.shared() ? "true" : "false",
-                  FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
-                  absl::StrCat(s.done()), Full(s.has_mean_service(), s.mean_service()),
-                  Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
-                  Count(s.has_steps(), s.steps()),
-                  Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
-                  Full(s.has_mean_batch_tokens(), s.mean_batch_tokens())});
+    std::vector<std::string> row = {
+        s.name(), s.kind(), s.shared() ? "true" : "false",
+        FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
+        absl::StrCat(s.done()), Full(s.has_mean_service(), s.mean_service()),
+        Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
+        Count(s.has_steps(), s.steps()),
+        Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
+        Full(s.has_mean_batch_tokens(), s.mean_batch_tokens())};
+    if (preempts) {
+      bool step = s.kind() == "step";
+      row.push_back(step ? absl::StrCat(s.preempted()) : "");
+      row.push_back(step ? absl::StrCat(s.recomputed()) : "");
+    }
+    CsvRow(&out, row);
   }
 
   out += "\n";
@@ -218,6 +253,18 @@ std::string RenderCsv(const Report& r) {
                   FormatShortest(p.max_used()), FormatShortest(p.mean_loaded()),
                   absl::StrCat(p.admitted()), Full(p.has_mean_wait(), p.mean_wait()),
                   absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
+  }
+
+  if (r.cache_size() > 0) {
+    out += "\n";
+    CsvRow(&out, {"cache", "block", "lookups", "lookup_tokens", "hit_tokens", "hit_rate",
+                  "mean_evictable", "blocks_evicted"});
+    for (const Cache& c : r.cache()) {
+      CsvRow(&out, {c.name(), FormatShortest(c.block()), absl::StrCat(c.lookups()),
+                    FormatShortest(c.lookup_tokens()), FormatShortest(c.hit_tokens()),
+                    Full(c.has_hit_rate(), c.hit_rate()), FormatShortest(c.mean_evictable()),
+                    absl::StrCat(c.blocks_evicted())});
+    }
   }
 
   out += "\n";

@@ -11,7 +11,7 @@ namespace {
 
 results::Results Results(const std::string& program = "before.sq") {
   results::Results r;
-  r.set_version(8);
+  r.set_version(9);  // what serq-sim writes (ir/io.h kIrVersion)
   r.set_program(program);
   r.set_horizon(10);
   r.set_seed(1);
@@ -163,6 +163,50 @@ TEST(Report, StagesAverageTimeFiguresAndSumCounts) {
       << text;
 }
 
+// Preemption (IR 9): summed over replications, 2 + 3 = 5 preemptions and
+// 40 + 60 = 100 recomputed tokens, in every format; a stage that is not a
+// step stage has none ("-", or empty in csv). Without any preemption the
+// columns are absent (the test above).
+TEST(Report, PreemptionColumnsWhenAStagePreempted) {
+  results::Results r = Results();
+  for (uint32_t k = 0; k < 2; ++k) {
+    results::Replication* rep = AddReplication(&r, k, {1});
+    results::StageStats* e = rep->add_stage();
+    e->set_name("E");
+    e->set_kind("step");
+    e->set_steps(10);
+    e->set_batch_jobs(20);
+    e->set_batch_tokens(40);
+    e->set_preempted(k == 0 ? 2 : 3);
+    e->set_recomputed(k == 0 ? 40 : 60);
+    results::StageStats* d = rep->add_stage();
+    d->set_name("hop");
+    d->set_kind("delay");
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("preempted  recomputed\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("          5         100\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("          -           -\n"), std::string::npos) << text;
+  ReportOptions md;
+  md.format = "md";
+  std::string markdown = Text({r}, md);
+  EXPECT_NE(markdown.find("| preempted | recomputed |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("|         5 |        100 |\n"), std::string::npos) << markdown;
+  ReportOptions csv;
+  csv.format = "csv";
+  std::string c = Text({r}, csv);
+  EXPECT_NE(c.find("mean_batch_jobs,mean_batch_tokens,preempted,recomputed\n"
+                   "E,step,false,0,0,0,,0,,20,2,4,5,100\n"
+                   "hop,delay,false,0,,0,,,,,,,,\n"),
+            std::string::npos)
+      << c;
+  ReportOptions json;
+  json.format = "json";
+  std::string j = Text({r}, json);
+  EXPECT_NE(j.find("\"preempted\": \"5\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"recomputed\": \"100\""), std::string::npos) << j;
+}
+
 TEST(Report, MismatchedProgramsAreRefused) {
   results::Results a = Results("a.sq"), b = Results("b.sq");
   b.set_horizon(20);
@@ -294,6 +338,53 @@ TEST(Format, Numbers) {
   EXPECT_EQ(FormatShortest(-0.0), "0");
   EXPECT_EQ(ElementName("link", true, 1), "link[1]");
   EXPECT_EQ(ElementName("P", false, 0), "P");
+}
+
+// The cache table: one row per pool element with a cache (kv; plain has
+// none). Replication 0: 3 lookups of 48 tokens, 24 hit, 10 evictable on
+// average, 1 block evicted; replication 1: 1 lookup of 16 tokens, none
+// hit, 2 evictable. Merged: 4 lookups, hit rate 24 / 64 = 0.375 (tokens
+// over tokens, not the mean of the replications' 0.5 and 0), evictable
+// (10 + 2) / 2 = 6, 1 evicted.
+TEST(Report, CacheTable) {
+  results::Results r = Results();
+  for (uint32_t i = 0; i < 2; ++i) {
+    results::Replication* rep = AddReplication(&r, i, {1});
+    results::PoolStats* plain = rep->add_pool();
+    plain->set_name("plain");
+    plain->set_cap(1);
+    results::PoolStats* kv = rep->add_pool();
+    kv->set_name("kv");
+    kv->set_cap(100);
+    kv->set_cache_block(4);
+    kv->set_lookups(i == 0 ? 3 : 1);
+    kv->set_lookup_tokens(i == 0 ? 48 : 16);
+    kv->set_hit_tokens(i == 0 ? 24 : 0);
+    kv->set_mean_evictable(i == 0 ? 10 : 2);
+    kv->set_blocks_evicted(i == 0 ? 1 : 0);
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("cache  block  lookups  hit rate  evictable  evicted\n"
+                      "kv         4        4    0.3750     6.0000        1\n"),
+            std::string::npos)
+      << text;
+  ReportOptions csv;
+  csv.format = "csv";
+  EXPECT_NE(Text({r}, csv).find("cache,block,lookups,lookup_tokens,hit_tokens,hit_rate,"
+                                "mean_evictable,blocks_evicted\n"
+                                "kv,4,4,64,24,0.375,6,1\n"),
+            std::string::npos);
+  ReportOptions json;
+  json.format = "json";
+  EXPECT_NE(Text({r}, json).find("\"hitRate\": 0.375"), std::string::npos) << Text({r}, json);
+  ReportOptions md;
+  md.format = "md";
+  EXPECT_NE(Text({r}, md).find("| kv "), std::string::npos);
+  // No cache pool: no table, no csv section.
+  results::Results plain = Results();
+  AddReplication(&plain, 0, {1})->add_pool()->set_name("plain");
+  EXPECT_EQ(Text({plain}).find("hit rate"), std::string::npos);
+  EXPECT_EQ(Text({plain}, csv).find("cache,"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -48,15 +49,16 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     } else if (d.kind == ir::Stage::FIFO) {
       stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
     } else if (d.kind == ir::Stage::STEP) {
-      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens));
+      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }
   }
   for (uint32_t id = 0; id < model.pool_decl.size(); ++id) {
     const PoolDecl& d = model.pools[model.pool_decl[id]];
-    pools_.AddPool(d.cap, !d.evict_by.empty());
+    pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache);
   }
+  watchers_.resize(model.pool_decl.size());
   arrived_.assign(model.sessions.size(), 0);
   ended_.assign(model.sessions.size(), 0);
   samples_.assign(model.observations.size(), {});
@@ -175,30 +177,100 @@ bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
   return true;
 }
 
-StageHost::Growth Engine::Grow(SessionId session) {
-  Session& s = sessions_[session];
+bool Engine::GrowthWithinCap(Session& s, SessionId session, double units) {
   const Hold& h = pools_.hold(s.grow_hold);
-  double size = pools_.SizeAfterLoad(s.grow_hold, 1);
-  if (size > pools_.cap(h.pool)) {
-    SessionId saved = current_;
-    bool had = has_current_;
-    current_ = session;
-    has_current_ = true;
+  double size = pools_.SizeAfterLoad(s.grow_hold, units);
+  if (size <= pools_.cap(h.pool)) return true;
+  SessionId saved = current_;
+  bool had = has_current_;
+  current_ = session;
+  has_current_ = true;
+  if (s.run_mode == ir::Statement::Run::PREFILL) {
+    FailAt(s.wait_statement,
+           absl::StrCat("the prefill run's next chunk of ", units, " tokens would make its hold on '",
+                        PoolName(h.pool), "' ", size, " units, larger than its cap ",
+                        pools_.cap(h.pool)));
+  } else {
     FailAt(s.wait_statement,
            absl::StrCat("the decode run's next token would make its hold on '", PoolName(h.pool),
                         "' ", size, " units, larger than its cap ", pools_.cap(h.pool)));
-    current_ = saved;
-    has_current_ = had;
-    return Growth::kFailed;
   }
-  if (pools_.Load(s.grow_hold, 1)) return failed() ? Growth::kFailed : Growth::kGranted;
+  current_ = saved;
+  has_current_ = had;
+  return false;
+}
+
+StageHost::Growth Engine::Grow(SessionId session, double units) {
+  Session& s = sessions_[session];
+  if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
+  if (pools_.Load(s.grow_hold, units)) return failed() ? Growth::kFailed : Growth::kGranted;
   if (failed()) return Growth::kFailed;
   s.state = SessionState::kStalled;
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"stall","session":%d,"pool":"%s"})", now_,
-                        s.serial, PoolName(h.pool)));
+                        s.serial, PoolName(pools_.hold(s.grow_hold).pool)));
   }
   return Growth::kStalled;
+}
+
+StageHost::Growth Engine::GrowNow(SessionId session, double units) {
+  Session& s = sessions_[session];
+  if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
+  bool granted = pools_.LoadNow(s.grow_hold, units);
+  if (failed()) return Growth::kFailed;
+  return granted ? Growth::kGranted : Growth::kStalled;
+}
+
+bool Engine::PreemptKey(uint32_t station, SessionId session, double since,
+                        std::vector<double>* key) {
+  uint32_t decl = model_.station_decl[station];
+  const StageDecl& d = model_.stages[decl];
+  EvalFrame frame = FrameOf(sessions_[session]);
+  frame.since = since;
+  key->clear();
+  for (uint32_t node : d.preempt_by) {
+    key->push_back(evaluator_.Eval(node, frame));
+    if (evaluator_.failed()) {
+      FailEvalAt(absl::StrCat("stage[", decl, "].preemptBy"));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::Preempt(uint32_t station, SessionId victim, SessionId cause, double content) {
+  Session& v = sessions_[victim];
+  if (options_.trace) {
+    Log(absl::StrFormat(
+        R"({"t":%.17g,"event":"preempt","stage":"%s","session":%d,"by":%d,"pool":"%s","content":%.17g})",
+        now_, StationName(station), v.serial, sessions_[cause].serial,
+        PoolName(pools_.hold(v.grow_hold).pool), content));
+  }
+  pools_.EmptyHold(v.grow_hold);
+}
+
+void Engine::WatchPool(uint32_t pool, uint32_t station) {
+  std::vector<uint32_t>& w = watchers_[pool];
+  if (std::find(w.begin(), w.end(), station) == w.end()) w.push_back(station);
+}
+
+void Engine::Freed(uint32_t pool) {
+  if (watchers_[pool].empty()) return;
+  std::vector<uint32_t> stations;
+  stations.swap(watchers_[pool]);
+  for (uint32_t station : stations) stations_[station]->UnitsFreed(*this);
+}
+
+void Engine::Token(SessionId session) {
+  Session& s = sessions_[session];
+  if (s.token_observation < 0) return;
+  double v = now_ - s.last_token;
+  s.last_token = now_;
+  if (now_ >= model_.warmup) samples_[s.token_observation].push_back(v);
+  if (options_.trace) {
+    Log(absl::StrFormat(R"({"t":%.17g,"event":"observe","session":%d,"name":"%s","value":%.17g})",
+                        now_, s.serial, model_.observations[s.token_observation], v));
+  }
 }
 
 bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {
@@ -323,6 +395,10 @@ bool Engine::Run(results::Replication* out) {
     for (uint32_t station : deferred_) stations_[station]->Flush(*this);
     deferred_.clear();
     if (events_.size() > compact_at_) CompactEvents();
+    if (options_.check_pools && !failed()) {
+      std::string wrong = pools_.CheckInvariants();
+      if (!wrong.empty()) Fail(0, 0, "", absl::StrCat("pool invariant broken: ", wrong));
+    }
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
       if (progress_shown_) std::fputs("\r\033[K", stderr);
@@ -436,6 +512,16 @@ bool Engine::ReportDeadlock() {
       blocked.push_back(id);
     }
   }
+  // Jobs waiting at idle step stages with `preempt by` for units.
+  std::map<SessionId, double> blocked_units;
+  for (const auto& station : stations_) {
+    SessionId session;
+    double units;
+    if (station->Blocked(&session, &units)) {
+      blocked.push_back(session);
+      blocked_units[session] = units;
+    }
+  }
   if (blocked.empty()) return true;
   std::sort(blocked.begin(), blocked.end(), [&](SessionId a, SessionId b) {
     return sessions_[a].serial < sessions_[b].serial;
@@ -455,11 +541,17 @@ bool Engine::ReportDeadlock() {
       const Hold& h = pools_.hold(s.wait_hold);
       what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
                           ", ", pools_.DescribeUse(h.pool));
-    } else {
+    } else if (s.state == SessionState::kStalled) {
       const Hold& h = pools_.hold(s.grow_hold);
       what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by 1 unit for its next ",
                           "token on '", StationName(s.run_stations[0]), "', ",
                           pools_.DescribeUse(h.pool));
+    } else {
+      // A job waiting at a step stage with `preempt by` for its chunk.
+      const Hold& h = pools_.hold(s.grow_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ",
+                          Units(blocked_units[blocked[i]]), " for its chunk on '",
+                          StationName(s.run_stations[0]), "', ", pools_.DescribeUse(h.pool));
     }
     current_ = blocked[i];
     has_current_ = true;

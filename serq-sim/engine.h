@@ -37,6 +37,7 @@ namespace serq::sim {
 struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
+  bool check_pools = false;       // tests: Pools::CheckInvariants after every event
 };
 
 class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
@@ -60,14 +61,25 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
-  Growth Grow(SessionId session) override;
+  Growth Grow(SessionId session, double units) override;
+  Growth GrowNow(SessionId session, double units) override;
+  bool PreemptKey(uint32_t station, SessionId session, double since,
+                  std::vector<double>* key) override;
+  void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
+  void WatchPool(uint32_t pool, uint32_t station) override;
+  void Token(SessionId session) override;
+  bool Lookup(SessionId session, double work, double* tokens) override;  // engine_cache.cc
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;
   void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
-  void LeaseEnding(const Lease& lease, LeaseEnd how) override;  // engine_trace.cc
+  void LeaseStarted(const Lease& lease, double duration) override;  // engine_trace.cc
+  void LeaseEnding(const Lease& lease, LeaseEnd how) override;      // engine_trace.cc
   void PoolChanged(uint32_t pool) override;                      // engine_trace.cc
+  absl::Span<const BlockTag> Blocks(SessionId session) override;
+  void CacheEvicted(uint32_t pool, uint32_t blocks) override;
+  void Freed(uint32_t pool) override;
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -88,6 +100,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
   bool ReportDeadlock();
+  // Grow and GrowNow: false (after reporting the runtime error) when
+  // `units` more would make the session's growing hold larger than its cap.
+  bool GrowthWithinCap(Session& s, SessionId session, double units);
   void Report(results::Replication* out);
   void Progress();
 
@@ -106,6 +121,15 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
   void FreeSession(SessionId id);
+  // The prefix cache (engine_cache.cc). Sets a new session's block list
+  // from its trace row (Mooncake's hash_ids).
+  void SetBlocks(Session& s, uint32_t workload, const double* row);
+  // `prefix (k, n);`: appends n blocks of family k. False after a runtime
+  // error.
+  bool ExecPrefix(Session& s, const Instr& in);
+  // cached(P) (`cached`), else hit(P), in the current session.
+  double CacheState(bool cached, uint32_t pool);
+
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {
@@ -135,10 +159,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Log(const std::string& json);
   // engine_trace.cc: `event` (admit, wait) for every pool of the session's
   // innermost hold; the release of an active hold (`by`: release, block,
-  // end); a hold that became a lease.
+  // end).
   void LogHolds(const char* event, const Session& s);
   void LogRelease(const Session& s, HoldId hold, const char* by);
-  void LogLease(const Session& s, const LeaseRef& ref, double duration);
 
   const Model& model_;
   uint32_t replication_;
@@ -173,6 +196,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::unique_ptr<SeriesRecorder> series_;    // run { sample DT; }
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event
+  std::vector<std::vector<uint32_t>> watchers_;  // per pool: stations waiting for its units
   std::vector<SessionId> done_;    // scratch: completed jobs of one event
   std::vector<uint32_t> pool_ids_; // scratch: a hold's pools
   std::vector<double> amounts_;    // scratch: a hold's amounts

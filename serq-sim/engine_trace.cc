@@ -36,10 +36,11 @@ void Engine::LogRelease(const Session& s, HoldId hold, const char* by) {
       s.serial, PoolName(h.pool), Number(h.size), by));
 }
 
-void Engine::LogLease(const Session& s, const LeaseRef& ref, double duration) {
-  const Lease& l = pools_.lease(ref.id);
+void Engine::LeaseStarted(const Lease& l, double duration) {
+  if (!options_.trace) return;
   std::string json = absl::StrFormat(R"({"t":%.17g,"event":"lease","session":%d,"pool":"%s","units":%s)",
-                                     now_, s.serial, PoolName(l.pool), Number(l.units));
+                                     now_, sessions_[l.owner].serial, PoolName(l.pool),
+                                     Number(l.units));
   // An infinite lease (until released) has no duration field.
   if (std::isfinite(duration)) absl::StrAppend(&json, ",\"duration\":", Number(duration));
   Log(json + "}");
@@ -58,8 +59,14 @@ void Engine::LeaseEnding(const Lease& lease, LeaseEnd how) {
 }
 
 void Engine::PoolChanged(uint32_t pool) {
-  Log(absl::StrFormat(R"({"t":%.17g,"event":"pool","pool":"%s","used":%s,"loaded":%s})", now_,
-                      PoolName(pool), Number(pools_.used(pool)), Number(pools_.loaded(pool))));
+  std::string json =
+      absl::StrFormat(R"({"t":%.17g,"event":"pool","pool":"%s","used":%s,"loaded":%s)", now_,
+                      PoolName(pool), Number(pools_.used(pool)), Number(pools_.loaded(pool)));
+  // A cache pool: its cached blocks no one references.
+  if (pools_.cache_block(pool) > 0) {
+    absl::StrAppend(&json, ",\"evictable\":", Number(pools_.CachedFree(pool)));
+  }
+  Log(json + "}");
 }
 
 }  // namespace serq::sim

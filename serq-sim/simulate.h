@@ -28,6 +28,9 @@ struct SimOptions {
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
   std::string trace_format = "jsonl";  // --trace-format: jsonl or chrome (Trace Event Format)
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
+  // Tests: check the pools' invariants after every event (a violation is
+  // an error naming the time and what is wrong).
+  bool check_pools = false;
 };
 
 // Checks the options that come from the command line (--replications at
