@@ -61,6 +61,10 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   watchers_.resize(model.pool_decl.size());
   arrived_.assign(model.sessions.size(), 0);
   ended_.assign(model.sessions.size(), 0);
+  arrived_window_.assign(model.sessions.size(), 0);
+  ended_window_.assign(model.sessions.size(), 0);
+  in_progress_.assign(model.sessions.size(), TimeAverage());
+  present_start_.assign(stations_.size(), 0);
   samples_.assign(model.observations.size(), {});
   if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
   if (options.trace) pools_.NotifyChanges();
@@ -380,6 +384,7 @@ bool Engine::Run(results::Replication* out) {
       series_->RecordBefore(events_.Top().time, false, stations_, pools_, arrived_, ended_);
     }
     if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
+    while (CheckpointDue(events_.Top().time)) Checkpoint();
     Event e = events_.Pop();
     if (e.time != now_ || events_processed_ == 0) {
       now_ = e.time;
@@ -408,6 +413,7 @@ bool Engine::Run(results::Replication* out) {
   }
   if (progress_shown_) std::fputs("\r\033[K", stderr);
   if (!window_started_) StartWindow(model_.warmup);
+  while (checkpoints_ < kCheckpoints) Checkpoint();
   // A stale event (the expiry of a lease released early) is
   // no event left: it must not hide a deadlock.
   CompactEvents();
@@ -495,13 +501,45 @@ void Engine::Complete(const std::vector<SessionId>& done) {
 
 void Engine::StartWindow(double at) {
   window_started_ = true;
-  for (auto& station : stations_) station->StartWindow(at);
+  for (auto& station : stations_) {
+    present_start_[station->id()] = station->Queue();
+    station->StartWindow(at);
+  }
+  for (TimeAverage& a : in_progress_) a.Reset(at);
   if (shared_) shared_->StartWindow(at);
   double saved = now_;
   now_ = at;
   pools_.StartWindow(at);
   now_ = saved;
 }
+
+void Engine::Checkpoint() {
+  int k = checkpoints_++;
+  double at = CheckpointTime(k);
+  station_integral_[k].clear();
+  for (const auto& station : stations_) station_integral_[k].push_back(station->PresentIntegral(at));
+  session_integral_[k].clear();
+  for (const TimeAverage& a : in_progress_) session_integral_[k].push_back(a.Integral(at));
+}
+
+void Engine::InProgressChanged(uint32_t decl) {
+  in_progress_[decl].Set(now_, static_cast<double>(arrived_[decl] - ended_[decl]));
+}
+
+namespace {
+
+// The time-averages over the window's thirds from the integrals at the
+// end of the first two thirds and at the horizon.
+template <typename Field>
+void AddThirds(double first, double second, double whole, double window, Field* out) {
+  if (!(window > 0)) return;
+  double third = window / 3;
+  out->Add(first / third);
+  out->Add((second - first) / third);
+  out->Add((whole - second) / third);
+}
+
+}  // namespace
 
 bool Engine::ReportDeadlock() {
   std::vector<SessionId> blocked;
@@ -586,6 +624,10 @@ void Engine::Report(results::Replication* out) {
     st->set_shared(d.shared);
     st->set_array(d.array);
     stations_[id]->Report(now_, window, st);
+    st->set_present_start(present_start_[id]);
+    st->set_present_end(stations_[id]->Queue());
+    AddThirds(station_integral_[0][id], station_integral_[1][id],
+              stations_[id]->PresentIntegral(now_), window, st->mutable_present_third());
   }
   for (uint32_t id = 0; id < pools_.count(); ++id) {
     const PoolDecl& d = model_.pools[model_.pool_decl[id]];
@@ -601,6 +643,10 @@ void Engine::Report(results::Replication* out) {
     s->set_arrived(arrived_[i]);
     s->set_ended(ended_[i]);
     s->set_in_progress(arrived_[i] - ended_[i]);
+    s->set_arrived_window(arrived_window_[i]);
+    s->set_ended_window(ended_window_[i]);
+    AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
+              window, s->mutable_in_progress_third());
   }
   out->set_events(events_processed_);
   if (series_) series_->Release(out->mutable_series());

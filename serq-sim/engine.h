@@ -99,6 +99,20 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
+  // The window's thirds (for the steady-state figures): the integrals of
+  // the jobs present at every station and of the sessions in progress at
+  // warmup + k (horizon - warmup) / 3, taken before the first event at or
+  // after that time. Checkpoint takes the next one.
+  void Checkpoint();
+  bool CheckpointDue(double time) const {
+    return checkpoints_ < kCheckpoints && time >= CheckpointTime(checkpoints_);
+  }
+  double CheckpointTime(int k) const {
+    return model_.warmup + (model_.horizon - model_.warmup) * (k + 1) / 3;
+  }
+  // Sessions of declaration `decl` arrived or ended: the count in progress
+  // changes.
+  void InProgressChanged(uint32_t decl);
   bool ReportDeadlock();
   // Grow and GrowNow: false (after reporting the runtime error) when
   // `units` more would make the session's growing hold larger than its cap.
@@ -192,6 +206,14 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   uint64_t next_serial_ = 0;
   std::vector<uint64_t> arrived_;  // per session declaration
   std::vector<uint64_t> ended_;
+  std::vector<uint64_t> arrived_window_;  // in [warmup, horizon]
+  std::vector<uint64_t> ended_window_;
+  std::vector<TimeAverage> in_progress_;  // per session declaration
+  static constexpr int kCheckpoints = 2;  // the window's first two thirds end
+  int checkpoints_ = 0;                   // taken so far
+  std::vector<double> station_integral_[kCheckpoints];  // per station
+  std::vector<double> session_integral_[kCheckpoints];  // per session declaration
+  std::vector<uint64_t> present_start_;                 // per station, at warmup
   std::vector<std::vector<double>> samples_;  // per observation
   std::unique_ptr<SeriesRecorder> series_;    // run { sample DT; }
 

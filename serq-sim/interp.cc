@@ -85,6 +85,8 @@ void Engine::Spawn(uint32_t workload, const double* row) {
   }
   SetBlocks(s, workload, row);
   ++arrived_[w.session];
+  if (window_started_) ++arrived_window_[w.session];
+  InProgressChanged(w.session);
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"arrive","session":%d,"workload":"%s"})", now_,
                         s.serial, w.name));
@@ -431,6 +433,8 @@ void Engine::EndSession(SessionId id) {
   s.frames.clear();
   s.state = SessionState::kEnded;
   ++ended_[s.decl];
+  if (window_started_) ++ended_window_[s.decl];
+  InProgressChanged(s.decl);
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"end","session":%d})", now_, s.serial));
   }

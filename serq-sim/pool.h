@@ -105,8 +105,8 @@ class PoolHost {
   // A lease of `owner` ended (released, evicted or expired).
   virtual void LeaseEnded(SessionId owner) = 0;
   // For the trace: `lease` started (a hold's units became a lease of
-  // `duration`, inf: until released); `lease` is about to end, `how`; the used or loaded
-  // units of `pool` changed (called only after Pools::NotifyChanges()).
+  // `duration`, inf: until released); `lease` is about to end, `how`; the
+  // used or loaded units of `pool` changed (only after NotifyChanges()).
   virtual void LeaseStarted(const Lease& lease, double duration) {}
   virtual void LeaseEnding(const Lease& lease, LeaseEnd how) {}
   virtual void PoolChanged(uint32_t pool) {}
@@ -264,7 +264,6 @@ class Pools {
   bool TryGrow(const Growth& growth);
   void ApplyGrowth(const Growth& growth);
   void EndLease(LeaseId id, LeaseEnd how);
-  void EndLease(LeaseId id);
   // The cache's hooks (pool_cache.cc). Registers the blocks a growth of the
   // hold's content filled.
   void Register(HoldId hold);

@@ -193,6 +193,9 @@ class Station {
     host.StartService(session);
   }
 
+  // The integral of the jobs present over [window start, now].
+  virtual double PresentIntegral(double now) const { return present_.Integral(now); }
+
   // Starts the measured window at `now`: counts and integrals restart.
   virtual void StartWindow(double now);
   // The station's figures over [window start, now].

@@ -151,6 +151,8 @@ class StepStation final : public Station {
     out->set_batch_tokens(static_cast<uint64_t>(std::llround(batch_tokens_)));
     out->set_preempted(preempted_);
     out->set_recomputed(static_cast<uint64_t>(std::llround(recomputed_)));
+    if (std::isfinite(seqs_)) out->set_step_seqs(seqs_);
+    if (std::isfinite(tokens_)) out->set_step_tokens(tokens_);
   }
 
  private:

@@ -37,7 +37,9 @@ ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resol
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
 ABSL_FLAG(std::string, trace_format, "jsonl",
           "run: the --trace file's format, jsonl or chrome (Trace Event Format, for ui.perfetto.dev)");
-ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
+ABSL_FLAG(std::string, results, "",
+          "run: also write the results to this file (.json: JSON, .pb: protobuf binary), as "
+          "serq-sim would; view: a results file (from serq-sim) whose figures to overlay");
 
 namespace {
 
@@ -47,6 +49,7 @@ constexpr char kUsage[] =
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
     "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
     "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
+    "                     [--results r.json|r.pb]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
@@ -117,8 +120,8 @@ int main(int argc, char** argv) {
     }
     if (!defines->empty() && command == "fmt") return Usage("-D does not apply to 'serq fmt'");
   }
-  if (command != "view" && !absl::GetFlag(FLAGS_results).empty()) {
-    return Usage("--results applies to 'serq view' only");
+  if (command != "view" && command != "run" && !absl::GetFlag(FLAGS_results).empty()) {
+    return Usage("--results applies to 'serq run' and 'serq view' only");
   }
 
   serq::CommandResult result;
@@ -129,6 +132,11 @@ int main(int argc, char** argv) {
     options.report.quantiles = *quantiles;
     if (auto s = serq::report::ValidateReportOptions(options.report); !s.ok()) {
       return Usage(absl::StrCat("--format: ", s.message()));
+    }
+    if (!options.results_path.empty()) {
+      if (auto f = serq::ResultsFormatForPath(options.results_path); !f.ok()) {
+        return Usage(std::string(f.status().message()));
+      }
     }
     result = serq::RunCommand(path, options);
   } else if (command == "check") {
