@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -80,7 +81,11 @@ std::string Heading(const std::string& section) {
   if (section == "stage") return "Stages";
   if (section == "pool") return "Pools";
   if (section == "session") return "Sessions";
-  return section;
+  // A section the report gained (steady_state): its words, capitalised.
+  std::string words = section;
+  for (char& c : words) c = c == '_' ? ' ' : c;
+  if (!words.empty()) words[0] = absl::ascii_toupper(words[0]);
+  return words;
 }
 
 // Every csv section with rows as a table under its heading.

@@ -85,11 +85,12 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Wake(SessionId session) override;
   void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
+  void LeaseStarted(const Lease& lease, double duration) override;  // engine_trace.cc
+  void LeaseEnding(const Lease& lease, LeaseEnd how) override;      // engine_trace.cc
+  void PoolChanged(uint32_t pool) override;                      // engine_trace.cc
   absl::Span<const BlockTag> Blocks(SessionId session) override;
   void CacheEvicted(uint32_t pool, uint32_t blocks) override;
   void Freed(uint32_t pool) override;
-  void LeaseEnding(const Lease& lease, LeaseEnd how) override;  // engine_trace.cc
-  void PoolChanged(uint32_t pool) override;                      // engine_trace.cc
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -197,10 +198,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Log(const std::string& json);
   // engine_trace.cc: `event` (admit, wait) for every pool of the session's
   // innermost hold; the release of an active hold (`by`: release, block,
-  // end); a hold that became a lease.
+  // end).
   void LogHolds(const char* event, const Session& s);
   void LogRelease(const Session& s, HoldId hold, const char* by);
-  void LogLease(const Session& s, const LeaseRef& ref, double duration);
 
   const Model& model_;
   uint32_t replication_;

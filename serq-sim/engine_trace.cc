@@ -36,10 +36,11 @@ void Engine::LogRelease(const Session& s, HoldId hold, const char* by) {
       s.serial, PoolName(h.pool), Number(h.size), by));
 }
 
-void Engine::LogLease(const Session& s, const LeaseRef& ref, double duration) {
-  const Lease& l = pools_.lease(ref.id);
+void Engine::LeaseStarted(const Lease& l, double duration) {
+  if (!options_.trace) return;
   std::string json = absl::StrFormat(R"({"t":%.17g,"event":"lease","session":%d,"pool":"%s","units":%s)",
-                                     now_, s.serial, PoolName(l.pool), Number(l.units));
+                                     now_, sessions_[l.owner].serial, PoolName(l.pool),
+                                     Number(l.units));
   // An infinite lease (until released) has no duration field.
   if (std::isfinite(duration)) absl::StrAppend(&json, ",\"duration\":", Number(duration));
   Log(json + "}");

@@ -356,7 +356,6 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
         ++s.live_leases;
         ++live_leases_;
         s.leases.push_back(pools_.LeaseHold(hold, duration));
-        if (options_.trace) LogLease(s, s.leases.back(), duration);
       } else {
         pools_.FreeHold(hold);  // returned early by a release: nothing to lease
       }

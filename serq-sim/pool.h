@@ -106,6 +106,12 @@ class PoolHost {
   virtual void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) = 0;
   // A lease of `owner` ended (released, evicted or expired).
   virtual void LeaseEnded(SessionId owner) = 0;
+  // For the trace: `lease` started (a hold's units became a lease of
+  // `duration`, inf: until released); `lease` is about to end, `how`; the
+  // used or loaded units of `pool` changed (only after NotifyChanges()).
+  virtual void LeaseStarted(const Lease& lease, double duration) {}
+  virtual void LeaseEnding(const Lease& lease, LeaseEnd how) {}
+  virtual void PoolChanged(uint32_t pool) {}
   // The block list of `session` (engine.md §3): what a hold's content on a
   // cache pool registers as it fills blocks.
   virtual absl::Span<const BlockTag> Blocks(SessionId session) { return {}; }
@@ -114,10 +120,6 @@ class PoolHost {
   // Units of `pool` were freed or became reclaimable, after its lines were
   // examined (a step stage with `preempt by` idling for them starts a step).
   virtual void Freed(uint32_t pool) {}
-  // For the trace: `lease` is about to end, `how`; and the used or loaded
-  // units of `pool` changed (called only after Pools::NotifyChanges()).
-  virtual void LeaseEnding(const Lease& lease, LeaseEnd how) {}
-  virtual void PoolChanged(uint32_t pool) {}
 };
 
 class Pools {

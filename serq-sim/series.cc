@@ -58,8 +58,8 @@ void SeriesRecorder::Record(double time, const std::vector<std::unique_ptr<Stati
     results::PoolSeries* p = series_.mutable_pool(id);
     p->add_used(pools.used(id));
     p->add_loaded(pools.loaded(id));
-    // A cache pool's evictable units go here (PoolSeries.evictable) once
-    // pools have caches: the cache branch adds them.
+    // A cache pool's cached blocks no one references (inside its free units).
+    if (pools.cache_block(id) > 0) p->add_evictable(pools.CachedFree(id));
   }
   for (size_t i = 0; i < arrived.size(); ++i) {
     series_.mutable_session(i)->add_in_progress(static_cast<double>(arrived[i] - ended[i]));

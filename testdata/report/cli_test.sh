@@ -24,8 +24,10 @@ expect() {
   fi
 }
 
-expect 2 "serq-report: error: --format: unknown format 'html' (expected text, csv, json or md)" \
-  $tool --format=html $suite/before.json
+expect 2 "serq-report: error: --format: unknown format 'xml' (expected text, csv, json, md or html)" \
+  $tool --format=xml $suite/before.json
+expect 2 "serq-report: error: --ir applies to --format=html only" \
+  $tool --ir $suite/before.json $suite/before.json
 expect 2 "serq-report: error: --quantiles: quantile 100 is not between 0 and 100 (exclusive)" \
   $tool --quantiles=50,100 $suite/before.json
 expect 2 "serq-report: error: --quantiles: quantile 'p99' is not a number" \
@@ -40,7 +42,7 @@ expect 1 "<stdin>: error: empty input: expected results as JSON or protobuf bina
 # --help says what the tool reads and writes. (Abseil decides the exit
 # status of --help and of an unknown flag, 1 for both; not pinned here.)
 $tool --help >$tmp/cli_out 2>&1
-if ! grep -qF "serq-report [results...|-] [--format=text|csv|json|md]" $tmp/cli_out; then
+if ! grep -qF "serq-report [results...|-] [--format=text|csv|json|md|html]" $tmp/cli_out; then
   echo "FAIL: --help does not print the usage"
   failed=$((failed + 1))
 fi
