@@ -16,6 +16,8 @@ constexpr FunctionInfo kFunctions[] = {
     {"sqrt", Function::kSqrt, FunctionClass::kMath, 1, 1},
     {"ln", Function::kLn, FunctionClass::kMath, 1, 1},
     {"pow", Function::kPow, FunctionClass::kMath, 2, 2},
+    // x and at least two points (language.md §6)
+    {"interp", Function::kInterp, FunctionClass::kMath, 5, -1, false, true},
     {"exponential", Function::kExponential, FunctionClass::kRandom, 1, 1},
     {"uniform", Function::kUniform, FunctionClass::kRandom, 2, 2},
     {"normal", Function::kNormal, FunctionClass::kRandom, 2, 2},
@@ -33,6 +35,8 @@ constexpr FunctionInfo kFunctions[] = {
     {"cap", Function::kCap, FunctionClass::kPool, 1, 1},
     {"held", Function::kHeld, FunctionClass::kPool, 1, 1},
     {"len", Function::kLen, FunctionClass::kArray, 1, 1},
+    {"cached", Function::kCached, FunctionClass::kPool, 1, 1, true},
+    {"hit", Function::kHit, FunctionClass::kPool, 1, 1, true},
 };
 
 constexpr BuiltinVariableInfo kVariables[] = {
@@ -40,13 +44,27 @@ constexpr BuiltinVariableInfo kVariables[] = {
     {"arrival", ir::Ref::ARRIVAL, "a session"},
     {"serial", ir::Ref::SERIAL, "a session"},
     {"present", ir::Ref::PRESENT, "the phi of a ps stage"},
-    {"since", ir::Ref::SINCE, "a pool's evict by"},
+    {"since", ir::Ref::SINCE, "a pool's evict by or a stage's preempt by"},
     {"tokens", ir::Ref::TOKENS, "the tau of a step stage"},
     {"prefill", ir::Ref::PREFILL, "the tau of a step stage"},
     {"decode", ir::Ref::DECODE, "the tau of a step stage"},
     {"seqs", ir::Ref::SEQS, "the tau of a step stage"},
     {"context", ir::Ref::CONTEXT, "the tau of a step stage"},
+    {"attention", ir::Ref::ATTENTION, "the tau of a step stage"},
 };
+
+// Piecewise linear through the points (x1, y1, ..., xn, yn), n >= 2 and
+// the xs increasing; beyond either end, the end segment's line goes on.
+double Interp(double x, absl::Span<const double> p) {
+  // The linker refuses anything else; NaN (reported by callers) rather than
+  // a read out of bounds if unchecked IR ever gets here.
+  if (p.size() < 4 || p.size() % 2 != 0) return std::nan("");
+  size_t n = p.size() / 2;
+  size_t i = 0;  // the segment (point i to point i + 1)
+  while (i + 2 < n && x >= p[2 * (i + 1)]) ++i;
+  double x0 = p[2 * i], y0 = p[2 * i + 1], x1 = p[2 * i + 2], y1 = p[2 * i + 3];
+  return y0 + (x - x0) * (y1 - y0) / (x1 - x0);
+}
 
 }  // namespace
 
@@ -75,6 +93,7 @@ double ApplyMath(Function f, absl::Span<const double> a) {
     case Function::kSqrt: return std::sqrt(a[0]);
     case Function::kLn: return std::log(a[0]);
     case Function::kPow: return std::pow(a[0], a[1]);
+    case Function::kInterp: return Interp(a[0], a.subspan(1));
     default: return std::nan("");
   }
 }

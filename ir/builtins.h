@@ -13,12 +13,14 @@ namespace serq {
 enum class Function {
   // math
   kMin, kMax, kFloor, kCeil, kRound, kAbs, kSqrt, kLn, kPow,
+  kInterp,  // piecewise linear through constant points (IR 9)
   // random draws
   kExponential, kUniform, kNormal, kLognormal, kGamma, kErlang, kGeometric, kBernoulli,
   // state of the deployment
   kQueue, kBusy, kWork, kPrice,  // of a stage element
   kUsed, kFree, kCap, kHeld,     // of a pool element
   kLen,                          // of a pool or stage, array or scalar
+  kCached, kHit,                 // of a cache pool element (IR 9)
 };
 
 enum class FunctionClass {
@@ -34,19 +36,26 @@ struct FunctionInfo {
   Function function;
   FunctionClass cls;
   int min_args;
-  int max_args;  // -1: any number (min, max)
+  int max_args;  // -1: any number (min, max, interp)
+  // kPool only: the pool must keep a prefix cache (`cache B;`).
+  bool needs_cache = false;
+  // An odd number of arguments, x then (x, y) points whose xs are constant
+  // and increasing (interp).
+  bool points = false;
 };
 
 // The function called `name`, or nullptr.
 const FunctionInfo* LookupFunction(absl::string_view name);
 const FunctionInfo& GetFunction(Function f);
 
-// Applies a math function to numbers already checked for arity. The result
+// Applies a math function to numbers already checked for arity (and, for
+// interp, checked by the linker to be x then points with increasing xs). The result
 // may be NaN (sqrt(-1), ln(0) is -inf); callers report NaN as an error.
 double ApplyMath(Function f, absl::Span<const double> args);
 
 // Built-in variables: `now`, `arrival`, `serial` in sessions; `present` in a
-// ps phi; `since` in a pool's evict by; the step variables in a step tau.
+// ps phi; `since` in a pool's evict by and a stage's preempt by; the step
+// variables (with IR 9's `attention`) in a step tau.
 struct BuiltinVariableInfo {
   absl::string_view name;
   ir::Ref::Builtin builtin;

@@ -1,6 +1,7 @@
 #include "ir/constant.h"
 
 #include <cmath>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -49,6 +50,26 @@ TEST(Constant, ArithmeticAndParams) {
   EXPECT_EQ(*EvaluateConstant(Call("round", {Num(2.5)}), NoParams), 3);
   EXPECT_EQ(*EvaluateConstant(Call("round", {Num(-2.5)}), NoParams), -3);
   EXPECT_TRUE(std::isinf(*EvaluateConstant(Num(INFINITY), NoParams)));
+}
+
+// engine.md §4: through (0, 10) and (10, 30) the line is 10 + 2x, so 5 is
+// 20 and, extrapolated, 15 is 40 and -5 is 0. With a third point (20, 10)
+// the second segment is 30 - 2(x - 10): 15 is 20 and 25 (beyond) is 0; x
+// on a point is that point's y.
+TEST(Constant, InterpIsPiecewiseLinearAndExtrapolates) {
+  auto interp = [](double x, std::vector<double> points) {
+    std::vector<ir::Expr> args = {Num(x)};
+    for (double p : points) args.push_back(Num(p));
+    return *EvaluateConstant(Call("interp", std::move(args)), NoParams);
+  };
+  EXPECT_EQ(interp(5, {0, 10, 10, 30}), 20);
+  EXPECT_EQ(interp(15, {0, 10, 10, 30}), 40);
+  EXPECT_EQ(interp(-5, {0, 10, 10, 30}), 0);
+  EXPECT_EQ(interp(15, {0, 10, 10, 30, 20, 10}), 20);
+  EXPECT_EQ(interp(25, {0, 10, 10, 30, 20, 10}), 0);
+  EXPECT_EQ(interp(-5, {0, 10, 10, 30, 20, 10}), 0);
+  EXPECT_EQ(interp(10, {0, 10, 10, 30, 20, 10}), 30);
+  EXPECT_EQ(interp(20, {0, 10, 10, 30, 20, 10}), 10);
 }
 
 TEST(Constant, ErrorsAreReported) {

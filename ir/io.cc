@@ -92,21 +92,88 @@ bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
 namespace {
 
 std::string SupportedVersions() {
-  return absl::StrCat("this serq reads IR versions ", kOldestIrVersion, " and ", kIrVersion);
+  return absl::StrCat("this serq reads IR versions ", kOldestIrVersion, " to ", kIrVersion);
+}
+
+void CannotHold(uint32_t version, const std::string& path, absl::string_view what,
+                uint32_t added, Diagnostics* diags) {
+  diags->ErrorAtPath(path, absl::StrCat("IR version ", version, " cannot hold ", what,
+                                        " (added in version ", added, ")"));
 }
 
 // IR 7 cannot say `also` or `share`; a file that claims 7 and holds either was
 // written by a tool that does not know what they mean.
 void RefuseVersion8Fields(const ir::Program& p, Diagnostics* diags) {
   if (p.share() != ir::Program::SHARE_UNSPECIFIED) {
-    diags->ErrorAtPath("share", "IR version 7 cannot hold 'share' (added in version 8)");
+    CannotHold(p.version(), "share", "'share'", 8, diags);
   }
   ForEachStatement(p, [&](const ir::Statement& s, const std::string& path) {
     if (s.has_run() && s.run().also_size() > 0) {
-      diags->ErrorAtPath(absl::StrCat(path, ".run.also"),
-                         "IR version 7 cannot hold 'also' (added in version 8)");
+      CannotHold(p.version(), absl::StrCat(path, ".run.also"), "'also'", 8, diags);
     }
   });
+}
+
+// Every expression's refs and calls, generically (expressions sit in many
+// fields), with their JSON paths: the IR 9 step variable and functions.
+void RefuseVersion9Expressions(const google::protobuf::Message& m, const std::string& path,
+                               uint32_t version, Diagnostics* diags) {
+  if (m.GetDescriptor() == ir::Ref::descriptor()) {
+    const auto& ref = static_cast<const ir::Ref&>(m);
+    if (ref.kind() == ir::Ref::BUILTIN && ref.decl() == ir::Ref::ATTENTION) {
+      CannotHold(version, path, "the step variable 'attention'", 9, diags);
+    }
+  } else if (m.GetDescriptor() == ir::Expr::Call::descriptor()) {
+    const std::string& f = static_cast<const ir::Expr::Call&>(m).function();
+    if (f == "interp" || f == "cached" || f == "hit") {
+      CannotHold(version, path + ".function", absl::StrCat("the function '", f, "'"), 9, diags);
+    }
+  }
+  const google::protobuf::Reflection* reflection = m.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(m, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    std::string here = path.empty() ? field->json_name() : absl::StrCat(path, ".", field->json_name());
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection->FieldSize(m, field); ++i) {
+        RefuseVersion9Expressions(reflection->GetRepeatedMessage(m, field, i),
+                                  absl::StrCat(here, "[", i, "]"), version, diags);
+      }
+    } else {
+      RefuseVersion9Expressions(reflection->GetMessage(m, field), here, version, diags);
+    }
+  }
+}
+
+// IR 7 and 8 cannot say what 9 added. An old reader would ignore each of
+// these fields and simulate another model without a word (docs/ir.md
+// §Stability), so a file that claims an old version and holds one was
+// written by a tool that does not know what it means.
+void RefuseVersion9Fields(const ir::Program& p, Diagnostics* diags) {
+  uint32_t v = p.version();
+  for (int i = 0; i < p.pool_size(); ++i) {
+    if (p.pool(i).has_cache()) CannotHold(v, absl::StrCat("pool[", i, "].cache"), "'cache'", 9, diags);
+  }
+  for (int i = 0; i < p.stage_size(); ++i) {
+    if (p.stage(i).has_preempt_by()) {
+      CannotHold(v, absl::StrCat("stage[", i, "].preemptBy"), "'preemptBy'", 9, diags);
+    }
+  }
+  ForEachStatement(p, [&](const ir::Statement& s, const std::string& path) {
+    if (s.has_run()) {
+      const ir::Statement::Run& r = s.run();
+      if (r.has_growing() && r.mode() == ir::Statement::Run::PREFILL) {
+        CannotHold(v, absl::StrCat(path, ".run.growing"), "'growing' on a prefill run", 9, diags);
+      }
+      if (!r.observe().empty()) {
+        CannotHold(v, absl::StrCat(path, ".run.observe"), "'observe' on a run", 9, diags);
+      }
+    }
+    if (s.has_prefix()) CannotHold(v, absl::StrCat(path, ".prefix"), "'prefix'", 9, diags);
+  });
+  if (p.has_run() && p.run().has_sample()) CannotHold(v, "run.sample", "'sample'", 9, diags);
+  RefuseVersion9Expressions(p, "", v, diags);
 }
 
 }  // namespace
@@ -137,9 +204,10 @@ bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags) 
     return false;
   }
   if (out->version() == kIrVersion) return true;
-  if (out->version() == kOldestIrVersion) {
+  if (out->version() >= kOldestIrVersion && out->version() < kIrVersion) {
     size_t before = diags->size();
-    RefuseVersion8Fields(*out, diags);
+    if (out->version() < 8) RefuseVersion8Fields(*out, diags);
+    RefuseVersion9Fields(*out, diags);
     if (diags->size() != before) return false;
     out->set_version(kIrVersion);
     return true;
@@ -155,9 +223,11 @@ bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags) 
 
 bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* diags) {
   if (!DecodeMessage(bytes, out, diags)) return false;
+  if (out->version() == kOldestResultsVersion) out->set_version(kIrVersion);
   if (out->version() != kIrVersion) {
     diags->ErrorAtPath("version", absl::StrCat("unsupported results version ", out->version(),
-                                               "; this serq reads version ", kIrVersion));
+                                               "; this serq reads versions ",
+                                               kOldestResultsVersion, " and ", kIrVersion));
     return false;
   }
   return true;

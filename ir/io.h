@@ -19,8 +19,11 @@
 
 namespace serq {
 
-inline constexpr uint32_t kIrVersion = 8;        // read and written
-inline constexpr uint32_t kOldestIrVersion = 7;  // read, without also/share
+inline constexpr uint32_t kIrVersion = 9;        // read and written
+inline constexpr uint32_t kOldestIrVersion = 7;  // read, without what 8 and 9 added
+// Results carry the IR version that wrote them: 9 is written, 8 is read
+// (IR 9 only added fields that 8 leaves at zero) and upgraded in memory.
+inline constexpr uint32_t kOldestResultsVersion = 8;
 
 // The deepest message nesting of IR serq reads or writes (the program is
 // level 1, a session 2, its statements 3, ...). Blocks, `else if` chains and
@@ -47,14 +50,18 @@ bool LooksLikeJson(absl::string_view bytes);
 bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
                    Diagnostics* diags);
 
-// Decodes a Program and checks its version: 8 is read as is; 7 is read and
-// upgraded to 8 in memory, unless it holds what 7 cannot (`also` on a run,
-// `share` on the program), which is an error at its IR path; any other
-// version is refused with a message naming the versions this build reads.
+// Decodes a Program and checks its version: 9 is read as is; 8 and 7 are
+// read and upgraded to 9 in memory, unless they hold what their version
+// cannot (7: `also` on a run, `share` on the program; 7 and 8: a pool's
+// `cache`, a stage's `preemptBy`, `growing` on a prefill run, `observe` on
+// a run, a `prefix` statement, the run's `sample`, the step variable
+// `attention`, calls of `interp`, `cached`, `hit`), each an error at its IR
+// path; any other version is refused with a message naming the versions
+// this build reads.
 // IR nested deeper than kMaxIrDepth is refused.
 bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags);
 
-// Decodes Results and checks their version (8 only).
+// Decodes Results and checks their version: 9, or 8 upgraded to 9.
 bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* diags);
 
 // Encodes a message: pretty JSON ending in a newline, or binary. Both are

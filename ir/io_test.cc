@@ -8,7 +8,7 @@ namespace {
 
 ir::Program SmallProgram() {
   ir::Program p;
-  p.set_version(8);
+  p.set_version(9);
   p.set_share(ir::Program::MAXMIN);
   ir::Stage* s = p.add_stage();
   s->set_name("link");
@@ -47,7 +47,74 @@ TEST(Io, Version7IsUpgradedWhenItHoldsNeitherAlsoNorShare) {
   Diagnostics d("v7.json");
   ir::Program p;
   ASSERT_TRUE(ReadProgram(R"({"version": 7, "stage": [{"name": "s", "kind": "DELAY"}]})", &p, &d));
-  EXPECT_EQ(p.version(), 8u);
+  EXPECT_EQ(p.version(), 9u);
+}
+
+TEST(Io, Version8IsUpgradedWhenItHoldsNoIr9Field) {
+  Diagnostics d("v8.json");
+  ir::Program p;
+  ASSERT_TRUE(ReadProgram(
+      R"({"version": 8, "share": "MAXMIN", "session": [{"body": [
+          {"run": {"stage": {"name": "E"}, "mode": "DECODE", "work": {"number": 1},
+                   "growing": {"name": "kv"}}}]}]})",
+      &p, &d))
+      << d.Render();
+  EXPECT_EQ(p.version(), 9u);
+}
+
+// Each field IR 9 added, in a file that says 8 (or 7): an old writer could
+// not have meant it, and an old reader would have ignored it.
+TEST(Io, Version8WithIr9FieldsIsRefusedAtTheirPaths) {
+  const char* kBody = R"(
+      "pool": [{"name": "kv", "cache": {"number": 16}}],
+      "stage": [{"name": "E", "kind": "STEP",
+                 "rate": {"ref": {"name": "attention", "kind": "BUILTIN", "decl": 11}},
+                 "preemptBy": {"expr": [{"ref": {"name": "since"}}]}}],
+      "session": [{"body": [
+        {"prefix": {"family": {"number": 1}, "count": {"number": 2}}},
+        {"hold": {"pool": [{"pool": {"name": "kv"}, "amount": {"number": 0}}], "body": [
+          {"run": {"stage": {"name": "E"}, "mode": "PREFILL", "work": {"number": 4},
+                   "growing": {"name": "kv"}}},
+          {"run": {"stage": {"name": "E"}, "mode": "DECODE", "work": {"number": 4},
+                   "observe": "itl"}},
+          {"observe": {"name": "c", "value": {"call": {"function": "cached",
+                                                         "arg": [{"ref": {"name": "kv"}}]}}}}
+        ]}}]}],
+      "run": {"horizon": {"number": 1}, "sample": {"number": 0.5}}})";
+  for (int version : {8, 7}) {
+    Diagnostics d("old.json");
+    ir::Program p;
+    EXPECT_FALSE(ReadProgram(absl::StrCat(R"({"version": )", version, ",", kBody), &p, &d));
+    std::string v = absl::StrCat("IR version ", version, " cannot hold ");
+    EXPECT_EQ(d.Render(),
+              absl::StrCat(
+                  "old.json:pool[0].cache: error: ", v, "'cache' (added in version 9)\n",
+                  "old.json:stage[0].preemptBy: error: ", v, "'preemptBy' (added in version 9)\n",
+                  "old.json:session[0].body[0].prefix: error: ", v,
+                  "'prefix' (added in version 9)\n",
+                  "old.json:session[0].body[1].hold.body[0].run.growing: error: ", v,
+                  "'growing' on a prefill run (added in version 9)\n",
+                  "old.json:session[0].body[1].hold.body[1].run.observe: error: ", v,
+                  "'observe' on a run (added in version 9)\n",
+                  "old.json:run.sample: error: ", v, "'sample' (added in version 9)\n",
+                  "old.json:stage[0].rate.ref: error: ", v,
+                  "the step variable 'attention' (added in version 9)\n",
+                  "old.json:session[0].body[1].hold.body[2].observe.value.call.function: error: ",
+                  v, "the function 'cached' (added in version 9)\n"));
+  }
+}
+
+// Results 8 lack only fields IR 9 added (preemptions, caches), which read
+// as zero: they are read, as version 9.
+TEST(Io, Results8AreReadAs9) {
+  Diagnostics d("r.json");
+  results::Results r;
+  ASSERT_TRUE(ReadResults(R"({"version": 8})", &r, &d)) << d.Render();
+  EXPECT_EQ(r.version(), 9u);
+  EXPECT_FALSE(ReadResults(R"({"version": 7})", &r, &d));
+  EXPECT_EQ(d.Render(),
+            "r.json:version: error: unsupported results version 7; this serq reads versions 8 "
+            "and 9\n");
 }
 
 TEST(Io, Version7WithAlsoOrShareIsRefusedAtItsPath) {
@@ -64,14 +131,17 @@ TEST(Io, Version7WithAlsoOrShareIsRefusedAtItsPath) {
 }
 
 TEST(Io, UnknownVersionsAreRefusedNamingTheSupportedOnes) {
-  Diagnostics d("v9.json");
+  Diagnostics d("v10.json");
   ir::Program p;
-  EXPECT_FALSE(ReadProgram(R"({"version": 9})", &p, &d));
+  EXPECT_FALSE(ReadProgram(R"({"version": 10})", &p, &d));
+  EXPECT_FALSE(ReadProgram(R"({"version": 6})", &p, &d));
   EXPECT_FALSE(ReadProgram(R"({})", &p, &d));
   EXPECT_EQ(d.Render(),
-            "v9.json:version: error: unsupported IR version 9; this serq reads IR versions 7 "
-            "and 8\n"
-            "v9.json:version: error: IR has no version; this serq reads IR versions 7 and 8\n");
+            "v10.json:version: error: unsupported IR version 10; this serq reads IR versions 7 "
+            "to 9\n"
+            "v10.json:version: error: unsupported IR version 6; this serq reads IR versions 7 "
+            "to 9\n"
+            "v10.json:version: error: IR has no version; this serq reads IR versions 7 to 9\n");
 }
 
 TEST(Io, UnknownEnumNameAndUnknownFieldAreErrors) {
@@ -101,7 +171,7 @@ TEST(Io, GarbageAndEmptyInputAreErrors) {
 TEST(Io, IrDeeperThanTheLimitIsRefused) {
   for (int n : {30, 31, 40}) {
     ir::Program p;
-    p.set_version(8);
+    p.set_version(9);
     ir::Expr* e = p.add_param()->mutable_value();
     for (int i = 0; i < n; ++i) e = e->mutable_unary()->mutable_operand();
     e->set_number(1);

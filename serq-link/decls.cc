@@ -31,6 +31,18 @@ void Linker::CheckPools() {
                                                   "' must be at least 0, not ", FormatNumber(*v)));
       }
     }
+    if (p->has_cache()) {
+      Place at = here.Field("cache", &p->cache_loc());
+      if (ResolveExpr(p->mutable_cache(), at, constant)) {
+        std::optional<double> v = Evaluate(p->cache(), at);
+        if (v.has_value() && !(IsWhole(*v) && *v >= 1)) {
+          Error(at.At(p->cache().loc()),
+                absl::StrCat("the cache block of '", p->name(),
+                             "' must be a whole number of units at least 1, not ",
+                             FormatNumber(*v)));
+        }
+      }
+    }
   }
 }
 
@@ -99,6 +111,11 @@ void Linker::CheckStages() {
       Error(here.Field("serveBy", loc), absl::StrCat("serve by is only for fifo and step stages, "
                                                 "and '", name, "' is a ", kind_word,
                                                 " stage"));
+    }
+    if (s->has_preempt_by() && s->kind() != ir::Stage::STEP && !kind_word.empty()) {
+      Error(here.Field("preemptBy", &s->preempt_loc()),
+            absl::StrCat("preempt by is only for step stages, and '", name, "' is a ",
+                         kind_word, " stage"));
     }
   }
 }
@@ -210,6 +227,13 @@ void Linker::CheckRunSettings() {
     if (!(IsWhole(*v) && *v >= 1)) {
       Error(here.Field("replications").At(run->replications().loc()),
             absl::StrCat("replications must be a whole number at least 1, not ",
+                         FormatNumber(*v)));
+    }
+  }
+  if (auto v = setting("sample", IF_PRESENT(run, sample))) {
+    if (!(std::isfinite(*v) && *v > 0)) {
+      Error(here.Field("sample").At(run->sample().loc()),
+            absl::StrCat("the sample interval must be a finite number above 0, not ",
                          FormatNumber(*v)));
     }
   }

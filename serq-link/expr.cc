@@ -1,6 +1,8 @@
 // Expressions: what each name means where it stands. In a session a name is
 // a built-in (now, arrival, serial), else a param, else a session variable;
 // elsewhere the context decides which built-ins, draws and state it may read.
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "ir/builtins.h"
 #include "serq-link/linker.h"
@@ -14,14 +16,16 @@ bool BuiltinAllowed(ir::Ref::Builtin b, Context c) {
     case ir::Ref::NOW:
     case ir::Ref::ARRIVAL:
     case ir::Ref::SERIAL:
-      return c == Context::kSession || c == Context::kEvictBy || c == Context::kServeBy;
+      return c == Context::kSession || c == Context::kEvictBy || c == Context::kServeBy ||
+             c == Context::kPreemptBy;
     case ir::Ref::PRESENT: return c == Context::kPsPhi;
-    case ir::Ref::SINCE: return c == Context::kEvictBy;
+    case ir::Ref::SINCE: return c == Context::kEvictBy || c == Context::kPreemptBy;
     case ir::Ref::TOKENS:
     case ir::Ref::PREFILL:
     case ir::Ref::DECODE:
     case ir::Ref::SEQS:
     case ir::Ref::CONTEXT:
+    case ir::Ref::ATTENTION:
       return c == Context::kStepTau;
     default: return false;
   }
@@ -175,7 +179,8 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
     }
     return;
   }
-  if ((scope.context == Context::kEvictBy || scope.context == Context::kServeBy) &&
+  if ((scope.context == Context::kEvictBy || scope.context == Context::kServeBy ||
+       scope.context == Context::kPreemptBy) &&
       (b == nullptr || IsVariableHere(name, scope))) {
     ResolveKeyVariable(ref, where, scope);
     return;
@@ -201,7 +206,12 @@ void Linker::ResolveCall(ir::Expr::Call* call, const Place& where, const Scope& 
     return;
   }
   int n = call->arg_size();
-  if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
+  bool points_ok = f->points && n >= f->min_args && n % 2 == 1;
+  if (f->points && !points_ok) {
+    Error(where, absl::StrCat("'", name, "' takes x and at least two points, x1, y1, ..., xn, yn: ",
+                              n % 2 == 0 ? "an odd number of arguments" : "at least 5 arguments",
+                              ", not ", n));
+  } else if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
     if (f->max_args < 0) {
       Error(where, absl::StrCat("'", name, "' takes at least ", Arguments(f->min_args)));
     } else {
@@ -238,14 +248,52 @@ void Linker::ResolveCall(ir::Expr::Call* call, const Place& where, const Scope& 
         Error(at, absl::StrCat(needs, arg->has_number() ? ", not a number" : ", not an expression"));
         return;
       }
-      ResolveDeclRef(arg->mutable_ref(), at.Field("ref", &arg->ref().loc()), want,
-                     f->cls == FunctionClass::kArray ? Shape::kWhole : Shape::kElement, needs,
-                     scope);
+      const Decl* d =
+          ResolveDeclRef(arg->mutable_ref(), at.Field("ref", &arg->ref().loc()), want,
+                         f->cls == FunctionClass::kArray ? Shape::kWhole : Shape::kElement, needs,
+                         scope);
+      if (d != nullptr && f->needs_cache && !program_->pool(d->index).has_cache()) {
+        const std::string& pool = program_->pool(d->index).name();
+        Error(at.Field("ref", &arg->ref().loc()),
+              absl::StrCat("'", name, "' reads a pool's prefix cache, and '", pool,
+                           "' keeps none (give it 'cache B;')"));
+      }
       return;
     }
   }
+  size_t before = diags_->size();
   for (int i = 0; i < n; ++i) {
     ResolveExpr(call->mutable_arg(i), where.Field("arg").Item(i), scope);
+  }
+  if (points_ok && diags_->size() == before) CheckPoints(*call, where);
+}
+
+void Linker::CheckPoints(const ir::Expr::Call& call, const Place& where) {
+  const std::string& name = call.function();
+  std::optional<double> previous;
+  for (int i = 1; i + 1 < call.arg_size(); i += 2) {
+    const ir::Expr& x = call.arg(i);
+    Place at = where.Field("arg").Item(i).At(x.loc());
+    int point = (i + 1) / 2;
+    if (!IsConstantExpr(x)) {
+      Error(at, absl::StrCat("x", point, " of '", name, "' must be a constant (numbers, params "
+                             "and math): the points are a fixed table"));
+      return;
+    }
+    absl::StatusOr<double> v = Value(x);
+    if (!v.ok()) return;  // a param whose value was refused, reported already
+    if (!std::isfinite(*v)) {
+      Error(at, absl::StrCat("x", point, " of '", name, "' must be finite, not ",
+                             FormatNumber(*v)));
+      return;
+    }
+    if (previous.has_value() && !(*v > *previous)) {
+      Error(at, absl::StrCat("the xs of '", name, "' must increase: x", point, " is ",
+                             FormatNumber(*v), ", not above x", point - 1, " = ",
+                             FormatNumber(*previous)));
+      return;
+    }
+    previous = *v;
   }
 }
 

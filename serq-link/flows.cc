@@ -119,8 +119,17 @@ void Linker::CheckRuns() {
                                    "mode: run ", stage.name(), " prefill (…) or run ",
                                    stage.name(), " decode (…)"));
     }
-    if (run.has_growing() && run.mode() != ir::Statement::Run::DECODE) {
-      Error(at.Field("growing", &run.growing().loc()), "growing is only for decode runs");
+    // IR 9: prefill runs grow too (a chunk's tokens as it joins a batch);
+    // a plain run has no tokens to grow by. Prefill and decode runs are on
+    // step stages only (above), and so is `growing`.
+    if (run.has_growing() && run.mode() == ir::Statement::Run::PLAIN) {
+      Error(at.Field("growing", &run.growing().loc()),
+            "growing is only for prefill and decode runs (on a step stage)");
+    }
+    if (!run.observe().empty() && run.mode() != ir::Statement::Run::DECODE) {
+      Error(at.Field("observe", &run.observe_loc()),
+            absl::StrCat("observe on a run is only for decode runs (one sample a token); "
+                         "for one sample, write 'observe ", run.observe(), " = …;' after it"));
     }
   }
 }

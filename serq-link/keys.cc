@@ -1,6 +1,7 @@
-// The two keys evaluated in some session other than the one being linked: a
-// pool's `evict by` (in the session that owns each lease) and a stage's
-// `serve by` (in the session of each arriving job). A variable they read is
+// The keys evaluated in some session other than the one being linked: a
+// pool's `evict by` (in the session that owns each lease), a stage's
+// `serve by` (in the session of each arriving job) and a step stage's
+// `preempt by` (in the session of each victim). A variable they read is
 // resolved by name in that session at run time (Ref.decl is 0), so it must
 // be a variable of every session that can get there: every session that
 // leases from the pool, or runs on the stage. A name no session sets at all
@@ -66,6 +67,20 @@ void Linker::LinkKeys() {
     Place here = Place{}.Field("stage").Item(i, &s->loc()).Field("serveBy");
     ResolveKey(s->mutable_serve_by(), here, scope,
                absl::StrCat("the serve by of '", s->name(), "' has no key"));
+  }
+  // preempt by: evaluated in each victim's session, a job running on the
+  // stage, like evict by in the lease owner's (and so it may read `since`).
+  for (int i = 0; i < program_->stage_size(); ++i) {
+    ir::Stage* s = program_->mutable_stage(i);
+    if (!s->has_preempt_by() || s->kind() != ir::Stage::STEP) continue;
+    Scope scope;
+    scope.context = Context::kPreemptBy;
+    scope.sessions = sessions(run_sessions_[i]);
+    scope.owner = s->name();
+    scope.verb = "runs on";
+    Place here = Place{}.Field("stage").Item(i, &s->loc()).Field("preemptBy", &s->preempt_loc());
+    ResolveKey(s->mutable_preempt_by(), here, scope,
+               absl::StrCat("the preempt by of '", s->name(), "' has no key"));
   }
 }
 

@@ -65,6 +65,7 @@ enum class Context {
   kFifoPhi,   // constants
   kStepTau,   // constants and the step variables
   kEvictBy,   // constants, `since`, now/arrival/serial, the lease owner's variables
+  kPreemptBy, // the same, in the session of each victim (a job at the stage)
   kServeBy,   // the arriving session's view, without random draws
   kRenewal,   // constants and random draws
   kSession,   // everything a session may read
@@ -93,7 +94,7 @@ struct SessionScope {
 struct Scope {
   Context context = Context::kConstant;
   SessionScope* session = nullptr;  // kSession
-  // kEvictBy, kServeBy: the sessions whose variables the key reads (those
+  // kEvictBy, kServeBy, kPreemptBy: the sessions whose variables the key reads (those
   // that lease from the pool, or run on the stage), the declaration's name
   // and the verb for messages ("leases from", "runs on").
   std::vector<SessionScope*> sessions;
@@ -175,6 +176,9 @@ class Linker {
   void ResolveStatement(ir::Statement* st, const Place& where, const Scope& scope);
   void ResolveRun(ir::Statement* st, const Place& where, const Scope& scope);
   void ResolveHold(ir::Statement::Hold* hold, const Place& where, const Scope& scope);
+  void ResolvePrefix(ir::Statement::Prefix* prefix, const Place& where, const Scope& scope);
+  // interp's x then points: an odd count, xs constant and increasing.
+  void CheckPoints(const ir::Expr::Call& call, const Place& where);
   // The slot of assigned variable `name`, or nullopt after reporting why
   // the name cannot be assigned.
   std::optional<uint32_t> Assign(const std::string& name, const Place& where,

@@ -2,6 +2,8 @@
 // the names it assigns (set, choose) anywhere in its body, numbered in order
 // of first appearance, assignment or read; a session driven by a trace also
 // has every other unknown name it reads (its columns).
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "ir/walk.h"
 #include "serq-link/linker.h"
@@ -126,6 +128,9 @@ void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope&
                "the observe has no value");
       break;
     }
+    case ir::Statement::kPrefix:
+      ResolvePrefix(st->mutable_prefix(), here.Field("prefix"), scope);
+      break;
     case ir::Statement::KIND_NOT_SET:
       Error(here, "the statement is empty (it has no kind)");
       break;
@@ -165,6 +170,26 @@ void Linker::ResolveHold(ir::Statement::Hold* hold, const Place& at, const Scope
     Required(IF_PRESENT(a, amount), here.Field("amount"), scope,
              "the lease has no duration");
   }
+}
+
+// `prefix (k, n);`: a family (any whole number: programs use `-1 - serial`
+// for a session's own blocks) and a count (a whole number at least 0). Both
+// are checked here when they are constants, and by the simulator otherwise.
+void Linker::ResolvePrefix(ir::Statement::Prefix* prefix, const Place& at, const Scope& scope) {
+  auto whole = [&](ir::Expr* e, absl::string_view field, absl::string_view what,
+                   double least) {
+    Place here = at.Field(field);
+    if (!Required(e, here, scope, absl::StrCat("the prefix has no ", what))) return;
+    if (!IsConstantExpr(*e)) return;
+    absl::StatusOr<double> v = Value(*e);
+    if (v.ok() && !(IsWhole(*v) && *v >= least)) {
+      Error(here.At(e->loc()),
+            absl::StrCat("the ", what, " of 'prefix' must be a whole number",
+                         least > -INFINITY ? " at least 0" : "", ", not ", FormatNumber(*v)));
+    }
+  };
+  whole(IF_PRESENT(prefix, family), "family", "family", -INFINITY);
+  whole(IF_PRESENT(prefix, count), "count", "block count", 0);
 }
 
 void Linker::ResolveRun(ir::Statement* st, const Place& here, const Scope& scope) {

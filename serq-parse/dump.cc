@@ -70,6 +70,7 @@ void Statement(const ir::Statement& s, int indent, bool locs, std::string* out) 
       if (r.mode() == ir::Statement::Run::DECODE) absl::StrAppend(out, " decode");
       absl::StrAppend(out, " ", DumpExpr(r.work()));
       if (r.has_growing()) absl::StrAppend(out, " growing ", Ref(r.growing()));
+      if (!r.observe().empty()) absl::StrAppend(out, " observe ", r.observe());
       absl::StrAppend(out, at, "\n");
       break;
     }
@@ -94,6 +95,10 @@ void Statement(const ir::Statement& s, int indent, bool locs, std::string* out) 
     case ir::Statement::kObserve:
       absl::StrAppend(out, head, "observe ", s.observe().name(), " ",
                       DumpExpr(s.observe().value()), at, "\n");
+      break;
+    case ir::Statement::kPrefix:
+      absl::StrAppend(out, head, "prefix ", DumpExpr(s.prefix().family()), " ",
+                      DumpExpr(s.prefix().count()), at, "\n");
       break;
     default:
       absl::StrAppend(out, head, "?", at, "\n");
@@ -146,7 +151,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
   for (const auto& x : p.pool()) {
     absl::StrAppend(&out, "pool ", x.name(), x.has_size() ? "[" + DumpExpr(x.size()) + "]" : "",
                     Opt("cap", x.cap(), x.has_cap()),
-                    x.has_evict_by() ? " evict " + DumpKey(x.evict_by()) : "", Loc(x.loc(), locs),
+                    x.has_evict_by() ? " evict " + DumpKey(x.evict_by()) : "",
+                    Opt("cache", x.cache(), x.has_cache()), Loc(x.loc(), locs),
                     "\n");
   }
   for (const auto& x : p.stage()) {
@@ -154,7 +160,9 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
                     " ", ir::Stage::Kind_Name(x.kind()),
                     x.has_rate() ? " " + DumpExpr(x.rate()) : "", Opt("seqs", x.seqs(), x.has_seqs()),
                     Opt("tokens", x.tokens(), x.has_tokens()),
-                    x.has_serve_by() ? " serve " + DumpKey(x.serve_by()) : "", Loc(x.loc(), locs),
+                    x.has_serve_by() ? " serve " + DumpKey(x.serve_by()) : "",
+                    x.has_preempt_by() ? " preempt " + DumpKey(x.preempt_by()) : "",
+                    Loc(x.loc(), locs),
                     "\n");
   }
   if (p.share() != ir::Program::SHARE_UNSPECIFIED) {
@@ -177,7 +185,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
     absl::StrAppend(&out, "run", Opt("horizon", r.horizon(), r.has_horizon()),
                     Opt("warmup", r.warmup(), r.has_warmup()),
                     Opt("replications", r.replications(), r.has_replications()),
-                    Opt("seed", r.seed(), r.has_seed()), Loc(r.loc(), locs), "\n");
+                    Opt("seed", r.seed(), r.has_seed()), Opt("sample", r.sample(), r.has_sample()),
+                    Loc(r.loc(), locs), "\n");
   }
   return out;
 }

@@ -79,6 +79,7 @@ class Printer {
       std::string options;
       if (x.has_cap()) absl::StrAppend(&options, " cap ", FormatExpr(x.cap()), ";");
       if (x.has_evict_by()) absl::StrAppend(&options, " evict by ", Key(x.evict_by()), ";");
+      if (x.has_cache()) absl::StrAppend(&options, " cache ", FormatExpr(x.cache()), ";");
       Line(absl::StrCat("pool ", x.name(), Size(x.has_size(), x.size()), " ", Block(options)));
     }
     Group();
@@ -104,6 +105,7 @@ class Printer {
         absl::StrAppend(&options, " replications ", FormatExpr(r.replications()), ";");
       }
       if (r.has_seed()) absl::StrAppend(&options, " seed ", FormatExpr(r.seed()), ";");
+      if (r.has_sample()) absl::StrAppend(&options, " sample ", FormatExpr(r.sample()), ";");
       Line(absl::StrCat("run ", Block(options)));
     }
     return out_;
@@ -138,6 +140,7 @@ class Printer {
     if (x.has_seqs()) absl::StrAppend(&options, " seqs ", FormatExpr(x.seqs()), ";");
     if (x.has_tokens()) absl::StrAppend(&options, " tokens ", FormatExpr(x.tokens()), ";");
     if (x.has_serve_by()) absl::StrAppend(&options, " serve by ", Key(x.serve_by()), ";");
+    if (x.has_preempt_by()) absl::StrAppend(&options, " preempt by ", Key(x.preempt_by()), ";");
     return absl::StrCat("stage ", x.name(), Size(x.has_size(), x.size()), " : ", kind,
                         options.empty() ? ";" : " " + Block(options));
   }
@@ -176,6 +179,7 @@ class Printer {
     const ir::Statement& release = body[i + 2];
     return run.transfer() && load.transfer() && release.transfer() && run.has_run() &&
            run.run().mode() == ir::Statement::Run::PLAIN && !run.run().has_growing() &&
+           run.run().observe().empty() &&
            load.has_load() && release.has_release();
   }
 
@@ -251,8 +255,9 @@ class Printer {
                            : r.mode() == ir::Statement::Run::DECODE ? " decode"
                                                                     : "";
         std::string growing = r.has_growing() ? absl::StrCat(" growing ", Ref(r.growing())) : "";
+        std::string observe = r.observe().empty() ? "" : absl::StrCat(" observe ", r.observe());
         return Line(absl::StrCat("run ", Stages(r), mode, " (", FormatExpr(r.work()), ")", growing,
-                                 ";"),
+                                 observe, ";"),
                     indent);
       }
       case ir::Statement::kChoose:
@@ -274,6 +279,10 @@ class Printer {
       case ir::Statement::kObserve:
         return Line(absl::StrCat("observe ", s.observe().name(), " = ",
                                  FormatExpr(s.observe().value()), ";"),
+                    indent);
+      case ir::Statement::kPrefix:
+        return Line(absl::StrCat("prefix (", FormatExpr(s.prefix().family()), ", ",
+                                 FormatExpr(s.prefix().count()), ");"),
                     indent);
       default:
         return Line("/* a statement of no kind */", indent);

@@ -32,12 +32,15 @@ constexpr ReservedWord kReservedWords[] = {
 };
 
 constexpr OptionWord kOptionWords[] = {
-    {"cap", "pool"},
-    {"seqs", "stage"},     {"tokens", "stage"},
+    {"cap", "pool"},       {"cache", "pool"},
+    {"seqs", "stage"},     {"tokens", "stage"},     {"preempt", "stage"},
     {"limit", "workload"}, {"batch", "workload"},   {"poisson", "workload"},
     {"periodic", "workload"}, {"renewal", "workload"}, {"trace", "workload"},
     {"horizon", "run"},    {"seed", "run"},         {"replications", "run"},
-    {"warmup", "run"},
+    {"warmup", "run"},     {"sample", "run"},
+    // A statement word: reserved only where a statement starts, as the
+    // option words are where an option does (language.md §2).
+    {"prefix", "session"},
 };
 
 struct Punctuation {

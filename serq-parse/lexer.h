@@ -55,7 +55,9 @@ absl::Span<const ReservedWord> ReservedWords();
 // A contextual option word: reserved only where a block's options start.
 struct OptionWord {
   absl::string_view word;
-  absl::string_view block;  // "pool", "stage", "workload" or "run"
+  // "pool", "stage", "workload" or "run"; "session" for a word that starts
+  // a statement (`prefix`).
+  absl::string_view block;
 };
 
 // Every contextual option word (language.md §2).

@@ -139,6 +139,12 @@ class Parser {
     return true;
   }
 
+  // The statement word `prefix` starts a statement here (not `prefix = …`,
+  // a `set` that lost its keyword).
+  bool AtPrefixStatement() const {
+    return At(K::kIdentifier) && Peek().text == "prefix" && Peek(1).kind != K::kAssign;
+  }
+
   // A declaration starts here: its keyword (`run` only before `{`, since
   // `run` also starts a statement).
   bool AtDeclaration() const {
@@ -196,7 +202,8 @@ class Parser {
         }
         if (t.kind == K::kRBrace) return;
         if (AtDeclaration()) return;
-        if (level == Level::kStatements && t.first_on_line && IsStatementKeyword(t.kind)) {
+        if (level == Level::kStatements && t.first_on_line &&
+            (IsStatementKeyword(t.kind) || AtPrefixStatement())) {
           return;
         }
       }
@@ -615,6 +622,11 @@ class Parser {
            p.clear_evict_by();
            return Expect(K::kBy, "after 'evict'") && Key(3, p.mutable_evict_by());
          }},
+        {"cache",
+         [&] {
+           SetLoc(tokens_[pos_ - 1], p.mutable_cache_loc());
+           return Expr(kDeclarationExprLevel, p.mutable_cache()) >= 0;
+         }},
     };
     Options(open, absl::StrCat("pool '", name, "'"), options);
     *program->add_pool() = std::move(p);
@@ -643,6 +655,12 @@ class Parser {
            [&] {
              s.clear_serve_by();
              return Expect(K::kBy, "after 'serve'") && Key(3, s.mutable_serve_by());
+           }},
+          {"preempt",
+           [&] {
+             s.clear_preempt_by();
+             SetLoc(tokens_[pos_ - 1], s.mutable_preempt_loc());
+             return Expect(K::kBy, "after 'preempt'") && Key(3, s.mutable_preempt_by());
            }},
       };
       Options(open, absl::StrCat("stage '", name, "'"), options);
@@ -818,6 +836,7 @@ class Parser {
         {"warmup", setting(r->mutable_warmup())},
         {"replications", setting(r->mutable_replications())},
         {"seed", setting(r->mutable_seed())},
+        {"sample", setting(r->mutable_sample())},
     };
     Options(open, "the run block", options);
     // Settings not given stay absent (mutable_ above created them empty).
@@ -825,6 +844,7 @@ class Parser {
     if (options[1].first == nullptr) r->clear_warmup();
     if (options[2].first == nullptr) r->clear_replications();
     if (options[3].first == nullptr) r->clear_seed();
+    if (options[4].first == nullptr) r->clear_sample();
   }
 
   // ------------------------------------------------------------ statements
@@ -874,6 +894,10 @@ class Parser {
       case K::kLoad: return Load(level, body);
       case K::kTransfer: return Transfer(level, body);
       case K::kObserve: return Observe(level, body);
+      case K::kIdentifier:
+        if (AtPrefixStatement()) return Prefix(level, body);
+        ErrorHere(absl::StrCat("expected a statement, found ", DescribeToken(t)));
+        return Recover(Level::kStatements);
       case K::kElse: {
         // The `if` it belonged to is gone or closed; what follows is still
         // checked, as an `if` or as a block of its own.
@@ -989,6 +1013,20 @@ class Parser {
     if (Accept(K::kGrowing) &&
         !Ref(level + 2, "a pool name after 'growing'", run->mutable_growing())) {
       return Recover(Level::kStatements);
+    }
+    // `observe NAME`: one sample a token (engine.md §5); `=` would mean the
+    // `observe` statement, which the missing `;` then ran into.
+    if (At(K::kObserve)) {
+      SetLoc(Take(), run->mutable_observe_loc());
+      std::string name;
+      if (!Name("a metric name after 'observe'", &name)) return Recover(Level::kStatements);
+      if (At(K::kAssign)) {
+        ErrorHere(absl::StrCat("expected ';' after 'observe ", name,
+                               "' on a run (it takes no value: each token is a sample), "
+                               "found '='"));
+        return Recover(Level::kStatements);
+      }
+      run->set_observe(name);
     }
     EndWith(Level::kStatements, "after the statement");
     *body->Add() = std::move(s);
@@ -1111,6 +1149,32 @@ class Parser {
     *body->Add() = std::move(run);
     *body->Add() = std::move(load);
     *body->Add() = std::move(release);
+  }
+
+  // `prefix (k, n);`: n blocks of family k (engine.md §3). `prefix` is a
+  // statement word: a name anywhere else.
+  void Prefix(int level, Body* body) {
+    ir::Statement s = NewStatement(Take());
+    ir::Statement::Prefix* p = s.mutable_prefix();
+    if (!Expect(K::kLParen, "after 'prefix'") || Expr(level + 2, p->mutable_family()) < 0) {
+      return Recover(Level::kStatements);
+    }
+    if (!At(K::kComma)) {
+      ErrorHere(absl::StrCat("expected ',' and the block count after the family of 'prefix', "
+                             "found ", DescribeToken(Peek())));
+      return Recover(Level::kStatements);
+    }
+    Take();
+    if (Expr(level + 2, p->mutable_count()) < 0) return Recover(Level::kStatements);
+    if (At(K::kComma)) {
+      ErrorHere("'prefix' takes two arguments, a family and a block count");
+      return Recover(Level::kStatements);
+    }
+    if (!Expect(K::kRParen, "after the block count of 'prefix'")) {
+      return Recover(Level::kStatements);
+    }
+    EndWith(Level::kStatements, "after the statement");
+    *body->Add() = std::move(s);
   }
 
   void Observe(int level, Body* body) {

@@ -216,7 +216,7 @@ TEST(Parser, FillsVersionFileAndLocationsButNoLinkFields) {
   Diagnostics d;
   ir::Program p;
   ASSERT_TRUE(ParseProgram("dir/x.sq", source, &p, &d)) << d.Render();
-  EXPECT_EQ(p.version(), 8u);
+  EXPECT_EQ(p.version(), 9u);
   EXPECT_EQ(p.file(), "dir/x.sq");
   EXPECT_FALSE(p.linked());
   EXPECT_EQ(p.share_loc().line(), 7u);
@@ -277,6 +277,46 @@ TEST(Parser, AbsentOptionsStayAbsent) {
   EXPECT_FALSE(p.run().has_warmup());
   EXPECT_FALSE(p.run().has_replications());
   EXPECT_FALSE(p.run().has_seed());
+  EXPECT_FALSE(p.run().has_sample());
+  EXPECT_FALSE(p.pool(0).has_cache());
+  EXPECT_FALSE(p.stage(0).has_preempt_by());
+}
+
+// IR 9's forms, with the locations diagnostics use: `cache`, `preempt` and
+// `observe` at their words, a prefix statement at `prefix`.
+TEST(Parser, Ir9FormsAndTheirLocations) {
+  Diagnostics d;
+  ir::Program p;
+  ASSERT_TRUE(ParseProgram("t",
+                           "pool kv { cache 16; }\n"
+                           "stage E : step(attention) { preempt by -since; }\n"
+                           "session {\n"
+                           "  prefix (7, 3);\n"
+                           "  run E decode (4) growing kv observe itl;\n"
+                           "  run E prefill (4) growing kv;\n"
+                           "}\n"
+                           "run { sample 0.5; }\n",
+                           &p, &d))
+      << Errors(d);
+  EXPECT_EQ(p.pool(0).cache().number(), 16);
+  EXPECT_EQ(p.pool(0).cache_loc().column(), 11u);
+  EXPECT_EQ(p.stage(0).rate().ref().name(), "attention");
+  ASSERT_EQ(p.stage(0).preempt_by().expr_size(), 1);  // one expression, as `serve by`
+  EXPECT_EQ(p.stage(0).preempt_loc().line(), 2u);
+  EXPECT_EQ(p.stage(0).preempt_loc().column(), 29u);
+  const ir::Statement& prefix = p.session(0).body(0);
+  EXPECT_EQ(prefix.prefix().family().number(), 7);
+  EXPECT_EQ(prefix.prefix().count().number(), 3);
+  EXPECT_EQ(prefix.loc().column(), 3u);
+  const ir::Statement::Run& decode = p.session(0).body(1).run();
+  EXPECT_EQ(decode.observe(), "itl");
+  EXPECT_EQ(decode.growing().name(), "kv");
+  EXPECT_EQ(decode.observe_loc().column(), 31u);
+  const ir::Statement::Run& prefill = p.session(0).body(2).run();
+  EXPECT_EQ(prefill.mode(), ir::Statement::Run::PREFILL);
+  EXPECT_EQ(prefill.growing().name(), "kv");
+  EXPECT_TRUE(prefill.observe().empty());
+  EXPECT_EQ(p.run().sample().number(), 0.5);
 }
 
 TEST(Parser, InfIsPositiveInfinity) {
@@ -303,12 +343,12 @@ TEST(Parser, ErrorsAndRecovery) {
        "1:21: expected ';' after the statement, found '2'\n"
        "1:32: expected an expression, found ';'\n"},
       {"pool kv { cap 1; size 2; cap 3; }",
-       "1:18: unknown option 'size' in pool 'kv': expected 'cap' or 'evict'\n"
+       "1:18: unknown option 'size' in pool 'kv': expected 'cap', 'evict' or 'cache'\n"
        "1:26: 'cap' given twice in pool 'kv' (first at 1:11)\n"},
       {"pool kv { 5; cap 1; }",
-       "1:11: expected an option of pool 'kv' ('cap' or 'evict') or '}', found '5'\n"},
+       "1:11: expected an option of pool 'kv' ('cap', 'evict' or 'cache') or '}', found '5'\n"},
       {"stage E : step(1) { batch 2; }",
-       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens' or 'serve'\n"},
+       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens', 'serve' or 'preempt'\n"},
       {"workload { limit 1; limit 2; arrive batch(1); arrive batch(2); }",
        "1:21: 'limit' given twice in the unnamed workload (first at 1:12)\n"
        "1:47: 'arrive' given twice in the unnamed workload (first at 1:30)\n"},

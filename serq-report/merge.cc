@@ -77,12 +77,18 @@ void CheckReplication(const results::Replication& rep, const std::string& path,
 }
 
 std::string Describe(const results::StageStats& s) {
+  std::string budgets;
+  if (s.step_seqs() > 0) absl::StrAppend(&budgets, ", seqs ", FormatShortest(s.step_seqs()));
+  if (s.step_tokens() > 0) absl::StrAppend(&budgets, ", tokens ", FormatShortest(s.step_tokens()));
   return absl::StrCat("'", ElementName(s.name(), s.array(), s.index()), "' (", s.kind(),
-                      s.shared() ? ", shared" : "", ")");
+                      s.shared() ? ", shared" : "", budgets, ")");
 }
+// A step stage's budgets too: its fill is over them (-D can change them
+// between two runs of the same program).
 bool Same(const results::StageStats& a, const results::StageStats& b) {
   return a.name() == b.name() && a.index() == b.index() && a.array() == b.array() &&
-         a.kind() == b.kind() && a.shared() == b.shared();
+         a.kind() == b.kind() && a.shared() == b.shared() && a.step_seqs() == b.step_seqs() &&
+         a.step_tokens() == b.step_tokens();
 }
 
 std::string Describe(const results::PoolStats& p) {
@@ -91,7 +97,7 @@ std::string Describe(const results::PoolStats& p) {
 }
 bool Same(const results::PoolStats& a, const results::PoolStats& b) {
   return a.name() == b.name() && a.index() == b.index() && a.array() == b.array() &&
-         a.cap() == b.cap();
+         a.cap() == b.cap() && a.cache_block() == b.cache_block();
 }
 
 std::string Describe(const results::SessionStats& s) {

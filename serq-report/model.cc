@@ -9,70 +9,12 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "serq-report/format.h"
+#include "serq-report/observations.h"
+#include "serq-report/steady_state.h"
 #include "serq-report/stats.h"
 
 namespace serq::report {
 namespace {
-
-// Samples of one name over every replication.
-struct Pooled {
-  Moments all;
-  std::vector<double> samples;        // every replication's, concatenated
-  std::vector<double> means;          // one per replication that has samples
-  const results::Observation* only = nullptr;  // the last of those replications'
-};
-
-void AddObservation(const std::string& name, Pooled& p,
-                    const std::vector<double>& quantiles, Report* report) {
-  Observation* o = report->add_observation();
-  o->set_name(name);
-  o->set_n(p.all.count());
-  if (p.all.count() == 0) return;
-  o->set_mean(p.all.mean());
-  if (std::optional<double> sd = p.all.Stddev(); sd && !std::isnan(*sd)) o->set_std(*sd);
-
-  std::optional<double> half_width;
-  Observation::Interval interval = Observation::NONE;
-  if (p.means.size() >= 2) {
-    half_width = HalfWidth95(p.means);
-    interval = Observation::REPLICATIONS;
-  } else if (p.all.count() >= kMinBatchSamples) {
-    const auto& s = p.only->sample();
-    half_width = HalfWidth95(BatchMeans(absl::MakeConstSpan(s.data(), s.size()), kBatches));
-    interval = Observation::BATCH_MEANS;
-  } else {
-    half_width = std::numeric_limits<double>::infinity();
-  }
-  // Infinite samples can make the spread NaN: then there is no interval.
-  if (half_width && !std::isnan(*half_width)) {
-    o->set_half_width(*half_width);
-    o->set_interval(interval);
-  }
-
-  // Sorted in place: nothing reads the samples after this.
-  std::sort(p.samples.begin(), p.samples.end());
-  for (double q : quantiles) {
-    o->add_quantile(SortedQuantile(p.samples, q / 100));
-  }
-}
-
-void AddObservations(const MergedResults& merged, const std::vector<double>& quantiles,
-                     Report* report) {
-  std::map<std::string, Pooled> by_name;  // sorted by name, as the report prints
-  for (const results::Replication* rep : merged.replications) {
-    for (const results::Observation& obs : rep->observation()) {
-      Pooled& p = by_name[obs.name()];
-      if (obs.sample().empty()) continue;
-      Moments m;
-      for (double x : obs.sample()) m.Add(x);
-      p.all.Merge(m);
-      p.means.push_back(m.mean());
-      p.samples.insert(p.samples.end(), obs.sample().begin(), obs.sample().end());
-      p.only = &obs;
-    }
-  }
-  for (auto& [name, pooled] : by_name) AddObservation(name, pooled, quantiles, report);
-}
 
 // Sums of infinite figures (inf - inf) are the one way to NaN here; an
 // undefined figure is absent, never NaN.
@@ -92,6 +34,21 @@ void ClearNaN(google::protobuf::Message* m) {
   }
 }
 
+// A step stage's fill: the mean batch over the budget, the headroom that
+// its utilisation (the time in a step) does not show.
+void AddFill(const results::StageStats& first, Stage* out) {
+  if (first.step_seqs() > 0) {
+    out->set_seqs_budget(first.step_seqs());
+    if (out->has_mean_batch_jobs()) out->set_seqs_fill(out->mean_batch_jobs() / first.step_seqs());
+  }
+  if (first.step_tokens() > 0) {
+    out->set_tokens_budget(first.step_tokens());
+    if (out->has_mean_batch_tokens()) {
+      out->set_tokens_fill(out->mean_batch_tokens() / first.step_tokens());
+    }
+  }
+}
+
 void AddStages(const MergedResults& merged, Report* report) {
   const auto& reps = merged.replications;
   double r = static_cast<double>(reps.size());
@@ -99,6 +56,7 @@ void AddStages(const MergedResults& merged, Report* report) {
     const results::StageStats& first = reps[0]->stage(j);
     double present = 0, utilisation = 0, service = 0, wait = 0;
     uint64_t done = 0, waited = 0, steps = 0, jobs = 0, tokens = 0;
+    uint64_t preempted = 0, recomputed = 0;
     for (const results::Replication* rep : reps) {
       const results::StageStats& s = rep->stage(j);
       present += s.mean_present();
@@ -110,6 +68,8 @@ void AddStages(const MergedResults& merged, Report* report) {
       steps += s.steps();
       jobs += s.batch_jobs();
       tokens += s.batch_tokens();
+      preempted += s.preempted();
+      recomputed += s.recomputed();
     }
     Stage* out = report->add_stage();
     out->set_name(ElementName(first.name(), first.array(), first.index()));
@@ -130,6 +90,11 @@ void AddStages(const MergedResults& merged, Report* report) {
         out->set_mean_batch_jobs(static_cast<double>(jobs) / static_cast<double>(steps));
         out->set_mean_batch_tokens(static_cast<double>(tokens) / static_cast<double>(steps));
       }
+      if (preempted > 0 || recomputed > 0) {
+        out->set_preempted(preempted);
+        out->set_recomputed(recomputed);
+      }
+      AddFill(first, out);
     }
   }
 }
@@ -164,20 +129,61 @@ void AddPools(const MergedResults& merged, Report* report) {
   }
 }
 
+// A cache table row for every pool element with a cache (cache_block > 0).
+void AddCaches(const MergedResults& merged, Report* report) {
+  const auto& reps = merged.replications;
+  double r = static_cast<double>(reps.size());
+  for (int j = 0; j < reps[0]->pool_size(); ++j) {
+    const results::PoolStats& first = reps[0]->pool(j);
+    if (!(first.cache_block() > 0)) continue;
+    uint64_t lookups = 0, evicted = 0;
+    double looked = 0, hit = 0, evictable = 0;
+    for (const results::Replication* rep : reps) {
+      const results::PoolStats& p = rep->pool(j);
+      lookups += p.lookups();
+      looked += p.lookup_tokens();
+      hit += p.hit_tokens();
+      evictable += p.mean_evictable();
+      evicted += p.blocks_evicted();
+    }
+    Cache* out = report->add_cache();
+    out->set_name(ElementName(first.name(), first.array(), first.index()));
+    out->set_block(first.cache_block());
+    out->set_lookups(lookups);
+    out->set_lookup_tokens(looked);
+    out->set_hit_tokens(hit);
+    // vLLM's rate: tokens hit over the tokens of the prefills looked up.
+    if (looked > 0) out->set_hit_rate(hit / looked);
+    out->set_mean_evictable(evictable / r);
+    out->set_blocks_evicted(evicted);
+  }
+}
+
 void AddSessions(const MergedResults& merged, Report* report) {
   const auto& reps = merged.replications;
   for (int j = 0; j < reps[0]->session_size(); ++j) {
-    uint64_t arrived = 0, ended = 0, in_progress = 0;
+    uint64_t arrived = 0, ended = 0, in_progress = 0, arrived_window = 0, ended_window = 0;
+    // Results that record the window's thirds record its counts too;
+    // older ones have zeros there, which are no counts.
+    bool windowed = true;
     for (const results::Replication* rep : reps) {
-      arrived += rep->session(j).arrived();
-      ended += rep->session(j).ended();
-      in_progress += rep->session(j).in_progress();
+      const results::SessionStats& s = rep->session(j);
+      arrived += s.arrived();
+      ended += s.ended();
+      in_progress += s.in_progress();
+      arrived_window += s.arrived_window();
+      ended_window += s.ended_window();
+      windowed &= s.in_progress_third_size() == 3;
     }
     Session* out = report->add_session();
     out->set_name(reps[0]->session(j).name());
     out->set_arrived(arrived);
     out->set_ended(ended);
     out->set_in_progress(in_progress);
+    if (windowed) {
+      out->set_arrived_window(arrived_window);
+      out->set_ended_window(ended_window);
+    }
   }
 }
 
@@ -195,7 +201,9 @@ Report BuildReport(const MergedResults& merged, const std::vector<double>& quant
   if (merged.replications.empty()) return report;
   AddStages(merged, &report);
   AddPools(merged, &report);
+  AddCaches(merged, &report);
   AddSessions(merged, &report);
+  *report.mutable_steady_state() = JudgeSteadyState(merged);
   ClearNaN(&report);
   return report;
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/io.h"
 #include "serq-report/format.h"
+#include "serq-report/steady_state.h"
 #include "serq-report/table.h"
 
 namespace serq::report {
@@ -15,6 +16,9 @@ namespace {
 constexpr char kUndefined[] = "-";
 constexpr char kSharedNote[] =
     "* shared stage: util is the time-average of the sum of its flows' rates / phi";
+constexpr char kStepNote[] =
+    "step: util is the time in a step, not headroom; seq fill = jobs/step / seqs, "
+    "token fill = tokens/step / tokens";
 
 std::string QuantileLabel(double q) { return absl::StrCat("p", FormatShortest(q)); }
 
@@ -36,8 +40,9 @@ std::string Fixed(bool has, double x, int decimals) {
 // The tables text and markdown share; `markdown` escapes what markdown
 // would read.
 struct Tables {
-  std::vector<Table> tables;  // observe, stage, pool, session
+  std::vector<Table> tables;  // observe, stage, pool, cache, session
   bool shared = false;        // a stage is marked shared
+  bool steps = false;         // a step stage: its columns and note
 };
 
 Tables MakeTables(const Report& r, bool markdown) {
@@ -54,6 +59,11 @@ Tables MakeTables(const Report& r, bool markdown) {
                                  {"±95%", Align::kRight, 6},
                                  {"std", Align::kRight, 5}};
   for (double q : r.quantile()) columns.push_back({QuantileLabel(q), Align::kRight, 6});
+  // Throughput after the quantiles, so the seed's row stays the start of
+  // its line; the sums only in markdown (text keeps to what a terminal
+  // holds; csv and json carry them too).
+  columns.push_back({"rate/s"});
+  if (markdown) columns.insert(columns.end(), {{"sum"}, {"sum/s"}});
   Table observe(columns);
   for (const Observation& o : r.observation()) {
     std::vector<std::string> row = {name(o.name()), absl::StrCat(o.n()),
@@ -67,6 +77,11 @@ Tables MakeTables(const Report& r, bool markdown) {
     for (int q = 0; q < r.quantile_size(); ++q) {
       row.push_back(Fixed(q < o.quantile_size(), q < o.quantile_size() ? o.quantile(q) : 0, 4));
     }
+    row.push_back(Fixed(o.has_rate(), o.rate(), 4));
+    if (markdown) {
+      row.push_back(Fixed(o.has_sum(), o.sum(), 4));
+      row.push_back(Fixed(o.has_sum_rate(), o.sum_rate(), 4));
+    }
     observe.AddRow(std::move(row));
   }
   out.tables.push_back(std::move(observe));
@@ -76,9 +91,15 @@ Tables MakeTables(const Report& r, bool markdown) {
   columns = {{"stage", Align::kLeft},   {"kind", Align::kLeft}, {"present"},
              {"util"},                  {"done"},               {"service"},
              {"wait"}};
+  out.steps = steps;
   if (steps) {
     columns.insert(columns.end(), {{"steps"}, {"jobs/step"}, {"tokens/step"}});
+    columns.insert(columns.end(), {{"seq fill"}, {"token fill"}});
   }
+  // Preemption's columns only when a stage preempted (IR 9).
+  bool preempts = false;
+  for (const Stage& s : r.stage()) preempts |= s.has_preempted();
+  if (preempts) columns.insert(columns.end(), {{"preempted"}, {"recomputed"}});
   Table stage(columns);
   for (const Stage& s : r.stage()) {
     out.shared |= s.shared();
@@ -94,6 +115,13 @@ Tables MakeTables(const Report& r, bool markdown) {
       row.push_back(s.has_steps() ? absl::StrCat(s.steps()) : kUndefined);
       row.push_back(Fixed(s.has_mean_batch_jobs(), s.mean_batch_jobs(), 4));
       row.push_back(Fixed(s.has_mean_batch_tokens(), s.mean_batch_tokens(), 4));
+      row.push_back(Fixed(s.has_seqs_fill(), s.seqs_fill(), 4));
+      row.push_back(Fixed(s.has_tokens_fill(), s.tokens_fill(), 4));
+    }
+    if (preempts) {
+      bool step = s.kind() == "step";
+      row.push_back(step ? absl::StrCat(s.preempted()) : kUndefined);
+      row.push_back(step ? absl::StrCat(s.recomputed()) : kUndefined);
     }
     stage.AddRow(std::move(row));
   }
@@ -116,10 +144,31 @@ Tables MakeTables(const Report& r, bool markdown) {
   }
   out.tables.push_back(std::move(pool));
 
-  Table session({{"session", Align::kLeft}, {"arrived"}, {"ended"}, {"in progress"}});
+  // Only with a cache pool (an empty table is not printed).
+  Table cache({{"cache", Align::kLeft},
+               {"block"},
+               {"lookups"},
+               {"hit rate"},
+               {"evictable"},
+               {"evicted"}});
+  for (const Cache& c : r.cache()) {
+    cache.AddRow({name(c.name()), FormatShortest(c.block()), absl::StrCat(c.lookups()),
+                  Fixed(c.has_hit_rate(), c.hit_rate(), 4), FormatFixed(c.mean_evictable(), 4),
+                  absl::StrCat(c.blocks_evicted())});
+  }
+  out.tables.push_back(std::move(cache));
+
+  Table session({{"session", Align::kLeft},
+                 {"arrived"},
+                 {"ended"},
+                 {"in progress"},
+                 {"arrived in window"},
+                 {"ended in window"}});
   for (const Session& s : r.session()) {
     session.AddRow({s.name().empty() ? "(unnamed)" : name(s.name()), absl::StrCat(s.arrived()),
-                    absl::StrCat(s.ended()), absl::StrCat(s.in_progress())});
+                    absl::StrCat(s.ended()), absl::StrCat(s.in_progress()),
+                    s.has_arrived_window() ? absl::StrCat(s.arrived_window()) : kUndefined,
+                    s.has_ended_window() ? absl::StrCat(s.ended_window()) : kUndefined});
   }
   out.tables.push_back(std::move(session));
   return out;
@@ -136,6 +185,20 @@ std::string Render(const Report& r, bool markdown) {
     if (i == 1 && tables.shared) {
       absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(kSharedNote) : kSharedNote,
                       "\n");
+    }
+    if (i == 1 && tables.steps) {
+      absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(kStepNote) : kStepNote,
+                      "\n");
+    }
+  }
+  // Under the tables, never silently: a run that did not settle.
+  std::vector<std::string> steady = SteadyStateLines(r);
+  if (!steady.empty()) {
+    out += "\n";
+    for (size_t i = 0; i < steady.size(); ++i) {
+      // In markdown each line is a paragraph of its own.
+      if (markdown && i > 0) out += "\n";
+      absl::StrAppend(&out, markdown ? EscapeMarkdown(steady[i]) : steady[i], "\n");
     }
   }
   return out;
@@ -177,8 +240,13 @@ std::string RenderCsv(const Report& r) {
                 absl::StrCat(r.replications()), absl::StrJoin(seeds, " ")});
 
   out += "\n";
-  std::vector<std::string> header = {"observe", "n", "mean", "half_width", "interval", "std"};
-  for (double q : r.quantile()) header.push_back(QuantileLabel(q));
+  std::vector<std::string> header = {"observe", "n",    "mean", "half_width", "interval",
+                                     "std",     "rate", "sum",  "sum_rate"};
+  // Each quantile, then its half-width across replications.
+  for (double q : r.quantile()) {
+    header.push_back(QuantileLabel(q));
+    header.push_back(absl::StrCat(QuantileLabel(q), "_half_width"));
+  }
   CsvRow(&out, header);
   for (const Observation& o : r.observation()) {
     std::string interval;
@@ -190,24 +258,46 @@ std::string RenderCsv(const Report& r) {
     }
     std::vector<std::string> row = {o.name(), absl::StrCat(o.n()), Full(o.has_mean(), o.mean()),
                                     Full(o.has_half_width(), o.half_width()),
-                                    o.has_interval() ? interval : "", Full(o.has_std(), o.std())};
+                                    o.has_interval() ? interval : "", Full(o.has_std(), o.std()),
+                                    Full(o.has_rate(), o.rate()), Full(o.has_sum(), o.sum()),
+                                    Full(o.has_sum_rate(), o.sum_rate())};
     for (int q = 0; q < r.quantile_size(); ++q) {
       row.push_back(q < o.quantile_size() ? FormatShortest(o.quantile(q)) : "");
+      row.push_back(q < o.quantile_half_width_size() ? FormatShortest(o.quantile_half_width(q))
+                                                      : "");
     }
     CsvRow(&out, row);
   }
 
   out += "\n";
-  CsvRow(&out, {"stage", "kind", "shared", "mean_present", "utilisation", "done", "mean_service",
-                "waited", "mean_wait", "steps", "mean_batch_jobs", "mean_batch_tokens"});
+  bool preempts = false;
+  for (const Stage& s : r.stage()) preempts |= s.has_preempted();
+  std::vector<std::string> stage_header = {
+      "stage",        "kind",          "shared",         "mean_present",      "utilisation",
+      "done",         "mean_service",  "waited",         "mean_wait",         "steps",
+      "mean_batch_jobs", "mean_batch_tokens", "seqs_budget", "tokens_budget", "seqs_fill",
+      "tokens_fill"};
+  if (preempts) stage_header.insert(stage_header.end(), {"preempted", "recomputed"});
+  CsvRow(&out, stage_header);
   for (const Stage& s : r.stage()) {
-    CsvRow(&out, {s.name(), s.kind(), s.shared() ? "true" : "false",
-                  FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
-                  absl::StrCat(s.done()), Full(s.has_mean_service(), s.mean_service()),
-                  Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
-                  Count(s.has_steps(), s.steps()),
-                  Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
-                  Full(s.has_mean_batch_tokens(), s.mean_batch_tokens())});
+    std::vector<std::string> row = {
+        s.name(), s.kind(), s.shared() ? "true" : "false",
+        FormatShortest(s.mean_present()), Full(s.has_utilisation(), s.utilisation()),
+        absl::StrCat(s.done()), Full(s.has_mean_service(), s.mean_service()),
+        Count(s.has_waited(), s.waited()), Full(s.has_mean_wait(), s.mean_wait()),
+        Count(s.has_steps(), s.steps()),
+        Full(s.has_mean_batch_jobs(), s.mean_batch_jobs()),
+        Full(s.has_mean_batch_tokens(), s.mean_batch_tokens()),
+        Full(s.has_seqs_budget(), s.seqs_budget()),
+        Full(s.has_tokens_budget(), s.tokens_budget()),
+        Full(s.has_seqs_fill(), s.seqs_fill()),
+        Full(s.has_tokens_fill(), s.tokens_fill())};
+    if (preempts) {
+      bool step = s.kind() == "step";
+      row.push_back(step ? absl::StrCat(s.preempted()) : "");
+      row.push_back(step ? absl::StrCat(s.recomputed()) : "");
+    }
+    CsvRow(&out, row);
   }
 
   out += "\n";
@@ -220,11 +310,32 @@ std::string RenderCsv(const Report& r) {
                   absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
   }
 
+  if (r.cache_size() > 0) {
+    out += "\n";
+    CsvRow(&out, {"cache", "block", "lookups", "lookup_tokens", "hit_tokens", "hit_rate",
+                  "mean_evictable", "blocks_evicted"});
+    for (const Cache& c : r.cache()) {
+      CsvRow(&out, {c.name(), FormatShortest(c.block()), absl::StrCat(c.lookups()),
+                    FormatShortest(c.lookup_tokens()), FormatShortest(c.hit_tokens()),
+                    Full(c.has_hit_rate(), c.hit_rate()), FormatShortest(c.mean_evictable()),
+                    absl::StrCat(c.blocks_evicted())});
+    }
+  }
+
   out += "\n";
-  CsvRow(&out, {"session", "arrived", "ended", "in_progress"});
+  CsvRow(&out, {"session", "arrived", "ended", "in_progress", "arrived_window", "ended_window"});
   for (const Session& s : r.session()) {
     CsvRow(&out, {s.name(), absl::StrCat(s.arrived()), absl::StrCat(s.ended()),
-                  absl::StrCat(s.in_progress())});
+                  absl::StrCat(s.in_progress()), Count(s.has_arrived_window(), s.arrived_window()),
+                  Count(s.has_ended_window(), s.ended_window())});
+  }
+
+  out += "\n";
+  CsvRow(&out, {"steady_state", "replications_flagged"});
+  if (r.has_steady_state() && r.steady_state().has_verdict()) {
+    const SteadyState& s = r.steady_state();
+    CsvRow(&out, {SteadyState::Verdict_Name(s.verdict()),
+                  Count(s.has_replications_flagged(), s.replications_flagged())});
   }
   return out;
 }

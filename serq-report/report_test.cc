@@ -11,7 +11,7 @@ namespace {
 
 results::Results Results(const std::string& program = "before.sq") {
   results::Results r;
-  r.set_version(8);
+  r.set_version(9);  // what serq-sim writes (ir/io.h kIrVersion)
   r.set_program(program);
   r.set_horizon(10);
   r.set_seed(1);
@@ -49,8 +49,8 @@ TEST(Report, SeedBeforeRow) {
   EXPECT_EQ(Text({r}),
             "before.sq: horizon 10, warmup 0, 1 replication, seed 1\n"
             "\n"
-            "observe          n    mean    ±95%    std     p99\n"
-            "transferred      2  2.0000    ±inf  0.000  2.0000\n");
+            "observe          n    mean    ±95%    std     p99  rate/s\n"
+            "transferred      2  2.0000    ±inf  0.000  2.0000  0.2000\n");
 }
 
 TEST(Report, TwoFilesMergeTheirReplications) {
@@ -64,8 +64,8 @@ TEST(Report, TwoFilesMergeTheirReplications) {
   std::string want =
       "before.sq: horizon 10, warmup 0, 2 replications, seeds 1, 7\n"
       "\n"
-      "observe          n    mean      ±95%    std     p99\n"
-      "transferred      4  2.0000  ±12.7062  1.155  3.0000\n";
+      "observe          n    mean      ±95%    std     p99  rate/s\n"
+      "transferred      4  2.0000  ±12.7062  1.155  3.0000  0.2000\n";
   EXPECT_EQ(Text({a, b}), want);
   EXPECT_EQ(Text({b, a}), want);  // the order of the files does not matter
 }
@@ -74,7 +74,7 @@ TEST(Report, TwoEqualReplicationsHaveNoSpread) {
   results::Results r = Results();
   AddReplication(&r, 0, {2, 2});
   AddReplication(&r, 1, {2, 2});
-  EXPECT_NE(Text({r}).find("transferred      4  2.0000  ±0.0000  0.000  2.0000\n"),
+  EXPECT_NE(Text({r}).find("transferred      4  2.0000  ±0.0000  0.000  2.0000  0.2000\n"),
             std::string::npos);
 }
 
@@ -87,13 +87,13 @@ TEST(Report, BatchMeansFromAHundredSamplesOfOneReplication) {
   for (int i = 1; i <= 99; ++i) x.push_back(i);
   results::Results r = Results();
   AddReplication(&r, 0, x);
-  EXPECT_NE(Text({r}).find("transferred     99  50.0000    ±inf  28.723  98.0200\n"),
+  EXPECT_NE(Text({r}).find("transferred     99  50.0000    ±inf  28.723  98.0200  9.9000\n"),
             std::string::npos)
       << Text({r});
   x.push_back(100);
   r = Results();
   AddReplication(&r, 0, x);
-  EXPECT_NE(Text({r}).find("transferred    100  50.5000  ±21.6585  29.011  99.0100\n"),
+  EXPECT_NE(Text({r}).find("transferred    100  50.5000  ±21.6585  29.011  99.0100  10.0000\n"),
             std::string::npos)
       << Text({r});
 }
@@ -101,9 +101,63 @@ TEST(Report, BatchMeansFromAHundredSamplesOfOneReplication) {
 TEST(Report, AnObservationWithoutSamplesPrintsDashes) {
   results::Results r = Results();
   AddReplication(&r, 0, {});
-  EXPECT_NE(Text({r}).find("transferred      0       -       -      -       -\n"),
+  EXPECT_NE(Text({r}).find("transferred      0       -       -      -       -  0.0000\n"),
             std::string::npos)
       << Text({r});
+}
+
+TEST(Report, ThroughputIsPerSecondOfTheMeasuredWindows) {
+  // Window [2, 10], two replications: 16 seconds measured. Samples 3, 5
+  // and 4: rate 3 / 16 = 0.1875 a second, sum 12, sum per second
+  // 12 / 16 = 0.75 (with `observe out = output;`, tokens/s). A name
+  // without samples still has its rate: 0.
+  results::Results r = Results();
+  r.set_warmup(2);
+  AddReplication(&r, 0, {3, 5});
+  AddReplication(&r, 1, {4});
+  results::Observation* none = r.mutable_replication(1)->add_observation();
+  none->set_name("zero");
+  ReportOptions csv;
+  csv.format = "csv";
+  std::string text = Text({r}, csv);
+  EXPECT_NE(text.find("observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99,p99_half_width\n"
+                      "transferred,3,4,"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(",0.1875,12,0.75,"), std::string::npos) << text;
+  EXPECT_NE(text.find("zero,0,,,,,0,,,,\n"), std::string::npos) << text;
+  ReportOptions md;
+  md.format = "md";
+  text = Text({r}, md);
+  EXPECT_NE(text.find("| rate/s |     sum |  sum/s |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 0.1875 | 12.0000 | 0.7500 |"), std::string::npos) << text;
+  EXPECT_NE(Text({r}).find("transferred      3  4.0000"), std::string::npos);
+  ReportOptions json;
+  json.format = "json";
+  text = Text({r}, json);
+  EXPECT_NE(text.find("\"rate\": 0.1875,\n   \"sum\": 12,\n   \"sumRate\": 0.75"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Report, QuantilesHaveIntervalsAcrossReplications) {
+  // p50 of 1, 2, 3, 4 is 2.5 and of 3, 4, 5, 6 is 4.5: their standard
+  // deviation is sqrt(2), so the half-width is t(0.975, 1) sqrt(2) /
+  // sqrt(2) = 12.7062. The pooled p50 (1 2 3 3 4 4 5 6, h = 3.5) is 3.5.
+  // One replication: no interval, the column stays empty.
+  results::Results r = Results();
+  AddReplication(&r, 0, {4, 1, 3, 2});
+  ReportOptions csv;
+  csv.format = "csv";
+  csv.quantiles = {50};
+  std::string text = Text({r}, csv);
+  EXPECT_NE(text.find("observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p50,p50_half_width\n"
+                      "transferred,4,2.5,inf,none,1.2909944487358056,0.4,10,1,2.5,\n"),
+            std::string::npos)
+      << text;
+  AddReplication(&r, 1, {3, 4, 6, 5});
+  text = Text({r}, csv);
+  EXPECT_NE(text.find(",3.5,12.706204736174694\n"), std::string::npos) << text;
 }
 
 TEST(Report, NoReplicationsPrintTheRunLineOnly) {
@@ -117,8 +171,8 @@ TEST(Report, QuantileColumnsFollowTheOption) {
   AddReplication(&r, 0, {4, 1, 3, 2});
   ReportOptions options;
   options.quantiles = {50, 90, 99};
-  EXPECT_NE(Text({r}, options).find("observe          n    mean    ±95%    std     p50     p90     p99\n"
-                                    "transferred      4  2.5000    ±inf  1.291  2.5000  3.7000  3.9700\n"),
+  EXPECT_NE(Text({r}, options).find("observe          n    mean    ±95%    std     p50     p90     p99  rate/s\n"
+                                    "transferred      4  2.5000    ±inf  1.291  2.5000  3.7000  3.9700  0.4000\n"),
             std::string::npos)
       << Text({r}, options);
 }
@@ -127,7 +181,8 @@ TEST(Report, StagesAverageTimeFiguresAndSumCounts) {
   // Two replications of a fifo stage: present (1 + 2) / 2 = 1.5, util
   // (0.5 + 0.7) / 2 = 0.6, done 3 + 5 = 8, service (3 + 7) / 8 = 1.25,
   // wait (2 + 2) / (4 + 4) = 0.5. A step stage: steps 10 + 10, jobs
-  // (30 + 50) / 20 = 4, tokens (100 + 300) / 20 = 20.
+  // (30 + 50) / 20 = 4, tokens (100 + 300) / 20 = 20; with seqs 16 and
+  // tokens 64 its fill is 4 / 16 = 0.25 and 20 / 64 = 0.3125.
   results::Results r = Results();
   for (uint32_t k = 0; k < 2; ++k) {
     results::Replication* rep = AddReplication(&r, k, {1});
@@ -148,19 +203,66 @@ TEST(Report, StagesAverageTimeFiguresAndSumCounts) {
     e->set_steps(10);
     e->set_batch_jobs(k == 0 ? 30 : 50);
     e->set_batch_tokens(k == 0 ? 100 : 300);
+    e->set_step_seqs(16);
+    e->set_step_tokens(64);
     results::StageStats* l = rep->add_stage();
     l->set_name("egress");
     l->set_kind("ps");
     l->set_shared(true);
   }
   std::string text = Text({r});
-  EXPECT_NE(text.find("stage   kind  present    util  done  service    wait  steps  jobs/step  tokens/step\n"
-                      "tok     fifo   1.5000  0.6000     8   1.2500  0.5000      -          -            -\n"
-                      "E[1]    step   0.0000  0.0000     0        -       -     20     4.0000      20.0000\n"
-                      "egress  ps*    0.0000  0.0000     0        -       -      -          -            -\n"
-                      "* shared stage: util is the time-average of the sum of its flows' rates / phi\n"),
+  EXPECT_NE(text.find("stage   kind  present    util  done  service    wait  steps  jobs/step  tokens/step  seq fill  token fill\n"
+                      "tok     fifo   1.5000  0.6000     8   1.2500  0.5000      -          -            -         -           -\n"
+                      "E[1]    step   0.0000  0.0000     0        -       -     20     4.0000      20.0000    0.2500      0.3125\n"
+                      "egress  ps*    0.0000  0.0000     0        -       -      -          -            -         -           -\n"
+                      "* shared stage: util is the time-average of the sum of its flows' rates / phi\n"
+                      "step: util is the time in a step, not headroom; seq fill = jobs/step / seqs, token fill = tokens/step / tokens\n"),
             std::string::npos)
       << text;
+}
+
+// Preemption (IR 9): summed over replications, 2 + 3 = 5 preemptions and
+// 40 + 60 = 100 recomputed tokens, in every format; a stage that is not a
+// step stage has none ("-", or empty in csv). Without any preemption the
+// columns are absent (the test above).
+TEST(Report, PreemptionColumnsWhenAStagePreempted) {
+  results::Results r = Results();
+  for (uint32_t k = 0; k < 2; ++k) {
+    results::Replication* rep = AddReplication(&r, k, {1});
+    results::StageStats* e = rep->add_stage();
+    e->set_name("E");
+    e->set_kind("step");
+    e->set_steps(10);
+    e->set_batch_jobs(20);
+    e->set_batch_tokens(40);
+    e->set_preempted(k == 0 ? 2 : 3);
+    e->set_recomputed(k == 0 ? 40 : 60);
+    results::StageStats* d = rep->add_stage();
+    d->set_name("hop");
+    d->set_kind("delay");
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("preempted  recomputed\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("          5         100\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("          -           -\n"), std::string::npos) << text;
+  ReportOptions md;
+  md.format = "md";
+  std::string markdown = Text({r}, md);
+  EXPECT_NE(markdown.find("| preempted | recomputed |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("|         5 |        100 |\n"), std::string::npos) << markdown;
+  ReportOptions csv;
+  csv.format = "csv";
+  std::string c = Text({r}, csv);
+  EXPECT_NE(c.find("seqs_fill,tokens_fill,preempted,recomputed\n"
+                   "E,step,false,0,0,0,,0,,20,2,4,,,,,5,100\n"
+                   "hop,delay,false,0,,0,,,,,,,,,,,,\n"),
+            std::string::npos)
+      << c;
+  ReportOptions json;
+  json.format = "json";
+  std::string j = Text({r}, json);
+  EXPECT_NE(j.find("\"preempted\": \"5\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"recomputed\": \"100\""), std::string::npos) << j;
 }
 
 TEST(Report, MismatchedProgramsAreRefused) {
@@ -212,6 +314,24 @@ TEST(Report, DifferentStagesAreRefused) {
             "program\n");
 }
 
+TEST(Report, StepStagesWithOtherBudgetsAreRefused) {
+  // -D can change a budget between two runs of one program; the fill of
+  // the merge would be over neither.
+  results::Results a = Results(), b = Results();
+  results::StageStats* e = AddReplication(&a, 0, {1})->add_stage();
+  e->set_name("E");
+  e->set_kind("step");
+  e->set_step_seqs(16);
+  results::StageStats* f = AddReplication(&b, 1, {1})->add_stage();
+  *f = *e;
+  f->set_step_seqs(32);
+  f->set_step_tokens(64);
+  EXPECT_EQ(Error({a, b}),
+            "b.json:replication[0].stage[0]: error: stage 'E' (step, seqs 32, tokens 64) does not "
+            "match stage 'E' (step, seqs 16) of replication 0 in a.json; merged results must "
+            "come from the same program\n");
+}
+
 TEST(Report, NaNIsRefusedAtItsPath) {
   results::Results a = Results();
   AddReplication(&a, 0, {1, std::nan(""), 2});
@@ -226,11 +346,11 @@ TEST(Report, InfiniteSamplesNeverPrintNaN) {
   results::Results a = Results();
   AddReplication(&a, 0, {1, inf});
   std::string text = Text({a});
-  EXPECT_NE(text.find("transferred      2     inf    ±inf      -     inf\n"), std::string::npos)
+  EXPECT_NE(text.find("transferred      2     inf    ±inf      -     inf  0.2000\n"), std::string::npos)
       << text;
   AddReplication(&a, 1, {1, 1});
   text = Text({a});
-  EXPECT_NE(text.find("transferred      4     inf       -      -     inf\n"), std::string::npos)
+  EXPECT_NE(text.find("transferred      4     inf       -      -     inf  0.2000\n"), std::string::npos)
       << text;
   ReportOptions json;
   json.format = "json";
@@ -245,14 +365,16 @@ TEST(Report, CsvQuotesWhatNeedsIt) {
             "program,horizon,warmup,replications,seeds\n"
             "\"a,b \"\"c\"\".sq\",10,0,0,1\n"
             "\n"
-            "observe,n,mean,half_width,interval,std,p99\n"
+            "observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99,p99_half_width\n"
             "\n"
             "stage,kind,shared,mean_present,utilisation,done,mean_service,waited,mean_wait,steps,"
-            "mean_batch_jobs,mean_batch_tokens\n"
+            "mean_batch_jobs,mean_batch_tokens,seqs_budget,tokens_budget,seqs_fill,tokens_fill\n"
             "\n"
             "pool,cap,mean_used,max_used,mean_loaded,admitted,mean_wait,evicted,expired\n"
             "\n"
-            "session,arrived,ended,in_progress\n");
+            "session,arrived,ended,in_progress,arrived_window,ended_window\n"
+            "\n"
+            "steady_state,replications_flagged\n");
 }
 
 TEST(Options, ParseQuantiles) {
@@ -289,6 +411,53 @@ TEST(Format, Numbers) {
   EXPECT_EQ(FormatShortest(-0.0), "0");
   EXPECT_EQ(ElementName("link", true, 1), "link[1]");
   EXPECT_EQ(ElementName("P", false, 0), "P");
+}
+
+// The cache table: one row per pool element with a cache (kv; plain has
+// none). Replication 0: 3 lookups of 48 tokens, 24 hit, 10 evictable on
+// average, 1 block evicted; replication 1: 1 lookup of 16 tokens, none
+// hit, 2 evictable. Merged: 4 lookups, hit rate 24 / 64 = 0.375 (tokens
+// over tokens, not the mean of the replications' 0.5 and 0), evictable
+// (10 + 2) / 2 = 6, 1 evicted.
+TEST(Report, CacheTable) {
+  results::Results r = Results();
+  for (uint32_t i = 0; i < 2; ++i) {
+    results::Replication* rep = AddReplication(&r, i, {1});
+    results::PoolStats* plain = rep->add_pool();
+    plain->set_name("plain");
+    plain->set_cap(1);
+    results::PoolStats* kv = rep->add_pool();
+    kv->set_name("kv");
+    kv->set_cap(100);
+    kv->set_cache_block(4);
+    kv->set_lookups(i == 0 ? 3 : 1);
+    kv->set_lookup_tokens(i == 0 ? 48 : 16);
+    kv->set_hit_tokens(i == 0 ? 24 : 0);
+    kv->set_mean_evictable(i == 0 ? 10 : 2);
+    kv->set_blocks_evicted(i == 0 ? 1 : 0);
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("cache  block  lookups  hit rate  evictable  evicted\n"
+                      "kv         4        4    0.3750     6.0000        1\n"),
+            std::string::npos)
+      << text;
+  ReportOptions csv;
+  csv.format = "csv";
+  EXPECT_NE(Text({r}, csv).find("cache,block,lookups,lookup_tokens,hit_tokens,hit_rate,"
+                                "mean_evictable,blocks_evicted\n"
+                                "kv,4,4,64,24,0.375,6,1\n"),
+            std::string::npos);
+  ReportOptions json;
+  json.format = "json";
+  EXPECT_NE(Text({r}, json).find("\"hitRate\": 0.375"), std::string::npos) << Text({r}, json);
+  ReportOptions md;
+  md.format = "md";
+  EXPECT_NE(Text({r}, md).find("| kv "), std::string::npos);
+  // No cache pool: no table, no csv section.
+  results::Results plain = Results();
+  AddReplication(&plain, 0, {1})->add_pool()->set_name("plain");
+  EXPECT_EQ(Text({plain}).find("hit rate"), std::string::npos);
+  EXPECT_EQ(Text({plain}, csv).find("cache,"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -48,17 +49,22 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     } else if (d.kind == ir::Stage::FIFO) {
       stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
     } else if (d.kind == ir::Stage::STEP) {
-      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens));
+      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }
   }
   for (uint32_t id = 0; id < model.pool_decl.size(); ++id) {
     const PoolDecl& d = model.pools[model.pool_decl[id]];
-    pools_.AddPool(d.cap, !d.evict_by.empty());
+    pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache);
   }
+  watchers_.resize(model.pool_decl.size());
   arrived_.assign(model.sessions.size(), 0);
   ended_.assign(model.sessions.size(), 0);
+  arrived_window_.assign(model.sessions.size(), 0);
+  ended_window_.assign(model.sessions.size(), 0);
+  in_progress_.assign(model.sessions.size(), TimeAverage());
+  present_start_.assign(stations_.size(), 0);
   samples_.assign(model.observations.size(), {});
 }
 
@@ -173,30 +179,100 @@ bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
   return true;
 }
 
-StageHost::Growth Engine::Grow(SessionId session) {
-  Session& s = sessions_[session];
+bool Engine::GrowthWithinCap(Session& s, SessionId session, double units) {
   const Hold& h = pools_.hold(s.grow_hold);
-  double size = pools_.SizeAfterLoad(s.grow_hold, 1);
-  if (size > pools_.cap(h.pool)) {
-    SessionId saved = current_;
-    bool had = has_current_;
-    current_ = session;
-    has_current_ = true;
+  double size = pools_.SizeAfterLoad(s.grow_hold, units);
+  if (size <= pools_.cap(h.pool)) return true;
+  SessionId saved = current_;
+  bool had = has_current_;
+  current_ = session;
+  has_current_ = true;
+  if (s.run_mode == ir::Statement::Run::PREFILL) {
+    FailAt(s.wait_statement,
+           absl::StrCat("the prefill run's next chunk of ", units, " tokens would make its hold on '",
+                        PoolName(h.pool), "' ", size, " units, larger than its cap ",
+                        pools_.cap(h.pool)));
+  } else {
     FailAt(s.wait_statement,
            absl::StrCat("the decode run's next token would make its hold on '", PoolName(h.pool),
                         "' ", size, " units, larger than its cap ", pools_.cap(h.pool)));
-    current_ = saved;
-    has_current_ = had;
-    return Growth::kFailed;
   }
-  if (pools_.Load(s.grow_hold, 1)) return failed() ? Growth::kFailed : Growth::kGranted;
+  current_ = saved;
+  has_current_ = had;
+  return false;
+}
+
+StageHost::Growth Engine::Grow(SessionId session, double units) {
+  Session& s = sessions_[session];
+  if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
+  if (pools_.Load(s.grow_hold, units)) return failed() ? Growth::kFailed : Growth::kGranted;
   if (failed()) return Growth::kFailed;
   s.state = SessionState::kStalled;
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"stall","session":%d,"pool":"%s"})", now_,
-                        s.serial, PoolName(h.pool)));
+                        s.serial, PoolName(pools_.hold(s.grow_hold).pool)));
   }
   return Growth::kStalled;
+}
+
+StageHost::Growth Engine::GrowNow(SessionId session, double units) {
+  Session& s = sessions_[session];
+  if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
+  bool granted = pools_.LoadNow(s.grow_hold, units);
+  if (failed()) return Growth::kFailed;
+  return granted ? Growth::kGranted : Growth::kStalled;
+}
+
+bool Engine::PreemptKey(uint32_t station, SessionId session, double since,
+                        std::vector<double>* key) {
+  uint32_t decl = model_.station_decl[station];
+  const StageDecl& d = model_.stages[decl];
+  EvalFrame frame = FrameOf(sessions_[session]);
+  frame.since = since;
+  key->clear();
+  for (uint32_t node : d.preempt_by) {
+    key->push_back(evaluator_.Eval(node, frame));
+    if (evaluator_.failed()) {
+      FailEvalAt(absl::StrCat("stage[", decl, "].preemptBy"));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::Preempt(uint32_t station, SessionId victim, SessionId cause, double content) {
+  Session& v = sessions_[victim];
+  if (options_.trace) {
+    Log(absl::StrFormat(
+        R"({"t":%.17g,"event":"preempt","stage":"%s","session":%d,"by":%d,"pool":"%s","content":%.17g})",
+        now_, StationName(station), v.serial, sessions_[cause].serial,
+        PoolName(pools_.hold(v.grow_hold).pool), content));
+  }
+  pools_.EmptyHold(v.grow_hold);
+}
+
+void Engine::WatchPool(uint32_t pool, uint32_t station) {
+  std::vector<uint32_t>& w = watchers_[pool];
+  if (std::find(w.begin(), w.end(), station) == w.end()) w.push_back(station);
+}
+
+void Engine::Freed(uint32_t pool) {
+  if (watchers_[pool].empty()) return;
+  std::vector<uint32_t> stations;
+  stations.swap(watchers_[pool]);
+  for (uint32_t station : stations) stations_[station]->UnitsFreed(*this);
+}
+
+void Engine::Token(SessionId session) {
+  Session& s = sessions_[session];
+  if (s.token_observation < 0) return;
+  double v = now_ - s.last_token;
+  s.last_token = now_;
+  if (now_ >= model_.warmup) samples_[s.token_observation].push_back(v);
+  if (options_.trace) {
+    Log(absl::StrFormat(R"({"t":%.17g,"event":"observe","session":%d,"name":"%s","value":%.17g})",
+                        now_, s.serial, model_.observations[s.token_observation], v));
+  }
 }
 
 bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {
@@ -303,6 +379,7 @@ bool Engine::Run(results::Replication* out) {
   while (!events_.empty()) {
     if (events_.Top().time >= model_.horizon) break;
     if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
+    while (CheckpointDue(events_.Top().time)) Checkpoint();
     Event e = events_.Pop();
     if (e.time != now_ || events_processed_ == 0) {
       now_ = e.time;
@@ -318,6 +395,10 @@ bool Engine::Run(results::Replication* out) {
     for (uint32_t station : deferred_) stations_[station]->Flush(*this);
     deferred_.clear();
     if (events_.size() > compact_at_) CompactEvents();
+    if (options_.check_pools && !failed()) {
+      std::string wrong = pools_.CheckInvariants();
+      if (!wrong.empty()) Fail(0, 0, "", absl::StrCat("pool invariant broken: ", wrong));
+    }
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
       if (progress_shown_) std::fputs("\r\033[K", stderr);
@@ -327,6 +408,7 @@ bool Engine::Run(results::Replication* out) {
   }
   if (progress_shown_) std::fputs("\r\033[K", stderr);
   if (!window_started_) StartWindow(model_.warmup);
+  while (checkpoints_ < kCheckpoints) Checkpoint();
   // A stale event (the expiry of a lease released early) is
   // no event left: it must not hide a deadlock.
   CompactEvents();
@@ -410,13 +492,45 @@ void Engine::Complete(const std::vector<SessionId>& done) {
 
 void Engine::StartWindow(double at) {
   window_started_ = true;
-  for (auto& station : stations_) station->StartWindow(at);
+  for (auto& station : stations_) {
+    present_start_[station->id()] = station->Queue();
+    station->StartWindow(at);
+  }
+  for (TimeAverage& a : in_progress_) a.Reset(at);
   if (shared_) shared_->StartWindow(at);
   double saved = now_;
   now_ = at;
   pools_.StartWindow(at);
   now_ = saved;
 }
+
+void Engine::Checkpoint() {
+  int k = checkpoints_++;
+  double at = CheckpointTime(k);
+  station_integral_[k].clear();
+  for (const auto& station : stations_) station_integral_[k].push_back(station->PresentIntegral(at));
+  session_integral_[k].clear();
+  for (const TimeAverage& a : in_progress_) session_integral_[k].push_back(a.Integral(at));
+}
+
+void Engine::InProgressChanged(uint32_t decl) {
+  in_progress_[decl].Set(now_, static_cast<double>(arrived_[decl] - ended_[decl]));
+}
+
+namespace {
+
+// The time-averages over the window's thirds from the integrals at the
+// end of the first two thirds and at the horizon.
+template <typename Field>
+void AddThirds(double first, double second, double whole, double window, Field* out) {
+  if (!(window > 0)) return;
+  double third = window / 3;
+  out->Add(first / third);
+  out->Add((second - first) / third);
+  out->Add((whole - second) / third);
+}
+
+}  // namespace
 
 bool Engine::ReportDeadlock() {
   std::vector<SessionId> blocked;
@@ -425,6 +539,16 @@ bool Engine::ReportDeadlock() {
     if (st == SessionState::kWaitHold || st == SessionState::kWaitLoad ||
         st == SessionState::kStalled) {
       blocked.push_back(id);
+    }
+  }
+  // Jobs waiting at idle step stages with `preempt by` for units.
+  std::map<SessionId, double> blocked_units;
+  for (const auto& station : stations_) {
+    SessionId session;
+    double units;
+    if (station->Blocked(&session, &units)) {
+      blocked.push_back(session);
+      blocked_units[session] = units;
     }
   }
   if (blocked.empty()) return true;
@@ -446,11 +570,17 @@ bool Engine::ReportDeadlock() {
       const Hold& h = pools_.hold(s.wait_hold);
       what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
                           ", ", pools_.DescribeUse(h.pool));
-    } else {
+    } else if (s.state == SessionState::kStalled) {
       const Hold& h = pools_.hold(s.grow_hold);
       what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by 1 unit for its next ",
                           "token on '", StationName(s.run_stations[0]), "', ",
                           pools_.DescribeUse(h.pool));
+    } else {
+      // A job waiting at a step stage with `preempt by` for its chunk.
+      const Hold& h = pools_.hold(s.grow_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ",
+                          Units(blocked_units[blocked[i]]), " for its chunk on '",
+                          StationName(s.run_stations[0]), "', ", pools_.DescribeUse(h.pool));
     }
     current_ = blocked[i];
     has_current_ = true;
@@ -485,6 +615,10 @@ void Engine::Report(results::Replication* out) {
     st->set_shared(d.shared);
     st->set_array(d.array);
     stations_[id]->Report(now_, window, st);
+    st->set_present_start(present_start_[id]);
+    st->set_present_end(stations_[id]->Queue());
+    AddThirds(station_integral_[0][id], station_integral_[1][id],
+              stations_[id]->PresentIntegral(now_), window, st->mutable_present_third());
   }
   for (uint32_t id = 0; id < pools_.count(); ++id) {
     const PoolDecl& d = model_.pools[model_.pool_decl[id]];
@@ -500,6 +634,10 @@ void Engine::Report(results::Replication* out) {
     s->set_arrived(arrived_[i]);
     s->set_ended(ended_[i]);
     s->set_in_progress(arrived_[i] - ended_[i]);
+    s->set_arrived_window(arrived_window_[i]);
+    s->set_ended_window(ended_window_[i]);
+    AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
+              window, s->mutable_in_progress_third());
   }
   out->set_events(events_processed_);
 }

@@ -36,6 +36,7 @@ namespace serq::sim {
 struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
+  bool check_pools = false;       // tests: Pools::CheckInvariants after every event
 };
 
 class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
@@ -59,12 +60,22 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
-  Growth Grow(SessionId session) override;
+  Growth Grow(SessionId session, double units) override;
+  Growth GrowNow(SessionId session, double units) override;
+  bool PreemptKey(uint32_t station, SessionId session, double since,
+                  std::vector<double>* key) override;
+  void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
+  void WatchPool(uint32_t pool, uint32_t station) override;
+  void Token(SessionId session) override;
+  bool Lookup(SessionId session, double work, double* tokens) override;  // engine_cache.cc
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;
   void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
+  absl::Span<const BlockTag> Blocks(SessionId session) override;
+  void CacheEvicted(uint32_t pool, uint32_t blocks) override;
+  void Freed(uint32_t pool) override;
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -84,7 +95,24 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
+  // The window's thirds (for the steady-state figures): the integrals of
+  // the jobs present at every station and of the sessions in progress at
+  // warmup + k (horizon - warmup) / 3, taken before the first event at or
+  // after that time. Checkpoint takes the next one.
+  void Checkpoint();
+  bool CheckpointDue(double time) const {
+    return checkpoints_ < kCheckpoints && time >= CheckpointTime(checkpoints_);
+  }
+  double CheckpointTime(int k) const {
+    return model_.warmup + (model_.horizon - model_.warmup) * (k + 1) / 3;
+  }
+  // Sessions of declaration `decl` arrived or ended: the count in progress
+  // changes.
+  void InProgressChanged(uint32_t decl);
   bool ReportDeadlock();
+  // Grow and GrowNow: false (after reporting the runtime error) when
+  // `units` more would make the session's growing hold larger than its cap.
+  bool GrowthWithinCap(Session& s, SessionId session, double units);
   void Report(results::Replication* out);
   void Progress();
 
@@ -103,6 +131,15 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
   void FreeSession(SessionId id);
+  // The prefix cache (engine_cache.cc). Sets a new session's block list
+  // from its trace row (Mooncake's hash_ids).
+  void SetBlocks(Session& s, uint32_t workload, const double* row);
+  // `prefix (k, n);`: appends n blocks of family k. False after a runtime
+  // error.
+  bool ExecPrefix(Session& s, const Instr& in);
+  // cached(P) (`cached`), else hit(P), in the current session.
+  double CacheState(bool cached, uint32_t pool);
+
   EvalFrame FrameOf(const Session& s) const;
   double Eval(uint32_t node, const Session& s) { return evaluator_.Eval(node, FrameOf(s)); }
   bool Element(uint32_t ref, const Session& s, uint32_t* element) {
@@ -160,9 +197,18 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   uint64_t next_serial_ = 0;
   std::vector<uint64_t> arrived_;  // per session declaration
   std::vector<uint64_t> ended_;
+  std::vector<uint64_t> arrived_window_;  // in [warmup, horizon]
+  std::vector<uint64_t> ended_window_;
+  std::vector<TimeAverage> in_progress_;  // per session declaration
+  static constexpr int kCheckpoints = 2;  // the window's first two thirds end
+  int checkpoints_ = 0;                   // taken so far
+  std::vector<double> station_integral_[kCheckpoints];  // per station
+  std::vector<double> session_integral_[kCheckpoints];  // per session declaration
+  std::vector<uint64_t> present_start_;                 // per station, at warmup
   std::vector<std::vector<double>> samples_;  // per observation
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event
+  std::vector<std::vector<uint32_t>> watchers_;  // per pool: stations waiting for its units
   std::vector<SessionId> done_;    // scratch: completed jobs of one event
   std::vector<uint32_t> pool_ids_; // scratch: a hold's pools
   std::vector<double> amounts_;    // scratch: a hold's amounts

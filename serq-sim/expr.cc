@@ -94,6 +94,7 @@ double Evaluator::Eval(uint32_t id, const EvalFrame& frame) {
     case Op::kDecode: return frame.step.decode;
     case Op::kSeqs: return frame.step.seqs;
     case Op::kContext: return frame.step.context;
+    case Op::kAttention: return frame.step.attention;
     case Op::kNeg: {
       double v = Eval(n.a, frame);
       return -v;

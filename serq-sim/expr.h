@@ -31,6 +31,7 @@ enum class Op : uint8_t {
   kDecode,
   kSeqs,
   kContext,
+  kAttention,
   kNeg,  // a: operand
   kNot,
   kOr,  // a, b: operands (|| and && evaluate b only when needed)

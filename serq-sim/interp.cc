@@ -83,7 +83,10 @@ void Engine::Spawn(uint32_t workload, const double* row) {
       if (slots[c] >= 0) s.variables[slots[c]] = row[c];
     }
   }
+  SetBlocks(s, workload, row);
   ++arrived_[w.session];
+  if (window_started_) ++arrived_window_[w.session];
+  InProgressChanged(w.session);
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"arrive","session":%d,"workload":"%s"})", now_,
                         s.serial, w.name));
@@ -163,6 +166,9 @@ void Engine::Execute(SessionId id) {
       case Code::kLoad:
         if (!ExecLoad(id, in)) break;
         continue;
+      case Code::kPrefix:
+        if (!ExecPrefix(s, in)) break;
+        continue;
       case Code::kObserve: {
         double v = Eval(in.b, s);
         if (evaluator_.failed()) return FailEval(in.statement);
@@ -199,20 +205,26 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     return false;
   }
   Job job;
+  s.run_mode = r.mode;
   if (r.growing >= 0) {
-    // The hold a decode run grows is the session's innermost active hold on
-    // the pool, found when the run starts (as a load's).
+    // The hold a run grows is the session's innermost active hold on the
+    // pool, found when the run starts (as a load's).
     uint32_t pool;
     if (!Element(r.growing, s, &pool)) return FailEval(in.statement), false;
     if (!InnermostHold(s, pool, &s.grow_hold)) {
-      FailAt(in.statement, absl::StrCat("a decode run growing '", PoolName(pool),
+      FailAt(in.statement, absl::StrCat(r.mode == ir::Statement::Run::PREFILL ? "a prefill" : "a decode",
+                                        " run growing '", PoolName(pool),
                                         "', which the session does not hold"));
       return false;
     }
     job.growing = true;
+    job.pool = pool;
     job.content = pools_.hold(s.grow_hold).content;
     s.wait_statement = in.statement;
   }
+  s.token_observation = r.observe;
+  s.last_token = now_;
+  job.observe = r.observe >= 0;
   ++s.pc;
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"run","session":%d,"stage":"%s","work":%.17g})",
@@ -331,8 +343,10 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
       if (hold == kTaken || pools_.hold(hold).pool != pool) continue;
       found = true;
       if (pools_.hold(hold).state == Hold::State::kActive) {
-        s.leases.push_back(pools_.LeaseHold(hold, duration));
+        // Counted first: the pool may evict the new lease at once (its
+        // units are reclaimable by the request first in line).
         ++s.live_leases;
+        s.leases.push_back(pools_.LeaseHold(hold, duration));
       } else {
         pools_.FreeHold(hold);  // returned early by a release: nothing to lease
       }
@@ -419,6 +433,8 @@ void Engine::EndSession(SessionId id) {
   s.frames.clear();
   s.state = SessionState::kEnded;
   ++ended_[s.decl];
+  if (window_started_) ++ended_window_[s.decl];
+  InProgressChanged(s.decl);
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"end","session":%d})", now_, s.serial));
   }

@@ -5,9 +5,11 @@
 #define SERQ_SIM_INTERP_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "proto/ir.pb.h"
 #include "serq-sim/pool.h"
 
 namespace serq::sim {
@@ -42,7 +44,10 @@ struct alignas(64) Session {
   // The run in progress.
   double service_start = 0;  // when its service began: the run's start, or later at a fifo
   absl::InlinedVector<uint32_t, 2> run_stations;
-  HoldId grow_hold = 0;  // a decode run `growing P`: its hold on P
+  HoldId grow_hold = 0;  // a run `growing P`: its hold on P
+  ir::Statement::Run::Mode run_mode = ir::Statement::Run::PLAIN;
+  int32_t token_observation = -1;  // a decode run's per-token observation, or -1
+  double last_token = 0;           // then: its start, then its last token's time
   absl::InlinedVector<double, 4> variables;  // NaN: never set
   std::vector<Frame> frames;
   std::vector<HoldId> holds;
@@ -53,6 +58,12 @@ struct alignas(64) Session {
   uint32_t wait_statement = 0;
   HoldId wait_hold = 0;
   double wait_units = 0;
+  // The prefix cache (engine_cache.cc): the session's block list; the
+  // block size of the trace that set it (Mooncake's 512, 0: set by
+  // `prefix`); the hit of its last lookup on each pool, as (pool, blocks).
+  std::vector<BlockTag> blocks;
+  double trace_block = 0;
+  absl::InlinedVector<std::pair<uint32_t, uint32_t>, 1> hits;
 };
 
 }  // namespace serq::sim

@@ -311,6 +311,7 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
             case ir::Ref::DECODE: op = Op::kDecode; break;
             case ir::Ref::SEQS: op = Op::kSeqs; break;
             case ir::Ref::CONTEXT: op = Op::kContext; break;
+            case ir::Ref::ATTENTION: op = Op::kAttention; break;
             default:
               Error(loc, "", absl::StrCat("unknown built-in variable '", r.name(), "'"));
           }
@@ -451,6 +452,20 @@ void Compiler::Declarations() {
               absl::StrCat("the cap of '", p.name(), "' must be >= 0, got ", *cap));
       }
     }
+    if (p.has_cache()) {
+      // The linker checks it is a constant whole number >= 1; checked again
+      // here for IR that skipped it.
+      auto block = ConstantAt(p.cache(), path + ".cache");
+      if (block) {
+        d.cache = *block;
+        d.cache_loc = p.cache_loc();
+        if (!(*block >= 1 && *block == std::floor(*block) && std::isfinite(*block))) {
+          Error(p.cache().loc(), path + ".cache",
+                absl::StrCat("the cache block of '", p.name(), "' must be a whole number >= 1, got ",
+                             *block));
+        }
+      }
+    }
     next += d.size;
     for (uint32_t k = 0; k < d.size; ++k) model_->pool_decl.push_back(i);
     model_->pools.push_back(std::move(d));
@@ -504,6 +519,10 @@ void Compiler::Declarations() {
     StageDecl& d = model_->stages[i];
     if (!d.phi_constant) d.phi_node = Expr(s.rate(), Context::kPhi);
     if (s.has_serve_by()) d.serve_by = Key(s.serve_by(), Context::kKey);
+    if (s.has_preempt_by() && s.kind() == ir::Stage::STEP) {
+      d.preempt = true;
+      d.preempt_by = Key(s.preempt_by(), Context::kKey);
+    }
   }
 }
 
@@ -561,6 +580,7 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
         site.work = Expr(r.work(), Context::kSession);
         site.mode = r.mode();
         if (r.has_growing()) site.growing = Ref(r.growing(), Context::kSession);
+        if (!r.observe().empty()) site.observe = observation_ids_.at(r.observe());
         model_->runs.push_back(std::move(site));
         Emit(Code::kRun, info, model_->runs.size() - 1);
         break;
@@ -615,6 +635,11 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
         Emit(Code::kObserve, info, observation_ids_.at(s.observe().name()),
              Expr(s.observe().value(), Context::kSession));
         break;
+      case ir::Statement::kPrefix:
+        what("prefix");
+        Emit(Code::kPrefix, info, Expr(s.prefix().family(), Context::kSession),
+             Expr(s.prefix().count(), Context::kSession));
+        break;
       default:
         Error(s.loc(), here, "empty statement");
     }
@@ -624,6 +649,7 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
 void Compiler::Sessions() {
   ForEachStatement(program_, [&](const ir::Statement& s, const std::string&) {
     if (s.has_observe()) observation_ids_.emplace(s.observe().name(), 0);
+    if (s.has_run() && !s.run().observe().empty()) observation_ids_.emplace(s.run().observe(), 0);
   });
   for (auto& [name, id] : observation_ids_) {  // std::map: sorted by name
     id = model_->observations.size();

@@ -37,6 +37,8 @@ struct StageDecl {
   double seqs = 0;    // step: jobs per batch (inf: unbounded)
   double tokens = 0;  // step: tokens per step (inf: unbounded)
   std::vector<uint32_t> serve_by;  // key nodes, evaluated in the arriving session
+  bool preempt = false;             // step: `preempt by`
+  std::vector<uint32_t> preempt_by; // its key nodes, evaluated in the victim's session
 };
 
 struct PoolDecl {
@@ -46,6 +48,8 @@ struct PoolDecl {
   bool array = false;
   double cap = 0;
   std::vector<uint32_t> evict_by;  // key nodes; empty: never evict
+  double cache = 0;  // `cache B`: the prefix cache's block size; 0: none
+  ir::Location cache_loc;
 };
 
 // Where a statement is, for runtime errors: its source location, or its IR
@@ -70,6 +74,7 @@ enum class Code : uint8_t {
   kRelease,  // a: element ref
   kLoad,     // a: element ref, b: amount
   kObserve,  // a: observation id, b: value
+  kPrefix,   // a: family, b: count (engine_cache.cc)
 };
 
 struct Instr {
@@ -87,7 +92,8 @@ struct RunSite {
   uint32_t decl = 0;           // the stage declaration of `stage`
   bool shared = false;
   ir::Statement::Run::Mode mode = ir::Statement::Run::PLAIN;
-  int32_t growing = -1;  // element ref of the pool a decode run grows, or -1
+  int32_t growing = -1;  // element ref of the pool the run grows, or -1
+  int32_t observe = -1;  // a decode run's per-token observation id, or -1
 };
 
 struct ChooseSite {

@@ -15,10 +15,14 @@ constexpr uint32_t kNoPool = UINT32_MAX;
 
 }  // namespace
 
-uint32_t Pools::AddPool(double cap, bool evictable) {
+uint32_t Pools::AddPool(double cap, bool evictable, double cache_block) {
   Element e;
   e.cap = cap;
   e.evictable = evictable;
+  if (cache_block > 0) {
+    e.block = cache_block;
+    e.cache = std::make_unique<PrefixCache>();
+  }
   elements_.push_back(std::move(e));
   return elements_.size() - 1;
 }
@@ -65,6 +69,7 @@ void Pools::Change(uint32_t pool, double used_delta, double loaded_delta) {
   e.used_average.Set(now, e.used);
   e.loaded_average.Set(now, e.loaded);
   if (e.used > e.max_used) e.max_used = e.used;
+  if (e.cache) CacheStatistics(e, now);
 }
 
 // A relative slack of 1e-12 of the cap absorbs the rounding of fractional
@@ -72,18 +77,23 @@ void Pools::Change(uint32_t pool, double used_delta, double loaded_delta) {
 bool Pools::Fits(uint32_t pool, double need) const {
   const Element& e = elements_[pool];
   double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
-  return need <= e.cap - e.used + slack;
+  return need <= e.cap - e.used - CachedFree(pool) + slack;
 }
 
 bool Pools::CanMakeRoom(uint32_t pool, double need) const {
-  if (Fits(pool, need)) return true;
+  double cached = CachedFree(pool);
+  if (Fits(pool, need - cached)) return true;
   const Element& e = elements_[pool];
-  return e.evictable && !e.leases.empty() && Fits(pool, need - e.leased);
+  return e.evictable && !e.leases.empty() && Fits(pool, need - cached - Reclaimable(pool));
 }
 
 bool Pools::MakeRoom(uint32_t pool, double need) {
   if (Fits(pool, need)) return true;
   if (!CanMakeRoom(pool, need)) return false;
+  if (EvictBlocks(pool, need)) {  // cached blocks before any lease
+    host_->Freed(pool);  // a block's units beyond `need` are free now
+    return true;
+  }
   struct Candidate {
     std::vector<double> key;
     double since;
@@ -106,7 +116,12 @@ bool Pools::MakeRoom(uint32_t pool, double need) {
     if (Fits(pool, need)) break;
     ++elements_[pool].evicted;
     EndLease(c.id);
+    EvictBlocks(pool, need);  // what only the lease referenced
   }
+  // What the evictions freed beyond `need` is free now: a step stage
+  // idling for units of this pool may start (its step starts at the end of
+  // the instant, after the requester has taken its units).
+  host_->Freed(pool);
   return Fits(pool, need);
 }
 
@@ -169,6 +184,7 @@ void Pools::ApplyGrowth(const Growth& growth) {
   h.size = size;
   h.content = growth.content;
   Change(h.pool, used_delta, loaded_delta);
+  if (elements_[h.pool].cache) Register(growth.hold);
 }
 
 bool Pools::TryGrow(const Growth& growth) {
@@ -187,17 +203,34 @@ bool Pools::Load(HoldId hold, double units) {
   return false;
 }
 
+bool Pools::LoadNow(HoldId hold, double units) {
+  return TryGrow(Growth{hold, holds_[hold].content + units});
+}
+
+void Pools::EmptyHold(HoldId hold) {
+  Hold& h = holds_[hold];
+  if (h.state != Hold::State::kActive) return;
+  double freed = h.size - h.shared + ReleaseBlocks(h.pool, &h.holder);
+  double content = h.content;
+  h.amount = h.size = h.content = h.shared = 0;
+  Change(h.pool, -freed, -content);
+  Pump(h.pool);
+}
+
 void Pools::ReturnHold(HoldId hold) {
   Hold& h = holds_[hold];
   if (h.state != Hold::State::kActive) return;
   h.state = Hold::State::kReturned;
   --elements_[h.pool].active_holds;
-  Change(h.pool, -h.size, -h.content);
-  h.size = h.content = 0;
+  double freed = h.size - h.shared + ReleaseBlocks(h.pool, &h.holder);
+  Change(h.pool, -freed, -h.content);
+  h.size = h.content = h.shared = 0;
   Pump(h.pool);
 }
 
 void Pools::FreeHold(HoldId hold) {
+  holds_[hold].holder = UINT32_MAX;  // released, or now a lease's
+  holds_[hold].shared = 0;
   holds_[hold].pool = kNoPool;
   holds_[hold].state = Hold::State::kReturned;
   free_holds_.push_back(hold);
@@ -209,7 +242,8 @@ void Pools::EndHold(HoldId hold) {
   if (active) {
     Hold& h = holds_[hold];
     --elements_[pool].active_holds;
-    Change(pool, -h.size, -h.content);
+    double freed = h.size - h.shared + ReleaseBlocks(pool, &h.holder);
+    Change(pool, -freed, -h.content);
   }
   FreeHold(hold);
   if (active) Pump(pool);
@@ -223,8 +257,10 @@ LeaseRef Pools::LeaseHold(HoldId hold, double duration) {
   Element& e = elements_[h.pool];
   l.pool = h.pool;
   l.owner = h.session;
-  l.units = h.size;
+  l.units = h.size - h.shared;  // its own: the cached blocks' stay counted once
   l.content = h.content;
+  l.holder = h.holder;  // a lease keeps its hold's references
+  if (l.holder != UINT32_MAX) e.cache->ToLease(l.holder);
   l.since = host_->now();
   l.sequence = next_lease_sequence_++;
   l.alive = true;
@@ -233,7 +269,11 @@ LeaseRef Pools::LeaseHold(HoldId hold, double duration) {
   e.leased += l.units;
   --e.active_holds;  // the units stay, now as a lease
   if (std::isfinite(duration)) host_->ScheduleExpiry(l.since + duration, id, l.generation);
-  return LeaseRef{id, l.generation, h.pool};
+  LeaseRef ref{id, l.generation, h.pool};
+  // On a pool that evicts, the units just became reclaimable: the request
+  // first in line may now be admitted by evicting this very lease.
+  if (e.evictable) Pump(h.pool);
+  return ref;
 }
 
 void Pools::EndLease(LeaseId id) {
@@ -246,7 +286,7 @@ void Pools::EndLease(LeaseId id) {
   e.leased = e.leases.empty() ? 0 : e.leased - l.units;
   l.alive = false;
   ++l.generation;
-  Change(l.pool, -l.units, -l.content);
+  Change(l.pool, -l.units - ReleaseBlocks(l.pool, &l.holder), -l.content);
   free_leases_.push_back(id);
   host_->LeaseEnded(l.owner);
 }
@@ -279,7 +319,10 @@ void Pools::Pump(uint32_t pool) {
       e.growing.pop_front();
       host_->Wake(holds_[g.hold].session);
     }
-    if (!e.growing.empty()) continue;
+    if (!e.growing.empty()) {
+      host_->Freed(p);
+      continue;
+    }
     while (!e.waiting.empty()) {
       uint32_t r = e.waiting.front();
       bool first_everywhere = true;
@@ -298,6 +341,7 @@ void Pools::Pump(uint32_t pool) {
       }
       host_->Wake(session);
     }
+    host_->Freed(p);
   }
 }
 
@@ -307,13 +351,16 @@ std::string Pools::DescribeUse(uint32_t pool) const {
   // Who holds the units, by session, in session order.
   std::map<SessionId, double> held, leased;
   for (const Hold& h : holds_) {
-    if (h.pool == pool && h.state == Hold::State::kActive) held[h.session] += h.size;
+    if (h.pool == pool && h.state == Hold::State::kActive) held[h.session] += h.size - h.shared;
   }
   for (LeaseId id : e.leases) leased[leases_[id].owner] += leases_[id].units;
   std::vector<std::string> parts;
   for (const auto& [s, u] : held) parts.push_back(absl::StrCat("held by session ", s, ": ", u));
   for (const auto& [s, u] : leased) {
     parts.push_back(absl::StrCat("leased by session ", s, ": ", u));
+  }
+  if (e.cache && e.cache->ReferencedBlocks() > 0) {
+    parts.push_back(absl::StrCat("cached blocks referenced: ", e.block * e.cache->ReferencedBlocks()));
   }
   if (parts.empty()) return out;
   constexpr size_t kShown = 4;
@@ -330,7 +377,7 @@ std::string Pools::CheckInvariants() const {
   std::vector<double> used(elements_.size(), 0), loaded(elements_.size(), 0);
   for (const Hold& h : holds_) {
     if (h.pool != kNoPool && h.state == Hold::State::kActive) {
-      used[h.pool] += h.size;
+      used[h.pool] += h.size - h.shared;
       loaded[h.pool] += h.content;
     }
   }
@@ -341,6 +388,10 @@ std::string Pools::CheckInvariants() const {
     }
   }
   for (uint32_t p = 0; p < elements_.size(); ++p) {
+    if (std::string wrong = CheckCache(p); !wrong.empty()) return wrong;
+    if (elements_[p].cache) used[p] += elements_[p].block * elements_[p].cache->ReferencedBlocks();
+  }
+  for (uint32_t p = 0; p < elements_.size(); ++p) {
     const Element& e = elements_[p];
     double slack = 1e-9 * std::max(1.0, std::isfinite(e.cap) ? e.cap : 1.0);
     if (std::fabs(e.used - used[p]) > slack) {
@@ -349,22 +400,31 @@ std::string Pools::CheckInvariants() const {
     if (std::fabs(e.loaded - loaded[p]) > slack) {
       return absl::StrCat("pool ", p, ": loaded ", e.loaded, " but contents make ", loaded[p]);
     }
-    if (e.used > e.cap + slack) return absl::StrCat("pool ", p, ": used ", e.used, " > cap");
+    if (e.used + CachedFree(p) > e.cap + slack) {
+      return absl::StrCat("pool ", p, ": used ", e.used, " and cached ", CachedFree(p), " > cap");
+    }
+    // What could be had: the free units, and on a pool that evicts the
+    // leased ones too (a request that fits only by evicting is admitted by
+    // evicting, so it must not be waiting either).
+    auto available = [&](const Element& q) {
+      uint32_t qp = &q - elements_.data();
+      return q.cap - q.used + (q.evictable ? Reclaimable(qp) : 0) - slack;
+    };
     if (!e.growing.empty()) {
       const Growth& g = e.growing.front();
       const Hold& h = holds_[g.hold];
-      if (std::max(h.amount, g.content) - h.size <= e.cap - e.used - slack && !e.evictable) {
+      if (std::max(h.amount, g.content) - h.size <= available(e)) {
         return absl::StrCat("pool ", p, ": a growth first in line fits but waits");
       }
       continue;
     }
-    if (e.waiting.empty() || e.evictable) continue;
+    if (e.waiting.empty()) continue;
     const Request& r = requests_[e.waiting.front()];
     bool first_everywhere = true, fits = true;
     for (HoldId h : r.holds) {
       const Element& q = elements_[holds_[h].pool];
       if (q.waiting.front() != e.waiting.front() || !q.growing.empty()) first_everywhere = false;
-      if (holds_[h].amount > q.cap - q.used - slack) fits = false;
+      if (holds_[h].amount > available(q)) fits = false;
     }
     if (first_everywhere && fits) {
       return absl::StrCat("pool ", p, ": a request first in line everywhere fits but waits");
@@ -382,6 +442,11 @@ void Pools::StartWindow(double now) {
     e.wait_sum = 0;
     e.evicted = 0;
     e.expired = 0;
+    e.evictable_average.Reset(now);
+    e.lookups = 0;
+    e.lookup_tokens = 0;
+    e.hit_tokens = 0;
+    e.blocks_evicted = 0;
   }
 }
 
@@ -395,6 +460,14 @@ void Pools::Report(uint32_t pool, double now, double window, results::PoolStats*
   out->set_wait_sum(e.wait_sum);
   out->set_evicted(e.evicted);
   out->set_expired(e.expired);
+  if (e.cache) {
+    out->set_cache_block(e.block);
+    out->set_lookups(e.lookups);
+    out->set_lookup_tokens(e.lookup_tokens);
+    out->set_hit_tokens(e.hit_tokens);
+    out->set_mean_evictable(window > 0 ? e.evictable_average.Integral(now) / window : 0);
+    out->set_blocks_evicted(e.blocks_evicted);
+  }
 }
 
 }  // namespace serq::sim

@@ -10,22 +10,40 @@
 // request allocating its next KV block before a waiting one is admitted.
 // Growths wait in their own line, in order.
 //
+// Every change that makes units free or reclaimable (a hold ending or
+// returned, a hold becoming a lease on a pool that evicts, a lease
+// released or expiring, a hold emptied or a growth given back) re-examines
+// the pool's lines (Pump): growths first, then the requests in order.
+//
 // Eviction: when the request first in line (a hold on every pool of it, or
 // a growth) does not fit on a pool that has `evict by`, and the free units
 // plus every lease of that pool would make it fit, the pool ends leases in
 // increasing key order (ties by the lease's start, then its creation) until
 // it fits. Nothing is evicted for a request that would not fit even then,
 // nor for one that is not first in line on all its pools.
+//
+// A pool with `cache B` keeps a prefix cache (prefix_cache.h, engine.md §3;
+// the cache's part of Pools is pool_cache.cc): a hold's content that fills
+// a block of its session's list registers it, referenced by the hold; a
+// prefill's hit references cached blocks. A cached block's B units count
+// once in `used`, however many holds and leases reference it; a hold's own
+// units are its size minus those of the blocks it references (Hold::shared).
+// A block no one references is evictable: free for free() and not in
+// used(), but physically there, so that what fits is judged against
+// cap - used - evictable; evictable blocks are evicted (least recently
+// released first) before any lease, whether or not the pool has `evict by`.
 #ifndef SERQ_SIM_POOL_H_
 #define SERQ_SIM_POOL_H_
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "proto/results.pb.h"
+#include "serq-sim/prefix_cache.h"
 #include "serq-sim/stage.h"
 
 namespace serq::sim {
@@ -42,6 +60,10 @@ struct Hold {
   double size = 0;  // max(amount, content) once active
   State state = State::kWaiting;
   uint32_t request = 0;  // the request it waits in, while waiting
+  // A cache pool: its place in the cache (kNoHolder until it needs one) and
+  // the units of the cached blocks it references, counted once in the pool.
+  uint32_t holder = UINT32_MAX;
+  double shared = 0;
 };
 
 struct Lease {
@@ -54,6 +76,7 @@ struct Lease {
   uint32_t generation = 0; // bumped when it ends: expiry events of an older one are stale
   bool alive = false;
   uint32_t slot = 0;       // its place in its pool's list of leases
+  uint32_t holder = UINT32_MAX;  // a cache pool: its hold's references, kept
 };
 
 // A session's reference to a lease it made: valid while the generation
@@ -78,6 +101,14 @@ class PoolHost {
   virtual void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) = 0;
   // A lease of `owner` ended (released, evicted or expired).
   virtual void LeaseEnded(SessionId owner) = 0;
+  // The block list of `session` (engine.md §3): what a hold's content on a
+  // cache pool registers as it fills blocks.
+  virtual absl::Span<const BlockTag> Blocks(SessionId session) { return {}; }
+  // `blocks` cached blocks of `pool` were evicted to make room (--trace).
+  virtual void CacheEvicted(uint32_t pool, uint32_t blocks) {}
+  // Units of `pool` were freed or became reclaimable, after its lines were
+  // examined (a step stage with `preempt by` idling for them starts a step).
+  virtual void Freed(uint32_t pool) {}
 };
 
 class Pools {
@@ -85,7 +116,9 @@ class Pools {
   explicit Pools(PoolHost* host) : host_(host) {}
 
   // Adds pool element `count()`. Only before the first request.
-  uint32_t AddPool(double cap, bool evictable);
+  // `cache_block` > 0: the pool keeps a prefix cache of blocks of that many
+  // units.
+  uint32_t AddPool(double cap, bool evictable, double cache_block = 0);
   uint32_t count() const { return elements_.size(); }
 
   double cap(uint32_t pool) const { return elements_[pool].cap; }
@@ -93,6 +126,17 @@ class Pools {
   double free(uint32_t pool) const { return elements_[pool].cap - elements_[pool].used; }
   double loaded(uint32_t pool) const { return elements_[pool].loaded; }
 
+  // The prefix cache (pool_cache.cc). The block size; 0: no cache.
+  double cache_block(uint32_t pool) const { return elements_[pool].block; }
+  // Units of evictable blocks (inside free(pool)).
+  double CachedFree(uint32_t pool) const;
+  // `cached(P)`: the leading blocks of `tags` cached in `pool`, no side effect.
+  uint32_t Cached(uint32_t pool, absl::Span<const BlockTag> tags) const;
+  // The lookup of a prefill of `work` tokens whose active hold `hold` on a
+  // cache pool has content 0: hits the longest cached run of `tags`, at most
+  // floor((work - 1) / B) blocks; the hold references them and its content
+  // becomes hits * B. Counted in the pool's lookups. Returns the blocks hit.
+  uint32_t Hit(HoldId hold, absl::Span<const BlockTag> tags, double work);
   // Asks for `amount` units of each pool in `pools` (distinct, each amount
   // <= its cap, checked by the caller) for `session`. The holds, one per
   // pool in the order given, are appended to `holds`. Returns true when
@@ -109,6 +153,15 @@ class Pools {
   bool Load(HoldId hold, double units);
   // The size hold `hold` would have after loading `units` more.
   double SizeAfterLoad(HoldId hold, double units) const;
+  // Adds `units` of content to active hold `hold` now or not at all: with
+  // free units or by evicting leases, never waiting in the growth line (a
+  // job's growth at a step stage with `preempt by`, which preempts instead;
+  // it goes before the holds waiting for admission, as any growth does).
+  // False when it does not fit; nothing changes then.
+  bool LoadNow(HoldId hold, double units);
+  // Empties active hold `hold` (preemption): amount, content and size to 0,
+  // its units returned to the pool and its lines examined. It stays active.
+  void EmptyHold(HoldId hold);
 
   // Returns an active hold's units early (release inside the hold).
   void ReturnHold(HoldId hold);
@@ -142,9 +195,10 @@ class Pools {
 
   // Checks the pools' invariants (for tests): every element's used is the
   // sum of its active holds and live leases and at most its cap; no request
-  // first in line everywhere would fit everywhere without being admitted
-  // (no growth first in line would fit without being granted). Returns
-  // what is wrong, or "".
+  // first in line everywhere would fit everywhere (counting, on a pool that
+  // evicts, its leased units as available) without being admitted (no
+  // growth first in line would fit so without being granted). Returns what
+  // is wrong, or "".
   std::string CheckInvariants() const;
 
   void StartWindow(double now);
@@ -178,6 +232,14 @@ class Pools {
     double wait_sum = 0;
     uint64_t evicted = 0;
     uint64_t expired = 0;
+    // The prefix cache (block > 0) and its window's figures.
+    double block = 0;
+    std::unique_ptr<PrefixCache> cache;
+    TimeAverage evictable_average;
+    uint64_t lookups = 0;
+    double lookup_tokens = 0;
+    double hit_tokens = 0;
+    uint64_t blocks_evicted = 0;
   };
 
   void Change(uint32_t pool, double used_delta, double loaded_delta);
@@ -191,6 +253,21 @@ class Pools {
   bool TryGrow(const Growth& growth);
   void ApplyGrowth(const Growth& growth);
   void EndLease(LeaseId id);
+  // The cache's hooks (pool_cache.cc). Registers the blocks a growth of the
+  // hold's content filled.
+  void Register(HoldId hold);
+  // Drops a holder's references: the units an ending hold or lease gives
+  // back beyond its own, those of the blocks it left evictable.
+  double ReleaseBlocks(uint32_t pool, uint32_t* holder);
+  // Evicts cached blocks, least recently released first, until `need`
+  // fits or none is left. Fits afterwards?
+  bool EvictBlocks(uint32_t pool, double need);
+  // The units ending every lease of `pool` would make available: their own
+  // and those of the blocks only leases reference.
+  double Reclaimable(uint32_t pool) const;
+  void CacheStatistics(Element& e, double now);
+  // The cache's part of CheckInvariants: "" or what is wrong.
+  std::string CheckCache(uint32_t pool) const;
   // Admits what can be admitted after units were freed on `pool`.
   void Pump(uint32_t pool);
 

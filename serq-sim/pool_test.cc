@@ -413,6 +413,88 @@ TEST(PoolTest, RandomOperationsKeepInvariants) {
   EXPECT_GT(plain.expired() + evicting.expired(), 10u);
 }
 
+// The bug of issue 8: a hold that becomes a lease on a pool that evicts
+// makes its units reclaimable, so the line is examined again. cap 10,
+// evict by since: session 0 holds 8; at t = 1 session 1 asks 5 and waits
+// (2 free, no lease to evict). At t = 5 session 0's hold becomes a lease:
+// 2 free + 8 leased >= 5, so session 1 is admitted at once by evicting it
+// (used 5, one eviction, the lease's owner told it ended).
+TEST(PoolTest, HoldBecomingALeaseAdmitsTheLine) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, true);
+  std::vector<HoldId> h0, h1;
+  EXPECT_TRUE(Ask(p, 0, kv, 8, &h0));
+  host.now_ = 1;
+  EXPECT_FALSE(Ask(p, 1, kv, 5, &h1));
+  host.now_ = 5;
+  LeaseRef lease = p.LeaseHold(h0[0], INFINITY);
+  EXPECT_EQ(host.woken, (Woken{{1, 5}}));
+  EXPECT_FALSE(p.LeaseAlive(lease));
+  EXPECT_EQ(host.ended[0], 1);
+  EXPECT_EQ(p.used(kv), 5);
+  EXPECT_EQ(p.CheckInvariants(), "");
+  results::PoolStats stats;
+  p.Report(kv, 5, 5, &stats);
+  EXPECT_EQ(stats.evicted(), 1u);
+  EXPECT_DOUBLE_EQ(stats.wait_sum(), 4);  // 1 -> 5
+}
+
+// The same for a growth in line: session 1 holds 1 and loads 3 (content 3,
+// size 3: 2 more units, 1 free after session 0's 8), so it waits. When
+// session 0's hold becomes a lease the growth evicts it and is granted.
+TEST(PoolTest, HoldBecomingALeaseGrantsTheGrowth) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, true);
+  std::vector<HoldId> h0, h1;
+  EXPECT_TRUE(Ask(p, 0, kv, 8, &h0));
+  EXPECT_TRUE(Ask(p, 1, kv, 1, &h1));
+  host.now_ = 1;
+  EXPECT_FALSE(p.Load(h1[0], 3));
+  host.now_ = 2;
+  p.LeaseHold(h0[0], INFINITY);
+  EXPECT_EQ(host.woken, (Woken{{1, 2}}));
+  EXPECT_EQ(p.used(kv), 3);
+  EXPECT_EQ(p.hold(h1[0]).content, 3);
+  EXPECT_EQ(p.CheckInvariants(), "");
+}
+
+// Without evict by a lease keeps its units: nothing changes for the line
+// (session 1 still waits; the invariants hold).
+TEST(PoolTest, HoldBecomingALeaseWithoutEvictByKeepsTheUnits) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(10, false);
+  std::vector<HoldId> h0, h1;
+  EXPECT_TRUE(Ask(p, 0, kv, 8, &h0));
+  EXPECT_FALSE(Ask(p, 1, kv, 5, &h1));
+  p.LeaseHold(h0[0], INFINITY);
+  EXPECT_TRUE(host.woken.empty());
+  EXPECT_EQ(p.used(kv), 8);
+  EXPECT_EQ(p.CheckInvariants(), "");
+}
+
+// A request over two pools, one of which evicts: session 0 holds 8 of A
+// (evicts); session 1 asks 5 of A and 5 of B and waits. A's hold becoming
+// a lease admits it on both at once.
+TEST(PoolTest, HoldBecomingALeaseAdmitsAMultiPoolRequest) {
+  TestPoolHost host;
+  Pools p(&host);
+  uint32_t a = p.AddPool(10, true), b = p.AddPool(10, false);
+  std::vector<HoldId> h0, h1;
+  EXPECT_TRUE(Ask(p, 0, a, 8, &h0));
+  uint32_t both[] = {a, b};
+  double fives[] = {5, 5};
+  EXPECT_FALSE(p.RequestHold(1, both, fives, &h1));
+  host.now_ = 3;
+  p.LeaseHold(h0[0], 10);
+  EXPECT_EQ(host.woken, (Woken{{1, 3}}));
+  EXPECT_EQ(p.used(a), 5);
+  EXPECT_EQ(p.used(b), 5);
+  EXPECT_EQ(p.CheckInvariants(), "");
+}
+
 TEST(PoolTest, DescribeUse) {
   TestPoolHost host;
   Pools p(&host);

@@ -42,6 +42,7 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   std::unique_ptr<std::ofstream> trace;
   sim::EngineOptions engine_options;
   engine_options.progress = options.progress;
+  engine_options.check_pools = options.check_pools;
   if (!options.trace_path.empty()) {
     trace = std::make_unique<std::ofstream>(options.trace_path, std::ios::binary);
     if (!*trace) {

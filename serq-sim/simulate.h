@@ -33,6 +33,9 @@ struct SimOptions {
   // their own seeds (a sweep's task runs one; a search adds some to those
   // it ran). Must be below the number of replications.
   uint32_t first_replication = 0;
+  // Tests: check the pools' invariants after every event (a violation is
+  // an error naming the time and what is wrong).
+  bool check_pools = false;
 };
 
 // Checks the options that come from the command line (--replications at

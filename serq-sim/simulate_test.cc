@@ -726,6 +726,60 @@ run { horizon 10; }
   EXPECT_DOUBLE_EQ(Pool(run.results, "kv").mean_loaded(), 6.8);
 }
 
+// Issue 8's bug: a hold that becomes a lease leaves the line blocked. kv
+// has 10 units and evicts by since. Session 0 holds 8 from t = 0 and runs
+// 5 s; session 1 runs 1 s, then asks 5 at t = 1: 2 free, no lease, so it
+// waits. At t = 5 session 0's hold becomes a lease: its 8 units are
+// reclaimable, so session 1, first in line, is admitted then by evicting
+// it (it used to be a deadlock). Its run of 1 s ends at 6.
+TEST(PoolTest, HoldBecomingALeaseAdmitsTheLine) {
+  SimRun run = RunSource(R"(
+pool kv { cap 10; evict by (since); }
+stage S : delay;
+workload { arrive batch(2); }
+session {
+  if (serial == 0) { hold kv (8) { run S (5); } lease kv (inf); }
+  else { run S (1); hold kv (5) { observe b_admitted = now; run S (1); observe b_done = now; } }
+}
+run { horizon 100; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "b_admitted"), ElementsAre(5.0));
+  EXPECT_THAT(Samples(run.results, "b_done"), ElementsAre(6.0));
+  EXPECT_EQ(Pool(run.results, "kv").evicted(), 1u);
+  // Waits 0 (session 0) + 4 (session 1, from 1 to 5).
+  EXPECT_DOUBLE_EQ(Pool(run.results, "kv").wait_sum(), 4);
+}
+
+// Its relatives: the one waiting is a load's growth, and a decode job's
+// stalled growth at a step stage. Session 1 holds 1 with content 0; at
+// t = 1 it loads 3 (size 3, 2 more units, 1 free): it waits until the
+// lease at t = 5 is evicted. Session 2's decode job holds 1 and grows a
+// unit a token at `E : step(1)`: token 1 at t = 0 fills its hold (content
+// 1, no unit), token 2 at t = 1 needs a unit; session 1's load (in line
+// since t = 1, before the step's start at the end of the instant) goes
+// first, so the job stalls. At t = 5 the lease of 8 is evicted: session
+// 1's growth takes 2 (used 1 + 3 = 4), the stalled token takes 1; the job
+// steps at [5, 6) and [6, 7) for tokens 2 and 3: done at 7.
+TEST(PoolTest, HoldBecomingALeaseGrantsGrowths) {
+  SimRun run = RunSource(R"(
+pool kv { cap 10; evict by (since); }
+stage S : delay;
+stage E : step(1);
+workload { arrive batch(3); }
+session {
+  if (serial == 0) { hold kv (8) { run S (5); } lease kv (inf); }
+  if (serial == 1) { hold kv (1) { run S (1); load kv (3); observe loaded = now; run S (10); } }
+  if (serial == 2) { hold kv (1) { run E decode (3) growing kv; observe decoded = now; } }
+}
+run { horizon 100; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "loaded"), ElementsAre(5.0));
+  EXPECT_THAT(Samples(run.results, "decoded"), ElementsAre(7.0));
+  EXPECT_EQ(Pool(run.results, "kv").evicted(), 1u);
+}
+
 // Ending a session releases its holds, leases stay.
 TEST(PoolTest, EndReleasesHoldsNotLeases) {
   SimRun run = RunSource(R"(

@@ -57,6 +57,9 @@ struct StepVars {
   double decode = 0;   // decode jobs
   double seqs = 0;     // jobs in the batch
   double context = 0;  // the sum of the jobs' contexts
+  // The causal query-key pairs the step computes: the sum over the jobs of
+  // t c - t (t - 1) / 2, t its tokens in the step and c its context.
+  double attention = 0;
 };
 
 // What a station needs from the engine.
@@ -93,11 +96,37 @@ class StageHost {
   // false after reporting a runtime error (tau not > 0, NaN...).
   virtual bool Tau(uint32_t station, const StepVars& vars, double* tau) = 0;
   enum class Growth { kGranted, kStalled, kFailed };
-  // Grows the hold of `session`'s decode job (Job::growing) by one unit of
-  // content. kStalled: the growth waits in its pool's line, and the
-  // station's GrowthGranted is called when it is granted; kFailed: a
-  // runtime error was reported.
-  virtual Growth Grow(SessionId session) = 0;
+  // Grows the hold of `session`'s job (Job::growing) by `units` of content
+  // (a decode token's 1, a prefill chunk's tokens). kStalled: the growth
+  // waits in its pool's line, and the station's GrowthGranted is called
+  // when it is granted; kFailed: a runtime error was reported.
+  virtual Growth Grow(SessionId session, double units) = 0;
+
+  // Step stages with `preempt by`. GrowNow grows as Grow does, but never
+  // waits: kStalled means it does not fit (nothing changed).
+  virtual Growth GrowNow(SessionId session, double units) = 0;
+  // The `preempt by` key of the station's stage, evaluated in `session`
+  // with `since`. False after reporting a runtime error.
+  virtual bool PreemptKey(uint32_t station, SessionId session, double since,
+                          std::vector<double>* key) = 0;
+  // The job of `victim` is preempted for the growth of `cause`'s: its hold
+  // is emptied (its units return to the pool); `content` is what the hold
+  // had, this step's growth not counted (for --trace).
+  virtual void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) = 0;
+  // Call the station's UnitsFreed once units of `pool` are freed.
+  virtual void WatchPool(uint32_t pool, uint32_t station) = 0;
+  // A decode job of `session` whose run observes each token (Job::observe)
+  // produced a token now.
+  virtual void Token(SessionId session) = 0;
+  // A prefill job `growing` (Job::growing) about to join a batch with its
+  // hold's content 0 looks its blocks up in the pool's prefix cache
+  // (engine.md §3; serq-sim/engine_cache.cc): *tokens is the hit, a whole
+  // number of blocks at most work - 1, now the hold's content (0 on a pool
+  // without a cache). False after reporting a runtime error.
+  virtual bool Lookup(SessionId session, double work, double* tokens) {
+    *tokens = 0;
+    return true;
+  }
 };
 
 // A job arriving at a station: one session's run.
@@ -109,6 +138,8 @@ struct Job {
   // (StageHost::Grow), and `content` is that hold's content at arrival.
   bool growing = false;
   double content = 0;
+  uint32_t pool = 0;     // growing: the pool element of that hold
+  bool observe = false;  // decode: the run observes each token (StageHost::Token)
   // The ascending `serve by` key, evaluated in the session at arrival
   // (empty: order of arrival).
   absl::Span<const double> key;
@@ -135,6 +166,12 @@ class Station {
   // The growth of `session`'s job that StageHost::Grow left stalled has been
   // granted (step stations only).
   virtual void GrowthGranted(StageHost& host, SessionId session) {}
+  // Units of a pool the station watches (StageHost::WatchPool) were freed.
+  virtual void UnitsFreed(StageHost& host) {}
+  // For deadlock reports: the job that waits for units of a pool at a step
+  // stage with `preempt by` while the stage idles (false: none), with the
+  // units its growth needs.
+  virtual bool Blocked(SessionId* session, double* units) const { return false; }
 
   // The state functions.
   virtual uint32_t Queue() const { return present(); }  // jobs present
@@ -155,6 +192,9 @@ class Station {
     RecordWait(host.now() - arrival);
     host.StartService(session);
   }
+
+  // The integral of the jobs present over [window start, now].
+  virtual double PresentIntegral(double now) const { return present_.Integral(now); }
 
   // Starts the measured window at `now`: counts and integrals restart.
   virtual void StartWindow(double now);
@@ -206,7 +246,8 @@ std::unique_ptr<Station> MakePsStation(uint32_t id, bool phi_constant, double ph
 std::unique_ptr<Station> MakeFifoStation(uint32_t id, bool phi_constant, double phi);
 // A step stage: at most `seqs` jobs and `tokens` tokens a step (inf:
 // unbounded).
-std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens);
+std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,
+                                         bool preempt = false);
 
 }  // namespace serq::sim
 

@@ -21,6 +21,10 @@ class SharedStation final : public Station {
   uint32_t Busy() const override { return group_->solver().FlowsAt(stage_); }
   double Work(double now) const override { return group_->solver().WorkAt(stage_, now); }
 
+  double PresentIntegral(double now) const override {
+    return group_->solver().PresentIntegral(stage_, now);
+  }
+
   void Report(double now, double window, results::StageStats* out) const override {
     Station::Report(now, window, out);
     flow::FlowSolver& solver = group_->solver();

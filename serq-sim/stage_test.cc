@@ -39,7 +39,16 @@ class TestHost : public StageHost {
     *tau = tau_of_step(vars);
     return *tau > 0;
   }
-  Growth Grow(SessionId session) override { return grow(session); }
+  Growth Grow(SessionId session, double) override { return grow(session); }
+  // Preemption is tested end to end (simulate_test), with real pools.
+  Growth GrowNow(SessionId session, double) override { return grow(session); }
+  bool PreemptKey(uint32_t, SessionId, double, std::vector<double>* key) override {
+    key->clear();
+    return true;
+  }
+  void Preempt(uint32_t, SessionId, SessionId, double) override {}
+  void WatchPool(uint32_t, uint32_t) override {}
+  void Token(SessionId session) override { tokens_.emplace_back(session, now_); }
 
   Station& station() { return *station_; }
   size_t pending() const { return events_.size(); }
@@ -100,6 +109,7 @@ class TestHost : public StageHost {
   std::vector<StepVars> steps_;       // every step's variables, in order
   std::vector<double> step_starts_;   // and its start
   std::vector<std::pair<SessionId, double>> completions_;
+  std::vector<std::pair<SessionId, double>> tokens_;  // Token() calls
   int stale_ = 0;
 
  private:
@@ -525,6 +535,51 @@ TEST(StepStationTest, StalledJobIsLeftOut) {
   EXPECT_EQ(h.completions_, (Completions{{2, 2.0}}));
   EXPECT_EQ(h.steps_[0].seqs, 1);
   EXPECT_EQ(h.station().Queue(), 1u);
+}
+
+// engine.md §4: a step's attention is the sum over its jobs of
+// t c - t (t - 1) / 2 (t its tokens, c its context after them). One step
+// with a plain prefill of 4 (c = 4): 16 - 6 = 10; a growing decode whose
+// hold had 4 (c = 5 with its token's unit) and one whose hold had 6 (7):
+// 12; a growing prefill chunk of 3 whose hold had 2 (c = 5: 15 - 3 = 12)
+// and a growing decode whose hold had 3 (4): 16. The context is summed as
+// before (4; 12; 9).
+TEST(StepStationTest, Attention) {
+  struct Case {
+    std::vector<Job> jobs;
+    double attention, context;
+  };
+  auto growing = [](SessionId s, ir::Statement::Run::Mode mode, double work, double content) {
+    Job j = StepJob(s, mode, work);
+    j.growing = true;
+    j.content = content;
+    return j;
+  };
+  const Case cases[] = {
+      {{StepJob(1, kPrefill, 4)}, 10, 4},
+      {{growing(1, kDecode, 1, 4), growing(2, kDecode, 1, 6)}, 12, 12},
+      {{growing(1, kPrefill, 3, 2), growing(2, kDecode, 1, 3)}, 16, 9},
+  };
+  for (const Case& c : cases) {
+    TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+    for (const Job& j : c.jobs) h.ArriveJob(0, j);
+    h.RunUntil(INFINITY);
+    ASSERT_EQ(h.steps_.size(), 1u);
+    EXPECT_EQ(h.steps_[0].attention, c.attention);
+    EXPECT_EQ(h.steps_[0].context, c.context);
+  }
+}
+
+// A decode job whose run observes each token tells the host at each
+// token: decode of 3 on step(1): at 1, 2, 3.
+TEST(StepStationTest, TokensObserved) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  Job j = StepJob(1, kDecode, 3);
+  j.observe = true;
+  h.ArriveJob(0, j);
+  h.ArriveJob(0, StepJob(2, kDecode, 2));  // not observed
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.tokens_, (Completions{{1, 1.0}, {1, 2.0}, {1, 3.0}}));
 }
 
 // A decode run of fractional work w takes ceil(w) steps: 2.5 takes 3.

@@ -9,6 +9,7 @@
 #ifndef SERQ_SIM_TRACE_H_
 #define SERQ_SIM_TRACE_H_
 
+#include <cstdint>
 #include <istream>
 #include <string>
 #include <vector>
@@ -25,6 +26,12 @@ struct Trace {
   std::vector<std::string> columns;  // the session variables a row sets
   std::vector<double> times;         // arrival times in seconds: >= 0, non-decreasing
   std::vector<double> values;        // row-major, rows x columns.size()
+  // A session's block list from the row (Mooncake's hash_ids, one block of
+  // `block_units` tokens each): row r's ids are block_ids[block_starts[r]
+  // .. block_starts[r + 1]). Both empty when the format gives no blocks.
+  std::vector<int64_t> block_ids;
+  std::vector<uint64_t> block_starts;
+  double block_units = 0;  // the format's block size; 0: no blocks
 };
 
 // The lines of a trace file, numbered from 1, with a UTF-8 byte order mark

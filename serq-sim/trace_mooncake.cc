@@ -12,7 +12,9 @@
 // whole prefix), `hash_ids` = the number of blocks and `cached_blocks` =
 // how many leading blocks appeared in earlier rows: the blocks an
 // unbounded prefix cache shared by every instance would hold when the
-// request arrives (docs/traces.md).
+// request arrives (docs/traces.md). The ids themselves become the session's
+// block list (Trace::block_ids), one 512-token block each, for pools with a
+// prefix cache (engine.md §3).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -36,6 +38,8 @@ using google::protobuf::Value;
 constexpr char kTimestamp[] = "timestamp";
 constexpr char kHashIds[] = "hash_ids";
 constexpr char kCachedBlocks[] = "cached_blocks";
+// Mooncake's block: each hash id covers 512 tokens (the FAST'25 paper).
+constexpr double kMooncakeBlock = 512;
 // Every row has these; every other field is optional (the first row decides).
 constexpr const char* kRequired[] = {kTimestamp, "input_length", "output_length"};
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
@@ -168,6 +172,8 @@ class Reader {
       }
       out_->columns.push_back(kHashIds);
       out_->columns.push_back(kCachedBlocks);
+      out_->block_units = kMooncakeBlock;
+      out_->block_starts.push_back(0);
     }
     return absl::OkStatus();
   }
@@ -193,6 +199,8 @@ class Reader {
     size_t cached = 0;
     while (cached < ids_.size() && seen_.contains(ids_[cached])) ++cached;
     seen_.insert(ids_.begin(), ids_.end());
+    out_->block_ids.insert(out_->block_ids.end(), ids_.begin(), ids_.end());
+    out_->block_starts.push_back(out_->block_ids.size());
     out_->values.push_back(static_cast<double>(ids_.size()));
     out_->values.push_back(static_cast<double>(cached));
     return absl::OkStatus();

@@ -20,6 +20,10 @@ TEST(MooncakeTraceTest, TimesAndVariables) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.trace.format, "Mooncake JSON lines");
   EXPECT_THAT(r.trace.columns, ElementsAre("input_length", "output_length"));
+  // No hash_ids: no block lists.
+  EXPECT_EQ(r.trace.block_units, 0.0);
+  EXPECT_TRUE(r.trace.block_ids.empty());
+  EXPECT_TRUE(r.trace.block_starts.empty());
   // ms / 1000 with one rounding: 27482 ms is the double nearest 27.482.
   EXPECT_THAT(r.trace.times, ElementsAre(0.0, 27.482, 27.4825));
   EXPECT_THAT(Row(r.trace, 0), ElementsAre(6955.0, 52.0));
@@ -47,6 +51,11 @@ TEST(MooncakeTraceTest, HashIds) {
   EXPECT_THAT(Row(r.trace, 2), ElementsAre(1500.0, 1.0, 3.0, 0.0));
   EXPECT_THAT(Row(r.trace, 3), ElementsAre(0.0, 1.0, 0.0, 0.0));
   EXPECT_THAT(Row(r.trace, 4), ElementsAre(3000.0, 1.0, 6.0, 5.0));
+  // The ids themselves, row after row: the sessions' block lists, of 512
+  // tokens a block.
+  EXPECT_EQ(r.trace.block_units, 512.0);
+  EXPECT_THAT(r.trace.block_ids, ElementsAre(1, 2, 3, 1, 2, 4, 5, 1, 2, 1, 2, 3, 4, 5, 6));
+  EXPECT_THAT(r.trace.block_starts, ElementsAre(0u, 3u, 6u, 9u, 9u, 15u));
 }
 
 // Other numeric fields are variables too (by name); other values are

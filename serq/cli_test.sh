@@ -88,7 +88,28 @@ grep -q '^link\[3\]' "$tmp/out" && fail "without -D link has 4 elements"
   fail "egress-maxmin: pipe to serq-sim failed"
 "$serq" view --results "$tmp/r.json" testdata/sim/egress-maxmin.sq >"$tmp/v.svg" || fail "view --results: exit $?"
 grep -q 'util' "$tmp/v.svg" || fail "view --results: no utilisation on the stations"
-expect 2 yes "serq: error: --results applies to 'serq view' only" -- "$serq" run --results "$tmp/r.json" $before
+expect 2 yes "serq: error: --results applies to 'serq run' and 'serq view' only" -- "$serq" check --results "$tmp/r.json" $before
+
+# run --results: the results beside the report, as serq-sim writes them
+# (JSON byte for byte; binary that serq-report reads back to the same
+# report), the encoding chosen by the extension.
+"$parse" $before | "$link" | "$root/serq-sim/serq-sim" --seed 3 >"$tmp/pipe.json"
+"$serq" run --seed 3 --results "$tmp/run.json" $before >"$tmp/run.txt" || fail "run --results x.json: exit $?"
+cmp -s "$tmp/pipe.json" "$tmp/run.json" || fail "run --results x.json differs from serq-sim's output"
+"$root/serq-report/serq-report" "$tmp/run.json" >"$tmp/again.txt"
+cmp -s "$tmp/run.txt" "$tmp/again.txt" || fail "the report of run --results x.json differs from run's"
+"$serq" run --seed 3 --results "$tmp/run.pb" $before >"$tmp/run-pb.txt" || fail "run --results x.pb: exit $?"
+head -c 1 "$tmp/run.pb" | grep -q '{' && fail "run --results x.pb wrote JSON"
+"$root/serq-report/serq-report" "$tmp/run.pb" >"$tmp/again-pb.txt"
+cmp -s "$tmp/run.txt" "$tmp/again-pb.txt" || fail "the report of run --results x.pb differs from run's"
+"$serq" run --seed 3 --format=csv --results "$tmp/run2.json" $before >"$tmp/run.csv" || fail "run --format=csv: exit $?"
+head -1 "$tmp/run.csv" | grep -q '^program,horizon' || fail "run --format=csv: not csv"
+cmp -s "$tmp/pipe.json" "$tmp/run2.json" || fail "run --results with --format=csv: other results"
+expect 2 yes "serq: error: --results 'r.txt': the name must end in .json (JSON) or .pb (protobuf binary)" -- "$serq" run --results r.txt $before
+expect 2 yes "serq: error: cannot write the results 'no/such/dir/r.json'" -- "$serq" run --results no/such/dir/r.json $before
+# A runtime error writes no results file.
+"$serq" run --results "$tmp/bad.json" testdata/sim/bad-division.sq >/dev/null 2>&1
+[ -e "$tmp/bad.json" ] && fail "run --results wrote a file for a failed run"
 expect 2 yes "serq: error: --format: unknown format 'xml' (expected text, csv, json or md)" -- "$serq" run --format=xml $before
 expect 2 yes "serq: error: --quantiles: quantile 150 is not between 0 and 100 (exclusive)" -- "$serq" run --quantiles=150 $before
 expect 2 yes "serq: error: unknown --format 'png' (expected svg or dot)" -- "$serq" view --format=png $before

@@ -1,6 +1,10 @@
 #include "serq/commands.h"
 
+#include <fstream>
 #include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
@@ -51,6 +55,30 @@ bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Pro
   return true;
 }
 
+namespace {
+
+// Writes `results` to `path` in the encoding its extension names.
+absl::Status WriteResultsFile(const std::string& path, const results::Results& results) {
+  absl::StatusOr<Format> format = ResultsFormatForPath(path);
+  if (!format.ok()) return format.status();
+  std::string bytes = EncodeMessage(results, *format);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (out) out.close();
+  if (!out) return absl::InvalidArgumentError(absl::StrCat("cannot write the results '", path, "'"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Format> ResultsFormatForPath(absl::string_view path) {
+  if (absl::EndsWith(path, ".json")) return Format::kJson;
+  if (absl::EndsWith(path, ".pb") || absl::EndsWith(path, ".binpb")) return Format::kBinary;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--results '", path,
+                   "': the name must end in .json (JSON) or .pb (protobuf binary)"));
+}
+
 CommandResult CheckCommand(const std::string& path, const DriverOptions& options) {
   CommandResult result;
   ir::Program program;
@@ -73,6 +101,14 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   results::Results results;
   if (!Simulate(program, options.sim, &results, &diags)) {
     return Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(path)));
+  }
+  // The file first: a results file that cannot be written is misuse (as
+  // an output that cannot be written is for every tool), and the report
+  // is not printed then.
+  if (!options.results_path.empty()) {
+    if (absl::Status s = WriteResultsFile(options.results_path, results); !s.ok()) {
+      return Failure(kExitUsage, ToolError("serq", s.message()));
+    }
   }
   auto report = report::RenderReport({results}, options.report);
   if (!report.ok()) return Failure(kExitInputRejected, std::string(report.status().message()));

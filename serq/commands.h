@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ir/io.h"
 #include "serq-report/report.h"
 #include "serq-sim/simulate.h"
 #include "serq-view/view.h"
@@ -24,8 +27,16 @@ struct DriverOptions {
   SimOptions sim;  // run: --seed, --replications, --horizon, --data-dir, --trace, --jobs
   report::ReportOptions report;    // run: --format, --quantiles
   std::string view_format = "svg";  // view: --format
-  std::string results_path;        // view: --results
+  // view: --results, the results file to overlay; run: --results, where
+  // to write the results as well as the report (ResultsFormatForPath).
+  std::string results_path;
 };
+
+// The encoding of `serq run --results PATH`, by its extension: `.json`
+// JSON, `.pb` or `.binpb` protobuf binary. Anything else is misuse: the
+// name must say what the file holds, since serq-report autodetects it but
+// people and other tools go by the name.
+absl::StatusOr<Format> ResultsFormatForPath(absl::string_view path);
 
 // What a command printed and its exit code (ir/cli.h's codes).
 struct CommandResult {

@@ -35,7 +35,9 @@ ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
           "run: the simulated time to stop at, in seconds (overrides run { horizon })");
 ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
-ABSL_FLAG(std::string, results, "", "view: a results file (from serq-sim) whose figures to overlay");
+ABSL_FLAG(std::string, results, "",
+          "run: also write the results to this file (.json: JSON, .pb: protobuf binary), as "
+          "serq-sim would; view: a results file (from serq-sim) whose figures to overlay");
 ABSL_FLAG(std::string, share, "",
           "run, check, view, search: the sharing policy, maxmin or bottleneck, replacing the "
           "program's 'share'; sweep: a list of them, e.g. maxmin,bottleneck");
@@ -50,7 +52,7 @@ constexpr char kUsage[] =
     "\n"
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
     "                     [--data-dir D] [--trace FILE] [--format=text|csv|json|md]\n"
-    "                     [--quantiles=50,90,99]\n"
+    "                     [--quantiles=50,90,99] [--results r.json|r.pb]\n"
     "                     [--share=maxmin|bottleneck] [--jobs N]\n"
     "       serq sweep x.sq [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
     "                       [--replications R] [--out DIR] [--jobs N | --emit=parallel|slurm]\n"
@@ -101,7 +103,9 @@ int main(int argc, char** argv) {
   if (std::string foreign = serq::ForeignSweepFlag(command); !foreign.empty()) return Usage(foreign);
   if (command == "sweep" || command == "search") {
     if (!absl::GetFlag(FLAGS_trace).empty()) return Usage(absl::StrCat("--trace does not apply to 'serq ", command, "'"));
-    if (!absl::GetFlag(FLAGS_results).empty()) return Usage("--results applies to 'serq view' only");
+    if (!absl::GetFlag(FLAGS_results).empty()) {
+      return Usage(absl::StrCat("--results does not apply to 'serq ", command, "'"));
+    }
     if (absl::GetFlag(FLAGS_quantiles) != kDefaultQuantiles) {
       return Usage(absl::StrCat("--quantiles does not apply to 'serq ", command, "': use --metrics"));
     }
@@ -173,8 +177,8 @@ int main(int argc, char** argv) {
     if (!defines->empty() && command == "fmt") return Usage("-D does not apply to 'serq fmt'");
     if (!share.empty() && command == "fmt") return Usage("--share does not apply to 'serq fmt'");
   }
-  if (command != "view" && !absl::GetFlag(FLAGS_results).empty()) {
-    return Usage("--results applies to 'serq view' only");
+  if (command != "view" && command != "run" && !absl::GetFlag(FLAGS_results).empty()) {
+    return Usage("--results applies to 'serq run' and 'serq view' only");
   }
 
   serq::CommandResult result;
@@ -185,6 +189,11 @@ int main(int argc, char** argv) {
     options.report.quantiles = *quantiles;
     if (auto s = serq::report::ValidateReportOptions(options.report); !s.ok()) {
       return Usage(absl::StrCat("--format: ", s.message()));
+    }
+    if (!options.results_path.empty()) {
+      if (auto f = serq::ResultsFormatForPath(options.results_path); !f.ok()) {
+        return Usage(std::string(f.status().message()));
+      }
     }
     result = serq::RunCommand(path, options);
   } else if (command == "check") {

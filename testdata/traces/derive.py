@@ -71,7 +71,9 @@ class Program:
         if exact:
             self.samples[name] = xs
         self.observe[name] = [str(len(xs)), f"{statistics.mean(xs):.12f}", "±inf",
-                              f"{statistics.stdev(xs):.12f}", f"{p99(xs):.12f}"]
+                              f"{statistics.stdev(xs):.12f}", f"{p99(xs):.12f}",
+                              # rate/s: samples per second of the window [0, horizon]
+                              f"{len(xs) / self.horizon:.12f}"]
 
     def delay(self, name, starts, works):
         assert all(s + w < self.horizon for s, w in zip(starts, works))

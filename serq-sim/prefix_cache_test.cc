@@ -1,0 +1,360 @@
+#include "serq-sim/prefix_cache.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace serq::sim {
+namespace {
+
+std::vector<BlockTag> Family(double k, int n, int from = 0) {
+  std::vector<BlockTag> tags;
+  for (int j = from; j < from + n; ++j) tags.push_back(BlockTag::Prefix(k, j));
+  return tags;
+}
+
+std::vector<BlockTag> Cat(std::vector<BlockTag> a, const std::vector<BlockTag>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The depths of everything evictable, in eviction order (drains the cache).
+std::vector<uint32_t> DrainDepths(PrefixCache& cache) {
+  std::vector<uint32_t> depths;
+  PrefixCache::Evicted e;
+  while (cache.Evict(&e)) depths.push_back(e.depth);
+  return depths;
+}
+
+TEST(BlockTagTest, FamiliesAndHashIdsAreApart) {
+  EXPECT_EQ(BlockTag::Prefix(-0.0, 3), BlockTag::Prefix(0.0, 3));
+  EXPECT_FALSE(BlockTag::Prefix(1, 3) == BlockTag::Prefix(1, 4));
+  EXPECT_FALSE(BlockTag::Prefix(1, 3) == BlockTag::Prefix(2, 3));
+  // A hash id never meets a family's tag, whatever the numbers.
+  for (double k : {0.0, 1.0, -1.0, 7.0}) {
+    for (int64_t j : {0, 1, 7}) {
+      EXPECT_FALSE(BlockTag::Hashed(j) == BlockTag::Prefix(k, j));
+    }
+  }
+  EXPECT_EQ(BlockTag::Hashed(46), BlockTag::Hashed(46));
+}
+
+TEST(PrefixCacheTest, EmptyCacheHasNothing) {
+  PrefixCache cache;
+  EXPECT_EQ(cache.Lookup(Family(7, 3)), 0u);
+  EXPECT_EQ(cache.Lookup({}), 0u);
+  EXPECT_FALSE(cache.Evict());
+  EXPECT_EQ(cache.Nodes(), 0u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+TEST(PrefixCacheTest, FillRegistersAndLookupFindsTheLongestRun) {
+  PrefixCache cache;
+  auto a = Family(7, 3);
+  PrefixCache::Holder h = cache.NewHolder();
+  // Content covering 2 blocks, then 3: two registrations, then one.
+  EXPECT_EQ(cache.Fill(h, a, 2), 2u);
+  EXPECT_EQ(cache.Fill(h, a, 3), 1u);
+  EXPECT_EQ(cache.Fill(h, a, 1), 0u);  // content never covers less: no change
+  EXPECT_EQ(cache.References(h), 3u);
+  EXPECT_EQ(cache.ReferencedBlocks(), 3u);
+  EXPECT_EQ(cache.EvictableBlocks(), 0u);
+  EXPECT_EQ(cache.Lookup(a), 3u);
+  EXPECT_EQ(cache.Lookup(Family(7, 2)), 2u);
+  // (7,0) (7,1) then (8,0): the run stops at the first block not cached.
+  EXPECT_EQ(cache.Lookup(Cat(Family(7, 2), Family(8, 1))), 2u);
+  EXPECT_EQ(cache.Lookup(Family(8, 3)), 0u);
+  // Nothing referenced is evictable.
+  EXPECT_FALSE(cache.Evict());
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+TEST(PrefixCacheTest, IdentityIsTheWholeChain) {
+  PrefixCache cache;
+  PrefixCache::Holder h = cache.NewHolder();
+  cache.Fill(h, {BlockTag::Prefix(1, 0), BlockTag::Prefix(2, 0)}, 2);
+  // The same second tag after another first one is another block.
+  EXPECT_EQ(cache.Lookup({BlockTag::Prefix(3, 0), BlockTag::Prefix(2, 0)}), 0u);
+  EXPECT_EQ(cache.Lookup({BlockTag::Prefix(2, 0)}), 0u);
+  EXPECT_EQ(cache.Lookup({BlockTag::Prefix(1, 0), BlockTag::Prefix(2, 0)}), 2u);
+}
+
+TEST(PrefixCacheTest, ReleasedBlocksAreEvictedDeepestFirst) {
+  PrefixCache cache;
+  PrefixCache::Holder h = cache.NewHolder();
+  cache.Fill(h, Family(7, 3), 3);
+  EXPECT_EQ(cache.FreeHolder(h), 3u);
+  EXPECT_EQ(cache.EvictableBlocks(), 3u);
+  EXPECT_EQ(cache.ReferencedBlocks(), 0u);
+  // Still cached: a later lookup finds all three.
+  EXPECT_EQ(cache.Lookup(Family(7, 3)), 3u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  // Released in reverse (vLLM's free order): block 2, then 1, then 0.
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{2, 1, 0}));
+  EXPECT_EQ(cache.Lookup(Family(7, 3)), 0u);
+  EXPECT_EQ(cache.Nodes(), 0u);  // nothing needs the keys any more
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+// Two families released one after the other: the first released is evicted
+// first; a hit takes its block out of the order.
+TEST(PrefixCacheTest, EvictionOrderAcrossTwoFamiliesAndAHit) {
+  PrefixCache cache;
+  PrefixCache::Holder a = cache.NewHolder(), b = cache.NewHolder();
+  cache.Fill(a, Family(1, 2), 2);
+  cache.Fill(b, Family(2, 2), 2);
+  cache.FreeHolder(a);  // order: A1 A0
+  cache.FreeHolder(b);  // order: A1 A0 B1 B0
+  PrefixCache::Holder c = cache.NewHolder();
+  // C hits family 1's first block: it was evictable, and leaves the order.
+  EXPECT_EQ(cache.Hit(c, Family(1, 1), 1), 1u);
+  EXPECT_EQ(cache.References(c), 1u);
+  EXPECT_EQ(cache.EvictableBlocks(), 3u);
+  EXPECT_EQ(cache.ReferencedBlocks(), 1u);
+  // Order now A1 B1 B0.
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{1, 1, 0}));
+  EXPECT_EQ(cache.Lookup(Family(1, 2)), 1u);  // A0, held by C, survives
+  EXPECT_EQ(cache.Lookup(Family(2, 2)), 0u);
+  EXPECT_EQ(cache.FreeHolder(c), 1u);
+  EXPECT_EQ(cache.EvictableBlocks(), 1u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+// A hit on blocks a running holder references: shared, nothing was
+// evictable; when the first ends only what nobody else references is
+// released.
+TEST(PrefixCacheTest, SharedBlocksAreReleasedByTheirLastHolder) {
+  PrefixCache cache;
+  auto tags = Family(5, 4);
+  PrefixCache::Holder a = cache.NewHolder(), b = cache.NewHolder();
+  cache.Fill(a, tags, 3);
+  EXPECT_EQ(cache.Lookup(tags), 3u);
+  EXPECT_EQ(cache.Hit(b, tags, 2), 0u);  // both referenced by A already
+  EXPECT_EQ(cache.ReferencedBlocks(), 3u);
+  EXPECT_EQ(cache.FreeHolder(a), 1u);  // only block 2: B references 0 and 1
+  EXPECT_EQ(cache.EvictableBlocks(), 1u);
+  // B's content reaches block 2's end: it is cached (evictable), so B's
+  // block 2 is a duplicate, its own units; block 3 is registered.
+  EXPECT_EQ(cache.Fill(b, tags, 4), 1u);
+  EXPECT_EQ(cache.References(b), 3u);  // blocks 0, 1, 3
+  EXPECT_EQ(cache.EvictableBlocks(), 1u);
+  EXPECT_EQ(cache.FreeHolder(b), 3u);
+  // Order: A's block 2, then B's 3, 1, 0.
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{2, 3, 1, 0}));
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+// Two sessions compute the same blocks at once (neither hit): the first to
+// fill registers them, the second's are duplicates, not registered twice.
+TEST(PrefixCacheTest, ADuplicateIsNotRegisteredTwice) {
+  PrefixCache cache;
+  auto tags = Family(3, 2);
+  PrefixCache::Holder a = cache.NewHolder(), b = cache.NewHolder();
+  EXPECT_EQ(cache.Fill(a, tags, 1), 1u);
+  EXPECT_EQ(cache.Fill(b, tags, 2), 1u);  // block 0 a duplicate, block 1 new
+  EXPECT_EQ(cache.Fill(a, tags, 2), 0u);  // block 1 is now B's
+  EXPECT_EQ(cache.References(a), 1u);
+  EXPECT_EQ(cache.References(b), 1u);
+  EXPECT_EQ(cache.ReferencedBlocks(), 2u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  // A ends: block 0 evictable; evicted, it stays as a ghost (block 1 below
+  // it, referenced by B, needs its key), and the run from 0 finds nothing.
+  EXPECT_EQ(cache.FreeHolder(a), 1u);
+  PrefixCache::Evicted e;
+  ASSERT_TRUE(cache.Evict(&e));
+  EXPECT_EQ(e.depth, 0u);
+  EXPECT_EQ(cache.Lookup(tags), 0u);
+  EXPECT_EQ(cache.Nodes(), 2u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  // A third computes block 0 again: the ghost is registered, and the run
+  // reaches B's block 1 again.
+  PrefixCache::Holder c = cache.NewHolder();
+  EXPECT_EQ(cache.Fill(c, tags, 1), 1u);
+  EXPECT_EQ(cache.Lookup(tags), 2u);
+  cache.FreeHolder(b);
+  cache.FreeHolder(c);
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{1, 0}));
+  EXPECT_EQ(cache.Nodes(), 0u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+// A hold emptied by preemption covers nothing, its blocks evictable; its
+// recompute hits them while they are not evicted.
+TEST(PrefixCacheTest, AnEmptiedHolderHitsItsOwnBlocks) {
+  PrefixCache cache;
+  auto tags = Family(9, 3);
+  PrefixCache::Holder h = cache.NewHolder();
+  cache.Fill(h, tags, 3);
+  EXPECT_EQ(cache.Empty(h), 3u);
+  EXPECT_EQ(cache.Depth(h), 0u);
+  EXPECT_EQ(cache.Lookup(tags), 3u);
+  EXPECT_EQ(cache.Hit(h, tags, 3), 3u);  // all three were evictable
+  EXPECT_EQ(cache.EvictableBlocks(), 0u);
+  EXPECT_EQ(cache.Depth(h), 3u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+TEST(PrefixCacheTest, LeaseOnlyBlocksCountWhatEndingLeasesWouldFree) {
+  PrefixCache cache;
+  auto tags = Family(4, 2);
+  PrefixCache::Holder a = cache.NewHolder(), b = cache.NewHolder();
+  cache.Fill(a, tags, 2);
+  EXPECT_EQ(cache.LeaseOnlyBlocks(), 0u);
+  cache.ToLease(a);
+  EXPECT_EQ(cache.LeaseOnlyBlocks(), 2u);
+  cache.Hit(b, tags, 1);  // block 0 now also held by a hold
+  EXPECT_EQ(cache.LeaseOnlyBlocks(), 1u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  EXPECT_EQ(cache.FreeHolder(a), 1u);  // the lease ends: block 1 evictable
+  EXPECT_EQ(cache.LeaseOnlyBlocks(), 0u);
+  EXPECT_EQ(cache.EvictableBlocks(), 1u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+// Random operations against a model that keeps chains as whole vectors of
+// tags (the definition of identity), cached chains in a map and the
+// eviction order as a list.
+class Model {
+ public:
+  using Chain = std::vector<BlockTag>;
+  struct Holder {
+    Chain tags;
+    uint32_t depth = 0;
+    std::vector<Chain> refs;
+  };
+  static bool Less(const Chain& a, const Chain& b) {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                        [](const BlockTag& x, const BlockTag& y) {
+                                          return std::tie(x.family, x.index) <
+                                                 std::tie(y.family, y.index);
+                                        });
+  }
+  struct ChainLess {
+    bool operator()(const Chain& a, const Chain& b) const { return Less(a, b); }
+  };
+
+  uint32_t Lookup(const Chain& tags) const {
+    uint32_t n = 0;
+    while (n < tags.size() && refs_.count(Chain(tags.begin(), tags.begin() + n + 1))) ++n;
+    return n;
+  }
+  void Hit(Holder& h, uint32_t blocks) {
+    for (uint32_t i = 0; i < blocks; ++i) Reference(h, Chain(h.tags.begin(), h.tags.begin() + i + 1));
+    h.depth = blocks;
+  }
+  void Fill(Holder& h, uint32_t blocks) {
+    for (uint32_t i = h.depth; i < blocks; ++i) {
+      Chain c(h.tags.begin(), h.tags.begin() + i + 1);
+      if (refs_.count(c)) continue;
+      refs_[c] = 0;
+      Reference(h, c);
+    }
+    h.depth = std::max(h.depth, blocks);
+  }
+  void Empty(Holder& h) {
+    for (auto it = h.refs.rbegin(); it != h.refs.rend(); ++it) {
+      if (--refs_[*it] == 0) order_.push_back(*it);
+    }
+    h.refs.clear();
+    h.depth = 0;
+  }
+  bool Evict(uint32_t* depth) {
+    if (order_.empty()) return false;
+    *depth = order_.front().size() - 1;
+    refs_.erase(order_.front());
+    order_.pop_front();
+    return true;
+  }
+  uint32_t evictable() const { return order_.size(); }
+
+ private:
+  void Reference(Holder& h, const Chain& c) {
+    if (refs_[c]++ == 0) {
+      for (auto it = order_.begin(); it != order_.end(); ++it) {
+        if (!Less(*it, c) && !Less(c, *it)) {
+          order_.erase(it);
+          break;
+        }
+      }
+    }
+    h.refs.push_back(c);
+  }
+  std::map<Chain, uint32_t, ChainLess> refs_;  // cached chains, their references
+  std::list<Chain> order_;
+};
+
+TEST(PrefixCacheTest, RandomOperationsAgreeWithTheModel) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    PrefixCache cache;
+    Model model;
+    struct Pair {
+      PrefixCache::Holder id;
+      Model::Holder m;
+    };
+    std::vector<Pair> holders;
+    // Lists over few families and short lengths, so chains meet often.
+    auto random_list = [&]() {
+      Model::Chain tags;
+      int parts = 1 + rng() % 2;
+      for (int p = 0; p < parts; ++p) {
+        auto f = Family(static_cast<double>(rng() % 3), 1 + rng() % 3);
+        tags.insert(tags.end(), f.begin(), f.end());
+      }
+      return tags;
+    };
+    for (int step = 0; step < 400; ++step) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << " step " << step);
+      int op = rng() % 6;
+      if (op == 0 || holders.empty()) {
+        Pair p{cache.NewHolder(), {}};
+        p.m.tags = random_list();
+        holders.push_back(std::move(p));
+      } else if (op == 1) {  // a hit, when the holder covers nothing
+        Pair& p = holders[rng() % holders.size()];
+        if (p.m.depth == 0) {
+          uint32_t found = cache.Lookup(p.m.tags);
+          ASSERT_EQ(found, model.Lookup(p.m.tags));
+          uint32_t take = found == 0 ? 0 : rng() % (found + 1);
+          uint32_t before = model.evictable();
+          model.Hit(p.m, take);
+          ASSERT_EQ(cache.Hit(p.id, p.m.tags, take), before - model.evictable());
+        }
+      } else if (op == 2) {
+        Pair& p = holders[rng() % holders.size()];
+        uint32_t to = p.m.depth + rng() % (p.m.tags.size() - p.m.depth + 1);
+        model.Fill(p.m, to);
+        cache.Fill(p.id, p.m.tags, to);
+      } else if (op == 3) {
+        Pair& p = holders[rng() % holders.size()];
+        model.Empty(p.m);
+        cache.Empty(p.id);
+      } else if (op == 4) {
+        size_t i = rng() % holders.size();
+        model.Empty(holders[i].m);
+        cache.FreeHolder(holders[i].id);
+        holders.erase(holders.begin() + i);
+      } else {
+        uint32_t want = 0;
+        PrefixCache::Evicted e;
+        bool any = model.Evict(&want);
+        ASSERT_EQ(cache.Evict(&e), any);
+        if (any) {
+          ASSERT_EQ(e.depth, want);
+        }
+      }
+      ASSERT_EQ(cache.CheckInvariants(), "");
+      ASSERT_EQ(cache.EvictableBlocks(), model.evictable());
+      for (const Pair& p : holders) ASSERT_EQ(cache.Lookup(p.m.tags), model.Lookup(p.m.tags));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace serq::sim
