@@ -64,8 +64,13 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
                                     " asked for, but the run has ", model.replications));
     return false;
   }
-  return sim::RunReplications(model, engine_options, options.first_replication, options.jobs, out,
-                              diags);
+  return sim::RunReplications(
+      model, engine_options, options.first_replication, options.jobs,
+      [out](results::Replication* r) {
+        out->add_replication()->Swap(r);
+        return true;
+      },
+      diags);
 }
 
 }  // namespace serq
