@@ -11,12 +11,20 @@
 #include "ir/diagnostics.h"
 #include "ir/flags.h"
 #include "ir/io.h"
+#include "serq-report/html.h"
 #include "serq-report/report.h"
+#include "serq-report/series.h"
 
-ABSL_FLAG(std::string, format, "text", "the report's format: text, csv, json or md");
+ABSL_FLAG(std::string, format, "text", "the report's format: text, csv, json, md or html");
+ABSL_FLAG(std::string, ir, "",
+          "--format=html: the program's IR (serq-parse or serq-link output), to draw its station "
+          "row with the utilisation");
 ABSL_FLAG(std::string, quantiles, "99",
           "the quantile columns, in percent, separated by commas, each strictly between 0 and "
           "100 (e.g. 50,90,99; empty: none)");
+
+ABSL_FLAG(bool, series, false,
+          "print the time series (run { sample DT; }) as csv instead of the report");
 
 namespace {
 
@@ -26,9 +34,11 @@ constexpr char kTool[] = "serq-report";
 
 int main(int argc, char** argv) {
   constexpr char kUsage[] =
-      "serq-report [results...|-] [--format=text|csv|json|md] [--quantiles=50,90,99]\n"
+      "serq-report [results...|-] [--format=text|csv|json|md|html] [--ir x.ir.json]\n"
+      "            [--quantiles=50,90,99] [--series]\n"
       "Reads results (serq-sim's output, JSON or protobuf binary; stdin when no file or '-' is\n"
-      "given), merges the replications of every file and writes the report to stdout.";
+      "given), merges the replications of every file and writes the report to stdout;\n"
+      "with --series, the time series as csv instead.";
   std::vector<char*> args = serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), kUsage);
 
   serq::report::ReportOptions options;
@@ -43,6 +53,25 @@ int main(int argc, char** argv) {
   if (absl::Status s = serq::report::ValidateReportOptions(options); !s.ok()) {
     serq::PrintToolError(kTool, absl::StrCat("--format: ", s.message()));
     return serq::kExitUsage;
+  }
+
+  const std::string ir_path = absl::GetFlag(FLAGS_ir);
+  serq::ir::Program program;
+  if (!ir_path.empty()) {
+    if (options.format != "html") {
+      serq::PrintToolError(kTool, "--ir applies to --format=html only");
+      return serq::kExitUsage;
+    }
+    absl::StatusOr<std::string> bytes = serq::ReadInput(ir_path);
+    if (!bytes.ok()) {
+      serq::PrintToolError(kTool, bytes.status().message());
+      return serq::kExitUsage;
+    }
+    serq::Diagnostics diags(serq::InputName(ir_path));
+    if (!serq::ReadProgram(*bytes, &program, &diags)) {
+      std::cerr << diags.Render();
+      return serq::kExitInputRejected;
+    }
   }
 
   std::vector<std::string> paths(args.begin() + 1, args.end());
@@ -70,7 +99,15 @@ int main(int argc, char** argv) {
   }
   if (failed) return serq::kExitInputRejected;
 
-  absl::StatusOr<std::string> report = serq::report::RenderReport(inputs, options, names);
+  absl::StatusOr<std::string> report;
+  if (absl::GetFlag(FLAGS_series)) {
+    auto series = serq::report::CollectSeries(inputs, names);
+    report = series.ok() ? absl::StatusOr<std::string>(serq::report::RenderSeriesCsv(*series))
+                         : absl::StatusOr<std::string>(series.status());
+  } else {
+    report = serq::report::RenderAnyReport(inputs, options, names,
+                                           ir_path.empty() ? nullptr : &program);
+  }
   if (!report.ok()) {
     std::cerr << report.status().message();
     return serq::kExitInputRejected;

@@ -50,9 +50,9 @@ absl::StatusOr<std::vector<double>> ParseQuantiles(absl::string_view list) {
 
 absl::Status ValidateReportOptions(const ReportOptions& options) {
   const std::string& f = options.format;
-  if (f != "text" && f != "csv" && f != "json" && f != "md") {
+  if (f != "text" && f != "csv" && f != "json" && f != "md" && f != "html") {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown format '", f, "' (expected text, csv, json or md)"));
+        absl::StrCat("unknown format '", f, "' (expected text, csv, json, md or html)"));
   }
   return CheckQuantiles(options.quantiles);
 }
@@ -70,6 +70,10 @@ absl::StatusOr<std::string> RenderReport(const std::vector<results::Results>& in
   }
   absl::StatusOr<MergedResults> merged = MergeResults(named);
   if (!merged.ok()) return merged.status();
+  // html needs serq-view's pictures, which depend on this library.
+  if (options.format == "html") {
+    return absl::InternalError("html is rendered by RenderHtml (serq-report/html.h)");
+  }
   Report report = BuildReport(*merged, options.quantiles);
   if (options.format == "csv") return RenderCsv(report);
   if (options.format == "json") return RenderJson(report);

@@ -102,6 +102,135 @@ assert events.count("run") == 3 and events.count("observe") == 1, events
 assert events.count("end") == 1, events
 PY
 
+# --trace's pool events (engine_trace.cc), derived by hand. kv has 10 units
+# and evicts by (since); a, b, c arrive at 0:
+#   0    a admits 6, b admits 4 (used 6, 10); c runs D for 3 s.
+#   1    a's block ends: its 6 units become a lease of 0.5 s.
+#   1.5  the lease expires (used 4).
+#   2    b's block ends: a lease of 4 until released (no duration field).
+#   3    c asks for 8 with 6 free: b's lease is evicted (used 0),
+#        c admits 8 (used 8) and releases them (used 0) in its block.
+cat >"$tmp/pools.sq" <<'SQ'
+pool kv { cap 10; evict by (since); }
+stage D : delay;
+workload a { arrive batch(1); }
+workload b { arrive batch(1); }
+workload c { arrive batch(1); }
+session a { hold kv (6) { run D (1); } lease kv (0.5); }
+session b { hold kv (4) { run D (2); } lease kv (inf); }
+session c { run D (3); hold kv (8) { release kv; } }
+run { horizon 4; }
+SQ
+"$parse" "$tmp/pools.sq" | "$link" >"$tmp/pools.json" || fail "pools: link"
+"$sim" --trace "$tmp/pools.jsonl" "$tmp/pools.json" >/dev/null 2>"$tmp/err"
+expect trace-pools 0 $?
+python3 - "$tmp/pools.jsonl" <<'PY' || fail "trace: pool events"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])][1:]
+def ev(e):
+    keys = [k for k in ("pool", "amount", "units", "duration", "by") if k in e]
+    return (e["t"], e["event"], e.get("session")) + tuple((k, e[k]) for k in keys)
+got = [ev(e) for e in lines if e["event"] in
+       ("admit", "wait", "lease", "release", "expire", "evict")]
+want = [
+    (0, "admit", 0, ("pool", "kv"), ("amount", 6)),
+    (0, "admit", 1, ("pool", "kv"), ("amount", 4)),
+    (1, "lease", 0, ("pool", "kv"), ("units", 6), ("duration", 0.5)),
+    (1.5, "expire", 0, ("pool", "kv"), ("units", 6)),
+    (2, "lease", 1, ("pool", "kv"), ("units", 4)),
+    (3, "evict", 1, ("pool", "kv"), ("units", 4)),
+    (3, "admit", 2, ("pool", "kv"), ("amount", 8)),
+    (3, "release", 2, ("pool", "kv"), ("units", 8), ("by", "release")),
+]
+assert got == want, got
+used = [(e["t"], e["used"]) for e in lines if e["event"] == "pool"]
+assert used == [(0, 6), (0, 10), (1.5, 4), (3, 0), (3, 8), (3, 0)], used
+PY
+
+# --trace-format=chrome: the Trace Event Format. Every event has the fields
+# the format requires (ph, pid, tid, name; ts but on metadata; dur on X;
+# numeric args on C), B/E nest per thread, and the values are those of
+# testdata/series/step-grow.sq, derived there: steps [0, 0.75) and
+# [2.5, 3.5) on E (one decode job, context 3 then 4); session 0 (a) from 0
+# to 3.5 with its run on E and a stall from 0.75 to 2.5 inside; session 1
+# (b) from 0 to 2.5 with its run on D; kv used 2, 2 (the load), 3, 4, then
+# 3 and 4 at 2.5 (b's unit back, a's growth), 0 at 3.5.
+cat >"$tmp/grow.sq" <<'SQ'
+pool kv { cap 4; }
+stage E : step(0.25 * context);
+stage D : delay;
+workload a { arrive batch(1); }
+workload b { arrive batch(1); }
+session a {
+  hold kv (2) {
+    load kv (2);
+    run E decode (2) growing kv;
+    observe a_done = now;
+  }
+}
+session b { hold kv (1) { run D (2.5); } }
+run { horizon 10; }
+SQ
+"$parse" "$tmp/grow.sq" | "$link" >"$tmp/grow.json" || fail "grow: link"
+"$sim" --trace "$tmp/grow.trace.json" --trace-format=chrome "$tmp/grow.json" >/dev/null 2>"$tmp/err"
+expect trace-chrome 0 $?
+python3 - "$tmp/grow.trace.json" <<'PY' || fail "trace-chrome: format"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+events = doc["traceEvents"]
+for e in events:
+    for k in ("ph", "pid", "tid", "name"):
+        assert k in e, (k, e)
+    assert e["ph"] in "BEXCiM", e
+    if e["ph"] != "M":
+        assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0, e
+    if e["ph"] == "X":
+        assert isinstance(e["dur"], (int, float)) and e["dur"] > 0, e
+    if e["ph"] == "C":
+        assert e["args"] and all(isinstance(v, (int, float)) for v in e["args"].values()), e
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["name"] == "thread_name"}
+procs = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+assert procs == {1: "stages (replication 0)", 2: "sessions (replication 0)",
+                 3: "pools (replication 0)"}, procs
+# B/E: a stack per thread; the slices as (thread, name, begin, end).
+stacks, slices = {}, []
+for e in events:
+    key = (e["pid"], e["tid"])
+    if e["ph"] == "B":
+        stacks.setdefault(key, []).append(e)
+    elif e["ph"] == "E":
+        b = stacks[key].pop()
+        assert b["name"] == e["name"] and b["ts"] <= e["ts"], (b, e)
+        slices.append((names[key], b["name"], b["ts"], e["ts"]))
+assert all(not s for s in stacks.values()), stacks
+assert sorted(slices) == sorted([
+    ("session 0 (a)", "a", 0, 3500000), ("session 0 (a)", "E", 0, 3500000),
+    ("session 0 (a)", "stall kv", 750000, 2500000),
+    ("session 1 (b)", "b", 0, 2500000), ("session 1 (b)", "D", 0, 2500000)]), slices
+steps = [(names[(e["pid"], e["tid"])], e["ts"], e["dur"], e["args"]["seqs"],
+          e["args"]["tokens"], e["args"]["context"], e["args"]["tau"])
+         for e in events if e["ph"] == "X"]
+assert steps == [("E", 0, 750000, 1, 1, 3, 0.75), ("E", 2500000, 1000000, 1, 1, 4, 1)], steps
+used = [(e["ts"], e["args"]["used"]) for e in events if e["ph"] == "C" and e["name"] == "kv"]
+assert used == [(0, 2), (0, 2), (0, 3), (0, 4), (2500000, 3), (2500000, 4), (3500000, 0)], used
+PY
+# Slices still open at the horizon end there: p.sq's runs from 1 and 2
+# (2 s each) and their sessions are cut at 3.
+"$sim" --trace "$tmp/p.trace.json" --trace-format=chrome "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect trace-chrome-horizon 0 $?
+python3 - "$tmp/p.trace.json" <<'PY' || fail "trace-chrome: horizon"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+ends = sorted((e["tid"], e["name"], e["ts"]) for e in events if e["ph"] == "E")
+assert ends == [(1, "D[0]", 2000000), (1, "session", 2000000),
+                (2, "D[0]", 3000000), (2, "session", 3000000),
+                (3, "D[0]", 3000000), (3, "session", 3000000)], ends
+PY
+"$sim" --trace-format=chrome "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect trace-format-alone 2 $?
+"$sim" --trace "$tmp/x" --trace-format=perfetto "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect trace-format-bad 2 $?
+
 # --data-dir (and --data_dir): relative trace paths resolve there, else
 # next to the program's source.
 mkdir -p "$tmp/data"
@@ -140,6 +269,33 @@ expect replications-0 2 $?
 expect horizon-negative 2 $?
 "$sim" --help >/dev/null 2>&1
 [ $? -le 1 ] || fail "help"
+
+# --sample DT: the series' times are k * DT up to the horizon (3: 0, 1.5,
+# 3); a bad interval is misuse; one that makes over a million samples is
+# refused (exit 1), not gigabytes of results.
+"$sim" --sample 1.5 --replications 2 "$tmp/p.json" >"$tmp/out" 2>"$tmp/err"
+expect sample 0 $?
+python3 - "$tmp/out" <<'PY' || fail "sample: series"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["sample"] == 1.5, r["sample"]
+for rep in r["replication"]:
+    s = rep["series"]
+    assert s["time"] == [0, 1.5, 3], s["time"]
+    # Arrivals at 0, 1, 2 (periodic(1)), each 2 s on D[0]: at 0 one job, at
+    # 1.5 two (0 and 1), at 3 two (1 and 2: the 0 one ended at 2).
+    assert s["stage"][0]["present"] == [1, 2, 2], s["stage"][0]
+    assert s["stage"][1]["present"] == [0, 0, 0], s["stage"][1]
+    assert s["session"][0]["inProgress"] == [1, 2, 2], s["session"]
+PY
+for bad in 0 -1 inf nan x; do
+  "$sim" --sample "$bad" "$tmp/p.json" >/dev/null 2>"$tmp/err"
+  expect "sample $bad" 2 $?
+done
+"$sim" --sample 1e-6 "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect sample-too-many 1 $?
+grep -q "error: --sample: a sample every 1e-06 s over the horizon 3 makes more than 1000000 samples" \
+  "$tmp/err" || fail "sample-too-many: $(cat "$tmp/err")"
 
 [ "$failures" -eq 0 ] && echo "serq-sim cli: all cases pass"
 [ "$failures" -eq 0 ]

@@ -66,6 +66,8 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   in_progress_.assign(model.sessions.size(), TimeAverage());
   present_start_.assign(stations_.size(), 0);
   samples_.assign(model.observations.size(), {});
+  if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
+  if (options.trace) pools_.NotifyChanges();
 }
 
 Engine::~Engine() = default;
@@ -378,6 +380,9 @@ bool Engine::Run(results::Replication* out) {
   ScheduleNextArrival();
   while (!events_.empty()) {
     if (events_.Top().time >= model_.horizon) break;
+    if (series_ && events_.Top().time > series_->next()) {
+      series_->RecordBefore(events_.Top().time, false, stations_, pools_, arrived_, ended_);
+    }
     if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
     while (CheckpointDue(events_.Top().time)) Checkpoint();
     Event e = events_.Pop();
@@ -413,6 +418,7 @@ bool Engine::Run(results::Replication* out) {
   // no event left: it must not hide a deadlock.
   CompactEvents();
   if (events_.empty() && !ReportDeadlock()) return false;
+  if (series_) series_->RecordBefore(model_.horizon, true, stations_, pools_, arrived_, ended_);
   now_ = model_.horizon;
   Report(out);
   return true;
@@ -441,8 +447,11 @@ bool Engine::Dispatch(const Event& e) {
     case kResume: {
       Session& s = sessions_[e.target];
       if (options_.trace) {
-        Log(absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d})", now_,
-                            s.state == SessionState::kWaitHold ? "admit" : "grow", s.serial));
+        if (s.state == SessionState::kWaitHold) {
+          LogHolds("admit", s);
+        } else {
+          Log(absl::StrFormat(R"({"t":%.17g,"event":"grow","session":%d})", now_, s.serial));
+        }
       }
       s.state = SessionState::kRunning;
       Execute(e.target);
@@ -640,6 +649,7 @@ void Engine::Report(results::Replication* out) {
               window, s->mutable_in_progress_third());
   }
   out->set_events(events_processed_);
+  if (series_) series_->Release(out->mutable_series());
 }
 
 // Drawn after a second of wall time, then four times a second.

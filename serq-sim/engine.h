@@ -28,6 +28,7 @@
 #include "serq-sim/model.h"
 #include "serq-sim/pool.h"
 #include "serq-sim/random.h"
+#include "serq-sim/series.h"
 #include "serq-sim/stage.h"
 #include "serq-sim/stage_shared.h"
 
@@ -76,6 +77,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   absl::Span<const BlockTag> Blocks(SessionId session) override;
   void CacheEvicted(uint32_t pool, uint32_t blocks) override;
   void Freed(uint32_t pool) override;
+  void LeaseEnding(const Lease& lease, LeaseEnd how) override;  // engine_trace.cc
+  void PoolChanged(uint32_t pool) override;                      // engine_trace.cc
   // StateView
   double StageState(Function f, uint32_t station) override;
   double PoolState(Function f, uint32_t pool) override;
@@ -167,6 +170,12 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
 
   // --trace
   void Log(const std::string& json);
+  // engine_trace.cc: `event` (admit, wait) for every pool of the session's
+  // innermost hold; the release of an active hold (`by`: release, block,
+  // end); a hold that became a lease.
+  void LogHolds(const char* event, const Session& s);
+  void LogRelease(const Session& s, HoldId hold, const char* by);
+  void LogLease(const Session& s, const LeaseRef& ref, double duration);
 
   const Model& model_;
   uint32_t replication_;
@@ -206,6 +215,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<double> session_integral_[kCheckpoints];  // per session declaration
   std::vector<uint64_t> present_start_;                 // per station, at warmup
   std::vector<std::vector<double>> samples_;  // per observation
+  std::unique_ptr<SeriesRecorder> series_;    // run { sample DT; }
 
   std::vector<uint32_t> deferred_; // stations to flush after the current event
   std::vector<std::vector<uint32_t>> watchers_;  // per pool: stations waiting for its units

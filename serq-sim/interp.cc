@@ -313,10 +313,7 @@ bool Engine::ExecHold(SessionId id, const Instr& in) {
   ++s.pc;
   bool admitted = pools_.RequestHold(id, pool_ids_, amounts_, &s.holds);
   if (failed()) return false;
-  if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d,"pool":"%s"})", now_,
-                        admitted ? "admit" : "wait", s.serial, PoolName(pool_ids_[0])));
-  }
+  if (options_.trace) LogHolds(admitted ? "admit" : "wait", s);
   if (admitted) return true;
   s.state = SessionState::kWaitHold;
   s.wait_statement = in.statement;
@@ -347,6 +344,7 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
         // units are reclaimable by the request first in line).
         ++s.live_leases;
         s.leases.push_back(pools_.LeaseHold(hold, duration));
+        if (options_.trace) LogLease(s, s.leases.back(), duration);
       } else {
         pools_.FreeHold(hold);  // returned early by a release: nothing to lease
       }
@@ -360,7 +358,9 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
     }
   }
   for (uint32_t k = f.first; k < f.first + f.count; ++k) {
-    if (s.holds[k] != kTaken) pools_.EndHold(s.holds[k]);
+    if (s.holds[k] == kTaken) continue;
+    if (options_.trace) LogRelease(s, s.holds[k], "block");
+    pools_.EndHold(s.holds[k]);
   }
   s.holds.resize(f.first);
   s.frames.pop_back();
@@ -374,6 +374,7 @@ bool Engine::ExecRelease(Session& s, const Instr& in) {
   ++s.pc;
   // Inside a hold on the pool: return the innermost such hold early.
   if (HoldId hold; InnermostHold(s, pool, &hold)) {
+    if (options_.trace) LogRelease(s, hold, "release");
     pools_.ReturnHold(hold);
     return !failed();
   }
@@ -438,7 +439,10 @@ void Engine::EndSession(SessionId id) {
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%.17g,"event":"end","session":%d})", now_, s.serial));
   }
-  for (size_t k = holds.size(); k-- > 0;) pools_.EndHold(holds[k]);
+  for (size_t k = holds.size(); k-- > 0;) {
+    if (options_.trace) LogRelease(s, holds[k], "end");
+    pools_.EndHold(holds[k]);
+  }
   holds.clear();
   Session& again = sessions_[id];
   again.holds.swap(holds);  // keep the capacity for the next session in the slot

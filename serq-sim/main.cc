@@ -1,5 +1,6 @@
 // serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R]
-//          [--horizon T] [--data-dir D] [--trace FILE] [--jobs N] [--format=json|pb]
+//          [--horizon T] [--sample DT] [--data-dir D] [--trace FILE]
+//          [--trace-format=jsonl|chrome] [--jobs N] [--format=json|pb]
 //
 // Reads linked IR (JSON or binary), simulates it, and writes the results
 // (results.proto) for serq-report.
@@ -25,9 +26,14 @@ ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
           "replications to run (overrides run { replications })");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
           "the simulated time to stop at, in seconds (overrides run { horizon })");
+ABSL_FLAG(std::optional<double>, sample, std::nullopt,
+          "record the time series every DT seconds (overrides run { sample })");
 ABSL_FLAG(std::string, data_dir, "",
           "directory that relative trace paths resolve against (default: the program's)");
 ABSL_FLAG(std::string, trace, "", "write an event log to this file, one JSON object a line");
+ABSL_FLAG(std::string, trace_format, "jsonl",
+          "the --trace file's format: jsonl (one JSON object a line) or chrome (the Trace Event "
+          "Format of ui.perfetto.dev and chrome://tracing)");
 ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf binary)");
 ABSL_FLAG(uint32_t, jobs, 1,
           "run the replications on this many threads (the output is the same bytes for any N)");
@@ -39,7 +45,8 @@ constexpr char kTool[] = "serq-sim";
 int Main(int argc, char** argv) {
   constexpr char kUsage[] =
       "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
-      "         [--data-dir D] [--trace FILE] [--jobs N] [--format=json|pb]\n\n"
+      "         [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
+      "         [--jobs N] [--format=json|pb]\n\n"
       "Reads linked serq IR (JSON or protobuf binary, autodetected; from the file, or\n"
       "stdin when it is '-' or absent), simulates it and writes the results to stdout\n"
       "for serq-report. -D name=value overrides a param (one that sizes an array goes to\n"
@@ -62,8 +69,10 @@ int Main(int argc, char** argv) {
   options.seed = absl::GetFlag(FLAGS_seed);
   options.replications = absl::GetFlag(FLAGS_replications);
   options.horizon = absl::GetFlag(FLAGS_horizon);
+  options.sample = absl::GetFlag(FLAGS_sample);
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.trace_path = absl::GetFlag(FLAGS_trace);
+  options.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.progress = isatty(STDERR_FILENO);
   options.jobs = absl::GetFlag(FLAGS_jobs);
   if (absl::Status valid = serq::ValidateSimOptions(options); !valid.ok()) {

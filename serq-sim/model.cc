@@ -40,6 +40,7 @@ class Compiler {
 
   bool Params();
   bool Settings();
+  bool SampleSetting();
   void Declarations();
   void Sessions();
   void Workloads();
@@ -249,7 +250,43 @@ bool Compiler::Settings() {
       model_->seed = static_cast<uint64_t>(*v);
     }
   }
-  return ok_;
+  return ok_ && SampleSetting();
+}
+
+// run { sample DT; } or --sample: the interval of the time series. The
+// count of samples is bounded so that a DT far too small for the horizon
+// is an error rather than gigabytes of results.
+bool Compiler::SampleSetting() {
+  const ir::RunSettings& run = program_.run();
+  std::string path = "run.sample";
+  const ir::Location& loc = run.sample().loc();
+  if (options_.sample) {
+    model_->sample = *options_.sample;
+    path = "--sample";
+  } else if (run.has_sample()) {
+    auto v = ConstantAt(run.sample(), "run.sample");
+    if (!v) return false;
+    model_->sample = *v;
+  } else {
+    return true;
+  }
+  auto fail = [&](const std::string& message) {
+    if (options_.sample) {
+      diags_->ErrorInFile(absl::StrCat("--sample: ", message));
+    } else {
+      Error(loc, path, message);
+    }
+    return ok_ = false;
+  };
+  if (!(model_->sample > 0 && std::isfinite(model_->sample))) {
+    return fail(absl::StrCat("the sample interval must be > 0 and finite, got ", model_->sample));
+  }
+  if (model_->horizon / model_->sample >= kMaxSamples) {
+    return fail(absl::StrCat("a sample every ", model_->sample, " s over the horizon ",
+                             model_->horizon, " makes more than ", static_cast<uint64_t>(kMaxSamples),
+                             " samples; give a larger interval"));
+  }
+  return true;
 }
 
 uint32_t Compiler::Ref(const ir::Ref& r, Context ctx) {

@@ -148,13 +148,18 @@ struct Model {
   double warmup = 0;
   uint64_t seed = 1;
   uint32_t replications = 1;
+  double sample = 0;  // the time series' interval (0: none)
 };
+
+// The most samples a time series may have (horizon / sample).
+inline constexpr double kMaxSamples = 1e6;
 
 struct ModelOptions {
   std::vector<std::pair<std::string, double>> defines;  // -D
   std::optional<uint64_t> seed;
   std::optional<uint32_t> replications;
   std::optional<double> horizon;
+  std::optional<double> sample;  // overrides run { sample }
   std::string data_dir;  // where relative trace paths resolve ("" = the program's directory)
 };
 

@@ -70,6 +70,7 @@ void Pools::Change(uint32_t pool, double used_delta, double loaded_delta) {
   e.loaded_average.Set(now, e.loaded);
   if (e.used > e.max_used) e.max_used = e.used;
   if (e.cache) CacheStatistics(e, now);
+  if (notify_changes_ && (used_delta != 0 || loaded_delta != 0)) host_->PoolChanged(pool);
 }
 
 // A relative slack of 1e-12 of the cap absorbs the rounding of fractional
@@ -115,7 +116,7 @@ bool Pools::MakeRoom(uint32_t pool, double need) {
   for (const Candidate& c : order) {
     if (Fits(pool, need)) break;
     ++elements_[pool].evicted;
-    EndLease(c.id);
+    EndLease(c.id, LeaseEnd::kEvicted);
     EvictBlocks(pool, need);  // what only the lease referenced
   }
   // What the evictions freed beyond `need` is free now: a step stage
@@ -276,7 +277,8 @@ LeaseRef Pools::LeaseHold(HoldId hold, double duration) {
   return ref;
 }
 
-void Pools::EndLease(LeaseId id) {
+void Pools::EndLease(LeaseId id, LeaseEnd how) {
+  host_->LeaseEnding(leases_[id], how);
   Lease& l = leases_[id];
   Element& e = elements_[l.pool];
   LeaseId moved = e.leases.back();
@@ -293,7 +295,7 @@ void Pools::EndLease(LeaseId id) {
 
 void Pools::ReleaseLease(const LeaseRef& ref) {
   if (!LeaseAlive(ref)) return;
-  EndLease(ref.id);
+  EndLease(ref.id, LeaseEnd::kReleased);
   Pump(ref.pool);
 }
 
@@ -302,7 +304,7 @@ bool Pools::Expire(LeaseId lease, uint32_t generation) {
   if (!l.alive || l.generation != generation) return false;
   uint32_t pool = l.pool;
   ++elements_[pool].expired;
-  EndLease(lease);
+  EndLease(lease, LeaseEnd::kExpired);
   Pump(pool);
   return true;
 }

@@ -87,6 +87,9 @@ struct LeaseRef {
   uint32_t pool = 0;
 };
 
+// Why a lease ended (for the trace).
+enum class LeaseEnd { kReleased, kExpired, kEvicted };
+
 class PoolHost {
  public:
   virtual ~PoolHost() = default;
@@ -109,6 +112,10 @@ class PoolHost {
   // Units of `pool` were freed or became reclaimable, after its lines were
   // examined (a step stage with `preempt by` idling for them starts a step).
   virtual void Freed(uint32_t pool) {}
+  // For the trace: `lease` is about to end, `how`; and the used or loaded
+  // units of `pool` changed (called only after Pools::NotifyChanges()).
+  virtual void LeaseEnding(const Lease& lease, LeaseEnd how) {}
+  virtual void PoolChanged(uint32_t pool) {}
 };
 
 class Pools {
@@ -120,6 +127,8 @@ class Pools {
   // units.
   uint32_t AddPool(double cap, bool evictable, double cache_block = 0);
   uint32_t count() const { return elements_.size(); }
+  // Calls host->PoolChanged at every change of used or loaded (--trace).
+  void NotifyChanges() { notify_changes_ = true; }
 
   double cap(uint32_t pool) const { return elements_[pool].cap; }
   double used(uint32_t pool) const { return elements_[pool].used; }
@@ -252,7 +261,7 @@ class Pools {
   bool TryAdmit(uint32_t request);
   bool TryGrow(const Growth& growth);
   void ApplyGrowth(const Growth& growth);
-  void EndLease(LeaseId id);
+  void EndLease(LeaseId id, LeaseEnd how);
   // The cache's hooks (pool_cache.cc). Registers the blocks a growth of the
   // hold's content filled.
   void Register(HoldId hold);
@@ -276,6 +285,7 @@ class Pools {
   LeaseId NewLease();
 
   PoolHost* host_;
+  bool notify_changes_ = false;
   std::vector<Element> elements_;
   std::vector<Hold> holds_;
   std::vector<HoldId> free_holds_;

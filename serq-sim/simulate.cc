@@ -9,6 +9,7 @@
 #include "serq-sim/engine.h"
 #include "serq-sim/model.h"
 #include "serq-sim/replicate.h"
+#include "serq-sim/trace_chrome.h"
 
 namespace serq {
 
@@ -20,6 +21,16 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
     return absl::InvalidArgumentError("--horizon must be > 0 and finite");
   }
   if (options.jobs == 0) return absl::InvalidArgumentError("--jobs must be at least 1");
+  if (options.sample && !(*options.sample > 0 && *options.sample < INFINITY)) {
+    return absl::InvalidArgumentError("--sample must be > 0 and finite");
+  }
+  if (options.trace_format != "jsonl" && options.trace_format != "chrome") {
+    return absl::InvalidArgumentError(absl::StrCat("unknown --trace-format '", options.trace_format,
+                                                   "' (expected jsonl or chrome)"));
+  }
+  if (options.trace_format != "jsonl" && options.trace_path.empty()) {
+    return absl::InvalidArgumentError("--trace-format needs --trace FILE");
+  }
   return absl::OkStatus();
 }
 
@@ -35,6 +46,7 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   model_options.seed = options.seed;
   model_options.replications = options.replications;
   model_options.horizon = options.horizon;
+  model_options.sample = options.sample;
   model_options.data_dir = options.data_dir;
   sim::Model model;
   if (!sim::CompileModel(linked, model_options, &model, diags)) return false;
@@ -51,6 +63,18 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
     }
     engine_options.trace = trace.get();
   }
+  // Chrome's format: the JSON lines converted as they are written.
+  std::unique_ptr<sim::ChromeTrace> chrome;
+  std::unique_ptr<sim::ChromeTrace::LineBuffer> lines;
+  std::unique_ptr<std::ostream> converter;
+  if (trace && options.trace_format == "chrome") {
+    chrome = std::make_unique<sim::ChromeTrace>(trace.get(), model.horizon);
+    lines = std::make_unique<sim::ChromeTrace::LineBuffer>(chrome.get());
+    converter = std::make_unique<std::ostream>(lines.get());
+    engine_options.trace = converter.get();
+  }
+  std::ostream* log = engine_options.trace;
+  bool ok = true;
 
   out->Clear();
   out->set_version(kIrVersion);
@@ -59,18 +83,30 @@ bool Simulate(const ir::Program& linked, const SimOptions& options, results::Res
   out->set_warmup(model.warmup);
   out->set_seed(model.seed);
   out->set_replications(model.replications);
+  out->set_sample(model.sample);
   if (options.first_replication >= model.replications) {
     diags->ErrorInFile(absl::StrCat("replication ", options.first_replication,
                                     " asked for, but the run has ", model.replications));
     return false;
   }
-  return sim::RunReplications(
+  ok = sim::RunReplications(
       model, engine_options, options.first_replication, options.jobs,
       [out](results::Replication* r) {
         out->add_replication()->Swap(r);
         return true;
       },
       diags);
+  // After a runtime error too: the trace up to the error is a document.
+  if (chrome) {
+    converter->flush();
+    chrome->Finish();
+    if (!lines->status().ok()) {
+      diags->ErrorInFile(absl::StrCat("internal error writing the Chrome trace: ",
+                                      lines->status().message()));
+      return false;
+    }
+  }
+  return ok;
 }
 
 }  // namespace serq

@@ -23,8 +23,10 @@ struct SimOptions {
   std::optional<uint64_t> seed;            // overrides run { seed }
   std::optional<uint32_t> replications;    // overrides run { replications }
   std::optional<double> horizon;           // overrides run { horizon }
+  std::optional<double> sample;            // overrides run { sample }: the time series' DT
   std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
+  std::string trace_format = "jsonl";  // --trace-format: jsonl or chrome (Trace Event Format)
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
   // --jobs: replications on this many threads; the same bytes for every
   // value (serq-sim/replicate.h). A trace runs them on one thread.

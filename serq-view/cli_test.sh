@@ -112,5 +112,34 @@ grep -q "^$tmp/r.json" "$tmp/err" || fail "malformed-results: $(cat "$tmp/err")"
 # Same input, same bytes.
 "$view" "$tmp/egress.json" | cmp -s - "$tmp/file.svg" || fail "determinism"
 
+# --plot: results in (the --results file), a chart out; the IR is not read.
+"$sim" --sample 1 "$tmp/egress.json" >"$tmp/res.json" || fail "plot: simulate"
+"$view" --results "$tmp/res.json" --plot cdf >"$tmp/cdf.svg" 2>"$tmp/err"
+expect plot-cdf 0 $?
+grep -q '>transferred (n=2)</text>' "$tmp/cdf.svg" || fail "plot-cdf: no legend"
+"$view" --results "$tmp/res.json" --plot series --replication 0 >"$tmp/series.svg" 2>"$tmp/err"
+expect plot-series 0 $?
+grep -q '>pool kvD (cap 100) (replication 0): used</text>' "$tmp/series.svg" ||
+  fail "plot-series: no chart of kvD's use"
+"$view" --results - --plot cdf <"$tmp/res.json" | cmp -s - "$tmp/cdf.svg" || fail "plot: stdin"
+"$view" --results "$tmp/res.json" --plot cdf --observe nope >/dev/null 2>"$tmp/err"
+expect plot-unknown-observation 1 $?
+grep -qx "$tmp/res.json: error: no observation 'nope' in the results (they have transferred)" \
+  "$tmp/err" || fail "plot-unknown-observation: $(cat "$tmp/err")"
+"$view" --results "$tmp/res.json" --plot series --replication 3 >/dev/null 2>"$tmp/err"
+expect plot-no-replication 1 $?
+"$sim" "$tmp/egress.json" >"$tmp/plain.json"
+"$view" --results "$tmp/plain.json" --plot series >/dev/null 2>"$tmp/err"
+expect plot-no-series 1 $?
+grep -q "no time series" "$tmp/err" || fail "plot-no-series: $(cat "$tmp/err")"
+"$view" --plot cdf >/dev/null 2>&1
+expect plot-no-results 2 $?
+"$view" --results "$tmp/res.json" --plot pie >/dev/null 2>&1
+expect plot-bad-kind 2 $?
+"$view" --results "$tmp/res.json" --plot cdf "$tmp/egress.json" >/dev/null 2>&1
+expect plot-with-ir 2 $?
+"$view" --observe x "$tmp/egress.json" >/dev/null 2>&1
+expect observe-without-plot 2 $?
+
 [ "$failures" -eq 0 ] && echo "all cases passed"
 [ "$failures" -eq 0 ]

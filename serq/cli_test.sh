@@ -110,7 +110,7 @@ expect 2 yes "serq: error: cannot write the results 'no/such/dir/r.json'" -- "$s
 # A runtime error writes no results file.
 "$serq" run --results "$tmp/bad.json" testdata/sim/bad-division.sq >/dev/null 2>&1
 [ -e "$tmp/bad.json" ] && fail "run --results wrote a file for a failed run"
-expect 2 yes "serq: error: --format: unknown format 'xml' (expected text, csv, json or md)" -- "$serq" run --format=xml $before
+expect 2 yes "serq: error: --format: unknown format 'xml' (expected text, csv, json, md or html)" -- "$serq" run --format=xml $before
 expect 2 yes "serq: error: --quantiles: quantile 150 is not between 0 and 100 (exclusive)" -- "$serq" run --quantiles=150 $before
 expect 2 yes "serq: error: unknown --format 'png' (expected svg or dot)" -- "$serq" view --format=png $before
 expect 2 yes "serq: error: cannot open 'no/such.json'" -- "$serq" view --results no/such.json $before

@@ -12,6 +12,7 @@
 #include "serq-link/link.h"
 #include "serq-parse/format.h"
 #include "serq-parse/parse.h"
+#include "serq-report/html.h"
 
 namespace serq {
 namespace {
@@ -110,7 +111,7 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
       return Failure(kExitUsage, ToolError("serq", s.message()));
     }
   }
-  auto report = report::RenderReport({results}, options.report);
+  auto report = report::RenderAnyReport({results}, options.report, {}, &program);
   if (!report.ok()) return Failure(kExitInputRejected, std::string(report.status().message()));
   result.out = *report;
   return result;

@@ -19,7 +19,7 @@
 #include "ir/words.h"
 
 ABSL_FLAG(std::string, format, "",
-          "run: the report's format, text (default), csv, json or md; "
+          "run: the report's format, text (default), csv, json, md or html; "
           "view: svg (default) or dot");
 // The default of --quantiles, which is also how `check`, `fmt` and `view`
 // tell that it was not given.
@@ -33,8 +33,12 @@ ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
           "run: the number of replications (overrides run { replications })");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
           "run: the simulated time to stop at, in seconds (overrides run { horizon })");
+ABSL_FLAG(std::optional<double>, sample, std::nullopt,
+          "run: record the time series every DT seconds (overrides run { sample })");
 ABSL_FLAG(std::string, data_dir, "", "run: where relative trace file names resolve (default: the program's directory)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
+ABSL_FLAG(std::string, trace_format, "jsonl",
+          "run: the --trace file's format, jsonl or chrome (Trace Event Format, for ui.perfetto.dev)");
 ABSL_FLAG(std::string, results, "",
           "run: also write the results to this file (.json: JSON, .pb: protobuf binary), as "
           "serq-sim would; view: a results file (from serq-sim) whose figures to overlay");
@@ -51,8 +55,9 @@ constexpr char kUsage[] =
     "serq: model an LLM-serving deployment as a queueing network and simulate it.\n"
     "\n"
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
-    "                     [--data-dir D] [--trace FILE] [--format=text|csv|json|md]\n"
-    "                     [--quantiles=50,90,99] [--results r.json|r.pb]\n"
+    "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
+    "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
+    "                     [--results r.json|r.pb]\n"
     "                     [--share=maxmin|bottleneck] [--jobs N]\n"
     "       serq sweep x.sq [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
     "                       [--replications R] [--out DIR] [--jobs N | --emit=parallel|slurm]\n"
@@ -103,6 +108,12 @@ int main(int argc, char** argv) {
   if (std::string foreign = serq::ForeignSweepFlag(command); !foreign.empty()) return Usage(foreign);
   if (command == "sweep" || command == "search") {
     if (!absl::GetFlag(FLAGS_trace).empty()) return Usage(absl::StrCat("--trace does not apply to 'serq ", command, "'"));
+    if (absl::GetFlag(FLAGS_trace_format) != "jsonl") {
+      return Usage(absl::StrCat("--trace-format does not apply to 'serq ", command, "'"));
+    }
+    if (absl::GetFlag(FLAGS_sample).has_value()) {
+      return Usage(absl::StrCat("--sample does not apply to 'serq ", command, "'"));
+    }
     if (!absl::GetFlag(FLAGS_results).empty()) {
       return Usage(absl::StrCat("--results does not apply to 'serq ", command, "'"));
     }
@@ -140,8 +151,10 @@ int main(int argc, char** argv) {
   options.sim.seed = absl::GetFlag(FLAGS_seed);
   options.sim.replications = absl::GetFlag(FLAGS_replications);
   options.sim.horizon = absl::GetFlag(FLAGS_horizon);
+  options.sim.sample = absl::GetFlag(FLAGS_sample);
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
+  options.sim.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.sim.progress = isatty(2);
   options.results_path = absl::GetFlag(FLAGS_results);
   options.sim.jobs = absl::GetFlag(FLAGS_jobs).value_or(1);
@@ -161,9 +174,11 @@ int main(int argc, char** argv) {
         {"seed", options.sim.seed.has_value()},
         {"replications", options.sim.replications.has_value()},
         {"horizon", options.sim.horizon.has_value()},
+        {"sample", options.sim.sample.has_value()},
         {"data-dir", !options.sim.data_dir.empty()},
         {"trace", !options.sim.trace_path.empty()},
         {"jobs", absl::GetFlag(FLAGS_jobs).has_value()},
+        {"trace-format", options.sim.trace_format != "jsonl"},
     };
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));

@@ -4,7 +4,7 @@ set -eu
 # parallel, slurm-wlm and munge: the sweep tests run real GNU parallel and a one-node
 # Slurm cluster (serq/sweep_parallel_test.sh, serq/sweep_slurm_test.sh);
 # python3-protobuf: examples/python builds IR with protobuf's Python bindings.
-packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3 python3-protobuf parallel slurm-wlm munge"
+packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev librsvg2-bin graphviz python3 chromium python3-protobuf parallel slurm-wlm munge"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -1,0 +1,55 @@
+// Pictures of results (serq-view --plot, the html report): the CDF of
+// observations and the time series of stages, pools and sessions, as the
+// plots of plot_svg.h. docs/view.md §Plots.
+#ifndef SERQ_VIEW_PLOT_H_
+#define SERQ_VIEW_PLOT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/results.pb.h"
+#include "serq-view/plot_svg.h"
+
+namespace serq::view {
+
+// The empirical CDF of `samples` (unsorted) as a step line labelled
+// `label (n=N)`: every sample when there are at most kCdfPoints, else the
+// samples of kCdfPoints evenly spaced ranks (the step at rank r is
+// exactly the r-th smallest), so the bytes stay bounded.
+inline constexpr size_t kCdfPoints = 1000;
+PlotLine CdfLine(const std::string& label, std::vector<double> samples);
+
+// The samples of observation `name`, over every replication given.
+std::vector<double> PooledSamples(const std::vector<const results::Replication*>& replications,
+                                  const std::string& name);
+
+// The observations' names, sorted, over every replication.
+std::vector<std::string> ObservationNames(
+    const std::vector<const results::Replication*>& replications);
+
+// The charts of one replication's series: a chart per stage declaration
+// (present, and batch for a step stage, per element), per pool declaration
+// (used and loaded per element, evictable when recorded, the cap dashed),
+// and one of the sessions in progress (a line per session declaration).
+std::vector<Plot> SeriesPlots(const results::Replication& replication);
+
+struct PlotOptions {
+  std::string kind;                       // "cdf" or "series"
+  std::vector<std::string> observations;  // cdf: the observations to draw (empty: all)
+  std::optional<uint32_t> replication;    // series: the replication's index (none: the first)
+};
+
+// The SVG of `kind` for `inputs` (results files named `files` in errors),
+// merged by serq-report's rules. Errors (InvalidArgument, one diagnostic a
+// line): files that do not merge, an observation that is in none of them,
+// no series (series), no replication of that index.
+absl::StatusOr<std::string> PlotResults(const std::vector<results::Results>& inputs,
+                                        const std::vector<std::string>& files,
+                                        const PlotOptions& options);
+
+}  // namespace serq::view
+
+#endif  // SERQ_VIEW_PLOT_H_
