@@ -69,9 +69,9 @@ class Parser {
     std::string rest(begin, text_.size() - pos_);
     char* end = nullptr;
     double x = std::strtod(rest.c_str(), &end);
-    if (end == rest.c_str() || std::isnan(x) || !absl::ascii_isdigit(rest[0]) &&
-                                                    rest[0] != '-' && rest[0] != '.' &&
-                                                    rest[0] != '+') {
+    const bool starts_number = absl::ascii_isdigit(rest[0]) || rest[0] == '-' ||
+                               rest[0] == '.' || rest[0] == '+';
+    if (end == rest.c_str() || std::isnan(x) || !starts_number) {
       return Error("expected a number");
     }
     pos_ += end - rest.c_str();

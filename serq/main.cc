@@ -114,7 +114,15 @@ int main(int argc, char** argv) {
   if (std::string foreign = serq::ForeignSweepFlag(command); !foreign.empty()) return Usage(foreign);
   if (command == "sweep" || command == "search") {
     if (!absl::GetFlag(FLAGS_trace).empty()) return Usage(absl::StrCat("--trace does not apply to 'serq ", command, "'"));
-    if (!absl::GetFlag(FLAGS_results).empty()) return Usage("--results applies to 'serq view' only");
+    if (absl::GetFlag(FLAGS_trace_format) != "jsonl") {
+      return Usage(absl::StrCat("--trace-format does not apply to 'serq ", command, "'"));
+    }
+    if (absl::GetFlag(FLAGS_sample).has_value()) {
+      return Usage(absl::StrCat("--sample does not apply to 'serq ", command, "'"));
+    }
+    if (!absl::GetFlag(FLAGS_results).empty()) {
+      return Usage(absl::StrCat("--results does not apply to 'serq ", command, "'"));
+    }
     if (absl::GetFlag(FLAGS_quantiles) != kDefaultQuantiles) {
       return Usage(absl::StrCat("--quantiles does not apply to 'serq ", command, "': use --metrics"));
     }
@@ -178,11 +186,11 @@ int main(int argc, char** argv) {
         {"sample", options.sim.sample.has_value()},
         {"data-dir", !options.sim.data_dir.empty()},
         {"trace", !options.sim.trace_path.empty()},
-        {"trace-format", options.sim.trace_format != "jsonl"},
         {"jobs", absl::GetFlag(FLAGS_jobs).has_value()},
         {"max-sessions", options.sim.limits.max_sessions != serq::kDefaultMaxSessions},
         {"max-events", options.sim.limits.max_events != 0},
         {"max-cpu", options.sim.limits.max_cpu != 0},
+        {"trace-format", options.sim.trace_format != "jsonl"},
     };
     for (const auto& [flag, set] : run_only) {
       if (set) return Usage(absl::StrCat("--", flag, " applies to 'serq run' only"));

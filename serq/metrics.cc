@@ -146,6 +146,11 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
         if (o == nullptr || o->quantile_size() <= column) break;
         f.defined = true;
         f.value = o->quantile(column);
+        if (o->quantile_half_width_size() > column) {
+          // Two replications or more: serq-report's interval.
+          f.half_width = o->quantile_half_width(column);
+          break;
+        }
         std::vector<double> estimates;
         const results::Observation* only = nullptr;
         for (const results::Observation* x : obs) {
@@ -180,9 +185,11 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
           rates.push_back(n / window);
         }
         f.defined = true;
+        // The value is serq-report's (n / (R window)), the same as the mean
+        // of the replications' rates; the interval is over those rates.
         double sum = 0;
         for (double r : rates) sum += r;
-        f.value = sum / rates.size();
+        f.value = o != nullptr && o->has_rate() ? o->rate() : sum / rates.size();
         f.half_width = HalfWidthOf(rates);
         break;
       }

@@ -8,13 +8,14 @@
 // - mean: serq-report's (Student t over the replication means; one
 //   replication with >= 100 samples: 10 batch means; else infinite).
 // - pNN: the estimate is the quantile of every sample pooled, as in the
-//   report; the interval Student t over the replications' own quantiles
-//   (one replication with >= 100 samples: over 10 batches' quantiles; else
-//   infinite). serq-report has no quantile interval yet: this is the one
-//   place it is computed.
-// - rate: samples in the measured window / (horizon - warmup), the mean over
-//   replications, Student t over the replications' rates (one replication:
-//   infinite). Computed here alone too.
+//   report; the interval serq-report's (Student t over the replications'
+//   own quantiles), and with one replication of >= 100 samples, which
+//   serq-report gives none, the same over 10 batches' quantiles, computed
+//   here (else infinite).
+// - rate: serq-report's samples a second of the measured window (n over
+//   R (horizon - warmup)); its interval, which serq-report has not,
+//   Student t over the replications' rates, computed here (one
+//   replication: infinite).
 #ifndef SERQ_SERQ_METRICS_H_
 #define SERQ_SERQ_METRICS_H_
 

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/io.h"
 #include "serq-report/merge.h"
 #include "serq/condition.h"
 #include "serq/grid.h"
@@ -65,7 +66,7 @@ results::Results TwoReplications() {
   // Replication 0: x = 1, 2, 3 (mean 2, median 2); replication 1: x = 3, 4,
   // 5 (mean 4, median 4), y in replication 0 only; window 10 - 0.
   results::Results r;
-  r.set_version(9);
+  r.set_version(kIrVersion);  // what the readers take
   r.set_horizon(10);
   for (int i = 0; i < 2; ++i) {
     results::Replication* rep = r.add_replication();

@@ -121,7 +121,7 @@ def main():
     ap = argparse.ArgumentParser(description="serq IR for a fleet from an inventory file")
     ap.add_argument("inventory")
     ap.add_argument("--format", choices=("pb", "json"), default="pb")
-    ap.add_argument("--ir-version", type=int, default=8)
+    ap.add_argument("--ir-version", type=int, default=9)
     ap.add_argument("--misspell", action="store_true")
     args = ap.parse_args()
     with open(args.inventory) as f:
