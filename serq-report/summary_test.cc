@@ -86,7 +86,7 @@ TEST(Summary, ReportFromASummaryOfMoreSamplesThanKept) {
 
 TEST(Summary, DamagedSummariesAreRefused) {
   results::Results r;
-  r.set_version(8);
+  r.set_version(9);
   r.set_horizon(10);
   results::Replication* rep = r.add_replication();
   results::Observation* o = rep->add_observation();
