@@ -25,7 +25,9 @@ best() {
   local b="" bc=""
   for _ in 1 2 3; do
     local out w c
-    out=$( { /usr/bin/time -f "%e %U %S" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    # -o: time's own stderr would go where the command's is sent (nowhere).
+    /usr/bin/time -o "$tmp/time" -f "%e %U %S" "$@" >/dev/null 2>&1
+    out=$(tail -1 "$tmp/time")
     w=$(echo "$out" | awk '{print $1}')
     c=$(echo "$out" | awk '{print $2 + $3}')
     if [ -z "$b" ] || awk -v a="$w" -v b="$b" 'BEGIN {exit !(a < b)}'; then b=$w bc=$c; fi
