@@ -104,6 +104,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
 
   header->Clear();
   header->set_version(kIrVersion);
+  header->set_mark(kResultsMark);
   header->set_program(linked.file());
   header->set_horizon(model.horizon);
   header->set_warmup(model.warmup);
