@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ir/diagnostics.h"
+#include "serq-report/format.h"
 #include "serq-report/merge.h"
 #include "serq-report/series.h"
 #include "serq-view/plot_svg.h"
@@ -169,8 +170,16 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
       c.x_label = names[i];
       c.y_label = "fraction <= x";
       c.y_max = 1;
-      c.lines.push_back(view::CdfLine(names[i], view::PooledSamples(merged->replications, names[i])));
-      absl::StrAppend(&out, Figure(absl::StrCat(names[i], ", every replication's samples"),
+      view::PooledObservation pooled = view::PoolObservation(merged->replications, names[i]);
+      // Beyond 2^20 samples a replication the CDF is the sketch's, and says so.
+      std::string caption =
+          pooled.sketch ? absl::StrCat(names[i], ", every replication's samples, from the quantile "
+                                       "sketch (each step within ",
+                                       FormatShortest(100 * pooled.sketch->alpha()),
+                                       "% of the exact value)")
+                        : absl::StrCat(names[i], ", every replication's samples");
+      c.lines.push_back(view::ObservationCdfLine(names[i], std::move(pooled)));
+      absl::StrAppend(&out, Figure(caption,
                                    view::PlotDocument({c}, ""), absl::StrCat("cdf-", i)));
     }
   }

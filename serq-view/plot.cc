@@ -50,15 +50,57 @@ PlotLine CdfLine(const std::string& label, std::vector<double> samples) {
   return line;
 }
 
-std::vector<double> PooledSamples(const std::vector<const results::Replication*>& replications,
+PlotLine SketchCdfLine(const std::string& label, const report::QuantileSketch& sketch) {
+  PlotLine line;
+  line.steps = true;
+  const uint64_t n = sketch.count();
+  line.label = absl::StrCat(label, " (n=", n, ", sketch)");
+  if (n == 0) return line;
+  std::vector<report::QuantileSketch::Bucket> buckets = sketch.Buckets();
+  auto point = [&](double x, double y) {
+    if (std::isfinite(x)) line.points.push_back({x, y});
+  };
+  point(sketch.min(), 0);
+  const bool every = buckets.size() <= kCdfPoints;
+  uint64_t seen = 0;
+  uint64_t k = 1;  // the next rank ceil(k n / K) to reach
+  for (const report::QuantileSketch::Bucket& b : buckets) {
+    seen += b.count;
+    uint64_t rank = (k * n + kCdfPoints - 1) / kCdfPoints;
+    if (!every && seen < rank) continue;
+    while (k <= kCdfPoints && (k * n + kCdfPoints - 1) / kCdfPoints <= seen) ++k;
+    // The extremes are exact; every other bucket's value is within alpha.
+    point(std::clamp(b.value, sketch.min(), sketch.max()), static_cast<double>(seen) / n);
+  }
+  return line;
+}
+
+PooledObservation PoolObservation(const std::vector<const results::Replication*>& replications,
                                   const std::string& name) {
-  std::vector<double> out;
+  PooledObservation out;
   for (const results::Replication* r : replications) {
     for (const results::Observation& o : r->observation()) {
-      if (o.name() == name) out.insert(out.end(), o.sample().begin(), o.sample().end());
+      if (o.name() != name) continue;
+      out.samples.insert(out.samples.end(), o.sample().begin(), o.sample().end());
+      if (o.sample().empty() && o.count() > 0) {
+        // A summary (MergeResults checked its sketch).
+        report::QuantileSketch s;
+        (void)report::QuantileSketch::Read(o.sketch(), &s);
+        if (!out.sketch) out.sketch.emplace(s.alpha());
+        out.sketch->Merge(s);
+      }
     }
   }
+  if (out.sketch) {
+    for (double x : out.samples) out.sketch->Add(x);
+    std::vector<double>().swap(out.samples);
+  }
   return out;
+}
+
+PlotLine ObservationCdfLine(const std::string& label, PooledObservation pooled) {
+  if (pooled.sketch) return SketchCdfLine(label, *pooled.sketch);
+  return CdfLine(label, std::move(pooled.samples));
 }
 
 std::vector<std::string> ObservationNames(
@@ -211,7 +253,9 @@ absl::StatusOr<std::string> PlotResults(const std::vector<results::Results>& inp
     c.x_label = names.size() == 1 ? names[0] : "value";
     c.y_label = "fraction <= x";
     c.y_max = 1;
-    for (const std::string& n : names) c.lines.push_back(CdfLine(n, PooledSamples(merged->replications, n)));
+    for (const std::string& n : names) {
+      c.lines.push_back(ObservationCdfLine(n, PoolObservation(merged->replications, n)));
+    }
     charts.push_back(std::move(c));
   }
   return PlotDocument(charts, "the results have no observations");

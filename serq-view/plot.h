@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/results.pb.h"
+#include "serq-report/sketch.h"
 #include "serq-view/plot_svg.h"
 
 namespace serq::view {
@@ -22,9 +23,29 @@ namespace serq::view {
 inline constexpr size_t kCdfPoints = 1000;
 PlotLine CdfLine(const std::string& label, std::vector<double> samples);
 
-// The samples of observation `name`, over every replication given.
-std::vector<double> PooledSamples(const std::vector<const results::Replication*>& replications,
+// The CDF of a sketch (an observation of more samples than serq-sim
+// keeps): a step at each bucket's value, clamped to [min, max], to the
+// fraction of the samples in it and below it, from (min, 0); with more
+// than kCdfPoints buckets, only the buckets where the ranks
+// ceil(k n / kCdfPoints) fall, as CdfLine. Each point (x, r / n) has x
+// within the sketch's alpha of the exact r-th smallest sample. Infinite
+// samples count in the fractions but draw no point. Labelled
+// `label (n=N, sketch)`.
+PlotLine SketchCdfLine(const std::string& label, const report::QuantileSketch& sketch);
+
+// Observation `name` over every replication given: the kept samples, or,
+// when some replication kept a summary instead (more than 2^20 samples),
+// every sample in one sketch (the summaries' sketches merged, the other
+// replications' kept samples added), as the report's quantiles are made.
+struct PooledObservation {
+  std::vector<double> samples;
+  std::optional<report::QuantileSketch> sketch;
+};
+PooledObservation PoolObservation(const std::vector<const results::Replication*>& replications,
                                   const std::string& name);
+
+// CdfLine of the samples or SketchCdfLine of the sketch.
+PlotLine ObservationCdfLine(const std::string& label, PooledObservation pooled);
 
 // The observations' names, sorted, over every replication.
 std::vector<std::string> ObservationNames(
