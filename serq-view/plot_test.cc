@@ -4,35 +4,17 @@
 
 #include "gtest/gtest.h"
 #include "serq-report/summary.h"
-#include "serq-view/plot_svg.h"
+#include "serq-view/chart.h"
 
 namespace serq::view {
 namespace {
 
 using Points = std::vector<std::pair<double, double>>;
 
-// 6.5 / 6 = 1.08 is between 1 and 2: ticks 2 apart, from 0 to 8.
-TEST(PlotSvgTest, NiceTicksAreOneTwoOrFiveTimesAPowerOfTen) {
-  EXPECT_EQ(NiceTicks(0, 6.5, 6), (std::vector<double>{0, 2, 4, 6, 8}));
-  EXPECT_EQ(NiceTicks(0, 1, 5), (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
-  EXPECT_EQ(NiceTicks(0, 396270, 5), (std::vector<double>{0, 100000, 200000, 300000, 400000}));
-  // Counts: never a tick between two whole numbers.
-  EXPECT_EQ(NiceTicks(0, 1, 5, 1), (std::vector<double>{0, 1}));
-  EXPECT_EQ(NiceTicks(3, 3, 5), (std::vector<double>{3, 3.2, 3.4000000000000004, 3.6, 3.8000000000000003, 4}));
-}
-
-TEST(PlotSvgTest, TickLabelsShowTheStep) {
-  EXPECT_EQ(TickLabel(0.25, 0.25), "0.25");
-  EXPECT_EQ(TickLabel(0.6000000000000001, 0.2), "0.6");
-  EXPECT_EQ(TickLabel(200000, 100000), "200000");
-  EXPECT_EQ(TickLabel(0, 0.5), "0");
-  EXPECT_EQ(TickLabel(3e7, 1e7), "3e+07");
-}
-
 // {3, 1, 2, 2}: 1/4 at 1, 3/4 at 2 (two samples, one step), 1 at 3; the
 // line starts at (the smallest, 0).
 TEST(PlotTest, CdfStepsAtEverySample) {
-  PlotLine l = CdfLine("x", {3, 1, 2, 2});
+  ChartLine l = CdfLine("x", {3, 1, 2, 2});
   EXPECT_EQ(l.label, "x (n=4)");
   EXPECT_TRUE(l.steps);
   EXPECT_EQ(l.points, (Points{{1, 0}, {1, 0.25}, {2, 0.75}, {3, 1}}));
@@ -44,7 +26,7 @@ TEST(PlotTest, CdfStepsAtEverySample) {
 TEST(PlotTest, ALargeCdfKeepsEvenlySpacedRanks) {
   std::vector<double> samples;
   for (int i = 2500; i >= 1; --i) samples.push_back(i);
-  PlotLine l = CdfLine("big", samples);
+  ChartLine l = CdfLine("big", samples);
   ASSERT_EQ(l.points.size(), kCdfPoints + 1);
   EXPECT_EQ(l.points[0], (std::pair<double, double>{1, 0}));
   EXPECT_EQ(l.points[1], (std::pair<double, double>{3, 3.0 / 2500}));
@@ -75,7 +57,7 @@ TEST(PlotTest, SeriesChartsPerDeclaration) {
     for (double v : {4.0, 5.0}) p->add_used(v + i);
     for (double v : {1.0, 2.0}) p->add_loaded(v);
   }
-  std::vector<Plot> charts = SeriesPlots(rep);
+  std::vector<Chart> charts = SeriesPlots(rep);
   ASSERT_EQ(charts.size(), 3u);
   EXPECT_EQ(charts[0].title, "stage E (step) (replication 2)");
   ASSERT_EQ(charts[0].lines.size(), 2u);
@@ -118,7 +100,7 @@ TEST(PlotTest, ASketchedCdfIsWithinAlphaOfTheExactOne) {
   PooledObservation pooled = PoolObservation({&rep}, "x");
   ASSERT_TRUE(pooled.sketch.has_value());
   EXPECT_GT(pooled.sketch->Buckets().size(), kCdfPoints);
-  PlotLine l = ObservationCdfLine("x", std::move(pooled));
+  ChartLine l = ObservationCdfLine("x", std::move(pooled));
   EXPECT_EQ(l.label, "x (n=1572864, sketch)");
   EXPECT_TRUE(l.steps);
   ASSERT_GE(l.points.size(), kCdfPoints / 2);
@@ -150,7 +132,7 @@ TEST(PlotTest, KeptSamplesJoinASummarysSketch) {
   results::Observation* o = kept.add_observation();
   o->set_name("x");
   for (int i = 0; i < 4; ++i) o->add_sample(0.5);
-  PlotLine l = ObservationCdfLine("x", PoolObservation({&kept, &summary}, "x"));
+  ChartLine l = ObservationCdfLine("x", PoolObservation({&kept, &summary}, "x"));
   EXPECT_EQ(l.label, "x (n=1572868, sketch)");
   ASSERT_GE(l.points.size(), 2u);
   EXPECT_EQ(l.points[0], (std::pair<double, double>{0.5, 0}));
@@ -180,11 +162,11 @@ TEST(PlotTest, PlotResultsDrawsASketchedCdf) {
 }
 
 TEST(PlotTest, TheSameChartIsTheSameBytes) {
-  Plot c;
+  Chart c;
   c.title = "t";
   c.lines.push_back(CdfLine("x", {1, 2, 3}));
-  EXPECT_EQ(PlotDocument({c}, ""), PlotDocument({c}, ""));
-  EXPECT_NE(PlotDocument({}, "nothing").find(">nothing</text>"), std::string::npos);
+  EXPECT_EQ(ChartDocument({c}, ""), ChartDocument({c}, ""));
+  EXPECT_NE(ChartDocument({}, "nothing").find(">nothing</text>"), std::string::npos);
 }
 
 }  // namespace
