@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "serq-report/quantile_step.h"
 
 namespace serq::report {
 
@@ -122,9 +123,7 @@ double QuantileSketch::Quantile(double q) const {
     if (ranks[k] == count_ - 1) want[k] = max_;
     want[k] = std::clamp(want[k], min_, max_);
   }
-  if (frac == 0 || want[0] == want[1]) return want[0];
-  if (std::isinf(want[0]) && std::isinf(want[1])) return frac < 0.5 ? want[0] : want[1];
-  return want[0] + frac * (want[1] - want[0]);
+  return InterpolateQuantile(want[0], want[1], frac);
 }
 
 std::vector<QuantileSketch::Bucket> QuantileSketch::Buckets() const {
