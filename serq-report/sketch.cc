@@ -126,6 +126,24 @@ double QuantileSketch::Quantile(double q) const {
   return InterpolateQuantile(want[0], want[1], frac);
 }
 
+std::vector<QuantileSketch::Bucket> QuantileSketch::Buckets() const {
+  std::vector<Bucket> out;
+  double inf = std::numeric_limits<double>::infinity();
+  auto take = [&](uint64_t n, double value) {
+    if (n > 0) out.push_back({value, n});
+  };
+  take(negative_infinite_, -inf);
+  for (size_t i = negative_.counts.size(); i-- > 0;) {
+    take(negative_.counts[i], -Value(negative_.offset + static_cast<int32_t>(i)));
+  }
+  take(zero_, 0);
+  for (size_t i = 0; i < positive_.counts.size(); ++i) {
+    take(positive_.counts[i], Value(positive_.offset + static_cast<int32_t>(i)));
+  }
+  take(positive_infinite_, inf);
+  return out;
+}
+
 namespace {
 
 // The non-zero span of a store's counts.
