@@ -105,7 +105,23 @@ double Pools::ReleaseBlocks(uint32_t pool, uint32_t* holder) {
 bool Pools::EvictBlocks(uint32_t pool, double need) {
   Element& e = elements_[pool];
   if (!e.cache) return Fits(pool, need);
-  uint32_t evicted = 0;
+  if (Fits(pool, need)) return true;
+  // Evicting one block at a time until `need` fits, in one pass: k, the
+  // fewest blocks after whose eviction Fits holds, is estimated from the
+  // deficit, then settled by Fits's own arithmetic with k fewer evictable
+  // blocks (monotone in k: rounding is), so it is the loop's count exactly.
+  uint32_t evictable = e.cache->EvictableBlocks();
+  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
+  auto fits_after = [&](uint32_t k) {
+    return need <= e.cap - e.used - e.block * (evictable - k) + slack;  // Fits (pool.h)
+  };
+  double deficit = need - (e.cap - e.used - e.block * evictable + slack);
+  double guess = std::ceil(deficit / e.block);
+  uint32_t k = !(guess >= 1) ? 1 : guess >= evictable ? evictable : static_cast<uint32_t>(guess);
+  while (k > 1 && fits_after(k - 1)) --k;
+  while (k < evictable && !fits_after(k)) ++k;
+  uint32_t evicted = e.cache->EvictOldest(k);
+  // Should the estimate have fallen short, the loop finishes the work.
   while (!Fits(pool, need) && e.cache->Evict()) ++evicted;
   if (evicted > 0) {
     e.blocks_evicted += evicted;
