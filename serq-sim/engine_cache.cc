@@ -106,11 +106,13 @@ bool Engine::Lookup(SessionId session, double work, double budget, bool only_if_
     has_current_ = had;
     return false;
   }
-  if (only_if_fits && !pools_.HitFits(hold, s.blocks, work, budget)) {
+  uint32_t hit;
+  if (!only_if_fits) {
+    hit = pools_.Hit(hold, s.blocks, work);
+  } else if (!pools_.HitIfFits(hold, s.blocks, work, budget, &hit)) {
     *tokens = -1;  // it does not join: no lookup is made
     return true;
   }
-  uint32_t hit = pools_.Hit(hold, s.blocks, work);
   auto it = std::find_if(s.hits.begin(), s.hits.end(),
                          [&](const auto& h) { return h.first == pool; });
   if (it == s.hits.end()) {

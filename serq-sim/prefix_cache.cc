@@ -94,13 +94,15 @@ uint32_t PrefixCache::Lookup(absl::Span<const BlockTag> tags) const {
 }
 
 uint32_t PrefixCache::Probe(absl::Span<const BlockTag> tags, uint32_t most,
-                            uint32_t* unreferenced) const {
+                            uint32_t* unreferenced, std::vector<uint32_t>* path) const {
   uint32_t node = kRoot, n = 0;
   *unreferenced = 0;
+  if (path != nullptr) path->clear();
   for (; n < most && n < tags.size(); ++n) {
     node = Find(node, tags[n]);
     if (node == kNone || !nodes_[node].cached) break;
     if (nodes_[node].refs == 0) ++*unreferenced;
+    if (path != nullptr) path->push_back(node);
   }
   return n;
 }
@@ -205,10 +207,25 @@ uint32_t PrefixCache::Hit(Holder holder, absl::Span<const BlockTag> tags, uint32
     if (nodes_[node].refs == 0) ++was_evictable;
     Reference(h, node);
   }
-  if (n > 0) Stand(h, node);
-  h.depth = n;
+  Covered(h, node, n);
   if (hit != nullptr) *hit = n;
   return was_evictable;
+}
+
+uint32_t PrefixCache::HitProbed(Holder holder, absl::Span<const uint32_t> path) {
+  HolderState& h = holders_[holder];
+  uint32_t was_evictable = 0;
+  for (uint32_t node : path) {
+    if (nodes_[node].refs == 0) ++was_evictable;
+    Reference(h, node);
+  }
+  Covered(h, path.empty() ? kRoot : path.back(), path.size());
+  return was_evictable;
+}
+
+void PrefixCache::Covered(HolderState& h, uint32_t node, uint32_t n) {
+  if (n > 0) Stand(h, node);
+  h.depth = n;
 }
 
 uint32_t PrefixCache::Fill(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks) {

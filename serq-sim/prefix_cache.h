@@ -79,7 +79,10 @@ class PrefixCache {
   // Lookup(tags) capped at `most`, and in *unreferenced how many of those
   // blocks are evictable (what a hit of them would take out of the
   // eviction order), in one walk. No side effect.
-  uint32_t Probe(absl::Span<const BlockTag> tags, uint32_t most, uint32_t* unreferenced) const;
+  // With `path`, the nodes of those blocks, shallowest first, for
+  // HitProbed.
+  uint32_t Probe(absl::Span<const BlockTag> tags, uint32_t most, uint32_t* unreferenced,
+                 std::vector<uint32_t>* path = nullptr) const;
 
   // A new holder, covering nothing.
   Holder NewHolder();
@@ -89,6 +92,9 @@ class PrefixCache {
   // (their units become used).
   uint32_t Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
                uint32_t* hit = nullptr);
+  // Hit of the blocks a Probe's `path` found, nothing having changed since:
+  // the same, without walking the chain again.
+  uint32_t HitProbed(Holder holder, absl::Span<const uint32_t> path);
   // The holder's content now covers the first `blocks` blocks of `tags`
   // (blocks <= tags.size(); fewer than its depth: no change). Each newly
   // covered block not cached is registered, referenced by the holder; one
@@ -185,6 +191,9 @@ class PrefixCache {
   // Moves the holder's pin from its tail to `node`.
   void Stand(HolderState& h, uint32_t node);
   void Reference(HolderState& h, uint32_t node);
+  // The holder covering nothing references the run ending at `node` (its
+  // `n` blocks, referenced already); stands on it.
+  void Covered(HolderState& h, uint32_t node, uint32_t n);
   // Drops a keep of `node`; erases ghosts no longer needed, upwards.
   void Unkeep(uint32_t node);
   void SetLeaseOnly(const Node& n, bool before);
