@@ -12,6 +12,11 @@ namespace {
 // of `prefix` has, so the two spaces never meet.
 constexpr uint64_t kHashedFamily = 0x7ff8'5e71'ca11'0000ull;
 
+// How far ahead a pass over nodes in a known order (evictions, a holder's
+// release, a compaction) fetches the nodes it will touch: they were last
+// touched long ago, out of the caches.
+constexpr uint32_t kAhead = 8;
+
 }  // namespace
 
 BlockTag BlockTag::Prefix(double family, uint64_t index) {
@@ -277,8 +282,13 @@ uint32_t PrefixCache::Empty(Holder holder) {
   // hold's release makes the block lease-only when r - 1 == L > 0; a
   // lease's unmakes it when it was (r == L) and was the last (r == 1).
   bool lease = h.lease;
-  for (auto it = h.refs.rbegin(); it != h.refs.rend(); ++it) {
-    Node& n = nodes_[*it];
+  Tidy();
+  const uint32_t* refs = h.refs.data();
+  for (size_t i = h.refs.size(); i-- > 0;) {
+    // Its nodes were filled a while ago: fetched ahead, as evictions do.
+    if (i >= kAhead) __builtin_prefetch(&nodes_[refs[i - kAhead]]);
+    uint32_t node = refs[i];
+    Node& n = nodes_[node];
     uint32_t r = n.refs--;
     if (lease) {
       if (r == 1 && n.lease_refs == 1) --lease_only_;
@@ -290,7 +300,8 @@ uint32_t PrefixCache::Empty(Holder holder) {
       --referenced_;
       ++evictable_;
       ++released;
-      Append(*it);
+      n.order = order_base_ + order_.size();  // appended to the eviction order
+      order_.push_back(node);
     }
   }
   h.refs.clear();
@@ -308,20 +319,13 @@ uint32_t PrefixCache::FreeHolder(Holder holder) {
 }
 
 
-namespace {
-// How far ahead an eviction fetches the nodes it will evict.
-constexpr uint32_t kAhead = 8;
-}  // namespace
-
-void PrefixCache::Append(uint32_t node) {
+void PrefixCache::Tidy() {
   if (order_head_ >= 4096 && 2 * static_cast<size_t>(order_head_) >= order_.size()) {
     order_.erase(order_.begin(), order_.begin() + order_head_);
     order_base_ += order_head_;
     order_head_ = 0;
   }
   if (order_.size() - order_head_ >= 2 * static_cast<size_t>(evictable_) + 1024) Compact();
-  nodes_[node].order = order_base_ + order_.size();
-  order_.push_back(node);
 }
 
 void PrefixCache::Compact() {

@@ -198,9 +198,11 @@ class PrefixCache {
   void Unkeep(uint32_t node);
   void SetLeaseOnly(const Node& n, bool before);
   bool IsLeaseOnly(const Node& n) const { return n.refs > 0 && n.refs == n.lease_refs; }
-  // Appends `node` to the eviction order; takes it out.
-  void Append(uint32_t node);
+  // Takes `node` out of the eviction order (Empty appends to it).
   void Unlist(uint32_t node) { nodes_[node].order = kUnlisted; }
+  // Before appending: drops the consumed entries when they are most of the
+  // array (no renumbering), and compacts when the stale ones are.
+  void Tidy();
   // Drops the stale entries of the eviction order, renumbering the live
   // ones (amortised: when they are at least half of it).
   void Compact();
