@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_replace.h"
@@ -51,7 +52,7 @@ double CpuSeconds() {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-bool RunCase(const char* name, bool cache, const char* output) {
+bool RunCase(const char* name, bool cache, const char* output, int rounds) {
   std::string source = absl::StrReplaceAll(
       kSource, {{"CACHE", cache ? "cache 16;" : ""},
                 {"OUTPUT", output},
@@ -65,7 +66,7 @@ bool RunCase(const char* name, bool cache, const char* output) {
   }
   double best = 1e300;
   serq::results::Results results;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     serq::Diagnostics sim_diags("bench.sq");
     double start = CpuSeconds();
     if (!serq::Simulate(program, serq::SimOptions(), &results, &sim_diags)) {
@@ -95,10 +96,29 @@ bool RunCase(const char* name, bool cache, const char* output) {
 
 }  // namespace
 
-int main() {
-  if (!RunCase("4 output tokens: caching off, by load", false, "4")) return 1;
-  if (!RunCase("4 output tokens: cache 16, by cache", true, "4")) return 1;
-  if (!RunCase("64 output tokens: caching off, by load", false, "64")) return 1;
-  if (!RunCase("64 output tokens: cache 16, by cache", true, "64")) return 1;
+// `cache_sim_bench [WORD [ROUNDS]]`: only the cases whose name starts with
+// WORD (for perf: `4 output tokens: cache`), best of ROUNDS (default 3).
+int main(int argc, char** argv) {
+  struct Case {
+    const char* name;
+    bool cache;
+    const char* output;
+  };
+  const Case cases[] = {
+      {"4 output tokens: caching off, by load", false, "4"},
+      {"4 output tokens: cache 16, by cache", true, "4"},
+      {"64 output tokens: caching off, by load", false, "64"},
+      {"64 output tokens: cache 16, by cache", true, "64"},
+  };
+  std::string word = argc > 1 ? argv[1] : "";
+  int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+  if (rounds < 1) {
+    std::fprintf(stderr, "usage: cache_sim_bench [WORD [ROUNDS >= 1]]\n");
+    return 2;
+  }
+  for (const Case& c : cases) {
+    if (std::string(c.name).rfind(word, 0) != 0) continue;
+    if (!RunCase(c.name, c.cache, c.output, rounds)) return 1;
+  }
   return 0;
 }

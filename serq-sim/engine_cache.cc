@@ -57,13 +57,19 @@ bool Engine::ExecPrefix(Session& s, const Instr& in) {
   // The family's next indices: as many as the list has of it already, so
   // that a conversation appending to its family extends its prompt.
   // (Kept per family: counting the list each time is quadratic in turns.)
-  uint64_t key = BlockTag::Prefix(family, 0).family;
+  BlockTag first = BlockTag::Prefix(family, 0);
   auto it = std::find_if(s.families.begin(), s.families.end(),
-                         [&](const auto& f) { return f.first == key; });
-  if (it == s.families.end()) it = s.families.insert(s.families.end(), {key, 0});
+                         [&](const auto& f) { return f.first == first.family; });
+  if (it == s.families.end()) it = s.families.insert(s.families.end(), {first.family, 0});
   uint64_t next = it->second;
-  it->second += count;
-  for (uint64_t j = 0; j < count; ++j) s.blocks.push_back(BlockTag::Prefix(family, next + j));
+  it->second += static_cast<uint64_t>(count);
+  // The tags in place, the family's bits computed once: a push_back and a
+  // BlockTag::Prefix a block were most of a 100-block prompt's cost.
+  uint64_t n = static_cast<uint64_t>(count);
+  size_t old = s.blocks.size();
+  s.blocks.resize(old + n);
+  BlockTag* out = s.blocks.data() + old;
+  for (uint64_t j = 0; j < n; ++j) out[j] = BlockTag{first.family, next + j};
   ++s.pc;
   return true;
 }
@@ -101,11 +107,13 @@ bool Engine::Lookup(SessionId session, double work, double budget, bool only_if_
     has_current_ = had;
     return false;
   }
-  if (only_if_fits && !pools_.HitFits(hold, s.blocks, work, budget)) {
+  uint32_t hit;
+  if (!only_if_fits) {
+    hit = pools_.Hit(hold, s.blocks, work);
+  } else if (!pools_.HitIfFits(hold, s.blocks, work, budget, &hit)) {
     *tokens = -1;  // it does not join: no lookup is made
     return true;
   }
-  uint32_t hit = pools_.Hit(hold, s.blocks, work);
   auto it = std::find_if(s.hits.begin(), s.hits.end(),
                          [&](const auto& h) { return h.first == pool; });
   if (it == s.hits.end()) {

@@ -155,6 +155,10 @@ class Pools {
   // with `evict by`), the hit's blocks no longer counting as free. No side
   // effect.
   bool HitFits(HoldId hold, absl::Span<const BlockTag> tags, double work, double budget) const;
+  // HitFits, then Hit when it fits, walking the cached run once: false
+  // (nothing done) when it does not fit; else *hit is what Hit returns.
+  bool HitIfFits(HoldId hold, absl::Span<const BlockTag> tags, double work, double budget,
+                 uint32_t* hit);
   // Asks for `amount` units of each pool in `pools` (distinct, each amount
   // <= its cap, checked by the caller) for `session`. The holds, one per
   // pool in the order given, are appended to `holds`. Returns true when
@@ -324,6 +328,13 @@ class Pools {
   // and those of the blocks only leases reference.
   double Reclaimable(uint32_t pool) const;
   void CacheStatistics(Element& e, double now);
+  // HitFits's arithmetic, for a probe of `hit` blocks, `unreferenced` of
+  // them evictable.
+  bool HitWouldFit(const Hold& h, uint32_t hit, uint32_t unreferenced, double work,
+                   double budget) const;
+  // Hit's accounting, after the cache referenced `hit` blocks, `revived`
+  // of them evictable before.
+  uint32_t Counted(HoldId hold, uint32_t hit, uint32_t revived, double work);
   // The cache's part of CheckInvariants: "" or what is wrong.
   std::string CheckCache(uint32_t pool) const;
   // Admits what can be admitted after units were freed on `pool`.
@@ -336,6 +347,7 @@ class Pools {
   PoolHost* host_;
   bool notify_changes_ = false;
   std::vector<Element> elements_;
+  std::vector<uint32_t> probed_;  // HitIfFits's path (only its storage kept)
   std::vector<Hold> holds_;
   std::vector<HoldId> free_holds_;
   std::vector<Lease> leases_;

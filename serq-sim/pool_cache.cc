@@ -47,6 +47,12 @@ bool Pools::HitFits(HoldId hold, absl::Span<const BlockTag> tags, double work,
   const Element& e = elements_[h.pool];
   uint32_t unreferenced;
   uint32_t hit = e.cache->Probe(tags, MostHit(h.pool, work), &unreferenced);
+  return HitWouldFit(h, hit, unreferenced, work, budget);
+}
+
+bool Pools::HitWouldFit(const Hold& h, uint32_t hit, uint32_t unreferenced, double work,
+                        double budget) const {
+  const Element& e = elements_[h.pool];
   double shared = hit * e.block;
   double chunk = std::min(work - shared, budget);
   // After the hit: its evictable blocks used, the hold's own units
@@ -61,12 +67,33 @@ bool Pools::HitFits(HoldId hold, absl::Span<const BlockTag> tags, double work,
   return need <= available + slack;
 }
 
+bool Pools::HitIfFits(HoldId hold, absl::Span<const BlockTag> tags, double work, double budget,
+                      uint32_t* hit) {
+  Hold& h = holds_[hold];
+  Element& e = elements_[h.pool];
+  uint32_t unreferenced;
+  uint32_t found = e.cache->Probe(tags, MostHit(h.pool, work), &unreferenced, &probed_);
+  if (!HitWouldFit(h, found, unreferenced, work, budget)) return false;
+  // Nothing changed since the probe (a new holder covers nothing and
+  // moves no block): its path is what Hit would walk.
+  if (h.holder == UINT32_MAX) h.holder = e.cache->NewHolder();
+  uint32_t revived = e.cache->HitProbed(h.holder, probed_);
+  *hit = Counted(hold, found, revived, work);
+  return true;
+}
+
 uint32_t Pools::Hit(HoldId hold, absl::Span<const BlockTag> tags, double work) {
   Hold& h = holds_[hold];
   Element& e = elements_[h.pool];
   if (h.holder == UINT32_MAX) h.holder = e.cache->NewHolder();
   uint32_t hit;
   uint32_t revived = e.cache->Hit(h.holder, tags, MostHit(h.pool, work), &hit);
+  return Counted(hold, hit, revived, work);
+}
+
+uint32_t Pools::Counted(HoldId hold, uint32_t hit, uint32_t revived, double work) {
+  Hold& h = holds_[hold];
+  Element& e = elements_[h.pool];
   ++e.lookups;
   e.lookup_tokens += work;
   e.hit_tokens += hit * e.block;
@@ -105,7 +132,23 @@ double Pools::ReleaseBlocks(uint32_t pool, uint32_t* holder) {
 bool Pools::EvictBlocks(uint32_t pool, double need) {
   Element& e = elements_[pool];
   if (!e.cache) return Fits(pool, need);
-  uint32_t evicted = 0;
+  if (Fits(pool, need)) return true;
+  // Evicting one block at a time until `need` fits, in one pass: k, the
+  // fewest blocks after whose eviction Fits holds, is estimated from the
+  // deficit, then settled by Fits's own arithmetic with k fewer evictable
+  // blocks (monotone in k: rounding is), so it is the loop's count exactly.
+  uint32_t evictable = e.cache->EvictableBlocks();
+  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
+  auto fits_after = [&](uint32_t k) {
+    return need <= e.cap - e.used - e.block * (evictable - k) + slack;  // Fits (pool.h)
+  };
+  double deficit = need - (e.cap - e.used - e.block * evictable + slack);
+  double guess = std::ceil(deficit / e.block);
+  uint32_t k = !(guess >= 1) ? 1 : guess >= evictable ? evictable : static_cast<uint32_t>(guess);
+  while (k > 1 && fits_after(k - 1)) --k;
+  while (k < evictable && !fits_after(k)) ++k;
+  uint32_t evicted = e.cache->EvictOldest(k);
+  // Should the estimate have fallen short, the loop finishes the work.
   while (!Fits(pool, need) && e.cache->Evict()) ++evicted;
   if (evicted > 0) {
     e.blocks_evicted += evicted;

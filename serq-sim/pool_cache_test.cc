@@ -267,5 +267,47 @@ TEST(PoolCacheTest, AdmissionEvictsBlocks) {
   EXPECT_EQ(p.CheckInvariants(), "");
 }
 
+// HitIfFits: HitFits and Hit in one walk. Cap 16, B = 4. Session 0 fills 8
+// tokens (2 blocks) and ends: 8 units evictable. A prefill of 12 tokens
+// (budget 8) may hit floor(11 / 4) = 2 blocks, both evictable; after it
+// the chunk of min(12 - 8, 8) = 4 tokens needs 4 units. With session 2
+// holding 5: used after the hit 5 + 8 = 13, 3 available: no (and nothing
+// happens: no lookup counted, the blocks still evictable). Holding 4
+// instead: 12 used, 4 available: yes, 2 blocks hit, content 8, used 12.
+TEST(PoolCacheTest, HitIfFitsIsHitFitsThenHit) {
+  CacheHost host;
+  Pools p(&host);
+  uint32_t kv = p.AddPool(16, false, 4);
+  host.blocks[0] = Family(5, 2);
+  host.blocks[1] = Cat(Family(5, 2), Family(-1, 1));
+  HoldId a = Admit(p, 0, kv, 0);
+  ASSERT_TRUE(p.Load(a, 8));
+  p.EndHold(a);
+  HoldId other = Admit(p, 2, kv, 5);
+  HoldId b = Admit(p, 1, kv, 0);
+  uint32_t hit = 99;
+  EXPECT_FALSE(p.HitFits(b, host.blocks[1], 12, 8));
+  EXPECT_FALSE(p.HitIfFits(b, host.blocks[1], 12, 8, &hit));
+  EXPECT_EQ(hit, 99u);
+  EXPECT_EQ(p.CachedFree(kv), 8);
+  EXPECT_EQ(p.used(kv), 5);
+  EXPECT_EQ(p.hold(b).content, 0);
+  EXPECT_EQ(p.CheckInvariants(), "");
+  p.EndHold(other);
+  Admit(p, 3, kv, 4);
+  EXPECT_TRUE(p.HitFits(b, host.blocks[1], 12, 8));
+  EXPECT_TRUE(p.HitIfFits(b, host.blocks[1], 12, 8, &hit));
+  EXPECT_EQ(hit, 2u);
+  EXPECT_EQ(p.hold(b).content, 8);
+  EXPECT_EQ(p.hold(b).shared, 8);
+  EXPECT_EQ(p.used(kv), 12);
+  EXPECT_EQ(p.CachedFree(kv), 0);
+  EXPECT_EQ(p.CheckInvariants(), "");
+  results::PoolStats stats;
+  p.Report(kv, 0, 1, &stats);
+  EXPECT_EQ(stats.lookups(), 1u);  // the one that fitted
+  EXPECT_EQ(stats.hit_tokens(), 8);
+}
+
 }  // namespace
 }  // namespace serq::sim

@@ -13,7 +13,12 @@
 // (evicted, or never registered: a duplicate's place in a chain), kept only
 // while a cached node below it or a holder standing on it needs its key. A
 // cached node with no reference is *evictable*: it sits in the eviction
-// order, a list from least to most recently released.
+// order, least to most recently released. That order is an array of node
+// numbers, not a list through the nodes: an eviction reads the next ones'
+// numbers there and fetches their nodes ahead (they were released long ago:
+// out of the caches), where a list would wait for each node to learn the
+// next. A hit takes a node out by marking it; its stale entry is skipped,
+// and dropped when the array is compacted.
 //
 // A node's first child is found without the table (`first_child`, its tag
 // compared): a chain of blocks only one list has, the usual tail of a
@@ -74,7 +79,10 @@ class PrefixCache {
   // Lookup(tags) capped at `most`, and in *unreferenced how many of those
   // blocks are evictable (what a hit of them would take out of the
   // eviction order), in one walk. No side effect.
-  uint32_t Probe(absl::Span<const BlockTag> tags, uint32_t most, uint32_t* unreferenced) const;
+  // With `path`, the nodes of those blocks, shallowest first, for
+  // HitProbed.
+  uint32_t Probe(absl::Span<const BlockTag> tags, uint32_t most, uint32_t* unreferenced,
+                 std::vector<uint32_t>* path = nullptr) const;
 
   // A new holder, covering nothing.
   Holder NewHolder();
@@ -84,6 +92,9 @@ class PrefixCache {
   // (their units become used).
   uint32_t Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
                uint32_t* hit = nullptr);
+  // Hit of the blocks a Probe's `path` found, nothing having changed since:
+  // the same, without walking the chain again.
+  uint32_t HitProbed(Holder holder, absl::Span<const uint32_t> path);
   // The holder's content now covers the first `blocks` blocks of `tags`
   // (blocks <= tags.size(); fewer than its depth: no change). Each newly
   // covered block not cached is registered, referenced by the holder; one
@@ -106,6 +117,9 @@ class PrefixCache {
 
   // Drops the least recently released evictable block. False when none.
   bool Evict(Evicted* out = nullptr);
+  // Drops the `count` least recently released evictable blocks (all there
+  // are when fewer): as many calls of Evict, in one pass. Returns how many.
+  uint32_t EvictOldest(uint32_t count);
 
   // Cached blocks referenced by no holder.
   uint32_t EvictableBlocks() const { return evictable_; }
@@ -125,6 +139,7 @@ class PrefixCache {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr uint32_t kRoot = 0;
+  static constexpr uint64_t kUnlisted = UINT64_MAX;
 
   struct Key {
     uint32_t parent;
@@ -137,15 +152,18 @@ class PrefixCache {
       return H::combine(std::move(h), k.parent, k.tag.family, k.tag.index);
     }
   };
-  struct Node {
-    Key key{};
-    uint32_t depth = 0;
+  // One cache line a node (64 bytes, aligned): an eviction, a walk or a
+  // registration touches one line per block, never two.
+  struct alignas(64) Node {
+    BlockTag tag{};           // its key with `parent`
+    uint32_t parent = 0;
+    uint32_t first_child = kNone;  // one child, outside the table
     uint32_t refs = 0;        // holders referencing it
     uint32_t lease_refs = 0;  // of which leases
     uint32_t keep = 0;        // nodes below it + holders standing on it
-    uint32_t prev = kNone, next = kNone;  // the eviction order, when evictable
-    uint32_t first_child = kNone;  // one child, outside the table
-    uint32_t indexed = 0;          // children in the table
+    uint64_t order = kUnlisted;  // its position in the eviction order, when evictable
+    uint32_t indexed = 0;     // children in the table
+    uint32_t depth = 0;
     bool cached = false;
     bool live = false;
     bool in_index = false;  // it is in the table (not its parent's first child)
@@ -158,17 +176,36 @@ class PrefixCache {
   };
 
   uint32_t Find(uint32_t parent, const BlockTag& tag) const;
+  // Find past the first child: the table.
+  uint32_t FindIndexed(uint32_t parent, const BlockTag& tag) const;
   uint32_t CountFirstChildren() const;
-  uint32_t Intern(uint32_t parent, const BlockTag& tag);
+  // A new node (parent, tag), which Find does not know: a ghost.
+  uint32_t NewNode(uint32_t parent, const BlockTag& tag);
+  // Caches ghost `node` (no reference, not listed), referenced by the holder.
+  void Register(HolderState& h, uint32_t node);
+  // Drops the least recently released evictable block (there is one).
+  void EvictHead();
+  // Erases `node` (a ghost nothing keeps), then the ghosts above it that
+  // nothing keeps any more.
+  void Erase(uint32_t node);
   // Moves the holder's pin from its tail to `node`.
   void Stand(HolderState& h, uint32_t node);
   void Reference(HolderState& h, uint32_t node);
+  // The holder covering nothing references the run ending at `node` (its
+  // `n` blocks, referenced already); stands on it.
+  void Covered(HolderState& h, uint32_t node, uint32_t n);
   // Drops a keep of `node`; erases ghosts no longer needed, upwards.
   void Unkeep(uint32_t node);
   void SetLeaseOnly(const Node& n, bool before);
   bool IsLeaseOnly(const Node& n) const { return n.refs > 0 && n.refs == n.lease_refs; }
-  void Append(uint32_t node);
-  void Unlink(uint32_t node);
+  // Takes `node` out of the eviction order (Empty appends to it).
+  void Unlist(uint32_t node) { nodes_[node].order = kUnlisted; }
+  // Before appending: drops the consumed entries when they are most of the
+  // array (no renumbering), and compacts when the stale ones are.
+  void Tidy();
+  // Drops the stale entries of the eviction order, renumbering the live
+  // ones (amortised: when they are at least half of it).
+  void Compact();
 
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
@@ -176,7 +213,13 @@ class PrefixCache {
   uint32_t live_nodes_ = 0;
   std::vector<HolderState> holders_;
   std::vector<Holder> free_holders_;
-  uint32_t head_ = kNone, tail_ = kNone;  // least, most recently released
+  // The eviction order: the live entries of order_[order_head_..], the
+  // entry at index i live when its node's `order` is order_base_ + i. The
+  // consumed entries before order_head_ are dropped now and then without
+  // renumbering anything (the positions are absolute).
+  std::vector<uint32_t> order_;
+  uint64_t order_base_ = 0;
+  uint32_t order_head_ = 0;
   uint32_t evictable_ = 0;
   uint32_t referenced_ = 0;
   uint32_t lease_only_ = 0;

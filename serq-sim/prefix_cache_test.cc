@@ -210,6 +210,35 @@ TEST(PrefixCacheTest, ProbeAndAHitStopAtTheCachedRun) {
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
 
+// HitProbed takes what Probe's path found: A fills 3 blocks and ends; B
+// hits 1. A probe capped at 10 finds 3 (2 evictable) and its path; C's
+// HitProbed of it references the 3, 2 of which were evictable, as Hit does.
+TEST(PrefixCacheTest, AHitOfAProbesPathIsTheHit) {
+  PrefixCache cache;
+  auto tags = Family(8, 4);
+  PrefixCache::Holder a = cache.NewHolder();
+  cache.Fill(a, tags, 3);
+  cache.FreeHolder(a);
+  PrefixCache::Holder b = cache.NewHolder();
+  cache.Hit(b, tags, 1);
+  std::vector<uint32_t> path;
+  uint32_t unreferenced = 0;
+  EXPECT_EQ(cache.Probe(tags, 10, &unreferenced, &path), 3u);
+  EXPECT_EQ(unreferenced, 2u);
+  EXPECT_EQ(path.size(), 3u);
+  PrefixCache::Holder c = cache.NewHolder();
+  EXPECT_EQ(cache.HitProbed(c, path), 2u);
+  EXPECT_EQ(cache.Depth(c), 3u);
+  EXPECT_EQ(cache.References(c), 3u);
+  EXPECT_EQ(cache.EvictableBlocks(), 0u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  // An empty path: nothing referenced, nothing covered.
+  PrefixCache::Holder d = cache.NewHolder();
+  EXPECT_EQ(cache.HitProbed(d, {}), 0u);
+  EXPECT_EQ(cache.Depth(d), 0u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
 // A hold emptied by preemption covers nothing, its blocks evictable; its
 // recompute hits them while they are not evicted.
 TEST(PrefixCacheTest, AnEmptiedHolderHitsItsOwnBlocks) {
