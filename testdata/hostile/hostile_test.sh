@@ -6,7 +6,7 @@
 # (std::bad_alloc, exit 134), a hang (timeout, exit 124) or a silent exit 0
 # fails here, in seconds, instead of taking the machine down.
 #
-# Each case: case NAME MEMORY_MB CPU_S STATUS PATTERN -- command...
+# Each case (listed in cases.sh): case_ NAME MEMORY_MB CPU_S STATUS PATTERN -- command...
 # STATUS is the exit status wanted; PATTERN a fixed string stderr must hold
 # ("": anything).
 # Under --config=asan (SERQ_ASAN=1) the address space cannot be limited
@@ -49,129 +49,11 @@ case_() {
   fi
 }
 
-full="No space left on device"
-before=testdata/hostile/before.sq
-serq-parse $before > "$tmp/before.ir.json"
-serq-link "$tmp/before.ir.json" > "$tmp/before.linked.json"
-serq-sim "$tmp/before.linked.json" > "$tmp/before.results.json"
-serq-parse $here/sessions-poisson.sq | serq-link > "$tmp/poisson.linked.json"
-serq-parse $here/hang-ps.sq | serq-link > "$tmp/hang.linked.json"
-
-# --- Finding 6: a failed write is "cannot write output: <reason>", exit 2,
-# for every tool and every output. /dev/full fails every write with ENOSPC;
-# the outputs below 4 KB are the ones stdio alone lost.
-sh_to() { local out=$1; shift; exec "$@" > "$out"; }
-export -f sh_to
-w="cannot write output: $full"
-case_ write-parse 500 20 2 "serq-parse: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-parse $before
-case_ write-parse-pb 500 20 2 "serq-parse: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-parse --format=pb $before
-case_ write-link 500 20 2 "serq-link: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-link "$tmp/before.ir.json"
-case_ write-sim 500 20 2 "serq-sim: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-sim "$tmp/before.linked.json"
-case_ write-sim-pb 500 20 2 "serq-sim: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-sim --format=pb "$tmp/before.linked.json"
-case_ write-sim-trace 500 20 2 "serq-sim: error: cannot write output '/dev/full' (--trace): $full" -- \
-  bash -c 'sh_to /dev/null "$@"' _ serq-sim --trace /dev/full "$tmp/before.linked.json"
-case_ write-report 500 20 2 "serq-report: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-report "$tmp/before.results.json"
-case_ write-report-json 500 20 2 "serq-report: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-report --format=json "$tmp/before.results.json"
-case_ write-view 500 20 2 "serq-view: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-view "$tmp/before.linked.json"
-for c in run fmt view; do
-  case_ write-serq-$c 500 20 2 "serq: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq $c $before
-done
-case_ write-serq-run-trace 500 20 2 "serq: error: cannot write output '/dev/full' (--trace): $full" -- \
-  bash -c 'sh_to /dev/null "$@"' _ serq run --trace /dev/full $before
-case_ write-help 500 20 2 "serq-sim: error: $w" -- bash -c 'sh_to /dev/full "$@"' _ serq-sim --help
-
-# --- Finding 1: state that grows with the run is bounded, with an error
-# naming the workload, the time, the count and the flag. Each program piled
-# up sessions until std::bad_alloc (2.5 GB, 16-38 s); now ~300 MB, 2 s.
-lim="the --max-sessions limit"
-case_ sessions-poisson 1500 60 1 "sessions-poisson.sq:3:1: error: at t=" -- serq run $here/sessions-poisson.sq
-case_ sessions-poisson-flag 1500 60 1 "$lim" -- serq run $here/sessions-poisson.sq
-case_ sessions-periodic 1500 60 1 "$lim" -- serq run $here/sessions-periodic.sq
-case_ sessions-long-run 1500 60 1 "$lim" -- serq run $here/sessions-long-run.sq
-case_ sessions-small-limit 300 20 1 "while 1000 are alive, $lim" -- serq run --max-sessions 1000 $here/sessions-poisson.sq
-case_ sessions-pipe 1500 60 1 "$lim" -- serq-sim --max-sessions 1000 "$tmp/poisson.linked.json"
-case_ leases 300 20 1 "leases are alive (10 times --max-sessions)" -- serq run --max-sessions 1000 $here/leases.sq
-case_ bad-batch 300 20 1 "bad-batch.sq:3:25: error: batch(n) needs a whole number n from 0 to 1000000, not 1e+12" -- serq run $here/bad-batch.sq
-
-# --- Finding 2: replications bounded on the command line like in the source.
-case_ replications-flag 300 20 2 "--replications must be from 1 to 100000, not 1000000000" -- serq run --replications 1000000000 $before
-case_ replications-flag-sim 300 20 2 "--replications must be from 1 to 100000" -- serq-sim --replications 1000000000 "$tmp/before.linked.json"
-case_ bad-replications 300 20 1 "replications must be a whole number from 1 to 100000, not 1e+06" -- serq check $here/bad-replications.sq
-
-# --- Finding 4: runs that would not end, bounded by --max-events and
-# --max-cpu (each ran over 60 s with flat memory).
-ev="the --max-events limit"
-case_ hang-ps 300 60 1 "$ev" -- serq run --max-events 1000000 $here/hang-ps.sq
-case_ hang-step 300 60 1 "$ev" -- serq run --max-events 1000000 $here/hang-step.sq
-case_ hang-periodic 300 60 1 "hang-periodic.sq:3:1: error: at t=" -- serq run --max-events 1000000 $here/hang-periodic.sq
-case_ hang-cpu 300 60 1 "the --max-cpu limit" -- serq run --max-cpu 1 $here/hang-ps.sq
-case_ hang-cpu-sim 300 60 1 "the --max-cpu limit" -- serq-sim --max-cpu 1 "$tmp/hang.linked.json"
-
-# --- Finding 3: 10^7 empty stages, 20 MB of binary IR, took 3.7 GB in
-# serq-link and 1 GB in serq-sim and serq-view: now refused by counting the
-# encoding's fields before decoding. Many errors: the first 100, then a count.
-python3 -c 'import sys; sys.stdout.buffer.write(b"\x08\x08" + b"\x42\x00" * 10**7)' > "$tmp/stages.pb"
-for t in serq-link serq-sim serq-view; do
-  case_ ir-stages-$t 400 20 1 "more than 1000000 'stage' entries" -- $t "$tmp/stages.pb"
-done
-python3 -c 'import json; print(json.dumps({"version": 8, "stage": [{"name": "s%d" % i} for i in range(200000)]}))' > "$tmp/errors.json"
-case_ link-error-limit 400 30 1 "more after the first 100 not shown" -- serq-link "$tmp/errors.json"
-
-# --- Finding 7: inputs that are not files.
-case_ dir-link 300 20 2 "serq-link: error: cannot read '$here': it is a directory" -- serq-link $here
-case_ dir-sim 300 20 2 "serq-sim: error: cannot read '$here': it is a directory" -- serq-sim $here
-case_ dir-report 300 20 2 "serq-report: error: cannot read '$here': it is a directory" -- serq-report $here
-case_ dir-parse 300 20 2 "serq-parse: error: cannot read '$here': it is a directory" -- serq-parse $here
-case_ dir-serq 300 20 2 "serq: error: cannot read '$here': it is a directory" -- serq run $here
-case_ zero-link 1500 30 2 "larger than 512 MB" -- serq-link /dev/zero
-case_ empty-report 300 20 1 "empty input: expected results as JSON" -- serq-report /dev/null
-
-# --- Finding 8: validation gaps.
-case_ nan-param 300 20 1 "param[0].value: error: the value is NaN" -- serq-link --check $here/bad-nan-param.json
-serq-parse --format=pb $before > "$tmp/before.pb"
-case_ ir-as-results 300 20 1 "not serq results: protobuf fields 8" -- serq-report "$tmp/before.pb"
-serq-sim --format=pb "$tmp/before.linked.json" > "$tmp/before.results.pb"
-case_ results-as-ir 300 20 1 "invalid IR: neither JSON nor a valid protobuf binary message" -- serq-link "$tmp/before.results.pb"
-python3 -c 'print("{\"version\": 8, \"run\": " + "{\"x\": " * 1000000 + "1" + "}" * 1000001)' > "$tmp/deep.json"
-case_ deep-json 200 20 1 "JSON nested more than 136 levels deep" -- serq-link "$tmp/deep.json"
-case_ deep-json-report 200 20 1 "JSON nested more than 136 levels deep" -- serq-report "$tmp/deep.json"
-case_ duplicate-key 200 20 1 "the key 'version' appears twice in one object (line 1)" -- \
-  bash -c 'echo "{\"version\": 8, \"version\": 8}" | serq-link'
-case_ duplicate-key-camel 200 20 1 "the key 'service_sum' appears twice" -- serq-report $here/bad-duplicate-key.json
-# A binary results stream cut short (a later replication's runtime error)
-# decodes as fewer replications: refused, never a smaller report.
-head -c $(( $(stat -c %s "$tmp/before.results.pb") - 40 )) "$tmp/before.results.pb" > "$tmp/short.pb" 2>/dev/null
-serq-sim --format=pb --replications 3 "$tmp/before.linked.json" > "$tmp/three.pb"
-python3 - "$tmp/three.pb" "$tmp/cut.pb" <<'PY'
-import sys
-# Keep the header and the first replication: the header is every field before
-# the first field 7 (tag 0x3a); a replication is tag, varint length, bytes.
-b = open(sys.argv[1], "rb").read()
-i = b.index(b"\x3a")
-def varint(b, i):
-    n = s = 0
-    while True:
-        c = b[i]; i += 1; n |= (c & 0x7f) << s; s += 7
-        if c < 0x80: return n, i
-n, j = varint(b, i + 1)
-open(sys.argv[2], "wb").write(b[: j + n])
-PY
-case_ results-cut-short 200 20 1 "results cut short: 1 of the 3 replications" -- serq-report "$tmp/cut.pb"
-
-# --- Findings 5 and 7: traces. Wide traces are made here (10^5 columns).
-cp $here/trace-wide.sq $here/trace-wide-mooncake.sq "$tmp/"
-python3 -c '
-n = 100000
-print("time," + ",".join("c%d" % c for c in range(n)))
-for r in range(10): print(str(r) + ",1" * n)' > "$tmp/wide.csv"
-python3 -c '
-n = 100000
-for r in range(10):
-    print("{\"timestamp\": %d, \"input_length\": 10, \"output_length\": 5, " % (r * 1000) + ", ".join("\"c%d\": 1" % c for c in range(n)) + "}")' > "$tmp/wide.jsonl"
-case_ trace-wide 600 20 0 "" -- serq run "$tmp/trace-wide.sq"
-case_ trace-wide-mooncake 800 20 0 "" -- serq run "$tmp/trace-wide-mooncake.sq"
-case_ trace-dir 300 20 1 "trace-dir.sq:4:1: error: cannot read trace 'testdata/hostile/trace-dir.d': it is a directory" -- serq run $here/trace-dir.sq
-case_ trace-zero 1000 60 1 "/dev/zero:1: error: a line longer than 256 MB (is this a trace?)" -- serq run $here/trace-zero.sq
+# The cases themselves: cases.sh (bench/hostile.sh measures the same list).
+# A missing list, or one that ran no case, fails rather than passes empty.
+[ -f "$here/cases.sh" ] || { echo "hostile: no $here/cases.sh"; exit 1; }
+. "$here/cases.sh"
+[ $((passed + failed)) -gt 0 ] || { echo "hostile: cases.sh ran no case"; exit 1; }
 
 if [ -n "${XML_OUTPUT_FILE:-}" ]; then
   printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="%d" failures="%d"><testsuite name="hostile" tests="%d" failures="%d">%s</testsuite></testsuites>\n' \
