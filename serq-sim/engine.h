@@ -68,9 +68,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
   Growth Grow(SessionId session, uint32_t hold, double units) override;
   size_t GrowEach(absl::Span<const uint32_t> holds, double units) override {
-    size_t n = 0;
-    while (n < holds.size() && pools_.GrowFast(holds[n], units, now_, /*behind_line=*/true)) ++n;
-    return n;
+    return pools_.GrowEach(holds, units, now_);
   }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool PreemptKey(uint32_t station, SessionId session, double since,

@@ -263,45 +263,60 @@ class StepStation final : public Station {
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
   bool FormPlain(StageHost& host) {
     double budget = tokens_;
-    vars_ = StepVars();
-    unstarted_ = 0;
+    // The step's variables and its unstarted jobs are kept in locals (in
+    // registers) while the batch forms, and stored in vars_ at the end;
+    // the same additions in the same order as Account on vars_.
+    StepVars vars;
+    uint32_t unstarted = 0;
     // The decode jobs that would join if every growth were granted at
     // once: their growths in one call (the common case); from the first
     // that is not, one job at a time as below. The same grants, in the
     // same order, as asking each.
     size_t first = 0;
-    candidates_.clear();
-    grow_holds_.clear();
-    for (; first < decode_.size(); ++first) {
-      if (batch_.size() + candidates_.size() >= seqs_ ||
-          budget - static_cast<double>(candidates_.size()) < 1) {
-        break;
+    const size_t decodes = decode_.size();
+    candidates_.resize(decodes);
+    grow_holds_.resize(decodes);
+    uint32_t* candidates = candidates_.data();
+    uint32_t* holds = grow_holds_.data();
+    size_t nc = 0, nh = 0;
+    {
+      const uint32_t* order = decode_.data();
+      const Entry* slab = slab_.data();
+      double k = 0;  // candidates so far (the batch is empty)
+      for (; first < decodes; ++first) {
+        if (k >= seqs_ || budget - k < 1) break;
+        const Entry& e = slab[order[first]];
+        if (e.stalled) continue;
+        if (e.growing && !e.reserved) holds[nh++] = e.hold;
+        candidates[nc++] = order[first];
+        k += 1;
       }
-      Entry& e = slab_[decode_[first]];
-      if (e.stalled) continue;
-      if (e.growing && !e.reserved) grow_holds_.push_back(e.hold);
-      candidates_.push_back(decode_[first]);
     }
-    size_t granted = grow_holds_.empty() ? 0 : host.GrowEach(grow_holds_, 1);
+    size_t granted = nh == 0 ? 0 : host.GrowEach(absl::MakeConstSpan(holds, nh), 1);
     size_t g = 0;
-    for (size_t k = 0; k < candidates_.size(); ++k) {
-      Entry& e = slab_[candidates_[k]];
-      if (e.growing && !e.reserved) {
-        if (g == granted) {
-          // Not granted at once: this job and the ones after it go the
-          // general way.
-          first = std::find(decode_.begin(), decode_.end(), candidates_[k]) - decode_.begin();
-          break;
+    size_t joined = 0;
+    {
+      Entry* slab = slab_.data();
+      for (; joined < nc; ++joined) {
+        Entry& e = slab[candidates[joined]];
+        if (e.growing && !e.reserved) {
+          if (g == granted) {
+            // Not granted at once: this job and the ones after it go the
+            // general way.
+            first = std::find(decode_.begin(), decode_.end(), candidates[joined]) -
+                    decode_.begin();
+            break;
+          }
+          ++g;
+          e.reserved = true;
+          e.content += 1;
         }
-        ++g;
-        e.reserved = true;
-        e.content += 1;
+        e.chunk = 1;
+        budget -= 1;
+        AccountDecode(e, &vars, &unstarted);
       }
-      e.chunk = 1;
-      budget -= 1;
-      batch_.push_back(candidates_[k]);
-      Account(e, &vars_, &unstarted_);
     }
+    batch_.assign(candidates, candidates + joined);
     for (size_t i = first; i < decode_.size(); ++i) {
       uint32_t slot = decode_[i];
       if (batch_.size() >= seqs_ || budget < 1) break;
@@ -324,7 +339,7 @@ class StepStation final : public Station {
       e.chunk = 1;
       budget -= 1;
       batch_.push_back(slot);
-      Account(e, &vars_, &unstarted_);
+      Account(e, &vars, &unstarted);
     }
     for (uint32_t slot : prefill_) {
       if (batch_.size() >= seqs_ || !(budget > 0)) break;
@@ -355,8 +370,10 @@ class StepStation final : public Station {
       }
       budget -= e.chunk;
       batch_.push_back(slot);
-      Account(e, &vars_, &unstarted_);
+      Account(e, &vars, &unstarted);
     }
+    vars_ = vars;
+    unstarted_ = unstarted;
     return true;
   }
 
@@ -579,7 +596,17 @@ class StepStation final : public Station {
     ++preempted_;
   }
 
-  // Starts the step of the formed batch.
+  // Account for a decode job (its chunk is 1): t c - t (t - 1) / 2 with
+  // t = 1 is c - 0, which is c to the bit.
+  void AccountDecode(Entry& e, StepVars* vars, uint32_t* unstarted) {
+    vars->decode += 1;
+    double c = e.growing ? e.content : e.processed + 1;
+    vars->context += c;
+    vars->attention += c;
+    e.taken = 0;
+    *unstarted += !e.started;
+  }
+
   // Adds job `e`, which joins the batch with its chunk, to the step's
   // variables.
   void Account(Entry& e, StepVars* vars, uint32_t* unstarted) {
@@ -646,6 +673,9 @@ class StepStation final : public Station {
       continued_.clear();
       continued_time_ = now;
     }
+    // work_ in a local (a register) through the loop: the same
+    // subtractions in the same order.
+    double work = work_;
     for (uint32_t slot : batch_) {
       Entry& e = slab_[slot];
       // A decode job of fractional work w takes ceil(w) steps.
@@ -653,7 +683,7 @@ class StepStation final : public Station {
       e.remaining -= fall;
       e.processed += e.chunk;
       e.reserved = false;
-      work_ -= fall;
+      work -= fall;
       bool token = e.decode;
       if (e.remaining <= 0 && e.recompute_decode) {
         // The recompute's last step makes the token the decode job was
@@ -681,6 +711,7 @@ class StepStation final : public Station {
         --left;
       }
     }
+    work_ = work;
     batch_.clear();
     if (left < present()) {
       auto gone = [this](uint32_t slot) {
