@@ -70,6 +70,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   size_t GrowEach(absl::Span<const uint32_t> holds, double units) override {
     return pools_.GrowEach(holds, units, now_);
   }
+  size_t GrowEachNow(absl::Span<const uint32_t> holds, double units) override {
+    return pools_.GrowEach(holds, units, now_, /*behind_line=*/false);
+  }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool PreemptKey(uint32_t station, SessionId session, double since,
                   std::vector<double>* key) override;

@@ -199,20 +199,21 @@ class Pools {
     if (e.used > e.max_used) e.max_used = e.used;
     return true;
   }
-  // GrowFast on each of `holds` in order, stopping at the first it would
-  // not grant; returns how many it granted (a step's decode tokens). The
+  // GrowFast (with `behind_line`) on each of `holds` in order, stopping
+  // at the first it would not grant; returns how many it granted (a step's decode tokens). The
   // same arithmetic, in the same order, as that many GrowFast calls; a run
   // of holds on one element keeps its used and loaded in registers and sets
   // their time averages once (the calls at one instant would add nothing
   // but the first's, the same product), and its max_used at the end (used
   // only grows here).
-  size_t GrowEach(absl::Span<const HoldId> holds, double units, double now) {
+  size_t GrowEach(absl::Span<const HoldId> holds, double units, double now,
+                  bool behind_line = true) {
     if (notify_changes_) return 0;
     size_t n = 0;
     while (n < holds.size()) {
       const uint32_t pool = holds_[holds[n]].pool;
       Element& e = elements_[pool];
-      if (e.growths_waiting != 0 || e.cache) break;
+      if ((behind_line && e.growths_waiting != 0) || e.cache) break;
       const double cap = e.cap;
       const double slack = std::isfinite(cap) ? 1e-12 * std::max(1.0, cap) : 0;
       double used = e.used;

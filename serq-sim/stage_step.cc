@@ -389,7 +389,34 @@ class StepStation final : public Station {
       // leave the lists.
       order_.assign(run_decode_.begin(), run_decode_.end());
       order_.insert(order_.end(), run_prefill_.begin(), run_prefill_.end());
-      for (size_t i = 0; i < order_.size(); ++i) {
+      // The leading running decode jobs growing their holds by a token:
+      // their growths in one call, as far as they are granted at once
+      // without a victim; the loop below goes on from the first that is
+      // not (the same grants, in the same order, as GrowNow on each).
+      size_t start = 0;
+      {
+        grow_holds_.clear();
+        double b = budget_;
+        size_t k = 0;
+        for (; k < order_.size(); ++k) {
+          const Entry& e = slab_[order_[k]];
+          if (e.group != Group::kRunning || !e.decode || !e.growing) break;
+          if (static_cast<double>(k) >= seqs_ || !(b >= 1)) break;
+          grow_holds_.push_back(e.hold);
+          b -= 1;
+        }
+        size_t granted = k == 0 ? 0 : host.GrowEachNow(grow_holds_, 1);
+        for (; start < granted; ++start) {
+          uint32_t slot = order_[start];
+          Entry& e = slab_[slot];
+          e.content += 1;
+          e.taken = 1;
+          e.chunk = 1;
+          budget_ -= 1;
+          batch_.push_back(slot);
+        }
+      }
+      for (size_t i = start; i < order_.size(); ++i) {
         uint32_t slot = order_[i];
         Entry& e = slab_[slot];
         if (e.group != Group::kRunning) continue;  // a victim already
