@@ -202,35 +202,63 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
   const Node& n = table_->nodes[id];
   switch (n.op) {
     case Op::kNumber:
-      out->push_back(Instr{n.op, n.fn, 0, n.number});
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, 0, n.number});
       return true;
     case Op::kVariable:
-      out->push_back(Instr{n.op, n.fn, n.a, 0});
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.a, 0});
       return true;
     case Op::kNow: case Op::kArrival: case Op::kSerial: case Op::kPresent: case Op::kSince:
     case Op::kTokens: case Op::kPrefill: case Op::kDecode: case Op::kSeqs: case Op::kContext:
     case Op::kAttention:
-      out->push_back(Instr{n.op, n.fn, 0, 0});
+      out->push_back(Instr{n.op, n.fn});
       return true;
     case Op::kNeg:
       if (!Compile(n.a, depth, max_depth, out)) return false;
-      out->push_back(Instr{n.op, n.fn, 0, 0});
+      if (out->size() >= 1 && out->back().op == Op::kNumber) {
+        out->back().number = -out->back().number;  // as the tree: -v
+      } else {
+        out->push_back(Instr{n.op, n.fn});
+      }
       return true;
     case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
-    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod:
+    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
+      size_t left = out->size();
       if (!Compile(n.a, depth, max_depth, out)) return false;
+      size_t right = out->size();
       if (!Compile(n.b, depth + 1, max_depth, out)) return false;
-      out->push_back(Instr{n.op, n.fn, 0, 0});
+      out->push_back(Instr{n.op, n.fn});
+      Fold(left, right, out);
       return true;
-    case Op::kMath:
+    }
+    case Op::kMath: {
       if (n.b > 8) return false;
+      size_t first = out->size();
       for (uint32_t i = 0; i < n.b; ++i) {
         if (!Compile(table_->args[n.a + i], depth + static_cast<int>(i), max_depth, out)) {
           return false;
         }
       }
-      out->push_back(Instr{n.op, n.fn, n.b, 0});
+      // Constant arguments only (one instruction each): the value, when it
+      // is not NaN (NaN fails at run time, as in the tree).
+      if (out->size() - first == n.b) {
+        double args[8];
+        bool constant = true;
+        for (uint32_t i = 0; i < n.b && constant; ++i) {
+          constant = (*out)[first + i].op == Op::kNumber;
+          args[i] = (*out)[first + i].number;
+        }
+        if (constant) {
+          double v = ApplyMath(n.fn, absl::Span<const double>(args, n.b));
+          if (!std::isnan(v)) {
+            out->resize(first);
+            out->push_back(Instr{Op::kNumber, n.fn, Operands::kStack, 0, v});
+            return true;
+          }
+        }
+      }
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.b, 0});
       return true;
+    }
     case Op::kStageState:
     case Op::kPoolState: {
       // cached() and hit() read the current session's blocks: the tree.
@@ -239,11 +267,67 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
       if (r.index >= 0 && !Compile(static_cast<uint32_t>(r.index), depth, max_depth, out)) {
         return false;
       }
-      out->push_back(Instr{n.op, n.fn, n.a, 0});
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.a, 0});
       return true;
     }
     default:  // key variables, draws, && || ! (short-circuit): the tree
       return false;
+  }
+}
+
+namespace {
+
+// The tree's binary operation on a and b; false where the tree fails.
+inline bool Binary(Op op, double a, double b, double* v) {
+  switch (op) {
+    case Op::kLt: *v = a < b; return true;
+    case Op::kLe: *v = a <= b; return true;
+    case Op::kGt: *v = a > b; return true;
+    case Op::kGe: *v = a >= b; return true;
+    case Op::kEq: *v = a == b; return true;
+    case Op::kNe: *v = a != b; return true;
+    case Op::kAdd: *v = a + b; break;
+    case Op::kSub: *v = a - b; break;
+    case Op::kMul: *v = a * b; break;
+    case Op::kDiv:
+      if (b == 0) return false;
+      *v = a / b;
+      break;
+    default:
+      if (b == 0) return false;
+      *v = std::fmod(a, b);
+      break;
+  }
+  return !std::isnan(*v);
+}
+
+}  // namespace
+
+void Evaluator::Fold(size_t left, size_t right, Program* out) {
+  Program& p = *out;
+  size_t op = p.size() - 1;
+  // Each operand is a constant when its code is one kNumber.
+  bool left_const = right - left == 1 && p[left].op == Op::kNumber;
+  bool right_const = op - right == 1 && p[right].op == Op::kNumber;
+  Instr in = p[op];
+  if (left_const && right_const) {
+    double v;
+    if (Binary(in.op, p[left].number, p[op - 1].number, &v)) {
+      p.resize(left);
+      p.push_back(Instr{Op::kNumber, in.fn, Operands::kStack, 0, v});
+    }
+    return;
+  }
+  if (right_const) {
+    in.operands = Operands::kConstRight;
+    in.number = p[right].number;
+    p.resize(right);
+    p.push_back(in);
+  } else if (left_const) {
+    in.operands = Operands::kConstLeft;
+    in.number = p[left].number;
+    p.erase(p.begin() + static_cast<ptrdiff_t>(left));
+    p.back() = in;
   }
 }
 
@@ -271,30 +355,30 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       case Op::kContext: stack[top++] = frame.step.context; break;
       case Op::kAttention: stack[top++] = frame.step.attention; break;
       case Op::kNeg: stack[top - 1] = -stack[top - 1]; break;
-      case Op::kLt: --top; stack[top - 1] = stack[top - 1] < stack[top]; break;
-      case Op::kLe: --top; stack[top - 1] = stack[top - 1] <= stack[top]; break;
-      case Op::kGt: --top; stack[top - 1] = stack[top - 1] > stack[top]; break;
-      case Op::kGe: --top; stack[top - 1] = stack[top - 1] >= stack[top]; break;
-      case Op::kEq: --top; stack[top - 1] = stack[top - 1] == stack[top]; break;
-      case Op::kNe: --top; stack[top - 1] = stack[top - 1] != stack[top]; break;
+      case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
       case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
-        --top;
-        double a = stack[top - 1], b = stack[top];
-        double v;
-        switch (in.op) {
-          case Op::kAdd: v = a + b; break;
-          case Op::kSub: v = a - b; break;
-          case Op::kMul: v = a * b; break;
-          case Op::kDiv:
-            if (b == 0) return false;
-            v = a / b;
-            break;
-          default:
-            if (b == 0) return false;
-            v = std::fmod(a, b);
-            break;
+        double a, b;
+        if (in.operands == Operands::kStack) {
+          --top;
+          a = stack[top - 1];
+          b = stack[top];
+        } else if (in.operands == Operands::kConstLeft) {
+          a = in.number;
+          b = stack[top - 1];
+        } else {
+          a = stack[top - 1];
+          b = in.number;
         }
-        if (std::isnan(v)) return false;
+        double v;
+        if (in.op == Op::kAdd) {
+          v = a + b;  // the common cases first, without the switch
+          if (std::isnan(v)) return false;
+        } else if (in.op == Op::kMul) {
+          v = a * b;
+          if (std::isnan(v)) return false;
+        } else if (!Binary(in.op, a, b, &v)) {
+          return false;
+        }
         stack[top - 1] = v;
         break;
       }

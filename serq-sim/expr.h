@@ -151,17 +151,27 @@ class Evaluator {
   static constexpr int32_t kNotCompiled = -1;  // cannot be: the tree
   static constexpr int32_t kUnknown = -2;      // not tried yet
   static constexpr int kMaxStack = 16;
+  // A binary operation's operands: both on the stack, or one of them the
+  // constant `number` (a number, or a constant subexpression folded when
+  // compiled: the same operations on the same values, the same bits).
+  enum class Operands : uint8_t { kStack, kConstLeft, kConstRight };
   struct Instr {
     Op op;
     Function fn;
-    uint32_t a;  // kVariable: slot; kMath: argument count; state: ref
-    double number;
+    Operands operands = Operands::kStack;
+    uint32_t a = 0;  // kVariable: slot; kMath: argument count; state: ref
+    double number = 0;
   };
   using Program = std::vector<Instr>;
   double CompileAndEval(uint32_t node, const EvalFrame& frame);
   // Appends `node`'s postfix code; false when an operation is not pure or
   // the stack would be deeper than kMaxStack.
   bool Compile(uint32_t node, int depth, int* max_depth, Program* out) const;
+  // Folds the binary operation just emitted after its operands' code in
+  // `out` (the left's from `left`, the right's from `right`): a constant
+  // operand moves into the instruction; two constants become one when the
+  // result is valid (an invalid one fails at run time, as in the tree).
+  static void Fold(size_t left, size_t right, Program* out);
   // False when an operation would fail (the tree then reports it).
   bool Run(const Program& program, const EvalFrame& frame, double* value);
 
