@@ -269,52 +269,70 @@ class StepStation final : public Station {
     StepVars vars;
     uint32_t unstarted = 0;
     // The decode jobs that would join if every growth were granted at
-    // once: their growths in one call (the common case); from the first
-    // that is not, one job at a time as below. The same grants, in the
-    // same order, as asking each.
+    // once join in one pass, as if granted, their growths then asked in
+    // one call (the common case: all granted). When one is not, the jobs
+    // from it on are put back as they were (their content restored, not
+    // recomputed) and the step's sums are added again over the jobs before
+    // it, in the same order; those go the general way, one at a time, as
+    // below. The same grants, in the same order, and the same sums, as
+    // asking each.
     size_t first = 0;
     const size_t decodes = decode_.size();
     candidates_.resize(decodes);
     grow_holds_.resize(decodes);
+    old_content_.resize(decodes);
+    grew_.resize(decodes);
     uint32_t* candidates = candidates_.data();
     uint32_t* holds = grow_holds_.data();
+    double* old_content = old_content_.data();
+    uint8_t* grew = grew_.data();
     size_t nc = 0, nh = 0;
     {
       const uint32_t* order = decode_.data();
-      const Entry* slab = slab_.data();
-      double k = 0;  // candidates so far (the batch is empty)
-      for (; first < decodes; ++first) {
-        if (k >= seqs_ || budget - k < 1) break;
-        const Entry& e = slab[order[first]];
-        if (e.stalled) continue;
-        if (e.growing && !e.reserved) holds[nh++] = e.hold;
-        candidates[nc++] = order[first];
-        k += 1;
-      }
-    }
-    size_t granted = nh == 0 ? 0 : host.GrowEach(absl::MakeConstSpan(holds, nh), 1);
-    size_t g = 0;
-    size_t joined = 0;
-    {
       Entry* slab = slab_.data();
-      for (; joined < nc; ++joined) {
-        Entry& e = slab[candidates[joined]];
-        if (e.growing && !e.reserved) {
-          if (g == granted) {
-            // Not granted at once: this job and the ones after it go the
-            // general way.
-            first = std::find(decode_.begin(), decode_.end(), candidates[joined]) -
-                    decode_.begin();
-            break;
-          }
-          ++g;
+      double k = 0;  // candidates so far (the batch is empty; budget is tokens_)
+      for (; first < decodes; ++first) {
+        if (k >= seqs_ || tokens_ - k < 1) break;
+        Entry& e = slab[order[first]];
+        if (e.stalled) continue;
+        bool grows = e.growing && !e.reserved;
+        grew[nc] = grows;
+        if (grows) {
+          holds[nh++] = e.hold;
+          old_content[nc] = e.content;
           e.reserved = true;
           e.content += 1;
         }
+        candidates[nc++] = order[first];
+        k += 1;
         e.chunk = 1;
         budget -= 1;
         AccountDecode(e, &vars, &unstarted);
       }
+    }
+    size_t granted = nh == 0 ? 0 : host.GrowEach(absl::MakeConstSpan(holds, nh), 1);
+    size_t joined = nc;
+    if (granted < nh) {
+      size_t g = 0;
+      for (joined = 0; joined < nc; ++joined) {
+        if (!grew[joined]) continue;
+        if (g == granted) break;
+        ++g;
+      }
+      for (size_t i = joined; i < nc; ++i) {
+        if (!grew[i]) continue;
+        Entry& e = slab_[candidates[i]];
+        e.content = old_content[i];
+        e.reserved = false;
+      }
+      vars = StepVars();
+      unstarted = 0;
+      budget = tokens_;
+      for (size_t i = 0; i < joined; ++i) {
+        budget -= 1;
+        AccountDecode(slab_[candidates[i]], &vars, &unstarted);
+      }
+      first = std::find(decode_.begin(), decode_.end(), candidates[joined]) - decode_.begin();
     }
     batch_.assign(candidates, candidates + joined);
     for (size_t i = first; i < decode_.size(); ++i) {
@@ -783,6 +801,8 @@ class StepStation final : public Station {
   std::vector<uint32_t> batch_;  // the current step's jobs
   std::vector<uint32_t> order_;  // scratch: the batch order being formed
   std::vector<uint32_t> candidates_, grow_holds_;  // scratch: FormPlain's decode jobs
+  std::vector<double> old_content_;                // and their content before the pass
+  std::vector<uint8_t> grew_;                      // whether the pass grew them
   StepVars vars_;           // the step being formed
   uint32_t unstarted_ = 0;  // its jobs in their first step
   std::vector<double> key_, best_key_;
