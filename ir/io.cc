@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -39,7 +40,7 @@ namespace {
 // Protobuf's JSON parser says "(stage[0].kind): invalid value \"X\" for type
 // type.googleapis.com/serq.ir.Stage.Kind" or "shares: Cannot find field.";
 // this turns such text into a diagnostic at the IR path, in our style.
-void ReportJsonError(std::string text, Diagnostics* diags) {
+void ReportJsonError(std::string text, absl::string_view what, Diagnostics* diags) {
   text = text.substr(0, text.find('\n'));
   for (absl::string_view prefix : {"type.googleapis.com/serq.ir.",
                                     "type.googleapis.com/serq.results."}) {
@@ -57,12 +58,12 @@ void ReportJsonError(std::string text, Diagnostics* diags) {
   }
   const std::string kNoField = ": Cannot find field";
   if (absl::EndsWith(text, kNoField)) {
-    diags->ErrorInFile(absl::StrCat("invalid IR JSON: unknown field '",
+    diags->ErrorInFile(absl::StrCat("invalid ", what, " JSON: unknown field '",
                                     text.substr(0, text.size() - kNoField.size()), "'"));
     return;
   }
   if (!text.empty()) text[0] = static_cast<char>(std::tolower(text[0]));
-  diags->ErrorInFile(absl::StrCat("invalid IR JSON: ", text));
+  diags->ErrorInFile(absl::StrCat("invalid ", what, " JSON: ", text));
 }
 
 }  // namespace
@@ -77,7 +78,7 @@ bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
     auto status = google::protobuf::util::JsonStringToMessage(
         google::protobuf::StringPiece(bytes.data(), bytes.size()), out, options);
     if (!status.ok()) {
-      ReportJsonError(std::string(status.message()), diags);
+      ReportJsonError(std::string(status.message()), results ? "results" : "IR", diags);
       return false;
     }
     return true;
@@ -250,11 +251,25 @@ bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags) 
 
 bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* diags) {
   if (!DecodeMessage(bytes, out, diags)) return false;
+  if (!out->mark().empty() && out->mark() != kResultsMark) {
+    diags->ErrorAtPath("mark", absl::StrCat("not serq results: marked '", out->mark(),
+                                            "', not '", kResultsMark, "'"));
+    return false;
+  }
   if (out->version() == kOldestResultsVersion) out->set_version(kIrVersion);
   if (out->version() != kIrVersion) {
     diags->ErrorAtPath("version", absl::StrCat("unsupported results version ", out->version(),
                                                "; this serq reads versions ",
                                                kOldestResultsVersion, " and ", kIrVersion));
+    return false;
+  }
+  // Whatever the mark, a run serq-sim wrote has a horizon and at least one
+  // replication asked for; files from before the mark are known by these.
+  if (!(out->horizon() > 0 && out->horizon() < INFINITY) || out->replications() == 0) {
+    diags->ErrorInFile(absl::StrCat(
+        "not serq results: ", out->mark().empty() ? "no mark, " : "",
+        !(out->horizon() > 0 && out->horizon() < INFINITY) ? "no horizon" : "no replications",
+        " (serq-sim's results have a horizon and at least one replication)"));
     return false;
   }
   // serq-sim writes the header first and each replication as it finishes;

@@ -24,6 +24,8 @@ inline constexpr uint32_t kOldestIrVersion = 7;  // read, without what 8 and 9 a
 // Results carry the IR version that wrote them: 9 is written, 8 is read
 // (IR 9 only added fields that 8 leaves at zero) and upgraded in memory.
 inline constexpr uint32_t kOldestResultsVersion = 8;
+// Results.mark: what every results file serq writes says it is.
+inline constexpr char kResultsMark[] = "serq results";
 
 // The deepest message nesting of IR serq reads or writes (the program is
 // level 1, a session 2, its statements 3, ...). Blocks, `else if` chains and

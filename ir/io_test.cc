@@ -109,12 +109,42 @@ TEST(Io, Version8WithIr9FieldsIsRefusedAtTheirPaths) {
 TEST(Io, Results8AreReadAs9) {
   Diagnostics d("r.json");
   results::Results r;
-  ASSERT_TRUE(ReadResults(R"({"version": 8})", &r, &d)) << d.Render();
+  ASSERT_TRUE(ReadResults(R"({"version": 8, "horizon": 10, "replications": 1,
+                               "replication": [{}]})",
+                          &r, &d))
+      << d.Render();
   EXPECT_EQ(r.version(), 9u);
   EXPECT_FALSE(ReadResults(R"({"version": 7})", &r, &d));
   EXPECT_EQ(d.Render(),
             "r.json:version: error: unsupported results version 7; this serq reads versions 8 "
             "and 9\n");
+}
+
+// A message that merely decodes is not results: serq-sim's have the mark
+// (and files from before it, a horizon and a replication asked for).
+TEST(Io, ResultsNeedTheMarkOrTheirHeader) {
+  results::Results r;
+  {
+    Diagnostics d("v.pb");
+    EXPECT_FALSE(ReadResults(std::string("\x08\x09", 2), &r, &d));  // version 9 alone
+    EXPECT_EQ(d.Render(),
+              "v.pb: error: not serq results: no mark, no horizon (serq-sim's results have a "
+              "horizon and at least one replication)\n");
+  }
+  {
+    Diagnostics d("m.json");
+    EXPECT_FALSE(ReadResults(R"({"version": 9, "horizon": 1, "replications": 1,
+                                 "replication": [{}], "mark": "other"})",
+                             &r, &d));
+    EXPECT_EQ(d.Render(), "m.json:mark: error: not serq results: marked 'other', not 'serq results'\n");
+  }
+  {
+    Diagnostics d("ok.json");
+    EXPECT_TRUE(ReadResults(R"({"version": 9, "horizon": 1, "replications": 1,
+                                "replication": [{}], "mark": "serq results"})",
+                            &r, &d))
+        << d.Render();
+  }
 }
 
 TEST(Io, Version7WithAlsoOrShareIsRefusedAtItsPath) {

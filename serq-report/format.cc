@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/json.h"
 
 namespace serq::report {
 
@@ -21,10 +22,7 @@ std::string FormatFixed(double x, int decimals) {
 std::string FormatShortest(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  if (x == 0) return "0";  // and not "-0"
-  std::string text = absl::StrFormat("%.15g", x);
-  if (std::strtod(text.c_str(), nullptr) != x) text = absl::StrFormat("%.17g", x);
-  return text;
+  return ShortestDouble(x);  // as the JSON writers (ir/json.h)
 }
 
 std::string ElementName(absl::string_view name, bool array, uint32_t index) {

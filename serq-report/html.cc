@@ -9,9 +9,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ir/diagnostics.h"
+#include "serq-report/format.h"
 #include "serq-report/merge.h"
 #include "serq-report/series.h"
-#include "serq-view/plot_svg.h"
+#include "serq-view/chart.h"
 #include "serq-view/plot.h"
 #include "serq-view/svg.h"
 #include "serq-view/view.h"
@@ -164,14 +165,22 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
   if (!names.empty()) {
     absl::StrAppend(&out, "<h2>Distributions</h2>\n");
     for (size_t i = 0; i < names.size(); ++i) {
-      view::Plot c;
+      view::Chart c;
       c.title = absl::StrCat("CDF of ", names[i]);
       c.x_label = names[i];
       c.y_label = "fraction <= x";
       c.y_max = 1;
-      c.lines.push_back(view::CdfLine(names[i], view::PooledSamples(merged->replications, names[i])));
-      absl::StrAppend(&out, Figure(absl::StrCat(names[i], ", every replication's samples"),
-                                   view::PlotDocument({c}, ""), absl::StrCat("cdf-", i)));
+      view::PooledObservation pooled = view::PoolObservation(merged->replications, names[i]);
+      // Beyond 2^20 samples a replication the CDF is the sketch's, and says so.
+      std::string caption =
+          pooled.sketch ? absl::StrCat(names[i], ", every replication's samples, from the quantile "
+                                       "sketch (each step within ",
+                                       FormatShortest(100 * pooled.sketch->alpha()),
+                                       "% of the exact value)")
+                        : absl::StrCat(names[i], ", every replication's samples");
+      c.lines.push_back(view::ObservationCdfLine(names[i], std::move(pooled)));
+      absl::StrAppend(&out, Figure(caption,
+                                   view::ChartDocument({c}, ""), absl::StrCat("cdf-", i)));
     }
   }
   for (const results::Replication* r : merged->replications) {
@@ -180,7 +189,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
     absl::StrAppend(&out, "<h2>Time series</h2>\n",
                     Figure(absl::StrCat("replication ", r->index(), ", sampled every ",
                                         absl::StrFormat("%g", inputs[0].sample()), " s"),
-                           view::PlotDocument(view::SeriesPlots(*r), ""), "series"));
+                           view::ChartDocument(view::SeriesPlots(*r), ""), "series"));
     break;
   }
   absl::StrAppend(&out, "<h2>Text report</h2>\n<details><summary>as serq-report prints it</summary>\n<pre>",

@@ -28,6 +28,13 @@ struct Pooled {
   const results::Observation* only = nullptr;  // the last of those replications'
 };
 
+// Percentiles (0 to 100) as fractions.
+std::vector<double> Fractions(const std::vector<double>& percentiles) {
+  std::vector<double> out;
+  for (double q : percentiles) out.push_back(q / 100);
+  return out;
+}
+
 void AddObservation(const std::string& name, Pooled& p, const std::vector<double>& quantiles,
                     double seconds, Report* report) {
   Observation* o = report->add_observation();
@@ -75,9 +82,10 @@ void AddObservation(const std::string& name, Pooled& p, const std::vector<double
     for (double q : quantiles) o->add_quantile(p.sketch.Quantile(q / 100));
     o->set_quantile_relative_error(p.sketch.alpha());
   } else {
-    // Sorted in place: nothing reads the samples after this.
-    std::sort(p.samples.begin(), p.samples.end());
-    for (double q : quantiles) o->add_quantile(SortedQuantile(p.samples, q / 100));
+    // Reordered in place: nothing reads the samples after this.
+    for (double x : SelectQuantiles(absl::MakeSpan(p.samples), Fractions(quantiles))) {
+      o->add_quantile(x);
+    }
   }
   // Each quantile's interval across the replications, as the mean's: the
   // replications' own quantiles are independent and identically
@@ -113,11 +121,15 @@ void AddObservations(const MergedResults& merged, const std::vector<double>& qua
       if (!obs.sample().empty()) {
         for (double x : obs.sample()) m.Add(x);
         for (double x : obs.sample()) sum += x;
+        // The replication's own quantiles, selected in its part of the
+        // pooled samples (their order is not needed after this).
+        const size_t begin = p.samples.size();
         p.samples.insert(p.samples.end(), obs.sample().begin(), obs.sample().end());
-        std::vector<double> sorted(obs.sample().begin(), obs.sample().end());
-        std::sort(sorted.begin(), sorted.end());
-        AddReplicationQuantiles(quantiles, [&](double q) { return SortedQuantile(sorted, q); },
-                                &p);
+        std::vector<double> own = SelectQuantiles(
+            absl::MakeSpan(p.samples.data() + begin, p.samples.size() - begin),
+            Fractions(quantiles));
+        p.quantiles.resize(quantiles.size());
+        for (size_t k = 0; k < own.size(); ++k) p.quantiles[k].push_back(own[k]);
       } else {
         // A summary (merge checked its sketch).
         m = Moments::FromParts(obs.count(), obs.mean(), obs.m2());

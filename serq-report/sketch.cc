@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "serq-report/quantile_step.h"
 
 namespace serq::report {
 
@@ -135,9 +136,25 @@ double QuantileSketch::Quantile(double q) const {
     if (ranks[k] == count_ - 1) want[k] = max_;
     want[k] = std::clamp(want[k], min_, max_);
   }
-  if (frac == 0 || want[0] == want[1]) return want[0];
-  if (std::isinf(want[0]) && std::isinf(want[1])) return frac < 0.5 ? want[0] : want[1];
-  return want[0] + frac * (want[1] - want[0]);
+  return InterpolateQuantile(want[0], want[1], frac);
+}
+
+std::vector<QuantileSketch::Bucket> QuantileSketch::Buckets() const {
+  std::vector<Bucket> out;
+  double inf = std::numeric_limits<double>::infinity();
+  auto take = [&](uint64_t n, double value) {
+    if (n > 0) out.push_back({value, n});
+  };
+  take(negative_infinite_, -inf);
+  for (size_t i = negative_.counts.size(); i-- > 0;) {
+    take(negative_.counts[i], -Value(negative_.offset + static_cast<int32_t>(i)));
+  }
+  take(zero_, 0);
+  for (size_t i = 0; i < positive_.counts.size(); ++i) {
+    take(positive_.counts[i], Value(positive_.offset + static_cast<int32_t>(i)));
+  }
+  take(positive_infinite_, inf);
+  return out;
 }
 
 namespace {

@@ -40,6 +40,17 @@ class QuantileSketch {
   // count() > 0.
   double Quantile(double q) const;
 
+  // The buckets that are not empty, in ascending order of value: -inf,
+  // the negative buckets from the largest magnitude, zero, the positive
+  // buckets, +inf. `value` is the bucket's (every sample counted in it is
+  // within alpha of it; not clamped to [min, max]). Read only: what a
+  // picture of the whole distribution (serq-view's CDF) walks.
+  struct Bucket {
+    double value;
+    uint64_t count;
+  };
+  std::vector<Bucket> Buckets() const;
+
   // The proto form: deterministic (the buckets from the lowest to the
   // highest that is not empty).
   void WriteTo(results::QuantileSketch* out) const;

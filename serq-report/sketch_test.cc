@@ -93,6 +93,28 @@ TEST(Sketch, MergeIsTheSketchOfAllSamples) {
   EXPECT_FALSE(QuantileSketch::Read(pa, &back).ok());
 }
 
+// {-inf, -20, -20, -3, 0, 0, 5, 5, 5, 1e6, inf}: the buckets ascending, one
+// per distinct value here (the values are more than 2 alpha apart), each
+// value within alpha of its samples, the counts adding to the count.
+TEST(Sketch, BucketsWalkTheValuesInOrder) {
+  double inf = std::numeric_limits<double>::infinity();
+  QuantileSketch s;
+  for (double v : {5.0, -20.0, 0.0, inf, 1e6, -3.0, 5.0, -inf, 0.0, -20.0, 5.0}) s.Add(v);
+  std::vector<QuantileSketch::Bucket> b = s.Buckets();
+  std::vector<double> values = {-inf, -20, -3, 0, 5, 1e6, inf};
+  std::vector<uint64_t> counts = {1, 2, 1, 2, 3, 1, 1};
+  ASSERT_EQ(b.size(), values.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (std::isinf(values[i]) || values[i] == 0) {
+      EXPECT_EQ(b[i].value, values[i]) << i;
+    } else {
+      ExpectWithin(b[i].value, values[i], kSketchAlpha, "bucket", i);
+    }
+    EXPECT_EQ(b[i].count, counts[i]) << i;
+  }
+  EXPECT_TRUE(QuantileSketch().Buckets().empty());
+}
+
 TEST(Sketch, BucketsAreFewAndBytesBounded) {
   // The buckets span [min, max]: at most log(max / min) / log(gamma) + 2 of
   // them (10^6 exponential samples span some 1e-7 .. 14: ~9300), each

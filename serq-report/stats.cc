@@ -1,7 +1,10 @@
 #include "serq-report/stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "serq-report/quantile_step.h"
 
 namespace serq::report {
 
@@ -93,19 +96,53 @@ double StudentTQuantile(double p, double dof) {
   return lo + (hi - lo) / 2;
 }
 
-double SortedQuantile(absl::Span<const double> sorted, double q) {
-  double h = static_cast<double>(sorted.size() - 1) * q;
+namespace {
+
+// Where the q-quantile of n values lies: between order statistics lo and
+// lo + 1 (lo + 1 == n: at lo itself), frac of the way.
+struct QuantilePosition {
+  size_t lo;
+  double frac;
+};
+QuantilePosition PositionOf(size_t n, double q) {
+  double h = static_cast<double>(n - 1) * q;
   size_t lo = static_cast<size_t>(std::floor(h));
-  if (lo + 1 >= sorted.size()) return sorted.back();
-  double frac = h - static_cast<double>(lo);
-  // Equal neighbours (infinite ones too) need no interpolation, which would
-  // turn inf - inf into NaN.
-  if (frac == 0 || sorted[lo] == sorted[lo + 1]) return sorted[lo];
-  // -inf next to inf would interpolate to NaN: the nearer one stands.
-  if (std::isinf(sorted[lo]) && std::isinf(sorted[lo + 1])) {
-    return frac < 0.5 ? sorted[lo] : sorted[lo + 1];
+  if (lo + 1 >= n) return {n - 1, 0};
+  return {lo, h - static_cast<double>(lo)};
+}
+
+}  // namespace
+
+double SortedQuantile(absl::Span<const double> sorted, double q) {
+  QuantilePosition at = PositionOf(sorted.size(), q);
+  if (at.frac == 0) return sorted[at.lo];
+  return InterpolateQuantile(sorted[at.lo], sorted[at.lo + 1], at.frac);
+}
+
+std::vector<double> SelectQuantiles(absl::Span<double> values, absl::Span<const double> qs) {
+  // The order statistics the quantiles need, ascending; each selection
+  // leaves everything at and after its position no smaller than what is
+  // before it, so the next one searches only the part after it.
+  std::vector<QuantilePosition> at;
+  std::vector<size_t> ranks;
+  for (double q : qs) {
+    at.push_back(PositionOf(values.size(), q));
+    ranks.push_back(at.back().lo);
+    if (at.back().frac != 0) ranks.push_back(at.back().lo + 1);
   }
-  return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  size_t from = 0;
+  for (size_t r : ranks) {
+    std::nth_element(values.begin() + from, values.begin() + r, values.end());
+    from = r + 1;
+  }
+  std::vector<double> out;
+  for (const QuantilePosition& p : at) {
+    out.push_back(p.frac == 0 ? values[p.lo]
+                              : InterpolateQuantile(values[p.lo], values[p.lo + 1], p.frac));
+  }
+  return out;
 }
 
 std::vector<double> BatchMeans(absl::Span<const double> samples, int batches) {

@@ -29,8 +29,14 @@ double StudentTQuantile(double p, double dof);
 // The q-quantile (0 <= q <= 1) of `sorted` (ascending, not empty) by linear
 // interpolation between order statistics, R's type 7 and numpy's default:
 // h = (n - 1) q, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]).
-// (Between -inf and inf, which would give NaN, the nearer of the two.)
+// (Between -inf and inf, which would give NaN, the nearer of the two;
+// between an infinity and a finite value, the infinity.)
 double SortedQuantile(absl::Span<const double> sorted, double q);
+
+// SortedQuantile of each q in `qs` (in [0, 1]) over `values` (not empty),
+// without sorting them: a selection per order statistic needed, O(n) each
+// rather than O(n log n) for the sort. Reorders `values`.
+std::vector<double> SelectQuantiles(absl::Span<double> values, absl::Span<const double> qs);
 
 inline constexpr int kBatches = 10;               // batch means: this many batches
 inline constexpr uint64_t kMinBatchSamples = 100;  // and only from this many samples

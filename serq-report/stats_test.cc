@@ -1,6 +1,8 @@
 #include "serq-report/stats.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -162,6 +164,35 @@ TEST(SortedQuantile, InfinitiesDoNotMakeNaN) {
   EXPECT_EQ(SortedQuantile(std::vector<double>{inf, inf}, 0.5), inf);
   EXPECT_EQ(SortedQuantile(std::vector<double>{-inf, inf}, 0.25), -inf);
   EXPECT_EQ(SortedQuantile(std::vector<double>{-inf, inf}, 0.75), inf);
+  // h = 0.75 between -inf and 1: -inf + 0.75 (1 + inf) would be NaN.
+  EXPECT_EQ(SortedQuantile(std::vector<double>{-inf, 1}, 0.75), -inf);
+  EXPECT_EQ(SortedQuantile(std::vector<double>{1, inf}, 0.25), inf);
+}
+
+// Selection must give what sorting gives, bit for bit (the report's bytes
+// do not depend on which one ran): unsorted values with ties, infinities,
+// one and two values, quantiles in any order and repeated.
+TEST(SelectQuantiles, SameAsSortingThenSortedQuantile) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> qs = {0.99, 0.5, 0, 1, 0.9, 0.5, 0.999, 0.25};
+  std::vector<std::vector<double>> cases = {{5}, {2, 1}, {3, 3, 3}, {-inf, inf, 1, inf}};
+  std::vector<double> big;
+  uint64_t state = 12345;
+  for (int i = 0; i < 10007; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    big.push_back(static_cast<double>(state >> 40) / 64);  // many ties
+  }
+  cases.push_back(big);
+  for (const std::vector<double>& values : cases) {
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<double> scratch = values;
+    std::vector<double> got = SelectQuantiles(absl::MakeSpan(scratch), qs);
+    ASSERT_EQ(got.size(), qs.size());
+    for (size_t k = 0; k < qs.size(); ++k) {
+      EXPECT_EQ(got[k], SortedQuantile(sorted, qs[k])) << "q " << qs[k] << ", n " << values.size();
+    }
+  }
 }
 
 std::vector<double> OneTo(int n) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ir/words.h"
+#include "ir/json.h"
 
 namespace serq::sim {
 namespace {
@@ -179,9 +180,10 @@ bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
   }
   if (options_.trace) {
     Log(absl::StrFormat(
-        R"({"t":%.17g,"event":"step","stage":"%s","seqs":%.17g,"tokens":%.17g,"prefill":%.17g,"decode":%.17g,"context":%.17g,"tau":%.17g})",
-        now_, StationName(station), vars.seqs, vars.tokens, vars.prefill, vars.decode,
-        vars.context, v));
+        R"({"t":%s,"event":"step","stage":"%s","seqs":%s,"tokens":%s,"prefill":%s,"decode":%s,"context":%s,"tau":%s})",
+        JsonNumber(now_), StationName(station), JsonNumber(vars.seqs), JsonNumber(vars.tokens),
+        JsonNumber(vars.prefill), JsonNumber(vars.decode), JsonNumber(vars.context),
+        JsonNumber(v)));
   }
   *tau = v;
   return true;
@@ -223,7 +225,7 @@ StageHost::Growth Engine::GrowSlow(SessionId session, double units) {
   if (failed()) return Growth::kFailed;
   s.state = SessionState::kStalled;
   if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"stall","session":%d,"pool":"%s"})", now_,
+    Log(absl::StrFormat(R"({"t":%s,"event":"stall","session":%d,"pool":"%s"})", JsonNumber(now_),
                         s.serial, PoolName(pools_.hold(s.grow_hold).pool)));
   }
   return Growth::kStalled;
@@ -263,9 +265,9 @@ void Engine::Preempt(uint32_t station, SessionId victim, SessionId cause, double
   Session& v = sessions_[victim];
   if (options_.trace) {
     Log(absl::StrFormat(
-        R"({"t":%.17g,"event":"preempt","stage":"%s","session":%d,"by":%d,"pool":"%s","content":%.17g})",
-        now_, StationName(station), v.serial, sessions_[cause].serial,
-        PoolName(pools_.hold(v.grow_hold).pool), content));
+        R"({"t":%s,"event":"preempt","stage":"%s","session":%d,"by":%d,"pool":"%s","content":%s})",
+        JsonNumber(now_), StationName(station), v.serial, sessions_[cause].serial,
+        PoolName(pools_.hold(v.grow_hold).pool), JsonNumber(content)));
   }
   pools_.EmptyHold(v.grow_hold);
 }
@@ -289,8 +291,9 @@ void Engine::Token(SessionId session) {
   s.last_token = now_;
   if (now_ >= model_.warmup) observations_[s.token_observation].Add(v);
   if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"observe","session":%d,"name":"%s","value":%.17g})",
-                        now_, s.serial, model_.observations[s.token_observation], v));
+    Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
+                        JsonNumber(now_), s.serial, model_.observations[s.token_observation],
+                        JsonNumber(v)));
   }
 }
 
@@ -318,7 +321,7 @@ void Engine::Wake(SessionId session) {
     // in its run.
     s.state = SessionState::kInRun;
     if (options_.trace) {
-      Log(absl::StrFormat(R"({"t":%.17g,"event":"grow","session":%d})", now_, s.serial));
+      Log(absl::StrFormat(R"({"t":%s,"event":"grow","session":%d})", JsonNumber(now_), s.serial));
     }
     stations_[s.run_stations[0]]->GrowthGranted(*this, session);
     return;
@@ -486,7 +489,7 @@ bool Engine::Dispatch(const Event& e) {
         if (s.state == SessionState::kWaitHold) {
           LogHolds("admit", s);
         } else {
-          Log(absl::StrFormat(R"({"t":%.17g,"event":"grow","session":%d})", now_, s.serial));
+          Log(absl::StrFormat(R"({"t":%s,"event":"grow","session":%d})", JsonNumber(now_), s.serial));
         }
       }
       s.state = SessionState::kRunning;
@@ -525,7 +528,7 @@ void Engine::Complete(const std::vector<SessionId>& done) {
     double service = now_ - s.service_start;
     for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
     if (options_.trace) {
-      Log(absl::StrFormat(R"({"t":%.17g,"event":"done","session":%d,"stage":"%s"})", now_,
+      Log(absl::StrFormat(R"({"t":%s,"event":"done","session":%d,"stage":"%s"})", JsonNumber(now_),
                           s.serial, StationName(s.run_stations[0])));
     }
   }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serq-sim/engine.h"
+#include "ir/json.h"
 
 namespace serq::sim {
 namespace {
@@ -114,8 +115,8 @@ bool Engine::Lookup(SessionId session, double work, double budget, bool only_if_
   }
   *tokens = hit * block;
   if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"hit","session":%d,"pool":"%s","blocks":%d,"tokens":%.17g})",
-                        now_, s.serial, PoolName(pool), hit, *tokens));
+    Log(absl::StrFormat(R"({"t":%s,"event":"hit","session":%d,"pool":"%s","blocks":%d,"tokens":%s})",
+                        JsonNumber(now_), s.serial, PoolName(pool), hit, JsonNumber(*tokens)));
   }
   return true;
 }
@@ -124,7 +125,7 @@ absl::Span<const BlockTag> Engine::Blocks(SessionId session) { return sessions_[
 
 void Engine::CacheEvicted(uint32_t pool, uint32_t blocks) {
   if (!options_.trace) return;
-  Log(absl::StrFormat(R"({"t":%.17g,"event":"evict","pool":"%s","blocks":%d})", now_,
+  Log(absl::StrFormat(R"({"t":%s,"event":"evict","pool":"%s","blocks":%d})", JsonNumber(now_),
                       PoolName(pool), blocks));
   PoolChanged(pool);  // its evictable units fell
 }

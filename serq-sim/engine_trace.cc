@@ -7,24 +7,16 @@
 // an `evict`; a `pool` event follows every change of a pool's used or
 // loaded units, so a reader can draw each pool's use exactly.
 #include "absl/strings/str_format.h"
+#include "ir/json.h"
 #include "serq-sim/engine.h"
 
 namespace serq::sim {
-namespace {
-
-// A JSON number: %.17g reads back exactly; infinity has no JSON form.
-std::string Number(double x) {
-  return std::isfinite(x) ? absl::StrFormat("%.17g", x) : std::string("null");
-}
-
-}  // namespace
-
 void Engine::LogHolds(const char* event, const Session& s) {
   const Session::Frame& f = s.frames.back();
   for (uint32_t k = 0; k < f.count; ++k) {
     const Hold& h = pools_.hold(s.holds[f.first + k]);
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d,"pool":"%s","amount":%s})", now_,
-                        event, s.serial, PoolName(h.pool), Number(h.amount)));
+    Log(absl::StrFormat(R"({"t":%s,"event":"%s","session":%d,"pool":"%s","amount":%s})", JsonNumber(now_),
+                        event, s.serial, PoolName(h.pool), JsonNumber(h.amount)));
   }
 }
 
@@ -32,17 +24,17 @@ void Engine::LogRelease(const Session& s, HoldId hold, const char* by) {
   const Hold& h = pools_.hold(hold);
   if (h.state != Hold::State::kActive) return;
   Log(absl::StrFormat(
-      R"({"t":%.17g,"event":"release","session":%d,"pool":"%s","units":%s,"by":"%s"})", now_,
-      s.serial, PoolName(h.pool), Number(h.size), by));
+      R"({"t":%s,"event":"release","session":%d,"pool":"%s","units":%s,"by":"%s"})", JsonNumber(now_),
+      s.serial, PoolName(h.pool), JsonNumber(h.size), by));
 }
 
 void Engine::LeaseStarted(const Lease& l, double duration) {
   if (!options_.trace) return;
-  std::string json = absl::StrFormat(R"({"t":%.17g,"event":"lease","session":%d,"pool":"%s","units":%s)",
-                                     now_, sessions_[l.owner].serial, PoolName(l.pool),
-                                     Number(l.units));
+  std::string json = absl::StrFormat(R"({"t":%s,"event":"lease","session":%d,"pool":"%s","units":%s)",
+                                     JsonNumber(now_), sessions_[l.owner].serial, PoolName(l.pool),
+                                     JsonNumber(l.units));
   // An infinite lease (until released) has no duration field.
-  if (std::isfinite(duration)) absl::StrAppend(&json, ",\"duration\":", Number(duration));
+  if (std::isfinite(duration)) absl::StrAppend(&json, ",\"duration\":", JsonNumber(duration));
   Log(json + "}");
 }
 
@@ -51,20 +43,20 @@ void Engine::LeaseEnding(const Lease& lease, LeaseEnd how) {
   const char* event = how == LeaseEnd::kEvicted   ? "evict"
                       : how == LeaseEnd::kExpired ? "expire"
                                                   : "release";
-  std::string json = absl::StrFormat(R"({"t":%.17g,"event":"%s","session":%d,"pool":"%s","units":%s)",
-                                     now_, event, sessions_[lease.owner].serial,
-                                     PoolName(lease.pool), Number(lease.units));
+  std::string json = absl::StrFormat(R"({"t":%s,"event":"%s","session":%d,"pool":"%s","units":%s)",
+                                     JsonNumber(now_), event, sessions_[lease.owner].serial,
+                                     PoolName(lease.pool), JsonNumber(lease.units));
   if (how == LeaseEnd::kReleased) absl::StrAppend(&json, ",\"by\":\"lease\"");
   Log(json + "}");
 }
 
 void Engine::PoolChanged(uint32_t pool) {
   std::string json =
-      absl::StrFormat(R"({"t":%.17g,"event":"pool","pool":"%s","used":%s,"loaded":%s)", now_,
-                      PoolName(pool), Number(pools_.used(pool)), Number(pools_.loaded(pool)));
+      absl::StrFormat(R"({"t":%s,"event":"pool","pool":"%s","used":%s,"loaded":%s)", JsonNumber(now_),
+                      PoolName(pool), JsonNumber(pools_.used(pool)), JsonNumber(pools_.loaded(pool)));
   // A cache pool: the units of its evictable blocks (free, but there).
   if (pools_.cache_block(pool) > 0) {
-    absl::StrAppend(&json, ",\"evictable\":", Number(pools_.CachedFree(pool)));
+    absl::StrAppend(&json, ",\"evictable\":", JsonNumber(pools_.CachedFree(pool)));
   }
   Log(json + "}");
 }

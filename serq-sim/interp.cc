@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serq-sim/engine.h"
+#include "ir/json.h"
 
 namespace serq::sim {
 namespace {
@@ -88,7 +89,7 @@ void Engine::Spawn(uint32_t workload, const double* row) {
   if (window_started_) ++arrived_window_[w.session];
   InProgressChanged(w.session);
   if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"arrive","session":%d,"workload":"%s"})", now_,
+    Log(absl::StrFormat(R"({"t":%s,"event":"arrive","session":%d,"workload":"%s"})", JsonNumber(now_),
                         s.serial, w.name));
   }
   Execute(id);
@@ -174,8 +175,8 @@ void Engine::Execute(SessionId id) {
         if (evaluator_.failed()) return FailEval(in.statement);
         if (now_ >= model_.warmup) observations_[in.a].Add(v);
         if (options_.trace) {
-          Log(absl::StrFormat(R"({"t":%.17g,"event":"observe","session":%d,"name":"%s","value":%.17g})",
-                              now_, s.serial, model_.observations[in.a], v));
+          Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
+                              JsonNumber(now_), s.serial, model_.observations[in.a], JsonNumber(v)));
         }
         ++s.pc;
         continue;
@@ -228,8 +229,8 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   job.observe = r.observe >= 0;
   ++s.pc;
   if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"run","session":%d,"stage":"%s","work":%.17g})",
-                        now_, s.serial, StationName(s.run_stations[0]), work));
+    Log(absl::StrFormat(R"({"t":%s,"event":"run","session":%d,"stage":"%s","work":%s})",
+                        JsonNumber(now_), s.serial, StationName(s.run_stations[0]), JsonNumber(work)));
   }
   if (work == 0) {
     // Complete at once, without an event: a service of 0 at every stage.
@@ -448,7 +449,7 @@ void Engine::EndSession(SessionId id) {
   if (window_started_) ++ended_window_[s.decl];
   InProgressChanged(s.decl);
   if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%.17g,"event":"end","session":%d})", now_, s.serial));
+    Log(absl::StrFormat(R"({"t":%s,"event":"end","session":%d})", JsonNumber(now_), s.serial));
   }
   for (size_t k = holds.size(); k-- > 0;) {
     if (options_.trace) LogRelease(s, holds[k], "end");

@@ -1,72 +1,147 @@
 #include "serq-sim/replicate.h"
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace serq::sim {
+namespace {
 
-ReplicationsEnd RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
-                                uint32_t jobs,
-                                const std::function<absl::Status(results::Replication*)>& sink,
-                                Diagnostics* diags, absl::Status* sink_error) {
-  auto give = [&](results::Replication* r) {
-    *sink_error = sink(r);
-    return sink_error->ok();
-  };
-  const uint32_t count = model.replications > first ? model.replications - first : 0;
-  if (jobs <= 1 || count <= 1 || options.trace != nullptr) {
-    for (uint32_t r = first; r < model.replications; ++r) {
-      if (options.trace != nullptr) *options.trace << "{\"replication\":" << r << "}\n";
-      results::Replication replication;
-      bool ran;
-      {
-        Engine engine(model, r, options, diags);  // freed before the sink runs
-        ran = engine.Run(&replication);
-      }
-      if (!ran) return ReplicationsEnd::kRejected;
-      if (!give(&replication)) return ReplicationsEnd::kSinkFailed;
+ReplicationsEnd OneAfterAnother(const Model& model, const EngineOptions& options, uint32_t first,
+                                const ReplicationSinkFn& sink, Diagnostics* diags,
+                                absl::Status* sink_error) {
+  for (uint32_t r = first; r < model.replications; ++r) {
+    if (options.trace != nullptr) *options.trace << "{\"replication\":" << r << "}\n";
+    results::Replication replication;
+    bool ran;
+    {
+      Engine engine(model, r, options, diags);  // freed before the sink runs
+      ran = engine.Run(&replication);
     }
-    return ReplicationsEnd::kOk;
-  }
-  // Each replication has its own slot and its own diagnostics (a copy of
-  // `diags`, so the file name and source are the same); threads take the
-  // next index from a counter. Once one fails, the others stop taking
-  // indices above it: the error reported is the lowest failing index's,
-  // which every index below it has run to completion to rule out.
-  std::vector<results::Replication> slots(count);
-  std::vector<Diagnostics> errors(count, *diags);
-  std::vector<char> ok(count, 1);
-  std::atomic<uint32_t> next{0};
-  std::atomic<uint32_t> failed{count};  // the lowest failing slot so far
-  auto work = [&](bool progress) {
-    EngineOptions own = options;
-    own.progress = options.progress && progress;
-    for (uint32_t i; (i = next.fetch_add(1)) < count;) {
-      if (i > failed.load()) break;
-      Engine engine(model, first + i, own, &errors[i]);
-      if (!engine.Run(&slots[i])) {
-        ok[i] = 0;
-        uint32_t seen = failed.load();
-        while (i < seen && !failed.compare_exchange_weak(seen, i)) {
-        }
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  const uint32_t n = std::min(jobs, count);
-  for (uint32_t t = 1; t < n; ++t) threads.emplace_back(work, false);
-  work(true);
-  for (std::thread& t : threads) t.join();
-  for (uint32_t i = 0; i < count; ++i) {
-    if (!ok[i]) {
-      *diags = std::move(errors[i]);
-      return ReplicationsEnd::kRejected;
-    }
-    if (!give(&slots[i])) return ReplicationsEnd::kSinkFailed;
+    if (!ran) return ReplicationsEnd::kRejected;
+    if (*sink_error = sink(&replication); !sink_error->ok()) return ReplicationsEnd::kSinkFailed;
   }
   return ReplicationsEnd::kOk;
+}
+
+// Replications on `jobs` worker threads while this thread hands the finished
+// ones to the sink in index order, as soon as the next in order is done: the
+// sink's work (serializing, writing) overlaps the simulation, and a finished
+// replication waits only for those before it. Workers take an index only
+// within `window` of the next one to hand over, so at most `window`
+// replications are held at once, whatever the count.
+class Parallel {
+ public:
+  Parallel(const Model& model, const EngineOptions& options, uint32_t first, uint32_t count,
+           uint32_t jobs, Diagnostics* diags)
+      : model_(model),
+        options_(options),
+        first_(first),
+        count_(count),
+        jobs_(std::min(jobs, count)),
+        window_(2 * jobs_),
+        diags_(diags),
+        done_(count) {}
+
+  ReplicationsEnd Run(const ReplicationSinkFn& sink, absl::Status* sink_error) {
+    std::vector<std::thread> workers;
+    for (uint32_t t = 0; t < jobs_; ++t) workers.emplace_back(&Parallel::Work, this, t == 0);
+    ReplicationsEnd end = ReplicationsEnd::kOk;
+    for (uint32_t i = 0; i < count_; ++i) {
+      std::unique_ptr<results::Replication> replication;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        changed_.wait(lock, [&] { return done_[i] != nullptr || failures_.count(i) > 0; });
+        if (failures_.count(i) > 0) {
+          // Every index below i went to the sink, so this is the lowest
+          // failing replication: the error the sequential run would give.
+          *diags_ = std::move(failures_[i]);
+          end = ReplicationsEnd::kRejected;
+        } else {
+          replication = std::move(done_[i]);
+        }
+      }
+      if (end == ReplicationsEnd::kOk) {
+        *sink_error = sink(replication.get());
+        if (!sink_error->ok()) end = ReplicationsEnd::kSinkFailed;
+      }
+      replication.reset();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        handed_ = i + 1;
+        if (end != ReplicationsEnd::kOk) stop_ = true;
+      }
+      changed_.notify_all();
+      if (end != ReplicationsEnd::kOk) break;
+    }
+    for (std::thread& t : workers) t.join();
+    return end;
+  }
+
+ private:
+  void Work(bool progress) {
+    EngineOptions own = options_;
+    own.progress = options_.progress && progress;
+    Diagnostics diags = *diags_;  // the file name and source, for the error
+    for (;;) {
+      uint32_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        changed_.wait(lock, [&] { return stop_ || next_ >= count_ || next_ < handed_ + window_; });
+        // After a failure at index f, indices above f are not needed: the
+        // error reported is the lowest failing index's.
+        if (stop_ || next_ >= count_ || next_ > lowest_failure_) return;
+        i = next_++;
+      }
+      auto replication = std::make_unique<results::Replication>();
+      bool ran;
+      {
+        Engine engine(model_, first_ + i, own, &diags);
+        ran = engine.Run(replication.get());
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (ran) {
+          done_[i] = std::move(replication);
+        } else {
+          failures_.emplace(i, std::move(diags));
+          lowest_failure_ = std::min(lowest_failure_, i);
+          diags = *diags_;
+        }
+      }
+      changed_.notify_all();
+    }
+  }
+
+  const Model& model_;
+  const EngineOptions& options_;
+  const uint32_t first_, count_, jobs_, window_;
+  Diagnostics* diags_;
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  uint32_t next_ = 0;       // the next index a worker takes
+  uint32_t handed_ = 0;     // indices below this went to the sink
+  uint32_t lowest_failure_ = UINT32_MAX;
+  bool stop_ = false;
+  std::vector<std::unique_ptr<results::Replication>> done_;  // finished, not yet handed over
+  std::map<uint32_t, Diagnostics> failures_;
+};
+
+}  // namespace
+
+ReplicationsEnd RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
+                                uint32_t jobs, const ReplicationSinkFn& sink, Diagnostics* diags,
+                                absl::Status* sink_error) {
+  const uint32_t count = model.replications > first ? model.replications - first : 0;
+  if (jobs <= 1 || count <= 1 || options.trace != nullptr) {
+    return OneAfterAnother(model, options, first, sink, diags, sink_error);
+  }
+  return Parallel(model, options, first, count, jobs, diags).Run(sink, sink_error);
 }
 
 }  // namespace serq::sim

@@ -22,10 +22,10 @@ namespace serq::sim {
 enum class ReplicationsEnd { kOk, kRejected, kSinkFailed };
 
 // Runs replications [first, model.replications) and hands each to `sink` in
-// index order, on up to `jobs` threads (1: on this thread). On one thread a
-// replication goes to the sink as soon as it ends, so memory does not grow
-// with the replications; on several, the finished ones wait in their slots
-// until every one has run. A trace (in `options`) is one stream in
+// index order, on up to `jobs` threads (1: on this thread). A replication
+// goes to the sink as soon as it and every one before it have ended, so
+// memory does not grow with the replications: on one thread one is held at
+// a time; on several, workers run at most 2 × jobs ahead of the sink. A trace (in `options`) is one stream in
 // replication order, so with a trace they run on this thread whatever
 // `jobs` says; the progress line is shown only on one thread. On a runtime
 // error, `diags` gets the error of the lowest-numbered replication that
@@ -33,10 +33,10 @@ enum class ReplicationsEnd { kOk, kRejected, kSinkFailed };
 // kRejected is returned (the replications before it have gone to the
 // sink). A sink that fails stops the run: kSinkFailed, its status in
 // `*sink_error`.
+using ReplicationSinkFn = std::function<absl::Status(results::Replication*)>;
 ReplicationsEnd RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
-                                uint32_t jobs,
-                                const std::function<absl::Status(results::Replication*)>& sink,
-                                Diagnostics* diags, absl::Status* sink_error);
+                                uint32_t jobs, const ReplicationSinkFn& sink, Diagnostics* diags,
+                                absl::Status* sink_error);
 
 }  // namespace serq::sim
 

@@ -4,8 +4,11 @@
 #include "serq-sim/replicate.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "serq-link/link.h"
+#include "serq-parse/parse.h"
 #include "serq-sim/sim_testing.h"
 #include "serq-sim/simulate.h"
 
@@ -100,6 +103,68 @@ TEST(ReplicateTest, ThreadsReportTheLowestFailingReplication) {
     EXPECT_FALSE(run.ok);
     EXPECT_EQ(run.errors, first_error) << "--jobs " << jobs;
   }
+}
+
+// SimulateStreaming on `source` with `sink`; the indices the sink was given.
+struct Streamed {
+  SimOutcome outcome;
+  std::vector<uint32_t> given;
+  std::string errors;
+  absl::Status write_error;
+};
+Streamed Stream(absl::string_view source, const SimOptions& options, int fail_at = -1) {
+  Streamed out;
+  ir::Program program;
+  Diagnostics diags("test.sq", std::string(source));
+  if (!ParseProgram("test.sq", source, &program, &diags) ||
+      !LinkProgram(&program, LinkOptions(), &diags)) {
+    ADD_FAILURE() << diags.Render();
+    return out;
+  }
+  results::Results header;
+  out.outcome = SimulateStreaming(
+      program, options, &header,
+      [&](results::Replication* r) {
+        out.given.push_back(r->index());
+        if (static_cast<int>(r->index()) == fail_at) {
+          return absl::ResourceExhaustedError("No space left on device");
+        }
+        return absl::OkStatus();
+      },
+      &diags, &out.write_error);
+  out.errors = diags.Render();
+  return out;
+}
+
+// The sink gets replications in index order on threads too, and one that
+// fails stops the run there: nothing after it is handed over.
+TEST(ReplicateTest, SinkGetsIndexOrderAndAFailureStops) {
+  for (uint32_t jobs : {1u, 2u, 3u}) {
+    SimOptions options;
+    options.jobs = jobs;
+    Streamed all = Stream(kQueue, options);
+    EXPECT_EQ(all.outcome, SimOutcome::kOk);
+    EXPECT_EQ(all.given, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6})) << "--jobs " << jobs;
+    Streamed cut = Stream(kQueue, options, /*fail_at=*/2);
+    EXPECT_EQ(cut.outcome, SimOutcome::kWriteFailed);
+    EXPECT_EQ(cut.given, (std::vector<uint32_t>{0, 1, 2})) << "--jobs " << jobs;
+    EXPECT_EQ(cut.write_error.message(), "No space left on device");
+  }
+}
+
+// A trace that cannot be written stops the run when the replication whose
+// trace failed ends, not after the last. Replication 0 of kQueue (about
+// 1600 sessions, several trace lines each) writes far more than the trace's
+// 64 KB buffer, so its writes to /dev/full fail during replication 0 and no
+// replication reaches the sink.
+TEST(ReplicateTest, ALostTraceStopsAtTheFirstReplication) {
+  SimOptions options;
+  options.trace_path = "/dev/full";
+  Streamed run = Stream(kQueue, options);
+  EXPECT_EQ(run.outcome, SimOutcome::kWriteFailed);
+  EXPECT_TRUE(run.given.empty()) << run.given.size() << " replications went to the sink";
+  EXPECT_EQ(run.write_error.message(),
+            "cannot write output '/dev/full' (--trace): No space left on device");
 }
 
 TEST(ReplicateTest, JobsZeroIsMisuse) {

@@ -104,6 +104,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
 
   header->Clear();
   header->set_version(kIrVersion);
+  header->set_mark(kResultsMark);
   header->set_program(linked.file());
   header->set_horizon(model.horizon);
   header->set_warmup(model.warmup);
@@ -111,8 +112,19 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   header->set_replications(model.replications);
   header->set_sample(model.sample);
   absl::Status sink_error;
-  sim::ReplicationsEnd end = sim::RunReplications(
-      model, engine_options, options.first_replication, options.jobs, sink, diags, &sink_error);
+  bool trace_lost = false;
+  // A trace that cannot be written stops the run at the next replication's
+  // end, not after the last (a run with a trace is one replication at a time).
+  auto checked_sink = [&](results::Replication* r) {
+    if (trace && trace->failed()) {
+      trace_lost = true;
+      return absl::ResourceExhaustedError("the trace failed");
+    }
+    return sink(r);
+  };
+  sim::ReplicationsEnd end =
+      sim::RunReplications(model, engine_options, options.first_replication, options.jobs,
+                           checked_sink, diags, &sink_error);
   // After a runtime error too: the trace up to the error is a document.
   if (chrome) {
     converter->flush();
@@ -124,7 +136,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
     }
   }
   if (trace) {
-    if (absl::Status s = trace->Close(); !s.ok()) return trace_failed(s);
+    if (absl::Status s = trace->Close(); !s.ok() || trace_lost) return trace_failed(s);
   }
   if (end == sim::ReplicationsEnd::kRejected) return SimOutcome::kRejected;
   if (end == sim::ReplicationsEnd::kSinkFailed) {

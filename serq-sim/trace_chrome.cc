@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/json.h"
 
 namespace serq::sim {
 namespace {
@@ -29,9 +30,6 @@ std::string Quote(absl::string_view s) {
   return out + "\"";
 }
 
-std::string Number(double x) {
-  return std::isfinite(x) ? absl::StrFormat("%.17g", x) : std::string("null");
-}
 
 }  // namespace
 
@@ -56,7 +54,8 @@ void ChromeTrace::Event(const std::string& json) {
 }
 
 // The log's lines are flat objects whose values are numbers, strings or
-// null, as the engine writes them.
+// null, as the engine writes them: "Infinity", "-Infinity" and "NaN" are
+// numbers (ir/json.h); null is an older log's infinity.
 absl::Status ChromeTrace::Parse(absl::string_view line, Fields* fields) {
   fields->clear();
   size_t i = 0;
@@ -95,6 +94,13 @@ absl::Status ChromeTrace::Parse(absl::string_view line, Fields* fields) {
     if (i < line.size() && line[i] == '"') {
       v.is_string = true;
       if (!string(&v.text)) return bad("unterminated string");
+      // The numbers JSON has none for, as JsonNumber writes them.
+      if (v.text == "Infinity" || v.text == "-Infinity" || v.text == "NaN") {
+        v.is_string = false;
+        v.number = v.text == "NaN"        ? std::numeric_limits<double>::quiet_NaN()
+                   : v.text == "Infinity" ? std::numeric_limits<double>::infinity()
+                                          : -std::numeric_limits<double>::infinity();
+      }
     } else if (line.substr(i, 4) == "null") {
       v.is_null = true;
       i += 4;
@@ -186,7 +192,7 @@ absl::Status ChromeTrace::Line(absl::string_view line) {
     auto it = f.find(key);
     if (it == f.end()) return std::string();
     const Value& v = it->second;
-    return absl::StrCat(Quote(key), ":", v.is_string ? Quote(v.text) : v.is_null ? "null" : Number(v.number));
+    return absl::StrCat(Quote(key), ":", v.is_string ? Quote(v.text) : v.is_null ? "null" : JsonNumber(v.number));
   };
   auto args = [&](std::initializer_list<const char*> keys) {
     std::string out;

@@ -26,8 +26,8 @@ std::vector<std::pair<double, double>> Steps(const google::protobuf::RepeatedFie
 
 }  // namespace
 
-PlotLine CdfLine(const std::string& label, std::vector<double> samples) {
-  PlotLine line;
+ChartLine CdfLine(const std::string& label, std::vector<double> samples) {
+  ChartLine line;
   line.steps = true;
   std::sort(samples.begin(), samples.end());
   const size_t n = samples.size();
@@ -50,15 +50,57 @@ PlotLine CdfLine(const std::string& label, std::vector<double> samples) {
   return line;
 }
 
-std::vector<double> PooledSamples(const std::vector<const results::Replication*>& replications,
+ChartLine SketchCdfLine(const std::string& label, const report::QuantileSketch& sketch) {
+  ChartLine line;
+  line.steps = true;
+  const uint64_t n = sketch.count();
+  line.label = absl::StrCat(label, " (n=", n, ", sketch)");
+  if (n == 0) return line;
+  std::vector<report::QuantileSketch::Bucket> buckets = sketch.Buckets();
+  auto point = [&](double x, double y) {
+    if (std::isfinite(x)) line.points.push_back({x, y});
+  };
+  point(sketch.min(), 0);
+  const bool every = buckets.size() <= kCdfPoints;
+  uint64_t seen = 0;
+  uint64_t k = 1;  // the next rank ceil(k n / K) to reach
+  for (const report::QuantileSketch::Bucket& b : buckets) {
+    seen += b.count;
+    uint64_t rank = (k * n + kCdfPoints - 1) / kCdfPoints;
+    if (!every && seen < rank) continue;
+    while (k <= kCdfPoints && (k * n + kCdfPoints - 1) / kCdfPoints <= seen) ++k;
+    // The extremes are exact; every other bucket's value is within alpha.
+    point(std::clamp(b.value, sketch.min(), sketch.max()), static_cast<double>(seen) / n);
+  }
+  return line;
+}
+
+PooledObservation PoolObservation(const std::vector<const results::Replication*>& replications,
                                   const std::string& name) {
-  std::vector<double> out;
+  PooledObservation out;
   for (const results::Replication* r : replications) {
     for (const results::Observation& o : r->observation()) {
-      if (o.name() == name) out.insert(out.end(), o.sample().begin(), o.sample().end());
+      if (o.name() != name) continue;
+      out.samples.insert(out.samples.end(), o.sample().begin(), o.sample().end());
+      if (o.sample().empty() && o.count() > 0) {
+        // A summary (MergeResults checked its sketch).
+        report::QuantileSketch s;
+        (void)report::QuantileSketch::Read(o.sketch(), &s);
+        if (!out.sketch) out.sketch.emplace(s.alpha());
+        out.sketch->Merge(s);
+      }
     }
   }
+  if (out.sketch) {
+    for (double x : out.samples) out.sketch->Add(x);
+    std::vector<double>().swap(out.samples);
+  }
   return out;
+}
+
+ChartLine ObservationCdfLine(const std::string& label, PooledObservation pooled) {
+  if (pooled.sketch) return SketchCdfLine(label, *pooled.sketch);
+  return CdfLine(label, std::move(pooled.samples));
 }
 
 std::vector<std::string> ObservationNames(
@@ -76,19 +118,19 @@ std::vector<std::string> ObservationNames(
 // array's one chart per quantity, a line per element (its elements'
 // present and batch on one chart would be twice as many lines).
 void DeclarationCharts(const std::string& title, const std::string& y_label, bool array,
-                       std::vector<std::pair<std::string, std::vector<PlotLine>>> quantities,
-                       const PlotLine* reference, std::vector<Plot>* charts) {
+                       std::vector<std::pair<std::string, std::vector<ChartLine>>> quantities,
+                       const ChartLine* reference, std::vector<Chart>* charts) {
   auto chart = [&](const std::string& t) {
-    Plot c;
+    Chart c;
     c.title = t;
     c.x_label = "time (s)";
     c.y_label = y_label;
     return c;
   };
   if (!array) {
-    Plot c = chart(title);
+    Chart c = chart(title);
     for (auto& [quantity, lines] : quantities) {
-      for (PlotLine& l : lines) c.lines.push_back(std::move(l));
+      for (ChartLine& l : lines) c.lines.push_back(std::move(l));
     }
     if (reference) c.lines.push_back(*reference);
     charts->push_back(std::move(c));
@@ -96,21 +138,21 @@ void DeclarationCharts(const std::string& title, const std::string& y_label, boo
   }
   for (auto& [quantity, lines] : quantities) {
     if (lines.empty()) continue;
-    Plot c = chart(absl::StrCat(title, ": ", quantity));
-    for (PlotLine& l : lines) c.lines.push_back(std::move(l));
+    Chart c = chart(absl::StrCat(title, ": ", quantity));
+    for (ChartLine& l : lines) c.lines.push_back(std::move(l));
     if (reference && quantity == "used") c.lines.push_back(*reference);
     charts->push_back(std::move(c));
   }
 }
 
-std::vector<Plot> SeriesPlots(const results::Replication& rep) {
+std::vector<Chart> SeriesPlots(const results::Replication& rep) {
   const results::Series& s = rep.series();
-  std::vector<Plot> charts;
+  std::vector<Chart> charts;
   std::string which = absl::StrCat(" (replication ", rep.index(), ")");
   // Elements of one declaration are adjacent (declaration order, then index).
   for (int j = 0; j < s.stage_size();) {
     const results::StageSeries& first = s.stage(j);
-    std::vector<PlotLine> present, batch;
+    std::vector<ChartLine> present, batch;
     for (; j < s.stage_size() && s.stage(j).name() == first.name(); ++j) {
       const results::StageSeries& st = s.stage(j);
       std::string element = ElementName(st.name(), st.array(), st.index());
@@ -126,7 +168,7 @@ std::vector<Plot> SeriesPlots(const results::Replication& rep) {
   for (int j = 0; j < s.pool_size();) {
     const results::PoolSeries& first = s.pool(j);
     const results::PoolStats& stats = rep.pool(j);
-    std::vector<PlotLine> used, loaded, evictable;
+    std::vector<ChartLine> used, loaded, evictable;
     for (; j < s.pool_size() && s.pool(j).name() == first.name(); ++j) {
       const results::PoolSeries& p = s.pool(j);
       std::string element = ElementName(p.name(), p.array(), p.index());
@@ -137,7 +179,7 @@ std::vector<Plot> SeriesPlots(const results::Replication& rep) {
             {absl::StrCat(element, " evictable"), Steps(s.time(), p.evictable()), true});
       }
     }
-    PlotLine cap;
+    ChartLine cap;
     bool has_cap = std::isfinite(stats.cap()) && s.time_size() > 0;
     if (has_cap) {
       cap = {"cap", {{s.time(0), stats.cap()}, {s.time(s.time_size() - 1), stats.cap()}}};
@@ -150,7 +192,7 @@ std::vector<Plot> SeriesPlots(const results::Replication& rep) {
         has_cap ? &cap : nullptr, &charts);
   }
   if (s.session_size() > 0) {
-    Plot c;
+    Chart c;
     c.title = absl::StrCat("sessions in progress", which);
     c.x_label = "time (s)";
     c.y_label = "sessions";
@@ -187,7 +229,7 @@ absl::StatusOr<std::string> PlotResults(const std::vector<results::Results>& inp
       return absl::InvalidArgumentError(absl::StrCat(
           file, ": error: no replication ", *options.replication, " has a time series\n"));
     }
-    return PlotDocument(SeriesPlots(*chosen), "");
+    return ChartDocument(SeriesPlots(*chosen), "");
   }
   absl::StatusOr<report::MergedResults> merged = report::MergeResults(named);
   if (!merged.ok()) return merged.status();
@@ -203,18 +245,20 @@ absl::StatusOr<std::string> PlotResults(const std::vector<results::Results>& inp
     }
   }
   if (!errors.empty()) return absl::InvalidArgumentError(errors);
-  std::vector<Plot> charts;
+  std::vector<Chart> charts;
   if (!names.empty()) {
-    Plot c;
+    Chart c;
     c.title = names.size() == 1 ? absl::StrCat("CDF of ", names[0])
                                 : absl::StrCat("CDF of ", absl::StrJoin(names, ", "));
     c.x_label = names.size() == 1 ? names[0] : "value";
     c.y_label = "fraction <= x";
     c.y_max = 1;
-    for (const std::string& n : names) c.lines.push_back(CdfLine(n, PooledSamples(merged->replications, n)));
+    for (const std::string& n : names) {
+      c.lines.push_back(ObservationCdfLine(n, PoolObservation(merged->replications, n)));
+    }
     charts.push_back(std::move(c));
   }
-  return PlotDocument(charts, "the results have no observations");
+  return ChartDocument(charts, "the results have no observations");
 }
 
 }  // namespace serq::view

@@ -38,8 +38,7 @@ double HalfWidthOf(const std::vector<double>& estimates) {
 }
 
 double Quantile(std::vector<double> samples, double q) {
-  std::sort(samples.begin(), samples.end());
-  return report::SortedQuantile(samples, q);
+  return report::SelectQuantiles(absl::MakeSpan(samples), {q})[0];
 }
 
 }  // namespace

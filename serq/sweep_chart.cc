@@ -1,6 +1,9 @@
 #include "serq/sweep_chart.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "serq-view/chart.h"
@@ -60,9 +63,14 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
   chart.title = absl::StrCat(metric, " against ", axes[xi].name(), ", ", table.plan.program());
   chart.x_label = axes[xi].name();
   chart.y_label = absl::StrCat(metric, " (bars: 95% interval)");
-  // Lines in the axis's order, points in x's (the plan's order).
+  // Lines in the axis's order, points in x's (the plan's order); each
+  // point a dot with its interval's bar.
   int nlines = li < 0 ? 1 : AxisSize(axes[li]);
-  chart.series.resize(nlines);
+  struct Point {
+    double x, y, half_width;
+  };
+  std::vector<std::vector<Point>> points(nlines);
+  chart.lines.resize(nlines);
   for (const SweepPoint& p : table.points) {
     int line = 0;
     if (li >= 0) {
@@ -71,17 +79,24 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
         bool same = a.word_size() > 0 ? a.word(k) == p.settings[li].word() : a.value(k) == p.settings[li].value();
         if (same) line = k;
       }
-      chart.series[line].label = absl::StrCat(a.name(), "=", SettingText(p.settings[li]));
+      chart.lines[line].label = absl::StrCat(a.name(), "=", SettingText(p.settings[li]));
     }
     const Figure& f = p.figures[m];
     if (!f.defined) continue;
-    chart.series[line].points.push_back({p.settings[xi].value(), f.value, f.half_width});
+    points[line].push_back({p.settings[xi].value(), f.value, f.half_width});
   }
-  for (view::ChartSeries& s : chart.series) {
-    std::stable_sort(s.points.begin(), s.points.end(),
-                     [](const view::ChartPoint& a, const view::ChartPoint& b) { return a.x < b.x; });
+  for (int k = 0; k < nlines; ++k) {
+    std::stable_sort(points[k].begin(), points[k].end(),
+                     [](const Point& a, const Point& b) { return a.x < b.x; });
+    view::ChartLine& l = chart.lines[k];
+    l.marks = true;
+    for (const Point& p : points[k]) {
+      l.points.push_back({p.x, p.y});
+      // An undefined interval (NaN) is drawn as an unbounded one.
+      l.bars.push_back(std::isnan(p.half_width) ? INFINITY : p.half_width);
+    }
   }
-  return view::DrawChart(chart);
+  return view::ChartDocument({chart}, "");
 }
 
 }  // namespace serq

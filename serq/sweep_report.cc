@@ -8,6 +8,7 @@
 #include "serq-report/format.h"
 #include "serq-report/table.h"
 #include "serq/grid.h"
+#include "ir/json.h"
 
 namespace serq {
 namespace {
@@ -101,12 +102,6 @@ std::string JsonString(absl::string_view s) {
     }
   }
   return out + "\"";
-}
-
-// A number as protobuf's JSON writes one: infinities as strings.
-std::string JsonNumber(double x) {
-  if (std::isinf(x)) return x > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  return FormatShortest(x);
 }
 
 std::string Json(const SweepTable& t) {

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# docs/img/plot-cdf.svg and plot-series.svg (docs/view.md §Plots) are
-# goldens of this suite, cdf.svg and series.svg, byte for byte.
+# docs/img/plot-cdf.svg, plot-cdf-sketch.svg and plot-series.svg
+# (docs/view.md §Plots) are goldens of this suite, and sweep-chart.svg
+# (§Charts) the sweep's chart golden, byte for byte.
 set -u
 root=${TEST_SRCDIR:-$PWD}/serq
 status=0
-for pair in plot-cdf.svg:cdf.svg plot-series.svg:series.svg; do
+for pair in plot-cdf.svg:plot/cdf.svg plot-cdf-sketch.svg:plot/cdf-sketch.svg \
+    plot-series.svg:plot/series.svg sweep-chart.svg:sweep/mm1-chart.svg; do
   doc=${pair%%:*} golden=${pair##*:}
-  if ! cmp "$root/docs/img/$doc" "$root/testdata/plot/$golden"; then
-    echo "docs/img/$doc differs from testdata/plot/$golden: cp the golden to docs/img/$doc"
+  if ! cmp "$root/docs/img/$doc" "$root/testdata/$golden"; then
+    echo "docs/img/$doc differs from testdata/$golden: cp the golden to docs/img/$doc"
     status=1
   fi
 done

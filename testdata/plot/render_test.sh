@@ -3,7 +3,7 @@
 # draw it: the SVG uses attributes only) at its declared size, and each of
 # its charts (kPlotHeight = 280 px tall, one under the other) has coloured
 # pixels -- its lines, never grey grid or black ink -- inside its plot area
-# (x 71..553, y 35..235 of the chart: plot_svg.cc's margins).
+# (x 71..553, y 35..235 of the chart: serq-view/chart.cc's margins).
 set -u
 root=${TEST_SRCDIR:-$PWD}/serq
 cd "$root/testdata/plot" || exit 2
