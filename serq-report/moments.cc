@@ -12,13 +12,6 @@ Moments Moments::FromParts(uint64_t count, double mean, double m2) {
   return m;
 }
 
-void Moments::Add(double x) {
-  ++count_;
-  double delta = x - mean_;
-  mean_ += delta / static_cast<double>(count_);
-  m2_ += delta * (x - mean_);
-}
-
 void Moments::Merge(const Moments& other) {
   if (other.count_ == 0) return;
   if (count_ == 0) {

@@ -19,7 +19,14 @@ class Moments {
   // What a summary recorded (results.proto Observation count, mean, m2).
   static Moments FromParts(uint64_t count, double mean, double m2);
 
-  void Add(double x);                 // Welford's update
+  // Welford's update (inline: per-token observations call it for every
+  // token).
+  void Add(double x) {
+    ++count_;
+    double delta = x - mean_;
+    mean_ += delta / static_cast<double>(count_);
+    m2_ += delta * (x - mean_);
+  }
   void Merge(const Moments& other);   // Chan, Golub and LeVeque's pairwise merge
 
   uint64_t count() const { return count_; }

@@ -60,7 +60,20 @@ void QuantileSketch::Add(double x) {
   } else if (std::isinf(x)) {
     ++(x > 0 ? positive_infinite_ : negative_infinite_);
   } else if (x > 0) {
-    positive_.Add(Index(x), 1);
+    // Index is a log and a division: the memo spares them for a repeated
+    // sample (the same index, computed once), and a count inside the
+    // store's range needs no growth.
+    if (x != last_positive_) {
+      last_positive_ = x;
+      last_index_ = Index(x);
+    }
+    int32_t i = last_index_;
+    size_t at = static_cast<size_t>(i - positive_.offset);
+    if (i >= positive_.offset && at < positive_.counts.size()) {
+      ++positive_.counts[at];
+    } else {
+      positive_.Add(i, 1);
+    }
   } else {
     negative_.Add(Index(-x), 1);
   }

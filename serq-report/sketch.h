@@ -76,6 +76,10 @@ class QuantileSketch {
   uint64_t zero_ = 0;
   uint64_t positive_infinite_ = 0, negative_infinite_ = 0;
   Store positive_, negative_;
+  // The insert path's memo: the last positive sample and its index (the
+  // same samples come in runs: a step's tokens share their gap).
+  double last_positive_ = -1;
+  int32_t last_index_ = 0;
 };
 
 }  // namespace serq::report

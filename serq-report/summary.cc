@@ -34,23 +34,6 @@ std::vector<double> BatchMeansOfSums(const results::Batches& b, int batches) {
   return means;
 }
 
-void ObservationRecorder::Add(double x) {
-  // The moments and the sum in recording order, as the report computes
-  // them from kept samples: the two paths give the same bits.
-  moments_.Add(x);
-  sum_ += x;
-  if (summarised_) {
-    sketch_.Add(x);
-    batches_.Add(x);
-    return;
-  }
-  if (exact_.size() < limit_) {
-    exact_.push_back(x);
-    return;
-  }
-  Summarise(x);
-}
-
 void ObservationRecorder::Summarise(double x) {
   summarised_ = true;
   for (double y : exact_) {

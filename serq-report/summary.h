@@ -49,7 +49,23 @@ class ObservationRecorder {
   ObservationRecorder(ObservationRecorder&&) = default;
   ObservationRecorder& operator=(ObservationRecorder&&) = default;
 
-  void Add(double x);
+  // Inline: per-token observations record every token.
+  void Add(double x) {
+    // The moments and the sum in recording order, as the report computes
+    // them from kept samples: the two paths give the same bits.
+    moments_.Add(x);
+    sum_ += x;
+    if (summarised_) {
+      sketch_.Add(x);
+      batches_.Add(x);
+      return;
+    }
+    if (exact_.size() < limit_) {
+      exact_.push_back(x);
+      return;
+    }
+    Summarise(x);
+  }
   uint64_t count() const { return moments_.count(); }
   bool summarised() const { return summarised_; }
 

@@ -68,9 +68,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
   Growth Grow(SessionId session, uint32_t hold, double units) override;
   size_t GrowEach(absl::Span<const uint32_t> holds, double units) override {
-    size_t n = 0;
-    while (n < holds.size() && pools_.GrowFast(holds[n], units, now_, /*behind_line=*/true)) ++n;
-    return n;
+    return pools_.GrowEach(holds, units, now_);
+  }
+  size_t GrowEachNow(absl::Span<const uint32_t> holds, double units) override {
+    return pools_.GrowEach(holds, units, now_, /*behind_line=*/false);
   }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool PreemptKey(uint32_t station, SessionId session, double since,
@@ -115,8 +116,14 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // warmup + k (horizon - warmup) / 3, taken before the first event at or
   // after that time. Checkpoint takes the next one.
   void Checkpoint();
-  bool CheckpointDue(double time) const {
-    return checkpoints_ < kCheckpoints && time >= CheckpointTime(checkpoints_);
+  bool CheckpointDue(double time) {
+    // The next one's time is computed once (not a division every event).
+    if (checkpoints_ >= kCheckpoints) return false;
+    if (next_checkpoint_of_ != checkpoints_) {
+      next_checkpoint_ = CheckpointTime(checkpoints_);
+      next_checkpoint_of_ = checkpoints_;
+    }
+    return time >= next_checkpoint_;
   }
   double CheckpointTime(int k) const {
     return model_.warmup + (model_.horizon - model_.warmup) * (k + 1) / 3;
@@ -237,6 +244,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<TimeAverage> in_progress_;  // per session declaration
   static constexpr int kCheckpoints = 2;  // the window's first two thirds end
   int checkpoints_ = 0;                   // taken so far
+  int next_checkpoint_of_ = -1;           // the checkpoint next_checkpoint_ is the time of
+  double next_checkpoint_ = 0;
   std::vector<double> station_integral_[kCheckpoints];  // per station
   std::vector<double> session_integral_[kCheckpoints];  // per session declaration
   std::vector<uint64_t> present_start_;                 // per station, at warmup

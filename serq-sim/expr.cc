@@ -58,7 +58,7 @@ bool Evaluator::Element(uint32_t ref, const EvalFrame& frame, uint32_t* element)
   return true;
 }
 
-double Evaluator::Eval(uint32_t id, const EvalFrame& frame) {
+double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
   const Node& n = table_->nodes[id];
   switch (n.op) {
     case Op::kNumber:
@@ -96,34 +96,34 @@ double Evaluator::Eval(uint32_t id, const EvalFrame& frame) {
     case Op::kContext: return frame.step.context;
     case Op::kAttention: return frame.step.attention;
     case Op::kNeg: {
-      double v = Eval(n.a, frame);
+      double v = EvalTree(n.a, frame);
       return -v;
     }
     case Op::kNot: {
-      double v = Eval(n.a, frame);
+      double v = EvalTree(n.a, frame);
       if (failed_) return v;
       return v == 0 ? 1 : 0;
     }
     case Op::kOr: {
       // Short-circuit, as in C: `x == 0 || y / x > 1` is safe.
-      double a = Eval(n.a, frame);
+      double a = EvalTree(n.a, frame);
       if (failed_) return a;
       if (a != 0) return 1;
-      double b = Eval(n.b, frame);
+      double b = EvalTree(n.b, frame);
       return failed_ ? b : (b != 0 ? 1 : 0);
     }
     case Op::kAnd: {
-      double a = Eval(n.a, frame);
+      double a = EvalTree(n.a, frame);
       if (failed_) return a;
       if (a == 0) return 0;
-      double b = Eval(n.b, frame);
+      double b = EvalTree(n.b, frame);
       return failed_ ? b : (b != 0 ? 1 : 0);
     }
     case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
     case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
-      double a = Eval(n.a, frame);
+      double a = EvalTree(n.a, frame);
       if (failed_) return a;
-      double b = Eval(n.b, frame);
+      double b = EvalTree(n.b, frame);
       if (failed_) return b;
       double v = 0;
       switch (n.op) {
@@ -159,7 +159,7 @@ double Evaluator::Eval(uint32_t id, const EvalFrame& frame) {
         values = many.data();
       }
       for (uint32_t i = 0; i < n.b; ++i) {
-        values[i] = Eval(table_->args[n.a + i], frame);
+        values[i] = EvalTree(table_->args[n.a + i], frame);
         if (failed_) return values[i];
       }
       absl::Span<const double> args(values, n.b);
@@ -180,6 +180,234 @@ double Evaluator::Eval(uint32_t id, const EvalFrame& frame) {
     }
   }
   return Fail(n, "unknown expression");
+}
+
+double Evaluator::CompileAndEval(uint32_t node, const EvalFrame& frame) {
+  if (compiled_.size() < table_->nodes.size()) compiled_.resize(table_->nodes.size(), kUnknown);
+  Program program;
+  int max_depth = 0;
+  if (Compile(node, 0, &max_depth, &program)) {
+    compiled_[node] = static_cast<int32_t>(programs_.size());
+    programs_.push_back(std::move(program));
+  } else {
+    compiled_[node] = kNotCompiled;
+  }
+  return Eval(node, frame);
+}
+
+bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) const {
+  // `depth` values are on the stack below this node's.
+  if (depth + 1 > kMaxStack) return false;
+  if (depth + 1 > *max_depth) *max_depth = depth + 1;
+  const Node& n = table_->nodes[id];
+  switch (n.op) {
+    case Op::kNumber:
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, 0, n.number});
+      return true;
+    case Op::kVariable:
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.a, 0});
+      return true;
+    case Op::kNow: case Op::kArrival: case Op::kSerial: case Op::kPresent: case Op::kSince:
+    case Op::kTokens: case Op::kPrefill: case Op::kDecode: case Op::kSeqs: case Op::kContext:
+    case Op::kAttention:
+      out->push_back(Instr{n.op, n.fn});
+      return true;
+    case Op::kNeg:
+      if (!Compile(n.a, depth, max_depth, out)) return false;
+      if (out->size() >= 1 && out->back().op == Op::kNumber) {
+        out->back().number = -out->back().number;  // as the tree: -v
+      } else {
+        out->push_back(Instr{n.op, n.fn});
+      }
+      return true;
+    case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
+    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
+      size_t left = out->size();
+      if (!Compile(n.a, depth, max_depth, out)) return false;
+      size_t right = out->size();
+      if (!Compile(n.b, depth + 1, max_depth, out)) return false;
+      out->push_back(Instr{n.op, n.fn});
+      Fold(left, right, out);
+      return true;
+    }
+    case Op::kMath: {
+      if (n.b > 8) return false;
+      size_t first = out->size();
+      for (uint32_t i = 0; i < n.b; ++i) {
+        if (!Compile(table_->args[n.a + i], depth + static_cast<int>(i), max_depth, out)) {
+          return false;
+        }
+      }
+      // Constant arguments only (one instruction each): the value, when it
+      // is not NaN (NaN fails at run time, as in the tree).
+      if (out->size() - first == n.b) {
+        double args[8];
+        bool constant = true;
+        for (uint32_t i = 0; i < n.b && constant; ++i) {
+          constant = (*out)[first + i].op == Op::kNumber;
+          args[i] = (*out)[first + i].number;
+        }
+        if (constant) {
+          double v = ApplyMath(n.fn, absl::Span<const double>(args, n.b));
+          if (!std::isnan(v)) {
+            out->resize(first);
+            out->push_back(Instr{Op::kNumber, n.fn, Operands::kStack, 0, v});
+            return true;
+          }
+        }
+      }
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.b, 0});
+      return true;
+    }
+    case Op::kStageState:
+    case Op::kPoolState: {
+      // cached() and hit() read the current session's blocks: the tree.
+      if (n.fn == Function::kCached || n.fn == Function::kHit) return false;
+      const ElementRef& r = table_->refs[n.a];
+      if (r.index >= 0 && !Compile(static_cast<uint32_t>(r.index), depth, max_depth, out)) {
+        return false;
+      }
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.a, 0});
+      return true;
+    }
+    default:  // key variables, draws, && || ! (short-circuit): the tree
+      return false;
+  }
+}
+
+namespace {
+
+// The tree's binary operation on a and b; false where the tree fails.
+inline bool Binary(Op op, double a, double b, double* v) {
+  switch (op) {
+    case Op::kLt: *v = a < b; return true;
+    case Op::kLe: *v = a <= b; return true;
+    case Op::kGt: *v = a > b; return true;
+    case Op::kGe: *v = a >= b; return true;
+    case Op::kEq: *v = a == b; return true;
+    case Op::kNe: *v = a != b; return true;
+    case Op::kAdd: *v = a + b; break;
+    case Op::kSub: *v = a - b; break;
+    case Op::kMul: *v = a * b; break;
+    case Op::kDiv:
+      if (b == 0) return false;
+      *v = a / b;
+      break;
+    default:
+      if (b == 0) return false;
+      *v = std::fmod(a, b);
+      break;
+  }
+  return !std::isnan(*v);
+}
+
+}  // namespace
+
+void Evaluator::Fold(size_t left, size_t right, Program* out) {
+  Program& p = *out;
+  size_t op = p.size() - 1;
+  // Each operand is a constant when its code is one kNumber.
+  bool left_const = right - left == 1 && p[left].op == Op::kNumber;
+  bool right_const = op - right == 1 && p[right].op == Op::kNumber;
+  Instr in = p[op];
+  if (left_const && right_const) {
+    double v;
+    if (Binary(in.op, p[left].number, p[op - 1].number, &v)) {
+      p.resize(left);
+      p.push_back(Instr{Op::kNumber, in.fn, Operands::kStack, 0, v});
+    }
+    return;
+  }
+  if (right_const) {
+    in.operands = Operands::kConstRight;
+    in.number = p[right].number;
+    p.resize(right);
+    p.push_back(in);
+  } else if (left_const) {
+    in.operands = Operands::kConstLeft;
+    in.number = p[left].number;
+    p.erase(p.begin() + static_cast<ptrdiff_t>(left));
+    p.back() = in;
+  }
+}
+
+bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* value) {
+  double stack[kMaxStack];
+  int top = 0;  // values on the stack
+  for (const Instr& in : program) {
+    switch (in.op) {
+      case Op::kNumber: stack[top++] = in.number; break;
+      case Op::kVariable: {
+        double v = frame.variables[in.a];
+        if (std::isnan(v)) return false;
+        stack[top++] = v;
+        break;
+      }
+      case Op::kNow: stack[top++] = frame.now; break;
+      case Op::kArrival: stack[top++] = frame.arrival; break;
+      case Op::kSerial: stack[top++] = frame.serial; break;
+      case Op::kPresent: stack[top++] = frame.present; break;
+      case Op::kSince: stack[top++] = frame.since; break;
+      case Op::kTokens: stack[top++] = frame.step.tokens; break;
+      case Op::kPrefill: stack[top++] = frame.step.prefill; break;
+      case Op::kDecode: stack[top++] = frame.step.decode; break;
+      case Op::kSeqs: stack[top++] = frame.step.seqs; break;
+      case Op::kContext: stack[top++] = frame.step.context; break;
+      case Op::kAttention: stack[top++] = frame.step.attention; break;
+      case Op::kNeg: stack[top - 1] = -stack[top - 1]; break;
+      case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
+      case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
+        double a, b;
+        if (in.operands == Operands::kStack) {
+          --top;
+          a = stack[top - 1];
+          b = stack[top];
+        } else if (in.operands == Operands::kConstLeft) {
+          a = in.number;
+          b = stack[top - 1];
+        } else {
+          a = stack[top - 1];
+          b = in.number;
+        }
+        double v;
+        if (in.op == Op::kAdd) {
+          v = a + b;  // the common cases first, without the switch
+          if (std::isnan(v)) return false;
+        } else if (in.op == Op::kMul) {
+          v = a * b;
+          if (std::isnan(v)) return false;
+        } else if (!Binary(in.op, a, b, &v)) {
+          return false;
+        }
+        stack[top - 1] = v;
+        break;
+      }
+      case Op::kMath: {
+        top -= static_cast<int>(in.a);
+        double v = ApplyMath(in.fn, absl::Span<const double>(stack + top, in.a));
+        if (std::isnan(v)) return false;
+        stack[top++] = v;
+        break;
+      }
+      case Op::kStageState:
+      case Op::kPoolState: {
+        const ElementRef& r = table_->refs[in.a];
+        uint32_t element = r.base;
+        if (r.index >= 0) {
+          double index = std::floor(stack[--top]);
+          if (!(index >= 0 && index < r.size)) return false;
+          element = r.base + static_cast<uint32_t>(index);
+        }
+        stack[top++] = in.op == Op::kStageState ? state_->StageState(in.fn, element)
+                                                : state_->PoolState(in.fn, element);
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  *value = stack[0];
+  return true;
 }
 
 }  // namespace serq::sim

@@ -8,6 +8,7 @@
 #define SERQ_SIM_EXPR_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -114,7 +115,24 @@ class Evaluator {
             StateView* state)
       : table_(table), key_names_(key_names), random_(random), state_(state) {}
 
-  double Eval(uint32_t node, const EvalFrame& frame);
+  // Evaluates the expression rooted at `node`. An expression of pure
+  // operations (numbers, variables, arithmetic, comparisons, math
+  // functions, state functions of a stage or pool element) runs as a flat
+  // postfix program compiled on its first evaluation, with the same
+  // operations in the same order as the tree's (the same bits); one that
+  // would fail, or draws, or short-circuits, goes the tree's way.
+  double Eval(uint32_t node, const EvalFrame& frame) {
+    if (node < compiled_.size()) {
+      int32_t program = compiled_[node];
+      if (program >= 0) {
+        double v;
+        if (Run(programs_[program], frame, &v)) return v;
+        return EvalTree(node, frame);  // it would fail: the tree says how
+      }
+      if (program == kNotCompiled) return EvalTree(node, frame);
+    }
+    return CompileAndEval(node, frame);
+  }
   // The element `ref` names, evaluating its index; false on an error.
   bool Element(uint32_t ref, const EvalFrame& frame, uint32_t* element);
 
@@ -126,6 +144,39 @@ class Evaluator {
 
  private:
   double Fail(const Node& node, std::string message);
+  double EvalTree(uint32_t node, const EvalFrame& frame);
+
+  // A compiled expression: postfix instructions over a stack of at most
+  // kMaxStack values.
+  static constexpr int32_t kNotCompiled = -1;  // cannot be: the tree
+  static constexpr int32_t kUnknown = -2;      // not tried yet
+  static constexpr int kMaxStack = 16;
+  // A binary operation's operands: both on the stack, or one of them the
+  // constant `number` (a number, or a constant subexpression folded when
+  // compiled: the same operations on the same values, the same bits).
+  enum class Operands : uint8_t { kStack, kConstLeft, kConstRight };
+  struct Instr {
+    Op op;
+    Function fn;
+    Operands operands = Operands::kStack;
+    uint32_t a = 0;  // kVariable: slot; kMath: argument count; state: ref
+    double number = 0;
+  };
+  using Program = std::vector<Instr>;
+  double CompileAndEval(uint32_t node, const EvalFrame& frame);
+  // Appends `node`'s postfix code; false when an operation is not pure or
+  // the stack would be deeper than kMaxStack.
+  bool Compile(uint32_t node, int depth, int* max_depth, Program* out) const;
+  // Folds the binary operation just emitted after its operands' code in
+  // `out` (the left's from `left`, the right's from `right`): a constant
+  // operand moves into the instruction; two constants become one when the
+  // result is valid (an invalid one fails at run time, as in the tree).
+  static void Fold(size_t left, size_t right, Program* out);
+  // False when an operation would fail (the tree then reports it).
+  bool Run(const Program& program, const EvalFrame& frame, double* value);
+
+  std::vector<int32_t> compiled_;  // by root node: a program's index, or kNotCompiled
+  std::deque<Program> programs_;  // a deque: a program runs while others compile
 
   const ExprTable* table_;
   const std::vector<std::string>* key_names_;

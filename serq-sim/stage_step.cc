@@ -263,45 +263,78 @@ class StepStation final : public Station {
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
   bool FormPlain(StageHost& host) {
     double budget = tokens_;
-    vars_ = StepVars();
-    unstarted_ = 0;
+    // The step's variables and its unstarted jobs are kept in locals (in
+    // registers) while the batch forms, and stored in vars_ at the end;
+    // the same additions in the same order as Account on vars_.
+    StepVars vars;
+    uint32_t unstarted = 0;
     // The decode jobs that would join if every growth were granted at
-    // once: their growths in one call (the common case); from the first
-    // that is not, one job at a time as below. The same grants, in the
-    // same order, as asking each.
+    // once join in one pass, as if granted, their growths then asked in
+    // one call (the common case: all granted). When one is not, the jobs
+    // from it on are put back as they were (their content restored, not
+    // recomputed) and the step's sums are added again over the jobs before
+    // it, in the same order; those go the general way, one at a time, as
+    // below. The same grants, in the same order, and the same sums, as
+    // asking each.
     size_t first = 0;
-    candidates_.clear();
-    grow_holds_.clear();
-    for (; first < decode_.size(); ++first) {
-      if (batch_.size() + candidates_.size() >= seqs_ ||
-          budget - static_cast<double>(candidates_.size()) < 1) {
-        break;
-      }
-      Entry& e = slab_[decode_[first]];
-      if (e.stalled) continue;
-      if (e.growing && !e.reserved) grow_holds_.push_back(e.hold);
-      candidates_.push_back(decode_[first]);
-    }
-    size_t granted = grow_holds_.empty() ? 0 : host.GrowEach(grow_holds_, 1);
-    size_t g = 0;
-    for (size_t k = 0; k < candidates_.size(); ++k) {
-      Entry& e = slab_[candidates_[k]];
-      if (e.growing && !e.reserved) {
-        if (g == granted) {
-          // Not granted at once: this job and the ones after it go the
-          // general way.
-          first = std::find(decode_.begin(), decode_.end(), candidates_[k]) - decode_.begin();
-          break;
+    const size_t decodes = decode_.size();
+    candidates_.resize(decodes);
+    grow_holds_.resize(decodes);
+    old_content_.resize(decodes);
+    grew_.resize(decodes);
+    uint32_t* candidates = candidates_.data();
+    uint32_t* holds = grow_holds_.data();
+    double* old_content = old_content_.data();
+    uint8_t* grew = grew_.data();
+    size_t nc = 0, nh = 0;
+    {
+      const uint32_t* order = decode_.data();
+      Entry* slab = slab_.data();
+      double k = 0;  // candidates so far (the batch is empty; budget is tokens_)
+      for (; first < decodes; ++first) {
+        if (k >= seqs_ || tokens_ - k < 1) break;
+        Entry& e = slab[order[first]];
+        if (e.stalled) continue;
+        bool grows = e.growing && !e.reserved;
+        grew[nc] = grows;
+        if (grows) {
+          holds[nh++] = e.hold;
+          old_content[nc] = e.content;
+          e.reserved = true;
+          e.content += 1;
         }
-        ++g;
-        e.reserved = true;
-        e.content += 1;
+        candidates[nc++] = order[first];
+        k += 1;
+        e.chunk = 1;
+        budget -= 1;
+        AccountDecode(e, &vars, &unstarted);
       }
-      e.chunk = 1;
-      budget -= 1;
-      batch_.push_back(candidates_[k]);
-      Account(e, &vars_, &unstarted_);
     }
+    size_t granted = nh == 0 ? 0 : host.GrowEach(absl::MakeConstSpan(holds, nh), 1);
+    size_t joined = nc;
+    if (granted < nh) {
+      size_t g = 0;
+      for (joined = 0; joined < nc; ++joined) {
+        if (!grew[joined]) continue;
+        if (g == granted) break;
+        ++g;
+      }
+      for (size_t i = joined; i < nc; ++i) {
+        if (!grew[i]) continue;
+        Entry& e = slab_[candidates[i]];
+        e.content = old_content[i];
+        e.reserved = false;
+      }
+      vars = StepVars();
+      unstarted = 0;
+      budget = tokens_;
+      for (size_t i = 0; i < joined; ++i) {
+        budget -= 1;
+        AccountDecode(slab_[candidates[i]], &vars, &unstarted);
+      }
+      first = std::find(decode_.begin(), decode_.end(), candidates[joined]) - decode_.begin();
+    }
+    batch_.assign(candidates, candidates + joined);
     for (size_t i = first; i < decode_.size(); ++i) {
       uint32_t slot = decode_[i];
       if (batch_.size() >= seqs_ || budget < 1) break;
@@ -324,7 +357,7 @@ class StepStation final : public Station {
       e.chunk = 1;
       budget -= 1;
       batch_.push_back(slot);
-      Account(e, &vars_, &unstarted_);
+      Account(e, &vars, &unstarted);
     }
     for (uint32_t slot : prefill_) {
       if (batch_.size() >= seqs_ || !(budget > 0)) break;
@@ -355,8 +388,10 @@ class StepStation final : public Station {
       }
       budget -= e.chunk;
       batch_.push_back(slot);
-      Account(e, &vars_, &unstarted_);
+      Account(e, &vars, &unstarted);
     }
+    vars_ = vars;
+    unstarted_ = unstarted;
     return true;
   }
 
@@ -372,7 +407,34 @@ class StepStation final : public Station {
       // leave the lists.
       order_.assign(run_decode_.begin(), run_decode_.end());
       order_.insert(order_.end(), run_prefill_.begin(), run_prefill_.end());
-      for (size_t i = 0; i < order_.size(); ++i) {
+      // The leading running decode jobs growing their holds by a token:
+      // their growths in one call, as far as they are granted at once
+      // without a victim; the loop below goes on from the first that is
+      // not (the same grants, in the same order, as GrowNow on each).
+      size_t start = 0;
+      {
+        grow_holds_.clear();
+        double b = budget_;
+        size_t k = 0;
+        for (; k < order_.size(); ++k) {
+          const Entry& e = slab_[order_[k]];
+          if (e.group != Group::kRunning || !e.decode || !e.growing) break;
+          if (static_cast<double>(k) >= seqs_ || !(b >= 1)) break;
+          grow_holds_.push_back(e.hold);
+          b -= 1;
+        }
+        size_t granted = k == 0 ? 0 : host.GrowEachNow(grow_holds_, 1);
+        for (; start < granted; ++start) {
+          uint32_t slot = order_[start];
+          Entry& e = slab_[slot];
+          e.content += 1;
+          e.taken = 1;
+          e.chunk = 1;
+          budget_ -= 1;
+          batch_.push_back(slot);
+        }
+      }
+      for (size_t i = start; i < order_.size(); ++i) {
         uint32_t slot = order_[i];
         Entry& e = slab_[slot];
         if (e.group != Group::kRunning) continue;  // a victim already
@@ -579,7 +641,17 @@ class StepStation final : public Station {
     ++preempted_;
   }
 
-  // Starts the step of the formed batch.
+  // Account for a decode job (its chunk is 1): t c - t (t - 1) / 2 with
+  // t = 1 is c - 0, which is c to the bit.
+  void AccountDecode(Entry& e, StepVars* vars, uint32_t* unstarted) {
+    vars->decode += 1;
+    double c = e.growing ? e.content : e.processed + 1;
+    vars->context += c;
+    vars->attention += c;
+    e.taken = 0;
+    *unstarted += !e.started;
+  }
+
   // Adds job `e`, which joins the batch with its chunk, to the step's
   // variables.
   void Account(Entry& e, StepVars* vars, uint32_t* unstarted) {
@@ -646,6 +718,9 @@ class StepStation final : public Station {
       continued_.clear();
       continued_time_ = now;
     }
+    // work_ in a local (a register) through the loop: the same
+    // subtractions in the same order.
+    double work = work_;
     for (uint32_t slot : batch_) {
       Entry& e = slab_[slot];
       // A decode job of fractional work w takes ceil(w) steps.
@@ -653,7 +728,7 @@ class StepStation final : public Station {
       e.remaining -= fall;
       e.processed += e.chunk;
       e.reserved = false;
-      work_ -= fall;
+      work -= fall;
       bool token = e.decode;
       if (e.remaining <= 0 && e.recompute_decode) {
         // The recompute's last step makes the token the decode job was
@@ -681,6 +756,7 @@ class StepStation final : public Station {
         --left;
       }
     }
+    work_ = work;
     batch_.clear();
     if (left < present()) {
       auto gone = [this](uint32_t slot) {
@@ -725,6 +801,8 @@ class StepStation final : public Station {
   std::vector<uint32_t> batch_;  // the current step's jobs
   std::vector<uint32_t> order_;  // scratch: the batch order being formed
   std::vector<uint32_t> candidates_, grow_holds_;  // scratch: FormPlain's decode jobs
+  std::vector<double> old_content_;                // and their content before the pass
+  std::vector<uint8_t> grew_;                      // whether the pass grew them
   StepVars vars_;           // the step being formed
   uint32_t unstarted_ = 0;  // its jobs in their first step
   std::vector<double> key_, best_key_;

@@ -1,0 +1,241 @@
+// The evaluator's compiled path (expr.h): a pure expression gives the
+// tree's value to the bit, through its first evaluation (compiled) and
+// every later one; one that would fail reports the tree's error at the
+// failing node, whether or not constants were folded.
+#include "serq-sim/expr.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace serq::sim {
+namespace {
+
+class FakeState : public StateView {
+ public:
+  double StageState(Function f, uint32_t station) override {
+    ++calls;
+    return f == Function::kQueue ? 10.0 + station : 0.5;
+  }
+  double PoolState(Function f, uint32_t pool) override { return 100.0 + pool; }
+  int calls = 0;
+};
+
+// Builds an ExprTable node by node; each helper returns the node's id.
+struct Builder {
+  ExprTable t;
+  uint32_t Add(Node n, uint32_t line) {
+    n.line = line;
+    n.column = 1;
+    t.nodes.push_back(n);
+    return t.nodes.size() - 1;
+  }
+  uint32_t Num(double v, uint32_t line = 1) {
+    Node n;
+    n.op = Op::kNumber;
+    n.number = v;
+    return Add(n, line);
+  }
+  uint32_t Leaf(Op op, uint32_t a = 0, uint32_t line = 1) {
+    Node n;
+    n.op = op;
+    n.a = a;
+    return Add(n, line);
+  }
+  uint32_t Bin(Op op, uint32_t a, uint32_t b, uint32_t line = 1) {
+    Node n;
+    n.op = op;
+    n.a = a;
+    n.b = b;
+    return Add(n, line);
+  }
+  uint32_t Math(Function fn, std::vector<uint32_t> args, uint32_t line = 1) {
+    Node n;
+    n.op = Op::kMath;
+    n.fn = fn;
+    n.a = t.args.size();
+    n.b = args.size();
+    for (uint32_t a : args) t.args.push_back(a);
+    return Add(n, line);
+  }
+  uint32_t Stage(Function fn, int32_t index_node, uint32_t size, uint32_t line = 1) {
+    ElementRef r;
+    r.base = 3;
+    r.size = size;
+    r.index = index_node;
+    r.name = "P";
+    r.line = line;
+    r.column = 2;
+    t.refs.push_back(r);
+    Node n;
+    n.op = Op::kStageState;
+    n.fn = fn;
+    n.a = t.refs.size() - 1;
+    return Add(n, line);
+  }
+};
+
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST(CompiledExprTest, TauOfStepVariablesToTheBit) {
+  // (c0 + c1 * tokens) + c2 * context, with c0 = 16.06e9 / 3.35e12 folded
+  // from a constant subexpression: llmd_nixl_pull.sq's tau.
+  Builder b;
+  uint32_t c0 = b.Bin(Op::kDiv, b.Num(16.06e9), b.Num(3.35e12));
+  uint32_t tokens = b.Leaf(Op::kTokens);
+  uint32_t context = b.Leaf(Op::kContext);
+  uint32_t root = b.Bin(Op::kAdd, b.Bin(Op::kAdd, c0, b.Bin(Op::kMul, b.Num(2.7e-5), tokens)),
+                        b.Bin(Op::kMul, b.Num(3.9e-8), context));
+  Random random(1);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  const double c0v = 16.06e9 / 3.35e12;
+  for (int k = 0; k < 3; ++k) {  // the first compiles, the others run it
+    EvalFrame f;
+    f.step.tokens = 37 + k;
+    f.step.context = 12345.5 + 1000 * k;
+    double want = (c0v + 2.7e-5 * f.step.tokens) + 3.9e-8 * f.step.context;
+    EXPECT_TRUE(SameBits(ev.Eval(root, f), want)) << k;
+  }
+  EXPECT_FALSE(ev.failed());
+}
+
+TEST(CompiledExprTest, NonCommutativeConstantsKeepTheirSide) {
+  // 10 - x, x - 10, 10 / x, x / 10, fmod(x, 3), 3 < x, max(2, x, 1):
+  // a constant moved into the instruction stays on its side.
+  Builder b;
+  uint32_t x = b.Leaf(Op::kPrefill);
+  std::vector<uint32_t> roots = {
+      b.Bin(Op::kSub, b.Num(10), x), b.Bin(Op::kSub, x, b.Num(10)),
+      b.Bin(Op::kDiv, b.Num(10), x), b.Bin(Op::kDiv, x, b.Num(10)),
+      b.Bin(Op::kMod, x, b.Num(3)),  b.Bin(Op::kLt, b.Num(3), x),
+      b.Math(Function::kMax, {b.Num(2), x, b.Num(1)}), b.Leaf(Op::kNeg, b.Num(4))};
+  Random random(1);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  EvalFrame f;
+  f.step.prefill = 7.25;
+  std::vector<double> want = {10 - 7.25, 7.25 - 10, 10 / 7.25, 7.25 / 10,
+                              std::fmod(7.25, 3), 1, 7.25, -4};
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < roots.size(); ++i) {
+      EXPECT_TRUE(SameBits(ev.Eval(roots[i], f), want[i])) << i << " pass " << pass;
+    }
+  }
+  EXPECT_FALSE(ev.failed());
+}
+
+TEST(CompiledExprTest, DivisionByZeroFailsAtItsNode) {
+  // tokens / (decode - 1) with decode = 1: the compiled run gives up and
+  // the tree reports the division at line 7, after a good evaluation.
+  Builder b;
+  uint32_t root = b.Bin(Op::kDiv, b.Leaf(Op::kTokens),
+                        b.Bin(Op::kSub, b.Leaf(Op::kDecode), b.Num(1), 6), 7);
+  Random random(1);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  EvalFrame f;
+  f.step.tokens = 8;
+  f.step.decode = 3;
+  EXPECT_EQ(ev.Eval(root, f), 4);
+  f.step.decode = 1;
+  EXPECT_TRUE(std::isnan(ev.Eval(root, f)));
+  ASSERT_TRUE(ev.failed());
+  EXPECT_EQ(ev.error().line, 7u);
+  EXPECT_EQ(ev.error().message, "division by zero (8 / 0)");
+}
+
+TEST(CompiledExprTest, ConstantDivisionByZeroIsNotFoldedAway) {
+  Builder b;
+  uint32_t root = b.Bin(Op::kAdd, b.Leaf(Op::kSeqs), b.Bin(Op::kDiv, b.Num(1), b.Num(0), 4), 5);
+  Random random(1);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  EvalFrame f;
+  ev.Eval(root, f);
+  ASSERT_TRUE(ev.failed());
+  EXPECT_EQ(ev.error().line, 4u);
+  EXPECT_EQ(ev.error().message, "division by zero (1 / 0)");
+}
+
+TEST(CompiledExprTest, NanAndUnsetVariableFail) {
+  Builder b;
+  // 0 * inf is NaN: "0 * inf is NaN" at the multiplication.
+  uint32_t nan_root = b.Bin(Op::kMul, b.Leaf(Op::kContext), b.Num(INFINITY), 3);
+  std::vector<std::string> names = {"prompt"};
+  uint32_t var_root = b.Bin(Op::kAdd, b.Leaf(Op::kVariable, 0, 9), b.Num(1));
+  Random random(1);
+  FakeState state;
+  {
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    EvalFrame f;
+    f.step.context = 0;
+    ev.Eval(nan_root, f);
+    ASSERT_TRUE(ev.failed());
+    EXPECT_EQ(ev.error().line, 3u);
+    EXPECT_EQ(ev.error().message, "0 * inf is NaN");
+  }
+  {
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    double vars[1] = {41};
+    EvalFrame f;
+    f.variables = vars;
+    f.variable_names = &names;
+    EXPECT_EQ(ev.Eval(var_root, f), 42);
+    vars[0] = std::nan("");
+    ev.Eval(var_root, f);
+    ASSERT_TRUE(ev.failed());
+    EXPECT_EQ(ev.error().line, 9u);
+    EXPECT_EQ(ev.error().message, "variable 'prompt' is read before it is set");
+  }
+}
+
+TEST(CompiledExprTest, StateFunctionsOfAnIndexedElement) {
+  // queue(P[i]) with P = elements 3 and 4: 13, 14; i = 2 is out of range.
+  Builder b;
+  std::vector<std::string> names = {"i"};
+  uint32_t root = b.Stage(Function::kQueue, b.Leaf(Op::kVariable), 2, 8);
+  Random random(1);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  double vars[1] = {0};
+  EvalFrame f;
+  f.variables = vars;
+  f.variable_names = &names;
+  EXPECT_EQ(ev.Eval(root, f), 13);
+  vars[0] = 1.5;  // floor
+  EXPECT_EQ(ev.Eval(root, f), 14);
+  vars[0] = 2;
+  ev.Eval(root, f);
+  ASSERT_TRUE(ev.failed());
+  EXPECT_EQ(ev.error().message, "index 2 is out of range for 'P' (size 2)");
+}
+
+TEST(CompiledExprTest, DrawsTakeTheTreeOnce) {
+  // exponential(2) + 1 is not compiled: one draw an evaluation, the same
+  // stream as drawing directly.
+  Builder b;
+  Node n;
+  n.op = Op::kRandom;
+  n.fn = Function::kExponential;
+  n.a = b.t.args.size();
+  n.b = 1;
+  b.t.args.push_back(b.Num(2));
+  uint32_t draw = b.Add(n, 1);
+  uint32_t root = b.Bin(Op::kAdd, draw, b.Num(1));
+  Random random(7), same(7);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  EvalFrame f;
+  for (int k = 0; k < 3; ++k) {
+    double want = Draw(Function::kExponential, std::vector<double>{2}, same) + 1;
+    EXPECT_TRUE(SameBits(ev.Eval(root, f), want)) << k;
+  }
+}
+
+}  // namespace
+}  // namespace serq::sim
