@@ -18,10 +18,12 @@ namespace serq {
 namespace {
 
 using ::serq::testing::Pool;
+using ::serq::testing::ReadAll;
 using ::serq::testing::RunSource;
 using ::serq::testing::Samples;
 using ::serq::testing::SimRun;
 using ::serq::testing::Stage;
+using ::serq::testing::TempPath;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -29,18 +31,6 @@ SimOptions Checked() {
   SimOptions o;
   o.check_pools = true;
   return o;
-}
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir ? dir : "/tmp", "/", name);
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // engine.md §2's program: two sessions, kv of 10, a step of 1 s.

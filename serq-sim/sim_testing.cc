@@ -1,5 +1,11 @@
 #include "serq-sim/sim_testing.h"
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
 #include "serq-link/link.h"
 #include "serq-parse/parse.h"
 
@@ -43,6 +49,18 @@ results::PoolStats Pool(const results::Results& r, absl::string_view name, int i
     if (p.name() == name && static_cast<int>(p.index()) == index) return p;
   }
   return {};
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(dir ? dir : "/tmp", "/", name);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace serq::testing

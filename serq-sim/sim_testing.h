@@ -32,6 +32,11 @@ results::StageStats Stage(const results::Results& r, absl::string_view name, int
 results::PoolStats Pool(const results::Results& r, absl::string_view name, int index = 0,
                         int replication = 0);
 
+// A file `name` in the test's temporary directory ($TEST_TMPDIR, or /tmp).
+std::string TempPath(const std::string& name);
+// The whole of the file at `path` ("" when it cannot be read).
+std::string ReadAll(const std::string& path);
+
 }  // namespace serq::testing
 
 #endif  // SERQ_SIM_SIM_TESTING_H_

@@ -20,18 +20,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir ? dir : "/tmp", "/", name);
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // `inf` is the language's infinity (1 / 0 is a runtime error, docs/
 // language.md §4): one session at t = 0 observes inf, -inf and 0.1, and
 // holds 2 units of kv, kept after as a lease of inf (until released).
