@@ -45,6 +45,7 @@ class Parallel {
         jobs_(std::min(jobs, count)),
         window_(2 * jobs_),
         diags_(diags),
+        pristine_(*diags),
         done_(count) {}
 
   ReplicationsEnd Run(const ReplicationSinkFn& sink, absl::Status* sink_error) {
@@ -86,7 +87,7 @@ class Parallel {
   void Work(bool progress) {
     EngineOptions own = options_;
     own.progress = options_.progress && progress;
-    Diagnostics diags = *diags_;  // the file name and source, for the error
+    Diagnostics diags = pristine_;  // the file name and source, for the error
     for (;;) {
       uint32_t i;
       {
@@ -110,7 +111,7 @@ class Parallel {
         } else {
           failures_.emplace(i, std::move(diags));
           lowest_failure_ = std::min(lowest_failure_, i);
-          diags = *diags_;
+          diags = pristine_;
         }
       }
       changed_.notify_all();
@@ -120,7 +121,8 @@ class Parallel {
   const Model& model_;
   const EngineOptions& options_;
   const uint32_t first_, count_, jobs_, window_;
-  Diagnostics* diags_;
+  Diagnostics* diags_;             // written by the sink's thread only, at the end
+  const Diagnostics pristine_;     // *diags_ as given: what each worker starts from
 
   std::mutex mu_;
   std::condition_variable changed_;
