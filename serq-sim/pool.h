@@ -219,7 +219,7 @@ class Pools {
       Element& e = elements_[pool];
       if ((behind_line && e.growths_waiting != 0) || e.cache) break;
       const double cap = e.cap;
-      const double slack = std::isfinite(cap) ? 1e-12 * std::max(1.0, cap) : 0;
+      const double slack = FitSlack(cap);
       double used = e.used;
       double loaded = e.loaded;
       size_t m = n;
@@ -351,12 +351,14 @@ class Pools {
   bool MakeRoom(uint32_t pool, double need);
   bool CanMakeRoom(uint32_t pool, double need) const;
   // A relative slack of 1e-12 of the cap absorbs the rounding of fractional
-  // units (ten holds of 0.1 fill a pool of cap 1).
+  // units (ten holds of 0.1 fill a pool of cap 1); every fit check adds it.
+  static double FitSlack(double cap) {
+    return std::isfinite(cap) ? 1e-12 * std::max(1.0, cap) : 0;
+  }
   bool Fits(uint32_t pool, double need) const {
     const Element& e = elements_[pool];
-    double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
     // Evictable cached blocks are not in used but do occupy units.
-    return need <= e.cap - e.used - (e.cache ? CachedFree(pool) : 0) + slack;
+    return need <= e.cap - e.used - (e.cache ? CachedFree(pool) : 0) + FitSlack(e.cap);
   }
   bool TryAdmit(uint32_t request);
   bool TryGrow(const Growth& growth);

@@ -63,8 +63,7 @@ bool Pools::HitWouldFit(const Hold& h, uint32_t hit, uint32_t unreferenced, doub
                 (std::max(h.amount, shared) - shared) - (h.size - h.shared);
   double need = std::max(h.amount, shared + chunk) - std::max(h.amount, shared);
   double available = e.cap - used + (e.evictable ? Reclaimable(h.pool) : 0);
-  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
-  return need <= available + slack;
+  return need <= available + FitSlack(e.cap);
 }
 
 bool Pools::HitIfFits(HoldId hold, absl::Span<const BlockTag> tags, double work, double budget,
@@ -138,7 +137,7 @@ bool Pools::EvictBlocks(uint32_t pool, double need) {
   // deficit, then settled by Fits's own arithmetic with k fewer evictable
   // blocks (monotone in k: rounding is), so it is the loop's count exactly.
   uint32_t evictable = e.cache->EvictableBlocks();
-  double slack = std::isfinite(e.cap) ? 1e-12 * std::max(1.0, e.cap) : 0;
+  double slack = FitSlack(e.cap);
   auto fits_after = [&](uint32_t k) {
     return need <= e.cap - e.used - e.block * (evictable - k) + slack;  // Fits (pool.h)
   };
