@@ -58,6 +58,35 @@ bool Evaluator::Element(uint32_t ref, const EvalFrame& frame, uint32_t* element)
   return true;
 }
 
+namespace {
+
+// A binary operation on a and b, for the tree and the compiled programs
+// alike; false where it fails (division or '%' by zero, a NaN).
+inline bool Binary(Op op, double a, double b, double* v) {
+  switch (op) {
+    case Op::kLt: *v = a < b; return true;
+    case Op::kLe: *v = a <= b; return true;
+    case Op::kGt: *v = a > b; return true;
+    case Op::kGe: *v = a >= b; return true;
+    case Op::kEq: *v = a == b; return true;
+    case Op::kNe: *v = a != b; return true;
+    case Op::kAdd: *v = a + b; break;
+    case Op::kSub: *v = a - b; break;
+    case Op::kMul: *v = a * b; break;
+    case Op::kDiv:
+      if (b == 0) return false;
+      *v = a / b;
+      break;
+    default:
+      if (b == 0) return false;
+      *v = std::fmod(a, b);
+      break;
+  }
+  return !std::isnan(*v);
+}
+
+}  // namespace
+
 double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
   const Node& n = table_->nodes[id];
   switch (n.op) {
@@ -125,28 +154,13 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
       if (failed_) return a;
       double b = EvalTree(n.b, frame);
       if (failed_) return b;
-      double v = 0;
-      switch (n.op) {
-        case Op::kLt: return a < b;
-        case Op::kLe: return a <= b;
-        case Op::kGt: return a > b;
-        case Op::kGe: return a >= b;
-        case Op::kEq: return a == b;
-        case Op::kNe: return a != b;
-        case Op::kAdd: v = a + b; break;
-        case Op::kSub: v = a - b; break;
-        case Op::kMul: v = a * b; break;
-        case Op::kDiv:
-          if (b == 0) return Fail(n, absl::StrCat("division by zero (", a, " / 0)"));
-          v = a / b;
-          break;
-        default:
-          if (b == 0) return Fail(n, absl::StrCat("'%' by zero (", a, " % 0)"));
-          v = std::fmod(a, b);
-          break;
+      double v;
+      if (Binary(n.op, a, b, &v)) return v;
+      if (b == 0 && n.op == Op::kDiv) {
+        return Fail(n, absl::StrCat("division by zero (", a, " / 0)"));
       }
-      if (std::isnan(v)) return Fail(n, absl::StrCat(a, " ", OpText(n.op), " ", b, " is NaN"));
-      return v;
+      if (b == 0 && n.op == Op::kMod) return Fail(n, absl::StrCat("'%' by zero (", a, " % 0)"));
+      return Fail(n, absl::StrCat(a, " ", OpText(n.op), " ", b, " is NaN"));
     }
     case Op::kMath:
     case Op::kRandom: {
@@ -275,33 +289,6 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
   }
 }
 
-namespace {
-
-// The tree's binary operation on a and b; false where the tree fails.
-inline bool Binary(Op op, double a, double b, double* v) {
-  switch (op) {
-    case Op::kLt: *v = a < b; return true;
-    case Op::kLe: *v = a <= b; return true;
-    case Op::kGt: *v = a > b; return true;
-    case Op::kGe: *v = a >= b; return true;
-    case Op::kEq: *v = a == b; return true;
-    case Op::kNe: *v = a != b; return true;
-    case Op::kAdd: *v = a + b; break;
-    case Op::kSub: *v = a - b; break;
-    case Op::kMul: *v = a * b; break;
-    case Op::kDiv:
-      if (b == 0) return false;
-      *v = a / b;
-      break;
-    default:
-      if (b == 0) return false;
-      *v = std::fmod(a, b);
-      break;
-  }
-  return !std::isnan(*v);
-}
-
-}  // namespace
 
 void Evaluator::Fold(size_t left, size_t right, Program* out) {
   Program& p = *out;
