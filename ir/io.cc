@@ -265,10 +265,11 @@ bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* di
   }
   // Whatever the mark, a run serq-sim wrote has a horizon and at least one
   // replication asked for; files from before the mark are known by these.
-  if (!(out->horizon() > 0 && out->horizon() < INFINITY) || out->replications() == 0) {
+  const bool horizon = out->horizon() > 0 && out->horizon() < INFINITY;
+  if (!horizon || out->replications() == 0) {
     diags->ErrorInFile(absl::StrCat(
         "not serq results: ", out->mark().empty() ? "no mark, " : "",
-        !(out->horizon() > 0 && out->horizon() < INFINITY) ? "no horizon" : "no replications",
+        horizon ? "no replications" : "no horizon",
         " (serq-sim's results have a horizon and at least one replication)"));
     return false;
   }
