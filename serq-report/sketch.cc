@@ -104,6 +104,26 @@ void QuantileSketch::Merge(const QuantileSketch& other) {
   }
 }
 
+template <typename Visit>
+void QuantileSketch::Walk(Visit visit) const {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (negative_infinite_ && !visit(negative_infinite_, -inf)) return;
+  for (size_t i = negative_.counts.size(); i-- > 0;) {
+    if (negative_.counts[i] &&
+        !visit(negative_.counts[i], -Value(negative_.offset + static_cast<int32_t>(i)))) {
+      return;
+    }
+  }
+  if (zero_ && !visit(zero_, 0.0)) return;
+  for (size_t i = 0; i < positive_.counts.size(); ++i) {
+    if (positive_.counts[i] &&
+        !visit(positive_.counts[i], Value(positive_.offset + static_cast<int32_t>(i)))) {
+      return;
+    }
+  }
+  if (positive_infinite_) visit(positive_infinite_, inf);
+}
+
 double QuantileSketch::Quantile(double q) const {
   double h = static_cast<double>(count_ - 1) * q;
   uint64_t lo = static_cast<uint64_t>(std::floor(h));
@@ -116,20 +136,11 @@ double QuantileSketch::Quantile(double q) const {
   uint64_t ranks[2] = {lo, std::min(lo + 1, count_ - 1)};
   int found = 0;
   uint64_t seen = 0;
-  auto take = [&](uint64_t n, double value) {
+  Walk([&](uint64_t n, double value) {
     while (found < 2 && ranks[found] < seen + n) want[found++] = value;
     seen += n;
-  };
-  double inf = std::numeric_limits<double>::infinity();
-  take(negative_infinite_, -inf);
-  for (size_t i = negative_.counts.size(); i-- > 0 && found < 2;) {
-    if (negative_.counts[i]) take(negative_.counts[i], -Value(negative_.offset + static_cast<int32_t>(i)));
-  }
-  take(zero_, 0);
-  for (size_t i = 0; i < positive_.counts.size() && found < 2; ++i) {
-    if (positive_.counts[i]) take(positive_.counts[i], Value(positive_.offset + static_cast<int32_t>(i)));
-  }
-  take(positive_infinite_, inf);
+    return found < 2;
+  });
   // The extremes are kept exactly: rank 0 is min, rank n - 1 is max.
   for (int k = 0; k < 2; ++k) {
     if (ranks[k] == 0) want[k] = min_;
@@ -141,19 +152,10 @@ double QuantileSketch::Quantile(double q) const {
 
 std::vector<QuantileSketch::Bucket> QuantileSketch::Buckets() const {
   std::vector<Bucket> out;
-  double inf = std::numeric_limits<double>::infinity();
-  auto take = [&](uint64_t n, double value) {
-    if (n > 0) out.push_back({value, n});
-  };
-  take(negative_infinite_, -inf);
-  for (size_t i = negative_.counts.size(); i-- > 0;) {
-    take(negative_.counts[i], -Value(negative_.offset + static_cast<int32_t>(i)));
-  }
-  take(zero_, 0);
-  for (size_t i = 0; i < positive_.counts.size(); ++i) {
-    take(positive_.counts[i], Value(positive_.offset + static_cast<int32_t>(i)));
-  }
-  take(positive_infinite_, inf);
+  Walk([&](uint64_t n, double value) {
+    out.push_back({value, n});
+    return true;
+  });
   return out;
 }
 

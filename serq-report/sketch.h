@@ -67,6 +67,10 @@ class QuantileSketch {
   };
   int32_t Index(double magnitude) const;  // of a finite magnitude > 0
   double Value(int32_t index) const;      // the bucket's value
+  // Calls visit(count, value) on each bucket that is not empty, in
+  // Buckets()'s order, until it returns false (sketch.cc).
+  template <typename Visit>
+  void Walk(Visit visit) const;
 
   double alpha_;
   double gamma_;
