@@ -105,9 +105,9 @@ int Run() {
   std::printf("%d requests of %d blocks (%d of a shared prompt, %d of history), cache of %d "
               "blocks, %d live\n",
               requests, blocks, system, history, capacity, live);
-  std::printf("hit rate %.3f, %llu blocks filled, %llu evicted, %u nodes at the end\n",
+  std::printf("hit rate %.3f, %llu blocks filled, %llu evicted, %u blocks in %u nodes at the end\n",
               hit_blocks / looked, static_cast<unsigned long long>(filled),
-              static_cast<unsigned long long>(evicted), cache.Nodes());
+              static_cast<unsigned long long>(evicted), cache.Blocks(), cache.Nodes());
   std::printf("%-44s %9.1f\n", "run: ns (cpu) per request", run * 1e9 / requests);
   std::printf("%-44s %9.1f\n", "run: ns per block (lookup+hit+fill+evict+free)",
               run * 1e9 / looked);

@@ -76,7 +76,7 @@ bool Pools::HitIfFits(HoldId hold, absl::Span<const BlockTag> tags, double work,
   // Nothing changed since the probe (a new holder covers nothing and
   // moves no block): its path is what Hit would walk.
   if (h.holder == UINT32_MAX) h.holder = e.cache->NewHolder();
-  uint32_t revived = e.cache->HitProbed(h.holder, probed_);
+  uint32_t revived = e.cache->HitProbed(h.holder, probed_, found);
   *hit = Counted(hold, found, revived, work);
   return true;
 }

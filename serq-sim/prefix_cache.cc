@@ -1,5 +1,6 @@
 #include "serq-sim/prefix_cache.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -11,11 +12,6 @@ namespace {
 // The family of Mooncake's hash_ids: a NaN's bits, which no finite family
 // of `prefix` has, so the two spaces never meet.
 constexpr uint64_t kHashedFamily = 0x7ff8'5e71'ca11'0000ull;
-
-// How far ahead a pass over nodes in a known order (evictions, a holder's
-// release, a compaction) fetches the nodes it will touch: they were last
-// touched long ago, out of the caches.
-constexpr uint32_t kAhead = 8;
 
 }  // namespace
 
@@ -37,6 +33,7 @@ BlockTag BlockTag::Hashed(int64_t hash_id) {
 PrefixCache::PrefixCache() {
   nodes_.emplace_back();  // the root: the empty chain, never cached
   nodes_[kRoot].keep = 1;
+  nodes_[kRoot].live = true;
 }
 
 uint32_t PrefixCache::Find(uint32_t parent, const BlockTag& tag) const {
@@ -52,7 +49,22 @@ uint32_t PrefixCache::FindIndexed(uint32_t parent, const BlockTag& tag) const {
   return it == index_.end() ? kNone : it->second;
 }
 
-uint32_t PrefixCache::NewNode(uint32_t parent, const BlockTag& tag) {
+uint32_t PrefixCache::Matching(const Node& n, uint32_t off, absl::Span<const BlockTag> tags,
+                               uint32_t i, uint32_t end) const {
+  uint32_t most = std::min(n.len - off, end - i);
+  uint64_t index = n.tag.index + off;
+  uint32_t k = 0;
+  while (k < most && tags[i + k].family == n.tag.family && tags[i + k].index == index + k) ++k;
+  return k;
+}
+
+uint32_t PrefixCache::NewRun(uint32_t parent, absl::Span<const BlockTag> tags, uint32_t i,
+                             uint32_t end) {
+  uint32_t len = 1;
+  while (i + len < end && tags[i + len].family == tags[i].family &&
+         tags[i + len].index == tags[i].index + len) {
+    ++len;
+  }
   uint32_t id;
   if (!free_nodes_.empty()) {
     id = free_nodes_.back();
@@ -61,55 +73,135 @@ uint32_t PrefixCache::NewNode(uint32_t parent, const BlockTag& tag) {
     id = nodes_.size();
     nodes_.emplace_back();
   }
-  // Field by field: a freed node is one nothing keeps (no child, no
-  // reference, not listed), so only its key and flags change, and no
-  // temporary Node is built and copied.
   Node& n = nodes_[id];
   Node& p = nodes_[parent];
-  n.tag = tag;
+  n = Node();
+  n.tag = tags[i];
   n.parent = parent;
-  n.first_child = kNone;
-  n.refs = n.lease_refs = n.keep = n.indexed = 0;
-  n.order = kUnlisted;
-  n.depth = parent == kRoot ? 0 : p.depth + 1;
-  n.cached = false;
+  n.depth = p.end();
+  n.len = len;
   n.live = true;
   ++live_nodes_;
+  live_blocks_ += len;
   ++p.keep;
   if (p.first_child == kNone) {
     p.first_child = id;
-    n.in_index = false;
   } else {
     n.in_index = true;
     ++p.indexed;
-    index_.emplace(Key{parent, tag}, id);
+    index_.emplace(Key{parent, n.tag}, id);
   }
   return id;
 }
 
-uint32_t PrefixCache::Lookup(absl::Span<const BlockTag> tags) const {
-  uint32_t node = kRoot;
-  uint32_t n = 0;
-  for (const BlockTag& tag : tags) {
-    node = Find(node, tag);
-    if (node == kNone || !nodes_[node].cached) break;
-    ++n;
+uint32_t PrefixCache::Split(uint32_t node, uint32_t at) {
+  uint32_t id;
+  if (!free_nodes_.empty()) {
+    id = free_nodes_.back();
+    free_nodes_.pop_back();
+  } else {
+    id = nodes_.size();
+    nodes_.emplace_back();
   }
-  return n;
+  Node& head = nodes_[id];
+  Node& tail = nodes_[node];
+  head = tail;  // the state, the key and the place in the trie
+  head.len = at;
+  head.cached = std::min(tail.cached, at);
+  head.first_child = node;
+  head.indexed = 0;
+  head.keep = 1;  // the tail below it
+  head.prev = head.next = kNone;
+  Node& parent = nodes_[tail.parent];
+  if (tail.in_index) {
+    index_[Key{tail.parent, tail.tag}] = id;
+  } else {
+    parent.first_child = id;
+  }
+  tail.tag = tail.At(at);
+  tail.parent = id;
+  tail.depth += at;
+  tail.len -= at;
+  tail.cached -= head.cached;
+  tail.in_index = false;
+  ++live_nodes_;
+  if (tail.refs == 0 && head.cached > 0) {
+    // Evictable: the tail's blocks are deeper, evicted before the head's;
+    // a tail of ghosts leaves the list.
+    InsertAfter(node, id);
+    if (tail.cached == 0) Unlink(node);
+  }
+  return id;
+}
+
+uint32_t PrefixCache::Deepest(const HolderState& h) const {
+  if (h.depth == 0) return kRoot;
+  uint32_t node = h.pin;
+  while (nodes_[node].depth >= h.depth) node = nodes_[node].parent;
+  return node;
+}
+
+bool PrefixCache::Duplicate(const HolderState& h, uint32_t depth) const {
+  for (const auto& [from, to] : h.duplicates) {
+    if (depth < from) return false;
+    if (depth < to) return true;
+  }
+  return false;
+}
+
+void PrefixCache::AddDuplicates(HolderState& h, uint32_t from, uint32_t to) {
+  if (!h.duplicates.empty() && h.duplicates.back().second == from) {
+    h.duplicates.back().second = to;
+  } else {
+    h.duplicates.emplace_back(from, to);
+  }
+}
+
+template <typename Visit>
+void PrefixCache::ForEachReferenced(const HolderState& h, Visit visit) const {
+  // Up from the pin: the nodes the holder covers whole, but its duplicates.
+  // Its duplicate ranges are walked down from the deepest alongside.
+  size_t d = h.duplicates.size();
+  for (uint32_t node = h.pin; node != kRoot;) {
+    const Node& n = nodes_[node];
+    uint32_t parent = n.parent;
+    if (n.end() <= h.depth) {
+      while (d > 0 && h.duplicates[d - 1].first > n.depth) --d;
+      if (d == 0 || n.depth >= h.duplicates[d - 1].second) visit(node);
+    }
+    node = parent;
+  }
+}
+
+template <typename Visit>
+uint32_t PrefixCache::Walk(absl::Span<const BlockTag> tags, uint32_t most, Visit visit) const {
+  uint32_t end = std::min<size_t>(most, tags.size());
+  uint32_t node = kRoot, i = 0;
+  while (i < end) {
+    node = Find(node, tags[i]);
+    if (node == kNone) break;
+    const Node& n = nodes_[node];
+    uint32_t k = std::min(Matching(n, 0, tags, i, end), n.cached);
+    if (k == 0) break;
+    visit(node, k);
+    i += k;
+    if (k < n.len) break;
+  }
+  return i;
+}
+
+uint32_t PrefixCache::Lookup(absl::Span<const BlockTag> tags) const {
+  return Walk(tags, UINT32_MAX, [](uint32_t, uint32_t) {});
 }
 
 uint32_t PrefixCache::Probe(absl::Span<const BlockTag> tags, uint32_t most,
                             uint32_t* unreferenced, std::vector<uint32_t>* path) const {
-  uint32_t node = kRoot, n = 0;
   *unreferenced = 0;
   if (path != nullptr) path->clear();
-  for (; n < most && n < tags.size(); ++n) {
-    node = Find(node, tags[n]);
-    if (node == kNone || !nodes_[node].cached) break;
-    if (nodes_[node].refs == 0) ++*unreferenced;
+  return Walk(tags, most, [&](uint32_t node, uint32_t k) {
+    if (nodes_[node].refs == 0) *unreferenced += k;
     if (path != nullptr) path->push_back(node);
-  }
-  return n;
+  });
 }
 
 PrefixCache::Holder PrefixCache::NewHolder() {
@@ -122,30 +214,35 @@ PrefixCache::Holder PrefixCache::NewHolder() {
     holders_.emplace_back();
   }
   HolderState& h = holders_[id];
-  h.tail = kRoot;
+  h.pin = kRoot;
   h.depth = 0;
+  h.refs = 0;
   h.lease = false;
-  h.refs.clear();
+  h.duplicates.clear();
   ++nodes_[kRoot].keep;
   return id;
 }
 
-void PrefixCache::Stand(HolderState& h, uint32_t node) {
+void PrefixCache::Pin(HolderState& h, uint32_t node) {
+  if (node == h.pin) return;
   ++nodes_[node].keep;
-  uint32_t old = h.tail;
-  h.tail = node;
+  uint32_t old = h.pin;
+  h.pin = node;
   Unkeep(old);
 }
 
 void PrefixCache::Unkeep(uint32_t node) {
-  Node& n = nodes_[node];
-  if (--n.keep > 0 || n.cached || node == kRoot) return;
-  Erase(node);
+  if (--nodes_[node].keep == 0 && node != kRoot) Trim(node);
 }
 
-void PrefixCache::Erase(uint32_t node) {
+void PrefixCache::Trim(uint32_t node) {
   for (;;) {
     Node& n = nodes_[node];
+    live_blocks_ -= n.len - n.cached;
+    n.len = n.cached;
+    if (n.cached > 0) return;
+    // No block left: its place goes, and its parent may be kept by
+    // nothing any more.
     uint32_t parent = n.parent;
     Node& p = nodes_[parent];
     if (n.in_index) {
@@ -157,107 +254,132 @@ void PrefixCache::Erase(uint32_t node) {
     n.live = false;
     --live_nodes_;
     free_nodes_.push_back(node);
-    if (--p.keep > 0 || p.cached || parent == kRoot) return;
+    if (--p.keep > 0 || parent == kRoot) return;
     node = parent;
   }
 }
 
-void PrefixCache::SetLeaseOnly(const Node& n, bool before) {
+void PrefixCache::LeaseCount(const Node& n, bool before) {
   bool after = IsLeaseOnly(n);
-  if (before != after) {
-    if (after) {
-      ++lease_only_;
-    } else {
-      --lease_only_;
-    }
-  }
+  if (after && !before) lease_only_ += n.cached;
+  if (before && !after) lease_only_ -= n.cached;
 }
 
 void PrefixCache::Reference(HolderState& h, uint32_t node) {
   Node& n = nodes_[node];
   bool before = IsLeaseOnly(n);
-  if (n.refs == 0) {
-    // Cached and referenced by nobody: evictable, so listed.
-    Unlist(node);
-    --evictable_;
-    ++referenced_;
+  if (n.refs == 0) {  // evictable: it leaves the list
+    Unlink(node);
+    evictable_ -= n.cached;
+    referenced_ += n.cached;
   }
   ++n.refs;
   if (h.lease) ++n.lease_refs;
-  SetLeaseOnly(n, before);
-  h.refs.push_back(node);
+  LeaseCount(n, before);
+  h.refs += n.cached;
 }
 
 void PrefixCache::Register(HolderState& h, uint32_t node) {
   Node& n = nodes_[node];
-  n.cached = true;
+  n.cached = n.len;
   n.refs = 1;
-  ++referenced_;
-  if (h.lease) {
-    n.lease_refs = 1;
-    ++lease_only_;
-  }
-  h.refs.push_back(node);
+  n.lease_refs = h.lease ? 1 : 0;
+  referenced_ += n.len;
+  if (h.lease) lease_only_ += n.len;
+  h.refs += n.len;
 }
 
 uint32_t PrefixCache::Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
                           uint32_t* hit) {
-  HolderState& h = holders_[holder];
-  uint32_t was_evictable = 0;
-  uint32_t node = kRoot, n = 0;
-  for (; n < blocks && n < tags.size(); ++n) {
-    uint32_t next = Find(node, tags[n]);
-    if (next == kNone || !nodes_[next].cached) break;
-    node = next;
-    if (nodes_[node].refs == 0) ++was_evictable;
-    Reference(h, node);
-  }
-  Covered(h, node, n);
+  uint32_t unreferenced;
+  uint32_t n = Probe(tags, blocks, &unreferenced, &path_);
+  HitProbed(holder, path_, n);
   if (hit != nullptr) *hit = n;
-  return was_evictable;
+  return unreferenced;
 }
 
-uint32_t PrefixCache::HitProbed(Holder holder, absl::Span<const uint32_t> path) {
-  HolderState& h = holders_[holder];
+uint32_t PrefixCache::HitProbed(Holder holder, absl::Span<const uint32_t> path, uint32_t blocks) {
   uint32_t was_evictable = 0;
+  uint32_t last = kRoot;
   for (uint32_t node : path) {
-    if (nodes_[node].refs == 0) ++was_evictable;
-    Reference(h, node);
+    // The last node may hold more than the hit takes: its head is split off.
+    if (nodes_[node].end() > blocks) node = Split(node, blocks - nodes_[node].depth);
+    if (nodes_[node].refs == 0) was_evictable += nodes_[node].cached;
+    Reference(holders_[holder], node);
+    last = node;
   }
-  Covered(h, path.empty() ? kRoot : path.back(), path.size());
+  Covered(holders_[holder], last, blocks);
   return was_evictable;
 }
 
-void PrefixCache::Covered(HolderState& h, uint32_t node, uint32_t n) {
-  if (n > 0) Stand(h, node);
-  h.depth = n;
+void PrefixCache::Covered(HolderState& h, uint32_t node, uint32_t blocks) {
+  Pin(h, node);
+  h.depth = blocks;
+}
+
+bool PrefixCache::Extends(const HolderState& h, uint32_t node, const BlockTag& tag) const {
+  const Node& n = nodes_[node];
+  // Its own (referenced by it alone, not a duplicate), whole and with
+  // nothing below: more of the same list's blocks can join it.
+  return node != kRoot && n.first_child == kNone && n.indexed == 0 && n.cached == n.len && n.refs == 1 &&
+         n.lease_refs == 0 && !h.lease && tag == n.At(n.len) && !Duplicate(h, n.depth);
 }
 
 uint32_t PrefixCache::Fill(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks) {
   HolderState& h = holders_[holder];
   if (blocks <= h.depth) return 0;
-  uint32_t node = h.tail;
+  uint32_t node = Deepest(h);
   uint32_t i = h.depth;
-  // The blocks interned already: duplicates (cached: the first stays, the
-  // units stay the hold's) or ghosts, registered again.
   uint32_t registered = 0;
-  for (; i < blocks; ++i) {
-    uint32_t found = Find(node, tags[i]);
-    if (found == kNone) break;
-    node = found;
-    if (nodes_[node].cached) continue;
+  while (i < blocks) {
+    if (i == nodes_[node].end()) {  // block i is a child of the node's last
+      uint32_t child = Find(node, tags[i]);
+      if (child != kNone) {
+        node = child;
+        continue;
+      }
+      if (Extends(h, node, tags[i])) {
+        // The usual tail of a prompt, and a decode's growth: blocks only
+        // this list has, after its own.
+        Node& n = nodes_[node];
+        uint32_t k = 1;
+        while (i + k < blocks && tags[i + k] == n.At(n.len + k)) ++k;
+        n.len += k;
+        n.cached += k;
+        live_blocks_ += k;
+        referenced_ += k;
+        h.refs += k;
+        registered += k;
+        i += k;
+        continue;
+      }
+      node = NewRun(node, tags, i, blocks);
+      Register(h, node);
+      registered += nodes_[node].len;
+      i += nodes_[node].len;
+      continue;
+    }
+    // Block i is inside the node.
+    uint32_t off = i - nodes_[node].depth;
+    uint32_t k = Matching(nodes_[node], off, tags, i, blocks);
+    if (k == 0) {  // the list leaves the run here: a branch after its head
+      node = Split(node, off);
+      continue;
+    }
+    if (off < nodes_[node].cached) {  // cached already: duplicates
+      k = std::min(k, nodes_[node].cached - off);
+      AddDuplicates(h, i, i + k);
+      i += k;
+      continue;
+    }
+    // Ghosts: the k of them are registered, in a node of their own.
+    if (off > 0) Split(node, off);
+    if (k < nodes_[node].len) node = Split(node, k);
     Register(h, node);
-    ++registered;
+    registered += k;
+    i += k;
   }
-  // The rest are new, each below the one before, which has no other child:
-  // no look-up, no duplicate (the usual tail of a prompt: a run of blocks
-  // only this list has).
-  for (; i < blocks; ++i) {
-    node = NewNode(node, tags[i]);
-    Register(h, node);
-    ++registered;
-  }
-  Stand(h, node);
+  Pin(h, node);
   h.depth = blocks;
   return registered;
 }
@@ -265,49 +387,38 @@ uint32_t PrefixCache::Fill(Holder holder, absl::Span<const BlockTag> tags, uint3
 void PrefixCache::ToLease(Holder holder) {
   HolderState& h = holders_[holder];
   h.lease = true;
-  for (uint32_t node : h.refs) {
+  ForEachReferenced(h, [&](uint32_t node) {
     Node& n = nodes_[node];
     bool before = IsLeaseOnly(n);
     ++n.lease_refs;
-    SetLeaseOnly(n, before);
-  }
+    LeaseCount(n, before);
+  });
 }
 
 uint32_t PrefixCache::Empty(Holder holder) {
   HolderState& h = holders_[holder];
   uint32_t released = 0;
+  bool lease = h.lease;
   // Deepest first, as vLLM frees a request's blocks in reverse: its tail is
   // evicted before its head.
-  // Lease-only counts, from refs r and lease refs L before (r >= 1): a
-  // hold's release makes the block lease-only when r - 1 == L > 0; a
-  // lease's unmakes it when it was (r == L) and was the last (r == 1).
-  bool lease = h.lease;
-  Tidy();
-  const uint32_t* refs = h.refs.data();
-  for (size_t i = h.refs.size(); i-- > 0;) {
-    // Its nodes were filled a while ago: fetched ahead, as evictions do.
-    if (i >= kAhead) __builtin_prefetch(&nodes_[refs[i - kAhead]]);
-    uint32_t node = refs[i];
+  ForEachReferenced(h, [&](uint32_t node) {
     Node& n = nodes_[node];
-    uint32_t r = n.refs--;
-    if (lease) {
-      if (r == 1 && n.lease_refs == 1) --lease_only_;
-      --n.lease_refs;
-    } else if (n.lease_refs != 0 && r - 1 == n.lease_refs) {
-      ++lease_only_;
+    bool before = IsLeaseOnly(n);
+    --n.refs;
+    if (lease) --n.lease_refs;
+    LeaseCount(n, before);
+    if (n.refs == 0) {
+      referenced_ -= n.cached;
+      evictable_ += n.cached;
+      released += n.cached;
+      Append(node);
     }
-    if (r == 1) {
-      --referenced_;
-      ++evictable_;
-      ++released;
-      n.order = order_base_ + order_.size();  // appended to the eviction order
-      order_.push_back(node);
-    }
-  }
-  h.refs.clear();
+  });
+  h.refs = 0;
   h.lease = false;
   h.depth = 0;
-  Stand(h, kRoot);
+  h.duplicates.clear();
+  Pin(h, kRoot);
   return released;
 }
 
@@ -318,104 +429,104 @@ uint32_t PrefixCache::FreeHolder(Holder holder) {
   return released;
 }
 
-
-void PrefixCache::Tidy() {
-  if (order_head_ >= 4096 && 2 * static_cast<size_t>(order_head_) >= order_.size()) {
-    order_.erase(order_.begin(), order_.begin() + order_head_);
-    order_base_ += order_head_;
-    order_head_ = 0;
+void PrefixCache::Append(uint32_t node) {
+  Node& n = nodes_[node];
+  n.prev = tail_;
+  n.next = kNone;
+  if (tail_ == kNone) {
+    head_ = node;
+  } else {
+    nodes_[tail_].next = node;
   }
-  if (order_.size() - order_head_ >= 2 * static_cast<size_t>(evictable_) + 1024) Compact();
+  tail_ = node;
 }
 
-void PrefixCache::Compact() {
-  uint32_t out = 0;
-  for (uint32_t i = order_head_; i < order_.size(); ++i) {
-    if (i + kAhead < order_.size()) __builtin_prefetch(&nodes_[order_[i + kAhead]]);
-    uint32_t node = order_[i];
-    if (nodes_[node].order != order_base_ + i) continue;
-    nodes_[node].order = order_base_ + out;
-    order_[out++] = node;
+void PrefixCache::InsertAfter(uint32_t at, uint32_t node) {
+  Node& n = nodes_[node];
+  n.prev = at;
+  n.next = nodes_[at].next;
+  if (n.next == kNone) {
+    tail_ = node;
+  } else {
+    nodes_[n.next].prev = node;
   }
-  order_.resize(out);
-  order_head_ = 0;
+  nodes_[at].next = node;
+}
+
+void PrefixCache::Unlink(uint32_t node) {
+  Node& n = nodes_[node];
+  if (n.prev == kNone) {
+    head_ = n.next;
+  } else {
+    nodes_[n.prev].next = n.next;
+  }
+  if (n.next == kNone) {
+    tail_ = n.prev;
+  } else {
+    nodes_[n.next].prev = n.prev;
+  }
+  n.prev = n.next = kNone;
+}
+
+uint32_t PrefixCache::EvictFromHead(uint32_t count) {
+  uint32_t node = head_;
+  Node& n = nodes_[node];
+  uint32_t k = std::min(count, n.cached);
+  n.cached -= k;
+  evictable_ -= k;
+  if (n.cached == 0) Unlink(node);
+  // Ghosts stay while a node below or a holder pinned on it needs them.
+  if (n.keep == 0) Trim(node);
+  return k;
 }
 
 bool PrefixCache::Evict(Evicted* out) {
   if (evictable_ == 0) return false;
-  while (nodes_[order_[order_head_]].order != order_base_ + order_head_) ++order_head_;
-  if (out != nullptr) out->depth = nodes_[order_[order_head_]].depth;
-  EvictHead();
+  const Node& n = nodes_[head_];
+  if (out != nullptr) out->depth = n.depth + n.cached - 1;
+  EvictFromHead(1);
   return true;
 }
 
 uint32_t PrefixCache::EvictOldest(uint32_t count) {
   uint32_t done = 0;
-  for (; done < count && evictable_ > 0; ++done) EvictHead();
+  while (done < count && evictable_ > 0) done += EvictFromHead(count - done);
   return done;
 }
 
-void PrefixCache::EvictHead() {
-  uint32_t node;
-  for (;;) {
-    uint32_t ahead = order_head_ + kAhead;
-    if (ahead < order_.size()) __builtin_prefetch(&nodes_[order_[ahead]]);
-    node = order_[order_head_];
-    if (nodes_[node].order == order_base_ + order_head_) break;
-    ++order_head_;  // stale: a hit took it out
-  }
-  ++order_head_;
-  Node& n = nodes_[node];
-  n.order = kUnlisted;
-  --evictable_;
-  n.cached = false;
-  // A ghost stays while a node below it or a holder needs its key.
-  if (n.keep == 0) Erase(node);
-  if (evictable_ == 0) {  // nothing live left: start the array again
-    order_base_ += order_.size();
-    order_.clear();
-    order_head_ = 0;
-  }
-}
-
-uint32_t PrefixCache::CountFirstChildren() const {
-  uint32_t n = 0;
-  for (uint32_t id = 0; id < nodes_.size(); ++id) {
-    if ((id == kRoot || nodes_[id].live) && nodes_[id].first_child != kNone) ++n;
-  }
-  return n;
-}
-
 std::string PrefixCache::CheckInvariants() const {
-  uint32_t evictable = 0, referenced = 0, lease_only = 0, listed = 0;
-  std::vector<uint32_t> keep(nodes_.size(), 0), refs(nodes_.size(), 0);
+  const uint32_t size = nodes_.size();
+  std::vector<uint32_t> keep(size, 0), refs(size, 0), lease_refs(size, 0), indexed(size, 0);
   keep[kRoot] = 1;
-  std::vector<bool> live(nodes_.size(), false);
-  std::vector<uint32_t> indexed(nodes_.size(), 0);
-  uint32_t count = 0;
-  for (uint32_t id = 1; id < nodes_.size(); ++id) {
+  uint32_t count = 0, blocks = 0, first_children = 0;
+  if (nodes_[kRoot].len != 0 || nodes_[kRoot].cached != 0) return "root: holds blocks";
+  for (uint32_t id = 0; id < size; ++id) {
     const Node& n = nodes_[id];
     if (!n.live) continue;
-    live[id] = true;
+    if (n.first_child != kNone) ++first_children;
+    if (id == kRoot) continue;
     ++count;
+    blocks += n.len;
+    if (n.parent >= size || !nodes_[n.parent].live) return absl::StrCat("node ", id, ": no parent");
+    const Node& p = nodes_[n.parent];
     ++keep[n.parent];
+    if (n.depth != p.end()) return absl::StrCat("node ", id, ": depth ", n.depth, " not ", p.end());
+    if (n.len == 0 || n.cached > n.len) return absl::StrCat("node ", id, ": len ", n.len, " cached ", n.cached);
     if (n.in_index) {
       ++indexed[n.parent];
       auto it = index_.find(Key{n.parent, n.tag});
-      if (it == index_.end() || it->second != id) {
-        return absl::StrCat("node ", id, ": not in the table");
-      }
-    } else if (nodes_[n.parent].first_child != id) {
+      if (it == index_.end() || it->second != id) return absl::StrCat("node ", id, ": not in the table");
+    } else if (p.first_child != id) {
       return absl::StrCat("node ", id, ": neither in the table nor its parent's first child");
     }
     if (Find(n.parent, n.tag) != id) return absl::StrCat("node ", id, ": not found");
   }
-  if (count != live_nodes_ || index_.size() + CountFirstChildren() != count) {
+  if (count != live_nodes_ || blocks != live_blocks_ || index_.size() + first_children != count) {
     return absl::StrCat("nodes: ", live_nodes_, " counted, ", count, " live, ", index_.size(),
-                        " in the table");
+                        " in the table; blocks ", live_blocks_, " counted, ", blocks, " live");
   }
-  for (uint32_t id = 0; id < nodes_.size(); ++id) {
-    if ((id == kRoot || live[id]) && nodes_[id].indexed != indexed[id]) {
+  for (uint32_t id = 0; id < size; ++id) {
+    if (nodes_[id].live && nodes_[id].indexed != indexed[id]) {
       return absl::StrCat("node ", id, ": ", nodes_[id].indexed, " children in the table, not ",
                           indexed[id]);
     }
@@ -425,47 +536,56 @@ std::string PrefixCache::CheckInvariants() const {
   for (Holder id = 0; id < holders_.size(); ++id) {
     if (free_holder[id]) continue;
     const HolderState& h = holders_[id];
-    ++keep[h.tail];
-    for (uint32_t node : h.refs) ++refs[node];
-  }
-  if (order_head_ > order_.size()) return "eviction order: head past the end";
-  for (uint32_t i = order_head_; i < order_.size(); ++i) {
-    uint32_t node = order_[i];
-    if (node >= nodes_.size()) return absl::StrCat("eviction order: entry ", i, " names no node");
-    if (nodes_[node].order != order_base_ + i) continue;  // stale
-    if (!live[node] || !nodes_[node].cached || nodes_[node].refs != 0) {
-      return absl::StrCat("node ", node, ": listed but not evictable");
+    if (!nodes_[h.pin].live) return absl::StrCat("holder ", id, ": pinned on no node");
+    ++keep[h.pin];
+    if (h.depth > 0 && nodes_[h.pin].end() < h.depth) {
+      return absl::StrCat("holder ", id, ": pinned above its deepest block");
     }
-    ++listed;
+    uint32_t referenced = 0;
+    std::string wrong;
+    ForEachReferenced(h, [&](uint32_t node) {
+      const Node& n = nodes_[node];
+      if (n.cached != n.len && wrong.empty()) wrong = absl::StrCat("holder ", id, ": references ghosts of node ", node);
+      ++refs[node];
+      if (h.lease) ++lease_refs[node];
+      referenced += n.cached;
+    });
+    if (!wrong.empty()) return wrong;
+    if (referenced != h.refs) {
+      return absl::StrCat("holder ", id, ": references ", referenced, " blocks, counted ", h.refs);
+    }
   }
-  for (uint32_t id = 1; id < nodes_.size(); ++id) {
-    if (!live[id]) continue;
+  uint32_t evictable = 0, referenced = 0, lease_only = 0, listed = 0, evictable_nodes = 0;
+  uint32_t prev = kNone;
+  for (uint32_t node = head_; node != kNone; node = nodes_[node].next) {
+    if (++listed > count) return "eviction list: a cycle";
+    const Node& n = nodes_[node];
+    if (!n.live || n.cached == 0 || n.refs != 0) return absl::StrCat("node ", node, ": listed but not evictable");
+    if (n.prev != prev) return absl::StrCat("node ", node, ": its list links disagree");
+    prev = node;
+  }
+  if (prev != tail_) return "eviction list: tail";
+  for (uint32_t id = 1; id < size; ++id) {
     const Node& n = nodes_[id];
-    bool is_evictable = n.cached && n.refs == 0;
-    bool listed_here = n.order != kUnlisted && n.order >= order_base_ + order_head_ &&
-                       n.order < order_base_ + order_.size() && order_[n.order - order_base_] == id;
-    if (is_evictable != listed_here) {
-      return absl::StrCat("node ", id, is_evictable ? ": evictable but not listed" : ": listed wrongly");
-    }
-  }
-  for (uint32_t id = 1; id < nodes_.size(); ++id) {
-    if (!live[id]) continue;
-    const Node& n = nodes_[id];
-    if (n.refs != refs[id]) {
-      return absl::StrCat("node ", id, ": refs ", n.refs, " but holders make ", refs[id]);
-    }
+    if (!n.live) continue;
+    if (n.refs != refs[id]) return absl::StrCat("node ", id, ": refs ", n.refs, " but holders make ", refs[id]);
+    if (n.lease_refs != lease_refs[id]) return absl::StrCat("node ", id, ": lease refs differ");
     if (n.keep != keep[id]) {
       return absl::StrCat("node ", id, ": keep ", n.keep, " but nodes and holders make ", keep[id]);
     }
-    if (!n.cached && n.keep == 0) return absl::StrCat("node ", id, ": a ghost nothing needs");
-    if (!n.cached && n.refs > 0) return absl::StrCat("node ", id, ": referenced but not cached");
-    if (n.cached && n.refs == 0) ++evictable;
-    if (n.refs > 0) ++referenced;
-    if (IsLeaseOnly(n)) ++lease_only;
+    if (n.keep == 0 && n.cached < n.len) return absl::StrCat("node ", id, ": ghosts nothing needs");
+    if (n.refs > 0 && n.cached == 0) return absl::StrCat("node ", id, ": referenced but not cached");
+    if (n.cached > 0 && n.refs == 0) {
+      evictable += n.cached;
+      ++evictable_nodes;
+    }
+    if (n.refs > 0) referenced += n.cached;
+    if (IsLeaseOnly(n)) lease_only += n.cached;
   }
   if (nodes_[kRoot].keep != keep[kRoot]) return "root: keep differs";
-  if (evictable != evictable_ || listed != evictable_) {
-    return absl::StrCat("evictable ", evictable_, " but nodes make ", evictable, ", list ", listed);
+  if (evictable != evictable_ || listed != evictable_nodes) {
+    return absl::StrCat("evictable ", evictable_, " but nodes make ", evictable, ", list ", listed,
+                        " of ", evictable_nodes);
   }
   if (referenced != referenced_) return absl::StrCat("referenced ", referenced_, " but ", referenced);
   if (lease_only != lease_only_) return absl::StrCat("lease only ", lease_only_, " but ", lease_only);

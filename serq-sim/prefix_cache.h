@@ -4,33 +4,39 @@
 //
 // A block's identity is the whole chain of tags up to and including it: two
 // blocks are the same exactly when their sessions' lists agree up to them.
-// The cache interns (parent, tag) pairs into nodes of a trie, so identity is
-// decided by comparing tags, never by a hash of them: no collisions, and the
-// node numbers (and so every output) are the same on every machine. A hash
-// table finds a node from its (parent, tag) key; it is never iterated.
+// The cache interns chains into a trie, so identity is decided by comparing
+// tags, never by a hash of them: no collisions, and the node numbers (and
+// so every output) are the same on every machine.
 //
-// A node is *cached* (registered, its B units held by the pool) or a *ghost*
-// (evicted, or never registered: a duplicate's place in a chain), kept only
-// while a cached node below it or a holder standing on it needs its key. A
-// cached node with no reference is *evictable*: it sits in the eviction
-// order, least to most recently released. That order is an array of node
-// numbers, not a list through the nodes: an eviction reads the next ones'
-// numbers there and fetches their nodes ahead (they were released long ago:
-// out of the caches), where a list would wait for each node to learn the
-// next. A hit takes a node out by marking it; its stale entry is skipped,
-// and dropped when the array is compacted.
+// A node of the trie is a *run*: blocks one after another in a chain, the
+// tag of each the one before with its index plus one (`prefix (k, n)`
+// makes such runs; so do consecutive hash_ids), all in the same state. A
+// prompt of 100 blocks is two or three runs, not 100 nodes, and a hit, a
+// registration, a release or an eviction costs per run, not per block. A
+// run is split where its blocks' states would differ (a hit or a fill that
+// stops inside it, a chain leaving it in the middle) and never merged. Its
+// blocks are its `cached` leading ones, then *ghosts* (evicted, or never
+// registered: a duplicate's place in a chain), kept while a node below or a
+// holder standing on it needs their keys. A node's cached blocks are all
+// referenced by the same holders, or by none: then they are *evictable*,
+// and the node is in the eviction list. That list holds runs, least
+// recently released first; a run's blocks are evicted deepest first, as
+// vLLM frees a request's blocks in reverse, so a run's place in the list
+// is exactly its blocks' places in a list of blocks.
 //
 // A node's first child is found without the table (`first_child`, its tag
-// compared): a chain of blocks only one list has, the usual tail of a
-// prompt, costs no hashing at all; only a node's further children (the
-// requests' own blocks after a shared system prompt) go in the table.
+// compared): only a node's further children (the requests' own blocks
+// after a shared system prompt) go in the hash table, which finds a node
+// from its (parent, first tag) key and is never iterated.
 //
 // A *holder* is a hold's (later its lease's) view of its session's chain:
-// how many leading blocks of the list its content covers (its depth), the
-// node of its deepest such block (pinned, so the chain below it stays
-// interned), and the cached blocks it references. Blocks it covered as
-// duplicates (already cached by another when it filled them) are not
-// referenced: their units stay the hold's own.
+// how many leading blocks of the list its content covers (its depth), a
+// node at or below its deepest such block (pinned, so the chain above it
+// stays interned), and the depths it covered as duplicates (already cached
+// by another when it filled them: not referenced, their units stay the
+// hold's own). Every other node its depth covers whole it references; so
+// the references are found by walking up from the pin, and a split, which
+// only moves a node's head into a new node above it, changes no holder.
 //
 // This library knows tags, nodes and holders, not pools, sessions or time,
 // so it is tested and benchmarked (//bench:prefix_cache_bench) alone. The
@@ -79,7 +85,7 @@ class PrefixCache {
   // Lookup(tags) capped at `most`, and in *unreferenced how many of those
   // blocks are evictable (what a hit of them would take out of the
   // eviction order), in one walk. No side effect.
-  // With `path`, the nodes of those blocks, shallowest first, for
+  // With `path`, the nodes holding those blocks, shallowest first, for
   // HitProbed.
   uint32_t Probe(absl::Span<const BlockTag> tags, uint32_t most, uint32_t* unreferenced,
                  std::vector<uint32_t>* path = nullptr) const;
@@ -92,9 +98,9 @@ class PrefixCache {
   // (their units become used).
   uint32_t Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
                uint32_t* hit = nullptr);
-  // Hit of the blocks a Probe's `path` found, nothing having changed since:
-  // the same, without walking the chain again.
-  uint32_t HitProbed(Holder holder, absl::Span<const uint32_t> path);
+  // Hit of the `blocks` blocks a Probe's `path` found, nothing having
+  // changed since: the same, without walking the chain again.
+  uint32_t HitProbed(Holder holder, absl::Span<const uint32_t> path, uint32_t blocks);
   // The holder's content now covers the first `blocks` blocks of `tags`
   // (blocks <= tags.size(); fewer than its depth: no change). Each newly
   // covered block not cached is registered, referenced by the holder; one
@@ -112,7 +118,7 @@ class PrefixCache {
   uint32_t FreeHolder(Holder holder);
 
   // Blocks `holder` references.
-  uint32_t References(Holder holder) const { return holders_[holder].refs.size(); }
+  uint32_t References(Holder holder) const { return holders_[holder].refs; }
   uint32_t Depth(Holder holder) const { return holders_[holder].depth; }
 
   // Drops the least recently released evictable block. False when none.
@@ -128,8 +134,10 @@ class PrefixCache {
   // Referenced blocks whose every reference is a lease's: what ending all
   // leases would make evictable.
   uint32_t LeaseOnlyBlocks() const { return lease_only_; }
-  // Interned nodes (cached and ghosts), without the root: for tests and the
-  // bench's memory figure.
+  // Interned blocks (cached and ghosts): for tests and the bench's memory
+  // figure.
+  uint32_t Blocks() const { return live_blocks_; }
+  // Nodes (runs of blocks), without the root.
   uint32_t Nodes() const { return live_nodes_; }
 
   // Checks the counts and lists against the nodes (for tests). Returns what
@@ -139,7 +147,6 @@ class PrefixCache {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr uint32_t kRoot = 0;
-  static constexpr uint64_t kUnlisted = UINT64_MAX;
 
   struct Key {
     uint32_t parent;
@@ -152,74 +159,97 @@ class PrefixCache {
       return H::combine(std::move(h), k.parent, k.tag.family, k.tag.index);
     }
   };
-  // One cache line a node (64 bytes, aligned): an eviction, a walk or a
-  // registration touches one line per block, never two.
+  // A run of `len` blocks, the i-th tagged (tag.family, tag.index + i).
+  // One cache line.
   struct alignas(64) Node {
-    BlockTag tag{};           // its key with `parent`
-    uint32_t parent = 0;
-    uint32_t first_child = kNone;  // one child, outside the table
-    uint32_t refs = 0;        // holders referencing it
+    BlockTag tag{};                // its first block's; its key with `parent`
+    uint32_t parent = 0;           // the node of the block before its first
+    uint32_t first_child = kNone;  // one child of its last block, outside the table
+    uint32_t depth = 0;            // its first block's index in the chain
+    uint32_t len = 0;
+    uint32_t cached = 0;      // leading blocks cached; the rest are ghosts
+    uint32_t refs = 0;        // holders referencing its cached blocks
     uint32_t lease_refs = 0;  // of which leases
-    uint32_t keep = 0;        // nodes below it + holders standing on it
-    uint64_t order = kUnlisted;  // its position in the eviction order, when evictable
-    uint32_t indexed = 0;     // children in the table
-    uint32_t depth = 0;
-    bool cached = false;
+    uint32_t keep = 0;        // child nodes + holders pinned on it
+    uint32_t prev = kNone;    // the eviction list, when evictable
+    uint32_t next = kNone;
+    uint32_t indexed = 0;  // children in the table
     bool live = false;
     bool in_index = false;  // it is in the table (not its parent's first child)
+    uint32_t end() const { return depth + len; }
+    BlockTag At(uint32_t i) const { return BlockTag{tag.family, tag.index + i}; }
   };
   struct HolderState {
-    uint32_t tail = kRoot;  // the node of its deepest covered block (pinned)
-    uint32_t depth = 0;     // blocks covered
+    uint32_t pin = kRoot;  // a node at or below its deepest covered block
+    uint32_t depth = 0;    // blocks covered
+    uint32_t refs = 0;     // blocks referenced
     bool lease = false;
-    std::vector<uint32_t> refs;  // nodes it references, shallowest first
+    // The depths covered as duplicates: [first, second) ranges, ascending,
+    // none touching the next.
+    std::vector<std::pair<uint32_t, uint32_t>> duplicates;
   };
 
   uint32_t Find(uint32_t parent, const BlockTag& tag) const;
   // Find past the first child: the table.
   uint32_t FindIndexed(uint32_t parent, const BlockTag& tag) const;
-  uint32_t CountFirstChildren() const;
-  // A new node (parent, tag), which Find does not know: a ghost.
-  uint32_t NewNode(uint32_t parent, const BlockTag& tag);
-  // Caches ghost `node` (no reference, not listed), referenced by the holder.
+  // How many of tags[i..end) continue node `node`'s blocks from its block
+  // `off` on (at most len - off).
+  uint32_t Matching(const Node& n, uint32_t off, absl::Span<const BlockTag> tags, uint32_t i,
+                    uint32_t end) const;
+  // Lookup and Probe's walk: the cached run of tags, at most `most`,
+  // calling visit(node, blocks of it) for each node it takes blocks of.
+  template <typename Visit>
+  uint32_t Walk(absl::Span<const BlockTag> tags, uint32_t most, Visit visit) const;
+  // A new ghost run below `parent` (which Find does not know): the blocks
+  // tags[i..end) that follow one another.
+  uint32_t NewRun(uint32_t parent, absl::Span<const BlockTag> tags, uint32_t i, uint32_t end);
+  // Splits `node` before its block `at` (0 < at < len): its first `at`
+  // blocks move into a new node above it, which takes its place in the
+  // trie and is returned. The node keeps its number and its children, its
+  // state is copied; in the eviction list the new node follows it.
+  uint32_t Split(uint32_t node, uint32_t at);
+  // The node holding the holder's deepest covered block (kRoot: none).
+  uint32_t Deepest(const HolderState& h) const;
+  bool Duplicate(const HolderState& h, uint32_t depth) const;
+  void AddDuplicates(HolderState& h, uint32_t from, uint32_t to);
+  // Calls visit(node) for each node the holder references, deepest first.
+  template <typename Visit>
+  void ForEachReferenced(const HolderState& h, Visit visit) const;
+  // Ghost `node` (whole) becomes cached, referenced by the holder alone.
   void Register(HolderState& h, uint32_t node);
-  // Drops the least recently released evictable block (there is one).
-  void EvictHead();
-  // Erases `node` (a ghost nothing keeps), then the ghosts above it that
-  // nothing keeps any more.
-  void Erase(uint32_t node);
-  // Moves the holder's pin from its tail to `node`.
-  void Stand(HolderState& h, uint32_t node);
+  // A holder's node can take more blocks of its list after its last.
+  bool Extends(const HolderState& h, uint32_t node, const BlockTag& tag) const;
   void Reference(HolderState& h, uint32_t node);
-  // The holder covering nothing references the run ending at `node` (its
-  // `n` blocks, referenced already); stands on it.
-  void Covered(HolderState& h, uint32_t node, uint32_t n);
-  // Drops a keep of `node`; erases ghosts no longer needed, upwards.
+  // The holder covering nothing now covers the `blocks` blocks ending in
+  // `node`, referenced already.
+  void Covered(HolderState& h, uint32_t node, uint32_t blocks);
+  // Moves the holder's pin to `node`.
+  void Pin(HolderState& h, uint32_t node);
+  // Drops a keep of `node`; trims or erases what nothing keeps, upwards.
   void Unkeep(uint32_t node);
-  void SetLeaseOnly(const Node& n, bool before);
+  // `node`, which nothing keeps, loses its ghosts (and, left with none, its
+  // place: then its parent may follow).
+  void Trim(uint32_t node);
+  // Evicts up to `count` of the list's first node's blocks; returns how many.
+  uint32_t EvictFromHead(uint32_t count);
+  void LeaseCount(const Node& n, bool before);
   bool IsLeaseOnly(const Node& n) const { return n.refs > 0 && n.refs == n.lease_refs; }
-  // Takes `node` out of the eviction order (Empty appends to it).
-  void Unlist(uint32_t node) { nodes_[node].order = kUnlisted; }
-  // Before appending: drops the consumed entries when they are most of the
-  // array (no renumbering), and compacts when the stale ones are.
-  void Tidy();
-  // Drops the stale entries of the eviction order, renumbering the live
-  // ones (amortised: when they are at least half of it).
-  void Compact();
+  void Append(uint32_t node);
+  void InsertAfter(uint32_t at, uint32_t node);
+  void Unlink(uint32_t node);
 
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
   absl::flat_hash_map<Key, uint32_t> index_;  // children but first ones
   uint32_t live_nodes_ = 0;
+  uint32_t live_blocks_ = 0;
   std::vector<HolderState> holders_;
   std::vector<Holder> free_holders_;
-  // The eviction order: the live entries of order_[order_head_..], the
-  // entry at index i live when its node's `order` is order_base_ + i. The
-  // consumed entries before order_head_ are dropped now and then without
-  // renumbering anything (the positions are absolute).
-  std::vector<uint32_t> order_;
-  uint64_t order_base_ = 0;
-  uint32_t order_head_ = 0;
+  std::vector<uint32_t> path_;  // Hit's probe
+  // The eviction list: nodes, the one to evict from first at its head.
+  uint32_t head_ = kNone;
+  uint32_t tail_ = kNone;
+  // Blocks, not nodes.
   uint32_t evictable_ = 0;
   uint32_t referenced_ = 0;
   uint32_t lease_only_ = 0;

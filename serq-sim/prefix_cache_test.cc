@@ -50,7 +50,7 @@ TEST(PrefixCacheTest, EmptyCacheHasNothing) {
   EXPECT_EQ(cache.Lookup(Family(7, 3)), 0u);
   EXPECT_EQ(cache.Lookup({}), 0u);
   EXPECT_FALSE(cache.Evict());
-  EXPECT_EQ(cache.Nodes(), 0u);
+  EXPECT_EQ(cache.Blocks(), 0u);
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
 
@@ -98,7 +98,7 @@ TEST(PrefixCacheTest, ReleasedBlocksAreEvictedDeepestFirst) {
   // Released in reverse (vLLM's free order): block 2, then 1, then 0.
   EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{2, 1, 0}));
   EXPECT_EQ(cache.Lookup(Family(7, 3)), 0u);
-  EXPECT_EQ(cache.Nodes(), 0u);  // nothing needs the keys any more
+  EXPECT_EQ(cache.Blocks(), 0u);  // nothing needs the keys any more
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
 
@@ -170,7 +170,7 @@ TEST(PrefixCacheTest, ADuplicateIsNotRegisteredTwice) {
   ASSERT_TRUE(cache.Evict(&e));
   EXPECT_EQ(e.depth, 0u);
   EXPECT_EQ(cache.Lookup(tags), 0u);
-  EXPECT_EQ(cache.Nodes(), 2u);
+  EXPECT_EQ(cache.Blocks(), 2u);
   EXPECT_EQ(cache.CheckInvariants(), "");
   // A third computes block 0 again: the ghost is registered, and the run
   // reaches B's block 1 again.
@@ -180,7 +180,7 @@ TEST(PrefixCacheTest, ADuplicateIsNotRegisteredTwice) {
   cache.FreeHolder(b);
   cache.FreeHolder(c);
   EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{1, 0}));
-  EXPECT_EQ(cache.Nodes(), 0u);
+  EXPECT_EQ(cache.Blocks(), 0u);
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
 
@@ -225,16 +225,16 @@ TEST(PrefixCacheTest, AHitOfAProbesPathIsTheHit) {
   uint32_t unreferenced = 0;
   EXPECT_EQ(cache.Probe(tags, 10, &unreferenced, &path), 3u);
   EXPECT_EQ(unreferenced, 2u);
-  EXPECT_EQ(path.size(), 3u);
+  EXPECT_EQ(path.size(), 2u);  // two runs: block 0 (B's), blocks 1 and 2
   PrefixCache::Holder c = cache.NewHolder();
-  EXPECT_EQ(cache.HitProbed(c, path), 2u);
+  EXPECT_EQ(cache.HitProbed(c, path, 3), 2u);
   EXPECT_EQ(cache.Depth(c), 3u);
   EXPECT_EQ(cache.References(c), 3u);
   EXPECT_EQ(cache.EvictableBlocks(), 0u);
   EXPECT_EQ(cache.CheckInvariants(), "");
   // An empty path: nothing referenced, nothing covered.
   PrefixCache::Holder d = cache.NewHolder();
-  EXPECT_EQ(cache.HitProbed(d, {}), 0u);
+  EXPECT_EQ(cache.HitProbed(d, {}, 0), 0u);
   EXPECT_EQ(cache.Depth(d), 0u);
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
@@ -272,15 +272,84 @@ TEST(PrefixCacheTest, LeaseOnlyBlocksCountWhatEndingLeasesWouldFree) {
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
 
+// Runs: a list's blocks that follow one another are one node, and stay one
+// while their states agree. A decode's growth adds its blocks to its own
+// run; released, the run's blocks are evicted deepest first, as blocks one
+// by one would be.
+TEST(PrefixCacheTest, AGrowingListStaysOneRun) {
+  PrefixCache cache;
+  auto tags = Family(3, 5);
+  PrefixCache::Holder h = cache.NewHolder();
+  for (uint32_t blocks = 2; blocks <= 5; ++blocks) cache.Fill(h, tags, blocks);
+  EXPECT_EQ(cache.Nodes(), 1u);
+  EXPECT_EQ(cache.Blocks(), 5u);
+  EXPECT_EQ(cache.References(h), 5u);
+  EXPECT_EQ(cache.FreeHolder(h), 5u);
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{4, 3, 2, 1, 0}));
+  EXPECT_EQ(cache.Nodes(), 0u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+// A hit that stops inside an evictable run splits it: the hit's head is
+// referenced, the rest keeps its place in the eviction order. A fills 6
+// blocks and ends (order 5 4 3 2 1 0); B hits 2 (blocks 0, 1 leave the
+// order): 5 4 3 2 are evicted first, then, when B ends, 1 0.
+TEST(PrefixCacheTest, AHitInsideARunSplitsIt) {
+  PrefixCache cache;
+  auto tags = Family(1, 6);
+  PrefixCache::Holder a = cache.NewHolder(), b = cache.NewHolder();
+  cache.Fill(a, tags, 6);
+  cache.FreeHolder(a);
+  EXPECT_EQ(cache.Nodes(), 1u);
+  EXPECT_EQ(cache.Hit(b, tags, 2), 2u);
+  EXPECT_EQ(cache.Nodes(), 2u);
+  EXPECT_EQ(cache.EvictableBlocks(), 4u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{5, 4, 3, 2}));
+  EXPECT_EQ(cache.FreeHolder(b), 2u);
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{1, 0}));
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
+// A list that leaves an evictable run in its middle splits it there, and
+// the run's blocks keep their order. A fills (1,0..5) and ends: order
+// 5 4 3 2 1 0. B's list is (1,0) (1,1) (2,0): its first two are
+// duplicates (cached, evictable, not referenced), the third new. The
+// order is still A's six, then nothing; evicted, blocks 0 and 1 stay as
+// keys (B's block 2 below them is cached), and the run from block 0 finds
+// nothing. B ends: its block is evicted last, and no key is left.
+TEST(PrefixCacheTest, AListLeavingARunInItsMiddleSplitsIt) {
+  PrefixCache cache;
+  PrefixCache::Holder a = cache.NewHolder(), b = cache.NewHolder();
+  cache.Fill(a, Family(1, 6), 6);
+  cache.FreeHolder(a);
+  auto mine = Cat(Family(1, 2), Family(2, 1));
+  EXPECT_EQ(cache.Fill(b, mine, 3), 1u);
+  EXPECT_EQ(cache.References(b), 1u);
+  EXPECT_EQ(cache.Nodes(), 3u);  // (1,0..1), (1,2..5), (2,0)
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{5, 4, 3, 2, 1, 0}));
+  EXPECT_EQ(cache.Lookup(mine), 0u);
+  EXPECT_EQ(cache.Blocks(), 3u);  // two keys, B's block
+  EXPECT_EQ(cache.CheckInvariants(), "");
+  EXPECT_EQ(cache.FreeHolder(b), 1u);
+  EXPECT_EQ(DrainDepths(cache), (std::vector<uint32_t>{2}));
+  EXPECT_EQ(cache.Blocks(), 0u);
+  EXPECT_EQ(cache.CheckInvariants(), "");
+}
+
 // Random operations against a model that keeps chains as whole vectors of
-// tags (the definition of identity), cached chains in a map and the
-// eviction order as a list.
+// tags (the definition of identity), one entry a block: cached chains in a
+// map with their references and the eviction order as a list. The cache
+// keeps runs of blocks and splits them; the model knows nothing of runs, so
+// every answer that agrees is the block-by-block semantics.
 class Model {
  public:
   using Chain = std::vector<BlockTag>;
   struct Holder {
     Chain tags;
     uint32_t depth = 0;
+    bool lease = false;
     std::vector<Chain> refs;
   };
   static bool Less(const Chain& a, const Chain& b) {
@@ -294,43 +363,79 @@ class Model {
     bool operator()(const Chain& a, const Chain& b) const { return Less(a, b); }
   };
 
-  uint32_t Lookup(const Chain& tags) const {
+  uint32_t Lookup(const Chain& tags, uint32_t most = UINT32_MAX) const {
     uint32_t n = 0;
-    while (n < tags.size() && refs_.count(Chain(tags.begin(), tags.begin() + n + 1))) ++n;
+    while (n < tags.size() && n < most && blocks_.count(Chain(tags.begin(), tags.begin() + n + 1))) ++n;
     return n;
+  }
+  // Of the first n blocks of tags (cached), those referenced by nobody.
+  uint32_t Unreferenced(const Chain& tags, uint32_t n) const {
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < n; ++i) u += blocks_.at(Chain(tags.begin(), tags.begin() + i + 1)).refs == 0;
+    return u;
   }
   void Hit(Holder& h, uint32_t blocks) {
     for (uint32_t i = 0; i < blocks; ++i) Reference(h, Chain(h.tags.begin(), h.tags.begin() + i + 1));
     h.depth = blocks;
   }
-  void Fill(Holder& h, uint32_t blocks) {
+  uint32_t Fill(Holder& h, uint32_t blocks) {
+    uint32_t registered = 0;
     for (uint32_t i = h.depth; i < blocks; ++i) {
       Chain c(h.tags.begin(), h.tags.begin() + i + 1);
-      if (refs_.count(c)) continue;
-      refs_[c] = 0;
+      if (blocks_.count(c)) continue;
+      blocks_[c] = {};
       Reference(h, c);
+      ++registered;
     }
     h.depth = std::max(h.depth, blocks);
+    return registered;
   }
-  void Empty(Holder& h) {
+  void ToLease(Holder& h) {
+    h.lease = true;
+    for (const Chain& c : h.refs) ++blocks_[c].lease_refs;
+  }
+  uint32_t Empty(Holder& h) {
+    uint32_t released = 0;
     for (auto it = h.refs.rbegin(); it != h.refs.rend(); ++it) {
-      if (--refs_[*it] == 0) order_.push_back(*it);
+      Block& b = blocks_[*it];
+      if (h.lease) --b.lease_refs;
+      if (--b.refs == 0) {
+        order_.push_back(*it);
+        ++released;
+      }
     }
     h.refs.clear();
     h.depth = 0;
+    h.lease = false;
+    return released;
   }
   bool Evict(uint32_t* depth) {
     if (order_.empty()) return false;
     *depth = order_.front().size() - 1;
-    refs_.erase(order_.front());
+    blocks_.erase(order_.front());
     order_.pop_front();
     return true;
   }
   uint32_t evictable() const { return order_.size(); }
+  uint32_t referenced() const {
+    uint32_t n = 0;
+    for (const auto& [c, b] : blocks_) n += b.refs > 0;
+    return n;
+  }
+  uint32_t lease_only() const {
+    uint32_t n = 0;
+    for (const auto& [c, b] : blocks_) n += b.refs > 0 && b.refs == b.lease_refs;
+    return n;
+  }
 
  private:
+  struct Block {
+    uint32_t refs = 0;
+    uint32_t lease_refs = 0;
+  };
   void Reference(Holder& h, const Chain& c) {
-    if (refs_[c]++ == 0) {
+    Block& b = blocks_[c];
+    if (b.refs++ == 0) {
       for (auto it = order_.begin(); it != order_.end(); ++it) {
         if (!Less(*it, c) && !Less(c, *it)) {
           order_.erase(it);
@@ -338,14 +443,15 @@ class Model {
         }
       }
     }
+    if (h.lease) ++b.lease_refs;
     h.refs.push_back(c);
   }
-  std::map<Chain, uint32_t, ChainLess> refs_;  // cached chains, their references
+  std::map<Chain, Block, ChainLess> blocks_;  // cached chains
   std::list<Chain> order_;
 };
 
 TEST(PrefixCacheTest, RandomOperationsAgreeWithTheModel) {
-  for (uint64_t seed = 1; seed <= 20; ++seed) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
     std::mt19937_64 rng(seed);
     PrefixCache cache;
     Model model;
@@ -354,48 +460,76 @@ TEST(PrefixCacheTest, RandomOperationsAgreeWithTheModel) {
       Model::Holder m;
     };
     std::vector<Pair> holders;
-    // Lists over few families and short lengths, so chains meet often.
+    std::vector<uint32_t> path;
+    // Lists over few families and short lengths, so chains meet often and
+    // runs split at every place; odd seeds make longer runs, some of hash
+    // ids one after another.
+    const uint32_t longest = seed % 2 ? 8 : 3;
     auto random_list = [&]() {
       Model::Chain tags;
-      int parts = 1 + rng() % 2;
+      int parts = 1 + rng() % 3;
       for (int p = 0; p < parts; ++p) {
-        auto f = Family(static_cast<double>(rng() % 3), 1 + rng() % 3);
-        tags.insert(tags.end(), f.begin(), f.end());
+        uint32_t n = 1 + rng() % longest, from = rng() % 3;
+        if (rng() % 5 == 0) {
+          for (uint32_t j = 0; j < n; ++j) tags.push_back(BlockTag::Hashed(from + j));
+        } else {
+          auto f = Family(static_cast<double>(rng() % 3), n, from);
+          tags.insert(tags.end(), f.begin(), f.end());
+        }
       }
       return tags;
     };
-    for (int step = 0; step < 400; ++step) {
+    for (int step = 0; step < 600; ++step) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << " step " << step);
-      int op = rng() % 6;
+      int op = rng() % 9;
       if (op == 0 || holders.empty()) {
         Pair p{cache.NewHolder(), {}};
         p.m.tags = random_list();
         holders.push_back(std::move(p));
-      } else if (op == 1) {  // a hit, when the holder covers nothing
+      } else if (op == 1 || op == 2) {  // a hit (or a probed one), covering nothing
         Pair& p = holders[rng() % holders.size()];
-        if (p.m.depth == 0) {
-          uint32_t found = cache.Lookup(p.m.tags);
-          ASSERT_EQ(found, model.Lookup(p.m.tags));
-          uint32_t take = found == 0 ? 0 : rng() % (found + 1);
+        if (p.m.depth == 0 && !p.m.lease) {
+          uint32_t most = rng() % (p.m.tags.size() + 2);
+          uint32_t found = model.Lookup(p.m.tags, most);
+          ASSERT_EQ(cache.Lookup(p.m.tags), model.Lookup(p.m.tags));
+          uint32_t unreferenced = 99;
+          ASSERT_EQ(cache.Probe(p.m.tags, most, &unreferenced, &path), found);
+          ASSERT_EQ(unreferenced, model.Unreferenced(p.m.tags, found));
           uint32_t before = model.evictable();
-          model.Hit(p.m, take);
-          ASSERT_EQ(cache.Hit(p.id, p.m.tags, take), before - model.evictable());
+          model.Hit(p.m, found);
+          uint32_t revived = 0, hit = 99;
+          if (op == 1) {
+            revived = cache.Hit(p.id, p.m.tags, most, &hit);
+          } else {
+            revived = cache.HitProbed(p.id, path, found);
+            hit = found;
+          }
+          ASSERT_EQ(hit, found);
+          ASSERT_EQ(revived, before - model.evictable());
+          ASSERT_EQ(cache.Depth(p.id), found);
         }
-      } else if (op == 2) {
+      } else if (op == 3 || op == 4) {
         Pair& p = holders[rng() % holders.size()];
-        uint32_t to = p.m.depth + rng() % (p.m.tags.size() - p.m.depth + 1);
-        model.Fill(p.m, to);
-        cache.Fill(p.id, p.m.tags, to);
-      } else if (op == 3) {
+        if (!p.m.lease) {
+          uint32_t to = p.m.depth + rng() % (p.m.tags.size() - p.m.depth + 1);
+          uint32_t want = model.Fill(p.m, to);
+          ASSERT_EQ(cache.Fill(p.id, p.m.tags, to), want);
+        }
+      } else if (op == 5) {
         Pair& p = holders[rng() % holders.size()];
-        model.Empty(p.m);
-        cache.Empty(p.id);
-      } else if (op == 4) {
+        if (rng() % 2 == 0 && !p.m.lease) {
+          model.ToLease(p.m);
+          cache.ToLease(p.id);
+        } else {
+          uint32_t want = model.Empty(p.m);
+          ASSERT_EQ(cache.Empty(p.id), want);
+        }
+      } else if (op == 6) {
         size_t i = rng() % holders.size();
-        model.Empty(holders[i].m);
-        cache.FreeHolder(holders[i].id);
+        uint32_t want = model.Empty(holders[i].m);
+        ASSERT_EQ(cache.FreeHolder(holders[i].id), want);
         holders.erase(holders.begin() + i);
-      } else {
+      } else if (op == 7) {
         uint32_t want = 0;
         PrefixCache::Evicted e;
         bool any = model.Evict(&want);
@@ -403,10 +537,20 @@ TEST(PrefixCacheTest, RandomOperationsAgreeWithTheModel) {
         if (any) {
           ASSERT_EQ(e.depth, want);
         }
+      } else {  // several at once
+        uint32_t count = rng() % 6, done = 0, depth;
+        while (done < count && model.Evict(&depth)) ++done;
+        ASSERT_EQ(cache.EvictOldest(count), done);
       }
       ASSERT_EQ(cache.CheckInvariants(), "");
       ASSERT_EQ(cache.EvictableBlocks(), model.evictable());
-      for (const Pair& p : holders) ASSERT_EQ(cache.Lookup(p.m.tags), model.Lookup(p.m.tags));
+      ASSERT_EQ(cache.ReferencedBlocks(), model.referenced());
+      ASSERT_EQ(cache.LeaseOnlyBlocks(), model.lease_only());
+      for (const Pair& p : holders) {
+        ASSERT_EQ(cache.Lookup(p.m.tags), model.Lookup(p.m.tags));
+        ASSERT_EQ(cache.References(p.id), p.m.refs.size());
+        ASSERT_EQ(cache.Depth(p.id), p.m.depth);
+      }
     }
   }
 }
