@@ -141,14 +141,6 @@ uint32_t PrefixCache::Deepest(const HolderState& h) const {
   return node;
 }
 
-bool PrefixCache::Duplicate(const HolderState& h, uint32_t depth) const {
-  for (const auto& [from, to] : h.duplicates) {
-    if (depth < from) return false;
-    if (depth < to) return true;
-  }
-  return false;
-}
-
 void PrefixCache::AddDuplicates(HolderState& h, uint32_t from, uint32_t to) {
   if (!h.duplicates.empty() && h.duplicates.back().second == from) {
     h.duplicates.back().second = to;
@@ -321,8 +313,12 @@ bool PrefixCache::Extends(const HolderState& h, uint32_t node, const BlockTag& t
   const Node& n = nodes_[node];
   // Its own (referenced by it alone, not a duplicate), whole and with
   // nothing below: more of the same list's blocks can join it.
-  return node != kRoot && n.first_child == kNone && n.indexed == 0 && n.cached == n.len && n.refs == 1 &&
-         n.lease_refs == 0 && !h.lease && tag == n.At(n.len) && !Duplicate(h, n.depth);
+  // It ends the holder's cover, so of the duplicates only the deepest
+  // range can hold it.
+  bool duplicate = !h.duplicates.empty() && h.duplicates.back().first <= n.depth &&
+                   n.depth < h.duplicates.back().second;
+  return node != kRoot && n.first_child == kNone && n.indexed == 0 && n.cached == n.len &&
+         n.refs == 1 && n.lease_refs == 0 && !h.lease && tag == n.At(n.len) && !duplicate;
 }
 
 uint32_t PrefixCache::Fill(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks) {

@@ -210,7 +210,6 @@ class PrefixCache {
   uint32_t Split(uint32_t node, uint32_t at);
   // The node holding the holder's deepest covered block (kRoot: none).
   uint32_t Deepest(const HolderState& h) const;
-  bool Duplicate(const HolderState& h, uint32_t depth) const;
   void AddDuplicates(HolderState& h, uint32_t from, uint32_t to);
   // Calls visit(node) for each node the holder references, deepest first.
   template <typename Visit>
