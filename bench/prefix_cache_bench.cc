@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -30,6 +31,9 @@ ABSL_FLAG(int, capacity, 50000, "cache capacity in blocks");
 ABSL_FLAG(int, live, 64, "requests holding blocks at once");
 ABSL_FLAG(int, chunk, 16, "blocks filled per step");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the workload");
+ABSL_FLAG(bool, scattered, false,
+          "every block's tag a random hash id, so no two blocks make a run "
+          "(the cache's worst case: a node a block)");
 
 namespace serq::sim {
 namespace {
@@ -61,6 +65,18 @@ int Run() {
     for (int j = 0; j < history; ++j) tags.push_back(BlockTag::Prefix(conv, j));
     while (static_cast<int>(tags.size()) < blocks) {
       tags.push_back(BlockTag::Prefix(conversations + r, tags.size()));
+    }
+  }
+  if (absl::GetFlag(FLAGS_scattered)) {
+    // The same identities (equal chains stay equal), each tag renamed to a
+    // random hash id.
+    std::map<std::pair<uint64_t, uint64_t>, int64_t> names;
+    for (auto& tags : lists) {
+      for (BlockTag& t : tags) {
+        auto [it, added] = names.emplace(std::make_pair(t.family, t.index), 0);
+        if (added) it->second = static_cast<int64_t>(rng() >> 1);
+        t = BlockTag::Hashed(it->second);
+      }
     }
   }
 

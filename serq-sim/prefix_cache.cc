@@ -9,6 +9,10 @@
 namespace serq::sim {
 namespace {
 
+// How far ahead an eviction fetches the runs it will take next: they were
+// released long ago, out of the caches.
+constexpr uint32_t kAhead = 8;
+
 // The family of Mooncake's hash_ids: a NaN's bits, which no finite family
 // of `prefix` has, so the two spaces never meet.
 constexpr uint64_t kHashedFamily = 0x7ff8'5e71'ca11'0000ull;
@@ -111,7 +115,7 @@ uint32_t PrefixCache::Split(uint32_t node, uint32_t at) {
   head.first_child = node;
   head.indexed = 0;
   head.keep = 1;  // the tail below it
-  head.prev = head.next = kNone;
+  head.order = head.behind = kNone;
   Node& parent = nodes_[tail.parent];
   if (tail.in_index) {
     index_[Key{tail.parent, tail.tag}] = id;
@@ -125,11 +129,20 @@ uint32_t PrefixCache::Split(uint32_t node, uint32_t at) {
   tail.cached -= head.cached;
   tail.in_index = false;
   ++live_nodes_;
+  // Whoever was behind the node is behind its head now (its new parent).
+  if (parent.behind == node) parent.behind = id;
   if (tail.refs == 0 && head.cached > 0) {
-    // Evictable: the tail's blocks are deeper, evicted before the head's;
-    // a tail of ghosts leaves the list.
-    InsertAfter(node, id);
-    if (tail.cached == 0) Unlink(node);
+    if (tail.cached > 0) {
+      // Both evictable: the tail's blocks are deeper, evicted before the
+      // head's, which wait behind it.
+      head.behind = node;
+    } else {
+      // A tail of ghosts (a node with ghosts is never behind another):
+      // the head takes its entry.
+      head.order = tail.order;
+      order_[head.order] = id;
+      tail.order = kNone;
+    }
   }
   return id;
 }
@@ -260,8 +273,8 @@ void PrefixCache::LeaseCount(const Node& n, bool before) {
 void PrefixCache::Reference(HolderState& h, uint32_t node) {
   Node& n = nodes_[node];
   bool before = IsLeaseOnly(n);
-  if (n.refs == 0) {  // evictable: it leaves the list
-    Unlink(node);
+  if (n.refs == 0) {  // evictable: it leaves the order
+    Unlist(node);
     evictable_ -= n.cached;
     referenced_ += n.cached;
   }
@@ -397,6 +410,7 @@ uint32_t PrefixCache::Empty(Holder holder) {
   bool lease = h.lease;
   // Deepest first, as vLLM frees a request's blocks in reverse: its tail is
   // evicted before its head.
+  Tidy();
   ForEachReferenced(h, [&](uint32_t node) {
     Node& n = nodes_[node];
     bool before = IsLeaseOnly(n);
@@ -426,59 +440,80 @@ uint32_t PrefixCache::FreeHolder(Holder holder) {
 }
 
 void PrefixCache::Append(uint32_t node) {
-  Node& n = nodes_[node];
-  n.prev = tail_;
-  n.next = kNone;
-  if (tail_ == kNone) {
-    head_ = node;
-  } else {
-    nodes_[tail_].next = node;
-  }
-  tail_ = node;
+  nodes_[node].order = order_.size();
+  order_.push_back(node);
 }
 
-void PrefixCache::InsertAfter(uint32_t at, uint32_t node) {
+void PrefixCache::Vacate(uint32_t node) {
   Node& n = nodes_[node];
-  n.prev = at;
-  n.next = nodes_[at].next;
-  if (n.next == kNone) {
-    tail_ = node;
-  } else {
-    nodes_[n.next].prev = node;
+  Node& p = nodes_[n.parent];
+  if (p.behind == node) {
+    p.behind = kNone;
+    p.order = n.order;
+    order_[n.order] = n.parent;
   }
-  nodes_[at].next = node;
+  n.order = kNone;
 }
 
-void PrefixCache::Unlink(uint32_t node) {
+void PrefixCache::Unlist(uint32_t node) {
   Node& n = nodes_[node];
-  if (n.prev == kNone) {
-    head_ = n.next;
+  // A hit references a chain from its top, so a parent behind the node
+  // left before it: the node is an entry (then stale), or behind a child.
+  if (n.order != kNone) {
+    Vacate(node);
   } else {
-    nodes_[n.prev].next = n.next;
+    n.behind = kNone;
   }
-  if (n.next == kNone) {
-    tail_ = n.prev;
-  } else {
-    nodes_[n.next].prev = n.prev;
+}
+
+void PrefixCache::Tidy() {
+  // Live entries are at most the evictable blocks: compact when the
+  // consumed entries are most of the array, or the stale ones are (each
+  // compaction follows as many appends or evictions as it moves entries).
+  size_t waiting = order_.size() - order_head_;
+  bool consumed = order_head_ >= 4096 && 2 * static_cast<size_t>(order_head_) >= order_.size();
+  if (!consumed && waiting < 2 * static_cast<size_t>(evictable_) + 1024) return;
+  uint32_t out = 0;
+  for (uint32_t i = order_head_; i < order_.size(); ++i) {
+    uint32_t node = order_[i];
+    if (nodes_[node].order != i) continue;
+    nodes_[node].order = out;
+    order_[out++] = node;
   }
-  n.prev = n.next = kNone;
+  order_.resize(out);
+  order_head_ = 0;
 }
 
 uint32_t PrefixCache::EvictFromHead(uint32_t count) {
-  uint32_t node = head_;
+  uint32_t node;
+  for (;;) {  // stale entries: nodes a hit took out
+    node = order_[order_head_];
+    if (nodes_[node].order == order_head_) break;
+    ++order_head_;
+  }
+  // The entries after it were released long ago: fetched ahead.
+  if (order_head_ + kAhead < order_.size()) __builtin_prefetch(&nodes_[order_[order_head_ + kAhead]]);
   Node& n = nodes_[node];
   uint32_t k = std::min(count, n.cached);
   n.cached -= k;
   evictable_ -= k;
-  if (n.cached == 0) Unlink(node);
+  if (n.cached == 0) {
+    Vacate(node);  // the parent behind it, if any, is next, in its place
+    if (order_[order_head_] == node) ++order_head_;
+  }
   // Ghosts stay while a node below or a holder pinned on it needs them.
   if (n.keep == 0) Trim(node);
+  if (evictable_ == 0) {  // nothing live left: start the array again
+    order_.clear();
+    order_head_ = 0;
+  }
   return k;
 }
 
 bool PrefixCache::Evict(Evicted* out) {
   if (evictable_ == 0) return false;
-  const Node& n = nodes_[head_];
+  while (nodes_[order_[order_head_]].order != order_head_) ++order_head_;
+  const Node& n = nodes_[order_[order_head_]];
   if (out != nullptr) out->depth = n.depth + n.cached - 1;
   EvictFromHead(1);
   return true;
@@ -552,15 +587,33 @@ std::string PrefixCache::CheckInvariants() const {
     }
   }
   uint32_t evictable = 0, referenced = 0, lease_only = 0, listed = 0, evictable_nodes = 0;
-  uint32_t prev = kNone;
-  for (uint32_t node = head_; node != kNone; node = nodes_[node].next) {
-    if (++listed > count) return "eviction list: a cycle";
-    const Node& n = nodes_[node];
-    if (!n.live || n.cached == 0 || n.refs != 0) return absl::StrCat("node ", node, ": listed but not evictable");
-    if (n.prev != prev) return absl::StrCat("node ", node, ": its list links disagree");
-    prev = node;
+  if (order_head_ > order_.size()) return "eviction order: head past the end";
+  for (uint32_t i = 0; i < order_.size(); ++i) {
+    uint32_t node = order_[i];
+    if (node >= size) return absl::StrCat("eviction order: entry ", i, " names no node");
+    if (nodes_[node].order != i) continue;  // stale
+    if (i < order_head_) return absl::StrCat("node ", node, ": listed before the head");
+    // The entry, then the parents behind it.
+    for (uint32_t at = node, below = kNone; at != kNone; below = at, at = nodes_[at].parent) {
+      const Node& n = nodes_[at];
+      if (below != kNone && n.behind != below) break;
+      if (!n.live || n.cached == 0 || n.refs != 0) return absl::StrCat("node ", at, ": listed but not evictable");
+      if (below != kNone && n.cached != n.len) return absl::StrCat("node ", at, ": behind with ghosts");
+      ++listed;
+      if (at == kRoot) return "root: listed";
+    }
   }
-  if (prev != tail_) return "eviction list: tail";
+  for (uint32_t id = 1; id < size; ++id) {
+    const Node& n = nodes_[id];
+    if (!n.live) continue;
+    if (n.order != kNone && (n.order >= order_.size() || order_[n.order] != id)) {
+      return absl::StrCat("node ", id, ": its entry names another");
+    }
+    if (n.order != kNone && n.behind != kNone) return absl::StrCat("node ", id, ": both listed and behind");
+    if (n.behind != kNone && (n.behind >= size || !nodes_[n.behind].live || nodes_[n.behind].parent != id)) {
+      return absl::StrCat("node ", id, ": behind a node not its child");
+    }
+  }
   for (uint32_t id = 1; id < size; ++id) {
     const Node& n = nodes_[id];
     if (!n.live) continue;

@@ -19,10 +19,13 @@
 // registered: a duplicate's place in a chain), kept while a node below or a
 // holder standing on it needs their keys. A node's cached blocks are all
 // referenced by the same holders, or by none: then they are *evictable*,
-// and the node is in the eviction list. That list holds runs, least
+// and the node is in the eviction order. That order holds runs, least
 // recently released first; a run's blocks are evicted deepest first, as
-// vLLM frees a request's blocks in reverse, so a run's place in the list
-// is exactly its blocks' places in a list of blocks.
+// vLLM frees a request's blocks in reverse, so a run's place in the order
+// is exactly its blocks' places in an order of blocks. It is an array of
+// node numbers, so an eviction fetches the next runs ahead; a run split
+// while evictable leaves its head *behind* its tail, evicted right after
+// it in its place (only a chain leaving a run in its middle does that).
 //
 // A node's first child is found without the table (`first_child`, its tag
 // compared): only a node's further children (the requests' own blocks
@@ -171,8 +174,10 @@ class PrefixCache {
     uint32_t refs = 0;        // holders referencing its cached blocks
     uint32_t lease_refs = 0;  // of which leases
     uint32_t keep = 0;        // child nodes + holders pinned on it
-    uint32_t prev = kNone;    // the eviction list, when evictable
-    uint32_t next = kNone;
+    // When evictable: its entry in the eviction order, or (kNone there)
+    // the child in `behind` whose blocks come just before its own.
+    uint32_t order = kNone;
+    uint32_t behind = kNone;
     uint32_t indexed = 0;  // children in the table
     bool live = false;
     bool in_index = false;  // it is in the table (not its parent's first child)
@@ -233,9 +238,16 @@ class PrefixCache {
   uint32_t EvictFromHead(uint32_t count);
   void LeaseCount(const Node& n, bool before);
   bool IsLeaseOnly(const Node& n) const { return n.refs > 0 && n.refs == n.lease_refs; }
+  // Lists `node` last in the eviction order.
   void Append(uint32_t node);
-  void InsertAfter(uint32_t at, uint32_t node);
-  void Unlink(uint32_t node);
+  // Takes `node`, evictable and wholly referenced from now on, out of it.
+  void Unlist(uint32_t node);
+  // `node` is leaving its entry, or the order: the parent behind it takes
+  // its place, or the entry is left stale.
+  void Vacate(uint32_t node);
+  // Before appending: drops the stale and consumed entries when they are
+  // most of the array (amortised), renumbering the live ones.
+  void Tidy();
 
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
@@ -245,9 +257,12 @@ class PrefixCache {
   std::vector<HolderState> holders_;
   std::vector<Holder> free_holders_;
   std::vector<uint32_t> path_;  // Hit's probe
-  // The eviction list: nodes, the one to evict from first at its head.
-  uint32_t head_ = kNone;
-  uint32_t tail_ = kNone;
+  // The eviction order: order_[order_head_..], the entry at index i live
+  // when its node's `order` is i (a node unlisted leaves its entry stale).
+  // An entry's node is evicted from, deepest block first; then the chain
+  // of parents behind it, each in turn, in its place.
+  std::vector<uint32_t> order_;
+  uint32_t order_head_ = 0;
   // Blocks, not nodes.
   uint32_t evictable_ = 0;
   uint32_t referenced_ = 0;
