@@ -163,7 +163,7 @@ void PrefixCache::AddDuplicates(HolderState& h, uint32_t from, uint32_t to) {
 }
 
 template <typename Visit>
-void PrefixCache::ForEachReferenced(const HolderState& h, Visit visit) const {
+void PrefixCache::ForEachCoveredWhole(const HolderState& h, Visit visit) const {
   // Up from the pin: the nodes the holder covers whole, but its duplicates.
   // Its duplicate ranges are walked down from the deepest alongside.
   size_t d = h.duplicates.size();
@@ -175,6 +175,26 @@ void PrefixCache::ForEachReferenced(const HolderState& h, Visit visit) const {
       if (d == 0 || n.depth >= h.duplicates[d - 1].second) visit(node);
     }
     node = parent;
+  }
+}
+
+template <typename Visit>
+void PrefixCache::ForEachReferenced(const HolderState& h, Visit visit) const {
+  size_t d = h.duplicates.size();
+  for (size_t i = h.nodes.size(); i-- > 0;) {
+    // Taken a while ago: fetched ahead, as evictions do.
+    if (i >= kAhead) __builtin_prefetch(&nodes_[h.nodes[i - kAhead]]);
+    uint32_t node = h.nodes[i];
+    uint32_t before = i > 0 ? h.nodes[i - 1] : kRoot;
+    uint32_t up = nodes_[node].parent;
+    visit(node);
+    // Between it and the one before: heads split off it (referenced) and
+    // duplicates.
+    for (; up != before; up = nodes_[up].parent) {
+      const Node& n = nodes_[up];
+      while (d > 0 && h.duplicates[d - 1].first > n.depth) --d;
+      if (d == 0 || n.depth >= h.duplicates[d - 1].second) visit(up);
+    }
   }
 }
 
@@ -224,6 +244,7 @@ PrefixCache::Holder PrefixCache::NewHolder() {
   h.refs = 0;
   h.lease = false;
   h.duplicates.clear();
+  h.nodes.clear();
   ++nodes_[kRoot].keep;
   return id;
 }
@@ -282,6 +303,7 @@ void PrefixCache::Reference(HolderState& h, uint32_t node) {
   if (h.lease) ++n.lease_refs;
   LeaseCount(n, before);
   h.refs += n.cached;
+  h.nodes.push_back(node);
 }
 
 void PrefixCache::Register(HolderState& h, uint32_t node) {
@@ -292,6 +314,7 @@ void PrefixCache::Register(HolderState& h, uint32_t node) {
   referenced_ += n.len;
   if (h.lease) lease_only_ += n.len;
   h.refs += n.len;
+  h.nodes.push_back(node);
 }
 
 uint32_t PrefixCache::Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
@@ -428,6 +451,7 @@ uint32_t PrefixCache::Empty(Holder holder) {
   h.lease = false;
   h.depth = 0;
   h.duplicates.clear();
+  h.nodes.clear();
   Pin(h, kRoot);
   return released;
 }
@@ -582,6 +606,10 @@ std::string PrefixCache::CheckInvariants() const {
       referenced += n.cached;
     });
     if (!wrong.empty()) return wrong;
+    std::vector<uint32_t> fast, walked;
+    ForEachReferenced(h, [&](uint32_t node) { fast.push_back(node); });
+    ForEachCoveredWhole(h, [&](uint32_t node) { walked.push_back(node); });
+    if (fast != walked) return absl::StrCat("holder ", id, ": its nodes are not what it covers");
     if (referenced != h.refs) {
       return absl::StrCat("holder ", id, ": references ", referenced, " blocks, counted ", h.refs);
     }

@@ -192,6 +192,10 @@ class PrefixCache {
     // The depths covered as duplicates: [first, second) ranges, ascending,
     // none touching the next.
     std::vector<std::pair<uint32_t, uint32_t>> duplicates;
+    // The nodes it referenced, shallowest first, as it took them: a split
+    // since has put the head of one between it and the one before. What
+    // ForEachReferenced walks, fetching ahead, not up from the pin.
+    std::vector<uint32_t> nodes;
   };
 
   uint32_t Find(uint32_t parent, const BlockTag& tag) const;
@@ -216,9 +220,13 @@ class PrefixCache {
   // The node holding the holder's deepest covered block (kRoot: none).
   uint32_t Deepest(const HolderState& h) const;
   void AddDuplicates(HolderState& h, uint32_t from, uint32_t to);
-  // Calls visit(node) for each node the holder references, deepest first.
+  // Calls visit(node) for each node the holder references, deepest first:
+  // from its `nodes`, or (the definition, for CheckInvariants) walking up
+  // from its pin.
   template <typename Visit>
   void ForEachReferenced(const HolderState& h, Visit visit) const;
+  template <typename Visit>
+  void ForEachCoveredWhole(const HolderState& h, Visit visit) const;
   // Ghost `node` (whole) becomes cached, referenced by the holder alone.
   void Register(HolderState& h, uint32_t node);
   // A holder's node can take more blocks of its list after its last.
