@@ -10,6 +10,35 @@
 
 namespace serq::sim {
 namespace step_internal {
+namespace {
+
+// The first k = 0, 1, 2, ... at which a batch of k decode jobs takes no
+// more: k >= seqs or tokens - k < 1, as FormPlain tests it, in floating
+// point. Both sides only become true as k grows (a rounded subtraction is
+// monotonic in k), so a bisection over the whole numbers up to 2^53 finds
+// it; SIZE_MAX when there is none.
+size_t DecodeLimit(double seqs, double tokens) {
+  auto full = [&](double k) { return k >= seqs || tokens - k < 1; };
+  double lo = 0, hi = 9007199254740992.0;  // 2^53
+  if (full(lo)) return 0;
+  if (!full(hi)) return SIZE_MAX;
+  while (hi - lo > 1) {  // full(hi), !full(lo)
+    double mid = std::floor((lo + hi) / 2);
+    (full(mid) ? hi : lo) = mid;
+  }
+  return static_cast<size_t>(hi);
+}
+
+}  // namespace
+
+StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt)
+    : Station(id),
+      seqs_(seqs),
+      tokens_(tokens),
+      preempt_(preempt),
+      decode_limit_(DecodeLimit(seqs, tokens)),
+      budget_exact_(std::isinf(tokens) ||
+                    (tokens == std::floor(tokens) && std::fabs(tokens) <= 9007199254740992.0)) {}
 
 void StepStation::Arrive(StageHost& host, const Job& job) {
   double now = host.now();
@@ -29,6 +58,7 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
   e.sequence = next_sequence_++;
   e.key.assign(job.key.begin(), job.key.end());
   work_ += job.work;
+  ++unstarted_;
   if (preempt_) {
     // The session's previous run on this stage completed at this very
     // instant (a decode right after its prefill): the same running job
@@ -52,76 +82,81 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
 
 bool StepStation::FormPlain(StageHost& host) {
   double budget = tokens_;
-  // The step's variables and its unstarted jobs are kept in locals (in
-  // registers) while the batch forms, and stored in vars_ at the end;
-  // the same additions in the same order as Account on vars_.
+  // The step's variables are kept in locals (in registers) while the batch
+  // forms, and stored in vars_ at the end; the same additions in the same
+  // order as Account on vars_.
   StepVars vars;
-  uint32_t unstarted = 0;
-  // The decode jobs that would join if every growth were granted at
-  // once join in one pass, as if granted, their growths then asked in
-  // one call (the common case: all granted). When one is not, the jobs
-  // from it on are put back as they were (their content restored, not
-  // recomputed) and the step's sums are added again over the jobs before
-  // it, in the same order; those go the general way, one at a time, as
-  // below. The same grants, in the same order, and the same sums, as
-  // asking each.
+  // The decode jobs that would join if every growth were granted at once
+  // join in one pass, as if granted, their growths then asked in one call
+  // (the common case: all granted). When one is not, the jobs from it on
+  // are put back as they were (their content restored, not recomputed) and
+  // the step's sums are added again over the jobs before it, in the same
+  // order; those go the general way, one at a time, as below. The same
+  // grants, in the same order, and the same sums, as asking each.
+  //
+  // The pass keeps only what differs from job to job. Its jobs are the
+  // batch's first, so the step's decode is their count (integer additions
+  // from 0, exact) and its attention their contexts' sum, the same
+  // additions as context's (t c - t (t - 1) / 2 is c for t = 1). A grown
+  // job is not marked reserved: End clears the mark of every job of the
+  // batch, and nothing reads it in between. A decode job's chunk is 1,
+  // which Account and End know, so it is not stored.
   size_t first = 0;
   const size_t decodes = decode_.size();
   candidates_.resize(decodes);
   grow_holds_.resize(decodes);
+  grown_at_.resize(decodes);
   old_content_.resize(decodes);
-  grew_.resize(decodes);
   uint32_t* candidates = candidates_.data();
   uint32_t* holds = grow_holds_.data();
+  uint32_t* grown_at = grown_at_.data();
   double* old_content = old_content_.data();
-  uint8_t* grew = grew_.data();
   size_t nc = 0, nh = 0;
+  double context = 0;
   {
     const uint32_t* order = decode_.data();
     Entry* slab = slab_.data();
-    double k = 0;  // candidates so far (the batch is empty; budget is tokens_)
-    for (; first < decodes; ++first) {
-      if (k >= seqs_ || tokens_ - k < 1) break;
-      Entry& e = slab[order[first]];
+    const size_t most = decode_limit_;
+    for (; first < decodes && nc < most; ++first) {
+      const uint32_t slot = order[first];
+      Entry& e = slab[slot];
       if (e.stalled) continue;
-      bool grows = e.growing && !e.reserved;
-      grew[nc] = grows;
-      if (grows) {
-        holds[nh++] = e.hold;
-        old_content[nc] = e.content;
-        e.reserved = true;
-        e.content += 1;
+      double c;
+      if (e.growing) {
+        if (!e.reserved) {
+          holds[nh] = e.hold;
+          grown_at[nh] = nc;
+          old_content[nh] = e.content;
+          ++nh;
+          e.content += 1;
+        }
+        c = e.content;
+      } else {
+        c = e.processed + 1;
       }
-      candidates[nc++] = order[first];
-      k += 1;
-      e.chunk = 1;
-      budget -= 1;
-      AccountDecode(e, &vars, &unstarted);
+      context += c;
+      candidates[nc++] = slot;
     }
   }
   size_t granted = nh == 0 ? 0 : host.GrowEach(absl::MakeConstSpan(holds, nh), 1);
   size_t joined = nc;
   if (granted < nh) {
-    size_t g = 0;
-    for (joined = 0; joined < nc; ++joined) {
-      if (!grew[joined]) continue;
-      if (g == granted) break;
-      ++g;
-    }
-    for (size_t i = joined; i < nc; ++i) {
-      if (!grew[i]) continue;
-      Entry& e = slab_[candidates[i]];
-      e.content = old_content[i];
-      e.reserved = false;
-    }
-    vars = StepVars();
-    unstarted = 0;
-    budget = tokens_;
+    joined = grown_at[granted];
+    for (size_t g = granted; g < nh; ++g) slab_[candidates[grown_at[g]]].content = old_content[g];
+    context = 0;
     for (size_t i = 0; i < joined; ++i) {
-      budget -= 1;
-      AccountDecode(slab_[candidates[i]], &vars, &unstarted);
+      const Entry& e = slab_[candidates[i]];
+      context += e.growing ? e.content : e.processed + 1;
     }
     first = std::find(decode_.begin(), decode_.end(), candidates[joined]) - decode_.begin();
+  }
+  vars.decode = static_cast<double>(joined);
+  vars.context = context;
+  vars.attention = context;
+  if (budget_exact_) {
+    budget -= static_cast<double>(joined);  // tokens_ is whole (or inf): exact
+  } else {
+    for (size_t i = 0; i < joined; ++i) budget -= 1;
   }
   batch_.assign(candidates, candidates + joined);
   for (size_t i = first; i < decode_.size(); ++i) {
@@ -146,7 +181,7 @@ bool StepStation::FormPlain(StageHost& host) {
     e.chunk = 1;
     budget -= 1;
     batch_.push_back(slot);
-    Account(e, &vars, &unstarted);
+    Account(e, &vars);
   }
   for (uint32_t slot : prefill_) {
     if (batch_.size() >= seqs_ || !(budget > 0)) break;
@@ -177,49 +212,39 @@ bool StepStation::FormPlain(StageHost& host) {
     }
     budget -= e.chunk;
     batch_.push_back(slot);
-    Account(e, &vars, &unstarted);
+    Account(e, &vars);
   }
   vars_ = vars;
-  unstarted_ = unstarted;
   return true;
 }
 
-void StepStation::Account(Entry& e, StepVars* vars, uint32_t* unstarted) {
-  double t = e.chunk;
+void StepStation::Account(Entry& e, StepVars* vars) {
   double c;
   if (e.decode) {
     vars->decode += 1;
-    // This step's token counts: its KV slot is the reserved unit.
+    // This step's token counts: its KV slot is the reserved unit. Its
+    // chunk is 1: t c - t (t - 1) / 2 is c - 0, c to the bit.
     c = e.growing ? e.content : e.processed + 1;
+    vars->context += c;
+    vars->attention += c;
   } else {
+    double t = e.chunk;
     vars->prefill += t;
     c = e.growing ? e.content : e.processed + t;
     if (e.recompute) recomputed_step_ += t;
+    vars->context += c;
+    vars->attention += t * c - t * (t - 1) / 2;
   }
-  vars->context += c;
-  vars->attention += t * c - t * (t - 1) / 2;
   e.taken = 0;
-  *unstarted += !e.started;
-}
-
-void StepStation::AccountDecode(Entry& e, StepVars* vars, uint32_t* unstarted) {
-  vars->decode += 1;
-  double c = e.growing ? e.content : e.processed + 1;
-  vars->context += c;
-  vars->attention += c;
-  e.taken = 0;
-  *unstarted += !e.started;
 }
 
 void StepStation::Run(StageHost& host) {
   double now = host.now();
   if (preempt_) {
     vars_ = StepVars();
-    unstarted_ = 0;
-    for (uint32_t slot : batch_) Account(slab_[slot], &vars_, &unstarted_);
+    for (uint32_t slot : batch_) Account(slab_[slot], &vars_);
   }
   StepVars& vars = vars_;
-  uint32_t unstarted = unstarted_;
   vars.tokens = vars.prefill + vars.decode;
   vars.seqs = batch_.size();
   double tau;
@@ -235,16 +260,24 @@ void StepStation::Run(StageHost& host) {
   recomputed_ += recomputed_step_;
   recomputed_step_ = 0;
   SetPresent(now, present(), true);
-  // The jobs in their first step start their service (a separate pass:
-  // most steps have none, and the pass above stays free of calls).
-  for (size_t k = 0; unstarted > 0 && k < batch_.size(); ++k) {
+  // The jobs in their first step start their service (a separate pass,
+  // only while some job present has not started: most steps have none).
+  for (size_t k = 0; unstarted_ > 0 && k < batch_.size(); ++k) {
     Entry& e = slab_[batch_[k]];
     if (e.started) continue;
     e.started = true;
-    --unstarted;
+    --unstarted_;
     BeginService(host, e.session, e.arrival);
   }
   host.Schedule(now + tau, id(), kEnd);
+}
+
+void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
+  done->push_back(e.session);
+  if (preempt_) continued_.push_back(Continued{e.serial, e.since, e.sequence});
+  e.remaining = -1;
+  if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
+  gone_[slot] = 1;  // marks it for removal at the end of End
 }
 
 void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
@@ -260,13 +293,29 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   double work = work_;
   for (uint32_t slot : batch_) {
     Entry& e = slab_[slot];
-    // A decode job of fractional work w takes ceil(w) steps.
+    bool token;
+    if (e.decode) {
+      // Its chunk is 1 (FormPlain does not store it), and a decode job is
+      // no recompute. A decode job of fractional work w takes ceil(w)
+      // steps.
+      double fall = std::min(1.0, e.remaining);
+      e.remaining -= fall;
+      e.processed += 1;
+      e.reserved = false;
+      work -= fall;
+      if (e.observe) host.Token(e.session);
+      if (e.remaining > 0) continue;
+      e.recompute = false;
+      Done(e, slot, done);
+      --left;
+      continue;
+    }
     double fall = std::min(e.chunk, e.remaining);
     e.remaining -= fall;
     e.processed += e.chunk;
     e.reserved = false;
     work -= fall;
-    bool token = e.decode;
+    token = false;
     if (e.remaining <= 0 && e.recompute_decode) {
       // The recompute's last step makes the token the decode job was
       // about to make; then its decode tokens left, if any.
@@ -285,11 +334,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     }
     if (token && e.observe) host.Token(e.session);
     if (e.remaining <= 0) {
-      done->push_back(e.session);
-      if (preempt_) continued_.push_back(Continued{e.serial, e.since, e.sequence});
-      e.remaining = -1;
-      if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
-      gone_[slot] = 1;  // marks it for removal below
+      Done(e, slot, done);
       --left;
     }
   }

@@ -59,8 +59,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 class StepStation final : public Station {
  public:
-  StepStation(uint32_t id, double seqs, double tokens, bool preempt)
-      : Station(id), seqs_(seqs), tokens_(tokens), preempt_(preempt) {}
+  StepStation(uint32_t id, double seqs, double tokens, bool preempt);
 
   void Arrive(StageHost& host, const Job& job) override;
 
@@ -257,23 +256,28 @@ class StepStation final : public Station {
 
   void Preempt(StageHost& host, uint32_t slot, SessionId cause);
 
-  // Account for a decode job (its chunk is 1): t c - t (t - 1) / 2 with
-  // t = 1 is c - 0, which is c to the bit.
-  void AccountDecode(Entry& e, StepVars* vars, uint32_t* unstarted);
-
-  // Adds job `e`, which joins the batch with its chunk, to the step's
-  // variables.
-  void Account(Entry& e, StepVars* vars, uint32_t* unstarted);
+  // Adds job `e`, which joins the batch with its chunk (a decode job: 1),
+  // to the step's variables.
+  void Account(Entry& e, StepVars* vars);
 
   // Starts the step of the formed batch (FormPlain added its jobs to vars_
   // as they joined; a preempting formation, whose jobs may leave, here).
   void Run(StageHost& host);
 
   void End(StageHost& host, std::vector<SessionId>* done);
+  // Job `e` in `slot` completed at the end of the step: its session goes to
+  // `done`, and it is marked for removal.
+  void Done(Entry& e, uint32_t slot, std::vector<SessionId>* done);
 
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
   const bool preempt_;
+  // The most decode jobs that join a batch in FormPlain's first pass (the
+  // batch empty, k jobs in, the next joins while k < seqs_ and tokens_ - k
+  // >= 1), computed once; and whether tokens_ - k is exactly the budget
+  // left after k times -1 (tokens_ whole, or inf).
+  const size_t decode_limit_;
+  const bool budget_exact_;
   std::vector<Entry> slab_;
   std::vector<uint32_t> free_;
   std::vector<uint8_t> gone_;  // by slot: completed in the step ending
@@ -287,11 +291,12 @@ class StepStation final : public Station {
   std::vector<uint32_t> preempted_list_;
   std::vector<uint32_t> batch_;  // the current step's jobs
   std::vector<uint32_t> order_;  // scratch: the batch order being formed
-  std::vector<uint32_t> candidates_, grow_holds_;  // scratch: FormPlain's decode jobs
-  std::vector<double> old_content_;                // and their content before the pass
-  std::vector<uint8_t> grew_;                      // whether the pass grew them
+  // Scratch of FormPlain's first pass: its decode jobs, the holds it grew,
+  // the place of each among the jobs, and its content before.
+  std::vector<uint32_t> candidates_, grow_holds_, grown_at_;
+  std::vector<double> old_content_;
   StepVars vars_;           // the step being formed
-  uint32_t unstarted_ = 0;  // its jobs in their first step
+  uint32_t unstarted_ = 0;  // jobs present whose service has not started
   std::vector<double> key_, best_key_;
   std::vector<Continued> continued_;  // jobs that completed at continued_time_
   double continued_time_ = -1;
