@@ -73,34 +73,43 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
       }
     }
     Insert(ListOf(e), slot);
+  } else if (e.decode) {
+    size_t at = Insert(decode_, slot);
+    decode_holds_.insert(decode_holds_.begin() + at, e.growing ? e.hold : 0);
+    if (!e.growing) ++irregular_;
   } else {
-    Insert(e.decode ? decode_ : prefill_, slot);
+    Insert(prefill_, slot);
   }
   SetPresent(now, present() + 1, in_step_);
   if (!in_step_) ScheduleStart(host);
 }
 
-bool StepStation::FormPlain(StageHost& host) {
-  double budget = tokens_;
-  // The step's variables are kept in locals (in registers) while the batch
-  // forms, and stored in vars_ at the end; the same additions in the same
-  // order as Account on vars_.
-  StepVars vars;
-  // The decode jobs that would join if every growth were granted at once
-  // join in one pass, as if granted, their growths then asked in one call
-  // (the common case: all granted). When one is not, the jobs from it on
-  // are put back as they were (their content restored, not recomputed) and
-  // the step's sums are added again over the jobs before it, in the same
-  // order; those go the general way, one at a time, as below. The same
-  // grants, in the same order, and the same sums, as asking each.
-  //
-  // The pass keeps only what differs from job to job. Its jobs are the
-  // batch's first, so the step's decode is their count (integer additions
-  // from 0, exact) and its attention their contexts' sum, the same
-  // additions as context's (t c - t (t - 1) / 2 is c for t = 1). A grown
-  // job is not marked reserved: End clears the mark of every job of the
-  // batch, and nothing reads it in between. A decode job's chunk is 1,
-  // which Account and End know, so it is not stored.
+size_t StepStation::JoinRegular(StageHost& host, double* context) {
+  // The first decode jobs up to the limit; with none stalled, the same
+  // candidates as JoinAsGranted's, and with none reserved or not growing,
+  // the same holds, so the same call grants the same growths. Only the
+  // granted jobs are touched (no content to put back).
+  const size_t k = std::min(decode_.size(), decode_limit_);
+  size_t granted = k == 0 ? 0 : host.GrowEach(absl::MakeConstSpan(decode_holds_.data(), k), 1);
+  const uint32_t* order = decode_.data();
+  Entry* slab = slab_.data();
+  double sum = 0;
+  for (size_t i = 0; i < granted; ++i) {
+    Entry& e = slab[order[i]];
+    e.content += 1;
+    sum += e.content;
+  }
+  *context = sum;
+  batch_.assign(order, order + granted);
+  return granted;
+}
+
+size_t StepStation::JoinAsGranted(StageHost& host, double* context, size_t* next) {
+  // The jobs from the first not granted on are put back as they were
+  // (their content restored, not recomputed) and the context is added
+  // again over the jobs before it, in the same order; those go the general
+  // way, one at a time (FormPlain). The same grants, in the same order, and
+  // the same sums, as asking each.
   size_t first = 0;
   const size_t decodes = decode_.size();
   candidates_.resize(decodes);
@@ -112,7 +121,7 @@ bool StepStation::FormPlain(StageHost& host) {
   uint32_t* grown_at = grown_at_.data();
   double* old_content = old_content_.data();
   size_t nc = 0, nh = 0;
-  double context = 0;
+  double sum = 0;
   {
     const uint32_t* order = decode_.data();
     Entry* slab = slab_.data();
@@ -134,7 +143,7 @@ bool StepStation::FormPlain(StageHost& host) {
       } else {
         c = e.processed + 1;
       }
-      context += c;
+      sum += c;
       candidates[nc++] = slot;
     }
   }
@@ -143,12 +152,44 @@ bool StepStation::FormPlain(StageHost& host) {
   if (granted < nh) {
     joined = grown_at[granted];
     for (size_t g = granted; g < nh; ++g) slab_[candidates[grown_at[g]]].content = old_content[g];
-    context = 0;
+    sum = 0;
     for (size_t i = 0; i < joined; ++i) {
       const Entry& e = slab_[candidates[i]];
-      context += e.growing ? e.content : e.processed + 1;
+      sum += e.growing ? e.content : e.processed + 1;
     }
     first = std::find(decode_.begin(), decode_.end(), candidates[joined]) - decode_.begin();
+  }
+  *context = sum;
+  *next = first;
+  batch_.assign(candidates, candidates + joined);
+  return joined;
+}
+
+bool StepStation::FormPlain(StageHost& host) {
+  double budget = tokens_;
+  // The step's variables are kept in locals (in registers) while the batch
+  // forms, and stored in vars_ at the end; the same additions in the same
+  // order as Account on vars_.
+  StepVars vars;
+  // The decode jobs that would join if every growth were granted at once
+  // join first, their growths asked in one call (the common case: all
+  // granted); from the first not granted on, the general way below.
+  //
+  // Those first jobs keep only what differs from job to job. They are the
+  // batch's first, so the step's decode is their count (integer additions
+  // from 0, exact) and its attention their contexts' sum, the same
+  // additions as context's (t c - t (t - 1) / 2 is c for t = 1). A grown
+  // job is not marked reserved: End clears the mark of every job of the
+  // batch, and nothing reads it in between. A decode job's chunk is 1,
+  // which Account and End know, so it is not stored.
+  double context = 0;
+  size_t first, joined;
+  if (irregular_ == 0) {
+    joined = first = JoinRegular(host, &context);
+    regular_in_batch_ = joined;
+  } else {
+    joined = JoinAsGranted(host, &context, &first);
+    regular_in_batch_ = 0;
   }
   vars.decode = static_cast<double>(joined);
   vars.context = context;
@@ -158,7 +199,6 @@ bool StepStation::FormPlain(StageHost& host) {
   } else {
     for (size_t i = 0; i < joined; ++i) budget -= 1;
   }
-  batch_.assign(candidates, candidates + joined);
   for (size_t i = first; i < decode_.size(); ++i) {
     uint32_t slot = decode_[i];
     if (batch_.size() >= seqs_ || budget < 1) break;
@@ -169,10 +209,12 @@ bool StepStation::FormPlain(StageHost& host) {
         case StageHost::Growth::kGranted:
           e.reserved = true;
           e.content += 1;
+          ++irregular_;  // regular until now: growing, neither stalled nor reserved
           break;
         case StageHost::Growth::kStalled:
           e.stalled = true;
           e.reserved_units = 1;
+          ++irregular_;
           continue;
         case StageHost::Growth::kFailed:
           return false;
@@ -291,10 +333,30 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   // work_ in a local (a register) through the loop: the same
   // subtractions in the same order.
   double work = work_;
-  for (uint32_t slot : batch_) {
+  // JoinRegular's jobs: decode jobs that grow, not reserved (chunk 1, no
+  // recompute, their processed not kept).
+  const uint32_t* batch = batch_.data();
+  Entry* slab = slab_.data();
+  const size_t regular = regular_in_batch_;
+  for (size_t i = 0; i < regular; ++i) {
+    const uint32_t slot = batch[i];
+    Entry& e = slab[slot];
+    double fall = std::min(1.0, e.remaining);
+    e.remaining -= fall;
+    work -= fall;
+    if (e.observe) host.Token(e.session);
+    if (e.remaining > 0) continue;
+    e.recompute = false;
+    Done(e, slot, done);
+    --left;
+  }
+  for (size_t i = regular; i < batch_.size(); ++i) {
+    const uint32_t slot = batch_[i];
     Entry& e = slab_[slot];
     bool token;
     if (e.decode) {
+      // Reserved (granted alone, or after a stall): regular again.
+      if (!preempt_ && e.reserved) --irregular_;
       // Its chunk is 1 (FormPlain does not store it), and a decode job is
       // no recompute. A decode job of fractional work w takes ceil(w)
       // steps.
@@ -340,6 +402,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   }
   work_ = work;
   batch_.clear();
+  regular_in_batch_ = 0;
   if (left < present()) {
     auto gone = [this](uint32_t slot) {
       if (!gone_[slot]) return false;
@@ -356,7 +419,21 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       drop(run_decode_);
       drop(run_prefill_);
     } else {
-      decode_.erase(std::remove_if(decode_.begin(), decode_.end(), gone), decode_.end());
+      // decode_holds_ in step (a job not growing leaves the irregular).
+      size_t kept = 0;
+      for (size_t i = 0; i < decode_.size(); ++i) {
+        uint32_t slot = decode_[i];
+        bool growing = slab_[slot].growing;
+        if (gone(slot)) {
+          if (!growing) --irregular_;
+          continue;
+        }
+        decode_[kept] = slot;
+        decode_holds_[kept] = decode_holds_[i];
+        ++kept;
+      }
+      decode_.resize(kept);
+      decode_holds_.resize(kept);
       prefill_.erase(std::remove_if(prefill_.begin(), prefill_.end(), gone), prefill_.end());
     }
   }

@@ -147,7 +147,10 @@ class StepStation final : public Station {
     bool recompute = false;  // a recompute prefill (for `recomputed`)
     bool looked_up = false;  // its hold's blocks were looked up (LookUp)
     double remaining = 0;
-    double processed = 0;  // tokens done in this run (prefill chunks, decode tokens)
+    // Tokens done in this run (prefill chunks, decode tokens): a job not
+    // growing's context. Not kept for a regular decode job (it grows: its
+    // context is its content).
+    double processed = 0;
     double content = 0;    // growing: its hold's content, the reserved units included
     double chunk = 0;      // its tokens in the current step
     double taken = 0;      // units of content it took for the step being formed
@@ -186,16 +189,19 @@ class StepStation final : public Station {
 
   // Keeps `list` in order: ascending key, then arrival (the preempted: the
   // most recently preempted first).
-  void Insert(std::vector<uint32_t>& list, uint32_t slot) {
+  // Returns its place.
+  size_t Insert(std::vector<uint32_t>& list, uint32_t slot) {
     const Entry& e = slab_[slot];
     if (e.key.empty() && e.group != Group::kPreempted &&
         (list.empty() || slab_[list.back()].sequence < e.sequence)) {
       list.push_back(slot);  // without serve by every key is empty: arrival order
-      return;
+      return list.size() - 1;
     }
     auto at = std::upper_bound(list.begin(), list.end(), slot,
                                [this](uint32_t a, uint32_t b) { return Before(a, b); });
+    size_t i = at - list.begin();
     list.insert(at, slot);
+    return i;
   }
 
   std::vector<uint32_t>& ListOf(const Entry& e) {
@@ -229,6 +235,14 @@ class StepStation final : public Station {
 
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
   bool FormPlain(StageHost& host);
+  // FormPlain's first decode jobs, when every decode job present is
+  // regular (irregular_ == 0): their growths asked in one call, then those
+  // granted join. Returns how many joined, *context their contexts' sum.
+  size_t JoinRegular(StageHost& host, double* context);
+  // The same for any decode jobs: those that would join if every growth
+  // were granted join in one pass, as if granted; *next is where the
+  // general way goes on.
+  size_t JoinAsGranted(StageHost& host, double* context, size_t* next);
 
   // With `preempt by` (engine.md §2).
   bool FormPreempting(StageHost& host);
@@ -285,6 +299,16 @@ class StepStation final : public Station {
   // With it: the jobs that never ran.
   std::vector<uint32_t> decode_;
   std::vector<uint32_t> prefill_;
+  // Without preempt by: decode_'s holds, in its order (growing jobs'; 0
+  // for the others), and how many of its jobs are not regular: a job is
+  // regular when it grows its hold and is neither stalled nor reserved
+  // (its next growth is asked when it joins). When all are, a step's
+  // growths are decode_holds_'s first, asked without visiting the jobs.
+  std::vector<uint32_t> decode_holds_;
+  uint32_t irregular_ = 0;
+  // The current batch's first jobs that JoinRegular made join (regular
+  // decode jobs, which End knows are neither reserved nor recomputes).
+  size_t regular_in_batch_ = 0;
   // With preempt by: running jobs, and preempted ones not running again.
   std::vector<uint32_t> run_decode_;
   std::vector<uint32_t> run_prefill_;

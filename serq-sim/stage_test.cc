@@ -626,6 +626,45 @@ TEST(StepStationTest, GrowthsGrantedInPart) {
   EXPECT_EQ(h.completions_.back(), (std::pair<SessionId, double>{3, 4.0}));
 }
 
+// Regular decode jobs (growing, neither stalled nor reserved) have their
+// growths asked in one call; a stall or a lone grant makes a job
+// irregular until its step ends (or its grant comes), and the calls then
+// carry only the jobs that grow. Jobs 1, 2, 3 decode 3 tokens each, their
+// holds' contents 0, 10, 20; tau = 1. Step 1 (t = 0): the call grants all
+// three: context 1 + 11 + 21 = 33. Step 2 (t = 1): it grants job 1 only;
+// job 2's growth asked alone is granted, job 3's stalls: 2 + 12 = 14.
+// Step 3 (t = 2): job 3 still stalled, the call has jobs 1 and 2, both
+// granted: 3 + 13 = 16; they complete at 3. Job 3's unit comes at 4: step 4
+// with its reserved unit (no call): 22. Step 5 (t = 5): job 3 is regular
+// again, one call of one hold: 23; it completes at 6.
+TEST(StepStationTest, RegularJobsGrowInOneCall) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  std::vector<size_t> calls;
+  h.grow_each = [&](size_t n) {
+    calls.push_back(n);
+    return calls.size() == 2 ? size_t{1} : n;
+  };
+  h.grow = [](SessionId s) {
+    return s == 3 ? StageHost::Growth::kStalled : StageHost::Growth::kGranted;
+  };
+  for (SessionId s : {1u, 2u, 3u}) {
+    Job j = StepJob(s, kDecode, 3);
+    j.growing = true;
+    j.content = 10.0 * (s - 1);
+    h.ArriveJob(0, j);
+  }
+  h.RunUntil(3.5);
+  EXPECT_EQ(h.station().Queue(), 1u);
+  h.GrantAt(4, 3);
+  h.RunUntil(INFINITY);
+  std::vector<double> contexts;
+  for (const StepVars& v : h.steps_) contexts.push_back(v.context);
+  EXPECT_EQ(contexts, (std::vector<double>{33, 14, 16, 22, 23}));
+  EXPECT_EQ(h.step_starts_, (std::vector<double>{0, 1, 2, 4, 5}));
+  EXPECT_EQ(calls, (std::vector<size_t>{3, 3, 2, 1}));
+  EXPECT_EQ(h.completions_, (Completions{{1, 3.0}, {2, 3.0}, {3, 6.0}}));
+}
+
 // A fractional token budget: tokens 2.5 takes two decode tokens (after
 // two, 0.5 < 1 is left) and a prefill chunk of the 0.5 left: tokens 2.5,
 // decode 2, prefill 0.5; the third decode job waits for the next step.
