@@ -283,8 +283,20 @@ void StepStation::Account(Entry& e, StepVars* vars) {
 void StepStation::Run(StageHost& host) {
   double now = host.now();
   if (preempt_) {
+    // The leading decode jobs FormPreempting summed (lead_, when no
+    // preemption took one out): the same additions, from 0, as Account
+    // on each (decode one each, exact; attention c each, as context), so
+    // Account goes on from the first after them. Their `taken` is not
+    // reset: it is only read (Preempt) for a job of the batch being
+    // formed, which sets it first.
     vars_ = StepVars();
-    for (uint32_t slot : batch_) Account(slab_[slot], &vars_);
+    size_t from = lead_;
+    if (from > 0) {
+      vars_.decode = static_cast<double>(from);
+      vars_.context = lead_context_;
+      vars_.attention = lead_context_;
+    }
+    for (size_t k = from; k < batch_.size(); ++k) Account(slab_[batch_[k]], &vars_);
   }
   StepVars& vars = vars_;
   vars.tokens = vars.prefill + vars.decode;

@@ -307,8 +307,15 @@ class StepStation final : public Station {
   std::vector<uint32_t> decode_holds_;
   uint32_t irregular_ = 0;
   // The current batch's first jobs that JoinRegular made join (regular
-  // decode jobs, which End knows are neither reserved nor recomputes).
+  // decode jobs, which End knows are neither reserved nor recomputes), or
+  // with preempt by FormPreempting's lead_ (decode jobs that grow, which
+  // are never reserved there).
   size_t regular_in_batch_ = 0;
+  // With preempt by: the batch's first jobs, the leading running decode
+  // jobs granted at once (0 once a preemption changed the batch), and the
+  // sum of their contexts.
+  size_t lead_ = 0;
+  double lead_context_ = 0;
   // With preempt by: running jobs, and preempted ones not running again.
   std::vector<uint32_t> run_decode_;
   std::vector<uint32_t> run_prefill_;

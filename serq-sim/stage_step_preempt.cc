@@ -16,6 +16,7 @@ bool StepStation::FormPreempting(StageHost& host) {
     batch_.clear();
     budget_ = tokens_;
     bool preempted = false;
+    lead_ = 0;
     // The running jobs, decode then prefill; a snapshot, as victims
     // leave the lists.
     order_.assign(run_decode_.begin(), run_decode_.end());
@@ -37,6 +38,7 @@ bool StepStation::FormPreempting(StageHost& host) {
         b -= 1;
       }
       size_t granted = k == 0 ? 0 : host.GrowEachNow(grow_holds_, 1);
+      double context = 0;
       for (; start < granted; ++start) {
         uint32_t slot = order_[start];
         Entry& e = slab_[slot];
@@ -45,7 +47,13 @@ bool StepStation::FormPreempting(StageHost& host) {
         e.chunk = 1;
         budget_ -= 1;
         batch_.push_back(slot);
+        context += e.content;
       }
+      // The batch's first jobs, as Run would account them (decode jobs
+      // growing: their context is their content), unless a preemption
+      // below takes one of them out (Preempt clears lead_).
+      lead_ = granted;
+      lead_context_ = context;
     }
     for (size_t i = start; i < order_.size(); ++i) {
       uint32_t slot = order_[i];
@@ -149,6 +157,9 @@ bool StepStation::FormPreempting(StageHost& host) {
     break;
   }
   forming_ = false;
+  // Without a preemption in the batch formed last, its first jobs are the
+  // leading running decode jobs: End knows what they need.
+  regular_in_batch_ = lead_;
   if (!ok) return false;
   if (batch_.empty() && blocked_slot_ != kNone) {
     host.WatchPool(slab_[blocked_slot_].pool, id());
@@ -203,6 +214,7 @@ bool StepStation::Victim(StageHost& host, uint32_t pool, uint32_t* victim) {
 
 void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
   Entry& e = slab_[slot];
+  lead_ = 0;  // the batch may lose a job: Run accounts for every job
   Remove(ListOf(e), slot);  // a running job's list
   auto in_batch = std::find(batch_.begin(), batch_.end(), slot);
   if (in_batch != batch_.end()) {
