@@ -356,7 +356,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     double fall = std::min(1.0, e.remaining);
     e.remaining -= fall;
     work -= fall;
-    if (e.observe) host.Token(e.session);
+    if (e.observe) observed_.push_back(e.session);
     if (e.remaining > 0) continue;
     e.recompute = false;
     Done(e, slot, done);
@@ -377,7 +377,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       e.processed += 1;
       e.reserved = false;
       work -= fall;
-      if (e.observe) host.Token(e.session);
+      if (e.observe) observed_.push_back(e.session);
       if (e.remaining > 0) continue;
       e.recompute = false;
       Done(e, slot, done);
@@ -406,7 +406,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     } else if (e.remaining <= 0) {
       e.recompute = false;
     }
-    if (token && e.observe) host.Token(e.session);
+    if (token && e.observe) observed_.push_back(e.session);
     if (e.remaining <= 0) {
       Done(e, slot, done);
       --left;
@@ -415,6 +415,12 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   work_ = work;
   batch_.clear();
   regular_in_batch_ = 0;
+  // The step's tokens, in batch order, in one call: nothing above reads
+  // what recording them changes.
+  if (!observed_.empty()) {
+    host.Tokens(observed_);
+    observed_.clear();
+  }
   if (left < present()) {
     auto gone = [this](uint32_t slot) {
       if (!gone_[slot]) return false;

@@ -316,6 +316,7 @@ class StepStation final : public Station {
   // sum of their contexts.
   size_t lead_ = 0;
   double lead_context_ = 0;
+  std::vector<SessionId> observed_;  // scratch: End's observed tokens
   // With preempt by: running jobs, and preempted ones not running again.
   std::vector<uint32_t> run_decode_;
   std::vector<uint32_t> run_prefill_;
