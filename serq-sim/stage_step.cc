@@ -13,12 +13,12 @@ namespace step_internal {
 namespace {
 
 // The first k = 0, 1, 2, ... at which a batch of k decode jobs takes no
-// more: k >= seqs or tokens - k < 1, as FormPlain tests it, in floating
-// point. Both sides only become true as k grows (a rounded subtraction is
-// monotonic in k), so a bisection over the whole numbers up to 2^53 finds
-// it; SIZE_MAX when there is none.
-size_t DecodeLimit(double seqs, double tokens) {
-  auto full = [&](double k) { return k >= seqs || tokens - k < 1; };
+// more (`full`: k >= seqs or tokens - k < 1, as FormPlain tests it, in
+// floating point). Both sides only become true as k grows (a rounded
+// subtraction is monotonic in k), so a bisection over the whole numbers up
+// to 2^53 finds it; SIZE_MAX when there is none.
+template <typename Full>
+size_t FirstFull(Full full) {
   double lo = 0, hi = 9007199254740992.0;  // 2^53
   if (full(lo)) return 0;
   if (!full(hi)) return SIZE_MAX;
@@ -29,6 +29,16 @@ size_t DecodeLimit(double seqs, double tokens) {
   return static_cast<size_t>(hi);
 }
 
+size_t DecodeLimit(double seqs, double tokens) {
+  return FirstFull([&](double k) { return k >= seqs || tokens - k < 1; });
+}
+
+// FormPreempting's test for its leading running decode jobs, k >= seqs or
+// !(budget >= 1), with the budget tokens - k (exact when tokens is whole).
+size_t RunningDecodeLimit(double seqs, double tokens) {
+  return FirstFull([&](double k) { return k >= seqs || !(tokens - k >= 1); });
+}
+
 }  // namespace
 
 StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt)
@@ -37,6 +47,7 @@ StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt)
       tokens_(tokens),
       preempt_(preempt),
       decode_limit_(DecodeLimit(seqs, tokens)),
+      running_decode_limit_(RunningDecodeLimit(seqs, tokens)),
       budget_exact_(std::isinf(tokens) ||
                     (tokens == std::floor(tokens) && std::fabs(tokens) <= 9007199254740992.0)) {}
 

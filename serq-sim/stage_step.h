@@ -291,6 +291,9 @@ class StepStation final : public Station {
   // >= 1), computed once; and whether tokens_ - k is exactly the budget
   // left after k times -1 (tokens_ whole, or inf).
   const size_t decode_limit_;
+  // FormPreempting's: its leading running decode jobs join while k < seqs_
+  // and !(tokens_ - k >= 1) is false (with budget_exact_).
+  const size_t running_decode_limit_;
   const bool budget_exact_;
   std::vector<Entry> slab_;
   std::vector<uint32_t> free_;

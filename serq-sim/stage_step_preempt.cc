@@ -34,14 +34,25 @@ bool StepStation::FormPreempting(StageHost& host) {
       Entry* slab = slab_.data();
       grow_holds_.resize(n);
       uint32_t* holds = grow_holds_.data();
-      double b = budget_;
       size_t k = 0;
-      for (; k < n; ++k) {
-        const Entry& e = slab[order[k]];
-        if (e.group != Group::kRunning || !e.decode || !e.growing) break;
-        if (static_cast<double>(k) >= seqs_ || !(b >= 1)) break;
-        holds[k] = e.hold;
-        b -= 1;
+      if (budget_exact_) {
+        // order_ starts with run_decode_, running decode jobs all: the
+        // first not growing (or the limit, computed once) ends the run.
+        const size_t most = std::min(run_decode_.size(), running_decode_limit_);
+        for (; k < most; ++k) {
+          const Entry& e = slab[order[k]];
+          if (!e.growing) break;
+          holds[k] = e.hold;
+        }
+      } else {
+        double b = budget_;
+        for (; k < n; ++k) {
+          const Entry& e = slab[order[k]];
+          if (e.group != Group::kRunning || !e.decode || !e.growing) break;
+          if (static_cast<double>(k) >= seqs_ || !(b >= 1)) break;
+          holds[k] = e.hold;
+          b -= 1;
+        }
       }
       size_t granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
       batch_.resize(granted);
