@@ -203,7 +203,7 @@ double Evaluator::CompileAndEval(uint32_t node, const EvalFrame& frame) {
   if (Compile(node, 0, &max_depth, &program)) {
     Finish(&program);
     compiled_[node] = static_cast<int32_t>(programs_.size());
-    programs_.push_back(std::move(program));
+    programs_.push_back(std::make_unique<Program>(std::move(program)));
   } else {
     compiled_[node] = kNotCompiled;
   }

@@ -8,7 +8,7 @@
 #define SERQ_SIM_EXPR_H_
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -126,7 +126,7 @@ class Evaluator {
       int32_t program = compiled_[node];
       if (program >= 0) {
         double v;
-        if (Run(programs_[program], frame, &v)) return v;
+        if (Run(*programs_[program], frame, &v)) return v;
         return EvalTree(node, frame);  // it would fail: the tree says how
       }
       if (program == kNotCompiled) return EvalTree(node, frame);
@@ -190,7 +190,9 @@ class Evaluator {
   bool Run(const Program& program, const EvalFrame& frame, double* value);
 
   std::vector<int32_t> compiled_;  // by root node: a program's index, or kNotCompiled
-  std::deque<Program> programs_;  // a deque: a program runs while others compile
+  // Each program on its own, so that one runs while others compile (its
+  // address stays), found in two loads (a deque's index takes a division).
+  std::vector<std::unique_ptr<Program>> programs_;
 
   const ExprTable* table_;
   const std::vector<std::string>* key_names_;
