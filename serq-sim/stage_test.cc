@@ -43,6 +43,7 @@ class TestHost : public StageHost {
   // One Grow each by default, so that `grow` sees every growth;
   // `grow_each` says how many of a step's holds one call grants.
   size_t GrowEach(absl::Span<const uint32_t> holds, double) override {
+    each_holds_.emplace_back(holds.begin(), holds.end());
     size_t n = std::min(grow_each(holds.size()), holds.size());
     each_granted_ += n;
     return n;
@@ -115,6 +116,7 @@ class TestHost : public StageHost {
   std::function<Growth(SessionId)> grow = [](SessionId) { return Growth::kGranted; };
   std::function<size_t(size_t)> grow_each = [](size_t) { return size_t{0}; };
   size_t each_granted_ = 0;
+  std::vector<std::vector<uint32_t>> each_holds_;  // GrowEach's holds, by call
   std::vector<StepVars> steps_;       // every step's variables, in order
   std::vector<double> step_starts_;   // and its start
   std::vector<std::pair<SessionId, double>> completions_;
@@ -663,6 +665,30 @@ TEST(StepStationTest, RegularJobsGrowInOneCall) {
   EXPECT_EQ(h.step_starts_, (std::vector<double>{0, 1, 2, 4, 5}));
   EXPECT_EQ(calls, (std::vector<size_t>{3, 3, 2, 1}));
   EXPECT_EQ(h.completions_, (Completions{{1, 3.0}, {2, 3.0}, {3, 6.0}}));
+}
+
+// With serve by, the holds of a step's one call follow the batch order:
+// keys 3, 1, 2 (holds 11, 12, 13) give 12, 13, 11; a job arriving during
+// the first step with key 0 (hold 14) goes first in the second: 14, 12,
+// 13, 11. Decodes of 2 tokens (job 4: 1): all complete at 2.
+TEST(StepStationTest, ServeByOrdersTheGrowths) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  h.grow_each = [](size_t n) { return n; };
+  std::vector<double> keys[] = {{3}, {1}, {2}, {0}};
+  auto job = [&](SessionId s, double work) {
+    Job j = StepJob(s, kDecode, work);
+    j.growing = true;
+    j.hold = 10 + s;
+    j.key = keys[s - 1];
+    return j;
+  };
+  h.ArriveJob(0, job(1, 2));
+  h.ArriveJob(0, job(2, 2));
+  h.ArriveJob(0, job(3, 2));
+  h.ArriveJob(0.5, job(4, 1));
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.each_holds_, (std::vector<std::vector<uint32_t>>{{12, 13, 11}, {14, 12, 13, 11}}));
+  EXPECT_EQ(h.completions_, (Completions{{4, 2.0}, {2, 2.0}, {3, 2.0}, {1, 2.0}}));
 }
 
 // A fractional token budget: tokens 2.5 takes two decode tokens (after
