@@ -47,7 +47,7 @@ double QuantileSketch::Value(int32_t index) const {
   return std::exp(index * log_gamma_) * 2 / (gamma_ + 1);
 }
 
-void QuantileSketch::Add(double x) {
+void QuantileSketch::AddAny(double x) {
   if (count_ == 0) {
     min_ = max_ = x;
   } else {

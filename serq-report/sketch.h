@@ -8,6 +8,8 @@
 #ifndef SERQ_REPORT_SKETCH_H_
 #define SERQ_REPORT_SKETCH_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,7 +25,23 @@ class QuantileSketch {
  public:
   explicit QuantileSketch(double alpha = kSketchAlpha);
 
-  void Add(double x);  // x is not NaN
+  // x is not NaN. Inline: per-token observations add every token. A
+  // repeat of the last positive sample (a step's tokens share their gap)
+  // whose bucket is inside the store's range is counted here, with the
+  // same min, max and counts as AddAny.
+  void Add(double x) {
+    if (x > 0 && x == last_positive_ && count_ != 0) {
+      size_t at = static_cast<size_t>(last_index_ - positive_.offset);
+      if (last_index_ >= positive_.offset && at < positive_.counts.size()) {
+        min_ = std::min(min_, x);
+        max_ = std::max(max_, x);
+        ++count_;
+        ++positive_.counts[at];
+        return;
+      }
+    }
+    AddAny(x);
+  }
   // `other` has the same alpha (checked by the caller: Read refuses others).
   void Merge(const QuantileSketch& other);
 
@@ -65,6 +83,7 @@ class QuantileSketch {
     void Add(int32_t index, uint64_t n);
     uint64_t total() const;
   };
+  void AddAny(double x);  // Add, for any x
   int32_t Index(double magnitude) const;  // of a finite magnitude > 0
   double Value(int32_t index) const;      // the bucket's value
   // Calls visit(count, value) on each bucket that is not empty, in

@@ -93,6 +93,35 @@ TEST(Sketch, MergeIsTheSketchOfAllSamples) {
   EXPECT_FALSE(QuantileSketch::Read(pa, &back).ok());
 }
 
+// Runs of repeated samples (Add counts a repeat of the last positive
+// sample inline) give the sketch of the same samples in another order, the
+// same bytes: a sketch does not depend on the order. -1 first (the memo's
+// value before any positive sample), then runs of positive samples whose
+// buckets move the store's range, zeros and negatives between them.
+TEST(Sketch, RepeatedSamplesAsAnyOrder) {
+  std::mt19937_64 rng(5);
+  std::vector<double> samples = {-1, -1, -1};
+  const double values[] = {3, 3e-6, 0, 7e5, -2, 3, 1e9, 4.25};
+  for (int round = 0; round < 50; ++round) {
+    for (double v : values) {
+      int run = static_cast<int>(rng() % 6);
+      for (int i = 0; i < run; ++i) samples.push_back(v * (round % 7 + 1));
+    }
+  }
+  QuantileSketch runs, shuffled;
+  for (double x : samples) runs.Add(x);
+  std::shuffle(samples.begin(), samples.end(), rng);
+  for (double x : samples) shuffled.Add(x);
+  results::QuantileSketch a, b;
+  runs.WriteTo(&a);
+  shuffled.WriteTo(&b);
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  EXPECT_EQ(runs.count(), samples.size());
+  EXPECT_EQ(runs.min(), -14);
+  EXPECT_EQ(runs.max(), 7e9);
+  EXPECT_LT(runs.Quantile(0), 0);
+}
+
 // {-inf, -20, -20, -3, 0, 0, 5, 5, 5, 1e6, inf}: the buckets ascending, one
 // per distinct value here (the values are more than 2 alpha apart), each
 // value within alpha of its samples, the counts adding to the count.

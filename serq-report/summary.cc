@@ -2,9 +2,7 @@
 
 namespace serq::report {
 
-void BatchSums::Add(double x) {
-  partial_sum_ += x;
-  if (++partial_ < size_) return;
+void BatchSums::EndBatch() {
   sums_.push_back(partial_sum_);
   partial_sum_ = 0;
   partial_ = 0;

@@ -25,12 +25,18 @@ inline constexpr uint64_t kExactSamples = uint64_t{1} << 20;
 class BatchSums {
  public:
   static constexpr size_t kMaxBatches = 1024;
-  void Add(double x);
+  // Inline: per-token observations add every token; a batch's end is not.
+  void Add(double x) {
+    partial_sum_ += x;
+    if (++partial_ < size_) return;
+    EndBatch();
+  }
   uint64_t size() const { return size_; }
   const std::vector<double>& sums() const { return sums_; }
   void WriteTo(results::Batches* out) const;
 
  private:
+  void EndBatch();
   uint64_t size_ = 1;
   std::vector<double> sums_;
   double partial_sum_ = 0;

@@ -284,17 +284,41 @@ void Engine::Freed(uint32_t pool) {
   for (uint32_t station : stations) stations_[station]->UnitsFreed(*this);
 }
 
+namespace {
+
+// Token's work, inlined into Token and Tokens.
+inline void RecordToken(double now, double warmup, Session& s,
+                        std::vector<report::ObservationRecorder>& observations, double* v) {
+  *v = now - s.last_token;
+  s.last_token = now;
+  if (now >= warmup) observations[s.token_observation].Add(*v);
+}
+
+}  // namespace
+
 void Engine::Token(SessionId session) {
   Session& s = sessions_[session];
   if (s.token_observation < 0) return;
-  double v = now_ - s.last_token;
-  s.last_token = now_;
-  if (now_ >= model_.warmup) observations_[s.token_observation].Add(v);
-  if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
-                        JsonNumber(now_), s.serial, model_.observations[s.token_observation],
-                        JsonNumber(v)));
+  double v;
+  RecordToken(now_, model_.warmup, s, observations_, &v);
+  if (options_.trace) LogToken(s, v);
+}
+
+void Engine::Tokens(absl::Span<const SessionId> sessions) {
+  for (SessionId session : sessions) {
+    Session& s = sessions_[session];
+    if (s.token_observation < 0) continue;
+    double v;
+    RecordToken(now_, model_.warmup, s, observations_, &v);
+    if (options_.trace) LogToken(s, v);
   }
+}
+
+// Out of Token's way: the record of every token stays a leaf's work.
+void Engine::LogToken(const Session& s, double v) {
+  Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
+                      JsonNumber(now_), s.serial, model_.observations[s.token_observation],
+                      JsonNumber(v)));
 }
 
 bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {

@@ -11,6 +11,14 @@
 // left behind. Other stale events (an expiry of an ended lease) carry a tag
 // that no longer matches their target's; they are dropped when they come
 // out, which is cheaper than removing them from the middle of the heap.
+//
+// End-of-instant events (a step's start, pushed at the instant it is due)
+// pushed for the time of those already waiting, or when none waits, go to
+// a list of their own instead of the heap: they share their time and come
+// in sequence order, so the list is sorted as the heap would sort them, and
+// the earliest event is the earlier of the heap's top and the list's first.
+// The same events come out in the same order, without sifting an event
+// through the heap that will come out within the instant.
 #ifndef SERQ_SIM_EVENT_QUEUE_H_
 #define SERQ_SIM_EVENT_QUEUE_H_
 
@@ -50,6 +58,14 @@ class EventQueue {
   // stage waits so that requests arriving together are batched together).
   void Push(double time, uint8_t kind, uint32_t target, uint32_t tag,
             bool end_of_instant = false) {
+    if (end_of_instant && (late_next_ == late_.size() || late_.back().time == time)) {
+      if (late_next_ == late_.size()) {
+        late_.clear();
+        late_next_ = 0;
+      }
+      late_.push_back(Make(time, kind, target, tag, end_of_instant));
+      return;
+    }
     heap_.push_back(Make(time, kind, target, tag, end_of_instant));
     SiftUp(heap_.size() - 1, heap_.back());
   }
@@ -86,12 +102,13 @@ class EventQueue {
     }
   }
 
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
-  const Event& Top() const { return heap_.front(); }
+  bool empty() const { return heap_.empty() && late_next_ == late_.size(); }
+  size_t size() const { return heap_.size() + (late_.size() - late_next_); }
+  const Event& Top() const { return LateFirst() ? late_[late_next_] : heap_.front(); }
 
   // Removes and returns the earliest event.
   Event Pop() {
+    if (LateFirst()) return late_[late_next_++];
     Event top = heap_.front();
     if (top.slotted()) slot_pos_[top.target] = kNone;
     Event last = heap_.back();
@@ -105,6 +122,12 @@ class EventQueue {
   // does not change.
   template <typename Stale>
   void RemoveIf(Stale stale) {
+    size_t late_kept = 0;
+    for (size_t i = late_next_; i < late_.size(); ++i) {
+      if (!stale(late_[i])) late_[late_kept++] = late_[i];
+    }
+    late_.resize(late_kept);
+    late_next_ = 0;
     size_t kept = 0;
     for (const Event& e : heap_) {
       if (e.slotted()) slot_pos_[e.target] = kNone;
@@ -121,6 +144,8 @@ class EventQueue {
 
   void Clear() {
     heap_.clear();
+    late_.clear();
+    late_next_ = 0;
     slot_pos_.clear();
     next_sequence_ = 0;
   }
@@ -131,6 +156,10 @@ class EventQueue {
   static constexpr uint64_t kSlotted = 0x80;
   static constexpr size_t kNone = SIZE_MAX;
 
+  // The list's first event comes before the heap's top.
+  bool LateFirst() const {
+    return late_next_ != late_.size() && (heap_.empty() || late_[late_next_].Before(heap_.front()));
+  }
   Event Make(double time, uint8_t kind, uint32_t target, uint32_t tag, bool end_of_instant) {
     uint64_t order = (next_sequence_++ << 8) | (kind & kMaxKind);
     if (end_of_instant) order |= uint64_t{1} << 63;
@@ -172,6 +201,9 @@ class EventQueue {
 
   std::vector<Event> heap_;
   std::vector<size_t> slot_pos_;  // slot (target) -> its event's index, or kNone
+  // End-of-instant events of one time, in sequence order, from late_next_.
+  std::vector<Event> late_;
+  size_t late_next_ = 0;
   uint64_t next_sequence_ = 0;
 };
 

@@ -100,6 +100,45 @@ TEST(EventQueueTest, MatchesSortedOrder) {
   EXPECT_EQ(q.size(), model.size());
 }
 
+// End-of-instant events (kept apart from the heap while they share their
+// time) against a sort by (time, late, schedule order): random pushes, a
+// third of them end of instant, at now (as a step's start) or later, pops
+// and compactions, with many equal times.
+TEST(EventQueueTest, EndOfInstantMatchesSortedOrder) {
+  Random r(13);
+  EventQueue q;
+  std::vector<std::tuple<double, bool, uint64_t, uint32_t>> model;
+  uint64_t seq = 0;
+  uint32_t id = 0;
+  double now = 0;
+  for (int step = 0; step < 100000; ++step) {
+    double u = r.Uniform01();
+    if (model.empty() || u < 0.5) {
+      bool late = r.Uniform01() < 0.35;
+      double t = r.Uniform01() < 0.5 ? now : now + std::floor(r.Uniform(0, 8)) * 0.5;
+      q.Push(t, 0, id, id % 5, late);
+      model.emplace_back(t, late, seq++, id++);
+    } else if (u < 0.505) {
+      q.RemoveIf([](const Event& e) { return e.tag == 0; });
+      model.erase(std::remove_if(model.begin(), model.end(),
+                                 [](const auto& m) { return std::get<3>(m) % 5 == 0; }),
+                  model.end());
+      ASSERT_EQ(q.size(), model.size());
+    } else {
+      auto it = std::min_element(model.begin(), model.end());
+      ASSERT_EQ(q.Top().target, std::get<3>(*it));
+      Event e = q.Pop();
+      ASSERT_EQ(e.time, std::get<0>(*it));
+      ASSERT_EQ(e.late(), std::get<1>(*it));
+      ASSERT_EQ(e.target, std::get<3>(*it));
+      now = e.time;
+      model.erase(it);
+    }
+  }
+  EXPECT_EQ(q.size(), model.size());
+  EXPECT_EQ(q.empty(), model.empty());
+}
+
 // A slot's event moved in place runs exactly where the old mechanism (push
 // a new event, drop the old one as stale when it comes out) ran the new
 // one: random pushes, pops, reschedules of 20 slots and cancels, with many

@@ -201,8 +201,9 @@ double Evaluator::CompileAndEval(uint32_t node, const EvalFrame& frame) {
   Program program;
   int max_depth = 0;
   if (Compile(node, 0, &max_depth, &program)) {
+    Finish(&program);
     compiled_[node] = static_cast<int32_t>(programs_.size());
-    programs_.push_back(std::move(program));
+    programs_.push_back(std::make_unique<Program>(std::move(program)));
   } else {
     compiled_[node] = kNotCompiled;
   }
@@ -216,10 +217,10 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
   const Node& n = table_->nodes[id];
   switch (n.op) {
     case Op::kNumber:
-      out->push_back(Instr{n.op, n.fn, Operands::kStack, 0, n.number});
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, 0, n.number});
       return true;
     case Op::kVariable:
-      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.a, 0});
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.a, 0});
       return true;
     case Op::kNow: case Op::kArrival: case Op::kSerial: case Op::kPresent: case Op::kSince:
     case Op::kTokens: case Op::kPrefill: case Op::kDecode: case Op::kSeqs: case Op::kContext:
@@ -265,12 +266,12 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
           double v = ApplyMath(n.fn, absl::Span<const double>(args, n.b));
           if (!std::isnan(v)) {
             out->resize(first);
-            out->push_back(Instr{Op::kNumber, n.fn, Operands::kStack, 0, v});
+            out->push_back(Instr{Op::kNumber, n.fn, Operands::kStack, Code::kNumber, 0, v});
             return true;
           }
         }
       }
-      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.b, 0});
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.b, 0});
       return true;
     }
     case Op::kStageState:
@@ -281,7 +282,7 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
       if (r.index >= 0 && !Compile(static_cast<uint32_t>(r.index), depth, max_depth, out)) {
         return false;
       }
-      out->push_back(Instr{n.op, n.fn, Operands::kStack, n.a, 0});
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.a, 0});
       return true;
     }
     default:  // key variables, draws, && || ! (short-circuit): the tree
@@ -301,7 +302,7 @@ void Evaluator::Fold(size_t left, size_t right, Program* out) {
     double v;
     if (Binary(in.op, p[left].number, p[op - 1].number, &v)) {
       p.resize(left);
-      p.push_back(Instr{Op::kNumber, in.fn, Operands::kStack, 0, v});
+      p.push_back(Instr{Op::kNumber, in.fn, Operands::kStack, Code::kNumber, 0, v});
     }
     return;
   }
@@ -318,38 +319,93 @@ void Evaluator::Fold(size_t left, size_t right, Program* out) {
   }
 }
 
+void Evaluator::Finish(Program* program) {
+  for (Instr& in : *program) {
+    auto by_operands = [&](Code s, Code l, Code r) {
+      switch (in.operands) {
+        case Operands::kStack: return s;
+        case Operands::kConstLeft: return l;
+        default: return r;
+      }
+    };
+    switch (in.op) {
+      case Op::kNumber: in.code = Code::kNumber; break;
+      case Op::kVariable: in.code = Code::kVariable; break;
+      case Op::kNow: in.code = Code::kNow; break;
+      case Op::kArrival: in.code = Code::kArrival; break;
+      case Op::kSerial: in.code = Code::kSerial; break;
+      case Op::kPresent: in.code = Code::kPresent; break;
+      case Op::kSince: in.code = Code::kSince; break;
+      case Op::kTokens: in.code = Code::kTokens; break;
+      case Op::kPrefill: in.code = Code::kPrefill; break;
+      case Op::kDecode: in.code = Code::kDecode; break;
+      case Op::kSeqs: in.code = Code::kSeqs; break;
+      case Op::kContext: in.code = Code::kContext; break;
+      case Op::kAttention: in.code = Code::kAttention; break;
+      case Op::kNeg: in.code = Code::kNeg; break;
+      case Op::kAdd: in.code = by_operands(Code::kAddS, Code::kAddL, Code::kAddR); break;
+      case Op::kSub: in.code = by_operands(Code::kSubS, Code::kSubL, Code::kSubR); break;
+      case Op::kMul: in.code = by_operands(Code::kMulS, Code::kMulL, Code::kMulR); break;
+      case Op::kMath: in.code = Code::kMath; break;
+      case Op::kStageState: case Op::kPoolState: in.code = Code::kState; break;
+      default:  // the comparisons, / and %: Compile emits no other
+        in.code = by_operands(Code::kBinaryS, Code::kBinaryL, Code::kBinaryR);
+        break;
+    }
+  }
+}
+
 bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* value) {
   double stack[kMaxStack];
   int top = 0;  // values on the stack
+  // A binary operation's result replaces its left operand; NaN makes the
+  // program give up (the tree reports it).
+#define SERQ_RESULT(expr)          \
+  {                                \
+    double v = (expr);             \
+    if (std::isnan(v)) return false; \
+    stack[top - 1] = v;            \
+    break;                         \
+  }
   for (const Instr& in : program) {
-    switch (in.op) {
-      case Op::kNumber: stack[top++] = in.number; break;
-      case Op::kVariable: {
+    switch (in.code) {
+      case Code::kNumber: stack[top++] = in.number; break;
+      case Code::kVariable: {
         double v = frame.variables[in.a];
         if (std::isnan(v)) return false;
         stack[top++] = v;
         break;
       }
-      case Op::kNow: stack[top++] = frame.now; break;
-      case Op::kArrival: stack[top++] = frame.arrival; break;
-      case Op::kSerial: stack[top++] = frame.serial; break;
-      case Op::kPresent: stack[top++] = frame.present; break;
-      case Op::kSince: stack[top++] = frame.since; break;
-      case Op::kTokens: stack[top++] = frame.step.tokens; break;
-      case Op::kPrefill: stack[top++] = frame.step.prefill; break;
-      case Op::kDecode: stack[top++] = frame.step.decode; break;
-      case Op::kSeqs: stack[top++] = frame.step.seqs; break;
-      case Op::kContext: stack[top++] = frame.step.context; break;
-      case Op::kAttention: stack[top++] = frame.step.attention; break;
-      case Op::kNeg: stack[top - 1] = -stack[top - 1]; break;
-      case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
-      case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
+      case Code::kNow: stack[top++] = frame.now; break;
+      case Code::kArrival: stack[top++] = frame.arrival; break;
+      case Code::kSerial: stack[top++] = frame.serial; break;
+      case Code::kPresent: stack[top++] = frame.present; break;
+      case Code::kSince: stack[top++] = frame.since; break;
+      case Code::kTokens: stack[top++] = frame.step.tokens; break;
+      case Code::kPrefill: stack[top++] = frame.step.prefill; break;
+      case Code::kDecode: stack[top++] = frame.step.decode; break;
+      case Code::kSeqs: stack[top++] = frame.step.seqs; break;
+      case Code::kContext: stack[top++] = frame.step.context; break;
+      case Code::kAttention: stack[top++] = frame.step.attention; break;
+      case Code::kNeg: stack[top - 1] = -stack[top - 1]; break;
+      case Code::kAddS: --top; SERQ_RESULT(stack[top - 1] + stack[top])
+      case Code::kAddL: SERQ_RESULT(in.number + stack[top - 1])
+      case Code::kAddR: SERQ_RESULT(stack[top - 1] + in.number)
+      case Code::kSubS: --top; SERQ_RESULT(stack[top - 1] - stack[top])
+      case Code::kSubL: SERQ_RESULT(in.number - stack[top - 1])
+      case Code::kSubR: SERQ_RESULT(stack[top - 1] - in.number)
+      case Code::kMulS: --top; SERQ_RESULT(stack[top - 1] * stack[top])
+      case Code::kMulL: SERQ_RESULT(in.number * stack[top - 1])
+      case Code::kMulR: SERQ_RESULT(stack[top - 1] * in.number)
+      case Code::kBinaryS:
+      case Code::kBinaryL:
+      case Code::kBinaryR: {
         double a, b;
-        if (in.operands == Operands::kStack) {
+        if (in.code == Code::kBinaryS) {
           --top;
           a = stack[top - 1];
           b = stack[top];
-        } else if (in.operands == Operands::kConstLeft) {
+        } else if (in.code == Code::kBinaryL) {
           a = in.number;
           b = stack[top - 1];
         } else {
@@ -357,27 +413,18 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
           b = in.number;
         }
         double v;
-        if (in.op == Op::kAdd) {
-          v = a + b;  // the common cases first, without the switch
-          if (std::isnan(v)) return false;
-        } else if (in.op == Op::kMul) {
-          v = a * b;
-          if (std::isnan(v)) return false;
-        } else if (!Binary(in.op, a, b, &v)) {
-          return false;
-        }
+        if (!Binary(in.op, a, b, &v)) return false;
         stack[top - 1] = v;
         break;
       }
-      case Op::kMath: {
+      case Code::kMath: {
         top -= static_cast<int>(in.a);
         double v = ApplyMath(in.fn, absl::Span<const double>(stack + top, in.a));
         if (std::isnan(v)) return false;
         stack[top++] = v;
         break;
       }
-      case Op::kStageState:
-      case Op::kPoolState: {
+      case Code::kState: {
         const ElementRef& r = table_->refs[in.a];
         uint32_t element = r.base;
         if (r.index >= 0) {
@@ -389,10 +436,9 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
                                                 : state_->PoolState(in.fn, element);
         break;
       }
-      default:
-        return false;
     }
   }
+#undef SERQ_RESULT
   *value = stack[0];
   return true;
 }

@@ -8,7 +8,7 @@
 #define SERQ_SIM_EXPR_H_
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -126,7 +126,7 @@ class Evaluator {
       int32_t program = compiled_[node];
       if (program >= 0) {
         double v;
-        if (Run(programs_[program], frame, &v)) return v;
+        if (Run(*programs_[program], frame, &v)) return v;
         return EvalTree(node, frame);  // it would fail: the tree says how
       }
       if (program == kNotCompiled) return EvalTree(node, frame);
@@ -155,14 +155,28 @@ class Evaluator {
   // constant `number` (a number, or a constant subexpression folded when
   // compiled: the same operations on the same values, the same bits).
   enum class Operands : uint8_t { kStack, kConstLeft, kConstRight };
+  // What Run does with an instruction, decided once when it is compiled:
+  // the operation and, for a binary one, where its operands are (S: both
+  // on the stack, L: the constant on the left, R: on the right), so that
+  // each instruction is one jump. Additions, subtractions and products
+  // have their own; the other binary operations go through Binary.
+  enum class Code : uint8_t {
+    kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince,
+    kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
+    kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
+    kBinaryS, kBinaryL, kBinaryR, kMath, kState,
+  };
   struct Instr {
     Op op;
     Function fn;
     Operands operands = Operands::kStack;
+    Code code = Code::kNumber;  // set by Finish
     uint32_t a = 0;  // kVariable: slot; kMath: argument count; state: ref
     double number = 0;
   };
   using Program = std::vector<Instr>;
+  // Sets every instruction's code from its operation and operands.
+  static void Finish(Program* program);
   double CompileAndEval(uint32_t node, const EvalFrame& frame);
   // Appends `node`'s postfix code; false when an operation is not pure or
   // the stack would be deeper than kMaxStack.
@@ -176,7 +190,9 @@ class Evaluator {
   bool Run(const Program& program, const EvalFrame& frame, double* value);
 
   std::vector<int32_t> compiled_;  // by root node: a program's index, or kNotCompiled
-  std::deque<Program> programs_;  // a deque: a program runs while others compile
+  // Each program on its own, so that one runs while others compile (its
+  // address stays), found in two loads (a deque's index takes a division).
+  std::vector<std::unique_ptr<Program>> programs_;
 
   const ExprTable* table_;
   const std::vector<std::string>* key_names_;

@@ -128,6 +128,10 @@ class StageHost {
   // A decode job of `session` whose run observes each token (Job::observe)
   // produced a token now.
   virtual void Token(SessionId session) = 0;
+  // Token on each of `sessions`, in order: a step's tokens in one call.
+  virtual void Tokens(absl::Span<const SessionId> sessions) {
+    for (SessionId s : sessions) Token(s);
+  }
   // A prefill job `growing` (Job::growing) about to join a batch with its
   // hold's content 0 looks its blocks up in the pool's prefix cache
   // (engine.md §3; serq-sim/engine_cache.cc): *tokens is the hit, a whole

@@ -40,8 +40,14 @@ class TestHost : public StageHost {
     return *tau > 0;
   }
   Growth Grow(SessionId session, uint32_t, double) override { return grow(session); }
-  // One Grow each, so that `grow` sees every growth.
-  size_t GrowEach(absl::Span<const uint32_t>, double) override { return 0; }
+  // One Grow each by default, so that `grow` sees every growth;
+  // `grow_each` says how many of a step's holds one call grants.
+  size_t GrowEach(absl::Span<const uint32_t> holds, double) override {
+    each_holds_.emplace_back(holds.begin(), holds.end());
+    size_t n = std::min(grow_each(holds.size()), holds.size());
+    each_granted_ += n;
+    return n;
+  }
   // Preemption is tested end to end (simulate_test), with real pools.
   Growth GrowNow(SessionId session, uint32_t, double) override { return grow(session); }
   bool PreemptKey(uint32_t, SessionId, double, std::vector<double>* key) override {
@@ -108,6 +114,9 @@ class TestHost : public StageHost {
   std::function<double(double)> phi_of_present = [](double) { return 1.0; };
   std::function<double(const StepVars&)> tau_of_step = [](const StepVars&) { return 1.0; };
   std::function<Growth(SessionId)> grow = [](SessionId) { return Growth::kGranted; };
+  std::function<size_t(size_t)> grow_each = [](size_t) { return size_t{0}; };
+  size_t each_granted_ = 0;
+  std::vector<std::vector<uint32_t>> each_holds_;  // GrowEach's holds, by call
   std::vector<StepVars> steps_;       // every step's variables, in order
   std::vector<double> step_starts_;   // and its start
   std::vector<std::pair<SessionId, double>> completions_;
@@ -582,6 +591,123 @@ TEST(StepStationTest, TokensObserved) {
   h.ArriveJob(0, StepJob(2, kDecode, 2));  // not observed
   h.RunUntil(INFINITY);
   EXPECT_EQ(h.tokens_, (Completions{{1, 1.0}, {1, 2.0}, {1, 3.0}}));
+}
+
+// A step's decode growths in one call (StageHost::GrowEach) that grants
+// only the first two of four: jobs 1 and 2 join as granted; job 3's growth
+// is then asked alone (Grow) and stalls, so it is left out with its content
+// as it was; job 4 does not grow (its run is plain) and joins. Contents 10,
+// 20, 30 and job 4's first token: context (10 + 1) + (20 + 1) + 1 = 33, as
+// is the attention (t = 1 each); decode 3.
+TEST(StepStationTest, GrowthsGrantedInPart) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  h.grow_each = [](size_t n) { return n == 3 ? size_t{2} : size_t{0}; };
+  h.grow = [](SessionId s) {
+    return s == 3 ? StageHost::Growth::kStalled : StageHost::Growth::kGranted;
+  };
+  for (SessionId s : {1u, 2u, 3u}) {
+    Job j = StepJob(s, kDecode, 1);
+    j.growing = true;
+    j.content = 10.0 * s;
+    h.ArriveJob(0, j);
+  }
+  h.ArriveJob(0, StepJob(4, kDecode, 1));
+  h.RunUntil(2);
+  ASSERT_GE(h.steps_.size(), 1u);
+  EXPECT_EQ(h.each_granted_, 2u);
+  EXPECT_EQ(h.steps_[0].seqs, 3);
+  EXPECT_EQ(h.steps_[0].decode, 3);
+  EXPECT_EQ(h.steps_[0].context, 33);
+  EXPECT_EQ(h.steps_[0].attention, 33);
+  EXPECT_EQ(h.completions_, (Completions{{1, 1.0}, {2, 1.0}, {4, 1.0}}));
+  // Job 3 waits for its unit; granted, it runs with content 30 + 1.
+  h.GrantAt(3, 3);
+  h.RunUntil(INFINITY);
+  ASSERT_EQ(h.steps_.size(), 2u);
+  EXPECT_EQ(h.steps_[1].context, 31);
+  EXPECT_EQ(h.completions_.back(), (std::pair<SessionId, double>{3, 4.0}));
+}
+
+// Regular decode jobs (growing, neither stalled nor reserved) have their
+// growths asked in one call; a stall or a lone grant makes a job
+// irregular until its step ends (or its grant comes), and the calls then
+// carry only the jobs that grow. Jobs 1, 2, 3 decode 3 tokens each, their
+// holds' contents 0, 10, 20; tau = 1. Step 1 (t = 0): the call grants all
+// three: context 1 + 11 + 21 = 33. Step 2 (t = 1): it grants job 1 only;
+// job 2's growth asked alone is granted, job 3's stalls: 2 + 12 = 14.
+// Step 3 (t = 2): job 3 still stalled, the call has jobs 1 and 2, both
+// granted: 3 + 13 = 16; they complete at 3. Job 3's unit comes at 4: step 4
+// with its reserved unit (no call): 22. Step 5 (t = 5): job 3 is regular
+// again, one call of one hold: 23; it completes at 6.
+TEST(StepStationTest, RegularJobsGrowInOneCall) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  std::vector<size_t> calls;
+  h.grow_each = [&](size_t n) {
+    calls.push_back(n);
+    return calls.size() == 2 ? size_t{1} : n;
+  };
+  h.grow = [](SessionId s) {
+    return s == 3 ? StageHost::Growth::kStalled : StageHost::Growth::kGranted;
+  };
+  for (SessionId s : {1u, 2u, 3u}) {
+    Job j = StepJob(s, kDecode, 3);
+    j.growing = true;
+    j.content = 10.0 * (s - 1);
+    h.ArriveJob(0, j);
+  }
+  h.RunUntil(3.5);
+  EXPECT_EQ(h.station().Queue(), 1u);
+  h.GrantAt(4, 3);
+  h.RunUntil(INFINITY);
+  std::vector<double> contexts;
+  for (const StepVars& v : h.steps_) contexts.push_back(v.context);
+  EXPECT_EQ(contexts, (std::vector<double>{33, 14, 16, 22, 23}));
+  EXPECT_EQ(h.step_starts_, (std::vector<double>{0, 1, 2, 4, 5}));
+  EXPECT_EQ(calls, (std::vector<size_t>{3, 3, 2, 1}));
+  EXPECT_EQ(h.completions_, (Completions{{1, 3.0}, {2, 3.0}, {3, 6.0}}));
+}
+
+// With serve by, the holds of a step's one call follow the batch order:
+// keys 3, 1, 2 (holds 11, 12, 13) give 12, 13, 11; a job arriving during
+// the first step with key 0 (hold 14) goes first in the second: 14, 12,
+// 13, 11. Decodes of 2 tokens (job 4: 1): all complete at 2.
+TEST(StepStationTest, ServeByOrdersTheGrowths) {
+  TestHost h(MakeStepStation(0, INFINITY, INFINITY));
+  h.grow_each = [](size_t n) { return n; };
+  std::vector<double> keys[] = {{3}, {1}, {2}, {0}};
+  auto job = [&](SessionId s, double work) {
+    Job j = StepJob(s, kDecode, work);
+    j.growing = true;
+    j.hold = 10 + s;
+    j.key = keys[s - 1];
+    return j;
+  };
+  h.ArriveJob(0, job(1, 2));
+  h.ArriveJob(0, job(2, 2));
+  h.ArriveJob(0, job(3, 2));
+  h.ArriveJob(0.5, job(4, 1));
+  h.RunUntil(INFINITY);
+  EXPECT_EQ(h.each_holds_, (std::vector<std::vector<uint32_t>>{{12, 13, 11}, {14, 12, 13, 11}}));
+  EXPECT_EQ(h.completions_, (Completions{{4, 2.0}, {2, 2.0}, {3, 2.0}, {1, 2.0}}));
+}
+
+// A fractional token budget: tokens 2.5 takes two decode tokens (after
+// two, 0.5 < 1 is left) and a prefill chunk of the 0.5 left: tokens 2.5,
+// decode 2, prefill 0.5; the third decode job waits for the next step.
+TEST(StepStationTest, FractionalBudget) {
+  TestHost h(MakeStepStation(0, INFINITY, 2.5));
+  h.ArriveJob(0, StepJob(1, kDecode, 1));
+  h.ArriveJob(0, StepJob(2, kDecode, 1));
+  h.ArriveJob(0, StepJob(3, kDecode, 1));
+  h.ArriveJob(0, StepJob(4, kPrefill, 1));
+  h.RunUntil(INFINITY);
+  ASSERT_GE(h.steps_.size(), 2u);
+  EXPECT_EQ(h.steps_[0].decode, 2);
+  EXPECT_EQ(h.steps_[0].prefill, 0.5);
+  EXPECT_EQ(h.steps_[0].tokens, 2.5);
+  EXPECT_EQ(h.steps_[1].decode, 1);
+  EXPECT_EQ(h.steps_[1].prefill, 0.5);
+  EXPECT_EQ(h.completions_, (Completions{{1, 1.0}, {2, 1.0}, {3, 2.0}, {4, 2.0}}));
 }
 
 // A decode run of fractional work w takes ceil(w) steps: 2.5 takes 3.
