@@ -149,6 +149,10 @@ uint32_t PrefixCache::Split(uint32_t node, uint32_t at) {
 
 uint32_t PrefixCache::Deepest(const HolderState& h) const {
   if (h.depth == 0) return kRoot;
+  // A cover that ends in a block it references ends in its last node (a
+  // split since left the deepest blocks under that number).
+  bool ends_duplicate = !h.duplicates.empty() && h.duplicates.back().second == h.depth;
+  if (!ends_duplicate && !h.nodes.empty()) return h.nodes.back();
   uint32_t node = h.pin;
   while (nodes_[node].depth >= h.depth) node = nodes_[node].parent;
   return node;
@@ -188,12 +192,13 @@ void PrefixCache::ForEachReferenced(const HolderState& h, Visit visit) const {
     uint32_t before = i > 0 ? h.nodes[i - 1] : kRoot;
     uint32_t up = nodes_[node].parent;
     visit(node);
-    // Between it and the one before: heads split off it (referenced) and
-    // duplicates.
+    // Between it and the one before: heads split off it (referenced, just
+    // above it), then duplicates only, not walked.
     for (; up != before; up = nodes_[up].parent) {
       const Node& n = nodes_[up];
       while (d > 0 && h.duplicates[d - 1].first > n.depth) --d;
-      if (d == 0 || n.depth >= h.duplicates[d - 1].second) visit(up);
+      if (d > 0 && n.depth < h.duplicates[d - 1].second) break;
+      visit(up);
     }
   }
 }

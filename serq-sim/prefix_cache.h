@@ -101,8 +101,9 @@ class PrefixCache {
   // (their units become used).
   uint32_t Hit(Holder holder, absl::Span<const BlockTag> tags, uint32_t blocks,
                uint32_t* hit = nullptr);
-  // Hit of the `blocks` blocks a Probe's `path` found, nothing having
-  // changed since: the same, without walking the chain again.
+  // Hit of the blocks a Probe's `path` found, `blocks` exactly what that
+  // Probe returned, nothing having changed since: the same, without
+  // walking the chain again.
   uint32_t HitProbed(Holder holder, absl::Span<const uint32_t> path, uint32_t blocks);
   // The holder's content now covers the first `blocks` blocks of `tags`
   // (blocks <= tags.size(); fewer than its depth: no change). Each newly
@@ -215,7 +216,8 @@ class PrefixCache {
   // Splits `node` before its block `at` (0 < at < len): its first `at`
   // blocks move into a new node above it, which takes its place in the
   // trie and is returned. The node keeps its number and its children, its
-  // state is copied; in the eviction list the new node follows it.
+  // state is copied. Evictable, the new node waits behind it (both parts
+  // cached) or takes its entry (its part all the cached blocks).
   uint32_t Split(uint32_t node, uint32_t at);
   // The node holding the holder's deepest covered block (kRoot: none).
   uint32_t Deepest(const HolderState& h) const;

@@ -496,7 +496,8 @@ TEST(PrefixCacheTest, RandomOperationsAgreeWithTheModel) {
       for (int p = 0; p < parts; ++p) {
         uint32_t n = 1 + rng() % longest, from = rng() % 3;
         if (rng() % 5 == 0) {
-          for (uint32_t j = 0; j < n; ++j) tags.push_back(BlockTag::Hashed(from + j));
+          // From -2: some runs cross the wrap of the ids (-1, 0, 1 as uint64).
+          for (uint32_t j = 0; j < n; ++j) tags.push_back(BlockTag::Hashed(int64_t{from} - 2 + j));
         } else {
           auto f = Family(static_cast<double>(rng() % 3), n, from);
           tags.insert(tags.end(), f.begin(), f.end());
