@@ -37,9 +37,10 @@
 // node at or below its deepest such block (pinned, so the chain above it
 // stays interned), and the depths it covered as duplicates (already cached
 // by another when it filled them: not referenced, their units stay the
-// hold's own). Every other node its depth covers whole it references; so
-// the references are found by walking up from the pin, and a split, which
-// only moves a node's head into a new node above it, changes no holder.
+// hold's own). Every other node its depth covers whole it references. It
+// keeps the nodes it took; a split, which only moves a node's head into a
+// new node just above it, changes no holder: the heads are found walking
+// up from a node to the one taken before it.
 //
 // This library knows tags, nodes and holders, not pools, sessions or time,
 // so it is tested and benchmarked (//bench:prefix_cache_bench) alone. The
