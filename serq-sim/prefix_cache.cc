@@ -62,6 +62,16 @@ uint32_t PrefixCache::Matching(const Node& n, uint32_t off, absl::Span<const Blo
   return k;
 }
 
+uint32_t PrefixCache::AllocateNode() {
+  if (free_nodes_.empty()) {
+    nodes_.emplace_back();
+    return nodes_.size() - 1;
+  }
+  uint32_t id = free_nodes_.back();
+  free_nodes_.pop_back();
+  return id;
+}
+
 uint32_t PrefixCache::NewRun(uint32_t parent, absl::Span<const BlockTag> tags, uint32_t i,
                              uint32_t end) {
   uint32_t len = 1;
@@ -69,14 +79,7 @@ uint32_t PrefixCache::NewRun(uint32_t parent, absl::Span<const BlockTag> tags, u
          tags[i + len].index == tags[i].index + len) {
     ++len;
   }
-  uint32_t id;
-  if (!free_nodes_.empty()) {
-    id = free_nodes_.back();
-    free_nodes_.pop_back();
-  } else {
-    id = nodes_.size();
-    nodes_.emplace_back();
-  }
+  uint32_t id = AllocateNode();
   Node& n = nodes_[id];
   Node& p = nodes_[parent];
   n = Node();
@@ -99,14 +102,7 @@ uint32_t PrefixCache::NewRun(uint32_t parent, absl::Span<const BlockTag> tags, u
 }
 
 uint32_t PrefixCache::Split(uint32_t node, uint32_t at) {
-  uint32_t id;
-  if (!free_nodes_.empty()) {
-    id = free_nodes_.back();
-    free_nodes_.pop_back();
-  } else {
-    id = nodes_.size();
-    nodes_.emplace_back();
-  }
+  uint32_t id = AllocateNode();
   Node& head = nodes_[id];
   Node& tail = nodes_[node];
   head = tail;  // the state, the key and the place in the trie

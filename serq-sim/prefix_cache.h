@@ -211,6 +211,8 @@ class PrefixCache {
   // calling visit(node, blocks of it) for each node it takes blocks of.
   template <typename Visit>
   uint32_t Walk(absl::Span<const BlockTag> tags, uint32_t most, Visit visit) const;
+  // A node's number, from the free list or new; the caller sets it whole.
+  uint32_t AllocateNode();
   // A new ghost run below `parent` (which Find does not know): the blocks
   // tags[i..end) that follow one another.
   uint32_t NewRun(uint32_t parent, absl::Span<const BlockTag> tags, uint32_t i, uint32_t end);
