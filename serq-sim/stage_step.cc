@@ -345,6 +345,21 @@ void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
   gone_[slot] = 1;  // marks it for removal at the end of End
 }
 
+// Inlined into both of End's loops: work and left stay in registers.
+__attribute__((always_inline)) inline void StepStation::EndDecodeStep(
+    Entry& e, uint32_t slot, double* work, uint32_t* left, std::vector<SessionId>* done) {
+  // Its chunk is 1 (FormPlain does not store it), and a decode job is no
+  // recompute. A decode job of fractional work w takes ceil(w) steps.
+  double fall = std::min(1.0, e.remaining);
+  e.remaining -= fall;
+  *work -= fall;
+  if (e.observe) observed_.push_back(e.session);
+  if (e.remaining > 0) return;
+  e.recompute = false;
+  Done(e, slot, done);
+  --*left;
+}
+
 void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   double now = host.now();
   in_step_ = false;
@@ -363,15 +378,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   const size_t regular = regular_in_batch_;
   for (size_t i = 0; i < regular; ++i) {
     const uint32_t slot = batch[i];
-    Entry& e = slab[slot];
-    double fall = std::min(1.0, e.remaining);
-    e.remaining -= fall;
-    work -= fall;
-    if (e.observe) observed_.push_back(e.session);
-    if (e.remaining > 0) continue;
-    e.recompute = false;
-    Done(e, slot, done);
-    --left;
+    EndDecodeStep(slab[slot], slot, &work, &left, done);
   }
   for (size_t i = regular; i < batch_.size(); ++i) {
     const uint32_t slot = batch_[i];
@@ -380,19 +387,9 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     if (e.decode) {
       // Reserved (granted alone, or after a stall): regular again.
       if (!preempt_ && e.reserved) --irregular_;
-      // Its chunk is 1 (FormPlain does not store it), and a decode job is
-      // no recompute. A decode job of fractional work w takes ceil(w)
-      // steps.
-      double fall = std::min(1.0, e.remaining);
-      e.remaining -= fall;
       e.processed += 1;
       e.reserved = false;
-      work -= fall;
-      if (e.observe) observed_.push_back(e.session);
-      if (e.remaining > 0) continue;
-      e.recompute = false;
-      Done(e, slot, done);
-      --left;
+      EndDecodeStep(e, slot, &work, &left, done);
       continue;
     }
     double fall = std::min(e.chunk, e.remaining);

@@ -282,6 +282,10 @@ class StepStation final : public Station {
   // Job `e` in `slot` completed at the end of the step: its session goes to
   // `done`, and it is marked for removal.
   void Done(Entry& e, uint32_t slot, std::vector<SessionId>* done);
+  // End's work for a decode job in the batch (both of its loops): its
+  // token, and Done when it was the last.
+  void EndDecodeStep(Entry& e, uint32_t slot, double* work, uint32_t* left,
+                     std::vector<SessionId>* done);
 
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
