@@ -12,6 +12,21 @@ Moments Moments::FromParts(uint64_t count, double mean, double m2) {
   return m;
 }
 
+void Moments::AddSamples(absl::Span<const double> samples) {
+  size_t i = 0;
+  while (i < samples.size()) {
+    double x = samples[i];
+    size_t j = i + 1;
+    if (std::isfinite(x)) {
+      while (j < samples.size() && SameRun(samples[j], x)) ++j;
+      AddRun(x, j - i);
+    } else {
+      Add(x);
+    }
+    i = j;
+  }
+}
+
 void Moments::Merge(const Moments& other) {
   if (other.count_ == 0) return;
   if (count_ == 0) {

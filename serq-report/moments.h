@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "absl/base/casts.h"
+#include "absl/types/span.h"
+
 namespace serq::report {
 
 // Count, mean and M2 (the sum of squared deviations from the mean) of a set
@@ -20,12 +23,34 @@ class Moments {
   static Moments FromParts(uint64_t count, double mean, double m2);
 
   // Welford's update (inline: per-token observations call it for every
-  // token).
+  // token). The same bits as AddRun(x, 1).
   void Add(double x) {
     ++count_;
     double delta = x - mean_;
     mean_ += delta / static_cast<double>(count_);
     m2_ += delta * (x - mean_);
+  }
+  // k >= 1 samples equal to x (finite) as one group: Welford's update for a
+  // group of k (Chan, Golub and LeVeque's merge with the group's mean x and
+  // M2 0, written so that k = 1 is Add's very operations: delta * 1 is
+  // delta). One division for the group instead of k in a chain: a step's
+  // decode tokens share their gap.
+  void AddRun(double x, uint64_t k) {
+    count_ += k;
+    double delta = x - mean_;
+    double weighted = delta * static_cast<double>(k);
+    mean_ += weighted / static_cast<double>(count_);
+    m2_ += weighted * (x - mean_);
+  }
+  // The samples in order, each maximal run of equal finite samples (the
+  // same bits) by one AddRun, every other sample by Add: how the report
+  // and serq-sim's recorder both define an observation's moments, so that
+  // kept samples and a summary of them give the same bits.
+  void AddSamples(absl::Span<const double> samples);
+  // Whether x continues a run whose value is `value` (finite): the same
+  // bits.
+  static bool SameRun(double x, double value) {
+    return absl::bit_cast<uint64_t>(x) == absl::bit_cast<uint64_t>(value);
   }
   void Merge(const Moments& other);   // Chan, Golub and LeVeque's pairwise merge
 

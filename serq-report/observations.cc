@@ -119,7 +119,7 @@ void AddObservations(const MergedResults& merged, const std::vector<double>& qua
       Moments m;
       double sum = 0;
       if (!obs.sample().empty()) {
-        for (double x : obs.sample()) m.Add(x);
+        m.AddSamples(obs.sample());
         for (double x : obs.sample()) sum += x;
         // The replication's own quantiles, selected in its part of the
         // pooled samples (their order is not needed after this).

@@ -47,18 +47,18 @@ double QuantileSketch::Value(int32_t index) const {
   return std::exp(index * log_gamma_) * 2 / (gamma_ + 1);
 }
 
-void QuantileSketch::AddAny(double x) {
+void QuantileSketch::AddAny(double x, uint64_t n) {
   if (count_ == 0) {
     min_ = max_ = x;
   } else {
     min_ = std::min(min_, x);
     max_ = std::max(max_, x);
   }
-  ++count_;
+  count_ += n;
   if (x == 0) {
-    ++zero_;
+    zero_ += n;
   } else if (std::isinf(x)) {
-    ++(x > 0 ? positive_infinite_ : negative_infinite_);
+    (x > 0 ? positive_infinite_ : negative_infinite_) += n;
   } else if (x > 0) {
     // Index is a log and a division: the memo spares them for a repeated
     // sample (the same index, computed once), and a count inside the
@@ -70,12 +70,12 @@ void QuantileSketch::AddAny(double x) {
     int32_t i = last_index_;
     size_t at = static_cast<size_t>(i - positive_.offset);
     if (i >= positive_.offset && at < positive_.counts.size()) {
-      ++positive_.counts[at];
+      positive_.counts[at] += n;
     } else {
-      positive_.Add(i, 1);
+      positive_.Add(i, n);
     }
   } else {
-    negative_.Add(Index(-x), 1);
+    negative_.Add(Index(-x), n);
   }
 }
 

@@ -25,22 +25,22 @@ class QuantileSketch {
  public:
   explicit QuantileSketch(double alpha = kSketchAlpha);
 
-  // x is not NaN. Inline: per-token observations add every token. A
-  // repeat of the last positive sample (a step's tokens share their gap)
-  // whose bucket is inside the store's range is counted here, with the
-  // same min, max and counts as AddAny.
-  void Add(double x) {
+  // n samples equal to x, which is not NaN. Inline: per-token
+  // observations add every token. A repeat of the last positive sample (a
+  // step's tokens share their gap) whose bucket is inside the store's
+  // range is counted here, with the same min, max and counts as AddAny.
+  void Add(double x, uint64_t n = 1) {
     if (x > 0 && x == last_positive_ && count_ != 0) {
       size_t at = static_cast<size_t>(last_index_ - positive_.offset);
       if (last_index_ >= positive_.offset && at < positive_.counts.size()) {
         min_ = std::min(min_, x);
         max_ = std::max(max_, x);
-        ++count_;
-        ++positive_.counts[at];
+        count_ += n;
+        positive_.counts[at] += n;
         return;
       }
     }
-    AddAny(x);
+    AddAny(x, n);
   }
   // `other` has the same alpha (checked by the caller: Read refuses others).
   void Merge(const QuantileSketch& other);
@@ -83,7 +83,7 @@ class QuantileSketch {
     void Add(int32_t index, uint64_t n);
     uint64_t total() const;
   };
-  void AddAny(double x);  // Add, for any x
+  void AddAny(double x, uint64_t n);  // Add, for any x
   int32_t Index(double magnitude) const;  // of a finite magnitude > 0
   double Value(int32_t index) const;      // the bucket's value
   // Calls visit(count, value) on each bucket that is not empty, in

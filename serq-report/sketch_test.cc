@@ -197,5 +197,46 @@ TEST(Recorder, ExactBelowTheLimitASummaryAbove) {
   for (int k = 0; k < 10; ++k) EXPECT_DOUBLE_EQ(means[k], 288.5 + 496 * k) << k;
 }
 
+// A recorder fed runs (AddRun, as serq-sim's step tokens come) keeps what
+// one Add a sample keeps, and its summary's moments are the kept samples'
+// (Moments::AddSamples, what the report computes): the same bits either
+// way, the limit crossed inside a run. Runs of 1 to 7 of 0.004 + k / 2^20
+// (steps of different lengths), the same value sometimes twice running
+// (a run split over two calls).
+TEST(Recorder, RunsKeepWhatSamplesKeep) {
+  std::vector<std::pair<double, uint64_t>> runs;
+  std::vector<double> samples;
+  for (int k = 0; k < 400; ++k) {
+    double x = 0.004 + (k / 3) / 1048576.0;
+    uint64_t n = 1 + k % 7;
+    runs.push_back({x, n});
+    samples.insert(samples.end(), n, x);
+  }
+  ObservationRecorder by_runs(1000), by_samples(1000), kept(samples.size());
+  for (auto [x, n] : runs) by_runs.AddRun(x, n);
+  for (double x : samples) by_samples.Add(x);
+  for (double x : samples) kept.Add(x);
+  ASSERT_GT(samples.size(), 1000u);
+  results::Observation a, b, c;
+  by_runs.WriteTo(&a);
+  by_samples.WriteTo(&b);
+  kept.WriteTo(&c);
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  EXPECT_EQ(a.count(), samples.size());
+  ASSERT_EQ(c.sample_size(), static_cast<int>(samples.size()));
+  Moments m;
+  m.AddSamples(c.sample());
+  double sum = 0;
+  for (double x : c.sample()) sum += x;
+  EXPECT_EQ(a.mean(), m.mean());
+  EXPECT_EQ(a.m2(), m.m2());
+  EXPECT_EQ(a.sum(), sum);
+  // The batch sums are one Add a sample's: the same additions.
+  BatchSums each;
+  for (double x : samples) each.Add(x);
+  ASSERT_EQ(a.batches().sum_size(), static_cast<int>(each.sums().size()));
+  for (size_t i = 0; i < each.sums().size(); ++i) EXPECT_EQ(a.batches().sum(i), each.sums()[i]);
+}
+
 }  // namespace
 }  // namespace serq::report

@@ -98,6 +98,64 @@ TEST(Moments, MergingAnEmptyAccumulatorChangesNothing) {
   EXPECT_EQ(*empty.Variance(), 4.5);  // (1.5^2 + 1.5^2) / 1
 }
 
+// A run of k equal samples as one group is Welford's update for k at
+// once: 1 (x5), 4, 1 (x2) (engine.md §2's itl, in recording order) by
+// hand: five 1s: mean 1, M2 0; then 4: delta 3, n 6, mean 1 + 3/6 = 1.5,
+// M2 3 (4 - 1.5) = 7.5; then two 1s: delta -0.5, weighted -1, n 8, mean
+// 1.5 - 1/8 = 1.375, M2 7.5 + (-1)(1 - 1.375) = 7.875. The same as the
+// two-pass sums: 11 / 8 = 1.375; 5 (0.375)^2 + 2.625^2 + 2 (0.375)^2 =
+// 0.984375 + 6.890625 = 7.875. Every operation here is exact.
+TEST(Moments, ARunIsOneGroup) {
+  Moments m;
+  m.AddRun(1, 5);
+  m.AddRun(4, 1);
+  m.AddRun(1, 2);
+  EXPECT_EQ(m.count(), 8u);
+  EXPECT_EQ(m.mean(), 1.375);
+  EXPECT_EQ(m.m2(), 7.875);
+  Moments s;
+  s.AddSamples(std::vector<double>{1, 1, 1, 1, 1, 4, 1, 1});
+  EXPECT_EQ(s.mean(), m.mean());
+  EXPECT_EQ(s.m2(), m.m2());
+}
+
+// A run of one is Add's very operations (delta * 1 is delta), so samples
+// without equal neighbours have the moments they had before runs: bit for
+// bit. Runs of more agree with one Add each to rounding, and with the
+// two-pass variance.
+TEST(Moments, RunsAgreeWithOneSampleAtATime) {
+  std::vector<double> x;
+  for (int i = 0; i < 200; ++i) {
+    double v = std::sin(i) * 0.01 + 0.02;
+    for (int k = 0; k <= i % 5; ++k) x.push_back(v);
+  }
+  Moments each, ones;
+  for (double v : x) each.Add(v);
+  for (int i = 0; i < 200; ++i) ones.AddRun(std::sin(i) * 0.01 + 0.02, 1);
+  Moments singles;
+  for (int i = 0; i < 200; ++i) singles.Add(std::sin(i) * 0.01 + 0.02);
+  EXPECT_EQ(ones.mean(), singles.mean());
+  EXPECT_EQ(ones.m2(), singles.m2());
+  Moments runs;
+  runs.AddSamples(x);
+  EXPECT_EQ(runs.count(), x.size());
+  EXPECT_NEAR(runs.mean(), each.mean(), 1e-15);
+  EXPECT_NEAR(*runs.Variance(), *each.Variance(), 1e-15);
+  EXPECT_NEAR(*runs.Variance(), TwoPassVariance(x), 1e-15);
+}
+
+// Non-finite samples are never grouped: inf, inf is inf then inf - inf
+// (NaN), as one at a time, not one group of mean inf.
+TEST(Moments, InfiniteSamplesAreNotRuns) {
+  double inf = std::numeric_limits<double>::infinity();
+  Moments runs, each;
+  runs.AddSamples(std::vector<double>{1, inf, inf});
+  for (double v : {1.0, inf, inf}) each.Add(v);
+  EXPECT_EQ(runs.count(), 3u);
+  EXPECT_TRUE(std::isnan(runs.mean()));
+  EXPECT_TRUE(std::isnan(each.mean()));
+}
+
 TEST(IncompleteBeta, ClosedForms) {
   // I_x(1, 1) = x; I_x(a, 1) = x^a; I_x(1, b) = 1 - (1 - x)^b.
   for (double x : {0.0, 0.1, 0.5, 0.9, 1.0}) {

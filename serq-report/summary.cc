@@ -32,15 +32,15 @@ std::vector<double> BatchMeansOfSums(const results::Batches& b, int batches) {
   return means;
 }
 
-void ObservationRecorder::Summarise(double x) {
+void ObservationRecorder::Summarise(double x, uint64_t k) {
   summarised_ = true;
   for (double y : exact_) {
     sketch_.Add(y);
     batches_.Add(y);
   }
   std::vector<double>().swap(exact_);  // the memory goes back now
-  sketch_.Add(x);
-  batches_.Add(x);
+  sketch_.Add(x, k);
+  batches_.AddRun(x, k);
 }
 
 void ObservationRecorder::WriteTo(results::Observation* out) const {
@@ -48,9 +48,11 @@ void ObservationRecorder::WriteTo(results::Observation* out) const {
     out->mutable_sample()->Add(exact_.begin(), exact_.end());
     return;
   }
-  out->set_count(moments_.count());
-  out->set_mean(moments_.mean());
-  out->set_m2(moments_.m2());
+  Moments moments = moments_;
+  if (run_count_ != 0) moments.AddRun(run_value_, run_count_);
+  out->set_count(moments.count());
+  out->set_mean(moments.mean());
+  out->set_m2(moments.m2());
   out->set_sum(sum_);
   sketch_.WriteTo(out->mutable_sketch());
   batches_.WriteTo(out->mutable_batches());

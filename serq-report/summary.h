@@ -6,6 +6,8 @@
 #ifndef SERQ_REPORT_SUMMARY_H_
 #define SERQ_REPORT_SUMMARY_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +33,18 @@ class BatchSums {
     if (++partial_ < size_) return;
     EndBatch();
   }
+  // k times Add(x): the same additions, the sum in a register.
+  void AddRun(double x, uint64_t k) {
+    while (k > 0) {
+      uint64_t take = std::min(k, size_ - partial_);
+      double sum = partial_sum_;
+      for (uint64_t i = 0; i < take; ++i) sum += x;
+      partial_sum_ = sum;
+      partial_ += take;
+      k -= take;
+      if (partial_ == size_) EndBatch();
+    }
+  }
   uint64_t size() const { return size_; }
   const std::vector<double>& sums() const { return sums_; }
   void WriteTo(results::Batches* out) const;
@@ -55,24 +69,40 @@ class ObservationRecorder {
   ObservationRecorder(ObservationRecorder&&) = default;
   ObservationRecorder& operator=(ObservationRecorder&&) = default;
 
-  // Inline: per-token observations record every token.
-  void Add(double x) {
-    // The moments and the sum in recording order, as the report computes
-    // them from kept samples: the two paths give the same bits.
-    moments_.Add(x);
-    sum_ += x;
+  void Add(double x) { AddRun(x, 1); }
+  // k >= 1 samples equal to x, one after another (a step's tokens that
+  // share their gap). Inline: per-token observations record every token.
+  void AddRun(double x, uint64_t k) {
+    // The moments as Moments::AddSamples defines them (a maximal run of
+    // equal finite samples as one group; the run still open is pending),
+    // the sum in recording order: what the report computes from kept
+    // samples, the same bits.
+    if (run_count_ != 0 && Moments::SameRun(x, run_value_)) {
+      run_count_ += k;
+    } else {
+      EndRun();
+      if (std::isfinite(x)) {
+        run_value_ = x;
+        run_count_ = k;
+      } else {
+        for (uint64_t i = 0; i < k; ++i) moments_.Add(x);
+      }
+    }
+    double sum = sum_;  // in a register: the same additions
+    for (uint64_t i = 0; i < k; ++i) sum += x;
+    sum_ = sum;
     if (summarised_) {
-      sketch_.Add(x);
-      batches_.Add(x);
+      sketch_.Add(x, k);
+      batches_.AddRun(x, k);
       return;
     }
-    if (exact_.size() < limit_) {
-      exact_.push_back(x);
+    if (exact_.size() + k <= limit_) {
+      exact_.insert(exact_.end(), k, x);
       return;
     }
-    Summarise(x);
+    Summarise(x, k);
   }
-  uint64_t count() const { return moments_.count(); }
+  uint64_t count() const { return moments_.count() + run_count_; }
   bool summarised() const { return summarised_; }
 
   // The samples, or beyond the limit the summary (count, mean, m2, sum,
@@ -80,12 +110,20 @@ class ObservationRecorder {
   void WriteTo(results::Observation* out) const;
 
  private:
-  void Summarise(double x);
+  void EndRun() {
+    if (run_count_ != 0) moments_.AddRun(run_value_, run_count_);
+    run_count_ = 0;
+  }
+  // The kept samples and then k more equal to x into the sketch and the
+  // batch sums.
+  void Summarise(double x, uint64_t k);
 
   uint64_t limit_;
   bool summarised_ = false;
   std::vector<double> exact_;
-  Moments moments_;
+  Moments moments_;  // without the pending run
+  double run_value_ = 0;
+  uint64_t run_count_ = 0;
   double sum_ = 0;
   QuantileSketch sketch_;
   BatchSums batches_;

@@ -284,34 +284,43 @@ void Engine::Freed(uint32_t pool) {
   for (uint32_t station : stations) stations_[station]->UnitsFreed(*this);
 }
 
-namespace {
-
-// Token's work, inlined into Token and Tokens.
-inline void RecordToken(double now, double warmup, Session& s,
-                        std::vector<report::ObservationRecorder>& observations, double* v) {
-  *v = now - s.last_token;
-  s.last_token = now;
-  if (now >= warmup) observations[s.token_observation].Add(*v);
-}
-
-}  // namespace
-
 void Engine::Token(SessionId session) {
   Session& s = sessions_[session];
   if (s.token_observation < 0) return;
-  double v;
-  RecordToken(now_, model_.warmup, s, observations_, &v);
+  double v = now_ - s.last_token;
+  s.last_token = now_;
+  if (now_ >= model_.warmup) observations_[s.token_observation].Add(v);
   if (options_.trace) LogToken(s, v);
 }
 
 void Engine::Tokens(absl::Span<const SessionId> sessions) {
-  for (SessionId session : sessions) {
-    Session& s = sessions_[session];
+  // Consecutive samples of one observation with the same value (the jobs
+  // that were in the step before share the step's length) go to its
+  // recorder as one run: the same samples in the same order.
+  const bool record = now_ >= model_.warmup;
+  int32_t run_observation = -1;
+  double run_value = 0;
+  uint64_t run_count = 0;
+  // The sessions are scattered: each is fetched a few tokens ahead.
+  constexpr size_t kAhead = 4;
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    if (i + kAhead < sessions.size()) __builtin_prefetch(&sessions_[sessions[i + kAhead]]);
+    Session& s = sessions_[sessions[i]];
     if (s.token_observation < 0) continue;
-    double v;
-    RecordToken(now_, model_.warmup, s, observations_, &v);
+    double v = now_ - s.last_token;
+    s.last_token = now_;
     if (options_.trace) LogToken(s, v);
+    if (!record) continue;
+    if (s.token_observation == run_observation && report::Moments::SameRun(v, run_value)) {
+      ++run_count;
+      continue;
+    }
+    if (run_count != 0) observations_[run_observation].AddRun(run_value, run_count);
+    run_observation = s.token_observation;
+    run_value = v;
+    run_count = 1;
   }
+  if (run_count != 0) observations_[run_observation].AddRun(run_value, run_count);
 }
 
 // Out of Token's way: the record of every token stays a leaf's work.
