@@ -297,26 +297,32 @@ void Engine::Tokens(absl::Span<const SessionId> sessions) {
   // Consecutive samples of one observation with the same value (the jobs
   // that were in the step before share the step's length) go to its
   // recorder as one run: the same samples in the same order.
-  const bool record = now_ >= model_.warmup;
+  const double now = now_;
+  const bool record = now >= model_.warmup;
+  const bool trace = options_.trace != nullptr;
+  Session* base = sessions_.data();
+  const SessionId* ids = sessions.data();
+  const size_t n = sessions.size();
   int32_t run_observation = -1;
   double run_value = 0;
   uint64_t run_count = 0;
   // The sessions are scattered: each is fetched a few tokens ahead.
   constexpr size_t kAhead = 4;
-  for (size_t i = 0; i < sessions.size(); ++i) {
-    if (i + kAhead < sessions.size()) __builtin_prefetch(&sessions_[sessions[i + kAhead]]);
-    Session& s = sessions_[sessions[i]];
-    if (s.token_observation < 0) continue;
-    double v = now_ - s.last_token;
-    s.last_token = now_;
-    if (options_.trace) LogToken(s, v);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(base + ids[i + kAhead]);
+    Session& s = base[ids[i]];
+    const int32_t observation = s.token_observation;
+    if (observation < 0) continue;
+    double v = now - s.last_token;
+    s.last_token = now;
+    if (trace) LogToken(s, v);
     if (!record) continue;
-    if (s.token_observation == run_observation && report::Moments::SameRun(v, run_value)) {
+    if (observation == run_observation && report::Moments::SameRun(v, run_value)) {
       ++run_count;
       continue;
     }
     if (run_count != 0) observations_[run_observation].AddRun(run_value, run_count);
-    run_observation = s.token_observation;
+    run_observation = observation;
     run_value = v;
     run_count = 1;
   }

@@ -46,8 +46,16 @@ bool Evaluator::Element(uint32_t ref, const EvalFrame& frame, uint32_t* element)
     *element = r.base;
     return true;
   }
-  double i = Eval(r.index, frame);
-  if (failed_) return false;
+  // An index that is a variable set (P[i]: most are) is read here, the
+  // value Eval would give; any other, and a variable not set, by Eval.
+  const Node& n = table_->nodes[r.index];
+  double i;
+  if (n.op == Op::kVariable && !std::isnan(frame.variables[n.a])) {
+    i = frame.variables[n.a];
+  } else {
+    i = Eval(r.index, frame);
+    if (failed_) return false;
+  }
   double index = std::floor(i);
   if (!(index >= 0 && index < r.size)) {
     Fail(r.line, r.column,
@@ -346,9 +354,14 @@ void Evaluator::Finish(Program* program) {
       case Op::kAdd: in.code = by_operands(Code::kAddS, Code::kAddL, Code::kAddR); break;
       case Op::kSub: in.code = by_operands(Code::kSubS, Code::kSubL, Code::kSubR); break;
       case Op::kMul: in.code = by_operands(Code::kMulS, Code::kMulL, Code::kMulR); break;
-      case Op::kMath: in.code = Code::kMath; break;
+      case Op::kDiv: in.code = by_operands(Code::kDivS, Code::kDivL, Code::kDivR); break;
+      case Op::kMath:
+        in.code = in.a == 2 && in.fn == Function::kMin   ? Code::kMin2
+                  : in.a == 2 && in.fn == Function::kMax ? Code::kMax2
+                                                         : Code::kMath;
+        break;
       case Op::kStageState: case Op::kPoolState: in.code = Code::kState; break;
-      default:  // the comparisons, / and %: Compile emits no other
+      default:  // the comparisons and %: Compile emits no other
         in.code = by_operands(Code::kBinaryS, Code::kBinaryL, Code::kBinaryR);
         break;
     }
@@ -397,6 +410,25 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       case Code::kMulS: --top; SERQ_RESULT(stack[top - 1] * stack[top])
       case Code::kMulL: SERQ_RESULT(in.number * stack[top - 1])
       case Code::kMulR: SERQ_RESULT(stack[top - 1] * in.number)
+      // A division by 0 gives up (the tree reports it), as Binary does.
+      case Code::kDivS:
+        --top;
+        if (stack[top] == 0) return false;
+        SERQ_RESULT(stack[top - 1] / stack[top])
+      case Code::kDivL:
+        if (stack[top - 1] == 0) return false;
+        SERQ_RESULT(in.number / stack[top - 1])
+      case Code::kDivR:
+        if (in.number == 0) return false;
+        SERQ_RESULT(stack[top - 1] / in.number)
+      // ApplyMath's std::min_element and std::max_element of two: the
+      // first unless the second is smaller (larger).
+      case Code::kMin2:
+        --top;
+        SERQ_RESULT(stack[top] < stack[top - 1] ? stack[top] : stack[top - 1])
+      case Code::kMax2:
+        --top;
+        SERQ_RESULT(stack[top - 1] < stack[top] ? stack[top] : stack[top - 1])
       case Code::kBinaryS:
       case Code::kBinaryL:
       case Code::kBinaryR: {

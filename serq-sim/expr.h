@@ -158,13 +158,15 @@ class Evaluator {
   // What Run does with an instruction, decided once when it is compiled:
   // the operation and, for a binary one, where its operands are (S: both
   // on the stack, L: the constant on the left, R: on the right), so that
-  // each instruction is one jump. Additions, subtractions and products
-  // have their own; the other binary operations go through Binary.
+  // each instruction is one jump. Additions, subtractions, products and
+  // quotients have their own, as have min and max of two (a step's tau is
+  // often a max of two rooflines); the other binary operations go through
+  // Binary, the other functions through ApplyMath.
   enum class Code : uint8_t {
     kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince,
     kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
-    kBinaryS, kBinaryL, kBinaryR, kMath, kState,
+    kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kState,
   };
   struct Instr {
     Op op;

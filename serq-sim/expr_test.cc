@@ -215,6 +215,82 @@ TEST(CompiledExprTest, StateFunctionsOfAnIndexedElement) {
   EXPECT_EQ(ev.error().message, "index 2 is out of range for 'P' (size 2)");
 }
 
+// Element (`run P[i]`): an index that is a variable is read directly,
+// any other evaluated; both floor it and check it the same way, and an
+// unset variable is the tree's error. P is elements 3 and 4.
+TEST(CompiledExprTest, ElementOfAVariableOrAnExpressionIndex) {
+  Builder b;
+  std::vector<std::string> names = {"i"};
+  uint32_t by_var = b.Stage(Function::kQueue, b.Leaf(Op::kVariable, 0, 4), 2, 4);
+  uint32_t by_expr =
+      b.Stage(Function::kQueue, b.Bin(Op::kSub, b.Leaf(Op::kVariable, 0, 5), b.Num(1)), 2, 5);
+  Random random(1);
+  FakeState state;
+  double vars[1] = {1.75};
+  EvalFrame f;
+  f.variables = vars;
+  f.variable_names = &names;
+  {
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    uint32_t element = 0;
+    ASSERT_TRUE(ev.Element(b.t.nodes[by_var].a, f, &element));
+    EXPECT_EQ(element, 4u);  // 3 + floor(1.75)
+    ASSERT_TRUE(ev.Element(b.t.nodes[by_expr].a, f, &element));
+    EXPECT_EQ(element, 3u);  // 3 + floor(0.75)
+    vars[0] = 2;
+    EXPECT_FALSE(ev.Element(b.t.nodes[by_var].a, f, &element));
+    EXPECT_EQ(ev.error().message, "index 2 is out of range for 'P' (size 2)");
+  }
+  {
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    vars[0] = std::nan("");
+    uint32_t element = 0;
+    EXPECT_FALSE(ev.Element(b.t.nodes[by_var].a, f, &element));
+    EXPECT_EQ(ev.error().line, 4u);
+    EXPECT_EQ(ev.error().message, "variable 'i' is read before it is set");
+  }
+}
+
+// min and max of two have instructions of their own: ApplyMath's
+// answers, the first of two equal (0 and -0 keep their order), and a
+// quotient of either side by 0 fails at its node as the tree's.
+TEST(CompiledExprTest, MinAndMaxOfTwoAndQuotients) {
+  Builder b;
+  uint32_t x = b.Leaf(Op::kPrefill);
+  uint32_t y = b.Leaf(Op::kDecode);
+  std::vector<uint32_t> roots = {b.Math(Function::kMin, {x, y}), b.Math(Function::kMax, {x, y}),
+                                 b.Math(Function::kMin, {y, x}), b.Math(Function::kMax, {y, x})};
+  uint32_t left = b.Bin(Op::kDiv, b.Num(3), x, 6);   // 3 / prefill
+  uint32_t right = b.Bin(Op::kDiv, y, b.Num(0), 7);  // decode / 0
+  Random random(1);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  EvalFrame f;
+  for (auto [px, dy] : std::vector<std::pair<double, double>>{{2, 5}, {5, 2}, {0.0, -0.0}}) {
+    f.step.prefill = px;
+    f.step.decode = dy;
+    for (size_t i = 0; i < roots.size(); ++i) {
+      std::vector<double> args = i < 2 ? std::vector<double>{px, dy} : std::vector<double>{dy, px};
+      double want = ApplyMath(i % 2 == 0 ? Function::kMin : Function::kMax, args);
+      EXPECT_TRUE(SameBits(ev.Eval(roots[i], f), want)) << i << " " << px << " " << dy;
+    }
+  }
+  EXPECT_FALSE(ev.failed());
+  f.step.prefill = 4;
+  EXPECT_EQ(ev.Eval(left, f), 0.75);
+  f.step.prefill = 0;
+  ev.Eval(left, f);
+  ASSERT_TRUE(ev.failed());
+  EXPECT_EQ(ev.error().line, 6u);
+  EXPECT_EQ(ev.error().message, "division by zero (3 / 0)");
+  Evaluator ev2(&b.t, nullptr, &random, &state);
+  f.step.decode = 9;
+  ev2.Eval(right, f);
+  ASSERT_TRUE(ev2.failed());
+  EXPECT_EQ(ev2.error().line, 7u);
+  EXPECT_EQ(ev2.error().message, "division by zero (9 / 0)");
+}
+
 TEST(CompiledExprTest, DrawsTakeTheTreeOnce) {
   // exponential(2) + 1 is not compiled: one draw an evaluation, the same
   // stream as drawing directly.

@@ -347,13 +347,14 @@ void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
 
 // Inlined into both of End's loops: work and left stay in registers.
 __attribute__((always_inline)) inline void StepStation::EndDecodeStep(
-    Entry& e, uint32_t slot, double* work, uint32_t* left, std::vector<SessionId>* done) {
+    Entry& e, uint32_t slot, double* work, uint32_t* left, SessionId* observed, size_t* tokens,
+    std::vector<SessionId>* done) {
   // Its chunk is 1 (FormPlain does not store it), and a decode job is no
   // recompute. A decode job of fractional work w takes ceil(w) steps.
   double fall = std::min(1.0, e.remaining);
   e.remaining -= fall;
   *work -= fall;
-  if (e.observe) observed_.push_back(e.session);
+  if (e.observe) observed[(*tokens)++] = e.session;
   if (e.remaining > 0) return;
   e.recompute = false;
   Done(e, slot, done);
@@ -376,9 +377,13 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   const uint32_t* batch = batch_.data();
   Entry* slab = slab_.data();
   const size_t regular = regular_in_batch_;
+  // The observed tokens, at most one a job, in batch order.
+  if (observed_.size() < batch_.size()) observed_.resize(batch_.size());
+  SessionId* observed = observed_.data();
+  size_t tokens = 0;
   for (size_t i = 0; i < regular; ++i) {
     const uint32_t slot = batch[i];
-    EndDecodeStep(slab[slot], slot, &work, &left, done);
+    EndDecodeStep(slab[slot], slot, &work, &left, observed, &tokens, done);
   }
   for (size_t i = regular; i < batch_.size(); ++i) {
     const uint32_t slot = batch_[i];
@@ -389,7 +394,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       if (!preempt_ && e.reserved) --irregular_;
       e.processed += 1;
       e.reserved = false;
-      EndDecodeStep(e, slot, &work, &left, done);
+      EndDecodeStep(e, slot, &work, &left, observed, &tokens, done);
       continue;
     }
     double fall = std::min(e.chunk, e.remaining);
@@ -414,7 +419,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     } else if (e.remaining <= 0) {
       e.recompute = false;
     }
-    if (token && e.observe) observed_.push_back(e.session);
+    if (token && e.observe) observed[tokens++] = e.session;
     if (e.remaining <= 0) {
       Done(e, slot, done);
       --left;
@@ -425,10 +430,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   regular_in_batch_ = 0;
   // The step's tokens, in batch order, in one call: nothing above reads
   // what recording them changes.
-  if (!observed_.empty()) {
-    host.Tokens(observed_);
-    observed_.clear();
-  }
+  if (tokens != 0) host.Tokens(absl::MakeConstSpan(observed, tokens));
   if (left < present()) {
     auto gone = [this](uint32_t slot) {
       if (!gone_[slot]) return false;

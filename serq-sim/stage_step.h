@@ -284,8 +284,10 @@ class StepStation final : public Station {
   void Done(Entry& e, uint32_t slot, std::vector<SessionId>* done);
   // End's work for a decode job in the batch (both of its loops): its
   // token, and Done when it was the last.
-  void EndDecodeStep(Entry& e, uint32_t slot, double* work, uint32_t* left,
-                     std::vector<SessionId>* done);
+  // `observed` (room for one a job) gets its session when it observes
+  // its tokens, *tokens counting them.
+  void EndDecodeStep(Entry& e, uint32_t slot, double* work, uint32_t* left, SessionId* observed,
+                     size_t* tokens, std::vector<SessionId>* done);
 
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
@@ -323,7 +325,7 @@ class StepStation final : public Station {
   // sum of their contexts.
   size_t lead_ = 0;
   double lead_context_ = 0;
-  std::vector<SessionId> observed_;  // scratch: End's observed tokens
+  std::vector<SessionId> observed_;  // scratch: End's observed tokens (its size is room)
   // With preempt by: running jobs, and preempted ones not running again.
   std::vector<uint32_t> run_decode_;
   std::vector<uint32_t> run_prefill_;

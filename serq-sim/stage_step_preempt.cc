@@ -32,7 +32,7 @@ bool StepStation::FormPreempting(StageHost& host) {
       const uint32_t* order = order_.data();
       const size_t n = order_.size();
       Entry* slab = slab_.data();
-      grow_holds_.resize(n);
+      if (grow_holds_.size() < n) grow_holds_.resize(n);  // room, never shrunk
       uint32_t* holds = grow_holds_.data();
       size_t k = 0;
       if (budget_exact_) {
