@@ -20,6 +20,21 @@ namespace serq::report {
 
 inline constexpr uint64_t kExactSamples = uint64_t{1} << 20;
 
+// sum + x + x + ... (k times), each addition rounded in turn as k
+// separate additions are: the same bits. Unrolled, as a compiler may not
+// (it would have to reassociate to do more).
+inline double AddTimes(double sum, double x, uint64_t k) {
+  uint64_t i = 0;
+  for (; i + 4 <= k; i += 4) {
+    sum += x;
+    sum += x;
+    sum += x;
+    sum += x;
+  }
+  for (; i < k; ++i) sum += x;
+  return sum;
+}
+
 // Sums of consecutive batches of samples, for batch means: batches of
 // `size` samples, between kMaxBatches / 2 and kMaxBatches - 1 full ones
 // once there are that many (two adjacent ones merge, and the size doubles,
@@ -37,9 +52,7 @@ class BatchSums {
   void AddRun(double x, uint64_t k) {
     while (k > 0) {
       uint64_t take = std::min(k, size_ - partial_);
-      double sum = partial_sum_;
-      for (uint64_t i = 0; i < take; ++i) sum += x;
-      partial_sum_ = sum;
+      partial_sum_ = AddTimes(partial_sum_, x, take);
       partial_ += take;
       k -= take;
       if (partial_ == size_) EndBatch();
@@ -88,9 +101,7 @@ class ObservationRecorder {
         for (uint64_t i = 0; i < k; ++i) moments_.Add(x);
       }
     }
-    double sum = sum_;  // in a register: the same additions
-    for (uint64_t i = 0; i < k; ++i) sum += x;
-    sum_ = sum;
+    sum_ = AddTimes(sum_, x, k);
     if (summarised_) {
       sketch_.Add(x, k);
       batches_.AddRun(x, k);

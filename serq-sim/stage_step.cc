@@ -67,7 +67,7 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
   e.content = job.content;
   e.arrival = now;
   e.sequence = next_sequence_++;
-  e.key.assign(job.key.begin(), job.key.end());
+  keys_[slot].assign(job.key.begin(), job.key.end());
   work_ += job.work;
   ++unstarted_;
   if (preempt_) {
@@ -435,7 +435,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     auto gone = [this](uint32_t slot) {
       if (!gone_[slot]) return false;
       gone_[slot] = 0;
-      slab_[slot].key.clear();
+      keys_[slot].clear();
       free_.push_back(slot);
       return true;
     };

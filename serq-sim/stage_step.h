@@ -129,8 +129,9 @@ class StepStation final : public Station {
   // With `preempt by`: which list a job is in.
   enum class Group : uint8_t { kNew, kRunning, kPreempted };
 
-  // What every step reads first (one cache line), then the rest.
-  struct Entry {
+  // What every step reads first (one cache line), then the rest; 128
+  // bytes, so that a slot's entry is a shift away (its key is in keys_).
+  struct alignas(64) Entry {
     SessionId session = 0;
     uint32_t hold = 0;  // growing: its hold
     uint32_t pool = 0;  // and that hold's pool element
@@ -161,8 +162,8 @@ class StepStation final : public Station {
     uint64_t sequence = 0;
     uint64_t serial = 0;        // its session's
     uint64_t preempted_at = 0;  // preemption order: the most recent goes first
-    std::vector<double> key;
   };
+  static_assert(sizeof(Entry) == 128);
 
   struct Continued {
     uint64_t serial;  // not the session id, which a new session may reuse at once
@@ -177,6 +178,7 @@ class StepStation final : public Station {
       return slot;
     }
     slab_.emplace_back();
+    keys_.emplace_back();
     return slab_.size() - 1;
   }
 
@@ -184,7 +186,7 @@ class StepStation final : public Station {
     const Entry& x = slab_[a];
     const Entry& y = slab_[b];
     if (x.group == Group::kPreempted) return x.preempted_at > y.preempted_at;
-    return ServedBefore(x.key, x.sequence, y.key, y.sequence);
+    return ServedBefore(keys_[a], x.sequence, keys_[b], y.sequence);
   }
 
   // Keeps `list` in order: ascending key, then arrival (the preempted: the
@@ -192,7 +194,7 @@ class StepStation final : public Station {
   // Returns its place.
   size_t Insert(std::vector<uint32_t>& list, uint32_t slot) {
     const Entry& e = slab_[slot];
-    if (e.key.empty() && e.group != Group::kPreempted &&
+    if (keys_[slot].empty() && e.group != Group::kPreempted &&
         (list.empty() || slab_[list.back()].sequence < e.sequence)) {
       list.push_back(slot);  // without serve by every key is empty: arrival order
       return list.size() - 1;
@@ -302,6 +304,7 @@ class StepStation final : public Station {
   const size_t running_decode_limit_;
   const bool budget_exact_;
   std::vector<Entry> slab_;
+  std::vector<std::vector<double>> keys_;  // by slot: its job's `serve by` key
   std::vector<uint32_t> free_;
   std::vector<uint8_t> gone_;  // by slot: completed in the step ending
   // Without preempt by: every decode and prefill job present, in order.
