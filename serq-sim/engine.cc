@@ -284,56 +284,35 @@ void Engine::Freed(uint32_t pool) {
   for (uint32_t station : stations) stations_[station]->UnitsFreed(*this);
 }
 
-void Engine::Token(SessionId session) {
-  Session& s = sessions_[session];
-  if (s.token_observation < 0) return;
-  double v = now_ - s.last_token;
-  s.last_token = now_;
-  if (now_ >= model_.warmup) observations_[s.token_observation].Add(v);
-  if (options_.trace) LogToken(s, v);
-}
-
-void Engine::Tokens(absl::Span<const SessionId> sessions) {
+void Engine::Tokens(absl::Span<const TokenGap> tokens) {
+  if (options_.trace) {
+    for (const TokenGap& t : tokens) LogToken(t);
+  }
+  if (now_ < model_.warmup) return;
   // Consecutive samples of one observation with the same value (the jobs
   // that were in the step before share the step's length) go to its
   // recorder as one run: the same samples in the same order.
-  const double now = now_;
-  const bool record = now >= model_.warmup;
-  const bool trace = options_.trace != nullptr;
-  Session* base = sessions_.data();
-  const SessionId* ids = sessions.data();
-  const size_t n = sessions.size();
   int32_t run_observation = -1;
   double run_value = 0;
   uint64_t run_count = 0;
-  // The sessions are scattered: each is fetched a few tokens ahead.
-  constexpr size_t kAhead = 4;
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) __builtin_prefetch(base + ids[i + kAhead]);
-    Session& s = base[ids[i]];
-    const int32_t observation = s.token_observation;
-    if (observation < 0) continue;
-    double v = now - s.last_token;
-    s.last_token = now;
-    if (trace) LogToken(s, v);
-    if (!record) continue;
-    if (observation == run_observation && report::Moments::SameRun(v, run_value)) {
+  for (const TokenGap& t : tokens) {
+    if (t.observation == run_observation && report::Moments::SameRun(t.gap, run_value)) {
       ++run_count;
       continue;
     }
     if (run_count != 0) observations_[run_observation].AddRun(run_value, run_count);
-    run_observation = observation;
-    run_value = v;
+    run_observation = t.observation;
+    run_value = t.gap;
     run_count = 1;
   }
   if (run_count != 0) observations_[run_observation].AddRun(run_value, run_count);
 }
 
-// Out of Token's way: the record of every token stays a leaf's work.
-void Engine::LogToken(const Session& s, double v) {
+// Out of Tokens' way: recording a step's tokens stays a leaf's work.
+void Engine::LogToken(const TokenGap& token) {
   Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
-                      JsonNumber(now_), s.serial, model_.observations[s.token_observation],
-                      JsonNumber(v)));
+                      JsonNumber(now_), sessions_[token.session].serial,
+                      model_.observations[token.observation], JsonNumber(token.gap)));
 }
 
 bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {

@@ -224,9 +224,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     job.content = pools_.hold(s.grow_hold).content;
     s.wait_statement = in.statement;
   }
-  s.token_observation = r.observe;
-  s.last_token = now_;
-  job.observe = r.observe >= 0;
+  job.observation = r.observe;
   ++s.pc;
   if (options_.trace) {
     Log(absl::StrFormat(R"({"t":%s,"event":"run","session":%d,"stage":"%s","work":%s})",

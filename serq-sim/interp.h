@@ -46,8 +46,6 @@ struct alignas(64) Session {
   absl::InlinedVector<uint32_t, 2> run_stations;
   HoldId grow_hold = 0;  // a run `growing P`: its hold on P
   ir::Statement::Run::Mode run_mode = ir::Statement::Run::PLAIN;
-  int32_t token_observation = -1;  // a decode run's per-token observation, or -1
-  double last_token = 0;           // then: its start, then its last token's time
   absl::InlinedVector<double, 4> variables;  // NaN: never set
   std::vector<Frame> frames;
   std::vector<HoldId> holds;

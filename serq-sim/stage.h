@@ -64,6 +64,15 @@ struct StepVars {
   double attention = 0;
 };
 
+// A token of a decode job whose run observes each token: the job's
+// session, its run's observation, and the time since its last token (the
+// first: since its run started), the sample.
+struct TokenGap {
+  SessionId session;
+  int32_t observation;
+  double gap;
+};
+
 // What a station needs from the engine.
 class StageHost {
  public:
@@ -125,13 +134,9 @@ class StageHost {
   virtual void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) = 0;
   // Call the station's UnitsFreed once units of `pool` are freed.
   virtual void WatchPool(uint32_t pool, uint32_t station) = 0;
-  // A decode job of `session` whose run observes each token (Job::observe)
-  // produced a token now.
-  virtual void Token(SessionId session) = 0;
-  // Token on each of `sessions`, in order: a step's tokens in one call.
-  virtual void Tokens(absl::Span<const SessionId> sessions) {
-    for (SessionId s : sessions) Token(s);
-  }
+  // Decode jobs whose runs observe each token (Job::observation) produced
+  // these tokens now, in batch order: a step's tokens in one call.
+  virtual void Tokens(absl::Span<const TokenGap> tokens) = 0;
   // A prefill job `growing` (Job::growing) about to join a batch with its
   // hold's content 0 looks its blocks up in the pool's prefix cache
   // (engine.md §3; serq-sim/engine_cache.cc): *tokens is the hit, a whole
@@ -158,7 +163,9 @@ struct Job {
   double content = 0;
   uint32_t hold = 0;     // growing: that hold (the pools' HoldId)
   uint32_t pool = 0;     // and its pool element
-  bool observe = false;  // decode: the run observes each token (StageHost::Token)
+  // decode: the observation (its index in the model) that records the gap
+  // before each of its tokens (StageHost::Tokens), or -1.
+  int32_t observation = -1;
   // The ascending `serve by` key, evaluated in the session at arrival
   // (empty: order of arrival).
   absl::Span<const double> key;

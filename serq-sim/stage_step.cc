@@ -57,15 +57,16 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
   Entry& e = slab_[slot];
   e = Entry();
   e.session = job.session;
-  e.serial = job.serial;
+  serials_[slot] = job.serial;
   e.decode = job.mode == ir::Statement::Run::DECODE;
   e.growing = job.growing;
   e.hold = job.hold;
   e.pool = job.pool;
-  e.observe = job.observe;
+  e.observation = job.observation;
   e.remaining = job.work;
   e.content = job.content;
   e.arrival = now;
+  e.last_token = now;
   e.sequence = next_sequence_++;
   keys_[slot].assign(job.key.begin(), job.key.end());
   work_ += job.work;
@@ -339,7 +340,7 @@ void StepStation::Run(StageHost& host) {
 
 void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
   done->push_back(e.session);
-  if (preempt_) continued_.push_back(Continued{e.serial, e.since, e.sequence});
+  if (preempt_) continued_.push_back(Continued{serials_[slot], e.since, e.sequence});
   e.remaining = -1;
   if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
   gone_[slot] = 1;  // marks it for removal at the end of End
@@ -347,14 +348,14 @@ void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
 
 // Inlined into both of End's loops: work and left stay in registers.
 __attribute__((always_inline)) inline void StepStation::EndDecodeStep(
-    Entry& e, uint32_t slot, double* work, uint32_t* left, SessionId* observed, size_t* tokens,
-    std::vector<SessionId>* done) {
+    Entry& e, uint32_t slot, double now, double* work, uint32_t* left, TokenGap* observed,
+    size_t* tokens, std::vector<SessionId>* done) {
   // Its chunk is 1 (FormPlain does not store it), and a decode job is no
   // recompute. A decode job of fractional work w takes ceil(w) steps.
   double fall = std::min(1.0, e.remaining);
   e.remaining -= fall;
   *work -= fall;
-  if (e.observe) observed[(*tokens)++] = e.session;
+  if (e.observation >= 0) observed[(*tokens)++] = Observe(e, now);
   if (e.remaining > 0) return;
   e.recompute = false;
   Done(e, slot, done);
@@ -379,11 +380,11 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   const size_t regular = regular_in_batch_;
   // The observed tokens, at most one a job, in batch order.
   if (observed_.size() < batch_.size()) observed_.resize(batch_.size());
-  SessionId* observed = observed_.data();
+  TokenGap* observed = observed_.data();
   size_t tokens = 0;
   for (size_t i = 0; i < regular; ++i) {
     const uint32_t slot = batch[i];
-    EndDecodeStep(slab[slot], slot, &work, &left, observed, &tokens, done);
+    EndDecodeStep(slab[slot], slot, now, &work, &left, observed, &tokens, done);
   }
   for (size_t i = regular; i < batch_.size(); ++i) {
     const uint32_t slot = batch_[i];
@@ -394,7 +395,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       if (!preempt_ && e.reserved) --irregular_;
       e.processed += 1;
       e.reserved = false;
-      EndDecodeStep(e, slot, &work, &left, observed, &tokens, done);
+      EndDecodeStep(e, slot, now, &work, &left, observed, &tokens, done);
       continue;
     }
     double fall = std::min(e.chunk, e.remaining);
@@ -419,7 +420,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     } else if (e.remaining <= 0) {
       e.recompute = false;
     }
-    if (token && e.observe) observed[tokens++] = e.session;
+    if (token && e.observation >= 0) observed[tokens++] = Observe(e, now);
     if (e.remaining <= 0) {
       Done(e, slot, done);
       --left;

@@ -130,17 +130,18 @@ class StepStation final : public Station {
   enum class Group : uint8_t { kNew, kRunning, kPreempted };
 
   // What every step reads first (one cache line), then the rest; 128
-  // bytes, so that a slot's entry is a shift away (its key is in keys_).
+  // bytes, so that a slot's entry is a shift away (its key and its
+  // session's serial are beside the slab).
   struct alignas(64) Entry {
     SessionId session = 0;
     uint32_t hold = 0;  // growing: its hold
     uint32_t pool = 0;  // and that hold's pool element
+    int32_t observation = -1;  // a decode run's per-token observation (Job's)
     bool decode = false;
     bool growing = false;
     bool stalled = false;   // its growth waits in its pool's line
     bool reserved = false;  // the units of its next chunk (or token) are granted
     bool started = false;   // it has been in a batch (its service started)
-    bool observe = false;   // a decode run observing each token
     Group group = Group::kNew;
     // A recompute of a preempted decode job: its last step produces a
     // token, and `after` decode tokens follow.
@@ -159,8 +160,9 @@ class StepStation final : public Station {
     double reserved_units = 0;  // the units of the stalled (then reserved) chunk
     double arrival = 0;
     double since = 0;  // when it last became running
+    // With an observation: when its run started, then its last token.
+    double last_token = 0;
     uint64_t sequence = 0;
-    uint64_t serial = 0;        // its session's
     uint64_t preempted_at = 0;  // preemption order: the most recent goes first
   };
   static_assert(sizeof(Entry) == 128);
@@ -179,6 +181,7 @@ class StepStation final : public Station {
     }
     slab_.emplace_back();
     keys_.emplace_back();
+    serials_.emplace_back();
     return slab_.size() - 1;
   }
 
@@ -286,10 +289,16 @@ class StepStation final : public Station {
   void Done(Entry& e, uint32_t slot, std::vector<SessionId>* done);
   // End's work for a decode job in the batch (both of its loops): its
   // token, and Done when it was the last.
-  // `observed` (room for one a job) gets its session when it observes
-  // its tokens, *tokens counting them.
-  void EndDecodeStep(Entry& e, uint32_t slot, double* work, uint32_t* left, SessionId* observed,
-                     size_t* tokens, std::vector<SessionId>* done);
+  // `observed` (room for one a job) gets its token when its run observes
+  // each, *tokens counting them.
+  void EndDecodeStep(Entry& e, uint32_t slot, double now, double* work, uint32_t* left,
+                     TokenGap* observed, size_t* tokens, std::vector<SessionId>* done);
+  // Job `e`'s token now, observed.
+  static TokenGap Observe(Entry& e, double now) {
+    TokenGap t{e.session, e.observation, now - e.last_token};
+    e.last_token = now;
+    return t;
+  }
 
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
@@ -305,6 +314,7 @@ class StepStation final : public Station {
   const bool budget_exact_;
   std::vector<Entry> slab_;
   std::vector<std::vector<double>> keys_;  // by slot: its job's `serve by` key
+  std::vector<uint64_t> serials_;          // and its session's serial
   std::vector<uint32_t> free_;
   std::vector<uint8_t> gone_;  // by slot: completed in the step ending
   // Without preempt by: every decode and prefill job present, in order.
@@ -328,7 +338,7 @@ class StepStation final : public Station {
   // sum of their contexts.
   size_t lead_ = 0;
   double lead_context_ = 0;
-  std::vector<SessionId> observed_;  // scratch: End's observed tokens (its size is room)
+  std::vector<TokenGap> observed_;  // scratch: End's observed tokens (its size is room)
   // With preempt by: running jobs, and preempted ones not running again.
   std::vector<uint32_t> run_decode_;
   std::vector<uint32_t> run_prefill_;

@@ -56,7 +56,12 @@ class TestHost : public StageHost {
   }
   void Preempt(uint32_t, SessionId, SessionId, double) override {}
   void WatchPool(uint32_t, uint32_t) override {}
-  void Token(SessionId session) override { tokens_.emplace_back(session, now_); }
+  void Tokens(absl::Span<const TokenGap> tokens) override {
+    for (const TokenGap& t : tokens) {
+      tokens_.emplace_back(t.session, now_);
+      gaps_.emplace_back(t.observation, t.gap);
+    }
+  }
 
   Station& station() { return *station_; }
   size_t pending() const { return events_.size(); }
@@ -120,7 +125,8 @@ class TestHost : public StageHost {
   std::vector<StepVars> steps_;       // every step's variables, in order
   std::vector<double> step_starts_;   // and its start
   std::vector<std::pair<SessionId, double>> completions_;
-  std::vector<std::pair<SessionId, double>> tokens_;  // Token() calls
+  std::vector<std::pair<SessionId, double>> tokens_;  // Tokens(): each token's session, time
+  std::vector<std::pair<int32_t, double>> gaps_;      // and its observation, gap
   int stale_ = 0;
 
  private:
@@ -582,15 +588,23 @@ TEST(StepStationTest, Attention) {
 }
 
 // A decode job whose run observes each token tells the host at each
-// token: decode of 3 on step(1): at 1, 2, 3.
+// token, with the gap since its last (the first: since its run started):
+// decode of 3 on step(1) from 0: tokens at 1, 2, 3, gaps 1, 1, 1. Job 3
+// arrives at 0.5, during the first step: it joins the second, [1, 2), so
+// its first gap is 2 - 0.5 = 1.5, then 1. Job 2 observes nothing.
 TEST(StepStationTest, TokensObserved) {
   TestHost h(MakeStepStation(0, INFINITY, INFINITY));
   Job j = StepJob(1, kDecode, 3);
-  j.observe = true;
+  j.observation = 4;
   h.ArriveJob(0, j);
   h.ArriveJob(0, StepJob(2, kDecode, 2));  // not observed
+  Job late = StepJob(3, kDecode, 2);
+  late.observation = 7;
+  h.ArriveJob(0.5, late);
   h.RunUntil(INFINITY);
-  EXPECT_EQ(h.tokens_, (Completions{{1, 1.0}, {1, 2.0}, {1, 3.0}}));
+  EXPECT_EQ(h.tokens_, (Completions{{1, 1.0}, {1, 2.0}, {3, 2.0}, {1, 3.0}, {3, 3.0}}));
+  EXPECT_EQ(h.gaps_, (std::vector<std::pair<int32_t, double>>{
+                         {4, 1.0}, {4, 1.0}, {7, 1.5}, {4, 1.0}, {7, 1.0}}));
 }
 
 // A step's decode growths in one call (StageHost::GrowEach) that grants
