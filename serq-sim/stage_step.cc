@@ -445,7 +445,9 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       auto drop = [&](std::vector<uint32_t>& list) {
         list.erase(std::remove_if(list.begin(), list.end(), gone), list.end());
       };
+      size_t running_decode = run_decode_.size();
       drop(run_decode_);
+      if (run_decode_.size() != running_decode) lead_holds_stale_ = true;
       drop(run_prefill_);
     } else {
       // decode_holds_ in step (a job not growing leaves the irregular).

@@ -200,12 +200,14 @@ class StepStation final : public Station {
     if (keys_[slot].empty() && e.group != Group::kPreempted &&
         (list.empty() || slab_[list.back()].sequence < e.sequence)) {
       list.push_back(slot);  // without serve by every key is empty: arrival order
+      if (&list == &run_decode_) lead_holds_stale_ = true;
       return list.size() - 1;
     }
     auto at = std::upper_bound(list.begin(), list.end(), slot,
                                [this](uint32_t a, uint32_t b) { return Before(a, b); });
     size_t i = at - list.begin();
     list.insert(at, slot);
+    if (&list == &run_decode_) lead_holds_stale_ = true;
     return i;
   }
 
@@ -219,6 +221,7 @@ class StepStation final : public Station {
 
   void Remove(std::vector<uint32_t>& list, uint32_t slot) {
     list.erase(std::find(list.begin(), list.end(), slot));
+    if (&list == &run_decode_) lead_holds_stale_ = true;
   }
 
   void ScheduleStart(StageHost& host) {
@@ -341,6 +344,11 @@ class StepStation final : public Station {
   std::vector<TokenGap> observed_;  // scratch: End's observed tokens (its size is room)
   // With preempt by: running jobs, and preempted ones not running again.
   std::vector<uint32_t> run_decode_;
+  // The holds of run_decode_'s leading jobs that grow, in its order (a
+  // job's hold and growing never change): FormPreempting's growths of a
+  // step, rebuilt after run_decode_ changed (Insert and Remove say so).
+  std::vector<uint32_t> lead_holds_;
+  bool lead_holds_stale_ = true;
   std::vector<uint32_t> run_prefill_;
   std::vector<uint32_t> preempted_list_;
   std::vector<uint32_t> batch_;  // the current step's jobs

@@ -32,25 +32,32 @@ bool StepStation::FormPreempting(StageHost& host) {
       const uint32_t* order = order_.data();
       const size_t n = order_.size();
       Entry* slab = slab_.data();
-      if (grow_holds_.size() < n) grow_holds_.resize(n);  // room, never shrunk
-      uint32_t* holds = grow_holds_.data();
+      const uint32_t* holds;
       size_t k = 0;
       if (budget_exact_) {
         // order_ starts with run_decode_, running decode jobs all: the
         // first not growing (or the limit, computed once) ends the run.
-        const size_t most = std::min(run_decode_.size(), running_decode_limit_);
-        for (; k < most; ++k) {
-          const Entry& e = slab[order[k]];
-          if (!e.growing) break;
-          holds[k] = e.hold;
+        if (lead_holds_stale_) {
+          lead_holds_.clear();
+          for (uint32_t slot : run_decode_) {
+            const Entry& e = slab[slot];
+            if (!e.growing) break;
+            lead_holds_.push_back(e.hold);
+          }
+          lead_holds_stale_ = false;
         }
+        holds = lead_holds_.data();
+        k = std::min(lead_holds_.size(), running_decode_limit_);
       } else {
+        if (grow_holds_.size() < n) grow_holds_.resize(n);  // room, never shrunk
+        uint32_t* each = grow_holds_.data();
+        holds = each;
         double b = budget_;
         for (; k < n; ++k) {
           const Entry& e = slab[order[k]];
           if (e.group != Group::kRunning || !e.decode || !e.growing) break;
           if (static_cast<double>(k) >= seqs_ || !(b >= 1)) break;
-          holds[k] = e.hold;
+          each[k] = e.hold;
           b -= 1;
         }
       }
