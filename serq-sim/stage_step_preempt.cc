@@ -62,8 +62,8 @@ bool StepStation::FormPreempting(StageHost& host) {
         }
       }
       size_t granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
-      batch_.resize(granted);
-      uint32_t* batch = batch_.data();
+      // They join in their order: the batch starts as order_ does.
+      batch_.assign(order_.begin(), order_.begin() + granted);
       double budget = budget_;
       double context = 0;
       for (; start < granted; ++start) {
@@ -73,7 +73,6 @@ bool StepStation::FormPreempting(StageHost& host) {
         e.taken = 1;
         e.chunk = 1;
         budget -= 1;
-        batch[start] = slot;
         context += e.content;
       }
       budget_ = budget;
