@@ -284,35 +284,23 @@ void Engine::Freed(uint32_t pool) {
   for (uint32_t station : stations) stations_[station]->UnitsFreed(*this);
 }
 
-void Engine::Tokens(absl::Span<const TokenGap> tokens) {
+void Engine::Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) {
   if (options_.trace) {
-    for (const TokenGap& t : tokens) LogToken(t);
+    const SessionId* session = sessions.data();
+    for (const TokenRun& run : runs) {
+      for (uint32_t i = 0; i < run.count; ++i) LogToken(*session++, run);
+    }
   }
   if (now_ < model_.warmup) return;
-  // Consecutive samples of one observation with the same value (the jobs
-  // that were in the step before share the step's length) go to its
-  // recorder as one run: the same samples in the same order.
-  int32_t run_observation = -1;
-  double run_value = 0;
-  uint64_t run_count = 0;
-  for (const TokenGap& t : tokens) {
-    if (t.observation == run_observation && report::Moments::SameRun(t.gap, run_value)) {
-      ++run_count;
-      continue;
-    }
-    if (run_count != 0) observations_[run_observation].AddRun(run_value, run_count);
-    run_observation = t.observation;
-    run_value = t.gap;
-    run_count = 1;
-  }
-  if (run_count != 0) observations_[run_observation].AddRun(run_value, run_count);
+  // The recorder joins a run to the one before when they are one.
+  for (const TokenRun& run : runs) observations_[run.observation].AddRun(run.gap, run.count);
 }
 
 // Out of Tokens' way: recording a step's tokens stays a leaf's work.
-void Engine::LogToken(const TokenGap& token) {
+void Engine::LogToken(SessionId session, const TokenRun& run) {
   Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
-                      JsonNumber(now_), sessions_[token.session].serial,
-                      model_.observations[token.observation], JsonNumber(token.gap)));
+                      JsonNumber(now_), sessions_[session].serial,
+                      model_.observations[run.observation], JsonNumber(run.gap)));
 }
 
 bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {

@@ -78,9 +78,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
                   std::vector<double>* key) override;
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
   void WatchPool(uint32_t pool, uint32_t station) override;
-  void Tokens(absl::Span<const TokenGap> tokens) override;
-  // --trace: the observation a token made.
-  [[gnu::noinline, gnu::cold]] void LogToken(const TokenGap& token);
+  void Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) override;
+  // --trace: the observation a token of `run` made.
+  [[gnu::noinline, gnu::cold]] void LogToken(SessionId session, const TokenRun& run);
   bool Lookup(SessionId session, double work, double budget, bool only_if_fits,
               double* tokens) override;  // engine_cache.cc
   // PoolHost

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/base/casts.h"
 #include "absl/types/span.h"
 #include "proto/ir.pb.h"
 #include "proto/results.pb.h"
@@ -64,13 +65,74 @@ struct StepVars {
   double attention = 0;
 };
 
-// A token of a decode job whose run observes each token: the job's
-// session, its run's observation, and the time since its last token (the
-// first: since its run started), the sample.
-struct TokenGap {
-  SessionId session;
+// Tokens of decode jobs whose runs observe each token, consecutive in a
+// step's batch, of one observation and with the same gap (the same bits):
+// the time since each job's last token (the first: since its run
+// started), the sample. A step's jobs that were in the step before share
+// the step's length, so a step's tokens are a few runs.
+struct TokenRun {
   int32_t observation;
+  uint32_t count;
   double gap;
+};
+
+// A step's observed tokens as a station gathers them: each token's session,
+// in batch order, and the runs they make. A step's loop adds them through
+// a Writer, a local that keeps the run being made in registers.
+class ObservedTokens {
+ public:
+  class Writer {
+   public:
+    void Add(SessionId session, int32_t observation, double gap) {
+      *session_++ = session;
+      if (count_ != 0 && observation == observation_ &&
+          absl::bit_cast<uint64_t>(gap) == absl::bit_cast<uint64_t>(gap_)) {
+        ++count_;
+        return;
+      }
+      EndRun();
+      observation_ = observation;
+      gap_ = gap;
+      count_ = 1;
+    }
+
+   private:
+    friend class ObservedTokens;
+    void EndRun() {
+      if (count_ != 0) *run_++ = TokenRun{observation_, count_, gap_};
+    }
+    SessionId* session_;
+    TokenRun* run_;
+    int32_t observation_ = -1;
+    uint32_t count_ = 0;
+    double gap_ = 0;
+  };
+
+  // A writer with room for `most` tokens; End takes what it wrote.
+  Writer Begin(size_t most) {
+    if (sessions_.size() < most) {
+      sessions_.resize(most);
+      runs_.resize(most);
+    }
+    Writer w;
+    w.session_ = sessions_.data();
+    w.run_ = runs_.data();
+    return w;
+  }
+  void End(Writer& w) {
+    w.EndRun();
+    tokens_ = static_cast<size_t>(w.session_ - sessions_.data());
+    run_count_ = static_cast<size_t>(w.run_ - runs_.data());
+  }
+  bool empty() const { return tokens_ == 0; }
+  absl::Span<const SessionId> sessions() const { return {sessions_.data(), tokens_}; }
+  absl::Span<const TokenRun> runs() const { return {runs_.data(), run_count_}; }
+
+ private:
+  std::vector<SessionId> sessions_;
+  std::vector<TokenRun> runs_;
+  size_t tokens_ = 0;
+  size_t run_count_ = 0;
 };
 
 // What a station needs from the engine.
@@ -136,7 +198,8 @@ class StageHost {
   virtual void WatchPool(uint32_t pool, uint32_t station) = 0;
   // Decode jobs whose runs observe each token (Job::observation) produced
   // these tokens now, in batch order: a step's tokens in one call.
-  virtual void Tokens(absl::Span<const TokenGap> tokens) = 0;
+  // `runs` partition `sessions` in order.
+  virtual void Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) = 0;
   // A prefill job `growing` (Job::growing) about to join a batch with its
   // hold's content 0 looks its blocks up in the pool's prefix cache
   // (engine.md §3; serq-sim/engine_cache.cc): *tokens is the hit, a whole

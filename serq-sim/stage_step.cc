@@ -348,14 +348,14 @@ void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
 
 // Inlined into both of End's loops: work and left stay in registers.
 __attribute__((always_inline)) inline void StepStation::EndDecodeStep(
-    Entry& e, uint32_t slot, double now, double* work, uint32_t* left, TokenGap* observed,
-    size_t* tokens, std::vector<SessionId>* done) {
+    Entry& e, uint32_t slot, double now, double* work, uint32_t* left,
+    ObservedTokens::Writer* observed, std::vector<SessionId>* done) {
   // Its chunk is 1 (FormPlain does not store it), and a decode job is no
   // recompute. A decode job of fractional work w takes ceil(w) steps.
   double fall = std::min(1.0, e.remaining);
   e.remaining -= fall;
   *work -= fall;
-  if (e.observation >= 0) observed[(*tokens)++] = Observe(e, now);
+  if (e.observation >= 0) Observe(e, now, observed);
   if (e.remaining > 0) return;
   e.recompute = false;
   Done(e, slot, done);
@@ -379,12 +379,10 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   Entry* slab = slab_.data();
   const size_t regular = regular_in_batch_;
   // The observed tokens, at most one a job, in batch order.
-  if (observed_.size() < batch_.size()) observed_.resize(batch_.size());
-  TokenGap* observed = observed_.data();
-  size_t tokens = 0;
+  ObservedTokens::Writer observed = observed_.Begin(batch_.size());
   for (size_t i = 0; i < regular; ++i) {
     const uint32_t slot = batch[i];
-    EndDecodeStep(slab[slot], slot, now, &work, &left, observed, &tokens, done);
+    EndDecodeStep(slab[slot], slot, now, &work, &left, &observed, done);
   }
   for (size_t i = regular; i < batch_.size(); ++i) {
     const uint32_t slot = batch_[i];
@@ -395,7 +393,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       if (!preempt_ && e.reserved) --irregular_;
       e.processed += 1;
       e.reserved = false;
-      EndDecodeStep(e, slot, now, &work, &left, observed, &tokens, done);
+      EndDecodeStep(e, slot, now, &work, &left, &observed, done);
       continue;
     }
     double fall = std::min(e.chunk, e.remaining);
@@ -420,7 +418,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     } else if (e.remaining <= 0) {
       e.recompute = false;
     }
-    if (token && e.observation >= 0) observed[tokens++] = Observe(e, now);
+    if (token && e.observation >= 0) Observe(e, now, &observed);
     if (e.remaining <= 0) {
       Done(e, slot, done);
       --left;
@@ -431,7 +429,8 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   regular_in_batch_ = 0;
   // The step's tokens, in batch order, in one call: nothing above reads
   // what recording them changes.
-  if (tokens != 0) host.Tokens(absl::MakeConstSpan(observed, tokens));
+  observed_.End(observed);
+  if (!observed_.empty()) host.Tokens(observed_.sessions(), observed_.runs());
   if (left < present()) {
     auto gone = [this](uint32_t slot) {
       if (!gone_[slot]) return false;

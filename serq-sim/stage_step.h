@@ -292,15 +292,13 @@ class StepStation final : public Station {
   void Done(Entry& e, uint32_t slot, std::vector<SessionId>* done);
   // End's work for a decode job in the batch (both of its loops): its
   // token, and Done when it was the last.
-  // `observed` (room for one a job) gets its token when its run observes
-  // each, *tokens counting them.
+  // `observed` gets its token when its run observes each.
   void EndDecodeStep(Entry& e, uint32_t slot, double now, double* work, uint32_t* left,
-                     TokenGap* observed, size_t* tokens, std::vector<SessionId>* done);
+                     ObservedTokens::Writer* observed, std::vector<SessionId>* done);
   // Job `e`'s token now, observed.
-  static TokenGap Observe(Entry& e, double now) {
-    TokenGap t{e.session, e.observation, now - e.last_token};
+  static void Observe(Entry& e, double now, ObservedTokens::Writer* observed) {
+    observed->Add(e.session, e.observation, now - e.last_token);
     e.last_token = now;
-    return t;
   }
 
   const double seqs_;    // inf: unbounded
@@ -341,7 +339,7 @@ class StepStation final : public Station {
   // sum of their contexts.
   size_t lead_ = 0;
   double lead_context_ = 0;
-  std::vector<TokenGap> observed_;  // scratch: End's observed tokens (its size is room)
+  ObservedTokens observed_;  // End's
   // With preempt by: running jobs, and preempted ones not running again.
   std::vector<uint32_t> run_decode_;
   // The holds of run_decode_'s leading jobs that grow, in its order (a

@@ -56,11 +56,16 @@ class TestHost : public StageHost {
   }
   void Preempt(uint32_t, SessionId, SessionId, double) override {}
   void WatchPool(uint32_t, uint32_t) override {}
-  void Tokens(absl::Span<const TokenGap> tokens) override {
-    for (const TokenGap& t : tokens) {
-      tokens_.emplace_back(t.session, now_);
-      gaps_.emplace_back(t.observation, t.gap);
+  void Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) override {
+    size_t i = 0;
+    for (const TokenRun& run : runs) {
+      ++token_runs_;
+      for (uint32_t k = 0; k < run.count; ++k) {
+        tokens_.emplace_back(sessions[i++], now_);
+        gaps_.emplace_back(run.observation, run.gap);
+      }
     }
+    EXPECT_EQ(i, sessions.size());
   }
 
   Station& station() { return *station_; }
@@ -127,6 +132,7 @@ class TestHost : public StageHost {
   std::vector<std::pair<SessionId, double>> completions_;
   std::vector<std::pair<SessionId, double>> tokens_;  // Tokens(): each token's session, time
   std::vector<std::pair<int32_t, double>> gaps_;      // and its observation, gap
+  int token_runs_ = 0;                                 // the runs they came in
   int stale_ = 0;
 
  private:
@@ -588,23 +594,30 @@ TEST(StepStationTest, Attention) {
 }
 
 // A decode job whose run observes each token tells the host at each
-// token, with the gap since its last (the first: since its run started):
-// decode of 3 on step(1) from 0: tokens at 1, 2, 3, gaps 1, 1, 1. Job 3
-// arrives at 0.5, during the first step: it joins the second, [1, 2), so
-// its first gap is 2 - 0.5 = 1.5, then 1. Job 2 observes nothing.
+// token, with the gap since its last (the first: since its run started),
+// a step's consecutive tokens of one observation and one gap in a run.
+// Jobs 1 (decode 3) and 4 (decode 2) observe 4, job 2 nothing, all from 0
+// on step(1); job 3 (decode 2, observing 7) arrives at 0.5, during the
+// first step, and joins the second, [1, 2): its first gap is 2 - 0.5 =
+// 1.5, then 1. At 1: jobs 1, 4 (4, gap 1): one run; at 2: 1, 4 (4, 1),
+// then 3 (7, 1.5): two; at 3: 1 (4, 1), 3 (7, 1): two. Five runs.
 TEST(StepStationTest, TokensObserved) {
   TestHost h(MakeStepStation(0, INFINITY, INFINITY));
-  Job j = StepJob(1, kDecode, 3);
-  j.observation = 4;
-  h.ArriveJob(0, j);
+  auto observing = [](SessionId s, double work, int32_t observation) {
+    Job j = StepJob(s, kDecode, work);
+    j.observation = observation;
+    return j;
+  };
+  h.ArriveJob(0, observing(1, 3, 4));
   h.ArriveJob(0, StepJob(2, kDecode, 2));  // not observed
-  Job late = StepJob(3, kDecode, 2);
-  late.observation = 7;
-  h.ArriveJob(0.5, late);
+  h.ArriveJob(0, observing(4, 2, 4));
+  h.ArriveJob(0.5, observing(3, 2, 7));
   h.RunUntil(INFINITY);
-  EXPECT_EQ(h.tokens_, (Completions{{1, 1.0}, {1, 2.0}, {3, 2.0}, {1, 3.0}, {3, 3.0}}));
+  EXPECT_EQ(h.tokens_,
+            (Completions{{1, 1.0}, {4, 1.0}, {1, 2.0}, {4, 2.0}, {3, 2.0}, {1, 3.0}, {3, 3.0}}));
   EXPECT_EQ(h.gaps_, (std::vector<std::pair<int32_t, double>>{
-                         {4, 1.0}, {4, 1.0}, {7, 1.5}, {4, 1.0}, {7, 1.0}}));
+                         {4, 1.0}, {4, 1.0}, {4, 1.0}, {4, 1.0}, {7, 1.5}, {4, 1.0}, {7, 1.0}}));
+  EXPECT_EQ(h.token_runs_, 5);
 }
 
 // A step's decode growths in one call (StageHost::GrowEach) that grants
