@@ -83,9 +83,11 @@ class ObservedTokens {
  public:
   class Writer {
    public:
+    // observation >= 0: the first token starts a run (observation_ is -1
+    // until then).
     void Add(SessionId session, int32_t observation, double gap) {
       *session_++ = session;
-      if (count_ != 0 && observation == observation_ &&
+      if (observation == observation_ &&
           absl::bit_cast<uint64_t>(gap) == absl::bit_cast<uint64_t>(gap_)) {
         ++count_;
         return;
