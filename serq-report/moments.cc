@@ -13,18 +13,13 @@ Moments Moments::FromParts(uint64_t count, double mean, double m2) {
 }
 
 void Moments::AddSamples(absl::Span<const double> samples) {
-  size_t i = 0;
-  while (i < samples.size()) {
-    double x = samples[i];
-    size_t j = i + 1;
+  ForEachRun(samples, [this](double x, uint64_t k) {
     if (std::isfinite(x)) {
-      while (j < samples.size() && SameRun(samples[j], x)) ++j;
-      AddRun(x, j - i);
+      AddRun(x, k);
     } else {
-      Add(x);
+      for (uint64_t i = 0; i < k; ++i) Add(x);
     }
-    i = j;
-  }
+  });
 }
 
 void Moments::Merge(const Moments& other) {

@@ -47,10 +47,21 @@ class Moments {
   // and serq-sim's recorder both define an observation's moments, so that
   // kept samples and a summary of them give the same bits.
   void AddSamples(absl::Span<const double> samples);
-  // Whether x continues a run whose value is `value` (finite): the same
-  // bits.
+  // Whether x continues a run whose value is `value`: the same bits.
   static bool SameRun(double x, double value) {
     return absl::bit_cast<uint64_t>(x) == absl::bit_cast<uint64_t>(value);
+  }
+  // Calls visit(x, k) on each maximal run of samples with the same bits,
+  // in order.
+  template <typename Visit>
+  static void ForEachRun(absl::Span<const double> samples, Visit visit) {
+    for (size_t i = 0; i < samples.size();) {
+      const double x = samples[i];
+      size_t j = i + 1;
+      while (j < samples.size() && SameRun(samples[j], x)) ++j;
+      visit(x, static_cast<uint64_t>(j - i));
+      i = j;
+    }
   }
   void Merge(const Moments& other);   // Chan, Golub and LeVeque's pairwise merge
 

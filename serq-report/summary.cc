@@ -36,14 +36,10 @@ void ObservationRecorder::Summarise(double x, uint64_t k) {
   summarised_ = true;
   // The kept samples in their runs (a step's tokens): the same counts and
   // additions as one at a time.
-  for (size_t i = 0; i < exact_.size();) {
-    const double y = exact_[i];
-    size_t j = i + 1;
-    while (j < exact_.size() && Moments::SameRun(exact_[j], y)) ++j;
-    sketch_.Add(y, j - i);
-    batches_.AddRun(y, j - i);
-    i = j;
-  }
+  Moments::ForEachRun(exact_, [this](double y, uint64_t n) {
+    sketch_.Add(y, n);
+    batches_.AddRun(y, n);
+  });
   std::vector<double>().swap(exact_);  // the memory goes back now
   sketch_.Add(x, k);
   batches_.AddRun(x, k);
