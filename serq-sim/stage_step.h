@@ -149,19 +149,19 @@ class StepStation final : public Station {
     bool recompute = false;  // a recompute prefill (for `recomputed`)
     bool looked_up = false;  // its hold's blocks were looked up (LookUp)
     double remaining = 0;
+    double content = 0;    // growing: its hold's content, the reserved units included
+    // With an observation: when its run started, then its last token.
+    double last_token = 0;
+    double chunk = 0;      // its tokens in the current step
     // Tokens done in this run (prefill chunks, decode tokens): a job not
     // growing's context. Not kept for a regular decode job (it grows: its
     // context is its content).
     double processed = 0;
-    double content = 0;    // growing: its hold's content, the reserved units included
-    double chunk = 0;      // its tokens in the current step
     double taken = 0;      // units of content it took for the step being formed
     double after = 0;
     double reserved_units = 0;  // the units of the stalled (then reserved) chunk
     double arrival = 0;
     double since = 0;  // when it last became running
-    // With an observation: when its run started, then its last token.
-    double last_token = 0;
     uint64_t sequence = 0;
     uint64_t preempted_at = 0;  // preemption order: the most recent goes first
   };

@@ -17,10 +17,6 @@ bool StepStation::FormPreempting(StageHost& host) {
     budget_ = tokens_;
     bool preempted = false;
     lead_ = 0;
-    // The running jobs, decode then prefill; a snapshot, as victims
-    // leave the lists.
-    order_.assign(run_decode_.begin(), run_decode_.end());
-    order_.insert(order_.end(), run_prefill_.begin(), run_prefill_.end());
     // The leading running decode jobs growing their holds by a token:
     // their growths in one call, as far as they are granted at once
     // without a victim; the loop below goes on from the first that is
@@ -29,14 +25,14 @@ bool StepStation::FormPreempting(StageHost& host) {
     {
       // Through local pointers, the budget in a register: the same
       // subtractions in the same order.
-      const uint32_t* order = order_.data();
-      const size_t n = order_.size();
+      const uint32_t* running = run_decode_.data();
+      const size_t n = run_decode_.size();
       Entry* slab = slab_.data();
       const uint32_t* holds;
       size_t k = 0;
       if (budget_exact_) {
-        // order_ starts with run_decode_, running decode jobs all: the
-        // first not growing (or the limit, computed once) ends the run.
+        // The first not growing (or the limit, computed once) ends the
+        // run.
         if (lead_holds_stale_) {
           lead_holds_.clear();
           for (uint32_t slot : run_decode_) {
@@ -54,33 +50,43 @@ bool StepStation::FormPreempting(StageHost& host) {
         holds = each;
         double b = budget_;
         for (; k < n; ++k) {
-          const Entry& e = slab[order[k]];
-          if (e.group != Group::kRunning || !e.decode || !e.growing) break;
+          const Entry& e = slab[running[k]];
+          if (!e.growing) break;
           if (static_cast<double>(k) >= seqs_ || !(b >= 1)) break;
           each[k] = e.hold;
           b -= 1;
         }
       }
       size_t granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
-      // They join in their order: the batch starts as order_ does.
-      batch_.assign(order_.begin(), order_.begin() + granted);
-      double budget = budget_;
+      // They join in their order: the batch starts as run_decode_ does.
+      batch_.assign(running, running + granted);
+      // Their chunk is 1 and what they took is 1: Preempt writes both when
+      // it takes one of them out, not every step.
       double context = 0;
       for (; start < granted; ++start) {
-        uint32_t slot = order[start];
-        Entry& e = slab[slot];
+        Entry& e = slab[running[start]];
         e.content += 1;
-        e.taken = 1;
-        e.chunk = 1;
-        budget -= 1;
         context += e.content;
       }
-      budget_ = budget;
+      if (budget_exact_) {
+        budget_ -= static_cast<double>(granted);  // whole (or inf) less whole: exact
+      } else {
+        for (size_t j = 0; j < granted; ++j) budget_ -= 1;
+      }
       // The batch's first jobs, as Run would account them (decode jobs
       // growing: their context is their content), unless a preemption
       // below takes one of them out (Preempt clears lead_).
       lead_ = granted;
       lead_context_ = context;
+    }
+    // The other running jobs, decode then prefill, from the first not
+    // granted: a snapshot, as victims leave the lists (none when every
+    // running job was granted, the common step).
+    if (start < run_decode_.size() || !run_prefill_.empty()) {
+      order_.assign(run_decode_.begin(), run_decode_.end());
+      order_.insert(order_.end(), run_prefill_.begin(), run_prefill_.end());
+    } else {
+      order_.clear();
     }
     for (size_t i = start; i < order_.size(); ++i) {
       uint32_t slot = order_[i];
@@ -241,7 +247,15 @@ bool StepStation::Victim(StageHost& host, uint32_t pool, uint32_t* victim) {
 
 void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
   Entry& e = slab_[slot];
-  lead_ = 0;  // the batch may lose a job: Run accounts for every job
+  // The batch may lose a job: Run accounts for every job, and its leading
+  // decode jobs get the chunk and the unit that FormPreempting left
+  // implicit.
+  for (size_t k = 0; k < lead_; ++k) {
+    Entry& lead = slab_[batch_[k]];
+    lead.chunk = 1;
+    lead.taken = 1;
+  }
+  lead_ = 0;
   Remove(ListOf(e), slot);  // a running job's list
   auto in_batch = std::find(batch_.begin(), batch_.end(), slot);
   if (in_batch != batch_.end()) {
