@@ -9,6 +9,8 @@
 #include <map>
 #include <ctime>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ir/words.h"
@@ -133,22 +135,28 @@ void Engine::Schedule(double time, uint32_t station, uint32_t tag, bool end_of_i
 
 bool Engine::EvalRate(uint32_t station, const EvalFrame& frame, absl::string_view what,
                       absl::FunctionRef<std::string()> with, double* rate) {
-  uint32_t decl = model_.station_decl[station];
-  uint32_t node = model_.stages[decl].phi_node;
+  uint32_t node = model_.stages[model_.station_decl[station]].phi_node;
   double v = evaluator_.Eval(node, frame);
+  if (ABSL_PREDICT_FALSE(evaluator_.failed() || !(v > 0))) {
+    return RateFailed(station, node, v, what, with);
+  }
+  *rate = v;
+  return true;
+}
+
+ABSL_ATTRIBUTE_NOINLINE bool Engine::RateFailed(uint32_t station, uint32_t node, double v,
+                                                absl::string_view what,
+                                                absl::FunctionRef<std::string()> with) {
+  uint32_t decl = model_.station_decl[station];
   if (evaluator_.failed()) {
     FailEvalAt(RatePath(decl));
     return false;
   }
-  if (!(v > 0)) {
-    const Node& n = model_.exprs.nodes[node];
-    Fail(n.line, n.column, RatePath(decl),
-         absl::StrCat(what, " of '", StationName(station), "' is ", v, " with ", with(),
-                      "; it must be > 0"));
-    return false;
-  }
-  *rate = v;
-  return true;
+  const Node& n = model_.exprs.nodes[node];
+  Fail(n.line, n.column, RatePath(decl),
+       absl::StrCat(what, " of '", StationName(station), "' is ", v, " with ", with(),
+                    "; it must be > 0"));
+  return false;
 }
 
 bool Engine::Phi(uint32_t station, double present, double* phi) {
@@ -159,34 +167,44 @@ bool Engine::Phi(uint32_t station, double present, double* phi) {
                   phi);
 }
 
+namespace {
+
+std::string StepText(const StepVars& vars) {
+  return absl::StrCat("tokens = ", vars.tokens, ", prefill = ", vars.prefill,
+                      ", decode = ", vars.decode, ", seqs = ", vars.seqs,
+                      ", context = ", vars.context);
+}
+
+}  // namespace
+
 bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
   EvalFrame frame;
   frame.now = now_;
   frame.step = vars;
-  auto step = [&] {
-    return absl::StrCat("tokens = ", vars.tokens, ", prefill = ", vars.prefill,
-                        ", decode = ", vars.decode, ", seqs = ", vars.seqs,
-                        ", context = ", vars.context);
-  };
   double v;
-  if (!EvalRate(station, frame, "tau", step, &v)) return false;
-  if (!(now_ + v > now_)) {
-    uint32_t decl = model_.station_decl[station];
-    const Node& n = model_.exprs.nodes[model_.stages[decl].phi_node];
-    Fail(n.line, n.column, RatePath(decl),
-         absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", step(),
-                      ", too small to advance the time ", now_));
-    return false;
-  }
-  if (options_.trace) {
-    Log(absl::StrFormat(
-        R"({"t":%s,"event":"step","stage":"%s","seqs":%s,"tokens":%s,"prefill":%s,"decode":%s,"context":%s,"tau":%s})",
-        JsonNumber(now_), StationName(station), JsonNumber(vars.seqs), JsonNumber(vars.tokens),
-        JsonNumber(vars.prefill), JsonNumber(vars.decode), JsonNumber(vars.context),
-        JsonNumber(v)));
-  }
+  if (!EvalRate(station, frame, "tau", [&] { return StepText(vars); }, &v)) return false;
+  if (ABSL_PREDICT_FALSE(!(now_ + v > now_))) return TauTooSmall(station, v, vars);
+  if (ABSL_PREDICT_FALSE(options_.trace != nullptr)) LogStep(station, v, vars);
   *tau = v;
   return true;
+}
+
+ABSL_ATTRIBUTE_NOINLINE bool Engine::TauTooSmall(uint32_t station, double v,
+                                                 const StepVars& vars) {
+  uint32_t decl = model_.station_decl[station];
+  const Node& n = model_.exprs.nodes[model_.stages[decl].phi_node];
+  Fail(n.line, n.column, RatePath(decl),
+       absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", StepText(vars),
+                    ", too small to advance the time ", now_));
+  return false;
+}
+
+ABSL_ATTRIBUTE_NOINLINE void Engine::LogStep(uint32_t station, double v, const StepVars& vars) {
+  Log(absl::StrFormat(
+      R"({"t":%s,"event":"step","stage":"%s","seqs":%s,"tokens":%s,"prefill":%s,"decode":%s,"context":%s,"tau":%s})",
+      JsonNumber(now_), StationName(station), JsonNumber(vars.seqs), JsonNumber(vars.tokens),
+      JsonNumber(vars.prefill), JsonNumber(vars.decode), JsonNumber(vars.context),
+      JsonNumber(v)));
 }
 
 bool Engine::GrowthWithinCap(Session& s, SessionId session, double units) {

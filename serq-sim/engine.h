@@ -188,6 +188,13 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // evaluated with, built only for the message).
   bool EvalRate(uint32_t station, const EvalFrame& frame, absl::string_view what,
                 absl::FunctionRef<std::string()> with, double* rate);
+  // EvalRate's and Tau's reports, out of their way (a step evaluates tau):
+  // the rate `v` of `station` at `node` failed to evaluate or is not > 0;
+  // tau `v` does not advance the time; a step's line of the trace.
+  bool RateFailed(uint32_t station, uint32_t node, double v, absl::string_view what,
+                  absl::FunctionRef<std::string()> with);
+  bool TauTooSmall(uint32_t station, double v, const StepVars& vars);
+  void LogStep(uint32_t station, double v, const StepVars& vars);
 
   // Names for messages: "kvD[1]", "P".
   std::string StationName(uint32_t station) const;

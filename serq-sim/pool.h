@@ -226,21 +226,28 @@ class Pools {
       double loaded = e.loaded;
       size_t m = n;
       bool full = false;
-      for (; m < holds.size(); ++m) {
-        Hold& h = holds_[holds[m]];
-        if (h.pool != pool) break;
-        double content = h.content + units;
-        double size = std::max(h.amount, content);
-        double need = size - h.size;
+      // Each hold's address computed once (the loop as the compiler
+      // rotates it otherwise reads the next id twice).
+      Hold* const all = holds_.data();
+      const HoldId* ids = holds.data();
+      const size_t end = holds.size();
+      Hold* h = &all[ids[m]];
+      while (h->pool == pool) {
+        const double old_content = h->content;
+        const double content = old_content + units;
+        const double size = std::max(h->amount, content);
+        const double need = size - h->size;
         // Fits(pool, need) without a cache: need <= cap - used - 0 + slack.
         if (need > 0 && !(need <= cap - used + slack)) {
           full = true;
           break;
         }
-        used += size - h.size;
-        loaded += content - h.content;
-        h.size = size;
-        h.content = content;
+        used += need;
+        loaded += content - old_content;
+        h->size = size;
+        h->content = content;
+        if (++m == end) break;
+        h = &all[ids[m]];
       }
       if (m > n) {
         e.used = used;
