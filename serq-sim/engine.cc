@@ -53,7 +53,7 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     } else if (d.kind == ir::Stage::FIFO) {
       stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
     } else if (d.kind == ir::Stage::STEP) {
-      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt));
+      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }

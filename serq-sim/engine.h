@@ -40,6 +40,7 @@ struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
   bool check_pools = false;       // tests: Pools::CheckInvariants after every event
+  bool lanes = true;              // tests: false, no step stage steps a lane (SimOptions)
   SimLimits limits;               // --max-sessions, --max-events, --max-cpu
   double cpu_deadline = 0;        // std::clock() seconds at which --max-cpu ends the run; 0: none
 };

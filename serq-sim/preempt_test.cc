@@ -428,6 +428,103 @@ run { horizon 100; }
   EXPECT_THAT(Samples(run.results, "itl"), ElementsAre(3.5, 2.0, 1.0));
 }
 
+// The lane (stage_step_lane.cc) steps a preempting stage's leading running
+// decode jobs in aggregate; its figures must be the same bits as stepping
+// them one at a time (SimOptions.lanes = false). Each program here puts
+// one of the lane's edges in the way, and the report is compared whole.
+void ExpectSameWithoutLanes(const std::string& source) {
+  SimOptions with = Checked();
+  SimOptions without = Checked();
+  without.lanes = false;
+  SimRun a = RunSource(source, with);
+  SimRun b = RunSource(source, without);
+  ASSERT_TRUE(a.ok) << source << a.errors;
+  ASSERT_TRUE(b.ok) << source << b.errors;
+  EXPECT_EQ(a.results.DebugString(), b.results.DebugString()) << source;
+}
+
+// A decode engine whose KV binds: jobs join, complete and are preempted
+// while others step; `DECODE` is the decode run, `KEY` the preempt key,
+// `SEQS` and `TOKENS` the limits.
+std::string LaneProgram(absl::string_view decode, absl::string_view key = "(-since)",
+                        absl::string_view seqs = "64", absl::string_view tokens = "256") {
+  return absl::StrReplaceAll(R"(
+pool kv { cap 600; }
+stage E : step(0.01 + 0.0001 * context) { seqs SEQS; tokens TOKENS; preempt by KEY; }
+workload { arrive poisson(40); limit 400; }
+session {
+  set priority = floor(uniform(0, 3));
+  set prompt = 1 + floor(uniform(0, 40));
+  set output = 1 + floor(uniform(0, 60));
+  hold kv (0) {
+    run E prefill (prompt) growing kv;
+    run E decode (1) growing kv observe itl;
+    DECODE
+    observe e2e = now - arrival;
+  }
+}
+run { horizon 1e4; seed 3; }
+)",
+                             {{"DECODE", decode}, {"KEY", key}, {"SEQS", seqs}, {"TOKENS", tokens}});
+}
+
+// The decode run that most programs have (whole work, one observation),
+// and each thing that keeps a job out of the lane or ends it: a second
+// observation, no observation, fractional work or content, a decode job
+// that does not grow among those that do, a key that puts a job that
+// continues ahead of the lane's last, a seqs limit below the running
+// jobs, a token budget below them.
+TEST(LaneTest, SameBytesAsOneJobAtATime) {
+  ExpectSameWithoutLanes(LaneProgram("run E decode (output) growing kv observe itl;"));
+  ExpectSameWithoutLanes(LaneProgram(
+      "if (serial % 3 == 0) { run E decode (output) growing kv observe other; } "
+      "else { run E decode (output) growing kv observe itl; }"));
+  ExpectSameWithoutLanes(LaneProgram("run E decode (output) growing kv;"));
+  ExpectSameWithoutLanes(LaneProgram(
+      "if (serial % 4 == 0) { run E decode (output + 0.5) growing kv observe itl; } "
+      "else { run E decode (output) growing kv observe itl; }"));
+  ExpectSameWithoutLanes(LaneProgram(
+      "if (serial % 5 == 0) { load kv (0.25); } run E decode (output) growing kv observe itl;"));
+  ExpectSameWithoutLanes(LaneProgram(
+      "if (serial % 4 == 1) { run E decode (output); } "
+      "else { run E decode (output) growing kv observe itl; }"));
+  ExpectSameWithoutLanes(LaneProgram("run E decode (output) growing kv observe itl;",
+                                     "(-priority, -arrival)"));
+  ExpectSameWithoutLanes(LaneProgram("run E decode (output) growing kv observe itl;", "(-since)",
+                                     "3"));
+  ExpectSameWithoutLanes(LaneProgram("run E decode (output) growing kv observe itl;", "(-since)",
+                                     "64", "12"));
+}
+
+// The random programs of the property test below, with an observed decode:
+// the same bytes with and without the lane.
+TEST(LaneTest, RandomProgramsSameBytesAsOneJobAtATime) {
+  sim::Random r(11);
+  const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
+  for (int trial = 0; trial < 30; ++trial) {
+    int cap = 8 + static_cast<int>(r.Uniform01() * 40);
+    int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
+    int tokens = 1 + static_cast<int>(r.Uniform01() * cap);
+    std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
+    ExpectSameWithoutLanes(absl::StrCat(R"(
+pool kv { cap )", cap, R"(; }
+stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
+                                        R"(; }
+workload { arrive poisson(2); limit 12; }
+session {
+  set priority = floor(uniform(0, 3));
+  set prompt = 1 + floor(uniform(0, )", cap / 2, R"());
+  set output = 1 + floor(uniform(0, )", cap - cap / 2 - 1, R"());
+  hold kv (0) {
+    run E prefill (prompt) growing kv;
+    run E decode (output) growing kv observe itl;
+  }
+}
+run { horizon 1e6; seed )", trial + 1, R"(; }
+)"));
+  }
+}
+
 // The property test: random small vLLM-shaped programs (holds of 0, a
 // prefill then a decode growing kv on one preempt-by stage, each growth
 // within the cap) never deadlock, every session ends, and the pools'

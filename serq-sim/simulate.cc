@@ -71,6 +71,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   sim::EngineOptions engine_options;
   engine_options.progress = options.progress;
   engine_options.check_pools = options.check_pools;
+  engine_options.lanes = options.lanes;
   engine_options.limits = options.limits;
   // --max-cpu counts the process's CPU time from here, over every replication.
   engine_options.cpu_deadline =

@@ -34,6 +34,10 @@ struct SimOptions {
   // Tests: check the pools' invariants after every event (a violation is
   // an error naming the time and what is wrong).
   bool check_pools = false;
+  // Tests: false steps every running decode job of a `preempt by` stage
+  // one at a time, never as a lane (stage_step_lane.cc); the output is the
+  // same bytes either way.
+  bool lanes = true;
   // --jobs: replications on this many threads; the same bytes for every
   // value (serq-sim/replicate.h). A trace runs them on one thread.
   uint32_t jobs = 1;

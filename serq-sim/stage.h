@@ -98,6 +98,22 @@ class ObservedTokens {
       count_ = 1;
     }
 
+    // `count` tokens of `sessions` with one observation and gap: the same
+    // runs as that many Add calls.
+    void AddSame(const SessionId* sessions, uint32_t count, int32_t observation, double gap) {
+      if (count == 0) return;
+      session_ = std::copy(sessions, sessions + count, session_);
+      if (observation == observation_ &&
+          absl::bit_cast<uint64_t>(gap) == absl::bit_cast<uint64_t>(gap_)) {
+        count_ += count;
+        return;
+      }
+      EndRun();
+      observation_ = observation;
+      gap_ = gap;
+      count_ = count;
+    }
+
    private:
     friend class ObservedTokens;
     void EndRun() {
@@ -336,9 +352,10 @@ std::unique_ptr<Station> MakeDelayStation(uint32_t id);
 std::unique_ptr<Station> MakePsStation(uint32_t id, bool phi_constant, double phi);
 std::unique_ptr<Station> MakeFifoStation(uint32_t id, bool phi_constant, double phi);
 // A step stage: at most `seqs` jobs and `tokens` tokens a step (inf:
-// unbounded).
+// unbounded). With `preempt` and `lanes`, its leading running decode jobs
+// step as a lane where they can (stage_step_lane.cc).
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,
-                                         bool preempt = false);
+                                         bool preempt = false, bool lanes = true);
 
 }  // namespace serq::sim
 

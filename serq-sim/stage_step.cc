@@ -41,11 +41,12 @@ size_t RunningDecodeLimit(double seqs, double tokens) {
 
 }  // namespace
 
-StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt)
+StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes)
     : Station(id),
       seqs_(seqs),
       tokens_(tokens),
       preempt_(preempt),
+      lanes_(lanes),
       decode_limit_(DecodeLimit(seqs, tokens)),
       running_decode_limit_(RunningDecodeLimit(seqs, tokens)),
       budget_exact_(std::isinf(tokens) ||
@@ -328,7 +329,11 @@ void StepStation::Run(StageHost& host) {
   SetPresent(now, present(), true);
   // The jobs in their first step start their service (a separate pass,
   // only while some job present has not started: most steps have none).
-  for (size_t k = 0; unstarted_ > 0 && k < batch_.size(); ++k) {
+  // A lane whose jobs have all started (after its first step) is passed.
+  size_t first = 0;
+  if (lane_stepping_ && lane_started_) first = lane_slots_.size();
+  lane_started_ = lane_started_ || lane_stepping_;
+  for (size_t k = first; unstarted_ > 0 && k < batch_.size(); ++k) {
     Entry& e = slab_[batch_[k]];
     if (e.started) continue;
     e.started = true;
@@ -380,9 +385,13 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   const size_t regular = regular_in_batch_;
   // The observed tokens, at most one a job, in batch order.
   ObservedTokens::Writer observed = observed_.Begin(batch_.size());
-  for (size_t i = 0; i < regular; ++i) {
-    const uint32_t slot = batch[i];
-    EndDecodeStep(slab[slot], slot, now, &work, &left, &observed, done);
+  if (lane_stepping_) {
+    EndLaneStep(now, &work, &left, &observed, done);  // the lane is the first `regular`
+  } else {
+    for (size_t i = 0; i < regular; ++i) {
+      const uint32_t slot = batch[i];
+      EndDecodeStep(slab[slot], slot, now, &work, &left, &observed, done);
+    }
   }
   for (size_t i = regular; i < batch_.size(); ++i) {
     const uint32_t slot = batch_[i];
@@ -446,7 +455,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       };
       size_t running_decode = run_decode_.size();
       drop(run_decode_);
-      if (run_decode_.size() != running_decode) lead_holds_stale_ = true;
+      if (run_decode_.size() != running_decode) RunningDecodeChanged();
       drop(run_prefill_);
     } else {
       // decode_holds_ in step (a job not growing leaves the irregular).
@@ -475,8 +484,9 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
 
 }  // namespace step_internal
 
-std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens, bool preempt) {
-  return std::make_unique<step_internal::StepStation>(id, seqs, tokens, preempt);
+std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens, bool preempt,
+                                         bool lanes) {
+  return std::make_unique<step_internal::StepStation>(id, seqs, tokens, preempt, lanes);
 }
 
 }  // namespace serq::sim

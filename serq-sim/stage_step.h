@@ -59,7 +59,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 class StepStation final : public Station {
  public:
-  StepStation(uint32_t id, double seqs, double tokens, bool preempt);
+  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes);
 
   void Arrive(StageHost& host, const Job& job) override;
 
@@ -200,14 +200,14 @@ class StepStation final : public Station {
     if (keys_[slot].empty() && e.group != Group::kPreempted &&
         (list.empty() || slab_[list.back()].sequence < e.sequence)) {
       list.push_back(slot);  // without serve by every key is empty: arrival order
-      if (&list == &run_decode_) lead_holds_stale_ = true;
+      if (&list == &run_decode_) RunningDecodeChanged();
       return list.size() - 1;
     }
     auto at = std::upper_bound(list.begin(), list.end(), slot,
                                [this](uint32_t a, uint32_t b) { return Before(a, b); });
     size_t i = at - list.begin();
     list.insert(at, slot);
-    if (&list == &run_decode_) lead_holds_stale_ = true;
+    if (&list == &run_decode_) RunningDecodeChanged();
     return i;
   }
 
@@ -221,8 +221,13 @@ class StepStation final : public Station {
 
   void Remove(std::vector<uint32_t>& list, uint32_t slot) {
     list.erase(std::find(list.begin(), list.end(), slot));
-    if (&list == &run_decode_) lead_holds_stale_ = true;
+    if (&list == &run_decode_) RunningDecodeChanged();
   }
+
+  // The running decode jobs changed: the lead's holds are brought up to
+  // date at the next formation (RefreshLead), which keeps the lane while
+  // its jobs are still the first.
+  void RunningDecodeChanged() { lead_holds_stale_ = true; }
 
   void ScheduleStart(StageHost& host) {
     if (start_pending_ || present() == 0) return;
@@ -254,6 +259,23 @@ class StepStation final : public Station {
 
   // With `preempt by` (engine.md §2).
   bool FormPreempting(StageHost& host);
+
+  // The lane (stage_step_lane.cc): with `preempt by` and a whole token
+  // budget, the leading running decode jobs, while every one of them is
+  // exact to advance in aggregate, step without their entries being read
+  // or written. RefreshLead brings lead_holds_ up to date with
+  // run_decode_, keeping the lane when its jobs are still run_decode_'s
+  // first and adding the jobs after them (ExtendLane); StepLane makes the
+  // lane the step's first jobs (their growths granted) and returns their
+  // contexts' sum; EndLaneStep is End's for them; DissolveLane writes
+  // their state back to their entries (and, while the lane is in a step,
+  // that step's unit each, as FormPreempting's lead has it) and ends it.
+  void RefreshLead();
+  void ExtendLane(size_t k);
+  double StepLane();
+  void EndLaneStep(double now, double* work, uint32_t* left, ObservedTokens::Writer* observed,
+                   std::vector<SessionId>* done);
+  void DissolveLane();
 
   // A prefill job growing a pool about to join with its hold's content 0
   // (a fresh hold, or one emptied by preemption) looks its blocks up once
@@ -304,6 +326,7 @@ class StepStation final : public Station {
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
   const bool preempt_;
+  const bool lanes_;  // its running decode jobs may step as a lane
   // The most decode jobs that join a batch in FormPlain's first pass (the
   // batch empty, k jobs in, the next joins while k < seqs_ and tokens_ - k
   // >= 1), computed once; and whether tokens_ - k is exactly the budget
@@ -347,6 +370,25 @@ class StepStation final : public Station {
   // step, rebuilt after run_decode_ changed (Insert and Remove say so).
   std::vector<uint32_t> lead_holds_;
   bool lead_holds_stale_ = true;
+  // The lane: its jobs' slots (run_decode_'s first, their holds
+  // lead_holds_'s first), sessions, last token's time and lane step when
+  // each joined, and the lane step in which each completes. A job's entry
+  // holds its state as of the step it joined at; lane_clock_ - that steps
+  // later it has that many units more content, that much less work, and
+  // (if they observe tokens) its last token at lane_last_end_.
+  std::vector<uint32_t> lane_slots_;
+  std::vector<SessionId> lane_sessions_;
+  std::vector<double> lane_last_;
+  std::vector<uint64_t> lane_joined_;
+  std::vector<uint64_t> lane_finish_;
+  uint64_t lane_clock_ = 0;       // lane steps, ever
+  uint64_t lane_next_finish_ = 0; // the earliest of lane_finish_
+  int64_t lane_content_ = 0;      // its jobs' contents, whole: their sum is exact
+  int32_t lane_observation_ = -1; // every job's observation
+  uint32_t lane_fresh_ = 0;       // jobs that joined since its last step
+  double lane_last_end_ = 0;      // its last step's end
+  bool lane_stepping_ = false;    // in the step formed or running
+  bool lane_started_ = false;     // every job of it has started its service
   std::vector<uint32_t> run_prefill_;
   std::vector<uint32_t> preempted_list_;
   std::vector<uint32_t> batch_;  // the current step's jobs

@@ -33,15 +33,7 @@ bool StepStation::FormPreempting(StageHost& host) {
       if (budget_exact_) {
         // The first not growing (or the limit, computed once) ends the
         // run.
-        if (lead_holds_stale_) {
-          lead_holds_.clear();
-          for (uint32_t slot : run_decode_) {
-            const Entry& e = slab[slot];
-            if (!e.growing) break;
-            lead_holds_.push_back(e.hold);
-          }
-          lead_holds_stale_ = false;
-        }
+        if (lead_holds_stale_) RefreshLead();
         holds = lead_holds_.data();
         k = std::min(lead_holds_.size(), running_decode_limit_);
       } else {
@@ -58,15 +50,24 @@ bool StepStation::FormPreempting(StageHost& host) {
         }
       }
       size_t granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
-      // They join in their order: the batch starts as run_decode_ does.
-      batch_.assign(running, running + granted);
-      // Their chunk is 1 and what they took is 1: Preempt writes both when
-      // it takes one of them out, not every step.
       double context = 0;
-      for (; start < granted; ++start) {
-        Entry& e = slab[running[start]];
-        e.content += 1;
-        context += e.content;
+      if (!lane_slots_.empty() && granted == lane_slots_.size() &&
+          lane_content_ + static_cast<int64_t>(granted) < (int64_t{1} << 52)) {
+        // The lane's jobs are the lead (BuildLane took the first k), all
+        // granted: they step without their entries.
+        context = StepLane();
+        start = granted;
+      } else {
+        DissolveLane();
+        // They join in their order: the batch starts as run_decode_ does.
+        batch_.assign(running, running + granted);
+        // Their chunk is 1 and what they took is 1: Preempt writes both
+        // when it takes one of them out, not every step.
+        for (; start < granted; ++start) {
+          Entry& e = slab[running[start]];
+          e.content += 1;
+          context += e.content;
+        }
       }
       if (budget_exact_) {
         budget_ -= static_cast<double>(granted);  // whole (or inf) less whole: exact
@@ -248,8 +249,9 @@ bool StepStation::Victim(StageHost& host, uint32_t pool, uint32_t* victim) {
 void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
   Entry& e = slab_[slot];
   // The batch may lose a job: Run accounts for every job, and its leading
-  // decode jobs get the chunk and the unit that FormPreempting left
-  // implicit.
+  // decode jobs get their state back (the lane's), and the chunk and the
+  // unit that FormPreempting left implicit.
+  DissolveLane();
   for (size_t k = 0; k < lead_; ++k) {
     Entry& lead = slab_[batch_[k]];
     lead.chunk = 1;

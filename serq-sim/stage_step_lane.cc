@@ -1,0 +1,214 @@
+// The lane of a step stage with `preempt by` (stage_step.h): its leading
+// running decode jobs, stepped in aggregate.
+//
+// Most steps of a decode engine are alike: every running decode job gets
+// its token's unit, makes one token, and has one token fewer to go. The
+// lane does that without reading or writing the jobs' entries: a job
+// keeps the state it had when it joined the lane, and k lane steps later
+// it has k units more content and k tokens fewer to make, and its last
+// token at the lane's last step. What a step needs is kept beside, in the
+// lane's order: the jobs' slots and sessions (the batch's first jobs, and
+// the tokens' sessions), when each joined and when it completes, and the
+// sum of their contents (the step's context).
+//
+// The figures are the same to the bit as one job at a time. A job joins
+// only when its content and work are whole numbers below 2^52 (and the
+// contents' sum stays below 2^52): then a sum of contents, k times +1 and
+// k times -1 are exact, in any order. Jobs join at the end of the lane
+// when they join the running decode jobs after it, and leave it when they
+// complete; anything else that changes it (a job running before the
+// lane's last, a growth not granted, a preemption, a job that cannot join)
+// ends the lane (DissolveLane), its jobs' state written back, and the
+// next formation builds it again.
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/base/casts.h"
+#include "serq-sim/stage.h"
+#include "serq-sim/stage_step.h"
+
+namespace serq::sim::step_internal {
+namespace {
+
+// Below 2^52 a whole number plus or minus a whole number below 2^52 is
+// exact.
+constexpr double kExact = 4503599627370496.0;
+
+bool Whole(double x) { return x >= 0 && x < kExact && x == std::floor(x); }
+
+}  // namespace
+
+void StepStation::RefreshLead() {
+  // The lane's jobs still run_decode_'s first, in order: only what follows
+  // them is read.
+  size_t n = lane_slots_.size();
+  if (n > run_decode_.size() ||
+      !std::equal(lane_slots_.begin(), lane_slots_.end(), run_decode_.begin())) {
+    DissolveLane();
+    n = 0;
+  }
+  lead_holds_.resize(n);
+  for (size_t i = n; i < run_decode_.size(); ++i) {
+    const Entry& e = slab_[run_decode_[i]];
+    if (!e.growing) break;
+    lead_holds_.push_back(e.hold);
+  }
+  ExtendLane(std::min(lead_holds_.size(), running_decode_limit_));
+  lead_holds_stale_ = false;
+}
+
+void StepStation::ExtendLane(size_t k) {
+  const size_t n = lane_slots_.size();
+  if (k <= n || !lanes_) return;
+  if (n == 0) {
+    lane_next_finish_ = UINT64_MAX;
+    lane_content_ = 0;
+    lane_fresh_ = 0;
+    lane_started_ = true;
+    lane_observation_ = slab_[run_decode_[0]].observation;
+  }
+  // Every job of the lead (up to the limit) is in the lane, or none: a
+  // lead partly in it would step through both ways.
+  double contents = static_cast<double>(lane_content_);
+  for (size_t i = n; i < k; ++i) {
+    const Entry& e = slab_[run_decode_[i]];
+    if (!Whole(e.content) || !Whole(e.remaining) || !(e.remaining >= 1) ||
+        e.observation != lane_observation_) {
+      DissolveLane();
+      return;
+    }
+    contents += e.content;  // whole numbers: exact while below 2^52
+    if (!(contents < kExact)) {
+      DissolveLane();
+      return;
+    }
+  }
+  for (size_t i = n; i < k; ++i) {
+    const uint32_t slot = run_decode_[i];
+    const Entry& e = slab_[slot];
+    lane_slots_.push_back(slot);
+    lane_sessions_.push_back(e.session);
+    lane_last_.push_back(e.last_token);
+    lane_joined_.push_back(lane_clock_);
+    // A job with w tokens to go makes its last in its w-th step.
+    const uint64_t finish = lane_clock_ + static_cast<uint64_t>(e.remaining);
+    lane_finish_.push_back(finish);
+    lane_next_finish_ = std::min(lane_next_finish_, finish);
+    if (!e.started) lane_started_ = false;
+  }
+  lane_content_ = static_cast<int64_t>(contents);
+  lane_fresh_ += static_cast<uint32_t>(k - n);
+}
+
+double StepStation::StepLane() {
+  // Each job's context is its content plus this step's unit: the sum of
+  // whole numbers, exact (FormPreempting keeps it below 2^52).
+  lane_stepping_ = true;
+  batch_.assign(lane_slots_.begin(), lane_slots_.end());
+  return static_cast<double>(lane_content_ + static_cast<int64_t>(lane_slots_.size()));
+}
+
+void StepStation::EndLaneStep(double now, double* work, uint32_t* left,
+                              ObservedTokens::Writer* observed, std::vector<SessionId>* done) {
+  const size_t n = lane_slots_.size();
+  const uint64_t before = lane_clock_;
+  lane_stepping_ = false;
+  ++lane_clock_;
+  lane_content_ += static_cast<int64_t>(n);
+  // One token fewer each: n times -1. From at least n - 1/2 down, each
+  // subtraction is exact (Sterbenz's lemma at the last), so their result
+  // is the exact one; otherwise one at a time.
+  double w = *work;
+  if (w >= static_cast<double>(n) - 0.5 && w < kExact) {
+    w -= static_cast<double>(n);
+  } else {
+    for (size_t i = 0; i < n; ++i) w -= 1;
+  }
+  *work = w;
+  if (lane_observation_ >= 0) {
+    if (lane_fresh_ == 0) {
+      // Every job's last token was the lane's last step's.
+      observed->AddSame(lane_sessions_.data(), n, lane_observation_, now - lane_last_end_);
+    } else {
+      // The jobs that joined since measure their gap from their own last
+      // token: runs of equal gaps.
+      auto gap = [&](size_t i) {
+        return now - (lane_joined_[i] == before ? lane_last_[i] : lane_last_end_);
+      };
+      size_t i = 0;
+      while (i < n) {
+        const double g = gap(i);
+        size_t j = i + 1;
+        while (j < n && absl::bit_cast<uint64_t>(gap(j)) == absl::bit_cast<uint64_t>(g)) ++j;
+        observed->AddSame(lane_sessions_.data() + i, j - i, lane_observation_, g);
+        i = j;
+      }
+    }
+  }
+  lane_fresh_ = 0;
+  lane_last_end_ = now;
+  if (lane_clock_ != lane_next_finish_) return;
+  // Jobs made their last token: they leave the lane and complete, in its
+  // order (the batch's); the others close up, their holds in lead_holds_
+  // with them.
+  const bool observes = lane_observation_ >= 0;
+  size_t kept = 0;
+  uint64_t next = UINT64_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    if (lane_finish_[i] == lane_clock_) {
+      const uint32_t slot = lane_slots_[i];
+      Entry& e = slab_[slot];
+      const double steps = static_cast<double>(lane_clock_ - lane_joined_[i]);
+      e.remaining -= steps;  // 0
+      e.content += steps;
+      if (observes) e.last_token = now;
+      lane_content_ -= static_cast<int64_t>(e.content);
+      e.recompute = false;
+      Done(e, slot, done);
+      --*left;
+      continue;
+    }
+    next = std::min(next, lane_finish_[i]);
+    lane_slots_[kept] = lane_slots_[i];
+    lane_sessions_[kept] = lane_sessions_[i];
+    lane_last_[kept] = lane_last_[i];
+    lane_joined_[kept] = lane_joined_[i];
+    lane_finish_[kept] = lane_finish_[i];
+    lead_holds_[kept] = lead_holds_[i];
+    ++kept;
+  }
+  lead_holds_.erase(lead_holds_.begin() + kept, lead_holds_.begin() + n);
+  lane_slots_.resize(kept);
+  lane_sessions_.resize(kept);
+  lane_last_.resize(kept);
+  lane_joined_.resize(kept);
+  lane_finish_.resize(kept);
+  lane_next_finish_ = next;
+}
+
+void StepStation::DissolveLane() {
+  if (lane_slots_.empty()) return;
+  const bool observes = lane_observation_ >= 0;
+  // In a step being formed or running, its growths were granted: each job
+  // has the unit as FormPreempting's lead jobs have it.
+  const double unit = lane_stepping_ ? 1 : 0;
+  for (size_t i = 0; i < lane_slots_.size(); ++i) {
+    Entry& e = slab_[lane_slots_[i]];
+    const uint64_t steps = lane_clock_ - lane_joined_[i];
+    e.remaining -= static_cast<double>(steps);
+    e.content += static_cast<double>(steps);
+    e.content += unit;
+    if (observes && steps > 0) e.last_token = lane_last_end_;
+  }
+  lane_slots_.clear();
+  lane_sessions_.clear();
+  lane_last_.clear();
+  lane_joined_.clear();
+  lane_finish_.clear();
+  lane_stepping_ = false;
+  lead_holds_stale_ = true;
+}
+
+}  // namespace serq::sim::step_internal
