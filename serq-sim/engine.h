@@ -74,6 +74,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   size_t GrowEachNow(absl::Span<const uint32_t> holds, double units) override {
     return pools_.GrowEach(holds, units, now_, /*behind_line=*/false);
   }
+  bool GrowLane(uint32_t pool, uint32_t count) override {
+    return pools_.GrowLane(pool, count, now_);
+  }
+  bool LaneHold(uint32_t hold) override { return pools_.LaneHold(hold); }
+  void CatchUpHold(uint32_t hold, double units) override { pools_.CatchUp(hold, units); }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool PreemptKey(uint32_t station, SessionId session, double since,
                   std::vector<double>* key) override;

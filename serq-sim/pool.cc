@@ -370,6 +370,46 @@ std::string Pools::DescribeUse(uint32_t pool) const {
   return out;
 }
 
+namespace {
+
+// Whole numbers below 2^52: a sum of them below 2^52 is exact.
+bool Whole(double x) { return x >= 0 && x < 4503599627370496.0 && x == std::floor(x); }
+
+}  // namespace
+
+bool Pools::GrowLane(uint32_t pool, uint32_t count, double now) {
+  Element& e = elements_[pool];
+  if (notify_changes_ || e.cache || count == 0) return false;
+  const double n = count;
+  if (!Whole(e.used) || !Whole(e.loaded) || !Whole(e.used + n) || !Whole(e.loaded + n)) {
+    return false;
+  }
+  // GrowEach's check of the last growth: the earlier ones ask the same
+  // unit of more room (the check is monotone in used).
+  if (!(1 <= e.cap - (e.used + (n - 1)) + FitSlack(e.cap))) return false;
+  e.used += n;
+  e.loaded += n;
+  e.lane_units += n;
+  e.used_average.Set(now, e.used);
+  e.loaded_average.Set(now, e.loaded);
+  if (e.used > e.max_used) e.max_used = e.used;
+  return true;
+}
+
+bool Pools::LaneHold(HoldId hold) const {
+  const Hold& h = holds_[hold];
+  return h.state == Hold::State::kActive && !elements_[h.pool].cache && h.amount <= h.content &&
+         Whole(h.content);
+}
+
+void Pools::CatchUp(HoldId hold, double units) {
+  // Its size followed its content at every unit (amount <= content).
+  Hold& h = holds_[hold];
+  h.content += units;
+  h.size = std::max(h.amount, h.content);
+  elements_[h.pool].lane_units -= units;
+}
+
 std::string Pools::CheckInvariants() const {
   std::vector<double> used(elements_.size(), 0), loaded(elements_.size(), 0);
   for (const Hold& h : holds_) {
@@ -387,6 +427,9 @@ std::string Pools::CheckInvariants() const {
   for (uint32_t p = 0; p < elements_.size(); ++p) {
     if (std::string wrong = CheckCache(p); !wrong.empty()) return wrong;
     if (elements_[p].cache) used[p] += elements_[p].block * elements_[p].cache->ReferencedBlocks();
+    // A lane's units, in used and loaded but not yet in its holds.
+    used[p] += elements_[p].lane_units;
+    loaded[p] += elements_[p].lane_units;
   }
   for (uint32_t p = 0; p < elements_.size(); ++p) {
     const Element& e = elements_[p];

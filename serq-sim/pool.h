@@ -261,6 +261,21 @@ class Pools {
     }
     return n;
   }
+  // A step stage's lane (stage_step_lane.cc): `count` active holds of
+  // `pool` that LaneHold admits each grow by a unit, granted as that many
+  // GrowFast calls (without `behind_line`) would grant them, all or none:
+  // when all fit and used and loaded are whole numbers below 2^52 (so that
+  // used and loaded growing by `count` at once is exact), used and loaded
+  // grow by `count` and true is returned; the holds themselves are not
+  // touched: CatchUp(hold, k) gives a hold the k units it was granted so.
+  // False, nothing changed, otherwise.
+  bool GrowLane(uint32_t pool, uint32_t count, double now);
+  // Whether hold `hold` may grow in a lane: active, on a pool that keeps no
+  // cache, its amount at most its content (each unit grows its size by a
+  // unit) and its content a whole number below 2^52.
+  bool LaneHold(HoldId hold) const;
+  void CatchUp(HoldId hold, double units);
+
   // Adds `units` of content to active hold `hold` now or not at all: with
   // free units or by evicting leases, never waiting in the growth line (a
   // job's growth at a step stage with `preempt by`, which preempts instead;
@@ -337,6 +352,7 @@ class Pools {
     std::deque<Growth> growing;    // growths of active holds, in order
     std::vector<LeaseId> leases;   // alive leases, in no order
     double leased = 0;             // their units
+    double lane_units = 0;         // granted by GrowLane, not yet caught up
     uint32_t active_holds = 0;
     // Statistics over the window.
     uint64_t admitted = 0;

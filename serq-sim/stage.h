@@ -200,6 +200,13 @@ class StageHost {
   // GrowNow's fast path on each of `holds` in order, as GrowEach: a
   // preempting step's running decode tokens in one call. 0 by default.
   virtual size_t GrowEachNow(absl::Span<const uint32_t> holds, double units) { return 0; }
+  // A lane of a preempting step (stage_step_lane.cc): `count` holds of pool
+  // element `pool`, each of which LaneHold admitted, grow by a unit each,
+  // all or none, as GrowEachNow would grant them; the holds are given
+  // their units later, k at a time (CatchUpHold). None by default.
+  virtual bool GrowLane(uint32_t pool, uint32_t count) { return false; }
+  virtual bool LaneHold(uint32_t hold) { return false; }
+  virtual void CatchUpHold(uint32_t hold, double units) {}
 
   // Step stages with `preempt by`. GrowNow grows as Grow does, but never
   // waits: kStalled means it does not fit (nothing changed).

@@ -386,7 +386,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   // The observed tokens, at most one a job, in batch order.
   ObservedTokens::Writer observed = observed_.Begin(batch_.size());
   if (lane_stepping_) {
-    EndLaneStep(now, &work, &left, &observed, done);  // the lane is the first `regular`
+    EndLaneStep(host, now, &work, &left, &observed, done);  // the lane is the first `regular`
   } else {
     for (size_t i = 0; i < regular; ++i) {
       const uint32_t slot = batch[i];

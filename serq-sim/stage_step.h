@@ -268,14 +268,16 @@ class StepStation final : public Station {
   // first and adding the jobs after them (ExtendLane); StepLane makes the
   // lane the step's first jobs (their growths granted) and returns their
   // contexts' sum; EndLaneStep is End's for them; DissolveLane writes
-  // their state back to their entries (and, while the lane is in a step,
-  // that step's unit each, as FormPreempting's lead has it) and ends it.
-  void RefreshLead();
-  void ExtendLane(size_t k);
+  // their state back to their entries and their holds (and, while the
+  // lane is in a step, that step's unit each, as FormPreempting's lead has
+  // it) and ends it. The lane's growths are the pool's in aggregate too
+  // (StageHost::GrowLane): a job's hold is given its units when it leaves.
+  void RefreshLead(StageHost& host);
+  void ExtendLane(StageHost& host, size_t k);
   double StepLane();
-  void EndLaneStep(double now, double* work, uint32_t* left, ObservedTokens::Writer* observed,
-                   std::vector<SessionId>* done);
-  void DissolveLane();
+  void EndLaneStep(StageHost& host, double now, double* work, uint32_t* left,
+                   ObservedTokens::Writer* observed, std::vector<SessionId>* done);
+  void DissolveLane(StageHost& host);
 
   // A prefill job growing a pool about to join with its hold's content 0
   // (a fresh hold, or one emptied by preemption) looks its blocks up once
@@ -385,6 +387,7 @@ class StepStation final : public Station {
   uint64_t lane_next_finish_ = 0; // the earliest of lane_finish_
   int64_t lane_content_ = 0;      // its jobs' contents, whole: their sum is exact
   int32_t lane_observation_ = -1; // every job's observation
+  uint32_t lane_pool_ = 0;        // every job's hold's pool element
   uint32_t lane_fresh_ = 0;       // jobs that joined since its last step
   double lane_last_end_ = 0;      // its last step's end
   bool lane_stepping_ = false;    // in the step formed or running

@@ -40,13 +40,13 @@ bool Whole(double x) { return x >= 0 && x < kExact && x == std::floor(x); }
 
 }  // namespace
 
-void StepStation::RefreshLead() {
+void StepStation::RefreshLead(StageHost& host) {
   // The lane's jobs still run_decode_'s first, in order: only what follows
   // them is read.
   size_t n = lane_slots_.size();
   if (n > run_decode_.size() ||
       !std::equal(lane_slots_.begin(), lane_slots_.end(), run_decode_.begin())) {
-    DissolveLane();
+    DissolveLane(host);
     n = 0;
   }
   lead_holds_.resize(n);
@@ -55,11 +55,11 @@ void StepStation::RefreshLead() {
     if (!e.growing) break;
     lead_holds_.push_back(e.hold);
   }
-  ExtendLane(std::min(lead_holds_.size(), running_decode_limit_));
+  ExtendLane(host, std::min(lead_holds_.size(), running_decode_limit_));
   lead_holds_stale_ = false;
 }
 
-void StepStation::ExtendLane(size_t k) {
+void StepStation::ExtendLane(StageHost& host, size_t k) {
   const size_t n = lane_slots_.size();
   if (k <= n || !lanes_) return;
   if (n == 0) {
@@ -68,6 +68,7 @@ void StepStation::ExtendLane(size_t k) {
     lane_fresh_ = 0;
     lane_started_ = true;
     lane_observation_ = slab_[run_decode_[0]].observation;
+    lane_pool_ = slab_[run_decode_[0]].pool;
   }
   // Every job of the lead (up to the limit) is in the lane, or none: a
   // lead partly in it would step through both ways.
@@ -75,13 +76,13 @@ void StepStation::ExtendLane(size_t k) {
   for (size_t i = n; i < k; ++i) {
     const Entry& e = slab_[run_decode_[i]];
     if (!Whole(e.content) || !Whole(e.remaining) || !(e.remaining >= 1) ||
-        e.observation != lane_observation_) {
-      DissolveLane();
+        e.observation != lane_observation_ || e.pool != lane_pool_ || !host.LaneHold(e.hold)) {
+      DissolveLane(host);
       return;
     }
     contents += e.content;  // whole numbers: exact while below 2^52
     if (!(contents < kExact)) {
-      DissolveLane();
+      DissolveLane(host);
       return;
     }
   }
@@ -110,7 +111,7 @@ double StepStation::StepLane() {
   return static_cast<double>(lane_content_ + static_cast<int64_t>(lane_slots_.size()));
 }
 
-void StepStation::EndLaneStep(double now, double* work, uint32_t* left,
+void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_t* left,
                               ObservedTokens::Writer* observed, std::vector<SessionId>* done) {
   const size_t n = lane_slots_.size();
   const uint64_t before = lane_clock_;
@@ -161,6 +162,7 @@ void StepStation::EndLaneStep(double now, double* work, uint32_t* left,
       const uint32_t slot = lane_slots_[i];
       Entry& e = slab_[slot];
       const double steps = static_cast<double>(lane_clock_ - lane_joined_[i]);
+      host.CatchUpHold(lead_holds_[i], steps);
       e.remaining -= steps;  // 0
       e.content += steps;
       if (observes) e.last_token = now;
@@ -188,7 +190,7 @@ void StepStation::EndLaneStep(double now, double* work, uint32_t* left,
   lane_next_finish_ = next;
 }
 
-void StepStation::DissolveLane() {
+void StepStation::DissolveLane(StageHost& host) {
   if (lane_slots_.empty()) return;
   const bool observes = lane_observation_ >= 0;
   // In a step being formed or running, its growths were granted: each job
@@ -197,6 +199,7 @@ void StepStation::DissolveLane() {
   for (size_t i = 0; i < lane_slots_.size(); ++i) {
     Entry& e = slab_[lane_slots_[i]];
     const uint64_t steps = lane_clock_ - lane_joined_[i];
+    host.CatchUpHold(lead_holds_[i], static_cast<double>(steps) + unit);
     e.remaining -= static_cast<double>(steps);
     e.content += static_cast<double>(steps);
     e.content += unit;

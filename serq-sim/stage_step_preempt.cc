@@ -33,7 +33,7 @@ bool StepStation::FormPreempting(StageHost& host) {
       if (budget_exact_) {
         // The first not growing (or the limit, computed once) ends the
         // run.
-        if (lead_holds_stale_) RefreshLead();
+        if (lead_holds_stale_) RefreshLead(host);
         holds = lead_holds_.data();
         k = std::min(lead_holds_.size(), running_decode_limit_);
       } else {
@@ -49,16 +49,20 @@ bool StepStation::FormPreempting(StageHost& host) {
           b -= 1;
         }
       }
-      size_t granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
+      size_t granted;
       double context = 0;
-      if (!lane_slots_.empty() && granted == lane_slots_.size() &&
-          lane_content_ + static_cast<int64_t>(granted) < (int64_t{1} << 52)) {
-        // The lane's jobs are the lead (BuildLane took the first k), all
-        // granted: they step without their entries.
+      const uint32_t lane = static_cast<uint32_t>(lane_slots_.size());
+      if (lane != 0 && lane_content_ + lane < (int64_t{1} << 52) &&
+          host.GrowLane(lane_pool_, lane)) {
+        // The lane is the lead (RefreshLead made it run_decode_'s first
+        // k), every growth granted at once: its jobs step without their
+        // entries and their holds.
+        granted = lane;
         context = StepLane();
         start = granted;
       } else {
-        DissolveLane();
+        DissolveLane(host);
+        granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
         // They join in their order: the batch starts as run_decode_ does.
         batch_.assign(running, running + granted);
         // Their chunk is 1 and what they took is 1: Preempt writes both
@@ -251,7 +255,7 @@ void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
   // The batch may lose a job: Run accounts for every job, and its leading
   // decode jobs get their state back (the lane's), and the chunk and the
   // unit that FormPreempting left implicit.
-  DissolveLane();
+  DissolveLane(host);
   for (size_t k = 0; k < lead_; ++k) {
     Entry& lead = slab_[batch_[k]];
     lead.chunk = 1;
