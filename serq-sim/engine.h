@@ -74,10 +74,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   size_t GrowEachNow(absl::Span<const uint32_t> holds, double units) override {
     return pools_.GrowEach(holds, units, now_, /*behind_line=*/false);
   }
-  bool GrowLane(uint32_t pool, uint32_t count) override {
-    return pools_.GrowLane(pool, count, now_);
+  bool GrowLane(uint32_t pool, uint32_t units, uint32_t count, bool behind_line) override {
+    return pools_.GrowLane(pool, units, count, now_, behind_line);
   }
-  bool LaneHold(uint32_t hold) override { return pools_.LaneHold(hold); }
+  int LaneHold(uint32_t hold, double steps) override { return pools_.LaneHold(hold, steps); }
   void CatchUpHold(uint32_t hold, double units) override { pools_.CatchUp(hold, units); }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool PreemptKey(uint32_t station, SessionId session, double since,

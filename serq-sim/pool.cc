@@ -372,42 +372,54 @@ std::string Pools::DescribeUse(uint32_t pool) const {
 
 namespace {
 
-// Whole numbers below 2^52: a sum of them below 2^52 is exact.
-bool Whole(double x) { return x >= 0 && x < 4503599627370496.0 && x == std::floor(x); }
+// Whole numbers below 2^52: a sum of them below 2^52 is exact. (A round
+// trip through an integer, cheaper than floor's call.)
+bool Whole(double x) {
+  return x >= 0 && x < 4503599627370496.0 && static_cast<double>(static_cast<int64_t>(x)) == x;
+}
 
 }  // namespace
 
-bool Pools::GrowLane(uint32_t pool, uint32_t count, double now) {
+bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
+                     bool behind_line) {
   Element& e = elements_[pool];
   if (notify_changes_ || e.cache || count == 0) return false;
+  if (behind_line && e.growths_waiting != 0) return false;
+  const double u = units;
   const double n = count;
-  if (!Whole(e.used) || !Whole(e.loaded) || !Whole(e.used + n) || !Whole(e.loaded + n)) {
+  if (!Whole(e.used) || !Whole(e.loaded) || !Whole(e.used + u) || !Whole(e.loaded + n)) {
     return false;
   }
-  // GrowEach's check of the last growth: the earlier ones ask the same
-  // unit of more room (the check is monotone in used).
-  if (!(1 <= e.cap - (e.used + (n - 1)) + FitSlack(e.cap))) return false;
-  e.used += n;
+  // GrowEach's check of the last growth of a unit: the earlier ones ask
+  // the same unit of more room (the check is monotone in used); the
+  // others ask for nothing.
+  if (units > 0 && !(1 <= e.cap - (e.used + (u - 1)) + FitSlack(e.cap))) return false;
+  e.used += u;
   e.loaded += n;
-  e.lane_units += n;
+  e.lane_used += u;
+  e.lane_loaded += n;
   e.used_average.Set(now, e.used);
   e.loaded_average.Set(now, e.loaded);
   if (e.used > e.max_used) e.max_used = e.used;
   return true;
 }
 
-bool Pools::LaneHold(HoldId hold) const {
+int Pools::LaneHold(HoldId hold, double steps) const {
   const Hold& h = holds_[hold];
-  return h.state == Hold::State::kActive && !elements_[h.pool].cache && h.amount <= h.content &&
-         Whole(h.content);
+  if (h.state != Hold::State::kActive || elements_[h.pool].cache || !Whole(h.content)) return -1;
+  if (h.amount <= h.content) return 1;
+  return h.content + steps <= h.amount ? 0 : -1;
 }
 
 void Pools::CatchUp(HoldId hold, double units) {
-  // Its size followed its content at every unit (amount <= content).
+  // Its size followed its content at every unit, or stayed its amount.
   Hold& h = holds_[hold];
+  Element& e = elements_[h.pool];
+  const double size = h.size;
   h.content += units;
   h.size = std::max(h.amount, h.content);
-  elements_[h.pool].lane_units -= units;
+  e.lane_used -= h.size - size;
+  e.lane_loaded -= units;
 }
 
 std::string Pools::CheckInvariants() const {
@@ -428,8 +440,8 @@ std::string Pools::CheckInvariants() const {
     if (std::string wrong = CheckCache(p); !wrong.empty()) return wrong;
     if (elements_[p].cache) used[p] += elements_[p].block * elements_[p].cache->ReferencedBlocks();
     // A lane's units, in used and loaded but not yet in its holds.
-    used[p] += elements_[p].lane_units;
-    loaded[p] += elements_[p].lane_units;
+    used[p] += elements_[p].lane_used;
+    loaded[p] += elements_[p].lane_loaded;
   }
   for (uint32_t p = 0; p < elements_.size(); ++p) {
     const Element& e = elements_[p];

@@ -262,18 +262,21 @@ class Pools {
     return n;
   }
   // A step stage's lane (stage_step_lane.cc): `count` active holds of
-  // `pool` that LaneHold admits each grow by a unit, granted as that many
-  // GrowFast calls (without `behind_line`) would grant them, all or none:
-  // when all fit and used and loaded are whole numbers below 2^52 (so that
-  // used and loaded growing by `count` at once is exact), used and loaded
-  // grow by `count` and true is returned; the holds themselves are not
-  // touched: CatchUp(hold, k) gives a hold the k units it was granted so.
-  // False, nothing changed, otherwise.
-  bool GrowLane(uint32_t pool, uint32_t count, double now);
-  // Whether hold `hold` may grow in a lane: active, on a pool that keeps no
-  // cache, its amount at most its content (each unit grows its size by a
-  // unit) and its content a whole number below 2^52.
-  bool LaneHold(HoldId hold) const;
+  // `pool` that LaneHold admits each grow by a unit of content, `units` of
+  // them by a unit of size too (the others within their amount), granted
+  // as that many GrowFast calls would grant them, all or none: when they
+  // fit and used and loaded are whole numbers below 2^52 (so that growing
+  // them at once is exact), used grows by `units`, loaded by `count`, and
+  // true is returned; the holds themselves are not touched: CatchUp(hold,
+  // k) gives a hold the k units of content it was granted so. False,
+  // nothing changed, otherwise.
+  bool GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now, bool behind_line);
+  // Whether hold `hold` may grow a unit of content a step in a lane for
+  // `steps` steps: active, on a pool that keeps no cache, its content a
+  // whole number below 2^52, and each unit growing its size by one (1:
+  // its amount at most its content) or by none (0: content + steps within
+  // its amount); -1 otherwise.
+  int LaneHold(HoldId hold, double steps) const;
   void CatchUp(HoldId hold, double units);
 
   // Adds `units` of content to active hold `hold` now or not at all: with
@@ -352,7 +355,8 @@ class Pools {
     std::deque<Growth> growing;    // growths of active holds, in order
     std::vector<LeaseId> leases;   // alive leases, in no order
     double leased = 0;             // their units
-    double lane_units = 0;         // granted by GrowLane, not yet caught up
+    double lane_used = 0;          // granted by GrowLane, not yet caught up
+    double lane_loaded = 0;
     uint32_t active_holds = 0;
     // Statistics over the window.
     uint64_t admitted = 0;

@@ -438,8 +438,9 @@ void ExpectSameWithoutLanes(const std::string& source) {
   without.lanes = false;
   SimRun a = RunSource(source, with);
   SimRun b = RunSource(source, without);
-  ASSERT_TRUE(a.ok) << source << a.errors;
-  ASSERT_TRUE(b.ok) << source << b.errors;
+  // A run that fails (a deadlock) fails the same way, with the same holds.
+  EXPECT_EQ(a.ok, b.ok) << source;
+  EXPECT_EQ(a.errors, b.errors) << source;
   EXPECT_EQ(a.results.DebugString(), b.results.DebugString()) << source;
 }
 
@@ -494,6 +495,44 @@ TEST(LaneTest, SameBytesAsOneJobAtATime) {
                                      "3"));
   ExpectSameWithoutLanes(LaneProgram("run E decode (output) growing kv observe itl;", "(-since)",
                                      "64", "12"));
+}
+
+// Without `preempt by` the lane is the first decode jobs while every one
+// is regular (its growth asked when it joins): decode jobs within their
+// reservation (a unit of content a token, none of size), and beyond it
+// (a unit of size a token once past the amount: a job that would cross
+// its amount in the lane keeps the lane away).
+std::string PlainLaneProgram(absl::string_view amount, absl::string_view cap = "50000") {
+  return absl::StrReplaceAll(R"(
+pool kv { cap CAP; }
+stage E : step(0.01 + 0.0001 * context) { seqs 64; tokens 256; }
+workload { arrive poisson(40); limit 300; }
+session {
+  set prompt = 1 + floor(uniform(0, 40));
+  set output = 1 + floor(uniform(0, 60));
+  hold kv (AMOUNT) {
+    run E prefill (prompt) growing kv;
+    run E decode (1) growing kv observe itl;
+    run E decode (output) growing kv observe itl;
+    observe e2e = now - arrival;
+  }
+}
+run { horizon 1e4; seed 5; }
+)",
+                             {{"AMOUNT", amount}, {"CAP", cap}});
+}
+
+TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
+  ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + output"));
+  ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + output", "900"));
+  ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + floor(output / 2)"));
+  ExpectSameWithoutLanes(PlainLaneProgram("0"));
+  // Growth past the reservations fills the pool: the deadlock is reported
+  // the same, every hold's size the same, with the lane as without.
+  SimRun run = RunSource(PlainLaneProgram("prompt + 1 + floor(output / 2)", "5000"));
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("deadlock"));
+  ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + floor(output / 2)", "5000"));
 }
 
 // The random programs of the property test below, with an observed decode:

@@ -204,8 +204,14 @@ class StageHost {
   // element `pool`, each of which LaneHold admitted, grow by a unit each,
   // all or none, as GrowEachNow would grant them; the holds are given
   // their units later, k at a time (CatchUpHold). None by default.
-  virtual bool GrowLane(uint32_t pool, uint32_t count) { return false; }
-  virtual bool LaneHold(uint32_t hold) { return false; }
+  // `units` of the `count` grow their size too; `behind_line` as
+  // GrowEach's (a stage without `preempt by`), else as GrowEachNow's.
+  // LaneHold says whether a hold may be in a lane for `steps` steps, and
+  // whether each step grows its size (1) or not (0); -1: it may not.
+  virtual bool GrowLane(uint32_t pool, uint32_t units, uint32_t count, bool behind_line) {
+    return false;
+  }
+  virtual int LaneHold(uint32_t hold, double steps) { return -1; }
   virtual void CatchUpHold(uint32_t hold, double units) {}
 
   // Step stages with `preempt by`. GrowNow grows as Grow does, but never

@@ -103,6 +103,14 @@ size_t StepStation::JoinRegular(StageHost& host, double* context) {
   // the same holds, so the same call grants the same growths. Only the
   // granted jobs are touched (no content to put back).
   const size_t k = std::min(decode_.size(), decode_limit_);
+  if (k > 0) {
+    // The first k as a lane, when they can be one (stage_step_lane.cc).
+    SyncLane(host, k);
+    if (GrowLane(host, k)) {
+      *context = StepLane();
+      return k;
+    }
+  }
   size_t granted = k == 0 ? 0 : host.GrowEach(absl::MakeConstSpan(decode_holds_.data(), k), 1);
   const uint32_t* order = decode_.data();
   Entry* slab = slab_.data();
@@ -201,6 +209,7 @@ bool StepStation::FormPlain(StageHost& host) {
     joined = first = JoinRegular(host, &context);
     regular_in_batch_ = joined;
   } else {
+    DissolveLane(host);  // JoinAsGranted reads every decode job's entry
     joined = JoinAsGranted(host, &context, &first);
     regular_in_batch_ = 0;
   }

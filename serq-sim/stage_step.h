@@ -260,20 +260,26 @@ class StepStation final : public Station {
   // With `preempt by` (engine.md §2).
   bool FormPreempting(StageHost& host);
 
-  // The lane (stage_step_lane.cc): with `preempt by` and a whole token
-  // budget, the leading running decode jobs, while every one of them is
-  // exact to advance in aggregate, step without their entries being read
-  // or written. RefreshLead brings lead_holds_ up to date with
-  // run_decode_, keeping the lane when its jobs are still run_decode_'s
-  // first and adding the jobs after them (ExtendLane); StepLane makes the
-  // lane the step's first jobs (their growths granted) and returns their
-  // contexts' sum; EndLaneStep is End's for them; DissolveLane writes
-  // their state back to their entries and their holds (and, while the
-  // lane is in a step, that step's unit each, as FormPreempting's lead has
-  // it) and ends it. The lane's growths are the pool's in aggregate too
-  // (StageHost::GrowLane): a job's hold is given its units when it leaves.
+  // The lane (stage_step_lane.cc): the leading decode jobs (with
+  // `preempt by` the running ones, run_decode_'s first; without,
+  // decode_'s first, while every decode job is regular), while every one
+  // of them is exact to advance in aggregate, step without their entries
+  // or holds being read or written. SyncLane keeps the lane while its jobs
+  // are still the list's first and adds the jobs after them, up to `k`
+  // (ExtendLane); RefreshLead is SyncLane for FormPreempting's lead, its
+  // holds brought up to date with run_decode_; StepLane makes the lane the
+  // step's first jobs (the pool granted their growths, GrowLane) and
+  // returns their contexts' sum; EndLaneStep is End's for them;
+  // DissolveLane writes their state back to their entries and holds (and,
+  // while the lane is in a step, that step's unit each, as the eager
+  // formation has it) and ends the lane.
+  std::vector<uint32_t>& LaneList() { return preempt_ ? run_decode_ : decode_; }
+  void SyncLane(StageHost& host, size_t k);
   void RefreshLead(StageHost& host);
   void ExtendLane(StageHost& host, size_t k);
+  // The lane of `k` jobs, its growths granted at once; false (the lane
+  // ended) when it is not that.
+  bool GrowLane(StageHost& host, size_t k);
   double StepLane();
   void EndLaneStep(StageHost& host, double now, double* work, uint32_t* left,
                    ObservedTokens::Writer* observed, std::vector<SessionId>* done);
@@ -372,22 +378,26 @@ class StepStation final : public Station {
   // step, rebuilt after run_decode_ changed (Insert and Remove say so).
   std::vector<uint32_t> lead_holds_;
   bool lead_holds_stale_ = true;
-  // The lane: its jobs' slots (run_decode_'s first, their holds
-  // lead_holds_'s first), sessions, last token's time and lane step when
-  // each joined, and the lane step in which each completes. A job's entry
-  // holds its state as of the step it joined at; lane_clock_ - that steps
-  // later it has that many units more content, that much less work, and
-  // (if they observe tokens) its last token at lane_last_end_.
+  // The lane: its jobs' slots (LaneList()'s first), holds, sessions,
+  // last token's time and lane step when each joined, the lane step in
+  // which each completes, and whether its units grow its hold's size. A
+  // job's entry and hold keep their state as of the step it joined at;
+  // lane_clock_ - that steps later it has that many units more content,
+  // that much less work, and (if they observe tokens) its last token at
+  // lane_last_end_.
   std::vector<uint32_t> lane_slots_;
+  std::vector<uint32_t> lane_holds_;
   std::vector<SessionId> lane_sessions_;
   std::vector<double> lane_last_;
   std::vector<uint64_t> lane_joined_;
   std::vector<uint64_t> lane_finish_;
+  std::vector<uint8_t> lane_sized_;
   uint64_t lane_clock_ = 0;       // lane steps, ever
   uint64_t lane_next_finish_ = 0; // the earliest of lane_finish_
   int64_t lane_content_ = 0;      // its jobs' contents, whole: their sum is exact
   int32_t lane_observation_ = -1; // every job's observation
   uint32_t lane_pool_ = 0;        // every job's hold's pool element
+  uint32_t lane_units_ = 0;       // jobs whose units grow their hold's size
   uint32_t lane_fresh_ = 0;       // jobs that joined since its last step
   double lane_last_end_ = 0;      // its last step's end
   bool lane_stepping_ = false;    // in the step formed or running

@@ -36,21 +36,27 @@ namespace {
 // exact.
 constexpr double kExact = 4503599627370496.0;
 
-bool Whole(double x) { return x >= 0 && x < kExact && x == std::floor(x); }
+bool Whole(double x) {
+  return x >= 0 && x < kExact && static_cast<double>(static_cast<int64_t>(x)) == x;
+}
 
 }  // namespace
 
-void StepStation::RefreshLead(StageHost& host) {
-  // The lane's jobs still run_decode_'s first, in order: only what follows
+void StepStation::SyncLane(StageHost& host, size_t k) {
+  // The lane's jobs still the list's first, in order: only what follows
   // them is read.
-  size_t n = lane_slots_.size();
-  if (n > run_decode_.size() ||
-      !std::equal(lane_slots_.begin(), lane_slots_.end(), run_decode_.begin())) {
+  const std::vector<uint32_t>& list = LaneList();
+  if (lane_slots_.size() > list.size() ||
+      !std::equal(lane_slots_.begin(), lane_slots_.end(), list.begin())) {
     DissolveLane(host);
-    n = 0;
   }
-  lead_holds_.resize(n);
-  for (size_t i = n; i < run_decode_.size(); ++i) {
+  ExtendLane(host, k);
+}
+
+void StepStation::RefreshLead(StageHost& host) {
+  SyncLane(host, 0);
+  lead_holds_.assign(lane_holds_.begin(), lane_holds_.end());
+  for (size_t i = lead_holds_.size(); i < run_decode_.size(); ++i) {
     const Entry& e = slab_[run_decode_[i]];
     if (!e.growing) break;
     lead_holds_.push_back(e.hold);
@@ -62,21 +68,24 @@ void StepStation::RefreshLead(StageHost& host) {
 void StepStation::ExtendLane(StageHost& host, size_t k) {
   const size_t n = lane_slots_.size();
   if (k <= n || !lanes_) return;
+  const std::vector<uint32_t>& list = LaneList();
   if (n == 0) {
     lane_next_finish_ = UINT64_MAX;
     lane_content_ = 0;
+    lane_units_ = 0;
     lane_fresh_ = 0;
     lane_started_ = true;
-    lane_observation_ = slab_[run_decode_[0]].observation;
-    lane_pool_ = slab_[run_decode_[0]].pool;
+    lane_observation_ = slab_[list[0]].observation;
+    lane_pool_ = slab_[list[0]].pool;
   }
   // Every job of the lead (up to the limit) is in the lane, or none: a
   // lead partly in it would step through both ways.
   double contents = static_cast<double>(lane_content_);
   for (size_t i = n; i < k; ++i) {
-    const Entry& e = slab_[run_decode_[i]];
-    if (!Whole(e.content) || !Whole(e.remaining) || !(e.remaining >= 1) ||
-        e.observation != lane_observation_ || e.pool != lane_pool_ || !host.LaneHold(e.hold)) {
+    const Entry& e = slab_[list[i]];
+    if (!e.growing || e.stalled || e.reserved || !Whole(e.content) || !Whole(e.remaining) ||
+        !(e.remaining >= 1) || e.observation != lane_observation_ || e.pool != lane_pool_ ||
+        host.LaneHold(e.hold, e.remaining) < 0) {
       DissolveLane(host);
       return;
     }
@@ -87,15 +96,19 @@ void StepStation::ExtendLane(StageHost& host, size_t k) {
     }
   }
   for (size_t i = n; i < k; ++i) {
-    const uint32_t slot = run_decode_[i];
+    const uint32_t slot = list[i];
     const Entry& e = slab_[slot];
+    const bool sized = host.LaneHold(e.hold, e.remaining) == 1;
     lane_slots_.push_back(slot);
+    lane_holds_.push_back(e.hold);
     lane_sessions_.push_back(e.session);
     lane_last_.push_back(e.last_token);
     lane_joined_.push_back(lane_clock_);
     // A job with w tokens to go makes its last in its w-th step.
     const uint64_t finish = lane_clock_ + static_cast<uint64_t>(e.remaining);
     lane_finish_.push_back(finish);
+    lane_sized_.push_back(sized);
+    lane_units_ += sized;
     lane_next_finish_ = std::min(lane_next_finish_, finish);
     if (!e.started) lane_started_ = false;
   }
@@ -103,9 +116,19 @@ void StepStation::ExtendLane(StageHost& host, size_t k) {
   lane_fresh_ += static_cast<uint32_t>(k - n);
 }
 
+bool StepStation::GrowLane(StageHost& host, size_t k) {
+  const size_t n = lane_slots_.size();
+  if (n != 0 && n == k && lane_content_ + static_cast<int64_t>(n) < (int64_t{1} << 52) &&
+      host.GrowLane(lane_pool_, lane_units_, static_cast<uint32_t>(n), /*behind_line=*/!preempt_)) {
+    return true;
+  }
+  DissolveLane(host);
+  return false;
+}
+
 double StepStation::StepLane() {
   // Each job's context is its content plus this step's unit: the sum of
-  // whole numbers, exact (FormPreempting keeps it below 2^52).
+  // whole numbers, exact (GrowLane keeps it below 2^52).
   lane_stepping_ = true;
   batch_.assign(lane_slots_.begin(), lane_slots_.end());
   return static_cast<double>(lane_content_ + static_cast<int64_t>(lane_slots_.size()));
@@ -152,8 +175,7 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
   lane_last_end_ = now;
   if (lane_clock_ != lane_next_finish_) return;
   // Jobs made their last token: they leave the lane and complete, in its
-  // order (the batch's); the others close up, their holds in lead_holds_
-  // with them.
+  // order (the batch's); the others close up.
   const bool observes = lane_observation_ >= 0;
   size_t kept = 0;
   uint64_t next = UINT64_MAX;
@@ -162,11 +184,12 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
       const uint32_t slot = lane_slots_[i];
       Entry& e = slab_[slot];
       const double steps = static_cast<double>(lane_clock_ - lane_joined_[i]);
-      host.CatchUpHold(lead_holds_[i], steps);
+      host.CatchUpHold(lane_holds_[i], steps);
       e.remaining -= steps;  // 0
       e.content += steps;
       if (observes) e.last_token = now;
       lane_content_ -= static_cast<int64_t>(e.content);
+      lane_units_ -= lane_sized_[i];
       e.recompute = false;
       Done(e, slot, done);
       --*left;
@@ -174,19 +197,21 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
     }
     next = std::min(next, lane_finish_[i]);
     lane_slots_[kept] = lane_slots_[i];
+    lane_holds_[kept] = lane_holds_[i];
     lane_sessions_[kept] = lane_sessions_[i];
     lane_last_[kept] = lane_last_[i];
     lane_joined_[kept] = lane_joined_[i];
     lane_finish_[kept] = lane_finish_[i];
-    lead_holds_[kept] = lead_holds_[i];
+    lane_sized_[kept] = lane_sized_[i];
     ++kept;
   }
-  lead_holds_.erase(lead_holds_.begin() + kept, lead_holds_.begin() + n);
   lane_slots_.resize(kept);
+  lane_holds_.resize(kept);
   lane_sessions_.resize(kept);
   lane_last_.resize(kept);
   lane_joined_.resize(kept);
   lane_finish_.resize(kept);
+  lane_sized_.resize(kept);
   lane_next_finish_ = next;
 }
 
@@ -194,22 +219,25 @@ void StepStation::DissolveLane(StageHost& host) {
   if (lane_slots_.empty()) return;
   const bool observes = lane_observation_ >= 0;
   // In a step being formed or running, its growths were granted: each job
-  // has the unit as FormPreempting's lead jobs have it.
+  // has the unit as the eager formation's leading jobs have it.
   const double unit = lane_stepping_ ? 1 : 0;
   for (size_t i = 0; i < lane_slots_.size(); ++i) {
     Entry& e = slab_[lane_slots_[i]];
     const uint64_t steps = lane_clock_ - lane_joined_[i];
-    host.CatchUpHold(lead_holds_[i], static_cast<double>(steps) + unit);
+    host.CatchUpHold(lane_holds_[i], static_cast<double>(steps) + unit);
     e.remaining -= static_cast<double>(steps);
     e.content += static_cast<double>(steps);
     e.content += unit;
     if (observes && steps > 0) e.last_token = lane_last_end_;
   }
   lane_slots_.clear();
+  lane_holds_.clear();
   lane_sessions_.clear();
   lane_last_.clear();
   lane_joined_.clear();
   lane_finish_.clear();
+  lane_sized_.clear();
+  lane_units_ = 0;
   lane_stepping_ = false;
   lead_holds_stale_ = true;
 }

@@ -51,17 +51,14 @@ bool StepStation::FormPreempting(StageHost& host) {
       }
       size_t granted;
       double context = 0;
-      const uint32_t lane = static_cast<uint32_t>(lane_slots_.size());
-      if (lane != 0 && lane_content_ + lane < (int64_t{1} << 52) &&
-          host.GrowLane(lane_pool_, lane)) {
+      if (budget_exact_ && GrowLane(host, k)) {
         // The lane is the lead (RefreshLead made it run_decode_'s first
         // k), every growth granted at once: its jobs step without their
         // entries and their holds.
-        granted = lane;
+        granted = k;
         context = StepLane();
         start = granted;
       } else {
-        DissolveLane(host);
         granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
         // They join in their order: the batch starts as run_decode_ does.
         batch_.assign(running, running + granted);
