@@ -374,8 +374,9 @@ namespace {
 
 // Whole numbers below 2^52: a sum of them below 2^52 is exact. (A round
 // trip through an integer, cheaper than floor's call.)
+constexpr double kWhole = 4503599627370496.0;
 bool Whole(double x) {
-  return x >= 0 && x < 4503599627370496.0 && static_cast<double>(static_cast<int64_t>(x)) == x;
+  return x >= 0 && x < kWhole && static_cast<double>(static_cast<int64_t>(x)) == x;
 }
 
 }  // namespace
@@ -387,7 +388,8 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
   if (behind_line && e.growths_waiting != 0) return false;
   const double u = units;
   const double n = count;
-  if (!Whole(e.used) || !Whole(e.loaded) || !Whole(e.used + u) || !Whole(e.loaded + n)) {
+  // Whole numbers plus whole numbers, below 2^52.
+  if (!Whole(e.used) || !Whole(e.loaded) || !(e.used + u < kWhole) || !(e.loaded + n < kWhole)) {
     return false;
   }
   // GrowEach's check of the last growth of a unit: the earlier ones ask
