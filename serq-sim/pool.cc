@@ -400,9 +400,7 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
   e.loaded += n;
   e.lane_used += u;
   e.lane_loaded += n;
-  e.used_average.Set(now, e.used);
-  e.loaded_average.Set(now, e.loaded);
-  if (e.used > e.max_used) e.max_used = e.used;
+  Grown(e, now);
   return true;
 }
 

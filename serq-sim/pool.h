@@ -200,9 +200,7 @@ class Pools {
     h.content = content;
     e.used += used_delta;
     e.loaded += loaded_delta;
-    e.used_average.Set(now, e.used);
-    e.loaded_average.Set(now, e.loaded);
-    if (e.used > e.max_used) e.max_used = e.used;
+    Grown(e, now);
     return true;
   }
   // GrowFast (with `behind_line`) on each of `holds` in order, stopping
@@ -252,9 +250,7 @@ class Pools {
       if (m > n) {
         e.used = used;
         e.loaded = loaded;
-        e.used_average.Set(now, used);
-        e.loaded_average.Set(now, loaded);
-        if (used > e.max_used) e.max_used = used;
+        Grown(e, now);
       }
       n = m;
       if (full) break;
@@ -374,6 +370,13 @@ class Pools {
   };
 
   void Change(uint32_t pool, double used_delta, double loaded_delta);
+  // After growths of `e`'s holds at `now`: its time averages and max_used
+  // (used only grew).
+  static void Grown(Element& e, double now) {
+    e.used_average.Set(now, e.used);
+    e.loaded_average.Set(now, e.loaded);
+    if (e.used > e.max_used) e.max_used = e.used;
+  }
   double Evictable(uint32_t pool) const;
   // Frees at least `need` units on `pool`, evicting when allowed and
   // enough; false when it cannot (nothing is evicted then).

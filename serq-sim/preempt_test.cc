@@ -535,65 +535,55 @@ TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
   ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + floor(output / 2)", "5000"));
 }
 
-// The random programs of the property test below, with an observed decode:
-// the same bytes with and without the lane.
-TEST(LaneTest, RandomProgramsSameBytesAsOneJobAtATime) {
-  sim::Random r(11);
+// A random small vLLM-shaped program (holds of 0, a prefill then a decode
+// growing kv on one preempt-by stage, each growth within the cap) of
+// `sessions` sessions, its decode run ending with `decode_tail`; *cap is
+// its pool's.
+std::string RandomVllmShaped(sim::Random& r, int sessions, int seed,
+                             absl::string_view decode_tail, int* cap) {
   const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
-  for (int trial = 0; trial < 30; ++trial) {
-    int cap = 8 + static_cast<int>(r.Uniform01() * 40);
-    int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
-    int tokens = 1 + static_cast<int>(r.Uniform01() * cap);
-    std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
-    ExpectSameWithoutLanes(absl::StrCat(R"(
-pool kv { cap )", cap, R"(; }
+  *cap = 8 + static_cast<int>(r.Uniform01() * 40);
+  int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
+  int tokens = 1 + static_cast<int>(r.Uniform01() * *cap);
+  std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
+  return absl::StrCat(R"(
+pool kv { cap )", *cap, R"(; }
 stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
-                                        R"(; }
-workload { arrive poisson(2); limit 12; }
+                      R"(; }
+workload { arrive poisson(2); limit )", sessions, R"(; }
 session {
   set priority = floor(uniform(0, 3));
-  set prompt = 1 + floor(uniform(0, )", cap / 2, R"());
-  set output = 1 + floor(uniform(0, )", cap - cap / 2 - 1, R"());
+  set prompt = 1 + floor(uniform(0, )", *cap / 2, R"());
+  set output = 1 + floor(uniform(0, )", *cap - *cap / 2 - 1, R"());
   hold kv (0) {
     run E prefill (prompt) growing kv;
-    run E decode (output) growing kv observe itl;
+    run E decode (output) growing kv)", decode_tail, R"(;
   }
 }
-run { horizon 1e6; seed )", trial + 1, R"(; }
-)"));
+run { horizon 1e6; seed )", seed, R"(; }
+)");
+}
+
+// Those programs with an observed decode: the same bytes with and without
+// the lane.
+TEST(LaneTest, RandomProgramsSameBytesAsOneJobAtATime) {
+  sim::Random r(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    int cap;
+    ExpectSameWithoutLanes(RandomVllmShaped(r, 12, trial + 1, " observe itl", &cap));
   }
 }
 
-// The property test: random small vLLM-shaped programs (holds of 0, a
-// prefill then a decode growing kv on one preempt-by stage, each growth
-// within the cap) never deadlock, every session ends, and the pools'
-// accounting holds after every event (check_pools).
+// The property test: random small vLLM-shaped programs never deadlock,
+// every session ends, and the pools' accounting holds after every event
+// (check_pools).
 TEST(PreemptTest, RandomVllmShapedProgramsNeverDeadlock) {
   sim::Random r(8);
-  const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
   int preempting = 0;
   for (int trial = 0; trial < 60; ++trial) {
-    int cap = 8 + static_cast<int>(r.Uniform01() * 40);
-    int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
-    int tokens = 1 + static_cast<int>(r.Uniform01() * cap);
     int n = 2 + static_cast<int>(r.Uniform01() * 10);
-    std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
-    std::string source = absl::StrCat(R"(
-pool kv { cap )", cap, R"(; }
-stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
-                                      R"(; }
-workload { arrive poisson(2); limit )", n, R"(; }
-session {
-  set priority = floor(uniform(0, 3));
-  set prompt = 1 + floor(uniform(0, )", cap / 2, R"());
-  set output = 1 + floor(uniform(0, )", cap - cap / 2 - 1, R"());
-  hold kv (0) {
-    run E prefill (prompt) growing kv;
-    run E decode (output) growing kv;
-  }
-}
-run { horizon 1e6; seed )", trial + 1, R"(; }
-)");
+    int cap;
+    std::string source = RandomVllmShaped(r, n, trial + 1, "", &cap);
     SimRun run = RunSource(source, Checked());
     ASSERT_TRUE(run.ok) << source << run.errors;
     const results::Replication& rep = run.results.replication(0);
