@@ -200,14 +200,14 @@ class StageHost {
   // GrowNow's fast path on each of `holds` in order, as GrowEach: a
   // preempting step's running decode tokens in one call. 0 by default.
   virtual size_t GrowEachNow(absl::Span<const uint32_t> holds, double units) { return 0; }
-  // A lane of a preempting step (stage_step_lane.cc): `count` holds of pool
-  // element `pool`, each of which LaneHold admitted, grow by a unit each,
-  // all or none, as GrowEachNow would grant them; the holds are given
-  // their units later, k at a time (CatchUpHold). None by default.
-  // `units` of the `count` grow their size too; `behind_line` as
-  // GrowEach's (a stage without `preempt by`), else as GrowEachNow's.
-  // LaneHold says whether a hold may be in a lane for `steps` steps, and
-  // whether each step grows its size (1) or not (0); -1: it may not.
+  // A step stage's lane (stage_step_lane.cc): `count` holds of pool
+  // element `pool`, each of which LaneHold admitted, grow by a unit of
+  // content each, `units` of them by a unit of size too, all or none, as
+  // GrowEach (`behind_line`: a stage without `preempt by`) or GrowEachNow
+  // would grant them; the holds are given their units later, k at a time
+  // (CatchUpHold). LaneHold says whether a hold may be in a lane for
+  // `steps` steps, and whether each step grows its size (1) or not (0);
+  // -1: it may not. No lanes by default.
   virtual bool GrowLane(uint32_t pool, uint32_t units, uint32_t count, bool behind_line) {
     return false;
   }
@@ -365,8 +365,8 @@ std::unique_ptr<Station> MakeDelayStation(uint32_t id);
 std::unique_ptr<Station> MakePsStation(uint32_t id, bool phi_constant, double phi);
 std::unique_ptr<Station> MakeFifoStation(uint32_t id, bool phi_constant, double phi);
 // A step stage: at most `seqs` jobs and `tokens` tokens a step (inf:
-// unbounded). With `preempt` and `lanes`, its leading running decode jobs
-// step as a lane where they can (stage_step_lane.cc).
+// unbounded). With `lanes`, its leading decode jobs step as a lane where
+// they can (stage_step_lane.cc).
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,
                                          bool preempt = false, bool lanes = true);
 

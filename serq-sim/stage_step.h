@@ -334,7 +334,7 @@ class StepStation final : public Station {
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
   const bool preempt_;
-  const bool lanes_;  // its running decode jobs may step as a lane
+  const bool lanes_;  // its leading decode jobs may step as a lane
   // The most decode jobs that join a batch in FormPlain's first pass (the
   // batch empty, k jobs in, the next joins while k < seqs_ and tokens_ - k
   // >= 1), computed once; and whether tokens_ - k is exactly the budget

@@ -1,25 +1,28 @@
-// The lane of a step stage with `preempt by` (stage_step.h): its leading
-// running decode jobs, stepped in aggregate.
+// The lane of a step stage (stage_step.h): its leading decode jobs (with
+// `preempt by` the running ones; without, the first decode jobs while
+// every one is regular), stepped in aggregate.
 //
-// Most steps of a decode engine are alike: every running decode job gets
+// Most steps of a decode engine are alike: every leading decode job gets
 // its token's unit, makes one token, and has one token fewer to go. The
-// lane does that without reading or writing the jobs' entries: a job
-// keeps the state it had when it joined the lane, and k lane steps later
-// it has k units more content and k tokens fewer to make, and its last
-// token at the lane's last step. What a step needs is kept beside, in the
-// lane's order: the jobs' slots and sessions (the batch's first jobs, and
-// the tokens' sessions), when each joined and when it completes, and the
-// sum of their contents (the step's context).
+// lane does that without reading or writing the jobs' entries or their
+// holds: a job and its hold keep the state they had when it joined the
+// lane, and k lane steps later it has k units more content and k tokens
+// fewer to make, and its last token at the lane's last step. What a step
+// needs is kept beside, in the lane's order: the jobs' slots, holds and
+// sessions (the batch's first jobs, and the tokens' sessions), when each
+// joined and when it completes, and the sum of their contents (the step's
+// context); the pool grows its used and loaded for all of them at once
+// (Pools::GrowLane) and a hold is given its units when its job leaves.
 //
 // The figures are the same to the bit as one job at a time. A job joins
 // only when its content and work are whole numbers below 2^52 (and the
-// contents' sum stays below 2^52): then a sum of contents, k times +1 and
-// k times -1 are exact, in any order. Jobs join at the end of the lane
-// when they join the running decode jobs after it, and leave it when they
-// complete; anything else that changes it (a job running before the
-// lane's last, a growth not granted, a preemption, a job that cannot join)
-// ends the lane (DissolveLane), its jobs' state written back, and the
-// next formation builds it again.
+// contents' sum stays below 2^52) and each unit grows its hold's size by
+// one or by none: then a sum of contents, k times +1 and k times -1 are
+// exact, in any order. Jobs join at the end of the lane when they join
+// the list after it, and leave it when they complete; anything else that
+// changes it (a job ahead of the lane's last, a growth not granted, a
+// preemption, a job that cannot join) ends the lane (DissolveLane), its
+// jobs' state written back, and the next formation builds it again.
 
 #include <algorithm>
 #include <cmath>
