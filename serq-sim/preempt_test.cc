@@ -495,6 +495,13 @@ TEST(LaneTest, SameBytesAsOneJobAtATime) {
                                      "3"));
   ExpectSameWithoutLanes(LaneProgram("run E decode (output) growing kv observe itl;", "(-since)",
                                      "64", "12"));
+  // `serve by`: a job that joins the running ones may go ahead of the
+  // lane's last.
+  std::string served = absl::StrReplaceAll(
+      LaneProgram("run E decode (output) growing kv observe itl;"),
+      {{"preempt by (-since);", "serve by (output, serial); preempt by (-since);"}});
+  ASSERT_THAT(served, HasSubstr("serve by"));
+  ExpectSameWithoutLanes(served);
 }
 
 // Without `preempt by` the lane is the first decode jobs while every one
@@ -527,6 +534,11 @@ TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
   ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + output", "900"));
   ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + floor(output / 2)"));
   ExpectSameWithoutLanes(PlainLaneProgram("0"));
+  // `serve by`: an arrival may go ahead of the lane's last.
+  std::string served = absl::StrReplaceAll(PlainLaneProgram("prompt + 1 + output"),
+                                           {{"tokens 256; }", "tokens 256; serve by (output); }"}});
+  ASSERT_THAT(served, HasSubstr("serve by"));
+  ExpectSameWithoutLanes(served);
   // Growth past the reservations fills the pool: the deadlock is reported
   // the same, every hold's size the same, with the lane as without.
   SimRun run = RunSource(PlainLaneProgram("prompt + 1 + floor(output / 2)", "5000"));
