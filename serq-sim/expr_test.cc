@@ -162,6 +162,79 @@ TEST(CompiledExprTest, ConstantDivisionByZeroIsNotFoldedAway) {
   EXPECT_EQ(ev.error().message, "division by zero (1 / 0)");
 }
 
+// Every instruction of the compiled code, each on values that tell them
+// apart: a leaf plus 0.5 (the constant on the right), and each binary
+// operation with its operands both variables (S), the constant on the
+// left (L) and on the right (R). The expected values are the C++
+// operations themselves; each expression is evaluated twice (compiled,
+// then run), and both must agree with the tree's way of computing.
+TEST(CompiledExprTest, EveryInstructionToTheBit) {
+  Builder b;
+  struct Case {
+    uint32_t root;
+    double want;
+  };
+  std::vector<Case> cases;
+  const double x = 7.25, y = -3.5, c = 2.0;  // variables 0 and 1, the constant
+  EvalFrame f;
+  f.now = 101;
+  f.arrival = 102;
+  f.serial = 103;
+  f.present = 104;
+  f.since = 105;
+  f.step.tokens = 106;
+  f.step.prefill = 107;
+  f.step.decode = 108;
+  f.step.seqs = 109;
+  f.step.context = 110;
+  f.step.attention = 111;
+  const std::pair<Op, double> leaves[] = {
+      {Op::kNow, 101},      {Op::kArrival, 102}, {Op::kSerial, 103},  {Op::kPresent, 104},
+      {Op::kSince, 105},    {Op::kTokens, 106},  {Op::kPrefill, 107}, {Op::kDecode, 108},
+      {Op::kSeqs, 109},     {Op::kContext, 110}, {Op::kAttention, 111}};
+  for (const auto& [op, value] : leaves) {
+    cases.push_back({b.Bin(Op::kAdd, b.Leaf(op), b.Num(0.5)), value + 0.5});
+  }
+  auto var = [&](uint32_t slot) { return b.Leaf(Op::kVariable, slot); };
+  auto apply = [](Op op, double a, double d) {
+    switch (op) {
+      case Op::kAdd: return a + d;
+      case Op::kSub: return a - d;
+      case Op::kMul: return a * d;
+      case Op::kDiv: return a / d;
+      case Op::kMod: return std::fmod(a, d);
+      case Op::kLt: return a < d ? 1.0 : 0.0;
+      default: return a >= d ? 1.0 : 0.0;  // kGe
+    }
+  };
+  for (Op op : {Op::kAdd, Op::kSub, Op::kMul, Op::kDiv, Op::kMod, Op::kLt, Op::kGe}) {
+    cases.push_back({b.Bin(op, var(0), var(1)), apply(op, x, y)});
+    cases.push_back({b.Bin(op, b.Num(c), var(0)), apply(op, c, x)});
+    cases.push_back({b.Bin(op, var(0), b.Num(c)), apply(op, x, c)});
+  }
+  cases.push_back({b.Math(Function::kMin, {var(0), var(1)}), y});
+  cases.push_back({b.Math(Function::kMax, {var(0), var(1)}), x});
+  cases.push_back({b.Math(Function::kFloor, {var(0)}), std::floor(x)});
+  cases.push_back({b.Math(Function::kMax, {var(0), var(1), b.Num(c)}), x});
+  // -(x) and queue(P[floor(1.5)]) = 10 + element 4 (FakeState).
+  Node neg;
+  neg.op = Op::kNeg;
+  neg.a = var(0);
+  cases.push_back({b.Add(neg, 1), -x});
+  cases.push_back({b.Stage(Function::kQueue, static_cast<int32_t>(b.Num(1.5)), 2), 14});
+  double vars[2] = {x, y};
+  f.variables = vars;
+  Random random(1);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_TRUE(SameBits(ev.Eval(cases[i].root, f), cases[i].want)) << "case " << i << ", " << k;
+    }
+  }
+  EXPECT_FALSE(ev.failed());
+}
+
 TEST(CompiledExprTest, NanAndUnsetVariableFail) {
   Builder b;
   // 0 * inf is NaN: "0 * inf is NaN" at the multiplication.
