@@ -370,17 +370,6 @@ std::string Pools::DescribeUse(uint32_t pool) const {
   return out;
 }
 
-namespace {
-
-// Whole numbers below 2^52: a sum of them below 2^52 is exact. (A round
-// trip through an integer, cheaper than floor's call.)
-constexpr double kWhole = 4503599627370496.0;
-bool Whole(double x) {
-  return x >= 0 && x < kWhole && static_cast<double>(static_cast<int64_t>(x)) == x;
-}
-
-}  // namespace
-
 bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
                      bool behind_line) {
   Element& e = elements_[pool];
@@ -389,7 +378,8 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
   const double u = units;
   const double n = count;
   // Whole numbers plus whole numbers, below 2^52.
-  if (!Whole(e.used) || !Whole(e.loaded) || !(e.used + u < kWhole) || !(e.loaded + n < kWhole)) {
+  if (!ExactWhole(e.used) || !ExactWhole(e.loaded) || !(e.used + u < kExactWhole) ||
+      !(e.loaded + n < kExactWhole)) {
     return false;
   }
   // GrowEach's check of the last growth of a unit: the earlier ones ask
@@ -406,7 +396,9 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
 
 int Pools::LaneHold(HoldId hold, double steps) const {
   const Hold& h = holds_[hold];
-  if (h.state != Hold::State::kActive || elements_[h.pool].cache || !Whole(h.content)) return -1;
+  if (h.state != Hold::State::kActive || elements_[h.pool].cache || !ExactWhole(h.content)) {
+    return -1;
+  }
   if (h.amount <= h.content) return 1;
   return h.content + steps <= h.amount ? 0 : -1;
 }

@@ -65,6 +65,20 @@ struct StepVars {
   double attention = 0;
 };
 
+// Two samples are one run's when they have the same bits.
+inline bool SameBits(double a, double b) {
+  return absl::bit_cast<uint64_t>(a) == absl::bit_cast<uint64_t>(b);
+}
+
+// Whole numbers in [0, 2^52): sums and differences of them below 2^52 are
+// exact, in any order (a step stage's lane advances k steps at once on
+// that: stage_step_lane.cc, Pools::GrowLane). A round trip through an
+// integer, cheaper than floor's call.
+constexpr double kExactWhole = 4503599627370496.0;
+inline bool ExactWhole(double x) {
+  return x >= 0 && x < kExactWhole && static_cast<double>(static_cast<int64_t>(x)) == x;
+}
+
 // Tokens of decode jobs whose runs observe each token, consecutive in a
 // step's batch, of one observation and with the same gap (the same bits):
 // the time since each job's last token (the first: since its run
@@ -87,15 +101,7 @@ class ObservedTokens {
     // until then).
     void Add(SessionId session, int32_t observation, double gap) {
       *session_++ = session;
-      if (observation == observation_ &&
-          absl::bit_cast<uint64_t>(gap) == absl::bit_cast<uint64_t>(gap_)) {
-        ++count_;
-        return;
-      }
-      EndRun();
-      observation_ = observation;
-      gap_ = gap;
-      count_ = 1;
+      Extend(observation, gap, 1);
     }
 
     // `count` tokens of `sessions` with one observation and gap: the same
@@ -103,8 +109,13 @@ class ObservedTokens {
     void AddSame(const SessionId* sessions, uint32_t count, int32_t observation, double gap) {
       if (count == 0) return;
       session_ = std::copy(sessions, sessions + count, session_);
-      if (observation == observation_ &&
-          absl::bit_cast<uint64_t>(gap) == absl::bit_cast<uint64_t>(gap_)) {
+      Extend(observation, gap, count);
+    }
+
+   private:
+    // `count` >= 1 tokens more: the run goes on, or a new one starts.
+    void Extend(int32_t observation, double gap, uint32_t count) {
+      if (observation == observation_ && SameBits(gap, gap_)) {
         count_ += count;
         return;
       }
@@ -113,8 +124,6 @@ class ObservedTokens {
       gap_ = gap;
       count_ = count;
     }
-
-   private:
     friend class ObservedTokens;
     void EndRun() {
       if (count_ != 0) *run_++ = TokenRun{observation_, count_, gap_};

@@ -267,13 +267,16 @@ class StepStation final : public Station {
   // or holds being read or written. SyncLane keeps the lane while its jobs
   // are still the list's first and adds the jobs after them, up to `k`
   // (ExtendLane); RefreshLead is SyncLane for FormPreempting's lead, its
-  // holds brought up to date with run_decode_; StepLane makes the lane the
+  // holds brought up to date with run_decode_ (KeepLane: the part of
+  // SyncLane that ends the lane unless its jobs are still the list's
+  // first); StepLane makes the lane the
   // step's first jobs (the pool granted their growths, GrowLane) and
   // returns their contexts' sum; EndLaneStep is End's for them;
   // DissolveLane writes their state back to their entries and holds (and,
   // while the lane is in a step, that step's unit each, as the eager
   // formation has it) and ends the lane.
   std::vector<uint32_t>& LaneList() { return preempt_ ? run_decode_ : decode_; }
+  void KeepLane(StageHost& host);
   void SyncLane(StageHost& host, size_t k);
   void RefreshLead(StageHost& host);
   void ExtendLane(StageHost& host, size_t k);
@@ -378,20 +381,22 @@ class StepStation final : public Station {
   // step, rebuilt after run_decode_ changed (Insert and Remove say so).
   std::vector<uint32_t> lead_holds_;
   bool lead_holds_stale_ = true;
-  // The lane: its jobs' slots (LaneList()'s first), holds, sessions,
-  // last token's time and lane step when each joined, the lane step in
-  // which each completes, and whether its units grow its hold's size. A
-  // job's entry and hold keep their state as of the step it joined at;
-  // lane_clock_ - that steps later it has that many units more content,
-  // that much less work, and (if they observe tokens) its last token at
-  // lane_last_end_.
+  // The lane: its jobs' slots (LaneList()'s first) and sessions, each
+  // contiguous (the batch's first jobs, the tokens' sessions), and the
+  // rest of what it keeps of each job. A job's entry and hold keep their
+  // state as of the lane step it joined at; lane_clock_ - that steps later
+  // it has that many units more content, that much less work, and (if
+  // they observe tokens) its last token at lane_last_end_.
+  struct LaneJob {
+    uint32_t hold;
+    bool sized;        // each unit grows its hold's size (else: within its amount)
+    double last;       // its last token's time when it joined
+    uint64_t joined;   // the lane step it joined at
+    uint64_t finish;   // the lane step in which it completes
+  };
   std::vector<uint32_t> lane_slots_;
-  std::vector<uint32_t> lane_holds_;
   std::vector<SessionId> lane_sessions_;
-  std::vector<double> lane_last_;
-  std::vector<uint64_t> lane_joined_;
-  std::vector<uint64_t> lane_finish_;
-  std::vector<uint8_t> lane_sized_;
+  std::vector<LaneJob> lane_jobs_;
   uint64_t lane_clock_ = 0;       // lane steps, ever
   uint64_t lane_next_finish_ = 0; // the earliest of lane_finish_
   int64_t lane_content_ = 0;      // its jobs' contents, whole: their sum is exact

@@ -28,24 +28,11 @@
 #include <cmath>
 #include <vector>
 
-#include "absl/base/casts.h"
 #include "serq-sim/stage.h"
 #include "serq-sim/stage_step.h"
 
 namespace serq::sim::step_internal {
-namespace {
-
-// Below 2^52 a whole number plus or minus a whole number below 2^52 is
-// exact.
-constexpr double kExact = 4503599627370496.0;
-
-bool Whole(double x) {
-  return x >= 0 && x < kExact && static_cast<double>(static_cast<int64_t>(x)) == x;
-}
-
-}  // namespace
-
-void StepStation::SyncLane(StageHost& host, size_t k) {
+void StepStation::KeepLane(StageHost& host) {
   // The lane's jobs still the list's first, in order: only what follows
   // them is read.
   const std::vector<uint32_t>& list = LaneList();
@@ -53,12 +40,17 @@ void StepStation::SyncLane(StageHost& host, size_t k) {
       !std::equal(lane_slots_.begin(), lane_slots_.end(), list.begin())) {
     DissolveLane(host);
   }
+}
+
+void StepStation::SyncLane(StageHost& host, size_t k) {
+  KeepLane(host);
   ExtendLane(host, k);
 }
 
 void StepStation::RefreshLead(StageHost& host) {
-  SyncLane(host, 0);
-  lead_holds_.assign(lane_holds_.begin(), lane_holds_.end());
+  KeepLane(host);
+  lead_holds_.clear();
+  for (const LaneJob& job : lane_jobs_) lead_holds_.push_back(job.hold);
   for (size_t i = lead_holds_.size(); i < run_decode_.size(); ++i) {
     const Entry& e = slab_[run_decode_[i]];
     if (!e.growing) break;
@@ -82,36 +74,28 @@ void StepStation::ExtendLane(StageHost& host, size_t k) {
     lane_pool_ = slab_[list[0]].pool;
   }
   // Every job of the lead (up to the limit) is in the lane, or none: a
-  // lead partly in it would step through both ways.
+  // lead partly in it would step through both ways. A job that cannot
+  // join ends the lane, those added before it included.
   double contents = static_cast<double>(lane_content_);
-  for (size_t i = n; i < k; ++i) {
-    const Entry& e = slab_[list[i]];
-    if (!e.growing || e.stalled || e.reserved || !Whole(e.content) || !Whole(e.remaining) ||
-        !(e.remaining >= 1) || e.observation != lane_observation_ || e.pool != lane_pool_ ||
-        host.LaneHold(e.hold, e.remaining) < 0) {
-      DissolveLane(host);
-      return;
-    }
-    contents += e.content;  // whole numbers: exact while below 2^52
-    if (!(contents < kExact)) {
-      DissolveLane(host);
-      return;
-    }
-  }
   for (size_t i = n; i < k; ++i) {
     const uint32_t slot = list[i];
     const Entry& e = slab_[slot];
-    const bool sized = host.LaneHold(e.hold, e.remaining) == 1;
-    lane_slots_.push_back(slot);
-    lane_holds_.push_back(e.hold);
-    lane_sessions_.push_back(e.session);
-    lane_last_.push_back(e.last_token);
-    lane_joined_.push_back(lane_clock_);
+    contents += e.content;  // whole numbers: exact while below 2^52
+    const bool joins = e.growing && !e.stalled && !e.reserved && ExactWhole(e.content) &&
+                       ExactWhole(e.remaining) && e.remaining >= 1 &&
+                       e.observation == lane_observation_ && e.pool == lane_pool_ &&
+                       contents < kExactWhole;
+    const int kind = joins ? host.LaneHold(e.hold, e.remaining) : -1;
+    if (kind < 0) {
+      DissolveLane(host);
+      return;
+    }
     // A job with w tokens to go makes its last in its w-th step.
     const uint64_t finish = lane_clock_ + static_cast<uint64_t>(e.remaining);
-    lane_finish_.push_back(finish);
-    lane_sized_.push_back(sized);
-    lane_units_ += sized;
+    lane_slots_.push_back(slot);
+    lane_sessions_.push_back(e.session);
+    lane_jobs_.push_back(LaneJob{e.hold, kind == 1, e.last_token, lane_clock_, finish});
+    lane_units_ += kind == 1;
     lane_next_finish_ = std::min(lane_next_finish_, finish);
     if (!e.started) lane_started_ = false;
   }
@@ -121,7 +105,8 @@ void StepStation::ExtendLane(StageHost& host, size_t k) {
 
 bool StepStation::GrowLane(StageHost& host, size_t k) {
   const size_t n = lane_slots_.size();
-  if (n != 0 && n == k && lane_content_ + static_cast<int64_t>(n) < (int64_t{1} << 52) &&
+  const double context = static_cast<double>(lane_content_ + static_cast<int64_t>(n));
+  if (n != 0 && n == k && context < kExactWhole &&
       host.GrowLane(lane_pool_, lane_units_, static_cast<uint32_t>(n), /*behind_line=*/!preempt_)) {
     return true;
   }
@@ -148,7 +133,7 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
   // subtraction is exact (Sterbenz's lemma at the last), so their result
   // is the exact one; otherwise one at a time.
   double w = *work;
-  if (w >= static_cast<double>(n) - 0.5 && w < kExact) {
+  if (w >= static_cast<double>(n) - 0.5 && w < kExactWhole) {
     w -= static_cast<double>(n);
   } else {
     for (size_t i = 0; i < n; ++i) w -= 1;
@@ -162,13 +147,14 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
       // The jobs that joined since measure their gap from their own last
       // token: runs of equal gaps.
       auto gap = [&](size_t i) {
-        return now - (lane_joined_[i] == before ? lane_last_[i] : lane_last_end_);
+        const LaneJob& job = lane_jobs_[i];
+        return now - (job.joined == before ? job.last : lane_last_end_);
       };
       size_t i = 0;
       while (i < n) {
         const double g = gap(i);
         size_t j = i + 1;
-        while (j < n && absl::bit_cast<uint64_t>(gap(j)) == absl::bit_cast<uint64_t>(g)) ++j;
+        while (j < n && SameBits(gap(j), g)) ++j;
         observed->AddSame(lane_sessions_.data() + i, j - i, lane_observation_, g);
         i = j;
       }
@@ -183,38 +169,31 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
   size_t kept = 0;
   uint64_t next = UINT64_MAX;
   for (size_t i = 0; i < n; ++i) {
-    if (lane_finish_[i] == lane_clock_) {
+    const LaneJob& job = lane_jobs_[i];
+    if (job.finish == lane_clock_) {
       const uint32_t slot = lane_slots_[i];
       Entry& e = slab_[slot];
-      const double steps = static_cast<double>(lane_clock_ - lane_joined_[i]);
-      host.CatchUpHold(lane_holds_[i], steps);
+      const double steps = static_cast<double>(lane_clock_ - job.joined);
+      host.CatchUpHold(job.hold, steps);
       e.remaining -= steps;  // 0
       e.content += steps;
       if (observes) e.last_token = now;
       lane_content_ -= static_cast<int64_t>(e.content);
-      lane_units_ -= lane_sized_[i];
+      lane_units_ -= job.sized;
       e.recompute = false;
       Done(e, slot, done);
       --*left;
       continue;
     }
-    next = std::min(next, lane_finish_[i]);
+    next = std::min(next, job.finish);
     lane_slots_[kept] = lane_slots_[i];
-    lane_holds_[kept] = lane_holds_[i];
     lane_sessions_[kept] = lane_sessions_[i];
-    lane_last_[kept] = lane_last_[i];
-    lane_joined_[kept] = lane_joined_[i];
-    lane_finish_[kept] = lane_finish_[i];
-    lane_sized_[kept] = lane_sized_[i];
+    lane_jobs_[kept] = job;
     ++kept;
   }
   lane_slots_.resize(kept);
-  lane_holds_.resize(kept);
   lane_sessions_.resize(kept);
-  lane_last_.resize(kept);
-  lane_joined_.resize(kept);
-  lane_finish_.resize(kept);
-  lane_sized_.resize(kept);
+  lane_jobs_.resize(kept);
   lane_next_finish_ = next;
 }
 
@@ -226,20 +205,17 @@ void StepStation::DissolveLane(StageHost& host) {
   const double unit = lane_stepping_ ? 1 : 0;
   for (size_t i = 0; i < lane_slots_.size(); ++i) {
     Entry& e = slab_[lane_slots_[i]];
-    const uint64_t steps = lane_clock_ - lane_joined_[i];
-    host.CatchUpHold(lane_holds_[i], static_cast<double>(steps) + unit);
+    const LaneJob& job = lane_jobs_[i];
+    const uint64_t steps = lane_clock_ - job.joined;
+    host.CatchUpHold(job.hold, static_cast<double>(steps) + unit);
     e.remaining -= static_cast<double>(steps);
     e.content += static_cast<double>(steps);
     e.content += unit;
     if (observes && steps > 0) e.last_token = lane_last_end_;
   }
   lane_slots_.clear();
-  lane_holds_.clear();
   lane_sessions_.clear();
-  lane_last_.clear();
-  lane_joined_.clear();
-  lane_finish_.clear();
-  lane_sized_.clear();
+  lane_jobs_.clear();
   lane_units_ = 0;
   lane_stepping_ = false;
   lead_holds_stale_ = true;
