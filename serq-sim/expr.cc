@@ -208,7 +208,8 @@ double Evaluator::CompileAndEval(uint32_t node, const EvalFrame& frame) {
   if (compiled_.size() < table_->nodes.size()) compiled_.resize(table_->nodes.size(), kUnknown);
   Program program;
   int max_depth = 0;
-  if (Compile(node, 0, &max_depth, &program)) {
+  if (Compile(node, 0, &max_depth, &program.code)) {
+    for (const Instr& in : program.code) program.draws |= in.op == Op::kRandom;
     Finish(&program);
     compiled_[node] = static_cast<int32_t>(programs_.size());
     programs_.push_back(std::make_unique<Program>(std::move(program)));
@@ -218,7 +219,15 @@ double Evaluator::CompileAndEval(uint32_t node, const EvalFrame& frame) {
   return Eval(node, frame);
 }
 
-bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) const {
+double Evaluator::EvalDrawing(const Program& program, uint32_t node, const EvalFrame& frame) {
+  Random before = *random_;
+  double v;
+  if (Run(program, frame, &v)) return v;
+  *random_ = before;
+  return EvalTree(node, frame);
+}
+
+bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Instr>* out) const {
   // `depth` values are on the stack below this node's.
   if (depth + 1 > kMaxStack) return false;
   if (depth + 1 > *max_depth) *max_depth = depth + 1;
@@ -253,7 +262,8 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
       Fold(left, right, out);
       return true;
     }
-    case Op::kMath: {
+    case Op::kMath:
+    case Op::kRandom: {
       if (n.b > 8) return false;
       size_t first = out->size();
       for (uint32_t i = 0; i < n.b; ++i) {
@@ -261,9 +271,10 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
           return false;
         }
       }
-      // Constant arguments only (one instruction each): the value, when it
-      // is not NaN (NaN fails at run time, as in the tree).
-      if (out->size() - first == n.b) {
+      // A draw is never constant. A function of constant arguments only
+      // (one instruction each) is its value, when that is not NaN (NaN
+      // fails at run time, as in the tree).
+      if (n.op == Op::kMath && out->size() - first == n.b) {
         double args[8];
         bool constant = true;
         for (uint32_t i = 0; i < n.b && constant; ++i) {
@@ -293,14 +304,14 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, Program* out) co
       out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.a, 0});
       return true;
     }
-    default:  // key variables, draws, && || ! (short-circuit): the tree
+    default:  // key variables, && || ! (short-circuit): the tree
       return false;
   }
 }
 
 
-void Evaluator::Fold(size_t left, size_t right, Program* out) {
-  Program& p = *out;
+void Evaluator::Fold(size_t left, size_t right, std::vector<Instr>* out) {
+  std::vector<Instr>& p = *out;
   size_t op = p.size() - 1;
   // Each operand is a constant when its code is one kNumber.
   bool left_const = right - left == 1 && p[left].op == Op::kNumber;
@@ -328,7 +339,7 @@ void Evaluator::Fold(size_t left, size_t right, Program* out) {
 }
 
 void Evaluator::Finish(Program* program) {
-  for (Instr& in : *program) {
+  for (Instr& in : program->code) {
     auto by_operands = [&](Code s, Code l, Code r) {
       switch (in.operands) {
         case Operands::kStack: return s;
@@ -360,6 +371,7 @@ void Evaluator::Finish(Program* program) {
                   : in.a == 2 && in.fn == Function::kMax ? Code::kMax2
                                                          : Code::kMath;
         break;
+      case Op::kRandom: in.code = Code::kDraw; break;
       case Op::kStageState: case Op::kPoolState: in.code = Code::kState; break;
       default:  // the comparisons and %: Compile emits no other
         in.code = by_operands(Code::kBinaryS, Code::kBinaryL, Code::kBinaryR);
@@ -379,11 +391,12 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&number, &&variable, &&now, &&arrival, &&serial, &&present, &&since,
       &&tokens, &&prefill, &&decode, &&seqs, &&context, &&attention, &&neg,
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
-      &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&state,
+      &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
+      &&state,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kState) + 1);
-  const Instr* in = program.data();
-  const Instr* const end = in + program.size();
+  const Instr* in = program.code.data();
+  const Instr* const end = in + program.code.size();
   if (in == end) return false;  // Compile emits no empty program
   // A binary operation's result replaces its left operand; NaN makes the
   // program give up (the tree reports it).
@@ -508,6 +521,15 @@ math: {
   double v = ApplyMath(in->fn, absl::Span<const double>(stack + top, in->a));
   if (std::isnan(v)) return false;
   stack[top++] = v;
+  SERQ_NEXT();
+}
+// Parameters the tree would reject give up before drawing (EvalDrawing
+// then gives the stream back to the tree, which reports them).
+draw: {
+  top -= static_cast<int>(in->a);
+  absl::Span<const double> args(stack + top, in->a);
+  if (!DrawValid(in->fn, args)) return false;
+  stack[top++] = Draw(in->fn, args, *random_);
   SERQ_NEXT();
 }
 state: {

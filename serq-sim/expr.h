@@ -115,18 +115,21 @@ class Evaluator {
             StateView* state)
       : table_(table), key_names_(key_names), random_(random), state_(state) {}
 
-  // Evaluates the expression rooted at `node`. An expression of pure
-  // operations (numbers, variables, arithmetic, comparisons, math
-  // functions, state functions of a stage or pool element) runs as a flat
-  // postfix program compiled on its first evaluation, with the same
-  // operations in the same order as the tree's (the same bits); one that
-  // would fail, or draws, or short-circuits, goes the tree's way.
+  // Evaluates the expression rooted at `node`. An expression without
+  // short-circuits or key variables (numbers, variables, arithmetic,
+  // comparisons, math functions, draws, state functions of a stage or pool
+  // element) runs as a flat postfix program compiled on its first
+  // evaluation, with the same operations and draws in the same order as
+  // the tree's (the same bits, the same random stream); one that would
+  // fail goes the tree's way from where it started, so the tree says how.
   double Eval(uint32_t node, const EvalFrame& frame) {
     if (node < compiled_.size()) {
       int32_t program = compiled_[node];
       if (program >= 0) {
+        const Program& p = *programs_[program];
+        if (p.draws) return EvalDrawing(p, node, frame);
         double v;
-        if (Run(*programs_[program], frame, &v)) return v;
+        if (Run(p, frame, &v)) return v;
         return EvalTree(node, frame);  // it would fail: the tree says how
       }
       if (program == kNotCompiled) return EvalTree(node, frame);
@@ -166,28 +169,35 @@ class Evaluator {
     kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince,
     kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
-    kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kState,
+    kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,
   };
   struct Instr {
     Op op;
     Function fn;
     Operands operands = Operands::kStack;
     Code code = Code::kNumber;  // set by Finish
-    uint32_t a = 0;  // kVariable: slot; kMath: argument count; state: ref
+    uint32_t a = 0;  // kVariable: slot; kMath, kRandom: argument count; state: ref
     double number = 0;
   };
-  using Program = std::vector<Instr>;
+  struct Program {
+    std::vector<Instr> code;
+    bool draws = false;  // a draw: a failure restarts the tree from the same stream
+  };
   // Sets every instruction's code from its operation and operands.
   static void Finish(Program* program);
+  // Runs a program that draws; on a failure, puts the random stream back
+  // where it was and evaluates the tree (which draws the same values).
+  double EvalDrawing(const Program& program, uint32_t node, const EvalFrame& frame);
   double CompileAndEval(uint32_t node, const EvalFrame& frame);
-  // Appends `node`'s postfix code; false when an operation is not pure or
-  // the stack would be deeper than kMaxStack.
-  bool Compile(uint32_t node, int depth, int* max_depth, Program* out) const;
+  // Appends `node`'s postfix code; false when an operation cannot be
+  // compiled (a short-circuit, a key variable) or the stack would be
+  // deeper than kMaxStack.
+  bool Compile(uint32_t node, int depth, int* max_depth, std::vector<Instr>* out) const;
   // Folds the binary operation just emitted after its operands' code in
   // `out` (the left's from `left`, the right's from `right`): a constant
   // operand moves into the instruction; two constants become one when the
   // result is valid (an invalid one fails at run time, as in the tree).
-  static void Fold(size_t left, size_t right, Program* out);
+  static void Fold(size_t left, size_t right, std::vector<Instr>* out);
   // False when an operation would fail (the tree then reports it).
   bool Run(const Program& program, const EvalFrame& frame, double* value);
 

@@ -4,12 +4,14 @@
 // failing node, whether or not constants were folded.
 #include "serq-sim/expr.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace serq::sim {
@@ -364,25 +366,109 @@ TEST(CompiledExprTest, MinAndMaxOfTwoAndQuotients) {
   EXPECT_EQ(ev2.error().message, "division by zero (9 / 0)");
 }
 
-TEST(CompiledExprTest, DrawsTakeTheTreeOnce) {
-  // exponential(2) + 1 is not compiled: one draw an evaluation, the same
-  // stream as drawing directly.
+// A draw is compiled with the rest: one draw an evaluation, in the tree's
+// order, the same stream as drawing directly. The sets of the vLLM
+// examples' sessions: max(2, min(8192, round(lognormal(ln(1024), 0.8))))
+// and min(x - 1, 512 * bernoulli(0.5)); and two draws in one expression,
+// exponential(2) + normal(1, 3), left before right.
+TEST(CompiledExprTest, DrawsInTheTreesOrderFromTheSameStream) {
   Builder b;
-  Node n;
-  n.op = Op::kRandom;
-  n.fn = Function::kExponential;
-  n.a = b.t.args.size();
-  n.b = 1;
-  b.t.args.push_back(b.Num(2));
-  uint32_t draw = b.Add(n, 1);
-  uint32_t root = b.Bin(Op::kAdd, draw, b.Num(1));
+  auto draw = [&](Function fn, std::vector<uint32_t> args, uint32_t line = 1) {
+    Node n;
+    n.op = Op::kRandom;
+    n.fn = fn;
+    n.a = b.t.args.size();
+    n.b = args.size();
+    for (uint32_t a : args) b.t.args.push_back(a);
+    return b.Add(n, line);
+  };
+  uint32_t prompt = b.Math(
+      Function::kMax,
+      {b.Num(2), b.Math(Function::kMin,
+                        {b.Num(8192), b.Math(Function::kRound,
+                                             {draw(Function::kLognormal,
+                                                   {b.Math(Function::kLn, {b.Num(1024)}),
+                                                    b.Num(0.8)})})})});
+  uint32_t c = b.Math(Function::kMin,
+                      {b.Bin(Op::kSub, b.Leaf(Op::kVariable, 0), b.Num(1)),
+                       b.Bin(Op::kMul, b.Num(512), draw(Function::kBernoulli, {b.Num(0.5)}))});
+  uint32_t two = b.Bin(Op::kAdd, draw(Function::kExponential, {b.Num(2)}),
+                       draw(Function::kNormal, {b.Num(1), b.Num(3)}));
   Random random(7), same(7);
   FakeState state;
   Evaluator ev(&b.t, nullptr, &random, &state);
+  double vars[1] = {300};
   EvalFrame f;
-  for (int k = 0; k < 3; ++k) {
-    double want = Draw(Function::kExponential, std::vector<double>{2}, same) + 1;
-    EXPECT_TRUE(SameBits(ev.Eval(root, f), want)) << k;
+  f.variables = vars;
+  for (int k = 0; k < 4; ++k) {
+    double want = std::max(
+        2.0, std::min(8192.0, std::round(Draw(Function::kLognormal,
+                                               std::vector<double>{std::log(1024.0), 0.8}, same))));
+    EXPECT_TRUE(SameBits(ev.Eval(prompt, f), want)) << k;
+    want = std::min(299.0, 512 * Draw(Function::kBernoulli, std::vector<double>{0.5}, same));
+    EXPECT_TRUE(SameBits(ev.Eval(c, f), want)) << k;
+    double e = Draw(Function::kExponential, std::vector<double>{2}, same);
+    want = e + Draw(Function::kNormal, std::vector<double>{1, 3}, same);
+    EXPECT_TRUE(SameBits(ev.Eval(two, f), want)) << k;
+  }
+  EXPECT_FALSE(ev.failed());
+  EXPECT_EQ(random.Next(), same.Next());  // no draw more, none fewer
+}
+
+// A program that draws and then fails gives the stream back: the tree
+// draws the same values again and reports the failure at its node, and
+// the stream has advanced by the tree's draws only. exponential(1) / x
+// with x = 0 fails after its draw; exponential(x) with x = -1 before it.
+TEST(CompiledExprTest, DrawThatFailsLeavesTheStreamAsTheTree) {
+  Builder b;
+  auto draw = [&](Function fn, uint32_t arg, uint32_t line) {
+    Node n;
+    n.op = Op::kRandom;
+    n.fn = fn;
+    n.a = b.t.args.size();
+    n.b = 1;
+    b.t.args.push_back(arg);
+    return b.Add(n, line);
+  };
+  uint32_t quotient =
+      b.Bin(Op::kDiv, draw(Function::kExponential, b.Num(1), 2), b.Leaf(Op::kVariable, 0), 4);
+  uint32_t invalid = draw(Function::kExponential, b.Leaf(Op::kVariable, 0), 6);
+  FakeState state;
+  {
+    Random random(3), same(3);
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    double vars[1] = {2};
+    EvalFrame f;
+    f.variables = vars;
+    // Compiled on the first evaluation, run on the second.
+    for (int k = 0; k < 2; ++k) {
+      double want = Draw(Function::kExponential, std::vector<double>{1}, same) / 2;
+      EXPECT_TRUE(SameBits(ev.Eval(quotient, f), want)) << k;
+    }
+    vars[0] = 0;
+    double drawn = Draw(Function::kExponential, std::vector<double>{1}, same);
+    ev.Eval(quotient, f);
+    ASSERT_TRUE(ev.failed());
+    EXPECT_EQ(ev.error().line, 4u);
+    EXPECT_EQ(ev.error().message, absl::StrCat("division by zero (", drawn, " / 0)"));
+    EXPECT_EQ(random.Next(), same.Next());
+  }
+  {
+    Random random(3), same(3);
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    double vars[1] = {2};
+    EvalFrame f;
+    f.variables = vars;
+    for (int k = 0; k < 2; ++k) {
+      double want = Draw(Function::kExponential, std::vector<double>{2}, same);
+      EXPECT_TRUE(SameBits(ev.Eval(invalid, f), want)) << k;
+    }
+    vars[0] = -1;
+    ev.Eval(invalid, f);
+    ASSERT_TRUE(ev.failed());
+    EXPECT_EQ(ev.error().line, 6u);
+    EXPECT_EQ(ev.error().message, CheckDraw(Function::kExponential, std::vector<double>{-1}));
+    EXPECT_EQ(random.Next(), same.Next());  // nothing drawn
   }
 }
 
