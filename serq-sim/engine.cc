@@ -133,8 +133,11 @@ void Engine::Schedule(double time, uint32_t station, uint32_t tag, bool end_of_i
   events_.Push(time, kStation, station, tag, end_of_instant);
 }
 
-bool Engine::EvalRate(uint32_t station, const EvalFrame& frame, absl::string_view what,
-                      absl::FunctionRef<std::string()> with, double* rate) {
+// Inline in Phi and Tau: a step evaluates tau, the call would be a good
+// part of it.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool Engine::EvalRate(
+    uint32_t station, const EvalFrame& frame, absl::string_view what,
+    absl::FunctionRef<std::string()> with, double* rate) {
   uint32_t node = model_.stages[model_.station_decl[station]].phi_node;
   double v = evaluator_.Eval(node, frame);
   if (ABSL_PREDICT_FALSE(evaluator_.failed() || !(v > 0))) {

@@ -365,7 +365,13 @@ void Evaluator::Finish(Program* program) {
       case Op::kAdd: in.code = by_operands(Code::kAddS, Code::kAddL, Code::kAddR); break;
       case Op::kSub: in.code = by_operands(Code::kSubS, Code::kSubL, Code::kSubR); break;
       case Op::kMul: in.code = by_operands(Code::kMulS, Code::kMulL, Code::kMulR); break;
-      case Op::kDiv: in.code = by_operands(Code::kDivS, Code::kDivL, Code::kDivR); break;
+      case Op::kDiv:
+        // A constant divisor of 0 goes through Binary, which fails on it:
+        // kDivR need not check.
+        in.code = in.operands == Operands::kConstRight && in.number == 0
+                      ? Code::kBinaryR
+                      : by_operands(Code::kDivS, Code::kDivL, Code::kDivR);
+        break;
       case Op::kMath:
         in.code = in.a == 2 && in.fn == Function::kMin   ? Code::kMin2
                   : in.a == 2 && in.fn == Function::kMax ? Code::kMax2
@@ -378,6 +384,9 @@ void Evaluator::Finish(Program* program) {
         break;
     }
   }
+  Instr done{Op::kNumber, Function::kMin};
+  done.code = Code::kDone;
+  program->code.push_back(done);
 }
 
 bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* value) {
@@ -392,36 +401,32 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&tokens, &&prefill, &&decode, &&seqs, &&context, &&attention, &&neg,
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
-      &&state,
+      &&state, &&done,
   };
-  static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kState) + 1);
+  static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
   const Instr* in = program.code.data();
-  const Instr* const end = in + program.code.size();
-  if (in == end) return false;  // Compile emits no empty program
-  // A binary operation's result replaces its left operand; NaN makes the
-  // program give up (the tree reports it).
+  // A binary operation's result replaces its left operand. A NaN makes the
+  // program give up (the tree reports it at the node that made it), but
+  // arithmetic does not check for one: NaN in, NaN out, so one made there
+  // reaches the end or an operation that could lose it (a comparison, min
+  // or max, a function, a draw, an index), and those check their operands.
 #define SERQ_NEXT()                                 \
   do {                                              \
-    if (++in == end) goto done;                     \
+    ++in;                                           \
     goto* kCode[static_cast<uint8_t>(in->code)];    \
   } while (0)
 #define SERQ_RESULT(expr)                \
   do {                                   \
-    double v = (expr);                   \
-    if (std::isnan(v)) return false;     \
-    stack[top - 1] = v;                  \
+    stack[top - 1] = (expr);             \
     SERQ_NEXT();                         \
   } while (0)
   goto* kCode[static_cast<uint8_t>(in->code)];
 number:
   stack[top++] = in->number;
   SERQ_NEXT();
-variable: {
-  double v = frame.variables[in->a];
-  if (std::isnan(v)) return false;
-  stack[top++] = v;
+variable:  // NaN when not set: it goes on as a NaN made here would
+  stack[top++] = frame.variables[in->a];
   SERQ_NEXT();
-}
 now:
   stack[top++] = frame.now;
   SERQ_NEXT();
@@ -487,16 +492,17 @@ div_s:
 div_l:
   if (stack[top - 1] == 0) return false;
   SERQ_RESULT(in->number / stack[top - 1]);
-div_r:
-  if (in->number == 0) return false;
+div_r:  // never by 0 (Finish)
   SERQ_RESULT(stack[top - 1] / in->number);
 // ApplyMath's std::min_element and std::max_element of two: the first
 // unless the second is smaller (larger).
 min2:
   --top;
+  if (std::isunordered(stack[top - 1], stack[top])) return false;
   SERQ_RESULT(stack[top] < stack[top - 1] ? stack[top] : stack[top - 1]);
 max2:
   --top;
+  if (std::isunordered(stack[top - 1], stack[top])) return false;
   SERQ_RESULT(stack[top - 1] < stack[top] ? stack[top] : stack[top - 1]);
 binary: {
   double a, b;
@@ -512,12 +518,15 @@ binary: {
     b = in->number;
   }
   double v;
-  if (!Binary(in->op, a, b, &v)) return false;
+  if (std::isunordered(a, b) || !Binary(in->op, a, b, &v)) return false;
   stack[top - 1] = v;
   SERQ_NEXT();
 }
 math: {
   top -= static_cast<int>(in->a);
+  for (uint32_t i = 0; i < in->a; ++i) {
+    if (std::isnan(stack[top + i])) return false;
+  }
   double v = ApplyMath(in->fn, absl::Span<const double>(stack + top, in->a));
   if (std::isnan(v)) return false;
   stack[top++] = v;
@@ -528,6 +537,9 @@ math: {
 draw: {
   top -= static_cast<int>(in->a);
   absl::Span<const double> args(stack + top, in->a);
+  for (double arg : args) {
+    if (std::isnan(arg)) return false;
+  }
   if (!DrawValid(in->fn, args)) return false;
   stack[top++] = Draw(in->fn, args, *random_);
   SERQ_NEXT();
@@ -547,6 +559,7 @@ state: {
 done:
 #undef SERQ_RESULT
 #undef SERQ_NEXT
+  if (std::isnan(stack[0])) return false;
   *value = stack[0];
   return true;
 }

@@ -170,6 +170,7 @@ class Evaluator {
     kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
     kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,
+    kDone,  // the program's end, which Finish appends
   };
   struct Instr {
     Op op;
@@ -183,7 +184,8 @@ class Evaluator {
     std::vector<Instr> code;
     bool draws = false;  // a draw: a failure restarts the tree from the same stream
   };
-  // Sets every instruction's code from its operation and operands.
+  // Sets every instruction's code from its operation and operands, and
+  // appends the end.
   static void Finish(Program* program);
   // Runs a program that draws; on a failure, puts the random stream back
   // where it was and evaluates the tree (which draws the same values).

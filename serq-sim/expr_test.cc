@@ -269,6 +269,59 @@ TEST(CompiledExprTest, NanAndUnsetVariableFail) {
   }
 }
 
+// Arithmetic does not check for NaN; what could lose one checks its
+// operands. context * 0 with context = inf is NaN, made at line 3, and
+// each way it could vanish must still fail there, with the tree's
+// message: max(1, NaN) and min(NaN, 1) (std::max_element of NaN and 1 is
+// 1), NaN < 1 (0), min(NaN, 1, 2) through ApplyMath, exponential(NaN),
+// queue(P[NaN]); and a variable not set, read into max(1, x).
+TEST(CompiledExprTest, NanIsNotLostOnTheWay) {
+  Builder b;
+  auto nan = [&] { return b.Bin(Op::kMul, b.Leaf(Op::kContext), b.Num(0), 3); };
+  Node draw;
+  draw.op = Op::kRandom;
+  draw.fn = Function::kExponential;
+  draw.a = b.t.args.size();
+  draw.b = 1;
+  b.t.args.push_back(nan());
+  std::vector<uint32_t> roots = {
+      b.Math(Function::kMax, {b.Num(1), nan()}),
+      b.Math(Function::kMin, {nan(), b.Num(1)}),
+      b.Bin(Op::kLt, nan(), b.Num(1)),
+      b.Math(Function::kMin, {nan(), b.Num(1), b.Num(2)}),
+      b.Add(draw, 1),
+      b.Stage(Function::kQueue, static_cast<int32_t>(nan()), 2),
+  };
+  FakeState state;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    Random random(1);
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    EvalFrame f;
+    f.step.context = 1;  // compiled on a value that does not fail
+    ev.Eval(roots[i], f);
+    EXPECT_FALSE(ev.failed()) << i;
+    f.step.context = INFINITY;
+    ev.Eval(roots[i], f);
+    ASSERT_TRUE(ev.failed()) << i;
+    EXPECT_EQ(ev.error().line, 3u) << i;
+    EXPECT_EQ(ev.error().message, "inf * 0 is NaN") << i;
+  }
+  std::vector<std::string> names = {"x"};
+  uint32_t unset = b.Math(Function::kMax, {b.Num(1), b.Leaf(Op::kVariable, 0, 5)});
+  Random random(1);
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  double vars[1] = {4};
+  EvalFrame f;
+  f.variables = vars;
+  f.variable_names = &names;
+  EXPECT_EQ(ev.Eval(unset, f), 4);
+  vars[0] = std::nan("");
+  ev.Eval(unset, f);
+  ASSERT_TRUE(ev.failed());
+  EXPECT_EQ(ev.error().line, 5u);
+  EXPECT_EQ(ev.error().message, "variable 'x' is read before it is set");
+}
+
 TEST(CompiledExprTest, StateFunctionsOfAnIndexedElement) {
   // queue(P[i]) with P = elements 3 and 4: 13, 14; i = 2 is out of range.
   Builder b;
