@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <ctime>
 
@@ -428,14 +429,27 @@ bool Engine::Run(results::Replication* out) {
   for (const WorkloadDecl& w : model_.workloads) plans.push_back(&w.plan);
   if (!arrivals_.Start(plans, model_.horizon, &random_, this)) return false;
   ScheduleNextArrival();
+  // The loop's rare work is behind two comparisons an event: one with the
+  // time it is next due (the series' next point, the window's start, the
+  // next checkpoint: only this work changes them), one with the budget.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double watch_from = -kInf;
+  const uint64_t budget =
+      options_.limits.max_events != 0 ? options_.limits.max_events : UINT64_MAX;
   while (!events_.empty()) {
-    if (events_.Top().time >= model_.horizon) break;
-    if (series_ && events_.Top().time > series_->next()) {
-      series_->RecordBefore(events_.Top().time, false, stations_, pools_, arrived_, ended_);
+    const double t = events_.Top().time;
+    if (t >= model_.horizon) break;
+    if (ABSL_PREDICT_FALSE(t >= watch_from)) {
+      if (series_ && t > series_->next()) {
+        series_->RecordBefore(t, false, stations_, pools_, arrived_, ended_);
+      }
+      if (!window_started_ && t >= model_.warmup) StartWindow(model_.warmup);
+      while (CheckpointDue(t)) Checkpoint();
+      watch_from = std::min({series_ ? series_->next() : kInf,
+                             window_started_ ? kInf : model_.warmup,
+                             checkpoints_ < kCheckpoints ? CheckpointTime(checkpoints_) : kInf});
     }
-    if (!window_started_ && events_.Top().time >= model_.warmup) StartWindow(model_.warmup);
-    while (CheckpointDue(events_.Top().time)) Checkpoint();
-    if (options_.limits.max_events != 0 && events_processed_ >= options_.limits.max_events) {
+    if (ABSL_PREDICT_FALSE(events_processed_ >= budget)) {
       // An event is due before the horizon but the budget is spent.
       FailLimit(events_.Top(),
                 absl::StrCat("the replication has processed ", events_processed_,
