@@ -191,15 +191,18 @@ void Engine::Execute(SessionId id) {
 bool Engine::ExecRun(SessionId id, const Instr& in) {
   Session& s = sessions_[id];
   const RunSite& r = model_.runs[in.a];
+  // One frame for the statement's expressions: nothing here sets a
+  // variable or moves the clock.
+  const EvalFrame frame = FrameOf(s);
   s.run_stations.clear();
   uint32_t station;
-  if (!Element(r.stage, s, &station)) return FailEval(in.statement), false;
+  if (!evaluator_.Element(r.stage, frame, &station)) return FailEval(in.statement), false;
   s.run_stations.push_back(station);
   for (uint32_t ref : r.also) {
-    if (!Element(ref, s, &station)) return FailEval(in.statement), false;
+    if (!evaluator_.Element(ref, frame, &station)) return FailEval(in.statement), false;
     s.run_stations.push_back(station);
   }
-  double work = Eval(r.work, s);
+  double work = evaluator_.Eval(r.work, frame);
   if (evaluator_.failed()) return FailEval(in.statement), false;
   if (!(work >= 0 && std::isfinite(work))) {
     FailAt(in.statement, absl::StrCat("the work of a run must be >= 0 and finite, got ", work));
@@ -211,7 +214,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     // The hold a run grows is the session's innermost active hold on the
     // pool, found when the run starts (as a load's).
     uint32_t pool;
-    if (!Element(r.growing, s, &pool)) return FailEval(in.statement), false;
+    if (!evaluator_.Element(r.growing, frame, &pool)) return FailEval(in.statement), false;
     if (!InnermostHold(s, pool, &s.grow_hold)) {
       FailAt(in.statement, absl::StrCat(r.mode == ir::Statement::Run::PREFILL ? "a prefill" : "a decode",
                                         " run growing '", PoolName(pool),
@@ -248,7 +251,6 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   const StageDecl& d = model_.stages[r.decl];
   if (!d.serve_by.empty()) {
     key_.clear();
-    EvalFrame frame = FrameOf(s);
     for (uint32_t node : d.serve_by) {
       key_.push_back(evaluator_.Eval(node, frame));
       if (evaluator_.failed()) return FailEvalAt(absl::StrCat("stage[", r.decl, "].serveBy")), false;
@@ -262,17 +264,20 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
 bool Engine::ExecChoose(Session& s, const Instr& in) {
   const ChooseSite& c = model_.chooses[in.a];
   uint32_t best = 0;
+  // One frame for every candidate: it reads the variables in place, the
+  // candidate's index among them.
+  const EvalFrame frame = FrameOf(s);
   for (uint32_t i = 0; i < c.size; ++i) {
     s.variables[c.slot] = i;
     key_.clear();
     for (uint32_t node : c.key) {
-      key_.push_back(Eval(node, s));
+      key_.push_back(evaluator_.Eval(node, frame));
       if (evaluator_.failed()) return FailEval(in.statement), false;
     }
     // Strictly smaller wins: ties go to the lowest index.
     if (i == 0 || Less(key_, best_key_)) {
       best = i;
-      best_key_ = key_;
+      best_key_.swap(key_);
     }
   }
   s.variables[c.slot] = best;
@@ -285,10 +290,11 @@ bool Engine::ExecHold(SessionId id, const Instr& in) {
   const HoldSite& h = model_.holds[in.a];
   pool_ids_.clear();
   amounts_.clear();
+  const EvalFrame frame = FrameOf(s);
   for (const auto& [ref, amount_node] : h.pools) {
     uint32_t pool;
-    if (!Element(ref, s, &pool)) return FailEval(in.statement), false;
-    double amount = Eval(amount_node, s);
+    if (!evaluator_.Element(ref, frame, &pool)) return FailEval(in.statement), false;
+    double amount = evaluator_.Eval(amount_node, frame);
     if (evaluator_.failed()) return FailEval(in.statement), false;
     if (!(amount >= 0)) {
       FailAt(in.statement, absl::StrCat("a hold of ", amount, " units of '", PoolName(pool),
