@@ -56,13 +56,14 @@ bool Evaluator::Element(uint32_t ref, const EvalFrame& frame, uint32_t* element)
     i = Eval(r.index, frame);
     if (failed_) return false;
   }
-  double index = std::floor(i);
-  if (!(index >= 0 && index < r.size)) {
+  // floor(i) is in [0, size) exactly when i is (size is whole), and then
+  // the conversion's truncation is floor (cheaper than its call).
+  if (!(i >= 0 && i < r.size)) {
     Fail(r.line, r.column,
          absl::StrCat("index ", i, " is out of range for '", r.name, "' (size ", r.size, ")"));
     return false;
   }
-  *element = r.base + static_cast<uint32_t>(index);
+  *element = r.base + static_cast<uint32_t>(i);
   return true;
 }
 
@@ -548,7 +549,7 @@ state: {
   const ElementRef& r = table_->refs[in->a];
   uint32_t element = r.base;
   if (r.index >= 0) {
-    double index = std::floor(stack[--top]);
+    double index = stack[--top];  // as in Element: no floor needed
     if (!(index >= 0 && index < r.size)) return false;
     element = r.base + static_cast<uint32_t>(index);
   }

@@ -369,6 +369,30 @@ TEST(CompiledExprTest, ElementOfAVariableOrAnExpressionIndex) {
     EXPECT_FALSE(ev.Element(b.t.nodes[by_var].a, f, &element));
     EXPECT_EQ(ev.error().message, "index 2 is out of range for 'P' (size 2)");
   }
+  // The edges: floor(1.999) = 1 is in range, floor(-0.25) = -1 is not
+  // (a truncation would make it 0), through Element and through the
+  // compiled queue(P[i - 1]) (10 + element 4 from FakeState).
+  {
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    uint32_t element = 0;
+    vars[0] = 1.999;
+    ASSERT_TRUE(ev.Element(b.t.nodes[by_var].a, f, &element));
+    EXPECT_EQ(element, 4u);
+    vars[0] = 2.5;  // i - 1 = 1.5
+    EXPECT_EQ(ev.Eval(by_expr, f), 14);
+    EXPECT_EQ(ev.Eval(by_expr, f), 14);
+    vars[0] = -0.25;
+    EXPECT_FALSE(ev.Element(b.t.nodes[by_var].a, f, &element));
+    EXPECT_EQ(ev.error().message, "index -0.25 is out of range for 'P' (size 2)");
+  }
+  {
+    Evaluator ev(&b.t, nullptr, &random, &state);
+    vars[0] = 0.75;  // i - 1 = -0.25
+    ev.Eval(by_expr, f);
+    ASSERT_TRUE(ev.failed());
+    EXPECT_EQ(ev.error().line, 5u);
+    EXPECT_EQ(ev.error().message, "index -0.25 is out of range for 'P' (size 2)");
+  }
   {
     Evaluator ev(&b.t, nullptr, &random, &state);
     vars[0] = std::nan("");
