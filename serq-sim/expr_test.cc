@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -55,23 +56,21 @@ struct Builder {
     n.b = b;
     return Add(n, line);
   }
-  uint32_t Math(Function fn, std::vector<uint32_t> args, uint32_t line = 1) {
+  // A call of a function (kMath) or a distribution (kRandom).
+  uint32_t Call(Op op, Function fn, std::vector<uint32_t> args, uint32_t line) {
     Node n;
-    n.op = Op::kMath;
+    n.op = op;
     n.fn = fn;
     n.a = t.args.size();
     n.b = args.size();
     for (uint32_t a : args) t.args.push_back(a);
     return Add(n, line);
   }
+  uint32_t Math(Function fn, std::vector<uint32_t> args, uint32_t line = 1) {
+    return Call(Op::kMath, fn, std::move(args), line);
+  }
   uint32_t Draw(Function fn, std::vector<uint32_t> args, uint32_t line = 1) {
-    Node n;
-    n.op = Op::kRandom;
-    n.fn = fn;
-    n.a = t.args.size();
-    n.b = args.size();
-    for (uint32_t a : args) t.args.push_back(a);
-    return Add(n, line);
+    return Call(Op::kRandom, fn, std::move(args), line);
   }
   uint32_t Stage(Function fn, int32_t index_node, uint32_t size, uint32_t line = 1) {
     ElementRef r;
