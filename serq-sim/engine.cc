@@ -182,7 +182,7 @@ std::string StepText(const StepVars& vars) {
 }  // namespace
 
 bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
-  EvalFrame frame;
+  EvalFrame& frame = tau_frame_;
   frame.now = now_;
   frame.step = vars;
   double v;

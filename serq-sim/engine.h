@@ -231,6 +231,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   uint64_t stream_seed_;
   Random random_;
   Evaluator evaluator_;
+  // Tau's frame, kept: a step sets its time and step variables only (the
+  // rest, a tau cannot read, stays as constructed).
+  EvalFrame tau_frame_;
   EventQueue events_;
   size_t compact_at_ = 256;
   double now_ = 0;

@@ -1,6 +1,7 @@
 #include "serq-sim/expr.h"
 
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -385,9 +386,50 @@ void Evaluator::Finish(Program* program) {
         break;
     }
   }
+  // A leaf of the frame and the product or sum by a constant that takes
+  // it (c * tokens, context * c: a step's tau is made of them) become one
+  // instruction. Products and sums are commutative in IEEE arithmetic:
+  // c * x and x * c have the same bits.
+  std::vector<Instr>& code = program->code;
+  size_t kept = 0;
+  for (size_t i = 0; i < code.size(); ++i) {
+    Instr in = code[i];
+    int32_t offset = FieldOffset(in.op);
+    if (offset >= 0 && i + 1 < code.size()) {
+      Code next = code[i + 1].code;
+      bool mul = next == Code::kMulL || next == Code::kMulR;
+      bool add = next == Code::kAddL || next == Code::kAddR;
+      if (mul || add) {
+        in = code[i + 1];
+        in.code = mul ? Code::kMulField : Code::kAddField;
+        in.a = static_cast<uint32_t>(offset);
+        ++i;
+      }
+    }
+    code[kept++] = in;
+  }
+  code.resize(kept);
   Instr done{Op::kNumber, Function::kMin};
   done.code = Code::kDone;
-  program->code.push_back(done);
+  code.push_back(done);
+}
+
+int32_t Evaluator::FieldOffset(Op op) {
+  const size_t step = offsetof(EvalFrame, step);
+  switch (op) {
+    case Op::kNow: return offsetof(EvalFrame, now);
+    case Op::kArrival: return offsetof(EvalFrame, arrival);
+    case Op::kSerial: return offsetof(EvalFrame, serial);
+    case Op::kPresent: return offsetof(EvalFrame, present);
+    case Op::kSince: return offsetof(EvalFrame, since);
+    case Op::kTokens: return step + offsetof(StepVars, tokens);
+    case Op::kPrefill: return step + offsetof(StepVars, prefill);
+    case Op::kDecode: return step + offsetof(StepVars, decode);
+    case Op::kSeqs: return step + offsetof(StepVars, seqs);
+    case Op::kContext: return step + offsetof(StepVars, context);
+    case Op::kAttention: return step + offsetof(StepVars, attention);
+    default: return -1;
+  }
 }
 
 bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* value) {
@@ -402,9 +444,10 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&tokens, &&prefill, &&decode, &&seqs, &&context, &&attention, &&neg,
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
-      &&state, &&done,
+      &&state, &&mul_field, &&add_field, &&done,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
+  const char* const fields = reinterpret_cast<const char*>(&frame);
   const Instr* in = program.code.data();
   // A binary operation's result replaces its left operand. A NaN makes the
   // program give up (the tree reports it at the node that made it), but
@@ -533,6 +576,12 @@ math: {
   stack[top++] = v;
   SERQ_NEXT();
 }
+mul_field:
+  stack[top++] = in->number * *reinterpret_cast<const double*>(fields + in->a);
+  SERQ_NEXT();
+add_field:
+  stack[top++] = in->number + *reinterpret_cast<const double*>(fields + in->a);
+  SERQ_NEXT();
 // Parameters the tree would reject give up before drawing (EvalDrawing
 // then gives the stream back to the tree, which reports them).
 draw: {

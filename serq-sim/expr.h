@@ -170,6 +170,7 @@ class Evaluator {
     kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
     kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,
+    kMulField, kAddField,  // a leaf of the frame times (plus) a constant: Finish fuses them
     kDone,  // the program's end, which Finish appends
   };
   struct Instr {
@@ -177,16 +178,20 @@ class Evaluator {
     Function fn;
     Operands operands = Operands::kStack;
     Code code = Code::kNumber;  // set by Finish
-    uint32_t a = 0;  // kVariable: slot; kMath, kRandom: argument count; state: ref
+    uint32_t a = 0;  // kVariable: slot; kMath, kRandom: argument count; state: ref;
+                     // kMulField, kAddField: the leaf's offset in EvalFrame
     double number = 0;
   };
   struct Program {
     std::vector<Instr> code;
     bool draws = false;  // a draw: a failure restarts the tree from the same stream
   };
-  // Sets every instruction's code from its operation and operands, and
-  // appends the end.
+  // Sets every instruction's code from its operation and operands, fuses
+  // a leaf of the frame with the product or sum by a constant after it,
+  // and appends the end.
   static void Finish(Program* program);
+  // Where the leaf `op` is in an EvalFrame (a double), or -1.
+  static int32_t FieldOffset(Op op);
   // Runs a program that draws; on a failure, puts the random stream back
   // where it was and evaluates the tree (which draws the same values).
   double EvalDrawing(const Program& program, uint32_t node, const EvalFrame& frame);

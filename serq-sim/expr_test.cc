@@ -173,7 +173,8 @@ TEST(CompiledExprTest, ConstantDivisionByZeroIsNotFoldedAway) {
 }
 
 // Every instruction of the compiled code, each on values that tell them
-// apart: a leaf plus 0.5 (the constant on the right), and each binary
+// apart: a leaf minus 0.5 (the constant on the right), the fused leaf
+// plus or times a constant (either side), and each binary
 // operation with its operands both variables (S), the constant on the
 // left (L) and on the right (R). The expected values are the C++
 // operations themselves; each expression is evaluated twice (compiled,
@@ -202,8 +203,14 @@ TEST(CompiledExprTest, EveryInstructionToTheBit) {
       {Op::kNow, 101},      {Op::kArrival, 102}, {Op::kSerial, 103},  {Op::kPresent, 104},
       {Op::kSince, 105},    {Op::kTokens, 106},  {Op::kPrefill, 107}, {Op::kDecode, 108},
       {Op::kSeqs, 109},     {Op::kContext, 110}, {Op::kAttention, 111}};
+  // Each leaf alone (a difference is not fused) and fused with a sum or
+  // a product by a constant on either side.
   for (const auto& [op, value] : leaves) {
+    cases.push_back({b.Bin(Op::kSub, b.Leaf(op), b.Num(0.5)), value - 0.5});
     cases.push_back({b.Bin(Op::kAdd, b.Leaf(op), b.Num(0.5)), value + 0.5});
+    cases.push_back({b.Bin(Op::kAdd, b.Num(0.25), b.Leaf(op)), 0.25 + value});
+    cases.push_back({b.Bin(Op::kMul, b.Leaf(op), b.Num(1.5)), value * 1.5});
+    cases.push_back({b.Bin(Op::kMul, b.Num(-3), b.Leaf(op)), -3 * value});
   }
   auto var = [&](uint32_t slot) { return b.Leaf(Op::kVariable, slot); };
   auto apply = [](Op op, double a, double d) {
