@@ -246,10 +246,7 @@ StageHost::Growth Engine::GrowSlow(SessionId session, double units) {
   if (pools_.Load(s.grow_hold, units)) return failed() ? Growth::kFailed : Growth::kGranted;
   if (failed()) return Growth::kFailed;
   s.state = SessionState::kStalled;
-  if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%s,"event":"stall","session":%d,"pool":"%s"})", JsonNumber(now_),
-                        s.serial, PoolName(pools_.hold(s.grow_hold).pool)));
-  }
+  if (options_.trace) LogSession("stall", s, "pool", PoolName(pools_.hold(s.grow_hold).pool));
   return Growth::kStalled;
 }
 
@@ -320,9 +317,8 @@ void Engine::Tokens(absl::Span<const SessionId> sessions, absl::Span<const Token
 
 // Out of Tokens' way: recording a step's tokens stays a leaf's work.
 void Engine::LogToken(SessionId session, const TokenRun& run) {
-  Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
-                      JsonNumber(now_), sessions_[session].serial,
-                      model_.observations[run.observation], JsonNumber(run.gap)));
+  LogSession("observe", sessions_[session], "name", model_.observations[run.observation], "value",
+             run.gap);
 }
 
 bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {
@@ -348,9 +344,7 @@ void Engine::Wake(SessionId session) {
     // A decode job's unit: its step station takes it up; the session stays
     // in its run.
     s.state = SessionState::kInRun;
-    if (options_.trace) {
-      Log(absl::StrFormat(R"({"t":%s,"event":"grow","session":%d})", JsonNumber(now_), s.serial));
-    }
+    if (options_.trace) LogSession("grow", s);
     stations_[s.run_stations[0]]->GrowthGranted(*this, session);
     return;
   }
@@ -526,13 +520,7 @@ bool Engine::Dispatch(const Event& e) {
     }
     case kResume: {
       Session& s = sessions_[e.target];
-      if (options_.trace) {
-        if (s.state == SessionState::kWaitHold) {
-          LogHolds("admit", s);
-        } else {
-          Log(absl::StrFormat(R"({"t":%s,"event":"grow","session":%d})", JsonNumber(now_), s.serial));
-        }
-      }
+      if (options_.trace) LogResume(s);
       s.state = SessionState::kRunning;
       Execute(e.target);
       return true;
@@ -541,6 +529,16 @@ bool Engine::Dispatch(const Event& e) {
       return pools_.Expire(e.target, e.tag);
     default:
       return false;
+  }
+}
+
+// Out of Dispatch's way: its frame stays a leaf's, every event goes
+// through it.
+ABSL_ATTRIBUTE_NOINLINE void Engine::LogResume(const Session& s) {
+  if (s.state == SessionState::kWaitHold) {
+    LogHolds("admit", s);
+  } else {
+    LogSession("grow", s);
   }
 }
 
@@ -568,10 +566,7 @@ void Engine::Complete(const std::vector<SessionId>& done) {
     Session& s = sessions_[done[i]];
     double service = now_ - s.service_start;
     for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
-    if (options_.trace) {
-      Log(absl::StrFormat(R"({"t":%s,"event":"done","session":%d,"stage":"%s"})", JsonNumber(now_),
-                          s.serial, StationName(s.run_stations[0])));
-    }
+    if (options_.trace) LogStation("done", s);
   }
   for (size_t i = 0; i < done.size(); ++i) {
     sessions_[done[i]].state = SessionState::kRunning;

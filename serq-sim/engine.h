@@ -218,6 +218,16 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
 
   // --trace
   void Log(const std::string& json);
+  // A resumed session's line of the trace (an admission or a growth).
+  void LogResume(const Session& s);
+  // engine_trace.cc, out of the hot functions' way: a session's `event`,
+  // with a text field and a number field when their keys are given;
+  // LogStation's text is the stage of the session's run.
+  void LogSession(const char* event, const Session& s, const char* text_key = nullptr,
+                  absl::string_view text = {}, const char* number_key = nullptr,
+                  double number = 0);
+  void LogStation(const char* event, const Session& s, const char* number_key = nullptr,
+                  double number = 0);
   // engine_trace.cc: `event` (admit, wait) for every pool of the session's
   // innermost hold; the release of an active hold (`by`: release, block,
   // end).

@@ -1,5 +1,6 @@
-// --trace: the pool events of the JSON-lines event log (docs/cli.md
-// §serq-sim). The engine's other events are written where they happen.
+// --trace: the session and pool events of the JSON-lines event log
+// (docs/cli.md §serq-sim), formatted here, out of the hot functions that
+// call them; the step events are written where they happen.
 //
 // Every unit a session takes from a pool has an `admit` and, when it goes
 // back, a `release` (by a release statement, at the end of its hold block,
@@ -11,6 +12,21 @@
 #include "serq-sim/engine.h"
 
 namespace serq::sim {
+
+void Engine::LogSession(const char* event, const Session& s, const char* text_key,
+                        absl::string_view text, const char* number_key, double number) {
+  std::string json = absl::StrFormat(R"({"t":%s,"event":"%s","session":%d)", JsonNumber(now_),
+                                     event, s.serial);
+  if (text_key) absl::StrAppend(&json, ",\"", text_key, "\":\"", text, "\"");
+  if (number_key) absl::StrAppend(&json, ",\"", number_key, "\":", JsonNumber(number));
+  Log(json + "}");
+}
+
+void Engine::LogStation(const char* event, const Session& s, const char* number_key,
+                        double number) {
+  LogSession(event, s, "stage", StationName(s.run_stations[0]), number_key, number);
+}
+
 void Engine::LogHolds(const char* event, const Session& s) {
   const Session::Frame& f = s.frames.back();
   for (uint32_t k = 0; k < f.count; ++k) {

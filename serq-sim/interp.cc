@@ -88,10 +88,7 @@ void Engine::Spawn(uint32_t workload, const double* row) {
   ++arrived_[w.session];
   if (window_started_) ++arrived_window_[w.session];
   InProgressChanged(w.session);
-  if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%s,"event":"arrive","session":%d,"workload":"%s"})", JsonNumber(now_),
-                        s.serial, w.name));
-  }
+  if (options_.trace) LogSession("arrive", s, "workload", w.name);
   Execute(id);
 }
 
@@ -174,10 +171,7 @@ void Engine::Execute(SessionId id) {
         double v = Eval(in.b, s);
         if (evaluator_.failed()) return FailEval(in.statement);
         if (now_ >= model_.warmup) observations_[in.a].Add(v);
-        if (options_.trace) {
-          Log(absl::StrFormat(R"({"t":%s,"event":"observe","session":%d,"name":"%s","value":%s})",
-                              JsonNumber(now_), s.serial, model_.observations[in.a], JsonNumber(v)));
-        }
+        if (options_.trace) LogSession("observe", s, "name", model_.observations[in.a], "value", v);
         ++s.pc;
         continue;
       }
@@ -229,10 +223,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   }
   job.observation = r.observe;
   ++s.pc;
-  if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%s,"event":"run","session":%d,"stage":"%s","work":%s})",
-                        JsonNumber(now_), s.serial, StationName(s.run_stations[0]), JsonNumber(work)));
-  }
+  if (options_.trace) LogStation("run", s, "work", work);
   if (work == 0) {
     // Complete at once, without an event: a service of 0 at every stage.
     for (uint32_t st : s.run_stations) stations_[st]->RecordDone(0);
@@ -452,9 +443,7 @@ void Engine::EndSession(SessionId id) {
   ++ended_[s.decl];
   if (window_started_) ++ended_window_[s.decl];
   InProgressChanged(s.decl);
-  if (options_.trace) {
-    Log(absl::StrFormat(R"({"t":%s,"event":"end","session":%d})", JsonNumber(now_), s.serial));
-  }
+  if (options_.trace) LogSession("end", s);
   for (size_t k = holds.size(); k-- > 0;) {
     if (options_.trace) LogRelease(s, holds[k], "end");
     pools_.EndHold(holds[k]);
