@@ -28,7 +28,9 @@
 
 namespace serq::sim {
 
-struct Event {
+// 32 bytes, a power of 2: the queue's sizes and indices are shifts, not
+// divisions by 24 (the loop asks for them several times an event).
+struct alignas(32) Event {
   double time;
   // late << 63 | sequence << 8 | slotted << 7 | kind: an end-of-instant
   // event comes after every ordinary event of its time, then the sequence
