@@ -30,6 +30,8 @@ namespace serq::sim {
 
 // 32 bytes, a power of 2: the queue's sizes and indices are shifts, not
 // divisions by 24 (the loop asks for them several times an event).
+// Aligned, so passed by reference (GCC notes the ABI of passing an
+// over-aligned type by value).
 struct alignas(32) Event {
   double time;
   // late << 63 | sequence << 8 | slotted << 7 | kind: an end-of-instant
@@ -68,8 +70,9 @@ class EventQueue {
       late_.push_back(Make(time, kind, target, tag, end_of_instant));
       return;
     }
-    heap_.push_back(Make(time, kind, target, tag, end_of_instant));
-    SiftUp(heap_.size() - 1, heap_.back());
+    const Event e = Make(time, kind, target, tag, end_of_instant);
+    heap_.push_back(e);
+    SiftUp(heap_.size() - 1, e);
   }
 
   // The one event of slot `target` (an ordinary event, not end of instant):
@@ -140,7 +143,10 @@ class EventQueue {
       if (heap_[i].slotted()) slot_pos_[heap_[i].target] = i;
     }
     for (size_t i = heap_.size() / kArity + 1; i-- > 0;) {
-      if (i < heap_.size()) SiftDown(i, heap_[i]);
+      if (i < heap_.size()) {
+        const Event e = heap_[i];  // a copy: the sift moves what heap_[i] holds
+        SiftDown(i, e);
+      }
     }
   }
 
@@ -174,7 +180,8 @@ class EventQueue {
   }
   // Inline: the engine pushes and pops once or twice per event. Both sifts
   // move a hole and write `e` once, where it belongs.
-  void SiftUp(size_t i, Event e) {
+  // `e` is not in the heap (the sifts write over the heap's slots).
+  void SiftUp(size_t i, const Event& e) {
     while (i > 0) {
       size_t parent = (i - 1) / kArity;
       if (!e.Before(heap_[parent])) break;
@@ -184,7 +191,7 @@ class EventQueue {
     Place(i, e);
   }
   // Places `e` at the hole `i` or below it.
-  void SiftDown(size_t i, Event e) {
+  void SiftDown(size_t i, const Event& e) {
     const size_t n = heap_.size();
     for (;;) {
       size_t first = i * kArity + 1;
