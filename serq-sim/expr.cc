@@ -211,7 +211,6 @@ double Evaluator::CompileAndEval(uint32_t node, const EvalFrame& frame) {
   Program program;
   int max_depth = 0;
   if (Compile(node, 0, &max_depth, &program.code)) {
-    for (const Instr& in : program.code) program.draws |= in.op == Op::kRandom;
     Finish(&program);
     compiled_[node] = static_cast<int32_t>(programs_.size());
     programs_.push_back(std::make_unique<Program>(std::move(program)));
@@ -379,7 +378,10 @@ void Evaluator::Finish(Program* program) {
                   : in.a == 2 && in.fn == Function::kMax ? Code::kMax2
                                                          : Code::kMath;
         break;
-      case Op::kRandom: in.code = Code::kDraw; break;
+      case Op::kRandom:
+        in.code = Code::kDraw;
+        program->draws = true;
+        break;
       case Op::kStageState: case Op::kPoolState: in.code = Code::kState; break;
       default:  // the comparisons and %: Compile emits no other
         in.code = by_operands(Code::kBinaryS, Code::kBinaryL, Code::kBinaryR);

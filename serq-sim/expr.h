@@ -186,9 +186,9 @@ class Evaluator {
     std::vector<Instr> code;
     bool draws = false;  // a draw: a failure restarts the tree from the same stream
   };
-  // Sets every instruction's code from its operation and operands, fuses
-  // a leaf of the frame with the product or sum by a constant after it,
-  // and appends the end.
+  // Sets every instruction's code from its operation and operands (and
+  // `draws`), fuses a leaf of the frame with the product or sum by a
+  // constant after it, and appends the end.
   static void Finish(Program* program);
   // Where the leaf `op` is in an EvalFrame (a double), or -1.
   static int32_t FieldOffset(Op op);
