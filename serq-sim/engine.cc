@@ -532,16 +532,6 @@ bool Engine::Dispatch(const Event& e) {
   }
 }
 
-// Out of Dispatch's way: its frame stays a leaf's, every event goes
-// through it.
-ABSL_ATTRIBUTE_NOINLINE void Engine::LogResume(const Session& s) {
-  if (s.state == SessionState::kWaitHold) {
-    LogHolds("admit", s);
-  } else {
-    LogSession("grow", s);
-  }
-}
-
 void Engine::Arrive() {
   double time;
   uint32_t workload;

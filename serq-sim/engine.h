@@ -124,14 +124,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // warmup + k (horizon - warmup) / 3, taken before the first event at or
   // after that time. Checkpoint takes the next one.
   void Checkpoint();
-  bool CheckpointDue(double time) {
-    // The next one's time is computed once (not a division every event).
-    if (checkpoints_ >= kCheckpoints) return false;
-    if (next_checkpoint_of_ != checkpoints_) {
-      next_checkpoint_ = CheckpointTime(checkpoints_);
-      next_checkpoint_of_ = checkpoints_;
-    }
-    return time >= next_checkpoint_;
+  // Asked only when the loop's rare work is due (Run's watch_from).
+  bool CheckpointDue(double time) const {
+    return checkpoints_ < kCheckpoints && time >= CheckpointTime(checkpoints_);
   }
   double CheckpointTime(int k) const {
     return model_.warmup + (model_.horizon - model_.warmup) * (k + 1) / 3;
@@ -218,11 +213,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
 
   // --trace
   void Log(const std::string& json);
-  // A resumed session's line of the trace (an admission or a growth).
-  void LogResume(const Session& s);
   // engine_trace.cc, out of the hot functions' way: a session's `event`,
   // with a text field and a number field when their keys are given;
-  // LogStation's text is the stage of the session's run.
+  // LogStation's text is the stage of the session's run; LogResume a
+  // resumed session's line (an admission or a growth).
+  void LogResume(const Session& s);
   void LogSession(const char* event, const Session& s, const char* text_key = nullptr,
                   absl::string_view text = {}, const char* number_key = nullptr,
                   double number = 0);
@@ -272,8 +267,6 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<TimeAverage> in_progress_;  // per session declaration
   static constexpr int kCheckpoints = 2;  // the window's first two thirds end
   int checkpoints_ = 0;                   // taken so far
-  int next_checkpoint_of_ = -1;           // the checkpoint next_checkpoint_ is the time of
-  double next_checkpoint_ = 0;
   std::vector<double> station_integral_[kCheckpoints];  // per station
   std::vector<double> session_integral_[kCheckpoints];  // per session declaration
   std::vector<uint64_t> present_start_;                 // per station, at warmup

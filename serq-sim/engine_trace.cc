@@ -27,6 +27,14 @@ void Engine::LogStation(const char* event, const Session& s, const char* number_
   LogSession(event, s, "stage", StationName(s.run_stations[0]), number_key, number);
 }
 
+void Engine::LogResume(const Session& s) {
+  if (s.state == SessionState::kWaitHold) {
+    LogHolds("admit", s);
+  } else {
+    LogSession("grow", s);
+  }
+}
+
 void Engine::LogHolds(const char* event, const Session& s) {
   const Session::Frame& f = s.frames.back();
   for (uint32_t k = 0; k < f.count; ++k) {

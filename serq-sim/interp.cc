@@ -322,10 +322,11 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
   const Session::Frame f = s.frames.back();
   const HoldSite& h = model_.holds[f.site];
   constexpr HoldId kTaken = UINT32_MAX;
+  const EvalFrame frame = FrameOf(s);
   for (const auto& [ref, duration_node] : h.leases) {
     uint32_t pool;
-    if (!Element(ref, s, &pool)) return FailEval(in.statement), false;
-    double duration = Eval(duration_node, s);
+    if (!evaluator_.Element(ref, frame, &pool)) return FailEval(in.statement), false;
+    double duration = evaluator_.Eval(duration_node, frame);
     if (evaluator_.failed()) return FailEval(in.statement), false;
     if (!(duration >= 0)) {
       FailAt(in.statement, absl::StrCat("a lease of '", PoolName(pool), "' for ", duration,
@@ -402,8 +403,9 @@ bool Engine::ExecRelease(Session& s, const Instr& in) {
 bool Engine::ExecLoad(SessionId id, const Instr& in) {
   Session& s = sessions_[id];
   uint32_t pool;
-  if (!Element(in.a, s, &pool)) return FailEval(in.statement), false;
-  double units = Eval(in.b, s);
+  const EvalFrame frame = FrameOf(s);
+  if (!evaluator_.Element(in.a, frame, &pool)) return FailEval(in.statement), false;
+  double units = evaluator_.Eval(in.b, frame);
   if (evaluator_.failed()) return FailEval(in.statement), false;
   if (!(units >= 0 && std::isfinite(units))) {
     FailAt(in.statement, absl::StrCat("a load of ", units, " units into '", PoolName(pool),
