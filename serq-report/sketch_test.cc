@@ -93,10 +93,10 @@ TEST(Sketch, MergeIsTheSketchOfAllSamples) {
   EXPECT_FALSE(QuantileSketch::Read(pa, &back).ok());
 }
 
-// Runs of repeated samples (Add counts a repeat of the last positive
-// sample inline) give the sketch of the same samples in another order, the
-// same bytes: a sketch does not depend on the order. -1 first (the memo's
-// value before any positive sample), then runs of positive samples whose
+// Runs of repeated samples (Add counts a sample in a range its memo knows
+// inline) give the sketch of the same samples in another order, the same
+// bytes: a sketch does not depend on the order. -1 first (before any
+// positive sample: the memo empty), then runs of positive samples whose
 // buckets move the store's range, zeros and negatives between them.
 TEST(Sketch, RepeatedSamplesAsAnyOrder) {
   std::mt19937_64 rng(5);
@@ -120,6 +120,48 @@ TEST(Sketch, RepeatedSamplesAsAnyOrder) {
   EXPECT_EQ(runs.min(), -14);
   EXPECT_EQ(runs.max(), 7e9);
   EXPECT_LT(runs.Quantile(0), 0);
+}
+
+// The memo of known ranges gives each sample the bucket a log gives it:
+// samples at and around a bucket's edges (within a few ulps, and at the
+// relative distances of the memo's margin and beyond), added between
+// samples of the bucket's middle that keep its range known, make the same
+// bytes as the same samples each indexed by a sketch of its own (no memo)
+// and merged. Over magnitudes from 1e-12 to 1e12 and three alphas.
+TEST(Sketch, SamplesAtABucketsEdgesAsAlone) {
+  for (double alpha : {0.001, 0.01, 1e-5}) {
+    QuantileSketch known(alpha), alone(alpha);
+    auto add = [&](double x) {
+      known.Add(x);
+      QuantileSketch one(alpha);
+      one.Add(x);
+      alone.Merge(one);
+    };
+    const double gamma = (1 + alpha) / (1 - alpha);
+    const double log_gamma = std::log(gamma);
+    for (double magnitude = 1e-12; magnitude < 1e12; magnitude *= 7.3) {
+      const int i = static_cast<int>(std::ceil(std::log(magnitude) / log_gamma));
+      for (int edge : {i - 1, i}) {  // the bucket's lower and upper ends
+        const double middle = std::exp((i - 0.5) * log_gamma);
+        const double end = std::exp(edge * log_gamma);
+        for (double d : {0.0, 1e-15, 1e-13, 1e-11, 1e-10, 5e-10, 1e-9, 1.5e-9, 3e-9, 1e-8,
+                         1e-6}) {
+          for (double x : {end * (1 - d), end * (1 + d)}) {
+            add(middle);
+            add(x);
+            add(std::nextafter(x, 0.0));
+            add(middle);
+            add(std::nextafter(x, 1e300));
+          }
+        }
+      }
+    }
+    results::QuantileSketch a, b;
+    known.WriteTo(&a);
+    alone.WriteTo(&b);
+    EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString()) << "alpha " << alpha;
+    EXPECT_EQ(known.count(), alone.count());
+  }
 }
 
 // {-inf, -20, -20, -3, 0, 0, 5, 5, 5, 1e6, inf}: the buckets ascending, one
