@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/base/casts.h"
 #include "absl/types/span.h"
 #include "proto/results.pb.h"
 #include "serq-report/moments.h"
@@ -20,10 +21,48 @@ namespace serq::report {
 
 inline constexpr uint64_t kExactSamples = uint64_t{1} << 20;
 
+// AddTimes' way for positive sums that stay in their binade: the k
+// additions at once, the same bits. Sets *sum and returns true when it
+// applies.
+//
+// With sum = S 2^(e-52) (S the integer significand, 2^52 <= S < 2^53) and
+// x > 0 normal, each addition's exact result is (S + q) 2^(e-52), q = x /
+// 2^(e-52); while that stays below 2^(e+1) it is rounded to the nearest
+// integer multiple of 2^(e-52), ties to even. When q is not an odd
+// multiple of 1/2 (a tie), that is S + d with d = round(q), whatever S:
+// every addition adds d to the significand. So k of them add k d, while
+// S + k d <= 2^53 - 1 (then S + q < 2^53 - 1/2 at each, inside the
+// binade). The significand is the low 52 bits of sum's bits (plus the
+// hidden 2^52), so the bits themselves grow by k d. A tie, a sum that
+// would leave its binade, or anything else (not positive, not normal, x
+// at least sum's binade) is left to the additions one by one.
+inline bool AddTimesInBinade(double* sum, double x, uint64_t k) {
+  constexpr uint64_t kFraction = (uint64_t{1} << 52) - 1;
+  const uint64_t s = absl::bit_cast<uint64_t>(*sum);
+  const uint64_t b = absl::bit_cast<uint64_t>(x);
+  const uint64_t es = s >> 52, ex = b >> 52;  // biased exponents (sign 0)
+  // Both positive, normal and finite; x below sum's binade; k d < 2^64 (d <= 2^52).
+  if (es - 1 >= 2046 || ex - 1 >= 2046 || ex >= es || k >= 4096) return false;
+  const uint64_t shift = es - ex;  // q = X / 2^shift, X = x's significand
+  if (shift > 53) return true;     // q < 1/2: every addition gives sum
+  const uint64_t significand = (b & kFraction) | (kFraction + 1);
+  uint64_t d = significand >> shift;
+  const uint64_t rest = significand & ((uint64_t{1} << shift) - 1);
+  const uint64_t half = uint64_t{1} << (shift - 1);
+  if (rest == half) return false;  // a tie: it depends on S's parity
+  if (rest > half) ++d;
+  if ((s & kFraction) + k * d > kFraction) return false;  // leaves the binade
+  *sum = absl::bit_cast<double>(s + k * d);
+  return true;
+}
+
 // sum + x + x + ... (k times), each addition rounded in turn as k
-// separate additions are: the same bits. Unrolled, as a compiler may not
-// (it would have to reassociate to do more).
+// separate additions are: the same bits. A long run in one binade at once
+// (a step's decode tokens, which share their gap, onto a large sum);
+// otherwise unrolled, as a compiler may not (it would have to reassociate
+// to do more).
 inline double AddTimes(double sum, double x, uint64_t k) {
+  if (k >= 8 && AddTimesInBinade(&sum, x, k)) return sum;
   uint64_t i = 0;
   for (; i + 4 <= k; i += 4) {
     sum += x;
