@@ -435,8 +435,14 @@ int32_t Evaluator::FieldOffset(Op op) {
 }
 
 bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* value) {
-  double stack[kMaxStack];
-  int top = 0;  // values on the stack
+  // The top value in a register (`tos`), the values below it in `stack`:
+  // of `top` values, the j-th from the bottom (j from 1) is at stack[j]
+  // for j < top, and stack[0] takes the first push's empty tos. An
+  // operation reads its operands from there and leaves its result in the
+  // register: no store and reload between one instruction and the next.
+  double stack[kMaxStack + 1];
+  double tos = 0;
+  int top = 0;  // values on the stack, tos included
   // Threaded code (GCC's and Clang's labels as values): each instruction
   // ends by jumping to the next one's code, one indirect jump an
   // instruction that the processor predicts from where it is, not one
@@ -463,156 +469,149 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
   } while (0)
 #define SERQ_RESULT(expr)                \
   do {                                   \
-    stack[top - 1] = (expr);             \
+    tos = (expr);                        \
+    SERQ_NEXT();                         \
+  } while (0)
+#define SERQ_PUSH(expr)                  \
+  do {                                   \
+    stack[top++] = tos;                  \
+    tos = (expr);                        \
     SERQ_NEXT();                         \
   } while (0)
   goto* kCode[static_cast<uint8_t>(in->code)];
 number:
-  stack[top++] = in->number;
-  SERQ_NEXT();
+  SERQ_PUSH(in->number);
 variable:  // NaN when not set: it goes on as a NaN made here would
-  stack[top++] = frame.variables[in->a];
-  SERQ_NEXT();
+  SERQ_PUSH(frame.variables[in->a]);
 now:
-  stack[top++] = frame.now;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.now);
 arrival:
-  stack[top++] = frame.arrival;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.arrival);
 serial:
-  stack[top++] = frame.serial;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.serial);
 present:
-  stack[top++] = frame.present;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.present);
 since:
-  stack[top++] = frame.since;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.since);
 tokens:
-  stack[top++] = frame.step.tokens;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.step.tokens);
 prefill:
-  stack[top++] = frame.step.prefill;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.step.prefill);
 decode:
-  stack[top++] = frame.step.decode;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.step.decode);
 seqs:
-  stack[top++] = frame.step.seqs;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.step.seqs);
 context:
-  stack[top++] = frame.step.context;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.step.context);
 attention:
-  stack[top++] = frame.step.attention;
-  SERQ_NEXT();
+  SERQ_PUSH(frame.step.attention);
 neg:
-  stack[top - 1] = -stack[top - 1];
-  SERQ_NEXT();
+  SERQ_RESULT(-tos);
 add_s:
-  --top;
-  SERQ_RESULT(stack[top - 1] + stack[top]);
+  SERQ_RESULT(stack[--top] + tos);
 add_l:
-  SERQ_RESULT(in->number + stack[top - 1]);
+  SERQ_RESULT(in->number + tos);
 add_r:
-  SERQ_RESULT(stack[top - 1] + in->number);
+  SERQ_RESULT(tos + in->number);
 sub_s:
-  --top;
-  SERQ_RESULT(stack[top - 1] - stack[top]);
+  SERQ_RESULT(stack[--top] - tos);
 sub_l:
-  SERQ_RESULT(in->number - stack[top - 1]);
+  SERQ_RESULT(in->number - tos);
 sub_r:
-  SERQ_RESULT(stack[top - 1] - in->number);
+  SERQ_RESULT(tos - in->number);
 mul_s:
-  --top;
-  SERQ_RESULT(stack[top - 1] * stack[top]);
+  SERQ_RESULT(stack[--top] * tos);
 mul_l:
-  SERQ_RESULT(in->number * stack[top - 1]);
+  SERQ_RESULT(in->number * tos);
 mul_r:
-  SERQ_RESULT(stack[top - 1] * in->number);
+  SERQ_RESULT(tos * in->number);
 // A division by 0 gives up (the tree reports it), as Binary does.
 div_s:
-  --top;
-  if (stack[top] == 0) return false;
-  SERQ_RESULT(stack[top - 1] / stack[top]);
+  if (tos == 0) return false;
+  SERQ_RESULT(stack[--top] / tos);
 div_l:
-  if (stack[top - 1] == 0) return false;
-  SERQ_RESULT(in->number / stack[top - 1]);
+  if (tos == 0) return false;
+  SERQ_RESULT(in->number / tos);
 div_r:  // never by 0 (Finish)
-  SERQ_RESULT(stack[top - 1] / in->number);
+  SERQ_RESULT(tos / in->number);
 // ApplyMath's std::min_element and std::max_element of two: the first
 // unless the second is smaller (larger).
-min2:
-  --top;
-  if (std::isunordered(stack[top - 1], stack[top])) return false;
-  SERQ_RESULT(stack[top] < stack[top - 1] ? stack[top] : stack[top - 1]);
-max2:
-  --top;
-  if (std::isunordered(stack[top - 1], stack[top])) return false;
-  SERQ_RESULT(stack[top - 1] < stack[top] ? stack[top] : stack[top - 1]);
+min2: {
+  const double a = stack[--top];
+  if (std::isunordered(a, tos)) return false;
+  SERQ_RESULT(tos < a ? tos : a);
+}
+max2: {
+  const double a = stack[--top];
+  if (std::isunordered(a, tos)) return false;
+  SERQ_RESULT(a < tos ? tos : a);
+}
 binary: {
   double a, b;
   if (in->code == Code::kBinaryS) {
-    --top;
-    a = stack[top - 1];
-    b = stack[top];
+    a = stack[--top];
+    b = tos;
   } else if (in->code == Code::kBinaryL) {
     a = in->number;
-    b = stack[top - 1];
+    b = tos;
   } else {
-    a = stack[top - 1];
+    a = tos;
     b = in->number;
   }
   double v;
   if (std::isunordered(a, b) || !Binary(in->op, a, b, &v)) return false;
-  stack[top - 1] = v;
-  SERQ_NEXT();
+  SERQ_RESULT(v);
 }
+// A function's or a draw's arguments are the last in->a values, tos the
+// last: spilled to stack[top], they are stack[top - in->a + 1 .. top], and
+// the result is value top - in->a + 1.
 math: {
-  top -= static_cast<int>(in->a);
-  for (uint32_t i = 0; i < in->a; ++i) {
-    if (std::isnan(stack[top + i])) return false;
+  stack[top] = tos;
+  top -= static_cast<int>(in->a) - 1;
+  absl::Span<const double> args(stack + top, in->a);
+  for (double arg : args) {
+    if (std::isnan(arg)) return false;
   }
-  double v = ApplyMath(in->fn, absl::Span<const double>(stack + top, in->a));
+  double v = ApplyMath(in->fn, args);
   if (std::isnan(v)) return false;
-  stack[top++] = v;
-  SERQ_NEXT();
+  SERQ_RESULT(v);
 }
 mul_field:
-  stack[top++] = in->number * *reinterpret_cast<const double*>(fields + in->a);
-  SERQ_NEXT();
+  SERQ_PUSH(in->number * *reinterpret_cast<const double*>(fields + in->a));
 add_field:
-  stack[top++] = in->number + *reinterpret_cast<const double*>(fields + in->a);
-  SERQ_NEXT();
+  SERQ_PUSH(in->number + *reinterpret_cast<const double*>(fields + in->a));
 // Parameters the tree would reject give up before drawing (EvalDrawing
 // then gives the stream back to the tree, which reports them).
 draw: {
-  top -= static_cast<int>(in->a);
+  stack[top] = tos;
+  top -= static_cast<int>(in->a) - 1;
   absl::Span<const double> args(stack + top, in->a);
   for (double arg : args) {
     if (std::isnan(arg)) return false;
   }
   if (!DrawValid(in->fn, args)) return false;
-  stack[top++] = Draw(in->fn, args, *random_);
-  SERQ_NEXT();
+  SERQ_RESULT(Draw(in->fn, args, *random_));
 }
 state: {
   const ElementRef& r = table_->refs[in->a];
   uint32_t element = r.base;
-  if (r.index >= 0) {
-    double index = stack[--top];  // as in Element: no floor needed
+  const bool indexed = r.index >= 0;
+  if (indexed) {
+    const double index = tos;  // as in Element: no floor needed
     if (!(index >= 0 && index < r.size)) return false;
     element = r.base + static_cast<uint32_t>(index);
   }
-  stack[top++] = in->op == Op::kStageState ? state_->StageState(in->fn, element)
-                                          : state_->PoolState(in->fn, element);
-  SERQ_NEXT();
+  const double v = in->op == Op::kStageState ? state_->StageState(in->fn, element)
+                                            : state_->PoolState(in->fn, element);
+  if (indexed) SERQ_RESULT(v);  // in the index's place
+  SERQ_PUSH(v);
 }
 done:
+#undef SERQ_PUSH
 #undef SERQ_RESULT
 #undef SERQ_NEXT
-  if (std::isnan(stack[0])) return false;
-  *value = stack[0];
+  if (std::isnan(tos)) return false;
+  *value = tos;
   return true;
 }
 
