@@ -85,6 +85,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;
   void WatchPool(uint32_t pool, uint32_t station) override;
   void Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) override;
+  bool TokenSessions() const override { return options_.trace != nullptr; }  // LogToken's
   // --trace: the observation a token of `run` made.
   [[gnu::noinline, gnu::cold]] void LogToken(SessionId session, const TokenRun& run);
   bool Lookup(SessionId session, double work, double budget, bool only_if_fits,

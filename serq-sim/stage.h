@@ -90,9 +90,10 @@ struct TokenRun {
   double gap;
 };
 
-// A step's observed tokens as a station gathers them: each token's session,
-// in batch order, and the runs they make. A step's loop adds them through
-// a Writer, a local that keeps the run being made in registers.
+// A step's observed tokens as a station gathers them: the runs they make
+// and, when the host reads them (StageHost::TokenSessions: --trace), each
+// token's session, in batch order. A step's loop adds them through a
+// Writer, a local that keeps the run being made in registers.
 class ObservedTokens {
  public:
   class Writer {
@@ -100,7 +101,7 @@ class ObservedTokens {
     // observation >= 0: the first token starts a run (observation_ is -1
     // until then).
     void Add(SessionId session, int32_t observation, double gap) {
-      *session_++ = session;
+      if (session_ != nullptr) *session_++ = session;
       Extend(observation, gap, 1);
     }
 
@@ -108,7 +109,7 @@ class ObservedTokens {
     // runs as that many Add calls.
     void AddSame(const SessionId* sessions, uint32_t count, int32_t observation, double gap) {
       if (count == 0) return;
-      session_ = std::copy(sessions, sessions + count, session_);
+      if (session_ != nullptr) session_ = std::copy(sessions, sessions + count, session_);
       Extend(observation, gap, count);
     }
 
@@ -128,30 +129,29 @@ class ObservedTokens {
     void EndRun() {
       if (count_ != 0) *run_++ = TokenRun{observation_, count_, gap_};
     }
-    SessionId* session_;
+    SessionId* session_;  // null: the sessions are not kept
     TokenRun* run_;
     int32_t observation_ = -1;
     uint32_t count_ = 0;
     double gap_ = 0;
   };
 
-  // A writer with room for `most` tokens; End takes what it wrote.
-  Writer Begin(size_t most) {
-    if (sessions_.size() < most) {
-      sessions_.resize(most);
-      runs_.resize(most);
-    }
+  // A writer with room for `most` tokens, which keeps their sessions when
+  // `sessions` is true; End takes what it wrote.
+  Writer Begin(size_t most, bool sessions) {
+    if (runs_.size() < most) runs_.resize(most);
+    if (sessions && sessions_.size() < most) sessions_.resize(most);
     Writer w;
-    w.session_ = sessions_.data();
+    w.session_ = sessions ? sessions_.data() : nullptr;
     w.run_ = runs_.data();
     return w;
   }
   void End(Writer& w) {
     w.EndRun();
-    tokens_ = static_cast<size_t>(w.session_ - sessions_.data());
+    tokens_ = w.session_ == nullptr ? 0 : static_cast<size_t>(w.session_ - sessions_.data());
     run_count_ = static_cast<size_t>(w.run_ - runs_.data());
   }
-  bool empty() const { return tokens_ == 0; }
+  bool empty() const { return run_count_ == 0; }  // a run has a token at least
   absl::Span<const SessionId> sessions() const { return {sessions_.data(), tokens_}; }
   absl::Span<const TokenRun> runs() const { return {runs_.data(), run_count_}; }
 
@@ -238,8 +238,10 @@ class StageHost {
   virtual void WatchPool(uint32_t pool, uint32_t station) = 0;
   // Decode jobs whose runs observe each token (Job::observation) produced
   // these tokens now, in batch order: a step's tokens in one call.
-  // `runs` partition `sessions` in order.
+  // `runs` partition `sessions` in order when TokenSessions() is true;
+  // otherwise `sessions` is empty (a step does not copy what is not read).
   virtual void Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) = 0;
+  virtual bool TokenSessions() const { return true; }
   // A prefill job `growing` (Job::growing) about to join a batch with its
   // hold's content 0 looks its blocks up in the pool's prefix cache
   // (engine.md §3; serq-sim/engine_cache.cc): *tokens is the hit, a whole

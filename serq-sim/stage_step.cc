@@ -393,7 +393,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   Entry* slab = slab_.data();
   const size_t regular = regular_in_batch_;
   // The observed tokens, at most one a job, in batch order.
-  ObservedTokens::Writer observed = observed_.Begin(batch_.size());
+  ObservedTokens::Writer observed = observed_.Begin(batch_.size(), host.TokenSessions());
   if (lane_stepping_) {
     EndLaneStep(host, now, &work, &left, &observed, done);  // the lane is the first `regular`
   } else {
