@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 
 namespace serq::sim {
@@ -50,6 +51,24 @@ bool Evaluator::Element(uint32_t ref, const EvalFrame& frame, uint32_t* element)
   // An index that is a variable set (P[i]: most are) is read here, the
   // value Eval would give; any other, and a variable not set, by Eval.
   const Node& n = table_->nodes[r.index];
+  // floor(i) is in [0, size) exactly when i is (size is whole), and then
+  // the conversion's truncation is floor (cheaper than its call).
+  if (n.op == Op::kVariable) {
+    const double i = frame.variables[n.a];
+    if (i >= 0 && i < r.size) {
+      *element = r.base + static_cast<uint32_t>(i);
+      return true;
+    }
+  }
+  return ElementByEval(r, frame, element);
+}
+
+// Element's way for any other index, a variable not set (NaN) and one out
+// of range: the index evaluated (a variable's value, for one that is set)
+// and checked. Out of Element's way, whose frame it would widen.
+ABSL_ATTRIBUTE_NOINLINE bool Evaluator::ElementByEval(const ElementRef& r, const EvalFrame& frame,
+                                                     uint32_t* element) {
+  const Node& n = table_->nodes[r.index];
   double i;
   if (n.op == Op::kVariable && !std::isnan(frame.variables[n.a])) {
     i = frame.variables[n.a];
@@ -57,8 +76,6 @@ bool Evaluator::Element(uint32_t ref, const EvalFrame& frame, uint32_t* element)
     i = Eval(r.index, frame);
     if (failed_) return false;
   }
-  // floor(i) is in [0, size) exactly when i is (size is whole), and then
-  // the conversion's truncation is floor (cheaper than its call).
   if (!(i >= 0 && i < r.size)) {
     Fail(r.line, r.column,
          absl::StrCat("index ", i, " is out of range for '", r.name, "' (size ", r.size, ")"));

@@ -148,6 +148,7 @@ class Evaluator {
  private:
   double Fail(const Node& node, std::string message);
   double EvalTree(uint32_t node, const EvalFrame& frame);
+  bool ElementByEval(const ElementRef& r, const EvalFrame& frame, uint32_t* element);
 
   // A compiled expression: postfix instructions over a stack of at most
   // kMaxStack values.
