@@ -515,7 +515,7 @@ bool Engine::Dispatch(const Event& e) {
       bool live = shared_ && e.target == shared_->target()
                       ? shared_->OnEvent(*this, e.tag, &done_)
                       : stations_[e.target]->OnEvent(*this, e.tag, &done_);
-      if (live) Complete(done_);
+      if (live && !done_.empty()) Complete(done_);  // a step's start completes nothing
       return live;
     }
     case kResume: {
