@@ -135,7 +135,8 @@ bool StepStation::FormPreempting(StageHost& host) {
     if (!ok) break;
     // Waiting jobs join only in a step without a preemption; the first
     // whose growth does not fit stops them (it preempts nothing).
-    if (!preempted) {
+    // (Most steps have none: nothing is copied then.)
+    if (!preempted && !(preempted_list_.empty() && decode_.empty() && prefill_.empty())) {
       order_.clear();
       for (auto it = preempted_list_.begin(); it != preempted_list_.end(); ++it) {
         order_.push_back(*it);
