@@ -34,7 +34,8 @@ std::string RatePath(uint32_t decl) { return absl::StrCat("stage[", decl, "].rat
 
 Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& options,
                Diagnostics* diags)
-    : model_(model),
+    : StageHost(&now_),
+      model_(model),
       replication_(replication),
       options_(options),
       diags_(diags),

@@ -56,7 +56,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // trace stream has failed (nothing in `diags`: the caller reports it).
   bool Run(results::Replication* out);
 
-  // StageHost
+  // StageHost (and PoolHost's)
   double now() const override { return now_; }
   void Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) override;
   void Reschedule(double time, uint32_t station) override {

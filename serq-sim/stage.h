@@ -166,7 +166,9 @@ class ObservedTokens {
 class StageHost {
  public:
   virtual ~StageHost() = default;
-  virtual double now() const = 0;
+  // The simulated time, the host's clock read without a call (a station
+  // asks for it several times a step).
+  double now() const { return *clock_; }
   // Schedules the station's event `tag` at `time` (>= now). With
   // `end_of_instant` it runs after every other event due at that time.
   virtual void Schedule(double time, uint32_t station, uint32_t tag,
@@ -254,6 +256,13 @@ class StageHost {
     *tokens = 0;
     return true;
   }
+
+ protected:
+  // `clock` is the host's time, which outlives the host's use of it.
+  explicit StageHost(const double* clock) : clock_(clock) {}
+
+ private:
+  const double* clock_;
 };
 
 // A job arriving at a station: one session's run.

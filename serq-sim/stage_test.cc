@@ -19,9 +19,9 @@ namespace {
 
 class TestHost : public StageHost {
  public:
-  explicit TestHost(std::unique_ptr<Station> station) : station_(std::move(station)) {}
+  explicit TestHost(std::unique_ptr<Station> station)
+      : StageHost(&now_), station_(std::move(station)) {}
 
-  double now() const override { return now_; }
   void Schedule(double time, uint32_t, uint32_t tag, bool end_of_instant) override {
     events_.Push(time, 0, 0, tag, end_of_instant);
   }
