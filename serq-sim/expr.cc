@@ -51,15 +51,7 @@ bool Evaluator::Element(uint32_t ref, const EvalFrame& frame, uint32_t* element)
   // An index that is a variable set (P[i]: most are) is read here, the
   // value Eval would give; any other, and a variable not set, by Eval.
   const Node& n = table_->nodes[r.index];
-  // floor(i) is in [0, size) exactly when i is (size is whole), and then
-  // the conversion's truncation is floor (cheaper than its call).
-  if (n.op == Op::kVariable) {
-    const double i = frame.variables[n.a];
-    if (i >= 0 && i < r.size) {
-      *element = r.base + static_cast<uint32_t>(i);
-      return true;
-    }
-  }
+  if (n.op == Op::kVariable && r.At(frame.variables[n.a], element)) return true;
   return ElementByEval(r, frame, element);
 }
 
@@ -76,12 +68,11 @@ ABSL_ATTRIBUTE_NOINLINE bool Evaluator::ElementByEval(const ElementRef& r, const
     i = Eval(r.index, frame);
     if (failed_) return false;
   }
-  if (!(i >= 0 && i < r.size)) {
+  if (!r.At(i, element)) {
     Fail(r.line, r.column,
          absl::StrCat("index ", i, " is out of range for '", r.name, "' (size ", r.size, ")"));
     return false;
   }
-  *element = r.base + static_cast<uint32_t>(i);
   return true;
 }
 
@@ -613,11 +604,7 @@ state: {
   const ElementRef& r = table_->refs[in->a];
   uint32_t element = r.base;
   const bool indexed = r.index >= 0;
-  if (indexed) {
-    const double index = tos;  // as in Element: no floor needed
-    if (!(index >= 0 && index < r.size)) return false;
-    element = r.base + static_cast<uint32_t>(index);
-  }
+  if (indexed && !r.At(tos, &element)) return false;
   const double v = in->op == Op::kStageState ? state_->StageState(in->fn, element)
                                             : state_->PoolState(in->fn, element);
   if (indexed) SERQ_RESULT(v);  // in the index's place

@@ -74,6 +74,15 @@ struct ElementRef {
   std::string name;  // the declaration's, for messages
   uint32_t line = 0;
   uint32_t column = 0;
+
+  // The element index value `i` names; false when it names none (out of
+  // range, or NaN). floor(i) is in [0, size) exactly when i is (size is
+  // whole), and then the conversion's truncation is floor: no call to it.
+  bool At(double i, uint32_t* element) const {
+    if (!(i >= 0 && i < size)) return false;
+    *element = base + static_cast<uint32_t>(i);
+    return true;
+  }
 };
 
 struct ExprTable {
