@@ -35,6 +35,7 @@ std::string RatePath(uint32_t decl) { return absl::StrCat("stage[", decl, "].rat
 Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& options,
                Diagnostics* diags)
     : StageHost(&now_),
+      PoolHost(&now_),
       model_(model),
       replication_(replication),
       options_(options),

@@ -56,8 +56,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // trace stream has failed (nothing in `diags`: the caller reports it).
   bool Run(results::Replication* out);
 
-  // PoolHost's now(); StageHost reads now_ through the clock it was given.
-  double now() const override { return now_; }
+  // Both hosts read now_ through the clock they were given.
+  double now() const { return now_; }
   // StageHost
   void Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) override;
   void Reschedule(double time, uint32_t station) override {

@@ -97,7 +97,9 @@ enum class LeaseEnd { kReleased, kExpired, kEvicted };
 class PoolHost {
  public:
   virtual ~PoolHost() = default;
-  virtual double now() const = 0;
+  // The simulated time, the host's clock read without a call (as
+  // StageHost's: a step's growths ask for it).
+  double now() const { return *clock_; }
   // The `evict by` key of `lease` on its pool (since = lease.since, the
   // owner's variables). Returns false after reporting a runtime error (the
   // engine then stops after the current event).
@@ -122,6 +124,13 @@ class PoolHost {
   // Units of `pool` were freed or became reclaimable, after its lines were
   // examined (a step stage with `preempt by` idling for them starts a step).
   virtual void Freed(uint32_t pool) {}
+
+ protected:
+  // `clock` is the host's time, which outlives the host's use of it.
+  explicit PoolHost(const double* clock) : clock_(clock) {}
+
+ private:
+  const double* clock_;
 };
 
 class Pools {

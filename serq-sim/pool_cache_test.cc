@@ -12,7 +12,7 @@ namespace {
 
 class CacheHost : public PoolHost {
  public:
-  double now() const override { return now_; }
+  CacheHost() : PoolHost(&now_) {}
   bool EvictKey(const Lease& lease, std::vector<double>* key) override {
     *key = {lease.since};
     return true;

@@ -17,7 +17,7 @@ namespace {
 
 class TestPoolHost : public PoolHost {
  public:
-  double now() const override { return now_; }
+  TestPoolHost() : PoolHost(&now_) {}
   bool EvictKey(const Lease& lease, std::vector<double>* key) override {
     *key = evict_key(lease);
     return true;
