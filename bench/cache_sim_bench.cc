@@ -22,9 +22,9 @@
 #include "ir/diagnostics.h"
 #include "proto/ir.pb.h"
 #include "proto/results.pb.h"
-#include "serq-link/link.h"
-#include "serq-parse/parse.h"
-#include "serq-sim/simulate.h"
+#include "lang/link/link.h"
+#include "lang/parse/parse.h"
+#include "serq-sim/engine/simulate.h"
 
 namespace {
 

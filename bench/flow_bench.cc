@@ -19,7 +19,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
-#include "serq-sim/flow.h"
+#include "serq-sim/flow/flow.h"
 
 ABSL_FLAG(int, links, 256, "shared links, capacity 1 each");
 ABSL_FLAG(int, flows, 10000, "flows, each on 2 distinct links");

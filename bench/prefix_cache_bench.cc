@@ -20,7 +20,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "serq-sim/prefix_cache.h"
+#include "serq-sim/pools/prefix_cache.h"
 
 ABSL_FLAG(int, requests, 100000, "requests");
 ABSL_FLAG(int, blocks, 100, "blocks per prompt");

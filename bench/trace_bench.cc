@@ -20,7 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "serq-sim/trace.h"
+#include "serq-sim/workload/trace.h"
 
 namespace {
 

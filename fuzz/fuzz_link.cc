@@ -6,7 +6,7 @@
 
 #include "ir/diagnostics.h"
 #include "ir/io.h"
-#include "serq-link/link.h"
+#include "lang/link/link.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);

@@ -6,8 +6,8 @@
 
 #include "ir/diagnostics.h"
 #include "ir/io.h"
-#include "serq-parse/format.h"
-#include "serq-parse/parse.h"
+#include "lang/parse/format.h"
+#include "lang/parse/parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string source(reinterpret_cast<const char*>(data), size);

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "ir/diagnostics.h"
-#include "serq-link/link.h"
-#include "serq-parse/parse.h"
-#include "serq-sim/simulate.h"
+#include "lang/link/link.h"
+#include "lang/parse/parse.h"
+#include "serq-sim/engine/simulate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string source(reinterpret_cast<const char*>(data), size);

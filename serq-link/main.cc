@@ -12,7 +12,7 @@
 #include "ir/io.h"
 #include "ir/words.h"
 #include "absl/strings/str_cat.h"
-#include "serq-link/link.h"
+#include "lang/link/link.h"
 
 ABSL_FLAG(bool, check, false, "validate only: write no IR, exit 0 when the program is valid");
 ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf binary)");

@@ -6,7 +6,7 @@
 set -u
 root=${TEST_SRCDIR:?}/serq
 parse=$root/serq-parse/serq-parse
-echo_ir=$root/serq-parse/ir_echo
+echo_ir=$root/lang/parse/ir_echo
 suite=$root/testdata/parse
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -7,7 +7,7 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/io.h"
-#include "serq-parse/parse.h"
+#include "lang/parse/parse.h"
 
 ABSL_FLAG(std::string, format, "json", "the output encoding: json (pretty-printed) or pb (protobuf binary)");
 

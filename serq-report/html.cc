@@ -9,13 +9,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ir/diagnostics.h"
-#include "serq-report/format.h"
-#include "serq-report/merge.h"
-#include "serq-report/series.h"
-#include "serq-view/chart.h"
-#include "serq-view/plot.h"
-#include "serq-view/svg.h"
-#include "serq-view/view.h"
+#include "stats/format.h"
+#include "stats/merge.h"
+#include "stats/series.h"
+#include "chart/chart.h"
+#include "chart/plot.h"
+#include "chart/xml.h"
+#include "diagram/view.h"
 
 namespace serq::report {
 namespace {

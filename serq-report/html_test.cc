@@ -5,7 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "serq-report/summary.h"
+#include "stats/summary.h"
 
 namespace serq::report {
 namespace {

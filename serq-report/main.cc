@@ -13,7 +13,7 @@
 #include "ir/io.h"
 #include "serq-report/html.h"
 #include "serq-report/report.h"
-#include "serq-report/series.h"
+#include "stats/series.h"
 
 ABSL_FLAG(std::string, format, "text", "the report's format: text, csv, json, md or html");
 ABSL_FLAG(std::string, ir, "",

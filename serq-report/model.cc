@@ -8,10 +8,10 @@
 
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
-#include "serq-report/format.h"
+#include "stats/format.h"
 #include "serq-report/observations.h"
 #include "serq-report/steady_state.h"
-#include "serq-report/stats.h"
+#include "stats/stats.h"
 
 namespace serq::report {
 namespace {

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "serq-report/sketch.h"
-#include "serq-report/stats.h"
-#include "serq-report/summary.h"
+#include "stats/sketch.h"
+#include "stats/stats.h"
+#include "stats/summary.h"
 
 namespace serq::report {
 namespace {

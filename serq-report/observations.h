@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "proto/report.pb.h"
-#include "serq-report/merge.h"
+#include "stats/merge.h"
 
 namespace serq::report {
 

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/io.h"
-#include "serq-report/format.h"
+#include "stats/format.h"
 #include "serq-report/steady_state.h"
 #include "serq-report/table.h"
 

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "serq-report/format.h"
-#include "serq-report/merge.h"
+#include "stats/format.h"
+#include "stats/merge.h"
 #include "serq-report/model.h"
 #include "serq-report/render.h"
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "gtest/gtest.h"
-#include "serq-report/format.h"
+#include "stats/format.h"
 
 namespace serq::report {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "serq-report/format.h"
+#include "stats/format.h"
 
 namespace serq::report {
 

@@ -12,7 +12,7 @@
 
 #include "proto/report.pb.h"
 #include "proto/results.pb.h"
-#include "serq-report/merge.h"
+#include "stats/merge.h"
 
 namespace serq::report {
 

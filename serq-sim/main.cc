@@ -20,8 +20,8 @@
 #include "ir/io.h"
 #include "ir/limits.h"
 #include "ir/results_stream.h"
-#include "serq-link/link.h"
-#include "serq-sim/simulate.h"
+#include "lang/link/link.h"
+#include "serq-sim/engine/simulate.h"
 
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt, "the run's seed (overrides run { seed })");
 ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,

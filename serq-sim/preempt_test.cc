@@ -11,7 +11,7 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "serq-sim/random.h"
+#include "serq-sim/random/random.h"
 #include "serq-sim/sim_testing.h"
 
 namespace serq {

@@ -1,16 +1,16 @@
 // Replications on threads (--jobs) give the same results, byte for byte, as
 // one after the other, and running a subset (first_replication) gives the
 // very replications the whole run has at those indices.
-#include "serq-sim/replicate.h"
+#include "serq-sim/engine/replicate.h"
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "serq-link/link.h"
-#include "serq-parse/parse.h"
+#include "lang/link/link.h"
+#include "lang/parse/parse.h"
 #include "serq-sim/sim_testing.h"
-#include "serq-sim/simulate.h"
+#include "serq-sim/engine/simulate.h"
 
 namespace serq {
 namespace {

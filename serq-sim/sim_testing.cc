@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "serq-link/link.h"
-#include "serq-parse/parse.h"
+#include "lang/link/link.h"
+#include "lang/parse/parse.h"
 
 namespace serq::testing {
 

@@ -8,7 +8,7 @@
 
 #include "absl/strings/string_view.h"
 #include "proto/results.pb.h"
-#include "serq-sim/simulate.h"
+#include "serq-sim/engine/simulate.h"
 
 namespace serq::testing {
 

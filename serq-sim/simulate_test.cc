@@ -1,6 +1,6 @@
 // End to end: source -> serq-parse -> serq-link -> Simulate, in-process.
 // Every expected value is derived by hand in the comments, or is the seed's.
-#include "serq-sim/simulate.h"
+#include "serq-sim/engine/simulate.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -13,8 +13,8 @@
 #include "ir/io.h"
 #include "absl/strings/str_split.h"
 #include "ir/diagnostics.h"
-#include "serq-view/plot.h"
-#include "serq-view/view.h"
+#include "chart/plot.h"
+#include "diagram/view.h"
 
 ABSL_FLAG(std::string, format, "svg", "output: svg, or dot for Graphviz");
 ABSL_FLAG(std::string, results, "",

@@ -10,9 +10,9 @@
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
 #include "ir/io.h"
-#include "serq-link/link.h"
-#include "serq-parse/format.h"
-#include "serq-parse/parse.h"
+#include "lang/link/link.h"
+#include "lang/parse/format.h"
+#include "lang/parse/parse.h"
 #include "serq-report/html.h"
 
 namespace serq {

@@ -12,8 +12,8 @@
 #include "absl/strings/string_view.h"
 #include "ir/io.h"
 #include "serq-report/report.h"
-#include "serq-sim/simulate.h"
-#include "serq-view/view.h"
+#include "serq-sim/engine/simulate.h"
+#include "diagram/view.h"
 
 namespace serq {
 

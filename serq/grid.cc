@@ -8,7 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "serq-report/format.h"
+#include "stats/format.h"
 
 namespace serq {
 namespace {

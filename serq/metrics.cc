@@ -12,9 +12,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "serq-report/format.h"
+#include "stats/format.h"
 #include "serq-report/model.h"
-#include "serq-report/stats.h"
+#include "stats/stats.h"
 
 namespace serq {
 namespace {

@@ -24,7 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "serq-report/merge.h"
+#include "stats/merge.h"
 
 namespace serq {
 

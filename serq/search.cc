@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/cli.h"
-#include "serq-report/format.h"
-#include "serq-report/merge.h"
+#include "stats/format.h"
+#include "stats/merge.h"
 #include "serq-report/table.h"
 
 namespace serq {

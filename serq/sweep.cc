@@ -17,8 +17,8 @@
 #include "absl/strings/match.h"
 #include "ir/cli.h"
 #include "ir/words.h"
-#include "serq-report/merge.h"
-#include "serq-sim/model.h"
+#include "stats/merge.h"
+#include "serq-sim/model/model.h"
 #include "serq/grid.h"
 
 extern char** environ;

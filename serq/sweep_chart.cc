@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "serq-view/chart.h"
+#include "chart/chart.h"
 #include "serq/grid.h"
 
 namespace serq {

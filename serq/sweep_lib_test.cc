@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/io.h"
-#include "serq-report/merge.h"
+#include "stats/merge.h"
 #include "serq/condition.h"
 #include "serq/grid.h"
 #include "serq/metrics.h"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test (GoogleTest suites and golden suites) and ends with the
-# line "N passed, N failed", counted per test case from Bazel's test.xml
-# files; a test target that did not build or produced no XML counts as one
-# failed case.
+# Runs every test (GoogleTest suites and golden suites, and the layering
+# check, tools/layering.py) and ends with the line "N passed, N failed",
+# counted per test case from Bazel's test.xml files; a test target that did
+# not build or produced no XML counts as one failed case.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -37,6 +37,12 @@ while read -r target rest; do
       failed=$((failed + 1)) ;;
   esac
 done < <(grep -E '^//[^ ]+ +' "$log")
+
+# The layering of the packages (tools/layering.py): the check on the tree
+# and its self-test, one case each.
+for mode in "" --self-test; do
+  if python3 tools/layering.py $mode; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
 
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   # The build failed before any test could report: count it.

@@ -1,0 +1,65 @@
+// serq's one SVG chart library: line charts with axes of round ticks, a
+// grid, lines (straight or as steps, solid or dashed), marks with the bars
+// of their intervals, a legend and a title. What serq-view --plot and the
+// html report draw (the CDF of observations, time series: plot.h) and what
+// serq sweep --chart draws (a figure against a parameter with its 95%
+// intervals: serq/sweep_chart.h). As the station row: whole-pixel axes,
+// coordinates with one decimal, attributes only (no CSS), a monospace font
+// whose widths are estimated from the count of characters, so the same
+// chart is the same bytes and renders alike in browsers and librsvg.
+// docs/view.md §Charts.
+#ifndef SERQ_CHART_CHART_H_
+#define SERQ_CHART_CHART_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace serq::view {
+
+struct ChartLine {
+  std::string label;  // in the legend ("": no entry, as for a chart's one line)
+  std::vector<std::pair<double, double>> points;  // (x, y), x ascending; non-finite ones not drawn
+  bool steps = false;   // hold each y until the next x (a sampled state, an empirical CDF)
+  bool dashed = false;  // a reference line (a pool's cap)
+  bool marks = false;   // a dot at each point
+  // With marks, one per point (or none): the half-width of the point's
+  // interval, drawn as a bar over y ± h with caps; +inf: no bar and a
+  // hollow dot (the interval is unbounded); 0: no bar.
+  std::vector<double> bars;
+};
+
+struct Chart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<ChartLine> lines;
+  // The y axis starts at 0 unless the data (or a bar's low end) go below;
+  // with `y_max` > 0 it ends there (a CDF's 1).
+  double y_max = 0;
+};
+
+// The size of one chart.
+inline constexpr int kChartWidth = 760;
+inline constexpr int kChartHeight = 280;
+
+// One chart as an SVG group at (x, y), kChartWidth by kChartHeight.
+std::string ChartGroup(const Chart& chart, int x, int y);
+
+// A whole SVG document of `charts` one under the other (an empty list: a
+// document that says there is nothing to draw, `empty`).
+std::string ChartDocument(const std::vector<Chart>& charts, const std::string& empty);
+
+// Round ticks covering [lo, hi]: 1, 2 or 5 times a power of ten apart,
+// about `target` of them and at least `min_step` apart; the first at or
+// below lo, the last at or above hi.
+std::vector<double> NiceTicks(double lo, double hi, int target, double min_step = 0);
+
+// A tick's label: the shortest of %.{0..6}f that shows the step between
+// ticks (so 0.25, 0.5, 0.75 and 1000, 2000 read as such), or %g for very
+// large or small values.
+std::string TickLabel(double value, double step);
+
+}  // namespace serq::view
+
+#endif  // SERQ_CHART_CHART_H_

@@ -1,0 +1,81 @@
+// serq's chart library (chart.h): ticks, tick labels, and the marks and
+// bars that serq sweep --chart draws. The lines and steps are held to the
+// plot goldens (testdata/plot) byte for byte.
+#include "chart/chart.h"
+
+#include <cmath>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace serq::view {
+namespace {
+
+// 6.5 / 6 = 1.08 is between 1 and 2: ticks 2 apart, from 0 to 8.
+TEST(ChartTest, NiceTicksAreOneTwoOrFiveTimesAPowerOfTen) {
+  EXPECT_EQ(NiceTicks(0, 6.5, 6), (std::vector<double>{0, 2, 4, 6, 8}));
+  EXPECT_EQ(NiceTicks(0, 1, 5), (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
+  EXPECT_EQ(NiceTicks(0, 396270, 5), (std::vector<double>{0, 100000, 200000, 300000, 400000}));
+  // Counts: never a tick between two whole numbers.
+  EXPECT_EQ(NiceTicks(0, 1, 5, 1), (std::vector<double>{0, 1}));
+  EXPECT_EQ(NiceTicks(3, 3, 5), (std::vector<double>{3, 3.2, 3.4000000000000004, 3.6, 3.8000000000000003, 4}));
+}
+
+TEST(ChartTest, TickLabelsShowTheStep) {
+  EXPECT_EQ(TickLabel(0.25, 0.25), "0.25");
+  EXPECT_EQ(TickLabel(0.6000000000000001, 0.2), "0.6");
+  EXPECT_EQ(TickLabel(200000, 100000), "200000");
+  EXPECT_EQ(TickLabel(0, 0.5), "0");
+  EXPECT_EQ(TickLabel(3e7, 1e7), "3e+07");
+}
+
+// Marks with bars, in the pixels of chart.cc (plot area x 70..554, y
+// 34..236, the axes' ends 6 px inside): points (1, 2 ± 1) and (3, 4 ± inf)
+// on one line. The bars count in the y range: 0 to 4 (2 + 1 = 3 and 4),
+// ticks 1 apart (whole numbers, min step 1: 4 / 5 = 0.8 rounds up to 1);
+// x 1 to 3, ticks 0.5 apart. So x = 76 + (v - 1) / 2 * 472 and
+// y = 230 - v / 4 * 190: (1, 2) at (76.0, 135.0), its bar from y(1) =
+// 182.5 to y(3) = 87.5 with caps 4 px either side; (3, 4) at (548.0, 40.0),
+// hollow (white fill), no bar. The one line has no label: no legend.
+TEST(ChartTest, MarksWithIntervalBars) {
+  Chart c;
+  c.title = "t";
+  ChartLine l;
+  l.points = {{1, 2}, {3, 4}};
+  l.marks = true;
+  l.bars = {1, INFINITY};
+  c.lines.push_back(l);
+  std::string svg = ChartGroup(c, 0, 0);
+  EXPECT_NE(svg.find("<polyline points=\"76.0,135.0 548.0,40.0\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<path d=\"M76.0 182.5V87.5M72.0 182.5H80.0M72.0 87.5H80.0\" fill=\"none\" "
+                     "stroke=\"#1f77b4\""),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<circle cx=\"76.0\" cy=\"135.0\" r=\"3.5\" fill=\"#1f77b4\""),
+            std::string::npos);
+  EXPECT_NE(svg.find("<circle cx=\"548.0\" cy=\"40.0\" r=\"3.5\" fill=\"#ffffff\""),
+            std::string::npos);
+  EXPECT_EQ(svg.find("<path d=\"M548.0"), std::string::npos);  // no bar for the unbounded one
+  EXPECT_NE(svg.find(">4</text>"), std::string::npos);           // the axis reaches 2 + 1 ... 4
+  EXPECT_EQ(svg.find("<line x1=\"570\""), std::string::npos);   // no legend entry
+  // With a label, the legend has the line and a dot.
+  c.lines[0].label = "a";
+  svg = ChartGroup(c, 0, 0);
+  EXPECT_NE(svg.find("<circle cx=\"580\" cy=\"42\" r=\"3.5\" fill=\"#1f77b4\"/>"), std::string::npos) << svg;
+}
+
+// Points off every axis (an infinite sample, a CDF's step at inf) are not
+// drawn: no "inf" in the SVG; the others are.
+TEST(ChartTest, NonFinitePointsAreLeftOut) {
+  Chart c;
+  ChartLine l;
+  l.steps = true;
+  l.points = {{1, 0}, {2, 0.5}, {INFINITY, 1}};
+  c.lines.push_back(l);
+  std::string svg = ChartDocument({c}, "");
+  EXPECT_EQ(svg.find("inf"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<polyline points="), std::string::npos);
+}
+
+}  // namespace
+}  // namespace serq::view

@@ -1,0 +1,253 @@
+// The rules of declarations: pools, stages, workloads and the run block.
+// Their numbers are constants, checked here where the language fixes their
+// range.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "ir/limits.h"
+#include "lang/link/linker.h"
+#include "ir/words.h"
+
+namespace serq {
+namespace linker {
+namespace {
+
+// The seed is converted to an unsigned 64-bit integer; doubles are exact
+// integers up to 2^53.
+constexpr double kMaxSeed = 9007199254740992.0;
+
+}  // namespace
+
+void Linker::CheckPools() {
+  Scope constant;
+  for (int i = 0; i < program_->pool_size(); ++i) {
+    ir::Pool* p = program_->mutable_pool(i);
+    Place here = Place{}.Field("pool").Item(i, &p->loc());
+    Place at = here.Field("cap");
+    if (Required(IF_PRESENT(p, cap), at, constant,
+                 absl::StrCat("pool '", p->name(), "' has no cap"))) {
+      std::optional<double> v = Evaluate(p->cap(), at);
+      if (v.has_value() && !(*v >= 0)) {
+        Error(at.At(p->cap().loc()), absl::StrCat("the cap of '", p->name(),
+                                                  "' must be at least 0, not ", FormatNumber(*v)));
+      }
+    }
+    if (p->has_cache()) {
+      Place at = here.Field("cache", &p->cache_loc());
+      if (ResolveExpr(p->mutable_cache(), at, constant)) {
+        std::optional<double> v = Evaluate(p->cache(), at);
+        if (v.has_value() && !(IsWhole(*v) && *v >= 1)) {
+          Error(at.At(p->cache().loc()),
+                absl::StrCat("the cache block of '", p->name(),
+                             "' must be a whole number of units at least 1, not ",
+                             FormatNumber(*v)));
+        }
+      }
+    }
+  }
+}
+
+void Linker::CheckStages() {
+  Scope constant;
+  for (int i = 0; i < program_->stage_size(); ++i) {
+    ir::Stage* s = program_->mutable_stage(i);
+    Place here = Place{}.Field("stage").Item(i, &s->loc());
+    const std::string& name = s->name();
+    // Empty when the kind is unset or unknown, which the switch reports.
+    absl::string_view kind_word = StageKindWord(s->kind());
+    Scope rate;
+    switch (s->kind()) {
+      case ir::Stage::KIND_UNSPECIFIED:
+        Error(here, absl::StrCat("stage '", name, "' has no kind (delay, ps, fifo or step)"));
+        break;
+      case ir::Stage::DELAY:
+        if (s->has_rate()) {
+          Error(here.Field("rate"), absl::StrCat("delay stage '", name, "' takes no rate: a run "
+                                                 "of work w takes w seconds"));
+        }
+        break;
+      case ir::Stage::PS:
+        rate.context = Context::kPsPhi;
+        Required(IF_PRESENT(s, rate), here.Field("rate"), rate,
+                 absl::StrCat("ps stage '", name, "' has no rate: ps(phi)"));
+        break;
+      case ir::Stage::FIFO:
+        rate.context = Context::kFifoPhi;
+        Required(IF_PRESENT(s, rate), here.Field("rate"), rate,
+                 absl::StrCat("fifo stage '", name, "' has no rate: fifo(phi)"));
+        break;
+      case ir::Stage::STEP:
+        rate.context = Context::kStepTau;
+        Required(IF_PRESENT(s, rate), here.Field("rate"), rate,
+                 absl::StrCat("step stage '", name, "' has no step time: step(tau)"));
+        break;
+      default:
+        Error(here, absl::StrCat("stage '", name, "' has an unknown kind (", s->kind(), ")"));
+        break;
+    }
+    auto per_step = [&](absl::string_view word, ir::Expr* e) {
+      if (e == nullptr) return;
+      Place at = here.Field(word, &e->loc());
+      if (s->kind() != ir::Stage::STEP) {
+        if (!kind_word.empty()) {
+          Error(at, absl::StrCat("'", word, "' is only for step stages, and '", name, "' is a ",
+                                 kind_word, " stage"));
+        }
+        return;
+      }
+      if (!ResolveExpr(e, at, constant)) return;
+      std::optional<double> v = Evaluate(*e, at);
+      if (v.has_value() && !(IsWhole(*v) && *v >= 1)) {
+        Error(at.At(e->loc()), absl::StrCat("'", word, "' of '", name,
+                                            "' must be a whole number at least 1, not ",
+                                            FormatNumber(*v)));
+      }
+    };
+    per_step("seqs", IF_PRESENT(s, seqs));
+    per_step("tokens", IF_PRESENT(s, tokens));
+    if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
+        !kind_word.empty()) {
+      // A key has no location of its own: point at its first expression.
+      const ir::Location* loc = s->serve_by().expr_size() > 0 ? &s->serve_by().expr(0).loc() : nullptr;
+      Error(here.Field("serveBy", loc), absl::StrCat("serve by is only for fifo and step stages, "
+                                                "and '", name, "' is a ", kind_word,
+                                                " stage"));
+    }
+    if (s->has_preempt_by() && s->kind() != ir::Stage::STEP && !kind_word.empty()) {
+      Error(here.Field("preemptBy", &s->preempt_loc()),
+            absl::StrCat("preempt by is only for step stages, and '", name, "' is a ",
+                         kind_word, " stage"));
+    }
+  }
+}
+
+void Linker::CheckWorkloads() {
+  Scope constant;
+  for (int i = 0; i < program_->workload_size(); ++i) {
+    ir::Workload* w = program_->mutable_workload(i);
+    Place here = Place{}.Field("workload").Item(i, &w->loc());
+    Place at = here.Field("arg");
+    // A constant argument that must satisfy `ok`; `need` says what it must be.
+    auto constant_arg = [&](absl::string_view missing, absl::string_view need,
+                            bool (*ok)(double)) {
+      if (!Required(IF_PRESENT(w, arg), at, constant, missing)) return;
+      std::optional<double> v = Evaluate(w->arg(), at);
+      if (v.has_value() && !ok(*v)) {
+        Error(at.At(w->arg().loc()), absl::StrCat(need, ", not ", FormatNumber(*v)));
+      }
+    };
+    switch (w->process()) {
+      case ir::Workload::PROCESS_UNSPECIFIED:
+        Error(here, absl::StrCat(DescribeWorkload(w->name()), " has no arrival process"));
+        break;
+      case ir::Workload::BATCH:
+        // All n sessions are live at time 0: bounded like an array size.
+        constant_arg("batch(n) has no n",
+                     absl::StrCat("batch(n) needs a whole number n from 0 to ", kMaxBatch),
+                     [](double v) { return IsWhole(v) && v >= 0 && v <= kMaxBatch; });
+        break;
+      case ir::Workload::POISSON:
+        constant_arg("poisson(rate) has no rate", "poisson(rate) needs a finite rate above 0",
+                     [](double v) { return std::isfinite(v) && v > 0; });
+        break;
+      case ir::Workload::PERIODIC:
+        constant_arg("periodic(dt) has no period", "periodic(dt) needs a period above 0",
+                     [](double v) { return v > 0; });
+        break;
+      case ir::Workload::RENEWAL: {
+        Scope renewal;
+        renewal.context = Context::kRenewal;
+        Required(IF_PRESENT(w, arg), at, renewal,
+                 "renewal(X) has no gap expression");
+        break;
+      }
+      case ir::Workload::TRACE:
+        if (w->file().empty()) Error(here, "trace(\"file\") has no file name");
+        if (w->has_arg()) Error(at, "trace takes a file name, not an expression");
+        break;
+      default:
+        Error(here, absl::StrCat(DescribeWorkload(w->name()), " has an unknown arrival process (",
+                                 w->process(), ")"));
+        break;
+    }
+    if (!w->file().empty() && w->process() != ir::Workload::TRACE) {
+      Error(here.Field("file"), "only a trace workload reads a file");
+    }
+    if (w->has_limit()) {
+      Place lim = here.Field("limit");
+      if (ResolveExpr(w->mutable_limit(), lim, constant)) {
+        std::optional<double> v = Evaluate(w->limit(), lim);
+        if (v.has_value() && !(IsWhole(*v) && *v >= 0)) {
+          Error(lim.At(w->limit().loc()),
+                absl::StrCat("the limit must be a whole number at least 0, not ",
+                             FormatNumber(*v)));
+        }
+      }
+    }
+  }
+}
+
+void Linker::CheckRunSettings() {
+  Scope constant;
+  if (!program_->has_run()) {
+    // Nothing to point at: the whole input lacks it.
+    Error(Place{}, "the program has no run block: run { horizon …; }");
+    return;
+  }
+  ir::RunSettings* run = program_->mutable_run();
+  Place here = Place{}.Field("run", &run->loc());
+  // The horizon, when it is valid: the warmup must end before it.
+  double horizon = 0;
+  bool horizon_ok = false;
+  Place at = here.Field("horizon");
+  if (Required(IF_PRESENT(run, horizon), at, constant,
+               "the run block has no horizon")) {
+    std::optional<double> v = Evaluate(run->horizon(), at);
+    if (v.has_value() && !(std::isfinite(*v) && *v > 0)) {
+      Error(at.At(run->horizon().loc()),
+            absl::StrCat("the horizon must be a finite number above 0, not ", FormatNumber(*v)));
+    } else if (v.has_value()) {
+      horizon = *v;
+      horizon_ok = true;
+    }
+  }
+  auto setting = [&](absl::string_view word, ir::Expr* e) -> std::optional<double> {
+    if (e == nullptr) return std::nullopt;
+    Place at = here.Field(word);
+    if (!ResolveExpr(e, at, constant)) return std::nullopt;
+    return Evaluate(*e, at);
+  };
+  if (auto v = setting("warmup", IF_PRESENT(run, warmup))) {
+    Place w = here.Field("warmup").At(run->warmup().loc());
+    if (!(*v >= 0)) {
+      Error(w, absl::StrCat("the warmup must be at least 0, not ", FormatNumber(*v)));
+    } else if (horizon_ok && !(*v < horizon)) {
+      Error(w, absl::StrCat("the warmup (", FormatNumber(*v),
+                            ") must end before the horizon (", FormatNumber(horizon), ")"));
+    }
+  }
+  if (auto v = setting("replications", IF_PRESENT(run, replications))) {
+    if (!(IsWhole(*v) && *v >= 1 && *v <= kMaxReplications)) {
+      Error(here.Field("replications").At(run->replications().loc()),
+            absl::StrCat("replications must be a whole number from 1 to ", kMaxReplications,
+                         ", not ", FormatNumber(*v)));
+    }
+  }
+  if (auto v = setting("sample", IF_PRESENT(run, sample))) {
+    if (!(std::isfinite(*v) && *v > 0)) {
+      Error(here.Field("sample").At(run->sample().loc()),
+            absl::StrCat("the sample interval must be a finite number above 0, not ",
+                         FormatNumber(*v)));
+    }
+  }
+  if (auto v = setting("seed", IF_PRESENT(run, seed))) {
+    if (!(IsWhole(*v) && *v >= 0 && *v <= kMaxSeed)) {
+      Error(here.Field("seed").At(run->seed().loc()),
+            absl::StrCat("the seed must be a whole number from 0 to 2^53, not ",
+                         FormatNumber(*v)));
+    }
+  }
+}
+
+}  // namespace linker
+}  // namespace serq

@@ -1,0 +1,798 @@
+#include "serq-sim/engine/engine.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <ctime>
+
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ir/words.h"
+#include "ir/json.h"
+
+namespace serq::sim {
+namespace {
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Units(double n) { return absl::StrCat(n, n == 1 ? " unit" : " units"); }
+
+// The IR path of a stage's phi or tau, built only for a message.
+std::string RatePath(uint32_t decl) { return absl::StrCat("stage[", decl, "].rate"); }
+
+}  // namespace
+
+Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& options,
+               Diagnostics* diags)
+    : StageHost(&now_),
+      PoolHost(&now_),
+      model_(model),
+      replication_(replication),
+      options_(options),
+      diags_(diags),
+      stream_seed_(StreamSeed(model.seed, replication)),
+      random_(stream_seed_),
+      evaluator_(&model.exprs, &model.key_names, &random_, this),
+      pools_(this) {
+  if (model.has_shared) {
+    shared_ = std::make_unique<SharedStages>(model.share, model.station_decl.size());
+  }
+  for (uint32_t id = 0; id < model.station_decl.size(); ++id) {
+    const StageDecl& d = model.stages[model.station_decl[id]];
+    if (d.shared) {
+      stations_.push_back(shared_->AddStation(id, d.phi));
+    } else if (d.kind == ir::Stage::PS) {
+      stations_.push_back(MakePsStation(id, d.phi_constant, d.phi));
+    } else if (d.kind == ir::Stage::FIFO) {
+      stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
+    } else if (d.kind == ir::Stage::STEP) {
+      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes));
+    } else {
+      stations_.push_back(MakeDelayStation(id));
+    }
+  }
+  for (uint32_t id = 0; id < model.pool_decl.size(); ++id) {
+    const PoolDecl& d = model.pools[model.pool_decl[id]];
+    pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache);
+  }
+  watchers_.resize(model.pool_decl.size());
+  arrived_.assign(model.sessions.size(), 0);
+  ended_.assign(model.sessions.size(), 0);
+  arrived_window_.assign(model.sessions.size(), 0);
+  ended_window_.assign(model.sessions.size(), 0);
+  in_progress_.assign(model.sessions.size(), TimeAverage());
+  present_start_.assign(stations_.size(), 0);
+  observations_.resize(model.observations.size());
+  if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
+  if (options.trace) pools_.NotifyChanges();
+}
+
+Engine::~Engine() = default;
+
+std::string Engine::StationName(uint32_t station) const {
+  const StageDecl& d = model_.stages[model_.station_decl[station]];
+  return d.array ? absl::StrCat(d.name, "[", station - d.base, "]") : d.name;
+}
+
+std::string Engine::WorkloadName(uint32_t workload) const {
+  const std::string& name = model_.workloads[workload].name;
+  return name.empty() ? "the workload" : absl::StrCat("workload '", name, "'");
+}
+
+std::string Engine::PoolName(uint32_t pool) const {
+  const PoolDecl& d = model_.pools[model_.pool_decl[pool]];
+  return d.array ? absl::StrCat(d.name, "[", pool - d.base, "]") : d.name;
+}
+
+// ------------------------------------------------------------------ errors
+
+void Engine::Fail(uint32_t line, uint32_t column, const std::string& path,
+                  const std::string& message) {
+  if (failed_) return;
+  failed_ = true;
+  std::string text = absl::StrCat("at t=", now_);
+  if (has_current_) absl::StrAppend(&text, ", session ", sessions_[current_].serial);
+  absl::StrAppend(&text, ": ", message);
+  if (line != 0) {
+    diags_->Error(line, column, std::move(text));
+  } else {
+    diags_->ErrorAtPath(path, std::move(text));
+  }
+}
+
+void Engine::FailAt(uint32_t statement, const std::string& message) {
+  const StatementInfo& info = model_.statements[statement];
+  Fail(info.loc.line(), info.loc.column(), info.path, message);
+}
+
+void Engine::FailEval(uint32_t statement) {
+  const EvalError& e = evaluator_.error();
+  const StatementInfo& info = model_.statements[statement];
+  if (e.line != 0) {
+    Fail(e.line, e.column, info.path, e.message);
+  } else {
+    Fail(info.loc.line(), info.loc.column(), info.path, e.message);
+  }
+}
+
+void Engine::FailEvalAt(const std::string& path) {
+  const EvalError& e = evaluator_.error();
+  Fail(e.line, e.column, path, e.message);
+}
+
+// ------------------------------------------------------------------ hosts
+
+void Engine::Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) {
+  events_.Push(time, kStation, station, tag, end_of_instant);
+}
+
+// Inline in Phi and Tau: a step evaluates tau, the call would be a good
+// part of it.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool Engine::EvalRate(
+    uint32_t station, const EvalFrame& frame, absl::string_view what,
+    absl::FunctionRef<std::string()> with, double* rate) {
+  uint32_t node = model_.stages[model_.station_decl[station]].phi_node;
+  double v = evaluator_.Eval(node, frame);
+  if (ABSL_PREDICT_FALSE(evaluator_.failed() || !(v > 0))) {
+    return RateFailed(station, node, v, what, with);
+  }
+  *rate = v;
+  return true;
+}
+
+ABSL_ATTRIBUTE_NOINLINE bool Engine::RateFailed(uint32_t station, uint32_t node, double v,
+                                                absl::string_view what,
+                                                absl::FunctionRef<std::string()> with) {
+  uint32_t decl = model_.station_decl[station];
+  if (evaluator_.failed()) {
+    FailEvalAt(RatePath(decl));
+    return false;
+  }
+  const Node& n = model_.exprs.nodes[node];
+  Fail(n.line, n.column, RatePath(decl),
+       absl::StrCat(what, " of '", StationName(station), "' is ", v, " with ", with(),
+                    "; it must be > 0"));
+  return false;
+}
+
+bool Engine::Phi(uint32_t station, double present, double* phi) {
+  EvalFrame frame;
+  frame.now = now_;
+  frame.present = present;
+  return EvalRate(station, frame, "phi", [&] { return absl::StrCat("present = ", present); },
+                  phi);
+}
+
+namespace {
+
+std::string StepText(const StepVars& vars) {
+  return absl::StrCat("tokens = ", vars.tokens, ", prefill = ", vars.prefill,
+                      ", decode = ", vars.decode, ", seqs = ", vars.seqs,
+                      ", context = ", vars.context);
+}
+
+}  // namespace
+
+bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
+  EvalFrame& frame = tau_frame_;
+  frame.now = now_;
+  frame.step = vars;
+  double v = 0;  // set when EvalRate succeeds (GCC cannot see it once inlined)
+  if (!EvalRate(station, frame, "tau", [&] { return StepText(vars); }, &v)) return false;
+  if (ABSL_PREDICT_FALSE(!(now_ + v > now_))) return TauTooSmall(station, v, vars);
+  if (ABSL_PREDICT_FALSE(options_.trace != nullptr)) LogStep(station, v, vars);
+  *tau = v;
+  return true;
+}
+
+ABSL_ATTRIBUTE_NOINLINE bool Engine::TauTooSmall(uint32_t station, double v,
+                                                 const StepVars& vars) {
+  uint32_t decl = model_.station_decl[station];
+  const Node& n = model_.exprs.nodes[model_.stages[decl].phi_node];
+  Fail(n.line, n.column, RatePath(decl),
+       absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", StepText(vars),
+                    ", too small to advance the time ", now_));
+  return false;
+}
+
+ABSL_ATTRIBUTE_NOINLINE void Engine::LogStep(uint32_t station, double v, const StepVars& vars) {
+  Log(absl::StrFormat(
+      R"({"t":%s,"event":"step","stage":"%s","seqs":%s,"tokens":%s,"prefill":%s,"decode":%s,"context":%s,"tau":%s})",
+      JsonNumber(now_), StationName(station), JsonNumber(vars.seqs), JsonNumber(vars.tokens),
+      JsonNumber(vars.prefill), JsonNumber(vars.decode), JsonNumber(vars.context),
+      JsonNumber(v)));
+}
+
+bool Engine::GrowthWithinCap(Session& s, SessionId session, double units) {
+  const Hold& h = pools_.hold(s.grow_hold);
+  double size = pools_.SizeAfterLoad(s.grow_hold, units);
+  if (size <= pools_.cap(h.pool)) return true;
+  SessionId saved = current_;
+  bool had = has_current_;
+  current_ = session;
+  has_current_ = true;
+  if (s.run_mode == ir::Statement::Run::PREFILL) {
+    FailAt(s.wait_statement,
+           absl::StrCat("the prefill run's next chunk of ", units, " tokens would make its hold on '",
+                        PoolName(h.pool), "' ", size, " units, larger than its cap ",
+                        pools_.cap(h.pool)));
+  } else {
+    FailAt(s.wait_statement,
+           absl::StrCat("the decode run's next token would make its hold on '", PoolName(h.pool),
+                        "' ", size, " units, larger than its cap ", pools_.cap(h.pool)));
+  }
+  current_ = saved;
+  has_current_ = had;
+  return false;
+}
+
+StageHost::Growth Engine::Grow(SessionId session, uint32_t hold, double units) {
+  if (pools_.GrowFast(hold, units, now_, /*behind_line=*/true)) return Growth::kGranted;
+  return GrowSlow(session, units);
+}
+
+// Out of line, so that the per-token path above has no frame to set up.
+StageHost::Growth Engine::GrowSlow(SessionId session, double units) {
+  Session& s = sessions_[session];
+  if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
+  if (pools_.Load(s.grow_hold, units)) return failed() ? Growth::kFailed : Growth::kGranted;
+  if (failed()) return Growth::kFailed;
+  s.state = SessionState::kStalled;
+  if (options_.trace) LogSession("stall", s, "pool", PoolName(pools_.hold(s.grow_hold).pool));
+  return Growth::kStalled;
+}
+
+StageHost::Growth Engine::GrowNow(SessionId session, uint32_t hold, double units) {
+  if (pools_.GrowFast(hold, units, now_, /*behind_line=*/false)) return Growth::kGranted;
+  return GrowNowSlow(session, units);
+}
+
+StageHost::Growth Engine::GrowNowSlow(SessionId session, double units) {
+  Session& s = sessions_[session];
+  if (!GrowthWithinCap(s, session, units)) return Growth::kFailed;
+  bool granted = pools_.LoadNow(s.grow_hold, units);
+  if (failed()) return Growth::kFailed;
+  return granted ? Growth::kGranted : Growth::kStalled;
+}
+
+bool Engine::PreemptKey(uint32_t station, SessionId session, double since,
+                        std::vector<double>* key) {
+  uint32_t decl = model_.station_decl[station];
+  const StageDecl& d = model_.stages[decl];
+  EvalFrame frame = FrameOf(sessions_[session]);
+  frame.since = since;
+  key->clear();
+  for (uint32_t node : d.preempt_by) {
+    key->push_back(evaluator_.Eval(node, frame));
+    if (evaluator_.failed()) {
+      FailEvalAt(absl::StrCat("stage[", decl, "].preemptBy"));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::Preempt(uint32_t station, SessionId victim, SessionId cause, double content) {
+  Session& v = sessions_[victim];
+  if (options_.trace) {
+    Log(absl::StrFormat(
+        R"({"t":%s,"event":"preempt","stage":"%s","session":%d,"by":%d,"pool":"%s","content":%s})",
+        JsonNumber(now_), StationName(station), v.serial, sessions_[cause].serial,
+        PoolName(pools_.hold(v.grow_hold).pool), JsonNumber(content)));
+  }
+  pools_.EmptyHold(v.grow_hold);
+}
+
+void Engine::WatchPool(uint32_t pool, uint32_t station) {
+  std::vector<uint32_t>& w = watchers_[pool];
+  if (std::find(w.begin(), w.end(), station) == w.end()) w.push_back(station);
+}
+
+void Engine::Freed(uint32_t pool) {
+  if (watchers_[pool].empty()) return;
+  std::vector<uint32_t> stations;
+  stations.swap(watchers_[pool]);
+  for (uint32_t station : stations) stations_[station]->UnitsFreed(*this);
+}
+
+void Engine::Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) {
+  if (options_.trace) {
+    const SessionId* session = sessions.data();
+    for (const TokenRun& run : runs) {
+      for (uint32_t i = 0; i < run.count; ++i) LogToken(*session++, run);
+    }
+  }
+  if (now_ < model_.warmup) return;
+  // The recorder joins a run to the one before when they are one.
+  for (const TokenRun& run : runs) observations_[run.observation].AddRun(run.gap, run.count);
+}
+
+// Out of Tokens' way: recording a step's tokens stays a leaf's work.
+void Engine::LogToken(SessionId session, const TokenRun& run) {
+  LogSession("observe", sessions_[session], "name", model_.observations[run.observation], "value",
+             run.gap);
+}
+
+bool Engine::EvictKey(const Lease& lease, std::vector<double>* key) {
+  uint32_t decl = model_.pool_decl[lease.pool];
+  const PoolDecl& d = model_.pools[decl];
+  const Session& owner = sessions_[lease.owner];
+  EvalFrame frame = FrameOf(owner);
+  frame.since = lease.since;
+  key->clear();
+  for (uint32_t node : d.evict_by) {
+    key->push_back(evaluator_.Eval(node, frame));
+    if (evaluator_.failed()) {
+      FailEvalAt(absl::StrCat("pool[", decl, "].evictBy"));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::Wake(SessionId session) {
+  Session& s = sessions_[session];
+  if (s.state == SessionState::kStalled) {
+    // A decode job's unit: its step station takes it up; the session stays
+    // in its run.
+    s.state = SessionState::kInRun;
+    if (options_.trace) LogSession("grow", s);
+    stations_[s.run_stations[0]]->GrowthGranted(*this, session);
+    return;
+  }
+  events_.Push(now_, kResume, session, 0);
+}
+
+void Engine::ScheduleExpiry(double time, LeaseId lease, uint32_t generation) {
+  events_.Push(time, kExpiry, lease, generation);
+}
+
+void Engine::LeaseEnded(SessionId owner) {
+  Session& s = sessions_[owner];
+  --s.live_leases;
+  --live_leases_;
+  if (s.state == SessionState::kEnded && s.live_leases == 0) FreeSession(owner);
+}
+
+double Engine::StageState(Function f, uint32_t station) {
+  const Station& s = *stations_[station];
+  switch (f) {
+    case Function::kQueue: return s.Queue();
+    case Function::kBusy: return s.Busy();
+    case Function::kWork: return s.Work(now_);
+    case Function::kPrice: return s.Price();
+    default: return 0;
+  }
+}
+
+double Engine::PoolState(Function f, uint32_t pool) {
+  switch (f) {
+    case Function::kUsed: return pools_.used(pool);
+    case Function::kFree: return pools_.free(pool);
+    case Function::kCap: return pools_.cap(pool);
+    case Function::kCached: return CacheState(true, pool);
+    case Function::kHit: return CacheState(false, pool);
+    case Function::kHeld: {
+      if (!has_current_) return 0;
+      const Session& s = sessions_[current_];
+      double held = 0;
+      for (HoldId h : s.holds) {
+        const Hold& hold = pools_.hold(h);
+        if (hold.pool == pool && hold.state == Hold::State::kActive) held += hold.size;
+      }
+      for (const LeaseRef& ref : s.leases) {
+        if (ref.pool == pool && pools_.LeaseAlive(ref)) held += pools_.lease(ref.id).units;
+      }
+      return held;
+    }
+    default: return 0;
+  }
+}
+
+bool Engine::RenewalGap(uint32_t workload, uint32_t node, double* gap) {
+  EvalFrame frame;
+  frame.now = now_;
+  double v = evaluator_.Eval(node, frame);
+  if (evaluator_.failed()) {
+    FailEvalAt(absl::StrCat(model_.workloads[workload].path, ".arg"));
+    return false;
+  }
+  if (!(v >= 0)) {
+    const Node& n = model_.exprs.nodes[node];
+    Fail(n.line, n.column, absl::StrCat(model_.workloads[workload].path, ".arg"),
+         absl::StrCat("renewal gap ", v, " is negative; a gap must be >= 0"));
+    return false;
+  }
+  *gap = v;
+  return true;
+}
+
+// ------------------------------------------------------------------ the loop
+
+bool Engine::Run(results::Replication* out) {
+  started_wall_ = WallSeconds();
+  std::vector<const ArrivalPlan*> plans;
+  for (const WorkloadDecl& w : model_.workloads) plans.push_back(&w.plan);
+  if (!arrivals_.Start(plans, model_.horizon, &random_, this)) return false;
+  ScheduleNextArrival();
+  // The loop's rare work is behind two comparisons an event: one with the
+  // time it is next due (the series' next point, the window's start, the
+  // next checkpoint: only this work changes them), one with the budget.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double watch_from = -kInf;
+  const uint64_t budget =
+      options_.limits.max_events != 0 ? options_.limits.max_events : UINT64_MAX;
+  while (!events_.empty()) {
+    const double t = events_.Top().time;
+    if (t >= model_.horizon) break;
+    if (ABSL_PREDICT_FALSE(t >= watch_from)) {
+      if (series_ && t > series_->next()) {
+        series_->RecordBefore(t, false, stations_, pools_, arrived_, ended_);
+      }
+      if (!window_started_ && t >= model_.warmup) StartWindow(model_.warmup);
+      while (CheckpointDue(t)) Checkpoint();
+      watch_from = std::min({series_ ? series_->next() : kInf,
+                             window_started_ ? kInf : model_.warmup,
+                             checkpoints_ < kCheckpoints ? CheckpointTime(checkpoints_) : kInf});
+    }
+    if (ABSL_PREDICT_FALSE(events_processed_ >= budget)) {
+      // An event is due before the horizon but the budget is spent.
+      FailLimit(events_.Top(),
+                absl::StrCat("the replication has processed ", events_processed_,
+                             " events, the --max-events limit, and has not reached the horizon ",
+                             model_.horizon, " (raise --max-events, or lower the horizon)"));
+      return false;
+    }
+    Event e = events_.Pop();
+    if (e.time != now_ || events_processed_ == 0) {
+      now_ = e.time;
+      events_this_instant_ = 0;
+    } else if (++events_this_instant_ > kEventsPerInstant) {
+      // Zero gaps for ever (renewal(0), a trace of one instant repeated...)
+      // would never reach the horizon: an error, not a hang.
+      FailLimit(e, absl::StrCat("more than ", kEventsPerInstant,
+                                " events at one instant: simulated time does not advance"));
+      return false;
+    }
+    if (Dispatch(e)) ++events_processed_;
+    for (uint32_t station : deferred_) stations_[station]->Flush(*this);
+    deferred_.clear();
+    if (events_.size() > compact_at_) CompactEvents();
+    if (options_.check_pools && !failed()) {
+      std::string wrong = pools_.CheckInvariants();
+      if (!wrong.empty()) Fail(0, 0, "", absl::StrCat("pool invariant broken: ", wrong));
+    }
+    if (failed()) {
+      if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
+      if (progress_shown_) std::fputs("\r\033[K", stderr);
+      return false;
+    }
+    if ((events_processed_ & 0xffff) == 0) {
+      if (options_.progress) Progress();
+      // A trace that cannot be written stops the run (Simulate says why).
+      bool stop = options_.trace != nullptr && options_.trace->fail();
+      if (stop || !WithinRunLimits()) {
+        if (progress_shown_) std::fputs("\r\033[K", stderr);
+        return false;
+      }
+    }
+  }
+  if (progress_shown_) std::fputs("\r\033[K", stderr);
+  if (!window_started_) StartWindow(model_.warmup);
+  while (checkpoints_ < kCheckpoints) Checkpoint();
+  // A stale event (the expiry of a lease released early) is
+  // no event left: it must not hide a deadlock.
+  CompactEvents();
+  if (events_.empty() && !ReportDeadlock()) return false;
+  if (series_) series_->RecordBefore(model_.horizon, true, stations_, pools_, arrived_, ended_);
+  now_ = model_.horizon;
+  Report(out);
+  return true;
+}
+
+void Engine::CompactEvents() {
+  events_.RemoveIf([this](const Event& e) {
+    return e.kind() == kExpiry && !pools_.ExpiryCurrent(e.target, e.tag);
+  });
+  compact_at_ = std::max<size_t>(256, 2 * events_.size());
+}
+
+bool Engine::Dispatch(const Event& e) {
+  switch (e.kind()) {
+    case kArrival:
+      Arrive();
+      return true;
+    case kStation: {
+      done_.clear();
+      bool live = shared_ && e.target == shared_->target()
+                      ? shared_->OnEvent(*this, e.tag, &done_)
+                      : stations_[e.target]->OnEvent(*this, e.tag, &done_);
+      if (live && !done_.empty()) Complete(done_);  // a step's start completes nothing
+      return live;
+    }
+    case kResume: {
+      Session& s = sessions_[e.target];
+      if (options_.trace) LogResume(s);
+      s.state = SessionState::kRunning;
+      Execute(e.target);
+      return true;
+    }
+    case kExpiry:
+      return pools_.Expire(e.target, e.tag);
+    default:
+      return false;
+  }
+}
+
+void Engine::Arrive() {
+  double time;
+  uint32_t workload;
+  if (!arrivals_.Next(&time, &workload)) return;
+  if (!SessionAllowed(workload)) return;
+  const double* row;
+  if (!arrivals_.Take(workload, &row)) return;
+  ScheduleNextArrival();
+  Spawn(workload, row);
+}
+
+void Engine::ScheduleNextArrival() {
+  double time;
+  uint32_t workload;
+  if (arrivals_.Next(&time, &workload)) events_.Push(time, kArrival, workload, 0);
+}
+
+void Engine::Complete(const std::vector<SessionId>& done) {
+  // Every station of the run first, then the sessions in completion order:
+  // a session resumed may start a run on the same stations at once.
+  for (size_t i = 0; i < done.size(); ++i) {
+    Session& s = sessions_[done[i]];
+    double service = now_ - s.service_start;
+    for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
+    if (options_.trace) LogStation("done", s);
+  }
+  for (size_t i = 0; i < done.size(); ++i) {
+    sessions_[done[i]].state = SessionState::kRunning;
+    Execute(done[i]);
+    if (failed()) return;
+  }
+}
+
+void Engine::StartWindow(double at) {
+  window_started_ = true;
+  for (auto& station : stations_) {
+    present_start_[station->id()] = station->Queue();
+    station->StartWindow(at);
+  }
+  for (TimeAverage& a : in_progress_) a.Reset(at);
+  if (shared_) shared_->StartWindow(at);
+  double saved = now_;
+  now_ = at;
+  pools_.StartWindow(at);
+  now_ = saved;
+}
+
+void Engine::Checkpoint() {
+  int k = checkpoints_++;
+  double at = CheckpointTime(k);
+  station_integral_[k].clear();
+  for (const auto& station : stations_) station_integral_[k].push_back(station->PresentIntegral(at));
+  session_integral_[k].clear();
+  for (const TimeAverage& a : in_progress_) session_integral_[k].push_back(a.Integral(at));
+}
+
+void Engine::InProgressChanged(uint32_t decl) {
+  in_progress_[decl].Set(now_, static_cast<double>(arrived_[decl] - ended_[decl]));
+}
+
+namespace {
+
+// The time-averages over the window's thirds from the integrals at the
+// end of the first two thirds and at the horizon.
+template <typename Field>
+void AddThirds(double first, double second, double whole, double window, Field* out) {
+  if (!(window > 0)) return;
+  double third = window / 3;
+  out->Add(first / third);
+  out->Add((second - first) / third);
+  out->Add((whole - second) / third);
+}
+
+}  // namespace
+
+bool Engine::ReportDeadlock() {
+  std::vector<SessionId> blocked;
+  for (SessionId id = 0; id < sessions_.size(); ++id) {
+    SessionState st = sessions_[id].state;
+    if (st == SessionState::kWaitHold || st == SessionState::kWaitLoad ||
+        st == SessionState::kStalled) {
+      blocked.push_back(id);
+    }
+  }
+  // Jobs waiting at idle step stages with `preempt by` for units.
+  std::map<SessionId, double> blocked_units;
+  for (const auto& station : stations_) {
+    SessionId session;
+    double units;
+    if (station->Blocked(&session, &units)) {
+      blocked.push_back(session);
+      blocked_units[session] = units;
+    }
+  }
+  if (blocked.empty()) return true;
+  std::sort(blocked.begin(), blocked.end(), [&](SessionId a, SessionId b) {
+    return sessions_[a].serial < sessions_[b].serial;
+  });
+  constexpr size_t kShown = 10;
+  for (size_t i = 0; i < blocked.size() && i < kShown; ++i) {
+    const Session& s = sessions_[blocked[i]];
+    std::string what;
+    if (s.state == SessionState::kWaitHold) {
+      const Session::Frame& f = s.frames.back();
+      for (uint32_t k = 0; k < f.count; ++k) {
+        const Hold& h = pools_.hold(s.holds[f.first + k]);
+        absl::StrAppend(&what, k ? "; and " : "", Units(h.amount), " of '", PoolName(h.pool),
+                        "', ", pools_.DescribeUse(h.pool));
+      }
+    } else if (s.state == SessionState::kWaitLoad) {
+      const Hold& h = pools_.hold(s.wait_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
+                          ", ", pools_.DescribeUse(h.pool));
+    } else if (s.state == SessionState::kStalled) {
+      const Hold& h = pools_.hold(s.grow_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by 1 unit for its next ",
+                          "token on '", StationName(s.run_stations[0]), "', ",
+                          pools_.DescribeUse(h.pool));
+    } else {
+      // A job waiting at a step stage with `preempt by` for its chunk.
+      const Hold& h = pools_.hold(s.grow_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ",
+                          Units(blocked_units[blocked[i]]), " for its chunk on '",
+                          StationName(s.run_stations[0]), "', ", pools_.DescribeUse(h.pool));
+    }
+    current_ = blocked[i];
+    has_current_ = true;
+    failed_ = false;
+    FailAt(s.wait_statement,
+           absl::StrCat("deadlock: waits for ", what, ", and no event is left before the horizon ",
+                        model_.horizon));
+  }
+  if (blocked.size() > kShown) {
+    diags_->ErrorInFile(absl::StrCat("deadlock: ", blocked.size() - kShown,
+                                     " more sessions are blocked"));
+  }
+  failed_ = true;
+  return false;
+}
+
+void Engine::Report(results::Replication* out) {
+  out->set_index(replication_);
+  out->set_seed(stream_seed_);
+  const double window = model_.horizon - model_.warmup;
+  for (size_t i = 0; i < model_.observations.size(); ++i) {
+    results::Observation* o = out->add_observation();
+    o->set_name(model_.observations[i]);
+    observations_[i].WriteTo(o);
+  }
+  for (uint32_t id = 0; id < stations_.size(); ++id) {
+    const StageDecl& d = model_.stages[model_.station_decl[id]];
+    results::StageStats* st = out->add_stage();
+    st->set_name(d.name);
+    st->set_index(id - d.base);
+    st->set_kind(std::string(StageKindWord(d.kind)));
+    st->set_shared(d.shared);
+    st->set_array(d.array);
+    stations_[id]->Report(now_, window, st);
+    st->set_present_start(present_start_[id]);
+    st->set_present_end(stations_[id]->Queue());
+    AddThirds(station_integral_[0][id], station_integral_[1][id],
+              stations_[id]->PresentIntegral(now_), window, st->mutable_present_third());
+  }
+  for (uint32_t id = 0; id < pools_.count(); ++id) {
+    const PoolDecl& d = model_.pools[model_.pool_decl[id]];
+    results::PoolStats* p = out->add_pool();
+    p->set_name(d.name);
+    p->set_index(id - d.base);
+    p->set_array(d.array);
+    pools_.Report(id, now_, window, p);
+  }
+  for (size_t i = 0; i < model_.sessions.size(); ++i) {
+    results::SessionStats* s = out->add_session();
+    s->set_name(model_.sessions[i].name);
+    s->set_arrived(arrived_[i]);
+    s->set_ended(ended_[i]);
+    s->set_in_progress(arrived_[i] - ended_[i]);
+    s->set_arrived_window(arrived_window_[i]);
+    s->set_ended_window(ended_window_[i]);
+    AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
+              window, s->mutable_in_progress_third());
+  }
+  out->set_events(events_processed_);
+  if (series_) series_->Release(out->mutable_series());
+}
+
+// Drawn after a second of wall time, then four times a second. The rate
+// of events and of simulated time tell a run that will not end (a huge
+// horizon, time that crawls) from one that is merely long.
+void Engine::Progress() {
+  double wall = WallSeconds();
+  if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
+  last_progress_wall_ = wall;
+  progress_shown_ = true;
+  double elapsed = wall - started_wall_;
+  std::fprintf(stderr,
+               "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
+               "%.3g simulated s/s\033[K",
+               replication_ + 1, model_.replications, now_, model_.horizon,
+               100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed);
+  std::fflush(stderr);
+}
+
+std::string Engine::DescribeEvent(const Event& e) const {
+  switch (e.kind()) {
+    case kArrival:
+      return absl::StrCat("the latest event: an arrival of ", WorkloadName(e.target));
+    case kStation:
+      if (shared_ && e.target == shared_->target()) return "the latest event: a shared stage's";
+      return absl::StrCat("the latest event: stage '", StationName(e.target), "'");
+    case kResume:
+      return absl::StrCat("the latest event: session ", sessions_[e.target].serial, " resuming");
+    default:
+      return "the latest event: a lease expiry";
+  }
+}
+
+void Engine::FailLimit(const Event& e, const std::string& message) {
+  has_current_ = false;
+  std::string text = absl::StrCat(message, "; ", DescribeEvent(e));
+  if (e.kind() == kArrival) {
+    const WorkloadDecl& w = model_.workloads[e.target];
+    Fail(w.loc.line(), w.loc.column(), w.path, text);
+  } else if (e.kind() == kResume && sessions_[e.target].state != SessionState::kFree) {
+    current_ = e.target;
+    has_current_ = true;
+    FailAt(sessions_[e.target].wait_statement, text);
+  } else {
+    Fail(0, 0, "", text);
+  }
+}
+
+bool Engine::WithinRunLimits() {
+  if (options_.cpu_deadline > 0 &&
+      static_cast<double>(std::clock()) / CLOCKS_PER_SEC >= options_.cpu_deadline) {
+    has_current_ = false;
+    Fail(0, 0, "", absl::StrCat("the run used ", options_.limits.max_cpu,
+                                " s of CPU time, the --max-cpu limit, in replication ",
+                                replication_ + 1, " of ", model_.replications, " after ",
+                                events_processed_, " events (raise --max-cpu, or lower the "
+                                "horizon or the replications)"));
+    return false;
+  }
+  return true;
+}
+
+bool Engine::SessionAllowed(uint32_t workload) {
+  uint64_t live = sessions_.size() - free_sessions_.size();
+  if (live < options_.limits.max_sessions) return true;
+  const WorkloadDecl& w = model_.workloads[workload];
+  has_current_ = false;
+  Fail(w.loc.line(), w.loc.column(), w.path,
+       absl::StrCat(WorkloadName(workload), " would start a session while ", live,
+                    " are alive, the --max-sessions limit: sessions arrive faster than they end "
+                    "(raise --max-sessions, or lower the arrival rate, the run's durations or "
+                    "the horizon)"));
+  return false;
+}
+
+void Engine::Log(const std::string& json) { *options_.trace << json << '\n'; }
+
+}  // namespace serq::sim

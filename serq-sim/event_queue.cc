@@ -1,3 +1,0 @@
-// The event queue is header-only (inlined into the engine's loop); this
-// file keeps the library's source list stable.
-#include "serq-sim/event_queue.h"

@@ -1,0 +1,221 @@
+// The pending events: an array-based 4-ary min-heap of small entries
+// ordered by (time, sequence). The sequence number is handed out when an
+// event is scheduled, so events due at the same time run in the order they
+// were scheduled (language.md §7) and nothing depends on addresses.
+//
+// An entry carries no payload beyond a kind, a target and a tag: the engine
+// knows what a (kind, target) is. A target that has at most one pending
+// event whose time keeps moving (a ps station's next completion) owns a
+// slot: Reschedule moves its event in place, with a new sequence number, so
+// it runs exactly where a fresh Push would put it and no stale copy is
+// left behind. Other stale events (an expiry of an ended lease) carry a tag
+// that no longer matches their target's; they are dropped when they come
+// out, which is cheaper than removing them from the middle of the heap.
+//
+// End-of-instant events (a step's start, pushed at the instant it is due)
+// pushed for the time of those already waiting, or when none waits, go to
+// a list of their own instead of the heap: they share their time and come
+// in sequence order, so the list is sorted as the heap would sort them, and
+// the earliest event is the earlier of the heap's top and the list's first.
+// The same events come out in the same order, without sifting an event
+// through the heap that will come out within the instant.
+#ifndef SERQ_SIM_EVENTS_EVENT_QUEUE_H_
+#define SERQ_SIM_EVENTS_EVENT_QUEUE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace serq::sim {
+
+// 32 bytes, a power of 2: the queue's sizes and indices are shifts, not
+// divisions by 24 (the loop asks for them several times an event).
+// Aligned, so passed by reference (GCC notes the ABI of passing an
+// over-aligned type by value).
+struct alignas(32) Event {
+  double time;
+  // late << 63 | sequence << 8 | slotted << 7 | kind: an end-of-instant
+  // event comes after every ordinary event of its time, then the sequence
+  // decides; whether it is its target's slot event, and the kind, ride
+  // along.
+  uint64_t order;
+  uint32_t target;  // what the event is for (a station, a session, a lease...)
+  uint32_t tag;     // checked against the target's current tag
+
+  uint8_t kind() const { return static_cast<uint8_t>(order & 0x7f); }
+  bool slotted() const { return (order & 0x80) != 0; }
+  uint64_t sequence() const { return (order << 1) >> 9; }
+  bool late() const { return (order >> 63) != 0; }
+  bool Before(const Event& other) const {
+    return time < other.time || (time == other.time && order < other.order);
+  }
+};
+
+class EventQueue {
+ public:
+  // Kinds are below 128: the kind's byte also holds the slot flag.
+  static constexpr uint8_t kMaxKind = 0x7f;
+
+  // Schedules an event; `time` must not be NaN. An event pushed with
+  // `end_of_instant` runs after every other event due at the same time,
+  // including those scheduled after it (a step that starts on an idle
+  // stage waits so that requests arriving together are batched together).
+  void Push(double time, uint8_t kind, uint32_t target, uint32_t tag,
+            bool end_of_instant = false) {
+    if (end_of_instant && (late_next_ == late_.size() || late_.back().time == time)) {
+      if (late_next_ == late_.size()) {
+        late_.clear();
+        late_next_ = 0;
+      }
+      late_.push_back(Make(time, kind, target, tag, end_of_instant));
+      return;
+    }
+    const Event e = Make(time, kind, target, tag, end_of_instant);
+    heap_.push_back(e);
+    SiftUp(heap_.size() - 1, e);
+  }
+
+  // The one event of slot `target` (an ordinary event, not end of instant):
+  // scheduled, or moved in place if it is pending. It takes a new sequence
+  // number, as if its old event were dropped and a new one pushed.
+  void Reschedule(double time, uint8_t kind, uint32_t target, uint32_t tag = 0) {
+    Event e = Make(time, kind, target, tag, false);
+    e.order |= kSlotted;
+    if (target >= slot_pos_.size()) slot_pos_.resize(target + 1, kNone);
+    size_t i = slot_pos_[target];
+    if (i == kNone) {
+      heap_.push_back(e);
+      SiftUp(heap_.size() - 1, e);
+    } else if (e.Before(heap_[i])) {
+      SiftUp(i, e);
+    } else {
+      SiftDown(i, e);
+    }
+  }
+  // Removes slot `target`'s event, if one is pending.
+  void Cancel(uint32_t target) {
+    if (target >= slot_pos_.size() || slot_pos_[target] == kNone) return;
+    size_t i = slot_pos_[target];
+    slot_pos_[target] = kNone;
+    Event last = heap_.back();
+    heap_.pop_back();
+    if (i == heap_.size()) return;
+    if (i > 0 && last.Before(heap_[(i - 1) / kArity])) {
+      SiftUp(i, last);
+    } else {
+      SiftDown(i, last);
+    }
+  }
+
+  bool empty() const { return heap_.empty() && late_next_ == late_.size(); }
+  size_t size() const { return heap_.size() + (late_.size() - late_next_); }
+  const Event& Top() const { return LateFirst() ? late_[late_next_] : heap_.front(); }
+
+  // Removes and returns the earliest event.
+  Event Pop() {
+    if (LateFirst()) return late_[late_next_++];
+    Event top = heap_.front();
+    if (top.slotted()) slot_pos_[top.target] = kNone;
+    Event last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) SiftDown(0, last);
+    return top;
+  }
+
+  // Drops every event for which `stale(event)` is true and rebuilds the
+  // heap in O(n). The survivors keep their sequence numbers, so their order
+  // does not change.
+  template <typename Stale>
+  void RemoveIf(Stale stale) {
+    size_t late_kept = 0;
+    for (size_t i = late_next_; i < late_.size(); ++i) {
+      if (!stale(late_[i])) late_[late_kept++] = late_[i];
+    }
+    late_.resize(late_kept);
+    late_next_ = 0;
+    size_t kept = 0;
+    for (const Event& e : heap_) {
+      if (e.slotted()) slot_pos_[e.target] = kNone;
+      if (!stale(e)) heap_[kept++] = e;
+    }
+    heap_.resize(kept);
+    for (size_t i = 0; i < kept; ++i) {
+      if (heap_[i].slotted()) slot_pos_[heap_[i].target] = i;
+    }
+    for (size_t i = heap_.size() / kArity + 1; i-- > 0;) {
+      if (i < heap_.size()) {
+        const Event e = heap_[i];  // a copy: the sift moves what heap_[i] holds
+        SiftDown(i, e);
+      }
+    }
+  }
+
+  void Clear() {
+    heap_.clear();
+    late_.clear();
+    late_next_ = 0;
+    slot_pos_.clear();
+    next_sequence_ = 0;
+  }
+  void Reserve(size_t n) { heap_.reserve(n); }
+
+ private:
+  static constexpr size_t kArity = 4;
+  static constexpr uint64_t kSlotted = 0x80;
+  static constexpr size_t kNone = SIZE_MAX;
+
+  // The list's first event comes before the heap's top.
+  bool LateFirst() const {
+    return late_next_ != late_.size() && (heap_.empty() || late_[late_next_].Before(heap_.front()));
+  }
+  Event Make(double time, uint8_t kind, uint32_t target, uint32_t tag, bool end_of_instant) {
+    uint64_t order = (next_sequence_++ << 8) | (kind & kMaxKind);
+    if (end_of_instant) order |= uint64_t{1} << 63;
+    return Event{time, order, target, tag};
+  }
+  // Every move goes through here, so a slot always knows where its event is.
+  void Place(size_t i, const Event& e) {
+    heap_[i] = e;
+    if (e.slotted()) slot_pos_[e.target] = i;
+  }
+  // Inline: the engine pushes and pops once or twice per event. Both sifts
+  // move a hole and write `e` once, where it belongs.
+  // `e` is not in the heap (the sifts write over the heap's slots).
+  void SiftUp(size_t i, const Event& e) {
+    while (i > 0) {
+      size_t parent = (i - 1) / kArity;
+      if (!e.Before(heap_[parent])) break;
+      Place(i, heap_[parent]);
+      i = parent;
+    }
+    Place(i, e);
+  }
+  // Places `e` at the hole `i` or below it.
+  void SiftDown(size_t i, const Event& e) {
+    const size_t n = heap_.size();
+    for (;;) {
+      size_t first = i * kArity + 1;
+      if (first >= n) break;
+      size_t best = first;
+      size_t end = first + kArity < n ? first + kArity : n;
+      for (size_t c = first + 1; c < end; ++c) {
+        if (heap_[c].Before(heap_[best])) best = c;
+      }
+      if (!heap_[best].Before(e)) break;
+      Place(i, heap_[best]);
+      i = best;
+    }
+    Place(i, e);
+  }
+
+  std::vector<Event> heap_;
+  std::vector<size_t> slot_pos_;  // slot (target) -> its event's index, or kNone
+  // End-of-instant events of one time, in sequence order, from late_next_.
+  std::vector<Event> late_;
+  size_t late_next_ = 0;
+  uint64_t next_sequence_ = 0;
+};
+
+}  // namespace serq::sim
+
+#endif  // SERQ_SIM_EVENTS_EVENT_QUEUE_H_

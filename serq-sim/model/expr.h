@@ -1,0 +1,236 @@
+// Expressions at run time: a compact tree in one flat array (children by
+// index, params already folded to numbers, variables by slot), evaluated
+// with no string look-ups. Runtime errors (division by zero, NaN, a
+// variable read before it is set, an index out of range, invalid
+// distribution parameters) are recorded once, with the location of the
+// node that failed, and evaluation returns NaN; callers check failed().
+#ifndef SERQ_SIM_MODEL_EXPR_H_
+#define SERQ_SIM_MODEL_EXPR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/builtins.h"
+#include "serq-sim/random/random.h"
+#include "serq-sim/stations/stage.h"
+
+namespace serq::sim {
+
+enum class Op : uint8_t {
+  kNumber,
+  kVariable,     // a: the session's slot
+  kKeyVariable,  // a: a name id, looked up in the session's table (keys)
+  kNow,
+  kArrival,
+  kSerial,
+  kPresent,
+  kSince,
+  kTokens,  // the step variables of a step stage's tau
+  kPrefill,
+  kDecode,
+  kSeqs,
+  kContext,
+  kAttention,
+  kNeg,  // a: operand
+  kNot,
+  kOr,  // a, b: operands (|| and && evaluate b only when needed)
+  kAnd,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kEq,
+  kNe,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kMath,        // fn; a: first argument in args, b: count
+  kRandom,      // fn; a, b as for kMath
+  kStageState,  // fn (queue, busy, work, price); a: element ref
+  kPoolState,   // fn (used, free, cap, held); a: element ref
+};
+
+struct Node {
+  Op op = Op::kNumber;
+  Function fn = Function::kMin;
+  uint32_t a = 0;
+  uint32_t b = 0;
+  double number = 0;
+  uint32_t line = 0;  // source location, 0 when the IR has none
+  uint32_t column = 0;
+};
+
+// A reference to an element of a pool or stage declaration: `base` is the
+// first element's global id; with an index, element base + floor(index).
+struct ElementRef {
+  uint32_t base = 0;
+  uint32_t size = 1;
+  int32_t index = -1;  // a node, or -1: the scalar (or element 0 of a size-1 array)
+  bool pool = false;
+  std::string name;  // the declaration's, for messages
+  uint32_t line = 0;
+  uint32_t column = 0;
+
+  // The element index value `i` names; false when it names none (out of
+  // range, or NaN). floor(i) is in [0, size) exactly when i is (size is
+  // whole), and then the conversion's truncation is floor: no call to it.
+  bool At(double i, uint32_t* element) const {
+    if (!(i >= 0 && i < size)) return false;
+    *element = base + static_cast<uint32_t>(i);
+    return true;
+  }
+};
+
+struct ExprTable {
+  std::vector<Node> nodes;
+  std::vector<uint32_t> args;
+  std::vector<ElementRef> refs;
+};
+
+// Where an expression is evaluated: what its names mean.
+struct EvalFrame {
+  const double* variables = nullptr;  // the session's slots (NaN: never set)
+  const int32_t* key_slots = nullptr; // name id -> slot in `variables`, or -1
+  const std::vector<std::string>* variable_names = nullptr;  // slot -> name
+  double now = 0;
+  double arrival = 0;
+  double serial = 0;
+  double present = 0;
+  double since = 0;
+  StepVars step;  // in a step stage's tau
+};
+
+// The state functions read the deployment; the engine answers them.
+class StateView {
+ public:
+  virtual ~StateView() = default;
+  virtual double StageState(Function f, uint32_t station) = 0;
+  virtual double PoolState(Function f, uint32_t pool) = 0;
+};
+
+struct EvalError {
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string message;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const ExprTable* table, const std::vector<std::string>* key_names, Random* random,
+            StateView* state)
+      : table_(table), key_names_(key_names), random_(random), state_(state) {}
+
+  // Evaluates the expression rooted at `node`. An expression without
+  // short-circuits or key variables (numbers, variables, arithmetic,
+  // comparisons, math functions, draws, state functions of a stage or pool
+  // element) runs as a flat postfix program compiled on its first
+  // evaluation, with the same operations and draws in the same order as
+  // the tree's (the same bits, the same random stream); one that would
+  // fail goes the tree's way from where it started, so the tree says how.
+  double Eval(uint32_t node, const EvalFrame& frame) {
+    if (node < compiled_.size()) {
+      int32_t program = compiled_[node];
+      if (program >= 0) {
+        const Program& p = *programs_[program];
+        if (p.draws) return EvalDrawing(p, node, frame);
+        double v;
+        if (Run(p, frame, &v)) return v;
+        return EvalTree(node, frame);  // it would fail: the tree says how
+      }
+      if (program == kNotCompiled) return EvalTree(node, frame);
+    }
+    return CompileAndEval(node, frame);
+  }
+  // The element `ref` names, evaluating its index; false on an error.
+  bool Element(uint32_t ref, const EvalFrame& frame, uint32_t* element);
+
+  bool failed() const { return failed_; }
+  const EvalError& error() const { return error_; }
+  // Records an error found outside an expression (the caller's message).
+  void Fail(uint32_t line, uint32_t column, std::string message);
+  void set_random(Random* random) { random_ = random; }
+
+ private:
+  double Fail(const Node& node, std::string message);
+  double EvalTree(uint32_t node, const EvalFrame& frame);
+  bool ElementByEval(const ElementRef& r, const EvalFrame& frame, uint32_t* element);
+
+  // A compiled expression: postfix instructions over a stack of at most
+  // kMaxStack values.
+  static constexpr int32_t kNotCompiled = -1;  // cannot be: the tree
+  static constexpr int32_t kUnknown = -2;      // not tried yet
+  static constexpr int kMaxStack = 16;
+  // A binary operation's operands: both on the stack, or one of them the
+  // constant `number` (a number, or a constant subexpression folded when
+  // compiled: the same operations on the same values, the same bits).
+  enum class Operands : uint8_t { kStack, kConstLeft, kConstRight };
+  // What Run does with an instruction, decided once when it is compiled:
+  // the operation and, for a binary one, where its operands are (S: both
+  // on the stack, L: the constant on the left, R: on the right), so that
+  // each instruction is one jump. Additions, subtractions, products and
+  // quotients have their own, as have min and max of two (a step's tau is
+  // often a max of two rooflines); the other binary operations go through
+  // Binary, the other functions through ApplyMath.
+  enum class Code : uint8_t {
+    kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince,
+    kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
+    kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
+    kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,
+    kMulField, kAddField,  // a leaf of the frame times (plus) a constant: Finish fuses them
+    kDone,  // the program's end, which Finish appends
+  };
+  struct Instr {
+    Op op;
+    Function fn;
+    Operands operands = Operands::kStack;
+    Code code = Code::kNumber;  // set by Finish
+    uint32_t a = 0;  // kVariable: slot; kMath, kRandom: argument count; state: ref;
+                     // kMulField, kAddField: the leaf's offset in EvalFrame
+    double number = 0;
+  };
+  struct Program {
+    std::vector<Instr> code;
+    bool draws = false;  // a draw: a failure restarts the tree from the same stream
+  };
+  // Sets every instruction's code from its operation and operands (and
+  // `draws`), fuses a leaf of the frame with the product or sum by a
+  // constant after it, and appends the end.
+  static void Finish(Program* program);
+  // Where the leaf `op` is in an EvalFrame (a double), or -1.
+  static int32_t FieldOffset(Op op);
+  // Runs a program that draws; on a failure, puts the random stream back
+  // where it was and evaluates the tree (which draws the same values).
+  double EvalDrawing(const Program& program, uint32_t node, const EvalFrame& frame);
+  double CompileAndEval(uint32_t node, const EvalFrame& frame);
+  // Appends `node`'s postfix code; false when an operation cannot be
+  // compiled (a short-circuit, a key variable) or the stack would be
+  // deeper than kMaxStack.
+  bool Compile(uint32_t node, int depth, int* max_depth, std::vector<Instr>* out) const;
+  // Folds the binary operation just emitted after its operands' code in
+  // `out` (the left's from `left`, the right's from `right`): a constant
+  // operand moves into the instruction; two constants become one when the
+  // result is valid (an invalid one fails at run time, as in the tree).
+  static void Fold(size_t left, size_t right, std::vector<Instr>* out);
+  // False when an operation would fail (the tree then reports it).
+  bool Run(const Program& program, const EvalFrame& frame, double* value);
+
+  std::vector<int32_t> compiled_;  // by root node: a program's index, or kNotCompiled
+  // Each program on its own, so that one runs while others compile (its
+  // address stays), found in two loads (a deque's index takes a division).
+  std::vector<std::unique_ptr<Program>> programs_;
+
+  const ExprTable* table_;
+  const std::vector<std::string>* key_names_;
+  Random* random_;
+  StateView* state_;
+  bool failed_ = false;
+  EvalError error_;
+};
+
+}  // namespace serq::sim
+
+#endif  // SERQ_SIM_MODEL_EXPR_H_

@@ -1,0 +1,42 @@
+#include "serq-sim/stations/stage.h"
+
+namespace serq::sim {
+
+void Station::RecordDone(double service) {
+  ++done_;
+  service_sum_ += service;
+  if (price_count_ == kPriceWindow) {
+    price_sum_ -= price_ring_[price_next_];
+  } else {
+    ++price_count_;
+  }
+  price_ring_[price_next_] = service;
+  price_sum_ += service;
+  price_next_ = (price_next_ + 1) % kPriceWindow;
+  // Summed afresh once a window has turned over, so that no rounding
+  // accumulates over a long run.
+  if (price_next_ == 0) {
+    price_sum_ = 0;
+    for (int i = 0; i < price_count_; ++i) price_sum_ += price_ring_[i];
+  }
+}
+
+void Station::StartWindow(double now) {
+  present_.Reset(now);
+  busy_.Reset(now);
+  done_ = 0;
+  service_sum_ = 0;
+  waited_ = 0;
+  wait_sum_ = 0;
+}
+
+void Station::Report(double now, double window, results::StageStats* out) const {
+  out->set_mean_present(window > 0 ? present_.Integral(now) / window : 0);
+  out->set_utilisation(window > 0 ? busy_.Integral(now) / window : 0);
+  out->set_done(done_);
+  out->set_service_sum(service_sum_);
+  out->set_waited(waited_);
+  out->set_wait_sum(wait_sum_);
+}
+
+}  // namespace serq::sim

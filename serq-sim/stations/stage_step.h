@@ -1,0 +1,442 @@
+// step(tau): an LLM engine with iteration-level (continuous) batching
+// (language.md §3.3.1). The stage works in steps. At the start of a step
+// the batch is formed from the jobs present, in order (arrival, or the
+// ascending `serve by` key, ties by arrival): every decode job first, one
+// token each, then prefill jobs, each taking min(remaining, budget left)
+// tokens (chunked prefill), while the batch has fewer than `seqs` jobs and
+// the `tokens` budget is not spent. The step lasts tau, evaluated with the
+// step's variables; at its end every job's remaining work falls by its
+// tokens and the jobs at 0 complete.
+//
+// Every step starts by an event after every other event of its instant
+// (StageHost::Schedule with end_of_instant): on an idle stage, so that the
+// requests arriving together are batched together; after a step, so that a
+// job whose session comes back at once (prefill then decode on the same
+// engine) or arrives at that instant takes part in the next step, which
+// still starts at the same time. Jobs that arrive during a step wait for
+// the next.
+//
+// A job `growing P` (a decode run, or a prefill run: engine.md §1) takes
+// the units its tokens fill when it joins a batch (as vLLM allocates a
+// token's KV slot before the step): the host grows its hold by the
+// tokens' units of content, the whole chunk or nothing. When they cannot
+// be had, the job is stalled: its growth waits in the pool's line (growths
+// go before holds waiting for admission) and the job is left out of
+// batches until GrowthGranted, with its units then reserved for its next
+// step.
+//
+// With `preempt by KEY` (engine.md §2) a growth never stalls. Jobs are
+// running (from their first step until they complete or are preempted) or
+// waiting; the batch is formed from the running jobs (decode, then
+// prefill), then, if no preemption happened while forming, the waiting
+// ones: the preempted (most recently preempted first), then those that
+// never ran (decode, then prefill). A running job's growth that does not
+// fit preempts running jobs growing the same pool element, in KEY order,
+// until it fits, or the job itself when it is next (and then no later
+// running job joins); a waiting job's growth that does not fit stops the
+// admission of waiting jobs for this step. A preempted job's hold is
+// emptied and it waits as a recompute: a prefill of its content plus one
+// token (a decode job, which then has one decode token fewer left) or plus
+// its remaining prefill (a prefill job). This is vLLM v1's scheduler
+// (vllm/v1/core/sched/scheduler.py): docs/simulation.md says where.
+//
+// The station is declared here for its two files: stage_step.cc (arrival,
+// the plain formation, the step and its end) and stage_step_preempt.cc (the
+// formation with `preempt by`, victims and preemption). Internal to them.
+#ifndef SERQ_SIM_STATIONS_STAGE_STEP_H_
+#define SERQ_SIM_STATIONS_STAGE_STEP_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "serq-sim/stations/stage.h"
+
+namespace serq::sim::step_internal {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+class StepStation final : public Station {
+ public:
+  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes);
+
+  void Arrive(StageHost& host, const Job& job) override;
+
+  bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) override {
+    if (tag == kStart) {
+      start_pending_ = false;
+      Start(host);
+    } else {
+      End(host, done);
+    }
+    return true;
+  }
+
+  void GrowthGranted(StageHost& host, SessionId session) override {
+    for (std::vector<uint32_t>* list : {&decode_, &prefill_}) {
+      for (uint32_t slot : *list) {
+        Entry& e = slab_[slot];
+        if (e.session != session || !e.stalled) continue;
+        e.stalled = false;
+        e.reserved = true;
+        e.content += e.reserved_units;
+        if (!in_step_) ScheduleStart(host);
+        return;
+      }
+    }
+    if (!in_step_) ScheduleStart(host);
+  }
+
+  void UnitsFreed(StageHost& host) override {
+    if (!in_step_ && !forming_) ScheduleStart(host);
+  }
+
+  bool Blocked(SessionId* session, double* units) const override {
+    if (blocked_slot_ == kNone || in_step_) return false;
+    *session = slab_[blocked_slot_].session;
+    *units = blocked_units_;
+    return true;
+  }
+
+  uint32_t Busy() const override { return in_step_ ? batch_.size() : 0; }
+  double Work(double) const override { return work_; }
+
+  void StartWindow(double now) override {
+    Station::StartWindow(now);
+    steps_ = 0;
+    batch_jobs_ = 0;
+    batch_tokens_ = 0;
+    preempted_ = 0;
+    recomputed_ = 0;
+  }
+
+  void Report(double now, double window, results::StageStats* out) const override {
+    Station::Report(now, window, out);
+    out->set_steps(steps_);
+    out->set_batch_jobs(batch_jobs_);
+    // Tokens are whole numbers unless a run's work is not; the report's
+    // field counts them, so a fractional sum is rounded.
+    out->set_batch_tokens(static_cast<uint64_t>(std::llround(batch_tokens_)));
+    out->set_preempted(preempted_);
+    out->set_recomputed(static_cast<uint64_t>(std::llround(recomputed_)));
+    if (std::isfinite(seqs_)) out->set_step_seqs(seqs_);
+    if (std::isfinite(tokens_)) out->set_step_tokens(tokens_);
+  }
+
+ private:
+  enum : uint32_t { kStart = 0, kEnd = 1 };
+  // With `preempt by`: which list a job is in.
+  enum class Group : uint8_t { kNew, kRunning, kPreempted };
+
+  // What every step reads first (one cache line), then the rest; 128
+  // bytes, so that a slot's entry is a shift away (its key and its
+  // session's serial are beside the slab).
+  struct alignas(64) Entry {
+    SessionId session = 0;
+    uint32_t hold = 0;  // growing: its hold
+    uint32_t pool = 0;  // and that hold's pool element
+    int32_t observation = -1;  // a decode run's per-token observation (Job's)
+    bool decode = false;
+    bool growing = false;
+    bool stalled = false;   // its growth waits in its pool's line
+    bool reserved = false;  // the units of its next chunk (or token) are granted
+    bool started = false;   // it has been in a batch (its service started)
+    Group group = Group::kNew;
+    // A recompute of a preempted decode job: its last step produces a
+    // token, and `after` decode tokens follow.
+    bool recompute_decode = false;
+    bool recompute = false;  // a recompute prefill (for `recomputed`)
+    bool looked_up = false;  // its hold's blocks were looked up (LookUp)
+    double remaining = 0;
+    double content = 0;    // growing: its hold's content, the reserved units included
+    // With an observation: when its run started, then its last token.
+    double last_token = 0;
+    double chunk = 0;      // its tokens in the current step
+    // Tokens done in this run (prefill chunks, decode tokens): a job not
+    // growing's context. Not kept for a regular decode job (it grows: its
+    // context is its content).
+    double processed = 0;
+    double taken = 0;      // units of content it took for the step being formed
+    double after = 0;
+    double reserved_units = 0;  // the units of the stalled (then reserved) chunk
+    double arrival = 0;
+    double since = 0;  // when it last became running
+    uint64_t sequence = 0;
+    uint64_t preempted_at = 0;  // preemption order: the most recent goes first
+  };
+  static_assert(sizeof(Entry) == 128);
+
+  struct Continued {
+    uint64_t serial;  // not the session id, which a new session may reuse at once
+    double since;
+    uint64_t sequence;
+  };
+
+  uint32_t NewEntry() {
+    if (!free_.empty()) {
+      uint32_t slot = free_.back();
+      free_.pop_back();
+      return slot;
+    }
+    slab_.emplace_back();
+    keys_.emplace_back();
+    serials_.emplace_back();
+    return slab_.size() - 1;
+  }
+
+  bool Before(uint32_t a, uint32_t b) const {
+    const Entry& x = slab_[a];
+    const Entry& y = slab_[b];
+    if (x.group == Group::kPreempted) return x.preempted_at > y.preempted_at;
+    return ServedBefore(keys_[a], x.sequence, keys_[b], y.sequence);
+  }
+
+  // Keeps `list` in order: ascending key, then arrival (the preempted: the
+  // most recently preempted first).
+  // Returns its place.
+  size_t Insert(std::vector<uint32_t>& list, uint32_t slot) {
+    const Entry& e = slab_[slot];
+    if (keys_[slot].empty() && e.group != Group::kPreempted &&
+        (list.empty() || slab_[list.back()].sequence < e.sequence)) {
+      list.push_back(slot);  // without serve by every key is empty: arrival order
+      if (&list == &run_decode_) RunningDecodeChanged();
+      return list.size() - 1;
+    }
+    auto at = std::upper_bound(list.begin(), list.end(), slot,
+                               [this](uint32_t a, uint32_t b) { return Before(a, b); });
+    size_t i = at - list.begin();
+    list.insert(at, slot);
+    if (&list == &run_decode_) RunningDecodeChanged();
+    return i;
+  }
+
+  std::vector<uint32_t>& ListOf(const Entry& e) {
+    switch (e.group) {
+      case Group::kRunning: return e.decode ? run_decode_ : run_prefill_;
+      case Group::kPreempted: return preempted_list_;
+      default: return e.decode ? decode_ : prefill_;
+    }
+  }
+
+  void Remove(std::vector<uint32_t>& list, uint32_t slot) {
+    list.erase(std::find(list.begin(), list.end(), slot));
+    if (&list == &run_decode_) RunningDecodeChanged();
+  }
+
+  // The running decode jobs changed: the lead's holds are brought up to
+  // date at the next formation (RefreshLead), which keeps the lane while
+  // its jobs are still the first.
+  void RunningDecodeChanged() { lead_holds_stale_ = true; }
+
+  void ScheduleStart(StageHost& host) {
+    if (start_pending_ || present() == 0) return;
+    start_pending_ = true;
+    host.Schedule(host.now(), id(), kStart, /*end_of_instant=*/true);
+  }
+
+  void Start(StageHost& host) {
+    batch_.clear();
+    blocked_slot_ = kNone;
+    bool ok = preempt_ ? FormPreempting(host) : FormPlain(host);
+    if (!ok || batch_.empty()) {
+      batch_.clear();
+      return;
+    }
+    Run(host);
+  }
+
+  // Without `preempt by`: decode jobs, then prefill jobs, in order.
+  bool FormPlain(StageHost& host);
+  // FormPlain's first decode jobs, when every decode job present is
+  // regular (irregular_ == 0): their growths asked in one call, then those
+  // granted join. Returns how many joined, *context their contexts' sum.
+  size_t JoinRegular(StageHost& host, double* context);
+  // The same for any decode jobs: those that would join if every growth
+  // were granted join in one pass, as if granted; *next is where the
+  // general way goes on.
+  size_t JoinAsGranted(StageHost& host, double* context, size_t* next);
+
+  // With `preempt by` (engine.md §2).
+  bool FormPreempting(StageHost& host);
+
+  // The lane (stage_step_lane.cc): the leading decode jobs (with
+  // `preempt by` the running ones, run_decode_'s first; without,
+  // decode_'s first, while every decode job is regular), while every one
+  // of them is exact to advance in aggregate, step without their entries
+  // or holds being read or written. SyncLane keeps the lane while its jobs
+  // are still the list's first and adds the jobs after them, up to `k`
+  // (ExtendLane); RefreshLead is SyncLane for FormPreempting's lead, its
+  // holds brought up to date with run_decode_ (KeepLane: the part of
+  // SyncLane that ends the lane unless its jobs are still the list's
+  // first); StepLane makes the lane the
+  // step's first jobs (the pool granted their growths, GrowLane) and
+  // returns their contexts' sum; EndLaneStep is End's for them;
+  // DissolveLane writes their state back to their entries and holds (and,
+  // while the lane is in a step, that step's unit each, as the eager
+  // formation has it) and ends the lane.
+  std::vector<uint32_t>& LaneList() { return preempt_ ? run_decode_ : decode_; }
+  void KeepLane(StageHost& host);
+  void SyncLane(StageHost& host, size_t k);
+  void RefreshLead(StageHost& host);
+  void ExtendLane(StageHost& host, size_t k);
+  // The lane of `k` jobs, its growths granted at once; false (the lane
+  // ended) when it is not that.
+  bool GrowLane(StageHost& host, size_t k);
+  double StepLane();
+  void EndLaneStep(StageHost& host, double now, double* work, uint32_t* left,
+                   ObservedTokens::Writer* observed, std::vector<SessionId>* done);
+  void DissolveLane(StageHost& host);
+
+  // A prefill job growing a pool about to join with its hold's content 0
+  // (a fresh hold, or one emptied by preemption) looks its blocks up once
+  // (engine.md §3): the hit is content it need not compute. Without
+  // `preempt by` a chunk that then does not fit stalls in the pool's line,
+  // the hit kept. With it (`only_if_fits`, a waiting job), a job whose chunk
+  // would not fit after the hit does not join: nothing is looked up, and
+  // *joins is false (vLLM's scheduler touches the hit blocks only when the
+  // request is allocated).
+  bool LookUp(StageHost& host, Entry& e, bool only_if_fits = false, bool* joins = nullptr);
+
+  // The tokens job `e` would take in this step with the budget left.
+  double Tokens(const Entry& e) const {
+    if (e.decode) return budget_ >= 1 ? 1 : 0;
+    return budget_ > 0 ? std::min(e.remaining, budget_) : 0;
+  }
+
+  // The next victim for a growth on pool element `pool`: the running job
+  // growing that element with the smallest key; ties to the one that
+  // became running later, then to the one later in the batch order.
+  bool Victim(StageHost& host, uint32_t pool, uint32_t* victim);
+
+  void Preempt(StageHost& host, uint32_t slot, SessionId cause);
+
+  // Adds job `e`, which joins the batch with its chunk (a decode job: 1),
+  // to the step's variables.
+  void Account(Entry& e, StepVars* vars);
+
+  // Starts the step of the formed batch (FormPlain added its jobs to vars_
+  // as they joined; a preempting formation, whose jobs may leave, here).
+  void Run(StageHost& host);
+
+  void End(StageHost& host, std::vector<SessionId>* done);
+  // Job `e` in `slot` completed at the end of the step: its session goes to
+  // `done`, and it is marked for removal.
+  void Done(Entry& e, uint32_t slot, std::vector<SessionId>* done);
+  // End's work for a decode job in the batch (both of its loops): its
+  // token, and Done when it was the last.
+  // `observed` gets its token when its run observes each.
+  void EndDecodeStep(Entry& e, uint32_t slot, double now, double* work, uint32_t* left,
+                     ObservedTokens::Writer* observed, std::vector<SessionId>* done);
+  // Job `e`'s token now, observed.
+  static void Observe(Entry& e, double now, ObservedTokens::Writer* observed) {
+    observed->Add(e.session, e.observation, now - e.last_token);
+    e.last_token = now;
+  }
+
+  const double seqs_;    // inf: unbounded
+  const double tokens_;  // inf: unbounded
+  const bool preempt_;
+  const bool lanes_;  // its leading decode jobs may step as a lane
+  // The most decode jobs that join a batch in FormPlain's first pass (the
+  // batch empty, k jobs in, the next joins while k < seqs_ and tokens_ - k
+  // >= 1), computed once; and whether tokens_ - k is exactly the budget
+  // left after k times -1 (tokens_ whole, or inf).
+  const size_t decode_limit_;
+  // FormPreempting's: its leading running decode jobs join while k < seqs_
+  // and !(tokens_ - k >= 1) is false (with budget_exact_).
+  const size_t running_decode_limit_;
+  const bool budget_exact_;
+  std::vector<Entry> slab_;
+  std::vector<std::vector<double>> keys_;  // by slot: its job's `serve by` key
+  std::vector<uint64_t> serials_;          // and its session's serial
+  std::vector<uint32_t> free_;
+  std::vector<uint8_t> gone_;  // by slot: completed in the step ending
+  // Without preempt by: every decode and prefill job present, in order.
+  // With it: the jobs that never ran.
+  std::vector<uint32_t> decode_;
+  std::vector<uint32_t> prefill_;
+  // Without preempt by: decode_'s holds, in its order (growing jobs'; 0
+  // for the others), and how many of its jobs are not regular: a job is
+  // regular when it grows its hold and is neither stalled nor reserved
+  // (its next growth is asked when it joins). When all are, a step's
+  // growths are decode_holds_'s first, asked without visiting the jobs.
+  std::vector<uint32_t> decode_holds_;
+  uint32_t irregular_ = 0;
+  // The current batch's first jobs that JoinRegular made join (regular
+  // decode jobs, which End knows are neither reserved nor recomputes), or
+  // with preempt by FormPreempting's lead_ (decode jobs that grow, which
+  // are never reserved there).
+  size_t regular_in_batch_ = 0;
+  // With preempt by: the batch's first jobs, the leading running decode
+  // jobs granted at once (0 once a preemption changed the batch), and the
+  // sum of their contexts.
+  size_t lead_ = 0;
+  double lead_context_ = 0;
+  ObservedTokens observed_;  // End's
+  // With preempt by: running jobs, and preempted ones not running again.
+  std::vector<uint32_t> run_decode_;
+  // The holds of run_decode_'s leading jobs that grow, in its order (a
+  // job's hold and growing never change): FormPreempting's growths of a
+  // step, rebuilt after run_decode_ changed (Insert and Remove say so).
+  std::vector<uint32_t> lead_holds_;
+  bool lead_holds_stale_ = true;
+  // The lane: its jobs' slots (LaneList()'s first) and sessions, each
+  // contiguous (the batch's first jobs, the tokens' sessions), and the
+  // rest of what it keeps of each job. A job's entry and hold keep their
+  // state as of the lane step it joined at; lane_clock_ - that steps later
+  // it has that many units more content, that much less work, and (if
+  // they observe tokens) its last token at lane_last_end_.
+  struct LaneJob {
+    uint32_t hold;
+    bool sized;        // each unit grows its hold's size (else: within its amount)
+    double last;       // its last token's time when it joined
+    uint64_t joined;   // the lane step it joined at
+    uint64_t finish;   // the lane step in which it completes
+  };
+  std::vector<uint32_t> lane_slots_;
+  std::vector<SessionId> lane_sessions_;
+  std::vector<LaneJob> lane_jobs_;
+  uint64_t lane_clock_ = 0;       // lane steps, ever
+  uint64_t lane_next_finish_ = 0; // the earliest of lane_finish_
+  int64_t lane_content_ = 0;      // its jobs' contents, whole: their sum is exact
+  int32_t lane_observation_ = -1; // every job's observation
+  uint32_t lane_pool_ = 0;        // every job's hold's pool element
+  uint32_t lane_units_ = 0;       // jobs whose units grow their hold's size
+  uint32_t lane_fresh_ = 0;       // jobs that joined since its last step
+  double lane_last_end_ = 0;      // its last step's end
+  bool lane_stepping_ = false;    // in the step formed or running
+  bool lane_started_ = false;     // every job of it has started its service
+  std::vector<uint32_t> run_prefill_;
+  std::vector<uint32_t> preempted_list_;
+  std::vector<uint32_t> batch_;  // the current step's jobs
+  std::vector<uint32_t> order_;  // scratch: the batch order being formed
+  // Scratch of FormPlain's first pass: its decode jobs, the holds it grew,
+  // the place of each among the jobs, and its content before.
+  std::vector<uint32_t> candidates_, grow_holds_, grown_at_;
+  std::vector<double> old_content_;
+  StepVars vars_;           // the step being formed
+  uint32_t unstarted_ = 0;  // jobs present whose service has not started
+  std::vector<double> key_, best_key_;
+  std::vector<Continued> continued_;  // jobs that completed at continued_time_
+  double continued_time_ = -1;
+  double budget_ = 0;
+  uint32_t blocked_slot_ = kNone;  // the waiting job whose growth did not fit
+  double blocked_units_ = 0;
+  bool forming_ = false;
+  double work_ = 0;
+  bool in_step_ = false;
+  bool start_pending_ = false;
+  uint64_t next_sequence_ = 0;
+  uint64_t next_preemption_ = 0;
+  uint64_t steps_ = 0;
+  uint64_t batch_jobs_ = 0;
+  double batch_tokens_ = 0;
+  uint64_t preempted_ = 0;
+  double recomputed_ = 0;
+  double recomputed_step_ = 0;
+};
+
+}  // namespace serq::sim::step_internal
+
+#endif  // SERQ_SIM_STATIONS_STAGE_STEP_H_

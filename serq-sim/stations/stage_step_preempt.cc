@@ -1,0 +1,297 @@
+// The step stage with `preempt by` (engine.md §2; stage_step.h): the
+// formation of a batch from the running jobs, then the waiting ones; the
+// victims of a growth that does not fit, and their preemption.
+#include <algorithm>
+#include <vector>
+
+#include "serq-sim/stations/stage.h"
+#include "serq-sim/stations/stage_step.h"
+
+namespace serq::sim::step_internal {
+
+bool StepStation::FormPreempting(StageHost& host) {
+  forming_ = true;
+  bool ok = true;
+  for (;;) {
+    batch_.clear();
+    budget_ = tokens_;
+    bool preempted = false;
+    lead_ = 0;
+    // The leading running decode jobs growing their holds by a token:
+    // their growths in one call, as far as they are granted at once
+    // without a victim; the loop below goes on from the first that is
+    // not (the same grants, in the same order, as GrowNow on each).
+    size_t start = 0;
+    {
+      // Through local pointers, the budget in a register: the same
+      // subtractions in the same order.
+      const uint32_t* running = run_decode_.data();
+      const size_t n = run_decode_.size();
+      Entry* slab = slab_.data();
+      const uint32_t* holds;
+      size_t k = 0;
+      if (budget_exact_) {
+        // The first not growing (or the limit, computed once) ends the
+        // run.
+        if (lead_holds_stale_) RefreshLead(host);
+        holds = lead_holds_.data();
+        k = std::min(lead_holds_.size(), running_decode_limit_);
+      } else {
+        if (grow_holds_.size() < n) grow_holds_.resize(n);  // room, never shrunk
+        uint32_t* each = grow_holds_.data();
+        holds = each;
+        double b = budget_;
+        for (; k < n; ++k) {
+          const Entry& e = slab[running[k]];
+          if (!e.growing) break;
+          if (static_cast<double>(k) >= seqs_ || !(b >= 1)) break;
+          each[k] = e.hold;
+          b -= 1;
+        }
+      }
+      size_t granted;
+      double context = 0;
+      if (budget_exact_ && GrowLane(host, k)) {
+        // The lane is the lead (RefreshLead made it run_decode_'s first
+        // k), every growth granted at once: its jobs step without their
+        // entries and their holds.
+        granted = k;
+        context = StepLane();
+        start = granted;
+      } else {
+        granted = k == 0 ? 0 : host.GrowEachNow(absl::MakeConstSpan(holds, k), 1);
+        // They join in their order: the batch starts as run_decode_ does.
+        batch_.assign(running, running + granted);
+        // Their chunk is 1 and what they took is 1: Preempt writes both
+        // when it takes one of them out, not every step.
+        for (; start < granted; ++start) {
+          Entry& e = slab[running[start]];
+          e.content += 1;
+          context += e.content;
+        }
+      }
+      if (budget_exact_) {
+        budget_ -= static_cast<double>(granted);  // whole (or inf) less whole: exact
+      } else {
+        for (size_t j = 0; j < granted; ++j) budget_ -= 1;
+      }
+      // The batch's first jobs, as Run would account them (decode jobs
+      // growing: their context is their content), unless a preemption
+      // below takes one of them out (Preempt clears lead_).
+      lead_ = granted;
+      lead_context_ = context;
+    }
+    // The other running jobs, decode then prefill, from the first not
+    // granted: a snapshot, as victims leave the lists (none when every
+    // running job was granted, the common step).
+    if (start < run_decode_.size() || !run_prefill_.empty()) {
+      order_.assign(run_decode_.begin(), run_decode_.end());
+      order_.insert(order_.end(), run_prefill_.begin(), run_prefill_.end());
+    } else {
+      order_.clear();
+    }
+    for (size_t i = start; i < order_.size(); ++i) {
+      uint32_t slot = order_[i];
+      Entry& e = slab_[slot];
+      if (e.group != Group::kRunning) continue;  // a victim already
+      if (batch_.size() >= seqs_) break;
+      if (!LookUp(host, e)) {
+        ok = false;
+        break;
+      }
+      double t = Tokens(e);
+      if (!(t > 0)) continue;
+      bool self = false;
+      while (e.growing) {
+        StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
+        if (g == StageHost::Growth::kFailed) {
+          ok = false;
+          break;
+        }
+        if (g == StageHost::Growth::kGranted) {
+          e.content += t;
+          e.taken = t;
+          break;
+        }
+        uint32_t victim;
+        if (!Victim(host, e.pool, &victim)) {
+          ok = false;
+          break;
+        }
+        preempted = true;
+        Preempt(host, victim, e.session);
+        if (victim == slot) {
+          self = true;
+          break;
+        }
+      }
+      if (!ok) break;
+      // The growing job preempted itself: no later running job joins.
+      if (self) break;
+      e.chunk = t;
+      budget_ -= t;
+      batch_.push_back(slot);
+    }
+    if (!ok) break;
+    // Waiting jobs join only in a step without a preemption; the first
+    // whose growth does not fit stops them (it preempts nothing).
+    // (Most steps have none: nothing is copied then.)
+    if (!preempted && !(preempted_list_.empty() && decode_.empty() && prefill_.empty())) {
+      order_.clear();
+      for (auto it = preempted_list_.begin(); it != preempted_list_.end(); ++it) {
+        order_.push_back(*it);
+      }
+      order_.insert(order_.end(), decode_.begin(), decode_.end());
+      order_.insert(order_.end(), prefill_.begin(), prefill_.end());
+      size_t joined = batch_.size();
+      for (uint32_t slot : order_) {
+        if (batch_.size() >= seqs_) break;
+        Entry& e = slab_[slot];
+        bool joins;
+        if (!LookUp(host, e, /*only_if_fits=*/true, &joins)) {
+          ok = false;
+          break;
+        }
+        double t = Tokens(e);
+        if (!(t > 0)) continue;
+        if (!joins) {
+          blocked_slot_ = slot;
+          blocked_units_ = t;
+          break;
+        }
+        if (e.growing) {
+          StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
+          if (g == StageHost::Growth::kFailed) {
+            ok = false;
+            break;
+          }
+          if (g == StageHost::Growth::kStalled) {
+            blocked_slot_ = slot;
+            blocked_units_ = t;
+            break;
+          }
+          e.content += t;
+          e.taken = t;
+        }
+        e.chunk = t;
+        budget_ -= t;
+        batch_.push_back(slot);
+      }
+      if (!ok) break;
+      // They are running from this step on.
+      for (size_t k = joined; k < batch_.size(); ++k) {
+        uint32_t slot = batch_[k];
+        Entry& e = slab_[slot];
+        Remove(ListOf(e), slot);
+        e.group = Group::kRunning;
+        e.since = host.now();
+        Insert(ListOf(e), slot);
+      }
+    }
+    // A batch that preemption left empty is formed again at once.
+    if (batch_.empty() && preempted) continue;
+    break;
+  }
+  forming_ = false;
+  // Without a preemption in the batch formed last, its first jobs are the
+  // leading running decode jobs: End knows what they need.
+  regular_in_batch_ = lead_;
+  if (!ok) return false;
+  if (batch_.empty() && blocked_slot_ != kNone) {
+    host.WatchPool(slab_[blocked_slot_].pool, id());
+  }
+  if (!batch_.empty()) blocked_slot_ = kNone;
+  return true;
+}
+
+bool StepStation::LookUp(StageHost& host, Entry& e, bool only_if_fits, bool* joins) {
+  if (joins != nullptr) *joins = true;
+  if (e.decode || !e.growing || e.looked_up || e.content != 0) return true;
+  double hit;
+  if (!host.Lookup(e.session, e.remaining, budget_, only_if_fits, &hit)) return false;
+  if (hit < 0) {
+    *joins = false;
+    return true;
+  }
+  e.looked_up = true;
+  e.content = hit;
+  e.remaining -= hit;
+  work_ -= hit;
+  return true;
+}
+
+bool StepStation::Victim(StageHost& host, uint32_t pool, uint32_t* victim) {
+  bool found = false;
+  size_t best_pos = 0;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const Entry& e = slab_[order_[i]];
+    if (e.group != Group::kRunning || !e.growing || e.pool != pool) continue;
+    if (!host.PreemptKey(id(), e.session, e.since, &key_)) return false;
+    bool better = !found;
+    if (found) {
+      const Entry& b = slab_[order_[best_pos]];
+      if (key_ != best_key_) {
+        better = std::lexicographical_compare(key_.begin(), key_.end(), best_key_.begin(),
+                                              best_key_.end());
+      } else {
+        better = e.since > b.since || (e.since == b.since && i > best_pos);
+      }
+    }
+    if (better) {
+      found = true;
+      best_pos = i;
+      best_key_ = key_;
+    }
+  }
+  // The growing job itself is running and grows `pool`: there is one.
+  *victim = order_[best_pos];
+  return found;
+}
+
+void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
+  Entry& e = slab_[slot];
+  // The batch may lose a job: Run accounts for every job, and its leading
+  // decode jobs get their state back (the lane's), and the chunk and the
+  // unit that FormPreempting left implicit.
+  DissolveLane(host);
+  for (size_t k = 0; k < lead_; ++k) {
+    Entry& lead = slab_[batch_[k]];
+    lead.chunk = 1;
+    lead.taken = 1;
+  }
+  lead_ = 0;
+  Remove(ListOf(e), slot);  // a running job's list
+  auto in_batch = std::find(batch_.begin(), batch_.end(), slot);
+  if (in_batch != batch_.end()) {
+    // It leaves the batch: its tokens return to the budget, and what it
+    // took for this step is not part of what it had.
+    batch_.erase(in_batch);
+    budget_ += e.chunk;
+    e.content -= e.taken;
+  }
+  e.taken = 0;
+  double c = e.content;
+  host.Preempt(id(), e.session, cause, c);
+  e.content = 0;
+  e.reserved = false;
+  e.looked_up = false;  // its recompute looks its blocks up again
+  // A decode job recomputes its KV and its last token's; a prefill job
+  // its KV and what it had left (its own `after` is kept: a recompute
+  // preempted again).
+  if (e.decode) {
+    e.after = e.remaining - 1;
+    e.remaining = c + 1;
+    e.decode = false;
+    e.recompute_decode = true;
+  } else {
+    e.remaining = c + e.remaining;
+  }
+  e.recompute = true;
+  work_ += c;
+  e.group = Group::kPreempted;
+  e.preempted_at = next_preemption_++;
+  Insert(preempted_list_, slot);
+  ++preempted_;
+}
+
+}  // namespace serq::sim::step_internal
