@@ -37,7 +37,7 @@ expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run -
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 1000000000" -- "$serq" run --replications 1000000000 $before
 expect 2 yes "serq: error: --horizon must be > 0 and finite" -- "$serq" run --horizon -1 $before
-expect 2 yes "serq: error: --seed applies to 'serq run' only" -- "$serq" check --seed 3 $before
+expect 2 yes "serq: error: --seed does not apply to 'serq check'" -- "$serq" check --seed 3 $before
 expect 2 yes "serq: error: --format does not apply to 'serq fmt'" -- "$serq" fmt --format=csv $before
 expect 2 yes "serq: error: -D does not apply to 'serq fmt'" -- "$serq" fmt -D x=1 $before
 expect 2 yes "serq: error: malformed -D 'x'" -- "$serq" run -D x $before
@@ -150,7 +150,7 @@ cmp -s "$tmp/a" "$tmp/b" || fail "run --jobs 3 differs from --jobs 1"
 "$sim" --replications 4 --horizon 40 "$tmp/col.json" >"$tmp/a"
 "$sim" --replications 4 --horizon 40 --jobs 4 "$tmp/col.json" >"$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" || fail "serq-sim --jobs 4 differs from --jobs 1"
-expect 2 yes "serq: error: --jobs applies to 'serq run' only" -- "$serq" check --jobs 2 $before
+expect 2 yes "serq: error: --jobs does not apply to 'serq check'" -- "$serq" check --jobs 2 $before
 expect 2 yes "serq-sim: error: --jobs must be at least 1" -- "$sim" --jobs 0 "$tmp/col.json"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi

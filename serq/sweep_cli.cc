@@ -17,6 +17,8 @@
 #include "absl/strings/str_split.h"
 #include "ir/words.h"
 #include "ir/cli.h"
+#include "serq-sim/engine/simulate.h"
+#include "serq/cli.h"
 #include "serq/grid.h"
 #include "serq/search.h"
 #include "serq/sweep.h"
@@ -52,12 +54,6 @@ namespace serq {
 namespace {
 
 namespace fs = std::filesystem;
-
-int Usage(const std::string& message) {
-  PrintToolError("serq", message);
-  std::cerr << "run 'serq --help' for usage\n";
-  return kExitUsage;
-}
 
 int Print(const CommandResult& r) {
   std::fwrite(r.out.data(), 1, r.out.size(), stdout);
@@ -112,42 +108,66 @@ std::string Absolute(const std::string& dir) {
   return ec ? dir : p.lexically_normal().string();
 }
 
-}  // namespace
+// The shared flags and the command line, as sweep and search read them.
+struct SweepArgs {
+  std::vector<std::string> positional;  // after the command: the program, if any
+  std::vector<std::pair<std::string, std::string>> defines;  // -D as written
+  std::string share;   // --share, as written ("" when not given)
+  std::string format;  // --format ("" when not given)
+  std::optional<uint64_t> seed;
+  std::optional<uint32_t> replications;
+  std::optional<double> horizon;
+  std::string data_dir;
+  std::optional<uint32_t> jobs;
+  std::string self;  // this executable, for the tasks' command lines
+};
 
-std::string ForeignSweepFlag(const std::string& command) {
-  std::vector<std::pair<const char*, bool>> sweep_flags = {
-      {"out", !absl::GetFlag(FLAGS_out).empty()},
-      {"task", absl::GetFlag(FLAGS_task).has_value()},
-      {"merge", !absl::GetFlag(FLAGS_merge).empty()},
-      {"emit", !absl::GetFlag(FLAGS_emit).empty()},
-      {"chart", !absl::GetFlag(FLAGS_chart).empty()},
-      {"chart-x", !absl::GetFlag(FLAGS_chart_x).empty()},
-      {"chart-lines", !absl::GetFlag(FLAGS_chart_lines).empty()},
-  };
-  std::vector<std::pair<const char*, bool>> search_flags = {
-      {"param", !absl::GetFlag(FLAGS_param).empty()},
-      {"range", !absl::GetFlag(FLAGS_range).empty()},
-      {"until", !absl::GetFlag(FLAGS_until).empty()},
-      {"step", absl::GetFlag(FLAGS_step).has_value()},
-      {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64},
-  };
-  if (command != "sweep") {
-    for (const auto& [flag, set] : sweep_flags) {
-      if (set) return absl::StrCat("--", flag, " applies to 'serq sweep' only");
-    }
-  }
-  if (command != "search") {
-    for (const auto& [flag, set] : search_flags) {
-      if (set) return absl::StrCat("--", flag, " applies to 'serq search' only");
-    }
-  }
-  if (command != "sweep" && command != "search" && !absl::GetFlag(FLAGS_metrics).empty()) {
-    return "--metrics applies to 'serq sweep' and 'serq search' only";
-  }
-  return "";
+// What sweep and search take of the shared flags, checked as `serq run`
+// checks them.
+absl::StatusOr<SweepArgs> ReadSweepArgs(const CommandLine& line) {
+  SweepArgs args;
+  args.positional = line.positional;
+  args.defines = line.defines;
+  args.share = absl::GetFlag(FLAGS_share);
+  args.format = absl::GetFlag(FLAGS_format);
+  args.seed = absl::GetFlag(FLAGS_seed);
+  args.replications = absl::GetFlag(FLAGS_replications);
+  args.horizon = absl::GetFlag(FLAGS_horizon);
+  args.data_dir = absl::GetFlag(FLAGS_data_dir);
+  args.jobs = absl::GetFlag(FLAGS_jobs);
+  args.self = line.self;
+  SimOptions check;
+  check.replications = args.replications;
+  check.horizon = args.horizon;
+  if (absl::Status valid = ValidateSimOptions(check); !valid.ok()) return valid;
+  if (args.jobs && *args.jobs == 0) return absl::InvalidArgumentError("--jobs must be at least 1");
+  return args;
 }
 
-int SweepMain(const SweepArgs& args) {
+}  // namespace
+
+std::vector<FlagUse> SweepFlagUses() {
+  return {
+      {"out", !absl::GetFlag(FLAGS_out).empty(), {"sweep"}},
+      {"task", absl::GetFlag(FLAGS_task).has_value(), {"sweep"}},
+      {"merge", !absl::GetFlag(FLAGS_merge).empty(), {"sweep"}},
+      {"emit", !absl::GetFlag(FLAGS_emit).empty(), {"sweep"}},
+      {"chart", !absl::GetFlag(FLAGS_chart).empty(), {"sweep"}},
+      {"chart-x", !absl::GetFlag(FLAGS_chart_x).empty(), {"sweep"}},
+      {"chart-lines", !absl::GetFlag(FLAGS_chart_lines).empty(), {"sweep"}},
+      {"param", !absl::GetFlag(FLAGS_param).empty(), {"search"}},
+      {"range", !absl::GetFlag(FLAGS_range).empty(), {"search"}},
+      {"until", !absl::GetFlag(FLAGS_until).empty(), {"search"}},
+      {"step", absl::GetFlag(FLAGS_step).has_value(), {"search"}},
+      {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64, {"search"}},
+      {"metrics", !absl::GetFlag(FLAGS_metrics).empty(), {"sweep", "search"}},
+  };
+}
+
+int SweepMain(const CommandLine& line) {
+  absl::StatusOr<SweepArgs> read = ReadSweepArgs(line);
+  if (!read.ok()) return Usage(read.status().message());
+  const SweepArgs& args = *read;
   const std::string merge = absl::GetFlag(FLAGS_merge);
   const std::string out = absl::GetFlag(FLAGS_out);
   const std::optional<uint64_t> task = absl::GetFlag(FLAGS_task);
@@ -258,7 +278,10 @@ int SweepMain(const SweepArgs& args) {
 
 namespace serq {
 
-int SearchMain(const SweepArgs& args) {
+int SearchMain(const CommandLine& line) {
+  absl::StatusOr<SweepArgs> read = ReadSweepArgs(line);
+  if (!read.ok()) return Usage(read.status().message());
+  const SweepArgs& args = *read;
   if (args.positional.size() != 1) {
     return Usage(absl::StrCat("serq search expects one program file, got ", args.positional.size()));
   }

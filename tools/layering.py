@@ -53,7 +53,7 @@ def package_of(path, packages):
     return d
 
 
-def check(root, show_arrows=False):
+def check(root, show_arrows=False, quiet=False):
     """Returns the violations in the tree at `root`, printing a summary."""
     os.chdir(root)
     packages = set()
@@ -112,6 +112,8 @@ def check(root, show_arrows=False):
     if show_arrows:
         for (a, b), files in sorted(arrows.items()):
             print(f"{a} -> {b} ({len(files)} files)")
+    if quiet:
+        return errors
     for e in errors:
         print("layering: " + e)
     print(f"layering: {len(sources)} files, {len(packages)} packages, "
@@ -137,7 +139,7 @@ def self_test():
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
             with open(os.path.join(root, path), "w") as f:
                 f.write(text)
-        errors = check(root)
+        errors = check(root, quiet=True)
     want = ["stats/up.cc: includes \"serq-sim/engine/engine.h\": upward",
             "serq-report/x.cc: includes \"serq-view/y.h\": sideways",
             "include cycle between packages: serq-sim/engine -> serq-sim/pools -> serq-sim/engine"]

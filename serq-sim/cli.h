@@ -1,0 +1,13 @@
+// serq-sim's command line: its flags, reading its input, calling the library
+// and writing the output, with the toolchain's exit codes (ir/cli.h). The
+// binary's main.cc only calls it.
+#ifndef SERQ_SIM_CLI_H_
+#define SERQ_SIM_CLI_H_
+
+namespace serq {
+
+int SimMain(int argc, char** argv);
+
+}  // namespace serq
+
+#endif  // SERQ_SIM_CLI_H_

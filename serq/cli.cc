@@ -1,0 +1,107 @@
+#include "serq/cli.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "ir/cli.h"
+
+ABSL_FLAG(std::string, format, "",
+          "run: the report's format, text (default), csv, json, md or html; "
+          "view: svg (default) or dot; sweep: text, csv, json or md");
+ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
+          "run, sweep, search: the seed of the random streams (overrides run { seed })");
+ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
+          "run, sweep, search: the number of replications (overrides run { replications })");
+ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
+          "run, sweep, search: the simulated time to stop at, in seconds (overrides run { horizon })");
+ABSL_FLAG(std::string, data_dir, "",
+          "run, sweep, search: where relative trace file names resolve (default: the program's "
+          "directory)");
+ABSL_FLAG(std::string, share, "",
+          "run, check, view, search: the sharing policy, maxmin or bottleneck, replacing the "
+          "program's 'share'; sweep: a list of them, e.g. maxmin,bottleneck");
+ABSL_FLAG(std::optional<uint32_t>, jobs, std::nullopt,
+          "run, search: replications on this many threads (the same output for any N); sweep: "
+          "tasks run as this many local processes (default: the machine's cores)");
+
+namespace serq {
+
+const char kSerqUsage[] =
+    "serq: model an LLM-serving deployment as a queueing network and simulate it.\n"
+    "\n"
+    "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
+    "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
+    "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
+    "                     [--results r.json|r.pb]\n"
+    "                     [--share=maxmin|bottleneck] [--jobs N] [--max-sessions N]\n"
+    "                     [--max-events N] [--max-cpu SECONDS]\n"
+    "       serq sweep x.sq [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
+    "                       [--replications R] [--out DIR] [--jobs N | --emit=parallel|slurm]\n"
+    "                       [--metrics 'mean(ttft),p99(ttft)'] [--format=text|csv|json|md]\n"
+    "       serq sweep --out DIR --task i\n"
+    "       serq sweep --merge DIR [--metrics ...] [--format=...]\n"
+    "       serq search x.sq --param P --range lo:hi --until 'p99(ttft) <= 2' [--step S]\n"
+    "                        [--replications R] [--max-replications C] [-D name=value]...\n"
+    "       serq check x.sq [-D name=value]...\n"
+    "       serq fmt x.sq\n"
+    "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
+    "\n"
+    "run    parse, link, simulate and report: the same bytes as\n"
+    "       serq-parse x.sq | serq-link | serq-sim | serq-report\n"
+    "check  parse and link (every static rule); prints nothing when the program is valid\n"
+    "fmt    print the program as canonical source\n"
+    "view   draw the station row as SVG (or DOT)\n"
+    "sweep  run a grid of points (each point x replication a task: here, with GNU\n"
+    "       parallel or as a Slurm array) and report one row per point\n"
+    "search the largest value of a param meeting a condition, by bisection\n"
+    "\n"
+    "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
+    "error), 2 misuse. See docs/cli.md.";
+
+int Usage(absl::string_view message) {
+  PrintToolError("serq", message);
+  std::cerr << "run 'serq --help' for usage\n";
+  return kExitUsage;
+}
+
+std::vector<FlagUse> SharedFlagUses() {
+  return {
+      {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep"}},
+      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search"}},
+      {"replications", absl::GetFlag(FLAGS_replications).has_value(), {"run", "sweep", "search"}},
+      {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search"}},
+      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search"}},
+      {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
+      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search"}},
+  };
+}
+
+std::string FlagNotFor(absl::string_view command, const std::vector<FlagUse>& uses) {
+  for (const FlagUse& use : uses) {
+    if (!use.set) continue;
+    bool reads = false;
+    for (absl::string_view c : use.commands) reads = reads || c == command;
+    if (reads) continue;
+    if (use.commands.size() == 1) {
+      return absl::StrCat("--", use.name, " applies to 'serq ", use.commands[0], "' only", use.hint);
+    }
+    if (use.commands.size() == 2) {
+      return absl::StrCat("--", use.name, " applies to 'serq ", use.commands[0], "' and 'serq ",
+                          use.commands[1], "' only", use.hint);
+    }
+    return absl::StrCat("--", use.name, " does not apply to 'serq ", command, "'", use.hint);
+  }
+  return "";
+}
+
+std::string SelfPath(const char* argv0) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, n);
+  return argv0;
+}
+
+}  // namespace serq

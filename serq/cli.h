@@ -1,0 +1,64 @@
+// The serq driver's command line: what every subcommand is handed, the
+// flags more than one subcommand reads, and the check that a flag was
+// given to a subcommand that reads it. Each subcommand's own flags are
+// defined beside it (run_cli.cc, sweep_cli.cc).
+#ifndef SERQ_SERQ_CLI_H_
+#define SERQ_SERQ_CLI_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/strings/string_view.h"
+
+ABSL_DECLARE_FLAG(std::string, format);
+ABSL_DECLARE_FLAG(std::optional<uint64_t>, seed);
+ABSL_DECLARE_FLAG(std::optional<uint32_t>, replications);
+ABSL_DECLARE_FLAG(std::optional<double>, horizon);
+ABSL_DECLARE_FLAG(std::string, data_dir);
+ABSL_DECLARE_FLAG(std::string, share);
+ABSL_DECLARE_FLAG(std::optional<uint32_t>, jobs);
+
+namespace serq {
+
+// `serq --help`'s text above the flags: the commands and their usage.
+extern const char kSerqUsage[];
+
+// A subcommand's invocation, after the flags were parsed.
+struct CommandLine {
+  std::string command;                  // "run", "sweep", ...
+  std::vector<std::string> positional;  // after the command
+  std::vector<std::pair<std::string, std::string>> defines;  // -D as written
+  std::string self;                     // this executable, for a sweep's tasks
+};
+
+// Prints "serq: error: MESSAGE" and the hint to run --help; returns the
+// misuse exit code.
+int Usage(absl::string_view message);
+
+// A flag and whether it was given, with the subcommands that read it.
+struct FlagUse {
+  const char* name;  // as written: "max-events"
+  bool set;
+  std::vector<absl::string_view> commands;
+  const char* hint = "";  // appended to the refusal, e.g. ": use --metrics"
+};
+
+// The flags of cli.cc (format, seed, replications, horizon, data-dir,
+// share, jobs).
+std::vector<FlagUse> SharedFlagUses();
+
+// The first flag of `uses` that was given but that `command` does not
+// read, as the message refusing it ("--seed applies to 'serq run' only",
+// "--format does not apply to 'serq fmt'"); "" when there is none.
+std::string FlagNotFor(absl::string_view command, const std::vector<FlagUse>& uses);
+
+// This executable's absolute path (argv0 when /proc cannot say).
+std::string SelfPath(const char* argv0);
+
+}  // namespace serq
+
+#endif  // SERQ_SERQ_CLI_H_
