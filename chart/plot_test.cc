@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gtest/gtest.h"
+#include "ir/io.h"
 #include "stats/summary.h"
 #include "chart/chart.h"
 
@@ -150,7 +151,7 @@ TEST(PlotTest, KeptSamplesJoinASummarysSketch) {
 // Through serq-view --plot cdf: a summarised observation draws a line.
 TEST(PlotTest, PlotResultsDrawsASketchedCdf) {
   results::Results r;
-  r.set_version(9);
+  r.set_version(kIrVersion);
   r.set_horizon(10);
   *r.add_replication() = SummarisedReplication(1572864, "x");
   PlotOptions options;

@@ -37,6 +37,10 @@ constexpr FunctionInfo kFunctions[] = {
     {"len", Function::kLen, FunctionClass::kArray, 1, 1},
     {"cached", Function::kCached, FunctionClass::kPool, 1, 1, true},
     {"hit", Function::kHit, FunctionClass::kPool, 1, 1, true},
+    // The sum over a step's jobs of an expression of each job's figures (IR 10).
+    {"sum_prefill", Function::kSumPrefill, FunctionClass::kJobs, 1, 1},
+    {"sum_decode", Function::kSumDecode, FunctionClass::kJobs, 1, 1},
+    {"sum_jobs", Function::kSumJobs, FunctionClass::kJobs, 1, 1},
 };
 
 constexpr BuiltinVariableInfo kVariables[] = {
@@ -51,6 +55,15 @@ constexpr BuiltinVariableInfo kVariables[] = {
     {"seqs", ir::Ref::SEQS, "the tau of a step stage"},
     {"context", ir::Ref::CONTEXT, "the tau of a step stage"},
     {"attention", ir::Ref::ATTENTION, "the tau of a step stage"},
+    {"prefill_jobs", ir::Ref::PREFILL_JOBS, "the tau of a step stage"},
+    {"prefill_kv", ir::Ref::PREFILL_KV, "the tau of a step stage"},
+    {"prefill_kv_max", ir::Ref::PREFILL_KV_MAX, "the tau of a step stage"},
+    {"prefill_context", ir::Ref::PREFILL_CONTEXT, "the tau of a step stage"},
+    {"prefill_context_max", ir::Ref::PREFILL_CONTEXT_MAX, "the tau of a step stage"},
+    {"decode_kv", ir::Ref::DECODE_KV, "the tau of a step stage"},
+    {"decode_kv_max", ir::Ref::DECODE_KV_MAX, "the tau of a step stage"},
+    {"decode_context", ir::Ref::DECODE_CONTEXT, "the tau of a step stage"},
+    {"decode_context_max", ir::Ref::DECODE_CONTEXT_MAX, "the tau of a step stage"},
 };
 
 // Piecewise linear through the points (x1, y1, ..., xn, yn), n >= 2 and

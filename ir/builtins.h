@@ -21,6 +21,7 @@ enum class Function {
   kUsed, kFree, kCap, kHeld,     // of a pool element
   kLen,                          // of a pool or stage, array or scalar
   kCached, kHit,                 // of a cache pool element (IR 9)
+  kSumPrefill, kSumDecode, kSumJobs,  // over a step's jobs (IR 10)
 };
 
 enum class FunctionClass {
@@ -29,6 +30,10 @@ enum class FunctionClass {
   kStage,   // one argument: a stage element
   kPool,    // one argument: a pool element
   kArray,   // one argument: a pool or stage, named without index
+  // One argument, evaluated for each of a step's jobs (its prefill jobs,
+  // its decode jobs, or all) as if the job were the step's only one; the
+  // sum. Only in a step's tau.
+  kJobs,
 };
 
 struct FunctionInfo {
@@ -55,7 +60,8 @@ double ApplyMath(Function f, absl::Span<const double> args);
 
 // Built-in variables: `now`, `arrival`, `serial` in sessions; `present` in a
 // ps phi; `since` in a pool's evict by and a stage's preempt by; the step
-// variables (with IR 9's `attention`) in a step tau.
+// variables (with IR 9's `attention` and IR 10's figures of the prefill and
+// the decode jobs apart) in a step tau.
 struct BuiltinVariableInfo {
   absl::string_view name;
   ir::Ref::Builtin builtin;

@@ -13,6 +13,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "ir/builtins.h"
 #include "ir/input_shape.h"
 #include "ir/limits.h"
 #include "ir/walk.h"
@@ -142,19 +143,42 @@ void RefuseVersion8Fields(const ir::Program& p, Diagnostics* diags) {
   });
 }
 
+// The version that added a built-in variable, or a function by name, that
+// the expressions below may hold; 0: every version read has it.
+uint32_t BuiltinAdded(uint32_t builtin) {
+  if (builtin == ir::Ref::ATTENTION) return 9;
+  if (builtin >= ir::Ref::PREFILL_JOBS && builtin <= ir::Ref::DECODE_CONTEXT_MAX) return 10;
+  return 0;
+}
+uint32_t FunctionAdded(absl::string_view f) {
+  if (f == "interp" || f == "cached" || f == "hit") return 9;
+  if (f == "sum_prefill" || f == "sum_decode" || f == "sum_jobs") return 10;
+  return 0;
+}
+
 // Every expression's refs and calls, generically (expressions sit in many
-// fields), with their JSON paths: the IR 9 step variable and functions.
-void RefuseVersion9Expressions(const google::protobuf::Message& m, const std::string& path,
-                               uint32_t version, Diagnostics* diags) {
+// fields), with their JSON paths: the step variables, functions, local
+// names and table lookups that versions after `version` added.
+void RefuseNewerExpressions(const google::protobuf::Message& m, const std::string& path,
+                            uint32_t version, Diagnostics* diags) {
   if (m.GetDescriptor() == ir::Ref::descriptor()) {
     const auto& ref = static_cast<const ir::Ref&>(m);
-    if (ref.kind() == ir::Ref::BUILTIN && ref.decl() == ir::Ref::ATTENTION) {
-      CannotHold(version, path, "the step variable 'attention'", 9, diags);
+    if (ref.kind() == ir::Ref::BUILTIN && BuiltinAdded(ref.decl()) > version) {
+      CannotHold(version, path,
+                 absl::StrCat("the step variable '", GetBuiltinVariable(static_cast<ir::Ref::Builtin>(ref.decl())).name, "'"),
+                 BuiltinAdded(ref.decl()), diags);
+    }
+    if (ref.kind() == ir::Ref::LOCAL && version < 10) {
+      CannotHold(version, path, "a local name ('let')", 10, diags);
     }
   } else if (m.GetDescriptor() == ir::Expr::Call::descriptor()) {
-    const std::string& f = static_cast<const ir::Expr::Call&>(m).function();
-    if (f == "interp" || f == "cached" || f == "hit") {
-      CannotHold(version, path + ".function", absl::StrCat("the function '", f, "'"), 9, diags);
+    const auto& call = static_cast<const ir::Expr::Call&>(m);
+    if (FunctionAdded(call.function()) > version) {
+      CannotHold(version, path + ".function", absl::StrCat("the function '", call.function(), "'"),
+                 FunctionAdded(call.function()), diags);
+    }
+    if (call.table() != 0 && version < 10) {
+      CannotHold(version, path + ".table", "a table lookup", 10, diags);
     }
   }
   const google::protobuf::Reflection* reflection = m.GetReflection();
@@ -165,11 +189,11 @@ void RefuseVersion9Expressions(const google::protobuf::Message& m, const std::st
     std::string here = path.empty() ? field->json_name() : absl::StrCat(path, ".", field->json_name());
     if (field->is_repeated()) {
       for (int i = 0; i < reflection->FieldSize(m, field); ++i) {
-        RefuseVersion9Expressions(reflection->GetRepeatedMessage(m, field, i),
-                                  absl::StrCat(here, "[", i, "]"), version, diags);
+        RefuseNewerExpressions(reflection->GetRepeatedMessage(m, field, i),
+                               absl::StrCat(here, "[", i, "]"), version, diags);
       }
     } else {
-      RefuseVersion9Expressions(reflection->GetMessage(m, field), here, version, diags);
+      RefuseNewerExpressions(reflection->GetMessage(m, field), here, version, diags);
     }
   }
 }
@@ -201,7 +225,18 @@ void RefuseVersion9Fields(const ir::Program& p, Diagnostics* diags) {
     if (s.has_prefix()) CannotHold(v, absl::StrCat(path, ".prefix"), "'prefix'", 9, diags);
   });
   if (p.has_run() && p.run().has_sample()) CannotHold(v, "run.sample", "'sample'", 9, diags);
-  RefuseVersion9Expressions(p, "", v, diags);
+}
+
+// IR 9 cannot say what 10 added: tables and local names (the expressions'
+// new parts are RefuseNewerExpressions').
+void RefuseVersion10Fields(const ir::Program& p, Diagnostics* diags) {
+  uint32_t v = p.version();
+  if (p.table_size() > 0) CannotHold(v, "table", "a table", 10, diags);
+  for (int i = 0; i < p.stage_size(); ++i) {
+    if (p.stage(i).let_size() > 0) {
+      CannotHold(v, absl::StrCat("stage[", i, "].let"), "'let'", 10, diags);
+    }
+  }
 }
 
 }  // namespace
@@ -235,7 +270,9 @@ bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags) 
   if (out->version() >= kOldestIrVersion && out->version() < kIrVersion) {
     size_t before = diags->size();
     if (out->version() < 8) RefuseVersion8Fields(*out, diags);
-    RefuseVersion9Fields(*out, diags);
+    if (out->version() < 9) RefuseVersion9Fields(*out, diags);
+    RefuseVersion10Fields(*out, diags);
+    RefuseNewerExpressions(*out, "", out->version(), diags);
     if (diags->size() != before) return false;
     out->set_version(kIrVersion);
     return true;
@@ -256,16 +293,20 @@ bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* di
                                             "', not '", kResultsMark, "'"));
     return false;
   }
-  if (out->version() == kOldestResultsVersion) out->set_version(kIrVersion);
+  if (out->version() >= kOldestResultsVersion && out->version() < kIrVersion) {
+    out->set_version(kIrVersion);
+  }
   if (out->version() != kIrVersion) {
     diags->ErrorAtPath("version", absl::StrCat("unsupported results version ", out->version(),
                                                "; this serq reads versions ",
-                                               kOldestResultsVersion, " and ", kIrVersion));
+                                               kOldestResultsVersion, " to ", kIrVersion));
     return false;
   }
-  // Whatever the mark, a run serq-sim wrote has a horizon and at least one
-  // replication asked for; files from before the mark are known by these.
-  const bool horizon = out->horizon() > 0 && out->horizon() < INFINITY;
+  // Whatever the mark, a run serq-sim wrote has a horizon (or ran until no
+  // event was left: drained, horizon 0) and at least one replication asked
+  // for; files from before the mark are known by these.
+  const bool horizon = out->drained() ? out->horizon() == 0
+                                      : out->horizon() > 0 && out->horizon() < INFINITY;
   if (!horizon || out->replications() == 0) {
     diags->ErrorInFile(absl::StrCat(
         "not serq results: ", out->mark().empty() ? "no mark, " : "",
@@ -305,6 +346,15 @@ std::string EncodeMessage(const google::protobuf::Message& message, Format forma
   message.SerializeToCodedStream(&coded);
   coded.Trim();
   return out;
+}
+
+std::string DataPath(absl::string_view file, absl::string_view program_file,
+                     absl::string_view data_dir) {
+  if (file.empty() || file[0] == '/') return std::string(file);
+  if (!data_dir.empty()) return absl::StrCat(data_dir, "/", file);
+  size_t slash = program_file.rfind('/');
+  if (slash == absl::string_view::npos) return std::string(file);
+  return absl::StrCat(program_file.substr(0, slash + 1), file);
 }
 
 }  // namespace serq

@@ -19,10 +19,11 @@
 
 namespace serq {
 
-inline constexpr uint32_t kIrVersion = 9;        // read and written
-inline constexpr uint32_t kOldestIrVersion = 7;  // read, without what 8 and 9 added
-// Results carry the IR version that wrote them: 9 is written, 8 is read
-// (IR 9 only added fields that 8 leaves at zero) and upgraded in memory.
+inline constexpr uint32_t kIrVersion = 10;       // read and written
+inline constexpr uint32_t kOldestIrVersion = 7;  // read, without what 8, 9 and 10 added
+// Results carry the IR version that wrote them: 10 is written, 8 and 9 are
+// read (IR 9 and 10 only added fields that 8 leaves at zero) and upgraded
+// in memory.
 inline constexpr uint32_t kOldestResultsVersion = 8;
 // Results.mark: what every results file serq writes says it is.
 inline constexpr char kResultsMark[] = "serq results";
@@ -72,6 +73,13 @@ bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* di
 // deeper one is an internal error that stops the process with exit code 2,
 // never truncated output.
 std::string EncodeMessage(const google::protobuf::Message& message, Format format);
+
+// Where a data file a program names (a trace, a table) is: `file` itself
+// when absolute; else relative to `data_dir` when one is given (--data-dir),
+// else to the directory of `program_file` (Program.file: "" or no
+// directory means the working directory).
+std::string DataPath(absl::string_view file, absl::string_view program_file,
+                     absl::string_view data_dir);
 
 }  // namespace serq
 

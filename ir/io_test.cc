@@ -8,7 +8,7 @@ namespace {
 
 ir::Program SmallProgram() {
   ir::Program p;
-  p.set_version(9);
+  p.set_version(kIrVersion);
   p.set_share(ir::Program::MAXMIN);
   ir::Stage* s = p.add_stage();
   s->set_name("link");
@@ -47,7 +47,7 @@ TEST(Io, Version7IsUpgradedWhenItHoldsNeitherAlsoNorShare) {
   Diagnostics d("v7.json");
   ir::Program p;
   ASSERT_TRUE(ReadProgram(R"({"version": 7, "stage": [{"name": "s", "kind": "DELAY"}]})", &p, &d));
-  EXPECT_EQ(p.version(), 9u);
+  EXPECT_EQ(p.version(), kIrVersion);
 }
 
 TEST(Io, Version8IsUpgradedWhenItHoldsNoIr9Field) {
@@ -59,7 +59,7 @@ TEST(Io, Version8IsUpgradedWhenItHoldsNoIr9Field) {
                    "growing": {"name": "kv"}}}]}]})",
       &p, &d))
       << d.Render();
-  EXPECT_EQ(p.version(), 9u);
+  EXPECT_EQ(p.version(), kIrVersion);
 }
 
 // Each field IR 9 added, in a file that says 8 (or 7): an old writer could
@@ -104,20 +104,23 @@ TEST(Io, Version8WithIr9FieldsIsRefusedAtTheirPaths) {
   }
 }
 
-// Results 8 lack only fields IR 9 added (preemptions, caches), which read
-// as zero: they are read, as version 9.
-TEST(Io, Results8AreReadAs9) {
+// Results 8 and 9 lack only fields later versions added (preemptions,
+// caches), which read as zero: they are read, as the current version.
+TEST(Io, Results8And9AreReadAsTheCurrentVersion) {
   Diagnostics d("r.json");
   results::Results r;
-  ASSERT_TRUE(ReadResults(R"({"version": 8, "horizon": 10, "replications": 1,
-                               "replication": [{}]})",
-                          &r, &d))
-      << d.Render();
-  EXPECT_EQ(r.version(), 9u);
+  for (int version : {8, 9}) {
+    ASSERT_TRUE(ReadResults(absl::StrCat(R"({"version": )", version,
+                                         R"(, "horizon": 10, "replications": 1,
+                                            "replication": [{}]})"),
+                            &r, &d))
+        << d.Render();
+    EXPECT_EQ(r.version(), kIrVersion);
+  }
   EXPECT_FALSE(ReadResults(R"({"version": 7})", &r, &d));
   EXPECT_EQ(d.Render(),
             "r.json:version: error: unsupported results version 7; this serq reads versions 8 "
-            "and 9\n");
+            "to 10\n");
 }
 
 // A message that merely decodes is not results: serq-sim's have the mark
@@ -161,17 +164,45 @@ TEST(Io, Version7WithAlsoOrShareIsRefusedAtItsPath) {
 }
 
 TEST(Io, UnknownVersionsAreRefusedNamingTheSupportedOnes) {
-  Diagnostics d("v10.json");
+  Diagnostics d("v11.json");
   ir::Program p;
-  EXPECT_FALSE(ReadProgram(R"({"version": 10})", &p, &d));
+  EXPECT_FALSE(ReadProgram(R"({"version": 11})", &p, &d));
   EXPECT_FALSE(ReadProgram(R"({"version": 6})", &p, &d));
   EXPECT_FALSE(ReadProgram(R"({})", &p, &d));
   EXPECT_EQ(d.Render(),
-            "v10.json:version: error: unsupported IR version 10; this serq reads IR versions 7 "
-            "to 9\n"
-            "v10.json:version: error: unsupported IR version 6; this serq reads IR versions 7 "
-            "to 9\n"
-            "v10.json:version: error: IR has no version; this serq reads IR versions 7 to 9\n");
+            "v11.json:version: error: unsupported IR version 11; this serq reads IR versions 7 "
+            "to 10\n"
+            "v11.json:version: error: unsupported IR version 6; this serq reads IR versions 7 "
+            "to 10\n"
+            "v11.json:version: error: IR has no version; this serq reads IR versions 7 to 10\n");
+}
+
+// Each part IR 10 added, in a file that says 9: a table, a let, a table
+// lookup, a step figure of the jobs apart and a sum over the jobs.
+TEST(Io, Version9WithIr10FieldsIsRefusedAtTheirPaths) {
+  Diagnostics d("v9.json");
+  ir::Program p;
+  EXPECT_FALSE(ReadProgram(R"({"version": 9,
+      "table": [{"name": "t", "file": "t.csv", "key": ["k"], "value": "v"}],
+      "stage": [{"name": "E", "kind": "STEP",
+                 "let": [{"name": "x", "value": {"ref": {"name": "decode_kv", "kind": "BUILTIN",
+                                                         "decl": 17}}}],
+                 "rate": {"call": {"function": "sum_jobs", "arg": [{"call": {
+                     "function": "t", "table": 1,
+                     "arg": [{"ref": {"name": "x", "kind": "LOCAL"}}]}}]}}}]})",
+                           &p, &d));
+  std::string v = "error: IR version 9 cannot hold ";
+  EXPECT_EQ(d.Render(),
+            absl::StrCat("v9.json:table: ", v, "a table (added in version 10)\n",
+                         "v9.json:stage[0].let: ", v, "'let' (added in version 10)\n",
+                         "v9.json:stage[0].rate.call.function: ", v,
+                         "the function 'sum_jobs' (added in version 10)\n",
+                         "v9.json:stage[0].rate.call.arg[0].call.table: ", v,
+                         "a table lookup (added in version 10)\n",
+                         "v9.json:stage[0].rate.call.arg[0].call.arg[0].ref: ", v,
+                         "a local name ('let') (added in version 10)\n",
+                         "v9.json:stage[0].let[0].value.ref: ", v,
+                         "the step variable 'decode_kv' (added in version 10)\n"));
 }
 
 TEST(Io, UnknownEnumNameAndUnknownFieldAreErrors) {
@@ -201,7 +232,7 @@ TEST(Io, GarbageAndEmptyInputAreErrors) {
 TEST(Io, IrDeeperThanTheLimitIsRefused) {
   for (int n : {30, 31, 40}) {
     ir::Program p;
-    p.set_version(9);
+    p.set_version(kIrVersion);
     ir::Expr* e = p.add_param()->mutable_value();
     for (int i = 0; i < n; ++i) e = e->mutable_unary()->mutable_operand();
     e->set_number(1);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace serq {
@@ -18,6 +19,21 @@ std::string JsonNumber(double x) {
   if (std::isnan(x)) return "\"NaN\"";
   if (std::isinf(x)) return x > 0 ? "\"Infinity\"" : "\"-Infinity\"";
   return ShortestDouble(x);
+}
+
+std::string JsonString(absl::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace serq

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 namespace serq {
 
 // The shorter of %.15g and %.17g that reads back as x (x finite): the
@@ -18,6 +20,10 @@ std::string ShortestDouble(double x);
 // x as a JSON value: ShortestDouble(x) when finite, else "\"Infinity\"",
 // "\"-Infinity\"" or "\"NaN\"" (with the quotes).
 std::string JsonNumber(double x);
+
+// `s` as a JSON string, with its quotes: `"` and `\` escaped, control
+// characters as \u00XX, other bytes as they are (UTF-8 passes through).
+std::string JsonString(absl::string_view s);
 
 }  // namespace serq
 

@@ -48,3 +48,22 @@ TEST(Json, AsProtobufWritesThem) {
 
 }  // namespace
 }  // namespace serq
+
+namespace serq {
+namespace {
+
+// Quotes and backslashes escaped, control characters as \u00XX, the rest
+// (UTF-8 included) as it is; the result parses back to the input.
+TEST(Json, Strings) {
+  EXPECT_EQ(JsonString(""), "\"\"");
+  EXPECT_EQ(JsonString("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(JsonString(std::string("\n\t\x01", 3)), "\"\\u000a\\u0009\\u0001\"");
+  EXPECT_EQ(JsonString("µs"), "\"µs\"");
+  google::protobuf::Value v;
+  const std::string text = "x\"y\\\n\x1f µ";
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(JsonString(text), &v).ok());
+  EXPECT_EQ(v.string_value(), text);
+}
+
+}  // namespace
+}  // namespace serq

@@ -41,6 +41,14 @@ inline constexpr int64_t kMaxInputBytes = 512LL << 20;
 // of each kind before linking starts work proportional to them.
 inline constexpr int64_t kMaxIrItems = 1000000;
 
+// A profile table (`table`): at most this many selected rows, each up to
+// four keys and a value, which the linked IR carries (~8 MB as protobuf);
+// rows a `where` leaves out are read past without being kept.
+inline constexpr int64_t kMaxTableRows = 200000;
+// ... and at most this many key columns: a 4-D attention profile is the
+// largest any published profile has.
+inline constexpr int kMaxTableKeys = 4;
+
 }  // namespace serq
 
 #endif  // SERQ_IR_LIMITS_H_

@@ -20,16 +20,19 @@ ABSL_FLAG(bool, check, false, "validate only: write no IR, exit 0 when the progr
 ABSL_FLAG(std::string, format, "json", "output encoding: json or pb (protobuf binary)");
 ABSL_FLAG(std::string, share, "",
           "the sharing policy, maxmin or bottleneck, replacing the program's 'share' declaration");
+ABSL_FLAG(std::string, data_dir, "",
+          "directory that relative table file names resolve against (default: the program's)");
 
 namespace {
 
 constexpr char kTool[] = "serq-link";
 constexpr char kUsage[] =
     "serq-link [ir|-] [--check] [-D name=value]... [--share=maxmin|bottleneck]\n"
-    "          [--format=json|pb]\n\n"
+    "          [--data-dir D] [--format=json|pb]\n\n"
     "Reads serq IR (JSON or protobuf binary, autodetected; from the file, or stdin\n"
     "when it is '-' or absent), resolves every name and checks every static rule,\n"
-    "and writes the linked IR to stdout.\n\n"
+    "reads each table's rows from its file into the IR, and writes the linked IR\n"
+    "to stdout.\n\n"
     "  -D name=value\n"
     "      replace param name's value by the number (repeatable; array sizes follow)\n"
     "  --share=maxmin|bottleneck\n"
@@ -53,6 +56,7 @@ int Main(int argc, char** argv) {
   }
   std::string share = absl::GetFlag(FLAGS_share);
   serq::LinkOptions options;
+  options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.share = serq::ShareFromWord(share);
   if (!share.empty() && options.share == serq::ir::Program::SHARE_UNSPECIFIED) {
     serq::PrintToolError(kTool, absl::StrCat("unknown --share '", share,

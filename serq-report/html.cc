@@ -119,7 +119,8 @@ std::string Figure(const std::string& caption, const std::string& svg, const std
 absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inputs,
                                        const ReportOptions& options,
                                        const std::vector<std::string>& files,
-                                       const ir::Program* program) {
+                                       const ir::Program* program,
+                                       const std::vector<HtmlSection>& sections) {
   ReportOptions text_options = options, csv_options = options;
   text_options.format = "text";
   csv_options.format = "csv";
@@ -141,6 +142,15 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>",
       XmlEscape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n<h1>",
       XmlEscape(title), "</h1>\n<p id=\"run\">", XmlEscape(run_line), "</p>\n");
+  for (size_t s = 0; s < sections.size(); ++s) {
+    absl::StrAppend(&out, Tables(sections[s].csv));
+    if (sections[s].figures.empty()) continue;
+    absl::StrAppend(&out, "<h2>", XmlEscape(sections[s].figures_heading), "</h2>\n");
+    for (size_t i = 0; i < sections[s].figures.size(); ++i) {
+      absl::StrAppend(&out, Figure(sections[s].figures[i].first, sections[s].figures[i].second,
+                                   absl::StrCat("section-", s, "-", i)));
+    }
+  }
 
   if (program != nullptr) {
     // The overlay reads one Results: every merged replication in one.

@@ -9,6 +9,7 @@
 #define SERQ_REPORT_HTML_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,15 +19,26 @@
 
 namespace serq::report {
 
+// A section another command adds to the page, after the run line (serq
+// compare's comparison with a measured run): its csv, each section a
+// table under its heading as the report's own, then its figures.
+struct HtmlSection {
+  std::string csv;
+  std::string figures_heading;
+  std::vector<std::pair<std::string, std::string>> figures;  // caption, SVG
+};
+
 // The page of `inputs` (merged as RenderReport merges them). The tables
 // are the csv report's sections (so a column added to the report is on
 // the page too) and the text report is there whole, folded. `program`
 // (linked IR of the program the results come from; null: none) adds the
 // station row; its errors (results of another program) are errors here.
+// `sections` come after the run line.
 absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inputs,
                                        const ReportOptions& options,
                                        const std::vector<std::string>& files,
-                                       const ir::Program* program);
+                                       const ir::Program* program,
+                                       const std::vector<HtmlSection>& sections = {});
 
 // RenderHtml for --format=html, else RenderReport: what serq-report and
 // `serq run` call.

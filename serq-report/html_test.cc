@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "ir/io.h"
 #include "stats/summary.h"
 
 namespace serq::report {
@@ -18,7 +19,7 @@ results::Results Summarised() {
   ObservationRecorder rec;
   for (uint64_t i = 1; i <= n; ++i) rec.Add(static_cast<double>(i));
   results::Results r;
-  r.set_version(9);
+  r.set_version(kIrVersion);
   r.set_horizon(n);
   r.set_replications(1);
   results::Replication* rep = r.add_replication();

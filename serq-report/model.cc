@@ -164,7 +164,8 @@ void AddSessions(const MergedResults& merged, Report* report) {
   for (int j = 0; j < reps[0]->session_size(); ++j) {
     uint64_t arrived = 0, ended = 0, in_progress = 0, arrived_window = 0, ended_window = 0;
     // Results that record the window's thirds record its counts too;
-    // older ones have zeros there, which are no counts.
+    // older ones have zeros there, which are no counts. A run without a
+    // horizon records the counts and no thirds.
     bool windowed = true;
     for (const results::Replication* rep : reps) {
       const results::SessionStats& s = rep->session(j);
@@ -173,7 +174,7 @@ void AddSessions(const MergedResults& merged, Report* report) {
       in_progress += s.in_progress();
       arrived_window += s.arrived_window();
       ended_window += s.ended_window();
-      windowed &= s.in_progress_third_size() == 3;
+      windowed &= s.in_progress_third_size() == 3 || merged.first->drained();
     }
     Session* out = report->add_session();
     out->set_name(reps[0]->session(j).name());
@@ -192,7 +193,14 @@ void AddSessions(const MergedResults& merged, Report* report) {
 Report BuildReport(const MergedResults& merged, const std::vector<double>& quantiles) {
   Report report;
   report.set_program(merged.first->program());
-  report.set_horizon(merged.first->horizon());
+  if (merged.first->drained()) {
+    report.set_drained(true);
+    double end = 0;
+    for (const results::Replication* r : merged.replications) end = std::max(end, r->end());
+    report.set_end(end);
+  } else {
+    report.set_horizon(merged.first->horizon());
+  }
   report.set_warmup(merged.first->warmup());
   for (uint64_t seed : merged.seeds) report.add_seed(seed);
   report.set_replications(static_cast<uint32_t>(merged.replications.size()));

@@ -36,7 +36,7 @@ std::vector<double> Fractions(const std::vector<double>& percentiles) {
 }
 
 void AddObservation(const std::string& name, Pooled& p, const std::vector<double>& quantiles,
-                    double seconds, Report* report) {
+                    bool drained, double seconds, Report* report) {
   Observation* o = report->add_observation();
   o->set_name(name);
   o->set_n(p.all.count());
@@ -54,6 +54,10 @@ void AddObservation(const std::string& name, Pooled& p, const std::vector<double
   if (p.means.size() >= 2) {
     half_width = HalfWidth95(p.means);
     interval = Observation::REPLICATIONS;
+  } else if (drained) {
+    // One replication of a run without a horizon measured every session of
+    // a finite workload: its figures are the population's, not estimates
+    // of a steady state, so batch means would give an interval of nothing.
   } else if (p.all.count() >= kMinBatchSamples) {
     // Kept samples, or a summary's batch sums (whole stored batches).
     const results::Observation& only = *p.only;
@@ -147,12 +151,17 @@ void AddObservations(const MergedResults& merged, const std::vector<double>& qua
       p.only = &obs;
     }
   }
-  // Every replication measured the window [warmup, horizon], those that
-  // recorded no sample of a name too.
-  double seconds = static_cast<double>(merged.replications.size()) *
-                   (merged.first->horizon() - merged.first->warmup());
+  // Every replication measured its window ([warmup, horizon], or [warmup,
+  // end] in a drained run), those that recorded no sample of a name too.
+  double seconds = 0;
+  if (merged.first->drained()) {
+    for (const results::Replication* r : merged.replications) seconds += merged.Window(*r);
+  } else {
+    seconds = static_cast<double>(merged.replications.size()) *
+              (merged.first->horizon() - merged.first->warmup());
+  }
   for (auto& [name, pooled] : by_name) {
-    AddObservation(name, pooled, quantiles, seconds, report);
+    AddObservation(name, pooled, quantiles, merged.first->drained(), seconds, report);
   }
 }
 

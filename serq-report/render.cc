@@ -25,8 +25,12 @@ std::string QuantileLabel(double q) { return absl::StrCat("p", FormatShortest(q)
 std::string RunLine(const Report& r) {
   std::vector<std::string> seeds;
   for (uint64_t s : r.seed()) seeds.push_back(absl::StrCat(s));
+  // A run without a horizon says where it ended instead.
+  std::string span = r.drained() ? absl::StrCat("no horizon, ran to its last event at ",
+                                                FormatShortest(r.end()))
+                                 : absl::StrCat("horizon ", FormatShortest(r.horizon()));
   return absl::StrCat(r.program().empty() ? "(unnamed program)" : r.program(),
-                      ": horizon ", FormatShortest(r.horizon()), ", warmup ",
+                      ": ", span, ", warmup ",
                       FormatShortest(r.warmup()), ", ", r.replications(),
                       r.replications() == 1 ? " replication" : " replications",
                       seeds.size() == 1 ? ", seed " : ", seeds ", absl::StrJoin(seeds, ", "));
@@ -55,11 +59,14 @@ Tables MakeTables(const Report& r, bool markdown) {
 
   // The minimum widths are those of the example in toolchain.md §4, so its
   // row prints exactly as there.
+  // One replication of a run without a horizon has no interval (its
+  // figures are the whole finite workload's): no column for one.
+  const bool intervals = !(r.drained() && r.replications() == 1);
   std::vector<Column> columns = {{"observe", Align::kLeft, 7},
                                  {"n", Align::kRight, 5},
-                                 {"mean", Align::kRight, 6},
-                                 {"±95%", Align::kRight, 6},
-                                 {"std", Align::kRight, 5}};
+                                 {"mean", Align::kRight, 6}};
+  if (intervals) columns.push_back({"±95%", Align::kRight, 6});
+  columns.push_back({"std", Align::kRight, 5});
   for (double q : r.quantile()) columns.push_back({QuantileLabel(q), Align::kRight, 6});
   // Throughput after the quantiles, so the seed's row stays the start of
   // its line; the sums only in markdown (text keeps to what a terminal
@@ -70,10 +77,9 @@ Tables MakeTables(const Report& r, bool markdown) {
   for (const Observation& o : r.observation()) {
     std::vector<std::string> row = {name(o.name()), absl::StrCat(o.n()),
                                     Fixed(o.has_mean(), o.mean(), 4)};
-    if (!o.has_half_width()) {
-      row.push_back(kUndefined);
-    } else {
-      row.push_back(absl::StrCat("±", FormatFixed(o.half_width(), 4)));
+    if (intervals) {
+      row.push_back(o.has_half_width() ? absl::StrCat("±", FormatFixed(o.half_width(), 4))
+                                       : std::string(kUndefined));
     }
     row.push_back(Fixed(o.has_std(), o.std(), 3));
     for (int q = 0; q < r.quantile_size(); ++q) {
@@ -253,7 +259,9 @@ std::string RenderCsv(const Report& r) {
   std::vector<std::string> seeds;
   for (uint64_t s : r.seed()) seeds.push_back(absl::StrCat(s));
   CsvRow(&out, {"program", "horizon", "warmup", "replications", "seeds"});
-  CsvRow(&out, {r.program(), FormatShortest(r.horizon()), FormatShortest(r.warmup()),
+  // A run without a horizon (drained) leaves its cell empty.
+  CsvRow(&out, {r.program(), r.has_horizon() ? FormatShortest(r.horizon()) : "",
+                FormatShortest(r.warmup()),
                 absl::StrCat(r.replications()), absl::StrJoin(seeds, " ")});
 
   out += "\n";

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "gtest/gtest.h"
+#include "ir/io.h"
 #include "stats/format.h"
 
 namespace serq::report {
@@ -11,7 +12,7 @@ namespace {
 
 results::Results Results(const std::string& program = "before.sq") {
   results::Results r;
-  r.set_version(9);  // what serq-sim writes (ir/io.h kIrVersion)
+  r.set_version(kIrVersion);  // what serq-sim writes (ir/io.h kIrVersion)
   r.set_program(program);
   r.set_horizon(10);
   r.set_seed(1);

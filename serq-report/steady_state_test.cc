@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "ir/io.h"
 #include "serq-report/report.h"
 #include "stats/merge.h"
 
@@ -47,7 +48,7 @@ Report Built(const results::Results& r) {
 
 TEST(SteadyState, ResultsWithoutThirdsAreNotJudged) {
   results::Results r;
-  r.set_version(9);
+  r.set_version(kIrVersion);
   r.set_horizon(10);
   results::Replication* rep = r.add_replication();
   rep->add_session()->set_in_progress(5);

@@ -15,8 +15,10 @@ SimRun RunSource(absl::string_view source, const SimOptions& options) {
   SimRun run;
   ir::Program program;
   Diagnostics diags("test.sq", std::string(source));
+  LinkOptions link;
+  link.data_dir = options.data_dir;
   if (!ParseProgram("test.sq", source, &program, &diags) ||
-      !LinkProgram(&program, LinkOptions(), &diags)) {
+      !LinkProgram(&program, link, &diags)) {
     run.errors = diags.Render();
     return run;
   }

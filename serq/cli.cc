@@ -10,9 +10,10 @@
 
 ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json, md or html; "
-          "view: svg (default) or dot; sweep: text, csv, json or md");
+          "view: svg (default) or dot; sweep: text, csv, json or md; compare: text (default), "
+          "csv, json or html");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
-          "run, sweep, search: the seed of the random streams (overrides run { seed })");
+          "run, sweep, search, compare: the seed of the random streams (overrides run { seed })");
 ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
           "run, sweep, search: the number of replications (overrides run { replications })");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
@@ -48,6 +49,10 @@ const char kSerqUsage[] =
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
+    "       serq compare MEASURED SIMULATED [--format=text|csv|json|html] [--svg FILE]\n"
+    "                    [--names ttft=NAME,...] [--allow-count-mismatch]\n"
+    "                    [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
+    "                    [--data-dir D]\n"
     "\n"
     "run    parse, link, simulate and report: the same bytes as\n"
     "       serq-parse x.sq | serq-link | serq-sim | serq-report\n"
@@ -57,6 +62,9 @@ const char kSerqUsage[] =
     "sweep  run a grid of points (each point x replication a task: here, with GNU\n"
     "       parallel or as a Slurm array) and report one row per point\n"
     "search the largest value of a param meeting a condition, by bisection\n"
+    "compare a measured run (vLLM requests.jsonl, BLIS results.json, serq results)\n"
+    "       beside a simulated one (serq results, or a program run here): TTFT, TPOT,\n"
+    "       ITL, E2E, each figure with its error\n"
     "\n"
     "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
     "error), 2 misuse. See docs/cli.md.";
@@ -69,11 +77,12 @@ int Usage(absl::string_view message) {
 
 std::vector<FlagUse> SharedFlagUses() {
   return {
-      {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep"}},
-      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search"}},
-      {"replications", absl::GetFlag(FLAGS_replications).has_value(), {"run", "sweep", "search"}},
-      {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search"}},
-      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search"}},
+      {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep", "compare"}},
+      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare"}},
+      {"replications", absl::GetFlag(FLAGS_replications).has_value(),
+       {"run", "sweep", "search", "compare"}},
+      {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
+      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare"}},
       {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
       {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search"}},
   };

@@ -30,7 +30,7 @@ expect() {  # expect STATUS STDOUT_EMPTY(yes|no) STDERR_PATTERN -- command...
 before=testdata/sim/before.sq
 
 # Misuse: exit 2, nothing on stdout.
-expect 2 yes "serq: error: expected a command: run, check, fmt, view, sweep or search" -- "$serq"
+expect 2 yes "serq: error: expected a command: run, check, fmt, view, sweep, search or compare" -- "$serq"
 expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
 expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
@@ -44,9 +44,34 @@ expect 2 yes "serq: error: malformed -D 'x'" -- "$serq" run -D x $before
 expect 2 yes "serq: error: cannot open 'no/such.sq'" -- "$serq" run no/such.sq
 expect 2 yes "serq: error: expected one program file, got 2" -- "$serq" run $before $before
 
+# serq compare: misuse is exit 2 with nothing on stdout.
+c=testdata/compare
+expect 2 yes "serq: error: serq compare: expected MEASURED SIMULATED (two files), got 1" -- "$serq" compare $c/vllm.measured
+expect 2 yes "serq: error: unknown --format 'md' (expected text, csv, json or html)" -- "$serq" compare --format=md $c/vllm.measured $c/vllm.sq
+expect 2 yes "serq: error: --names: unknown metric 'ttfb'" -- "$serq" compare --names ttfb=x $c/vllm.measured $c/vllm.sq
+expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare --seed 2 $c/vllm.measured $c/vllm.results.json
+expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare -D x=1 $c/vllm.measured $c/vllm.results.json
+expect 2 yes "serq: error: --quantiles applies to 'serq run' only" -- "$serq" compare --quantiles=50 $c/vllm.measured $c/vllm.sq
+expect 2 yes "serq: error: --svg applies to 'serq compare' only" -- "$serq" run --svg x.svg $before
+expect 2 yes "serq: error: cannot open 'no/such.jsonl'" -- "$serq" compare no/such.jsonl $c/vllm.sq
+expect 2 yes "serq: error: cannot open 'no/such.sq'" -- "$serq" compare $c/vllm.measured no/such.sq
+expect 2 yes "serq: error: --format=html is the simulated run's report page" -- "$serq" compare --format=html $c/vllm.measured $c/vllm.measured
+# The simulated program's own errors are the program's: exit 1, located.
+expect 1 yes "testdata/sim/bad-division.sq:" -- "$serq" compare $c/vllm.measured testdata/sim/bad-division.sq
+# The html page: the simulated run's report with the comparison's tables and
+# one figure a metric (two CDFs each); --svg writes the same charts alone.
+expect 0 no "" -- "$serq" compare --format=html --svg "$tmp/cdf.svg" $c/vllm.measured $c/vllm.sq
+grep -q '<h2>Comparison</h2>' "$tmp/out" || fail "compare html: no Comparison table"
+grep -q '<h2>Measured and simulated</h2>' "$tmp/out" || fail "compare html: no figures"
+[ "$(grep -c '<figure id="section-0-' "$tmp/out")" = 3 ] || fail "compare html: not 3 figures (ttft, tpot, e2e)"
+grep -q '<h2>Observations</h2>' "$tmp/out" || fail "compare html: not the report's page"
+[ "$(grep -c '<g' "$tmp/cdf.svg")" -gt 0 ] && grep -q 'measured (n=4)' "$tmp/cdf.svg" && grep -q 'simulated (n=4)' "$tmp/cdf.svg" \
+  || fail "compare --svg: no CDF of both runs"
+
 "$serq" --help >"$tmp/out" 2>"$tmp/err"
 [ $? = 0 ] || fail "--help: exit status not 0"
 grep -q '^usage: serq run x.sq' "$tmp/out" || fail "--help: no usage line"
+grep -q 'serq compare MEASURED SIMULATED' "$tmp/out" || fail "--help: no compare usage"
 grep -q -- '--replications' "$tmp/out" || fail "--help: does not list --replications"
 
 # check: silent on a valid program, the linker's diagnostics on a bad one.

@@ -50,6 +50,7 @@ bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Pro
   LinkOptions link_options;
   link_options.defines = options.defines;
   link_options.share = options.share;
+  link_options.data_dir = options.sim.data_dir;
   if (!LinkProgram(program, link_options, &diags)) {
     *result = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, *program, InputName(path)));
     return false;
@@ -95,29 +96,37 @@ CommandResult FmtCommand(const std::string& path) {
   return result;
 }
 
-CommandResult RunCommand(const std::string& path, const DriverOptions& options) {
-  CommandResult result;
-  ir::Program program;
-  if (!ParseAndLink(path, options, &program, &result)) return result;
+bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::Program* program,
+                     results::Results* results, CommandResult* result) {
+  if (!ParseAndLink(path, options, program, result)) return false;
   Diagnostics diags(InputName(path));
-  // The results are made in place in the vector the report reads: no copy
-  // of every replication (which would double the peak memory).
-  std::vector<results::Results> all(1);
-  results::Results& results = all[0];
   absl::Status write_error;
   SimOutcome outcome = SimulateStreaming(
-      program, options.sim, &results,
-      [&results](results::Replication* r) {
-        results.add_replication()->Swap(r);
+      *program, options.sim, results,
+      [results](results::Replication* r) {
+        results->add_replication()->Swap(r);
         return absl::OkStatus();
       },
       &diags, &write_error);
   if (outcome == SimOutcome::kRejected) {
-    return Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(path)));
+    *result = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, *program, InputName(path)));
+    return false;
   }
   if (outcome == SimOutcome::kWriteFailed) {
-    return Failure(kExitUsage, ToolError("serq", write_error.message()));
+    *result = Failure(kExitUsage, ToolError("serq", write_error.message()));
+    return false;
   }
+  return true;
+}
+
+CommandResult RunCommand(const std::string& path, const DriverOptions& options) {
+  CommandResult result;
+  ir::Program program;
+  // The results are made in place in the vector the report reads: no copy
+  // of every replication (which would double the peak memory).
+  std::vector<results::Results> all(1);
+  results::Results& results = all[0];
+  if (!SimulateProgram(path, options, &program, &results, &result)) return result;
   // The file first: a results file that cannot be written is misuse (as
   // an output that cannot be written is for every tool), and the report
   // is not printed then.

@@ -50,6 +50,13 @@ CommandResult CheckCommand(const std::string& path, const DriverOptions& options
 CommandResult FmtCommand(const std::string& path);
 CommandResult ViewCommand(const std::string& path, const DriverOptions& options);
 
+// Parses, links and simulates `path` as `serq run` does, into `program`
+// (linked) and `results`, for a command that uses the results itself
+// (serq compare; serq fit). On failure fills `result` (the diagnostics and
+// exit code, as `serq run` would end) and returns false.
+bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::Program* program,
+                     results::Results* results, CommandResult* result);
+
 // Parses and links `path` as `serq-parse path | serq-link -D… --share=…`
 // would; on failure fills `result` (the rendered diagnostics, exit code)
 // and returns false. The sweep and the search link each point with it.

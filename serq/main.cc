@@ -1,6 +1,6 @@
 // serq: the driver. Each command's flags and work are beside it: run,
 // check, fmt and view in run_cli.cc over commands.cc; sweep and search in
-// sweep_cli.cc. This file parses the flags and dispatches.
+// sweep_cli.cc; compare in compare_cli.cc. This file parses the flags and dispatches.
 #include <string>
 #include <vector>
 
@@ -8,6 +8,7 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "serq/cli.h"
+#include "serq/compare_cli.h"
 #include "serq/run_cli.h"
 #include "serq/sweep_cli.h"
 
@@ -20,6 +21,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", serq::RunMain},     {"check", serq::RunMain},     {"fmt", serq::RunMain},
     {"view", serq::RunMain},    {"sweep", serq::SweepMain},   {"search", serq::SearchMain},
+    {"compare", serq::CompareMain},
 };
 
 }  // namespace
@@ -29,15 +31,17 @@ int main(int argc, char** argv) {
   auto defines = serq::ExtractDefineTexts(&raw);
   if (!defines.ok()) return serq::Usage(defines.status().message());
   std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage);
-  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep or search");
+  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search or compare");
   serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0])};
   std::vector<serq::FlagUse> uses = serq::SharedFlagUses();
-  for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses()}) uses.insert(uses.end(), more.begin(), more.end());
+  for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses()}) {
+    uses.insert(uses.end(), more.begin(), more.end());
+  }
   for (const Command& command : kCommands) {
     if (line.command != command.name) continue;
     if (std::string refused = serq::FlagNotFor(line.command, uses); !refused.empty()) return serq::Usage(refused);
     return command.main(line);
   }
   return serq::Usage(absl::StrCat("unknown command '", line.command,
-                                  "' (expected run, check, fmt, view, sweep or search)"));
+                                  "' (expected run, check, fmt, view, sweep, search or compare)"));
 }

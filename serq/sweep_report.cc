@@ -89,21 +89,6 @@ std::string Csv(const SweepTable& t) {
   return out;
 }
 
-std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string Json(const SweepTable& t) {
   std::vector<std::string> seeds;
   for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));

@@ -203,6 +203,13 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
     merged.seeds.push_back(r.seed());
     for (int k = 0; k < r.replication_size(); ++k) {
       CheckReplication(r.replication(k), absl::StrCat("replication[", k, "]"), d);
+      const double end = r.replication(k).end();
+      if (r.drained() && !(std::isfinite(end) && end >= r.warmup())) {
+        d->ErrorAtPath(absl::StrCat("replication[", k, "].end"),
+                       absl::StrCat("the end of a run without a horizon is ", FormatShortest(end),
+                                    ", not a time at or after the warmup ",
+                                    FormatShortest(r.warmup())));
+      }
       all.push_back({&r.replication(k), Origin{i, k}});
     }
   }

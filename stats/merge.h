@@ -25,6 +25,12 @@ struct MergedResults {
   // Every replication of every file, by index. Each has the same stages,
   // pools and sessions in the same order (checked); observations may differ.
   std::vector<const results::Replication*> replications;
+
+  // The length of replication `r`'s measured window: [warmup, horizon], or
+  // [warmup, end] in a run without a horizon (drained).
+  double Window(const results::Replication& r) const {
+    return (first->drained() ? r.end() : first->horizon()) - first->warmup();
+  }
 };
 
 // Checks every file on its own (version, NaN figures, stage kinds,

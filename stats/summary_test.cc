@@ -8,6 +8,7 @@
 
 #include "absl/base/casts.h"
 #include "gtest/gtest.h"
+#include "ir/io.h"
 #include "stats/merge.h"
 #include "stats/summary.h"
 
@@ -80,7 +81,7 @@ TEST(AddTimes, SameBitsAsOneAtATime) {
 
 TEST(Summary, DamagedSummariesAreRefused) {
   results::Results r;
-  r.set_version(9);
+  r.set_version(kIrVersion);
   r.set_horizon(10);
   results::Replication* rep = r.add_replication();
   results::Observation* o = rep->add_observation();

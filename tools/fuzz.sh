@@ -5,7 +5,8 @@
 #   tools/fuzz.sh list                 the targets
 #
 # TARGET is a //fuzz target (fuzz_parse, fuzz_link, fuzz_sim, fuzz_trace,
-# fuzz_report), built with --config=fuzz (clang, libFuzzer, ASan, UBSan).
+# fuzz_blis_header, fuzz_measured, fuzz_report, fuzz_table), built with
+# --config=fuzz (clang, libFuzzer, ASan, UBSan).
 # The corpus grows in $SERQ_FUZZ_DIR/TARGET (default /tmp/serq-fuzz); a
 # crash, a sanitizer report, a leak or a timeout exits non-zero after
 # printing "fuzz: TARGET: FAILED on INPUT" with the input saved under
@@ -13,7 +14,7 @@
 # "fuzz: TARGET: N runs in S s (R exec/s)".
 set -u
 cd "$(dirname "$0")/.."
-targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_report"
+targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_blis_header fuzz_measured fuzz_report fuzz_table"
 if [ "${1:-}" = list ]; then echo $targets; exit 0; fi
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS (tools/fuzz.sh list)}
 seconds=${2:?usage: tools/fuzz.sh TARGET SECONDS}
@@ -33,7 +34,12 @@ case $target in
                          examples/pd-disaggregation/*.sq testdata/hostile/*.sq ;;
   fuzz_link) seed testdata/link-ir/*.json testdata/parse/*.ir.json testdata/hostile/*.json ;;
   fuzz_trace) seed examples/traces/*.csv examples/traces/*.jsonl testdata/traces/*.csv \
-                testdata/traces/*.jsonl testdata/sim/*.csv ;;
+                testdata/traces/*.jsonl testdata/sim/*.csv testdata/blis/*.trace.csv \
+                examples/vllm/*/requests.jsonl ;;
+  fuzz_blis_header) seed testdata/blis/*.yaml testdata/traces/*.yaml ;;
+  fuzz_measured) seed testdata/compare/*.measured testdata/compare/*.results.json \
+                   testdata/blis/*.results.json examples/vllm/*/requests.jsonl ;;
+  fuzz_table) seed testdata/link/*.csv examples/vllm/*/profile/*.csv ;;
   fuzz_report) seed testdata/report/*.json testdata/report/parts/*.json testdata/sim/*.results.json \
                  testdata/traces/*.results.json ;;
 esac

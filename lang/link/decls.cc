@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "ir/builtins.h"
 #include "ir/limits.h"
 #include "lang/link/linker.h"
 #include "ir/words.h"
@@ -56,6 +57,13 @@ void Linker::CheckStages() {
     // Empty when the kind is unset or unknown, which the switch reports.
     absl::string_view kind_word = StageKindWord(s->kind());
     Scope rate;
+    std::vector<std::string> lets;
+    // The lets, then the rate that reads them, in the rate's context.
+    auto rate_with_lets = [&](Context context) {
+      rate.context = context;
+      lets = ResolveLets(s, here, rate);
+      rate.lets = &lets;
+    };
     switch (s->kind()) {
       case ir::Stage::KIND_UNSPECIFIED:
         Error(here, absl::StrCat("stage '", name, "' has no kind (delay, ps, fifo or step)"));
@@ -67,23 +75,28 @@ void Linker::CheckStages() {
         }
         break;
       case ir::Stage::PS:
-        rate.context = Context::kPsPhi;
+        rate_with_lets(Context::kPsPhi);
         Required(IF_PRESENT(s, rate), here.Field("rate"), rate,
                  absl::StrCat("ps stage '", name, "' has no rate: ps(phi)"));
         break;
       case ir::Stage::FIFO:
-        rate.context = Context::kFifoPhi;
+        rate_with_lets(Context::kFifoPhi);
         Required(IF_PRESENT(s, rate), here.Field("rate"), rate,
                  absl::StrCat("fifo stage '", name, "' has no rate: fifo(phi)"));
         break;
       case ir::Stage::STEP:
-        rate.context = Context::kStepTau;
+        rate_with_lets(Context::kStepTau);
         Required(IF_PRESENT(s, rate), here.Field("rate"), rate,
                  absl::StrCat("step stage '", name, "' has no step time: step(tau)"));
         break;
       default:
         Error(here, absl::StrCat("stage '", name, "' has an unknown kind (", s->kind(), ")"));
         break;
+    }
+    if (s->let_size() > 0 && rate.lets == nullptr && !kind_word.empty()) {
+      Error(here.Field("let").Item(0, &s->let(0).loc()),
+            absl::StrCat("'let' names a part of a stage's rate, and ", kind_word, " stage '",
+                         name, "' has none"));
     }
     auto per_step = [&](absl::string_view word, ir::Expr* e) {
       if (e == nullptr) return;
@@ -200,8 +213,28 @@ void Linker::CheckRunSettings() {
   double horizon = 0;
   bool horizon_ok = false;
   Place at = here.Field("horizon");
-  if (Required(IF_PRESENT(run, horizon), at, constant,
-               "the run block has no horizon")) {
+  // Without a horizon the run goes on until no event is left, which every
+  // workload must reach: a batch, a trace, or a limit.
+  // (A workload without a known process, refused on its own, cannot say.)
+  const ir::Workload* endless = nullptr;
+  bool unknown = false;
+  for (const ir::Workload& w : program_->workload()) {
+    unknown |= w.process() == ir::Workload::PROCESS_UNSPECIFIED ||
+               !ir::Workload::Process_IsValid(w.process());
+    bool finite = w.process() == ir::Workload::BATCH || w.process() == ir::Workload::TRACE ||
+                  w.has_limit();
+    if (!finite && endless == nullptr) endless = &w;
+  }
+  if (!run->has_horizon() && endless == nullptr && !unknown) {
+    if (run->has_sample()) {
+      Error(here.Field("sample").At(run->sample().loc()),
+            "a time series needs a horizon: give the run block one");
+    }
+  } else if (!run->has_horizon() && !unknown) {
+    Error(at, absl::StrCat("the run block has no horizon, and ", DescribeWorkload(endless->name()),
+                           " never stops arriving (give a horizon, or the workload a limit)"));
+  } else if (Required(IF_PRESENT(run, horizon), at, constant,
+                      "the run block has no horizon")) {
     std::optional<double> v = Evaluate(run->horizon(), at);
     if (v.has_value() && !(std::isfinite(*v) && *v > 0)) {
       Error(at.At(run->horizon().loc()),
@@ -247,6 +280,36 @@ void Linker::CheckRunSettings() {
                          FormatNumber(*v)));
     }
   }
+}
+
+std::vector<std::string> Linker::ResolveLets(ir::Stage* s, const Place& here, const Scope& rate) {
+  std::vector<std::string> names;
+  for (int i = 0; i < s->let_size(); ++i) {
+    ir::Let* let = s->mutable_let(i);
+    Place at = here.Field("let").Item(i, &let->loc());
+    Scope scope = rate;
+    scope.lets = &names;  // the ones before it
+    Required(IF_PRESENT(let, value), at.Field("value"), scope, "the let has no value");
+    const std::string& name = let->name();
+    if (name.empty()) {
+      Error(at, "the let has no name");
+    } else if (LookupBuiltinVariable(name) != nullptr) {
+      Error(at, absl::StrCat("'", name, "' is a built-in variable; a let cannot take its name"));
+    } else if (const Decl* d = Find(name)) {
+      Error(at, absl::StrCat("'", name, "' is a ", DeclWord(d->kind),
+                             "; a let cannot take a declaration's name"));
+    } else {
+      for (int j = 0; j < i; ++j) {
+        if (s->let(j).name() != name) continue;
+        Error(at, absl::StrCat("'", name, "' is defined twice in stage '", s->name(),
+                               "' (first at ", WhereIs(here.Field("let").Item(j, &s->let(j).loc())),
+                               ")"));
+        break;
+      }
+    }
+    names.push_back(name);  // in step with the lets' indices, which LOCAL refs hold
+  }
+  return names;
 }
 
 }  // namespace linker

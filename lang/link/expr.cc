@@ -28,7 +28,16 @@ bool BuiltinAllowed(ir::Ref::Builtin b, Context c) {
     case ir::Ref::SEQS:
     case ir::Ref::CONTEXT:
     case ir::Ref::ATTENTION:
-      return c == Context::kStepTau;
+    case ir::Ref::PREFILL_JOBS:
+    case ir::Ref::PREFILL_KV:
+    case ir::Ref::PREFILL_KV_MAX:
+    case ir::Ref::PREFILL_CONTEXT:
+    case ir::Ref::PREFILL_CONTEXT_MAX:
+    case ir::Ref::DECODE_KV:
+    case ir::Ref::DECODE_KV_MAX:
+    case ir::Ref::DECODE_CONTEXT:
+    case ir::Ref::DECODE_CONTEXT_MAX:
+      return c == Context::kStepTau || c == Context::kStepJob;
     default: return false;
   }
 }
@@ -164,6 +173,20 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
     }
     return;
   }
+  // A local name of the stage's rate (`let`), then a declaration: a let
+  // cannot take a declaration's name (ResolveLets), so the order is moot.
+  if (scope.lets != nullptr) {
+    for (size_t i = 0; i < scope.lets->size(); ++i) {
+      if ((*scope.lets)[i] != name) continue;
+      if (ref->has_index()) {
+        Error(where, absl::StrCat("'", name, "' is a local name (let), not an array"));
+      } else {
+        ref->set_kind(ir::Ref::LOCAL);
+        ref->set_decl(i);
+      }
+      return;
+    }
+  }
   if (const Decl* d = Find(name)) {
     if (d->kind != DeclKind::kParam) {
       Error(where, absl::StrCat("'", name, "' is a ", DeclWord(d->kind), ", not a value"));
@@ -201,8 +224,13 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
 
 void Linker::ResolveCall(ir::Expr::Call* call, const Place& where, const Scope& scope) {
   const std::string& name = call->function();
+  call->set_table(0);  // recomputed, as every field the linker writes
   if (name.empty()) {
     Error(where, "the call has no function name");
+    return;
+  }
+  if (const Decl* d = Find(name); d != nullptr && d->kind == DeclKind::kTable) {
+    ResolveTableCall(call, d->index, where, scope);
     return;
   }
   const FunctionInfo* f = LookupFunction(name);
@@ -228,6 +256,23 @@ void Linker::ResolveCall(ir::Expr::Call* call, const Place& where, const Scope& 
   switch (f->cls) {
     case FunctionClass::kMath:
       break;
+    case FunctionClass::kJobs: {
+      if (c == Context::kStepJob) {
+        Error(where, absl::StrCat("'", name, "' inside a sum over jobs: sums over a step's jobs "
+                                  "do not nest"));
+        return;
+      }
+      if (c != Context::kStepTau) {
+        Error(where, absl::StrCat("'", name, "' sums over a step's jobs; only the tau of a step "
+                                  "stage has them"));
+        return;
+      }
+      if (n != 1) return;
+      Scope job = scope;
+      job.context = Context::kStepJob;
+      ResolveExpr(call->mutable_arg(0), where.Field("arg").Item(0), job);
+      return;
+    }
     case FunctionClass::kRandom:
       if (c != Context::kSession && c != Context::kRenewal) {
         Error(where, absl::StrCat("'", name, "' draws a random number; only a session or "

@@ -32,6 +32,7 @@ absl::string_view DeclWord(DeclKind kind) {
     case DeclKind::kParam: return "param";
     case DeclKind::kPool: return "pool";
     case DeclKind::kStage: return "stage";
+    case DeclKind::kTable: return "table";
   }
   return "";
 }
@@ -72,7 +73,8 @@ std::string FormatNumber(double v) { return absl::StrCat(v); }
 
 bool IsReservedBuiltin(absl::string_view name) {
   const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
-  return b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS;
+  return b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS &&
+         !(b->builtin >= ir::Ref::PREFILL_JOBS && b->builtin <= ir::Ref::DECODE_CONTEXT_MAX);
 }
 
 bool IsWhole(double v) { return std::isfinite(v) && v == std::floor(v); }
@@ -103,6 +105,7 @@ bool Linker::Link() {
   PairWorkloadsAndSessions();
   LinkParams();
   SizeArrays();
+  CheckTables();
   CheckPools();
   CheckStages();
   CheckWorkloads();

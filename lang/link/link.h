@@ -22,6 +22,9 @@ struct LinkOptions {
   // program's `share` declaration (or standing for it when there is none).
   // SHARE_UNSPECIFIED: the program's own.
   ir::Program::Share share = ir::Program::SHARE_UNSPECIFIED;
+  // `--data-dir`: where relative table file names resolve (default: the
+  // program's directory, from Program.file).
+  std::string data_dir;
 };
 
 // Resolves every reference of `program` in place (Ref.kind and .decl,

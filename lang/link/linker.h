@@ -7,6 +7,7 @@
 //   session.cc  statements and session variables
 //   keys.cc     evict by and serve by, which read other sessions' variables
 //   decls.cc    the rules of declarations and of the run block
+//   tables.cc   profile tables: their rules, and their rows read into the IR
 //   flows.cc    the rules of runs: modes, growing, and the seed's link rule
 //
 // Internal to serq-link; the interface is link.h.
@@ -48,14 +49,14 @@ struct Place {
   Place At(const ir::Location& own) const;
 };
 
-enum class DeclKind { kParam, kPool, kStage };
+enum class DeclKind { kParam, kPool, kStage, kTable };
 
 struct Decl {
   DeclKind kind;
-  int index;  // into Program.param, .pool or .stage
+  int index;  // into Program.param, .pool, .stage or .table
 };
 
-// "param", "pool", "stage".
+// "param", "pool", "stage", "table".
 absl::string_view DeclWord(DeclKind kind);
 
 // What an expression may read depends on where it stands.
@@ -64,6 +65,7 @@ enum class Context {
   kPsPhi,     // constants and `present`
   kFifoPhi,   // constants
   kStepTau,   // constants and the step variables
+  kStepJob,   // the same, for one job (inside sum_prefill and its kin)
   kEvictBy,   // constants, `since`, now/arrival/serial, the lease owner's variables
   kPreemptBy, // the same, in the session of each victim (a job at the stage)
   kServeBy,   // the arriving session's view, without random draws
@@ -100,6 +102,8 @@ struct Scope {
   std::vector<SessionScope*> sessions;
   std::string owner;
   std::string verb;
+  // A stage's rate and lets: the local names (`let`) visible here, in order.
+  const std::vector<std::string>* lets = nullptr;
 };
 
 // What a reference to a declaration must name.
@@ -190,8 +194,17 @@ class Linker {
   // variable of every session the key is evaluated in.
   void ResolveKeyVariable(ir::Ref* ref, const Place& where, const Scope& scope);
 
+  // --- tables.cc
+  void CheckTables();
+  // A lookup `call` of table `index` (its arity), whose arguments resolve
+  // in `scope`.
+  void ResolveTableCall(ir::Expr::Call* call, int index, const Place& where, const Scope& scope);
+
   // --- decls.cc
   void CheckPools();
+  // A stage's lets, each resolved in `rate` with the ones before it; their
+  // names, in order, for the rate.
+  std::vector<std::string> ResolveLets(ir::Stage* s, const Place& here, const Scope& rate);
   void CheckStages();
   void CheckWorkloads();
   void CheckRunSettings();
@@ -207,7 +220,7 @@ class Linker {
   Diagnostics* diags_;
   int errors_before_;
 
-  std::map<std::string, Decl> names_;          // params, pools and stages
+  std::map<std::string, Decl> names_;          // params, pools, stages and tables
   std::vector<std::optional<double>> param_value_;
   std::vector<bool> param_bad_;                // reported: no value, say nothing more
   std::vector<int64_t> pool_size_, stage_size_;
@@ -231,8 +244,8 @@ bool IsWhole(double v);
 std::string WhereIs(const Place& p);
 // True when `name` is a built-in variable's and reserved for it: every one
 // but `tokens` and `seqs`, which are contextual words (option words of a
-// stage block) that a program may use as names; only a step's tau reads
-// them as its own.
+// stage block), and IR 10's step figures, which a program may use as
+// names; only a step's tau reads them as its own.
 bool IsReservedBuiltin(absl::string_view name);
 // True when a resolved expression is constant: numbers, params and math.
 bool IsConstantExpr(const ir::Expr& e);

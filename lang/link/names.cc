@@ -16,6 +16,7 @@ Place DeclPlace(const ir::Program& p, const Decl& d) {
     case DeclKind::kParam: return root.Field("param").Item(d.index, &p.param(d.index).loc());
     case DeclKind::kPool: return root.Field("pool").Item(d.index, &p.pool(d.index).loc());
     case DeclKind::kStage: return root.Field("stage").Item(d.index, &p.stage(d.index).loc());
+    case DeclKind::kTable: return root.Field("table").Item(d.index, &p.table(d.index).loc());
   }
   return root;
 }
@@ -29,6 +30,7 @@ const Decl* Linker::Find(absl::string_view name) const {
 
 std::string Linker::DescribeDecl(const Decl& d) const {
   if (d.kind == DeclKind::kParam) return "a param";
+  if (d.kind == DeclKind::kTable) return "a table";
   absl::string_view word = DeclWord(d.kind);
   int64_t size = Size(d);
   if (size == 0) return absl::StrCat("a single ", word);
@@ -58,6 +60,11 @@ void Linker::DeclareNames() {
   };
   for (int i = 0; i < program_->param_size(); ++i) {
     declare(program_->param(i).name(), {DeclKind::kParam, i});
+  }
+  // Tables before pools and stages: a program declares its tables first,
+  // so that a stage named like one is the one said to be defined again.
+  for (int i = 0; i < program_->table_size(); ++i) {
+    declare(program_->table(i).name(), {DeclKind::kTable, i});
   }
   for (int i = 0; i < program_->pool_size(); ++i) {
     declare(program_->pool(i).name(), {DeclKind::kPool, i});

@@ -32,7 +32,7 @@ const Decl* Linker::ResolveDeclRef(ir::Ref* ref, const Place& where, Want want, 
   }
   bool kind_ok = want == Want::kStage   ? d->kind == DeclKind::kStage
                  : want == Want::kPool ? d->kind == DeclKind::kPool
-                                        : d->kind != DeclKind::kParam;
+                                        : d->kind == DeclKind::kPool || d->kind == DeclKind::kStage;
   if (!kind_ok) {
     Error(where, absl::StrCat("'", name, "' is a ", DeclWord(d->kind), "; ", needs));
     return nullptr;

@@ -5,8 +5,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "ir/diagnostics.h"
 #include "ir/words.h"
+#include "lang/parse/lexer.h"
 
 namespace serq {
 namespace {
@@ -54,6 +57,36 @@ std::string Quoted(absl::string_view s) {
   return out + "\"";
 }
 
+// A table's column: bare when the lexer reads it back as that one name
+// (an identifier or a word), else in quotes.
+std::string Column(absl::string_view s) {
+  Diagnostics diags;
+  std::vector<Token> t = Lex(s, &diags);
+  bool bare = diags.empty() && t.size() == 2 && t[1].kind == TokenKind::kEof &&
+              (t[0].kind == TokenKind::kIdentifier || IsReservedWord(t[0].kind)) && t[0].text == s;
+  return bare ? std::string(s) : Quoted(s);
+}
+
+// A `where` value: bare when the parser reads it back as this number text
+// (an optional '-' and a number token), else in quotes.
+std::string WhereValue(absl::string_view s) {
+  absl::string_view digits = absl::StartsWith(s, "-") ? s.substr(1) : s;
+  Diagnostics diags;
+  std::vector<Token> t = Lex(digits, &diags);
+  bool bare = diags.empty() && t.size() == 2 && t[0].kind == TokenKind::kNumber &&
+              t[1].kind == TokenKind::kEof && t[0].text == digits;
+  return bare ? std::string(s) : Quoted(s);
+}
+
+std::string Outside(ir::Table::Outside o) {
+  switch (o) {
+    case ir::Table::CLAMP: return "clamp";
+    case ir::Table::EXTRAPOLATE: return "extrapolate";
+    case ir::Table::ERROR: return "error";
+    default: return "";
+  }
+}
+
 std::string Amounts(const google::protobuf::RepeatedPtrField<ir::Statement::Amount>& amounts) {
   std::vector<std::string> parts;
   for (const auto& a : amounts) {
@@ -83,7 +116,9 @@ class Printer {
       Line(absl::StrCat("pool ", x.name(), Size(x.has_size(), x.size()), " ", Block(options)));
     }
     Group();
-    for (const ir::Stage& x : p.stage()) Line(Stage(x));
+    for (const ir::Table& x : p.table()) Table(x);
+    Group();
+    for (const ir::Stage& x : p.stage()) Stage(x);
     Group();
     if (p.share() == ir::Program::MAXMIN) Line("share maxmin;");
     if (p.share() == ir::Program::BOTTLENECK) Line("share bottleneck;");
@@ -132,17 +167,49 @@ class Printer {
     return options.empty() ? "{}" : absl::StrCat("{", options, " }");
   }
 
-  static std::string Stage(const ir::Stage& x) {
+  // A stage on one line; with lets (a rate written in parts), each
+  // option on its own line.
+  void Stage(const ir::Stage& x) {
     std::string kind(StageKindWord(x.kind()));
     if (kind.empty()) kind = "unspecified";  // no source says this: it will not parse
     if (x.kind() != ir::Stage::DELAY) absl::StrAppend(&kind, "(", FormatExpr(x.rate()), ")");
-    std::string options;
-    if (x.has_seqs()) absl::StrAppend(&options, " seqs ", FormatExpr(x.seqs()), ";");
-    if (x.has_tokens()) absl::StrAppend(&options, " tokens ", FormatExpr(x.tokens()), ";");
-    if (x.has_serve_by()) absl::StrAppend(&options, " serve by ", Key(x.serve_by()), ";");
-    if (x.has_preempt_by()) absl::StrAppend(&options, " preempt by ", Key(x.preempt_by()), ";");
-    return absl::StrCat("stage ", x.name(), Size(x.has_size(), x.size()), " : ", kind,
-                        options.empty() ? ";" : " " + Block(options));
+    std::vector<std::string> options;
+    for (const ir::Let& l : x.let()) {
+      options.push_back(absl::StrCat("let ", l.name(), " = ", FormatExpr(l.value()), ";"));
+    }
+    if (x.has_seqs()) options.push_back(absl::StrCat("seqs ", FormatExpr(x.seqs()), ";"));
+    if (x.has_tokens()) options.push_back(absl::StrCat("tokens ", FormatExpr(x.tokens()), ";"));
+    if (x.has_serve_by()) options.push_back(absl::StrCat("serve by ", Key(x.serve_by()), ";"));
+    if (x.has_preempt_by()) options.push_back(absl::StrCat("preempt by ", Key(x.preempt_by()), ";"));
+    std::string head = absl::StrCat("stage ", x.name(), Size(x.has_size(), x.size()), " : ", kind);
+    if (options.empty()) return Line(head + ";");
+    if (x.let_size() == 0) return Line(absl::StrCat(head, " { ", absl::StrJoin(options, " "), " }"));
+    Line(head + " {");
+    for (const std::string& o : options) Line(o, 1);
+    Line("}");
+  }
+
+  // A table on one line when it fits in 100 columns, else an option a line.
+  void Table(const ir::Table& x) {
+    std::vector<std::string> options;
+    for (const ir::Table::Match& m : x.where()) {
+      options.push_back(absl::StrCat("where ", Column(m.column()), " = ", WhereValue(m.equals()), ";"));
+    }
+    if (x.key_size() > 0) {
+      std::vector<std::string> keys;
+      for (const std::string& k : x.key()) keys.push_back(Column(k));
+      options.push_back(absl::StrCat("key ", absl::StrJoin(keys, ", "), ";"));
+    }
+    if (!x.value().empty()) options.push_back(absl::StrCat("value ", Column(x.value()), ";"));
+    if (!Outside(x.below()).empty()) options.push_back(absl::StrCat("below ", Outside(x.below()), ";"));
+    if (!Outside(x.above()).empty()) options.push_back(absl::StrCat("above ", Outside(x.above()), ";"));
+    std::string head = absl::StrCat("table ", x.name(), " = ", Quoted(x.file()));
+    std::string line = absl::StrCat(head, " { ", absl::StrJoin(options, " "), " }");
+    if (options.empty()) return Line(head + " {}");
+    if (line.size() <= 100) return Line(line);
+    Line(head + " {");
+    for (const std::string& o : options) Line(o, 1);
+    Line("}");
   }
 
   static std::string Workload(const ir::Workload& x) {

@@ -34,6 +34,7 @@ constexpr ReservedWord kReservedWords[] = {
 constexpr OptionWord kOptionWords[] = {
     {"cap", "pool"},       {"cache", "pool"},
     {"seqs", "stage"},     {"tokens", "stage"},     {"preempt", "stage"},
+    {"let", "stage"},
     {"limit", "workload"}, {"batch", "workload"},   {"poisson", "workload"},
     {"periodic", "workload"}, {"renewal", "workload"}, {"trace", "workload"},
     {"horizon", "run"},    {"seed", "run"},         {"replications", "run"},
@@ -41,6 +42,12 @@ constexpr OptionWord kOptionWords[] = {
     // A statement word: reserved only where a statement starts, as the
     // option words are where an option does (language.md §2).
     {"prefix", "session"},
+    // IR 10: a declaration word, reserved only where a declaration starts
+    // (`table NAME`), and the words of a table's block.
+    {"table", "program"},
+    {"key", "table"},      {"value", "table"},      {"where", "table"},
+    {"below", "table"},    {"above", "table"},      {"clamp", "table"},
+    {"extrapolate", "table"}, {"error", "table"},
 };
 
 struct Punctuation {

@@ -55,8 +55,9 @@ absl::Span<const ReservedWord> ReservedWords();
 // A contextual option word: reserved only where a block's options start.
 struct OptionWord {
   absl::string_view word;
-  // "pool", "stage", "workload" or "run"; "session" for a word that starts
-  // a statement (`prefix`).
+  // "pool", "stage", "table", "workload" or "run"; "session" for a word
+  // that starts a statement (`prefix`); "program" for one that starts a
+  // declaration (`table`).
   absl::string_view block;
 };
 

@@ -154,9 +154,18 @@ class Parser {
         return true;
       case K::kRun:
         return Peek(1).kind == K::kLBrace;
+      case K::kIdentifier:
+        return AtTable();
       default:
         return false;
     }
+  }
+
+  // The declaration word `table` starts a declaration here (`table NAME`):
+  // reserved only there, as `prefix` is where a statement starts.
+  bool AtTable() const {
+    return At(K::kIdentifier) && Peek().text == "table" &&
+           (Peek(1).kind == K::kIdentifier || IsReservedWord(Peek(1).kind));
   }
 
   // ------------------------------------------------------------ errors
@@ -511,9 +520,12 @@ class Parser {
       case K::kWorkload: return Workload(out);
       case K::kSession: return Session(out);
       case K::kRun: return RunBlock(out);
+      case K::kIdentifier:
+        if (AtTable()) return Table(out);
+        [[fallthrough]];
       default:
         ErrorHere(absl::StrCat("expected a declaration (",
-                               OneOf({"param", "pool", "stage", "share", "workload",
+                               OneOf({"param", "pool", "stage", "table", "share", "workload",
                                       "session", "run"}),
                                "), found ", DescribeToken(Peek())));
         RecoverToDeclaration();
@@ -549,6 +561,7 @@ class Parser {
     absl::string_view word;
     std::function<bool()> value;
     const Token* first = nullptr;  // where it was given, once it was
+    bool repeatable = false;       // `let`: given any number of times
   };
 
   // `{ option value; … }`. `block` names the block in messages.
@@ -583,7 +596,7 @@ class Parser {
         continue;
       }
       Take();
-      if (option->first != nullptr) {
+      if (option->first != nullptr && !option->repeatable) {
         ErrorAtPrevious(absl::StrCat("'", option->word, "' given twice in ", block,
                                      " (first at ", Position(*option->first), ")"));
       }
@@ -662,12 +675,123 @@ class Parser {
              SetLoc(tokens_[pos_ - 1], s.mutable_preempt_loc());
              return Expect(K::kBy, "after 'preempt'") && Key(3, s.mutable_preempt_by());
            }},
+          {"let", [&] { return Let(s.add_let()); }, nullptr, /*repeatable=*/true},
       };
       Options(open, absl::StrCat("stage '", name, "'"), options);
     } else {
       EndWith(Level::kTop, "or '{' after the stage's kind");
     }
     *program->add_stage() = std::move(s);
+  }
+
+  // `let NAME = EXPR` in a stage's block (`let` taken): a local name of
+  // the stage's rate.
+  bool Let(ir::Let* let) {
+    SetLoc(tokens_[pos_ - 1], let->mutable_loc());
+    std::string name;
+    if (!Name("a name after 'let'", &name)) return false;
+    let->set_name(name);
+    return Expect(K::kAssign, absl::StrCat("after 'let ", name, "'")) &&
+           Expr(kDeclarationExprLevel + 1, let->mutable_value()) >= 0;
+  }
+
+  // A table's column: a name, or any text in quotes.
+  bool Column(absl::string_view what, std::string* out) {
+    const Token& t = Peek();
+    if (t.kind == K::kString) {
+      *out = Take().string;
+      return true;
+    }
+    if (t.kind == K::kIdentifier || IsReservedWord(t.kind)) {
+      *out = std::string(Take().text);
+      return true;
+    }
+    ErrorHere(absl::StrCat("expected ", what, " (a name, or text in quotes), found ",
+                           DescribeToken(t)));
+    return false;
+  }
+
+  // `table NAME = "file" { key a, b; value t; where c = "x"; below clamp;
+  // above extrapolate; }` (docs/language.md §3.7).
+  void Table(ir::Program* program) {
+    const Token& kw = Take();
+    ir::Table t;
+    SetLoc(kw, t.mutable_loc());
+    std::string name;
+    if (!Name("a table name after 'table'", &name) ||
+        !Expect(K::kAssign, absl::StrCat("after 'table ", name, "'"))) {
+      return Recover(Level::kTop);
+    }
+    t.set_name(name);
+    if (!At(K::kString)) {
+      ErrorHere(absl::StrCat("expected a file name in quotes after 'table ", name, " =', found ",
+                             DescribeToken(Peek())));
+      return Recover(Level::kTop);
+    }
+    t.set_file(Take().string);
+    if (!At(K::kLBrace)) {
+      Expect(K::kLBrace, "after the table's file name");
+      return Recover(Level::kTop);
+    }
+    const Token& open = Take();
+    auto outside = [&](absl::string_view word, ir::Table::Outside* out) {
+      static const std::vector<std::pair<absl::string_view, ir::Table::Outside>> kWays = {
+          {"clamp", ir::Table::CLAMP},
+          {"extrapolate", ir::Table::EXTRAPOLATE},
+          {"error", ir::Table::ERROR}};
+      for (const auto& [w, v] : kWays) {
+        if (At(K::kIdentifier) && Peek().text == w) {
+          Take();
+          *out = v;
+          return true;
+        }
+      }
+      ErrorHere(absl::StrCat("expected ", OneOf({"clamp", "extrapolate", "error"}), " after '",
+                             word, "', found ", DescribeToken(Peek())));
+      return false;
+    };
+    ir::Table::Outside below = ir::Table::OUTSIDE_UNSPECIFIED;
+    ir::Table::Outside above = ir::Table::OUTSIDE_UNSPECIFIED;
+    std::vector<Option> options = {
+        {"key",
+         [&] {
+           t.clear_key();
+           do {
+             if (!Column("a key column", t.add_key())) return false;
+           } while (Accept(K::kComma));
+           return true;
+         }},
+        {"value", [&] { return Column("the value column", t.mutable_value()); }},
+        {"where",
+         [&] {
+           ir::Table::Match* m = t.add_where();
+           SetLoc(tokens_[pos_ - 1], m->mutable_loc());
+           if (!Column("a column after 'where'", m->mutable_column()) ||
+               !Expect(K::kAssign, absl::StrCat("after 'where ", m->column(), "'"))) {
+             return false;
+           }
+           const Token& v = Peek();
+           if (v.kind == K::kString) {
+             m->set_equals(Take().string);
+             return true;
+           }
+           bool negative = Accept(K::kMinus);
+           if (At(K::kNumber)) {
+             m->set_equals(absl::StrCat(negative ? "-" : "", Take().text));
+             return true;
+           }
+           ErrorHere(absl::StrCat("expected text in quotes or a number after 'where ",
+                                  m->column(), " =', found ", DescribeToken(Peek())));
+           return false;
+         },
+         nullptr, /*repeatable=*/true},
+        {"below", [&] { return outside("below", &below); }},
+        {"above", [&] { return outside("above", &above); }},
+    };
+    Options(open, absl::StrCat("table '", name, "'"), options);
+    t.set_below(below);
+    t.set_above(above);
+    *program->add_table() = std::move(t);
   }
 
   bool StageKind(ir::Stage* s) {

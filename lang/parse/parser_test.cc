@@ -216,7 +216,7 @@ TEST(Parser, FillsVersionFileAndLocationsButNoLinkFields) {
   Diagnostics d;
   ir::Program p;
   ASSERT_TRUE(ParseProgram("dir/x.sq", source, &p, &d)) << d.Render();
-  EXPECT_EQ(p.version(), 9u);
+  EXPECT_EQ(p.version(), kIrVersion);
   EXPECT_EQ(p.file(), "dir/x.sq");
   EXPECT_FALSE(p.linked());
   EXPECT_EQ(p.share_loc().line(), 7u);
@@ -348,7 +348,7 @@ TEST(Parser, ErrorsAndRecovery) {
       {"pool kv { 5; cap 1; }",
        "1:11: expected an option of pool 'kv' ('cap', 'evict' or 'cache') or '}', found '5'\n"},
       {"stage E : step(1) { batch 2; }",
-       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens', 'serve' or 'preempt'\n"},
+       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens', 'serve', 'preempt' or 'let'\n"},
       {"workload { limit 1; limit 2; arrive batch(1); arrive batch(2); }",
        "1:21: 'limit' given twice in the unnamed workload (first at 1:12)\n"
        "1:47: 'arrive' given twice in the unnamed workload (first at 1:30)\n"},
@@ -359,8 +359,8 @@ TEST(Parser, ErrorsAndRecovery) {
        "1:24: expected 'from' after the transfer's work, found 'kvP'\n"},
       {"session { choose j in D by (); }",
        "1:29: empty key: '()' needs at least one expression\n"},
-      {"session { } }", "1:13: expected a declaration ('param', 'pool', 'stage', 'share', "
-                        "'workload', 'session' or 'run'), found '}'\n"},
+      {"session { } }", "1:13: expected a declaration ('param', 'pool', 'stage', 'table', "
+                        "'share', 'workload', 'session' or 'run'), found '}'\n"},
       {"param in = 1; param x = 2;", "1:7: expected a param name after 'param', found reserved word 'in'\n"},
       {"session { set end = 1; observe t = end; }",
        "1:15: expected a variable name after 'set', found reserved word 'end'\n"

@@ -56,7 +56,8 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     } else if (d.kind == ir::Stage::FIFO) {
       stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
     } else if (d.kind == ir::Stage::STEP) {
-      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes));
+      stations_.push_back(
+          MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes, d.figures));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }
@@ -139,14 +140,33 @@ void Engine::Schedule(double time, uint32_t station, uint32_t tag, bool end_of_i
 // Inline in Phi and Tau: a step evaluates tau, the call would be a good
 // part of it.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool Engine::EvalRate(
-    uint32_t station, const EvalFrame& frame, absl::string_view what,
+    uint32_t station, EvalFrame& frame, absl::string_view what,
     absl::FunctionRef<std::string()> with, double* rate) {
-  uint32_t node = model_.stages[model_.station_decl[station]].phi_node;
+  const StageDecl& d = model_.stages[model_.station_decl[station]];
+  if (ABSL_PREDICT_FALSE(!d.lets.empty()) && !EvalLets(station, &frame)) return false;
+  uint32_t node = d.phi_node;
   double v = evaluator_.Eval(node, frame);
   if (ABSL_PREDICT_FALSE(evaluator_.failed() || !(v > 0))) {
     return RateFailed(station, node, v, what, with);
   }
   *rate = v;
+  return true;
+}
+
+// A rate in parts (`let`): each part in order, into rate_locals_, which
+// the parts after it and the rate read.
+ABSL_ATTRIBUTE_NOINLINE bool Engine::EvalLets(uint32_t station, EvalFrame* frame) {
+  uint32_t decl = model_.station_decl[station];
+  const std::vector<uint32_t>& lets = model_.stages[decl].lets;
+  rate_locals_.resize(lets.size());
+  frame->locals = rate_locals_.data();
+  for (size_t i = 0; i < lets.size(); ++i) {
+    rate_locals_[i] = evaluator_.Eval(lets[i], *frame);
+    if (evaluator_.failed()) {
+      FailEvalAt(absl::StrCat(RatePath(decl), ".let[", i, "]"));
+      return false;
+    }
+  }
   return true;
 }
 
@@ -495,7 +515,10 @@ bool Engine::Run(results::Replication* out) {
   CompactEvents();
   if (events_.empty() && !ReportDeadlock()) return false;
   if (series_) series_->RecordBefore(model_.horizon, true, stations_, pools_, arrived_, ended_);
-  now_ = model_.horizon;
+  // A run without a horizon ends at its last event (which is now_), and
+  // its window is empty when that is before the warmup.
+  if (!model_.drain) now_ = model_.horizon;
+  now_ = std::max(now_, model_.warmup);
   Report(out);
   return true;
 }
@@ -663,8 +686,10 @@ bool Engine::ReportDeadlock() {
     has_current_ = true;
     failed_ = false;
     FailAt(s.wait_statement,
-           absl::StrCat("deadlock: waits for ", what, ", and no event is left before the horizon ",
-                        model_.horizon));
+           model_.drain ? absl::StrCat("deadlock: waits for ", what, ", and no event is left")
+                        : absl::StrCat("deadlock: waits for ", what,
+                                       ", and no event is left before the horizon ",
+                                       model_.horizon));
   }
   if (blocked.size() > kShown) {
     diags_->ErrorInFile(absl::StrCat("deadlock: ", blocked.size() - kShown,
@@ -677,7 +702,11 @@ bool Engine::ReportDeadlock() {
 void Engine::Report(results::Replication* out) {
   out->set_index(replication_);
   out->set_seed(stream_seed_);
-  const double window = model_.horizon - model_.warmup;
+  if (model_.drain) out->set_end(now_);
+  const double window = now_ - model_.warmup;
+  // The thirds judge a steady state over a horizon; a run without one has
+  // none to judge (its checkpoints were never due).
+  const double thirds = model_.drain ? 0 : window;
   for (size_t i = 0; i < model_.observations.size(); ++i) {
     results::Observation* o = out->add_observation();
     o->set_name(model_.observations[i]);
@@ -695,7 +724,7 @@ void Engine::Report(results::Replication* out) {
     st->set_present_start(present_start_[id]);
     st->set_present_end(stations_[id]->Queue());
     AddThirds(station_integral_[0][id], station_integral_[1][id],
-              stations_[id]->PresentIntegral(now_), window, st->mutable_present_third());
+              stations_[id]->PresentIntegral(now_), thirds, st->mutable_present_third());
   }
   for (uint32_t id = 0; id < pools_.count(); ++id) {
     const PoolDecl& d = model_.pools[model_.pool_decl[id]];
@@ -714,7 +743,7 @@ void Engine::Report(results::Replication* out) {
     s->set_arrived_window(arrived_window_[i]);
     s->set_ended_window(ended_window_[i]);
     AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
-              window, s->mutable_in_progress_third());
+              thirds, s->mutable_in_progress_third());
   }
   out->set_events(events_processed_);
   if (series_) series_->Release(out->mutable_series());

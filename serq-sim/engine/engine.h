@@ -189,8 +189,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // phi or tau of `station`'s stage in `frame`; false after reporting a
   // runtime error at it (`what` is "phi" or "tau"; `with` says what it was
   // evaluated with, built only for the message).
-  bool EvalRate(uint32_t station, const EvalFrame& frame, absl::string_view what,
+  bool EvalRate(uint32_t station, EvalFrame& frame, absl::string_view what,
                 absl::FunctionRef<std::string()> with, double* rate);
+  // The lets of `station`'s stage, in order, into rate_locals_ (frame's
+  // locals); false after reporting a runtime error at one.
+  bool EvalLets(uint32_t station, EvalFrame* frame);
   // EvalRate's and Tau's reports, out of their way (a step evaluates tau):
   // the rate `v` of `station` at `node` failed to evaluate or is not > 0;
   // tau `v` does not advance the time; a step's line of the trace.
@@ -241,6 +244,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // Tau's frame, kept: a step sets its time and step variables only (the
   // rest, a tau cannot read, stays as constructed).
   EvalFrame tau_frame_;
+  std::vector<double> rate_locals_;  // EvalLets' values
   EventQueue events_;
   size_t compact_at_ = 256;
   double now_ = 0;

@@ -107,7 +107,8 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   header->set_version(kIrVersion);
   header->set_mark(kResultsMark);
   header->set_program(linked.file());
-  header->set_horizon(model.horizon);
+  header->set_horizon(model.drain ? 0 : model.horizon);
+  header->set_drained(model.drain);
   header->set_warmup(model.warmup);
   header->set_seed(model.seed);
   header->set_replications(model.replications);

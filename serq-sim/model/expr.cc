@@ -142,6 +142,43 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
     case Op::kSeqs: return frame.step.seqs;
     case Op::kContext: return frame.step.context;
     case Op::kAttention: return frame.step.attention;
+    case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
+    case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
+    case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
+      return *reinterpret_cast<const double*>(reinterpret_cast<const char*>(&frame) +
+                                              FieldOffset(n.op));
+    case Op::kLocal: return frame.locals[n.a];
+    case Op::kSumJobs: {
+      // The expression for each job of the kind summed, as if the job were
+      // the step's only one; the sum in batch order.
+      const bool decodes = n.fn != Function::kSumPrefill;
+      const bool prefills = n.fn != Function::kSumDecode;
+      double sum = 0;
+      EvalFrame one = frame;
+      for (uint32_t i = 0; i < frame.step.job_count; ++i) {
+        const StepJob& job = frame.step.jobs[i];
+        if (job.decode ? !decodes : !prefills) continue;
+        one.step = StepVars::Of(job);
+        double v = Eval(n.a, one);
+        if (failed_) return v;
+        sum += v;
+      }
+      return sum;
+    }
+    case Op::kTable: {
+      double fixed[8];
+      for (uint32_t i = 0; i < n.b && i < 8; ++i) {
+        fixed[i] = EvalTree(table_->args[n.a + i], frame);
+        if (failed_) return fixed[i];
+        if (std::isnan(fixed[i])) return Fail(n, "a table's key is NaN");
+      }
+      double v;
+      std::string error;
+      if (!Lookup(n.c, absl::Span<const double>(fixed, std::min<uint32_t>(n.b, 8)), &v, &error)) {
+        return Fail(n, error);
+      }
+      return v;
+    }
     case Op::kNeg: {
       double v = EvalTree(n.a, frame);
       return -v;
@@ -214,6 +251,19 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
   return Fail(n, "unknown expression");
 }
 
+bool Evaluator::Lookup(uint32_t table, absl::Span<const double> args, double* value,
+                       std::string* error) const {
+  const TableRef& t = table_->tables[table];
+  int axis = -1;
+  if (t.grid->Lookup(args, t.below, t.above, value, &axis)) return true;
+  const bool low = args[axis] < t.grid->Least(axis);
+  *error = absl::StrCat("table '", t.name, "': ", t.keys[axis], " ", args[axis], " is ",
+                        low ? "below" : "above", " its grid (", t.grid->Least(axis), " to ",
+                        t.grid->Greatest(axis), ") and the table's '", low ? "below" : "above",
+                        "' is error");
+  return false;
+}
+
 double Evaluator::CompileAndEval(uint32_t node, const EvalFrame& frame) {
   if (compiled_.size() < table_->nodes.size()) compiled_.resize(table_->nodes.size(), kUnknown);
   Program program;
@@ -250,9 +300,25 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
       return true;
     case Op::kNow: case Op::kArrival: case Op::kSerial: case Op::kPresent: case Op::kSince:
     case Op::kTokens: case Op::kPrefill: case Op::kDecode: case Op::kSeqs: case Op::kContext:
-    case Op::kAttention:
+    case Op::kAttention: case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
+    case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
+    case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
       out->push_back(Instr{n.op, n.fn});
       return true;
+    case Op::kLocal:
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.a, 0});
+      return true;
+    case Op::kTable: {
+      if (n.b > 8) return false;
+      for (uint32_t i = 0; i < n.b; ++i) {
+        if (!Compile(table_->args[n.a + i], depth + static_cast<int>(i), max_depth, out)) {
+          return false;
+        }
+      }
+      // The table's index travels in `number` (exact: far below 2^53).
+      out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.b, double(n.c)});
+      return true;
+    }
     case Op::kNeg:
       if (!Compile(n.a, depth, max_depth, out)) return false;
       if (out->size() >= 1 && out->back().op == Op::kNumber) {
@@ -391,6 +457,14 @@ void Evaluator::Finish(Program* program) {
         program->draws = true;
         break;
       case Op::kStageState: case Op::kPoolState: in.code = Code::kState; break;
+      case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
+      case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
+      case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
+        in.code = Code::kField;
+        in.a = static_cast<uint32_t>(FieldOffset(in.op));
+        break;
+      case Op::kLocal: in.code = Code::kLocal; break;
+      case Op::kTable: in.code = Code::kTable; break;
       default:  // the comparisons and %: Compile emits no other
         in.code = by_operands(Code::kBinaryS, Code::kBinaryL, Code::kBinaryR);
         break;
@@ -438,6 +512,15 @@ int32_t Evaluator::FieldOffset(Op op) {
     case Op::kSeqs: return step + offsetof(StepVars, seqs);
     case Op::kContext: return step + offsetof(StepVars, context);
     case Op::kAttention: return step + offsetof(StepVars, attention);
+    case Op::kPrefillJobs: return step + offsetof(StepVars, prefill_jobs);
+    case Op::kPrefillKv: return step + offsetof(StepVars, prefill_kv);
+    case Op::kPrefillKvMax: return step + offsetof(StepVars, prefill_kv_max);
+    case Op::kPrefillContext: return step + offsetof(StepVars, prefill_context);
+    case Op::kPrefillContextMax: return step + offsetof(StepVars, prefill_context_max);
+    case Op::kDecodeKv: return step + offsetof(StepVars, decode_kv);
+    case Op::kDecodeKvMax: return step + offsetof(StepVars, decode_kv_max);
+    case Op::kDecodeContext: return step + offsetof(StepVars, decode_context);
+    case Op::kDecodeContextMax: return step + offsetof(StepVars, decode_context_max);
     default: return -1;
   }
 }
@@ -460,7 +543,7 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&tokens, &&prefill, &&decode, &&seqs, &&context, &&attention, &&neg,
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
-      &&state, &&mul_field, &&add_field, &&done,
+      &&state, &&mul_field, &&add_field, &&field, &&local, &&table, &&done,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
   const char* const fields = reinterpret_cast<const char*>(&frame);
@@ -582,6 +665,22 @@ math: {
   }
   double v = ApplyMath(in->fn, args);
   if (std::isnan(v)) return false;
+  SERQ_RESULT(v);
+}
+field:
+  SERQ_PUSH(*reinterpret_cast<const double*>(fields + in->a));
+local:
+  SERQ_PUSH(frame.locals[in->a]);
+table: {
+  stack[top] = tos;
+  top -= static_cast<int>(in->a) - 1;
+  absl::Span<const double> args(stack + top, in->a);
+  for (double arg : args) {
+    if (std::isnan(arg)) return false;
+  }
+  double v;
+  std::string error;
+  if (!Lookup(static_cast<uint32_t>(in->number), args, &v, &error)) return false;
   SERQ_RESULT(v);
 }
 mul_field:

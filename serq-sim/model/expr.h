@@ -15,6 +15,7 @@
 #include "ir/builtins.h"
 #include "serq-sim/random/random.h"
 #include "serq-sim/stations/stage.h"
+#include "tables/grid.h"
 
 namespace serq::sim {
 
@@ -33,6 +34,16 @@ enum class Op : uint8_t {
   kSeqs,
   kContext,
   kAttention,
+  kPrefillJobs,  // IR 10's step figures, the prefill and the decode jobs apart
+  kPrefillKv,
+  kPrefillKvMax,
+  kPrefillContext,
+  kPrefillContextMax,
+  kDecodeKv,
+  kDecodeKvMax,
+  kDecodeContext,
+  kDecodeContextMax,
+  kLocal,    // a: the stage's let (EvalFrame::locals)
   kNeg,  // a: operand
   kNot,
   kOr,  // a, b: operands (|| and && evaluate b only when needed)
@@ -52,6 +63,8 @@ enum class Op : uint8_t {
   kRandom,      // fn; a, b as for kMath
   kStageState,  // fn (queue, busy, work, price); a: element ref
   kPoolState,   // fn (used, free, cap, held); a: element ref
+  kTable,       // a, b: arguments as for kMath; c: the table (ExprTable::tables)
+  kSumJobs,     // fn (sum_prefill, sum_decode, sum_jobs); a: the expression summed
 };
 
 struct Node {
@@ -59,6 +72,7 @@ struct Node {
   Function fn = Function::kMin;
   uint32_t a = 0;
   uint32_t b = 0;
+  uint32_t c = 0;
   double number = 0;
   uint32_t line = 0;  // source location, 0 when the IR has none
   uint32_t column = 0;
@@ -85,10 +99,20 @@ struct ElementRef {
   }
 };
 
+// A profile table that lookups read (docs/language.md §3.7).
+struct TableRef {
+  std::shared_ptr<const tables::Grid> grid;
+  tables::Outside below = tables::Outside::kClamp;
+  tables::Outside above = tables::Outside::kExtrapolate;
+  std::string name;
+  std::vector<std::string> keys;  // for messages
+};
+
 struct ExprTable {
   std::vector<Node> nodes;
   std::vector<uint32_t> args;
   std::vector<ElementRef> refs;
+  std::vector<TableRef> tables;
 };
 
 // Where an expression is evaluated: what its names mean.
@@ -102,6 +126,8 @@ struct EvalFrame {
   double present = 0;
   double since = 0;
   StepVars step;  // in a step stage's tau
+  // The values of the stage's lets, in a phi or a tau that has them.
+  const double* locals = nullptr;
 };
 
 // The state functions read the deployment; the engine answers them.
@@ -181,6 +207,9 @@ class Evaluator {
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
     kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,
     kMulField, kAddField,  // a leaf of the frame times (plus) a constant: Finish fuses them
+    kField,  // a: a leaf of the frame's offset (IR 10's step figures)
+    kLocal,  // a: the let
+    kTable,  // a: argument count; number: the table
     kDone,  // the program's end, which Finish appends
   };
   struct Instr {
@@ -217,6 +246,10 @@ class Evaluator {
   static void Fold(size_t left, size_t right, std::vector<Instr>* out);
   // False when an operation would fail (the tree then reports it).
   bool Run(const Program& program, const EvalFrame& frame, double* value);
+  // A lookup of table `table` at `args`; false (*error its message) when
+  // the table's rule refuses them.
+  bool Lookup(uint32_t table, absl::Span<const double> args, double* value,
+              std::string* error) const;
 
   std::vector<int32_t> compiled_;  // by root node: a program's index, or kNotCompiled
   // Each program on its own, so that one runs while others compile (its

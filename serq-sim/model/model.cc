@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/builtins.h"
 #include "ir/constant.h"
+#include "ir/io.h"
 #include "ir/limits.h"
 #include "ir/walk.h"
 
@@ -54,6 +55,7 @@ class Compiler {
   bool Params();
   bool Settings();
   bool SampleSetting();
+  void Tables();
   void Declarations();
   void Sessions();
   void Workloads();
@@ -218,10 +220,12 @@ bool Compiler::Settings() {
     if (!v) return false;
     model_->horizon = *v;
   } else {
-    Error(run.loc(), "run", "the run has no horizon (give one, or --horizon)");
-    return false;
+    // Every workload ends (the linker checked): the run goes on until no
+    // event is left.
+    model_->drain = true;
+    model_->horizon = std::numeric_limits<double>::infinity();
   }
-  if (!(model_->horizon > 0 && std::isfinite(model_->horizon))) {
+  if (!model_->drain && !(model_->horizon > 0 && std::isfinite(model_->horizon))) {
     Error(run.horizon().loc(), "run.horizon",
           absl::StrCat("the horizon must be > 0 and finite, got ", model_->horizon));
   }
@@ -295,6 +299,7 @@ bool Compiler::SampleSetting() {
   if (!(model_->sample > 0 && std::isfinite(model_->sample))) {
     return fail(absl::StrCat("the sample interval must be > 0 and finite, got ", model_->sample));
   }
+  if (model_->drain) return fail("a time series needs a horizon (give one, or --horizon)");
   if (model_->horizon / model_->sample >= kMaxSamples) {
     return fail(absl::StrCat("a sample every ", model_->sample, " s over the horizon ",
                              model_->horizon, " makes more than ", static_cast<uint64_t>(kMaxSamples),
@@ -363,10 +368,24 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
             case ir::Ref::SEQS: op = Op::kSeqs; break;
             case ir::Ref::CONTEXT: op = Op::kContext; break;
             case ir::Ref::ATTENTION: op = Op::kAttention; break;
+            case ir::Ref::PREFILL_JOBS: op = Op::kPrefillJobs; break;
+            case ir::Ref::PREFILL_KV: op = Op::kPrefillKv; break;
+            case ir::Ref::PREFILL_KV_MAX: op = Op::kPrefillKvMax; break;
+            case ir::Ref::PREFILL_CONTEXT: op = Op::kPrefillContext; break;
+            case ir::Ref::PREFILL_CONTEXT_MAX: op = Op::kPrefillContextMax; break;
+            case ir::Ref::DECODE_KV: op = Op::kDecodeKv; break;
+            case ir::Ref::DECODE_KV_MAX: op = Op::kDecodeKvMax; break;
+            case ir::Ref::DECODE_CONTEXT: op = Op::kDecodeContext; break;
+            case ir::Ref::DECODE_CONTEXT_MAX: op = Op::kDecodeContextMax; break;
             default:
               Error(loc, "", absl::StrCat("unknown built-in variable '", r.name(), "'"));
           }
           return Node(op, loc);
+        }
+        case ir::Ref::LOCAL: {
+          uint32_t n = Node(Op::kLocal, loc);
+          model_->exprs.nodes[n].a = r.decl();
+          return n;
         }
         default:
           Error(loc, "", absl::StrCat("'", r.name(), "' is not a value"));
@@ -406,6 +425,17 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
     }
     case ir::Expr::kCall: {
       const ir::Expr::Call& call = e.call();
+      if (call.table() != 0) {
+        std::vector<uint32_t> args;
+        for (const ir::Expr& a : call.arg()) args.push_back(Expr(a, ctx));
+        uint32_t n = Node(Op::kTable, e.loc());
+        sim::Node& node = model_->exprs.nodes[n];
+        node.a = model_->exprs.args.size();
+        node.b = args.size();
+        node.c = call.table() - 1;
+        model_->exprs.args.insert(model_->exprs.args.end(), args.begin(), args.end());
+        return n;
+      }
       const FunctionInfo* f = LookupFunction(call.function());
       if (f == nullptr || call.arg_size() < f->min_args ||
           (f->max_args >= 0 && call.arg_size() > f->max_args)) {
@@ -434,6 +464,13 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
           model_->exprs.nodes[n].a = ref;
           return n;
         }
+        case FunctionClass::kJobs: {
+          uint32_t arg = Expr(call.arg(0), ctx);
+          uint32_t n = Node(Op::kSumJobs, e.loc());
+          model_->exprs.nodes[n].fn = f->function;
+          model_->exprs.nodes[n].a = arg;
+          return n;
+        }
         case FunctionClass::kArray: {
           const ir::Ref& r = call.arg(0).ref();
           uint32_t size = r.kind() == ir::Ref::POOL ? model_->pools[r.decl()].size
@@ -449,6 +486,46 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
       Error(e.loc(), "", "empty expression");
       return Node(Op::kNumber, e.loc());
   }
+}
+
+// True when `pred` holds for `e` or any expression in it.
+bool Any(const ir::Expr& e, const std::function<bool(const ir::Expr&)>& pred) {
+  if (pred(e)) return true;
+  switch (e.kind_case()) {
+    case ir::Expr::kRef: return e.ref().has_index() && Any(e.ref().index(), pred);
+    case ir::Expr::kUnary: return Any(e.unary().operand(), pred);
+    case ir::Expr::kBinary: return Any(e.binary().lhs(), pred) || Any(e.binary().rhs(), pred);
+    case ir::Expr::kCall:
+      for (const ir::Expr& a : e.call().arg()) {
+        if (Any(a, pred)) return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+// True when a stage's rate or one of its lets has a part `pred` holds for.
+bool RateHas(const ir::Stage& s, const std::function<bool(const ir::Expr&)>& pred) {
+  if (s.has_rate() && Any(s.rate(), pred)) return true;
+  for (const ir::Let& l : s.let()) {
+    if (Any(l.value(), pred)) return true;
+  }
+  return false;
+}
+
+// A tau that reads IR 10's figures of the prefill and decode jobs apart,
+// or sums over the step's jobs: its station gathers them (StepStation's
+// `figures`).
+bool ReadsJobFigures(const ir::Expr& e) {
+  if (e.has_ref()) {
+    return e.ref().kind() == ir::Ref::BUILTIN && e.ref().decl() >= ir::Ref::PREFILL_JOBS &&
+           e.ref().decl() <= ir::Ref::DECODE_CONTEXT_MAX;
+  }
+  if (e.has_call() && e.call().table() == 0) {
+    const FunctionInfo* f = LookupFunction(e.call().function());
+    return f != nullptr && f->cls == FunctionClass::kJobs;
+  }
+  return false;
 }
 
 // True when `e` reads `present` anywhere.
@@ -468,6 +545,38 @@ bool ReadsPresent(const ir::Expr& e) {
       return false;
     default:
       return false;
+  }
+}
+
+void Compiler::Tables() {
+  for (int i = 0; i < program_.table_size(); ++i) {
+    const ir::Table& t = program_.table(i);
+    std::string path = absl::StrCat("table[", i, "]");
+    tables::Rows rows;
+    rows.keys = t.key_size();
+    rows.key.assign(t.grid_key().begin(), t.grid_key().end());
+    rows.value.assign(t.grid_value().begin(), t.grid_value().end());
+    // The linker read and checked the rows; checked again for IR that
+    // skipped it, since a lookup trusts them.
+    if (absl::Status s = tables::CheckRows(rows); !s.ok()) {
+      Error(t.loc(), path, absl::StrCat("table '", t.name(), "': ", s.message()));
+      continue;
+    }
+    TableRef ref;
+    ref.grid = std::make_shared<const tables::Grid>(rows);
+    auto rule = [](ir::Table::Outside o, tables::Outside none) {
+      switch (o) {
+        case ir::Table::CLAMP: return tables::Outside::kClamp;
+        case ir::Table::EXTRAPOLATE: return tables::Outside::kExtrapolate;
+        case ir::Table::ERROR: return tables::Outside::kError;
+        default: return none;
+      }
+    };
+    ref.below = rule(t.below(), tables::Outside::kClamp);
+    ref.above = rule(t.above(), tables::Outside::kExtrapolate);
+    ref.name = t.name();
+    ref.keys.assign(t.key().begin(), t.key().end());
+    model_->exprs.tables.push_back(std::move(ref));
   }
 }
 
@@ -545,7 +654,10 @@ void Compiler::Declarations() {
         if (auto v = ConstantAt(s.tokens(), path + ".tokens")) d.tokens = *v;
       }
     } else if (s.kind() == ir::Stage::PS || s.kind() == ir::Stage::FIFO) {
-      if (ReadsPresent(s.rate())) {
+      // A phi in parts (lets) or that looks a table up is evaluated as it
+      // runs, as one that reads present.
+      if (RateHas(s, ReadsPresent) || s.let_size() > 0 ||
+          RateHas(s, [](const ir::Expr& x) { return x.has_call() && x.call().table() != 0; })) {
         d.phi_constant = false;
       } else if (auto v = ConstantAt(s.rate(), path + ".rate")) {
         d.phi = *v;
@@ -568,7 +680,9 @@ void Compiler::Declarations() {
   for (int i = 0; i < program_.stage_size(); ++i) {
     const ir::Stage& s = program_.stage(i);
     StageDecl& d = model_->stages[i];
+    for (const ir::Let& l : s.let()) d.lets.push_back(Expr(l.value(), Context::kPhi));
     if (!d.phi_constant) d.phi_node = Expr(s.rate(), Context::kPhi);
+    d.figures = s.kind() == ir::Stage::STEP && RateHas(s, ReadsJobFigures);
     if (s.has_serve_by()) d.serve_by = Key(s.serve_by(), Context::kKey);
     if (s.has_preempt_by() && s.kind() == ir::Stage::STEP) {
       d.preempt = true;
@@ -731,12 +845,6 @@ void Compiler::Sessions() {
   }
 }
 
-std::string Directory(absl::string_view file) {
-  size_t slash = file.rfind('/');
-  if (slash == absl::string_view::npos) return "";
-  return std::string(file.substr(0, slash + 1));
-}
-
 void Compiler::Workloads() {
   std::map<std::string, std::shared_ptr<const Trace>> traces;
   for (int i = 0; i < program_.workload_size(); ++i) {
@@ -798,12 +906,7 @@ void Compiler::Workloads() {
         plan.gap = Expr(w.arg(), Context::kGap);
         break;
       case ir::Workload::TRACE: {
-        std::string file = w.file();
-        if (!file.empty() && file[0] != '/') {
-          file = (options_.data_dir.empty() ? Directory(model_->file)
-                                            : absl::StrCat(options_.data_dir, "/")) +
-                 file;
-        }
+        std::string file = DataPath(w.file(), model_->file, options_.data_dir);
         auto it = traces.find(file);
         if (it == traces.end()) {
           auto trace = std::make_shared<Trace>();
@@ -812,7 +915,8 @@ void Compiler::Workloads() {
             // A file that cannot be opened is the program's mistake (at the
             // workload); a bad line is the trace's (at its file and line).
             if (error.opened) {
-              diags_->ErrorInOtherFile(file, error.line, error.message);
+              diags_->ErrorInOtherFile(error.file.empty() ? file : error.file, error.line,
+                                       error.message);
               ok_ = false;
             } else {
               Error(w.loc(), path, error.message);
@@ -859,6 +963,7 @@ bool Compiler::Compile() {
   model_->file = program_.file();
   if (!Params()) return false;
   if (!Settings()) return false;
+  Tables();
   Declarations();
   if (!ok_) return false;
   Sessions();

@@ -39,6 +39,8 @@ struct StageDecl {
   std::vector<uint32_t> serve_by;  // key nodes, evaluated in the arriving session
   bool preempt = false;             // step: `preempt by`
   std::vector<uint32_t> preempt_by; // its key nodes, evaluated in the victim's session
+  std::vector<uint32_t> lets;       // the lets' nodes, evaluated in order before the rate
+  bool figures = false;             // step: tau reads the jobs' figures (StepVars' IR 10 part)
 };
 
 struct PoolDecl {
@@ -144,7 +146,10 @@ struct Model {
   bool has_shared = false;
   flow::Policy share = flow::Policy::kMaxMin;
 
-  double horizon = 0;
+  double horizon = 0;  // inf when `drain`
+  // No horizon: every workload ends, and a replication runs until no
+  // event is left (Replication.end says when).
+  bool drain = false;
   double warmup = 0;
   uint64_t seed = 1;
   uint32_t replications = 1;

@@ -1,5 +1,6 @@
 #include "serq-sim/output/trace_chrome.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -166,8 +167,10 @@ void ChromeTrace::End(SessionTrack& s, uint32_t serial, double t) {
 
 void ChromeTrace::CloseReplication() {
   if (!started_) return;
+  // A run without a horizon (inf) closes what is open at its last time.
+  const double close = std::isfinite(horizon_) ? horizon_ : last_;
   for (auto& [serial, s] : sessions_) {
-    while (!s.open.empty()) End(s, serial, horizon_);
+    while (!s.open.empty()) End(s, serial, close);
   }
   sessions_.clear();
   stage_tids_.clear();
@@ -220,6 +223,7 @@ absl::Status ChromeTrace::Line(absl::string_view line) {
   }
   const std::string event = text("event");
   const double t = number("t");
+  last_ = std::max(last_, t);
   if (event.empty() || !std::isfinite(t)) {
     return absl::InvalidArgumentError(
         absl::StrCat("the trace line '", line, "' has no event or no time"));

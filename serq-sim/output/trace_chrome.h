@@ -88,6 +88,7 @@ class ChromeTrace {
 
   std::ostream* out_;
   double horizon_;
+  double last_ = 0;  // the latest time of a line so far
   bool first_ = true;
   bool started_ = false;
   uint32_t replication_ = 0;

@@ -39,4 +39,26 @@ void Station::Report(double now, double window, results::StageStats* out) const 
   out->set_wait_sum(wait_sum_);
 }
 
+StepVars StepVars::Of(const StepJob& job) {
+  StepVars v;
+  const double t = job.tokens, c = job.context, kv = c - t;
+  v.tokens = t;
+  v.seqs = 1;
+  v.context = c;
+  v.attention = t * c - t * (t - 1) / 2;
+  if (job.decode) {
+    v.decode = 1;
+    v.decode_kv = v.decode_kv_max = kv;
+    v.decode_context = v.decode_context_max = c;
+  } else {
+    v.prefill = t;
+    v.prefill_jobs = 1;
+    v.prefill_kv = v.prefill_kv_max = kv;
+    v.prefill_context = v.prefill_context_max = c;
+  }
+  v.jobs = &job;
+  v.job_count = 1;
+  return v;
+}
+
 }  // namespace serq::sim

@@ -53,6 +53,14 @@ class TimeAverage {
   double integral_ = 0;
 };
 
+// One job of a step, for the sums over a step's jobs (sum_prefill and its
+// kin): its tokens in the step and its context after them.
+struct StepJob {
+  bool decode = false;
+  double tokens = 0;
+  double context = 0;
+};
+
 // The variables of a step stage's tau in one step (language.md §3.3.1).
 struct StepVars {
   double tokens = 0;   // prefill chunk tokens + one per decode job
@@ -63,6 +71,26 @@ struct StepVars {
   // The causal query-key pairs the step computes: the sum over the jobs of
   // t c - t (t - 1) / 2, t its tokens in the step and c its context.
   double attention = 0;
+  // The prefill and the decode jobs apart (IR 10): how many prefill jobs,
+  // and each kind's context before this step's tokens (kv: the KV there
+  // already) and after them, summed and at most. Set only for a stage
+  // whose tau reads them (StepStation's `figures`).
+  double prefill_jobs = 0;
+  double prefill_kv = 0;
+  double prefill_kv_max = 0;
+  double prefill_context = 0;
+  double prefill_context_max = 0;
+  double decode_kv = 0;
+  double decode_kv_max = 0;
+  double decode_context = 0;
+  double decode_context_max = 0;
+  // The step's jobs, in batch order (the same condition).
+  const StepJob* jobs = nullptr;
+  uint32_t job_count = 0;
+
+  // The figures of a step whose only job is `job`: what a sum over a
+  // step's jobs evaluates its expression with.
+  static StepVars Of(const StepJob& job);
 };
 
 // Two samples are one run's when they have the same bits.
@@ -386,9 +414,12 @@ std::unique_ptr<Station> MakePsStation(uint32_t id, bool phi_constant, double ph
 std::unique_ptr<Station> MakeFifoStation(uint32_t id, bool phi_constant, double phi);
 // A step stage: at most `seqs` jobs and `tokens` tokens a step (inf:
 // unbounded). With `lanes`, its leading decode jobs step as a lane where
-// they can (stage_step_lane.cc).
+// they can (stage_step_lane.cc). With `figures`, each step's variables
+// include the prefill and the decode jobs apart and the jobs themselves
+// (a lane keeps no job's figures: `figures` steps without one).
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,
-                                         bool preempt = false, bool lanes = true);
+                                         bool preempt = false, bool lanes = true,
+                                         bool figures = false);
 
 }  // namespace serq::sim
 

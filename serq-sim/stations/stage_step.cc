@@ -41,12 +41,14 @@ size_t RunningDecodeLimit(double seqs, double tokens) {
 
 }  // namespace
 
-StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes)
+StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes,
+                         bool figures)
     : Station(id),
       seqs_(seqs),
       tokens_(tokens),
       preempt_(preempt),
       lanes_(lanes),
+      figures_(figures),
       decode_limit_(DecodeLimit(seqs, tokens)),
       running_decode_limit_(RunningDecodeLimit(seqs, tokens)),
       budget_exact_(std::isinf(tokens) ||
@@ -282,6 +284,36 @@ bool StepStation::FormPlain(StageHost& host) {
   return true;
 }
 
+void StepStation::Figures(StepVars* vars) {
+  // Without a lane every job's entry is up to date when the step starts:
+  // its content (growing) or the tokens it processed before, as Account
+  // read them.
+  jobs_.clear();
+  for (uint32_t slot : batch_) {
+    const Entry& e = slab_[slot];
+    StepJob job;
+    job.decode = e.decode;
+    job.tokens = e.decode ? 1 : e.chunk;
+    job.context = e.growing ? e.content : e.processed + job.tokens;
+    const double kv = job.context - job.tokens;
+    if (e.decode) {
+      vars->decode_kv += kv;
+      vars->decode_kv_max = std::max(vars->decode_kv_max, kv);
+      vars->decode_context += job.context;
+      vars->decode_context_max = std::max(vars->decode_context_max, job.context);
+    } else {
+      vars->prefill_jobs += 1;
+      vars->prefill_kv += kv;
+      vars->prefill_kv_max = std::max(vars->prefill_kv_max, kv);
+      vars->prefill_context += job.context;
+      vars->prefill_context_max = std::max(vars->prefill_context_max, job.context);
+    }
+    jobs_.push_back(job);
+  }
+  vars->jobs = jobs_.data();
+  vars->job_count = jobs_.size();
+}
+
 void StepStation::Account(Entry& e, StepVars* vars) {
   double c;
   if (e.decode) {
@@ -323,6 +355,7 @@ void StepStation::Run(StageHost& host) {
   StepVars& vars = vars_;
   vars.tokens = vars.prefill + vars.decode;
   vars.seqs = batch_.size();
+  if (figures_) Figures(&vars);
   double tau;
   if (!host.Tau(id(), vars, &tau)) {
     batch_.clear();
@@ -494,8 +527,9 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
 }  // namespace step_internal
 
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens, bool preempt,
-                                         bool lanes) {
-  return std::make_unique<step_internal::StepStation>(id, seqs, tokens, preempt, lanes);
+                                         bool lanes, bool figures) {
+  return std::make_unique<step_internal::StepStation>(id, seqs, tokens, preempt,
+                                                      lanes && !figures, figures);
 }
 
 }  // namespace serq::sim

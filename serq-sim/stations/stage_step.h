@@ -59,7 +59,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 class StepStation final : public Station {
  public:
-  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes);
+  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes, bool figures);
 
   void Arrive(StageHost& host, const Job& job) override;
 
@@ -314,6 +314,9 @@ class StepStation final : public Station {
   // Adds job `e`, which joins the batch with its chunk (a decode job: 1),
   // to the step's variables.
   void Account(Entry& e, StepVars* vars);
+  // With `figures_`: the step's figures of the prefill and the decode jobs
+  // apart, and its jobs, from the batch formed (after Account).
+  void Figures(StepVars* vars);
 
   // Starts the step of the formed batch (FormPlain added its jobs to vars_
   // as they joined; a preempting formation, whose jobs may leave, here).
@@ -338,6 +341,8 @@ class StepStation final : public Station {
   const double tokens_;  // inf: unbounded
   const bool preempt_;
   const bool lanes_;  // its leading decode jobs may step as a lane
+  const bool figures_;  // its tau reads the jobs' figures (StepVars' IR 10 part)
+  std::vector<StepJob> jobs_;  // with figures_: the step's, for StepVars::jobs
   // The most decode jobs that join a batch in FormPlain's first pass (the
   // batch empty, k jobs in, the next joins while k < seqs_ and tokens_ - k
   // >= 1), computed once; and whether tokens_ - k is exactly the budget

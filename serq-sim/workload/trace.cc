@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <optional>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 
@@ -18,7 +21,9 @@ namespace {
 absl::Span<const TraceFormat* const> Formats() {
   static const TraceFormat* const formats[] = {
       &MooncakeTraceFormat(),
+      &VllmTraceFormat(),
       &AzureTraceFormat(),
+      &BlisTraceFormat(),
       &SerqCsvTraceFormat(),
   };
   return formats;
@@ -39,39 +44,17 @@ std::string Accepted() {
   return out;
 }
 
+// TraceErrorBeside's payloads: the file and the line.
+constexpr char kBesideFile[] = "serq/trace/beside-file";
+constexpr char kBesideLine[] = "serq/trace/beside-line";
+
 }  // namespace
 
-// std::getline, but bounded: a "line" without end (/dev/zero) stops at
-// kMaxLine instead of taking all memory.
-bool TraceLines::ReadLine() {
-  line_.clear();
-  std::streambuf* buf = in_->rdbuf();
-  for (;;) {
-    int c = buf->sbumpc();
-    if (c == std::char_traits<char>::eof()) {
-      in_->setstate(std::ios::eofbit);
-      return !line_.empty();
-    }
-    if (c == '\n') return true;
-    if (line_.size() >= kMaxLine) {
-      too_long_ = true;
-      return false;
-    }
-    line_.push_back(static_cast<char>(c));
-  }
-}
-
-bool TraceLines::NextNonBlank(absl::string_view* line) {
-  while (!too_long_ && ReadLine()) {
-    ++number_;
-    absl::string_view text = line_;
-    if (number_ == 1 && absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    if (absl::StripAsciiWhitespace(text).empty()) continue;
-    *line = text;
-    return true;
-  }
-  return false;
+absl::Status TraceErrorBeside(const std::string& file, int line, absl::string_view message) {
+  absl::Status s = absl::InvalidArgumentError(message);
+  s.SetPayload(kBesideFile, absl::Cord(file));
+  s.SetPayload(kBesideLine, absl::Cord(absl::StrCat(line)));
+  return s;
 }
 
 bool ReadTrace(std::istream* in, const std::string& path, Trace* out, TraceError* error) {
@@ -111,6 +94,14 @@ bool ReadTrace(std::istream* in, const std::string& path, Trace* out, TraceError
   absl::Status s = format->Read(first, &lines, out);
   if (!s.ok()) {
     *error = TraceError{true, lines.number(), std::string(s.message())};
+    if (auto file = s.GetPayload(kBesideFile)) {
+      error->file = std::string(*file);
+      int line = 0;
+      if (auto at = s.GetPayload(kBesideLine)) {
+        (void)absl::SimpleAtoi(std::string(*at), &line);
+      }
+      error->line = line;
+    }
     return false;
   }
   if (lines.too_long()) {  // the readers saw an end of file there

@@ -3,9 +3,12 @@
 // session variables and its times seconds).
 //
 // A trace is read once, before the first replication, in the format its
-// first non-blank line shows: a JSON object (Mooncake JSON lines), a CSV
-// header with a column TIMESTAMP (the Azure LLM inference trace) or with a
-// column time (serq's CSV). Each format is a TraceFormat in its own file.
+// first non-blank line shows: a JSON object with a field input_toks (vLLM's
+// request records) or another JSON object (Mooncake JSON lines), a CSV
+// header with a column TIMESTAMP (the Azure LLM inference trace), with a
+// column arrival_time_us (BLIS's TraceV2, its YAML header beside it) or
+// with a column time (serq's CSV). Each format is a TraceFormat in its own
+// file.
 #ifndef SERQ_SIM_WORKLOAD_TRACE_H_
 #define SERQ_SIM_WORKLOAD_TRACE_H_
 
@@ -16,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "text/lines.h"
 
 namespace serq::sim {
 
@@ -34,29 +38,8 @@ struct Trace {
   double block_units = 0;  // the format's block size; 0: no blocks
 };
 
-// The lines of a trace file, numbered from 1, with a UTF-8 byte order mark
-// at the start of the file and the CR of a CRLF line end removed.
-class TraceLines {
- public:
-  explicit TraceLines(std::istream* in) : in_(in) {}
-  // The next line that is not blank (white space only): false at the end,
-  // and at a line longer than kMaxLine (then too_long()).
-  bool NextNonBlank(absl::string_view* line);
-  // The number of the line NextNonBlank returned last.
-  int number() const { return number_; }
-  // A line was longer than kMaxLine: the reading stopped there (/dev/zero,
-  // a binary file), its number is number() + 1.
-  bool too_long() const { return too_long_; }
-  // 256 MB: a Mooncake row of 10^7 hash_ids is ~100 MB.
-  static constexpr size_t kMaxLine = 256u << 20;
-
- private:
-  bool ReadLine();
-  std::istream* in_;
-  std::string line_;
-  int number_ = 0;
-  bool too_long_ = false;
-};
+// The lines of a trace file (text/lines.h), as the readers take them.
+using TraceLines = text::Lines;
 
 class TraceFormat {
  public:
@@ -78,12 +61,20 @@ class TraceFormat {
 const TraceFormat& SerqCsvTraceFormat();   // trace_csv.cc
 const TraceFormat& AzureTraceFormat();     // trace_azure.cc
 const TraceFormat& MooncakeTraceFormat();  // trace_mooncake.cc
+const TraceFormat& VllmTraceFormat();      // trace_vllm.cc
+const TraceFormat& BlisTraceFormat();      // trace_blis.cc
+
+// The error a format's Read returns for a fault in a file it reads beside
+// the trace (BLIS's YAML header), at that file's `line` (0: the whole
+// file): ReadTrace reports it there, in TraceError.file.
+absl::Status TraceErrorBeside(const std::string& file, int line, absl::string_view message);
 
 // What is wrong with a trace.
 struct TraceError {
   bool opened = true;  // false: the file could not be opened (the program's error)
   int line = 0;        // the line of the file that is wrong; 0: the file as a whole
   std::string message;
+  std::string file;    // the file at fault when not the trace (BLIS's header beside it)
 };
 
 // Reads the trace at `path` (also its name in errors and in out->path), in

@@ -12,36 +12,10 @@
 namespace serq::sim {
 namespace csv {
 
-void Fields(absl::string_view line, std::vector<absl::string_view>* fields) {
-  fields->clear();
-  size_t start = 0;
-  while (true) {
-    size_t comma = line.find(',', start);
-    absl::string_view field = line.substr(
-        start, comma == absl::string_view::npos ? absl::string_view::npos : comma - start);
-    field = absl::StripAsciiWhitespace(field);
-    if (field.size() >= 2 && field.front() == '"' && field.back() == '"') {
-      field = field.substr(1, field.size() - 2);
-    }
-    fields->push_back(field);
-    if (comma == absl::string_view::npos) return;
-    start = comma + 1;
-  }
-}
-
-bool HasColumn(absl::string_view line, absl::string_view name) {
-  std::vector<absl::string_view> fields;
-  Fields(line, &fields);
-  for (absl::string_view f : fields) {
-    if (f == name) return true;
-  }
-  return false;
-}
-
 absl::Status ReadTable(absl::string_view header, absl::string_view time_name, TimeColumn* time,
                        TraceLines* lines, Trace* out) {
   std::vector<absl::string_view> fields;
-  Fields(header, &fields);
+  CsvFields(header, &fields);
   size_t time_index = fields.size();
   // Names seen so far: a set, so a header of n columns is O(n), not the
   // O(n^2) of comparing each with those before it (10^5 columns: 10 s).
@@ -70,7 +44,7 @@ absl::Status ReadTable(absl::string_view header, absl::string_view time_name, Ti
   std::string previous;  // the previous row's time field, for the error
   absl::string_view line;
   while (lines->NextNonBlank(&line)) {
-    Fields(line, &fields);
+    CsvFields(line, &fields);
     if (fields.size() != width) {
       return absl::InvalidArgumentError(
           absl::StrCat("expected ", width, " fields, found ", fields.size()));

@@ -8,16 +8,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "serq-sim/workload/trace.h"
+#include "text/csv.h"
 
 namespace serq::sim::csv {
 
-// The fields of a CSV line: split at commas, white space around a field
-// dropped, and a field in double quotes unquoted (a quoted field cannot
-// hold a comma: no trace column needs one).
-void Fields(absl::string_view line, std::vector<absl::string_view>* fields);
-
-// Whether the header `line` names a column `name` (exactly, case counts).
-bool HasColumn(absl::string_view line, absl::string_view name);
+// The fields of a CSV line, and whether a header names a column
+// (text/csv.h).
+using text::CsvFields;
+using text::HasColumn;
 
 // How a format turns its time column into seconds.
 class TimeColumn {

@@ -16,7 +16,6 @@
 // block list (Trace::block_ids), one 512-token block each, for pools with a
 // prefix cache (engine.md §3).
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -26,8 +25,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
 #include "serq-sim/workload/trace.h"
+#include "serq-sim/workload/vllm_record.h"
+#include "text/json_row.h"
 
 namespace serq::sim {
 namespace {
@@ -44,34 +44,6 @@ constexpr double kMooncakeBlock = 512;
 constexpr const char* kRequired[] = {kTimestamp, "input_length", "output_length"};
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
-// The shortest text that reads back as `x` (27482, 27.5, 1e+20).
-std::string Number(double x) {
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), x);
-  return std::string(buffer, result.ptr);
-}
-
-const char* KindName(const Value& v) {
-  switch (v.kind_case()) {
-    case Value::kNullValue: return "null";
-    case Value::kNumberValue: return "a number";
-    case Value::kStringValue: return "a string";
-    case Value::kBoolValue: return "a boolean";
-    case Value::kStructValue: return "an object";
-    case Value::kListValue: return "a list";
-    default: return "nothing";
-  }
-}
-
-// protobuf's message without its excerpt of the input (the lines after the
-// first) and without its trailing period.
-std::string JsonError(absl::string_view message) {
-  message = message.substr(0, message.find('\n'));
-  message = absl::StripAsciiWhitespace(message);
-  if (!message.empty() && message.back() == '.') message.remove_suffix(1);
-  return std::string(message);
-}
-
 class Reader {
  public:
   explicit Reader(Trace* out) : out_(out) {}
@@ -82,13 +54,13 @@ class Reader {
       return absl::InvalidArgumentError(
           "expected a JSON object '{...}' (one request a line)");
     }
-    row_.Clear();
-    auto parsed = google::protobuf::util::JsonStringToMessage(
-        google::protobuf::StringPiece(line.data(), line.size()), &row_);
-    if (!parsed.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("malformed JSON: ", JsonError(parsed.message().as_string())));
+    // Before protobuf's parser, which takes minutes over 10^5 levels.
+    if (text::JsonDeeperThan(line, kMaxVllmDepth)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "JSON nested more than ", kMaxVllmDepth, " levels deep (a trace row is flat)"));
     }
+    row_.Clear();
+    if (absl::Status s = text::ParseJsonRow(line, &row_); !s.ok()) return s;
     const auto& fields = row_.fields();
     for (const char* name : kRequired) {
       if (absl::Status s = CheckNumber(name); !s.ok()) return s;
@@ -98,12 +70,12 @@ class Reader {
     }
     double ms = fields.at(kTimestamp).number_value();
     if (ms < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("timestamp ", Number(ms), " is negative"));
+      return absl::InvalidArgumentError(absl::StrCat("timestamp ", text::ShortestText(ms), " is negative"));
     }
     if (!out_->times.empty() && ms < previous_ms_) {
       return absl::InvalidArgumentError(
-          absl::StrCat("timestamp ", Number(ms), " is before the previous row's ",
-                       Number(previous_ms_), " (rows must be in time order)"));
+          absl::StrCat("timestamp ", text::ShortestText(ms), " is before the previous row's ",
+                       text::ShortestText(previous_ms_), " (rows must be in time order)"));
     }
     // Every field a number must be a column: a trace is a table.
     std::vector<std::string> extra;
@@ -146,7 +118,7 @@ class Reader {
     }
     if (it->second.kind_case() != Value::kNumberValue) {
       return absl::InvalidArgumentError(absl::StrCat("field '", name, "' is not a number (found ",
-                                                     KindName(it->second), ")"));
+                                                     text::JsonKind(it->second), ")"));
     }
     return absl::OkStatus();
   }
@@ -187,7 +159,7 @@ class Reader {
     if (it == fields.end()) return absl::InvalidArgumentError("missing field 'hash_ids'");
     if (it->second.kind_case() != Value::kListValue) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "field 'hash_ids' is not a list of numbers (found ", KindName(it->second), ")"));
+          "field 'hash_ids' is not a list of numbers (found ", text::JsonKind(it->second), ")"));
     }
     const auto& ids = it->second.list_value().values();
     ids_.clear();
@@ -222,9 +194,11 @@ class MooncakeFormat final : public TraceFormat {
  public:
   absl::string_view name() const override { return "Mooncake JSON lines"; }
   absl::string_view looks() const override { return "a JSON object '{...}' a line"; }
+  // A JSON object that is not a vLLM record (input_toks): those are
+  // trace_vllm.cc's.
   bool Recognizes(absl::string_view first) const override {
     first = absl::StripLeadingAsciiWhitespace(first);
-    return !first.empty() && first.front() == '{';
+    return !first.empty() && first.front() == '{' && !LooksLikeVllmRecord(first);
   }
   absl::Status Read(absl::string_view first, TraceLines* lines, Trace* out) const override {
     Reader reader(out);

@@ -13,8 +13,10 @@ using ::testing::ElementsAre;
 using testing::ReadText;
 
 constexpr char kAccepted[] =
-    "expected Mooncake JSON lines (a JSON object '{...}' a line), Azure LLM inference CSV (a "
-    "header with a column 'TIMESTAMP') or serq CSV (a header with a column 'time')";
+    "expected Mooncake JSON lines (a JSON object '{...}' a line), vLLM requests.jsonl (a JSON "
+    "object with a field 'input_toks' a line), Azure LLM inference CSV (a header with a column "
+    "'TIMESTAMP'), BLIS TraceV2 (a header with a column 'arrival_time_us') or serq CSV (a "
+    "header with a column 'time')";
 
 TEST(TraceFormatTest, PickedByTheFirstNonBlankLine) {
   EXPECT_EQ(ReadText("\n  \n{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 2}\n")
@@ -23,6 +25,13 @@ TEST(TraceFormatTest, PickedByTheFirstNonBlankLine) {
   EXPECT_EQ(ReadText("TIMESTAMP,ContextTokens,GeneratedTokens\n").trace.format,
             "Azure LLM inference CSV");
   EXPECT_EQ(ReadText("prompt,time\n").trace.format, "serq CSV");
+  EXPECT_EQ(ReadText("{\"input_toks\": 1, \"output_toks\": 2, \"queued_ts\": 0}\n").trace.format,
+            "vLLM requests.jsonl");
+  // BLIS's TraceV2 is picked by its data's header; the YAML beside "t"
+  // (t.yaml) is missing here, which is its error.
+  EXPECT_EQ(ReadText("request_id,arrival_time_us\n").error,
+            "t:1: BLIS TraceV2 data needs its header beside it: cannot open 't.yaml': No such "
+            "file or directory");
 }
 
 TEST(TraceFormatTest, NoneOrBoth) {
@@ -36,6 +45,9 @@ TEST(TraceFormatTest, NoneOrBoth) {
   EXPECT_EQ(ReadText("time,TIMESTAMP\n").error,
             "t:1: the first line fits both Azure LLM inference CSV (a header with a column "
             "'TIMESTAMP') and serq CSV (a header with a column 'time'): keep one");
+  EXPECT_EQ(ReadText("time,arrival_time_us\n").error,
+            "t:1: the first line fits both BLIS TraceV2 (a header with a column "
+            "'arrival_time_us') and serq CSV (a header with a column 'time'): keep one");
 }
 
 // A byte order mark (Excel writes one) and CRLF line ends, in every format.

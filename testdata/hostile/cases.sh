@@ -133,3 +133,104 @@ case_ trace-wide-mooncake 800 20 0 "" -- serq run "$tmp/trace-wide-mooncake.sq"
 case_ trace-dir 300 20 1 "trace-dir.sq:4:1: error: cannot read trace 'testdata/hostile/trace-dir.d': it is a directory" -- serq run $here/trace-dir.sq
 case_ trace-zero 1000 60 1 "/dev/zero:1: error: a line longer than 256 MB (is this a trace?)" -- serq run $here/trace-zero.sq
 
+
+# --- Issue 24: profile tables, read by serq-link a line at a time. 10^7
+# rows kept stop at the 200,001st; 10^7 rows of which none is kept are
+# read in bounded memory; a header of 10^6 columns and a line without end
+# are refused.
+cp $here/table-rows.sq $here/table-where.sq $here/table-wide.sq "$tmp/"
+seq 1 10000000 | awk '{print $1 ",1"}' | sed '1i tokens,time_us' > "$tmp/rows.csv"
+seq 1 10000000 | awk '{print "y," $1 ",1"}' | sed '1i layer,tokens,time_us' > "$tmp/where.csv"
+seq 1 1000000 | awk 'BEGIN{ORS=","} {print "c" $1}' | sed 's/$/tokens,time_us\n1,1/' > "$tmp/wide-table.csv"
+case_ table-rows 400 30 1 "rows.csv:200002: error: table 't': more than 200000 rows selected" -- serq check "$tmp/table-rows.sq"
+case_ table-where 400 60 1 "error: cannot read table 't' from '$tmp/where.csv': no row matches the table's 'where'" -- serq check "$tmp/table-where.sq"
+case_ table-wide 400 30 1 "wide-table.csv:1: error: table 't': the header has more than 10000 columns" -- serq check "$tmp/table-wide.sq"
+case_ table-zero 1000 60 1 "/dev/zero:1: error: table 't': a line longer than 256 MB: not a CSV table" -- serq check $here/table-zero.sq
+
+# --- Issue 24: vLLM's request records and BLIS's TraceV2 as traces, and
+# serq compare's readers of measured runs. Every output checked; a row of
+# 10^7 fields or columns refused before it is split or parsed; 10^6 rows in
+# memory proportional to their figures; NaN, negative times, rows out of
+# order and two clocks refused at their line.
+c=testdata/compare
+case_ write-serq-compare 500 20 2 "serq: error: $w" -- \
+  bash -c 'sh_to /dev/full "$@"' _ serq compare $c/vllm.measured $c/vllm.sq
+case_ write-serq-compare-json 500 20 2 "serq: error: $w" -- \
+  bash -c 'sh_to /dev/full "$@"' _ serq compare --format=json $c/vllm.measured $c/vllm.sq
+case_ write-serq-compare-svg 500 20 2 "serq: error: cannot write output '/dev/full' (--svg): $full" -- \
+  bash -c 'sh_to /dev/null "$@"' _ serq compare --svg /dev/full $c/vllm.measured $c/vllm.sq
+# A program replaying $tmp/NAME, reading no column (any format will do).
+replay() { printf 'stage D : delay;\nworkload w { arrive trace("%s"); }\nsession w { run D (0); }\nrun { horizon %s; }\n' "$1" "${2:-10}" > "$tmp/$1.sq"; }
+# (The 10^7 fields repeat one name: refused before it matters.)
+python3 -c '
+import sys
+sys.stdout.write("{\"input_toks\": 1, \"output_toks\": 1, \"queued_ts\": 0" + ", \"c\": 1" * 10**7 + "}\n")' > "$tmp/vllm-wide.jsonl"
+replay vllm-wide.jsonl
+case_ trace-vllm-wide 900 60 1 "vllm-wide.jsonl:1: error: a line of 80000051 bytes: a vLLM record is one request's few hundred, at most 1 MB" -- serq run "$tmp/vllm-wide.jsonl.sq"
+case_ compare-vllm-wide 900 60 1 "vllm-wide.jsonl:1: error: a line of 80000051 bytes" -- serq compare "$tmp/vllm-wide.jsonl" $c/vllm.sq
+rm -f "$tmp/vllm-wide.jsonl"
+python3 -c '
+import sys
+sys.stdout.write("arrival_time_us" + ",c" * 10**7 + "\n")' > "$tmp/blis-wide.trace.csv"
+printf 'trace_version: 3\ntime_unit: microseconds\n' > "$tmp/blis-wide.trace.yaml"
+replay blis-wide.trace.csv
+case_ trace-blis-wide 600 60 1 "blis-wide.trace.csv:1: error: a header of more than 1000 columns (TraceV2 has 27 to 32)" -- serq run "$tmp/blis-wide.trace.csv.sq"
+rm -f "$tmp/blis-wide.trace.csv"
+python3 -c '
+import sys
+sys.stdout.write("[{\"c\": 1" + ", \"c\": 1" * 10**7 + "}]\n")' > "$tmp/blis-wide.json"
+case_ compare-blis-wide 900 60 1 "blis-wide.json:1: error: element 0 is longer than 1 MB" -- serq compare "$tmp/blis-wide.json" $c/vllm.sq
+python3 -c 'print("[{\"a\": " + "[" * 200000 + "]" * 200000 + "}]")' > "$tmp/blis-deep.json"
+case_ compare-blis-deep 300 20 1 "element 0 is nested more than 32 levels deep" -- serq compare "$tmp/blis-deep.json" $c/vllm.sq
+python3 -c 'print("{\"input_toks\": 1, \"a\": " + "[" * 200000 + "]" * 200000 + "}")' > "$tmp/vllm-deep.jsonl"
+replay vllm-deep.jsonl
+case_ trace-vllm-deep 300 20 1 "vllm-deep.jsonl:1: error: JSON nested more than 32 levels deep" -- serq run "$tmp/vllm-deep.jsonl.sq"
+# Mooncake's rows went to protobuf's parser unchecked too (minutes at 2·10^5 levels).
+python3 -c 'print("{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"a\": " + "[" * 200000 + "]" * 200000 + "}")' > "$tmp/mooncake-deep.jsonl"
+replay mooncake-deep.jsonl
+case_ trace-mooncake-deep 300 20 1 "mooncake-deep.jsonl:1: error: JSON nested more than 32 levels deep" -- serq run "$tmp/mooncake-deep.jsonl.sq"
+rm -f "$tmp/blis-wide.json" "$tmp/blis-deep.json" "$tmp/vllm-deep.jsonl" "$tmp/mooncake-deep.jsonl"
+# Many rows: the trace holds 24 bytes a vLLM row, 56 a BLIS row (a short
+# horizon replays few of them); a measured run ~100 bytes a request, both
+# sides read. JSON rows are parsed by protobuf (~10 us a row): 2*10^5 of
+# them; 10^6 BLIS CSV rows.
+python3 -c '
+for i in range(2 * 10**5): print("{\"input_toks\": 1, \"output_toks\": 2, \"queued_ts\": %.3f, \"first_token_ts\": %.3f, \"last_token_ts\": %.3f}" % (i / 1000, i / 1000 + 0.5, i / 1000 + 1))' > "$tmp/vllm-rows.jsonl"
+replay vllm-rows.jsonl 0.1
+case_ trace-vllm-rows 300 60 0 "" -- serq run "$tmp/vllm-rows.jsonl.sq"
+case_ compare-vllm-rows 400 60 0 "" -- serq compare "$tmp/vllm-rows.jsonl" "$tmp/vllm-rows.jsonl"
+rm -f "$tmp/vllm-rows.jsonl"
+python3 -c '
+print("request_id,session_id,round_index,prefix_group,prefix_length,input_tokens,output_tokens,arrival_time_us,send_time_us")
+for i in range(10**6): print("%d,s%d,0,,0,512,128,%d,%d" % (i, i, i * 10, i * 10))' > "$tmp/blis-rows.trace.csv"
+printf 'trace_version: 3\ntime_unit: microseconds\n' > "$tmp/blis-rows.trace.yaml"
+replay blis-rows.trace.csv 0.001
+case_ trace-blis-rows 500 60 0 "" -- serq run "$tmp/blis-rows.trace.csv.sq"
+rm -f "$tmp/blis-rows.trace.csv"
+python3 -c '
+print("[" + ",\n".join("{\"request_id\": %d, \"ttft_us\": %d, \"e2e_us\": %d, \"input_tokens\": 512, \"output_tokens\": 128}" % (i, 1000 + i % 977, 90000 + i % 9973) for i in range(2 * 10**5)) + "]")' > "$tmp/blis-rows.json"
+case_ compare-blis-rows 400 60 0 "" -- serq compare "$tmp/blis-rows.json" "$tmp/blis-rows.json"
+rm -f "$tmp/blis-rows.json"
+# NaN, negative times, rows out of order, two clocks: each at its line.
+v='"input_toks": 1, "output_toks": 2'
+printf '{%s, "queued_ts": 1}\n{%s, "queued_ts": NaN}\n' "$v" "$v" > "$tmp/vllm-nan.jsonl"; replay vllm-nan.jsonl
+case_ trace-vllm-nan 300 20 1 "vllm-nan.jsonl:2: error: malformed JSON" -- serq run "$tmp/vllm-nan.jsonl.sq"
+printf '{%s, "queued_ts": 1}\n{%s, "queued_ts": -1}\n' "$v" "$v" > "$tmp/vllm-neg.jsonl"; replay vllm-neg.jsonl
+case_ trace-vllm-negative 300 20 1 "vllm-neg.jsonl:2: error: queued_ts -1 is negative" -- serq run "$tmp/vllm-neg.jsonl.sq"
+printf '{%s, "queued_ts": 2}\n{%s, "queued_ts": 1}\n' "$v" "$v" > "$tmp/vllm-order.jsonl"; replay vllm-order.jsonl
+case_ trace-vllm-order 300 20 1 "vllm-order.jsonl:2: error: queued_ts 1 is before the previous row's 2 (rows must be in time order)" -- serq run "$tmp/vllm-order.jsonl.sq"
+printf '{%s, "arrival_time": 1.7e9, "queued_ts": 5, "first_token_ts": 6, "last_token_ts": 7}\n{%s, "arrival_time": 6, "queued_ts": 6, "first_token_ts": 7, "last_token_ts": 8}\n' "$v" "$v" > "$tmp/vllm-clock.jsonl"; replay vllm-clock.jsonl
+case_ trace-vllm-clock 300 20 1 "vllm-clock.jsonl:2: error: the arrival is arrival_time here but queued_ts in the first row with token times" -- serq run "$tmp/vllm-clock.jsonl.sq"
+case_ compare-vllm-clock 300 20 1 "vllm-clock.jsonl:2: error: the arrival is arrival_time here but queued_ts" -- serq compare "$tmp/vllm-clock.jsonl" $c/vllm.sq
+printf '{%s, "queued_ts": 5, "first_token_ts": 4, "last_token_ts": 7}\n' "$v" > "$tmp/vllm-ttft.jsonl"
+case_ compare-vllm-negative 300 20 1 "vllm-ttft.jsonl:1: error: first_token_ts 4 is before the arrival, queued_ts 5" -- serq compare "$tmp/vllm-ttft.jsonl" $c/vllm.sq
+h=request_id,session_id,round_index,prefix_group,prefix_length,input_tokens,output_tokens,arrival_time_us,send_time_us
+for name in nan neg order clock; do printf 'trace_version: 2\ntime_unit: us\n' > "$tmp/blis-$name.trace.yaml"; replay blis-$name.trace.csv; done
+printf '%s\n0,,0,,0,1,1,0,0\n1,,0,,0,1,1,NaN,0\n' $h > "$tmp/blis-nan.trace.csv"
+case_ trace-blis-nan 300 20 1 "blis-nan.trace.csv:3: error: 'NaN' in column 'arrival_time_us' is not a whole number" -- serq run "$tmp/blis-nan.trace.csv.sq"
+printf '%s\n0,,0,,0,1,1,0,-7\n' $h > "$tmp/blis-neg.trace.csv"
+case_ trace-blis-negative 300 20 1 "blis-neg.trace.csv:2: error: send_time_us -7 is negative" -- serq run "$tmp/blis-neg.trace.csv.sq"
+printf '%s\n0,,0,,0,1,1,9,9\n1,,0,,0,1,1,8,8\n' $h > "$tmp/blis-order.trace.csv"
+case_ trace-blis-order 300 20 1 "blis-order.trace.csv:3: error: send_time_us 8 is before the previous row's 9 (rows must be in time order)" -- serq run "$tmp/blis-order.trace.csv.sq"
+printf '%s\n0,,0,,0,1,1,0,1777142838000000\n1,,0,,0,1,1,5,0\n' $h > "$tmp/blis-clock.trace.csv"
+case_ trace-blis-clock 300 20 1 "blis-clock.trace.csv:3: error: the rows mix two clocks" -- serq run "$tmp/blis-clock.trace.csv.sq"

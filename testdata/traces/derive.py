@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Derives the figures of the trace goldens from the sample files alone,
-without serq, and checks the goldens against them.
+"""Derives the figures of the trace goldens from the sample files alone
+(and the real vLLM run's requests.jsonl and BLIS's w1 trace), without
+serq, and checks the goldens against them.
 
   python3 testdata/traces/derive.py           print the figures
   python3 testdata/traces/derive.py --check   compare them with the goldens
@@ -11,8 +12,9 @@ without serq, and checks the goldens against them.
 Run from the repository's root. The samples are read with Python's json,
 csv and decimal modules: its own Mooncake prefix-cache count, its own
 date-time arithmetic (Decimal, so exact), nothing shared with serq's
-readers. Each observation's n, mean, std (divisor n - 1) and p99 (linear
-interpolation at h = (n - 1) 0.99) follow docs/report.md; a delay stage's
+readers. Each observation's n, mean, ±95% (batch means from 100 samples),
+std (divisor n - 1) and p99 (linear interpolation at h = (n - 1) 0.99)
+follow docs/report.md; a delay stage's
 present is the sum of its runs' work over the horizon (every run ends
 before it); a fifo stage is Lindley's recursion (a job starts at the later
 of its arrival and the previous job's end, in arrival order): present = the
@@ -27,6 +29,7 @@ import sys
 from decimal import Decimal
 
 SAMPLES = "examples/traces/"
+VLLM_RUN = "examples/vllm/rtxpro6000-llama-3.1-8b-tp1/"
 
 
 def p99(xs):
@@ -35,6 +38,18 @@ def p99(xs):
     i = int(h)
     upper = xs[i + 1] if i + 1 < len(xs) else xs[i]
     return xs[i] + (h - i) * (upper - xs[i])
+
+
+def half_width(xs):
+    """The ±95% cell of one replication (docs/report.md): below 100 samples
+    none (±inf); else the batch means of 10 batches of n // 10 consecutive
+    samples (the n % 10 earliest in none), t(0.975, 9) s / sqrt(10)."""
+    if len(xs) < 100:
+        return "±inf"
+    size = len(xs) // 10
+    rest = xs[len(xs) - 10 * size:]
+    means = [statistics.mean(rest[k * size:(k + 1) * size]) for k in range(10)]
+    return f"±{2.2621571627409915 * statistics.stdev(means) / 10**0.5:.12f}"
 
 
 def same_cells(got, want):
@@ -47,6 +62,8 @@ def same_cells(got, want):
     for g, w in zip(got, want):
         if g == w:
             continue
+        if g.startswith("±") and w.startswith("±"):  # an interval's half-width
+            g, w = g[1:], w[1:]
         try:
             gv, wv = float(g), float(w)
         except ValueError:
@@ -67,10 +84,11 @@ class Program:
 
     def obs(self, name, xs, exact=True):
         """`exact`: serq's samples are these very doubles (a variable, an
-        arrival); not for a difference of times, which rounds its own way."""
+        arrival); not for a difference of times, which rounds its own way.
+        `xs` in the order serq records them (for the batch means)."""
         if exact:
             self.samples[name] = xs
-        self.observe[name] = [str(len(xs)), f"{statistics.mean(xs):.12f}", "±inf",
+        self.observe[name] = [str(len(xs)), f"{statistics.mean(xs):.12f}", half_width(xs),
                               f"{statistics.stdev(xs):.12f}", f"{p99(xs):.12f}",
                               # rate/s: samples per second of the window [0, horizon]
                               f"{len(xs) / self.horizon:.12f}"]
@@ -166,6 +184,46 @@ def serq_rows():
             [int(r["output"]) for r in rows])
 
 
+def in_end_order(starts, works):
+    """Works (a delay stage's latencies) in the order the runs end, which
+    is the order serq records what follows them: by end time, ties in
+    start order."""
+    order = sorted(range(len(works)), key=lambda i: (starts[i] + works[i], i))
+    return [works[i] for i in order]
+
+
+def vllm_rows():
+    """The real vLLM run: arrival_time is on the Unix clock (1.78e9 s), the
+    token times on the engine's (4.8e5 s), so the arrival is queued_ts
+    (the bench's rule); seconds since the first row's."""
+    rows = [json.loads(line) for line in open(VLLM_RUN + "requests.jsonl")]
+    for r in rows:
+        assert abs(r["arrival_time"] - r["first_token_ts"]) >= 1e5
+        assert abs(r["queued_ts"] - r["first_token_ts"]) < 1e5
+    t0 = rows[0]["queued_ts"]
+    return ([r["queued_ts"] - t0 for r in rows], [r["input_toks"] for r in rows],
+            [r["output_toks"] for r in rows])
+
+
+def blis_rows():
+    """BLIS's w1 TraceV2: at send_time_us when > 0 (every row), else
+    arrival_time_us, less the first row's, over 10^6 (one rounding, as
+    Python's int / float division); prefix_group and session_id as 0 for
+    none, 1, 2, ... by first appearance."""
+    rows = list(csv.DictReader(open("testdata/blis/w1.trace.csv", newline="")))
+    at = [int(r["send_time_us"]) if int(r["send_time_us"]) > 0 else int(r["arrival_time_us"])
+          for r in rows]
+
+    def ids(column):
+        seen = {}
+        return [0 if r[column] == "" else seen.setdefault(r[column], len(seen) + 1) for r in rows]
+
+    return ([(a - at[0]) / 1e6 for a in at], [int(r["input_tokens"]) for r in rows],
+            [int(r["output_tokens"]) for r in rows], ids("prefix_group"),
+            [int(r["prefix_length"]) for r in rows], ids("session_id"),
+            [int(r["round_index"]) for r in rows])
+
+
 def programs():
     out = []
     at, inp, outl, blocks, cached = mooncake_rows()
@@ -210,6 +268,24 @@ def programs():
     p.delay("D", at, [o / 100 for o in outl])
     out.append(p)
 
+    at, inp, outl = vllm_rows()
+    p = Program("testdata/traces/vllm.sq", 60)
+    for name, xs in [("at", at), ("input", inp), ("output", outl),
+                     ("latency", in_end_order(at, [o / 100 for o in outl]))]:
+        p.obs(name, xs, name != "latency")
+    p.delay("D", at, [o / 100 for o in outl])
+    out.append(p)
+
+    at, inp, outl, group, prefix, session, rnd = blis_rows()
+    p = Program("testdata/traces/blis.sq", 200)
+    for name, xs in [("at", at), ("input", inp), ("output", outl), ("group", group),
+                     ("prefix", prefix), ("sessions", session), ("rounds", rnd),
+                     ("latency", in_end_order(at, [o / 1000 for o in outl]))]:
+        p.obs(name, xs, name != "latency")
+    p.delay("D", at, [o / 1000 for o in outl])
+    out.append(p)
+
+    at, prompt, outl = serq_rows()
     p = Program("examples/traces/serq_csv.sq", 60)  # PrefillRate 4000, Tpot 0.025
     ends = p.fifo("P", at, [q / 4000 for q in prompt])
     dec = [o * 0.025 for o in outl]

@@ -1,0 +1,142 @@
+// vLLM's request records as LLMServingSim's bench writes them
+// (requests.jsonl, vllm_record.h): one request a line, replayed at its
+// arrival with its token counts as session variables:
+//
+//   {"request_id": "bench-0", "input_toks": 2358, "output_toks": 531,
+//    "arrival_time": 1777142838.338653, "queued_ts": 479748.340626232, ...}
+//
+// The arrival is one field for the whole file: the one ArrivalClock picks
+// (the bench's rule: queued_ts when arrival_time is on another clock than
+// the token times) for the first row that has token times; rows without
+// token times take it too. Times are seconds since the first row's
+// arrival. Variables: input_toks and output_toks (docs/traces.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "serq-sim/workload/trace.h"
+#include "serq-sim/workload/vllm_record.h"
+#include "text/json_row.h"
+
+namespace serq::sim {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(Trace* out) : out_(out) { out_->columns = {"input_toks", "output_toks"}; }
+
+  // One row at `line`. Rows before the first with token times wait: their
+  // clock is not known yet.
+  absl::Status Row(int line, const VllmRecord& record) {
+    if (!clock_) {
+      if (!HasTokenTimes(record)) {
+        pending_.push_back({line, record});
+        return absl::OkStatus();
+      }
+      clock_ = ArrivalClock(record);
+      if (!clock_) return NoArrival();
+      if (absl::Status s = Flush(); !s.ok()) return s;
+    } else if (HasTokenTimes(record)) {
+      std::optional<VllmClock> mine = ArrivalClock(record);
+      if (mine && *mine != *clock_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the arrival is ", ClockName(*mine), " here but ", ClockName(*clock_),
+            " in the first row with token times (the field on the clock of first_token_ts and "
+            "last_token_ts): the rows mix two clocks"));
+      }
+    }
+    return Add(record);
+  }
+
+  // At the end: rows that never met one with token times take arrival_time
+  // when the first of them has it (the bench's default), else queued_ts.
+  absl::Status Finish() {
+    if (clock_ || pending_.empty()) return absl::OkStatus();
+    clock_ = pending_[0].record.arrival_time ? VllmClock::kArrivalTime : VllmClock::kQueuedTs;
+    return Flush();
+  }
+
+ private:
+  struct Pending {
+    int line;
+    VllmRecord record;
+  };
+
+  static absl::Status NoArrival() {
+    return absl::InvalidArgumentError(
+        "no arrival: the row has neither 'queued_ts' nor 'arrival_time'");
+  }
+
+  // The waiting rows, each error at its own line.
+  absl::Status Flush() {
+    for (const Pending& p : pending_) {
+      if (absl::Status s = Add(p.record); !s.ok()) {
+        return TraceErrorBeside(out_->path, p.line, s.message());
+      }
+    }
+    pending_.clear();
+    return absl::OkStatus();
+  }
+
+  absl::Status Add(const VllmRecord& record) {
+    const std::optional<double>& field =
+        *clock_ == VllmClock::kArrivalTime ? record.arrival_time : record.queued_ts;
+    if (!field) {
+      if (!record.arrival_time && !record.queued_ts) return NoArrival();
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no ", ClockName(*clock_), ", the arrival in this file (the field on the clock of "
+          "the token times)"));
+    }
+    const double arrival = *field;
+    if (out_->times.empty()) {
+      origin_ = arrival;
+    } else if (arrival < previous_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ClockName(*clock_), " ", text::ShortestText(arrival), " is before the previous row's ",
+          text::ShortestText(previous_), " (rows must be in time order)"));
+    }
+    previous_ = arrival;
+    // The difference of two doubles within a factor of two of each other
+    // is exact (Sterbenz), so a time is the difference of the two parsed
+    // values: within one rounding of each (~6e-11 s at 5e5 s).
+    out_->times.push_back(arrival - origin_);
+    out_->values.push_back(record.input_toks);
+    out_->values.push_back(record.output_toks);
+    return absl::OkStatus();
+  }
+
+  Trace* out_;
+  std::optional<VllmClock> clock_;
+  std::vector<Pending> pending_;
+  double origin_ = 0;    // the first row's arrival
+  double previous_ = 0;  // the previous row's, as written
+};
+
+class VllmFormat final : public TraceFormat {
+ public:
+  absl::string_view name() const override { return "vLLM requests.jsonl"; }
+  absl::string_view looks() const override {
+    return "a JSON object with a field 'input_toks' a line";
+  }
+  bool Recognizes(absl::string_view first) const override { return LooksLikeVllmRecord(first); }
+  absl::Status Read(absl::string_view first, TraceLines* lines, Trace* out) const override {
+    Reader reader(out);
+    absl::string_view line = first;
+    do {
+      VllmRecord record;
+      if (absl::Status s = ParseVllmRecord(line, &record); !s.ok()) return s;
+      if (absl::Status s = reader.Row(lines->number(), record); !s.ok()) return s;
+    } while (lines->NextNonBlank(&line));
+    return reader.Finish();
+  }
+};
+
+}  // namespace
+
+const TraceFormat& VllmTraceFormat() {
+  static const VllmFormat* format = new VllmFormat();
+  return *format;
+}
+
+}  // namespace serq::sim

@@ -1,0 +1,128 @@
+#include "serq-sim/workload/vllm_record.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/struct.pb.h"
+#include "text/json_row.h"
+
+namespace serq::sim {
+namespace {
+
+using google::protobuf::Struct;
+using google::protobuf::Value;
+
+// Two times more than this apart are on two clocks (the bench's
+// _same_time_domain: "requests finish in seconds, not days").
+constexpr double kSameClock = 100000;
+
+// A token count: a whole number >= 0.
+absl::Status Count(const Struct& row, const char* name, double* out) {
+  auto it = row.fields().find(name);
+  if (it == row.fields().end()) {
+    return absl::InvalidArgumentError(absl::StrCat("missing field '", name, "'"));
+  }
+  if (it->second.kind_case() != Value::kNumberValue) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("field '", name, "' is not a number (found ", text::JsonKind(it->second), ")"));
+  }
+  double v = it->second.number_value();
+  if (!std::isfinite(v) || v != std::floor(v) || v < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " ", text::ShortestText(v), " is not a whole number of tokens >= 0"));
+  }
+  *out = v;
+  return absl::OkStatus();
+}
+
+// A time in seconds: absent or null leaves `out` empty.
+absl::Status Time(const Struct& row, const char* name, std::optional<double>* out) {
+  auto it = row.fields().find(name);
+  if (it == row.fields().end() || it->second.kind_case() == Value::kNullValue) return absl::OkStatus();
+  if (it->second.kind_case() != Value::kNumberValue) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("field '", name, "' is not a number (found ", text::JsonKind(it->second), ")"));
+  }
+  double v = it->second.number_value();
+  if (!std::isfinite(v)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " is not a finite number"));
+  }
+  if (v < 0) return absl::InvalidArgumentError(absl::StrCat(name, " ", text::ShortestText(v), " is negative"));
+  *out = v;
+  return absl::OkStatus();
+}
+
+bool SameClock(const std::optional<double>& a, const std::optional<double>& b) {
+  return a && b && std::abs(*a - *b) < kSameClock;
+}
+
+}  // namespace
+
+bool LooksLikeVllmRecord(absl::string_view line) {
+  line = absl::StripAsciiWhitespace(line);
+  if (line.empty() || line.front() != '{') return false;
+  if (line.size() > kMaxVllmLine || text::JsonDeeperThan(line, kMaxVllmDepth)) {
+    return absl::StrContains(line, "\"input_toks\"");
+  }
+  Struct row;
+  if (!text::ParseJsonRow(line, &row).ok()) return false;
+  return row.fields().contains("input_toks");
+}
+
+absl::Status ParseVllmRecord(absl::string_view line, VllmRecord* out) {
+  line = absl::StripAsciiWhitespace(line);
+  if (line.size() > kMaxVllmLine) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a line of ", line.size(), " bytes: a vLLM record is one request's few hundred, at most ",
+        kMaxVllmLine >> 20, " MB"));
+  }
+  if (line.empty() || line.front() != '{') {
+    return absl::InvalidArgumentError("expected a JSON object '{...}' (one request a line)");
+  }
+  if (text::JsonDeeperThan(line, kMaxVllmDepth)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "JSON nested more than ", kMaxVllmDepth, " levels deep (a vLLM record is flat)"));
+  }
+  Struct row;
+  if (absl::Status s = text::ParseJsonRow(line, &row); !s.ok()) return s;
+  *out = VllmRecord();
+  if (absl::Status s = Count(row, "input_toks", &out->input_toks); !s.ok()) return s;
+  if (absl::Status s = Count(row, "output_toks", &out->output_toks); !s.ok()) return s;
+  if (absl::Status s = Time(row, "arrival_time", &out->arrival_time); !s.ok()) return s;
+  if (absl::Status s = Time(row, "queued_ts", &out->queued_ts); !s.ok()) return s;
+  if (absl::Status s = Time(row, "first_token_ts", &out->first_token_ts); !s.ok()) return s;
+  if (absl::Status s = Time(row, "last_token_ts", &out->last_token_ts); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+std::optional<VllmClock> ArrivalClock(const VllmRecord& r) {
+  if (!r.queued_ts) {
+    if (!r.arrival_time) return std::nullopt;
+    return VllmClock::kArrivalTime;
+  }
+  if (!r.arrival_time) return VllmClock::kQueuedTs;
+  if (SameClock(r.arrival_time, r.first_token_ts) && SameClock(r.arrival_time, r.last_token_ts)) {
+    return VllmClock::kArrivalTime;
+  }
+  if (SameClock(r.queued_ts, r.first_token_ts) || SameClock(r.queued_ts, r.last_token_ts)) {
+    return VllmClock::kQueuedTs;
+  }
+  return VllmClock::kArrivalTime;
+}
+
+bool HasTokenTimes(const VllmRecord& record) {
+  return record.first_token_ts.has_value() || record.last_token_ts.has_value();
+}
+
+double ArrivalIn(const VllmRecord& record, VllmClock clock) {
+  return clock == VllmClock::kArrivalTime ? *record.arrival_time : *record.queued_ts;
+}
+
+absl::string_view ClockName(VllmClock clock) {
+  return clock == VllmClock::kArrivalTime ? "arrival_time" : "queued_ts";
+}
+
+}  // namespace serq::sim

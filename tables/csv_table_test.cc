@@ -1,0 +1,102 @@
+#include "tables/csv_table.h"
+
+#include <sstream>
+
+#include "gtest/gtest.h"
+
+namespace serq::tables {
+namespace {
+
+struct Result {
+  bool ok;
+  Rows rows;
+  ReadError error;
+};
+
+Result Read(const std::string& text, Spec spec) {
+  std::istringstream in(text);
+  Result r;
+  r.ok = ReadCsvTable(&in, spec, &r.rows, &r.error);
+  return r;
+}
+
+TEST(CsvTable, SelectsRowsByATextColumn) {
+  // LLMServingSim's dense.csv shape: a layer column, tokens, time_us.
+  Result r = Read(
+      "layer,tokens,time_us\n"
+      "act_fn,1,2.67733\n"
+      "act_fn,2,2.848\n"
+      "qkv_proj,1,10.5\n"
+      "qkv_proj,16,11\n",
+      {{"tokens"}, "time_us", {{"layer", "qkv_proj"}}});
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.rows.keys, 1);
+  EXPECT_EQ(r.rows.key, (std::vector<double>{1, 16}));
+  EXPECT_EQ(r.rows.value, (std::vector<double>{10.5, 11}));
+}
+
+TEST(CsvTable, FourKeysAndNumbersCompareAsNumbers) {
+  // Vidur's mlp.csv selects by a numeric column; "1.0" is 1. Its value
+  // column's name has dots. A BOM and CRLF ends are read as elsewhere.
+  Result r = Read(
+      "\xEF\xBB\xBFnum_tokens,num_tensor_parallel_workers,time_stats.mlp_up_proj.median\r\n"
+      "1,1.0,0.5\r\n1,2,0.3\r\n2,1,0.75\r\n",
+      {{"num_tokens"}, "time_stats.mlp_up_proj.median", {{"num_tensor_parallel_workers", "1"}}});
+  ASSERT_TRUE(r.ok) << r.error.message;
+  EXPECT_EQ(r.rows.value, (std::vector<double>{0.5, 0.75}));
+  Result a = Read("a,b,c,d,t\n0,0,1,16,8.35\n0,0,1,32,8.45\n",
+                  {{"a", "b", "c", "d"}, "t", {}});
+  ASSERT_TRUE(a.ok) << a.error.message;
+  EXPECT_EQ(a.rows.keys, 4);
+  EXPECT_EQ(a.rows.key, (std::vector<double>{0, 0, 1, 16, 0, 0, 1, 32}));
+}
+
+TEST(CsvTable, ErrorsNameTheLine) {
+  Spec spec{{"tokens"}, "time_us", {}};
+  Result r = Read("tokens,time\n1,2\n", spec);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.line, 1);
+  EXPECT_EQ(r.error.message, "no column 'time_us' (the header has 'tokens', 'time')");
+  r = Read("tokens,time_us\n1,2\n2\n", spec);
+  EXPECT_EQ(r.error.line, 3);
+  EXPECT_EQ(r.error.message, "the row has 1 fields; the header has 2");
+  r = Read("tokens,time_us\n1,2\nx,3\n", spec);
+  EXPECT_EQ(r.error.line, 3);
+  EXPECT_EQ(r.error.message, "column 'tokens' is 'x', not a number");
+  r = Read("tokens,time_us\n2,2\n1,3\n", spec);
+  EXPECT_EQ(r.error.line, 3);
+  EXPECT_EQ(r.error.message,
+            "key 1 is 1 after 2 in the row before; rows must be in ascending key order, key 1 "
+            "first");
+  r = Read("tokens,time_us\n1,2\n1,3\n", spec);
+  EXPECT_EQ(r.error.message, "the same keys as the row before (a key twice)");
+  r = Read("tokens,time_us\n1,nan\n", spec);
+  EXPECT_EQ(r.error.line, 2);
+  EXPECT_EQ(r.error.message, "the value is nan; a table's values are times: finite and >= 0");
+  r = Read("tokens,time_us\n1,-0.5\n", spec);
+  EXPECT_EQ(r.error.message, "the value is -0.5; a table's values are times: finite and >= 0");
+  r = Read("", spec);
+  EXPECT_EQ(r.error.line, 0);
+  EXPECT_EQ(r.error.message, "the file is empty: expected a header line of column names");
+  r = Read("tokens,time_us\n", spec);
+  EXPECT_EQ(r.error.message, "the table has no rows");
+  r = Read("layer,tokens,time_us\nx,1,2\n", {{"tokens"}, "time_us", {{"layer", "y"}}});
+  EXPECT_EQ(r.error.message, "no row matches the table's 'where'");
+}
+
+TEST(CsvTable, WideHeadersAndManyRowsAreRefusedInBoundedMemory) {
+  std::string wide(kMaxColumns, ',');
+  Result r = Read(wide + "\n", {{"a"}, "b", {}});
+  EXPECT_EQ(r.error.line, 1);
+  EXPECT_EQ(r.error.message, "the header has more than 10000 columns");
+  // Rows past the limit: the reading stops at the first one (its line).
+  std::string many = "k,t\n";
+  for (int i = 0; i <= 200000; ++i) many += std::to_string(i) + ",1\n";
+  r = Read(many, {{"k"}, "t", {}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.line, 200002);
+  EXPECT_EQ(r.error.message, "more than 200000 rows selected; serq keeps at most that many");
+}
+
+}  // namespace
+}  // namespace serq::tables

@@ -1,0 +1,44 @@
+#include "text/csv.h"
+
+#include "absl/strings/ascii.h"
+
+namespace serq::text {
+namespace {
+
+// The field of `line` from `start` to the comma at `comma` (npos: to the
+// end): white space around it dropped, double quotes around it removed.
+absl::string_view Field(absl::string_view line, size_t start, size_t comma) {
+  absl::string_view field = absl::StripAsciiWhitespace(
+      line.substr(start, comma == absl::string_view::npos ? absl::string_view::npos : comma - start));
+  if (field.size() >= 2 && field.front() == '"' && field.back() == '"') {
+    field = field.substr(1, field.size() - 2);
+  }
+  return field;
+}
+
+}  // namespace
+
+void CsvFields(absl::string_view line, std::vector<absl::string_view>* fields) {
+  fields->clear();
+  size_t start = 0;
+  while (true) {
+    size_t comma = line.find(',', start);
+    fields->push_back(Field(line, start, comma));
+    if (comma == absl::string_view::npos) return;
+    start = comma + 1;
+  }
+}
+
+bool HasColumn(absl::string_view line, absl::string_view name) {
+  // Field by field, without a list of them all: every trace format looks
+  // at the first line, which may have 10^7 columns.
+  size_t start = 0;
+  while (true) {
+    size_t comma = line.find(',', start);
+    if (Field(line, start, comma) == name) return true;
+    if (comma == absl::string_view::npos) return false;
+    start = comma + 1;
+  }
+}
+
+}  // namespace serq::text
