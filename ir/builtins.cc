@@ -58,12 +58,16 @@ constexpr BuiltinVariableInfo kVariables[] = {
     {"prefill_jobs", ir::Ref::PREFILL_JOBS, "the tau of a step stage"},
     {"prefill_kv", ir::Ref::PREFILL_KV, "the tau of a step stage"},
     {"prefill_kv_max", ir::Ref::PREFILL_KV_MAX, "the tau of a step stage"},
+    {"prefill_kv_min", ir::Ref::PREFILL_KV_MIN, "the tau of a step stage"},
     {"prefill_context", ir::Ref::PREFILL_CONTEXT, "the tau of a step stage"},
     {"prefill_context_max", ir::Ref::PREFILL_CONTEXT_MAX, "the tau of a step stage"},
+    {"prefill_context_min", ir::Ref::PREFILL_CONTEXT_MIN, "the tau of a step stage"},
     {"decode_kv", ir::Ref::DECODE_KV, "the tau of a step stage"},
     {"decode_kv_max", ir::Ref::DECODE_KV_MAX, "the tau of a step stage"},
+    {"decode_kv_min", ir::Ref::DECODE_KV_MIN, "the tau of a step stage"},
     {"decode_context", ir::Ref::DECODE_CONTEXT, "the tau of a step stage"},
     {"decode_context_max", ir::Ref::DECODE_CONTEXT_MAX, "the tau of a step stage"},
+    {"decode_context_min", ir::Ref::DECODE_CONTEXT_MIN, "the tau of a step stage"},
 };
 
 // Piecewise linear through the points (x1, y1, ..., xn, yn), n >= 2 and

@@ -74,6 +74,13 @@ struct BuiltinVariableInfo {
 const BuiltinVariableInfo* LookupBuiltinVariable(absl::string_view name);
 const BuiltinVariableInfo& GetBuiltinVariable(ir::Ref::Builtin b);
 
+// IR 10's step figures, the prefill and the decode jobs apart
+// (PREFILL_JOBS .. DECODE_CONTEXT_MIN): a step gathers them only for a tau
+// that reads them, and IR 9 has none of them.
+inline bool IsJobFigure(int builtin) {
+  return builtin >= ir::Ref::PREFILL_JOBS && builtin <= ir::Ref::DECODE_CONTEXT_MIN;
+}
+
 }  // namespace serq
 
 #endif  // SERQ_IR_BUILTINS_H_

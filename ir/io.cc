@@ -147,7 +147,7 @@ void RefuseVersion8Fields(const ir::Program& p, Diagnostics* diags) {
 // the expressions below may hold; 0: every version read has it.
 uint32_t BuiltinAdded(uint32_t builtin) {
   if (builtin == ir::Ref::ATTENTION) return 9;
-  if (builtin >= ir::Ref::PREFILL_JOBS && builtin <= ir::Ref::DECODE_CONTEXT_MAX) return 10;
+  if (IsJobFigure(builtin)) return 10;
   return 0;
 }
 uint32_t FunctionAdded(absl::string_view f) {

@@ -95,6 +95,40 @@ TEST(StepTime, FiguresOfThePrefillAndDecodeJobsAndSumsOverThem) {
   EXPECT_EQ(Samples(run.results, "e2e").size(), 2u);
 }
 
+TEST(StepTime, TheSmallestOfEachKind) {
+  // tau (ms) = 1 + prefill_kv_min + prefill_context_min + 100 x
+  // decode_kv_min + 1000 x decode_context_min; 0 for a kind with no job.
+  // Prompts of 10 (A) and 6 (B) and a budget of 8 tokens, then 2 decode
+  // tokens each (not growing: a decode's context is the tokens it made).
+  //   step 1 at 0: A takes 8 (kv 0, context 8); no decode: 1 + 0 + 8 = 9 ms.
+  //   step 2 at 0.009: A takes 2 (kv 8, context 10), B 6 (kv 0, context 6):
+  //     minima kv 0, context 6: 1 + 0 + 6 = 7 ms; prompts done at 0.016.
+  //   step 3 at 0.016: two decodes, context 1, kv 0: 1 + 0 + 1000 = 1001 ms.
+  //   step 4 at 1.017: context 2, kv 1: 1 + 100 + 2000 = 2101 ms, to 3.118.
+  // A maximum in place of a minimum would give step 2 1 + 8 + 10 = 19 ms.
+  SimRun run = RunSource(R"(
+    stage E : step(ms * 1e-3) {
+      let ms = 1 + prefill_kv_min + prefill_context_min + 100 * decode_kv_min
+             + 1000 * decode_context_min;
+      tokens 8;
+    }
+    workload { arrive batch(2); }
+    session {
+      set prompt = 10;
+      if (serial == 1) { set prompt = 6; }
+      run E prefill (prompt);
+      observe ttft = now - arrival;
+      run E decode (2);
+      observe e2e = now - arrival;
+    }
+    run { horizon 10; }
+  )");
+  ASSERT_TRUE(run.ok) << run.errors;
+  for (double t : Samples(run.results, "ttft")) EXPECT_NEAR(t, 0.016, 1e-15);
+  for (double t : Samples(run.results, "e2e")) EXPECT_NEAR(t, 3.118, 1e-12);
+  EXPECT_EQ(Samples(run.results, "e2e").size(), 2u);
+}
+
 TEST(StepTime, ASumIsOverEachJobAsIfAlone) {
   // sum_jobs(attention): a job alone has attention t c - t (t - 1) / 2. A
   // prompt of 4 alone: 4 * 4 - 6 = 10, the same as the step's own

@@ -31,12 +31,16 @@ bool BuiltinAllowed(ir::Ref::Builtin b, Context c) {
     case ir::Ref::PREFILL_JOBS:
     case ir::Ref::PREFILL_KV:
     case ir::Ref::PREFILL_KV_MAX:
+    case ir::Ref::PREFILL_KV_MIN:
     case ir::Ref::PREFILL_CONTEXT:
     case ir::Ref::PREFILL_CONTEXT_MAX:
+    case ir::Ref::PREFILL_CONTEXT_MIN:
     case ir::Ref::DECODE_KV:
     case ir::Ref::DECODE_KV_MAX:
+    case ir::Ref::DECODE_KV_MIN:
     case ir::Ref::DECODE_CONTEXT:
     case ir::Ref::DECODE_CONTEXT_MAX:
+    case ir::Ref::DECODE_CONTEXT_MIN:
       return c == Context::kStepTau || c == Context::kStepJob;
     default: return false;
   }

@@ -145,6 +145,8 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
     case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
     case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
     case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
+    case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
+    case Op::kDecodeContextMin:
       return *reinterpret_cast<const double*>(reinterpret_cast<const char*>(&frame) +
                                               FieldOffset(n.op));
     case Op::kLocal: return frame.locals[n.a];
@@ -303,6 +305,8 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
     case Op::kAttention: case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
     case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
     case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
+    case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
+    case Op::kDecodeContextMin:
       out->push_back(Instr{n.op, n.fn});
       return true;
     case Op::kLocal:
@@ -460,6 +464,8 @@ void Evaluator::Finish(Program* program) {
       case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
       case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
       case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
+    case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
+    case Op::kDecodeContextMin:
         in.code = Code::kField;
         in.a = static_cast<uint32_t>(FieldOffset(in.op));
         break;
@@ -515,12 +521,16 @@ int32_t Evaluator::FieldOffset(Op op) {
     case Op::kPrefillJobs: return step + offsetof(StepVars, prefill_jobs);
     case Op::kPrefillKv: return step + offsetof(StepVars, prefill_kv);
     case Op::kPrefillKvMax: return step + offsetof(StepVars, prefill_kv_max);
+    case Op::kPrefillKvMin: return step + offsetof(StepVars, prefill_kv_min);
     case Op::kPrefillContext: return step + offsetof(StepVars, prefill_context);
     case Op::kPrefillContextMax: return step + offsetof(StepVars, prefill_context_max);
+    case Op::kPrefillContextMin: return step + offsetof(StepVars, prefill_context_min);
     case Op::kDecodeKv: return step + offsetof(StepVars, decode_kv);
     case Op::kDecodeKvMax: return step + offsetof(StepVars, decode_kv_max);
+    case Op::kDecodeKvMin: return step + offsetof(StepVars, decode_kv_min);
     case Op::kDecodeContext: return step + offsetof(StepVars, decode_context);
     case Op::kDecodeContextMax: return step + offsetof(StepVars, decode_context_max);
+    case Op::kDecodeContextMin: return step + offsetof(StepVars, decode_context_min);
     default: return -1;
   }
 }

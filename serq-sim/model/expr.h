@@ -37,12 +37,16 @@ enum class Op : uint8_t {
   kPrefillJobs,  // IR 10's step figures, the prefill and the decode jobs apart
   kPrefillKv,
   kPrefillKvMax,
+  kPrefillKvMin,
   kPrefillContext,
   kPrefillContextMax,
+  kPrefillContextMin,
   kDecodeKv,
   kDecodeKvMax,
+  kDecodeKvMin,
   kDecodeContext,
   kDecodeContextMax,
+  kDecodeContextMin,
   kLocal,    // a: the stage's let (EvalFrame::locals)
   kNeg,  // a: operand
   kNot,

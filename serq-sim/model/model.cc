@@ -371,12 +371,16 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
             case ir::Ref::PREFILL_JOBS: op = Op::kPrefillJobs; break;
             case ir::Ref::PREFILL_KV: op = Op::kPrefillKv; break;
             case ir::Ref::PREFILL_KV_MAX: op = Op::kPrefillKvMax; break;
+            case ir::Ref::PREFILL_KV_MIN: op = Op::kPrefillKvMin; break;
             case ir::Ref::PREFILL_CONTEXT: op = Op::kPrefillContext; break;
             case ir::Ref::PREFILL_CONTEXT_MAX: op = Op::kPrefillContextMax; break;
+            case ir::Ref::PREFILL_CONTEXT_MIN: op = Op::kPrefillContextMin; break;
             case ir::Ref::DECODE_KV: op = Op::kDecodeKv; break;
             case ir::Ref::DECODE_KV_MAX: op = Op::kDecodeKvMax; break;
+            case ir::Ref::DECODE_KV_MIN: op = Op::kDecodeKvMin; break;
             case ir::Ref::DECODE_CONTEXT: op = Op::kDecodeContext; break;
             case ir::Ref::DECODE_CONTEXT_MAX: op = Op::kDecodeContextMax; break;
+            case ir::Ref::DECODE_CONTEXT_MIN: op = Op::kDecodeContextMin; break;
             default:
               Error(loc, "", absl::StrCat("unknown built-in variable '", r.name(), "'"));
           }
@@ -518,8 +522,7 @@ bool RateHas(const ir::Stage& s, const std::function<bool(const ir::Expr&)>& pre
 // `figures`).
 bool ReadsJobFigures(const ir::Expr& e) {
   if (e.has_ref()) {
-    return e.ref().kind() == ir::Ref::BUILTIN && e.ref().decl() >= ir::Ref::PREFILL_JOBS &&
-           e.ref().decl() <= ir::Ref::DECODE_CONTEXT_MAX;
+    return e.ref().kind() == ir::Ref::BUILTIN && IsJobFigure(e.ref().decl());
   }
   if (e.has_call() && e.call().table() == 0) {
     const FunctionInfo* f = LookupFunction(e.call().function());

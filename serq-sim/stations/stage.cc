@@ -48,13 +48,13 @@ StepVars StepVars::Of(const StepJob& job) {
   v.attention = t * c - t * (t - 1) / 2;
   if (job.decode) {
     v.decode = 1;
-    v.decode_kv = v.decode_kv_max = kv;
-    v.decode_context = v.decode_context_max = c;
+    v.decode_kv = v.decode_kv_max = v.decode_kv_min = kv;
+    v.decode_context = v.decode_context_max = v.decode_context_min = c;
   } else {
     v.prefill = t;
     v.prefill_jobs = 1;
-    v.prefill_kv = v.prefill_kv_max = kv;
-    v.prefill_context = v.prefill_context_max = c;
+    v.prefill_kv = v.prefill_kv_max = v.prefill_kv_min = kv;
+    v.prefill_context = v.prefill_context_max = v.prefill_context_min = c;
   }
   v.jobs = &job;
   v.job_count = 1;

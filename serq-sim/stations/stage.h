@@ -78,12 +78,16 @@ struct StepVars {
   double prefill_jobs = 0;
   double prefill_kv = 0;
   double prefill_kv_max = 0;
+  double prefill_kv_min = 0;
   double prefill_context = 0;
   double prefill_context_max = 0;
+  double prefill_context_min = 0;
   double decode_kv = 0;
   double decode_kv_max = 0;
+  double decode_kv_min = 0;
   double decode_context = 0;
   double decode_context_max = 0;
+  double decode_context_min = 0;
   // The step's jobs, in batch order (the same condition).
   const StepJob* jobs = nullptr;
   uint32_t job_count = 0;

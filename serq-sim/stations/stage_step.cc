@@ -289,6 +289,7 @@ void StepStation::Figures(StepVars* vars) {
   // its content (growing) or the tokens it processed before, as Account
   // read them.
   jobs_.clear();
+  uint32_t job_count_decode = 0;
   for (uint32_t slot : batch_) {
     const Entry& e = slab_[slot];
     StepJob job;
@@ -297,11 +298,25 @@ void StepStation::Figures(StepVars* vars) {
     job.context = e.growing ? e.content : e.processed + job.tokens;
     const double kv = job.context - job.tokens;
     if (e.decode) {
+      // A kind's first job sets its minima (they are 0 with no job).
+      if (job_count_decode == 0) {
+        vars->decode_kv_min = kv;
+        vars->decode_context_min = job.context;
+      }
+      vars->decode_kv_min = std::min(vars->decode_kv_min, kv);
+      vars->decode_context_min = std::min(vars->decode_context_min, job.context);
+      ++job_count_decode;
       vars->decode_kv += kv;
       vars->decode_kv_max = std::max(vars->decode_kv_max, kv);
       vars->decode_context += job.context;
       vars->decode_context_max = std::max(vars->decode_context_max, job.context);
     } else {
+      if (vars->prefill_jobs == 0) {
+        vars->prefill_kv_min = kv;
+        vars->prefill_context_min = job.context;
+      }
+      vars->prefill_kv_min = std::min(vars->prefill_kv_min, kv);
+      vars->prefill_context_min = std::min(vars->prefill_context_min, job.context);
       vars->prefill_jobs += 1;
       vars->prefill_kv += kv;
       vars->prefill_kv_max = std::max(vars->prefill_kv_max, kv);
