@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "tables/grid.h"
 
 namespace serq::tables {
 namespace {
@@ -49,6 +50,31 @@ TEST(CsvTable, FourKeysAndNumbersCompareAsNumbers) {
   ASSERT_TRUE(a.ok) << a.error.message;
   EXPECT_EQ(a.rows.keys, 4);
   EXPECT_EQ(a.rows.key, (std::vector<double>{0, 0, 1, 16, 0, 0, 1, 32}));
+}
+
+TEST(CsvTable, AMoeProfileIsARaggedTwoKeyTable) {
+  // LLMServingSim's moe.csv (Qwen3-30B-A3B, its first rows as published):
+  // tokens, activated_experts, time_us; 1 token activates only 8 experts,
+  // 2 tokens 8 or 16. The rows are a ragged tree, which a grid reads: at
+  // (1.5, 8) halfway between 50.2297 and 56.1917 = 53.2107; at (2, 12)
+  // halfway between 56.1917 and 134.976 = 95.58385; under 1 token any
+  // experts count is its one row's, so (1.5, 16) is (50.2297 + 134.976)/2.
+  Result r = Read(
+      "tokens,activated_experts,time_us\n"
+      "1,8,50.2297\n2,8,56.1917\n2,16,134.976\n4,8,56.6397\n",
+      {{"tokens", "activated_experts"}, "time_us", {}});
+  ASSERT_TRUE(r.ok) << r.error.message;
+  ASSERT_TRUE(CheckRows(r.rows).ok());
+  Grid g(r.rows);
+  auto at = [&](double a, double b) {
+    double v = 0;
+    int axis = -1;
+    EXPECT_TRUE(g.Lookup({a, b}, Outside::kClamp, Outside::kExtrapolate, &v, &axis));
+    return v;
+  };
+  EXPECT_NEAR(at(1.5, 8), 53.2107, 1e-12);
+  EXPECT_NEAR(at(2, 12), 95.58385, 1e-12);
+  EXPECT_NEAR(at(1.5, 16), (50.2297 + 134.976) / 2, 1e-12);
 }
 
 TEST(CsvTable, ErrorsNameTheLine) {
