@@ -206,9 +206,11 @@ std::string StepText(const StepVars& vars) {
 bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
   EvalFrame& frame = tau_frame_;
   frame.now = now_;
-  frame.step = vars;
+  frame.step = &vars;
   double v = 0;  // set when EvalRate succeeds (GCC cannot see it once inlined)
-  if (!EvalRate(station, frame, "tau", [&] { return StepText(vars); }, &v)) return false;
+  const bool ok = EvalRate(station, frame, "tau", [&] { return StepText(vars); }, &v);
+  frame.step = &kNoStep;
+  if (!ok) return false;
   if (ABSL_PREDICT_FALSE(!(now_ + v > now_))) return TauTooSmall(station, v, vars);
   if (ABSL_PREDICT_FALSE(options_.trace != nullptr)) LogStep(station, v, vars);
   *tau = v;

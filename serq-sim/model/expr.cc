@@ -136,19 +136,19 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
     case Op::kSerial: return frame.serial;
     case Op::kPresent: return frame.present;
     case Op::kSince: return frame.since;
-    case Op::kTokens: return frame.step.tokens;
-    case Op::kPrefill: return frame.step.prefill;
-    case Op::kDecode: return frame.step.decode;
-    case Op::kSeqs: return frame.step.seqs;
-    case Op::kContext: return frame.step.context;
-    case Op::kAttention: return frame.step.attention;
+    case Op::kTokens: return frame.step->tokens;
+    case Op::kPrefill: return frame.step->prefill;
+    case Op::kDecode: return frame.step->decode;
+    case Op::kSeqs: return frame.step->seqs;
+    case Op::kContext: return frame.step->context;
+    case Op::kAttention: return frame.step->attention;
     case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
     case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
     case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
     case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
     case Op::kDecodeContextMin:
-      return *reinterpret_cast<const double*>(reinterpret_cast<const char*>(&frame) +
-                                              FieldOffset(n.op));
+      return *reinterpret_cast<const double*>(reinterpret_cast<const char*>(frame.step) +
+                                              StepOffset(n.op));
     case Op::kLocal: return frame.locals[n.a];
     case Op::kSumJobs: {
       // The expression for each job of the kind summed, as if the job were
@@ -157,10 +157,11 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
       const bool prefills = n.fn != Function::kSumDecode;
       double sum = 0;
       EvalFrame one = frame;
-      for (uint32_t i = 0; i < frame.step.job_count; ++i) {
-        const StepJob& job = frame.step.jobs[i];
+      for (uint32_t i = 0; i < frame.step->job_count; ++i) {
+        const StepJob& job = frame.step->jobs[i];
         if (job.decode ? !decodes : !prefills) continue;
-        one.step = StepVars::Of(job);
+        const StepVars alone = StepVars::Of(job);
+        one.step = &alone;
         double v = Eval(n.a, one);
         if (failed_) return v;
         sum += v;
@@ -464,10 +465,10 @@ void Evaluator::Finish(Program* program) {
       case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
       case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
       case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
-    case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
-    case Op::kDecodeContextMin:
+      case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
+      case Op::kDecodeContextMin:
         in.code = Code::kField;
-        in.a = static_cast<uint32_t>(FieldOffset(in.op));
+        in.a = static_cast<uint32_t>(StepOffset(in.op));
         break;
       case Op::kLocal: in.code = Code::kLocal; break;
       case Op::kTable: in.code = Code::kTable; break;
@@ -484,14 +485,16 @@ void Evaluator::Finish(Program* program) {
   size_t kept = 0;
   for (size_t i = 0; i < code.size(); ++i) {
     Instr in = code[i];
-    int32_t offset = FieldOffset(in.op);
+    const int32_t in_frame = FrameOffset(in.op);
+    const int32_t offset = in_frame >= 0 ? in_frame : StepOffset(in.op);
     if (offset >= 0 && i + 1 < code.size()) {
       Code next = code[i + 1].code;
       bool mul = next == Code::kMulL || next == Code::kMulR;
       bool add = next == Code::kAddL || next == Code::kAddR;
       if (mul || add) {
         in = code[i + 1];
-        in.code = mul ? Code::kMulField : Code::kAddField;
+        in.code = in_frame >= 0 ? (mul ? Code::kMulField : Code::kAddField)
+                                : (mul ? Code::kMulStep : Code::kAddStep);
         in.a = static_cast<uint32_t>(offset);
         ++i;
       }
@@ -504,33 +507,38 @@ void Evaluator::Finish(Program* program) {
   code.push_back(done);
 }
 
-int32_t Evaluator::FieldOffset(Op op) {
-  const size_t step = offsetof(EvalFrame, step);
+int32_t Evaluator::FrameOffset(Op op) {
   switch (op) {
     case Op::kNow: return offsetof(EvalFrame, now);
     case Op::kArrival: return offsetof(EvalFrame, arrival);
     case Op::kSerial: return offsetof(EvalFrame, serial);
     case Op::kPresent: return offsetof(EvalFrame, present);
     case Op::kSince: return offsetof(EvalFrame, since);
-    case Op::kTokens: return step + offsetof(StepVars, tokens);
-    case Op::kPrefill: return step + offsetof(StepVars, prefill);
-    case Op::kDecode: return step + offsetof(StepVars, decode);
-    case Op::kSeqs: return step + offsetof(StepVars, seqs);
-    case Op::kContext: return step + offsetof(StepVars, context);
-    case Op::kAttention: return step + offsetof(StepVars, attention);
-    case Op::kPrefillJobs: return step + offsetof(StepVars, prefill_jobs);
-    case Op::kPrefillKv: return step + offsetof(StepVars, prefill_kv);
-    case Op::kPrefillKvMax: return step + offsetof(StepVars, prefill_kv_max);
-    case Op::kPrefillKvMin: return step + offsetof(StepVars, prefill_kv_min);
-    case Op::kPrefillContext: return step + offsetof(StepVars, prefill_context);
-    case Op::kPrefillContextMax: return step + offsetof(StepVars, prefill_context_max);
-    case Op::kPrefillContextMin: return step + offsetof(StepVars, prefill_context_min);
-    case Op::kDecodeKv: return step + offsetof(StepVars, decode_kv);
-    case Op::kDecodeKvMax: return step + offsetof(StepVars, decode_kv_max);
-    case Op::kDecodeKvMin: return step + offsetof(StepVars, decode_kv_min);
-    case Op::kDecodeContext: return step + offsetof(StepVars, decode_context);
-    case Op::kDecodeContextMax: return step + offsetof(StepVars, decode_context_max);
-    case Op::kDecodeContextMin: return step + offsetof(StepVars, decode_context_min);
+    default: return -1;
+  }
+}
+
+int32_t Evaluator::StepOffset(Op op) {
+  switch (op) {
+    case Op::kTokens: return offsetof(StepVars, tokens);
+    case Op::kPrefill: return offsetof(StepVars, prefill);
+    case Op::kDecode: return offsetof(StepVars, decode);
+    case Op::kSeqs: return offsetof(StepVars, seqs);
+    case Op::kContext: return offsetof(StepVars, context);
+    case Op::kAttention: return offsetof(StepVars, attention);
+    case Op::kPrefillJobs: return offsetof(StepVars, prefill_jobs);
+    case Op::kPrefillKv: return offsetof(StepVars, prefill_kv);
+    case Op::kPrefillKvMax: return offsetof(StepVars, prefill_kv_max);
+    case Op::kPrefillKvMin: return offsetof(StepVars, prefill_kv_min);
+    case Op::kPrefillContext: return offsetof(StepVars, prefill_context);
+    case Op::kPrefillContextMax: return offsetof(StepVars, prefill_context_max);
+    case Op::kPrefillContextMin: return offsetof(StepVars, prefill_context_min);
+    case Op::kDecodeKv: return offsetof(StepVars, decode_kv);
+    case Op::kDecodeKvMax: return offsetof(StepVars, decode_kv_max);
+    case Op::kDecodeKvMin: return offsetof(StepVars, decode_kv_min);
+    case Op::kDecodeContext: return offsetof(StepVars, decode_context);
+    case Op::kDecodeContextMax: return offsetof(StepVars, decode_context_max);
+    case Op::kDecodeContextMin: return offsetof(StepVars, decode_context_min);
     default: return -1;
   }
 }
@@ -553,10 +561,12 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&tokens, &&prefill, &&decode, &&seqs, &&context, &&attention, &&neg,
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
-      &&state, &&mul_field, &&add_field, &&field, &&local, &&table, &&done,
+      &&state, &&mul_field, &&add_field, &&mul_step, &&add_step, &&field, &&local, &&table,
+      &&done,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
   const char* const fields = reinterpret_cast<const char*>(&frame);
+  const char* const figures = reinterpret_cast<const char*>(frame.step);
   const Instr* in = program.code.data();
   // A binary operation's result replaces its left operand. A NaN makes the
   // program give up (the tree reports it at the node that made it), but
@@ -595,17 +605,17 @@ present:
 since:
   SERQ_PUSH(frame.since);
 tokens:
-  SERQ_PUSH(frame.step.tokens);
+  SERQ_PUSH(frame.step->tokens);
 prefill:
-  SERQ_PUSH(frame.step.prefill);
+  SERQ_PUSH(frame.step->prefill);
 decode:
-  SERQ_PUSH(frame.step.decode);
+  SERQ_PUSH(frame.step->decode);
 seqs:
-  SERQ_PUSH(frame.step.seqs);
+  SERQ_PUSH(frame.step->seqs);
 context:
-  SERQ_PUSH(frame.step.context);
+  SERQ_PUSH(frame.step->context);
 attention:
-  SERQ_PUSH(frame.step.attention);
+  SERQ_PUSH(frame.step->attention);
 neg:
   SERQ_RESULT(-tos);
 add_s:
@@ -678,7 +688,7 @@ math: {
   SERQ_RESULT(v);
 }
 field:
-  SERQ_PUSH(*reinterpret_cast<const double*>(fields + in->a));
+  SERQ_PUSH(*reinterpret_cast<const double*>(figures + in->a));
 local:
   SERQ_PUSH(frame.locals[in->a]);
 table: {
@@ -697,6 +707,10 @@ mul_field:
   SERQ_PUSH(in->number * *reinterpret_cast<const double*>(fields + in->a));
 add_field:
   SERQ_PUSH(in->number + *reinterpret_cast<const double*>(fields + in->a));
+mul_step:
+  SERQ_PUSH(in->number * *reinterpret_cast<const double*>(figures + in->a));
+add_step:
+  SERQ_PUSH(in->number + *reinterpret_cast<const double*>(figures + in->a));
 // Parameters the tree would reject give up before drawing (EvalDrawing
 // then gives the stream back to the tree, which reports them).
 draw: {

@@ -119,6 +119,9 @@ struct ExprTable {
   std::vector<TableRef> tables;
 };
 
+// The figures of no step: what a frame outside a step's tau points at.
+inline constexpr StepVars kNoStep{};
+
 // Where an expression is evaluated: what its names mean.
 struct EvalFrame {
   const double* variables = nullptr;  // the session's slots (NaN: never set)
@@ -129,7 +132,9 @@ struct EvalFrame {
   double serial = 0;
   double present = 0;
   double since = 0;
-  StepVars step;  // in a step stage's tau
+  // In a step stage's tau, the step's figures (the stage's, not a copy:
+  // a frame is made for every statement, and StepVars is 30 numbers).
+  const StepVars* step = &kNoStep;
   // The values of the stage's lets, in a phi or a tau that has them.
   const double* locals = nullptr;
 };
@@ -211,7 +216,8 @@ class Evaluator {
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
     kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,
     kMulField, kAddField,  // a leaf of the frame times (plus) a constant: Finish fuses them
-    kField,  // a: a leaf of the frame's offset (IR 10's step figures)
+    kMulStep, kAddStep,    // the same of a step figure
+    kField,  // a: a step figure's offset in StepVars (IR 10's figures)
     kLocal,  // a: the let
     kTable,  // a: argument count; number: the table
     kDone,  // the program's end, which Finish appends
@@ -222,7 +228,8 @@ class Evaluator {
     Operands operands = Operands::kStack;
     Code code = Code::kNumber;  // set by Finish
     uint32_t a = 0;  // kVariable: slot; kMath, kRandom: argument count; state: ref;
-                     // kMulField, kAddField: the leaf's offset in EvalFrame
+                     // kMulField, kAddField: the leaf's offset in EvalFrame;
+                     // kMulStep, kAddStep, kField: the figure's in StepVars
     double number = 0;
   };
   struct Program {
@@ -234,7 +241,10 @@ class Evaluator {
   // constant after it, and appends the end.
   static void Finish(Program* program);
   // Where the leaf `op` is in an EvalFrame (a double), or -1.
-  static int32_t FieldOffset(Op op);
+  // Where a leaf is: its offset in EvalFrame (now .. since), or in
+  // StepVars (the step's figures); -1 when it is not there.
+  static int32_t FrameOffset(Op op);
+  static int32_t StepOffset(Op op);
   // Runs a program that draws; on a failure, puts the random stream back
   // where it was and evaluates the tree (which draws the same values).
   double EvalDrawing(const Program& program, uint32_t node, const EvalFrame& frame);

@@ -106,9 +106,11 @@ TEST(CompiledExprTest, TauOfStepVariablesToTheBit) {
   const double c0v = 16.06e9 / 3.35e12;
   for (int k = 0; k < 3; ++k) {  // the first compiles, the others run it
     EvalFrame f;
-    f.step.tokens = 37 + k;
-    f.step.context = 12345.5 + 1000 * k;
-    double want = (c0v + 2.7e-5 * f.step.tokens) + 3.9e-8 * f.step.context;
+    StepVars step;
+    f.step = &step;
+    step.tokens = 37 + k;
+    step.context = 12345.5 + 1000 * k;
+    double want = (c0v + 2.7e-5 * step.tokens) + 3.9e-8 * step.context;
     EXPECT_TRUE(SameBits(ev.Eval(root, f), want)) << k;
   }
   EXPECT_FALSE(ev.failed());
@@ -128,7 +130,9 @@ TEST(CompiledExprTest, NonCommutativeConstantsKeepTheirSide) {
   FakeState state;
   Evaluator ev(&b.t, nullptr, &random, &state);
   EvalFrame f;
-  f.step.prefill = 7.25;
+  StepVars step;
+  f.step = &step;
+  step.prefill = 7.25;
   std::vector<double> want = {10 - 7.25, 7.25 - 10, 10 / 7.25, 7.25 / 10,
                               std::fmod(7.25, 3), 1, 7.25, -4};
   for (int pass = 0; pass < 2; ++pass) {
@@ -149,10 +153,12 @@ TEST(CompiledExprTest, DivisionByZeroFailsAtItsNode) {
   FakeState state;
   Evaluator ev(&b.t, nullptr, &random, &state);
   EvalFrame f;
-  f.step.tokens = 8;
-  f.step.decode = 3;
+  StepVars step;
+  f.step = &step;
+  step.tokens = 8;
+  step.decode = 3;
   EXPECT_EQ(ev.Eval(root, f), 4);
-  f.step.decode = 1;
+  step.decode = 1;
   EXPECT_TRUE(std::isnan(ev.Eval(root, f)));
   ASSERT_TRUE(ev.failed());
   EXPECT_EQ(ev.error().line, 7u);
@@ -166,6 +172,8 @@ TEST(CompiledExprTest, ConstantDivisionByZeroIsNotFoldedAway) {
   FakeState state;
   Evaluator ev(&b.t, nullptr, &random, &state);
   EvalFrame f;
+  StepVars step;
+  f.step = &step;
   ev.Eval(root, f);
   ASSERT_TRUE(ev.failed());
   EXPECT_EQ(ev.error().line, 4u);
@@ -188,17 +196,19 @@ TEST(CompiledExprTest, EveryInstructionToTheBit) {
   std::vector<Case> cases;
   const double x = 7.25, y = -3.5, c = 2.0;  // variables 0 and 1, the constant
   EvalFrame f;
+  StepVars step;
+  f.step = &step;
   f.now = 101;
   f.arrival = 102;
   f.serial = 103;
   f.present = 104;
   f.since = 105;
-  f.step.tokens = 106;
-  f.step.prefill = 107;
-  f.step.decode = 108;
-  f.step.seqs = 109;
-  f.step.context = 110;
-  f.step.attention = 111;
+  step.tokens = 106;
+  step.prefill = 107;
+  step.decode = 108;
+  step.seqs = 109;
+  step.context = 110;
+  step.attention = 111;
   const std::pair<Op, double> leaves[] = {
       {Op::kNow, 101},      {Op::kArrival, 102}, {Op::kSerial, 103},  {Op::kPresent, 104},
       {Op::kSince, 105},    {Op::kTokens, 106},  {Op::kPrefill, 107}, {Op::kDecode, 108},
@@ -266,7 +276,9 @@ TEST(CompiledExprTest, NanAndUnsetVariableFail) {
   {
     Evaluator ev(&b.t, nullptr, &random, &state);
     EvalFrame f;
-    f.step.context = 0;
+    StepVars step;
+    f.step = &step;
+    step.context = 0;
     ev.Eval(nan_root, f);
     ASSERT_TRUE(ev.failed());
     EXPECT_EQ(ev.error().line, 3u);
@@ -276,6 +288,8 @@ TEST(CompiledExprTest, NanAndUnsetVariableFail) {
     Evaluator ev(&b.t, nullptr, &random, &state);
     double vars[1] = {41};
     EvalFrame f;
+    StepVars step;
+    f.step = &step;
     f.variables = vars;
     f.variable_names = &names;
     EXPECT_EQ(ev.Eval(var_root, f), 42);
@@ -309,10 +323,12 @@ TEST(CompiledExprTest, NanIsNotLostOnTheWay) {
     Random random(1);
     Evaluator ev(&b.t, nullptr, &random, &state);
     EvalFrame f;
-    f.step.context = 1;  // compiled on a value that does not fail
+    StepVars step;
+    f.step = &step;
+    step.context = 1;  // compiled on a value that does not fail
     ev.Eval(roots[i], f);
     EXPECT_FALSE(ev.failed()) << i;
-    f.step.context = INFINITY;
+    step.context = INFINITY;
     ev.Eval(roots[i], f);
     ASSERT_TRUE(ev.failed()) << i;
     EXPECT_EQ(ev.error().line, 3u) << i;
@@ -330,6 +346,8 @@ TEST(CompiledExprTest, StateFunctionsOfAnIndexedElement) {
   Evaluator ev(&b.t, nullptr, &random, &state);
   double vars[1] = {0};
   EvalFrame f;
+  StepVars step;
+  f.step = &step;
   f.variables = vars;
   f.variable_names = &names;
   EXPECT_EQ(ev.Eval(root, f), 13);
@@ -354,6 +372,8 @@ TEST(CompiledExprTest, ElementOfAVariableOrAnExpressionIndex) {
   FakeState state;
   double vars[1] = {1.75};
   EvalFrame f;
+  StepVars step;
+  f.step = &step;
   f.variables = vars;
   f.variable_names = &names;
   {
@@ -416,9 +436,11 @@ TEST(CompiledExprTest, MinAndMaxOfTwoAndQuotients) {
   FakeState state;
   Evaluator ev(&b.t, nullptr, &random, &state);
   EvalFrame f;
+  StepVars step;
+  f.step = &step;
   for (auto [px, dy] : std::vector<std::pair<double, double>>{{2, 5}, {5, 2}, {0.0, -0.0}}) {
-    f.step.prefill = px;
-    f.step.decode = dy;
+    step.prefill = px;
+    step.decode = dy;
     for (size_t i = 0; i < roots.size(); ++i) {
       std::vector<double> args = i < 2 ? std::vector<double>{px, dy} : std::vector<double>{dy, px};
       double want = ApplyMath(i % 2 == 0 ? Function::kMin : Function::kMax, args);
@@ -426,15 +448,15 @@ TEST(CompiledExprTest, MinAndMaxOfTwoAndQuotients) {
     }
   }
   EXPECT_FALSE(ev.failed());
-  f.step.prefill = 4;
+  step.prefill = 4;
   EXPECT_EQ(ev.Eval(left, f), 0.75);
-  f.step.prefill = 0;
+  step.prefill = 0;
   ev.Eval(left, f);
   ASSERT_TRUE(ev.failed());
   EXPECT_EQ(ev.error().line, 6u);
   EXPECT_EQ(ev.error().message, "division by zero (3 / 0)");
   Evaluator ev2(&b.t, nullptr, &random, &state);
-  f.step.decode = 9;
+  step.decode = 9;
   ev2.Eval(right, f);
   ASSERT_TRUE(ev2.failed());
   EXPECT_EQ(ev2.error().line, 7u);
@@ -466,6 +488,8 @@ TEST(CompiledExprTest, DrawsInTheTreesOrderFromTheSameStream) {
   Evaluator ev(&b.t, nullptr, &random, &state);
   double vars[1] = {300};
   EvalFrame f;
+  StepVars step;
+  f.step = &step;
   f.variables = vars;
   for (int k = 0; k < 4; ++k) {
     double want = std::max(
@@ -498,6 +522,8 @@ TEST(CompiledExprTest, DrawThatFailsLeavesTheStreamAsTheTree) {
     Evaluator ev(&b.t, nullptr, &random, &state);
     double vars[1] = {2};
     EvalFrame f;
+    StepVars step;
+    f.step = &step;
     f.variables = vars;
     // Compiled on the first evaluation, run on the second.
     for (int k = 0; k < 2; ++k) {
@@ -517,6 +543,8 @@ TEST(CompiledExprTest, DrawThatFailsLeavesTheStreamAsTheTree) {
     Evaluator ev(&b.t, nullptr, &random, &state);
     double vars[1] = {2};
     EvalFrame f;
+    StepVars step;
+    f.step = &step;
     f.variables = vars;
     for (int k = 0; k < 2; ++k) {
       double want = Draw(Function::kExponential, std::vector<double>{2}, same);

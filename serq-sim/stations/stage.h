@@ -95,6 +95,16 @@ struct StepVars {
   // The figures of a step whose only job is `job`: what a sum over a
   // step's jobs evaluates its expression with.
   static StepVars Of(const StepJob& job);
+
+  // The batch's sums (tokens .. attention), which every step has, set from
+  // `o` or cleared, the rest untouched: a step that gathers no job's
+  // figures copies 6 numbers a step, not 30 (StepStation::Figures sets the
+  // rest when its tau reads them).
+  void SetBatch(const StepVars& o) {
+    tokens = o.tokens, prefill = o.prefill, decode = o.decode, seqs = o.seqs;
+    context = o.context, attention = o.attention;
+  }
+  void ClearBatch() { SetBatch(StepVars()); }
 };
 
 // Two samples are one run's when they have the same bits.

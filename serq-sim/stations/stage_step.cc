@@ -280,7 +280,7 @@ bool StepStation::FormPlain(StageHost& host) {
     batch_.push_back(slot);
     Account(e, &vars);
   }
-  vars_ = vars;
+  vars_.SetBatch(vars);
   return true;
 }
 
@@ -289,6 +289,9 @@ void StepStation::Figures(StepVars* vars) {
   // its content (growing) or the tokens it processed before, as Account
   // read them.
   jobs_.clear();
+  StepVars zero;
+  zero.SetBatch(*vars);
+  *vars = zero;  // the figures gathered below from 0, the batch's sums kept
   uint32_t job_count_decode = 0;
   for (uint32_t slot : batch_) {
     const Entry& e = slab_[slot];
@@ -358,7 +361,7 @@ void StepStation::Run(StageHost& host) {
     // Account goes on from the first after them. Their `taken` is not
     // reset: it is only read (Preempt) for a job of the batch being
     // formed, which sets it first.
-    vars_ = StepVars();
+    vars_.ClearBatch();
     size_t from = lead_;
     if (from > 0) {
       vars_.decode = static_cast<double>(from);
