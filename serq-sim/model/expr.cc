@@ -699,8 +699,13 @@ table: {
     if (std::isnan(arg)) return false;
   }
   double v;
-  std::string error;
-  if (!Lookup(static_cast<uint32_t>(in->number), args, &v, &error)) return false;
+  // The message lives in the lambda's scope: an indirect goto may not
+  // leave a scope with a destructor to run (clang refuses it).
+  const bool found = [&] {
+    std::string error;
+    return Lookup(static_cast<uint32_t>(in->number), args, &v, &error);
+  }();
+  if (!found) return false;
   SERQ_RESULT(v);
 }
 mul_field:
