@@ -9,6 +9,7 @@
 #include "ir/flags.h"
 #include "serq/cli.h"
 #include "serq/compare_cli.h"
+#include "serq/physics_cli.h"
 #include "serq/run_cli.h"
 #include "serq/sweep_cli.h"
 
@@ -21,7 +22,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", serq::RunMain},     {"check", serq::RunMain},     {"fmt", serq::RunMain},
     {"view", serq::RunMain},    {"sweep", serq::SweepMain},   {"search", serq::SearchMain},
-    {"compare", serq::CompareMain},
+    {"compare", serq::CompareMain}, {"physics", serq::PhysicsMain},
 };
 
 }  // namespace
@@ -31,10 +32,11 @@ int main(int argc, char** argv) {
   auto defines = serq::ExtractDefineTexts(&raw);
   if (!defines.ok()) return serq::Usage(defines.status().message());
   std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage);
-  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search or compare");
+  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare or physics");
   serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0])};
   std::vector<serq::FlagUse> uses = serq::SharedFlagUses();
-  for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses()}) {
+  for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses(),
+                    serq::PhysicsFlagUses()}) {
     uses.insert(uses.end(), more.begin(), more.end());
   }
   for (const Command& command : kCommands) {
@@ -43,5 +45,5 @@ int main(int argc, char** argv) {
     return command.main(line);
   }
   return serq::Usage(absl::StrCat("unknown command '", line.command,
-                                  "' (expected run, check, fmt, view, sweep, search or compare)"));
+                                  "' (expected run, check, fmt, view, sweep, search, compare or physics)"));
 }
