@@ -78,13 +78,13 @@ int Usage(absl::string_view message) {
 std::vector<FlagUse> SharedFlagUses() {
   return {
       {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep", "compare"}},
-      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare"}},
+      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare", "fit"}},
       {"replications", absl::GetFlag(FLAGS_replications).has_value(),
-       {"run", "sweep", "search", "compare"}},
+       {"run", "sweep", "search", "compare", "fit"}},
       {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
-      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare"}},
+      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare", "fit"}},
       {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
-      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search"}},
+      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search", "fit"}},
   };
 }
 
