@@ -9,7 +9,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
+#include "ir/output.h"
 #include "serq/fit.h"
+#include "serq/fit_steps.h"
 
 ABSL_FLAG(std::string, objective, serq::fit::kDefaultObjective,
           "fit: the terms whose relative errors' root mean square is minimised, METRIC.FIGURE "
@@ -18,6 +20,12 @@ ABSL_FLAG(uint32_t, max_evals, 600, "fit: the most evaluations of the objective"
 ABSL_FLAG(std::string, algorithm, "direct-neldermead",
           "fit: direct-neldermead (NLopt's DIRECT-L over the box, then Nelder-Mead from its best; "
           "the default), direct-bobyqa, bobyqa, neldermead or direct");
+
+ABSL_FLAG(std::string, terms, "",
+          "fit-steps: the step time's terms, NAME=FACTOR*FACTOR..., e.g. "
+          "'B0=1,B1=prefill,B2=decode_context'");
+ABSL_FLAG(std::string, step_stage, "", "fit-steps: in a --trace, the steps of this stage only");
+ABSL_FLAG(std::string, residuals, "", "fit-steps: also write each step's residual to this CSV file");
 
 namespace serq {
 namespace {
@@ -74,6 +82,9 @@ std::vector<FlagUse> FitFlagUses() {
       {"objective", absl::GetFlag(FLAGS_objective) != fit::kDefaultObjective, {"fit"}},
       {"max-evals", absl::GetFlag(FLAGS_max_evals) != 600, {"fit"}},
       {"algorithm", absl::GetFlag(FLAGS_algorithm) != "direct-neldermead", {"fit"}},
+      {"terms", !absl::GetFlag(FLAGS_terms).empty(), {"fit-steps"}},
+      {"step-stage", !absl::GetFlag(FLAGS_step_stage).empty(), {"fit-steps"}},
+      {"residuals", !absl::GetFlag(FLAGS_residuals).empty(), {"fit-steps"}},
   };
 }
 
@@ -133,6 +144,54 @@ int FitMain(const CommandLine& line) {
   std::cerr << absl::StrFormat("serq fit: %u simulations, %.2f CPU seconds\n", outcome.simulations,
                                outcome.cpu_seconds);
   return outcome.result.exit_code;
+}
+
+int FitStepsMain(const CommandLine& line) {
+  if (line.positional.size() != 1) {
+    return Usage(absl::StrCat("serq fit-steps: expected one file of steps (CSV, or serq's --trace), got ",
+                              line.positional.size()));
+  }
+  if (!line.defines.empty()) return Usage("-D does not apply to 'serq fit-steps'");
+  const std::string& path = line.positional[0];
+  if (absl::GetFlag(FLAGS_terms).empty()) {
+    return Usage("serq fit-steps needs --terms, e.g. 'B0=1,B1=prefill,B2=decode_context'");
+  }
+  absl::StatusOr<std::vector<fit::StepTerm>> terms = fit::ParseStepTerms(absl::GetFlag(FLAGS_terms));
+  if (!terms.ok()) return Usage(terms.status().message());
+  absl::StatusOr<std::string> text = ReadInput(path);
+  if (!text.ok()) {
+    PrintToolError("serq", text.status().message());
+    return kExitUsage;
+  }
+  absl::StatusOr<fit::StepRecords> records =
+      fit::ReadStepRecords(*text, InputName(path), absl::GetFlag(FLAGS_step_stage));
+  if (!records.ok()) {
+    std::cerr << records.status().message() << "\n";
+    return kExitInputRejected;
+  }
+  absl::StatusOr<fit::StepFit> fitted = fit::FitStepTerms(*records, *terms);
+  if (!fitted.ok()) {
+    PrintToolError("serq", fitted.status().message());
+    return kExitInputRejected;
+  }
+  if (const std::string out = absl::GetFlag(FLAGS_residuals); !out.empty()) {
+    OutputFile file;
+    absl::Status s = file.Open(out);
+    if (s.ok()) {
+      file.stream() << fit::StepResidualsCsv(*records, *fitted);
+      s = file.Close();
+    }
+    if (!s.ok()) {
+      PrintToolError("serq", absl::StrCat("cannot write '", out, "' (--residuals): ", s.message()));
+      return kExitUsage;
+    }
+  }
+  if (absl::Status s = WriteStdout(fit::RenderStepFit(*records, *terms, *fitted, InputName(path)));
+      !s.ok()) {
+    PrintToolError("serq", s.message());
+    return kExitUsage;
+  }
+  return kExitOk;
 }
 
 }  // namespace serq

@@ -16,7 +16,8 @@ namespace serq {
 std::string TakeFitLists(std::vector<char*>* args);
 
 int FitMain(const CommandLine& line);
-std::vector<FlagUse> FitFlagUses();  // --objective, --max-evals, --algorithm
+int FitStepsMain(const CommandLine& line);
+std::vector<FlagUse> FitFlagUses();  // --objective, --max-evals, --algorithm; --terms, --step-stage, --residuals
 
 }  // namespace serq
 
