@@ -2,9 +2,11 @@
 
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "ir/cli.h"
 #include "serq/physics.h"
 
@@ -17,6 +19,12 @@ ABSL_FLAG(std::string, replay, "",
           "physics: write a whole program replaying this trace (columns input_tokens and "
           "output_tokens), not only the block");
 ABSL_FLAG(double, kv_tokens, 0, "physics: with --replay, the KV pool's tokens (default: unbounded)");
+ABSL_FLAG(std::string, columns, "input_tokens,output_tokens",
+          "physics: with --replay, the trace's prompt and output columns (a vLLM requests.jsonl: "
+          "input_toks,output_toks)");
+ABSL_FLAG(double, max_num_seqs, 256, "physics: the step stage's jobs a step (vLLM's max_num_seqs)");
+ABSL_FLAG(double, max_num_batched_tokens, 2048,
+          "physics: the step stage's tokens a step (vLLM's max_num_batched_tokens)");
 
 namespace serq {
 
@@ -27,6 +35,9 @@ std::vector<FlagUse> PhysicsFlagUses() {
       {"coefficients", !absl::GetFlag(FLAGS_coefficients).empty(), {"physics"}},
       {"replay", !absl::GetFlag(FLAGS_replay).empty(), {"physics"}},
       {"kv-tokens", absl::GetFlag(FLAGS_kv_tokens) != 0, {"physics"}},
+      {"columns", absl::GetFlag(FLAGS_columns) != "input_tokens,output_tokens", {"physics"}},
+      {"max-num-seqs", absl::GetFlag(FLAGS_max_num_seqs) != 256, {"physics"}},
+      {"max-num-batched-tokens", absl::GetFlag(FLAGS_max_num_batched_tokens) != 2048, {"physics"}},
   };
 }
 
@@ -74,6 +85,17 @@ int PhysicsMain(const CommandLine& line) {
   options.kv_tokens = absl::GetFlag(FLAGS_kv_tokens);
   if (!(options.kv_tokens >= 0)) return Usage("--kv-tokens must be at least 0");
   if (options.kv_tokens > 0 && options.trace.empty()) return Usage("--kv-tokens needs --replay");
+  std::vector<std::string> columns = absl::StrSplit(absl::GetFlag(FLAGS_columns), ',');
+  if (columns.size() != 2 || columns[0].empty() || columns[1].empty()) {
+    return Usage("--columns must be PROMPT,OUTPUT, e.g. input_toks,output_toks");
+  }
+  options.prompt_column = columns[0];
+  options.output_column = columns[1];
+  options.seqs = absl::GetFlag(FLAGS_max_num_seqs);
+  options.tokens = absl::GetFlag(FLAGS_max_num_batched_tokens);
+  if (!(options.seqs >= 1) || !(options.tokens >= 1)) {
+    return Usage("--max-num-seqs and --max-num-batched-tokens must be at least 1");
+  }
   absl::StatusOr<std::string> block = physics::PhysicsBlock(*model, *gpu, coefficients, options);
   if (!block.ok()) {
     PrintToolError("serq", block.status().message());
