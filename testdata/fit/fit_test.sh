@@ -90,5 +90,37 @@ if [ -w /dev/full ]; then
   [ $? = 2 ] || fail "/dev/full: exit not 2"
 fi
 
+# serq physics on the command line: the files' errors (exit 1), misuse and
+# output that cannot be written (exit 2).
+hw=testdata/blis/hardware_config.json
+echo '{"num_hidden_layers": 2}' >"$tmp/c.json"
+expect 1 "c.json: error: the config has no 'hidden_size'" -- "$serq" physics "$tmp/c.json" $hw --gpu H100
+expect 1 "no GPU 'B200' (the file has A100-80, H100, L40S)" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu B200
+expect 1 "tensor parallel 3 must be at least 1 and divide the heads (40) and the KV heads (8)" -- \
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --tp 3
+expect 2 "serq physics: expected CONFIG.json HARDWARE.json" -- "$serq" physics $hw
+expect 2 "--kv-tokens needs --replay" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --kv-tokens 5
+if [ -w /dev/full ]; then
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 >/dev/full 2>/dev/null
+  [ $? = 2 ] || fail "physics to /dev/full: exit not 2"
+fi
+# serq fit-steps on the command line.
+printf 'prefill,tau\n1,2\n2,3\n3,4\n' >"$tmp/s.csv"
+"$serq" fit-steps "$tmp/s.csv" --terms 'A=1,B=prefill' --residuals "$tmp/r.csv" >"$tmp/out" || fail "fit-steps: exit $?"
+# tau = 1 + prefill exactly, to the rounding of the least squares.
+near "$(awk '$1 == "param" && $2 == "B" {sub(";", "", $4); print $4}' "$tmp/out")" 1 1e-12 ||
+  fail "fit-steps: $(cat "$tmp/out")"
+[ "$(sed -n 1p "$tmp/r.csv")" = "prefill,duration,fitted,residual" ] || fail "fit-steps residuals' header"
+awk -F, 'NR > 1 {d = $4; if (d < 0) d = -d; if (d > 1e-12 || $3 - $2 > 1e-12 || $2 - $3 > 1e-12) exit 1}' "$tmp/r.csv" ||
+  fail "fit-steps residuals: $(cat "$tmp/r.csv")"
+expect 1 "the terms are collinear on these steps" -- "$serq" fit-steps "$tmp/s.csv" --terms 'A=1,B=2'
+expect 2 "serq fit-steps needs --terms" -- "$serq" fit-steps "$tmp/s.csv"
+if [ -w /dev/full ]; then
+  "$serq" fit-steps "$tmp/s.csv" --terms 'A=1' >/dev/full 2>/dev/null
+  [ $? = 2 ] || fail "fit-steps to /dev/full: exit not 2"
+  "$serq" fit-steps "$tmp/s.csv" --terms 'A=1' --residuals /dev/full >/dev/null 2>&1
+  [ $? = 2 ] || fail "fit-steps --residuals /dev/full: exit not 2"
+fi
+
 echo "$failed failed"
 [ "$failed" = 0 ]
