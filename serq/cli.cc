@@ -53,6 +53,11 @@ const char kSerqUsage[] =
     "                    [--names ttft=NAME,...] [--allow-count-mismatch]\n"
     "                    [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
     "                    [--data-dir D]\n"
+    "       serq fit x.sq --param NAME=LO:HI... --to MEASURED[@TRACE]... [--test MEASURED...]\n"
+    "                [--objective ttft.mean,...] [--max-evals N] [--algorithm A] [--jobs N]\n"
+    "       serq fit-steps STEPS --terms 'B0=1,B1=prefill,...' [--step-stage E] [--residuals F]\n"
+    "       serq physics CONFIG.json HARDWARE.json [--gpu NAME] [--tp N] [--coefficients F]\n"
+    "                    [--replay TRACE] [--max-num-seqs N] [--max-num-batched-tokens N]\n"
     "\n"
     "run    parse, link, simulate and report: the same bytes as\n"
     "       serq-parse x.sq | serq-link | serq-sim | serq-report\n"
@@ -65,6 +70,9 @@ const char kSerqUsage[] =
     "compare a measured run (vLLM requests.jsonl, BLIS results.json, serq results)\n"
     "       beside a simulated one (serq results, or a program run here): TTFT, TPOT,\n"
     "       ITL, E2E, each figure with its error\n"
+    "fit    the params that make a program's run match measured ones (NLopt)\n"
+    "fit-steps  a step time linear in its params fitted to step records (least squares)\n"
+    "physics an analytic step time from a model's config.json and a GPU's datasheet\n"
     "\n"
     "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
     "error), 2 misuse. See docs/cli.md.";
@@ -78,13 +86,13 @@ int Usage(absl::string_view message) {
 std::vector<FlagUse> SharedFlagUses() {
   return {
       {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep", "compare"}},
-      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare"}},
+      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare", "fit"}},
       {"replications", absl::GetFlag(FLAGS_replications).has_value(),
-       {"run", "sweep", "search", "compare"}},
+       {"run", "sweep", "search", "compare", "fit"}},
       {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
-      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare"}},
+      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare", "fit"}},
       {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
-      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search"}},
+      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search", "fit"}},
   };
 }
 

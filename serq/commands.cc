@@ -46,6 +46,11 @@ bool Parse(const std::string& path, ir::Program* program, CommandResult* result)
 bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Program* program,
                   CommandResult* result) {
   if (!Parse(path, program, result)) return false;
+  if (!options.replay.empty()) {
+    for (ir::Workload& w : *program->mutable_workload()) {
+      if (w.process() == ir::Workload::TRACE) w.set_file(options.replay);
+    }
+  }
   Diagnostics diags(InputName(path));
   LinkOptions link_options;
   link_options.defines = options.defines;

@@ -9,6 +9,8 @@
 #include "ir/flags.h"
 #include "serq/cli.h"
 #include "serq/compare_cli.h"
+#include "serq/fit_cli.h"
+#include "serq/physics_cli.h"
 #include "serq/run_cli.h"
 #include "serq/sweep_cli.h"
 
@@ -21,7 +23,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", serq::RunMain},     {"check", serq::RunMain},     {"fmt", serq::RunMain},
     {"view", serq::RunMain},    {"sweep", serq::SweepMain},   {"search", serq::SearchMain},
-    {"compare", serq::CompareMain},
+    {"compare", serq::CompareMain}, {"physics", serq::PhysicsMain},
+    {"fit", serq::FitMain}, {"fit-steps", serq::FitStepsMain},
 };
 
 }  // namespace
@@ -29,12 +32,14 @@ constexpr Command kCommands[] = {
 int main(int argc, char** argv) {
   std::vector<char*> raw(argv, argv + argc);
   auto defines = serq::ExtractDefineTexts(&raw);
+  if (std::string lists = serq::TakeFitLists(&raw); !lists.empty()) return serq::Usage(lists);
   if (!defines.ok()) return serq::Usage(defines.status().message());
   std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage);
-  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search or compare");
+  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit or fit-steps");
   serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0])};
   std::vector<serq::FlagUse> uses = serq::SharedFlagUses();
-  for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses()}) {
+  for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses(),
+                    serq::PhysicsFlagUses(), serq::FitFlagUses()}) {
     uses.insert(uses.end(), more.begin(), more.end());
   }
   for (const Command& command : kCommands) {
@@ -43,5 +48,5 @@ int main(int argc, char** argv) {
     return command.main(line);
   }
   return serq::Usage(absl::StrCat("unknown command '", line.command,
-                                  "' (expected run, check, fmt, view, sweep, search or compare)"));
+                                  "' (expected run, check, fmt, view, sweep, search, compare, physics, fit or fit-steps)"));
 }

@@ -5,7 +5,7 @@
 #   tools/fuzz.sh list                 the targets
 #
 # TARGET is a //fuzz target (fuzz_parse, fuzz_link, fuzz_sim, fuzz_trace,
-# fuzz_blis_header, fuzz_measured, fuzz_report, fuzz_table), built with
+# fuzz_blis_header, fuzz_measured, fuzz_report, fuzz_table, fuzz_calibrate), built with
 # --config=fuzz (clang, libFuzzer, ASan, UBSan).
 # The corpus grows in $SERQ_FUZZ_DIR/TARGET (default /tmp/serq-fuzz); a
 # crash, a sanitizer report, a leak or a timeout exits non-zero after
@@ -14,7 +14,7 @@
 # "fuzz: TARGET: N runs in S s (R exec/s)".
 set -u
 cd "$(dirname "$0")/.."
-targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_blis_header fuzz_measured fuzz_report fuzz_table"
+targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_blis_header fuzz_measured fuzz_report fuzz_table fuzz_calibrate"
 if [ "${1:-}" = list ]; then echo $targets; exit 0; fi
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS (tools/fuzz.sh list)}
 seconds=${2:?usage: tools/fuzz.sh TARGET SECONDS}
@@ -40,6 +40,8 @@ case $target in
   fuzz_measured) seed testdata/compare/*.measured testdata/compare/*.results.json \
                    testdata/blis/*.results.json examples/vllm/*/requests.jsonl ;;
   fuzz_table) seed testdata/link/*.csv examples/vllm/*/profile/*.csv ;;
+  fuzz_calibrate) seed testdata/blis/*.config.json testdata/blis/hardware_config.json \
+                    examples/fit/*.json testdata/fit/*.csv ;;
   fuzz_report) seed testdata/report/*.json testdata/report/parts/*.json testdata/sim/*.results.json \
                  testdata/traces/*.results.json ;;
 esac

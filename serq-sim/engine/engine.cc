@@ -56,8 +56,10 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     } else if (d.kind == ir::Stage::FIFO) {
       stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
     } else if (d.kind == ir::Stage::STEP) {
-      stations_.push_back(
-          MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes, d.figures));
+      // --trace's step events carry every figure (serq fit-steps reads
+      // them), so a traced run computes them whether its tau reads them or not.
+      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes,
+                                          d.figures || options_.trace != nullptr));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }
@@ -228,11 +230,25 @@ ABSL_ATTRIBUTE_NOINLINE bool Engine::TauTooSmall(uint32_t station, double v,
 }
 
 ABSL_ATTRIBUTE_NOINLINE void Engine::LogStep(uint32_t station, double v, const StepVars& vars) {
-  Log(absl::StrFormat(
-      R"({"t":%s,"event":"step","stage":"%s","seqs":%s,"tokens":%s,"prefill":%s,"decode":%s,"context":%s,"tau":%s})",
-      JsonNumber(now_), StationName(station), JsonNumber(vars.seqs), JsonNumber(vars.tokens),
-      JsonNumber(vars.prefill), JsonNumber(vars.decode), JsonNumber(vars.context),
-      JsonNumber(v)));
+  Log(absl::StrCat(
+      R"({"t":)", JsonNumber(now_), R"(,"event":"step","stage":")", StationName(station),
+      R"(","seqs":)", JsonNumber(vars.seqs), R"(,"tokens":)", JsonNumber(vars.tokens),
+      R"(,"prefill":)", JsonNumber(vars.prefill), R"(,"decode":)", JsonNumber(vars.decode),
+      R"(,"context":)", JsonNumber(vars.context), R"(,"attention":)", JsonNumber(vars.attention),
+      R"(,"prefill_jobs":)", JsonNumber(vars.prefill_jobs),
+      R"(,"prefill_kv":)", JsonNumber(vars.prefill_kv),
+      R"(,"prefill_kv_max":)", JsonNumber(vars.prefill_kv_max),
+      R"(,"prefill_kv_min":)", JsonNumber(vars.prefill_kv_min),
+      R"(,"prefill_context":)", JsonNumber(vars.prefill_context),
+      R"(,"prefill_context_max":)", JsonNumber(vars.prefill_context_max),
+      R"(,"prefill_context_min":)", JsonNumber(vars.prefill_context_min),
+      R"(,"decode_kv":)", JsonNumber(vars.decode_kv),
+      R"(,"decode_kv_max":)", JsonNumber(vars.decode_kv_max),
+      R"(,"decode_kv_min":)", JsonNumber(vars.decode_kv_min),
+      R"(,"decode_context":)", JsonNumber(vars.decode_context),
+      R"(,"decode_context_max":)", JsonNumber(vars.decode_context_max),
+      R"(,"decode_context_min":)", JsonNumber(vars.decode_context_min),
+      R"(,"tau":)", JsonNumber(v), "}"));
 }
 
 bool Engine::GrowthWithinCap(Session& s, SessionId session, double units) {

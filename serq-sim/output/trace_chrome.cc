@@ -234,7 +234,11 @@ absl::Status ChromeTrace::Line(absl::string_view line) {
     uint32_t tid = StageTid(text("stage"));
     Event(absl::StrCat(R"({"name":"step","ph":"X","ts":)", Ts(t), R"(,"dur":)",
                        Ts(number("tau")), R"(,"pid":)", pid(kStages), R"(,"tid":)", tid,
-                       R"(,"args":{)", args({"seqs", "tokens", "prefill", "decode", "context", "tau"}),
+                       R"(,"args":{)", args({"seqs", "tokens", "prefill", "decode", "context", "attention",
+                             "prefill_jobs", "prefill_kv", "prefill_kv_max", "prefill_kv_min",
+                             "prefill_context", "prefill_context_max", "prefill_context_min",
+                             "decode_kv", "decode_kv_max", "decode_kv_min", "decode_context",
+                             "decode_context_max", "decode_context_min", "tau"}),
                        "}}"));
   } else if (event == "pool") {
     Event(absl::StrCat(R"({"name":)", Quote(text("pool")), R"(,"ph":"C","ts":)", Ts(t),

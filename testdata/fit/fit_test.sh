@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# serq fit end to end (docs/cli.md §serq fit), on runs whose answer is known:
+# small.sq's own results at B0 = 2000, B1 = 30, B2 = 400 (us) are the
+# "measured" run, replayed over burst.csv; a fit from the box's centre must
+# find B0 (and B1) again. One param: to 1e-4 relative (the objective is 0
+# there and Nelder-Mead's last simplex is that small). Two: within 1%
+# (the objective is flat in steps near the truth: a batch's make-up changes
+# only when a step time crosses an arrival). Then held-out runs, the same
+# bytes for --jobs 1 and 2, and every bad input.
+set -u
+root=${TEST_SRCDIR:?}/serq
+serq=$root/serq/serq
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+cd "$root" || exit 2
+
+expect() {  # expect STATUS STDERR_PATTERN -- command...
+  local status=$1 pattern=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local got=$?
+  [ "$got" = "$status" ] || fail "$*: exit $got, expected $status ($(head -3 "$tmp/err"))"
+  grep -qF -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(head -3 "$tmp/err")"
+}
+fitted() { awk -v p="$1" '$1 == p && NF == 4 {print $4}' "$2"; }
+near() {  # near VALUE TRUTH RELATIVE
+  awk -v v="$1" -v t="$2" -v r="$3" 'BEGIN {d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= r * t)}'
+}
+
+p=testdata/fit/small.sq
+trace=testdata/fit/burst.csv
+"$serq" run $p --results "$tmp/truth.json" >/dev/null || fail "serq run the truth"
+"$serq" run $p -D B2=500 --results "$tmp/other.json" >/dev/null || fail "serq run the other"
+
+# One param.
+"$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$trace" >"$tmp/one" 2>"$tmp/one.err" ||
+  fail "one param: exit $? ($(cat "$tmp/one.err"))"
+b0=$(fitted B0 "$tmp/one")
+near "$b0" 2000 1e-4 || fail "one param: B0 = $b0, not 2000"
+grep -q '^result     converged after [0-9]* evaluations' "$tmp/one" || fail "one param: $(grep result "$tmp/one")"
+grep -q '^serq fit: [0-9]* simulations, [0-9.]* CPU seconds$' "$tmp/one.err" || fail "the CPU time: $(cat "$tmp/one.err")"
+grep -qx "as flags:  -D B0=$b0" "$tmp/one" || fail "the flags: $(grep 'as flags' "$tmp/one")"
+grep -qx "param B0 = $b0;" "$tmp/one" || fail "the param block"
+grep -q '^training run at the fitted point$' "$tmp/one" || fail "the compare table"
+grep -q '^ttft    error %' "$tmp/one" || fail "the compare table's errors"
+
+# Two params, comma-separated and repeated alike.
+"$serq" fit $p --param B0=200:20000,B1=0:100 --to "$tmp/truth.json@$trace" >"$tmp/two" || fail "two params: exit $?"
+"$serq" fit $p --param B0=200:20000 --param B1=0:100 --to "$tmp/truth.json@$trace" >"$tmp/two2" || fail "two params, repeated: exit $?"
+cmp -s "$tmp/two" "$tmp/two2" || fail "--param a,b and --param a --param b differ"
+near "$(fitted B0 "$tmp/two")" 2000 0.01 || fail "two params: B0 = $(fitted B0 "$tmp/two")"
+near "$(fitted B1 "$tmp/two")" 30 0.01 || fail "two params: B1 = $(fitted B1 "$tmp/two")"
+
+# Held out: trained on the truth, tested on B2 = 500's run (B2 is not fitted,
+# so the test error is the 25% more a decode job costs there).
+"$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$trace" --test "$tmp/other.json@$trace" >"$tmp/held" ||
+  fail "held out: exit $?"
+grep -q '^train  RMSE 0.00[0-9]%$' "$tmp/held" || fail "held out, train: $(grep '^train' "$tmp/held")"
+grep -q '^test   RMSE [1-9]' "$tmp/held" || fail "held out, test: $(grep '^test' "$tmp/held")"
+grep -q '^held-out run at the fitted point$' "$tmp/held" || fail "held out: no table"
+
+# Two training runs: the same bytes on one thread and on two.
+"$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$trace,$tmp/other.json@$trace" --jobs 1 >"$tmp/j1" || fail "jobs 1"
+"$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$trace" --to "$tmp/other.json@$trace" --jobs 2 >"$tmp/j2" || fail "jobs 2"
+cmp -s "$tmp/j1" "$tmp/j2" || fail "--jobs 1 and 2 differ"
+grep -q '1 param to 2 measured runs' "$tmp/j1" || fail "two runs: $(head -1 "$tmp/j1")"
+
+# Bad input: exit 1 with a clear message.
+m="$tmp/truth.json@$trace"
+expect 1 "--param 'B0=5:5': the range is empty (LO must be below HI)" -- "$serq" fit $p --param B0=5:5 --to "$m"
+expect 1 "--param 'B0=9:5': the range is inverted (LO must be below HI)" -- "$serq" fit $p --param B0=9:5 --to "$m"
+expect 1 "--param 'B0=a:5': expected NAME=LO:HI" -- "$serq" fit $p --param B0=a:5 --to "$m"
+expect 1 "--param 'X': testdata/fit/small.sq declares no param 'X'" -- "$serq" fit $p --param X=1:2 --to "$m"
+expect 1 "no usable row" -- "$serq" fit $p --param B0=1:2 --to testdata/compare/bad-unusable.measured@$trace
+expect 1 "the objective has no value at B0=" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean
+expect 1 "no itl.mean on both sides (the objective is NaN)" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean
+expect 1 "--objective: unknown term 'ttft.p42'" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective ttft.p42
+expect 1 "the fit did not converge in 5 evaluations (--max-evals)" -- "$serq" fit $p --param B0=200:20000 --to "$m" --max-evals 5
+grep -q '^result     NOT CONVERGED: the best point found is printed (a partial result)' "$tmp/out" || fail "partial: $(grep result "$tmp/out")"
+expect 1 "the program needs exactly one workload that arrives by trace(...), not 0" -- "$serq" fit testdata/sweep/mm1.sq --param Rate=0.1:0.5 --to "$m"
+expect 2 "cannot" -- "$serq" fit $p --param B0=200:20000 --to "$tmp/none.json@$trace"
+expect 2 "is both fitted (--param) and set (-D)" -- "$serq" fit $p --param B0=1:2 -D B0=3 --to "$m"
+expect 2 "serq fit needs --to MEASURED" -- "$serq" fit $p --param B0=1:2
+expect 2 "unknown --algorithm 'simplex'" -- "$serq" fit $p --param B0=1:2 --to "$m" --algorithm simplex
+expect 2 "--objective applies to 'serq fit' only" -- "$serq" run $p --objective ttft.mean
+# Output that cannot be written.
+if [ -w /dev/full ]; then
+  "$serq" fit $p --param B0=200:20000 --to "$m" --max-evals 20 >/dev/full 2>"$tmp/err"
+  [ $? = 2 ] || fail "/dev/full: exit not 2"
+fi
+
+# serq physics on the command line: the files' errors (exit 1), misuse and
+# output that cannot be written (exit 2).
+hw=testdata/blis/hardware_config.json
+echo '{"num_hidden_layers": 2}' >"$tmp/c.json"
+expect 1 "c.json: error: the config has no 'hidden_size'" -- "$serq" physics "$tmp/c.json" $hw --gpu H100
+expect 1 "no GPU 'B200' (the file has A100-80, H100, L40S)" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu B200
+expect 1 "tensor parallel 3 must be at least 1 and divide the heads (40) and the KV heads (8)" -- \
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --tp 3
+expect 2 "serq physics: expected CONFIG.json HARDWARE.json" -- "$serq" physics $hw
+expect 2 "--kv-tokens needs --replay" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --kv-tokens 5
+if [ -w /dev/full ]; then
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 >/dev/full 2>/dev/null
+  [ $? = 2 ] || fail "physics to /dev/full: exit not 2"
+fi
+# serq fit-steps on the command line.
+printf 'prefill,tau\n1,2\n2,3\n3,4\n' >"$tmp/s.csv"
+"$serq" fit-steps "$tmp/s.csv" --terms 'A=1,B=prefill' --residuals "$tmp/r.csv" >"$tmp/out" || fail "fit-steps: exit $?"
+# tau = 1 + prefill exactly, to the rounding of the least squares.
+near "$(awk '$1 == "param" && $2 == "B" {sub(";", "", $4); print $4}' "$tmp/out")" 1 1e-12 ||
+  fail "fit-steps: $(cat "$tmp/out")"
+[ "$(sed -n 1p "$tmp/r.csv")" = "prefill,duration,fitted,residual" ] || fail "fit-steps residuals' header"
+awk -F, 'NR > 1 {d = $4; if (d < 0) d = -d; if (d > 1e-12 || $3 - $2 > 1e-12 || $2 - $3 > 1e-12) exit 1}' "$tmp/r.csv" ||
+  fail "fit-steps residuals: $(cat "$tmp/r.csv")"
+expect 1 "the terms are collinear on these steps" -- "$serq" fit-steps "$tmp/s.csv" --terms 'A=1,B=2'
+expect 2 "serq fit-steps needs --terms" -- "$serq" fit-steps "$tmp/s.csv"
+if [ -w /dev/full ]; then
+  "$serq" fit-steps "$tmp/s.csv" --terms 'A=1' >/dev/full 2>/dev/null
+  [ $? = 2 ] || fail "fit-steps to /dev/full: exit not 2"
+  "$serq" fit-steps "$tmp/s.csv" --terms 'A=1' --residuals /dev/full >/dev/null 2>&1
+  [ $? = 2 ] || fail "fit-steps --residuals /dev/full: exit not 2"
+fi
+
+echo "$failed failed"
+[ "$failed" = 0 ]
