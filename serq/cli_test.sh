@@ -132,7 +132,7 @@ cmp -s "$tmp/run.txt" "$tmp/again-pb.txt" || fail "the report of run --results x
 head -1 "$tmp/run.csv" | grep -q '^program,horizon' || fail "run --format=csv: not csv"
 cmp -s "$tmp/pipe.json" "$tmp/run2.json" || fail "run --results with --format=csv: other results"
 expect 2 yes "serq: error: --results 'r.txt': the name must end in .json (JSON) or .pb (protobuf binary)" -- "$serq" run --results r.txt $before
-expect 2 yes "serq: error: cannot write the results 'no/such/dir/r.json'" -- "$serq" run --results no/such/dir/r.json $before
+expect 2 yes "serq: error: cannot write 'no/such/dir/r.json': No such file or directory" -- "$serq" run --results no/such/dir/r.json $before
 # A runtime error writes no results file.
 "$serq" run --results "$tmp/bad.json" testdata/sim/bad-division.sq >/dev/null 2>&1
 [ -e "$tmp/bad.json" ] && fail "run --results wrote a file for a failed run"

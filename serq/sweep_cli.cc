@@ -55,10 +55,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Every output of sweep and search goes through here: a write that fails
+// is "serq: error: cannot write output: <reason>", exit 2.
+int Emit(absl::string_view out, int exit_code = kExitOk) {
+  if (absl::Status s = WriteStdout(out); !s.ok()) {
+    PrintToolError("serq", s.message());
+    return kExitUsage;
+  }
+  return exit_code;
+}
+
 int Print(const CommandResult& r) {
-  std::fwrite(r.out.data(), 1, r.out.size(), stdout);
-  std::fwrite(r.err.data(), 1, r.err.size(), stderr);
-  return r.exit_code;
+  std::cerr << r.err;
+  return Emit(r.out, r.exit_code);
 }
 
 // Merges `dir` and prints the report in `format`.
@@ -89,17 +98,20 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
     }
     return kExitInputRejected;
   }
+  // Points that failed or whose files are missing are in the table,
+  // marked; stderr says which and why, and the exit code that some did.
+  std::vector<std::string> problems = SweepProblems(dir, *table);
+  const int exit_code = problems.empty() ? kExitOk : kExitInputRejected;
+  for (const std::string& line : problems) PrintToolError("serq", line);
   if (!chart.empty()) {
     auto svg = SweepChart(*table, ParseMetric(chart)->label, absl::GetFlag(FLAGS_chart_x),
                           absl::GetFlag(FLAGS_chart_lines));
     if (!svg.ok()) return Usage(std::string(svg.status().message()));
-    std::fwrite(svg->data(), 1, svg->size(), stdout);
-    return kExitOk;
+    return Emit(*svg, exit_code);
   }
   auto text = RenderSweepReport(*table, format.empty() ? "text" : format);
   if (!text.ok()) return Usage(std::string(text.status().message()));
-  std::fwrite(text->data(), 1, text->size(), stdout);
-  return kExitOk;
+  return Emit(*text, exit_code);
 }
 
 std::string Absolute(const std::string& dir) {
@@ -257,12 +269,10 @@ int SweepMain(const CommandLine& line) {
     return kExitUsage;
   }
   if (emit == "parallel") {
-    std::cout << EmitParallel(args.self, dir, plan);
-    return kExitOk;
+    return Emit(EmitParallel(args.self, dir, plan));
   }
   if (emit == "slurm") {
-    std::cout << EmitSlurm(args.self, dir, plan);
-    return kExitOk;
+    return Emit(EmitSlurm(args.self, dir, plan));
   }
   uint32_t jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   int rc = Print(RunTasksLocally(args.self, dir, plan, jobs));
@@ -333,8 +343,7 @@ int SearchMain(const CommandLine& line) {
   SearchOutcome outcome;
   CommandResult error;
   if (!RunSearch(spec, &outcome, &error)) return Print(error);
-  std::cout << RenderSearch(spec, outcome);
-  return kExitOk;
+  return Emit(RenderSearch(spec, outcome));
 }
 
 }  // namespace serq
