@@ -501,7 +501,7 @@ bool Engine::Run(results::Replication* out) {
       if (options_.progress) Progress();
       // A trace that cannot be written stops the run (Simulate says why).
       bool stop = options_.trace != nullptr && options_.trace->fail();
-      if (stop || !WithinRunLimits()) {
+      if (stop || !WithinRunLimits() || !OnCourse()) {
         if (progress_shown_) std::fputs("\r\033[K", stderr);
         return false;
       }
@@ -790,6 +790,9 @@ void Engine::FailLimit(const Event& e, const std::string& message) {
     current_ = e.target;
     has_current_ = true;
     FailAt(sessions_[e.target].wait_statement, text);
+  } else if (e.kind() == kStation && !(shared_ && e.target == shared_->target())) {
+    const StageDecl& d = model_.stages[model_.station_decl[e.target]];
+    Fail(d.loc.line(), d.loc.column(), d.path, text);
   } else {
     Fail(0, 0, "", text);
   }
@@ -807,6 +810,35 @@ bool Engine::WithinRunLimits() {
     return false;
   }
   return true;
+}
+
+bool Engine::OnCourse() {
+  if (options_.limits.max_events != 0 || events_processed_ % kRunawayStretch != 0) return true;
+  const double stretch_start = stretch_time_;
+  stretch_time_ = now_;
+  // A stretch at one instant is the same-instant guard's to judge (a
+  // batch at t = 0 is many events at once, then time moves on).
+  if (events_processed_ < kRunawayJudgedAfter || !std::isfinite(model_.horizon) ||
+      !(now_ > stretch_start)) {
+    return true;
+  }
+  // Events a simulated second: over the whole run, and over the last
+  // stretch; a run that slows down for a while (a burst at t = 0) and then
+  // moves on is judged by both, so only one that crawls throughout stops.
+  const double left = model_.horizon - now_;
+  const double whole = static_cast<double>(events_processed_) / now_;
+  const double recent = static_cast<double>(kRunawayStretch) / (now_ - stretch_start);
+  const double need = left * std::min(whole, recent);
+  if (!(need > kRunawayEvents)) return true;
+  FailLimit(events_.Top(),
+            absl::StrCat("simulated time advances about ", absl::StrFormat("%.3g", 1 / std::min(whole, recent)),
+                         " s an event over ", events_processed_, " events: the horizon ", model_.horizon,
+                         " would need about ",
+                         absl::StrFormat("%.3g", need), " events more, past the bound of ",
+                         absl::StrFormat("%.3g", kRunawayEvents),
+                         " events (a runaway: lower the horizon, or give --max-events N to run up to "
+                         "N events)"));
+  return false;
 }
 
 bool Engine::SessionAllowed(uint32_t workload) {

@@ -636,6 +636,8 @@ void Compiler::Declarations() {
     std::string path = absl::StrCat("stage[", i, "]");
     StageDecl d;
     d.name = s.name();
+    d.loc = s.loc();
+    d.path = path;
     d.kind = s.kind();
     d.base = next;
     d.array = s.has_size();

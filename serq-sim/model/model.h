@@ -26,6 +26,8 @@ constexpr uint32_t kNoNode = UINT32_MAX;
 
 struct StageDecl {
   std::string name;
+  ir::Location loc;  // the declaration, for runtime errors about the stage
+  std::string path;  // its IR path, "stage[i]"
   ir::Stage::Kind kind = ir::Stage::DELAY;
   uint32_t base = 0;  // its first element's station id
   uint32_t size = 1;
