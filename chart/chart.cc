@@ -182,6 +182,10 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
       absl::StrAppend(&out, "<circle cx=\"", cx, "\" cy=\"", Fixed1(Y(y)), "\" r=\"3.5\" fill=\"",
                       std::isfinite(h) ? colour : "#ffffff", "\" stroke=\"", colour,
                       "\" stroke-width=\"1.5\"/>\n");
+      if (k < l.ringed.size() && l.ringed[k]) {
+        absl::StrAppend(&out, "<circle cx=\"", cx, "\" cy=\"", Fixed1(Y(y)),
+                        "\" r=\"7.5\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\"/>\n");
+      }
     }
   }
   int lx = px + plot_w + 16;

@@ -46,6 +46,7 @@ const char kSerqUsage[] =
     "       serq sweep --merge DIR [--metrics ...] [--format=...]\n"
     "       serq search x.sq --param P --range lo:hi --until 'p99(ttft) <= 2' [--step S]\n"
     "                        [--replications R] [--max-replications C] [-D name=value]...\n"
+    "                        [--allow-overload] [--max-in-progress SHARE]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"

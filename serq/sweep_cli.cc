@@ -47,6 +47,12 @@ ABSL_FLAG(std::string, until, "",
           "search: the condition a value must meet, e.g. 'p99(ttft) <= 2 && mean(ok) >= 0.9'");
 ABSL_FLAG(std::optional<double>, step, std::nullopt,
           "search: the values tried are lo + k * step (default: (hi - lo) / 100)");
+ABSL_FLAG(bool, allow_overload, false,
+          "search: judge a point by its figures alone, even when it is not in a steady state "
+          "(default: such a point fails)");
+ABSL_FLAG(double, max_in_progress, 0.1,
+          "search: the largest share of the sessions a point's window saw that may be in progress "
+          "at the horizon; more fails the point");
 ABSL_FLAG(uint32_t, max_replications, 64,
           "search: the most replications a point gets while it is undecided");
 
@@ -172,6 +178,8 @@ std::vector<FlagUse> SweepFlagUses() {
       {"until", !absl::GetFlag(FLAGS_until).empty(), {"search"}},
       {"step", absl::GetFlag(FLAGS_step).has_value(), {"search"}},
       {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64, {"search"}},
+      {"allow-overload", absl::GetFlag(FLAGS_allow_overload), {"search"}},
+      {"max-in-progress", absl::GetFlag(FLAGS_max_in_progress) != 0.1, {"search"}},
       {"metrics", !absl::GetFlag(FLAGS_metrics).empty(), {"sweep", "search"}},
   };
 }
@@ -340,6 +348,11 @@ int SearchMain(const CommandLine& line) {
   spec.replications = args.replications.value_or(4);
   spec.max_replications = absl::GetFlag(FLAGS_max_replications);
   if (spec.max_replications < 2) return Usage("--max-replications must be at least 2");
+  spec.allow_overload = absl::GetFlag(FLAGS_allow_overload);
+  spec.max_in_progress = absl::GetFlag(FLAGS_max_in_progress);
+  if (!(spec.max_in_progress >= 0 && spec.max_in_progress <= 1)) {
+    return Usage("--max-in-progress must be a share from 0 to 1");
+  }
   SearchOutcome outcome;
   CommandResult error;
   if (!RunSearch(spec, &outcome, &error)) return Print(error);

@@ -164,6 +164,18 @@ expect 2 "serq: error: --chart-lines: the same parameter as --chart-x" -- \
   fail "chart of a figure --metrics does not list"
 "$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x W >/dev/null || fail "chart of flows: exit $?"
 
+# Overload is marked (testdata/sweep/overload.sq, M/M/1 with mu = 1): at
+# Rate 1.2 the queue grows through the window (OVERLOADED), at 0.5 it is
+# STABLE, though p99(size) is ln(100) = 4.6 at both; the chart rings the
+# one unsettled point in red and says so in its title.
+over=(testdata/sweep/overload.sq -D Rate=0.5,1.2 --replications 2 --metrics 'p99(size)')
+"$serq" sweep "${over[@]}" --out "$tmp/over" --format csv >"$tmp/over.csv" || fail "overload sweep: exit $?"
+grep -q '^0.5,2,.*,STABLE$' "$tmp/over.csv" || fail "Rate 0.5 not STABLE: $(cat "$tmp/over.csv")"
+grep -q '^1.2,2,.*,OVERLOADED$' "$tmp/over.csv" || fail "Rate 1.2 not OVERLOADED: $(cat "$tmp/over.csv")"
+"$serq" sweep --merge "$tmp/over" --chart 'p99(size)' >"$tmp/over.svg" || fail "overload chart: exit $?"
+[ "$(grep -c 'r="7.5" fill="none" stroke="#d62728"' "$tmp/over.svg")" = 1 ] || fail "overload chart: not one red ring"
+grep -q 'red ring: not in a steady state' "$tmp/over.svg" || fail "overload chart: the title does not say"
+
 # Every output checked: to a full disk, each is exit 2 with the reason.
 full() {  # full WHAT -- command...
   local what=$1; shift 2
