@@ -104,12 +104,13 @@ Health ComputeHealth(const report::MergedResults& merged) {
 }
 
 std::string VerdictWord(report::SteadyState::Verdict verdict) {
-  switch (verdict) {
-    case report::SteadyState::STABLE: return "STABLE";
-    case report::SteadyState::BACKLOGGED: return "BACKLOGGED";
-    case report::SteadyState::OVERLOADED: return "OVERLOADED";
-    default: return "UNASSESSED";
-  }
+  if (verdict == report::SteadyState::VERDICT_UNSPECIFIED) return "UNASSESSED";
+  return report::SteadyState::Verdict_Name(verdict);
+}
+
+bool Settled(report::SteadyState::Verdict verdict) {
+  return verdict != report::SteadyState::OVERLOADED && verdict != report::SteadyState::BACKLOGGED &&
+         verdict != report::SteadyState::UNSETTLED;
 }
 
 std::vector<Metric> DefaultMetrics(const report::MergedResults& merged) {

@@ -65,8 +65,10 @@ struct Health {
   uint64_t seen = 0;
 };
 Health ComputeHealth(const report::MergedResults& merged);
-// "STABLE", "BACKLOGGED", "OVERLOADED", "UNASSESSED".
+// "STABLE", "BACKLOGGED", "OVERLOADED", "UNSETTLED", "UNASSESSED".
 std::string VerdictWord(report::SteadyState::Verdict verdict);
+// Not judged unsettled: STABLE, or UNASSESSED (results that cannot say).
+bool Settled(report::SteadyState::Verdict verdict);
 
 // The default metrics: mean and p99 of every observation, in name order.
 std::vector<Metric> DefaultMetrics(const report::MergedResults& merged);

@@ -118,7 +118,7 @@ class Searcher {
   std::string Overload(const Health& h) const {
     std::string share = absl::StrCat(h.in_progress, " of the ", h.seen,
                                      " sessions its window saw in progress at the horizon");
-    if (h.verdict == report::SteadyState::OVERLOADED || h.verdict == report::SteadyState::BACKLOGGED) {
+    if (!Settled(h.verdict)) {
       return absl::StrCat("not in a steady state (", VerdictWord(h.verdict), "): ", share,
                           "; its figures cover completed work only (--allow-overload judges them alone)");
     }

@@ -86,8 +86,7 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
     if (p.status != SweepPoint::kMerged) continue;  // failed or missing: no figure
     const Figure& f = p.figures[m];
     if (!f.defined) continue;
-    const bool unsettled = p.health.verdict == report::SteadyState::OVERLOADED ||
-                           p.health.verdict == report::SteadyState::BACKLOGGED;
+    const bool unsettled = !Settled(p.health.verdict);
     any_unsettled |= unsettled;
     points[line].push_back({p.settings[xi].value(), f.value, f.half_width, unsettled});
   }
