@@ -18,6 +18,9 @@ ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
           "run, sweep, search: the number of replications (overrides run { replications })");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
           "run, sweep, search: the simulated time to stop at, in seconds (overrides run { horizon })");
+ABSL_FLAG(std::optional<double>, warmup, std::nullopt,
+          "run, sweep, search: the time before which nothing is measured, in seconds (overrides "
+          "run { warmup })");
 ABSL_FLAG(std::string, data_dir, "",
           "run, sweep, search: where relative trace file names resolve (default: the program's "
           "directory)");
@@ -33,7 +36,7 @@ namespace serq {
 const char kSerqUsage[] =
     "serq: model an LLM-serving deployment as a queueing network and simulate it.\n"
     "\n"
-    "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
+    "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T] [--warmup W]\n"
     "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
     "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
     "                     [--results r.json|r.pb]\n"
@@ -83,6 +86,7 @@ std::vector<FlagUse> SharedFlagUses() {
       {"replications", absl::GetFlag(FLAGS_replications).has_value(),
        {"run", "sweep", "search", "compare"}},
       {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
+      {"warmup", absl::GetFlag(FLAGS_warmup).has_value(), {"run", "sweep", "search"}},
       {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare"}},
       {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
       {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search"}},

@@ -37,6 +37,14 @@ expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run -
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 1000000000" -- "$serq" run --replications 1000000000 $before
 expect 2 yes "serq: error: --horizon must be > 0 and finite" -- "$serq" run --horizon -1 $before
+# --warmup (issue 26): a shorter --horizon than the program's warm-up can be
+# run; the report's first line says the window; bad values are refused.
+mm1=testdata/sweep/mm1.sq  # run { horizon 4000; warmup 400; }
+expect 1 yes "(give --warmup with --horizon)" -- "$serq" run --horizon 100 $mm1
+expect 0 no "" -- "$serq" run --horizon 100 --warmup 10 $mm1
+head -1 "$tmp/out" | grep -qF 'horizon 100, warmup 10,' || fail "--warmup: not in the run line: $(head -1 "$tmp/out")"
+expect 1 yes "run.warmup: error: --warmup 200 must be less than the horizon 100" -- "$serq" run --horizon 100 --warmup 200 $mm1
+expect 2 yes "serq: error: --warmup must be >= 0 and finite" -- "$serq" run --warmup -1 $mm1
 expect 2 yes "serq: error: --seed does not apply to 'serq check'" -- "$serq" check --seed 3 $before
 expect 2 yes "serq: error: --format does not apply to 'serq fmt'" -- "$serq" fmt --format=csv $before
 expect 2 yes "serq: error: -D does not apply to 'serq fmt'" -- "$serq" fmt -D x=1 $before

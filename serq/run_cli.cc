@@ -65,6 +65,7 @@ int RunMain(const CommandLine& line) {
   options.sim.seed = absl::GetFlag(FLAGS_seed);
   options.sim.replications = absl::GetFlag(FLAGS_replications);
   options.sim.horizon = absl::GetFlag(FLAGS_horizon);
+  options.sim.warmup = absl::GetFlag(FLAGS_warmup);
   options.sim.sample = absl::GetFlag(FLAGS_sample);
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);

@@ -151,6 +151,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
   }
   if (spec.seed) plan->set_seed(*spec.seed);
   if (spec.horizon) plan->set_horizon(*spec.horizon);
+  if (spec.warmup) plan->set_warmup(*spec.warmup);
   plan->set_data_dir(spec.data_dir);
 
   const uint64_t points = PointCount(plan->axis());
@@ -187,6 +188,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
       model_options.defines = PointOptions(settings).defines;
       model_options.seed = spec.seed;
       model_options.horizon = spec.horizon;
+      model_options.warmup = spec.warmup;
       model_options.data_dir = spec.data_dir;
       sim::Model model;
       Diagnostics diags(InputName(spec.program));
@@ -274,6 +276,7 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   SimOptions sim;
   if (plan.has_seed()) sim.seed = plan.seed();
   if (plan.has_horizon()) sim.horizon = plan.horizon();
+  if (plan.has_warmup()) sim.warmup = plan.warmup();
   sim.data_dir = plan.data_dir();
   sim.replications = replication + 1;
   sim.first_replication = replication;

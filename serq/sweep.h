@@ -41,6 +41,7 @@ struct SweepSpec {
   std::optional<uint32_t> replications;                      // default: the program's
   std::optional<uint64_t> seed;
   std::optional<double> horizon;
+  std::optional<double> warmup;
   std::string data_dir;
 };
 

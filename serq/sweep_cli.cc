@@ -135,6 +135,7 @@ struct SweepArgs {
   std::optional<uint64_t> seed;
   std::optional<uint32_t> replications;
   std::optional<double> horizon;
+  std::optional<double> warmup;
   std::string data_dir;
   std::optional<uint32_t> jobs;
   std::string self;  // this executable, for the tasks' command lines
@@ -151,12 +152,14 @@ absl::StatusOr<SweepArgs> ReadSweepArgs(const CommandLine& line) {
   args.seed = absl::GetFlag(FLAGS_seed);
   args.replications = absl::GetFlag(FLAGS_replications);
   args.horizon = absl::GetFlag(FLAGS_horizon);
+  args.warmup = absl::GetFlag(FLAGS_warmup);
   args.data_dir = absl::GetFlag(FLAGS_data_dir);
   args.jobs = absl::GetFlag(FLAGS_jobs);
   args.self = line.self;
   SimOptions check;
   check.replications = args.replications;
   check.horizon = args.horizon;
+  check.warmup = args.warmup;
   if (absl::Status valid = ValidateSimOptions(check); !valid.ok()) return valid;
   if (args.jobs && *args.jobs == 0) return absl::InvalidArgumentError("--jobs must be at least 1");
   return args;
@@ -198,7 +201,7 @@ int SweepMain(const CommandLine& line) {
     const char* what = !merge.empty() ? "--merge" : "--task";
     if (!args.positional.empty()) return Usage(absl::StrCat(what, " takes no program: the plan names it"));
     if (!args.defines.empty() || !args.share.empty() || args.seed || args.replications ||
-        args.horizon || !args.data_dir.empty() || !emit.empty()) {
+        args.horizon || args.warmup || !args.data_dir.empty() || !emit.empty()) {
       return Usage(absl::StrCat(what, " takes the sweep's settings from its plan: give -D, --share, "
                                       "--seed, --replications, --horizon, --data-dir, --emit when planning"));
     }
@@ -255,6 +258,7 @@ int SweepMain(const CommandLine& line) {
   spec.replications = args.replications;
   spec.seed = args.seed;
   spec.horizon = args.horizon;
+  spec.warmup = args.warmup;
   spec.data_dir = args.data_dir;
   sweep::Plan plan;
   CommandResult planned;
@@ -343,6 +347,7 @@ int SearchMain(const CommandLine& line) {
   }
   spec.base.sim.seed = args.seed;
   spec.base.sim.horizon = args.horizon;
+  spec.base.sim.warmup = args.warmup;
   spec.base.sim.data_dir = args.data_dir;
   spec.base.sim.jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   spec.replications = args.replications.value_or(4);

@@ -24,6 +24,9 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
     return absl::InvalidArgumentError("--horizon must be > 0 and finite");
   }
+  if (options.warmup && !(*options.warmup >= 0 && *options.warmup < INFINITY)) {
+    return absl::InvalidArgumentError("--warmup must be >= 0 and finite");
+  }
   if (options.sample && !(*options.sample > 0 && *options.sample < INFINITY)) {
     return absl::InvalidArgumentError("--sample must be > 0 and finite");
   }
@@ -57,6 +60,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   model_options.seed = options.seed;
   model_options.replications = options.replications;
   model_options.horizon = options.horizon;
+  model_options.warmup = options.warmup;
   model_options.sample = options.sample;
   model_options.data_dir = options.data_dir;
   sim::Model model;

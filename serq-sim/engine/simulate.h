@@ -26,6 +26,7 @@ struct SimOptions {
   std::optional<uint64_t> seed;            // overrides run { seed }
   std::optional<uint32_t> replications;    // overrides run { replications }
   std::optional<double> horizon;           // overrides run { horizon }
+  std::optional<double> warmup;            // overrides run { warmup }
   std::optional<double> sample;            // overrides run { sample }: the time series' DT
   std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)

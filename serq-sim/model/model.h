@@ -166,6 +166,7 @@ struct ModelOptions {
   std::optional<uint64_t> seed;
   std::optional<uint32_t> replications;
   std::optional<double> horizon;
+  std::optional<double> warmup;  // overrides run { warmup }
   std::optional<double> sample;  // overrides run { sample }
   std::string data_dir;  // where relative trace paths resolve ("" = the program's directory)
 };
