@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -280,11 +281,16 @@ int SweepMain(const CommandLine& line) {
     PrintToolError("serq", s.message());
     return kExitUsage;
   }
+  // The task list names the executable the tasks run: this one, or
+  // $SERQ, for hosts where serq lives elsewhere (this one may be a build
+  // tree's path that exists nowhere else).
+  const char* installed = std::getenv("SERQ");
+  const std::string exe = installed != nullptr && *installed != '\0' ? installed : args.self;
   if (emit == "parallel") {
-    return Emit(EmitParallel(args.self, dir, plan));
+    return Emit(EmitParallel(exe, dir, plan));
   }
   if (emit == "slurm") {
-    return Emit(EmitSlurm(args.self, dir, plan));
+    return Emit(EmitSlurm(exe, dir, plan));
   }
   uint32_t jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   int rc = Print(RunTasksLocally(args.self, dir, plan, jobs));

@@ -134,6 +134,13 @@ expect 2 "serq: error: --out applies to 'serq sweep' only" -- "$serq" run $flows
 expect 2 "serq: error: --metrics: bad figure 'avg(f3)'" -- "$serq" sweep $flows --metrics 'avg(f3)'
 expect 1 "no observation 'f9' in the results (there are 'f1', 'f2', 'f3')" -- "$serq" sweep --merge "$tmp/local" --metrics 'mean(f9)'
 
+# $SERQ names the executable of the tasks (another host's install), for both.
+SERQ=/opt/serq/bin/serq "$serq" sweep $flows "${grid[@]}" --emit=parallel --out "$tmp/emitted" >"$tmp/tasks2" ||
+  fail "emit with SERQ: exit $?"
+[ "$(grep -c "^'/opt/serq/bin/serq' sweep --out" "$tmp/tasks2")" = 12 ] || fail "SERQ: not in the task list: $(head -1 "$tmp/tasks2")"
+SERQ=/opt/serq/bin/serq "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/emitted" |
+  grep -q "^exec '/opt/serq/bin/serq' sweep" || fail "SERQ: not in the slurm script"
+
 # The Slurm script: a job array of the 12 tasks, each one `--task`.
 "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/slurm" >"$tmp/job.sh" || fail "emit=slurm: exit $?"
 head -1 "$tmp/job.sh" | grep -qx '#!/bin/sh' || fail "slurm: no #!/bin/sh"
