@@ -626,9 +626,9 @@ void Compiler::Declarations() {
       if (block) {
         d.cache = *block;
         d.cache_loc = p.cache_loc();
-        if (!(*block >= 1 && *block == std::floor(*block) && std::isfinite(*block))) {
+        if (!(*block >= 0 && *block == std::floor(*block) && std::isfinite(*block))) {
           Error(p.cache().loc(), path + ".cache",
-                absl::StrCat("the cache block of '", p.name(), "' must be a whole number >= 1, got ",
+                absl::StrCat("the cache block of '", p.name(), "' must be a whole number >= 1 (0: no cache), got ",
                              *block));
         }
       }
