@@ -37,6 +37,15 @@ expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run -
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 1000000000" -- "$serq" run --replications 1000000000 $before
 expect 2 yes "serq: error: --horizon must be > 0 and finite" -- "$serq" run --horizon -1 $before
+# A long run shows progress on a stderr that is not a terminal (issue 26):
+# a whole line every 5 s once a replication has run 5 s. periodic(1e-6)
+# over 10^5 s is 10^11 events (under the runaway bound, hours of work);
+# --max-cpu 6 ends it after 6 CPU seconds, so at least 6 s of wall time.
+printf 'stage D : delay;\nworkload { arrive periodic(1e-6); }\nsession { run D (0); }\nrun { horizon 100000; }\n' >"$tmp/long.sq"
+expect 1 yes "the --max-cpu limit" -- "$serq" run --max-cpu 6 "$tmp/long.sq"
+grep -q '^serq-sim: replication 1 of 1, t = [0-9.e+]* of 100000 ([0-9]*%), .* events/s, .* simulated s/s$' "$tmp/err" ||
+  fail "no progress line on stderr: $(cat "$tmp/err")"
+
 # --warmup (issue 26): a shorter --horizon than the program's warm-up can be
 # run; the report's first line says the window; bad values are refused.
 mm1=testdata/sweep/mm1.sq  # run { horizon 4000; warmup 400; }

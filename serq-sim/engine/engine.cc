@@ -498,7 +498,7 @@ bool Engine::Run(results::Replication* out) {
       return false;
     }
     if ((events_processed_ & 0xffff) == 0) {
-      if (options_.progress) Progress();
+      if (options_.progress || options_.progress_lines) Progress();
       // A trace that cannot be written stops the run (Simulate says why).
       bool stop = options_.trace != nullptr && options_.trace->fail();
       if (stop || !WithinRunLimits() || !OnCourse()) {
@@ -754,6 +754,19 @@ void Engine::Report(results::Replication* out) {
 // horizon, time that crawls) from one that is merely long.
 void Engine::Progress() {
   double wall = WallSeconds();
+  if (options_.progress_lines) {
+    // For a log: whole lines, fewer of them, only for a run that is long.
+    if (wall - started_wall_ < 5.0 || wall - last_progress_wall_ < 5.0) return;
+    last_progress_wall_ = wall;
+    double elapsed = wall - started_wall_;
+    std::fprintf(stderr,
+                 "serq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
+                 "%.3g simulated s/s\n",
+                 replication_ + 1, model_.replications, now_, model_.horizon,
+                 100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed);
+    std::fflush(stderr);
+    return;
+  }
   if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
   last_progress_wall_ = wall;
   progress_shown_ = true;

@@ -32,6 +32,9 @@ struct SimOptions {
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
   std::string trace_format = "jsonl";  // --trace-format: jsonl or chrome (Trace Event Format)
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
+  // stderr not a terminal (a log, a script): a whole line every 5 s once
+  // a replication has run 5 s, so a long run is seen to move.
+  bool progress_lines = false;
   // Tests: check the pools' invariants after every event (a violation is
   // an error naming the time and what is wrong).
   bool check_pools = false;
