@@ -89,7 +89,7 @@ int Main(int argc, char** argv) {
   options.trace_path = absl::GetFlag(FLAGS_trace);
   options.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.progress = isatty(STDERR_FILENO);
-  options.progress_lines = !options.progress;
+  options.progress_lines = !options.progress && serq::ProgressLinesWanted();
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   options.limits.max_events = absl::GetFlag(FLAGS_max_events);

@@ -1,6 +1,8 @@
 #include "serq-sim/engine/simulate.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 
@@ -13,6 +15,11 @@
 #include "serq-sim/output/trace_chrome.h"
 
 namespace serq {
+
+bool ProgressLinesWanted() {
+  const char* v = std::getenv("SERQ_PROGRESS");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
 
 absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.replications &&
