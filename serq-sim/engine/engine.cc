@@ -749,33 +749,25 @@ void Engine::Report(results::Replication* out) {
   if (series_) series_->Release(out->mutable_series());
 }
 
-// Drawn after a second of wall time, then four times a second. The rate
-// of events and of simulated time tell a run that will not end (a huge
-// horizon, time that crawls) from one that is merely long.
+// On a terminal: drawn after a second of wall time, then four times a
+// second, in place. For a log (progress_lines): a whole line every 5 s
+// once the replication has run 5 s. The rate of events and of simulated
+// time tell a run that will not end (a huge horizon, time that crawls)
+// from one that is merely long.
 void Engine::Progress() {
-  double wall = WallSeconds();
-  if (options_.progress_lines) {
-    // For a log: whole lines, fewer of them, only for a run that is long.
-    if (wall - started_wall_ < 5.0 || wall - last_progress_wall_ < 5.0) return;
-    last_progress_wall_ = wall;
-    double elapsed = wall - started_wall_;
-    std::fprintf(stderr,
-                 "serq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
-                 "%.3g simulated s/s\n",
-                 replication_ + 1, model_.replications, now_, model_.horizon,
-                 100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed);
-    std::fflush(stderr);
-    return;
-  }
-  if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
+  const double wall = WallSeconds();
+  const bool lines = options_.progress_lines;
+  const double after = lines ? 5.0 : 1.0, every = lines ? 5.0 : 0.25;
+  if (wall - started_wall_ < after || wall - last_progress_wall_ < every) return;
   last_progress_wall_ = wall;
-  progress_shown_ = true;
-  double elapsed = wall - started_wall_;
+  progress_shown_ = !lines;
+  const double elapsed = wall - started_wall_;
   std::fprintf(stderr,
-               "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
-               "%.3g simulated s/s\033[K",
-               replication_ + 1, model_.replications, now_, model_.horizon,
-               100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed);
+               "%sserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
+               "%.3g simulated s/s%s",
+               lines ? "" : "\r", replication_ + 1, model_.replications, now_, model_.horizon,
+               100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed,
+               lines ? "\n" : "\033[K");
   std::fflush(stderr);
 }
 
