@@ -86,6 +86,12 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
 
   double xlo = INFINITY, xhi = -INFINITY, ylo = 0, yhi = -INFINITY;
   bool whole = true;  // counts: no tick between two whole numbers
+  // Points all >= 0 (a latency, a rate): a bar does not take the axis
+  // below 0; it is cut at the axis.
+  bool nonnegative = true;
+  for (const ChartLine& l : chart.lines) {
+    for (const auto& [x, y] : l.points) nonnegative &= !(std::isfinite(y) && y < 0);
+  }
   for (const ChartLine& l : chart.lines) {
     for (size_t k = 0; k < l.points.size(); ++k) {
       const auto& [x, y] = l.points[k];
@@ -97,7 +103,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
       yhi = std::max(yhi, y);
       // A bar is inside the axes too.
       double h = l.marks && k < l.bars.size() && std::isfinite(l.bars[k]) ? l.bars[k] : 0;
-      ylo = std::min(ylo, y - h);
+      if (!nonnegative) ylo = std::min(ylo, y - h);
       yhi = std::max(yhi, y + h);
     }
   }
@@ -173,15 +179,22 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
       double h = k < l.bars.size() ? l.bars[k] : 0;
       std::string cx = Fixed1(X(x));
       if (std::isfinite(h) && h > 0) {
-        std::string lo = Fixed1(Y(y - h)), hi = Fixed1(Y(y + h));
+        // Cut at the axis's ends; a cut end has no cap.
+        const double low = std::max(y - h, ylo), high = std::min(y + h, yhi);
+        std::string lo = Fixed1(Y(low)), hi = Fixed1(Y(high));
         std::string left = Fixed1(X(x) - 4), right = Fixed1(X(x) + 4);
-        absl::StrAppend(&out, "<path d=\"M", cx, " ", lo, "V", hi, "M", left, " ", lo, "H", right,
-                        "M", left, " ", hi, "H", right, "\" fill=\"none\" stroke=\"", colour,
-                        "\" stroke-width=\"1.5\"/>\n");
+        absl::StrAppend(&out, "<path d=\"M", cx, " ", lo, "V", hi);
+        if (low == y - h) absl::StrAppend(&out, "M", left, " ", lo, "H", right);
+        if (high == y + h) absl::StrAppend(&out, "M", left, " ", hi, "H", right);
+        absl::StrAppend(&out, "\" fill=\"none\" stroke=\"", colour, "\" stroke-width=\"1.5\"/>\n");
       }
       absl::StrAppend(&out, "<circle cx=\"", cx, "\" cy=\"", Fixed1(Y(y)), "\" r=\"3.5\" fill=\"",
                       std::isfinite(h) ? colour : "#ffffff", "\" stroke=\"", colour,
                       "\" stroke-width=\"1.5\"/>\n");
+      if (k < l.ringed.size() && l.ringed[k]) {
+        absl::StrAppend(&out, "<circle cx=\"", cx, "\" cy=\"", Fixed1(Y(y)),
+                        "\" r=\"7.5\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\"/>\n");
+      }
     }
   }
   int lx = px + plot_w + 16;

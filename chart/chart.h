@@ -27,6 +27,9 @@ struct ChartLine {
   // interval, drawn as a bar over y ± h with caps; +inf: no bar and a
   // hollow dot (the interval is unbounded); 0: no bar.
   std::vector<double> bars;
+  // With marks, one per point (or none): true draws a red ring around the
+  // point (a sweep's point that is not in a steady state).
+  std::vector<bool> ringed;
 };
 
 struct Chart {

@@ -64,6 +64,24 @@ TEST(ChartTest, MarksWithIntervalBars) {
   EXPECT_NE(svg.find("<circle cx=\"580\" cy=\"42\" r=\"3.5\" fill=\"#1f77b4\"/>"), std::string::npos) << svg;
 }
 
+// A bar reaching below 0 while every point is >= 0 (a latency's wide
+// interval) does not pull the axis below 0 (issue 26: a sweep's chart ran
+// to -20): the axis starts at 0 and the bar is cut there, without its
+// lower cap. Points (1, 1 ± 3), (3, 4): the y axis runs 0 to 4 as above,
+// y = 230 - v / 4 * 190; the bar from y(0) = 230.0 up to y(4) = 40.0, with
+// only its upper cap.
+TEST(ChartTest, BarsAreClippedAtZeroWhenThePointsAreNotNegative) {
+  Chart c;
+  ChartLine l;
+  l.points = {{1, 1}, {3, 4}};
+  l.marks = true;
+  l.bars = {3, 0};
+  c.lines.push_back(l);
+  std::string svg = ChartGroup(c, 0, 0);
+  EXPECT_EQ(svg.find(">-"), std::string::npos) << svg;  // no negative tick
+  EXPECT_NE(svg.find("<path d=\"M76.0 230.0V40.0M72.0 40.0H80.0\" fill=\"none\""), std::string::npos) << svg;
+}
+
 // Points off every axis (an infinite sample, a CDF's step at inf) are not
 // drawn: no "inf" in the SVG; the others are.
 TEST(ChartTest, NonFinitePointsAreLeftOut) {

@@ -72,6 +72,14 @@ OutputFile::OutputFile() : buffer_(std::make_unique<Buffer>()), stream_(buffer_.
 
 OutputFile::~OutputFile() { (void)Close(); }
 
+absl::Status WriteFile(const std::string& path, absl::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  absl::Status status = fd < 0 ? absl::NotFoundError(std::strerror(errno)) : WriteAll(fd, bytes);
+  if (fd >= 0 && ::close(fd) != 0 && status.ok()) status = absl::ResourceExhaustedError(std::strerror(errno));
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("cannot write '", path, "': ", status.message()));
+}
+
 absl::Status OutputFile::Open(const std::string& path) {
   if (path == "-") {
     buffer_->set_fd(STDOUT_FILENO, false);

@@ -22,6 +22,10 @@ namespace serq {
 // EINTR). The error names the reason: "No space left on device".
 absl::Status WriteAll(int fd, absl::string_view bytes);
 
+// Creates (truncates) `path` and writes all of `bytes`, every write and
+// the close checked: the error is "cannot write '<path>': <reason>".
+absl::Status WriteFile(const std::string& path, absl::string_view bytes);
+
 // A std::ostream over a file descriptor that keeps the first write error.
 // Writes are buffered (64 KB); Close() flushes and returns the first error.
 class OutputFile {

@@ -17,12 +17,46 @@ bool Growing(const QueueWindow& q) {
          q.thirds[0] < q.thirds[1] && q.thirds[1] < q.thirds[2];
 }
 
+namespace {
+
+double MeanOfThirds(const QueueWindow& q) {
+  double sum = 0;
+  for (double x : q.thirds) sum += x;
+  return q.thirds.empty() ? 0 : sum / static_cast<double>(q.thirds.size());
+}
+
+}  // namespace
+
 bool Backlogged(const QueueWindow& q) {
-  if (q.end == 0) return false;
+  if (q.end == 0 || q.thirds.size() != 3) return false;
   // Those it saw in the window: the ones that left it in the window and
   // the ones still there at the horizon.
   uint64_t left = q.start + q.arrived - q.end;
-  return static_cast<double>(q.end) >= kBacklogShare * static_cast<double>(left + q.end);
+  const double saw = static_cast<double>(left + q.end);
+  if (static_cast<double>(q.end) < kBacklogShare * saw) return false;
+  // Left in progress is the steady state of long sessions (Little's law:
+  // as many as the window's average): a backlog is a queue draining
+  // through the window, or one left above its average by a burst.
+  const double margin = std::max(static_cast<double>(kMinGrowth), kBacklogShare * saw);
+  const bool draining = q.thirds[0] - q.thirds[2] >= margin;
+  const bool excess = static_cast<double>(q.end) - MeanOfThirds(q) >= margin;
+  return draining || excess;
+}
+
+double Stay(const QueueWindow& q, double window) {
+  if (!(window > 0) || q.arrived == 0) return 0;
+  return MeanOfThirds(q) / (static_cast<double>(q.arrived) / window);
+}
+
+bool Settling(const QueueWindow& q, double window, double warmup) {
+  if (!Growing(q)) return false;
+  // A queue filling to its level rises less in each third (its approach
+  // slows: by e^(-T/3/stay) for exponential stays); an overloaded one
+  // rises by as much in each, give or take its noise, so a slowing below
+  // 3/4 is asked for. Only a warm-up shorter than three stays leaves a
+  // queue still filling.
+  const bool slowing = q.thirds[2] - q.thirds[1] < kSlowing * (q.thirds[1] - q.thirds[0]);
+  return slowing && warmup < 3 * Stay(q, window);
 }
 
 QueueWindow SessionWindow(const results::SessionStats& s) {
@@ -54,25 +88,49 @@ namespace {
 struct Tally {
   bool flagged = false;
   bool growing = false;
+  bool settling = false;
   uint64_t start = 0, end = 0, arrived = 0;
   double thirds[3] = {0, 0, 0};
+  double window = 0;  // summed over the replications
 };
 
-void Add(const QueueWindow& q, bool growing, bool flagged, Tally* t) {
-  t->growing |= growing;
+void Add(const QueueWindow& q, double window, bool growing, bool settling, bool flagged, Tally* t) {
+  t->growing |= growing && !settling;
+  t->settling |= settling;
   t->flagged |= flagged;
   t->start += q.start;
   t->end += q.end;
   t->arrived += q.arrived;
+  t->window += window;
   for (size_t k = 0; k < 3 && k < q.thirds.size(); ++k) t->thirds[k] += q.thirds[k];
 }
 
 void Fill(const Tally& t, double replications, Backlog* b) {
   b->set_growing(t.growing);
+  if (t.settling) b->set_settling(true);
   b->set_start(t.start);
   b->set_end(t.end);
   b->set_arrived(t.arrived);
-  for (double x : t.thirds) b->add_third(x / replications);
+  double mean = 0;
+  for (double x : t.thirds) {
+    b->add_third(x / replications);
+    mean += x / replications / 3;
+  }
+  if (t.arrived > 0 && t.window > 0) b->set_stay(mean / (static_cast<double>(t.arrived) / t.window));
+}
+
+// The verdicts from the least to the most serious.
+int Rank(SteadyState::Verdict v) {
+  switch (v) {
+    case SteadyState::UNSETTLED: return 1;
+    case SteadyState::BACKLOGGED: return 2;
+    case SteadyState::OVERLOADED: return 3;
+    default: return 0;
+  }
+}
+
+void Worsen(SteadyState::Verdict v, SteadyState::Verdict* verdict) {
+  if (Rank(v) > Rank(*verdict)) *verdict = v;
 }
 
 }  // namespace
@@ -92,28 +150,33 @@ SteadyState JudgeSteadyState(const MergedResults& merged) {
     out.set_verdict(SteadyState::UNASSESSED);
     return out;
   }
+  const double warmup = merged.first->warmup();
   std::vector<Tally> sessions(reps[0]->session_size()), stages(reps[0]->stage_size());
   SteadyState::Verdict worst = SteadyState::STABLE;
   uint32_t flagged = 0;
   for (const results::Replication* rep : reps) {
     SteadyState::Verdict verdict = SteadyState::STABLE;
+    const double window = merged.Window(*rep);
     for (int j = 0; j < rep->session_size(); ++j) {
       QueueWindow q = SessionWindow(rep->session(j));
-      bool growing = Growing(q), backlogged = Backlogged(q);
-      if (growing) verdict = SteadyState::OVERLOADED;
-      if (backlogged && verdict == SteadyState::STABLE) verdict = SteadyState::BACKLOGGED;
-      Add(q, growing, growing || backlogged, &sessions[j]);
+      // A queue that rose ends above its average: that is its rise (filling
+      // or overload), judged as such, not a backlog.
+      bool growing = Growing(q), settling = Settling(q, window, warmup);
+      bool backlogged = !growing && Backlogged(q);
+      if (growing) Worsen(settling ? SteadyState::UNSETTLED : SteadyState::OVERLOADED, &verdict);
+      if (backlogged) Worsen(SteadyState::BACKLOGGED, &verdict);
+      Add(q, window, growing, settling, growing || backlogged, &sessions[j]);
     }
     // A stage's jobs present grow with the sessions waiting there: a
     // stage says where, and in a closed workload it may grow alone.
     for (int j = 0; j < rep->stage_size(); ++j) {
       QueueWindow q = StageWindow(rep->stage(j));
-      bool growing = Growing(q);
-      if (growing) verdict = SteadyState::OVERLOADED;
-      Add(q, growing, growing, &stages[j]);
+      bool growing = Growing(q), settling = Settling(q, window, warmup);
+      if (growing) Worsen(settling ? SteadyState::UNSETTLED : SteadyState::OVERLOADED, &verdict);
+      Add(q, window, growing, settling, growing, &stages[j]);
     }
     if (verdict != SteadyState::STABLE) ++flagged;
-    worst = std::max(worst, verdict);
+    Worsen(verdict, &worst);
   }
   out.set_verdict(worst);
   out.set_replications_flagged(flagged);
@@ -138,30 +201,51 @@ std::vector<std::string> SteadyStateLines(const Report& report) {
   std::vector<std::string> lines;
   if (!report.has_steady_state()) return lines;
   const SteadyState& s = report.steady_state();
-  if (s.verdict() != SteadyState::OVERLOADED && s.verdict() != SteadyState::BACKLOGGED) {
+  if (s.verdict() != SteadyState::OVERLOADED && s.verdict() != SteadyState::BACKLOGGED &&
+      s.verdict() != SteadyState::UNSETTLED) {
     return lines;
   }
   uint32_t r = report.replications();
   lines.push_back(absl::StrCat(
-      "not in a steady state: ",
-      s.verdict() == SteadyState::OVERLOADED ? "OVERLOADED" : "BACKLOGGED", " in ",
+      "not in a steady state: ", SteadyState::Verdict_Name(s.verdict()), " in ",
       s.replications_flagged(), " of ", r, r == 1 ? " replication" : " replications",
       "; the figures cover completed work only (quantiles: completed sessions)"));
+  double longest_stay = 0;  // of the queues still filling
   for (const Backlog& b : s.backlog()) {
     std::vector<std::string> thirds;
     for (double x : b.third()) thirds.push_back(FormatFixed(x, 1));
+    const std::string trend = b.settling()  ? "rising and slowing"
+                              : b.growing() ? "growing"
+                                            : "average";
+    std::string stay = b.has_stay() ? absl::StrCat("; stay ", FormatFixed(b.stay(), 1),
+                                                   " s (Little's law)")
+                                    : "";
+    if (b.settling()) longest_stay = std::max(longest_stay, b.stay());
     if (b.has_session()) {
       uint64_t saw = b.start() + b.arrived();
       lines.push_back(absl::StrCat(
           "  session ", b.session().empty() ? "(unnamed)" : b.session(), ": in progress ",
           b.start(), " at warmup, ", b.end(), " at the horizon (", b.end(), " of ", saw,
-          " not ended); ", b.growing() ? "growing" : "average",
-          " over the window's thirds ", absl::StrJoin(thirds, ", ")));
+          " not ended); ", trend, " over the window's thirds ", absl::StrJoin(thirds, ", "), stay));
     } else {
       lines.push_back(absl::StrCat("  stage ", b.stage(), ": present ", b.start(),
-                                   " at warmup, ", b.end(), " at the horizon; growing over "
-                                   "the window's thirds ", absl::StrJoin(thirds, ", ")));
+                                   " at warmup, ", b.end(), " at the horizon; ", trend,
+                                   " over the window's thirds ", absl::StrJoin(thirds, ", "), stay));
     }
+  }
+  // What to change, with the numbers.
+  if (s.verdict() == SteadyState::UNSETTLED && longest_stay > 0) {
+    lines.push_back(absl::StrCat(
+        "  still filling when the window began: the warm-up ", FormatShortest(report.warmup()),
+        " s is shorter than three stays; give a warm-up of at least ",
+        FormatShortest(std::ceil(3 * longest_stay)), " s (run { warmup }, --warmup) and a horizon "
+        "some ten stays past it"));
+  } else if (s.verdict() == SteadyState::OVERLOADED) {
+    lines.push_back("  arrivals outpace completions: lower the load or add capacity; a longer run "
+                    "only grows the queue");
+  } else if (s.verdict() == SteadyState::BACKLOGGED) {
+    lines.push_back("  left with a backlog at the horizon (a burst not yet drained): lengthen the "
+                    "horizon, or replicate to see how often");
   }
   return lines;
 }

@@ -22,6 +22,9 @@ namespace serq::report {
 // least this share of those the window saw are a backlog.
 inline constexpr double kBacklogShare = 0.02;
 inline constexpr uint64_t kMinGrowth = 10;
+// A growing queue whose last third rose less than this share of its
+// second third's rise is slowing (settling, with a short warm-up).
+inline constexpr double kSlowing = 0.75;
 
 // One queue of one replication, as the detector reads it.
 struct QueueWindow {
@@ -36,8 +39,18 @@ struct QueueWindow {
 // the one before.
 bool Growing(const QueueWindow& q);
 // It was left with a backlog: at the horizon at least kBacklogShare of
-// those it saw in the window (end + those that left) were still there.
+// those it saw in the window (end + those that left) were still there, and
+// either it drained through the window (its first third's average above
+// its last's by max(kMinGrowth, kBacklogShare of those)) or it ended that
+// much above its average over the window. Long sessions leave their
+// steady-state count in progress (Little's law), which is neither.
 bool Backlogged(const QueueWindow& q);
+// Little's law: the mean stay of a member, the window's average count
+// over its arrivals a second; 0 without arrivals.
+double Stay(const QueueWindow& q, double window);
+// It grew, but as a queue filling to its level does: each third rising
+// less than the one before, after a warm-up shorter than three stays.
+bool Settling(const QueueWindow& q, double window, double warmup);
 
 // The windows of one replication's session `j` and stage element `j`.
 QueueWindow SessionWindow(const results::SessionStats& s);

@@ -78,6 +78,35 @@ TEST(CacheSpecTest, A_SharedPrefixHits) {
   EXPECT_EQ(Stage(run.results, "E").batch_tokens(), 24u);
 }
 
+// `cache 0` is no cache (issue 26), so that -D switches it off: (a)'s
+// program with `cache Cache`, run with Cache = 0, finds nothing: every
+// session computes its 16 tokens (ttft 17), hit(kv) and cached(kv) read 0,
+// and the pool keeps no cache (cache_block 0, no lookups).
+TEST(CacheSpecTest, CacheZeroIsNoCache) {
+  std::string source = absl::StrReplaceAll(
+      Setting("prefix (7, 3); prefix (-1 - serial, 1); observe c = cached(kv);"),
+      {{"pool kv { cap 100; cache 4; }", "param Cache = 4;\npool kv { cap 100; cache Cache; }"}});
+  SimOptions options;
+  options.check_pools = true;
+  options.defines = {{"Cache", 0}};
+  SimRun run = RunSource(source, options);
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "h"), ElementsAre(0.0, 0.0, 0.0));
+  EXPECT_THAT(Samples(run.results, "c"), ElementsAre(0.0, 0.0, 0.0));
+  EXPECT_THAT(Samples(run.results, "ttft"), ElementsAre(17.0, 17.0, 17.0));
+  EXPECT_EQ(Pool(run.results, "kv").cache_block(), 0);
+  EXPECT_EQ(Pool(run.results, "kv").lookups(), 0u);
+  // And `cache 0` written in the source links and runs the same.
+  run = RunSource(absl::StrReplaceAll(source, {{"param Cache = 4;", "param Cache = 0;"}}), {});
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "ttft"), ElementsAre(17.0, 17.0, 17.0));
+  // With the cache (Cache = 4): (a)'s hits, cached(kv) 3 blocks for the
+  // sessions after the first.
+  run = RunSource(source, {});
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "c"), ElementsAre(0.0, 3.0, 3.0));
+}
+
 // (b) A 12-token prompt of only (7,0..2), twice: the second finds all 3
 // blocks but one token must be computed: hit floor(11 / 4) = 2 blocks, 4
 // tokens computed, ttft 1 + 4 = 5 (the first: 1 + 12 = 13).

@@ -30,6 +30,8 @@ ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
           "replications to run (overrides run { replications })");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
           "the simulated time to stop at, in seconds (overrides run { horizon })");
+ABSL_FLAG(std::optional<double>, warmup, std::nullopt,
+          "the time before which nothing is measured, in seconds (overrides run { warmup })");
 ABSL_FLAG(std::optional<double>, sample, std::nullopt,
           "record the time series every DT seconds (overrides run { sample })");
 ABSL_FLAG(std::string, data_dir, "",
@@ -55,7 +57,7 @@ constexpr char kTool[] = "serq-sim";
 
 int Main(int argc, char** argv) {
   constexpr char kUsage[] =
-      "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
+      "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T] [--warmup W]\n"
       "         [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
       "         [--jobs N] [--format=json|pb]\n"
       "         [--max-sessions N] [--max-events N] [--max-cpu SECONDS]\n\n"
@@ -81,11 +83,13 @@ int Main(int argc, char** argv) {
   options.seed = absl::GetFlag(FLAGS_seed);
   options.replications = absl::GetFlag(FLAGS_replications);
   options.horizon = absl::GetFlag(FLAGS_horizon);
+  options.warmup = absl::GetFlag(FLAGS_warmup);
   options.sample = absl::GetFlag(FLAGS_sample);
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.trace_path = absl::GetFlag(FLAGS_trace);
   options.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.progress = isatty(STDERR_FILENO);
+  options.progress_lines = !options.progress && serq::ProgressLinesWanted();
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   options.limits.max_events = absl::GetFlag(FLAGS_max_events);

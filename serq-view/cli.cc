@@ -17,6 +17,7 @@
 #include "ir/diagnostics.h"
 #include "chart/plot.h"
 #include "diagram/view.h"
+#include "lang/link/link.h"
 
 ABSL_FLAG(std::string, format, "svg", "output: svg, or dot for Graphviz");
 ABSL_FLAG(std::string, results, "",
@@ -112,6 +113,17 @@ int Main(int argc, char** argv) {
   std::string name;
   if (int rc = serq::ReadProgramArgument(kTool, positional, &program, &name); rc != serq::kExitOk) {
     return rc;
+  }
+  {
+    // The IR is checked as serq-link checks it (a NaN param, a reference
+    // to nothing, any static rule), on a copy: the drawing is of the IR
+    // as given, linked or not.
+    serq::ir::Program linked = program;
+    serq::Diagnostics diags(name);
+    if (!serq::LinkProgram(&linked, serq::LinkOptions(), &diags)) {
+      std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
+      return serq::kExitInputRejected;
+    }
   }
   std::string drawing, err;
   int rc = serq::DrawProgram(program, name, format, absl::GetFlag(FLAGS_results), kTool,

@@ -141,5 +141,19 @@ expect plot-with-ir 2 $?
 "$view" --observe x "$tmp/egress.json" >/dev/null 2>&1
 expect observe-without-plot 2 $?
 
+# IR that serq-link refuses is refused here too, with serq-link's error: a
+# param whose value is NaN (a number JSON IR can carry, the source cannot).
+"$parse" "$data/egress.sq" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d.setdefault("param", []).append({"name": "Bad", "value": {"number": "NaN"}})
+json.dump(d, sys.stdout)' >"$tmp/nan.json"
+"$link" "$tmp/nan.json" >/dev/null 2>"$tmp/link.err"
+expect nan-param-link 1 $?
+"$view" "$tmp/nan.json" >"$tmp/nan.svg" 2>"$tmp/err"
+expect nan-param 1 $?
+grep -q 'error: the value is NaN' "$tmp/err" || fail "nan-param: not serq-link's error: $(cat "$tmp/err")"
+[ -s "$tmp/nan.svg" ] && fail "nan-param: drew a picture"
+
 [ "$failures" -eq 0 ] && echo "all cases passed"
 [ "$failures" -eq 0 ]

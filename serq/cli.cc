@@ -18,6 +18,9 @@ ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
           "run, sweep, search: the number of replications (overrides run { replications })");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
           "run, sweep, search: the simulated time to stop at, in seconds (overrides run { horizon })");
+ABSL_FLAG(std::optional<double>, warmup, std::nullopt,
+          "run, sweep, search: the time before which nothing is measured, in seconds (overrides "
+          "run { warmup })");
 ABSL_FLAG(std::string, data_dir, "",
           "run, sweep, search: where relative trace file names resolve (default: the program's "
           "directory)");
@@ -33,7 +36,7 @@ namespace serq {
 const char kSerqUsage[] =
     "serq: model an LLM-serving deployment as a queueing network and simulate it.\n"
     "\n"
-    "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
+    "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T] [--warmup W]\n"
     "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
     "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
     "                     [--results r.json|r.pb]\n"
@@ -46,6 +49,7 @@ const char kSerqUsage[] =
     "       serq sweep --merge DIR [--metrics ...] [--format=...]\n"
     "       serq search x.sq --param P --range lo:hi --until 'p99(ttft) <= 2' [--step S]\n"
     "                        [--replications R] [--max-replications C] [-D name=value]...\n"
+    "                        [--allow-overload] [--max-in-progress SHARE]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
@@ -90,6 +94,7 @@ std::vector<FlagUse> SharedFlagUses() {
       {"replications", absl::GetFlag(FLAGS_replications).has_value(),
        {"run", "sweep", "search", "compare", "fit"}},
       {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
+      {"warmup", absl::GetFlag(FLAGS_warmup).has_value(), {"run", "sweep", "search"}},
       {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare", "fit"}},
       {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
       {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search", "fit"}},

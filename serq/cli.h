@@ -18,6 +18,7 @@ ABSL_DECLARE_FLAG(std::string, format);
 ABSL_DECLARE_FLAG(std::optional<uint64_t>, seed);
 ABSL_DECLARE_FLAG(std::optional<uint32_t>, replications);
 ABSL_DECLARE_FLAG(std::optional<double>, horizon);
+ABSL_DECLARE_FLAG(std::optional<double>, warmup);
 ABSL_DECLARE_FLAG(std::string, data_dir);
 ABSL_DECLARE_FLAG(std::string, share);
 ABSL_DECLARE_FLAG(std::optional<uint32_t>, jobs);

@@ -37,6 +37,23 @@ expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run -
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 1000000000" -- "$serq" run --replications 1000000000 $before
 expect 2 yes "serq: error: --horizon must be > 0 and finite" -- "$serq" run --horizon -1 $before
+# A long run shows progress on a stderr that is not a terminal (issue 26):
+# a whole line every 5 s once a replication has run 5 s. periodic(1e-6)
+# over 10^5 s is 10^11 events (under the runaway bound, hours of work);
+# --max-cpu 6 ends it after 6 CPU seconds, so at least 6 s of wall time.
+printf 'stage D : delay;\nworkload { arrive periodic(1e-6); }\nsession { run D (0); }\nrun { horizon 100000; }\n' >"$tmp/long.sq"
+expect 1 yes "the --max-cpu limit" -- "$serq" run --max-cpu 6 "$tmp/long.sq"
+grep -q '^serq-sim: replication 1 of 1, t = [0-9.e+]* of 100000 ([0-9]*%), .* events/s, .* simulated s/s$' "$tmp/err" ||
+  fail "no progress line on stderr: $(cat "$tmp/err")"
+
+# --warmup (issue 26): a shorter --horizon than the program's warm-up can be
+# run; the report's first line says the window; bad values are refused.
+mm1=testdata/sweep/mm1.sq  # run { horizon 4000; warmup 400; }
+expect 1 yes "(give --warmup with --horizon)" -- "$serq" run --horizon 100 $mm1
+expect 0 no "" -- "$serq" run --horizon 100 --warmup 10 $mm1
+head -1 "$tmp/out" | grep -qF 'horizon 100, warmup 10,' || fail "--warmup: not in the run line: $(head -1 "$tmp/out")"
+expect 1 yes "run.warmup: error: --warmup 200 must be less than the horizon 100" -- "$serq" run --horizon 100 --warmup 200 $mm1
+expect 2 yes "serq: error: --warmup must be >= 0 and finite" -- "$serq" run --warmup -1 $mm1
 expect 2 yes "serq: error: --seed does not apply to 'serq check'" -- "$serq" check --seed 3 $before
 expect 2 yes "serq: error: --format does not apply to 'serq fmt'" -- "$serq" fmt --format=csv $before
 expect 2 yes "serq: error: -D does not apply to 'serq fmt'" -- "$serq" fmt -D x=1 $before
@@ -132,7 +149,7 @@ cmp -s "$tmp/run.txt" "$tmp/again-pb.txt" || fail "the report of run --results x
 head -1 "$tmp/run.csv" | grep -q '^program,horizon' || fail "run --format=csv: not csv"
 cmp -s "$tmp/pipe.json" "$tmp/run2.json" || fail "run --results with --format=csv: other results"
 expect 2 yes "serq: error: --results 'r.txt': the name must end in .json (JSON) or .pb (protobuf binary)" -- "$serq" run --results r.txt $before
-expect 2 yes "serq: error: cannot write the results 'no/such/dir/r.json'" -- "$serq" run --results no/such/dir/r.json $before
+expect 2 yes "serq: error: cannot write 'no/such/dir/r.json': No such file or directory" -- "$serq" run --results no/such/dir/r.json $before
 # A runtime error writes no results file.
 "$serq" run --results "$tmp/bad.json" testdata/sim/bad-division.sq >/dev/null 2>&1
 [ -e "$tmp/bad.json" ] && fail "run --results wrote a file for a failed run"

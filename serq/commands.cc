@@ -10,6 +10,7 @@
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
 #include "ir/io.h"
+#include "ir/output.h"
 #include "lang/link/link.h"
 #include "lang/parse/format.h"
 #include "lang/parse/parse.h"
@@ -69,12 +70,7 @@ namespace {
 absl::Status WriteResultsFile(const std::string& path, const results::Results& results) {
   absl::StatusOr<Format> format = ResultsFormatForPath(path);
   if (!format.ok()) return format.status();
-  std::string bytes = EncodeMessage(results, *format);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (out) out.close();
-  if (!out) return absl::InvalidArgumentError(absl::StrCat("cannot write the results '", path, "'"));
-  return absl::OkStatus();
+  return WriteFile(path, EncodeMessage(results, *format));
 }
 
 }  // namespace

@@ -3,6 +3,10 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "stats/format.h"
+
+#include "absl/strings/str_join.h"
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
@@ -175,6 +179,27 @@ Verdict Decide(const Condition& c, const std::vector<Figure>& figures) {
     if (v == Verdict::kUndecided) undecided = true;
   }
   return undecided ? Verdict::kUndecided : Verdict::kPass;
+}
+
+std::string WhyNot(const Condition& c, const std::vector<Figure>& figures) {
+  static constexpr const char* kOps[] = {"<=", "<", ">=", ">"};
+  std::vector<std::string> fails, undecided;
+  for (size_t i = 0; i < c.comparisons.size(); ++i) {
+    const Comparison& cmp = c.comparisons[i];
+    const Figure& f = figures[c.metric_of[i]];
+    Verdict v = Decide(cmp, f);
+    if (v == Verdict::kPass) continue;
+    std::string figure = f.defined ? absl::StrCat(cmp.metric.label, " = ", report::FormatFixed(f.value, 4),
+                                                  " ± ", report::FormatFixed(f.half_width, 4))
+                                   : absl::StrCat(cmp.metric.label, " has no sample");
+    const std::string bound = absl::StrCat(kOps[cmp.op], " ", report::FormatShortest(cmp.bound));
+    if (v == Verdict::kFail) {
+      fails.push_back(absl::StrCat(figure, ", not ", bound));
+    } else {
+      undecided.push_back(absl::StrCat(figure, ", undecided against ", bound));
+    }
+  }
+  return absl::StrJoin(fails.empty() ? undecided : fails, "; ");
 }
 
 }  // namespace serq

@@ -50,6 +50,10 @@ absl::StatusOr<Condition> ParseCondition(absl::string_view text);
 // (one per Condition.metrics).
 Verdict Decide(const Comparison& c, const Figure& f);
 Verdict Decide(const Condition& c, const std::vector<Figure>& figures);
+// Why `figures` do not pass: each failing comparison ("mean(f3) = 1.9333 ±
+// 0.0000, not <= 0.81"), or when none fails each undecided one; "" when
+// they pass.
+std::string WhyNot(const Condition& c, const std::vector<Figure>& figures);
 
 }  // namespace serq
 

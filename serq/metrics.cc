@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "stats/format.h"
 #include "serq-report/model.h"
+#include "serq-report/steady_state.h"
 #include "stats/stats.h"
 
 namespace serq {
@@ -87,6 +88,29 @@ absl::StatusOr<std::vector<Metric>> ParseMetrics(absl::string_view list) {
     metrics.push_back(*std::move(m));
   }
   return metrics;
+}
+
+Health ComputeHealth(const report::MergedResults& merged) {
+  Health h;
+  h.verdict = report::JudgeSteadyState(merged).verdict();
+  for (const results::Replication* rep : merged.replications) {
+    for (const results::SessionStats& s : rep->session()) {
+      h.in_progress += s.in_progress();
+      h.seen += s.in_progress() + s.ended_window();
+    }
+  }
+  h.in_progress_share = h.seen == 0 ? 0 : static_cast<double>(h.in_progress) / static_cast<double>(h.seen);
+  return h;
+}
+
+std::string VerdictWord(report::SteadyState::Verdict verdict) {
+  if (verdict == report::SteadyState::VERDICT_UNSPECIFIED) return "UNASSESSED";
+  return report::SteadyState::Verdict_Name(verdict);
+}
+
+bool Settled(report::SteadyState::Verdict verdict) {
+  return verdict != report::SteadyState::OVERLOADED && verdict != report::SteadyState::BACKLOGGED &&
+         verdict != report::SteadyState::UNSETTLED;
 }
 
 std::vector<Metric> DefaultMetrics(const report::MergedResults& merged) {

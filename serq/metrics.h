@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "proto/report.pb.h"
 #include "stats/merge.h"
 
 namespace serq {
@@ -52,6 +53,22 @@ struct Figure {
 // no replication has is an error (NotFound) naming the ones there are.
 absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& merged,
                                                    const std::vector<Metric>& metrics);
+
+// Whether a point's runs settled, which every verdict of a sweep or a
+// search takes into account (docs/cli.md §Overload): serq-report's
+// steady-state verdict over its replications, and the share of the
+// sessions the window saw that were still in progress at its end.
+struct Health {
+  report::SteadyState::Verdict verdict = report::SteadyState::UNASSESSED;
+  double in_progress_share = 0;  // in progress at the horizon / (ended in the window + those)
+  uint64_t in_progress = 0;      // summed over the replications
+  uint64_t seen = 0;
+};
+Health ComputeHealth(const report::MergedResults& merged);
+// "STABLE", "BACKLOGGED", "OVERLOADED", "UNSETTLED", "UNASSESSED".
+std::string VerdictWord(report::SteadyState::Verdict verdict);
+// Not judged unsettled: STABLE, or UNASSESSED (results that cannot say).
+bool Settled(report::SteadyState::Verdict verdict);
 
 // The default metrics: mean and p99 of every observation, in name order.
 std::vector<Metric> DefaultMetrics(const report::MergedResults& merged);

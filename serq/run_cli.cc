@@ -65,11 +65,13 @@ int RunMain(const CommandLine& line) {
   options.sim.seed = absl::GetFlag(FLAGS_seed);
   options.sim.replications = absl::GetFlag(FLAGS_replications);
   options.sim.horizon = absl::GetFlag(FLAGS_horizon);
+  options.sim.warmup = absl::GetFlag(FLAGS_warmup);
   options.sim.sample = absl::GetFlag(FLAGS_sample);
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.sim.progress = isatty(2);
+  options.sim.progress_lines = !options.sim.progress && ProgressLinesWanted();
   options.sim.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   options.sim.limits.max_events = absl::GetFlag(FLAGS_max_events);
   options.sim.limits.max_cpu = absl::GetFlag(FLAGS_max_cpu);

@@ -98,10 +98,35 @@ class Searcher {
       }
       point->figures = *std::move(figures);
       point->replications = have;
+      point->health = ComputeHealth(*merged);
       point->verdict = Decide(spec_.condition, point->figures);
+      point->why = point->verdict == Verdict::kPass ? "" : WhyNot(spec_.condition, point->figures);
+      if (std::string overload = Overload(point->health); !overload.empty() && !spec_.allow_overload) {
+        // Its figures are of completed work only: a point that did not
+        // settle fails, whatever they say (more replications would not
+        // change that).
+        point->verdict = Verdict::kFail;
+        point->why = overload;
+        return true;
+      }
       if (point->verdict != Verdict::kUndecided || have >= spec_.max_replications) return true;
       want = std::min(have * 2, spec_.max_replications);
     }
+  }
+
+  // Why a point is not in a steady state, or "" when it is.
+  std::string Overload(const Health& h) const {
+    std::string share = absl::StrCat(h.in_progress, " of the ", h.seen,
+                                     " sessions its window saw in progress at the horizon");
+    if (!Settled(h.verdict)) {
+      return absl::StrCat("not in a steady state (", VerdictWord(h.verdict), "): ", share,
+                          "; its figures cover completed work only (--allow-overload judges them alone)");
+    }
+    if (h.in_progress_share > spec_.max_in_progress) {
+      return absl::StrCat(share, ", more than ", FormatShortest(100 * spec_.max_in_progress),
+                          "% (--max-in-progress)");
+    }
+    return "";
   }
 
   const SearchSpec& spec_;
@@ -181,7 +206,13 @@ std::string RenderSearch(const SearchSpec& spec, const SearchOutcome& o) {
       " needed more than ", std::min(spec.replications, spec.max_replications),
       " replications; ", undecided, " stayed undecided at ", spec.max_replications,
       undecided > 0 ? " and counted as failing (the answer may be low)" : "",
-      ".\n  The bisection takes the condition to hold below some ", p, " and fail above it.\n\n");
+      ".\n  The bisection takes the condition to hold below some ", p, " and fail above it.\n",
+      spec.allow_overload
+          ? "  --allow-overload: points are judged by their figures alone, settled or not.\n\n"
+          : absl::StrCat("  A point not in a steady state, or with more than ",
+                         FormatShortest(100 * spec.max_in_progress),
+                         "% of its sessions in progress at the horizon,\n  fails: its figures "
+                         "cover completed work only.\n\n"));
   std::vector<report::Column> columns = {{p, report::Align::kRight, 0},
                                          {"verdict", report::Align::kLeft, 0},
                                          {"reps", report::Align::kRight, 0}};
@@ -189,7 +220,10 @@ std::string RenderSearch(const SearchSpec& spec, const SearchOutcome& o) {
     columns.push_back({m.label, report::Align::kRight, 6});
     columns.push_back({"±95%", report::Align::kRight, 6});
   }
+  columns.push_back({"steady state", report::Align::kLeft, 0});
+  columns.push_back({"in progress", report::Align::kRight, 0});
   report::Table table(columns);
+  std::vector<std::string> reasons;
   for (const SearchPoint& x : o.tried) {
     std::vector<std::string> row = {FormatShortest(x.value), std::string(VerdictWord(x.verdict)),
                                     absl::StrCat(x.replications)};
@@ -197,9 +231,14 @@ std::string RenderSearch(const SearchSpec& spec, const SearchOutcome& o) {
       row.push_back(f.defined ? FormatFixed(f.value, 4) : "-");
       row.push_back(f.defined ? FormatFixed(f.half_width, 4) : "-");
     }
+    row.push_back(VerdictWord(x.health.verdict));
+    row.push_back(absl::StrCat(FormatFixed(100 * x.health.in_progress_share, 1), "%"));
     table.AddRow(std::move(row));
+    if (!x.why.empty()) reasons.push_back(absl::StrCat("  ", at(x), ": ", x.why, "\n"));
   }
-  absl::StrAppend(&out, "points tried, in order:\n", table.RenderText());
+  absl::StrAppend(&out, "points tried, in order (in progress: of the sessions the window saw, at the horizon):\n",
+                  table.RenderText());
+  if (!reasons.empty()) absl::StrAppend(&out, "\nwhy a point did not pass:\n", absl::StrJoin(reasons, ""));
   return out;
 }
 

@@ -25,6 +25,13 @@ struct SearchSpec {
   DriverOptions base;  // other -D, --share, and the run's --seed, --horizon, --data-dir, --jobs
   uint32_t replications = 4;       // a point's first replications
   uint32_t max_replications = 64;  // and the most it gets
+  // A point not in a steady state (serq-report's verdict OVERLOADED or
+  // BACKLOGGED), or leaving more than max_in_progress of the sessions its
+  // window saw in progress at the horizon, fails whatever its figures, as
+  // its figures cover completed work only; --allow-overload judges the
+  // figures alone.
+  bool allow_overload = false;
+  double max_in_progress = 0.1;
 };
 
 struct SearchPoint {
@@ -32,6 +39,8 @@ struct SearchPoint {
   Verdict verdict = Verdict::kUndecided;
   uint32_t replications = 0;
   std::vector<Figure> figures;  // one per condition.metrics
+  Health health;
+  std::string why;  // a point that did not pass: why (the overload, or the figures)
 };
 
 struct SearchOutcome {

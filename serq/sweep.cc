@@ -16,6 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/match.h"
 #include "ir/cli.h"
+#include "ir/output.h"
 #include "ir/words.h"
 #include "stats/merge.h"
 #include "serq-sim/model/model.h"
@@ -61,11 +62,10 @@ std::string ShellQuote(absl::string_view text) {
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
   std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    out.close();
-    if (!out) return absl::InvalidArgumentError(absl::StrCat("cannot write '", tmp, "'"));
+  if (absl::Status s = WriteFile(tmp, bytes); !s.ok()) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return s;
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
@@ -79,6 +79,47 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The task file of a task that failed: its settings and why, so that the
+// merge reports its point as failed rather than missing.
+absl::Status WriteFailure(const std::string& dir, const sweep::Plan& plan, uint64_t task,
+                          int exit_code, const std::string& what, const std::string& error) {
+  sweep::Task out;
+  out.set_task(static_cast<uint32_t>(task));
+  out.set_point(static_cast<uint32_t>(task / plan.replications()));
+  out.set_replication(static_cast<uint32_t>(task % plan.replications()));
+  for (const sweep::Setting& s : PointSettings(plan.axis(), task / plan.replications())) {
+    *out.add_setting() = s;
+  }
+  out.mutable_failure()->set_exit_code(exit_code);
+  out.mutable_failure()->set_what(what);
+  out.mutable_failure()->set_error(error);
+  return WriteFileAtomically(TaskPath(dir, task), out.SerializeAsString());
+}
+
+// A task's failure: recorded in its file, and said on stderr with the task.
+CommandResult RecordFailure(const std::string& dir, const sweep::Plan& plan, uint64_t task,
+                            CommandResult failed) {
+  const uint32_t replication = static_cast<uint32_t>(task % plan.replications());
+  absl::StrAppend(&failed.err,
+                  ToolError("serq", absl::StrCat("task ", task, " (",
+                                                 PointText(PointSettings(plan.axis(), task / plan.replications())),
+                                                 ", replication ", replication, ") failed")));
+  if (absl::Status s = WriteFailure(dir, plan, task, failed.exit_code,
+                                    absl::StrCat("exited with ", failed.exit_code), failed.err);
+      !s.ok()) {
+    absl::StrAppend(&failed.err, ToolError("serq", s.message()));
+    failed.exit_code = kExitUsage;
+  }
+  return failed;
+}
+
+// The first line of a task's error that says something (its diagnostics'
+// first line), for the one-line list of failed points.
+std::string FirstLine(absl::string_view text) {
+  size_t end = text.find('\n');
+  return std::string(text.substr(0, end));
 }
 
 }  // namespace
@@ -110,23 +151,36 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
   }
   if (spec.seed) plan->set_seed(*spec.seed);
   if (spec.horizon) plan->set_horizon(*spec.horizon);
+  if (spec.warmup) plan->set_warmup(*spec.warmup);
   plan->set_data_dir(spec.data_dir);
 
   const uint64_t points = PointCount(plan->axis());
   constexpr uint64_t kMaxTasks = uint64_t{1} << 31;
+  // A point whose program is rejected runs as a failed task (the sweep
+  // reports it with its diagnostics); a program rejected at every point
+  // is refused here, before any task runs.
+  bool linked_once = false;
+  CommandResult first_rejection;
   for (uint64_t p = 0; p < points; ++p) {
     std::vector<sweep::Setting> settings = PointSettings(plan->axis(), p);
     ir::Program program;
     CommandResult linked;
     if (!ParseAndLink(spec.program, PointOptions(settings), &program, &linked)) {
-      *error = linked;
-      if (linked.exit_code != kExitInputRejected) return false;  // a file that cannot be read
-      error->err = absl::StrCat(
-          linked.err, ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ",
-                                                     PointText(settings))));
-      return false;
+      if (linked.exit_code != kExitInputRejected) {  // a file that cannot be read
+        *error = linked;
+        return false;
+      }
+      if (first_rejection.err.empty()) {
+        first_rejection = linked;
+        absl::StrAppend(&first_rejection.err,
+                        ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ",
+                                                       PointText(settings),
+                                                       points > 1 ? " and at every other" : "")));
+      }
+      continue;
     }
-    if (p > 0) continue;
+    if (linked_once) continue;
+    linked_once = true;
     uint32_t replications = spec.replications.value_or(0);
     if (replications == 0) {
       // The program's own `run { replications }` at the first point.
@@ -134,6 +188,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
       model_options.defines = PointOptions(settings).defines;
       model_options.seed = spec.seed;
       model_options.horizon = spec.horizon;
+      model_options.warmup = spec.warmup;
       model_options.data_dir = spec.data_dir;
       sim::Model model;
       Diagnostics diags(InputName(spec.program));
@@ -150,6 +205,10 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
                                                                   replications, " replications: too many tasks")));
       return false;
     }
+  }
+  if (!linked_once) {
+    *error = first_rejection;
+    return false;
   }
   return true;
 }
@@ -211,10 +270,13 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   DriverOptions options = PointOptions(settings);
   ir::Program program;
   CommandResult result;
-  if (!ParseAndLink(plan.program(), options, &program, &result)) return result;
+  if (!ParseAndLink(plan.program(), options, &program, &result)) {
+    return RecordFailure(dir, plan, task, result);
+  }
   SimOptions sim;
   if (plan.has_seed()) sim.seed = plan.seed();
   if (plan.has_horizon()) sim.horizon = plan.horizon();
+  if (plan.has_warmup()) sim.warmup = plan.warmup();
   sim.data_dir = plan.data_dir();
   sim.replications = replication + 1;
   sim.first_replication = replication;
@@ -225,10 +287,9 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   for (const sweep::Setting& s : settings) *out.add_setting() = s;
   Diagnostics diags(InputName(plan.program()));
   if (!Simulate(program, sim, out.mutable_results(), &diags)) {
-    return Failure(kExitInputRejected,
-                   absl::StrCat(RenderProgramDiagnostics(diags, program, InputName(plan.program())),
-                                ToolError("serq", absl::StrCat("task ", task, " (", PointText(settings),
-                                                               ", replication ", replication, ") failed"))));
+    CommandResult failed = Failure(kExitInputRejected,
+                                   RenderProgramDiagnostics(diags, program, InputName(plan.program())));
+    return RecordFailure(dir, plan, task, failed);
   }
   // The run's replications, as in `serq run --replications R`.
   out.mutable_results()->set_replications(plan.replications());
@@ -251,10 +312,17 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
     auto it = running.find(pid);
     if (it == running.end()) return;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      if (failed.empty()) {
-        failed = absl::StrCat("task ", it->second, " ",
-                              WIFEXITED(status) ? absl::StrCat("exited with ", WEXITSTATUS(status))
-                                                : absl::StrCat("was killed by signal ", WTERMSIG(status)));
+      // A task that failed wrote its Failure; one killed or crashed could
+      // not: say what happened in its file.
+      const uint64_t t = it->second;
+      auto bytes = ReadFile(TaskPath(dir, t));
+      sweep::Task written;
+      if (!bytes.ok() || !written.ParseFromString(*bytes) || !written.has_failure()) {
+        std::string what = WIFEXITED(status) ? absl::StrCat("exited with ", WEXITSTATUS(status))
+                                             : absl::StrCat("was killed by signal ", WTERMSIG(status));
+        absl::Status s = WriteFailure(dir, plan, t, WIFEXITED(status) ? WEXITSTATUS(status) : 0, what,
+                                      absl::StrCat("task ", t, " ", what, " and wrote no results\n"));
+        if (!s.ok() && failed.empty()) failed = std::string(s.message());
       }
     }
     running.erase(it);
@@ -276,7 +344,9 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
     }
     reap();
   }
-  if (!failed.empty()) return Failure(kExitInputRejected, ToolError("serq", absl::StrCat("the sweep stopped: ", failed)));
+  // Only the executor's own failure (a task that cannot start, a file that
+  // cannot be written) stops the sweep; a task's is in its file.
+  if (!failed.empty()) return Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep stopped: ", failed)));
   return CommandResult();
 }
 
@@ -313,14 +383,11 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
   const uint64_t count = TaskCount(*plan);
   const uint32_t reps = plan->replications();
   std::vector<sweep::Task> tasks(count);
-  std::vector<uint64_t> missing;
+  std::vector<bool> present(count, false);
   for (uint64_t i = 0; i < count; ++i) {
     std::string path = TaskPath(dir, i);
     auto bytes = ReadFile(path);
-    if (!bytes.ok()) {
-      missing.push_back(i);
-      continue;
-    }
+    if (!bytes.ok()) continue;
     sweep::Task& t = tasks[i];
     if (!t.ParseFromString(*bytes)) {
       return absl::InvalidArgumentError(absl::StrCat(path, ": error: not a sweep task file"));
@@ -337,24 +404,41 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
           ", replication ", t.replication(), "), not task ", i, " of this sweep (", PointText(want),
           ", replication ", i % reps, ")"));
     }
-  }
-  if (!missing.empty()) {
-    std::vector<uint64_t> shown(missing.begin(), missing.begin() + std::min<size_t>(missing.size(), 10));
-    return absl::NotFoundError(absl::StrCat(
-        "'", dir, "' lacks ", missing.size(), " of its ", count, " task files: task",
-        missing.size() == 1 ? " " : "s ", absl::StrJoin(shown, ", "), missing.size() > 10 ? ", ..." : "",
-        "; run one with: serq sweep --out ", dir, " --task ", missing[0]));
+    present[i] = true;
   }
   table.metrics = metrics;
   std::set<uint64_t> seeds;
+  bool first = true;
   for (uint64_t p = 0; p * reps < count; ++p) {
+    SweepPoint point;
+    point.settings = PointSettings(plan->axis(), p);
+    point.replications = reps;
     std::vector<report::ResultsFile> files;
     for (uint32_t r = 0; r < reps; ++r) {
-      files.push_back({TaskPath(dir, p * reps + r), &tasks[p * reps + r].results()});
+      const uint64_t i = p * reps + r;
+      if (!present[i]) {
+        if (point.status == SweepPoint::kMerged) point.status = SweepPoint::kMissing;
+        table.missing.push_back(i);
+        continue;
+      }
+      if (tasks[i].has_failure()) {
+        if (point.status != SweepPoint::kFailed) {
+          point.status = SweepPoint::kFailed;
+          point.failure = absl::StrCat("task ", i, " ", tasks[i].failure().what(), ": ",
+                                       FirstLine(tasks[i].failure().error()));
+        }
+        continue;
+      }
+      files.push_back({TaskPath(dir, i), &tasks[i].results()});
+    }
+    if (point.status != SweepPoint::kMerged) {
+      table.points.push_back(std::move(point));
+      continue;
     }
     auto merged = report::MergeResults(files);
     if (!merged.ok()) return merged.status();
-    if (p == 0) {
+    if (first) {
+      first = false;
       table.horizon = merged->first->horizon();
       table.warmup = merged->first->warmup();
       if (table.metrics.empty()) table.metrics = DefaultMetrics(*merged);
@@ -362,14 +446,44 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
     seeds.insert(merged->seeds.begin(), merged->seeds.end());
     auto figures = ComputeFigures(*merged, table.metrics);
     if (!figures.ok()) return figures.status();
-    SweepPoint point;
-    point.settings = PointSettings(plan->axis(), p);
-    point.replications = reps;
     point.figures = *std::move(figures);
+    point.health = ComputeHealth(*merged);
     table.points.push_back(std::move(point));
   }
   table.seeds.assign(seeds.begin(), seeds.end());
   return table;
+}
+
+std::vector<std::string> SweepProblems(const std::string& dir, const SweepTable& table) {
+  std::vector<std::string> lines;
+  std::vector<const SweepPoint*> failed;
+  for (const SweepPoint& p : table.points) {
+    if (p.status == SweepPoint::kFailed) failed.push_back(&p);
+  }
+  const size_t points = table.points.size();
+  if (!failed.empty()) {
+    std::string head = absl::StrCat(failed.size(), " of ", points, points == 1 ? " point" : " points",
+                                    " failed:");
+    // One failure on one line; more, one a line under the count.
+    if (failed.size() == 1) {
+      lines.push_back(absl::StrCat(head, " ", PointText(failed[0]->settings), ": ", failed[0]->failure));
+    } else {
+      lines.push_back(head);
+      for (const SweepPoint* p : failed) {
+        lines.push_back(absl::StrCat("  ", PointText(p->settings), ": ", p->failure));
+      }
+    }
+  }
+  const std::vector<uint64_t>& missing = table.missing;
+  if (!missing.empty()) {
+    const uint64_t count = TaskCount(table.plan);
+    std::vector<uint64_t> shown(missing.begin(), missing.begin() + std::min<size_t>(missing.size(), 10));
+    lines.push_back(absl::StrCat(
+        "'", dir, "' lacks ", missing.size(), " of its ", count, " task files: task",
+        missing.size() == 1 ? " " : "s ", absl::StrJoin(shown, ", "), missing.size() > 10 ? ", ..." : "",
+        "; run one with: serq sweep --out ", dir, " --task ", missing[0]));
+  }
+  return lines;
 }
 
 }  // namespace serq

@@ -41,6 +41,7 @@ struct SweepSpec {
   std::optional<uint32_t> replications;                      // default: the program's
   std::optional<uint64_t> seed;
   std::optional<double> horizon;
+  std::optional<double> warmup;
   std::string data_dir;
 };
 
@@ -69,8 +70,10 @@ absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir);
 CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t task);
 
 // Runs every task of the plan in `dir` as local processes of `self` (this
-// executable: `self sweep --out DIR --task i`), `jobs` at a time. Stops
-// starting tasks after one fails; the error names it.
+// executable: `self sweep --out DIR --task i`), `jobs` at a time. Every
+// task runs: a failed one leaves a task file with its Failure (the task
+// writes it, or this, when its process died without one), so that the
+// merge reports its point as failed and the others as they are.
 CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
                               const sweep::Plan& plan, uint32_t jobs);
 
@@ -81,22 +84,33 @@ std::string EmitSlurm(const std::string& self, const std::string& dir, const swe
 
 // A sweep's figures, point by point, merged from the files in `dir`.
 struct SweepPoint {
+  enum Status { kMerged, kFailed, kMissing };
+  Status status = kMerged;
   std::vector<sweep::Setting> settings;
   uint32_t replications = 0;
-  std::vector<Figure> figures;
+  std::vector<Figure> figures;  // kMerged: one per metric
+  Health health;                // kMerged
+  std::string failure;          // kFailed: "task 2 exited with 1: <its first error line>"
 };
 struct SweepTable {
   sweep::Plan plan;
   double horizon = 0, warmup = 0;
   std::vector<uint64_t> seeds;
   std::vector<Metric> metrics;
-  std::vector<SweepPoint> points;
+  std::vector<SweepPoint> points;  // every point, merged or not
+  std::vector<uint64_t> missing;    // the tasks whose files are absent
 };
 
+// The points that did not merge, as the lines the merge prints on stderr
+// ("1 of 3 points failed: P=1.5: task 2 exited with 1: ...", "lacks 1 of
+// its 6 task files: ..."); empty when every point merged.
+std::vector<std::string> SweepProblems(const std::string& dir, const SweepTable& table);
+
 // Reads and checks every task file (each present once, its settings its
-// point's) and merges each point's replications. `metrics` empty: the
-// default (DefaultMetrics of the first point). Errors: which tasks are
-// missing (and the command that runs one again), which file is bad.
+// point's) and merges each point's replications: a point with a failed
+// task is kFailed, one with a task file missing kMissing, the others
+// merged. `metrics` empty: the default (DefaultMetrics of the first merged
+// point). Errors: a bad file, a figure the results lack.
 absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<Metric>& metrics);
 
 }  // namespace serq

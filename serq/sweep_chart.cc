@@ -68,7 +68,9 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
   int nlines = li < 0 ? 1 : AxisSize(axes[li]);
   struct Point {
     double x, y, half_width;
+    bool unsettled;
   };
+  bool any_unsettled = false;
   std::vector<std::vector<Point>> points(nlines);
   chart.lines.resize(nlines);
   for (const SweepPoint& p : table.points) {
@@ -81,9 +83,12 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
       }
       chart.lines[line].label = absl::StrCat(a.name(), "=", SettingText(p.settings[li]));
     }
+    if (p.status != SweepPoint::kMerged) continue;  // failed or missing: no figure
     const Figure& f = p.figures[m];
     if (!f.defined) continue;
-    points[line].push_back({p.settings[xi].value(), f.value, f.half_width});
+    const bool unsettled = !Settled(p.health.verdict);
+    any_unsettled |= unsettled;
+    points[line].push_back({p.settings[xi].value(), f.value, f.half_width, unsettled});
   }
   for (int k = 0; k < nlines; ++k) {
     std::stable_sort(points[k].begin(), points[k].end(),
@@ -94,8 +99,11 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
       l.points.push_back({p.x, p.y});
       // An undefined interval (NaN) is drawn as an unbounded one.
       l.bars.push_back(std::isnan(p.half_width) ? INFINITY : p.half_width);
+      l.ringed.push_back(p.unsettled);
     }
   }
+  // Its figures are of completed work only: say so where it is drawn.
+  if (any_unsettled) absl::StrAppend(&chart.title, " (red ring: not in a steady state)");
   return view::ChartDocument({chart}, "");
 }
 

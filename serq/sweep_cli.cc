@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -47,6 +48,12 @@ ABSL_FLAG(std::string, until, "",
           "search: the condition a value must meet, e.g. 'p99(ttft) <= 2 && mean(ok) >= 0.9'");
 ABSL_FLAG(std::optional<double>, step, std::nullopt,
           "search: the values tried are lo + k * step (default: (hi - lo) / 100)");
+ABSL_FLAG(bool, allow_overload, false,
+          "search: judge a point by its figures alone, even when it is not in a steady state "
+          "(default: such a point fails)");
+ABSL_FLAG(double, max_in_progress, 0.1,
+          "search: the largest share of the sessions a point's window saw that may be in progress "
+          "at the horizon; more fails the point");
 ABSL_FLAG(uint32_t, max_replications, 64,
           "search: the most replications a point gets while it is undecided");
 
@@ -55,10 +62,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Every output of sweep and search goes through here: a write that fails
+// is "serq: error: cannot write output: <reason>", exit 2.
+int Emit(absl::string_view out, int exit_code = kExitOk) {
+  if (absl::Status s = WriteStdout(out); !s.ok()) {
+    PrintToolError("serq", s.message());
+    return kExitUsage;
+  }
+  return exit_code;
+}
+
 int Print(const CommandResult& r) {
-  std::fwrite(r.out.data(), 1, r.out.size(), stdout);
-  std::fwrite(r.err.data(), 1, r.err.size(), stderr);
-  return r.exit_code;
+  std::cerr << r.err;
+  return Emit(r.out, r.exit_code);
 }
 
 // Merges `dir` and prints the report in `format`.
@@ -89,17 +105,20 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
     }
     return kExitInputRejected;
   }
+  // Points that failed or whose files are missing are in the table,
+  // marked; stderr says which and why, and the exit code that some did.
+  std::vector<std::string> problems = SweepProblems(dir, *table);
+  const int exit_code = problems.empty() ? kExitOk : kExitInputRejected;
+  for (const std::string& line : problems) PrintToolError("serq", line);
   if (!chart.empty()) {
     auto svg = SweepChart(*table, ParseMetric(chart)->label, absl::GetFlag(FLAGS_chart_x),
                           absl::GetFlag(FLAGS_chart_lines));
     if (!svg.ok()) return Usage(std::string(svg.status().message()));
-    std::fwrite(svg->data(), 1, svg->size(), stdout);
-    return kExitOk;
+    return Emit(*svg, exit_code);
   }
   auto text = RenderSweepReport(*table, format.empty() ? "text" : format);
   if (!text.ok()) return Usage(std::string(text.status().message()));
-  std::fwrite(text->data(), 1, text->size(), stdout);
-  return kExitOk;
+  return Emit(*text, exit_code);
 }
 
 std::string Absolute(const std::string& dir) {
@@ -117,6 +136,7 @@ struct SweepArgs {
   std::optional<uint64_t> seed;
   std::optional<uint32_t> replications;
   std::optional<double> horizon;
+  std::optional<double> warmup;
   std::string data_dir;
   std::optional<uint32_t> jobs;
   std::string self;  // this executable, for the tasks' command lines
@@ -133,12 +153,14 @@ absl::StatusOr<SweepArgs> ReadSweepArgs(const CommandLine& line) {
   args.seed = absl::GetFlag(FLAGS_seed);
   args.replications = absl::GetFlag(FLAGS_replications);
   args.horizon = absl::GetFlag(FLAGS_horizon);
+  args.warmup = absl::GetFlag(FLAGS_warmup);
   args.data_dir = absl::GetFlag(FLAGS_data_dir);
   args.jobs = absl::GetFlag(FLAGS_jobs);
   args.self = line.self;
   SimOptions check;
   check.replications = args.replications;
   check.horizon = args.horizon;
+  check.warmup = args.warmup;
   if (absl::Status valid = ValidateSimOptions(check); !valid.ok()) return valid;
   if (args.jobs && *args.jobs == 0) return absl::InvalidArgumentError("--jobs must be at least 1");
   return args;
@@ -160,6 +182,8 @@ std::vector<FlagUse> SweepFlagUses() {
       {"until", !absl::GetFlag(FLAGS_until).empty(), {"search"}},
       {"step", absl::GetFlag(FLAGS_step).has_value(), {"search"}},
       {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64, {"search"}},
+      {"allow-overload", absl::GetFlag(FLAGS_allow_overload), {"search"}},
+      {"max-in-progress", absl::GetFlag(FLAGS_max_in_progress) != 0.1, {"search"}},
       {"metrics", !absl::GetFlag(FLAGS_metrics).empty(), {"sweep", "search"}},
   };
 }
@@ -178,7 +202,7 @@ int SweepMain(const CommandLine& line) {
     const char* what = !merge.empty() ? "--merge" : "--task";
     if (!args.positional.empty()) return Usage(absl::StrCat(what, " takes no program: the plan names it"));
     if (!args.defines.empty() || !args.share.empty() || args.seed || args.replications ||
-        args.horizon || !args.data_dir.empty() || !emit.empty()) {
+        args.horizon || args.warmup || !args.data_dir.empty() || !emit.empty()) {
       return Usage(absl::StrCat(what, " takes the sweep's settings from its plan: give -D, --share, "
                                       "--seed, --replications, --horizon, --data-dir, --emit when planning"));
     }
@@ -235,6 +259,7 @@ int SweepMain(const CommandLine& line) {
   spec.replications = args.replications;
   spec.seed = args.seed;
   spec.horizon = args.horizon;
+  spec.warmup = args.warmup;
   spec.data_dir = args.data_dir;
   sweep::Plan plan;
   CommandResult planned;
@@ -256,13 +281,16 @@ int SweepMain(const CommandLine& line) {
     PrintToolError("serq", s.message());
     return kExitUsage;
   }
+  // The task list names the executable the tasks run: this one, or
+  // $SERQ, for hosts where serq lives elsewhere (this one may be a build
+  // tree's path that exists nowhere else).
+  const char* installed = std::getenv("SERQ");
+  const std::string exe = installed != nullptr && *installed != '\0' ? installed : args.self;
   if (emit == "parallel") {
-    std::cout << EmitParallel(args.self, dir, plan);
-    return kExitOk;
+    return Emit(EmitParallel(exe, dir, plan));
   }
   if (emit == "slurm") {
-    std::cout << EmitSlurm(args.self, dir, plan);
-    return kExitOk;
+    return Emit(EmitSlurm(exe, dir, plan));
   }
   uint32_t jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   int rc = Print(RunTasksLocally(args.self, dir, plan, jobs));
@@ -325,16 +353,21 @@ int SearchMain(const CommandLine& line) {
   }
   spec.base.sim.seed = args.seed;
   spec.base.sim.horizon = args.horizon;
+  spec.base.sim.warmup = args.warmup;
   spec.base.sim.data_dir = args.data_dir;
   spec.base.sim.jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   spec.replications = args.replications.value_or(4);
   spec.max_replications = absl::GetFlag(FLAGS_max_replications);
   if (spec.max_replications < 2) return Usage("--max-replications must be at least 2");
+  spec.allow_overload = absl::GetFlag(FLAGS_allow_overload);
+  spec.max_in_progress = absl::GetFlag(FLAGS_max_in_progress);
+  if (!(spec.max_in_progress >= 0 && spec.max_in_progress <= 1)) {
+    return Usage("--max-in-progress must be a share from 0 to 1");
+  }
   SearchOutcome outcome;
   CommandResult error;
   if (!RunSearch(spec, &outcome, &error)) return Print(error);
-  std::cout << RenderSearch(spec, outcome);
-  return kExitOk;
+  return Emit(RenderSearch(spec, outcome));
 }
 
 }  // namespace serq

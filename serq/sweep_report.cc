@@ -29,6 +29,22 @@ std::string RunLine(const SweepTable& t) {
                       seeds.size() == 1 ? ", seed " : ", seeds ", absl::StrJoin(seeds, ", "));
 }
 
+// A point's last column: its steady-state verdict (docs/report.md §steady
+// state), or why it has no figures.
+std::string Status(const SweepPoint& p) {
+  switch (p.status) {
+    case SweepPoint::kFailed: return "failed";
+    case SweepPoint::kMissing: return "missing";
+    case SweepPoint::kMerged: break;
+  }
+  return VerdictWord(p.health.verdict);
+}
+
+// The figures of a point that has none (failed, missing): undefined.
+std::vector<Figure> FiguresOf(const SweepTable& t, const SweepPoint& p) {
+  return p.status == SweepPoint::kMerged ? p.figures : std::vector<Figure>(t.metrics.size());
+}
+
 std::string Fixed(const Figure& f, double x) { return f.defined ? FormatFixed(x, 4) : "-"; }
 std::string Shortest(const Figure& f, double x) { return f.defined ? FormatShortest(x) : ""; }
 
@@ -42,14 +58,16 @@ std::string TextTable(const SweepTable& t, bool markdown) {
     columns.push_back({m.label, Align::kRight, 6});
     columns.push_back({"±95%", Align::kRight, 6});
   }
+  columns.push_back({"status", Align::kLeft, 0});
   report::Table table(columns);
   for (const SweepPoint& p : t.points) {
     std::vector<std::string> row;
     for (const sweep::Setting& s : p.settings) row.push_back(SettingText(s));
-    for (const Figure& f : p.figures) {
+    for (const Figure& f : FiguresOf(t, p)) {
       row.push_back(Fixed(f, f.value));
       row.push_back(Fixed(f, f.half_width));
     }
+    row.push_back(Status(p));
     table.AddRow(std::move(row));
   }
   if (!markdown) return absl::StrCat(RunLine(t), "\n\n", table.RenderText());
@@ -75,15 +93,17 @@ std::string Csv(const SweepTable& t) {
     header.push_back(CsvField(m.label));
     header.push_back(CsvField(absl::StrCat(m.label, " hw95")));
   }
+  header.push_back("status");
   std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
   for (const SweepPoint& p : t.points) {
     std::vector<std::string> row;
     for (const sweep::Setting& s : p.settings) row.push_back(CsvField(SettingText(s)));
     row.push_back(absl::StrCat(p.replications));
-    for (const Figure& f : p.figures) {
+    for (const Figure& f : FiguresOf(t, p)) {
       row.push_back(Shortest(f, f.value));
       row.push_back(Shortest(f, f.half_width));
     }
+    row.push_back(Status(p));
     absl::StrAppend(&out, absl::StrJoin(row, ","), "\n");
   }
   return out;
@@ -111,15 +131,21 @@ std::string Json(const SweepTable& t) {
                                       s.word().empty() ? JsonNumber(s.value()) : JsonString(s.word())));
     }
     std::vector<std::string> figures;
-    for (size_t k = 0; k < p.figures.size(); ++k) {
-      const Figure& f = p.figures[k];
+    const std::vector<Figure> point_figures = FiguresOf(t, p);
+    for (size_t k = 0; k < point_figures.size(); ++k) {
+      const Figure& f = point_figures[k];
       figures.push_back(
           f.defined ? absl::StrCat(JsonString(t.metrics[k].label), ": {\"value\": ", JsonNumber(f.value),
                                    ", \"half_width\": ", JsonNumber(f.half_width), "}")
                     : absl::StrCat(JsonString(t.metrics[k].label), ": {}"));
     }
+    std::string status = absl::StrCat(", \"status\": ", JsonString(Status(p)));
+    if (p.status == SweepPoint::kFailed) absl::StrAppend(&status, ", \"failure\": ", JsonString(p.failure));
+    if (p.status == SweepPoint::kMerged) {
+      absl::StrAppend(&status, ", \"in_progress_share\": ", JsonNumber(p.health.in_progress_share));
+    }
     absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "    {\"settings\": {", absl::StrJoin(settings, ", "),
-                    "}, \"figures\": {", absl::StrJoin(figures, ", "), "}}");
+                    "}, \"figures\": {", absl::StrJoin(figures, ", "), "}", status, "}");
   }
   absl::StrAppend(&out, t.points.empty() ? "]\n}\n" : "\n  ]\n}\n");
   return out;

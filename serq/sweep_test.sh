@@ -49,9 +49,9 @@ cmp -s "$tmp/merged.txt" testdata/sweep/flows.txt || fail "merge of the reversed
 
 # The report's other formats say the same.
 "$serq" sweep --merge "$tmp/emitted" --metrics "$metrics" --format csv >"$tmp/r.csv"
-head -1 "$tmp/r.csv" | grep -qxF 'W,share,replications,mean(f3),mean(f3) hw95,p50(f3),p50(f3) hw95,rate(f3),rate(f3) hw95,mean(f1),mean(f1) hw95' ||
+head -1 "$tmp/r.csv" | grep -qxF 'W,share,replications,mean(f3),mean(f3) hw95,p50(f3),p50(f3) hw95,rate(f3),rate(f3) hw95,mean(f1),mean(f1) hw95,status' ||
   fail "csv header: $(head -1 "$tmp/r.csv")"
-sed -n 5p "$tmp/r.csv" | grep -qxF '1,bottleneck,2,1,0,1,0,0.1,0,2,0' || fail "csv row W=1 bottleneck: $(sed -n 5p "$tmp/r.csv")"
+sed -n 5p "$tmp/r.csv" | grep -qxF '1,bottleneck,2,1,0,1,0,0.1,0,2,0,STABLE' || fail "csv row W=1 bottleneck: $(sed -n 5p "$tmp/r.csv")"
 "$serq" sweep --merge "$tmp/emitted" --metrics "$metrics" --format json >"$tmp/r.json"
 python3 - "$tmp/r.json" <<'PY' || fail "json: not the figures"
 import json, sys
@@ -89,8 +89,33 @@ expect 1 "emitted/task-5.pb: error: the file is task 6 (W=1, share=bottleneck, r
 
 # Errors of the program: at a point (exit 1, naming it); in a task.
 expect 1 "serq: error: the program is rejected at the sweep's point Nope=1" -- "$serq" sweep $flows -D Nope=1,2
-expect 1 "serq: error: the sweep stopped: task 0 exited with 1" -- "$serq" sweep testdata/sim/bad-distribution.sq
+expect 1 "serq: error: 1 of 1 point failed" -- "$serq" sweep testdata/sim/bad-distribution.sq
 grep -qF "bernoulli(1.5): p must be between 0 and 1" "$tmp/err" || fail "the task's runtime error is not shown"
+
+# A failing point does not stop the sweep (testdata/sweep/fails.sq: P = 1.5
+# is a runtime error, P = 0 and 1 make x = P exactly): the other points
+# run, the table has them and marks the failed one, stderr says which point
+# failed and why, and the exit code is 1. The task files record the failure,
+# so --merge says the same; a missing task file leaves its point out, named.
+fails=(testdata/sweep/fails.sq -D P=0,1.5,1 --replications 2 --metrics 'mean(x)' --format csv)
+expect 1 "serq: error: 1 of 3 points failed: P=1.5: task 2 exited with 1: testdata/sweep/fails.sq:8:15: error: at t=0, session 0: bernoulli(1.5): p must be between 0 and 1" -- \
+  "$serq" sweep "${fails[@]}" --out "$tmp/fails" --jobs 1
+cat >"$tmp/fails.want" <<'CSV'
+P,replications,mean(x),mean(x) hw95,status
+0,2,0,0,STABLE
+1.5,2,,,failed
+1,2,1,0,STABLE
+CSV
+cmp -s "$tmp/out" "$tmp/fails.want" || { fail "the sweep with a failed point: not the table"; diff "$tmp/out" "$tmp/fails.want"; }
+[ -f "$tmp/fails/task-5.pb" ] || fail "the point after the failed one did not run"
+expect 1 "serq: error: 1 of 3 points failed: P=1.5: task 2 exited with 1" -- \
+  "$serq" sweep --merge "$tmp/fails" --metrics 'mean(x)' --format csv
+cmp -s "$tmp/out" "$tmp/fails.want" || fail "--merge of the sweep with a failed point: not the table"
+rm "$tmp/fails/task-5.pb"
+expect 1 "lacks 1 of its 6 task files: task 5; run one with: serq sweep --out $tmp/fails --task 5" -- \
+  "$serq" sweep --merge "$tmp/fails" --metrics 'mean(x)' --format csv
+grep -qxF '1,2,,,missing' "$tmp/out" || fail "--merge with a missing task: no missing row: $(cat "$tmp/out")"
+grep -qxF '0,2,0,0,STABLE' "$tmp/out" || fail "--merge with a missing task: the first point is not merged"
 
 # Misuse: exit 2.
 expect 2 "serq: error: malformed -D 'W=1:2': expected start:stop:step, e.g. -D Rate=10:30:5" -- "$serq" sweep $flows -D W=1:2
@@ -108,6 +133,13 @@ expect 2 "holds another sweep (its plan.pb differs)" -- "$serq" sweep $flows -D 
 expect 2 "serq: error: --out applies to 'serq sweep' only" -- "$serq" run $flows --out "$tmp/x"
 expect 2 "serq: error: --metrics: bad figure 'avg(f3)'" -- "$serq" sweep $flows --metrics 'avg(f3)'
 expect 1 "no observation 'f9' in the results (there are 'f1', 'f2', 'f3')" -- "$serq" sweep --merge "$tmp/local" --metrics 'mean(f9)'
+
+# $SERQ names the executable of the tasks (another host's install), for both.
+SERQ=/opt/serq/bin/serq "$serq" sweep $flows "${grid[@]}" --emit=parallel --out "$tmp/emitted" >"$tmp/tasks2" ||
+  fail "emit with SERQ: exit $?"
+[ "$(grep -c "^'/opt/serq/bin/serq' sweep --out" "$tmp/tasks2")" = 12 ] || fail "SERQ: not in the task list: $(head -1 "$tmp/tasks2")"
+SERQ=/opt/serq/bin/serq "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/emitted" |
+  grep -q "^exec '/opt/serq/bin/serq' sweep" || fail "SERQ: not in the slurm script"
 
 # The Slurm script: a job array of the 12 tasks, each one `--task`.
 "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/slurm" >"$tmp/job.sh" || fail "emit=slurm: exit $?"
@@ -138,6 +170,40 @@ expect 2 "serq: error: --chart-lines: the same parameter as --chart-x" -- \
 "$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --metrics 'mean(t)' --chart-x Mu | grep -q '^<svg' ||
   fail "chart of a figure --metrics does not list"
 "$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x W >/dev/null || fail "chart of flows: exit $?"
+
+# Overload is marked (testdata/sweep/overload.sq, M/M/1 with mu = 1): at
+# Rate 1.2 the queue grows through the window (OVERLOADED), at 0.5 it is
+# STABLE, though p99(size) is ln(100) = 4.6 at both; the chart rings the
+# one unsettled point in red and says so in its title.
+over=(testdata/sweep/overload.sq -D Rate=0.5,1.2 --replications 2 --metrics 'p99(size)')
+"$serq" sweep "${over[@]}" --out "$tmp/over" --format csv >"$tmp/over.csv" || fail "overload sweep: exit $?"
+grep -q '^0.5,2,.*,STABLE$' "$tmp/over.csv" || fail "Rate 0.5 not STABLE: $(cat "$tmp/over.csv")"
+grep -q '^1.2,2,.*,OVERLOADED$' "$tmp/over.csv" || fail "Rate 1.2 not OVERLOADED: $(cat "$tmp/over.csv")"
+"$serq" sweep --merge "$tmp/over" --chart 'p99(size)' >"$tmp/over.svg" || fail "overload chart: exit $?"
+[ "$(grep -c 'r="7.5" fill="none" stroke="#d62728"' "$tmp/over.svg")" = 1 ] || fail "overload chart: not one red ring"
+grep -q 'red ring: not in a steady state' "$tmp/over.svg" || fail "overload chart: the title does not say"
+
+# Every output checked: to a full disk, each is exit 2 with the reason.
+full() {  # full WHAT -- command...
+  local what=$1; shift 2
+  "$@" >/dev/full 2>"$tmp/err" </dev/null
+  local got=$?
+  [ "$got" = 2 ] || fail "$what to /dev/full: exit $got, expected 2"
+  grep -qF "serq: error: cannot write output: No space left on device" "$tmp/err" ||
+    fail "$what to /dev/full: no reason: $(head -3 "$tmp/err")"
+}
+for f in text csv json md; do
+  full "--merge --format $f" -- "$serq" sweep --merge "$tmp/local" --metrics "$metrics" --format $f
+done
+full "--chart" -- "$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)'
+full "a sweep" -- "$serq" sweep $flows -D W=1 --replications 1 --jobs 1
+full "--emit=parallel" -- "$serq" sweep $flows "${grid[@]}" --emit=parallel --out "$tmp/full-p"
+full "--emit=slurm" -- "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/full-s"
+full "search" -- "$serq" search testdata/sweep/mm1.sq --param Rate --range 0.1:0.3 --step 0.1 \
+  --until 'mean(t) <= 100' --replications 2 --horizon 1000 --seed 1 --jobs 1
+ln -s /dev/full "$tmp/full.json"
+expect 2 "serq: error: cannot write '$tmp/full.json': No space left on device" -- \
+  "$serq" run $flows --results "$tmp/full.json"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"

@@ -22,6 +22,9 @@
 set -u
 
 suite=$1 glob=$2 out_ext=$3 command=$4
+# stderr is compared byte for byte: no progress line, however slow the
+# build (ASan) makes a run (docs/cli.md: SERQ_PROGRESS=0).
+export SERQ_PROGRESS=0
 
 # Runfiles root: the workspace directory inside the test's runfiles.
 root=${TEST_SRCDIR:-$PWD}/serq

@@ -44,6 +44,11 @@ for mode in "" --self-test; do
   if python3 tools/layering.py $mode; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 
+# The docs stand alone (tools/docs_refs.py): the check and its self-test.
+for mode in "" --self-test; do
+  if python3 tools/docs_refs.py $mode; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
+
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   # The build failed before any test could report: count it.
   failed=1

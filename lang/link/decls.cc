@@ -37,10 +37,11 @@ void Linker::CheckPools() {
       Place at = here.Field("cache", &p->cache_loc());
       if (ResolveExpr(p->mutable_cache(), at, constant)) {
         std::optional<double> v = Evaluate(p->cache(), at);
-        if (v.has_value() && !(IsWhole(*v) && *v >= 1)) {
+        // 0 is no cache (cached() and hit() read 0), so -D can switch it off.
+        if (v.has_value() && !(IsWhole(*v) && *v >= 0)) {
           Error(at.At(p->cache().loc()),
                 absl::StrCat("the cache block of '", p->name(),
-                             "' must be a whole number of units at least 1, not ",
+                             "' must be a whole number of units, at least 1 (0: no cache), not ",
                              FormatNumber(*v)));
         }
       }

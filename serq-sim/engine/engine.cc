@@ -516,10 +516,10 @@ bool Engine::Run(results::Replication* out) {
       return false;
     }
     if ((events_processed_ & 0xffff) == 0) {
-      if (options_.progress) Progress();
+      if (options_.progress || options_.progress_lines) Progress();
       // A trace that cannot be written stops the run (Simulate says why).
       bool stop = options_.trace != nullptr && options_.trace->fail();
-      if (stop || !WithinRunLimits()) {
+      if (stop || !WithinRunLimits() || !OnCourse()) {
         if (progress_shown_) std::fputs("\r\033[K", stderr);
         return false;
       }
@@ -767,20 +767,25 @@ void Engine::Report(results::Replication* out) {
   if (series_) series_->Release(out->mutable_series());
 }
 
-// Drawn after a second of wall time, then four times a second. The rate
-// of events and of simulated time tell a run that will not end (a huge
-// horizon, time that crawls) from one that is merely long.
+// On a terminal: drawn after a second of wall time, then four times a
+// second, in place. For a log (progress_lines): a whole line every 5 s
+// once the replication has run 5 s. The rate of events and of simulated
+// time tell a run that will not end (a huge horizon, time that crawls)
+// from one that is merely long.
 void Engine::Progress() {
-  double wall = WallSeconds();
-  if (wall - started_wall_ < 1.0 || wall - last_progress_wall_ < 0.25) return;
+  const double wall = WallSeconds();
+  const bool lines = options_.progress_lines;
+  const double after = lines ? 5.0 : 1.0, every = lines ? 5.0 : 0.25;
+  if (wall - started_wall_ < after || wall - last_progress_wall_ < every) return;
   last_progress_wall_ = wall;
-  progress_shown_ = true;
-  double elapsed = wall - started_wall_;
+  progress_shown_ = !lines;
+  const double elapsed = wall - started_wall_;
   std::fprintf(stderr,
-               "\rserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
-               "%.3g simulated s/s\033[K",
-               replication_ + 1, model_.replications, now_, model_.horizon,
-               100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed);
+               "%sserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
+               "%.3g simulated s/s%s",
+               lines ? "" : "\r", replication_ + 1, model_.replications, now_, model_.horizon,
+               100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed,
+               lines ? "\n" : "\033[K");
   std::fflush(stderr);
 }
 
@@ -808,6 +813,9 @@ void Engine::FailLimit(const Event& e, const std::string& message) {
     current_ = e.target;
     has_current_ = true;
     FailAt(sessions_[e.target].wait_statement, text);
+  } else if (e.kind() == kStation && !(shared_ && e.target == shared_->target())) {
+    const StageDecl& d = model_.stages[model_.station_decl[e.target]];
+    Fail(d.loc.line(), d.loc.column(), d.path, text);
   } else {
     Fail(0, 0, "", text);
   }
@@ -825,6 +833,35 @@ bool Engine::WithinRunLimits() {
     return false;
   }
   return true;
+}
+
+bool Engine::OnCourse() {
+  if (options_.limits.max_events != 0 || events_processed_ % kRunawayStretch != 0) return true;
+  const double stretch_start = stretch_time_;
+  stretch_time_ = now_;
+  // A stretch at one instant is the same-instant guard's to judge (a
+  // batch at t = 0 is many events at once, then time moves on).
+  if (events_processed_ < kRunawayJudgedAfter || !std::isfinite(model_.horizon) ||
+      !(now_ > stretch_start)) {
+    return true;
+  }
+  // Events a simulated second: over the whole run, and over the last
+  // stretch; a run that slows down for a while (a burst at t = 0) and then
+  // moves on is judged by both, so only one that crawls throughout stops.
+  const double left = model_.horizon - now_;
+  const double whole = static_cast<double>(events_processed_) / now_;
+  const double recent = static_cast<double>(kRunawayStretch) / (now_ - stretch_start);
+  const double need = left * std::min(whole, recent);
+  if (!(need > kRunawayEvents)) return true;
+  FailLimit(events_.Top(),
+            absl::StrCat("simulated time advances about ", absl::StrFormat("%.3g", 1 / std::min(whole, recent)),
+                         " s an event over ", events_processed_, " events: the horizon ", model_.horizon,
+                         " would need about ",
+                         absl::StrFormat("%.3g", need), " events more, past the bound of ",
+                         absl::StrFormat("%.3g", kRunawayEvents),
+                         " events (a runaway: lower the horizon, or give --max-events N to run up to "
+                         "N events)"));
+  return false;
 }
 
 bool Engine::SessionAllowed(uint32_t workload) {

@@ -39,6 +39,7 @@ namespace serq::sim {
 struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
+  bool progress_lines = false;    // not a terminal: a line every 5 s once past 5 s
   bool check_pools = false;       // tests: Pools::CheckInvariants after every event
   bool lanes = true;              // tests: false, no step stage steps a lane (SimOptions)
   SimLimits limits;               // --max-sessions, --max-events, --max-cpu
@@ -147,6 +148,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // --max-events and --max-cpu, checked every 65536 events: false after
   // reporting the one exceeded.
   bool WithinRunLimits();
+  // Without --max-events: false (after reporting it) when the replication's
+  // progress so far, and its progress over the last stretch of events,
+  // both say the horizon is more than kRunawayEvents events away.
+  bool OnCourse();
   // --max-sessions when a workload starts one more session: false after
   // reporting it.
   bool SessionAllowed(uint32_t workload);
@@ -254,6 +259,13 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // More events than this at one simulated instant: time does not advance.
   static constexpr uint64_t kEventsPerInstant = 100000000;
   uint64_t events_this_instant_ = 0;
+  // The runaway bound (docs/cli.md §Limits): a replication that would need
+  // more events than this to reach its horizon, judged after
+  // kRunawayJudgedAfter events, stops. --max-events replaces it.
+  static constexpr double kRunawayEvents = 1e12;
+  static constexpr uint64_t kRunawayJudgedAfter = uint64_t{1} << 22;
+  static constexpr uint64_t kRunawayStretch = uint64_t{1} << 20;
+  double stretch_time_ = 0;  // now_ at the start of the current stretch
 
   std::vector<std::unique_ptr<Station>> stations_;
   std::unique_ptr<SharedStages> shared_;

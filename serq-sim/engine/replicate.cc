@@ -87,6 +87,7 @@ class Parallel {
   void Work(bool progress) {
     EngineOptions own = options_;
     own.progress = options_.progress && progress;
+    own.progress_lines = options_.progress_lines && progress;
     Diagnostics diags = pristine_;  // the file name and source, for the error
     for (;;) {
       uint32_t i;

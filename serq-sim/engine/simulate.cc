@@ -1,6 +1,8 @@
 #include "serq-sim/engine/simulate.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 
@@ -14,6 +16,11 @@
 
 namespace serq {
 
+bool ProgressLinesWanted() {
+  const char* v = std::getenv("SERQ_PROGRESS");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
 absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.replications &&
       !(*options.replications >= 1 && *options.replications <= kMaxReplications)) {
@@ -23,6 +30,9 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
   }
   if (options.horizon && !(*options.horizon > 0 && *options.horizon < INFINITY)) {
     return absl::InvalidArgumentError("--horizon must be > 0 and finite");
+  }
+  if (options.warmup && !(*options.warmup >= 0 && *options.warmup < INFINITY)) {
+    return absl::InvalidArgumentError("--warmup must be >= 0 and finite");
   }
   if (options.sample && !(*options.sample > 0 && *options.sample < INFINITY)) {
     return absl::InvalidArgumentError("--sample must be > 0 and finite");
@@ -57,6 +67,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   model_options.seed = options.seed;
   model_options.replications = options.replications;
   model_options.horizon = options.horizon;
+  model_options.warmup = options.warmup;
   model_options.sample = options.sample;
   model_options.data_dir = options.data_dir;
   sim::Model model;
@@ -70,6 +81,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   std::unique_ptr<OutputFile> trace;
   sim::EngineOptions engine_options;
   engine_options.progress = options.progress;
+  engine_options.progress_lines = options.progress_lines;
   engine_options.check_pools = options.check_pools;
   engine_options.lanes = options.lanes;
   engine_options.limits = options.limits;

@@ -26,11 +26,15 @@ struct SimOptions {
   std::optional<uint64_t> seed;            // overrides run { seed }
   std::optional<uint32_t> replications;    // overrides run { replications }
   std::optional<double> horizon;           // overrides run { horizon }
+  std::optional<double> warmup;            // overrides run { warmup }
   std::optional<double> sample;            // overrides run { sample }: the time series' DT
   std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
   std::string trace_format = "jsonl";  // --trace-format: jsonl or chrome (Trace Event Format)
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
+  // stderr not a terminal (a log, a script): a whole line every 5 s once
+  // a replication has run 5 s, so a long run is seen to move.
+  bool progress_lines = false;
   // Tests: check the pools' invariants after every event (a violation is
   // an error naming the time and what is wrong).
   bool check_pools = false;
@@ -53,6 +57,10 @@ struct SimOptions {
 // --max-sessions at least 1, --max-cpu >= 0, --trace-format): misuse, not
 // an error of the program.
 absl::Status ValidateSimOptions(const SimOptions& options);
+
+// Whether a stderr that is not a terminal gets progress lines: yes unless
+// the environment says SERQ_PROGRESS=0 (a test that compares stderr).
+bool ProgressLinesWanted();
 
 // How a simulation ended: kRejected with the runtime error (or deadlock) in
 // the diagnostics (exit 1); kWriteFailed when an output (the trace, or what

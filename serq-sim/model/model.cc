@@ -229,14 +229,21 @@ bool Compiler::Settings() {
     Error(run.horizon().loc(), "run.horizon",
           absl::StrCat("the horizon must be > 0 and finite, got ", model_->horizon));
   }
-  if (run.has_warmup()) {
+  if (options_.warmup) {
+    // --warmup: the command line's, so the error is about it, not the source.
+    model_->warmup = *options_.warmup;
+    if (!(model_->warmup < model_->horizon)) {
+      Error(ir::Location(), "run.warmup",
+            absl::StrCat("--warmup ", model_->warmup, " must be less than the horizon ", model_->horizon));
+    }
+  } else if (run.has_warmup()) {
     auto v = ConstantAt(run.warmup(), "run.warmup");
     if (!v) return false;
     model_->warmup = *v;
     if (!(*v >= 0 && *v < model_->horizon)) {
       Error(run.warmup().loc(), "run.warmup",
             absl::StrCat("the warmup must be >= 0 and less than the horizon ", model_->horizon,
-                         ", got ", *v));
+                         ", got ", *v, options_.horizon ? " (give --warmup with --horizon)" : ""));
     }
   }
   if (options_.replications) {
@@ -622,9 +629,9 @@ void Compiler::Declarations() {
       if (block) {
         d.cache = *block;
         d.cache_loc = p.cache_loc();
-        if (!(*block >= 1 && *block == std::floor(*block) && std::isfinite(*block))) {
+        if (!(*block >= 0 && *block == std::floor(*block) && std::isfinite(*block))) {
           Error(p.cache().loc(), path + ".cache",
-                absl::StrCat("the cache block of '", p.name(), "' must be a whole number >= 1, got ",
+                absl::StrCat("the cache block of '", p.name(), "' must be a whole number >= 1 (0: no cache), got ",
                              *block));
         }
       }
@@ -639,6 +646,8 @@ void Compiler::Declarations() {
     std::string path = absl::StrCat("stage[", i, "]");
     StageDecl d;
     d.name = s.name();
+    d.loc = s.loc();
+    d.path = path;
     d.kind = s.kind();
     d.base = next;
     d.array = s.has_size();

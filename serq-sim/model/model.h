@@ -26,6 +26,8 @@ constexpr uint32_t kNoNode = UINT32_MAX;
 
 struct StageDecl {
   std::string name;
+  ir::Location loc;  // the declaration, for runtime errors about the stage
+  std::string path;  // its IR path, "stage[i]"
   ir::Stage::Kind kind = ir::Stage::DELAY;
   uint32_t base = 0;  // its first element's station id
   uint32_t size = 1;
@@ -164,6 +166,7 @@ struct ModelOptions {
   std::optional<uint64_t> seed;
   std::optional<uint32_t> replications;
   std::optional<double> horizon;
+  std::optional<double> warmup;  // overrides run { warmup }
   std::optional<double> sample;  // overrides run { sample }
   std::string data_dir;  // where relative trace paths resolve ("" = the program's directory)
 };

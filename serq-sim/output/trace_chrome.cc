@@ -175,6 +175,7 @@ void ChromeTrace::CloseReplication() {
   sessions_.clear();
   stage_tids_.clear();
   stage_present_.clear();
+  preempted_.clear();
   run_stage_.clear();
 }
 
@@ -296,6 +297,22 @@ absl::Status ChromeTrace::Line(absl::string_view line) {
     Event(absl::StrCat(R"({"name":)", Quote(name), R"(,"ph":"i","s":"t","ts":)", Ts(t),
                        R"(,"pid":)", pid(kSessions), R"(,"tid":)", serial + 1, R"(,"args":{)",
                        args({"value", "pool", "units", "duration", "by"}), "}}"));
+  } else if (event == "preempt") {
+    // The victim's instant, and its stage's running counts: preemptions,
+    // and the content (tokens) they throw away, to be computed again.
+    std::string stage = text("stage");
+    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat("preempt ", stage)), R"(,"ph":"i","s":"t","ts":)",
+                       Ts(t), R"(,"pid":)", pid(kSessions), R"(,"tid":)", serial + 1, R"(,"args":{)",
+                       args({"stage", "by", "pool", "content"}), "}}"));
+    Preempted& p = preempted_[stage];
+    ++p.count;
+    if (std::isfinite(number("content"))) p.content += number("content");
+    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat(stage, " preemptions")), R"(,"ph":"C","ts":)",
+                       Ts(t), R"(,"pid":)", pid(kStages), R"(,"tid":0,"args":{"preempted":)", p.count,
+                       "}}"));
+    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat(stage, " recomputed")), R"(,"ph":"C","ts":)",
+                       Ts(t), R"(,"pid":)", pid(kStages), R"(,"tid":0,"args":{"content":)",
+                       JsonNumber(p.content), "}}"));
   }
   // Other events (a later version's) are left out.
   return absl::OkStatus();

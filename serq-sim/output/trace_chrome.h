@@ -8,7 +8,9 @@
 // tokens, prefill, decode, context and tau, and a counter of the jobs
 // present per element), "sessions" (pid 3R+2: a thread per session, its
 // life as a slice with its runs, admission waits and stalls nested in it,
-// its observations as instant events) and "pools" (pid 3R+3: a counter
+// its observations and preemptions as instant events; each stage element
+// that preempts has counters of its preemptions and of the content they
+// threw away, to be computed again) and "pools" (pid 3R+3: a counter
 // per pool element of its used and loaded units, and evictable when the
 // log has it). Times are in microseconds. Slices still open at the horizon
 // end there.
@@ -94,6 +96,11 @@ class ChromeTrace {
   uint32_t replication_ = 0;
   std::map<std::string, uint32_t> stage_tids_;
   std::map<std::string, int64_t> stage_present_;
+  struct Preempted {
+    int64_t count = 0;
+    double content = 0;
+  };
+  std::map<std::string, Preempted> preempted_;  // per stage element, this replication
   std::map<uint32_t, SessionTrack> sessions_;
   std::map<uint32_t, std::string> run_stage_;  // serial -> stage of its run in progress
 };

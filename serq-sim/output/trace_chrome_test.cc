@@ -50,6 +50,29 @@ TEST(ChromeTraceTest, ConvertsLinesAsTheyAreWritten) {
       << s;
 }
 
+// A preemption is an instant on the victim's thread and two counter
+// tracks of its stage, cumulative over the replication: preemptions (1,
+// then 2) and the content to recompute (5 tokens, then 5 + 3 = 8).
+TEST(ChromeTraceTest, PreemptionsAreInstantsAndCounters) {
+  std::ostringstream out;
+  ChromeTrace trace(&out, 10);
+  ASSERT_TRUE(trace.Line("{\"replication\":0}").ok());
+  ASSERT_TRUE(trace.Line(R"({"t":2,"event":"preempt","stage":"E","session":0,"by":1,"pool":"kv","content":5})").ok());
+  ASSERT_TRUE(trace.Line(R"({"t":3,"event":"preempt","stage":"E","session":2,"by":1,"pool":"kv","content":3})").ok());
+  trace.Finish();
+  const std::string s = out.str();
+  EXPECT_NE(s.find(R"({"name":"preempt E","ph":"i","s":"t","ts":2000000,"pid":2,"tid":1,)"
+                   R"("args":{"stage":"E","by":1,"pool":"kv","content":5}})"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find(R"({"name":"E preemptions","ph":"C","ts":3000000,"pid":1,"tid":0,"args":{"preempted":2}})"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find(R"({"name":"E recomputed","ph":"C","ts":3000000,"pid":1,"tid":0,"args":{"content":8}})"),
+            std::string::npos)
+      << s;
+}
+
 TEST(ChromeTraceTest, TheBufferKeepsTheFirstError) {
   std::ostringstream out;
   ChromeTrace trace(&out, 2);

@@ -3,10 +3,14 @@
 // promises: over 20 independent streams, never flagged at rho <= 0.9 with
 // a horizon of 10^4 mean service times, always OVERLOADED at rho >= 1.1.
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "serq-report/report.h"
 #include "serq-report/steady_state.h"
@@ -73,13 +77,18 @@ TEST(SteadyState, ABatchThatHasNotDrainedIsBacklogged) {
   ASSERT_EQ(report.steady_state().backlog_size(), 1);  // the stage did not grow
   EXPECT_EQ(report.steady_state().backlog(0).end(), 51);
   std::vector<std::string> lines = SteadyStateLines(report);
-  ASSERT_EQ(lines.size(), 2);
+  ASSERT_EQ(lines.size(), 3);
   EXPECT_EQ(lines[0],
             "not in a steady state: BACKLOGGED in 1 of 1 replication; the figures cover "
             "completed work only (quantiles: completed sessions)");
   EXPECT_EQ(lines[1],
             "  session (unnamed): in progress 0 at warmup, 51 at the horizon (51 of 100 not "
-            "ended); average over the window's thirds 92.2, 75.5, 58.8");
+            "ended); average over the window's thirds 92.2, 75.5, 58.8; stay 37.8 s (Little's law)");
+  // Little's law: the window's average count, (92.16 + 75.5 + 58.84) / 3 =
+  // 75.5, over its arrivals a second, 100 / 50: a stay of 37.75 s.
+  EXPECT_EQ(lines[2],
+            "  left with a backlog at the horizon (a burst not yet drained): lengthen the horizon, "
+            "or replicate to see how often");
 }
 
 TEST(SteadyState, SessionsAreCountedInTheWindow) {
@@ -152,6 +161,62 @@ TEST(SteadyState, CalibratedOnMM1) {
       EXPECT_EQ(s.backlog(1).stage(), "S");
     }
   }
+}
+
+TEST(SteadyState, HeavyTrafficAndJustOverloaded) {
+  // rho = 0.95: stable, though the number in system has mean 19 and
+  // standard deviation sqrt(0.95) / 0.05 = 19.5 and relaxes over some
+  // 1 / (1 - sqrt(0.95))^2 = 1560 mean service times: its growth over the
+  // window is a difference of two lengths, far below 2% of ~9500 arrivals
+  // (190). rho = 1.05: the queue gains 0.05 a second, ~500 over the window
+  // (4.8% of the arrivals): never STABLE.
+  for (double warmup : {0.0, 1000.0}) {
+    EXPECT_EQ(MM1(0.5, warmup).verdict(), SteadyState::STABLE) << "warmup " << warmup;
+    EXPECT_EQ(MM1(0.95, warmup).verdict(), SteadyState::STABLE) << "warmup " << warmup;
+    // Each replication's thirds rise by ~167 each with a noise of some
+    // sqrt(2 * 3333) / 2 = 41 (a random walk's, averaged over a third), so
+    // a replication may now and then miss a strict rise: the verdict is
+    // the worst of 20, and most are flagged.
+    SteadyState over = MM1(1.05, warmup);
+    EXPECT_NE(over.verdict(), SteadyState::STABLE) << "warmup " << warmup;
+    EXPECT_GE(over.replications_flagged(), 15) << "warmup " << warmup;
+  }
+}
+
+// examples/prefix-cache/chat.sq with its `run` line replaced.
+SteadyState Chat(absl::string_view run_line, std::vector<std::string>* lines) {
+  std::ifstream in(absl::StrCat(std::getenv("TEST_SRCDIR"), "/serq/examples/prefix-cache/chat.sq"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string source = text.str();
+  const std::string shipped = "run { horizon 330; warmup 30; seed 1; }";
+  size_t at = source.find(shipped);
+  EXPECT_NE(at, std::string::npos);
+  if (at != std::string::npos) source.replace(at, shipped.size(), std::string(run_line));
+  SimRun run = RunSource(source);
+  EXPECT_TRUE(run.ok) << run.errors;
+  Report report = Built(run.results);
+  *lines = SteadyStateLines(report);
+  return report.steady_state();
+}
+
+TEST(SteadyState, LongSessionsAreNotABacklog) {
+  // The multi-turn chat: 3 conversations a second of 3 to 5 turns with a
+  // think time of mean 20 s between them, on an engine some 2% full. A
+  // conversation lasts ~100 s, so ~300 are in progress in the steady state
+  // (Little's law): at any horizon ~300 are left in progress, 7% of the
+  // ~4000 a 1300 s window sees. That is the steady state, not a backlog.
+  std::vector<std::string> lines;
+  SteadyState s = Chat("run { horizon 1600; warmup 300; seed 1; }", &lines);
+  EXPECT_EQ(s.verdict(), SteadyState::STABLE) << absl::StrJoin(lines, "\n");
+  // As shipped, the warm-up (30 s) is shorter than a conversation: the
+  // count is still rising, and slowing, through the window. Not
+  // OVERLOADED: UNSETTLED, and the advice names the warm-up to give.
+  s = Chat("run { horizon 330; warmup 30; seed 1; }", &lines);
+  EXPECT_EQ(s.verdict(), SteadyState::UNSETTLED) << absl::StrJoin(lines, "\n");
+  std::string all = absl::StrJoin(lines, "\n");
+  EXPECT_NE(all.find("Little's law"), std::string::npos) << all;
+  EXPECT_NE(all.find("a warm-up of at least"), std::string::npos) << all;
 }
 
 }  // namespace
