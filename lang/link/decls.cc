@@ -33,6 +33,7 @@ void Linker::CheckPools() {
                                                   "' must be at least 0, not ", FormatNumber(*v)));
       }
     }
+    std::optional<double> cache;
     if (p->has_cache()) {
       Place at = here.Field("cache", &p->cache_loc());
       if (ResolveExpr(p->mutable_cache(), at, constant)) {
@@ -42,6 +43,25 @@ void Linker::CheckPools() {
                 absl::StrCat("the cache block of '", p->name(),
                              "' must be a whole number of units at least 1, not ",
                              FormatNumber(*v)));
+        } else {
+          cache = v;
+        }
+      }
+    }
+    if (p->has_block()) {
+      Place at = here.Field("block", &p->block_loc());
+      if (ResolveExpr(p->mutable_block(), at, constant)) {
+        std::optional<double> v = Evaluate(p->block(), at);
+        if (v.has_value() && !(IsWhole(*v) && *v >= 1)) {
+          Error(at.At(p->block().loc()),
+                absl::StrCat("the block of '", p->name(),
+                             "' must be a whole number of units at least 1, not ",
+                             FormatNumber(*v)));
+        } else if (v.has_value() && cache.has_value() && *v != *cache) {
+          // vLLM's prefix cache keys the same blocks that hold the KV.
+          Error(at.At(p->block().loc()),
+                absl::StrCat("the block of '", p->name(), "' (", FormatNumber(*v),
+                             ") must equal its cache block (", FormatNumber(*cache), ")"));
         }
       }
     }

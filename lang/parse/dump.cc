@@ -152,7 +152,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
     absl::StrAppend(&out, "pool ", x.name(), x.has_size() ? "[" + DumpExpr(x.size()) + "]" : "",
                     Opt("cap", x.cap(), x.has_cap()),
                     x.has_evict_by() ? " evict " + DumpKey(x.evict_by()) : "",
-                    Opt("cache", x.cache(), x.has_cache()), Loc(x.loc(), locs),
+                    Opt("cache", x.cache(), x.has_cache()),
+                    Opt("block", x.block(), x.has_block()), Loc(x.loc(), locs),
                     "\n");
   }
   for (const auto& x : p.stage()) {

@@ -113,6 +113,7 @@ class Printer {
       if (x.has_cap()) absl::StrAppend(&options, " cap ", FormatExpr(x.cap()), ";");
       if (x.has_evict_by()) absl::StrAppend(&options, " evict by ", Key(x.evict_by()), ";");
       if (x.has_cache()) absl::StrAppend(&options, " cache ", FormatExpr(x.cache()), ";");
+      if (x.has_block()) absl::StrAppend(&options, " block ", FormatExpr(x.block()), ";");
       Line(absl::StrCat("pool ", x.name(), Size(x.has_size(), x.size()), " ", Block(options)));
     }
     Group();

@@ -32,7 +32,7 @@ constexpr ReservedWord kReservedWords[] = {
 };
 
 constexpr OptionWord kOptionWords[] = {
-    {"cap", "pool"},       {"cache", "pool"},
+    {"cap", "pool"},       {"cache", "pool"},       {"block", "pool"},
     {"seqs", "stage"},     {"tokens", "stage"},     {"preempt", "stage"},
     {"let", "stage"},
     {"limit", "workload"}, {"batch", "workload"},   {"poisson", "workload"},

@@ -640,6 +640,11 @@ class Parser {
            SetLoc(tokens_[pos_ - 1], p.mutable_cache_loc());
            return Expr(kDeclarationExprLevel, p.mutable_cache()) >= 0;
          }},
+        {"block",
+         [&] {
+           SetLoc(tokens_[pos_ - 1], p.mutable_block_loc());
+           return Expr(kDeclarationExprLevel, p.mutable_block()) >= 0;
+         }},
     };
     Options(open, absl::StrCat("pool '", name, "'"), options);
     *program->add_pool() = std::move(p);

@@ -64,7 +64,7 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   }
   for (uint32_t id = 0; id < model.pool_decl.size(); ++id) {
     const PoolDecl& d = model.pools[model.pool_decl[id]];
-    pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache);
+    pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache, d.block);
   }
   watchers_.resize(model.pool_decl.size());
   arrived_.assign(model.sessions.size(), 0);

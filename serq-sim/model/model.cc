@@ -626,6 +626,18 @@ void Compiler::Declarations() {
         }
       }
     }
+    if (p.has_block()) {
+      // As `cache`: the linker's rule, checked again for IR that skipped it.
+      auto grain = ConstantAt(p.block(), path + ".block");
+      if (grain) {
+        d.block = *grain;
+        if (!(*grain >= 1 && *grain == std::floor(*grain) && std::isfinite(*grain))) {
+          Error(p.block().loc(), path + ".block",
+                absl::StrCat("the block of '", p.name(), "' must be a whole number >= 1, got ",
+                             *grain));
+        }
+      }
+    }
     next += d.size;
     for (uint32_t k = 0; k < d.size; ++k) model_->pool_decl.push_back(i);
     model_->pools.push_back(std::move(d));

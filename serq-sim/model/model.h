@@ -52,6 +52,7 @@ struct PoolDecl {
   std::vector<uint32_t> evict_by;  // key nodes; empty: never evict
   double cache = 0;  // `cache B`: the prefix cache's block size; 0: none
   ir::Location cache_loc;
+  double block = 0;  // `block G`: holds take whole blocks of G units; 0: none
 };
 
 // Where a statement is, for runtime errors: its source location, or its IR

@@ -15,9 +15,10 @@ constexpr uint32_t kNoPool = UINT32_MAX;
 
 }  // namespace
 
-uint32_t Pools::AddPool(double cap, bool evictable, double cache_block) {
+uint32_t Pools::AddPool(double cap, bool evictable, double cache_block, double grain) {
   Element e;
   e.cap = cap;
+  e.grain = grain;
   e.evictable = evictable;
   if (cache_block > 0) {
     e.block = cache_block;
@@ -152,7 +153,8 @@ bool Pools::RequestHold(SessionId session, absl::Span<const uint32_t> pools,
     hold = Hold();
     hold.pool = pools[i];
     hold.session = session;
-    hold.amount = amounts[i];
+    // Whole blocks from the start: the amount is what admission takes.
+    hold.amount = Extent(elements_[pools[i]], amounts[i], 0);
     hold.request = r;
     requests_[r].holds.push_back(h);
     holds->push_back(h);
@@ -166,12 +168,12 @@ bool Pools::RequestHold(SessionId session, absl::Span<const uint32_t> pools,
 
 double Pools::SizeAfterLoad(HoldId hold, double units) const {
   const Hold& h = holds_[hold];
-  return std::max(h.amount, h.content + units);
+  return Extent(elements_[h.pool], h.amount, h.content + units);
 }
 
 void Pools::ApplyGrowth(const Growth& growth) {
   Hold& h = holds_[growth.hold];
-  double size = std::max(h.amount, growth.content);
+  double size = Extent(elements_[h.pool], h.amount, growth.content);
   double used_delta = size - h.size;
   double loaded_delta = growth.content - h.content;
   h.size = size;
@@ -182,7 +184,7 @@ void Pools::ApplyGrowth(const Growth& growth) {
 
 bool Pools::TryGrow(const Growth& growth) {
   const Hold& h = holds_[growth.hold];
-  double need = std::max(h.amount, growth.content) - h.size;
+  double need = Extent(elements_[h.pool], h.amount, growth.content) - h.size;
   if (need > 0 && !MakeRoom(h.pool, need)) return false;
   ApplyGrowth(growth);
   return true;
@@ -373,7 +375,7 @@ std::string Pools::DescribeUse(uint32_t pool) const {
 bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
                      bool behind_line) {
   Element& e = elements_[pool];
-  if (notify_changes_ || e.cache || count == 0) return false;
+  if (notify_changes_ || e.cache || e.grain > 0 || count == 0) return false;
   if (behind_line && e.growths_waiting != 0) return false;
   const double u = units;
   const double n = count;
@@ -396,7 +398,9 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
 
 int Pools::LaneHold(HoldId hold, double steps) const {
   const Hold& h = holds_[hold];
-  if (h.state != Hold::State::kActive || elements_[h.pool].cache || !ExactWhole(h.content)) {
+  // A block pool's size moves a block at a time, not a unit: no lane.
+  const Element& e = elements_[h.pool];
+  if (h.state != Hold::State::kActive || e.cache || e.grain > 0 || !ExactWhole(h.content)) {
     return -1;
   }
   if (h.amount <= h.content) return 1;
@@ -457,7 +461,7 @@ std::string Pools::CheckInvariants() const {
     if (!e.growing.empty()) {
       const Growth& g = e.growing.front();
       const Hold& h = holds_[g.hold];
-      if (std::max(h.amount, g.content) - h.size <= available(e)) {
+      if (Extent(e, h.amount, g.content) - h.size <= available(e)) {
         return absl::StrCat("pool ", p, ": a growth first in line fits but waits");
       }
       continue;
