@@ -138,6 +138,19 @@ void Linker::CheckStages() {
     };
     per_step("seqs", IF_PRESENT(s, seqs));
     per_step("tokens", IF_PRESENT(s, tokens));
+    per_step("chunk", IF_PRESENT(s, chunk));
+    if (s->reserve_prompt() && !kind_word.empty()) {
+      Place at = here.Field("reservePrompt", &s->reserve_loc());
+      if (s->kind() != ir::Stage::STEP) {
+        Error(at, absl::StrCat("'reserve prompt' is only for step stages, and '", name,
+                               "' is a ", kind_word, " stage"));
+      } else if (!s->has_preempt_by()) {
+        // Without preemption no job is waiting in vLLM's sense: a growth
+        // that does not fit stalls the job where it is.
+        Error(at, absl::StrCat("'reserve prompt' admits waiting jobs, and '", name,
+                               "' has none: give it 'preempt by KEY;'"));
+      }
+    }
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
         !kind_word.empty()) {
       // A key has no location of its own: point at its first expression.

@@ -163,7 +163,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
                     Opt("tokens", x.tokens(), x.has_tokens()),
                     x.has_serve_by() ? " serve " + DumpKey(x.serve_by()) : "",
                     x.has_preempt_by() ? " preempt " + DumpKey(x.preempt_by()) : "",
-                    Loc(x.loc(), locs),
+                    Opt("chunk", x.chunk(), x.has_chunk()),
+                    x.reserve_prompt() ? " reserve prompt" : "", Loc(x.loc(), locs),
                     "\n");
   }
   if (p.share() != ir::Program::SHARE_UNSPECIFIED) {

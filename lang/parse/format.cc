@@ -182,6 +182,8 @@ class Printer {
     if (x.has_tokens()) options.push_back(absl::StrCat("tokens ", FormatExpr(x.tokens()), ";"));
     if (x.has_serve_by()) options.push_back(absl::StrCat("serve by ", Key(x.serve_by()), ";"));
     if (x.has_preempt_by()) options.push_back(absl::StrCat("preempt by ", Key(x.preempt_by()), ";"));
+    if (x.has_chunk()) options.push_back(absl::StrCat("chunk ", FormatExpr(x.chunk()), ";"));
+    if (x.reserve_prompt()) options.push_back("reserve prompt;");
     std::string head = absl::StrCat("stage ", x.name(), Size(x.has_size(), x.size()), " : ", kind);
     if (options.empty()) return Line(head + ";");
     if (x.let_size() == 0) return Line(absl::StrCat(head, " { ", absl::StrJoin(options, " "), " }"));

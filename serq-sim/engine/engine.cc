@@ -57,7 +57,8 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
       stations_.push_back(MakeFifoStation(id, d.phi_constant, d.phi));
     } else if (d.kind == ir::Stage::STEP) {
       stations_.push_back(
-          MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes, d.figures));
+          MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes, d.figures,
+                          StepRules{d.chunk, d.reserve_prompt}));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }

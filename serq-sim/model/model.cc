@@ -665,6 +665,11 @@ void Compiler::Declarations() {
       if (s.has_tokens()) {
         if (auto v = ConstantAt(s.tokens(), path + ".tokens")) d.tokens = *v;
       }
+      d.chunk = std::numeric_limits<double>::infinity();
+      if (s.has_chunk()) {
+        if (auto v = ConstantAt(s.chunk(), path + ".chunk")) d.chunk = *v;
+      }
+      d.reserve_prompt = s.reserve_prompt() && s.has_preempt_by();
     } else if (s.kind() == ir::Stage::PS || s.kind() == ir::Stage::FIFO) {
       // A phi in parts (lets) or that looks a table up is evaluated as it
       // runs, as one that reads present.

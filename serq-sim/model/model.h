@@ -41,6 +41,8 @@ struct StageDecl {
   std::vector<uint32_t> preempt_by; // its key nodes, evaluated in the victim's session
   std::vector<uint32_t> lets;       // the lets' nodes, evaluated in order before the rate
   bool figures = false;             // step: tau reads the jobs' figures (StepVars' IR 10 part)
+  double chunk = 0;                 // step: `chunk N` (inf: none)
+  bool reserve_prompt = false;      // step: `reserve prompt`
 };
 
 struct PoolDecl {

@@ -171,6 +171,12 @@ double Pools::SizeAfterLoad(HoldId hold, double units) const {
   return Extent(elements_[h.pool], h.amount, h.content + units);
 }
 
+bool Pools::GrowthFits(HoldId hold, double units) const {
+  const Hold& h = holds_[hold];
+  double need = SizeAfterLoad(hold, units) - h.size;
+  return !(need > 0) || CanMakeRoom(h.pool, need);
+}
+
 void Pools::ApplyGrowth(const Growth& growth) {
   Hold& h = holds_[growth.hold];
   double size = Extent(elements_[h.pool], h.amount, growth.content);

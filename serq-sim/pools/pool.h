@@ -198,6 +198,9 @@ class Pools {
   bool Load(HoldId hold, double units);
   // The size hold `hold` would have after loading `units` more.
   double SizeAfterLoad(HoldId hold, double units) const;
+  // Whether loading `units` more into active hold `hold` would be granted
+  // now (free units, evicting what a growth may evict). No side effect.
+  bool GrowthFits(HoldId hold, double units) const;
   // The per-token path of Load and LoadNow (a step's growth), inline: the
   // growth is granted at `now` when it needs no eviction (within the hold's
   // size, or in free units), the pool keeps no cache and nobody watches its

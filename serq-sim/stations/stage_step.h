@@ -59,7 +59,8 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 class StepStation final : public Station {
  public:
-  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes, bool figures);
+  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes, bool figures,
+              StepRules rules = {});
 
   void Arrive(StageHost& host, const Job& job) override;
 
@@ -301,7 +302,7 @@ class StepStation final : public Station {
   // The tokens job `e` would take in this step with the budget left.
   double Tokens(const Entry& e) const {
     if (e.decode) return budget_ >= 1 ? 1 : 0;
-    return budget_ > 0 ? std::min(e.remaining, budget_) : 0;
+    return budget_ > 0 ? std::min({e.remaining, budget_, chunk_}) : 0;
   }
 
   // The next victim for a growth on pool element `pool`: the running job
@@ -339,6 +340,8 @@ class StepStation final : public Station {
 
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
+  const double chunk_;   // `chunk N`: a prefill job's most tokens a step; inf: none
+  const bool reserve_prompt_;  // `reserve prompt`
   const bool preempt_;
   const bool lanes_;  // its leading decode jobs may step as a lane
   const bool figures_;  // its tau reads the jobs' figures (StepVars' IR 10 part)

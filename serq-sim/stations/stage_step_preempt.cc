@@ -2,6 +2,7 @@
 // formation of a batch from the running jobs, then the waiting ones; the
 // victims of a growth that does not fit, and their preemption.
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "serq-sim/stations/stage.h"
@@ -154,6 +155,13 @@ bool StepStation::FormPreempting(StageHost& host) {
         }
         double t = Tokens(e);
         if (!(t > 0)) continue;
+        // `reserve prompt`: its whole remaining prefill must fit, not just
+        // this step's chunk (vLLM's allocate_slots with
+        // full_sequence_must_fit); a cache hit was judged so by LookUp.
+        if (joins && reserve_prompt_ && e.growing && !e.decode &&
+            !host.GrowthFits(e.hold, e.remaining)) {
+          joins = false;
+        }
         if (!joins) {
           blocked_slot_ = slot;
           blocked_units_ = t;
@@ -208,7 +216,11 @@ bool StepStation::LookUp(StageHost& host, Entry& e, bool only_if_fits, bool* joi
   if (joins != nullptr) *joins = true;
   if (e.decode || !e.growing || e.looked_up || e.content != 0) return true;
   double hit;
-  if (!host.Lookup(e.session, e.remaining, budget_, only_if_fits, &hit)) return false;
+  // With `reserve prompt` a waiting job's hit must leave room for all the
+  // rest of its prefill, not only for this step's chunk.
+  const double room_for =
+      only_if_fits && reserve_prompt_ ? std::numeric_limits<double>::infinity() : budget_;
+  if (!host.Lookup(e.session, e.remaining, room_for, only_if_fits, &hit)) return false;
   if (hit < 0) {
     *joins = false;
     return true;
