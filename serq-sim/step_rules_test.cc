@@ -1,7 +1,8 @@
-// vLLM's scheduler options of a step stage (language.md §3.3.1): `chunk N`
-// (long_prefill_token_threshold) and `reserve prompt`
-// (scheduler_reserve_full_isl). Every expected value is derived by hand in
-// the comments.
+// vLLM's scheduler rules of a step stage (language.md §3.3.1): the options
+// `chunk N` (long_prefill_token_threshold) and `reserve prompt`
+// (scheduler_reserve_full_isl), and the waiting jobs that hold units going
+// past one that holds none (PR 57841). Every expected value is derived by
+// hand in the comments.
 #include <string>
 
 #include "absl/strings/str_replace.h"
@@ -157,6 +158,39 @@ run { horizon 100; }
   ASSERT_TRUE(units.ok) << units.errors;
   EXPECT_THAT(Samples(units.results, "e2e"), ElementsAre(1.0, 3.0));
   EXPECT_EQ(Stage(units.results, "E").preempted(), 0u);
+}
+
+// A waiting job holding units is not kept behind one holding none (vLLM
+// PR 57841). kv of 6; X (serial 0) holds 0 and decodes 2 tokens; Y (serial
+// 1) holds 6, loads 5 (a received prompt, inside its amount), then decodes
+// 1 token. Both reach E at t = 0, X first: two waiting decode jobs.
+//   t = 0: X's token needs a unit, none is free (Y holds 6), and X holds
+//          none: X does not join, and the jobs after it that hold units may
+//          still. Y's token takes its content to 6, inside its amount: it
+//          joins. Step [0, 1): Y's token; Y ends at 1 (e2e 1), freeing 6.
+//   t = 1: X takes its unit; its tokens in [1, 2) and [2, 3): e2e 3.
+// Before the rule X stopped the waiting jobs, the batch was empty and no
+// event was left: a deadlock, which vLLM had too.
+TEST(StepRulesTest, AHolderDoesNotWaitBehindAJobHoldingNothing) {
+  SimRun run = RunSource(R"(
+pool kv { cap 6; }
+stage E : step(1) { preempt by (-since); }
+workload { arrive batch(2); }
+session {
+  if (serial == 0) {
+    hold kv (0) { run E decode (2) growing kv; }
+  } else {
+    hold kv (6) { load kv (5); run E decode (1) growing kv; }
+  }
+  observe e2e = now - arrival;
+}
+run { horizon 100; }
+)",
+                         Checked());
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(1.0, 3.0));
+  EXPECT_EQ(Stage(run.results, "E").steps(), 3u);
+  EXPECT_EQ(Stage(run.results, "E").preempted(), 0u);
 }
 
 }  // namespace

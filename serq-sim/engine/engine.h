@@ -82,6 +82,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void CatchUpHold(uint32_t hold, double units) override { pools_.CatchUp(hold, units); }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool GrowthFits(uint32_t hold, double units) override { return pools_.GrowthFits(hold, units); }
+  bool HoldsUnits(uint32_t hold) override { return pools_.hold(hold).size > 0; }
   bool PreemptKey(uint32_t station, SessionId session, double since,
                   std::vector<double>* key) override;
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;

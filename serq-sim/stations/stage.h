@@ -288,6 +288,8 @@ class StageHost {
   // Whether growing hold `hold` by `units` of content would fit now (free
   // units, evicting what a growth may evict), without a change.
   virtual bool GrowthFits(uint32_t hold, double units) { return true; }
+  // Whether active hold `hold` takes units of its pool now.
+  virtual bool HoldsUnits(uint32_t hold) { return false; }
 
  protected:
   // `clock` is the host's time, which outlives the host's use of it.

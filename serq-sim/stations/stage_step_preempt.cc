@@ -145,9 +145,26 @@ bool StepStation::FormPreempting(StageHost& host) {
       order_.insert(order_.end(), decode_.begin(), decode_.end());
       order_.insert(order_.end(), prefill_.begin(), prefill_.end());
       size_t joined = batch_.size();
+      // Once a waiting job that holds no units of its pool has not fit,
+      // only jobs that hold units may still join, in order: a request
+      // holding blocks does not queue behind one holding none (vLLM PR
+      // 57841; without it a decoder full of received prompts waits for a
+      // preempted request that their blocks keep out, forever).
+      bool holders_only = false;
+      auto stops = [&](uint32_t slot, double t) {
+        if (!holders_only) {  // the first that did not fit: what the stage waits for
+          blocked_slot_ = slot;
+          blocked_units_ = t;
+        }
+        const Entry& b = slab_[slot];
+        if (holders_only || (b.growing && host.HoldsUnits(b.hold))) return true;
+        holders_only = true;
+        return false;
+      };
       for (uint32_t slot : order_) {
         if (batch_.size() >= seqs_) break;
         Entry& e = slab_[slot];
+        if (holders_only && !(e.growing && host.HoldsUnits(e.hold))) continue;
         bool joins;
         if (!LookUp(host, e, /*only_if_fits=*/true, &joins)) {
           ok = false;
@@ -163,9 +180,8 @@ bool StepStation::FormPreempting(StageHost& host) {
           joins = false;
         }
         if (!joins) {
-          blocked_slot_ = slot;
-          blocked_units_ = t;
-          break;
+          if (stops(slot, t)) break;
+          continue;
         }
         if (e.growing) {
           StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
@@ -174,9 +190,8 @@ bool StepStation::FormPreempting(StageHost& host) {
             break;
           }
           if (g == StageHost::Growth::kStalled) {
-            blocked_slot_ = slot;
-            blocked_units_ = t;
-            break;
+            if (stops(slot, t)) break;
+            continue;
           }
           e.content += t;
           e.taken = t;
