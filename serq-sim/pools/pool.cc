@@ -381,19 +381,21 @@ std::string Pools::DescribeUse(uint32_t pool) const {
 bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
                      bool behind_line) {
   Element& e = elements_[pool];
-  if (notify_changes_ || e.cache || e.grain > 0 || count == 0) return false;
+  if (notify_changes_ || e.cache || count == 0) return false;
   if (behind_line && e.growths_waiting != 0) return false;
-  const double u = units;
+  // `units` holds grow by a unit each, or on a block pool by a block each.
+  const double need = e.grain > 0 ? e.grain : 1;
+  const double u = units * need;
   const double n = count;
   // Whole numbers plus whole numbers, below 2^52.
   if (!ExactWhole(e.used) || !ExactWhole(e.loaded) || !(e.used + u < kExactWhole) ||
       !(e.loaded + n < kExactWhole)) {
     return false;
   }
-  // GrowEach's check of the last growth of a unit: the earlier ones ask
-  // the same unit of more room (the check is monotone in used); the
+  // GrowEach's check of the last growth of a unit (or block): the earlier
+  // ones ask the same of more room (the check is monotone in used); the
   // others ask for nothing.
-  if (units > 0 && !(1 <= e.cap - (e.used + (u - 1)) + FitSlack(e.cap))) return false;
+  if (units > 0 && !(need <= e.cap - (e.used + (u - need)) + FitSlack(e.cap))) return false;
   e.used += u;
   e.loaded += n;
   e.lane_used += u;
@@ -404,9 +406,12 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
 
 int Pools::LaneHold(HoldId hold, double steps) const {
   const Hold& h = holds_[hold];
-  // A block pool's size moves a block at a time, not a unit: no lane.
+  // On a block pool a sized hold takes a block when its content passes the
+  // end of its last (the lane counts those a step: LaneGrain); its blocks
+  // are whole numbers of whole units, so the same arithmetic stays exact.
   const Element& e = elements_[h.pool];
-  if (h.state != Hold::State::kActive || e.cache || e.grain > 0 || !ExactWhole(h.content)) {
+  if (h.state != Hold::State::kActive || e.cache || !ExactWhole(h.content) ||
+      e.grain > kMaxLaneGrain) {
     return -1;
   }
   if (h.amount <= h.content) return 1;
@@ -419,7 +424,7 @@ void Pools::CatchUp(HoldId hold, double units) {
   Element& e = elements_[h.pool];
   const double size = h.size;
   h.content += units;
-  h.size = std::max(h.amount, h.content);
+  h.size = Extent(e, h.amount, h.content);
   e.lane_used -= h.size - size;
   e.lane_loaded -= units;
 }

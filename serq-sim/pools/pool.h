@@ -157,6 +157,9 @@ class Pools {
   double loaded(uint32_t pool) const { return elements_[pool].loaded; }
   // `block G`: the units a hold takes at a time; 0: one unit, exactly.
   double grain(uint32_t pool) const { return elements_[pool].grain; }
+  // The largest block a step stage's lane steps (it keeps a counter for
+  // each residue of a block).
+  static constexpr double kMaxLaneGrain = 4096;
   // What a hold of `amount` units with `content` takes on `pool`.
   double ExtentOn(uint32_t pool, double amount, double content) const {
     return Extent(elements_[pool], amount, content);
@@ -285,7 +288,8 @@ class Pools {
   }
   // A step stage's lane (stage_step_lane.cc): `count` active holds of
   // `pool` that LaneHold admits each grow by a unit of content, `units` of
-  // them by a unit of size too (the others within their amount), granted
+  // them by a unit of size too, or by a block on a pool with `block G`
+  // (the others within their amount or their last block), granted
   // as that many GrowFast calls would grant them, all or none: when they
   // fit and used and loaded are whole numbers below 2^52 (so that growing
   // them at once is exact), used grows by `units`, loaded by `count`, and
@@ -294,10 +298,12 @@ class Pools {
   // nothing changed, otherwise.
   bool GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now, bool behind_line);
   // Whether hold `hold` may grow a unit of content a step in a lane for
-  // `steps` steps: active, on a pool that keeps no cache, its content a
-  // whole number below 2^52, and each unit growing its size by one (1:
-  // its amount at most its content) or by none (0: content + steps within
-  // its amount); -1 otherwise.
+  // `steps` steps: active, on a pool that keeps no cache (and whose block,
+  // if any, is at most kMaxLaneGrain), its content a whole number below
+  // 2^52, and each unit growing its size by one (on a block pool: by a
+  // block when the content passes the end of its last) (1: its amount at
+  // most its content) or by none (0: content + steps within its amount);
+  // -1 otherwise.
   int LaneHold(HoldId hold, double steps) const;
   void CatchUp(HoldId hold, double units);
 

@@ -290,6 +290,8 @@ class StageHost {
   virtual bool GrowthFits(uint32_t hold, double units) { return true; }
   // Whether active hold `hold` takes units of its pool now.
   virtual bool HoldsUnits(uint32_t hold) { return false; }
+  // The block of pool element `pool` (`block G`), 0 when it has none.
+  virtual double PoolGrain(uint32_t pool) { return 0; }
 
  protected:
   // `clock` is the host's time, which outlives the host's use of it.

@@ -398,6 +398,7 @@ class StepStation final : public Station {
   struct LaneJob {
     uint32_t hold;
     bool sized;        // each unit grows its hold's size (else: within its amount)
+    uint32_t residue;  // sized on a block pool: (content - joined) mod the block
     double last;       // its last token's time when it joined
     uint64_t joined;   // the lane step it joined at
     uint64_t finish;   // the lane step in which it completes
@@ -411,6 +412,10 @@ class StepStation final : public Station {
   int32_t lane_observation_ = -1; // every job's observation
   uint32_t lane_pool_ = 0;        // every job's hold's pool element
   uint32_t lane_units_ = 0;       // jobs whose units grow their hold's size
+  // On a block pool (lane_grain_ > 0): the sized jobs by residue; those of
+  // residue (-lane_clock_) mod the block take a block in the next step.
+  uint64_t lane_grain_ = 0;
+  std::vector<uint32_t> lane_residues_;
   uint32_t lane_fresh_ = 0;       // jobs that joined since its last step
   double lane_last_end_ = 0;      // its last step's end
   bool lane_stepping_ = false;    // in the step formed or running
