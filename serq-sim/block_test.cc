@@ -13,6 +13,7 @@
 namespace serq {
 namespace {
 
+using ::serq::testing::CheckingPools;
 using ::serq::testing::Pool;
 using ::serq::testing::RunSource;
 using ::serq::testing::Samples;
@@ -20,12 +21,6 @@ using ::serq::testing::SimRun;
 using ::serq::testing::Stage;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-SimOptions Checked() {
-  SimOptions o;
-  o.check_pools = true;
-  return o;
-}
 
 // engine.md §2's program with the pool in blocks of 4 (BLOCK replaced).
 constexpr char kSpec[] = R"(
@@ -63,7 +58,7 @@ std::string Spec(absl::string_view block) {
 // pool never holds more than 8. By tokens the same program preempts at
 // t = 2 (used 10), and B ends at 8 (engine.md §2): blocks preempt earlier.
 TEST(BlockTest, SpecInBlocks) {
-  SimRun run = RunSource(Spec("block 4;"), Checked());
+  SimRun run = RunSource(Spec("block 4;"), CheckingPools());
   ASSERT_TRUE(run.ok) << run.errors;
   EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(5.0, 9.0));
   // A's tokens at 2, 3, 4, 5 (the first 1 s after its run started at 1);
@@ -78,7 +73,7 @@ TEST(BlockTest, SpecInBlocks) {
 
 // The same program by tokens, for contrast (engine.md §2's figures).
 TEST(BlockTest, SpecInTokens) {
-  SimRun run = RunSource(Spec(""), Checked());
+  SimRun run = RunSource(Spec(""), CheckingPools());
   ASSERT_TRUE(run.ok) << run.errors;
   EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(5.0, 8.0));
   EXPECT_EQ(Stage(run.results, "E").recomputed(), 6u);
@@ -97,11 +92,12 @@ workload { arrive batch(3); }
 session { hold kv (2) { run D (1); } observe e = now - arrival; }
 run { horizon 100; }
 )";
-  SimRun blocks = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", "block 4;"}}), Checked());
+  SimRun blocks = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", "block 4;"}}),
+                            CheckingPools());
   ASSERT_TRUE(blocks.ok) << blocks.errors;
   EXPECT_THAT(Samples(blocks.results, "e"), ElementsAre(1.0, 1.0, 2.0));
   EXPECT_EQ(Pool(blocks.results, "kv").max_used(), 8.0);
-  SimRun units = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", ""}}), Checked());
+  SimRun units = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", ""}}), CheckingPools());
   ASSERT_TRUE(units.ok) << units.errors;
   EXPECT_THAT(Samples(units.results, "e"), ElementsAre(1.0, 1.0, 1.0));
   EXPECT_EQ(Pool(units.results, "kv").max_used(), 6.0);
@@ -141,12 +137,13 @@ session {
 }
 run { horizon 100; }
 )";
-  SimRun blocks = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", "block 4;"}}), Checked());
+  SimRun blocks = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", "block 4;"}}),
+                            CheckingPools());
   EXPECT_FALSE(blocks.ok);
   EXPECT_THAT(blocks.errors, HasSubstr("at t=4"));
   EXPECT_THAT(blocks.errors, HasSubstr("the decode run's next token would make its hold on 'kv' "
                                        "12 units, larger than its cap 9"));
-  SimRun units = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", ""}}), Checked());
+  SimRun units = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", ""}}), CheckingPools());
   ASSERT_TRUE(units.ok) << units.errors;
   EXPECT_THAT(Samples(units.results, "e2e"), ElementsAre(5.0));
   EXPECT_EQ(Pool(units.results, "kv").max_used(), 9.0);
@@ -168,7 +165,7 @@ session {
 }
 run { horizon 100; }
 )",
-                         Checked());
+                         CheckingPools());
   ASSERT_TRUE(run.ok) << run.errors;
   EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(4.0));
   EXPECT_EQ(Pool(run.results, "kv").max_used(), 8.0);

@@ -550,8 +550,9 @@ TEST(LaneTest, BlockPoolsSameBytesAsOneJobAtATime) {
   }
   for (const char* amount : {"0", "prompt + 1 + output", "prompt + 1 + floor(output / 2)"}) {
     SCOPED_TRACE(amount);
-    std::string plain = absl::StrReplaceAll(PlainLaneProgram(amount, "2000"),
-                                            {{"pool kv { cap 2000; }", "pool kv { cap 2000; block 16; }"}});
+    std::string plain =
+        absl::StrReplaceAll(PlainLaneProgram(amount, "2000"),
+                            {{"pool kv { cap 2000; }", "pool kv { cap 2000; block 16; }"}});
     ASSERT_THAT(plain, HasSubstr("block 16;"));
     ExpectSameWithoutLanes(plain);
   }

@@ -13,17 +13,12 @@
 namespace serq {
 namespace {
 
+using ::serq::testing::CheckingPools;
 using ::serq::testing::RunSource;
 using ::serq::testing::Samples;
 using ::serq::testing::SimRun;
 using ::serq::testing::Stage;
 using ::testing::ElementsAre;
-
-SimOptions Checked() {
-  SimOptions o;
-  o.check_pools = true;
-  return o;
-}
 
 // One prefill of 7 tokens on a step of 1 + prefill seconds.
 //   No cap: one step of all 7: ttft 1 + 7 = 8.
@@ -42,7 +37,7 @@ run { horizon 100; }
     SCOPED_TRACE(preempt);
     auto run = [&](const std::string& options) {
       return RunSource(absl::StrReplaceAll(kProgram, {{"OPTIONS", options + preempt}}),
-                       Checked());
+                       CheckingPools());
     };
     SimRun whole = run("");
     ASSERT_TRUE(whole.ok) << whole.errors;
@@ -109,13 +104,13 @@ session {
 }
 run { horizon 100; }
 )";
-  SimRun chunked = RunSource(absl::StrReplaceAll(kProgram, {{"OPTIONS", ""}}), Checked());
+  SimRun chunked = RunSource(absl::StrReplaceAll(kProgram, {{"OPTIONS", ""}}), CheckingPools());
   ASSERT_TRUE(chunked.ok) << chunked.errors;
   EXPECT_THAT(Samples(chunked.results, "e2e"), ElementsAre(4.0, 8.0));
   EXPECT_EQ(Stage(chunked.results, "E").preempted(), 1u);
   EXPECT_EQ(Stage(chunked.results, "E").steps(), 8u);
   SimRun reserved =
-      RunSource(absl::StrReplaceAll(kProgram, {{"OPTIONS", "reserve prompt;"}}), Checked());
+      RunSource(absl::StrReplaceAll(kProgram, {{"OPTIONS", "reserve prompt;"}}), CheckingPools());
   ASSERT_TRUE(reserved.ok) << reserved.errors;
   EXPECT_THAT(Samples(reserved.results, "e2e"), ElementsAre(4.0, 8.0));
   EXPECT_EQ(Stage(reserved.results, "E").preempted(), 0u);
@@ -150,11 +145,12 @@ session {
 }
 run { horizon 100; }
 )";
-  SimRun blocks = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", "block 4;"}}), Checked());
+  SimRun blocks = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", "block 4;"}}),
+                            CheckingPools());
   ASSERT_TRUE(blocks.ok) << blocks.errors;
   EXPECT_THAT(Samples(blocks.results, "e2e"), ElementsAre(3.0, 4.0));
   EXPECT_EQ(Stage(blocks.results, "E").preempted(), 0u);
-  SimRun units = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", ""}}), Checked());
+  SimRun units = RunSource(absl::StrReplaceAll(kProgram, {{"BLOCK", ""}}), CheckingPools());
   ASSERT_TRUE(units.ok) << units.errors;
   EXPECT_THAT(Samples(units.results, "e2e"), ElementsAre(1.0, 3.0));
   EXPECT_EQ(Stage(units.results, "E").preempted(), 0u);
@@ -186,7 +182,7 @@ session {
 }
 run { horizon 100; }
 )",
-                         Checked());
+                         CheckingPools());
   ASSERT_TRUE(run.ok) << run.errors;
   EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(1.0, 3.0));
   EXPECT_EQ(Stage(run.results, "E").steps(), 3u);
