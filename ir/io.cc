@@ -227,14 +227,26 @@ void RefuseVersion9Fields(const ir::Program& p, Diagnostics* diags) {
   if (p.has_run() && p.run().has_sample()) CannotHold(v, "run.sample", "'sample'", 9, diags);
 }
 
-// IR 9 cannot say what 10 added: tables and local names (the expressions'
-// new parts are RefuseNewerExpressions').
+// IR 9 cannot say what 10 added: tables, local names, pool blocks and the
+// step stages' `chunk` and `reserve prompt` (the
+// expressions' new parts are RefuseNewerExpressions').
 void RefuseVersion10Fields(const ir::Program& p, Diagnostics* diags) {
   uint32_t v = p.version();
   if (p.table_size() > 0) CannotHold(v, "table", "a table", 10, diags);
+  for (int i = 0; i < p.pool_size(); ++i) {
+    if (p.pool(i).has_block()) {
+      CannotHold(v, absl::StrCat("pool[", i, "].block"), "'block'", 10, diags);
+    }
+  }
   for (int i = 0; i < p.stage_size(); ++i) {
     if (p.stage(i).let_size() > 0) {
       CannotHold(v, absl::StrCat("stage[", i, "].let"), "'let'", 10, diags);
+    }
+    if (p.stage(i).has_chunk()) {
+      CannotHold(v, absl::StrCat("stage[", i, "].chunk"), "'chunk'", 10, diags);
+    }
+    if (p.stage(i).reserve_prompt()) {
+      CannotHold(v, absl::StrCat("stage[", i, "].reservePrompt"), "'reserve prompt'", 10, diags);
     }
   }
 }

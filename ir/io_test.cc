@@ -177,14 +177,16 @@ TEST(Io, UnknownVersionsAreRefusedNamingTheSupportedOnes) {
             "v11.json:version: error: IR has no version; this serq reads IR versions 7 to 10\n");
 }
 
-// Each part IR 10 added, in a file that says 9: a table, a let, a table
-// lookup, a step figure of the jobs apart and a sum over the jobs.
+// Each part IR 10 added, in a file that says 9: a table, a pool's block, a
+// let, a table lookup, a step figure of the jobs apart and a sum over the
+// jobs.
 TEST(Io, Version9WithIr10FieldsIsRefusedAtTheirPaths) {
   Diagnostics d("v9.json");
   ir::Program p;
   EXPECT_FALSE(ReadProgram(R"({"version": 9,
       "table": [{"name": "t", "file": "t.csv", "key": ["k"], "value": "v"}],
-      "stage": [{"name": "E", "kind": "STEP",
+      "pool": [{"name": "kv", "cap": {"number": 64}, "block": {"number": 16}}],
+      "stage": [{"name": "E", "kind": "STEP", "chunk": {"number": 512}, "reservePrompt": true,
                  "let": [{"name": "x", "value": {"ref": {"name": "decode_kv", "kind": "BUILTIN",
                                                          "decl": 17}}}],
                  "rate": {"call": {"function": "sum_jobs", "arg": [{"call": {
@@ -194,7 +196,11 @@ TEST(Io, Version9WithIr10FieldsIsRefusedAtTheirPaths) {
   std::string v = "error: IR version 9 cannot hold ";
   EXPECT_EQ(d.Render(),
             absl::StrCat("v9.json:table: ", v, "a table (added in version 10)\n",
+                         "v9.json:pool[0].block: ", v, "'block' (added in version 10)\n",
                          "v9.json:stage[0].let: ", v, "'let' (added in version 10)\n",
+                         "v9.json:stage[0].chunk: ", v, "'chunk' (added in version 10)\n",
+                         "v9.json:stage[0].reservePrompt: ", v,
+                         "'reserve prompt' (added in version 10)\n",
                          "v9.json:stage[0].rate.call.function: ", v,
                          "the function 'sum_jobs' (added in version 10)\n",
                          "v9.json:stage[0].rate.call.arg[0].call.table: ", v,

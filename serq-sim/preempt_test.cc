@@ -529,6 +529,35 @@ run { horizon 1e4; seed 5; }
                              {{"AMOUNT", amount}, {"CAP", cap}});
 }
 
+// On a block pool (`block G`) a lane counts, each step, its jobs whose
+// content is at the end of their last block (each takes a block); the
+// same bytes as growing them one at a time, with and without `preempt by`,
+// for blocks of 1 (a unit: the pool by units again), 4, 16 and 600 (the
+// cap: one request's block fills the pool), and with amounts that round
+// up to whole blocks.
+TEST(LaneTest, BlockPoolsSameBytesAsOneJobAtATime) {
+  for (const char* block : {"block 1;", "block 4;", "block 16;", "block 600;"}) {
+    SCOPED_TRACE(block);
+    const std::string with_block = absl::StrCat("pool kv { cap 600; ", block, " }");
+    std::string preempting = absl::StrReplaceAll(
+        LaneProgram("run E decode (output) growing kv observe itl;"),
+        {{"pool kv { cap 600; }", with_block}});
+    ASSERT_THAT(preempting, HasSubstr(block));
+    ExpectSameWithoutLanes(preempting);
+    ExpectSameWithoutLanes(absl::StrReplaceAll(
+        LaneProgram("run E decode (output) growing kv observe itl;", "(-since)", "64", "12"),
+        {{"pool kv { cap 600; }", with_block}}));
+  }
+  for (const char* amount : {"0", "prompt + 1 + output", "prompt + 1 + floor(output / 2)"}) {
+    SCOPED_TRACE(amount);
+    std::string plain =
+        absl::StrReplaceAll(PlainLaneProgram(amount, "2000"),
+                            {{"pool kv { cap 2000; }", "pool kv { cap 2000; block 16; }"}});
+    ASSERT_THAT(plain, HasSubstr("block 16;"));
+    ExpectSameWithoutLanes(plain);
+  }
+}
+
 TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
   ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + output"));
   ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + output", "900"));

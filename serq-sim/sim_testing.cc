@@ -11,6 +11,12 @@
 
 namespace serq::testing {
 
+SimOptions CheckingPools() {
+  SimOptions o;
+  o.check_pools = true;
+  return o;
+}
+
 SimRun RunSource(absl::string_view source, const SimOptions& options) {
   SimRun run;
   ir::Program program;

@@ -20,6 +20,8 @@ struct SimRun {
 
 // Parses `source` (as file "test.sq"), links it and simulates it.
 SimRun RunSource(absl::string_view source, const SimOptions& options = {});
+// Options that check the pools' invariants after every event.
+SimOptions CheckingPools();
 
 // The samples of observation `name` in replication `replication` (empty
 // when there is none).

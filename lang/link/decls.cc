@@ -33,6 +33,7 @@ void Linker::CheckPools() {
                                                   "' must be at least 0, not ", FormatNumber(*v)));
       }
     }
+    std::optional<double> cache;
     if (p->has_cache()) {
       Place at = here.Field("cache", &p->cache_loc());
       if (ResolveExpr(p->mutable_cache(), at, constant)) {
@@ -43,6 +44,25 @@ void Linker::CheckPools() {
                 absl::StrCat("the cache block of '", p->name(),
                              "' must be a whole number of units, at least 1 (0: no cache), not ",
                              FormatNumber(*v)));
+        } else {
+          cache = v;
+        }
+      }
+    }
+    if (p->has_block()) {
+      Place at = here.Field("block", &p->block_loc());
+      if (ResolveExpr(p->mutable_block(), at, constant)) {
+        std::optional<double> v = Evaluate(p->block(), at);
+        if (v.has_value() && !(IsWhole(*v) && *v >= 1)) {
+          Error(at.At(p->block().loc()),
+                absl::StrCat("the block of '", p->name(),
+                             "' must be a whole number of units at least 1, not ",
+                             FormatNumber(*v)));
+        } else if (v.has_value() && cache.has_value() && *v != *cache) {
+          // vLLM's prefix cache keys the same blocks that hold the KV.
+          Error(at.At(p->block().loc()),
+                absl::StrCat("the block of '", p->name(), "' (", FormatNumber(*v),
+                             ") must equal its cache block (", FormatNumber(*cache), ")"));
         }
       }
     }
@@ -119,6 +139,19 @@ void Linker::CheckStages() {
     };
     per_step("seqs", IF_PRESENT(s, seqs));
     per_step("tokens", IF_PRESENT(s, tokens));
+    per_step("chunk", IF_PRESENT(s, chunk));
+    if (s->reserve_prompt() && !kind_word.empty()) {
+      Place at = here.Field("reservePrompt", &s->reserve_loc());
+      if (s->kind() != ir::Stage::STEP) {
+        Error(at, absl::StrCat("'reserve prompt' is only for step stages, and '", name,
+                               "' is a ", kind_word, " stage"));
+      } else if (!s->has_preempt_by()) {
+        // Without preemption no job is waiting in vLLM's sense: a growth
+        // that does not fit stalls the job where it is.
+        Error(at, absl::StrCat("'reserve prompt' admits waiting jobs, and '", name,
+                               "' has none: give it 'preempt by KEY;'"));
+      }
+    }
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
         !kind_word.empty()) {
       // A key has no location of its own: point at its first expression.

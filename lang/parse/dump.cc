@@ -152,7 +152,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
     absl::StrAppend(&out, "pool ", x.name(), x.has_size() ? "[" + DumpExpr(x.size()) + "]" : "",
                     Opt("cap", x.cap(), x.has_cap()),
                     x.has_evict_by() ? " evict " + DumpKey(x.evict_by()) : "",
-                    Opt("cache", x.cache(), x.has_cache()), Loc(x.loc(), locs),
+                    Opt("cache", x.cache(), x.has_cache()),
+                    Opt("block", x.block(), x.has_block()), Loc(x.loc(), locs),
                     "\n");
   }
   for (const auto& x : p.stage()) {
@@ -162,7 +163,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
                     Opt("tokens", x.tokens(), x.has_tokens()),
                     x.has_serve_by() ? " serve " + DumpKey(x.serve_by()) : "",
                     x.has_preempt_by() ? " preempt " + DumpKey(x.preempt_by()) : "",
-                    Loc(x.loc(), locs),
+                    Opt("chunk", x.chunk(), x.has_chunk()),
+                    x.reserve_prompt() ? " reserve prompt" : "", Loc(x.loc(), locs),
                     "\n");
   }
   if (p.share() != ir::Program::SHARE_UNSPECIFIED) {

@@ -113,6 +113,7 @@ class Printer {
       if (x.has_cap()) absl::StrAppend(&options, " cap ", FormatExpr(x.cap()), ";");
       if (x.has_evict_by()) absl::StrAppend(&options, " evict by ", Key(x.evict_by()), ";");
       if (x.has_cache()) absl::StrAppend(&options, " cache ", FormatExpr(x.cache()), ";");
+      if (x.has_block()) absl::StrAppend(&options, " block ", FormatExpr(x.block()), ";");
       Line(absl::StrCat("pool ", x.name(), Size(x.has_size(), x.size()), " ", Block(options)));
     }
     Group();
@@ -181,6 +182,8 @@ class Printer {
     if (x.has_tokens()) options.push_back(absl::StrCat("tokens ", FormatExpr(x.tokens()), ";"));
     if (x.has_serve_by()) options.push_back(absl::StrCat("serve by ", Key(x.serve_by()), ";"));
     if (x.has_preempt_by()) options.push_back(absl::StrCat("preempt by ", Key(x.preempt_by()), ";"));
+    if (x.has_chunk()) options.push_back(absl::StrCat("chunk ", FormatExpr(x.chunk()), ";"));
+    if (x.reserve_prompt()) options.push_back("reserve prompt;");
     std::string head = absl::StrCat("stage ", x.name(), Size(x.has_size(), x.size()), " : ", kind);
     if (options.empty()) return Line(head + ";");
     if (x.let_size() == 0) return Line(absl::StrCat(head, " { ", absl::StrJoin(options, " "), " }"));

@@ -32,9 +32,9 @@ constexpr ReservedWord kReservedWords[] = {
 };
 
 constexpr OptionWord kOptionWords[] = {
-    {"cap", "pool"},       {"cache", "pool"},
+    {"cap", "pool"},       {"cache", "pool"},       {"block", "pool"},
     {"seqs", "stage"},     {"tokens", "stage"},     {"preempt", "stage"},
-    {"let", "stage"},
+    {"let", "stage"},      {"chunk", "stage"},      {"reserve", "stage"},
     {"limit", "workload"}, {"batch", "workload"},   {"poisson", "workload"},
     {"periodic", "workload"}, {"renewal", "workload"}, {"trace", "workload"},
     {"horizon", "run"},    {"seed", "run"},         {"replications", "run"},

@@ -640,6 +640,11 @@ class Parser {
            SetLoc(tokens_[pos_ - 1], p.mutable_cache_loc());
            return Expr(kDeclarationExprLevel, p.mutable_cache()) >= 0;
          }},
+        {"block",
+         [&] {
+           SetLoc(tokens_[pos_ - 1], p.mutable_block_loc());
+           return Expr(kDeclarationExprLevel, p.mutable_block()) >= 0;
+         }},
     };
     Options(open, absl::StrCat("pool '", name, "'"), options);
     *program->add_pool() = std::move(p);
@@ -676,6 +681,20 @@ class Parser {
              return Expect(K::kBy, "after 'preempt'") && Key(3, s.mutable_preempt_by());
            }},
           {"let", [&] { return Let(s.add_let()); }, nullptr, /*repeatable=*/true},
+          {"chunk", [&] { return Expr(kDeclarationExprLevel, s.mutable_chunk()) >= 0; }},
+          {"reserve",
+           [&] {
+             SetLoc(tokens_[pos_ - 1], s.mutable_reserve_loc());
+             std::string what;
+             if (!Name("'prompt' after 'reserve'", &what)) return false;
+             if (what != "prompt") {
+               ErrorAtPrevious(absl::StrCat("expected 'prompt' after 'reserve', found '", what,
+                                            "'"));
+               return false;
+             }
+             s.set_reserve_prompt(true);
+             return true;
+           }},
       };
       Options(open, absl::StrCat("stage '", name, "'"), options);
     } else {

@@ -58,15 +58,17 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     } else if (d.kind == ir::Stage::STEP) {
       // --trace's step events carry every figure (serq fit-steps reads
       // them), so a traced run computes them whether its tau reads them or not.
-      stations_.push_back(MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes,
-                                          d.figures || options_.trace != nullptr));
+      stations_.push_back(
+          MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes,
+                          d.figures || options_.trace != nullptr,
+                          StepRules{d.chunk, d.reserve_prompt}));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }
   }
   for (uint32_t id = 0; id < model.pool_decl.size(); ++id) {
     const PoolDecl& d = model.pools[model.pool_decl[id]];
-    pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache);
+    pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache, d.block);
   }
   watchers_.resize(model.pool_decl.size());
   arrived_.assign(model.sessions.size(), 0);

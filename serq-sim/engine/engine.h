@@ -82,6 +82,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   int LaneHold(uint32_t hold, double steps) override { return pools_.LaneHold(hold, steps); }
   void CatchUpHold(uint32_t hold, double units) override { pools_.CatchUp(hold, units); }
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
+  bool GrowthFits(uint32_t hold, double units) override { return pools_.GrowthFits(hold, units); }
+  bool HoldsUnits(uint32_t hold) override { return pools_.hold(hold).size > 0; }
+  double PoolGrain(uint32_t pool) override { return pools_.grain(pool); }
   bool PreemptKey(uint32_t station, SessionId session, double since,
                   std::vector<double>* key) override;
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;

@@ -292,9 +292,12 @@ bool Engine::ExecHold(SessionId id, const Instr& in) {
                                         "': the amount must be >= 0"));
       return false;
     }
-    if (amount > pools_.cap(pool)) {
-      FailAt(in.statement, absl::StrCat("a hold of ", amount, " units of '", PoolName(pool),
-                                        "' is larger than its cap ", pools_.cap(pool)));
+    // On a pool with `block G` the hold takes whole blocks.
+    if (double size = pools_.ExtentOn(pool, amount, 0); size > pools_.cap(pool)) {
+      FailAt(in.statement,
+             absl::StrCat("a hold of ", amount, " units of '", PoolName(pool), "' is ",
+                          size == amount ? "" : absl::StrCat(size, " units in whole blocks, "),
+                          "larger than its cap ", pools_.cap(pool)));
       return false;
     }
     for (uint32_t other : pool_ids_) {

@@ -636,6 +636,18 @@ void Compiler::Declarations() {
         }
       }
     }
+    if (p.has_block()) {
+      // As `cache`: the linker's rule, checked again for IR that skipped it.
+      auto grain = ConstantAt(p.block(), path + ".block");
+      if (grain) {
+        d.block = *grain;
+        if (!(*grain >= 1 && *grain == std::floor(*grain) && std::isfinite(*grain))) {
+          Error(p.block().loc(), path + ".block",
+                absl::StrCat("the block of '", p.name(), "' must be a whole number >= 1, got ",
+                             *grain));
+        }
+      }
+    }
     next += d.size;
     for (uint32_t k = 0; k < d.size; ++k) model_->pool_decl.push_back(i);
     model_->pools.push_back(std::move(d));
@@ -665,6 +677,11 @@ void Compiler::Declarations() {
       if (s.has_tokens()) {
         if (auto v = ConstantAt(s.tokens(), path + ".tokens")) d.tokens = *v;
       }
+      d.chunk = std::numeric_limits<double>::infinity();
+      if (s.has_chunk()) {
+        if (auto v = ConstantAt(s.chunk(), path + ".chunk")) d.chunk = *v;
+      }
+      d.reserve_prompt = s.reserve_prompt() && s.has_preempt_by();
     } else if (s.kind() == ir::Stage::PS || s.kind() == ir::Stage::FIFO) {
       // A phi in parts (lets) or that looks a table up is evaluated as it
       // runs, as one that reads present.

@@ -43,6 +43,8 @@ struct StageDecl {
   std::vector<uint32_t> preempt_by; // its key nodes, evaluated in the victim's session
   std::vector<uint32_t> lets;       // the lets' nodes, evaluated in order before the rate
   bool figures = false;             // step: tau reads the jobs' figures (StepVars' IR 10 part)
+  double chunk = 0;                 // step: `chunk N` (inf: none)
+  bool reserve_prompt = false;      // step: `reserve prompt`
 };
 
 struct PoolDecl {
@@ -54,6 +56,7 @@ struct PoolDecl {
   std::vector<uint32_t> evict_by;  // key nodes; empty: never evict
   double cache = 0;  // `cache B`: the prefix cache's block size; 0: none
   ir::Location cache_loc;
+  double block = 0;  // `block G`: holds take whole blocks of G units; 0: none
 };
 
 // Where a statement is, for runtime errors: its source location, or its IR

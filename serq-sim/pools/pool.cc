@@ -15,9 +15,10 @@ constexpr uint32_t kNoPool = UINT32_MAX;
 
 }  // namespace
 
-uint32_t Pools::AddPool(double cap, bool evictable, double cache_block) {
+uint32_t Pools::AddPool(double cap, bool evictable, double cache_block, double grain) {
   Element e;
   e.cap = cap;
+  e.grain = grain;
   e.evictable = evictable;
   if (cache_block > 0) {
     e.block = cache_block;
@@ -152,7 +153,8 @@ bool Pools::RequestHold(SessionId session, absl::Span<const uint32_t> pools,
     hold = Hold();
     hold.pool = pools[i];
     hold.session = session;
-    hold.amount = amounts[i];
+    // Whole blocks from the start: the amount is what admission takes.
+    hold.amount = Extent(elements_[pools[i]], amounts[i], 0);
     hold.request = r;
     requests_[r].holds.push_back(h);
     holds->push_back(h);
@@ -166,12 +168,18 @@ bool Pools::RequestHold(SessionId session, absl::Span<const uint32_t> pools,
 
 double Pools::SizeAfterLoad(HoldId hold, double units) const {
   const Hold& h = holds_[hold];
-  return std::max(h.amount, h.content + units);
+  return Extent(elements_[h.pool], h.amount, h.content + units);
+}
+
+bool Pools::GrowthFits(HoldId hold, double units) const {
+  const Hold& h = holds_[hold];
+  double need = SizeAfterLoad(hold, units) - h.size;
+  return !(need > 0) || CanMakeRoom(h.pool, need);
 }
 
 void Pools::ApplyGrowth(const Growth& growth) {
   Hold& h = holds_[growth.hold];
-  double size = std::max(h.amount, growth.content);
+  double size = Extent(elements_[h.pool], h.amount, growth.content);
   double used_delta = size - h.size;
   double loaded_delta = growth.content - h.content;
   h.size = size;
@@ -182,7 +190,7 @@ void Pools::ApplyGrowth(const Growth& growth) {
 
 bool Pools::TryGrow(const Growth& growth) {
   const Hold& h = holds_[growth.hold];
-  double need = std::max(h.amount, growth.content) - h.size;
+  double need = Extent(elements_[h.pool], h.amount, growth.content) - h.size;
   if (need > 0 && !MakeRoom(h.pool, need)) return false;
   ApplyGrowth(growth);
   return true;
@@ -375,17 +383,19 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
   Element& e = elements_[pool];
   if (notify_changes_ || e.cache || count == 0) return false;
   if (behind_line && e.growths_waiting != 0) return false;
-  const double u = units;
+  // `units` holds grow by a unit each, or on a block pool by a block each.
+  const double need = e.grain > 0 ? e.grain : 1;
+  const double u = units * need;
   const double n = count;
   // Whole numbers plus whole numbers, below 2^52.
   if (!ExactWhole(e.used) || !ExactWhole(e.loaded) || !(e.used + u < kExactWhole) ||
       !(e.loaded + n < kExactWhole)) {
     return false;
   }
-  // GrowEach's check of the last growth of a unit: the earlier ones ask
-  // the same unit of more room (the check is monotone in used); the
+  // GrowEach's check of the last growth of a unit (or block): the earlier
+  // ones ask the same of more room (the check is monotone in used); the
   // others ask for nothing.
-  if (units > 0 && !(1 <= e.cap - (e.used + (u - 1)) + FitSlack(e.cap))) return false;
+  if (units > 0 && !(need <= e.cap - (e.used + (u - need)) + FitSlack(e.cap))) return false;
   e.used += u;
   e.loaded += n;
   e.lane_used += u;
@@ -396,7 +406,12 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
 
 int Pools::LaneHold(HoldId hold, double steps) const {
   const Hold& h = holds_[hold];
-  if (h.state != Hold::State::kActive || elements_[h.pool].cache || !ExactWhole(h.content)) {
+  // On a block pool a sized hold takes a block when its content passes the
+  // end of its last (the lane counts those a step: LaneGrain); its blocks
+  // are whole numbers of whole units, so the same arithmetic stays exact.
+  const Element& e = elements_[h.pool];
+  if (h.state != Hold::State::kActive || e.cache || !ExactWhole(h.content) ||
+      e.grain > kMaxLaneGrain) {
     return -1;
   }
   if (h.amount <= h.content) return 1;
@@ -409,7 +424,7 @@ void Pools::CatchUp(HoldId hold, double units) {
   Element& e = elements_[h.pool];
   const double size = h.size;
   h.content += units;
-  h.size = std::max(h.amount, h.content);
+  h.size = Extent(e, h.amount, h.content);
   e.lane_used -= h.size - size;
   e.lane_loaded -= units;
 }
@@ -457,7 +472,7 @@ std::string Pools::CheckInvariants() const {
     if (!e.growing.empty()) {
       const Growth& g = e.growing.front();
       const Hold& h = holds_[g.hold];
-      if (std::max(h.amount, g.content) - h.size <= available(e)) {
+      if (Extent(e, h.amount, g.content) - h.size <= available(e)) {
         return absl::StrCat("pool ", p, ": a growth first in line fits but waits");
       }
       continue;

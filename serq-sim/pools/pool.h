@@ -32,6 +32,12 @@
 // used(), but physically there, so that what fits is judged against
 // cap - used - evictable; evictable blocks are evicted (least recently
 // released first) before any lease, whether or not the pool has `evict by`.
+//
+// A pool with `block G` hands out units G at a time (vLLM's KV blocks): a
+// hold's size is max(amount, content) rounded up to a whole number of
+// blocks (Extent), so a growth takes a new block only when its content
+// passes the end of its last one, and a release or preemption frees every
+// block. What a hold asks and grows is otherwise unchanged.
 #ifndef SERQ_SIM_POOLS_POOL_H_
 #define SERQ_SIM_POOLS_POOL_H_
 
@@ -139,8 +145,8 @@ class Pools {
 
   // Adds pool element `count()`. Only before the first request.
   // `cache_block` > 0: the pool keeps a prefix cache of blocks of that many
-  // units.
-  uint32_t AddPool(double cap, bool evictable, double cache_block = 0);
+  // units. `grain` > 0: its holds take whole blocks of that many units.
+  uint32_t AddPool(double cap, bool evictable, double cache_block = 0, double grain = 0);
   uint32_t count() const { return elements_.size(); }
   // Calls host->PoolChanged at every change of used or loaded (--trace).
   void NotifyChanges() { notify_changes_ = true; }
@@ -149,6 +155,15 @@ class Pools {
   double used(uint32_t pool) const { return elements_[pool].used; }
   double free(uint32_t pool) const { return elements_[pool].cap - elements_[pool].used; }
   double loaded(uint32_t pool) const { return elements_[pool].loaded; }
+  // `block G`: the units a hold takes at a time; 0: one unit, exactly.
+  double grain(uint32_t pool) const { return elements_[pool].grain; }
+  // The largest block a step stage's lane steps (it keeps a counter for
+  // each residue of a block).
+  static constexpr double kMaxLaneGrain = 4096;
+  // What a hold of `amount` units with `content` takes on `pool`.
+  double ExtentOn(uint32_t pool, double amount, double content) const {
+    return Extent(elements_[pool], amount, content);
+  }
 
   // The prefix cache (pool_cache.cc). The block size; 0: no cache.
   double cache_block(uint32_t pool) const { return elements_[pool].block; }
@@ -186,6 +201,9 @@ class Pools {
   bool Load(HoldId hold, double units);
   // The size hold `hold` would have after loading `units` more.
   double SizeAfterLoad(HoldId hold, double units) const;
+  // Whether loading `units` more into active hold `hold` would be granted
+  // now (free units, evicting what a growth may evict). No side effect.
+  bool GrowthFits(HoldId hold, double units) const;
   // The per-token path of Load and LoadNow (a step's growth), inline: the
   // growth is granted at `now` when it needs no eviction (within the hold's
   // size, or in free units), the pool keeps no cache and nobody watches its
@@ -200,7 +218,7 @@ class Pools {
     // every change: those take the general path.
     if (e.cache || notify_changes_) return false;
     double content = h.content + units;
-    double size = std::max(h.amount, content);
+    double size = Extent(e, h.amount, content);
     double need = size - h.size;
     if (need > 0 && !Fits(h.pool, need)) return false;
     double used_delta = size - h.size;
@@ -228,6 +246,7 @@ class Pools {
       Element& e = elements_[pool];
       if ((behind_line && e.growths_waiting != 0) || e.cache) break;
       const double cap = e.cap;
+      const double grain = e.grain;
       const double slack = FitSlack(cap);
       double used = e.used;
       double loaded = e.loaded;
@@ -242,7 +261,8 @@ class Pools {
       while (h->pool == pool) {
         const double old_content = h->content;
         const double content = old_content + units;
-        const double size = std::max(h->amount, content);
+        const double size = grain > 0 ? Extent(grain, h->amount, content)
+                                      : std::max(h->amount, content);
         const double need = size - h->size;
         // Fits(pool, need) without a cache: need <= cap - used - 0 + slack.
         if (need > 0 && !(need <= cap - used + slack)) {
@@ -268,7 +288,8 @@ class Pools {
   }
   // A step stage's lane (stage_step_lane.cc): `count` active holds of
   // `pool` that LaneHold admits each grow by a unit of content, `units` of
-  // them by a unit of size too (the others within their amount), granted
+  // them by a unit of size too, or by a block on a pool with `block G`
+  // (the others within their amount or their last block), granted
   // as that many GrowFast calls would grant them, all or none: when they
   // fit and used and loaded are whole numbers below 2^52 (so that growing
   // them at once is exact), used grows by `units`, loaded by `count`, and
@@ -277,10 +298,12 @@ class Pools {
   // nothing changed, otherwise.
   bool GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now, bool behind_line);
   // Whether hold `hold` may grow a unit of content a step in a lane for
-  // `steps` steps: active, on a pool that keeps no cache, its content a
-  // whole number below 2^52, and each unit growing its size by one (1:
-  // its amount at most its content) or by none (0: content + steps within
-  // its amount); -1 otherwise.
+  // `steps` steps: active, on a pool that keeps no cache (and whose block,
+  // if any, is at most kMaxLaneGrain), its content a whole number below
+  // 2^52, and each unit growing its size by one (on a block pool: by a
+  // block when the content passes the end of its last) (1: its amount at
+  // most its content) or by none (0: content + steps within its amount);
+  // -1 otherwise.
   int LaneHold(HoldId hold, double steps) const;
   void CatchUp(HoldId hold, double units);
 
@@ -351,6 +374,7 @@ class Pools {
     double cap = 0;
     double used = 0;
     double loaded = 0;
+    double grain = 0;  // `block G`; 0: none
     uint32_t growths_waiting = 0;  // growing.size(), read where the deque is not
     TimeAverage used_average;
     TimeAverage loaded_average;
@@ -378,6 +402,14 @@ class Pools {
     uint64_t blocks_evicted = 0;
   };
 
+  // max(amount, content), in whole blocks of `grain` when it is > 0.
+  static double Extent(double grain, double amount, double content) {
+    const double s = std::max(amount, content);
+    return grain > 0 ? std::ceil(s / grain) * grain : s;
+  }
+  static double Extent(const Element& e, double amount, double content) {
+    return Extent(e.grain, amount, content);
+  }
   void Change(uint32_t pool, double used_delta, double loaded_delta);
   // After growths of `e`'s holds at `now`: its time averages and max_used
   // (used only grew).

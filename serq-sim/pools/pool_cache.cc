@@ -60,8 +60,8 @@ bool Pools::HitWouldFit(const Hold& h, uint32_t hit, uint32_t unreferenced, doub
   // max(amount, hB) more, out of everything not used (evictable blocks
   // can be evicted) and, with `evict by`, the leases.
   double used = e.used + unreferenced * e.block +
-                (std::max(h.amount, shared) - shared) - (h.size - h.shared);
-  double need = std::max(h.amount, shared + chunk) - std::max(h.amount, shared);
+                (Extent(e, h.amount, shared) - shared) - (h.size - h.shared);
+  double need = Extent(e, h.amount, shared + chunk) - Extent(e, h.amount, shared);
   double available = e.cap - used + (e.evictable ? Reclaimable(h.pool) : 0);
   return need <= available + FitSlack(e.cap);
 }
@@ -100,7 +100,7 @@ uint32_t Pools::Counted(HoldId hold, uint32_t hit, uint32_t revived, double work
   double own_before = h.size - h.shared;
   h.content = hit * e.block;
   h.shared = hit * e.block;
-  h.size = std::max(h.amount, h.content);
+  h.size = Extent(e, h.amount, h.content);
   // The hold's own units shrink (its amount now partly covered by shared
   // blocks); blocks that were evictable become used.
   Change(h.pool, (h.size - h.shared) - own_before + revived * e.block, h.content);

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -298,6 +299,13 @@ class StageHost {
     *tokens = 0;
     return true;
   }
+  // Whether growing hold `hold` by `units` of content would fit now (free
+  // units, evicting what a growth may evict), without a change.
+  virtual bool GrowthFits(uint32_t hold, double units) { return true; }
+  // Whether active hold `hold` takes units of its pool now.
+  virtual bool HoldsUnits(uint32_t hold) { return false; }
+  // The block of pool element `pool` (`block G`), 0 when it has none.
+  virtual double PoolGrain(uint32_t pool) { return 0; }
 
  protected:
   // `clock` is the host's time, which outlives the host's use of it.
@@ -431,9 +439,19 @@ std::unique_ptr<Station> MakeFifoStation(uint32_t id, bool phi_constant, double 
 // they can (stage_step_lane.cc). With `figures`, each step's variables
 // include the prefill and the decode jobs apart and the jobs themselves
 // (a lane keeps no job's figures: `figures` steps without one).
+// vLLM's scheduler options of a step stage (language.md §3.3.1).
+struct StepRules {
+  // `chunk N`: the most tokens of one job's prefill in a step (vLLM's
+  // long_prefill_token_threshold); inf: the budget's.
+  double chunk = std::numeric_limits<double>::infinity();
+  // `reserve prompt`: a waiting prefill job joins only if its whole
+  // remaining prefill fits (vLLM's scheduler_reserve_full_isl).
+  bool reserve_prompt = false;
+};
+
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,
                                          bool preempt = false, bool lanes = true,
-                                         bool figures = false);
+                                         bool figures = false, StepRules rules = {});
 
 }  // namespace serq::sim
 

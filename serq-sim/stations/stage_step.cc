@@ -42,10 +42,12 @@ size_t RunningDecodeLimit(double seqs, double tokens) {
 }  // namespace
 
 StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes,
-                         bool figures)
+                         bool figures, StepRules rules)
     : Station(id),
       seqs_(seqs),
       tokens_(tokens),
+      chunk_(rules.chunk),
+      reserve_prompt_(rules.reserve_prompt),
       preempt_(preempt),
       lanes_(lanes),
       figures_(figures),
@@ -260,7 +262,7 @@ bool StepStation::FormPlain(StageHost& host) {
         e.chunk = e.reserved_units;
       } else {
         if (!LookUp(host, e)) return false;
-        e.chunk = std::min(e.remaining, budget);
+        e.chunk = std::min({e.remaining, budget, chunk_});
         switch (host.Grow(e.session, e.hold, e.chunk)) {
           case StageHost::Growth::kGranted:
             e.content += e.chunk;
@@ -274,7 +276,7 @@ bool StepStation::FormPlain(StageHost& host) {
         }
       }
     } else {
-      e.chunk = std::min(e.remaining, budget);
+      e.chunk = std::min({e.remaining, budget, chunk_});
     }
     budget -= e.chunk;
     batch_.push_back(slot);
@@ -545,9 +547,9 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
 }  // namespace step_internal
 
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens, bool preempt,
-                                         bool lanes, bool figures) {
+                                         bool lanes, bool figures, StepRules rules) {
   return std::make_unique<step_internal::StepStation>(id, seqs, tokens, preempt,
-                                                      lanes && !figures, figures);
+                                                      lanes && !figures, figures, rules);
 }
 
 }  // namespace serq::sim

@@ -59,7 +59,8 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 class StepStation final : public Station {
  public:
-  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes, bool figures);
+  StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes, bool figures,
+              StepRules rules = {});
 
   void Arrive(StageHost& host, const Job& job) override;
 
@@ -301,7 +302,7 @@ class StepStation final : public Station {
   // The tokens job `e` would take in this step with the budget left.
   double Tokens(const Entry& e) const {
     if (e.decode) return budget_ >= 1 ? 1 : 0;
-    return budget_ > 0 ? std::min(e.remaining, budget_) : 0;
+    return budget_ > 0 ? std::min({e.remaining, budget_, chunk_}) : 0;
   }
 
   // The next victim for a growth on pool element `pool`: the running job
@@ -339,6 +340,8 @@ class StepStation final : public Station {
 
   const double seqs_;    // inf: unbounded
   const double tokens_;  // inf: unbounded
+  const double chunk_;   // `chunk N`: a prefill job's most tokens a step; inf: none
+  const bool reserve_prompt_;  // `reserve prompt`
   const bool preempt_;
   const bool lanes_;  // its leading decode jobs may step as a lane
   const bool figures_;  // its tau reads the jobs' figures (StepVars' IR 10 part)
@@ -395,6 +398,7 @@ class StepStation final : public Station {
   struct LaneJob {
     uint32_t hold;
     bool sized;        // each unit grows its hold's size (else: within its amount)
+    uint32_t residue;  // sized on a block pool: (content - joined) mod the block
     double last;       // its last token's time when it joined
     uint64_t joined;   // the lane step it joined at
     uint64_t finish;   // the lane step in which it completes
@@ -408,6 +412,10 @@ class StepStation final : public Station {
   int32_t lane_observation_ = -1; // every job's observation
   uint32_t lane_pool_ = 0;        // every job's hold's pool element
   uint32_t lane_units_ = 0;       // jobs whose units grow their hold's size
+  // On a block pool (lane_grain_ > 0): the sized jobs by residue; those of
+  // residue (-lane_clock_) mod the block take a block in the next step.
+  uint64_t lane_grain_ = 0;
+  std::vector<uint32_t> lane_residues_;
   uint32_t lane_fresh_ = 0;       // jobs that joined since its last step
   double lane_last_end_ = 0;      // its last step's end
   bool lane_stepping_ = false;    // in the step formed or running

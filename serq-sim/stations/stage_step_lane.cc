@@ -72,6 +72,8 @@ void StepStation::ExtendLane(StageHost& host, size_t k) {
     lane_started_ = true;
     lane_observation_ = slab_[list[0]].observation;
     lane_pool_ = slab_[list[0]].pool;
+    lane_grain_ = static_cast<uint64_t>(host.PoolGrain(lane_pool_));
+    lane_residues_.assign(lane_grain_, 0);
   }
   // Every job of the lead (up to the limit) is in the lane, or none: a
   // lead partly in it would step through both ways. A job that cannot
@@ -94,7 +96,16 @@ void StepStation::ExtendLane(StageHost& host, size_t k) {
     const uint64_t finish = lane_clock_ + static_cast<uint64_t>(e.remaining);
     lane_slots_.push_back(slot);
     lane_sessions_.push_back(e.session);
-    lane_jobs_.push_back(LaneJob{e.hold, kind == 1, e.last_token, lane_clock_, finish});
+    // Its content before the lane step c is content + (c - joined): it
+    // passes a block's end when that is a multiple of the block.
+    uint32_t residue = 0;
+    if (lane_grain_ > 0 && kind == 1) {
+      const uint64_t g = lane_grain_;
+      residue = static_cast<uint32_t>(
+          (static_cast<uint64_t>(e.content) % g + g - lane_clock_ % g) % g);
+      ++lane_residues_[residue];
+    }
+    lane_jobs_.push_back(LaneJob{e.hold, kind == 1, residue, e.last_token, lane_clock_, finish});
     lane_units_ += kind == 1;
     lane_next_finish_ = std::min(lane_next_finish_, finish);
     if (!e.started) lane_started_ = false;
@@ -106,8 +117,14 @@ void StepStation::ExtendLane(StageHost& host, size_t k) {
 bool StepStation::GrowLane(StageHost& host, size_t k) {
   const size_t n = lane_slots_.size();
   const double context = static_cast<double>(lane_content_ + static_cast<int64_t>(n));
+  // On a block pool the jobs that take a block this step: those whose
+  // content is a multiple of the block.
+  const uint32_t units =
+      lane_grain_ > 0
+          ? lane_residues_[(lane_grain_ - lane_clock_ % lane_grain_) % lane_grain_]
+          : lane_units_;
   if (n != 0 && n == k && context < kExactWhole &&
-      host.GrowLane(lane_pool_, lane_units_, static_cast<uint32_t>(n), /*behind_line=*/!preempt_)) {
+      host.GrowLane(lane_pool_, units, static_cast<uint32_t>(n), /*behind_line=*/!preempt_)) {
     return true;
   }
   DissolveLane(host);
@@ -180,6 +197,7 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
       if (observes) e.last_token = now;
       lane_content_ -= static_cast<int64_t>(e.content);
       lane_units_ -= job.sized;
+      if (lane_grain_ > 0 && job.sized) --lane_residues_[job.residue];
       e.recompute = false;
       Done(e, slot, done);
       --*left;
@@ -217,6 +235,8 @@ void StepStation::DissolveLane(StageHost& host) {
   lane_sessions_.clear();
   lane_jobs_.clear();
   lane_units_ = 0;
+  lane_grain_ = 0;
+  lane_residues_.clear();
   lane_stepping_ = false;
   lead_holds_stale_ = true;
 }

@@ -2,6 +2,7 @@
 // formation of a batch from the running jobs, then the waiting ones; the
 // victims of a growth that does not fit, and their preemption.
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "serq-sim/stations/stage.h"
@@ -144,9 +145,26 @@ bool StepStation::FormPreempting(StageHost& host) {
       order_.insert(order_.end(), decode_.begin(), decode_.end());
       order_.insert(order_.end(), prefill_.begin(), prefill_.end());
       size_t joined = batch_.size();
+      // Once a waiting job that holds no units of its pool has not fit,
+      // only jobs that hold units may still join, in order: a request
+      // holding blocks does not queue behind one holding none (vLLM PR
+      // 57841; without it a decoder full of received prompts waits for a
+      // preempted request that their blocks keep out, forever).
+      bool holders_only = false;
+      auto stops = [&](uint32_t slot, double t) {
+        if (!holders_only) {  // the first that did not fit: what the stage waits for
+          blocked_slot_ = slot;
+          blocked_units_ = t;
+        }
+        const Entry& b = slab_[slot];
+        if (holders_only || (b.growing && host.HoldsUnits(b.hold))) return true;
+        holders_only = true;
+        return false;
+      };
       for (uint32_t slot : order_) {
         if (batch_.size() >= seqs_) break;
         Entry& e = slab_[slot];
+        if (holders_only && !(e.growing && host.HoldsUnits(e.hold))) continue;
         bool joins;
         if (!LookUp(host, e, /*only_if_fits=*/true, &joins)) {
           ok = false;
@@ -154,10 +172,16 @@ bool StepStation::FormPreempting(StageHost& host) {
         }
         double t = Tokens(e);
         if (!(t > 0)) continue;
+        // `reserve prompt`: its whole remaining prefill must fit, not just
+        // this step's chunk (vLLM's allocate_slots with
+        // full_sequence_must_fit); a cache hit was judged so by LookUp.
+        if (joins && reserve_prompt_ && e.growing && !e.decode &&
+            !host.GrowthFits(e.hold, e.remaining)) {
+          joins = false;
+        }
         if (!joins) {
-          blocked_slot_ = slot;
-          blocked_units_ = t;
-          break;
+          if (stops(slot, t)) break;
+          continue;
         }
         if (e.growing) {
           StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
@@ -166,9 +190,8 @@ bool StepStation::FormPreempting(StageHost& host) {
             break;
           }
           if (g == StageHost::Growth::kStalled) {
-            blocked_slot_ = slot;
-            blocked_units_ = t;
-            break;
+            if (stops(slot, t)) break;
+            continue;
           }
           e.content += t;
           e.taken = t;
@@ -208,7 +231,11 @@ bool StepStation::LookUp(StageHost& host, Entry& e, bool only_if_fits, bool* joi
   if (joins != nullptr) *joins = true;
   if (e.decode || !e.growing || e.looked_up || e.content != 0) return true;
   double hit;
-  if (!host.Lookup(e.session, e.remaining, budget_, only_if_fits, &hit)) return false;
+  // With `reserve prompt` a waiting job's hit must leave room for all the
+  // rest of its prefill, not only for this step's chunk.
+  const double room_for =
+      only_if_fits && reserve_prompt_ ? std::numeric_limits<double>::infinity() : budget_;
+  if (!host.Lookup(e.session, e.remaining, room_for, only_if_fits, &hit)) return false;
   if (hit < 0) {
     *joins = false;
     return true;

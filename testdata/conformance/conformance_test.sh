@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Conformance with a peer: serq replays BLIS's three published runs
+# (testdata/blis: w1, rate40, kv800; TraceV2 read as published) with BLIS's
+# blackbox coefficients, and `serq compare` puts each beside BLIS's
+# results.json.
+# - rate40 (saturated, KV plentiful): every TTFT and E2E figure within 0.5%.
+# - w1 (light load, KV plentiful): every E2E figure and TTFT's mean, p50
+#   and p90 within 0.5%; TTFT's p95 and p99 within 1.5% (-0.57% and
+#   +1.27%: a handful of requests in the tail, not yet explained).
+# - kv800 (KV binds, 800 blocks of 16): serq follows vLLM where BLIS does
+#   not (kv800.sq's header): a preempted request keeps its tokens and
+#   recomputes them as a prefill, where BLIS makes its outputs again one
+#   decode step at a time and so holds KV longer. The test holds serq to
+#   that direction and size: every TTFT and E2E figure 1% to 6% below
+#   BLIS's, and fewer preemptions than BLIS's 416 (kv800.metrics.json) but
+#   at least half of them.
+set -u
+root=${TEST_SRCDIR:-$PWD}/serq
+[ -d "$root" ] || root=$PWD
+cd "$root" || exit 2
+PATH="$root/serq:$PATH"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for c in w1 rate40 kv800; do
+  serq run testdata/conformance/$c.sq --results "$tmp/$c.results.json" > /dev/null ||
+    { echo "FAIL: serq run $c"; exit 1; }
+  serq compare --format=json testdata/blis/$c.results.json "$tmp/$c.results.json" \
+    > "$tmp/$c.json" || { echo "FAIL: serq compare $c"; exit 1; }
+done
+python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+failed = 0
+def check(what, ok, detail):
+    global failed
+    failed += not ok
+    print(("ok   " if ok else "FAIL ") + f"{what}: {detail}")
+def errors(case):
+    c = json.load(open(f"{tmp}/{case}.json"))
+    assert c["measured"]["requests"] == 1000 * (4 if case == "rate40" else 1), c["measured"]
+    return {m["metric"]: m["error_pct"] for m in c["metrics"] if m["error_pct"]}
+for case, bands in [("rate40", {}), ("w1", {("ttft", "p95"): 1.5, ("ttft", "p99"): 1.5})]:
+    for metric, figures in errors(case).items():
+        for figure, e in figures.items():
+            band = bands.get((metric, figure), 0.5)
+            check(f"{case} {metric} {figure}", abs(e) <= band, f"{e:+.3f}% (within {band}%)")
+for metric, figures in errors("kv800").items():
+    for figure, e in figures.items():
+        check(f"kv800 {metric} {figure}", -6 <= e <= -1, f"{e:+.3f}% (BLIS's later: -6% to -1%)")
+results = json.load(open(f"{tmp}/kv800.results.json"))
+stage = {s["name"]: s for s in results["replication"][0]["stage"]}
+preempted = int(stage["E"].get("preempted", 0))
+blis = json.load(open("testdata/blis/kv800.metrics.json"))["preemption_count"]
+check("kv800 preemptions", blis / 2 <= preempted < blis, f"serq {preempted}, BLIS {blis}")
+print(f"{failed} failed")
+sys.exit(1 if failed else 0)
+PY
