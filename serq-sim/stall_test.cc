@@ -105,6 +105,36 @@ TEST(StallTest, ALeaseForEverOfAnEndedSessionIsOne) {
                                     "(1 unit, a lease, its session ended, without an expiry)"));
 }
 
+// testdata/sim/bad-deadlock.sq with a late arrival every 0.5 s asking for
+// a unit of kv: at t = 2 session 1 holds 3 and asks for 6 more with 1
+// free (session 0's lease of 6 is for ever); the late ones queue behind
+// it for the free unit. It began at t = 2, the later arrivals change
+// nothing, and no event is left only at the horizon.
+TEST(StallTest, WaitersThatCameLaterDoNotMoveTheDate) {
+  SimRun run = RunSource(R"(
+pool kv { cap 10; }
+stage S : delay;
+workload { arrive batch(2); }
+session {
+  if (serial == 0) {
+    hold kv (6) { run S (1); } lease kv (inf);
+  } else {
+    run S (2);
+    hold kv (3) { hold kv (6) { } }
+  }
+}
+workload late { arrive periodic(0.5); }
+session late { hold kv (1) { } }
+run { horizon 100; }
+)");
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("at t=2, session 1: deadlock: its hold waits for 6 units of "
+                                    "'kv' since t=2; 'kv' has 1 unit free of 10 units, held by "
+                                    "session 0 (6 units, a lease, its session ended, without an "
+                                    "expiry); session 1 (3 units, this session)"));
+  EXPECT_EQ(run.results.horizon(), 2);
+}
+
 // A holder that is still running (a long delay) is no deadlock, however
 // long: session 0 holds a for 150 s while the others queue.
 TEST(StallTest, AHolderInARunIsNone) {

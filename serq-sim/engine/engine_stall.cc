@@ -154,20 +154,15 @@ bool Engine::Stuck(StallSet* set, double until) const {
   // A waiter that is not stuck may be admitted into free units and give
   // them back later (the line moves): it makes its pools live only when
   // they have free units; with none, its admission waits for a holder
-  // as everyone's does. Waiters that began to wait after `until` were
-  // not waiting then.
+  // as everyone's does. A waiter that began to wait after `until` was not
+  // in the lines then (its holds count above, as any live session's).
   auto waits_live = [&](uint32_t pool) {
     if (pools_.free(pool) > 0) make_live(pool);
   };
   std::vector<std::vector<uint32_t>> waiting_on(pools_.count());
   for (size_t c = 0; c < n; ++c) {
-    for (uint32_t p : set->pools[c]) {
-      if (index[set->waiter[c]] < 0) {
-        waits_live(p);
-      } else {
-        waiting_on[p].push_back(static_cast<uint32_t>(c));
-      }
-    }
+    if (index[set->waiter[c]] < 0) continue;
+    for (uint32_t p : set->pools[c]) waiting_on[p].push_back(static_cast<uint32_t>(c));
   }
   set->stuck.assign(n, 0);
   std::vector<char> woken(n, 0);
