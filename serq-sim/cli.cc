@@ -134,8 +134,12 @@ int Main(int argc, char** argv) {
         return stream.Add(*r);
       },
       &diags, &write_error);
-  if (outcome == serq::SimOutcome::kOk) write_error = stream.End();
-  if (outcome == serq::SimOutcome::kRejected) {
+  if (outcome == serq::SimOutcome::kOk || outcome == serq::SimOutcome::kStalled) {
+    write_error = stream.End();
+  }
+  // A stall: its figures up to then are written, and it is an error.
+  if (outcome == serq::SimOutcome::kRejected ||
+      (outcome == serq::SimOutcome::kStalled && write_error.ok())) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }

@@ -115,8 +115,15 @@ session {
 run { horizon 100; }
 )");
   EXPECT_FALSE(run.ok);
-  EXPECT_THAT(run.errors, HasSubstr("at t=2, session 0: deadlock: waits for its hold on 'kv'"));
+  // Both stall at t = 2 (content 5 each, used 10 of 10), each held up by
+  // the other; the run stops there.
+  EXPECT_THAT(run.errors,
+              HasSubstr("at t=2, session 0: deadlock: its next token on 'E' waits for a unit of "
+                        "'kv' since t=2; 'kv' has 0 units free of 10 units, held by session 0 (5 "
+                        "units, this session); session 1 (5 units; its next token on 'E' waits "
+                        "for a unit of 'kv' at 8:5)"));
   EXPECT_THAT(run.errors, HasSubstr("at t=2, session 1: deadlock"));
+  EXPECT_THAT(run.errors, HasSubstr("the run stops at t=2"));
 }
 
 // A victim already placed in the batch: cap 11, by (serial). As in the

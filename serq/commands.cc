@@ -98,7 +98,7 @@ CommandResult FmtCommand(const std::string& path) {
 }
 
 bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::Program* program,
-                     results::Results* results, CommandResult* result) {
+                     results::Results* results, CommandResult* result, bool* stalled) {
   if (!ParseAndLink(path, options, program, result)) return false;
   Diagnostics diags(InputName(path));
   absl::Status write_error;
@@ -109,8 +109,9 @@ bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::
         return absl::OkStatus();
       },
       &diags, &write_error);
-  if (outcome == SimOutcome::kRejected) {
+  if (outcome == SimOutcome::kRejected || outcome == SimOutcome::kStalled) {
     *result = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, *program, InputName(path)));
+    if (stalled != nullptr) *stalled = outcome == SimOutcome::kStalled;
     return false;
   }
   if (outcome == SimOutcome::kWriteFailed) {
@@ -127,7 +128,12 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   // of every replication (which would double the peak memory).
   std::vector<results::Results> all(1);
   results::Results& results = all[0];
-  if (!SimulateProgram(path, options, &program, &results, &result)) return result;
+  // A stall is an error whose figures up to it are still written and
+  // reported (after the error on stderr).
+  bool stalled = false;
+  if (!SimulateProgram(path, options, &program, &results, &result, &stalled) && !stalled) {
+    return result;
+  }
   // The file first: a results file that cannot be written is misuse (as
   // an output that cannot be written is for every tool), and the report
   // is not printed then.
@@ -137,7 +143,10 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
     }
   }
   auto report = report::RenderAnyReport(all, options.report, {}, &program);
-  if (!report.ok()) return Failure(kExitInputRejected, std::string(report.status().message()));
+  if (!report.ok()) {
+    return Failure(kExitInputRejected,
+                   absl::StrCat(result.err, report.status().message()));
+  }
   result.out = *std::move(report);
   return result;
 }

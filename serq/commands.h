@@ -56,9 +56,11 @@ CommandResult ViewCommand(const std::string& path, const DriverOptions& options)
 // Parses, links and simulates `path` as `serq run` does, into `program`
 // (linked) and `results`, for a command that uses the results itself
 // (serq compare; serq fit). On failure fills `result` (the diagnostics and
-// exit code, as `serq run` would end) and returns false.
+// exit code, as `serq run` would end) and returns false; after a stall
+// (`*stalled` set when given) `results` holds the figures up to it.
 bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::Program* program,
-                     results::Results* results, CommandResult* result);
+                     results::Results* results, CommandResult* result,
+                     bool* stalled = nullptr);
 
 // Parses and links `path` as `serq-parse path | serq-link -D… --share=…`
 // would; on failure fills `result` (the rendered diagnostics, exit code)

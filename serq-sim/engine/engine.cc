@@ -71,6 +71,9 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache, d.block);
   }
   watchers_.resize(model.pool_decl.size());
+  horizon_ = std::max(model.warmup, std::min(model.horizon, options.stop_at));
+  pool_freed_at_.assign(model.pool_decl.size(), 0);
+  blocked_since_.assign(stations_.size(), -1);
   arrived_.assign(model.sessions.size(), 0);
   ended_.assign(model.sessions.size(), 0);
   arrived_window_.assign(model.sessions.size(), 0);
@@ -208,6 +211,7 @@ std::string StepText(const StepVars& vars) {
 }  // namespace
 
 bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
+  blocked_since_[station] = -1;  // a step: the station is not blocked
   EvalFrame& frame = tau_frame_;
   frame.now = now_;
   frame.step = &vars;
@@ -288,6 +292,7 @@ StageHost::Growth Engine::GrowSlow(SessionId session, double units) {
   if (pools_.Load(s.grow_hold, units)) return failed() ? Growth::kFailed : Growth::kGranted;
   if (failed()) return Growth::kFailed;
   s.state = SessionState::kStalled;
+  s.wait_since = now_;
   if (options_.trace) LogSession("stall", s, "pool", PoolName(pools_.hold(s.grow_hold).pool));
   return Growth::kStalled;
 }
@@ -334,11 +339,13 @@ void Engine::Preempt(uint32_t station, SessionId victim, SessionId cause, double
 }
 
 void Engine::WatchPool(uint32_t pool, uint32_t station) {
+  if (blocked_since_[station] < 0) blocked_since_[station] = now_;
   std::vector<uint32_t>& w = watchers_[pool];
   if (std::find(w.begin(), w.end(), station) == w.end()) w.push_back(station);
 }
 
 void Engine::Freed(uint32_t pool) {
+  pool_freed_at_[pool] = now_;
   if (watchers_[pool].empty()) return;
   std::vector<uint32_t> stations;
   stations.swap(watchers_[pool]);
@@ -472,9 +479,19 @@ bool Engine::Run(results::Replication* out) {
   double watch_from = -kInf;
   const uint64_t budget =
       options_.limits.max_events != 0 ? options_.limits.max_events : UINT64_MAX;
+  // A second pass over a stall runs the events up to its time, included.
+  const double stop = std::isfinite(options_.stop_at)
+                          ? std::nextafter(options_.stop_at, kInf)
+                          : model_.horizon;
   while (!events_.empty()) {
     const double t = events_.Top().time;
-    if (t >= model_.horizon) break;
+    // Between instants (every end-of-instant step has started): the
+    // sessions are as the instant left them.
+    if (ABSL_PREDICT_FALSE(stall_check_due_) && t > now_) {
+      stall_check_due_ = false;
+      if (StallStops(out)) return false;
+    }
+    if (t >= stop) break;
     if (ABSL_PREDICT_FALSE(t >= watch_from)) {
       if (series_ && t > series_->next()) {
         series_->RecordBefore(t, false, stations_, pools_, arrived_, ended_);
@@ -518,6 +535,7 @@ bool Engine::Run(results::Replication* out) {
       return false;
     }
     if ((events_processed_ & 0xffff) == 0) {
+      stall_check_due_ = !std::isfinite(options_.stop_at);
       if (options_.progress || options_.progress_lines) Progress();
       // A trace that cannot be written stops the run (Simulate says why).
       bool stop = options_.trace != nullptr && options_.trace->fail();
@@ -533,14 +551,24 @@ bool Engine::Run(results::Replication* out) {
   // A stale event (the expiry of a lease released early) is
   // no event left: it must not hide a deadlock.
   CompactEvents();
-  if (events_.empty() && !ReportDeadlock()) return false;
-  if (series_) series_->RecordBefore(model_.horizon, true, stations_, pools_, arrived_, ended_);
+  if (std::isfinite(options_.stop_at)) {
+    // The second pass: the stall the first found must be here.
+    now_ = options_.stop_at;
+    if (!StallConfirmed()) return false;
+    stalled_at_ = now_;
+  } else {
+    // A stall ends the run, dated when it began, whether events are left
+    // (arrivals, other stages) or not.
+    if (StallStops(out)) return false;
+    if (events_.empty() && !ReportDeadlock()) return false;
+  }
+  if (series_) series_->RecordBefore(horizon_, true, stations_, pools_, arrived_, ended_);
   // A run without a horizon ends at its last event (which is now_), and
   // its window is empty when that is before the warmup.
-  if (!model_.drain) now_ = model_.horizon;
+  if (!model_.drain) now_ = horizon_;
   now_ = std::max(now_, model_.warmup);
   Report(out);
-  return true;
+  return stalled_at_ < 0;
 }
 
 void Engine::CompactEvents() {

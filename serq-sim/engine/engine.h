@@ -12,6 +12,7 @@
 #define SERQ_SIM_ENGINE_ENGINE_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -44,6 +45,10 @@ struct EngineOptions {
   bool lanes = true;              // tests: false, no step stage steps a lane (SimOptions)
   SimLimits limits;               // --max-sessions, --max-events, --max-cpu
   double cpu_deadline = 0;        // std::clock() seconds at which --max-cpu ends the run; 0: none
+  // A stall's second pass (engine_stall.cc): the replication runs the
+  // events up to this time, its horizon for the figures, then names the
+  // stall it must find there. inf: a run to the horizon.
+  double stop_at = std::numeric_limits<double>::infinity();
 };
 
 class Engine final : public StageHost, public PoolHost, public StateView, public GapSource {
@@ -56,6 +61,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // a runtime error, a deadlock or a limit reached (in `diags`), or when the
   // trace stream has failed (nothing in `diags`: the caller reports it).
   bool Run(results::Replication* out);
+  // After Run returned false: the time a stall began when the run stopped
+  // at one (`out` then holds the figures up to that time, and `diags` the
+  // stall); < 0 otherwise.
+  double stalled_at() const { return stalled_at_; }
 
   // Both hosts read now_ through the clock they were given.
   double now() const { return now_; }
@@ -135,12 +144,27 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
     return checkpoints_ < kCheckpoints && time >= CheckpointTime(checkpoints_);
   }
   double CheckpointTime(int k) const {
-    return model_.warmup + (model_.horizon - model_.warmup) * (k + 1) / 3;
+    return model_.warmup + (horizon_ - model_.warmup) * (k + 1) / 3;
   }
   // Sessions of declaration `decl` arrived or ended: the count in progress
   // changes.
   void InProgressChanged(uint32_t decl);
   bool ReportDeadlock();
+  // Stalls (engine_stall.cc): sessions that wait for units nothing left
+  // can ever free. StallStops: true when some do now (the run stops):
+  // the stall is dated, the replication run again up to that time into
+  // `out`, and the stall reported. StallConfirmed, in that second run:
+  // reports the stall found there.
+  bool StallStops(results::Replication* out);
+  bool StallConfirmed();
+  struct StallSet;
+  void CollectWaiters(StallSet* set) const;
+  bool Stuck(StallSet* set, double until) const;
+  double StallDate(StallSet* set) const;
+  void ReportStall(const StallSet& set);
+  std::string DescribeWait(const StallSet& set, uint32_t c) const;
+  bool StallFound(StallSet* set) const;
+  bool Stalled(StallSet* set, results::Replication* out);
   // Grow and GrowNow: false (after reporting the runtime error) when
   // `units` more would make the session's growing hold larger than its cap.
   bool GrowthWithinCap(Session& s, SessionId session, double units);
@@ -269,6 +293,15 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   static constexpr uint64_t kRunawayJudgedAfter = uint64_t{1} << 22;
   static constexpr uint64_t kRunawayStretch = uint64_t{1} << 20;
   double stretch_time_ = 0;  // now_ at the start of the current stretch
+  // Stalls: the horizon of the figures (the model's, or a second pass's
+  // stop_at); a check due at the next instant's start (every 65536
+  // events); when each pool last freed units; since when each step
+  // station has idled blocked (-1: it is not); the stall's time.
+  double horizon_;
+  bool stall_check_due_ = false;
+  std::vector<double> pool_freed_at_;
+  std::vector<double> blocked_since_;
+  double stalled_at_ = -1;
 
   std::vector<std::unique_ptr<Station>> stations_;
   std::unique_ptr<SharedStages> shared_;

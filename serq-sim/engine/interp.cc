@@ -189,6 +189,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   // variable or moves the clock.
   const EvalFrame frame = FrameOf(s);
   s.run_stations.clear();
+  s.wait_since = now_;
   uint32_t station;
   if (!evaluator_.Element(r.stage, frame, &station)) return FailEval(in.statement), false;
   s.run_stations.push_back(station);
@@ -318,6 +319,7 @@ bool Engine::ExecHold(SessionId id, const Instr& in) {
   if (admitted) return true;
   s.state = SessionState::kWaitHold;
   s.wait_statement = in.statement;
+  s.wait_since = now_;
   return false;
 }
 
@@ -433,6 +435,7 @@ bool Engine::ExecLoad(SessionId id, const Instr& in) {
   if (pools_.Load(hold, units)) return !failed();
   s.state = SessionState::kWaitLoad;
   s.wait_statement = in.statement;
+  s.wait_since = now_;
   s.wait_hold = hold;
   s.wait_units = size - before;
   return false;

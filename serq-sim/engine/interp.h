@@ -54,6 +54,9 @@ struct alignas(64) Session {
   // What a waiting session waits for, for deadlock reports (and the run
   // statement of a decode run that grows a hold).
   uint32_t wait_statement = 0;
+  // When it began to wait (a hold, a load, a stalled growth), or its run
+  // began: a stall is dated by the last of its sessions to block.
+  double wait_since = 0;
   HoldId wait_hold = 0;
   double wait_units = 0;
   // The prefix cache (engine_cache.cc): the session's block list; the

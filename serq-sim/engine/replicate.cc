@@ -11,16 +11,31 @@
 namespace serq::sim {
 namespace {
 
+// The first replication stalled at `at`: its figures up to then go to
+// the sink after `on_stall`.
+ReplicationsEnd HandStall(double at, results::Replication* replication,
+                          const ReplicationSinkFn& sink, absl::Status* sink_error,
+                          const StallFn& on_stall) {
+  on_stall(at);
+  if (*sink_error = sink(replication); !sink_error->ok()) return ReplicationsEnd::kSinkFailed;
+  return ReplicationsEnd::kStalled;
+}
+
 ReplicationsEnd OneAfterAnother(const Model& model, const EngineOptions& options, uint32_t first,
                                 const ReplicationSinkFn& sink, Diagnostics* diags,
-                                absl::Status* sink_error) {
+                                absl::Status* sink_error, const StallFn& on_stall) {
   for (uint32_t r = first; r < model.replications; ++r) {
     if (options.trace != nullptr) *options.trace << "{\"replication\":" << r << "}\n";
     results::Replication replication;
     bool ran;
+    double stalled_at;
     {
       Engine engine(model, r, options, diags);  // freed before the sink runs
       ran = engine.Run(&replication);
+      stalled_at = engine.stalled_at();
+    }
+    if (!ran && stalled_at >= 0 && r == first) {
+      return HandStall(stalled_at, &replication, sink, sink_error, on_stall);
     }
     if (!ran) return ReplicationsEnd::kRejected;
     if (*sink_error = sink(&replication); !sink_error->ok()) return ReplicationsEnd::kSinkFailed;
@@ -48,12 +63,14 @@ class Parallel {
         pristine_(*diags),
         done_(count) {}
 
-  ReplicationsEnd Run(const ReplicationSinkFn& sink, absl::Status* sink_error) {
+  ReplicationsEnd Run(const ReplicationSinkFn& sink, absl::Status* sink_error,
+                      const StallFn& on_stall) {
     std::vector<std::thread> workers;
     for (uint32_t t = 0; t < jobs_; ++t) workers.emplace_back(&Parallel::Work, this, t == 0);
     ReplicationsEnd end = ReplicationsEnd::kOk;
     for (uint32_t i = 0; i < count_; ++i) {
       std::unique_ptr<results::Replication> replication;
+      std::pair<double, std::unique_ptr<results::Replication>> stall;
       {
         std::unique_lock<std::mutex> lock(mu_);
         changed_.wait(lock, [&] { return done_[i] != nullptr || failures_.count(i) > 0; });
@@ -62,6 +79,9 @@ class Parallel {
           // failing replication: the error the sequential run would give.
           *diags_ = std::move(failures_[i]);
           end = ReplicationsEnd::kRejected;
+          if (i == 0 && stalled_.count(0) > 0) {
+            stall = std::move(stalled_[0]);
+          }
         } else {
           replication = std::move(done_[i]);
         }
@@ -69,6 +89,8 @@ class Parallel {
       if (end == ReplicationsEnd::kOk) {
         *sink_error = sink(replication.get());
         if (!sink_error->ok()) end = ReplicationsEnd::kSinkFailed;
+      } else if (stall.second != nullptr) {
+        end = HandStall(stall.first, stall.second.get(), sink, sink_error, on_stall);
       }
       replication.reset();
       {
@@ -101,15 +123,18 @@ class Parallel {
       }
       auto replication = std::make_unique<results::Replication>();
       bool ran;
+      double stalled_at;
       {
         Engine engine(model_, first_ + i, own, &diags);
         ran = engine.Run(replication.get());
+        stalled_at = engine.stalled_at();
       }
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (ran) {
           done_[i] = std::move(replication);
         } else {
+          if (stalled_at >= 0) stalled_[i] = {stalled_at, std::move(replication)};
           failures_.emplace(i, std::move(diags));
           lowest_failure_ = std::min(lowest_failure_, i);
           diags = pristine_;
@@ -133,18 +158,20 @@ class Parallel {
   bool stop_ = false;
   std::vector<std::unique_ptr<results::Replication>> done_;  // finished, not yet handed over
   std::map<uint32_t, Diagnostics> failures_;
+  // Failures that were stalls: the time and the figures up to it.
+  std::map<uint32_t, std::pair<double, std::unique_ptr<results::Replication>>> stalled_;
 };
 
 }  // namespace
 
 ReplicationsEnd RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
                                 uint32_t jobs, const ReplicationSinkFn& sink, Diagnostics* diags,
-                                absl::Status* sink_error) {
+                                absl::Status* sink_error, const StallFn& on_stall) {
   const uint32_t count = model.replications > first ? model.replications - first : 0;
   if (jobs <= 1 || count <= 1 || options.trace != nullptr) {
-    return OneAfterAnother(model, options, first, sink, diags, sink_error);
+    return OneAfterAnother(model, options, first, sink, diags, sink_error, on_stall);
   }
-  return Parallel(model, options, first, count, jobs, diags).Run(sink, sink_error);
+  return Parallel(model, options, first, count, jobs, diags).Run(sink, sink_error, on_stall);
 }
 
 }  // namespace serq::sim

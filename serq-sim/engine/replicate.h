@@ -19,7 +19,7 @@
 
 namespace serq::sim {
 
-enum class ReplicationsEnd { kOk, kRejected, kSinkFailed };
+enum class ReplicationsEnd { kOk, kRejected, kSinkFailed, kStalled };
 
 // Runs replications [first, model.replications) and hands each to `sink` in
 // index order, on up to `jobs` threads (1: on this thread). A replication
@@ -32,11 +32,15 @@ enum class ReplicationsEnd { kOk, kRejected, kSinkFailed };
 // failed, as when they run one after the other (which stops there), and
 // kRejected is returned (the replications before it have gone to the
 // sink). A sink that fails stops the run: kSinkFailed, its status in
-// `*sink_error`.
+// `*sink_error`. A stall (Engine::stalled_at) in the first replication
+// run: `on_stall` gets its time, then the sink its figures up to then, and
+// kStalled is returned with the stall in `diags`; in a later one it is a
+// runtime error as any other (kRejected).
 using ReplicationSinkFn = std::function<absl::Status(results::Replication*)>;
+using StallFn = std::function<void(double)>;
 ReplicationsEnd RunReplications(const Model& model, const EngineOptions& options, uint32_t first,
                                 uint32_t jobs, const ReplicationSinkFn& sink, Diagnostics* diags,
-                                absl::Status* sink_error);
+                                absl::Status* sink_error, const StallFn& on_stall);
 
 }  // namespace serq::sim
 

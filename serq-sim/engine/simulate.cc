@@ -136,9 +136,14 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
     }
     return sink(r);
   };
+  // A stall's figures are the stalled replication's alone, up to its time.
+  auto on_stall = [&](double at) {
+    header->set_horizon(std::max(at, model.warmup));
+    header->set_replications(1);
+  };
   sim::ReplicationsEnd end =
       sim::RunReplications(model, engine_options, options.first_replication, options.jobs,
-                           checked_sink, diags, &sink_error);
+                           checked_sink, diags, &sink_error, on_stall);
   // After a runtime error too: the trace up to the error is a document.
   if (chrome) {
     converter->flush();
@@ -157,7 +162,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
     *write_error = sink_error;
     return SimOutcome::kWriteFailed;
   }
-  return SimOutcome::kOk;
+  return end == sim::ReplicationsEnd::kStalled ? SimOutcome::kStalled : SimOutcome::kOk;
 }
 
 bool Simulate(const ir::Program& linked, const SimOptions& options, results::Results* out,

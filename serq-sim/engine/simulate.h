@@ -66,7 +66,11 @@ bool ProgressLinesWanted();
 // the diagnostics (exit 1); kWriteFailed when an output (the trace, or what
 // the sink wrote) could not be written, with the reason in `*write_error`
 // (exit 2).
-enum class SimOutcome { kOk, kRejected, kWriteFailed };
+// kStalled: the run stopped at a stall (docs/simulation.md §Runtime
+// errors): the results hold the stalled replication's figures up to it
+// (the header's horizon is its time, its replications 1), `diags` the
+// stall.
+enum class SimOutcome { kOk, kRejected, kWriteFailed, kStalled };
 
 // Takes each replication as it finishes, in index order (it may move from
 // it): serq-sim writes it out at once, so its memory does not grow with the

@@ -266,6 +266,7 @@ LeaseRef Pools::LeaseHold(HoldId hold, double duration) {
   l.since = host_->now();
   l.sequence = next_lease_sequence_++;
   l.alive = true;
+  l.expires = std::isfinite(duration);
   l.slot = e.leases.size();
   e.leases.push_back(id);
   e.leased += l.units;
@@ -348,6 +349,17 @@ void Pools::Pump(uint32_t pool) {
     }
     host_->Freed(p);
   }
+}
+
+bool Pools::FirstInLine(uint32_t pool, SessionId* session) const {
+  const Element& e = elements_[pool];
+  if (!e.growing.empty()) {
+    *session = holds_[e.growing.front().hold].session;
+    return true;
+  }
+  if (e.waiting.empty()) return false;
+  *session = requests_[e.waiting.front()].session;
+  return true;
 }
 
 std::string Pools::DescribeUse(uint32_t pool) const {

@@ -85,6 +85,7 @@ struct Lease {
   uint64_t sequence = 0;   // creation order, the last tie-break of eviction
   uint32_t generation = 0; // bumped when it ends: expiry events of an older one are stale
   bool alive = false;
+  bool expires = false;    // a finite duration: an expiry event will end it
   uint32_t slot = 0;       // its place in its pool's list of leases
   uint32_t holder = UINT32_MAX;  // a cache pool: its hold's references, kept
 };
@@ -333,6 +334,8 @@ class Pools {
     return l.alive && l.generation == ref.generation;
   }
   const Lease& lease(LeaseId id) const { return leases_[id]; }
+  // The live leases on `pool`, in no order.
+  absl::Span<const LeaseId> leases(uint32_t pool) const { return elements_[pool].leases; }
   const Hold& hold(HoldId id) const { return holds_[id]; }
   // Releases a live lease.
   void ReleaseLease(const LeaseRef& ref);
@@ -346,6 +349,9 @@ class Pools {
   // What blocks pool `pool` now, for deadlock reports: "used 90 of cap 100:
   // held by session 0 (50), leased by session 2 (40)".
   std::string DescribeUse(uint32_t pool) const;
+  // The session first in `pool`'s lines (its growth line first), for stall
+  // reports; false when nobody waits there.
+  bool FirstInLine(uint32_t pool, SessionId* session) const;
 
   // Checks the pools' invariants (for tests): every element's used is the
   // sum of its active holds and live leases and at most its cap; no request
