@@ -120,6 +120,7 @@ bool StepStation::FormPreempting(StageHost& host) {
           break;
         }
         preempted = true;
+        if (async_ && TakeFinished(host, e.pool, slab_[victim].since)) continue;
         Preempt(host, victim, e.session);
         if (victim == slot) {
           self = true;
@@ -162,7 +163,7 @@ bool StepStation::FormPreempting(StageHost& host) {
         return false;
       };
       for (uint32_t slot : order_) {
-        if (batch_.size() >= seqs_) break;
+        if (batch_.size() + seats_ >= seqs_) break;
         Entry& e = slab_[slot];
         if (holders_only && !(e.growing && host.HoldsUnits(e.hold))) continue;
         bool joins;
@@ -225,6 +226,82 @@ bool StepStation::FormPreempting(StageHost& host) {
   }
   if (!batch_.empty()) blocked_slot_ = kNone;
   return true;
+}
+
+bool StepStation::FormAsync(StageHost& host) {
+  const double now = host.now();
+  if (continued_time_ != now) {
+    // No step ended at this instant: vLLM forms this step knowing all.
+    AdmitLate();
+    return FormPreempting(host);
+  }
+  // The step that ended now was running when vLLM formed this one: what
+  // its completed jobs gave back since is not free yet, and those that
+  // did not go on here still take seats.
+  forming_ = true;  // the withheld units given back below wake no start
+  bool withheld = false;
+  withheld_.clear();
+  for (const Released& r : released_) {
+    const double units = host.Released(r.pool) - r.released;
+    if (units > 0) {
+      host.Withhold(r.pool, units);
+      withheld_.push_back(Released{r.pool, units});
+      withheld = true;
+    }
+  }
+  // The jobs that went on here keep their holds: never taken as victims.
+  finished_jobs_.erase(
+      std::remove_if(finished_jobs_.begin(), finished_jobs_.end(),
+                     [&](const Finished& f) {
+                       return std::find(went_on_serials_.begin(), went_on_serials_.end(),
+                                        f.serial) != went_on_serials_.end();
+                     }),
+      finished_jobs_.end());
+  seats_ = finished_ > went_on_ ? finished_ - went_on_ : 0;
+  const bool restricted = withheld || seats_ > 0 || !late_.empty();
+  bool ok = FormPreempting(host);
+  forming_ = true;
+  seats_ = 0;
+  finished_ = went_on_ = 0;
+  for (const Released& r : withheld_) host.Withhold(r.pool, 0);
+  withheld_.clear();
+  released_.clear();
+  finished_jobs_.clear();
+  AdmitLate();
+  if (ok && batch_.empty() && restricted) {
+    // vLLM's step formed so was empty and took no time: the next is
+    // formed now, knowing all.
+    blocked_slot_ = kNone;
+    ok = FormPreempting(host);
+  }
+  forming_ = false;
+  return ok;
+}
+
+bool StepStation::TakeFinished(StageHost& host, uint32_t pool, double since) {
+  Released* w = nullptr;
+  for (Released& r : withheld_) {
+    if (r.pool == pool) w = &r;
+  }
+  if (w == nullptr || !(w->released > 0)) return false;
+  // The latest to become running, ties to the one finished last.
+  size_t best = finished_jobs_.size();
+  for (size_t i = 0; i < finished_jobs_.size(); ++i) {
+    const Finished& f = finished_jobs_[i];
+    if (f.pool != pool || !(f.units > 0) || !(f.since > since)) continue;
+    if (best == finished_jobs_.size() || f.since >= finished_jobs_[best].since) best = i;
+  }
+  if (best == finished_jobs_.size()) return false;
+  w->released = std::max(0.0, w->released - finished_jobs_[best].units);
+  host.Withhold(pool, w->released);
+  finished_jobs_.erase(finished_jobs_.begin() + best);
+  ++preempted_;
+  return true;
+}
+
+void StepStation::AdmitLate() {
+  for (uint32_t slot : late_) Insert(ListOf(slab_[slot]), slot);
+  late_.clear();
 }
 
 bool StepStation::LookUp(StageHost& host, Entry& e, bool only_if_fits, bool* joins) {
