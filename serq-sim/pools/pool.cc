@@ -231,12 +231,6 @@ void Pools::ReturnHold(HoldId hold) {
   Pump(h.pool);
 }
 
-void Pools::Withhold(uint32_t pool, double units) {
-  Element& e = elements_[pool];
-  const bool lower = units < e.withheld;
-  e.withheld = units;
-  if (lower) Pump(pool);
-}
 
 void Pools::FreeHold(HoldId hold) {
   holds_[hold].holder = UINT32_MAX;  // released, or now a lease's

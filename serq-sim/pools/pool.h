@@ -323,10 +323,12 @@ class Pools {
   // ever (not a preemption's, not a hold becoming a lease).
   double released(uint32_t pool) const { return elements_[pool].released; }
   // Until Withhold(pool, 0), every fit on `pool` counts `units` more as
-  // used, though no hold has them: a step stage with `async` forming a
-  // step while the units a step's finished jobs gave back are, in vLLM,
-  // not yet known to be free. Setting it lower examines the pool's lines.
-  void Withhold(uint32_t pool, double units);
+  // used, though no hold has them: a step stage with `async`, whose
+  // finished jobs' units vLLM does not yet know are free. The lines are
+  // not examined (the stage forms its step first, as vLLM schedules its
+  // running requests before the waiting ones): Examine does that.
+  void Withhold(uint32_t pool, double units) { elements_[pool].withheld = units; }
+  void Examine(uint32_t pool) { Pump(pool); }
   // At the end of the hold block: the hold becomes a lease of `duration`
   // seconds (inf: until released), keeping its units and content.
   LeaseRef LeaseHold(HoldId hold, double duration);

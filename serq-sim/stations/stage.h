@@ -307,12 +307,14 @@ class StageHost {
   // The block of pool element `pool` (`block G`), 0 when it has none.
   virtual double PoolGrain(uint32_t pool) { return 0; }
   // Step stages with `async`: the units holds on `pool` gave back when they
-  // ended or were returned, ever; and, until Withhold(pool, 0), `units`
-  // of `pool` that every fit counts as used (Pools::Withhold).
+  // ended or were returned, ever; the units active hold `hold` takes now;
+  // until Withhold(pool, 0), `units` of `pool` that every fit counts as
+  // used (Pools::Withhold, which leaves the pool's lines as they are);
+  // ExaminePool examines them.
   virtual double Released(uint32_t pool) { return 0; }
-  // The units active hold `hold` takes now.
   virtual double HoldUnits(uint32_t hold) { return 0; }
   virtual void Withhold(uint32_t pool, double units) {}
+  virtual void ExaminePool(uint32_t pool) {}
 
  protected:
   // `clock` is the host's time, which outlives the host's use of it.

@@ -567,7 +567,19 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
     finished_ = present() - left;
     went_on_ = 0;
     for (Released& r : released_) r.released = host.Released(r.pool);
-    for (Finished& f : finished_jobs_) f.units = host.HoldUnits(f.hold);
+    if (left == 0) {
+      ReleaseWithheld(host);  // no step follows: nothing to withhold from
+    } else {
+      // What the completed jobs' holds have is withheld from now on, from
+      // the pools' lines too, before their sessions give it back: vLLM
+      // frees it for the step after the next (FormAsync sets it to what
+      // they gave back).
+      for (Finished& f : finished_jobs_) {
+        f.units = host.HoldUnits(f.hold);
+        WithholdingOn(f.pool).pending += f.units;
+      }
+      for (const Withholding& w : withheld_) host.Withhold(w.pool, w.units + w.pending);
+    }
   }
   // No rounding carries over an empty stage.
   if (left == 0) work_ = 0;

@@ -45,12 +45,14 @@
 // counted as made, AsyncScheduler's output placeholders). serq forms it
 // when N ends, as vLLM would have formed it then: a job that arrived while
 // N ran (but a decode continuing a job that completed with N) waits one
-// step more; the units that holds of N's completed jobs gave back at N's
-// end are withheld from the formation (Withhold); those jobs still take
-// seats of `seqs` from the waiting (vLLM keeps them in `running`, skipped,
-// until N's output comes). When nothing could join so, the step is formed
-// as without `async` (vLLM's step N+1 was empty and took no time). On an
-// idle stage a job starts at once, as without it.
+// step more; the units that holds of N's completed jobs give back at N's
+// end are withheld (Withhold) from then until N+2's formation, which has
+// them first (its pools' lines are examined after it); those jobs still
+// take seats of `seqs` from the waiting (vLLM keeps them in `running`,
+// skipped, until N's output comes) and may be FCFS victims. When nothing
+// could join so, the step is formed as without `async` (vLLM's step N+1
+// was empty and took no time). On an idle stage a job starts at once, as
+// without it.
 //
 // The station is declared here for its two files: stage_step.cc (arrival,
 // the plain formation, the step and its end) and stage_step_preempt.cc (the
@@ -277,6 +279,9 @@ class StepStation final : public Station {
   // any job that never ran.
   bool FormAsync(StageHost& host);
   void AdmitLate();
+  // The stage has no job left: what it withholds is free (and its pools'
+  // lines examined).
+  void ReleaseWithheld(StageHost& host);
   // With `async`, a running job's growth on `pool` does not fit and the
   // next victim became running at `since`: vLLM's FCFS preemption pops the
   // tail of `running`, where a job that has just finished (its last token
@@ -485,8 +490,23 @@ class StepStation final : public Station {
   };
   std::vector<Finished> finished_jobs_;
   std::vector<uint64_t> went_on_serials_;
-  // Per pool element, what FormAsync withholds now.
-  std::vector<Released> withheld_;
+  // Per pool element, what FormAsync withholds, from its formation to the
+  // next, and what End withholds until the formation that follows it;
+  // the pools a formation changed (scratch).
+  struct Withholding {
+    uint32_t pool;
+    double units;
+    double pending;
+  };
+  std::vector<Withholding> withheld_;
+  std::vector<uint32_t> touched_;
+  Withholding& WithholdingOn(uint32_t pool) {
+    for (Withholding& w : withheld_) {
+      if (w.pool == pool) return w;
+    }
+    withheld_.push_back({pool, 0, 0});
+    return withheld_.back();
+  }
   double budget_ = 0;
   uint32_t blocked_slot_ = kNone;  // the waiting job whose growth did not fit
   double blocked_units_ = 0;
