@@ -168,5 +168,49 @@ run { horizon 100; }
   EXPECT_EQ(Stage(async.results, "E").recomputed(), 0u);
 }
 
+// The withheld units are not free to a pool's lines either, until the
+// formation after the next has had them: kv of 10, all at t = 0. A: a
+// prefill of 4 and 1 decode token; D: a prefill of 1 and 5 decode tokens;
+// L: after 0.5 s on a delay stage, `load kv (6)` into its hold (as a
+// transfer into a decoder's KV does), which waits in the pool's line, then
+// ends its hold.
+//   [0, 1): A 4, D 1 (used 5): at 0.5 L's 6 wait. [1, 2): A 5, D 2 (used 7).
+//   Without async: A ends at 2 and gives back 5 (used 2); L's 6 fit at
+//     once (got = 2) and go back; [2, 3) D 3.
+//   With async: A's 5 are withheld from t = 2 (L: 10 - 5 - 2 = 3 free, it
+//     waits); [2, 3) = D 3; then L sees 10 - 5 - 3 = 2. At t = 3 the
+//     formation of [3, 4) has them first (D 4, used 4), then the line: L's
+//     6 fit (got = 3).
+//   D's 5 decode tokens end at 6 either way, no preemption.
+TEST(AsyncTest, WithheldUnitsGoToTheFormationBeforeThePoolsLines) {
+  constexpr char kProgram[] = R"(
+pool kv { cap 10; }
+stage E : step(1) { preempt by (-since); OPTIONS }
+stage W : delay;
+workload { arrive batch(3); }
+session {
+  hold kv (0) {
+    if (serial == 0) { run E prefill (4) growing kv; run E decode (1) growing kv; }
+    if (serial == 1) {
+      run E prefill (1) growing kv;
+      run E decode (5) growing kv;
+      observe e2e = now - arrival;
+    }
+    if (serial == 2) { run W (0.5); load kv (6); observe got = now; }
+  }
+}
+run { horizon 100; }
+)";
+  SimRun sync = RunWith(kProgram, "");
+  ASSERT_TRUE(sync.ok) << sync.errors;
+  EXPECT_THAT(Samples(sync.results, "got"), ElementsAre(2.0));
+  EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(6.0));
+  SimRun async = RunWith(kProgram, "async;");
+  ASSERT_TRUE(async.ok) << async.errors;
+  EXPECT_THAT(Samples(async.results, "got"), ElementsAre(3.0));
+  EXPECT_THAT(Samples(async.results, "e2e"), ElementsAre(6.0));
+  EXPECT_EQ(Stage(async.results, "E").preempted(), 0u);
+}
+
 }  // namespace
 }  // namespace serq

@@ -472,7 +472,7 @@ std::string Pools::CheckInvariants() const {
     // evicting, so it must not be waiting either).
     auto available = [&](const Element& q) {
       uint32_t qp = &q - elements_.data();
-      return q.cap - q.used + (q.evictable ? Reclaimable(qp) : 0) - slack;
+      return q.cap - q.withheld - q.used + (q.evictable ? Reclaimable(qp) : 0) - slack;
     };
     if (!e.growing.empty()) {
       const Growth& g = e.growing.front();
