@@ -120,6 +120,28 @@ run { horizon 100; }
   EXPECT_EQ(Stage(async.results, "E").steps(), 6u);
 }
 
+// Three sessions on a kv of 10, all at t = 0 in serial order: A (a
+// prefill of 4, 1 decode token) and D (a prefill of 1, 5 decode tokens)
+// on E, and a third whose statements are THIRD.
+constexpr char kThreeOnKv[] = R"(
+pool kv { cap 10; }
+stage E : step(1) { preempt by (-since); OPTIONS }
+stage W : delay;
+workload { arrive batch(3); }
+session {
+  hold kv (0) {
+    if (serial == 0) { run E prefill (4) growing kv; run E decode (1) growing kv; }
+    if (serial == 1) {
+      run E prefill (1) growing kv;
+      run E decode (5) growing kv;
+      observe e2e = now - arrival;
+    }
+    if (serial == 2) { THIRD }
+  }
+}
+run { horizon 100; }
+)";
+
 // KV a finishing job gives back is free one step later: kv of 10, all at
 // t = 0 in serial order. A: a prefill of 4 and 1 decode token; D: a
 // prefill of 1 and 5 decode tokens; C: a prefill of 6. Each grows kv.
@@ -138,29 +160,14 @@ run { horizon 100; }
 //     withheld, is that victim (counted as a preemption; nothing recomputes).
 //   D ends at 6 either way; no preemption without async.
 TEST(AsyncTest, FreedUnitsServeTheStepAfterTheNext) {
-  constexpr char kProgram[] = R"(
-pool kv { cap 10; }
-stage E : step(1) { preempt by (-since); OPTIONS }
-workload { arrive batch(3); }
-session {
-  hold kv (0) {
-    if (serial == 0) { run E prefill (4) growing kv; run E decode (1) growing kv; }
-    if (serial == 1) {
-      run E prefill (1) growing kv;
-      run E decode (5) growing kv;
-      observe e2e = now - arrival;
-    }
-    if (serial == 2) { run E prefill (6) growing kv; observe ttft = now - arrival; }
-  }
-}
-run { horizon 100; }
-)";
-  SimRun sync = RunWith(kProgram, "");
+  const std::string program = absl::StrReplaceAll(
+      kThreeOnKv, {{"THIRD", "run E prefill (6) growing kv; observe ttft = now - arrival;"}});
+  SimRun sync = RunWith(program.c_str(), "");
   ASSERT_TRUE(sync.ok) << sync.errors;
   EXPECT_THAT(Samples(sync.results, "ttft"), ElementsAre(3.0));
   EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(6.0));
   EXPECT_EQ(Stage(sync.results, "E").preempted(), 0u);
-  SimRun async = RunWith(kProgram, "async;");
+  SimRun async = RunWith(program.c_str(), "async;");
   ASSERT_TRUE(async.ok) << async.errors;
   EXPECT_THAT(Samples(async.results, "ttft"), ElementsAre(4.0));
   EXPECT_THAT(Samples(async.results, "e2e"), ElementsAre(6.0));
@@ -183,29 +190,13 @@ run { horizon 100; }
 //     6 fit (got = 3).
 //   D's 5 decode tokens end at 6 either way, no preemption.
 TEST(AsyncTest, WithheldUnitsGoToTheFormationBeforeThePoolsLines) {
-  constexpr char kProgram[] = R"(
-pool kv { cap 10; }
-stage E : step(1) { preempt by (-since); OPTIONS }
-stage W : delay;
-workload { arrive batch(3); }
-session {
-  hold kv (0) {
-    if (serial == 0) { run E prefill (4) growing kv; run E decode (1) growing kv; }
-    if (serial == 1) {
-      run E prefill (1) growing kv;
-      run E decode (5) growing kv;
-      observe e2e = now - arrival;
-    }
-    if (serial == 2) { run W (0.5); load kv (6); observe got = now; }
-  }
-}
-run { horizon 100; }
-)";
-  SimRun sync = RunWith(kProgram, "");
+  const std::string program = absl::StrReplaceAll(
+      kThreeOnKv, {{"THIRD", "run W (0.5); load kv (6); observe got = now;"}});
+  SimRun sync = RunWith(program.c_str(), "");
   ASSERT_TRUE(sync.ok) << sync.errors;
   EXPECT_THAT(Samples(sync.results, "got"), ElementsAre(2.0));
   EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(6.0));
-  SimRun async = RunWith(kProgram, "async;");
+  SimRun async = RunWith(program.c_str(), "async;");
   ASSERT_TRUE(async.ok) << async.errors;
   EXPECT_THAT(Samples(async.results, "got"), ElementsAre(3.0));
   EXPECT_THAT(Samples(async.results, "e2e"), ElementsAre(6.0));
