@@ -228,7 +228,7 @@ void RefuseVersion9Fields(const ir::Program& p, Diagnostics* diags) {
 }
 
 // IR 9 cannot say what 10 added: tables, local names, pool blocks and the
-// step stages' `chunk` and `reserve prompt` (the
+// step stages' `chunk`, `reserve prompt` and `async` (the
 // expressions' new parts are RefuseNewerExpressions').
 void RefuseVersion10Fields(const ir::Program& p, Diagnostics* diags) {
   uint32_t v = p.version();
@@ -247,6 +247,9 @@ void RefuseVersion10Fields(const ir::Program& p, Diagnostics* diags) {
     }
     if (p.stage(i).reserve_prompt()) {
       CannotHold(v, absl::StrCat("stage[", i, "].reservePrompt"), "'reserve prompt'", 10, diags);
+    }
+    if (p.stage(i).async_scheduling()) {
+      CannotHold(v, absl::StrCat("stage[", i, "].asyncScheduling"), "'async'", 10, diags);
     }
   }
 }

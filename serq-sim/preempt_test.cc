@@ -588,7 +588,8 @@ TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
 // `sessions` sessions, its decode run ending with `decode_tail`; *cap is
 // its pool's.
 std::string RandomVllmShaped(sim::Random& r, int sessions, int seed,
-                             absl::string_view decode_tail, int* cap) {
+                             absl::string_view decode_tail, int* cap,
+                             absl::string_view stage_options = "") {
   const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
   *cap = 8 + static_cast<int>(r.Uniform01() * 40);
   int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
@@ -597,7 +598,7 @@ std::string RandomVllmShaped(sim::Random& r, int sessions, int seed,
   return absl::StrCat(R"(
 pool kv { cap )", *cap, R"(; }
 stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
-                      R"(; }
+                      "; ", stage_options, R"( }
 workload { arrive poisson(2); limit )", sessions, R"(; }
 session {
   set priority = floor(uniform(0, 3));
@@ -625,13 +626,18 @@ TEST(LaneTest, RandomProgramsSameBytesAsOneJobAtATime) {
 // The property test: random small vLLM-shaped programs never deadlock,
 // every session ends, and the pools' accounting holds after every event
 // (check_pools).
+// With `async` (vLLM's async scheduling) too: its withheld units and
+// late jobs never leave a job waiting for ever, and the lane changes no
+// byte.
 TEST(PreemptTest, RandomVllmShapedProgramsNeverDeadlock) {
+  for (const char* options : {"", "async;"}) {
+  SCOPED_TRACE(options);
   sim::Random r(8);
   int preempting = 0;
   for (int trial = 0; trial < 60; ++trial) {
     int n = 2 + static_cast<int>(r.Uniform01() * 10);
     int cap;
-    std::string source = RandomVllmShaped(r, n, trial + 1, "", &cap);
+    std::string source = RandomVllmShaped(r, n, trial + 1, "", &cap, options);
     SimRun run = RunSource(source, Checked());
     ASSERT_TRUE(run.ok) << source << run.errors;
     const results::Replication& rep = run.results.replication(0);
@@ -642,6 +648,15 @@ TEST(PreemptTest, RandomVllmShapedProgramsNeverDeadlock) {
   }
   // The programs did exercise preemption.
   EXPECT_GT(preempting, 10);
+  }
+}
+
+TEST(LaneTest, RandomAsyncProgramsSameBytesAsOneJobAtATime) {
+  sim::Random r(13);
+  for (int trial = 0; trial < 30; ++trial) {
+    int cap;
+    ExpectSameWithoutLanes(RandomVllmShaped(r, 12, trial + 1, " observe itl", &cap, "async;"));
+  }
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 # errors (simulated - measured) / measured in percent must stay within the
 # budget docs/examples.md states: |error| <= 3% on the means of TTFT, TPOT
 # and E2E, <= 5% on their p50, p90 and p99, but TTFT's p50, which misses
-# that target (-6.5% today; LLMServingSim, with the same profile, -8.6%):
+# that target (-6.25% today with vLLM's scheduler options on: async,
+# blocks of 16, reserve prompt; LLMServingSim, with the same profile, -8.6%):
 # the median request arrives as the queue builds, where a step's worth of
 # difference in when the queue starts moves its wait most. It is held to
 # 7%. Nothing here was fitted to the measured latencies, so a change that

@@ -152,6 +152,18 @@ void Linker::CheckStages() {
                                "' has none: give it 'preempt by KEY;'"));
       }
     }
+    if (s->async_scheduling() && !kind_word.empty()) {
+      Place at = here.Field("asyncScheduling", &s->async_loc());
+      if (s->kind() != ir::Stage::STEP) {
+        Error(at, absl::StrCat("'async' is only for step stages, and '", name, "' is a ",
+                               kind_word, " stage"));
+      } else if (!s->has_preempt_by()) {
+        // vLLM's scheduler, which async scheduling changes, is the one
+        // with running and waiting requests.
+        Error(at, absl::StrCat("'async' schedules as vLLM does, with running and waiting jobs, "
+                               "and '", name, "' has none: give it 'preempt by KEY;'"));
+      }
+    }
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
         !kind_word.empty()) {
       // A key has no location of its own: point at its first expression.

@@ -164,7 +164,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
                     x.has_serve_by() ? " serve " + DumpKey(x.serve_by()) : "",
                     x.has_preempt_by() ? " preempt " + DumpKey(x.preempt_by()) : "",
                     Opt("chunk", x.chunk(), x.has_chunk()),
-                    x.reserve_prompt() ? " reserve prompt" : "", Loc(x.loc(), locs),
+                    x.reserve_prompt() ? " reserve prompt" : "",
+                    x.async_scheduling() ? " async" : "", Loc(x.loc(), locs),
                     "\n");
   }
   if (p.share() != ir::Program::SHARE_UNSPECIFIED) {

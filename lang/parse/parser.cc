@@ -695,6 +695,12 @@ class Parser {
              s.set_reserve_prompt(true);
              return true;
            }},
+          {"async",
+           [&] {
+             SetLoc(tokens_[pos_ - 1], s.mutable_async_loc());
+             s.set_async_scheduling(true);
+             return true;
+           }},
       };
       Options(open, absl::StrCat("stage '", name, "'"), options);
     } else {

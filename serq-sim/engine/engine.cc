@@ -61,7 +61,7 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
       stations_.push_back(
           MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes,
                           d.figures || options_.trace != nullptr,
-                          StepRules{d.chunk, d.reserve_prompt}));
+                          StepRules{d.chunk, d.reserve_prompt, d.async_scheduling}));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }

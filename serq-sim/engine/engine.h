@@ -94,6 +94,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool GrowthFits(uint32_t hold, double units) override { return pools_.GrowthFits(hold, units); }
   bool HoldsUnits(uint32_t hold) override { return pools_.hold(hold).size > 0; }
   double PoolGrain(uint32_t pool) override { return pools_.grain(pool); }
+  double Released(uint32_t pool) override { return pools_.released(pool); }
+  double HoldUnits(uint32_t hold) override { return pools_.hold(hold).size; }
+  void Withhold(uint32_t pool, double units) override { pools_.Withhold(pool, units); }
+  void ExaminePool(uint32_t pool) override { pools_.Examine(pool); }
   bool PreemptKey(uint32_t station, SessionId session, double since,
                   std::vector<double>* key) override;
   void Preempt(uint32_t station, SessionId victim, SessionId cause, double content) override;

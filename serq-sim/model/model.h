@@ -45,6 +45,7 @@ struct StageDecl {
   bool figures = false;             // step: tau reads the jobs' figures (StepVars' IR 10 part)
   double chunk = 0;                 // step: `chunk N` (inf: none)
   bool reserve_prompt = false;      // step: `reserve prompt`
+  bool async_scheduling = false;    // step: `async`
 };
 
 struct PoolDecl {

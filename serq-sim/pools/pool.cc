@@ -225,10 +225,12 @@ void Pools::ReturnHold(HoldId hold) {
   h.state = Hold::State::kReturned;
   --elements_[h.pool].active_holds;
   double freed = h.size - h.shared + ReleaseBlocks(h.pool, &h.holder);
+  elements_[h.pool].released += freed;
   Change(h.pool, -freed, -h.content);
   h.size = h.content = h.shared = 0;
   Pump(h.pool);
 }
+
 
 void Pools::FreeHold(HoldId hold) {
   holds_[hold].holder = UINT32_MAX;  // released, or now a lease's
@@ -245,6 +247,7 @@ void Pools::EndHold(HoldId hold) {
     Hold& h = holds_[hold];
     --elements_[pool].active_holds;
     double freed = h.size - h.shared + ReleaseBlocks(pool, &h.holder);
+    elements_[pool].released += freed;
     Change(pool, -freed, -h.content);
   }
   FreeHold(hold);
@@ -407,7 +410,9 @@ bool Pools::GrowLane(uint32_t pool, uint32_t units, uint32_t count, double now,
   // GrowEach's check of the last growth of a unit (or block): the earlier
   // ones ask the same of more room (the check is monotone in used); the
   // others ask for nothing.
-  if (units > 0 && !(need <= e.cap - (e.used + (u - need)) + FitSlack(e.cap))) return false;
+  if (units > 0 && !(need <= e.cap - e.withheld - (e.used + (u - need)) + FitSlack(e.cap))) {
+    return false;
+  }
   e.used += u;
   e.loaded += n;
   e.lane_used += u;
@@ -479,7 +484,7 @@ std::string Pools::CheckInvariants() const {
     // evicting, so it must not be waiting either).
     auto available = [&](const Element& q) {
       uint32_t qp = &q - elements_.data();
-      return q.cap - q.used + (q.evictable ? Reclaimable(qp) : 0) - slack;
+      return q.cap - q.withheld - q.used + (q.evictable ? Reclaimable(qp) : 0) - slack;
     };
     if (!e.growing.empty()) {
       const Growth& g = e.growing.front();

@@ -246,9 +246,9 @@ class Pools {
       const uint32_t pool = holds_[holds[n]].pool;
       Element& e = elements_[pool];
       if ((behind_line && e.growths_waiting != 0) || e.cache) break;
-      const double cap = e.cap;
+      const double cap = e.cap - e.withheld;
       const double grain = e.grain;
-      const double slack = FitSlack(cap);
+      const double slack = FitSlack(e.cap);
       double used = e.used;
       double loaded = e.loaded;
       size_t m = n;
@@ -320,6 +320,16 @@ class Pools {
 
   // Returns an active hold's units early (release inside the hold).
   void ReturnHold(HoldId hold);
+  // The units holds on `pool` gave back when they ended or were returned,
+  // ever (not a preemption's, not a hold becoming a lease).
+  double released(uint32_t pool) const { return elements_[pool].released; }
+  // Until Withhold(pool, 0), every fit on `pool` counts `units` more as
+  // used, though no hold has them: a step stage with `async`, whose
+  // finished jobs' units vLLM does not yet know are free. The lines are
+  // not examined (the stage forms its step first, as vLLM schedules its
+  // running requests before the waiting ones): Examine does that.
+  void Withhold(uint32_t pool, double units) { elements_[pool].withheld = units; }
+  void Examine(uint32_t pool) { Pump(pool); }
   // At the end of the hold block: the hold becomes a lease of `duration`
   // seconds (inf: until released), keeping its units and content.
   LeaseRef LeaseHold(HoldId hold, double duration);
@@ -381,6 +391,10 @@ class Pools {
     double used = 0;
     double loaded = 0;
     double grain = 0;  // `block G`; 0: none
+    // Units that count as used in every fit check though no hold has them
+    // (Withhold), and the units holds ending or returned gave back, ever.
+    double withheld = 0;
+    double released = 0;
     uint32_t growths_waiting = 0;  // growing.size(), read where the deque is not
     TimeAverage used_average;
     TimeAverage loaded_average;
@@ -437,7 +451,8 @@ class Pools {
   bool Fits(uint32_t pool, double need) const {
     const Element& e = elements_[pool];
     // Evictable cached blocks are not in used but do occupy units.
-    return need <= e.cap - e.used - (e.cache ? CachedFree(pool) : 0) + FitSlack(e.cap);
+    return need <= e.cap - e.withheld - e.used - (e.cache ? CachedFree(pool) : 0) +
+                       FitSlack(e.cap);
   }
   bool TryAdmit(uint32_t request);
   bool TryGrow(const Growth& growth);

@@ -62,7 +62,7 @@ bool Pools::HitWouldFit(const Hold& h, uint32_t hit, uint32_t unreferenced, doub
   double used = e.used + unreferenced * e.block +
                 (Extent(e, h.amount, shared) - shared) - (h.size - h.shared);
   double need = Extent(e, h.amount, shared + chunk) - Extent(e, h.amount, shared);
-  double available = e.cap - used + (e.evictable ? Reclaimable(h.pool) : 0);
+  double available = e.cap - e.withheld - used + (e.evictable ? Reclaimable(h.pool) : 0);
   return need <= available + FitSlack(e.cap);
 }
 
@@ -139,9 +139,9 @@ bool Pools::EvictBlocks(uint32_t pool, double need) {
   uint32_t evictable = e.cache->EvictableBlocks();
   double slack = FitSlack(e.cap);
   auto fits_after = [&](uint32_t k) {
-    return need <= e.cap - e.used - e.block * (evictable - k) + slack;  // Fits (pool.h)
+    return need <= e.cap - e.withheld - e.used - e.block * (evictable - k) + slack;  // Fits
   };
-  double deficit = need - (e.cap - e.used - e.block * evictable + slack);
+  double deficit = need - (e.cap - e.withheld - e.used - e.block * evictable + slack);
   double guess = std::ceil(deficit / e.block);
   uint32_t k = !(guess >= 1) ? 1 : guess >= evictable ? evictable : static_cast<uint32_t>(guess);
   while (k > 1 && fits_after(k - 1)) --k;

@@ -306,6 +306,15 @@ class StageHost {
   virtual bool HoldsUnits(uint32_t hold) { return false; }
   // The block of pool element `pool` (`block G`), 0 when it has none.
   virtual double PoolGrain(uint32_t pool) { return 0; }
+  // Step stages with `async`: the units holds on `pool` gave back when they
+  // ended or were returned, ever; the units active hold `hold` takes now;
+  // until Withhold(pool, 0), `units` of `pool` that every fit counts as
+  // used (Pools::Withhold, which leaves the pool's lines as they are);
+  // ExaminePool examines them.
+  virtual double Released(uint32_t pool) { return 0; }
+  virtual double HoldUnits(uint32_t hold) { return 0; }
+  virtual void Withhold(uint32_t pool, double units) {}
+  virtual void ExaminePool(uint32_t pool) {}
 
  protected:
   // `clock` is the host's time, which outlives the host's use of it.
@@ -447,6 +456,9 @@ struct StepRules {
   // `reserve prompt`: a waiting prefill job joins only if its whole
   // remaining prefill fits (vLLM's scheduler_reserve_full_isl).
   bool reserve_prompt = false;
+  // `async`: a step is formed while the one before it runs (vLLM's async
+  // scheduling; stage_step.h says what that changes).
+  bool async = false;
 };
 
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,

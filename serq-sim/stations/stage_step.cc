@@ -48,6 +48,7 @@ StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt, 
       tokens_(tokens),
       chunk_(rules.chunk),
       reserve_prompt_(rules.reserve_prompt),
+      async_(rules.async && preempt),
       preempt_(preempt),
       lanes_(lanes),
       figures_(figures),
@@ -80,16 +81,26 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
     // The session's previous run on this stage completed at this very
     // instant (a decode right after its prefill): the same running job
     // goes on, keeping its `since` and its place among the running.
+    bool went_on = false;
     if (continued_time_ == now) {
       for (const Continued& c : continued_) {
         if (c.serial != job.serial) continue;
         e.group = Group::kRunning;
         e.since = c.since;
         e.sequence = c.sequence;
+        went_on = true;
+        ++went_on_;
+        if (async_) went_on_serials_.push_back(job.serial);
         break;
       }
     }
-    Insert(ListOf(e), slot);
+    if (async_ && !went_on && (in_step_ || continued_time_ == now)) {
+      // vLLM formed the next step before it knew of this job (async):
+      // it waits for the one after (FormAsync).
+      late_.push_back(slot);
+    } else {
+      Insert(ListOf(e), slot);
+    }
   } else if (e.decode) {
     size_t at = Insert(decode_, slot);
     decode_holds_.insert(decode_holds_.begin() + at, e.growing ? e.hold : 0);
@@ -408,6 +419,15 @@ void StepStation::Run(StageHost& host) {
 void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
   done->push_back(e.session);
   if (preempt_) continued_.push_back(Continued{serials_[slot], e.since, e.sequence});
+  if (async_ && e.growing) {
+    // Its pool's units given back from now on, at this instant, are not
+    // free to the step formed now (FormAsync); the count is read at the
+    // end of End, before the sessions go on.
+    bool known = false;
+    for (const Released& r : released_) known = known || r.pool == e.pool;
+    if (!known) released_.push_back(Released{e.pool, 0});
+    finished_jobs_.push_back(Finished{serials_[slot], e.pool, e.hold, 0, e.since});
+  }
   e.remaining = -1;
   if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
   gone_[slot] = 1;  // marks it for removal at the end of End
@@ -436,6 +456,11 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   if (continued_time_ != now) {
     continued_.clear();
     continued_time_ = now;
+  }
+  if (async_) {  // Done names the pools and jobs of this step's
+    released_.clear();
+    finished_jobs_.clear();
+    went_on_serials_.clear();
   }
   // work_ in a local (a register) through the loop: the same
   // subtractions in the same order.
@@ -536,6 +561,24 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       decode_.resize(kept);
       decode_holds_.resize(kept);
       prefill_.erase(std::remove_if(prefill_.begin(), prefill_.end(), gone), prefill_.end());
+    }
+  }
+  if (async_) {
+    finished_ = present() - left;
+    went_on_ = 0;
+    for (Released& r : released_) r.released = host.Released(r.pool);
+    if (left == 0) {
+      ReleaseWithheld(host);  // no step follows: nothing to withhold from
+    } else {
+      // What the completed jobs' holds have is withheld from now on, from
+      // the pools' lines too, before their sessions give it back: vLLM
+      // frees it for the step after the next (FormAsync sets it to what
+      // they gave back).
+      for (Finished& f : finished_jobs_) {
+        f.units = host.HoldUnits(f.hold);
+        WithholdingOn(f.pool).pending += f.units;
+      }
+      for (const Withholding& w : withheld_) host.Withhold(w.pool, w.units + w.pending);
     }
   }
   // No rounding carries over an empty stage.

@@ -40,6 +40,20 @@
 // its remaining prefill (a prefill job). This is vLLM v1's scheduler
 // (vllm/v1/core/sched/scheduler.py): docs/simulation.md says where.
 //
+// With `async` (and `preempt by`), vLLM's async scheduling: vLLM forms
+// step N+1 while step N runs, from what it knew when N started (N's tokens
+// counted as made, AsyncScheduler's output placeholders). serq forms it
+// when N ends, as vLLM would have formed it then: a job that arrived while
+// N ran (but a decode continuing a job that completed with N) waits one
+// step more; the units that holds of N's completed jobs give back at N's
+// end are withheld (Withhold) from then until N+2's formation, which has
+// them first (its pools' lines are examined after it); those jobs still
+// take seats of `seqs` from the waiting (vLLM keeps them in `running`,
+// skipped, until N's output comes) and may be FCFS victims. When nothing
+// could join so, the step is formed as without `async` (vLLM's step N+1
+// was empty and took no time). On an idle stage a job starts at once, as
+// without it.
+//
 // The station is declared here for its two files: stage_step.cc (arrival,
 // the plain formation, the step and its end) and stage_step_preempt.cc (the
 // formation with `preempt by`, victims and preemption). Internal to them.
@@ -239,7 +253,7 @@ class StepStation final : public Station {
   void Start(StageHost& host) {
     batch_.clear();
     blocked_slot_ = kNone;
-    bool ok = preempt_ ? FormPreempting(host) : FormPlain(host);
+    bool ok = async_ ? FormAsync(host) : preempt_ ? FormPreempting(host) : FormPlain(host);
     if (!ok || batch_.empty()) {
       batch_.clear();
       return;
@@ -260,6 +274,21 @@ class StepStation final : public Station {
 
   // With `preempt by` (engine.md §2).
   bool FormPreempting(StageHost& host);
+  // With `async` (above): FormPreempting as vLLM's async scheduler forms
+  // the step after the one that just ended; then the late jobs wait as
+  // any job that never ran.
+  bool FormAsync(StageHost& host);
+  void AdmitLate();
+  // The stage has no job left: what it withholds is free (and its pools'
+  // lines examined).
+  void ReleaseWithheld(StageHost& host);
+  // With `async`, a running job's growth on `pool` does not fit and the
+  // next victim became running at `since`: vLLM's FCFS preemption pops the
+  // tail of `running`, where a job that has just finished (its last token
+  // not yet known to vLLM) may stand. When one such job, not gone on
+  // here, became running after `since`, the latest is taken instead: its
+  // withheld units are freed now, and it stays finished. True then.
+  bool TakeFinished(StageHost& host, uint32_t pool, double since);
 
   // The lane (stage_step_lane.cc): the leading decode jobs (with
   // `preempt by` the running ones, run_decode_'s first; without,
@@ -342,6 +371,7 @@ class StepStation final : public Station {
   const double tokens_;  // inf: unbounded
   const double chunk_;   // `chunk N`: a prefill job's most tokens a step; inf: none
   const bool reserve_prompt_;  // `reserve prompt`
+  const bool async_;           // `async` (with `preempt by`)
   const bool preempt_;
   const bool lanes_;  // its leading decode jobs may step as a lane
   const bool figures_;  // its tau reads the jobs' figures (StepVars' IR 10 part)
@@ -433,6 +463,50 @@ class StepStation final : public Station {
   std::vector<double> key_, best_key_;
   std::vector<Continued> continued_;  // jobs that completed at continued_time_
   double continued_time_ = -1;
+  // With async_: the jobs that arrived during a step (or at its end, not
+  // continuing one), not yet in the lists; the jobs that completed at
+  // continued_time_ and how many of them went on as a new run here (the
+  // others take seats); and each pool element those grew with the units
+  // it had given back, ever, before their sessions went on.
+  std::vector<uint32_t> late_;
+  uint32_t finished_ = 0;
+  uint32_t went_on_ = 0;
+  uint32_t seats_ = 0;  // FormPreempting's seats taken from the waiting
+  struct Released {
+    uint32_t pool;
+    double released;
+  };
+  std::vector<Released> released_;
+  // The jobs that completed at continued_time_ growing a hold: what their
+  // holds had, and when they became running. While a formation withholds
+  // their units, they stand, as in vLLM's `running`, for victims
+  // (TakeFinished).
+  struct Finished {
+    uint64_t serial;
+    uint32_t pool;
+    uint32_t hold;
+    double units;
+    double since;
+  };
+  std::vector<Finished> finished_jobs_;
+  std::vector<uint64_t> went_on_serials_;
+  // Per pool element, what FormAsync withholds, from its formation to the
+  // next, and what End withholds until the formation that follows it;
+  // the pools a formation changed (scratch).
+  struct Withholding {
+    uint32_t pool;
+    double units;
+    double pending;
+  };
+  std::vector<Withholding> withheld_;
+  std::vector<uint32_t> touched_;
+  Withholding& WithholdingOn(uint32_t pool) {
+    for (Withholding& w : withheld_) {
+      if (w.pool == pool) return w;
+    }
+    withheld_.push_back({pool, 0, 0});
+    return withheld_.back();
+  }
   double budget_ = 0;
   uint32_t blocked_slot_ = kNone;  // the waiting job whose growth did not fit
   double blocked_units_ = 0;

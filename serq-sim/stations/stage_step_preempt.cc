@@ -120,6 +120,7 @@ bool StepStation::FormPreempting(StageHost& host) {
           break;
         }
         preempted = true;
+        if (async_ && TakeFinished(host, e.pool, slab_[victim].since)) continue;
         Preempt(host, victim, e.session);
         if (victim == slot) {
           self = true;
@@ -162,7 +163,7 @@ bool StepStation::FormPreempting(StageHost& host) {
         return false;
       };
       for (uint32_t slot : order_) {
-        if (batch_.size() >= seqs_) break;
+        if (batch_.size() + seats_ >= seqs_) break;
         Entry& e = slab_[slot];
         if (holders_only && !(e.growing && host.HoldsUnits(e.hold))) continue;
         bool joins;
@@ -225,6 +226,124 @@ bool StepStation::FormPreempting(StageHost& host) {
   }
   if (!batch_.empty()) blocked_slot_ = kNone;
   return true;
+}
+
+bool StepStation::FormAsync(StageHost& host) {
+  // vLLM forms this step while the step that just ended (if one did, at
+  // this instant) was running: the units its completed jobs gave back are
+  // not free to it (End withheld them), and those that did not go on here
+  // still take seats. Units withheld so from the step before are free
+  // now, to this formation first (running jobs, then waiting ones), and
+  // only then to the pools' lines (ExaminePool), as vLLM schedules its
+  // waiting requests, remote KV included, after its running ones.
+  const bool after_step = continued_time_ == host.now();
+  forming_ = true;  // the units examined below wake no start of this stage
+  touched_.clear();
+  for (Withholding& w : withheld_) {
+    touched_.push_back(w.pool);
+    w.units = 0;
+  }
+  if (after_step) {
+    for (const Released& r : released_) {
+      Withholding& w = WithholdingOn(r.pool);
+      // What they gave back, not what a hold that went on or became a
+      // lease keeps.
+      w.units = std::min(w.pending, host.Released(r.pool) - r.released);
+      if (!(w.units > 0)) w.units = 0;
+    }
+    // The jobs that went on here keep their holds: never taken as victims.
+    finished_jobs_.erase(
+        std::remove_if(finished_jobs_.begin(), finished_jobs_.end(),
+                       [&](const Finished& f) {
+                         return std::find(went_on_serials_.begin(), went_on_serials_.end(),
+                                          f.serial) != went_on_serials_.end();
+                       }),
+        finished_jobs_.end());
+    seats_ = finished_ > went_on_ ? finished_ - went_on_ : 0;
+  } else {
+    AdmitLate();  // no step ended now: vLLM forms this one knowing all
+    finished_jobs_.clear();
+  }
+  bool withheld = false;
+  for (Withholding& w : withheld_) {
+    w.pending = 0;
+    host.Withhold(w.pool, w.units);
+    withheld = withheld || w.units > 0;
+  }
+  const bool restricted = withheld || seats_ > 0 || !late_.empty();
+  bool ok = FormPreempting(host);
+  forming_ = true;
+  seats_ = 0;
+  finished_ = went_on_ = 0;
+  released_.clear();
+  finished_jobs_.clear();
+  AdmitLate();
+  if (ok && batch_.empty() && restricted) {
+    // vLLM's step formed so was empty and took no time: the next is
+    // formed now, knowing all.
+    for (Withholding& w : withheld_) host.Withhold(w.pool, w.units = 0);
+    blocked_slot_ = kNone;
+    ok = FormPreempting(host);
+    forming_ = true;
+  }
+  if (batch_.empty()) {
+    // An idle stage withholds nothing.
+    for (Withholding& w : withheld_) host.Withhold(w.pool, w.units = 0);
+  }
+  withheld_.erase(std::remove_if(withheld_.begin(), withheld_.end(),
+                                 [](const Withholding& w) { return !(w.units > 0); }),
+                  withheld_.end());
+  std::sort(touched_.begin(), touched_.end());
+  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+  for (uint32_t pool : touched_) host.ExaminePool(pool);
+  forming_ = false;
+  // Examining a pool told its watchers, this stage among them, which then
+  // ignored it: an idle stage blocked by a pool watches it again.
+  if (ok && batch_.empty() && blocked_slot_ != kNone && !touched_.empty()) {
+    host.WatchPool(slab_[blocked_slot_].pool, id());
+  }
+  return ok;
+}
+
+void StepStation::ReleaseWithheld(StageHost& host) {
+  if (withheld_.empty()) return;
+  const bool forming = forming_;
+  forming_ = true;  // what examining the pools frees wakes no start here
+  touched_.clear();
+  for (const Withholding& w : withheld_) {
+    host.Withhold(w.pool, 0);
+    touched_.push_back(w.pool);
+  }
+  withheld_.clear();
+  for (uint32_t pool : touched_) host.ExaminePool(pool);
+  forming_ = forming;
+}
+
+bool StepStation::TakeFinished(StageHost& host, uint32_t pool, double since) {
+  Withholding* w = nullptr;
+  for (Withholding& x : withheld_) {
+    if (x.pool == pool) w = &x;
+  }
+  if (w == nullptr || !(w->units > 0)) return false;
+  // The latest to become running, ties to the one finished last.
+  size_t best = finished_jobs_.size();
+  for (size_t i = 0; i < finished_jobs_.size(); ++i) {
+    const Finished& f = finished_jobs_[i];
+    if (f.pool != pool || !(f.units > 0) || !(f.since > since)) continue;
+    if (best == finished_jobs_.size() || f.since >= finished_jobs_[best].since) best = i;
+  }
+  if (best == finished_jobs_.size()) return false;
+  // Freed to this formation at once (the pool's lines are examined after it).
+  w->units = std::max(0.0, w->units - finished_jobs_[best].units);
+  host.Withhold(pool, w->units);
+  finished_jobs_.erase(finished_jobs_.begin() + best);
+  ++preempted_;
+  return true;
+}
+
+void StepStation::AdmitLate() {
+  for (uint32_t slot : late_) Insert(ListOf(slab_[slot]), slot);
+  late_.clear();
 }
 
 bool StepStation::LookUp(StageHost& host, Entry& e, bool only_if_fits, bool* joins) {

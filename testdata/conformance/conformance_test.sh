@@ -3,10 +3,11 @@
 # (testdata/blis: w1, rate40, kv800; TraceV2 read as published) with BLIS's
 # blackbox coefficients, and `serq compare` puts each beside BLIS's
 # results.json.
-# - rate40 (saturated, KV plentiful): every TTFT and E2E figure within 0.5%.
-# - w1 (light load, KV plentiful): every E2E figure and TTFT's mean, p50
-#   and p90 within 0.5%; TTFT's p95 and p99 within 1.5% (-0.57% and
-#   +1.27%: a handful of requests in the tail, not yet explained).
+# - rate40 (saturated, KV plentiful) and w1 (light load, KV plentiful):
+#   every TTFT and E2E figure within 0.5% (0.00% today: the step time in
+#   whole microseconds, as BLIS's clock has it; with exact step times w1's
+#   TTFT p95 and p99 were -0.57% and +1.27%, requests a step earlier or
+#   later where BLIS's truncated steps drift across their arrivals).
 # - kv800 (KV binds, 800 blocks of 16): serq follows vLLM where BLIS does
 #   not (kv800.sq's header): a preempted request keeps its tokens and
 #   recomputes them as a prefill, where BLIS makes its outputs again one
@@ -39,10 +40,10 @@ def errors(case):
     c = json.load(open(f"{tmp}/{case}.json"))
     assert c["measured"]["requests"] == 1000 * (4 if case == "rate40" else 1), c["measured"]
     return {m["metric"]: m["error_pct"] for m in c["metrics"] if m["error_pct"]}
-for case, bands in [("rate40", {}), ("w1", {("ttft", "p95"): 1.5, ("ttft", "p99"): 1.5})]:
+for case in ("rate40", "w1"):
     for metric, figures in errors(case).items():
         for figure, e in figures.items():
-            band = bands.get((metric, figure), 0.5)
+            band = 0.5
             check(f"{case} {metric} {figure}", abs(e) <= band, f"{e:+.3f}% (within {band}%)")
 for metric, figures in errors("kv800").items():
     for figure, e in figures.items():
