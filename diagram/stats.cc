@@ -28,6 +28,47 @@ struct PoolSum {
   int replications = 0;
 };
 
+// The declarations of one kind (stages or pools) by name, with their
+// array sizes, to place the results' elements on them.
+class Elements {
+ public:
+  template <typename Decls>
+  Elements(const Decls& all, const std::string& what, const Declarations& decls,
+           Diagnostics* diags)
+      : what_(what) {
+    for (int i = 0; i < all.size(); ++i) {
+      const auto& d = all.Get(i);
+      by_name_.emplace(d.name(), i);
+      int n = decls.ArraySize(d.has_size() ? &d.size() : nullptr, d.loc(),
+                              absl::StrCat(what, "[", i, "].size"), diags);
+      size_.push_back(std::max(n, 1));
+    }
+  }
+  // The declaration of element `index` of `name`, or -1 with an error at
+  // `path` (in the results) when the program has no such element.
+  int Find(const std::string& name, uint32_t index, const std::string& path,
+           Diagnostics* diags) const {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) {
+      diags->ErrorAtPath(path + ".name",
+                         absl::StrCat("the program declares no ", what_, " '", name, "'"));
+      return -1;
+    }
+    if (index >= uint32_t(size_[it->second])) {
+      diags->ErrorAtPath(path + ".index", absl::StrCat("element ", index, " of '", name,
+                                                       "', which has ", size_[it->second]));
+      return -1;
+    }
+    return it->second;
+  }
+  int size(int decl) const { return size_[decl]; }
+
+ private:
+  std::string what_;
+  std::map<std::string, int> by_name_;
+  std::vector<int> size_;
+};
+
 // The fuller of a step element's two fills (jobs over seqs, tokens over
 // tokens) and its budget's name; false when neither budget is bounded or
 // no step started.
@@ -58,34 +99,16 @@ bool AttachResults(const results::Results& results, const ir::Program& program,
     return false;
   }
   Declarations decls(program);
-  std::map<std::string, int> stage_by_name;
-  std::map<int, int> size;  // stage -> elements
-  for (int i = 0; i < program.stage_size(); ++i) {
-    stage_by_name.emplace(program.stage(i).name(), i);
-    const ir::Stage& s = program.stage(i);
-    int n = decls.ArraySize(s.has_size() ? &s.size() : nullptr, s.loc(),
-                            absl::StrCat("stage[", i, "].size"), diags);
-    size[i] = std::max(n, 1);
-  }
+  Elements stages(program.stage(), "stage", decls, diags);
   std::map<std::pair<int, uint32_t>, Sum> sums;  // (stage, element)
   for (int r = 0; r < results.replication_size(); ++r) {
     const results::Replication& rep = results.replication(r);
     for (int k = 0; k < rep.stage_size(); ++k) {
       const results::StageStats& st = rep.stage(k);
-      std::string path = absl::StrCat("replication[", r, "].stage[", k, "]");
-      auto it = stage_by_name.find(st.name());
-      if (it == stage_by_name.end()) {
-        diags->ErrorAtPath(path + ".name", absl::StrCat("the program declares no stage '",
-                                                        st.name(), "'"));
-        continue;
-      }
-      if (st.index() >= uint32_t(size[it->second])) {
-        diags->ErrorAtPath(path + ".index",
-                           absl::StrCat("element ", st.index(), " of '", st.name(),
-                                        "', which has ", size[it->second]));
-        continue;
-      }
-      Sum& sum = sums[{it->second, st.index()}];
+      int stage = stages.Find(st.name(), st.index(),
+                              absl::StrCat("replication[", r, "].stage[", k, "]"), diags);
+      if (stage < 0) continue;
+      Sum& sum = sums[{stage, st.index()}];
       sum.present += st.mean_present();
       sum.utilisation += st.utilisation();
       sum.replications += 1;
@@ -96,34 +119,16 @@ bool AttachResults(const results::Results& results, const ir::Program& program,
       sum.tokens = st.step_tokens();
     }
   }
-  std::map<std::string, int> pool_by_name;
-  std::map<int, int> pool_size;  // pool -> elements
-  for (int i = 0; i < program.pool_size(); ++i) {
-    pool_by_name.emplace(program.pool(i).name(), i);
-    const ir::Pool& p = program.pool(i);
-    int n = decls.ArraySize(p.has_size() ? &p.size() : nullptr, p.loc(),
-                            absl::StrCat("pool[", i, "].size"), diags);
-    pool_size[i] = std::max(n, 1);
-  }
+  Elements pools(program.pool(), "pool", decls, diags);
   std::map<std::pair<int, uint32_t>, PoolSum> pool_sums;  // (pool, element)
   for (int r = 0; r < results.replication_size(); ++r) {
     const results::Replication& rep = results.replication(r);
     for (int k = 0; k < rep.pool_size(); ++k) {
       const results::PoolStats& ps = rep.pool(k);
-      std::string path = absl::StrCat("replication[", r, "].pool[", k, "]");
-      auto it = pool_by_name.find(ps.name());
-      if (it == pool_by_name.end()) {
-        diags->ErrorAtPath(path + ".name", absl::StrCat("the program declares no pool '",
-                                                        ps.name(), "'"));
-        continue;
-      }
-      if (ps.index() >= uint32_t(pool_size[it->second])) {
-        diags->ErrorAtPath(path + ".index",
-                           absl::StrCat("element ", ps.index(), " of '", ps.name(),
-                                        "', which has ", pool_size[it->second]));
-        continue;
-      }
-      PoolSum& sum = pool_sums[{it->second, ps.index()}];
+      int pool = pools.Find(ps.name(), ps.index(),
+                            absl::StrCat("replication[", r, "].pool[", k, "]"), diags);
+      if (pool < 0) continue;
+      PoolSum& sum = pool_sums[{pool, ps.index()}];
       sum.used += ps.mean_used();
       sum.peak = std::max(sum.peak, ps.max_used());
       sum.cap = ps.cap();
@@ -181,7 +186,7 @@ bool AttachResults(const results::Results& results, const ir::Program& program,
       auto it = by_pool.find(span.pool);
       if (it == by_pool.end()) continue;
       span.stats = it->second;
-      bool array = pool_size[span.pool] > 1;
+      bool array = pools.size(span.pool) > 1;
       absl::StrAppend(&span.label, "; used ",
                       absl::StrFormat("%.2f", it->second.mean), " of cap",
                       array ? " (fullest)" : "", ", peak ",
