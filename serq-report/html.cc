@@ -129,12 +129,9 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
                                        "% of the exact value)")
                         : absl::StrCat(names[i], ", every replication's samples");
       c.lines.push_back(view::ObservationCdfLine(names[i], std::move(pooled)));
-      // A latency's samples often span decades (a prefill's 20 ms to a
-      // queue's 20 s; ITL's decode steps and its preemptions' stalls): on a
-      // linear axis all but the tail would be one vertical line. From a
-      // span of ten on (every x > 0), a log axis.
-      c.x_log = view::SpansDecades(c.lines, 1);
-      if (c.x_log) c.x_label = absl::StrCat(names[i], " (log scale)");
+      // ITL's decode steps and its preemptions' stalls, TTFT's quick and
+      // queued prefills: a log axis.
+      view::LogAxisIfSpansDecades(&c);
       absl::StrAppend(&out, Figure(caption,
                                    view::ChartDocument({c}, ""), absl::StrCat("cdf-", i)));
     }
