@@ -107,10 +107,31 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
       yhi = std::max(yhi, y + h);
     }
   }
+  if (chart.x_log) {
+    // Over the positive x only; the axis from the power of ten at or below
+    // the least to the one at or above the greatest.
+    xlo = INFINITY, xhi = -INFINITY;
+    for (const ChartLine& l : chart.lines) {
+      for (const auto& [x, y] : l.points) {
+        if (!std::isfinite(x) || !std::isfinite(y) || !(x > 0)) continue;
+        xlo = std::min(xlo, x);
+        xhi = std::max(xhi, x);
+      }
+    }
+    if (!(xhi >= xlo)) xlo = 1, xhi = 10;
+  }
   if (!(xhi >= xlo)) xlo = 0, xhi = 1;
   if (!(yhi > ylo)) yhi = ylo + 1;
   if (chart.y_max > 0) yhi = chart.y_max;
-  std::vector<double> xt = NiceTicks(xlo, xhi, 6);
+  std::vector<double> xt;
+  if (chart.x_log) {
+    int first = static_cast<int>(std::floor(std::log10(xlo) + 1e-9));
+    int last = static_cast<int>(std::ceil(std::log10(xhi) - 1e-9));
+    if (last == first) ++last;
+    for (int k = first; k <= last; ++k) xt.push_back(std::pow(10.0, k));
+  } else {
+    xt = NiceTicks(xlo, xhi, 6);
+  }
   std::vector<double> yt = NiceTicks(ylo, yhi, 5, whole && chart.y_max == 0 ? 1 : 0);
   // The axes span the ticks, so every line is inside.
   xlo = xt.front(), xhi = xt.back();
@@ -118,7 +139,13 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   // The axes' ends sit kPad inside the frame, so that a line along an end
   // (a pool full to its cap, a state from time 0) is not hidden by it.
   constexpr int kPad = 6;
-  auto X = [&](double x) { return px + kPad + (x - xlo) / (xhi - xlo) * (plot_w - 2 * kPad); };
+  auto X = [&](double x) {
+    double f = chart.x_log ? (std::log10(x) - std::log10(xlo)) / (std::log10(xhi) - std::log10(xlo))
+                           : (x - xlo) / (xhi - xlo);
+    return px + kPad + f * (plot_w - 2 * kPad);
+  };
+  // Off a log axis: x <= 0.
+  auto off = [&](double x) { return chart.x_log && !(x > 0); };
   auto Y = [&](double y) {
     return py + plot_h - kPad - (y - ylo) / (yhi - ylo) * (plot_h - 2 * kPad);
   };
@@ -132,7 +159,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     int x = static_cast<int>(std::lround(X(t)));
     absl::StrAppend(&out, "<line x1=\"", x, "\" y1=\"", py, "\" x2=\"", x, "\" y2=\"",
                     py + plot_h, "\" stroke=\"", kGrid, "\" stroke-width=\"1\"/>\n");
-    Label(x, py + plot_h + 16, TickLabel(t, xstep), "middle", &out);
+    Label(x, py + plot_h + 16, TickLabel(t, chart.x_log ? t : xstep), "middle", &out);
   }
   for (double t : yt) {
     int y = static_cast<int>(std::lround(Y(t)));
@@ -161,7 +188,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     bool drawn = false;  // a point before this one (a step holds its y)
     double held = 0;
     for (const auto& [x, y] : l.points) {
-      if (!std::isfinite(x) || !std::isfinite(y)) continue;  // off every axis
+      if (!std::isfinite(x) || !std::isfinite(y) || off(x)) continue;  // off every axis
       if (l.steps && drawn) add(x, held);
       add(x, y);
       drawn = true;
@@ -175,7 +202,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     // Each point's bar (its interval, capped), then its dot over it.
     for (size_t k = 0; k < l.points.size(); ++k) {
       const auto& [x, y] = l.points[k];
-      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      if (!std::isfinite(x) || !std::isfinite(y) || off(x)) continue;
       double h = k < l.bars.size() ? l.bars[k] : 0;
       std::string cx = Fixed1(X(x));
       if (std::isfinite(h) && h > 0) {
@@ -215,6 +242,19 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   }
   absl::StrAppend(&out, "</g>\n");
   return out;
+}
+
+bool SpansDecades(const std::vector<ChartLine>& lines, double decades) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const ChartLine& l : lines) {
+    for (const auto& [x, y] : l.points) {
+      if (!std::isfinite(x)) continue;
+      if (!(x > 0)) return false;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  }
+  return hi >= lo && hi / lo >= std::pow(10.0, decades);
 }
 
 std::string ChartDocument(const std::vector<Chart>& charts, const std::string& empty) {

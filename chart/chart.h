@@ -40,7 +40,15 @@ struct Chart {
   // The y axis starts at 0 unless the data (or a bar's low end) go below;
   // with `y_max` > 0 it ends there (a CDF's 1).
   double y_max = 0;
+  // A logarithmic x axis, ticks at the powers of ten around the data (a
+  // latency spanning decades); points with x <= 0 are off it, not drawn.
+  bool x_log = false;
 };
+
+// Whether the finite x of `lines` are all > 0 and span at least
+// `decades` powers of ten (max / min >= 10^decades): then a log x axis
+// shows them where a linear one squeezes all but the largest to its left.
+bool SpansDecades(const std::vector<ChartLine>& lines, double decades = 2);
 
 // The size of one chart.
 inline constexpr int kChartWidth = 760;

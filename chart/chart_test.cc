@@ -95,5 +95,35 @@ TEST(ChartTest, NonFinitePointsAreLeftOut) {
   EXPECT_NE(svg.find("<polyline points="), std::string::npos);
 }
 
+// A log x axis: the plot area is 760 - 70 - 190 - 16 = 484 px wide from
+// x = 70, its ends 6 px in, so x runs over [76, 548]; the data 0.001 ..
+// 10 give ticks at the powers of ten 0.001 .. 10, four decades: 0.1 is
+// half way, 76 + 472 / 2 = 312. The plot is 280 - 34 - 44 = 202 px high
+// from y = 34: y 0 at 34 + 202 - 6 = 230, y 1 (y_max) at 40, 0.5 at 135.
+// The step at x = 0 is off a log axis: not drawn.
+TEST(ChartTest, ALogAxisPlacesPowersOfTenEvenly) {
+  Chart c;
+  c.x_log = true;
+  c.y_max = 1;
+  ChartLine l;
+  l.steps = true;
+  l.points = {{0, 0}, {0.001, 0}, {0.1, 0.5}, {10, 1}};
+  c.lines.push_back(l);
+  EXPECT_FALSE(SpansDecades(c.lines));  // 0 is on no log axis
+  c.lines[0].points.erase(c.lines[0].points.begin());
+  EXPECT_TRUE(SpansDecades(c.lines));  // 10 / 0.001 = 10^4
+  EXPECT_FALSE(SpansDecades(c.lines, 5));
+  c.lines[0].points.insert(c.lines[0].points.begin(), {0, 0});
+  std::string svg = ChartGroup(c, 0, 0);
+  EXPECT_NE(svg.find("<polyline points=\"76.0,230.0 312.0,230.0 312.0,135.0 548.0,135.0 "
+                     "548.0,40.0\""),
+            std::string::npos)
+      << svg;
+  for (const char* tick : {">0.001<", ">0.01<", ">0.1<", ">1<", ">10<"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  }
+  EXPECT_EQ(svg.find(">100<"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace serq::view

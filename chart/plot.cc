@@ -98,6 +98,11 @@ PooledObservation PoolObservation(const std::vector<const results::Replication*>
   return out;
 }
 
+void LogAxisIfSpansDecades(Chart* chart) {
+  chart->x_log = SpansDecades(chart->lines, 1);
+  if (chart->x_log) absl::StrAppend(&chart->x_label, " (log scale)");
+}
+
 ChartLine ObservationCdfLine(const std::string& label, PooledObservation pooled) {
   if (pooled.sketch) return SketchCdfLine(label, *pooled.sketch);
   return CdfLine(label, std::move(pooled.samples));
@@ -256,6 +261,7 @@ absl::StatusOr<std::string> PlotResults(const std::vector<results::Results>& inp
     for (const std::string& n : names) {
       c.lines.push_back(ObservationCdfLine(n, PoolObservation(merged->replications, n)));
     }
+    LogAxisIfSpansDecades(&c);
     charts.push_back(std::move(c));
   }
   return ChartDocument(charts, "the results have no observations");

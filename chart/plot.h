@@ -44,6 +44,12 @@ struct PooledObservation {
 PooledObservation PoolObservation(const std::vector<const results::Replication*>& replications,
                                   const std::string& name);
 
+// A CDF chart's x axis made logarithmic when its samples are all above 0
+// and span a factor of ten or more (a latency's quick and queued cases),
+// its label then ending in "(log scale)": on a linear axis all but the tail
+// would be one vertical line. serq-view --plot cdf and the html page.
+void LogAxisIfSpansDecades(Chart* chart);
+
 // CdfLine of the samples or SketchCdfLine of the sketch.
 ChartLine ObservationCdfLine(const std::string& label, PooledObservation pooled);
 

@@ -170,5 +170,28 @@ TEST(PlotTest, TheSameChartIsTheSameBytes) {
   EXPECT_NE(ChartDocument({}, "nothing").find(">nothing</text>"), std::string::npos);
 }
 
+// A CDF of samples 0.01 .. 1 (a factor of 100) goes on a log axis; of
+// 1 .. 5 (a factor of 5) it stays linear; with a sample at 0 (on no log
+// axis) too.
+TEST(PlotTest, ACdfSpanningAFactorOfTenGoesOnALogAxis) {
+  Chart c;
+  c.x_label = "x";
+  c.lines.push_back({});
+  c.lines[0].points = {{0.01, 0.5}, {1, 1}};
+  LogAxisIfSpansDecades(&c);
+  EXPECT_TRUE(c.x_log);
+  EXPECT_EQ(c.x_label, "x (log scale)");
+  Chart narrow;
+  narrow.x_label = "x";
+  narrow.lines.push_back({});
+  narrow.lines[0].points = {{1, 0.5}, {5, 1}};
+  LogAxisIfSpansDecades(&narrow);
+  EXPECT_FALSE(narrow.x_log);
+  EXPECT_EQ(narrow.x_label, "x");
+  narrow.lines[0].points = {{0, 0.5}, {100, 1}};
+  LogAxisIfSpansDecades(&narrow);
+  EXPECT_FALSE(narrow.x_log);
+}
+
 }  // namespace
 }  // namespace serq::view

@@ -202,6 +202,7 @@ class RowLayout {
 
   std::vector<Span> spans_;  // start marker, stations, end marker
   std::vector<std::vector<std::string>> lines_;  // each station's text
+  int station_lines_ = 2;                         // the lines of the row's tallest station
   std::vector<Arc> skips_, returns_;
   std::vector<const Edge*> neighbours_;
   std::vector<RailPlan> rails_;
@@ -219,12 +220,19 @@ void RowLayout::PlaceColumns(int x0) {
     }
   }
   spans_.push_back({x0, x0 + kMarker});
+  // Every station of the row as tall as its tallest: two lines of figures,
+  // three where a step stage has its fill and its time busy.
+  station_lines_ = 2;
+  for (int c = 0; c < n; ++c) {
+    station_lines_ = std::max(station_lines_,
+                              int(StationLines(row_.stations[c], with_results_).size()));
+  }
+  if (with_results_) station_lines_ = std::max(station_lines_, 4);
   for (int c = 0; c <= n; ++c) {
     int width = kMarker;
     if (c < n) {
       lines_.push_back(StationLines(row_.stations[c], with_results_));
-      // Every station as tall as one with two lines of figures.
-      if (with_results_) lines_.back().resize(4);
+      lines_.back().resize(station_lines_);
       width = kMinStation;
       for (size_t i = 0; i < lines_.back().size(); ++i) {
         int size = i == 0 ? kNameSize : kDetailSize;
@@ -348,7 +356,7 @@ int RowLayout::Emit(int top) {
   int skip_h = skip_lanes_.count() ? kSkipLane * skip_lanes_.count() + 8 : 0;
   int rail_h = rail_lanes_.count() ? kRailLane * rail_lanes_.count() + 4 : 0;
   int box_top = top + skip_h + rail_h;
-  int box_h = kLineStep * int(with_results_ ? 4 : 2) + 10;
+  int box_h = kLineStep * station_lines_ + 10;
   int box_bottom = box_top + box_h;
   int mid = box_top + box_h / 2;
   int return_h = return_lanes_.count() ? kReturnLane * return_lanes_.count() + 8 : 0;
@@ -423,7 +431,11 @@ int RowLayout::Emit(int top) {
     AddText(pool.span->label, pool.bars.front().x0, y + 11, kSmallSize, Anchor::kStart);
     for (size_t i = 0; i < pool.bars.size(); ++i) {
       const Bar& bar = pool.bars[i];
-      AddBox(bar.lease ? BoxMark::kLease : BoxMark::kHold, {bar.x0, y + 15, bar.x1 - bar.x0, 6});
+      int box = AddBox(bar.lease ? BoxMark::kLease : BoxMark::kHold,
+                       {bar.x0, y + 15, bar.x1 - bar.x0, 6});
+      // With results a bar is filled by its pool's occupancy, as a station
+      // by its utilisation, so the pool that binds stands out.
+      if (pool.span->stats) figure_->boxes[box].fill = UtilisationColour(pool.span->stats->mean);
       if (i > 0 && pool.bars[i - 1].x1 < bar.x0) {
         bool lease = bar.lease || pool.bars[i - 1].lease;
         AddLine(lease ? LineMark::kLeaseLink : LineMark::kHoldLink,
@@ -437,7 +449,8 @@ int RowLayout::Emit(int top) {
 
 // The key under the rows: what a rail and a pool bar mean (when the
 // drawing has one), and with results the colour scale and the figures.
-int EmitKey(int top, const std::string& share, bool with_results, Figure* figure) {
+int EmitKey(int top, const Drawing& drawing, bool with_results, Figure* figure) {
+  const std::string& share = drawing.share;
   auto has = [&](BoxMark mark) {
     return std::any_of(figure->boxes.begin(), figure->boxes.end(),
                        [&](const Box& b) { return b.mark == mark; });
@@ -485,7 +498,29 @@ int EmitKey(int top, const std::string& share, bool with_results, Figure* figure
   text("util: mean utilisation over the elements; max: the busiest element, which the fill "
        "shows",
        kMargin, y + 56, Anchor::kStart);
-  return y + 60;
+  y += 60;
+  bool steps = false, pools = false;
+  for (const Row& row : drawing.rows) {
+    for (const Station& s : row.stations) steps |= s.stats && s.stats->step;
+    for (const PoolSpan& p : row.pools) pools |= p.stats.has_value();
+  }
+  // A step stage is in a step whenever a job is present, so its time busy
+  // says little of its headroom: the fill is its batches' share of a budget.
+  if (steps) {
+    text("step: filled by its batch fill, the mean batch over its budget (jobs / seqs or "
+         "tokens / tokens, the fuller)",
+         kMargin, y + 10, Anchor::kStart);
+    text("busy: the time in a step, which is all the time a job is present: not headroom",
+         kMargin, y + 24, Anchor::kStart);
+    y += 28;
+  }
+  if (pools) {
+    text("pool bar: filled by the mean used / cap (an array: its fullest element); peak: the "
+         "most used at once / cap",
+         kMargin, y + 10, Anchor::kStart);
+    y += 14;
+  }
+  return y;
 }
 
 }  // namespace
@@ -502,7 +537,7 @@ Figure Layout(const Drawing& drawing, bool with_results) {
     RowLayout row(drawing.rows[i], i, with_results, x0, &figure);
     y = row.Emit(y) + kRowGap;
   }
-  y = EmitKey(y, drawing.share, with_results, &figure);
+  y = EmitKey(y, drawing, with_results, &figure);
   int right = 0, bottom = 0;
   for (const Box& b : figure.boxes) {
     right = std::max(right, b.rect.right());

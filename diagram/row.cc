@@ -416,6 +416,7 @@ Row BuildRow(const ir::Program& program, int index, const Declarations& decls,
 
   for (const SpanInProgress& s : walker.spans) {
     PoolSpan span;
+    span.pool = s.pool;
     span.label = s.label;
     span.held = Columns(s.held, walker.visits, column);
     for (int c : Columns(s.leased, walker.visits, column)) {

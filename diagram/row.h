@@ -25,6 +25,25 @@ struct StationStats {
   double util_max = 0;     // utilisation of the busiest element
   bool has_util = true;    // false for delay stages, which have no capacity
   int elements = 1;        // elements the results have figures for
+  // A step stage: its utilisation is the time in a step, which reads 1 at
+  // a small part of its budgets, so the fill it is drawn by is the batch
+  // fill instead: the mean batch over a budget (jobs / seqs, tokens /
+  // tokens), the fuller of the two, per element (each a ratio of sums over
+  // the replications); absent when both budgets are unbounded or no step
+  // started.
+  bool step = false;
+  bool has_fill = false;
+  double fill_mean = 0;  // mean over the elements that have one
+  double fill_max = 0;   // the fullest element's
+  std::string fill_budget;  // "seqs" or "tokens": the budget of fill_max
+};
+
+// What a simulation measured of a pool (stats.h fills it): occupancy, the
+// units used over the cap, per element averaged over the replications (mean)
+// and the maximum over them (peak); over an array, the fullest element's.
+struct PoolSpanStats {
+  double mean = 0;  // time-average used / cap of the fullest element
+  double peak = 0;  // max used / cap, the maximum over the elements
 };
 
 struct Station {
@@ -56,11 +75,15 @@ struct Flow {
 // holds the pool, and those it visits while its lease lives on after the
 // block (until `release` of the pool, or to the end of the session).
 struct PoolSpan {
+  int pool = -1;              // index into Program.pool
   std::string label;          // "kvD[2] cap 100", ", lease inf" when leased
   std::vector<int> held;      // columns, ascending
   std::vector<int> leased;    // columns, ascending, none of them in `held`
   bool lease_to_end = false;  // the lease outlives the session's path
   int anchor = kStart;        // an empty hold is drawn right after this column
+  // With results: the pool's occupancy (none: no results for it, or an
+  // infinite cap); the label then ends with it.
+  std::optional<PoolSpanStats> stats;
 };
 
 struct Row {

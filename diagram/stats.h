@@ -20,8 +20,10 @@
 
 namespace serq::view {
 
-// Fills Station::stats for every station of `drawing`. Results that name a
-// stage the program does not declare, or an element beyond its array, are
+// Fills Station::stats for every station of `drawing` and PoolSpan::stats
+// (appending the occupancy to its label) for every pool bar of a pool with
+// a finite cap. Results that name a stage or pool the program does not
+// declare, or an element beyond its array, are
 // from another program: an error in `diags` at the path in the results
 // (`replication[0].stage[3].name`), and false.
 bool AttachResults(const results::Results& results, const ir::Program& program,
@@ -34,8 +36,11 @@ std::string UtilisationColour(double u);
 
 // The lines a station's figures add under its name and kind: "present
 // 1.25", then "util 0.50" ("util 0.50 max 0.75" for an array of several
-// elements, "util n/a" for a delay stage); "no results" when the results
-// have none for it.
+// elements, "util n/a" for a delay stage); a step stage has two lines
+// instead of util: its batch fill, "tokens fill 0.05" (the fuller budget;
+// "tokens fill 0.04 max 0.05" for an array; "fill n/a" without a bounded
+// budget), and its time in a step, "busy 1.00"; "no results" when the
+// results have none for it.
 std::vector<std::string> StatsLines(const Station& station);
 
 // Everything written in a station: its name, its kind, and with results
@@ -43,7 +48,8 @@ std::vector<std::string> StatsLines(const Station& station);
 std::vector<std::string> StationLines(const Station& station, bool with_results);
 
 // The fill of a station: the colour of its busiest element's utilisation
-// when results are shown, else plain.
+// when results are shown (a step stage: its fullest element's batch fill;
+// grey without one), else plain.
 std::string StationFill(const Station& station, bool with_results);
 
 // The fill of a station without a utilisation (a delay stage) when results

@@ -71,6 +71,97 @@ TEST(Stats, ElementsAndReplicationsAggregate) {
   EXPECT_EQ(StatsLines(row.stations[2]), (std::vector<std::string>{"no results"}));
 }
 
+results::StageStats* AddStep(results::Replication* rep, int index, double util, uint64_t steps,
+                             uint64_t jobs, uint64_t tokens, double seqs, double budget) {
+  results::StageStats* s = AddStage(rep, "E", index, 1, util);
+  s->set_kind("step");
+  s->set_steps(steps);
+  s->set_batch_jobs(jobs);
+  s->set_batch_tokens(tokens);
+  s->set_step_seqs(seqs);
+  s->set_step_tokens(budget);
+  return s;
+}
+
+results::PoolStats* AddPool(results::Replication* rep, int index, double cap, double used,
+                            double max) {
+  results::PoolStats* p = rep->add_pool();
+  p->set_name("kv");
+  p->set_index(index);
+  p->set_cap(cap);
+  p->set_mean_used(used);
+  p->set_max_used(max);
+  return p;
+}
+
+TEST(Stats, AStepIsFilledByItsBatchesAndAPoolByItsOccupancy) {
+  ir::Program program = Parse(R"(
+    pool kv[2] { cap 100; }
+    stage E[2] : step(1) { seqs 8; tokens 100; }
+    workload { arrive batch(1); }
+    session { hold kv[0] (1) { run E[0] decode (1); } }
+    run { horizon 10; })");
+  Drawing d;
+  Diagnostics diags;
+  ASSERT_TRUE(BuildDrawing(program, &d, &diags));
+  results::Results r;
+  results::Replication* r0 = r.add_replication();
+  results::Replication* r1 = r.add_replication();
+  // Both elements in a step all the time (util 1), with small batches:
+  // E[0]: (10 + 30) jobs over (10 + 10) steps = 2 a step, 2 / 8 = 0.25 of
+  //   seqs; (100 + 300) tokens / 20 steps = 20, 20 / 100 = 0.2 of tokens:
+  //   fill 0.25, of seqs (a ratio of the sums, not the mean of 0.125, 0.375).
+  // E[1]: 20 jobs / 20 steps = 1: 0.125 of seqs; 1200 tokens / 20 = 60:
+  //   0.6 of tokens: fill 0.6, of tokens.
+  // Station: fill mean (0.25 + 0.6) / 2 = 0.425, max 0.6 (tokens); busy 1.
+  AddStep(r0, 0, 1, 10, 10, 100, 8, 100);
+  AddStep(r1, 0, 1, 10, 30, 300, 8, 100);
+  AddStep(r0, 1, 1, 10, 10, 600, 8, 100);
+  AddStep(r1, 1, 1, 10, 10, 600, 8, 100);
+  // kv[0]: used (10 + 30) / 2 = 20 of 100: 0.2, peak max(40, 90) = 0.9;
+  // kv[1]: (50 + 70) / 2 = 60: 0.6, peak 0.7. The bar: the fullest
+  // element's mean 0.6, the peak over the elements 0.9.
+  AddPool(r0, 0, 100, 10, 40);
+  AddPool(r1, 0, 100, 30, 90);
+  AddPool(r0, 1, 100, 50, 70);
+  AddPool(r1, 1, 100, 70, 60);
+  ASSERT_TRUE(AttachResults(r, program, &d, &diags)) << diags.Render();
+  const Station& e = d.rows[0].stations[0];
+  ASSERT_TRUE(e.stats.has_value());
+  EXPECT_TRUE(e.stats->step);
+  ASSERT_TRUE(e.stats->has_fill);
+  EXPECT_DOUBLE_EQ(e.stats->fill_mean, 0.425);
+  EXPECT_DOUBLE_EQ(e.stats->fill_max, 0.6);
+  EXPECT_EQ(e.stats->fill_budget, "tokens");
+  EXPECT_EQ(StatsLines(e), (std::vector<std::string>{"present 2.00", "tokens fill 0.42 max 0.60",
+                                                      "busy 1.00 max 1.00"}));
+  // Coloured by the fill, not by the time in a step (which would be #f46d43).
+  EXPECT_EQ(StationFill(e, true), UtilisationColour(0.6));
+  const PoolSpan& kv = d.rows[0].pools[0];
+  ASSERT_TRUE(kv.stats.has_value());
+  EXPECT_DOUBLE_EQ(kv.stats->mean, 0.6);
+  EXPECT_DOUBLE_EQ(kv.stats->peak, 0.9);
+  EXPECT_EQ(kv.label, "kv[2] cap 100; used 0.60 of cap (fullest), peak 0.90");
+}
+
+TEST(Stats, AStepWithoutABoundedBudgetHasNoFill) {
+  ir::Program program = Parse(R"(
+    stage E : step(1);
+    workload { arrive batch(1); }
+    session { run E decode (1); }
+    run { horizon 10; })");
+  Drawing d;
+  Diagnostics diags;
+  ASSERT_TRUE(BuildDrawing(program, &d, &diags));
+  results::Results r;
+  AddStep(r.add_replication(), 0, 0.1, 1, 1, 1, 0, 0);
+  ASSERT_TRUE(AttachResults(r, program, &d, &diags)) << diags.Render();
+  const Station& e = d.rows[0].stations[0];
+  EXPECT_FALSE(e.stats->has_fill);
+  EXPECT_EQ(StatsLines(e), (std::vector<std::string>{"present 1.00", "fill n/a", "busy 0.10"}));
+  EXPECT_EQ(StationFill(e, true), kNoCapacityFill);
+}
+
 TEST(Stats, ResultsOfAnotherProgramAreRefused) {
   ir::Program program = Parse(TestPrograms()[0].source);
   Drawing d;

@@ -45,9 +45,22 @@ void DrawBox(const Box& box, std::string* out) {
       Rectangle(r, absl::StrCat("fill=\"", kRailInk, "\""), out);
       return;
     case BoxMark::kHold:
-      Rectangle(r, absl::StrCat("fill=\"", kPoolInk, "\""), out);
+      // With results, filled by the pool's occupancy inside the pool's ink.
+      Rectangle(r,
+                box.fill.empty() ? absl::StrCat("fill=\"", kPoolInk, "\"")
+                                 : absl::StrCat("fill=\"", box.fill, "\" stroke=\"", kPoolInk,
+                                                "\" stroke-width=\"1\""),
+                out);
       return;
     case BoxMark::kLease:
+      if (!box.fill.empty()) {
+        // The same fill in a dashed outline.
+        Rectangle(r,
+                  absl::StrCat("fill=\"", box.fill, "\" stroke=\"", kPoolInk,
+                               "\" stroke-width=\"1\" stroke-dasharray=\"6 4\""),
+                  out);
+        return;
+      }
       // A dashed bar: a thick dashed line through the box's middle.
       Segment({r.x, r.y + r.h / 2}, {r.right(), r.y + r.h / 2},
               absl::StrCat("stroke=\"", kPoolInk, "\" stroke-width=\"", r.h,

@@ -16,6 +16,7 @@
 #include "chart/plot.h"
 #include "chart/xml.h"
 #include "diagram/view.h"
+#include "serq-report/html_tables.h"
 
 namespace serq::report {
 namespace {
@@ -24,90 +25,21 @@ using view::XmlEscape;
 
 constexpr char kStyle[] = R"(
 body { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; color: #222; margin: 24px auto;
-       max-width: 1000px; padding: 0 16px; }
+       max-width: 1320px; padding: 0 16px; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-family: DejaVu Sans Mono, Menlo, Consolas, monospace;
-        font-size: 13px; margin: 8px 0; }
+p.headline { font-weight: bold; margin: 4px 0; }
+table { border-collapse: collapse; font-size: 13px; margin: 0; }
+caption { caption-side: top; text-align: left; font-size: 13px; color: #555; padding: 4px 0; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; }
-th { background: #f2f2f2; text-align: left; }
+th { background: #f2f2f2; text-align: left; vertical-align: bottom; font-weight: 600;
+     max-width: 9em; }
+td { white-space: nowrap; font-family: DejaVu Sans Mono, Menlo, Consolas, monospace; }
 td.n { text-align: right; }
-figure, div.wide { margin: 12px 0; overflow-x: auto; }
+div.table { margin: 10px 0; overflow-x: auto; }
+figure { margin: 12px 0; overflow-x: auto; }
 figcaption { font-size: 13px; color: #555; margin-bottom: 4px; }
 pre { font-size: 12px; background: #f7f7f7; padding: 8px; overflow-x: auto; }
 )";
-
-// One csv line (RFC 4180: quoted fields may hold commas and quotes).
-std::vector<std::string> SplitCsv(absl::string_view line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cells.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  return cells;
-}
-
-// A figure at full precision is shown with 6 significant digits, the full
-// value in its tooltip; other cells as they are.
-std::string Cell(const std::string& text, bool header) {
-  if (header) return absl::StrCat("<th>", XmlEscape(text), "</th>");
-  double v;
-  if (!text.empty() && absl::SimpleAtod(text, &v) && std::isfinite(v)) {
-    std::string shown = absl::StrFormat("%.6g", v);
-    if (shown == text) return absl::StrCat("<td class=\"n\">", XmlEscape(text), "</td>");
-    return absl::StrCat("<td class=\"n\" title=\"", XmlEscape(text), "\">", XmlEscape(shown),
-                        "</td>");
-  }
-  return absl::StrCat("<td>", XmlEscape(text), "</td>");
-}
-
-std::string Heading(const std::string& section) {
-  if (section == "program") return "Run";
-  if (section == "observe") return "Observations";
-  if (section == "stage") return "Stages";
-  if (section == "pool") return "Pools";
-  if (section == "session") return "Sessions";
-  // A section the report gained (steady_state): its words, capitalised.
-  std::string words = section;
-  for (char& c : words) c = c == '_' ? ' ' : c;
-  if (!words.empty()) words[0] = absl::ascii_toupper(words[0]);
-  return words;
-}
-
-// Every csv section with rows as a table under its heading.
-std::string Tables(const std::string& csv) {
-  std::string out;
-  for (absl::string_view section : absl::StrSplit(csv, "\n\n", absl::SkipWhitespace())) {
-    std::vector<absl::string_view> lines = absl::StrSplit(section, '\n', absl::SkipEmpty());
-    if (lines.size() < 2) continue;  // a header without rows
-    std::vector<std::string> header = SplitCsv(lines[0]);
-    absl::StrAppend(&out, "<h2>", XmlEscape(Heading(header[0])), "</h2>\n<div class=\"wide\"><table>\n<tr>");
-    for (const std::string& h : header) absl::StrAppend(&out, Cell(h, true));
-    absl::StrAppend(&out, "</tr>\n");
-    for (size_t i = 1; i < lines.size(); ++i) {
-      absl::StrAppend(&out, "<tr>");
-      for (const std::string& c : SplitCsv(lines[i])) absl::StrAppend(&out, Cell(c, false));
-      absl::StrAppend(&out, "</tr>\n");
-    }
-    absl::StrAppend(&out, "</table></div>\n");
-  }
-  return out;
-}
 
 std::string Figure(const std::string& caption, const std::string& svg, const std::string& id) {
   return absl::StrCat("<figure id=\"", id, "\"><figcaption>", XmlEscape(caption),
@@ -142,8 +74,14 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>",
       XmlEscape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n<h1>",
       XmlEscape(title), "</h1>\n<p id=\"run\">", XmlEscape(run_line), "</p>\n");
+  // The headline: the text report's lines between the run line and the
+  // first table (the busiest resource, preemptions, stalls).
+  std::vector<absl::string_view> text_lines = absl::StrSplit(*text, '\n');
+  for (size_t i = 1; i < text_lines.size() && !text_lines[i].empty(); ++i) {
+    absl::StrAppend(&out, "<p class=\"headline\">", XmlEscape(text_lines[i]), "</p>\n");
+  }
   for (size_t s = 0; s < sections.size(); ++s) {
-    absl::StrAppend(&out, Tables(sections[s].csv));
+    absl::StrAppend(&out, TablesHtml(sections[s].csv));
     if (sections[s].figures.empty()) continue;
     absl::StrAppend(&out, "<h2>", XmlEscape(sections[s].figures_heading), "</h2>\n");
     for (size_t i = 0; i < sections[s].figures.size(); ++i) {
@@ -166,10 +104,12 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
                                                       : diags.Render());
     }
     absl::StrAppend(&out, "<h2>Station row</h2>\n",
-                    Figure("each station filled by its utilisation (docs/view.md)", *row, "row"));
+                    Figure("each station filled by its utilisation (a step stage by its batch fill), each "
+                           "pool bar by its occupancy (docs/view.md)",
+                           *row, "row"));
   }
 
-  absl::StrAppend(&out, Tables(*csv));
+  absl::StrAppend(&out, TablesHtml(*csv));
 
   std::vector<std::string> names = view::ObservationNames(merged->replications);
   if (!names.empty()) {
@@ -189,6 +129,9 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
                                        "% of the exact value)")
                         : absl::StrCat(names[i], ", every replication's samples");
       c.lines.push_back(view::ObservationCdfLine(names[i], std::move(pooled)));
+      // ITL's decode steps and its preemptions' stalls, TTFT's quick and
+      // queued prefills: a log axis.
+      view::LogAxisIfSpansDecades(&c);
       absl::StrAppend(&out, Figure(caption,
                                    view::ChartDocument({c}, ""), absl::StrCat("cdf-", i)));
     }

@@ -105,9 +105,10 @@ void AddPools(const MergedResults& merged, Report* report) {
   for (int j = 0; j < reps[0]->pool_size(); ++j) {
     const results::PoolStats& first = reps[0]->pool(j);
     double used = 0, max_used = -std::numeric_limits<double>::infinity(), loaded = 0, wait = 0;
-    uint64_t admitted = 0, evicted = 0, expired = 0;
+    uint64_t admitted = 0, evicted = 0, expired = 0, stalls = 0;
     for (const results::Replication* rep : reps) {
       const results::PoolStats& p = rep->pool(j);
+      stalls += p.stalls();
       used += p.mean_used();
       max_used = std::max(max_used, p.max_used());
       loaded += p.mean_loaded();
@@ -126,6 +127,7 @@ void AddPools(const MergedResults& merged, Report* report) {
     if (admitted > 0) out->set_mean_wait(wait / static_cast<double>(admitted));
     out->set_evicted(evicted);
     out->set_expired(expired);
+    if (stalls > 0) out->set_stalls(stalls);
   }
 }
 

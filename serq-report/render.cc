@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/io.h"
 #include "stats/format.h"
+#include "serq-report/headline.h"
 #include "serq-report/steady_state.h"
 #include "serq-report/table.h"
 
@@ -144,20 +145,22 @@ Tables MakeTables(const Report& r, bool markdown) {
   }
   out.tables.push_back(std::move(stage));
 
-  Table pool({{"pool", Align::kLeft},
-              {"cap"},
-              {"used"},
-              {"max"},
-              {"loaded"},
-              {"admitted"},
-              {"wait"},
-              {"evicted"},
-              {"expired"}});
+  // The stalls' column only when a pool had one, as preemption's.
+  bool stalls = false;
+  for (const Pool& p : r.pool()) stalls |= p.has_stalls();
+  columns = {{"pool", Align::kLeft}, {"cap"},  {"used"},    {"max"},    {"loaded"},
+             {"admitted"},           {"wait"}, {"evicted"}, {"expired"}};
+  if (stalls) columns.push_back({"stalls"});
+  Table pool(columns);
   for (const Pool& p : r.pool()) {
-    pool.AddRow({name(p.name()), FormatShortest(p.cap()), FormatFixed(p.mean_used(), 4),
-                 FormatFixed(p.max_used(), 4), FormatFixed(p.mean_loaded(), 4),
-                 absl::StrCat(p.admitted()), Fixed(p.has_mean_wait(), p.mean_wait(), 4),
-                 absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
+    std::vector<std::string> row = {
+        name(p.name()),          FormatShortest(p.cap()),
+        FormatFixed(p.mean_used(), 4), FormatFixed(p.max_used(), 4),
+        FormatFixed(p.mean_loaded(), 4), absl::StrCat(p.admitted()),
+        Fixed(p.has_mean_wait(), p.mean_wait(), 4), absl::StrCat(p.evicted()),
+        absl::StrCat(p.expired())};
+    if (stalls) row.push_back(absl::StrCat(p.stalls()));
+    pool.AddRow(std::move(row));
   }
   out.tables.push_back(std::move(pool));
 
@@ -194,6 +197,10 @@ Tables MakeTables(const Report& r, bool markdown) {
 std::string Render(const Report& r, bool markdown) {
   std::string out = markdown ? EscapeMarkdown(RunLine(r)) : RunLine(r);
   out += "\n";
+  // What binds first, under the run line (in markdown, paragraphs).
+  for (const std::string& line : HeadlineLines(r)) {
+    absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(line) : line, "\n");
+  }
   Tables tables = MakeTables(r, markdown);
   for (size_t i = 0; i < tables.tables.size(); ++i) {
     const Table& t = tables.tables[i];
@@ -326,13 +333,21 @@ std::string RenderCsv(const Report& r) {
   }
 
   out += "\n";
-  CsvRow(&out, {"pool", "cap", "mean_used", "max_used", "mean_loaded", "admitted", "mean_wait",
-                "evicted", "expired"});
+  bool stalls = false;
+  for (const Pool& p : r.pool()) stalls |= p.has_stalls();
+  std::vector<std::string> pool_header = {"pool",     "cap",       "mean_used", "max_used",
+                                          "mean_loaded", "admitted", "mean_wait", "evicted",
+                                          "expired"};
+  if (stalls) pool_header.push_back("stalls");
+  CsvRow(&out, pool_header);
   for (const Pool& p : r.pool()) {
-    CsvRow(&out, {p.name(), FormatShortest(p.cap()), FormatShortest(p.mean_used()),
-                  FormatShortest(p.max_used()), FormatShortest(p.mean_loaded()),
-                  absl::StrCat(p.admitted()), Full(p.has_mean_wait(), p.mean_wait()),
-                  absl::StrCat(p.evicted()), absl::StrCat(p.expired())});
+    std::vector<std::string> row = {p.name(), FormatShortest(p.cap()),
+                                    FormatShortest(p.mean_used()), FormatShortest(p.max_used()),
+                                    FormatShortest(p.mean_loaded()), absl::StrCat(p.admitted()),
+                                    Full(p.has_mean_wait(), p.mean_wait()),
+                                    absl::StrCat(p.evicted()), absl::StrCat(p.expired())};
+    if (stalls) row.push_back(absl::StrCat(p.stalls()));
+    CsvRow(&out, row);
   }
 
   if (r.cache_size() > 0) {

@@ -51,7 +51,7 @@ cmp -s "$tmp/results.svg" "$data/results/egress.svg" || fail "results: differs"
 
 # With serq-sim's own results, the drawing is the one with the results
 # derived by hand (the figures agree at the two decimals drawn).
-for name in egress three_flows; do
+for name in egress three_flows step; do
   "$parse" "$data/results/$name.sq" | "$link" >"$tmp/$name.json"
   "$sim" "$tmp/$name.json" >"$tmp/$name.results.json" || fail "sim $name"
   "$view" --results "$tmp/$name.results.json" "$tmp/$name.json" >"$tmp/$name.sim.svg"

@@ -202,6 +202,7 @@ bool Pools::Load(HoldId hold, double units) {
   if (e.growing.empty() && TryGrow(growth)) return true;
   e.growing.push_back(growth);
   ++e.growths_waiting;
+  ++e.stalls;
   return false;
 }
 
@@ -518,6 +519,7 @@ void Pools::StartWindow(double now) {
     e.wait_sum = 0;
     e.evicted = 0;
     e.expired = 0;
+    e.stalls = 0;
     e.evictable_average.Reset(now);
     e.lookups = 0;
     e.lookup_tokens = 0;
@@ -536,6 +538,7 @@ void Pools::Report(uint32_t pool, double now, double window, results::PoolStats*
   out->set_wait_sum(e.wait_sum);
   out->set_evicted(e.evicted);
   out->set_expired(e.expired);
+  out->set_stalls(e.stalls);
   if (e.cache) {
     out->set_cache_block(e.block);
     out->set_lookups(e.lookups);

@@ -412,6 +412,7 @@ class Pools {
     double wait_sum = 0;
     uint64_t evicted = 0;
     uint64_t expired = 0;
+    uint64_t stalls = 0;  // growths that waited in the line (Load)
     // The prefix cache (block > 0) and its window's figures.
     double block = 0;
     std::unique_ptr<PrefixCache> cache;

@@ -263,6 +263,18 @@ TEST(PoolTest, LoadGrowsAndWaits) {
   EXPECT_EQ(p.used(kv), 8.5);
   EXPECT_EQ(p.loaded(kv), 8);
   EXPECT_EQ(p.hold(h0[0]).size, 8);
+  // One growth waited in the line (the load of 2 at 0): one stall; the
+  // grants at once are none, nor is the hold that waited (an admission).
+  results::PoolStats stats;
+  p.Report(kv, 5, 5, &stats);
+  EXPECT_EQ(stats.stalls(), 1u);
+  // A window started after it counts only what waits in it: h0 (8) grows
+  // by 2 with 10 - 8.5 = 1.5 free, a second stall, the window's one.
+  p.StartWindow(5);
+  EXPECT_FALSE(p.Load(h0[0], 2));
+  results::PoolStats window;
+  p.Report(kv, 6, 1, &window);
+  EXPECT_EQ(window.stalls(), 1u);
 }
 
 // A growth waiting blocks new holds even when they would fit: cap 10,
