@@ -718,7 +718,7 @@ class Parser {
   bool Column(absl::string_view what, std::string* out) {
     const Token& t = Peek();
     if (t.kind == K::kString) {
-      *out = Take().string;
+      *out = StringValue(Take());
       return true;
     }
     if (t.kind == K::kIdentifier || IsReservedWord(t.kind)) {
@@ -747,7 +747,7 @@ class Parser {
                              DescribeToken(Peek())));
       return Recover(Level::kTop);
     }
-    t.set_file(Take().string);
+    t.set_file(StringValue(Take()));
     if (!At(K::kLBrace)) {
       Expect(K::kLBrace, "after the table's file name");
       return Recover(Level::kTop);
@@ -791,7 +791,7 @@ class Parser {
            }
            const Token& v = Peek();
            if (v.kind == K::kString) {
-             m->set_equals(Take().string);
+             m->set_equals(StringValue(Take()));
              return true;
            }
            bool negative = Accept(K::kMinus);
@@ -935,7 +935,7 @@ class Parser {
                              DescribeToken(Peek())));
       return false;
     }
-    w->set_file(Take().string);
+    w->set_file(StringValue(Take()));
     return Expect(K::kRParen, "after the file name");
   }
 
