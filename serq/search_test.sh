@@ -10,19 +10,7 @@
 set -u
 root=${TEST_SRCDIR:?}/serq
 serq=$root/serq/serq
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-cd "$root" || exit 2
-
-expect() {  # expect STATUS STDERR_PATTERN -- command...
-  local status=$1 pattern=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  [ "$got" = "$status" ] || fail "$*: exit $got, expected $status ($(head -3 "$tmp/err"))"
-  grep -qF -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(head -3 "$tmp/err")"
-}
+. "$root/tools/testlib.sh"  # tmp, failed, fail, expect; cd "$root"
 
 flows=testdata/sweep/flows.sq
 "$serq" search $flows --param W --range 0.1:2.9 --step 0.1 --until 'mean(f3) <= 0.81' >"$tmp/f" ||
