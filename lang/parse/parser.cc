@@ -1157,7 +1157,7 @@ class Parser {
         !Ref(level + 2, "a pool name after 'growing'", run->mutable_growing())) {
       return Recover(Level::kStatements);
     }
-    // `observe NAME`: one sample a token (engine.md §5); `=` would mean the
+    // `observe NAME`: one sample a token (docs/language.md §5.6); `=` would mean the
     // `observe` statement, which the missing `;` then ran into.
     if (At(K::kObserve)) {
       SetLoc(Take(), run->mutable_observe_loc());
@@ -1294,7 +1294,7 @@ class Parser {
     *body->Add() = std::move(release);
   }
 
-  // `prefix (k, n);`: n blocks of family k (engine.md §3). `prefix` is a
+  // `prefix (k, n);`: n blocks of family k (docs/language.md §5.7). `prefix` is a
   // statement word: a name anywhere else.
   void Prefix(int level, Body* body) {
     ir::Statement s = NewStatement(Take());
