@@ -299,9 +299,10 @@ class SessionWalker {
 };
 
 // Order of first visit, then each flow moved together, in the run's order,
-// to where its first station stands (the seed's adjacent_flows). A flow
-// that shares a station with a flow placed before it stays where it is: it
-// cannot be made adjacent without pulling the earlier one apart.
+// to where its first station stands (a flow's stations side by side: the
+// paragraph Flows of docs/view.md). A flow that shares a station with a
+// flow placed before it stays where it is: it cannot be made adjacent
+// without pulling the earlier one apart.
 std::vector<int> StationOrder(const std::vector<Visit>& visits,
                               const std::vector<std::vector<int>>& flows) {
   std::vector<int> order;

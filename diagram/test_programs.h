@@ -1,4 +1,4 @@
-// Programs for the view's tests: the seed's, ones that exercise each mark
+// Programs for the view's tests: docs/language.md §1's first program, ones that exercise each mark
 // of the drawing, and random ones for the properties that must hold for
 // every program (no overlapping boxes, no arrow inside a rail).
 #ifndef SERQ_DIAGRAM_TEST_PROGRAMS_H_

@@ -52,7 +52,7 @@ TEST(Constant, ArithmeticAndParams) {
   EXPECT_TRUE(std::isinf(*EvaluateConstant(Num(INFINITY), NoParams)));
 }
 
-// engine.md §4: through (0, 10) and (10, 30) the line is 10 + 2x, so 5 is
+// docs/language.md §4 (interp): through (0, 10) and (10, 30) the line is 10 + 2x, so 5 is
 // 20 and, extrapolated, 15 is 40 and -5 is 0. With a third point (20, 10)
 // the second segment is 30 - 2(x - 10): 15 is 20 and 25 (beyond) is 0; x
 // on a point is that point's y.

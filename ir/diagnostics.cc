@@ -8,21 +8,65 @@
 namespace serq {
 namespace {
 
-// The text of 1-based line `line` of `source`, without its newline; empty
-// when the source does not have that line.
-absl::string_view SourceLine(absl::string_view source, uint32_t line) {
-  size_t start = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    size_t nl = source.find('\n', start);
-    if (nl == absl::string_view::npos) return {};
-    start = nl + 1;
+// The lines of a source found in order: asking for a line at or after the
+// last one found scans on from there, so rendering sorted diagnostics reads
+// the source once, not once a diagnostic.
+class SourceLines {
+ public:
+  explicit SourceLines(absl::string_view source) : source_(source) {}
+
+  // The text of 1-based line `line`, without its newline (and a CR before
+  // it); empty when the source does not have that line.
+  absl::string_view Line(uint32_t line) {
+    if (line < line_) {
+      line_ = 1;
+      start_ = 0;
+    }
+    for (; line_ < line; ++line_) {
+      size_t nl = source_.find('\n', start_);
+      if (nl == absl::string_view::npos) return {};
+      start_ = nl + 1;
+    }
+    if (start_ > source_.size()) return {};
+    size_t end = source_.find('\n', start_);
+    if (end == absl::string_view::npos) end = source_.size();
+    absl::string_view text = source_.substr(start_, end - start_);
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    return text;
   }
-  if (start > source.size()) return {};
-  size_t end = source.find('\n', start);
-  if (end == absl::string_view::npos) end = source.size();
-  absl::string_view text = source.substr(start, end - start);
-  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-  return text;
+
+ private:
+  absl::string_view source_;
+  uint32_t line_ = 1;    // the line that starts at start_
+  size_t start_ = 0;
+};
+
+// Appends one diagnostic to `out` (what RenderDiagnostic returns).
+void AppendDiagnostic(const Diagnostic& d, absl::string_view file, SourceLines* lines,
+                      std::string* out) {
+  if (!d.other_file.empty()) {
+    absl::StrAppend(out, d.other_file);
+    if (d.line != 0) absl::StrAppend(out, ":", d.line);
+    absl::StrAppend(out, ": error: ", d.message, "\n");
+    return;
+  }
+  absl::StrAppend(out, file);
+  if (d.line != 0) {
+    absl::StrAppend(out, ":", d.line, ":", d.column);
+  } else if (!d.ir_path.empty()) {
+    absl::StrAppend(out, ":", d.ir_path);
+  }
+  absl::StrAppend(out, ": error: ", d.message, "\n");
+  if (d.line == 0) return;
+  absl::string_view text = lines->Line(d.line);
+  if (text.empty()) return;
+  absl::StrAppend(out, text, "\n");
+  // The caret line keeps the source's tabs so the caret lines up however
+  // the terminal expands them.
+  for (uint32_t i = 1; i < d.column && i - 1 < text.size(); ++i) {
+    out->push_back(text[i - 1] == '\t' ? '\t' : ' ');
+  }
+  out->append("^\n");
 }
 
 }  // namespace
@@ -77,30 +121,9 @@ void Diagnostics::ErrorInOtherFile(std::string other, uint32_t line, std::string
 
 std::string RenderDiagnostic(const Diagnostic& d, absl::string_view file,
                              absl::string_view source) {
-  if (!d.other_file.empty()) {
-    std::string out = d.other_file;
-    if (d.line != 0) absl::StrAppend(&out, ":", d.line);
-    absl::StrAppend(&out, ": error: ", d.message, "\n");
-    return out;
-  }
-  std::string out(file);
-  if (d.line != 0) {
-    absl::StrAppend(&out, ":", d.line, ":", d.column);
-  } else if (!d.ir_path.empty()) {
-    absl::StrAppend(&out, ":", d.ir_path);
-  }
-  absl::StrAppend(&out, ": error: ", d.message, "\n");
-  if (d.line == 0) return out;
-  absl::string_view text = SourceLine(source, d.line);
-  if (text.empty()) return out;
-  absl::StrAppend(&out, text, "\n");
-  // The caret line keeps the source's tabs so the caret lines up however
-  // the terminal expands them.
-  std::string caret;
-  for (uint32_t i = 1; i < d.column && i - 1 < text.size(); ++i) {
-    caret.push_back(text[i - 1] == '\t' ? '\t' : ' ');
-  }
-  absl::StrAppend(&out, caret, "^\n");
+  SourceLines lines(source);
+  std::string out;
+  AppendDiagnostic(d, file, &lines, &out);
   return out;
 }
 
@@ -120,6 +143,7 @@ std::string Diagnostics::Render() const {
     return key(x) < key(y);
   });
   std::string out;
+  SourceLines lines(source_);
   const Diagnostic* prev = nullptr;
   for (size_t i : order) {
     const Diagnostic& d = list_[i];
@@ -128,10 +152,11 @@ std::string Diagnostics::Render() const {
         prev->message == d.message) {
       continue;
     }
-    out += RenderDiagnostic(d, file_, source_);
+    AppendDiagnostic(d, file_, &lines, &out);
     prev = &d;
   }
-  return out + TooMany();
+  out += TooMany();
+  return out;
 }
 
 }  // namespace serq

@@ -58,7 +58,7 @@ Tables MakeTables(const Report& r, bool markdown) {
   };
   Tables out;
 
-  // The minimum widths are those of the example in toolchain.md §4, so its
+  // The minimum widths are those of the example in docs/report.md §observe, so its
   // row prints exactly as there.
   // One replication of a run without a horizon has no interval (its
   // figures are the whole finite workload's): no column for one.
@@ -69,9 +69,9 @@ Tables MakeTables(const Report& r, bool markdown) {
   if (intervals) columns.push_back({"±95%", Align::kRight, 6});
   columns.push_back({"std", Align::kRight, 5});
   for (double q : r.quantile()) columns.push_back({QuantileLabel(q), Align::kRight, 6});
-  // Throughput after the quantiles, so the seed's row stays the start of
-  // its line; the sums only in markdown (text keeps to what a terminal
-  // holds; csv and json carry them too).
+  // Throughput after the quantiles, so the first program's row (docs/language.md
+  // §1) stays the start of its line; the sums only in markdown (text keeps to what
+  // a terminal holds; csv and json carry them too).
   columns.push_back({"rate/s"});
   if (markdown) columns.insert(columns.end(), {{"sum"}, {"sum/s"}});
   Table observe(columns);

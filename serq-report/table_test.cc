@@ -5,7 +5,7 @@
 namespace serq::report {
 namespace {
 
-// The observe table's columns with the minimum widths of toolchain.md §4.
+// The observe table's columns with the minimum widths of docs/report.md §observe's example.
 Table ObserveTable() {
   return Table({{"observe", Align::kLeft, 7},
                 {"n", Align::kRight, 5},

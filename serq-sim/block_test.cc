@@ -22,7 +22,8 @@ using ::serq::testing::Stage;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// engine.md §2's program with the pool in blocks of 4 (BLOCK replaced).
+// docs/simulation.md §The LLM engine as vLLM runs it: its program with the pool
+// in blocks of 4 (BLOCK replaced).
 constexpr char kSpec[] = R"(
 pool kv { cap 10; BLOCK }
 stage E : step(1) { preempt by (-since); }
@@ -53,10 +54,11 @@ std::string Spec(absl::string_view block) {
 //          taken; B's chunk of 5 needs 2 blocks (8 units), 2 are free.
 //   t = 5: A's 4th token ends its run (e2e 5) and frees 8. B recomputes 5
 //          tokens in [5, 6) (2 blocks), which makes a token; its 3 decode
-//          tokens come at 7, 8, 9 (content 6, 7, 8: no new block): e2e 9.
-// Steps: t = 0..4 and 5..8: 9. One preemption, 5 tokens recomputed; the
-// pool never holds more than 8. By tokens the same program preempts at
-// t = 2 (used 10), and B ends at 8 (engine.md §2): blocks preempt earlier.
+// tokens come at 7, 8, 9 (content 6, 7, 8: no new block): e2e 9. Steps: t = 0..4
+// and 5..8: 9. One preemption, 5 tokens recomputed; the pool never holds more
+// than 8. By tokens the same program preempts at t = 2 (used 10), and B ends at
+// 8 (docs/simulation.md §The LLM engine as vLLM runs it): blocks preempt
+// earlier.
 TEST(BlockTest, SpecInBlocks) {
   SimRun run = RunSource(Spec("block 4;"), CheckingPools());
   ASSERT_TRUE(run.ok) << run.errors;
@@ -71,7 +73,8 @@ TEST(BlockTest, SpecInBlocks) {
   EXPECT_EQ(Pool(run.results, "kv").max_used(), 8.0);
 }
 
-// The same program by tokens, for contrast (engine.md §2's figures).
+// The same program by tokens, for contrast (the figures of docs/simulation.md
+// §The LLM engine as vLLM runs it).
 TEST(BlockTest, SpecInTokens) {
   SimRun run = RunSource(Spec(""), CheckingPools());
   ASSERT_TRUE(run.ok) << run.errors;

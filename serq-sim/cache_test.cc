@@ -1,7 +1,7 @@
-// Prefix caching end to end (engine.md §3): source -> serq-parse ->
+// Prefix caching end to end (docs/simulation.md §Prefix caches): source -> serq-parse ->
 // serq-link -> Simulate, in-process, with the pools' invariants checked
 // after every event. Every expected value is derived by hand in the
-// comments (engine.md §3's again, then the issue's cases).
+// comments (docs/simulation.md §Prefix caches again, then the issue's cases).
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -32,7 +32,7 @@ SimRun Checked(const std::string& source) {
   return RunSource(source, options);
 }
 
-// engine.md §3's setting: one session every 100 s, its blocks set first,
+// docs/simulation.md §Prefix caches' setting: one session every 100 s, its blocks set first,
 // a 16-token prefill (tau 1 + prefill) growing a cache pool of 4-unit
 // blocks.
 std::string Setting(const std::string& blocks, const std::string& prefill = "16",
@@ -289,19 +289,19 @@ run { horizon 1000; }
   EXPECT_EQ(Pool(run.results, "kv").blocks_evicted(), 2u);
 }
 
-// engine.md §2's preemption example with a cache of 2-unit blocks, each
-// session its own family. t = 0, 1: both prefill 4 then decode: contents 5
-// and 5; blocks 0 and 1 of each registered (content 4 covers them), used
-// 10. t = 2: A's growth does not fit; B is preempted: its hold is emptied,
-// its 1 own unit freed and its 2 blocks evictable (4 units, free but not
-// physically); A grows to 6 (registers its block 2). t = 3: A grows to 7:
-// no unit is physically free: B's block 1 is evicted (deepest first). B,
-// waiting, looks up: its block 0 is still cached: hit 1 (cap floor(5/2) =
-// 2), content 2; its 4 tokens do not fit (1 unit free). t = 4: A grows to
-// 8 (used 8 + 2 = 10). t = 5: A ends (e2e 5), its 4 blocks evictable; B's
-// 4 tokens evict A's blocks 3 and 2 and run 5..6, then 2 decode tokens,
-// the first evicting A's block 1: e2e 8. recomputed 4 (6 - the 2 hit),
-// preempted 1, 4 blocks evicted (B1, A3, A2, A1).
+// docs/simulation.md §The LLM engine as vLLM runs it's preemption example with a
+// cache of 2-unit blocks, each session its own family. t = 0, 1: both prefill 4
+// then decode: contents 5 and 5; blocks 0 and 1 of each registered (content 4
+// covers them), used 10. t = 2: A's growth does not fit; B is preempted: its
+// hold is emptied, its 1 own unit freed and its 2 blocks evictable (4 units,
+// free but not physically); A grows to 6 (registers its block 2). t = 3: A grows
+// to 7: no unit is physically free: B's block 1 is evicted (deepest first). B,
+// waiting, looks up: its block 0 is still cached: hit 1 (cap floor(5/2) = 2),
+// content 2; its 4 tokens do not fit (1 unit free). t = 4: A grows to 8 (used 8
+// + 2 = 10). t = 5: A ends (e2e 5), its 4 blocks evictable; B's 4 tokens evict
+// A's blocks 3 and 2 and run 5..6, then 2 decode tokens, the first evicting A's
+// block 1: e2e 8. recomputed 4 (6 - the 2 hit), preempted 1, 4 blocks evicted
+// (B1, A3, A2, A1).
 TEST(CacheTest, ARecomputeHitsItsOwnBlocks) {
   SimRun run = Checked(R"(
 pool kv { cap 10; cache 2; }

@@ -1,7 +1,8 @@
-// The LLM engine as vLLM runs it (engine.md §1, §2, §4, §5), end to end:
-// growing prefill runs, `preempt by`, `attention`, `interp`, per-token
-// `observe`. Every expected value is derived by hand in the comments (the
-// spec's again, and our own).
+// The LLM engine as vLLM runs it (docs/simulation.md §The LLM engine as vLLM
+// runs it; attention and interp: docs/language.md §3.3 and §4; one sample a
+// token: §5.6), end to end: growing prefill runs, `preempt by`, `attention`,
+// `interp`, per-token `observe`. Every expected value is derived by hand in the
+// comments (the docs' examples again, and our own).
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -33,7 +34,8 @@ SimOptions Checked() {
   return o;
 }
 
-// engine.md §2's program: two sessions, kv of 10, a step of 1 s.
+// docs/simulation.md §The LLM engine as vLLM runs it: its program: two sessions,
+// kv of 10, a step of 1 s.
 constexpr char kSpec[] = R"(
 pool kv { cap 10; }
 stage E : step(1) { preempt by KEY; }
@@ -52,7 +54,7 @@ std::string Spec(absl::string_view key) {
   return absl::StrReplaceAll(kSpec, {{"KEY", key}});
 }
 
-// engine.md §2, by (-since). A = serial 0, B = serial 1.
+// docs/simulation.md §The LLM engine as vLLM runs it, by (-since). A = serial 0, B = serial 1.
 //   t = 0: both never ran; both prefill 4 (content 4 and 4, used 8).
 //   t = 1: both prefills complete; each decode continues its job (running
 //          at once, since 0): A 5, B 5 (used 10). Tokens at 2: itl 1, 1.
@@ -71,7 +73,7 @@ TEST(PreemptTest, SpecFcfs) {
   SimRun run = RunSource(Spec("(-since)"), Checked());
   ASSERT_TRUE(run.ok) << run.errors;
   EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(5.0, 8.0));
-  // Per-token (engine.md §5), in time order: A and B at 2, A at 3, 4, 5,
+  // Per-token (docs/language.md §5.6), in time order: A and B at 2, A at 3, 4, 5,
   // B at 6 (4 s after its previous token), 7, 8.
   EXPECT_THAT(Samples(run.results, "itl"), ElementsAre(1.0, 1.0, 1.0, 1.0, 1.0, 4.0, 1.0, 1.0));
   results::StageStats e = Stage(run.results, "E");
@@ -81,13 +83,13 @@ TEST(PreemptTest, SpecFcfs) {
   EXPECT_EQ(e.done(), 4u);
 }
 
-// engine.md §2, by (serial): at t = 2 the first victim is A (key 0), the
-// growing job itself: A is preempted (content 5: recompute 6, then 2
-// decode tokens), no later running job joins, the batch is empty, so it is
-// formed again at once: B grows to 6 in the 5 units free; A's 6 tokens do
-// not fit in the 4 left. B decodes at [2, 5): e2e(B) = 5; A recomputes at
-// [5, 6) and decodes at [6, 8): e2e(A) = 8. Still 8 steps (the empty batch
-// is not a step).
+// docs/simulation.md §The LLM engine as vLLM runs it, by (serial): at t = 2 the
+// first victim is A (key 0), the growing job itself: A is preempted (content 5:
+// recompute 6, then 2 decode tokens), no later running job joins, the batch is
+// empty, so it is formed again at once: B grows to 6 in the 5 units free; A's 6
+// tokens do not fit in the 4 left. B decodes at [2, 5): e2e(B) = 5; A recomputes
+// at [5, 6) and decodes at [6, 8): e2e(A) = 8. Still 8 steps (the empty batch is
+// not a step).
 TEST(PreemptTest, SpecSelfPreemption) {
   SimRun run = RunSource(Spec("(serial)"), Checked());
   ASSERT_TRUE(run.ok) << run.errors;
@@ -98,9 +100,10 @@ TEST(PreemptTest, SpecSelfPreemption) {
   EXPECT_EQ(e.steps(), 8u);
 }
 
-// engine.md §2: without preempt by, holds of 4 (the prompt reserved, the
-// output grown): both prefill into their amounts, decode to 5 and 5 at
-// t = 1 (used 10), and both stall at t = 2: the deadlock error, as before.
+// docs/simulation.md §The LLM engine as vLLM runs it: without preempt by, holds
+// of 4 (the prompt reserved, the output grown): both prefill into their amounts,
+// decode to 5 and 5 at t = 1 (used 10), and both stall at t = 2: the deadlock
+// error, as before.
 TEST(PreemptTest, SpecWithoutPreemptDeadlocks) {
   SimRun run = RunSource(R"(
 pool kv { cap 10; }
@@ -306,10 +309,10 @@ run { horizon 100; }
   EXPECT_EQ(Stage(run.results, "E").steps(), 1u);
 }
 
-// The same on a stage without preempt by (engine.md §1): Y's chunk stalls
-// in the pool's growth line, which goes before holds waiting: Z, asking 1
-// at t = 1, waits behind it. At 5: Y's 2 granted, then Z's 1 (used 3). Y
-// steps [5, 6).
+// The same on a stage without preempt by (docs/simulation.md §The LLM engine as
+// vLLM runs it): Y's chunk stalls in the pool's growth line, which goes before
+// holds waiting: Z, asking 1 at t = 1, waits behind it. At 5: Y's 2 granted,
+// then Z's 1 (used 3). Y steps [5, 6).
 TEST(GrowingPrefillTest, StallsInTheGrowthLine) {
   SimRun run = RunSource(R"(
 pool kv { cap 4; }
@@ -361,7 +364,7 @@ run { horizon 10; }
                                     "hold on 'kv' 6 units, larger than its cap 4"));
 }
 
-// engine.md §4: attention in tau. One 4-token prefill: 4·4 − 4·3/2 = 10.
+// docs/language.md §3.3: attention in tau. One 4-token prefill: 4·4 − 4·3/2 = 10.
 // Decode jobs at contexts 5 and 7 (holds loaded with 4 and 6, each token's
 // unit taken as it joins): 5 + 7 = 12. A 3-token chunk reaching context 5
 // (a growing prefill whose hold had 2) plus a decode at context 4 (loaded
@@ -393,7 +396,7 @@ run { horizon 100; }
             16);
 }
 
-// engine.md §4: interp through (0, 10), (10, 30): 20 at 5, 40 at 15
+// docs/language.md §4: interp through (0, 10), (10, 30): 20 at 5, 40 at 15
 // (extrapolated), 0 at -5; three points: the middle segment.
 TEST(InterpTest, SpecValues) {
   SimRun run = RunSource(R"(
@@ -414,7 +417,7 @@ run { horizon 1; }
   EXPECT_THAT(Samples(run.results, "d"), ElementsAre(20.0));
 }
 
-// engine.md §5: one sample a token, the first from the run's start. On
+// docs/language.md §5.6: one sample a token, the first from the run's start. On
 // `step(tokens) { tokens 2; }`: b's prefill of 4 arrives at 0, a's decode
 // of 3 at 0.5 (after a delay).
 //   t = 0: b takes 2: tau 2, [0, 2); a waits.

@@ -1,5 +1,6 @@
-// End to end: source -> serq-parse -> serq-link -> Simulate, in-process.
-// Every expected value is derived by hand in the comments, or is the seed's.
+// End to end: source -> serq-parse -> serq-link -> Simulate, in-process. Every
+// expected value is derived by hand in the comments, or is docs/language.md §1's
+// (its first program).
 #include "serq-sim/engine/simulate.h"
 
 #include <cmath>
@@ -25,7 +26,7 @@ using ::serq::testing::Stage;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// ------------------------------------------------------------- the seed
+// ------------------------------------------------------------- docs/language.md §1
 
 constexpr char kBefore[] = R"(
 pool kvP { cap 100; }

@@ -1,6 +1,6 @@
 // A step time written from profile tables, in parts (let), reading the
 // prefill and the decode jobs apart and summing over a step's jobs
-// (docs/language.md §3.3.2, §3.7): end to end, source to results, with
+// (docs/language.md §3.3, its let, and §3.8): end to end, source to results, with
 // every expected value derived by hand in the comments.
 #include <cmath>
 #include <fstream>

@@ -3,7 +3,7 @@
 //
 //   condition  = comparison { "&&" comparison }
 //   comparison = figure op number | number op figure
-//   figure     = ("mean" | "p" percent | "rate") "(" observation ")"
+//   figure     = ("mean" | "p" percent | "rate" | "goodput") "(" observation ")"
 //   op         = "<=" | "<" | ">=" | ">"
 //
 // A point is decided by the figures' 95% intervals: a comparison holds when

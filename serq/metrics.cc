@@ -42,6 +42,18 @@ double Quantile(std::vector<double> samples, double q) {
   return report::SelectQuantiles(absl::MakeSpan(samples), {q})[0];
 }
 
+// A replication's samples of an observation, and their sum: the samples
+// kept, or past 2^20 of them the summary's count and sum.
+double Count(const results::Observation& o) {
+  return o.sample().empty() ? static_cast<double>(o.count()) : o.sample_size();
+}
+double Sum(const results::Observation& o) {
+  if (o.sample().empty()) return o.sum();
+  double sum = 0;
+  for (double x : o.sample()) sum += x;  // in recording order, as serq-report adds them
+  return sum;
+}
+
 }  // namespace
 
 absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
@@ -51,7 +63,7 @@ absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
   };
   size_t open = text.find('(');
   if (open == absl::string_view::npos || !absl::EndsWith(text, ")")) {
-    return bad("expected mean(x), pNN(x) or rate(x) of an observation x");
+    return bad("expected mean(x), pNN(x), rate(x) or goodput(x) of an observation x");
   }
   absl::string_view fn = text.substr(0, open);
   absl::string_view name = absl::StripAsciiWhitespace(text.substr(open + 1, text.size() - open - 2));
@@ -62,6 +74,8 @@ absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
     m.kind = Metric::kMean;
   } else if (fn == "rate") {
     m.kind = Metric::kRate;
+  } else if (fn == "goodput") {
+    m.kind = Metric::kGoodput;
   } else if (fn.size() > 1 && fn[0] == 'p' && absl::ascii_isdigit(fn[1])) {
     double p = 0;
     if (!absl::SimpleAtod(fn.substr(1), &p) || !(p > 0 && p < 100)) {
@@ -70,7 +84,7 @@ absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
     m.kind = Metric::kQuantile;
     m.percent = p;
   } else {
-    return bad(absl::StrCat("unknown function '", fn, "' (expected mean, pNN or rate)"));
+    return bad(absl::StrCat("unknown function '", fn, "' (expected mean, pNN, rate or goodput)"));
   }
   m.label = absl::StrCat(fn, "(", name, ")");
   return m;
@@ -196,24 +210,32 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
         f.half_width = HalfWidthOf(estimates);
         break;
       }
-      case Metric::kRate: {
+      case Metric::kRate:
+      case Metric::kGoodput: {
         if (!(window > 0)) break;
-        // Every replication counts, those without a sample as rate 0.
-        std::vector<double> rates;
+        // Every replication counts, those without a sample as 0 a second.
+        const bool rate = m.kind == Metric::kRate;
+        std::vector<double> per_second;
         for (const results::Replication* r : merged.replications) {
           double n = 0;
           for (const results::Observation& x : r->observation()) {
-            if (x.name() == m.observation) n = x.sample_size();
+            if (x.name() == m.observation) n = rate ? Count(x) : Sum(x);
           }
-          rates.push_back(n / window);
+          per_second.push_back(n / window);
         }
         f.defined = true;
-        // The value is serq-report's (n / (R window)), the same as the mean
-        // of the replications' rates; the interval is over those rates.
+        // The value is serq-report's (n, or the sum, over R window), the
+        // mean of the replications' figures; the interval is over those.
         double sum = 0;
-        for (double r : rates) sum += r;
-        f.value = o != nullptr && o->has_rate() ? o->rate() : sum / rates.size();
-        f.half_width = HalfWidthOf(rates);
+        for (double r : per_second) sum += r;
+        if (rate && o != nullptr && o->has_rate()) {
+          f.value = o->rate();
+        } else if (!rate && o != nullptr && o->has_sum_rate()) {
+          f.value = o->sum_rate();
+        } else {
+          f.value = sum / per_second.size();
+        }
+        f.half_width = HalfWidthOf(per_second);
         break;
       }
     }

@@ -16,6 +16,11 @@
 //   R (horizon - warmup)); its interval, which serq-report has not,
 //   Student t over the replications' rates, computed here (one
 //   replication: infinite).
+// - goodput: serq-report's sum/s, the sum of the samples a second of the
+//   window; of a 0/1 observation that says whether a session met its SLO
+//   (`observe ok = ttft <= 0.2 && tpot <= 0.05;`), the sessions a second
+//   that completed within it, as vLLM's benchmark defines goodput. Its
+//   interval as rate's, over the replications' sums a second.
 #ifndef SERQ_SERQ_METRICS_H_
 #define SERQ_SERQ_METRICS_H_
 
@@ -30,14 +35,15 @@
 namespace serq {
 
 struct Metric {
-  enum Kind { kMean, kQuantile, kRate };
+  enum Kind { kMean, kQuantile, kRate, kGoodput };
   Kind kind = kMean;
   double percent = 0;       // kQuantile: 0 < percent < 100
   std::string observation;  // the observation's name
   std::string label;        // as the user writes it: "p99(ttft)"
 };
 
-// One metric: "mean(ttft)", "p99(ttft)", "p99.9(ttft)", "rate(e2e)".
+// One metric: "mean(ttft)", "p99(ttft)", "p99.9(ttft)", "rate(e2e)",
+// "goodput(ok)".
 absl::StatusOr<Metric> ParseMetric(absl::string_view text);
 // A comma-separated list of metrics; none twice.
 absl::StatusOr<std::vector<Metric>> ParseMetrics(absl::string_view list);

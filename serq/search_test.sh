@@ -10,19 +10,7 @@
 set -u
 root=${TEST_SRCDIR:?}/serq
 serq=$root/serq/serq
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-cd "$root" || exit 2
-
-expect() {  # expect STATUS STDERR_PATTERN -- command...
-  local status=$1 pattern=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  [ "$got" = "$status" ] || fail "$*: exit $got, expected $status ($(head -3 "$tmp/err"))"
-  grep -qF -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(head -3 "$tmp/err")"
-}
+. "$root/tools/testlib.sh"  # tmp, failed, fail, expect; cd "$root"
 
 flows=testdata/sweep/flows.sq
 "$serq" search $flows --param W --range 0.1:2.9 --step 0.1 --until 'mean(f3) <= 0.81' >"$tmp/f" ||
@@ -81,6 +69,18 @@ expect 2 "serq: error: -D W is the searched --param" -- "$serq" search $flows -D
 expect 2 "serq: error: --param applies to 'serq search' only" -- "$serq" sweep $flows --param W
 expect 1 "no observation 'zz' in the results" -- "$serq" search $flows --param W --range 1:2 --until 'mean(zz) < 1'
 expect 1 "there is no param 'Nope'" -- "$serq" search $flows --param Nope --range 1:2 --until 'mean(f3) < 1'
+
+
+# Goodput at an SLO (docs/cli.md §serq search): the highest rate at which at
+# least 47.8% of the sessions complete within 1 s. In M/M/1 the share is
+# 1 - exp(-(1 - Rate)), >= 0.478 for Rate <= 1 + ln(1 - 0.478) = 0.350: on
+# the grid 0.1 ... 0.9 the answer is 0.3 (0.503) and 0.4 fails (0.451).
+"$serq" search testdata/sweep/mm1-slo.sq --param Rate --range 0.1:0.9 --step 0.1 \
+  --until 'mean(ok) >= 0.478' >"$tmp/slo" || fail "slo search: exit $?"
+grep -qxF 'answer: Rate = 0.3; Rate = 0.4, one step above, fails' "$tmp/slo" ||
+  fail "slo answer: $(grep answer "$tmp/slo")"
+expect 2 "unknown function 'goodputs' (expected mean, pNN, rate or goodput)" -- \
+  "$serq" search testdata/sweep/mm1-slo.sq --param Rate --range 0.1:0.9 --until 'goodputs(ok) >= 0.1'
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq search: all passed"

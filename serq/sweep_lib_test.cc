@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "ir/io.h"
 #include "stats/merge.h"
+#include "stats/sketch.h"
 #include "serq/condition.h"
 #include "serq/grid.h"
 #include "serq/metrics.h"
@@ -109,6 +110,39 @@ TEST(MetricsTest, FiguresAndIntervals) {
   EXPECT_NEAR((*f)[3].half_width, t1 * 0.1 / 2, 1e-12);
 }
 
+// goodput(x): the sum of x a second. Replication 0's x sums to 6 over 10 s
+// (0.6), replication 1's to 12 (1.2): the value 1.8 / 2 = 0.9 (serq-report's
+// sum/s, 18 over 2 x 10 s), the half-width t1 * 0.6 / 2. y: 0.7 and 0.
+// A summarised replication (no samples kept, past 2^20) counts its summary's
+// sum, and rate(x) its count: x of replication 1 as count 3, sum 12.
+TEST(MetricsTest, Goodput) {
+  results::Results r = TwoReplications();
+  const double t1 = 12.706204736174705;
+  for (bool summarised : {false, true}) {
+    if (summarised) {
+      results::Observation* x = r.mutable_replication(1)->mutable_observation(0);
+      x->clear_sample();
+      x->set_count(3);
+      x->set_mean(4);
+      x->set_m2(2);
+      x->set_sum(12);
+      report::QuantileSketch sketch;
+      for (double v : {3.0, 4.0, 5.0}) sketch.Add(v);
+      sketch.WriteTo(x->mutable_sketch());
+    }
+    auto merged = report::MergeResults({{"r", &r}});
+    ASSERT_TRUE(merged.ok()) << merged.status();
+    auto f = ComputeFigures(*merged, *ParseMetrics("goodput(x),goodput(y),rate(x)"));
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_DOUBLE_EQ((*f)[0].value, 0.9) << summarised;
+    EXPECT_NEAR((*f)[0].half_width, t1 * 0.6 / 2, 1e-9) << summarised;
+    EXPECT_DOUBLE_EQ((*f)[1].value, 0.35);
+    EXPECT_NEAR((*f)[1].half_width, t1 * 0.7 / 2, 1e-9);
+    EXPECT_DOUBLE_EQ((*f)[2].value, 0.3) << summarised;
+    EXPECT_DOUBLE_EQ((*f)[2].half_width, 0) << summarised;
+  }
+}
+
 TEST(MetricsTest, OneReplicationHasNoReplicationInterval) {
   results::Results r = TwoReplications();
   r.mutable_replication()->RemoveLast();
@@ -126,11 +160,11 @@ TEST(MetricsTest, Errors) {
   auto f = ComputeFigures(*merged, *ParseMetrics("mean(z)"));
   EXPECT_EQ(f.status().message(), "no observation 'z' in the results (there are 'x', 'y')");
   EXPECT_THAT(std::string(ParseMetric("median(x)").status().message()),
-              HasSubstr("unknown function 'median' (expected mean, pNN or rate)"));
+              HasSubstr("unknown function 'median' (expected mean, pNN, rate or goodput)"));
   EXPECT_THAT(std::string(ParseMetric("p100(x)").status().message()),
               HasSubstr("strictly between 0 and 100"));
   EXPECT_THAT(std::string(ParseMetric("mean x").status().message()),
-              HasSubstr("expected mean(x), pNN(x) or rate(x)"));
+              HasSubstr("expected mean(x), pNN(x), rate(x) or goodput(x)"));
   EXPECT_THAT(std::string(ParseMetrics("mean(x),mean(x)").status().message()),
               HasSubstr("'mean(x)' is listed twice"));
 }

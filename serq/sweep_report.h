@@ -1,6 +1,6 @@
 // The sweep report: one row per point, its settings and then each metric
 // with the half-width of its 95% interval, as text, csv, json or md
-// (docs/cli.md §The sweep report).
+// (docs/cli.md §serq sweep).
 #ifndef SERQ_SERQ_SWEEP_REPORT_H_
 #define SERQ_SERQ_SWEEP_REPORT_H_
 

@@ -9,19 +9,7 @@
 set -u
 root=${TEST_SRCDIR:?}/serq
 serq=$root/serq/serq
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-cd "$root" || exit 2
-
-expect() {  # expect STATUS STDERR_PATTERN -- command...
-  local status=$1 pattern=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  [ "$got" = "$status" ] || fail "$*: exit $got, expected $status ($(head -3 "$tmp/err"))"
-  grep -qF -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(head -3 "$tmp/err")"
-}
+. "$root/tools/testlib.sh"  # tmp, failed, fail, expect; cd "$root"
 
 flows=testdata/sweep/flows.sq
 grid=(-D W=0.5:1.5:0.5 --share=maxmin,bottleneck --replications 2)
@@ -204,6 +192,25 @@ full "search" -- "$serq" search testdata/sweep/mm1.sq --param Rate --range 0.1:0
 ln -s /dev/full "$tmp/full.json"
 expect 2 "serq: error: cannot write '$tmp/full.json': No space left on device" -- \
   "$serq" run $flows --results "$tmp/full.json"
+
+
+# goodput(x), the sum of x a second (docs/cli.md §Figures), on M/M/1 with an
+# SLO: testdata/sweep/mm1-slo.sq's ok is 1 when the time in system, which is
+# exponential of rate 1 - Rate, is at most 1; so goodput(ok) is
+# Rate (1 - exp(-(1 - Rate))): 0.13191, 0.19673, 0.16590 at 0.25, 0.5, 0.75
+# (not monotone: past 0.6 the sessions within the SLO fall faster than the
+# rate rises). Each value must sit within its 95% interval of the truth.
+"$serq" sweep testdata/sweep/mm1-slo.sq -D Rate=0.25,0.5,0.75 --replications 8 \
+  --metrics 'goodput(ok),mean(ok)' --format csv >"$tmp/goodput.csv" || fail "goodput sweep: exit $?"
+head -1 "$tmp/goodput.csv" | grep -qxF 'Rate,replications,goodput(ok),goodput(ok) hw95,mean(ok),mean(ok) hw95,status' ||
+  fail "goodput header: $(head -1 "$tmp/goodput.csv")"
+awk -F, 'NR > 1 {
+  truth = $1 * (1 - exp(-(1 - $1)))
+  d = $3 - truth; if (d < 0) d = -d
+  if (!(d <= $4 && $4 < 0.02)) { print "Rate " $1 ": goodput(ok) " $3 " +- " $4 ", derived " truth; bad = 1 }
+  n++
+} END { if (n != 3) { print n " rows"; bad = 1 } exit bad }' "$tmp/goodput.csv" >"$tmp/goodput.bad" ||
+  fail "goodput: $(cat "$tmp/goodput.bad")"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"

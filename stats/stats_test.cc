@@ -69,7 +69,7 @@ TEST(Moments, ChanMergeMatchesOneAccumulatorAndTwoPass) {
 }
 
 TEST(Moments, MergingEqualMeansKeepsTheMeanExactly) {
-  // Two replications of the seed (2.0, 2.0 each) merge to 2.0 with no
+  // Two replications of docs/language.md §1's program (2.0, 2.0 each) merge to 2.0 with no
   // spread; 0.1 three times and five times merge to 0.1, not a neighbour
   // of it (a weighted average of the means would round).
   Moments a, b;
@@ -98,13 +98,13 @@ TEST(Moments, MergingAnEmptyAccumulatorChangesNothing) {
   EXPECT_EQ(*empty.Variance(), 4.5);  // (1.5^2 + 1.5^2) / 1
 }
 
-// A run of k equal samples as one group is Welford's update for k at
-// once: 1 (x5), 4, 1 (x2) (engine.md §2's itl, in recording order) by
-// hand: five 1s: mean 1, M2 0; then 4: delta 3, n 6, mean 1 + 3/6 = 1.5,
-// M2 3 (4 - 1.5) = 7.5; then two 1s: delta -0.5, weighted -1, n 8, mean
-// 1.5 - 1/8 = 1.375, M2 7.5 + (-1)(1 - 1.375) = 7.875. The same as the
-// two-pass sums: 11 / 8 = 1.375; 5 (0.375)^2 + 2.625^2 + 2 (0.375)^2 =
-// 0.984375 + 6.890625 = 7.875. Every operation here is exact.
+// A run of k equal samples as one group is Welford's update for k at once: 1
+// (x5), 4, 1 (x2) (the itl of docs/simulation.md §The LLM engine as vLLM runs
+// it's example, in recording order) by hand: five 1s: mean 1, M2 0; then 4:
+// delta 3, n 6, mean 1 + 3/6 = 1.5, M2 3 (4 - 1.5) = 7.5; then two 1s: delta
+// -0.5, weighted -1, n 8, mean 1.5 - 1/8 = 1.375, M2 7.5 + (-1)(1 - 1.375) =
+// 7.875. The same as the two-pass sums: 11 / 8 = 1.375; 5 (0.375)^2 + 2.625^2 +
+// 2 (0.375)^2 = 0.984375 + 6.890625 = 7.875. Every operation here is exact.
 TEST(Moments, ARunIsOneGroup) {
   Moments m;
   m.AddRun(1, 5);
@@ -211,7 +211,7 @@ TEST(SortedQuantile, LinearInterpolationBetweenOrderStatistics) {
   EXPECT_DOUBLE_EQ(SortedQuantile(x, 1), 4);
   // 10, 20 at q = 0.9: h = 0.9, 10 + 0.9 * 10.
   EXPECT_DOUBLE_EQ(SortedQuantile(std::vector<double>{10, 20}, 0.9), 19);
-  // One sample is every quantile; the seed's 2, 2 has p99 = 2.
+  // One sample is every quantile; that program's 2, 2 has p99 = 2.
   EXPECT_EQ(SortedQuantile(std::vector<double>{5}, 0.99), 5);
   EXPECT_EQ(SortedQuantile(std::vector<double>{2, 2}, 0.99), 2);
 }

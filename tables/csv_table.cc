@@ -47,7 +47,7 @@ bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* erro
     if (!ended()) return false;
     return fail(0, "the file is empty: expected a header line of column names");
   }
-  if (static_cast<size_t>(std::count(line.begin(), line.end(), ',')) >= kMaxColumns) {
+  if (text::CsvFieldCount(line) > kMaxColumns) {
     return fail(lines.number(), absl::StrCat("the header has more than ", kMaxColumns, " columns"));
   }
   std::vector<absl::string_view> fields;
@@ -83,11 +83,11 @@ bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* erro
   out->value.clear();
   std::vector<double> key(k);
   while (lines.NextNonBlank(&line)) {
-    text::CsvFields(line, &fields);
-    if (fields.size() != header.size()) {
-      return fail(lines.number(), absl::StrCat("the row has ", fields.size(),
-                                               " fields; the header has ", header.size()));
+    if (const size_t n = text::CsvFieldCount(line); n != header.size()) {
+      return fail(lines.number(), absl::StrCat("the row has ", n, " fields; the header has ",
+                                               header.size()));
     }
+    text::CsvFields(line, &fields);
     bool selected = true;
     for (const auto& [at, text] : where) selected = selected && Matches(fields[at], *text);
     if (!selected) continue;

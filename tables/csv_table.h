@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tables/grid.h"
+#include "text/csv.h"
 
 namespace serq::tables {
 
@@ -30,8 +31,9 @@ struct ReadError {
   std::string message;
 };
 
-// A header may have at most this many columns (Vidur's widest has 58).
-inline constexpr size_t kMaxColumns = 10000;
+// A header may have at most this many columns: text/csv.h's bound, which
+// the traces' CSV headers share.
+inline constexpr size_t kMaxColumns = text::kMaxColumns;
 
 // Reads the rows `spec` selects, as CheckRows wants them (ascending, keys
 // and values finite, values >= 0, at most kMaxTableRows: a row past it is

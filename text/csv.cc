@@ -1,5 +1,7 @@
 #include "text/csv.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 
 namespace serq::text {
@@ -17,6 +19,10 @@ absl::string_view Field(absl::string_view line, size_t start, size_t comma) {
 }
 
 }  // namespace
+
+size_t CsvFieldCount(absl::string_view line) {
+  return static_cast<size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+}
 
 void CsvFields(absl::string_view line, std::vector<absl::string_view>* fields) {
   fields->clear();

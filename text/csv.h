@@ -4,11 +4,22 @@
 #ifndef SERQ_TEXT_CSV_H_
 #define SERQ_TEXT_CSV_H_
 
+#include <cstddef>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 
 namespace serq::text {
+
+// The most columns a CSV header may have (a trace's or a profile table's):
+// a header is refused past it before it is split, so that a header of 10^7
+// columns costs the reading of its line, not a gigabyte of names. Vidur's
+// widest profile has 58 columns, a trace a few; docs/cli.md §Limits.
+inline constexpr size_t kMaxColumns = 10000;
+
+// The number of fields of a CSV line, counted without splitting it (a row
+// of 10^8 commas would take 1.6 GB as fields).
+size_t CsvFieldCount(absl::string_view line);
 
 // The fields of a CSV line.
 void CsvFields(absl::string_view line, std::vector<absl::string_view>* fields);

@@ -44,7 +44,8 @@ for mode in "" --self-test; do
   if python3 tools/layering.py $mode; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 
-# The docs stand alone (tools/docs_refs.py): the check and its self-test.
+# The docs and the code's comments stand alone, and the comments cite sections
+# the docs have (tools/docs_refs.py): the check and its self-test.
 for mode in "" --self-test; do
   if python3 tools/docs_refs.py $mode; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done

@@ -1,5 +1,5 @@
 // The rules of runs, checked once every reference is known: modes and
-// growing (step stages), and the seed's link rule for multi-stage runs and
+// growing (step stages), and the link rule (docs/language.md §11) for multi-stage runs and
 // shared stages (RFC #118):
 //   - every stage of a run with a non-empty `also` is ps(phi), phi a
 //     constant above 0 (a phi reading `present` has no meaning for a flow);

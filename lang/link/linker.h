@@ -8,7 +8,7 @@
 //   keys.cc     evict by and serve by, which read other sessions' variables
 //   decls.cc    the rules of declarations and of the run block
 //   tables.cc   profile tables: their rules, and their rows read into the IR
-//   flows.cc    the rules of runs: modes, growing, and the seed's link rule
+//   flows.cc    the rules of runs: modes, growing, and the link rule (docs/language.md §11)
 //
 // Internal to serq-link; the interface is link.h.
 #ifndef SERQ_LANG_LINK_LINKER_H_

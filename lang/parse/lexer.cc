@@ -288,7 +288,6 @@ class Lexer {
       if (c == '\\') {
         char e = At(pos_ + 1);
         if (e == '"' || e == '\\') {
-          t.string.push_back(e);
           Advance();
           Advance();
           continue;
@@ -303,7 +302,6 @@ class Lexer {
         Advance();
         continue;
       }
-      t.string.push_back(c);
       Advance();
     }
     t.kind = TokenKind::kString;
@@ -351,6 +349,20 @@ std::string DescribeToken(const Token& token) {
     case TokenKind::kString: return absl::StrCat("string ", token.text);
     default: return absl::StrCat("'", token.text, "'");
   }
+}
+
+std::string StringValue(const Token& token) {
+  absl::string_view text = token.text;
+  // The opening quote; the closing one, which a kString token always has.
+  text.remove_prefix(1);
+  text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) ++i;
+    out.push_back(text[i]);
+  }
+  return out;
 }
 
 std::vector<Token> Lex(absl::string_view source, Diagnostics* diags) {

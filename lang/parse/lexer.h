@@ -15,7 +15,7 @@
 
 namespace serq {
 
-enum class TokenKind {
+enum class TokenKind : uint8_t {
   kEof,    // end of file
   kError,  // text the lexer rejected (already reported)
   kIdentifier,
@@ -34,15 +34,22 @@ enum class TokenKind {
   kEq, kNe, kAndAnd, kOrOr, kNot,
 };
 
+// 40 bytes and trivially copied: a file's tokens are one array, and what
+// it costs to grow is most of what lexing allocates (a string's value is
+// resolved from its text when the parser takes it: StringValue).
 struct Token {
   TokenKind kind = TokenKind::kEof;
-  absl::string_view text;  // the token's spelling in the source
+  bool first_on_line = false;
   uint32_t line = 1;       // 1-based
   uint32_t column = 1;     // 1-based byte column
-  bool first_on_line = false;
+  absl::string_view text;  // the token's spelling in the source
   double number = 0;       // kNumber: the value (0 after an invalid number)
-  std::string string;      // kString: the value, escapes resolved
 };
+
+// A kString token's value: the text between its quotes with `\"` and `\\`
+// resolved, and a backslash before any other character dropped (the lexer
+// reported that escape).
+std::string StringValue(const Token& token);
 
 struct ReservedWord {
   absl::string_view word;

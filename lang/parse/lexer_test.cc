@@ -28,7 +28,7 @@ std::string Dump(absl::string_view source, Diagnostics* diags = nullptr) {
       case TokenKind::kError: parts.push_back(absl::StrCat("ERR(", t.text, ")")); break;
       case TokenKind::kIdentifier: parts.push_back(absl::StrCat("id(", t.text, ")")); break;
       case TokenKind::kNumber: parts.push_back(absl::StrCat("num(", t.text, ")")); break;
-      case TokenKind::kString: parts.push_back(absl::StrCat("str(", t.string, ")")); break;
+      case TokenKind::kString: parts.push_back(absl::StrCat("str(", StringValue(t), ")")); break;
       default:
         parts.push_back(IsReservedWord(t.kind) ? absl::StrCat("kw(", t.text, ")")
                                                : std::string(t.text));

@@ -724,7 +724,7 @@ class Parser {
   bool Column(absl::string_view what, std::string* out) {
     const Token& t = Peek();
     if (t.kind == K::kString) {
-      *out = Take().string;
+      *out = StringValue(Take());
       return true;
     }
     if (t.kind == K::kIdentifier || IsReservedWord(t.kind)) {
@@ -753,7 +753,7 @@ class Parser {
                              DescribeToken(Peek())));
       return Recover(Level::kTop);
     }
-    t.set_file(Take().string);
+    t.set_file(StringValue(Take()));
     if (!At(K::kLBrace)) {
       Expect(K::kLBrace, "after the table's file name");
       return Recover(Level::kTop);
@@ -797,7 +797,7 @@ class Parser {
            }
            const Token& v = Peek();
            if (v.kind == K::kString) {
-             m->set_equals(Take().string);
+             m->set_equals(StringValue(Take()));
              return true;
            }
            bool negative = Accept(K::kMinus);
@@ -941,7 +941,7 @@ class Parser {
                              DescribeToken(Peek())));
       return false;
     }
-    w->set_file(Take().string);
+    w->set_file(StringValue(Take()));
     return Expect(K::kRParen, "after the file name");
   }
 
@@ -1163,7 +1163,7 @@ class Parser {
         !Ref(level + 2, "a pool name after 'growing'", run->mutable_growing())) {
       return Recover(Level::kStatements);
     }
-    // `observe NAME`: one sample a token (engine.md §5); `=` would mean the
+    // `observe NAME`: one sample a token (docs/language.md §5.6); `=` would mean the
     // `observe` statement, which the missing `;` then ran into.
     if (At(K::kObserve)) {
       SetLoc(Take(), run->mutable_observe_loc());
@@ -1300,7 +1300,7 @@ class Parser {
     *body->Add() = std::move(release);
   }
 
-  // `prefix (k, n);`: n blocks of family k (engine.md §3). `prefix` is a
+  // `prefix (k, n);`: n blocks of family k (docs/language.md §5.7). `prefix` is a
   // statement word: a name anywhere else.
   void Prefix(int level, Body* body) {
     ir::Statement s = NewStatement(Take());

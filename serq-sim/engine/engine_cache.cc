@@ -1,4 +1,4 @@
-// The engine's part of the prefix cache (engine.md §3): sessions' block
+// The engine's part of the prefix cache (docs/simulation.md §Prefix caches): sessions' block
 // lists (`prefix`, a trace's hash_ids), `cached(P)` and `hit(P)`, the
 // lookup of a prefill that joins a batch, and the `hit` and `evict` events
 // of --trace. The cache itself is Pools' (pool_cache.cc, prefix_cache.h).

@@ -721,8 +721,8 @@ class FlowSolver::Impl {
 
   // Installs the new rates. A flow whose rate is bit-identical keeps its
   // record, so its end time is exactly the one computed when the rate was
-  // set (the seed's 2.0 stays 2.0 across the end of another flow). The
-  // carried capacity is summed again only at the stages of flows whose rate
+  // set (in docs/language.md §6's three flows, f1's 2.0 stays 2.0 when f3
+  // ends at 2/3). The carried capacity is summed again only at the stages of flows whose rate
   // changed and at the stages whose flows changed.
   void Apply() {
     double now = clock_;

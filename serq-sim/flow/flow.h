@@ -9,7 +9,7 @@
 // capacities and flows, not the IR or the event loop, so it can be tested,
 // benchmarked and replaced on its own.
 //
-// Policies (the seed's `share` declaration):
+// Policies (the `share` declaration, docs/language.md §3.4):
 //   kMaxMin      max-min fair by progressive filling: raise the rates of all
 //                unfrozen flows together; when a stage fills (its flows'
 //                rates sum to its capacity), freeze its flows; repeat.

@@ -22,7 +22,7 @@
 // it fits. Nothing is evicted for a request that would not fit even then,
 // nor for one that is not first in line on all its pools.
 //
-// A pool with `cache B` keeps a prefix cache (prefix_cache.h, engine.md §3;
+// A pool with `cache B` keeps a prefix cache (prefix_cache.h, docs/simulation.md §Prefix caches;
 // the cache's part of Pools is pool_cache.cc): a hold's content that fills
 // a block of its session's list registers it, referenced by the hold; a
 // prefill's hit references cached blocks. A cached block's B units count
@@ -123,7 +123,7 @@ class PoolHost {
   virtual void LeaseStarted(const Lease& lease, double duration) {}
   virtual void LeaseEnding(const Lease& lease, LeaseEnd how) {}
   virtual void PoolChanged(uint32_t pool) {}
-  // The block list of `session` (engine.md §3): what a hold's content on a
+  // The block list of `session` (docs/simulation.md §Prefix caches): what a hold's content on a
   // cache pool registers as it fills blocks.
   virtual absl::Span<const BlockTag> Blocks(SessionId session) { return {}; }
   // `blocks` cached blocks of `pool` were evicted to make room (--trace).

@@ -1,4 +1,4 @@
-// The prefix cache's part of Pools (engine.md §3): the cache of a pool
+// The prefix cache's part of Pools (docs/simulation.md §Prefix caches): the cache of a pool
 // element is a PrefixCache, which counts blocks; here they become units.
 //
 //   used   = the holds' and leases' own units + B * (referenced blocks)

@@ -1,4 +1,4 @@
-// Pools with a prefix cache (engine.md §3), without the engine: a small
+// Pools with a prefix cache (docs/simulation.md §Prefix caches), without the engine: a small
 // host gives each session its block list. Each scenario is worked by hand
 // in its comments; units are tokens, blocks of B = 4.
 #include <map>
@@ -48,12 +48,12 @@ HoldId Admit(Pools& p, SessionId s, uint32_t pool, double amount) {
   return holds[0];
 }
 
-// engine.md §3 (a) at the pool: blocks (7,0..2) then one of the session's
-// own. Session 0 fills 16 tokens: 4 blocks registered, used 16 (all of it
-// in blocks). It ends: used 0, free 100, 16 units evictable. Session 1 hits
-// 3 blocks (its 4th differs; the cap floor(15/4) = 3): content 12, used 12
-// (3 blocks revived), 4 still evictable (session 0's 4th); it fills its 4th:
-// used 16.
+// docs/simulation.md §Prefix caches, case (a), at the pool: blocks (7,0..2) then
+// one of the session's own. Session 0 fills 16 tokens: 4 blocks registered, used
+// 16 (all of it in blocks). It ends: used 0, free 100, 16 units evictable.
+// Session 1 hits 3 blocks (its 4th differs; the cap floor(15/4) = 3): content
+// 12, used 12 (3 blocks revived), 4 still evictable (session 0's 4th); it fills
+// its 4th: used 16.
 TEST(PoolCacheTest, RegistrationReleaseAndHit) {
   CacheHost host;
   Pools p(&host);
@@ -99,11 +99,11 @@ TEST(PoolCacheTest, RegistrationReleaseAndHit) {
   EXPECT_EQ(stats.blocks_evicted(), 0u);
 }
 
-// engine.md §3 (c) at the pool, cap 16: family A fills 4 blocks and ends
-// (16 evictable, order A3 A2 A1 A0). Family B fills 8 tokens: no unit is
-// physically free, so A3 then A2 are evicted (deepest first). B ends: order
-// A1 A0 B1 B0. A again hits 2 (A2 is gone), reviving A0 A1; its next 8
-// tokens evict B1 and B0. 4 blocks evicted in all.
+// docs/simulation.md §Prefix caches, case (c), at the pool, cap 16: family A
+// fills 4 blocks and ends (16 evictable, order A3 A2 A1 A0). Family B fills 8
+// tokens: no unit is physically free, so A3 then A2 are evicted (deepest first).
+// B ends: order A1 A0 B1 B0. A again hits 2 (A2 is gone), reviving A0 A1; its
+// next 8 tokens evict B1 and B0. 4 blocks evicted in all.
 TEST(PoolCacheTest, EvictionLeastRecentlyReleasedDeepestFirst) {
   CacheHost host;
   Pools p(&host);

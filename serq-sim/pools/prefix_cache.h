@@ -1,4 +1,4 @@
-// The prefix cache of one pool element (engine.md §3): blocks of B units
+// The prefix cache of one pool element (docs/simulation.md §Prefix caches): blocks of B units
 // kept by identity, referenced by holds and leases, evicted least recently
 // released first.
 //

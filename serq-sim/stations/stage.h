@@ -287,13 +287,13 @@ class StageHost {
   // otherwise `sessions` is empty (a step does not copy what is not read).
   virtual void Tokens(absl::Span<const SessionId> sessions, absl::Span<const TokenRun> runs) = 0;
   virtual bool TokenSessions() const { return true; }
-  // A prefill job `growing` (Job::growing) about to join a batch with its
-  // hold's content 0 looks its blocks up in the pool's prefix cache
-  // (engine.md §3; serq-sim/engine_cache.cc): *tokens is the hit, a whole
-  // number of blocks at most work - 1, now the hold's content (0 on a pool
-  // without a cache). With `only_if_fits`, when its first chunk (of at most
-  // `budget` tokens) would not fit after the hit, nothing is done and
-  // *tokens is -1. False after reporting a runtime error.
+  // A prefill job `growing` (Job::growing) about to join a batch with its hold's
+  // content 0 looks its blocks up in the pool's prefix cache (docs/simulation.md
+  // §Prefix caches; serq-sim/engine/engine_cache.cc): *tokens is the hit, a whole
+  // number of blocks at most work - 1, now the hold's content (0 on a pool without
+  // a cache). With `only_if_fits`, when its first chunk (of at most `budget`
+  // tokens) would not fit after the hit, nothing is done and *tokens is -1. False
+  // after reporting a runtime error.
   virtual bool Lookup(SessionId session, double work, double budget, bool only_if_fits,
                       double* tokens) {
     *tokens = 0;

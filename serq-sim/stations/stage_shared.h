@@ -1,4 +1,4 @@
-// Shared stages (the seed): every stage declaration named in a run with a
+// Shared stages (docs/language.md §6): every stage declaration named in a run with a
 // non-empty `also` is shared for the whole run, and every job on it, a
 // single-stage run included, is a flow of the program's policy. Flows keep
 // their remaining work; every rate is recomputed at every start and end
@@ -30,7 +30,7 @@ class SharedStages {
   uint32_t target() const { return target_; }
 
   // A station of the group: station `id`, capacity `phi`. Its queue, busy,
-  // work and statistics come from the solver (the seed's definitions: n_s,
+  // work and statistics come from the solver (docs/language.md §6's definitions: n_s,
   // n_s, the flows' remaining work, utilisation sum(r_f) / phi_s).
   std::unique_ptr<Station> AddStation(uint32_t id, double phi);
 

@@ -16,29 +16,28 @@
 // still starts at the same time. Jobs that arrive during a step wait for
 // the next.
 //
-// A job `growing P` (a decode run, or a prefill run: engine.md §1) takes
-// the units its tokens fill when it joins a batch (as vLLM allocates a
-// token's KV slot before the step): the host grows its hold by the
-// tokens' units of content, the whole chunk or nothing. When they cannot
-// be had, the job is stalled: its growth waits in the pool's line (growths
-// go before holds waiting for admission) and the job is left out of
-// batches until GrowthGranted, with its units then reserved for its next
-// step.
+// A job `growing P` (a decode run, or a prefill run: docs/simulation.md §The LLM
+// engine as vLLM runs it) takes the units its tokens fill when it joins a batch
+// (as vLLM allocates a token's KV slot before the step): the host grows its hold
+// by the tokens' units of content, the whole chunk or nothing. When they cannot
+// be had, the job is stalled: its growth waits in the pool's line (growths go
+// before holds waiting for admission) and the job is left out of batches until
+// GrowthGranted, with its units then reserved for its next step.
 //
-// With `preempt by KEY` (engine.md §2) a growth never stalls. Jobs are
-// running (from their first step until they complete or are preempted) or
-// waiting; the batch is formed from the running jobs (decode, then
-// prefill), then, if no preemption happened while forming, the waiting
-// ones: the preempted (most recently preempted first), then those that
-// never ran (decode, then prefill). A running job's growth that does not
-// fit preempts running jobs growing the same pool element, in KEY order,
-// until it fits, or the job itself when it is next (and then no later
-// running job joins); a waiting job's growth that does not fit stops the
-// admission of waiting jobs for this step. A preempted job's hold is
-// emptied and it waits as a recompute: a prefill of its content plus one
-// token (a decode job, which then has one decode token fewer left) or plus
-// its remaining prefill (a prefill job). This is vLLM v1's scheduler
-// (vllm/v1/core/sched/scheduler.py): docs/simulation.md says where.
+// With `preempt by KEY` (docs/simulation.md §The LLM engine as vLLM runs it) a
+// growth never stalls. Jobs are running (from their first step until they
+// complete or are preempted) or waiting; the batch is formed from the running
+// jobs (decode, then prefill), then, if no preemption happened while forming,
+// the waiting ones: the preempted (most recently preempted first), then those
+// that never ran (decode, then prefill). A running job's growth that does not
+// fit preempts running jobs growing the same pool element, in KEY order, until
+// it fits, or the job itself when it is next (and then no later running job
+// joins); a waiting job's growth that does not fit stops the admission of
+// waiting jobs for this step. A preempted job's hold is emptied and it waits as
+// a recompute: a prefill of its content plus one token (a decode job, which then
+// has one decode token fewer left) or plus its remaining prefill (a prefill
+// job). This is vLLM v1's scheduler (vllm/v1/core/sched/scheduler.py):
+// docs/simulation.md says where.
 //
 // With `async` (and `preempt by`), vLLM's async scheduling: vLLM forms
 // step N+1 while step N runs, from what it knew when N started (N's tokens
@@ -272,7 +271,7 @@ class StepStation final : public Station {
   // general way goes on.
   size_t JoinAsGranted(StageHost& host, double* context, size_t* next);
 
-  // With `preempt by` (engine.md §2).
+  // With `preempt by` (docs/simulation.md §The LLM engine as vLLM runs it).
   bool FormPreempting(StageHost& host);
   // With `async` (above): FormPreempting as vLLM's async scheduler forms
   // the step after the one that just ended; then the late jobs wait as
@@ -320,7 +319,7 @@ class StepStation final : public Station {
 
   // A prefill job growing a pool about to join with its hold's content 0
   // (a fresh hold, or one emptied by preemption) looks its blocks up once
-  // (engine.md §3): the hit is content it need not compute. Without
+  // (docs/simulation.md §Prefix caches): the hit is content it need not compute. Without
   // `preempt by` a chunk that then does not fit stalls in the pool's line,
   // the hit kept. With it (`only_if_fits`, a waiting job), a job whose chunk
   // would not fit after the hit does not join: nothing is looked up, and

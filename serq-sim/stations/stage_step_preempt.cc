@@ -1,6 +1,7 @@
-// The step stage with `preempt by` (engine.md §2; stage_step.h): the
-// formation of a batch from the running jobs, then the waiting ones; the
-// victims of a growth that does not fit, and their preemption.
+// The step stage with `preempt by` (docs/simulation.md §The LLM engine as vLLM
+// runs it; stage_step.h): the formation of a batch from the running jobs, then
+// the waiting ones; the victims of a growth that does not fit, and their
+// preemption.
 #include <algorithm>
 #include <limits>
 #include <vector>

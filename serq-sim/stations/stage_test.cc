@@ -560,7 +560,7 @@ TEST(StepStationTest, StalledJobIsLeftOut) {
   EXPECT_EQ(h.station().Queue(), 1u);
 }
 
-// engine.md §4: a step's attention is the sum over its jobs of
+// docs/language.md §3.3: a step's attention is the sum over its jobs of
 // t c - t (t - 1) / 2 (t its tokens, c its context after them). One step
 // with a plain prefill of 4 (c = 4): 16 - 6 = 10; a growing decode whose
 // hold had 4 (c = 5 with its token's unit) and one whose hold had 6 (7):

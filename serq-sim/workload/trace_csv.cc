@@ -14,6 +14,10 @@ namespace csv {
 
 absl::Status ReadTable(absl::string_view header, absl::string_view time_name, TimeColumn* time,
                        TraceLines* lines, Trace* out) {
+  if (const size_t n = text::CsvFieldCount(header); n > text::kMaxColumns) {
+    return absl::InvalidArgumentError(absl::StrCat("the header has ", n, " columns; serq reads at most ",
+                                                   text::kMaxColumns));
+  }
   std::vector<absl::string_view> fields;
   CsvFields(header, &fields);
   size_t time_index = fields.size();
@@ -44,11 +48,10 @@ absl::Status ReadTable(absl::string_view header, absl::string_view time_name, Ti
   std::string previous;  // the previous row's time field, for the error
   absl::string_view line;
   while (lines->NextNonBlank(&line)) {
-    CsvFields(line, &fields);
-    if (fields.size() != width) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("expected ", width, " fields, found ", fields.size()));
+    if (const size_t n = text::CsvFieldCount(line); n != width) {
+      return absl::InvalidArgumentError(absl::StrCat("expected ", width, " fields, found ", n));
     }
+    CsvFields(line, &fields);
     double seconds;
     absl::Status s = time->Seconds(fields[time_index], &seconds);
     if (!s.ok()) return s;

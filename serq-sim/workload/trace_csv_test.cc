@@ -46,10 +46,28 @@ TEST(SerqCsvTest, BadHeaders) {
   EXPECT_EQ(ReadText("time,,prompt\n").error, "t:1: column 2 of the header has no name");
 }
 
+// A header is counted before it is split: one column past text::kMaxColumns
+// (10,000) is refused at line 1, for serq's CSV and Azure's alike; 10,000
+// columns are read.
+TEST(SerqCsvTest, HeadersWiderThanTheBoundAreRefused) {
+  std::string header = "time";
+  for (int c = 1; c < 10000; ++c) header += ",c" + std::to_string(c);
+  auto r = ReadText(header + "\n");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.trace.columns.size(), 9999u);
+  EXPECT_EQ(ReadText(header + ",c10000\n").error,
+            "t:1: the header has 10001 columns; serq reads at most 10000");
+  EXPECT_EQ(ReadText("TIMESTAMP" + header.substr(4) + ",c10000\n").error,
+            "t:1: the header has 10001 columns; serq reads at most 10000");
+}
+
 TEST(SerqCsvTest, BadRows) {
   const std::string header = "time,prompt\n0,1\n";
   EXPECT_EQ(ReadText(header + "1\n").error, "t:3: expected 2 fields, found 1");
   EXPECT_EQ(ReadText(header + "1,2,3\n").error, "t:3: expected 2 fields, found 3");
+  // Counted, not split: a row of 10^6 commas.
+  EXPECT_EQ(ReadText(header + std::string(1000000, ',') + "\n").error,
+            "t:3: expected 2 fields, found 1000001");
   EXPECT_EQ(ReadText(header + "1,x\n").error,
             "t:3: 'x' in column 'prompt' is not a finite number");
   EXPECT_EQ(ReadText(header + "1,inf\n").error,

@@ -14,7 +14,7 @@
 // unbounded prefix cache shared by every instance would hold when the
 // request arrives (docs/traces.md). The ids themselves become the session's
 // block list (Trace::block_ids), one 512-token block each, for pools with a
-// prefix cache (engine.md §3).
+// prefix cache (docs/simulation.md §Prefix caches).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

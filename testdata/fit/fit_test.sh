@@ -10,19 +10,7 @@
 set -u
 root=${TEST_SRCDIR:?}/serq
 serq=$root/serq/serq
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-cd "$root" || exit 2
-
-expect() {  # expect STATUS STDERR_PATTERN -- command...
-  local status=$1 pattern=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  [ "$got" = "$status" ] || fail "$*: exit $got, expected $status ($(head -3 "$tmp/err"))"
-  grep -qF -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(head -3 "$tmp/err")"
-}
+. "$root/tools/testlib.sh"  # tmp, failed, fail, expect; cd "$root"
 fitted() { awk -v p="$1" '$1 == p && NF == 4 {print $4}' "$2"; }
 near() {  # near VALUE TRUTH RELATIVE
   awk -v v="$1" -v t="$2" -v r="$3" 'BEGIN {d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= r * t)}'
