@@ -481,8 +481,10 @@ int EmitKey(int top, const Drawing& drawing, bool with_results, Figure* figure) 
   }
   if (!with_results) return y;
   if (y > top) y += 8;
-  text("utilisation", kMargin, y + 10, Anchor::kStart);
-  x = kMargin + TextWidth("utilisation ", kSmallSize);
+  // One scale for three loads: a station's util, a step stage's batch fill
+  // and a pool's occupancy, each its share of a capacity.
+  text("load", kMargin, y + 10, Anchor::kStart);
+  x = kMargin + TextWidth("load ", kSmallSize);
   for (int i = 0; i <= 10; ++i) {
     figure->boxes.push_back(
         {BoxMark::kSwatch, {x + 18 * i, y + 1, 18, 10}, UtilisationColour(i / 10.0), -1, -1});
@@ -498,7 +500,9 @@ int EmitKey(int top, const Drawing& drawing, bool with_results, Figure* figure) 
   text("util: mean utilisation over the elements; max: the busiest element, which the fill "
        "shows",
        kMargin, y + 56, Anchor::kStart);
-  y += 60;
+  text("load: util (ps, fifo, shared), batch fill (step), used / cap (pool)", kMargin, y + 70,
+       Anchor::kStart);
+  y += 74;
   bool steps = false, pools = false;
   for (const Row& row : drawing.rows) {
     for (const Station& s : row.stations) steps |= s.stats && s.stats->step;
