@@ -164,6 +164,18 @@ void Linker::CheckStages() {
                                "and '", name, "' has none: give it 'preempt by KEY;'"));
       }
     }
+    if (s->recompute_last() && !kind_word.empty()) {
+      Place at = here.Field("recomputeLast", &s->recompute_loc());
+      if (s->kind() != ir::Stage::STEP) {
+        Error(at, absl::StrCat("'recompute last' is only for step stages, and '", name,
+                               "' is a ", kind_word, " stage"));
+      } else if (!s->has_preempt_by()) {
+        // The rule is vLLM's admission of a waiting request whose KV was
+        // loaded; without preemption no job is waiting in vLLM's sense.
+        Error(at, absl::StrCat("'recompute last' admits waiting jobs, and '", name,
+                               "' has none: give it 'preempt by KEY;'"));
+      }
+    }
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
         !kind_word.empty()) {
       // A key has no location of its own: point at its first expression.

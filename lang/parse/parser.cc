@@ -701,6 +701,19 @@ class Parser {
              s.set_async_scheduling(true);
              return true;
            }},
+          {"recompute",
+           [&] {
+             SetLoc(tokens_[pos_ - 1], s.mutable_recompute_loc());
+             std::string what;
+             if (!Name("'last' after 'recompute'", &what)) return false;
+             if (what != "last") {
+               ErrorAtPrevious(absl::StrCat("expected 'last' after 'recompute', found '", what,
+                                            "'"));
+               return false;
+             }
+             s.set_recompute_last(true);
+             return true;
+           }},
       };
       Options(open, absl::StrCat("stage '", name, "'"), options);
     } else {
