@@ -586,6 +586,24 @@ TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
   ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + floor(output / 2)", "5000"));
 }
 
+// The pool kv and the preempt-by stage E of a random vLLM-shaped program:
+// a cap of 8 to 47 units (rounded up to whole blocks of `block` when > 0),
+// random `seqs`, `tokens` and victim key, then `stage_options`; *cap is the
+// pool's.
+std::string RandomPoolAndEngine(sim::Random& r, int* cap, int block,
+                                absl::string_view stage_options) {
+  const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
+  *cap = 8 + static_cast<int>(r.Uniform01() * 40);
+  if (block > 0) *cap = (*cap / block + 1) * block;
+  int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
+  int tokens = 1 + static_cast<int>(r.Uniform01() * *cap);
+  std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
+  return absl::StrCat(R"(
+pool kv { cap )", *cap, block > 0 ? absl::StrCat("; block ", block) : "", R"(; }
+stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
+                      "; ", stage_options, " }\n");
+}
+
 // A random small vLLM-shaped program (holds of 0, a prefill then a decode
 // growing kv on one preempt-by stage, each growth within the cap) of
 // `sessions` sessions, its decode run ending with `decode_tail`; *cap is
@@ -593,16 +611,8 @@ TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
 std::string RandomVllmShaped(sim::Random& r, int sessions, int seed,
                              absl::string_view decode_tail, int* cap,
                              absl::string_view stage_options = "") {
-  const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
-  *cap = 8 + static_cast<int>(r.Uniform01() * 40);
-  int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
-  int tokens = 1 + static_cast<int>(r.Uniform01() * *cap);
-  std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
-  return absl::StrCat(R"(
-pool kv { cap )", *cap, R"(; }
-stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
-                      "; ", stage_options, R"( }
-workload { arrive poisson(2); limit )", sessions, R"(; }
+  const std::string head = RandomPoolAndEngine(r, cap, 0, stage_options);  // sets *cap
+  return absl::StrCat(head, R"(workload { arrive poisson(2); limit )", sessions, R"(; }
 session {
   set priority = floor(uniform(0, 3));
   set prompt = 1 + floor(uniform(0, )", *cap / 2, R"());
@@ -669,17 +679,8 @@ TEST(LaneTest, RandomAsyncProgramsSameBytesAsOneJobAtATime) {
 // the cap). *cap is its pool's; `block` its block, 0 for none.
 std::string RandomDecoder(sim::Random& r, int sessions, int seed, int* cap, int block,
                           absl::string_view stage_options) {
-  const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
-  *cap = 8 + static_cast<int>(r.Uniform01() * 40);
-  if (block > 0) *cap = (*cap / block + 1) * block;
-  int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
-  int tokens = 1 + static_cast<int>(r.Uniform01() * *cap);
-  std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
-  return absl::StrCat(R"(
-pool kv { cap )", *cap, block > 0 ? absl::StrCat("; block ", block) : "", R"(; }
-stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
-                      "; ", stage_options, R"( }
-stage link : delay;
+  const std::string head = RandomPoolAndEngine(r, cap, block, stage_options);  // sets *cap
+  return absl::StrCat(head, R"(stage link : delay;
 workload { arrive poisson(4); limit )", sessions, R"(; }
 session {
   set priority = floor(uniform(0, 3));
