@@ -37,7 +37,10 @@
 // a recompute: a prefill of its content plus one token (a decode job, which then
 // has one decode token fewer left) or plus its remaining prefill (a prefill
 // job). This is vLLM v1's scheduler (vllm/v1/core/sched/scheduler.py):
-// docs/simulation.md says where.
+// docs/simulation.md says where. With `recompute last`, a waiting decode
+// job on received KV (Job::received) joins its first step with no growth:
+// its token recomputes the last received one, in that token's unit (vLLM's
+// decoder recomputes a fully loaded prompt's last token).
 //
 // With `async` (and `preempt by`), vLLM's async scheduling: vLLM forms
 // step N+1 while step N runs, from what it knew when N started (N's tokens
