@@ -251,6 +251,9 @@ void RefuseVersion10Fields(const ir::Program& p, Diagnostics* diags) {
     if (p.stage(i).async_scheduling()) {
       CannotHold(v, absl::StrCat("stage[", i, "].asyncScheduling"), "'async'", 10, diags);
     }
+    if (p.stage(i).recompute_last()) {
+      CannotHold(v, absl::StrCat("stage[", i, "].recomputeLast"), "'recompute last'", 10, diags);
+    }
   }
 }
 

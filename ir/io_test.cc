@@ -187,7 +187,7 @@ TEST(Io, Version9WithIr10FieldsIsRefusedAtTheirPaths) {
       "table": [{"name": "t", "file": "t.csv", "key": ["k"], "value": "v"}],
       "pool": [{"name": "kv", "cap": {"number": 64}, "block": {"number": 16}}],
       "stage": [{"name": "E", "kind": "STEP", "chunk": {"number": 512}, "reservePrompt": true,
-                 "asyncScheduling": true,
+                 "asyncScheduling": true, "recomputeLast": true,
                  "let": [{"name": "x", "value": {"ref": {"name": "decode_kv", "kind": "BUILTIN",
                                                          "decl": 17}}}],
                  "rate": {"call": {"function": "sum_jobs", "arg": [{"call": {
@@ -203,6 +203,8 @@ TEST(Io, Version9WithIr10FieldsIsRefusedAtTheirPaths) {
                          "v9.json:stage[0].reservePrompt: ", v,
                          "'reserve prompt' (added in version 10)\n",
                          "v9.json:stage[0].asyncScheduling: ", v, "'async' (added in version 10)\n",
+                         "v9.json:stage[0].recomputeLast: ", v,
+                         "'recompute last' (added in version 10)\n",
                          "v9.json:stage[0].rate.call.function: ", v,
                          "the function 'sum_jobs' (added in version 10)\n",
                          "v9.json:stage[0].rate.call.arg[0].call.table: ", v,

@@ -586,6 +586,24 @@ TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
   ExpectSameWithoutLanes(PlainLaneProgram("prompt + 1 + floor(output / 2)", "5000"));
 }
 
+// The pool kv and the preempt-by stage E of a random vLLM-shaped program:
+// a cap of 8 to 47 units (rounded up to whole blocks of `block` when > 0),
+// random `seqs`, `tokens` and victim key, then `stage_options`; *cap is the
+// pool's.
+std::string RandomPoolAndEngine(sim::Random& r, int* cap, int block,
+                                absl::string_view stage_options) {
+  const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
+  *cap = 8 + static_cast<int>(r.Uniform01() * 40);
+  if (block > 0) *cap = (*cap / block + 1) * block;
+  int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
+  int tokens = 1 + static_cast<int>(r.Uniform01() * *cap);
+  std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
+  return absl::StrCat(R"(
+pool kv { cap )", *cap, block > 0 ? absl::StrCat("; block ", block) : "", R"(; }
+stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
+                      "; ", stage_options, " }\n");
+}
+
 // A random small vLLM-shaped program (holds of 0, a prefill then a decode
 // growing kv on one preempt-by stage, each growth within the cap) of
 // `sessions` sessions, its decode run ending with `decode_tail`; *cap is
@@ -593,16 +611,8 @@ TEST(LaneTest, WithoutPreemptSameBytesAsOneJobAtATime) {
 std::string RandomVllmShaped(sim::Random& r, int sessions, int seed,
                              absl::string_view decode_tail, int* cap,
                              absl::string_view stage_options = "") {
-  const char* keys[] = {"(-since)", "(serial)", "(-priority, -arrival)", "(since, -serial)"};
-  *cap = 8 + static_cast<int>(r.Uniform01() * 40);
-  int seqs = 1 + static_cast<int>(r.Uniform01() * 6);
-  int tokens = 1 + static_cast<int>(r.Uniform01() * *cap);
-  std::string key = keys[static_cast<int>(r.Uniform01() * 4)];
-  return absl::StrCat(R"(
-pool kv { cap )", *cap, R"(; }
-stage E : step(0.1 + 0.01 * tokens) { seqs )", seqs, "; tokens ", tokens, "; preempt by ", key,
-                      "; ", stage_options, R"( }
-workload { arrive poisson(2); limit )", sessions, R"(; }
+  const std::string head = RandomPoolAndEngine(r, cap, 0, stage_options);  // sets *cap
+  return absl::StrCat(head, R"(workload { arrive poisson(2); limit )", sessions, R"(; }
 session {
   set priority = floor(uniform(0, 3));
   set prompt = 1 + floor(uniform(0, )", *cap / 2, R"());
@@ -660,6 +670,75 @@ TEST(LaneTest, RandomAsyncProgramsSameBytesAsOneJobAtATime) {
     int cap;
     ExpectSameWithoutLanes(RandomVllmShaped(r, 12, trial + 1, " observe itl", &cap, "async;"));
   }
+}
+
+// A random small disaggregated decoder (vLLM's P/D consumer): each session
+// holds 0 of kv, reads its prompt in (a delay, then a load of the whole
+// prompt), and decodes on a preempt-by stage with `recompute last`, so its
+// first token needs no unit (the content at most prompt + output - 1, within
+// the cap). *cap is its pool's; `block` its block, 0 for none.
+std::string RandomDecoder(sim::Random& r, int sessions, int seed, int* cap, int block,
+                          absl::string_view stage_options) {
+  const std::string head = RandomPoolAndEngine(r, cap, block, stage_options);  // sets *cap
+  return absl::StrCat(head, R"(stage link : delay;
+workload { arrive poisson(4); limit )", sessions, R"(; }
+session {
+  set priority = floor(uniform(0, 3));
+  set prompt = 1 + floor(uniform(0, )", *cap / 2, R"());
+  set output = 1 + floor(uniform(0, )", *cap - *cap / 2, R"());
+  hold kv (0) {
+    run link (uniform(0, 1));
+    load kv (prompt);
+    run E decode (output) growing kv;
+  }
+}
+run { horizon 1e6; seed )", seed, R"(; }
+)");
+}
+
+// The property test of `recompute last`: random small decoders full of
+// received prompts never deadlock, every session ends, the pools' accounting
+// holds after every event; by units and in blocks, with and without
+// `async`. With vLLM's default `reserve prompt`: without it a recompute
+// joins a chunk at a time, and with a budget of a few tokens it can take
+// the whole budget every step, preempt itself at its next chunk (the
+// received prompts hold the rest) and start again, for ever, ahead of the
+// received prompts that would free the pool (vLLM does the same with
+// scheduler_reserve_full_isl off: the preempted request heads its waiting
+// queue). Without `recompute last` the same programs (each first token a
+// unit beyond the prompt) deadlock now and then: the property is the
+// option's.
+TEST(PreemptTest, RandomDecodersThatRecomputeTheLastTokenNeverDeadlock) {
+  for (const char* options :
+       {"reserve prompt; recompute last;", "reserve prompt; recompute last; async;"}) {
+    for (int block : {0, 4}) {
+      SCOPED_TRACE(absl::StrCat(options, " block ", block));
+      sim::Random r(21);
+      int preempting = 0;
+      for (int trial = 0; trial < 60; ++trial) {
+        int n = 2 + static_cast<int>(r.Uniform01() * 10);
+        int cap;
+        std::string source = RandomDecoder(r, n, trial + 1, &cap, block, options);
+        SimRun run = RunSource(source, Checked());
+        ASSERT_TRUE(run.ok) << source << run.errors;
+        const results::Replication& rep = run.results.replication(0);
+        ASSERT_EQ(rep.session(0).arrived(), static_cast<uint64_t>(n)) << source;
+        EXPECT_EQ(rep.session(0).ended(), static_cast<uint64_t>(n)) << source;
+        EXPECT_LE(Pool(run.results, "kv").max_used(), cap) << source;
+        if (Stage(run.results, "E").preempted() > 0) ++preempting;
+      }
+      EXPECT_GT(preempting, 10);
+    }
+  }
+  sim::Random r(21);
+  int deadlocked = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    int n = 2 + static_cast<int>(r.Uniform01() * 10);
+    int cap;
+    SimRun run = RunSource(RandomDecoder(r, n, trial + 1, &cap, 0, "reserve prompt;"), Checked());
+    if (!run.ok && run.errors.find("deadlock") != std::string::npos) ++deadlocked;
+  }
+  EXPECT_GT(deadlocked, 0);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // vLLM's scheduler rules of a step stage (language.md §3.3.1): the options
-// `chunk N` (long_prefill_token_threshold) and `reserve prompt`
-// (scheduler_reserve_full_isl), and the waiting jobs that hold units going
-// past one that holds none (PR 57841). Every expected value is derived by
-// hand in the comments.
+// `chunk N` (long_prefill_token_threshold), `reserve prompt`
+// (scheduler_reserve_full_isl) and `recompute last` (a received prompt's
+// last token recomputed, _update_waiting_for_remote_kv), and the waiting
+// jobs that hold units going past one that holds none (PR 57841). Every
+// expected value is derived by hand in the comments.
 #include <string>
 
 #include "absl/strings/str_replace.h"
@@ -14,6 +15,7 @@ namespace serq {
 namespace {
 
 using ::serq::testing::CheckingPools;
+using ::serq::testing::Pool;
 using ::serq::testing::RunSource;
 using ::serq::testing::Samples;
 using ::serq::testing::SimRun;
@@ -189,5 +191,139 @@ run { horizon 100; }
   EXPECT_EQ(Stage(run.results, "E").preempted(), 0u);
 }
 
+
+// `recompute last`: a decode job on received KV makes its first token in
+// the unit of the last received token. kv of 8; one session loads 5 units
+// (a received prompt) and decodes 3 tokens on a step of `context` seconds
+// (the step's tau is the context, so each step's length says the content
+// its token saw).
+//   With it: token 1 recomputes the 5th unit (context 5, no growth); token
+//            2 takes unit 6, token 3 unit 7: steps of 5, 6 and 7, e2e 18
+//            (the load is at t = 0), most used 7.
+//   Without: tokens take units 6, 7, 8: steps of 6, 7, 8, e2e 21, most
+//            used 8.
+// On a pool of blocks of 16 (cap 32), a received prompt of 15 and 2
+// tokens: with it, contexts 15 and 16, both in the first block: e2e 31,
+// most used 16; without, contexts 16 and 17, the second token in a second
+// block: e2e 33, most used 32.
+TEST(StepRulesTest, RecomputeLastTakesNoUnitForTheFirstToken) {
+  constexpr char kProgram[] = R"(
+pool kv { POOL }
+stage E : step(context) { preempt by (-since); OPTIONS }
+workload { arrive batch(1); }
+session {
+  hold kv (0) { load kv (LOAD); run E decode (TOKENS) growing kv; }
+  observe e2e = now - arrival;
+}
+run { horizon 100; }
+)";
+  struct Case {
+    const char* pool;
+    const char* load;
+    const char* tokens;
+    const char* options;
+    double e2e;
+    double max_used;
+  };
+  for (const Case& c : {Case{"cap 8;", "5", "3", "recompute last;", 18, 7},
+                        Case{"cap 8;", "5", "3", "", 21, 8},
+                        Case{"cap 32; block 16;", "15", "2", "recompute last;", 31, 16},
+                        Case{"cap 32; block 16;", "15", "2", "", 33, 32}}) {
+    SimRun run = RunSource(absl::StrReplaceAll(kProgram, {{"POOL", c.pool},
+                                                          {"LOAD", c.load},
+                                                          {"TOKENS", c.tokens},
+                                                          {"OPTIONS", c.options}}),
+                           CheckingPools());
+    ASSERT_TRUE(run.ok) << run.errors;
+    EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(c.e2e)) << c.pool << c.options;
+    EXPECT_EQ(Pool(run.results, "kv").max_used(), c.max_used) << c.pool << c.options;
+    EXPECT_EQ(Stage(run.results, "E").preempted(), 0u);
+  }
+}
+
+// Only content that a load brought, and nothing computed since, is
+// received; tau = context, kv of 20, one session a program.
+//   Loaded, then computed: load 4, prefill 2 on E, a link of 1 s (so the
+//   decode is a new job, not one continuing the prefill), decode 2: the
+//   hold's content (6) is not what the load brought (4), so the first
+//   token takes unit 7, as without the option: prefill step context 6,
+//   link 1, decode steps 7 and 8: e2e 22.
+//   Colocated (no load): prefill 3, then decode 2 at once on E (the job
+//   goes on): contexts 3, 4, 5: e2e 12.
+TEST(StepRulesTest, RecomputeLastOnlyForReceivedContent) {
+  constexpr char kProgram[] = R"(
+pool kv { cap 20; }
+stage E : step(context) { preempt by (-since); OPTIONS }
+stage link : delay;
+workload { arrive batch(1); }
+session {
+  hold kv (0) { BODY }
+  observe e2e = now - arrival;
+}
+run { horizon 100; }
+)";
+  struct Case {
+    const char* body;
+    double e2e;
+  };
+  for (const Case& c :
+       {Case{"load kv (4); run E prefill (2) growing kv; run link (1); "
+             "run E decode (2) growing kv;",
+             22},
+        Case{"run E prefill (3) growing kv; run E decode (2) growing kv;", 12}}) {
+    for (const char* options : {"recompute last;", ""}) {
+      SimRun run = RunSource(
+          absl::StrReplaceAll(kProgram, {{"OPTIONS", options}, {"BODY", c.body}}),
+          CheckingPools());
+      ASSERT_TRUE(run.ok) << run.errors;
+      EXPECT_THAT(Samples(run.results, "e2e"), ElementsAre(c.e2e)) << c.body << options;
+    }
+  }
+}
+
+// The decoder of testdata/sim/bad-deadlock-decoder.sq without its later
+// arrivals, on steps of 0.25 s: two received prompts of 5 units fill a kv
+// of 10 at t = 0.5, and each decodes 3 tokens.
+//   Without `recompute last` neither first token has a unit and nothing
+//   runs: the deadlock that the stall detector reports at t = 0.5.
+//   With it (vLLM: the first step recomputes the last prompt token in its
+//   allocated block):
+//   [0.5, 0.75): A and B (both received) join with no growth: token 1.
+//   0.75: A's token 2 needs unit 6, none is free: the victim is B (equal
+//         since, later in the batch order), emptied (5 units back), a
+//         recompute of 5 + 1 = 6 tokens with 1 decode token after; A takes
+//         unit 6 (free 4). [0.75, 1): A's token 2 (no waiting job joins a
+//         step that preempted).
+//   1:    A takes unit 7 (free 3); B's recompute needs 6: it waits.
+//         [1, 1.25): A's token 3: A ends, e2e 1.25, freeing 7.
+//   [1.25, 1.5): B's recompute of 6 (its token 2); [1.5, 1.75): unit 7,
+//   token 3: e2e 1.75. 5 steps, 1 preemption, 6 tokens recomputed.
+TEST(StepRulesTest, RecomputeLastEndsTheReceivedPromptsDeadlock) {
+  constexpr char kProgram[] = R"(
+pool kv { cap 10; }
+stage D : step(0.25) { preempt by (-since); OPTIONS }
+stage link : delay;
+workload { arrive batch(2); }
+session {
+  hold kv (0) {
+    run link (0.5);
+    load kv (5);
+    run D decode (3) growing kv;
+  }
+  observe e2e = now - arrival;
+}
+run { horizon 100; }
+)";
+  SimRun with = RunSource(absl::StrReplaceAll(kProgram, {{"OPTIONS", "recompute last;"}}),
+                          CheckingPools());
+  ASSERT_TRUE(with.ok) << with.errors;
+  EXPECT_THAT(Samples(with.results, "e2e"), ElementsAre(1.25, 1.75));
+  EXPECT_EQ(Stage(with.results, "D").steps(), 5u);
+  EXPECT_EQ(Stage(with.results, "D").preempted(), 1u);
+  EXPECT_EQ(Stage(with.results, "D").recomputed(), 6u);
+  SimRun without = RunSource(absl::StrReplaceAll(kProgram, {{"OPTIONS", ""}}), CheckingPools());
+  EXPECT_FALSE(without.ok);
+  EXPECT_THAT(without.errors, ::testing::HasSubstr("at t=0.5, session 0: deadlock"));
+}
 }  // namespace
 }  // namespace serq

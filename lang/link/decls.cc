@@ -140,30 +140,30 @@ void Linker::CheckStages() {
     per_step("seqs", IF_PRESENT(s, seqs));
     per_step("tokens", IF_PRESENT(s, tokens));
     per_step("chunk", IF_PRESENT(s, chunk));
-    if (s->reserve_prompt() && !kind_word.empty()) {
-      Place at = here.Field("reservePrompt", &s->reserve_loc());
+    // vLLM's scheduler options: step stages only, and those of waiting
+    // jobs only with `preempt by` (`why`: what the option needs of it).
+    auto vllm_option = [&](bool given, absl::string_view field, const ir::Location* loc,
+                           absl::string_view word, absl::string_view why) {
+      if (!given || kind_word.empty()) return;
+      Place at = here.Field(field, loc);
       if (s->kind() != ir::Stage::STEP) {
-        Error(at, absl::StrCat("'reserve prompt' is only for step stages, and '", name,
-                               "' is a ", kind_word, " stage"));
-      } else if (!s->has_preempt_by()) {
-        // Without preemption no job is waiting in vLLM's sense: a growth
-        // that does not fit stalls the job where it is.
-        Error(at, absl::StrCat("'reserve prompt' admits waiting jobs, and '", name,
-                               "' has none: give it 'preempt by KEY;'"));
-      }
-    }
-    if (s->async_scheduling() && !kind_word.empty()) {
-      Place at = here.Field("asyncScheduling", &s->async_loc());
-      if (s->kind() != ir::Stage::STEP) {
-        Error(at, absl::StrCat("'async' is only for step stages, and '", name, "' is a ",
+        Error(at, absl::StrCat("'", word, "' is only for step stages, and '", name, "' is a ",
                                kind_word, " stage"));
       } else if (!s->has_preempt_by()) {
-        // vLLM's scheduler, which async scheduling changes, is the one
-        // with running and waiting requests.
-        Error(at, absl::StrCat("'async' schedules as vLLM does, with running and waiting jobs, "
-                               "and '", name, "' has none: give it 'preempt by KEY;'"));
+        Error(at, absl::StrCat("'", word, "' ", why, ", and '", name,
+                               "' has none: give it 'preempt by KEY;'"));
       }
-    }
+    };
+    // Without preemption no job is waiting in vLLM's sense: a growth that
+    // does not fit stalls the job where it is. `recompute last` is vLLM's
+    // admission of a waiting request whose KV was loaded; async
+    // scheduling changes the scheduler with running and waiting requests.
+    vllm_option(s->reserve_prompt(), "reservePrompt", &s->reserve_loc(), "reserve prompt",
+                "admits waiting jobs");
+    vllm_option(s->async_scheduling(), "asyncScheduling", &s->async_loc(), "async",
+                "schedules as vLLM does, with running and waiting jobs");
+    vllm_option(s->recompute_last(), "recomputeLast", &s->recompute_loc(), "recompute last",
+                "admits waiting jobs");
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
         !kind_word.empty()) {
       // A key has no location of its own: point at its first expression.

@@ -165,7 +165,8 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
                     x.has_preempt_by() ? " preempt " + DumpKey(x.preempt_by()) : "",
                     Opt("chunk", x.chunk(), x.has_chunk()),
                     x.reserve_prompt() ? " reserve prompt" : "",
-                    x.async_scheduling() ? " async" : "", Loc(x.loc(), locs),
+                    x.async_scheduling() ? " async" : "",
+                    x.recompute_last() ? " recompute last" : "", Loc(x.loc(), locs),
                     "\n");
   }
   if (p.share() != ir::Program::SHARE_UNSPECIFIED) {

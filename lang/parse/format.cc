@@ -185,6 +185,7 @@ class Printer {
     if (x.has_chunk()) options.push_back(absl::StrCat("chunk ", FormatExpr(x.chunk()), ";"));
     if (x.reserve_prompt()) options.push_back("reserve prompt;");
     if (x.async_scheduling()) options.push_back("async;");
+    if (x.recompute_last()) options.push_back("recompute last;");
     std::string head = absl::StrCat("stage ", x.name(), Size(x.has_size(), x.size()), " : ", kind);
     if (options.empty()) return Line(head + ";");
     if (x.let_size() == 0) return Line(absl::StrCat(head, " { ", absl::StrJoin(options, " "), " }"));

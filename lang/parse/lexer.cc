@@ -35,7 +35,7 @@ constexpr OptionWord kOptionWords[] = {
     {"cap", "pool"},       {"cache", "pool"},       {"block", "pool"},
     {"seqs", "stage"},     {"tokens", "stage"},     {"preempt", "stage"},
     {"let", "stage"},      {"chunk", "stage"},      {"reserve", "stage"},
-    {"async", "stage"},
+    {"async", "stage"},    {"recompute", "stage"},
     {"limit", "workload"}, {"batch", "workload"},   {"poisson", "workload"},
     {"periodic", "workload"}, {"renewal", "workload"}, {"trace", "workload"},
     {"horizon", "run"},    {"seed", "run"},         {"replications", "run"},

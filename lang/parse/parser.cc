@@ -666,6 +666,20 @@ class Parser {
     }
     if (At(K::kLBrace)) {
       const Token& open = Take();
+      // An option of two words (`reserve prompt`): the option's word was
+      // taken; `second` must follow.
+      auto second_word = [&](absl::string_view first, absl::string_view second,
+                             ir::Location* loc) {
+        SetLoc(tokens_[pos_ - 1], loc);
+        std::string what;
+        if (!Name(absl::StrCat("'", second, "' after '", first, "'"), &what)) return false;
+        if (what != second) {
+          ErrorAtPrevious(
+              absl::StrCat("expected '", second, "' after '", first, "', found '", what, "'"));
+          return false;
+        }
+        return true;
+      };
       std::vector<Option> options = {
           {"seqs", [&] { return Expr(kDeclarationExprLevel, s.mutable_seqs()) >= 0; }},
           {"tokens", [&] { return Expr(kDeclarationExprLevel, s.mutable_tokens()) >= 0; }},
@@ -684,14 +698,7 @@ class Parser {
           {"chunk", [&] { return Expr(kDeclarationExprLevel, s.mutable_chunk()) >= 0; }},
           {"reserve",
            [&] {
-             SetLoc(tokens_[pos_ - 1], s.mutable_reserve_loc());
-             std::string what;
-             if (!Name("'prompt' after 'reserve'", &what)) return false;
-             if (what != "prompt") {
-               ErrorAtPrevious(absl::StrCat("expected 'prompt' after 'reserve', found '", what,
-                                            "'"));
-               return false;
-             }
+             if (!second_word("reserve", "prompt", s.mutable_reserve_loc())) return false;
              s.set_reserve_prompt(true);
              return true;
            }},
@@ -699,6 +706,12 @@ class Parser {
            [&] {
              SetLoc(tokens_[pos_ - 1], s.mutable_async_loc());
              s.set_async_scheduling(true);
+             return true;
+           }},
+          {"recompute",
+           [&] {
+             if (!second_word("recompute", "last", s.mutable_recompute_loc())) return false;
+             s.set_recompute_last(true);
              return true;
            }},
       };

@@ -61,7 +61,8 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
       stations_.push_back(
           MakeStepStation(id, d.seqs, d.tokens, d.preempt, options_.lanes,
                           d.figures || options_.trace != nullptr,
-                          StepRules{d.chunk, d.reserve_prompt, d.async_scheduling}));
+                          StepRules{d.chunk, d.reserve_prompt, d.async_scheduling,
+                                    d.recompute_last}));
     } else {
       stations_.push_back(MakeDelayStation(id));
     }

@@ -219,7 +219,9 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     job.growing = true;
     job.hold = s.grow_hold;
     job.pool = pool;
-    job.content = pools_.hold(s.grow_hold).content;
+    const Hold& h = pools_.hold(s.grow_hold);
+    job.content = h.content;
+    job.received = h.received > 0 && h.content == h.received;
     s.wait_statement = in.statement;
   }
   job.observation = r.observe;
@@ -432,6 +434,7 @@ bool Engine::ExecLoad(SessionId id, const Instr& in) {
   }
   ++s.pc;
   double before = pools_.hold(hold).size;
+  pools_.NoteReceived(hold, units);
   if (pools_.Load(hold, units)) return !failed();
   s.state = SessionState::kWaitLoad;
   s.wait_statement = in.statement;

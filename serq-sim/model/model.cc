@@ -683,6 +683,7 @@ void Compiler::Declarations() {
       }
       d.reserve_prompt = s.reserve_prompt() && s.has_preempt_by();
       d.async_scheduling = s.async_scheduling() && s.has_preempt_by();
+      d.recompute_last = s.recompute_last() && s.has_preempt_by();
     } else if (s.kind() == ir::Stage::PS || s.kind() == ir::Stage::FIFO) {
       // A phi in parts (lets) or that looks a table up is evaluated as it
       // runs, as one that reads present.

@@ -46,6 +46,7 @@ struct StageDecl {
   double chunk = 0;                 // step: `chunk N` (inf: none)
   bool reserve_prompt = false;      // step: `reserve prompt`
   bool async_scheduling = false;    // step: `async`
+  bool recompute_last = false;      // step: `recompute last`
 };
 
 struct PoolDecl {

@@ -216,6 +216,7 @@ void Pools::EmptyHold(HoldId hold) {
   double freed = h.size - h.shared + ReleaseBlocks(h.pool, &h.holder);
   double content = h.content;
   h.amount = h.size = h.content = h.shared = 0;
+  h.received = -1;
   Change(h.pool, -freed, -content);
   Pump(h.pool);
 }

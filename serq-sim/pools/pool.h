@@ -74,7 +74,12 @@ struct alignas(64) Hold {
   // the units of the cached blocks it references, counted once in the pool.
   uint32_t holder = UINT32_MAX;
   double shared = 0;
+  // The content its last `load` of some units brings it to, or -1 (none
+  // since it was admitted or emptied): while its content is still that, a
+  // decode run growing it starts on received KV (Job::received).
+  double received = -1;
 };
+static_assert(sizeof(Hold) == 64);
 
 struct Lease {
   uint32_t pool = 0;
@@ -200,6 +205,11 @@ class Pools {
   // waits (returns false; host->Wake(session) when granted). The caller
   // checks that the new size is at most the cap.
   bool Load(HoldId hold, double units);
+  // A `load` statement is about to ask Load(hold, units): the content it
+  // brings is received (Hold::received), not computed.
+  void NoteReceived(HoldId hold, double units) {
+    if (units > 0) holds_[hold].received = holds_[hold].content + units;
+  }
   // The size hold `hold` would have after loading `units` more.
   double SizeAfterLoad(HoldId hold, double units) const;
   // Whether loading `units` more into active hold `hold` would be granted

@@ -336,6 +336,10 @@ struct Job {
   double content = 0;
   uint32_t hold = 0;     // growing: that hold (the pools' HoldId)
   uint32_t pool = 0;     // and its pool element
+  // growing: the hold's content is all a `load` brought (Hold::received),
+  // none of it computed since: with `recompute last`, a decode job's
+  // first token is the last received token's, recomputed in its unit.
+  bool received = false;
   // decode: the observation (its index in the model) that records the gap
   // before each of its tokens (StageHost::Tokens), or -1.
   int32_t observation = -1;
@@ -459,6 +463,11 @@ struct StepRules {
   // `async`: a step is formed while the one before it runs (vLLM's async
   // scheduling; stage_step.h says what that changes).
   bool async = false;
+  // `recompute last`: a waiting decode job whose hold's content was
+  // received (Job::received) makes its first token by recomputing the last
+  // received token, in the unit that token already has: it joins without
+  // a growth (vLLM's _update_waiting_for_remote_kv).
+  bool recompute_last = false;
 };
 
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,

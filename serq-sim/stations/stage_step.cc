@@ -49,6 +49,7 @@ StepStation::StepStation(uint32_t id, double seqs, double tokens, bool preempt, 
       chunk_(rules.chunk),
       reserve_prompt_(rules.reserve_prompt),
       async_(rules.async && preempt),
+      recompute_last_(rules.recompute_last && preempt),
       preempt_(preempt),
       lanes_(lanes),
       figures_(figures),
@@ -94,6 +95,9 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
         break;
       }
     }
+    // A new job on received KV (a continued one is running: its hold's
+    // content is this stage's work).
+    e.received = recompute_last_ && !went_on && e.decode && e.growing && job.received;
     if (async_ && !went_on && (in_step_ || continued_time_ == now)) {
       // vLLM formed the next step before it knew of this job (async):
       // it waits for the one after (FormAsync).

@@ -37,7 +37,10 @@
 // a recompute: a prefill of its content plus one token (a decode job, which then
 // has one decode token fewer left) or plus its remaining prefill (a prefill
 // job). This is vLLM v1's scheduler (vllm/v1/core/sched/scheduler.py):
-// docs/simulation.md says where.
+// docs/simulation.md says where. With `recompute last`, a waiting decode
+// job on received KV (Job::received) joins its first step with no growth:
+// its token recomputes the last received one, in that token's unit (vLLM's
+// decoder recomputes a fully loaded prompt's last token).
 //
 // With `async` (and `preempt by`), vLLM's async scheduling: vLLM forms
 // step N+1 while step N runs, from what it knew when N started (N's tokens
@@ -162,6 +165,9 @@ class StepStation final : public Station {
     bool recompute_decode = false;
     bool recompute = false;  // a recompute prefill (for `recomputed`)
     bool looked_up = false;  // its hold's blocks were looked up (LookUp)
+    // `recompute last`: a decode job that never ran, on received KV: its
+    // first token takes no unit (StepRules::recompute_last).
+    bool received = false;
     double remaining = 0;
     double content = 0;    // growing: its hold's content, the reserved units included
     // With an observation: when its run started, then its last token.
@@ -371,6 +377,7 @@ class StepStation final : public Station {
   const double chunk_;   // `chunk N`: a prefill job's most tokens a step; inf: none
   const bool reserve_prompt_;  // `reserve prompt`
   const bool async_;           // `async` (with `preempt by`)
+  const bool recompute_last_;  // `recompute last` (with `preempt by`)
   const bool preempt_;
   const bool lanes_;  // its leading decode jobs may step as a lane
   const bool figures_;  // its tau reads the jobs' figures (StepVars' IR 10 part)

@@ -185,7 +185,14 @@ bool StepStation::FormPreempting(StageHost& host) {
           if (stops(slot, t)) break;
           continue;
         }
-        if (e.growing) {
+        if (e.received) {
+          // `recompute last`: its token recomputes the last received
+          // one, whose unit its hold has (vLLM allocated the whole
+          // prompt's blocks when it admitted the remote load, and sets
+          // num_computed_tokens to num_tokens - 1 once it is there).
+          e.received = false;
+          e.taken = 0;
+        } else if (e.growing) {
           StageHost::Growth g = host.GrowNow(e.session, e.hold, t);
           if (g == StageHost::Growth::kFailed) {
             ok = false;
