@@ -396,8 +396,7 @@ class Lexer {
       size_t valid = Utf8Prefix(t.text);
       if (valid < t.text.size()) {
         diags_->Error(t.line, t.column + static_cast<uint32_t>(valid),
-                      absl::StrFormat("invalid UTF-8 in string (byte 0x%02x): strings are "
-                                      "ASCII or UTF-8",
+                      absl::StrFormat("string is not UTF-8 (byte 0x%02x)",
                                       static_cast<unsigned char>(t.text[valid])));
       }
     }

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/utf8.h"
 #include "ir/words.h"
 #include "lang/parse/lexer.h"
 
@@ -573,8 +574,12 @@ class Parser {
 
   // `{ option value; … }`. `block` names the block in messages.
   void Options(const Token& open, const std::string& block, std::vector<Option>& options) {
-    std::vector<absl::string_view> words;
-    for (const Option& o : options) words.push_back(o.word);
+    // The options' words, for a message: only when there is one.
+    auto words = [&] {
+      std::vector<absl::string_view> out;
+      for (const Option& o : options) out.push_back(o.word);
+      return OneOf(out);
+    };
     while (true) {
       if (Accept(K::kRBrace)) return;
       if (At(K::kEof) || AtDeclaration()) {
@@ -592,9 +597,9 @@ class Parser {
       if (option == nullptr) {
         if (t.kind == K::kIdentifier || IsReservedWord(t.kind)) {
           ErrorHere(absl::StrCat("unknown option '", t.text, "' in ", block, ": expected ",
-                                 OneOf(words)));
+                                 words()));
         } else {
-          ErrorHere(absl::StrCat("expected an option of ", block, " (", OneOf(words),
+          ErrorHere(absl::StrCat("expected an option of ", block, " (", words(),
                                  ") or '}', found ", DescribeToken(t)));
         }
         size_t before = pos_;
@@ -915,8 +920,11 @@ class Parser {
         {"periodic", ir::Workload::PERIODIC}, {"renewal", ir::Workload::RENEWAL},
         {"trace", ir::Workload::TRACE},
     };
-    std::vector<absl::string_view> words;
-    for (const auto& p : kProcesses) words.push_back(p.first);
+    auto words = [&] {
+      std::vector<absl::string_view> out;
+      for (const auto& p : kProcesses) out.push_back(p.first);
+      return OneOf(out);
+    };
     const Token& t = Peek();
     const ir::Workload::Process* process = nullptr;
     if (t.kind == K::kIdentifier) {
@@ -927,9 +935,9 @@ class Parser {
     if (process == nullptr) {
       if (t.kind == K::kIdentifier) {
         ErrorHere(absl::StrCat("unknown arrival process '", t.text, "': expected ",
-                               OneOf(words)));
+                               words()));
       } else {
-        ErrorHere(absl::StrCat("expected an arrival process (", OneOf(words),
+        ErrorHere(absl::StrCat("expected an arrival process (", words(),
                                ") after 'arrive', found ", DescribeToken(t)));
       }
       return false;
@@ -1364,7 +1372,10 @@ bool ParseProgram(absl::string_view file, absl::string_view source, ir::Program*
   size_t errors = diags->size();
   out->Clear();
   out->set_version(kIrVersion);
-  out->set_file(std::string(file));
+  // The file's name is shown in messages (and names the directory a
+  // relative data file is found in); an IR string is UTF-8, so a name that
+  // is not keeps its other bytes as \xHH.
+  out->set_file(IsUtf8(file) ? std::string(file) : Utf8Escaped(file));
   Parser(source, diags).Program(out);
   return diags->size() == errors;
 }
