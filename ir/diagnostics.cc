@@ -62,9 +62,13 @@ void AppendDiagnostic(const Diagnostic& d, absl::string_view file, SourceLines* 
   if (text.empty()) return;
   absl::StrAppend(out, text, "\n");
   // The caret line keeps the source's tabs so the caret lines up however
-  // the terminal expands them.
-  for (uint32_t i = 1; i < d.column && i - 1 < text.size(); ++i) {
-    out->push_back(text[i - 1] == '\t' ? '\t' : ' ');
+  // the terminal expands them: the text before the column, every other
+  // byte a space.
+  size_t before = std::min<size_t>(d.column > 0 ? d.column - 1 : 0, text.size());
+  size_t start = out->size();
+  out->append(before, ' ');
+  for (size_t tab = text.find('\t'); tab < before; tab = text.find('\t', tab + 1)) {
+    (*out)[start + tab] = '\t';
   }
   out->append("^\n");
 }

@@ -6,8 +6,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "ir/utf8.h"
 
 namespace serq {
 namespace {
@@ -81,6 +83,15 @@ bool CheckJsonShape(absl::string_view json, Diagnostics* diags) {
           if (i < json.size() && json[i] == '\n') ++line;
         }
         if (i >= json.size()) return true;  // an unterminated string: malformed
+        // protobuf's parser refuses it too, but says only "encountered non
+        // UTF-8 code points": where is said here.
+        if (size_t valid = Utf8Prefix(json.substr(start, i - start)); start + valid < i) {
+          diags->ErrorInFile(absl::StrFormat("invalid JSON: a string that is not UTF-8 (byte "
+                                             "0x%02x) at line %d",
+                                             static_cast<unsigned char>(json[start + valid]),
+                                             line));
+          return false;
+        }
         if (!stack.empty() && stack.back().object && stack.back().expect_key) {
           absl::string_view raw = json.substr(start, i - start);
           if (!stack.back().keys.insert(CanonicalKey(raw)).second) {
@@ -118,6 +129,61 @@ bool CheckBinaryShape(absl::string_view bytes, const google::protobuf::Descripto
       return false;
     }
   }
+}
+
+namespace {
+
+// The walk of CheckBinaryStrings through one message's fields (`in` limited
+// to them). `path` is the message's IR path, "" at the top. False when a
+// string is not UTF-8 (reported) and the walk stops.
+bool StringsAreUtf8(google::protobuf::io::CodedInputStream* in,
+                    const google::protobuf::Descriptor* type, const std::string& path, int depth,
+                    Diagnostics* diags) {
+  using google::protobuf::FieldDescriptor;
+  using google::protobuf::internal::WireFormatLite;
+  std::map<int, int> seen;  // a repeated field's entries so far, for its index
+  for (;;) {
+    uint32_t tag = in->ReadTag();
+    if (tag == 0) return true;  // the end, or malformed: the decoder says so
+    const FieldDescriptor* f = type->FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
+    bool delimited =
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    bool text = f != nullptr && f->type() == FieldDescriptor::TYPE_STRING;
+    bool message = f != nullptr && f->type() == FieldDescriptor::TYPE_MESSAGE &&
+                   depth < kMaxJsonDepth;
+    if (!delimited || !(text || message)) {
+      if (!WireFormatLite::SkipField(in, tag)) return true;
+      continue;
+    }
+    std::string here = absl::StrCat(path, path.empty() ? "" : ".", f->name());
+    if (f->is_repeated()) absl::StrAppend(&here, "[", seen[f->number()]++, "]");
+    uint32_t length;
+    if (!in->ReadVarint32(&length)) return true;
+    if (text) {
+      std::string value;
+      if (!in->ReadString(&value, static_cast<int>(length))) return true;
+      size_t valid = Utf8Prefix(value);
+      if (valid < value.size()) {
+        diags->ErrorAtPath(here, absl::StrFormat("string is not UTF-8 (byte 0x%02x at offset %d)",
+                                                 static_cast<unsigned char>(value[valid]),
+                                                 valid));
+        return false;
+      }
+      continue;
+    }
+    auto limit = in->PushLimit(static_cast<int>(length));
+    if (!StringsAreUtf8(in, f->message_type(), here, depth + 1, diags)) return false;
+    in->PopLimit(limit);
+  }
+}
+
+}  // namespace
+
+bool CheckBinaryStrings(absl::string_view bytes, const google::protobuf::Descriptor* type,
+                        Diagnostics* diags) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  return StringsAreUtf8(&in, type, "", 0, diags);
 }
 
 }  // namespace serq

@@ -15,7 +15,7 @@ namespace serq {
 
 // JSON: at most kMaxJsonDepth nested objects and arrays, at most
 // kMaxJsonObjects objects, no key twice in an object (`a_b` and `aB` are
-// one key, as for protobuf). Text that is not well-formed JSON passes:
+// one key, as for protobuf), every string UTF-8. Text that is not well-formed JSON passes:
 // the decoder says what is wrong with it.
 bool CheckJsonShape(absl::string_view json, Diagnostics* diags);
 
@@ -23,6 +23,12 @@ bool CheckJsonShape(absl::string_view json, Diagnostics* diags);
 // `most` times (the encoding's fields are counted, nothing is decoded).
 bool CheckBinaryShape(absl::string_view bytes, const google::protobuf::Descriptor* type,
                       int64_t most, Diagnostics* diags);
+
+// Binary: every string field, at any depth, UTF-8 (protobuf refuses the
+// message otherwise, with a log line and no place): the first one that is
+// not is reported at its IR path (`table[0].file`).
+bool CheckBinaryStrings(absl::string_view bytes, const google::protobuf::Descriptor* type,
+                        Diagnostics* diags);
 
 inline constexpr int kMaxJsonDepth = 2 * 64 + 8;  // an object and an array a level
 inline constexpr int64_t kMaxJsonObjects = 10000000;

@@ -91,7 +91,8 @@ bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
     return false;
   }
   if (!CheckBinaryShape(bytes, out->GetDescriptor(), results ? kMaxReplications : kMaxIrItems,
-                        diags)) {
+                        diags) ||
+      !CheckBinaryStrings(bytes, out->GetDescriptor(), diags)) {
     return false;
   }
   if (!out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {

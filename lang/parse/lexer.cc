@@ -1,10 +1,15 @@
 #include "lang/parse/lexer.h"
 
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/utf8.h"
 
 namespace serq {
 namespace {
@@ -68,11 +73,63 @@ constexpr Punctuation kPunctuation[] = {
     {"<", TokenKind::kLt},      {">", TokenKind::kGt},     {"!", TokenKind::kNot},
 };
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+// What each byte can be, one table lookup a byte: the lexer's loops ask
+// this of every byte, and a chain of comparisons a byte was most of what a
+// parse cost under the fuzzers' comparison tracing (bench/README.md §fuzz).
+enum : uint8_t {
+  kDigitByte = 1,
+  kIdentStartByte = 2,  // a letter or `_`
+  kSpaceByte = 4,
+};
+
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+  std::array<uint8_t, 256> c{};
+  for (int b = '0'; b <= '9'; ++b) c[b] = kDigitByte;
+  for (int b = 'a'; b <= 'z'; ++b) c[b] = kIdentStartByte;
+  for (int b = 'A'; b <= 'Z'; ++b) c[b] = kIdentStartByte;
+  c['_'] = kIdentStartByte;
+  for (char b : {' ', '\t', '\n', '\r', '\f', '\v'}) c[static_cast<unsigned char>(b)] = kSpaceByte;
+  return c;
+}();
+
+uint8_t ByteClass(char c) { return kByteClass[static_cast<unsigned char>(c)]; }
+bool IsDigit(char c) { return ByteClass(c) & kDigitByte; }
+bool IsIdentStart(char c) { return ByteClass(c) & kIdentStartByte; }
+bool IsIdentChar(char c) { return ByteClass(c) & (kIdentStartByte | kDigitByte); }
+bool IsSpace(char c) { return ByteClass(c) & kSpaceByte; }
+
+// For each byte, the kPunctuation entries spelt from it (at most two: `<=`
+// and `<`), in the table's order, which puts the longer first.
+constexpr bool AtMostTwoOperatorsPerByte() {
+  for (const Punctuation& p : kPunctuation) {
+    int n = 0;
+    for (const Punctuation& q : kPunctuation) n += q.text[0] == p.text[0];
+    if (n > 2) return false;
+  }
+  return true;
 }
-bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
+static_assert(AtMostTwoOperatorsPerByte());
+
+constexpr std::array<std::array<int8_t, 2>, 256> kPunctuationByByte = [] {
+  std::array<std::array<int8_t, 2>, 256> by{};
+  for (auto& entries : by) entries = {-1, -1};
+  for (size_t i = 0; i < std::size(kPunctuation); ++i) {
+    auto& entries = by[static_cast<unsigned char>(kPunctuation[i].text[0])];
+    (entries[0] < 0 ? entries[0] : entries[1]) = static_cast<int8_t>(i);
+  }
+  return by;
+}();
+
+// For each byte, the reserved words that start with it, as a bit set of
+// kReservedWords' indices: an identifier is compared with those only.
+constexpr std::array<uint64_t, 256> kReservedByByte = [] {
+  static_assert(std::size(kReservedWords) <= 64);
+  std::array<uint64_t, 256> by{};
+  for (size_t i = 0; i < std::size(kReservedWords); ++i) {
+    by[static_cast<unsigned char>(kReservedWords[i].word[0])] |= uint64_t{1} << i;
+  }
+  return by;
+}();
 
 // A character for a message: printable ASCII as itself, anything else as
 // its byte value.
@@ -84,15 +141,20 @@ std::string ShowChar(char c) {
 
 class Lexer {
  public:
-  Lexer(absl::string_view source, Diagnostics* diags) : src_(source), diags_(diags) {}
+  Lexer(absl::string_view source, Diagnostics* diags)
+      : src_(source), data_(source.data()), size_(source.size()), diags_(diags) {}
 
   std::vector<Token> Run() {
     std::vector<Token> tokens;
+    // The examples have a token in 5 to 17 bytes, comments included: room
+    // for one in four is one allocation for most files instead of a dozen
+    // doublings.
+    tokens.reserve(size_ / 4 + 16);
     bool line_has_token = false;
     uint32_t last_line = 0;
     while (true) {
       SkipSpaceAndComments(&tokens);
-      if (pos_ >= src_.size()) break;
+      if (pos_ >= size_) break;
       Token t = Next();
       t.first_on_line = !line_has_token || t.line != last_line;
       line_has_token = true;
@@ -110,16 +172,16 @@ class Lexer {
       eof.column = last.column + static_cast<uint32_t>(last.text.size());
       eof.first_on_line = false;
     }
-    eof.text = src_.substr(src_.size());
+    eof.text = src_.substr(size_);
     tokens.push_back(std::move(eof));
     return tokens;
   }
 
  private:
-  char At(size_t i) const { return i < src_.size() ? src_[i] : '\0'; }
+  char At(size_t i) const { return i < size_ ? data_[i] : '\0'; }
 
   void Advance() {
-    if (src_[pos_] == '\n') {
+    if (data_[pos_] == '\n') {
       ++line_;
       column_ = 1;
     } else {
@@ -128,44 +190,73 @@ class Lexer {
     ++pos_;
   }
 
+  // Moves on `n` bytes that hold no newline.
+  void AdvanceInLine(size_t n) {
+    pos_ += n;
+    column_ += static_cast<uint32_t>(n);
+  }
+
+  // Moves to `end`, counting the lines of the bytes passed.
+  void AdvanceTo(size_t end) {
+    const char* p = data_ + pos_;
+    const char* stop = data_ + end;
+    while (const char* nl = static_cast<const char*>(std::memchr(p, '\n', stop - p))) {
+      ++line_;
+      column_ = 1;
+      p = nl + 1;
+    }
+    column_ += static_cast<uint32_t>(stop - p);
+    pos_ = end;
+  }
+
+  // The end of the run of bytes from `i` that `keep` accepts.
+  template <typename Keep>
+  size_t RunEnd(size_t i, Keep keep) const {
+    while (i < size_ && keep(data_[i])) ++i;
+    return i;
+  }
+
   void SkipSpaceAndComments(std::vector<Token>* tokens) {
-    while (pos_ < src_.size()) {
-      char c = src_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+    while (pos_ < size_) {
+      char c = data_[pos_];
+      if (IsSpace(c)) {
         Advance();
       } else if (c == '/' && At(pos_ + 1) == '/') {
-        while (pos_ < src_.size() && src_[pos_] != '\n') Advance();
+        const void* nl = std::memchr(data_ + pos_, '\n', size_ - pos_);
+        AdvanceInLine(nl ? static_cast<const char*>(nl) - (data_ + pos_) : size_ - pos_);
       } else if (c == '/' && At(pos_ + 1) == '*') {
         uint32_t line = line_, column = column_;
         size_t start = pos_;
-        Advance();
-        Advance();
-        bool closed = false;
-        while (pos_ < src_.size()) {
-          if (src_[pos_] == '*' && At(pos_ + 1) == '/') {
-            Advance();
-            Advance();
-            closed = true;
-            break;
-          }
-          Advance();
+        size_t close = src_.find("*/", pos_ + 2);
+        if (close != absl::string_view::npos) {
+          AdvanceTo(close + 2);
+          continue;
         }
-        if (!closed) {
-          diags_->Error(line, column, "unterminated comment");
-          // An error token, so that the parser does not also complain about
-          // the end of file the comment swallowed the rest of the file into.
-          Token t;
-          t.kind = TokenKind::kError;
-          t.text = src_.substr(start, 2);
-          t.line = line;
-          t.column = column;
-          t.first_on_line = tokens->empty() || tokens->back().line != line;
-          tokens->push_back(std::move(t));
-        }
+        AdvanceTo(size_);
+        diags_->Error(line, column, "unterminated comment");
+        // An error token, so that the parser does not also complain about
+        // the end of file the comment swallowed the rest of the file into.
+        Token t;
+        t.kind = TokenKind::kError;
+        t.text = src_.substr(start, 2);
+        t.line = line;
+        t.column = column;
+        t.first_on_line = tokens->empty() || tokens->back().line != line;
+        tokens->push_back(std::move(t));
       } else {
         return;
       }
     }
+  }
+
+  // The kPunctuation entry spelt at `i`, or -1.
+  int PunctuationAt(size_t i) const {
+    for (int8_t e : kPunctuationByByte[static_cast<unsigned char>(data_[i])]) {
+      if (e < 0) break;
+      absl::string_view text = kPunctuation[e].text;
+      if (text.size() == 1 || At(i + 1) == text[1]) return e;
+    }
+    return -1;
   }
 
   Token Next() {
@@ -173,25 +264,26 @@ class Lexer {
     t.line = line_;
     t.column = column_;
     size_t start = pos_;
-    char c = src_[pos_];
+    char c = data_[pos_];
     if (IsIdentStart(c)) {
-      while (pos_ < src_.size() && IsIdentChar(src_[pos_])) Advance();
+      AdvanceInLine(RunEnd(pos_, IsIdentChar) - pos_);
       t.text = src_.substr(start, pos_ - start);
       t.kind = TokenKind::kIdentifier;
-      for (const ReservedWord& w : kReservedWords) {
+      for (uint64_t words = kReservedByByte[static_cast<unsigned char>(c)]; words != 0;
+           words &= words - 1) {
+        const ReservedWord& w = kReservedWords[std::countr_zero(words)];
         if (w.word == t.text) t.kind = w.kind;
       }
       return t;
     }
     if (IsDigit(c)) return Number(std::move(t));
     if (c == '"') return String(std::move(t));
-    for (const Punctuation& p : kPunctuation) {
-      if (src_.substr(pos_, p.text.size()) == p.text) {
-        for (size_t i = 0; i < p.text.size(); ++i) Advance();
-        t.kind = p.kind;
-        t.text = src_.substr(start, p.text.size());
-        return t;
-      }
+    if (int e = PunctuationAt(pos_); e >= 0) {
+      const Punctuation& p = kPunctuation[e];
+      AdvanceInLine(p.text.size());
+      t.kind = p.kind;
+      t.text = src_.substr(start, p.text.size());
+      return t;
     }
     // A run of characters that start no token is one error, not one each.
     std::string message;
@@ -205,7 +297,7 @@ class Lexer {
       message = absl::StrCat("unexpected character ", ShowChar(c));
     }
     diags_->Error(t.line, t.column, message);
-    while (pos_ < src_.size() && StartsNothing(pos_)) Advance();
+    while (pos_ < size_ && StartsNothing(pos_)) Advance();
     t.kind = TokenKind::kError;
     t.text = src_.substr(start, pos_ - start);
     return t;
@@ -213,15 +305,9 @@ class Lexer {
 
   // True when no token, space or comment starts at `i`.
   bool StartsNothing(size_t i) const {
-    char c = src_[i];
-    if (IsIdentChar(c) || c == '"' || c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-        c == '\f' || c == '\v') {
-      return false;
-    }
-    for (const Punctuation& p : kPunctuation) {
-      if (src_.substr(i, p.text.size()) == p.text) return false;
-    }
-    return true;
+    char c = data_[i];
+    if (IsIdentChar(c) || c == '"' || IsSpace(c)) return false;
+    return PunctuationAt(i) < 0;
   }
 
   // digits [ "." digits ] [ ("e"|"E") ["+"|"-"] digits ]; anything that runs
@@ -229,28 +315,25 @@ class Lexer {
   Token Number(Token t) {
     size_t start = pos_;
     auto digits = [&] {
-      size_t n = 0;
-      while (pos_ < src_.size() && IsDigit(src_[pos_])) {
-        Advance();
-        ++n;
-      }
+      size_t end = RunEnd(pos_, IsDigit);
+      size_t n = end - pos_;
+      AdvanceInLine(n);
       return n;
     };
+    auto runs_on = [](char c) { return IsIdentChar(c) || c == '.'; };
     bool ok = true;
     digits();
     if (At(pos_) == '.') {
-      Advance();
+      AdvanceInLine(1);
       if (digits() == 0) ok = false;
     }
     if (ok && (At(pos_) == 'e' || At(pos_) == 'E')) {
-      Advance();
-      if (At(pos_) == '+' || At(pos_) == '-') Advance();
+      AdvanceInLine(1);
+      if (At(pos_) == '+' || At(pos_) == '-') AdvanceInLine(1);
       if (digits() == 0) ok = false;
     }
-    if (pos_ < src_.size() && (IsIdentChar(src_[pos_]) || src_[pos_] == '.')) ok = false;
-    if (!ok) {
-      while (pos_ < src_.size() && (IsIdentChar(src_[pos_]) || src_[pos_] == '.')) Advance();
-    }
+    if (pos_ < size_ && runs_on(data_[pos_])) ok = false;
+    if (!ok) AdvanceInLine(RunEnd(pos_, runs_on) - pos_);
     t.kind = TokenKind::kNumber;
     t.text = src_.substr(start, pos_ - start);
     if (!ok) {
@@ -272,44 +355,58 @@ class Lexer {
 
   Token String(Token t) {
     size_t start = pos_;
-    Advance();  // the opening quote
+    AdvanceInLine(1);  // the opening quote
+    bool ascii = true;
     while (true) {
-      if (pos_ >= src_.size() || src_[pos_] == '\n') {
+      if (pos_ >= size_ || data_[pos_] == '\n') {
         diags_->Error(t.line, t.column, "unterminated string");
         t.kind = TokenKind::kError;
         t.text = src_.substr(start, pos_ - start);
         return t;
       }
-      char c = src_[pos_];
+      char c = data_[pos_];
       if (c == '"') {
-        Advance();
+        AdvanceInLine(1);
         break;
       }
+      if (static_cast<unsigned char>(c) >= 0x80) ascii = false;
       if (c == '\\') {
         char e = At(pos_ + 1);
         if (e == '"' || e == '\\') {
-          Advance();
-          Advance();
+          AdvanceInLine(2);
           continue;
         }
-        if (e == '\n' || pos_ + 1 >= src_.size()) {
-          Advance();
+        if (e == '\n' || pos_ + 1 >= size_) {
+          AdvanceInLine(1);
           continue;  // reported as an unterminated string
         }
         diags_->Error(line_, column_,
                       absl::StrCat("invalid escape '\\", absl::string_view(&e, 1),
                                    "' in string (only \\\" and \\\\ are allowed)"));
-        Advance();
+        AdvanceInLine(1);
         continue;
       }
-      Advance();
+      AdvanceInLine(1);
     }
     t.kind = TokenKind::kString;
     t.text = src_.substr(start, pos_ - start);
+    // A string's value becomes a string of the IR, which holds UTF-8 only
+    // (protobuf's rule for a string field): other bytes are refused here,
+    // where they can be shown, not when the IR is written.
+    if (!ascii) {
+      size_t valid = Utf8Prefix(t.text);
+      if (valid < t.text.size()) {
+        diags_->Error(t.line, t.column + static_cast<uint32_t>(valid),
+                      absl::StrFormat("string is not UTF-8 (byte 0x%02x)",
+                                      static_cast<unsigned char>(t.text[valid])));
+      }
+    }
     return t;
   }
 
   absl::string_view src_;
+  const char* data_;  // src_'s bytes, read without string_view's checks
+  size_t size_;
   Diagnostics* diags_;
   size_t pos_ = 0;
   uint32_t line_ = 1;

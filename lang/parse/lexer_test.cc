@@ -146,6 +146,12 @@ TEST(Lexer, Errors) {
        "1:7: unexpected character '|' (did you mean '||')\n"},
       {".5", "ERR(.) num(5) EOF", "1:1: unexpected character '.'\n"},
       {"x\x01y", "id(x) ERR(\x01) id(y) EOF", "1:2: unexpected character byte 0x01\n"},
+      // A string's bytes are UTF-8 (an IR string holds nothing else): the
+      // first byte that is not is reported, at its column (the quote is
+      // column 1 in the first, 3 in the second: 3 + 4 bytes `"caf`).
+      {"\"a\xff\"", "str(a\xff) EOF", "1:3: string is not UTF-8 (byte 0xff)\n"},
+      {"x \"caf\xc3\" \"\xc3\xa9\"", "id(x) str(caf\xc3) str(\xc3\xa9) EOF",
+       "1:7: string is not UTF-8 (byte 0xc3)\n"},
       {"x \xc3\xa9 y", "id(x) ERR(\xc3\xa9) id(y) EOF",
        "1:3: unexpected non-ASCII character (serq source is ASCII outside comments and "
        "strings)\n"},

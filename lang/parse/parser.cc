@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/utf8.h"
 #include "ir/words.h"
 #include "lang/parse/lexer.h"
 
@@ -185,10 +186,14 @@ class Parser {
   // At a token already taken (the one before the current).
   void ErrorAtPrevious(std::string message) { ErrorAtIndex(pos_ - 1, std::move(message)); }
 
-  bool Expect(TokenKind kind, absl::string_view context) {
+  // `context` is the message's middle in parts (`"after 'param ", name,
+  // "'"`), joined only when the token is missing: nearly every call finds
+  // it, and a string built for nothing is an allocation a token.
+  template <typename... Context>
+  bool Expect(TokenKind kind, const Context&... context) {
     if (Accept(kind)) return true;
-    ErrorHere(absl::StrCat("expected ", DescribeKind(kind), " ", context, ", found ",
-                           DescribeToken(Peek())));
+    ErrorHere(absl::StrCat("expected ", DescribeKind(kind), " ", absl::StrCat(context...),
+                           ", found ", DescribeToken(Peek())));
     return false;
   }
 
@@ -243,9 +248,12 @@ class Parser {
   // The `;` that ends a statement, option or declaration. When the token
   // after the construct starts a later line (or closes the block), the `;`
   // was most likely forgotten: that is reported and parsing goes on there.
-  void EndWith(Level level, absl::string_view context) {
+  // `context` in parts, as Expect's.
+  template <typename... Context>
+  void EndWith(Level level, const Context&... context) {
     if (Accept(K::kSemi)) return;
-    ErrorHere(absl::StrCat("expected ';' ", context, ", found ", DescribeToken(Peek())));
+    ErrorHere(absl::StrCat("expected ';' ", absl::StrCat(context...), ", found ",
+                           DescribeToken(Peek())));
     if (Peek().first_on_line || At(K::kRBrace) || At(K::kEof)) return;
     Recover(level);
   }
@@ -407,7 +415,7 @@ class Parser {
         }
         int height = Binary(kLowestPrecedence, ref->mutable_index());
         if (height < 0) return -1;
-        if (!Expect(K::kRBracket, absl::StrCat("after the index of '", t.text, "'"))) return -1;
+        if (!Expect(K::kRBracket, "after the index of '", t.text, "'")) return -1;
         height += 2;
         if (!FitsDepth(height, name_index)) return -1;
         return height;
@@ -499,7 +507,7 @@ class Parser {
     SetLoc(t, out->mutable_loc());
     if (!Accept(K::kLBracket)) return true;
     if (Expr(level + 1, out->mutable_index()) < 0) return false;
-    return Expect(K::kRBracket, absl::StrCat("after the index of '", name, "'"));
+    return Expect(K::kRBracket, "after the index of '", name, "'");
   }
 
   // `(e)`: a statement's amount, work or count.
@@ -538,7 +546,7 @@ class Parser {
     SetLoc(kw, p.mutable_loc());
     std::string name;
     if (!Name("a param name after 'param'", &name) ||
-        !Expect(K::kAssign, absl::StrCat("after 'param ", name, "'")) ||
+        !Expect(K::kAssign, "after 'param ", name, "'") ||
         Expr(kDeclarationExprLevel, p.mutable_value()) < 0) {
       return Recover(Level::kTop);
     }
@@ -566,8 +574,12 @@ class Parser {
 
   // `{ option value; … }`. `block` names the block in messages.
   void Options(const Token& open, const std::string& block, std::vector<Option>& options) {
-    std::vector<absl::string_view> words;
-    for (const Option& o : options) words.push_back(o.word);
+    // The options' words, for a message: only when there is one.
+    auto words = [&] {
+      std::vector<absl::string_view> out;
+      for (const Option& o : options) out.push_back(o.word);
+      return OneOf(out);
+    };
     while (true) {
       if (Accept(K::kRBrace)) return;
       if (At(K::kEof) || AtDeclaration()) {
@@ -585,9 +597,9 @@ class Parser {
       if (option == nullptr) {
         if (t.kind == K::kIdentifier || IsReservedWord(t.kind)) {
           ErrorHere(absl::StrCat("unknown option '", t.text, "' in ", block, ": expected ",
-                                 OneOf(words)));
+                                 words()));
         } else {
-          ErrorHere(absl::StrCat("expected an option of ", block, " (", OneOf(words),
+          ErrorHere(absl::StrCat("expected an option of ", block, " (", words(),
                                  ") or '}', found ", DescribeToken(t)));
         }
         size_t before = pos_;
@@ -608,7 +620,7 @@ class Parser {
         Recover(Level::kOptions);
         continue;
       }
-      EndWith(Level::kOptions, absl::StrCat("after the '", option->word, "' option"));
+      EndWith(Level::kOptions, "after the '", option->word, "' option");
     }
   }
 
@@ -624,7 +636,7 @@ class Parser {
     if (!has_size) p.clear_size();
     p.set_name(name);
     if (!At(K::kLBrace)) {
-      Expect(K::kLBrace, absl::StrCat("after 'pool ", name, "'"));
+      Expect(K::kLBrace, "after 'pool ", name, "'");
       return Recover(Level::kTop);
     }
     const Token& open = Take();
@@ -661,7 +673,7 @@ class Parser {
     }
     if (!has_size) s.clear_size();
     s.set_name(name);
-    if (!Expect(K::kColon, absl::StrCat("after 'stage ", name, "'")) || !StageKind(&s)) {
+    if (!Expect(K::kColon, "after 'stage ", name, "'") || !StageKind(&s)) {
       return Recover(Level::kTop);
     }
     if (At(K::kLBrace)) {
@@ -729,7 +741,7 @@ class Parser {
     std::string name;
     if (!Name("a name after 'let'", &name)) return false;
     let->set_name(name);
-    return Expect(K::kAssign, absl::StrCat("after 'let ", name, "'")) &&
+    return Expect(K::kAssign, "after 'let ", name, "'") &&
            Expr(kDeclarationExprLevel + 1, let->mutable_value()) >= 0;
   }
 
@@ -757,7 +769,7 @@ class Parser {
     SetLoc(kw, t.mutable_loc());
     std::string name;
     if (!Name("a table name after 'table'", &name) ||
-        !Expect(K::kAssign, absl::StrCat("after 'table ", name, "'"))) {
+        !Expect(K::kAssign, "after 'table ", name, "'")) {
       return Recover(Level::kTop);
     }
     t.set_name(name);
@@ -805,7 +817,7 @@ class Parser {
            ir::Table::Match* m = t.add_where();
            SetLoc(tokens_[pos_ - 1], m->mutable_loc());
            if (!Column("a column after 'where'", m->mutable_column()) ||
-               !Expect(K::kAssign, absl::StrCat("after 'where ", m->column(), "'"))) {
+               !Expect(K::kAssign, "after 'where ", m->column(), "'")) {
              return false;
            }
            const Token& v = Peek();
@@ -921,8 +933,11 @@ class Parser {
         {"periodic", ir::Workload::PERIODIC}, {"renewal", ir::Workload::RENEWAL},
         {"trace", ir::Workload::TRACE},
     };
-    std::vector<absl::string_view> words;
-    for (const auto& p : kProcesses) words.push_back(p.first);
+    auto words = [&] {
+      std::vector<absl::string_view> out;
+      for (const auto& p : kProcesses) out.push_back(p.first);
+      return OneOf(out);
+    };
     const Token& t = Peek();
     const ir::Workload::Process* process = nullptr;
     if (t.kind == K::kIdentifier) {
@@ -933,9 +948,9 @@ class Parser {
     if (process == nullptr) {
       if (t.kind == K::kIdentifier) {
         ErrorHere(absl::StrCat("unknown arrival process '", t.text, "': expected ",
-                               OneOf(words)));
+                               words()));
       } else {
-        ErrorHere(absl::StrCat("expected an arrival process (", OneOf(words),
+        ErrorHere(absl::StrCat("expected an arrival process (", words(),
                                ") after 'arrive', found ", DescribeToken(t)));
       }
       return false;
@@ -1092,7 +1107,7 @@ class Parser {
     ir::Statement::Set* set = s.mutable_set();
     std::string name;
     if (!Name("a variable name after 'set'", &name) ||
-        !Expect(K::kAssign, absl::StrCat("after 'set ", name, "'")) ||
+        !Expect(K::kAssign, "after 'set ", name, "'") ||
         Expr(level + 2, set->mutable_value()) < 0) {
       return Recover(Level::kStatements);
     }
@@ -1199,12 +1214,12 @@ class Parser {
     ir::Statement::Choose* c = s.mutable_choose();
     std::string variable, array;
     if (!Name("a variable name after 'choose'", &variable) ||
-        !Expect(K::kIn, absl::StrCat("after 'choose ", variable, "'"))) {
+        !Expect(K::kIn, "after 'choose ", variable, "'")) {
       return Recover(Level::kStatements);
     }
     const Token& array_token = Peek();
     if (!Name("an array name after 'in'", &array) ||
-        !Expect(K::kBy, absl::StrCat("after 'choose ", variable, " in ", array, "'")) ||
+        !Expect(K::kBy, "after 'choose ", variable, " in ", array, "'") ||
         !Key(level + 2, c->mutable_by())) {
       return Recover(Level::kStatements);
     }
@@ -1300,7 +1315,7 @@ class Parser {
     if (!Parenthesized(level + 2, "and the work of the transfer", r->mutable_work()) ||
         !Expect(K::kFrom, "after the transfer's work") ||
         !Ref(level + 2, "a pool name after 'from'", &from) ||
-        !Expect(K::kTo, absl::StrCat("after 'from ", from.name(), "'")) ||
+        !Expect(K::kTo, "after 'from ", from.name(), "'") ||
         !Ref(level + 2, "a pool name after 'to'", l->mutable_pool()) ||
         !Parenthesized(level + 2, absl::StrCat("after '", l->pool().name(), "'"),
                        l->mutable_amount())) {
@@ -1344,7 +1359,7 @@ class Parser {
     ir::Statement::Observe* o = s.mutable_observe();
     std::string name;
     if (!Name("a metric name after 'observe'", &name) ||
-        !Expect(K::kAssign, absl::StrCat("after 'observe ", name, "'")) ||
+        !Expect(K::kAssign, "after 'observe ", name, "'") ||
         Expr(level + 2, o->mutable_value()) < 0) {
       return Recover(Level::kStatements);
     }
@@ -1370,7 +1385,10 @@ bool ParseProgram(absl::string_view file, absl::string_view source, ir::Program*
   size_t errors = diags->size();
   out->Clear();
   out->set_version(kIrVersion);
-  out->set_file(std::string(file));
+  // The file's name is shown in messages (and names the directory a
+  // relative data file is found in); an IR string is UTF-8, so a name that
+  // is not keeps its other bytes as \xHH.
+  out->set_file(IsUtf8(file) ? std::string(file) : Utf8Escaped(file));
   Parser(source, diags).Program(out);
   return diags->size() == errors;
 }

@@ -259,6 +259,18 @@ TEST(Parser, FillsVersionFileAndLocationsButNoLinkFields) {
   EXPECT_EQ(s.body(4).hold().lease(0).amount().loc().column(), 30u);
 }
 
+// A file name is bytes; the IR's `file` is a string, so UTF-8: a name in
+// Latin-1 (0xe9 is e acute there) keeps that byte as the four characters
+// \xe9, and a UTF-8 name is kept as it is.
+TEST(Parser, FileNameThatIsNotUtf8IsKeptEscaped) {
+  Diagnostics d;
+  ir::Program p;
+  ASSERT_TRUE(ParseProgram("caf\xe9/x.sq", "run { horizon 1; }", &p, &d)) << d.Render();
+  EXPECT_EQ(p.file(), "caf\\xe9/x.sq");
+  ASSERT_TRUE(ParseProgram("caf\xc3\xa9/x.sq", "run { horizon 1; }", &p, &d)) << d.Render();
+  EXPECT_EQ(p.file(), "caf\xc3\xa9/x.sq");
+}
+
 TEST(Parser, AbsentOptionsStayAbsent) {
   Diagnostics d;
   ir::Program p;

@@ -254,3 +254,24 @@ printf '%s\n0,,0,,0,1,1,9,9\n1,,0,,0,1,1,8,8\n' $h > "$tmp/blis-order.trace.csv"
 case_ trace-blis-order 300 20 1 "blis-order.trace.csv:3: error: send_time_us 8 is before the previous row's 9 (rows must be in time order)" -- serq run "$tmp/blis-order.trace.csv.sq"
 printf '%s\n0,,0,,0,1,1,0,1777142838000000\n1,,0,,0,1,1,5,0\n' $h > "$tmp/blis-clock.trace.csv"
 case_ trace-blis-clock 300 20 1 "blis-clock.trace.csv:3: error: the rows mix two clocks" -- serq run "$tmp/blis-clock.trace.csv.sq"
+
+# --- Issue 26: bytes that are not UTF-8 where the IR keeps a string. A
+# protobuf string holds UTF-8 only: such IR made protobuf log "invalid
+# UTF-8" as it was written, and binary IR or results from a tool were
+# refused as "neither JSON nor a valid protobuf binary message", the log
+# line naming the field but no place. A program's string is refused at its
+# byte; IR and results from a tool at the string's IR path; a file name
+# keeps such bytes as \xHH (lang/parse/parser_test).
+printf 'table t = "caf\xe9.csv" { key tokens; value time_us; }\nrun { horizon 1; }\n' > "$tmp/utf8-string.sq"
+case_ utf8-string 300 20 1 "utf8-string.sq:1:15: error: string is not UTF-8 (byte 0xe9)" -- serq-parse "$tmp/utf8-string.sq"
+case_ utf8-string-run 300 20 1 "utf8-string.sq:1:15: error: string is not UTF-8 (byte 0xe9)" -- serq run "$tmp/utf8-string.sq"
+sed 's/caf\xe9/cafe/' "$tmp/utf8-string.sq" > "$tmp/utf8-ok.sq"
+serq-parse --format=pb "$tmp/utf8-ok.sq" | LC_ALL=C sed 's/cafe/caf\xe9/' > "$tmp/utf8.pb"
+utf8_ir="table[0].file: error: string is not UTF-8 (byte 0xe9 at offset 3)"
+for tool in serq-link serq-sim serq-view; do
+  case_ utf8-ir-pb-$tool 300 20 1 "utf8.pb:$utf8_ir" -- $tool "$tmp/utf8.pb"
+done
+serq-parse "$tmp/utf8-ok.sq" | LC_ALL=C sed 's/cafe/caf\xe9/' > "$tmp/utf8.json"
+case_ utf8-ir-json 300 20 1 "utf8.json: error: invalid JSON: a string that is not UTF-8 (byte 0xe9) at line" -- serq-link "$tmp/utf8.json"
+serq-sim --format=pb "$tmp/before.linked.json" | LC_ALL=C sed 's/transferred/transferr\xe9d/' > "$tmp/utf8.results.pb"
+case_ utf8-results-pb 300 20 1 "string is not UTF-8 (byte 0xe9 at offset 9)" -- serq-report "$tmp/utf8.results.pb"

@@ -1,0 +1,28 @@
+// UTF-8 as the IR needs it: every string field of the IR and the results
+// is a protobuf `string`, which holds UTF-8 only. Text that becomes one
+// (a program's strings, a file name) is checked where it enters, so that
+// the error has a place; protobuf itself would only log when it writes.
+#ifndef SERQ_IR_UTF8_H_
+#define SERQ_IR_UTF8_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace serq {
+
+// The length of the longest prefix of `text` that is whole UTF-8
+// characters, by protobuf's own test of a string field: text.size() when
+// all of it is.
+size_t Utf8Prefix(absl::string_view text);
+
+inline bool IsUtf8(absl::string_view text) { return Utf8Prefix(text) == text.size(); }
+
+// `text` with every byte that is not part of a UTF-8 character written as
+// \xHH: a name that is shown, never opened, kept readable and valid.
+std::string Utf8Escaped(absl::string_view text);
+
+}  // namespace serq
+
+#endif  // SERQ_IR_UTF8_H_
