@@ -13,8 +13,7 @@
 # TTFT's p50 error is made of"; examples/vllm/ttft_median.py). It is held
 # to 7%. Nothing here was fitted to the measured latencies, so a change
 # that moves the prediction out of budget is a change of the model, not
-# noise:
-# the replay is deterministic.
+# noise: the replay is deterministic.
 set -u
 serq=serq/serq
 prog=examples/vllm/llama-3.1-8b-rtxpro6000.sq
