@@ -6,11 +6,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
 #include "ir/io.h"
 #include "ir/output.h"
+#include "ir/utf8.h"
 #include "lang/link/link.h"
 #include "lang/parse/format.h"
 #include "lang/parse/parse.h"
@@ -48,6 +50,17 @@ bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Pro
                   CommandResult* result) {
   if (!Parse(path, program, result)) return false;
   if (!options.replay.empty()) {
+    // The path becomes the IR's `file`, a protobuf string: UTF-8 only. It
+    // is opened, so it cannot be escaped as a shown name is.
+    if (size_t ok = Utf8Prefix(options.replay); ok < options.replay.size()) {
+      *result = Failure(
+          kExitInputRejected,
+          ToolError("serq", absl::StrFormat("trace '%s': the path is not UTF-8 (byte 0x%02x); "
+                                            "rename the file",
+                                            Utf8Escaped(options.replay),
+                                            static_cast<unsigned char>(options.replay[ok]))));
+      return false;
+    }
     for (ir::Workload& w : *program->mutable_workload()) {
       if (w.process() == ir::Workload::TRACE) w.set_file(options.replay);
     }

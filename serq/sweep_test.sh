@@ -105,6 +105,22 @@ expect 1 "lacks 1 of its 6 task files: task 5; run one with: serq sweep --out $t
 grep -qxF '1,2,,,missing' "$tmp/out" || fail "--merge with a missing task: no missing row: $(cat "$tmp/out")"
 grep -qxF '0,2,0,0,STABLE' "$tmp/out" || fail "--merge with a missing task: the first point is not merged"
 
+# A program whose path is not UTF-8 (POSIX allows any bytes but / and NUL):
+# the plan and the task files keep paths and the failed task's message as
+# bytes, so the sweep and its merge give the table above. (A protobuf
+# string holds UTF-8 only: a plan written with one is refused on reading.)
+latin1="$tmp/fails-caf$(printf '\xe9').sq"
+cp testdata/sweep/fails.sq "$latin1"
+"$serq" sweep "$latin1" -D P=0,1.5,1 --replications 2 --metrics 'mean(x)' --format csv \
+  --out "$tmp/latin1" --jobs 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "the sweep of a program under a non-UTF-8 path: exit $rc, not 1: $(cat "$tmp/err")"
+grep -qF "1 of 3 points failed: P=1.5: task 2 exited with 1" "$tmp/err" ||
+  fail "the sweep of a program under a non-UTF-8 path: $(cat "$tmp/err")"
+cmp -s "$tmp/out" "$tmp/fails.want" || fail "the sweep of a program under a non-UTF-8 path: not the table: $(cat "$tmp/out")"
+"$serq" sweep --merge "$tmp/latin1" --metrics 'mean(x)' --format csv >"$tmp/out" 2>"$tmp/err"
+cmp -s "$tmp/out" "$tmp/fails.want" || fail "--merge of a program under a non-UTF-8 path: not the table: $(cat "$tmp/err")"
+
 # Misuse: exit 2.
 expect 2 "serq: error: malformed -D 'W=1:2': expected start:stop:step, e.g. -D Rate=10:30:5" -- "$serq" sweep $flows -D W=1:2
 expect 2 "serq: error: malformed -D 'W=1,2': expected name=number" -- "$serq" run $flows -D W=1,2

@@ -68,6 +68,12 @@ expect 1 "the fit did not converge in 5 evaluations (--max-evals)" -- "$serq" fi
 grep -q '^result     NOT CONVERGED: the best point found is printed (a partial result)' "$tmp/out" || fail "partial: $(grep result "$tmp/out")"
 expect 1 "the program needs exactly one workload that arrives by trace(...), not 0" -- "$serq" fit testdata/sweep/mm1.sq --param Rate=0.1:0.5 --to "$m"
 expect 2 "cannot" -- "$serq" fit $p --param B0=200:20000 --to "$tmp/none.json@$trace"
+# A trace under a path that is not UTF-8 cannot be the IR's file (a
+# protobuf string): refused by name, escaped, before anything runs.
+latin1="$tmp/burst-caf$(printf '\xe9').csv"
+cp "$trace" "$latin1"
+expect 1 "trace '$tmp/burst-caf\\xe9.csv': the path is not UTF-8 (byte 0xe9); rename the file" -- \
+  "$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$latin1"
 expect 2 "is both fitted (--param) and set (-D)" -- "$serq" fit $p --param B0=1:2 -D B0=3 --to "$m"
 expect 2 "serq fit needs --to MEASURED" -- "$serq" fit $p --param B0=1:2
 expect 2 "unknown --algorithm 'simplex'" -- "$serq" fit $p --param B0=1:2 --to "$m" --algorithm simplex
