@@ -46,6 +46,13 @@ case $target in
                  testdata/traces/*.results.json ;;
 esac
 
+# The readers of whole runs are seeded with a real run's records (a vLLM
+# requests.jsonl of 524 KB), and libFuzzer lets mutants grow to the largest
+# seed: each run then parsed half a megabyte (fuzz_measured 58 exec/s). 64 KB
+# keeps hundreds of records of every seed, which is all a reader's paths need.
+max_len=()
+case $target in fuzz_trace|fuzz_measured) max_len=(-max_len=65536) ;; esac
+
 log="$dir/$target.log"
 # -timeout: one input may take at most 30 s (a run bounded by the target's
 # event limit takes milliseconds); -rss_limit_mb: 2 GB, a fifth of nothing
@@ -58,7 +65,7 @@ log="$dir/$target.log"
 # at the default 255 the scan was 40% of fuzz_sim's time (bench/README.md
 # §fuzz), at 32 the list stays short and the coverage reached is the same.
 "$binary" "$corpus" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -reload=0 \
-  -entropic_feature_frequency_threshold=32 \
+  -entropic_feature_frequency_threshold=32 "${max_len[@]}" \
   -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
 status=$?
 runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
