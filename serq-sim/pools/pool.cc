@@ -233,7 +233,6 @@ void Pools::ReturnHold(HoldId hold) {
   Pump(h.pool);
 }
 
-
 void Pools::FreeHold(HoldId hold) {
   holds_[hold].holder = UINT32_MAX;  // released, or now a lease's
   holds_[hold].shared = 0;
