@@ -196,6 +196,7 @@ std::string RenderProgramDiagnostics(const Diagnostics& diags, const ir::Program
     }
   }
   unlocated.AddDropped(diags.dropped());
+  if (diags.stopped()) unlocated.StopAtLimit();
   return located.Render() + unlocated.Render();
 }
 

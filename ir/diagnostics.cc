@@ -41,6 +41,9 @@ class SourceLines {
   size_t start_ = 0;
 };
 
+// The most of a source line a diagnostic shows.
+constexpr size_t kShownLine = 200;
+
 // Appends one diagnostic to `out` (what RenderDiagnostic returns).
 void AppendDiagnostic(const Diagnostic& d, absl::string_view file, SourceLines* lines,
                       std::string* out) {
@@ -60,15 +63,33 @@ void AppendDiagnostic(const Diagnostic& d, absl::string_view file, SourceLines* 
   if (d.line == 0) return;
   absl::string_view text = lines->Line(d.line);
   if (text.empty()) return;
-  absl::StrAppend(out, text, "\n");
+  size_t before = std::min<size_t>(d.column > 0 ? d.column - 1 : 0, text.size());
+  // A long line is shown as the window of it around the column, "..." for
+  // what is cut: a one-line file of 32 MB printed itself and a caret line as
+  // long for each error (1.3 GB for 20). The cuts move off the middle of a
+  // UTF-8 character, so that what is printed stays UTF-8.
+  absl::string_view cut_before, cut_after;
+  if (text.size() > kShownLine) {
+    size_t from = before > kShownLine / 2 ? before - kShownLine / 2 : 0;
+    size_t to = std::min(text.size(), from + kShownLine);
+    auto continuation = [&](size_t i) { return i < text.size() && (text[i] & 0xC0) == 0x80; };
+    while (from > 0 && continuation(from)) --from;
+    while (to < text.size() && continuation(to)) --to;
+    if (from > 0) cut_before = "...";
+    if (to < text.size()) cut_after = "...";
+    text = text.substr(from, to - from);
+    before = before - from + cut_before.size();
+  }
+  absl::StrAppend(out, cut_before, text, cut_after, "\n");
   // The caret line keeps the source's tabs so the caret lines up however
   // the terminal expands them: the text before the column, every other
   // byte a space.
-  size_t before = std::min<size_t>(d.column > 0 ? d.column - 1 : 0, text.size());
   size_t start = out->size();
   out->append(before, ' ');
-  for (size_t tab = text.find('\t'); tab < before; tab = text.find('\t', tab + 1)) {
-    (*out)[start + tab] = '\t';
+  for (size_t tab = text.find('\t');
+       tab != absl::string_view::npos && cut_before.size() + tab < before;
+       tab = text.find('\t', tab + 1)) {
+    (*out)[start + cut_before.size() + tab] = '\t';
   }
   out->append("^\n");
 }
@@ -86,6 +107,10 @@ void Diagnostics::Add(Diagnostic d) {
 void Diagnostics::AddDropped(size_t n) { dropped_ += n; }
 
 std::string Diagnostics::TooMany() const {
+  if (stopped_) {
+    return absl::StrCat(file_, ": error: too many errors: stopped after the first ", kMaxErrors,
+                        "\n");
+  }
   if (dropped_ == 0) return "";
   return absl::StrCat(file_, ": error: too many errors: ", dropped_, " more after the first ",
                       kMaxErrors, " not shown\n");

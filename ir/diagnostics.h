@@ -60,8 +60,16 @@ class Diagnostics {
   // tool-made IR of 10^7 bad stages would otherwise keep gigabytes).
   size_t dropped() const { return dropped_; }
   void AddDropped(size_t n);
-  // "file: error: too many errors: N more ..." and a newline; "" when none
-  // were dropped. Render() ends with it.
+  // True once the first kMaxErrors errors are kept: nothing more would be
+  // shown. A reader that can stop there (the lexer, the parser) does, and
+  // says so with StopAtLimit().
+  bool full() const { return list_.size() >= kMaxErrors; }
+  void StopAtLimit() { stopped_ = true; }
+  bool stopped() const { return stopped_; }
+  // "file: error: too many errors: stopped after the first 20" when a
+  // reader stopped, else "file: error: too many errors: N more after the
+  // first 20 not shown" when errors were dropped, and a newline; "" when
+  // neither. Render() ends with it.
   std::string TooMany() const;
   const std::vector<Diagnostic>& list() const { return list_; }
   const std::string& file() const { return file_; }
@@ -77,6 +85,7 @@ class Diagnostics {
   std::string source_;
   std::vector<Diagnostic> list_;
   size_t dropped_ = 0;
+  bool stopped_ = false;
   void Add(Diagnostic d);
 };
 

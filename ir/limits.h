@@ -29,10 +29,14 @@ inline constexpr uint64_t kDefaultMaxSessions = 1000000;
 // Live leases are bounded by this many times --max-sessions.
 inline constexpr uint64_t kLeasesPerSession = 10;
 
-// serq-link reports at most this many errors, then "too many errors" (as a
-// compiler's -ferror-limit): each is a few hundred bytes, and a tool-made
-// IR of 10^7 bad stages would otherwise keep gigabytes of them.
-inline constexpr int kMaxErrors = 100;
+// Every tool shows at most this many errors, then "too many errors": clang's
+// default -ferror-limit. The lexer and the parser stop reading there, as
+// clang does: past a score of errors the rest are mostly the first ones'
+// echo, and a garbage file would otherwise be parsed to its end (a late
+// fuzz_parse corpus spent three fifths of its time so, bench/README.md
+// §fuzz). serq-link goes on checking and counts the rest: a tool-made IR of
+// 10^7 bad stages then keeps 20 errors, not gigabytes of them.
+inline constexpr int kMaxErrors = 20;
 
 // Any input a tool reads (source, IR, results): at most this many bytes,
 // so /dev/zero or a runaway pipe is refused rather than read for ever ...

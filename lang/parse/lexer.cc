@@ -1,5 +1,6 @@
 #include "lang/parse/lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -148,13 +149,19 @@ class Lexer {
     std::vector<Token> tokens;
     // The examples have a token in 5 to 17 bytes, comments included: room
     // for one in four is one allocation for most files instead of a dozen
-    // doublings.
-    tokens.reserve(size_ / 4 + 16);
+    // doublings. Capped at 2^16 tokens (2.5 MB): a file of garbage the
+    // lexer stops reading at the error limit must not reserve a token for
+    // every four of its bytes first.
+    tokens.reserve(std::min<size_t>(size_ / 4 + 16, size_t{1} << 16));
     bool line_has_token = false;
     uint32_t last_line = 0;
     while (true) {
       SkipSpaceAndComments(&tokens);
       if (pos_ >= size_) break;
+      if (diags_->full()) {  // nothing more would be shown: the end of file here
+        diags_->StopAtLimit();
+        break;
+      }
       Token t = Next();
       t.first_on_line = !line_has_token || t.line != last_line;
       line_has_token = true;

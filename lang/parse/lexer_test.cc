@@ -163,6 +163,22 @@ TEST(Lexer, Errors) {
   }
 }
 
+TEST(Lexer, StopsAtTheErrorLimit) {
+  // 10,000 `#`s apart: one error each (a run of them would be one). The
+  // lexer stops at the 20th (kMaxErrors): 20 error tokens and the end of
+  // file, which it puts after the last token it read (column 2 * 19 + 1 + 1).
+  std::string source;
+  for (int i = 0; i < 10000; ++i) source += "# ";
+  Diagnostics d;
+  std::vector<Token> tokens = Lex(source, &d);
+  ASSERT_EQ(tokens.size(), 21u);
+  EXPECT_EQ(tokens.back().kind, TokenKind::kEof);
+  EXPECT_EQ(tokens.back().column, 40u);
+  EXPECT_EQ(d.list().size(), 20u);
+  EXPECT_EQ(d.dropped(), 0u);
+  EXPECT_TRUE(d.stopped());
+}
+
 TEST(Lexer, CommentsAndStringsMayHoldAnyBytes) {
   Diagnostics d;
   EXPECT_EQ(Dump("// caf\xc3\xa9 #@\n/* \xe2\x86\x92 */ \"\xc3\xa9 # @\"", &d),

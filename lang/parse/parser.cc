@@ -181,6 +181,12 @@ class Parser {
     if (reported_.has_value() && *reported_ == index) return;
     reported_ = index;
     diags_->Error(t.line, t.column, std::move(message));
+    if (diags_->full()) {
+      // Nothing more would be shown: every construct open unwinds as at
+      // the end of the file, whose errors are counted, not kept.
+      diags_->StopAtLimit();
+      pos_ = tokens_.size() - 1;
+    }
   }
   void ErrorHere(std::string message) { ErrorAtIndex(pos_, std::move(message)); }
   // At a token already taken (the one before the current).

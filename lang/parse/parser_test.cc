@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "ir/limits.h"
 #include "lang/parse/dump.h"
 #include "lang/parse/parse.h"
 
@@ -410,6 +411,34 @@ TEST(Parser, ErrorsAndRecovery) {
   for (const Case& c : cases) {
     EXPECT_EQ(Program(c.source), absl::StrCat("ERRORS\n", c.errors)) << c.source;
   }
+}
+
+TEST(Parser, StopsAtTheErrorLimit) {
+  // 1,000 declarations, each with one error (`param pN = ;`: no expression
+  // after '='). The parser keeps the first kMaxErrors (20) and stops: the
+  // 21st and later are never reached, so none is counted as dropped (the
+  // parser of the last round went on to the end: 980 dropped). The error
+  // that filled the list is the 20th, on line 20.
+  std::string source;
+  for (int i = 0; i < 1000; ++i) absl::StrAppend(&source, "param p", i, " = ;\n");
+  Diagnostics d("t.sq", source);
+  ir::Program p;
+  EXPECT_FALSE(ParseProgram("t.sq", source, &p, &d));
+  ASSERT_EQ(d.list().size(), static_cast<size_t>(kMaxErrors));
+  EXPECT_EQ(d.list().back().line, 20u);
+  EXPECT_TRUE(d.stopped());
+  EXPECT_LE(d.dropped(), 1u);  // at most one at the end of file it unwinds to
+  std::string shown = d.Render();
+  EXPECT_EQ(shown.substr(shown.rfind("t.sq: error:")),
+            "t.sq: error: too many errors: stopped after the first 20\n");
+  // 19 errors: all shown, no stop.
+  Diagnostics few("t.sq", "");
+  std::string nineteen;
+  for (int i = 0; i < 19; ++i) absl::StrAppend(&nineteen, "param p", i, " = ;\n");
+  EXPECT_FALSE(ParseProgram("t.sq", nineteen, &p, &few));
+  EXPECT_EQ(few.list().size(), 19u);
+  EXPECT_FALSE(few.stopped());
+  EXPECT_EQ(few.TooMany(), "");
 }
 
 TEST(Parser, NestingBeyondWhatTheIrHoldsIsAnError) {

@@ -84,7 +84,13 @@ for t in serq-link serq-sim serq-view; do
   case_ ir-stages-$t 400 20 1 "more than 1000000 'stage' entries" -- $t "$tmp/stages.pb"
 done
 python3 -c 'import json; print(json.dumps({"version": 8, "stage": [{"name": "s%d" % i} for i in range(200000)]}))' > "$tmp/errors.json"
-case_ link-error-limit 400 30 1 "more after the first 100 not shown" -- serq-link "$tmp/errors.json"
+case_ link-error-limit 400 30 1 "more after the first 20 not shown" -- serq-link "$tmp/errors.json"
+# One line of 32 MB, an error every two bytes: the lexer stops at the 20th,
+# and each error shows 200 bytes of the line around its column. (The last
+# round lexed to the end, reserving a token for every four bytes, 320 MB,
+# and printed the whole line and a caret line as long with each error.)
+python3 -c 'import sys; sys.stdout.write("# " * (16 << 20))' > "$tmp/garbage.sq"
+case_ parse-error-limit 300 20 1 "garbage.sq: error: too many errors: stopped after the first 20" -- serq-parse "$tmp/garbage.sq"
 
 # --- Finding 7: inputs that are not files.
 case_ dir-link 300 20 2 "serq-link: error: cannot read '$here': it is a directory" -- serq-link $here
