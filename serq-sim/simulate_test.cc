@@ -268,6 +268,35 @@ run { horizon 10; }
   EXPECT_EQ(run.results.replication(0).events(), 2u);
 }
 
+// The same-instant guards (SimLimits): a repeat over statements that take
+// no time, and arrivals with no gap, stop at the bound with its error. The
+// bounds are lowered to 1,000 here (the defaults, 10^8, take a second).
+TEST(SessionTest, SameInstantGuards) {
+  SimOptions options;
+  options.limits.statements_per_instant = 1000;
+  SimRun run = RunSource(R"(
+stage P : ps(1);
+workload { arrive batch(1); }
+session { repeat (1e18) { run P (0); } }
+run { horizon 10; }
+)",
+                         options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("error: at t=0, session 0: the session ran 1000 statements "
+                                    "at one instant without waiting"));
+  options = {};
+  options.limits.events_per_instant = 1000;
+  run = RunSource(R"(
+stage D : delay;
+workload { arrive renewal(0); }
+session { run D (0); }
+run { horizon 10; }
+)",
+                  options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("more than 1000 events at one instant"));
+}
+
 // if/else, repeat, set, end: 1 + 2 + 3 = 6 by a repeat; the observe after
 // `end` never runs.
 TEST(SessionTest, ControlFlow) {

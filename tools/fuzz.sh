@@ -11,7 +11,7 @@
 # crash, a sanitizer report, a leak or a timeout exits non-zero after
 # printing "fuzz: TARGET: FAILED on INPUT" with the input saved under
 # $SERQ_FUZZ_DIR/TARGET-artifacts/. On success it prints
-# "fuzz: TARGET: N runs in S s (R exec/s)".
+# "fuzz: TARGET: N runs in S s (R exec/s), corpus C inputs, slowest input T s".
 set -u
 cd "$(dirname "$0")/.."
 targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_blis_header fuzz_measured fuzz_report fuzz_table fuzz_calibrate"
@@ -76,4 +76,8 @@ if [ "$status" -ne 0 ]; then
   echo "fuzz: $target: FAILED on ${input:-an input (see $log)}"
   exit 1
 fi
-echo "fuzz: $target: ${runs:-?} runs in $seconds s (${rate:-?} exec/s), corpus $(ls "$corpus" | wc -l) inputs"
+# The slowest input is printed too: one that takes seconds (fuzz_sim's
+# mutant that spun 10^8 statements at one instant, 17 s) sinks the rate
+# without failing the run.
+slowest=$(grep -o 'stat::slowest_unit_time_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+echo "fuzz: $target: ${runs:-?} runs in $seconds s (${rate:-?} exec/s), corpus $(ls "$corpus" | wc -l) inputs, slowest input ${slowest:-?} s"

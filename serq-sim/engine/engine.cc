@@ -515,10 +515,10 @@ bool Engine::Run(results::Replication* out) {
     if (e.time != now_ || events_processed_ == 0) {
       now_ = e.time;
       events_this_instant_ = 0;
-    } else if (++events_this_instant_ > kEventsPerInstant) {
+    } else if (++events_this_instant_ > options_.limits.events_per_instant) {
       // Zero gaps for ever (renewal(0), a trace of one instant repeated...)
       // would never reach the horizon: an error, not a hang.
-      FailLimit(e, absl::StrCat("more than ", kEventsPerInstant,
+      FailLimit(e, absl::StrCat("more than ", options_.limits.events_per_instant,
                                 " events at one instant: simulated time does not advance"));
       return false;
     }

@@ -287,8 +287,6 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool failed_ = false;
   bool window_started_ = false;
   uint64_t events_processed_ = 0;
-  // More events than this at one simulated instant: time does not advance.
-  static constexpr uint64_t kEventsPerInstant = 100000000;
   uint64_t events_this_instant_ = 0;
   // The runaway bound (docs/cli.md §Limits): a replication that would need
   // more events than this to reach its horizon, judged after

@@ -12,11 +12,6 @@
 namespace serq::sim {
 namespace {
 
-// A session that runs this many statements in one instant without waiting
-// is taken to loop for ever (a repeat of a huge count over statements that
-// take no time): a runtime error rather than a hang.
-constexpr uint64_t kStatementsPerInstant = 100000000;
-
 bool Less(const std::vector<double>& a, const std::vector<double>& b) {
   return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
 }
@@ -101,8 +96,8 @@ void Engine::Execute(SessionId id) {
     // sessions), so this reference stays valid.
     Session& s = sessions_[id];
     const Instr& in = code[s.pc];
-    if (steps == kStatementsPerInstant) {
-      FailAt(in.statement, absl::StrCat("the session ran ", kStatementsPerInstant,
+    if (steps == options_.limits.statements_per_instant) {
+      FailAt(in.statement, absl::StrCat("the session ran ", steps,
                                         " statements at one instant without waiting "
                                         "(a repeat that never ends?)"));
       break;
