@@ -7,7 +7,8 @@
 # TARGET is a //fuzz target (fuzz_parse, fuzz_link, fuzz_sim, fuzz_trace,
 # fuzz_blis_header, fuzz_measured, fuzz_report, fuzz_table, fuzz_calibrate), built with
 # --config=fuzz (clang, libFuzzer, ASan, UBSan).
-# The corpus grows in $SERQ_FUZZ_DIR/TARGET (default /tmp/serq-fuzz); a
+# The corpus grows in $SERQ_FUZZ_DIR/TARGET (default /tmp/serq-fuzz; what
+# is there already is kept, the seeds are added); a
 # crash, a sanitizer report, a leak or a timeout exits non-zero after
 # printing "fuzz: TARGET: FAILED on INPUT" with the input saved under
 # $SERQ_FUZZ_DIR/TARGET-artifacts/. On success it prints
@@ -20,8 +21,14 @@ target=${1:?usage: tools/fuzz.sh TARGET SECONDS (tools/fuzz.sh list)}
 seconds=${2:?usage: tools/fuzz.sh TARGET SECONDS}
 case " $targets " in *" $target "*) ;; *) echo "fuzz: unknown target '$target' (expected: $targets)" >&2; exit 2 ;; esac
 
-bazel build --config=fuzz "//fuzz:$target" >&2 || { echo "fuzz: $target: FAILED to build"; exit 1; }
-binary="$(bazel info --config=fuzz bazel-bin 2>/dev/null)/fuzz/$target"
+# SERQ_FUZZ_BINARY runs a binary kept aside instead of building one
+# (bench/fuzz.sh compares builds so).
+if [ -n "${SERQ_FUZZ_BINARY:-}" ]; then
+  binary=$SERQ_FUZZ_BINARY
+else
+  bazel build --config=fuzz "//fuzz:$target" >&2 || { echo "fuzz: $target: FAILED to build"; exit 1; }
+  binary="$(bazel info --config=fuzz bazel-bin 2>/dev/null)/fuzz/$target"
+fi
 
 dir=${SERQ_FUZZ_DIR:-/tmp/serq-fuzz}
 corpus="$dir/$target"
