@@ -30,8 +30,8 @@ int main(int argc, char** argv) {
       ") to standard output.\n"
       "Syntax errors go to standard error (the first ",
       serq::kMaxErrors,
-      "; reading stops there), and the exit\n"
-      "status is 1; misuse (bad flags, an unreadable file) exits with 2.");
+      "; reading stops there),\n"
+      "and the exit status is 1; misuse (bad flags, an unreadable file) exits with 2.");
   std::vector<char*> args = serq::ParseFlagsOrExit(std::vector<char*>(argv, argv + argc), usage);
   absl::StatusOr<serq::Format> format = serq::ParseFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) {
