@@ -16,12 +16,13 @@
 # (the machine is shared; compare rows of one call).
 set -u
 cd "$(dirname "$0")/.."
+usage() { echo "usage: bench/fuzz.sh [--from CORPUS] TARGET SECONDS BINARY..." >&2; exit 2; }
 from=""
-if [ "${1:-}" = --from ]; then from=$2; shift 2; fi
-target=${1:?usage: bench/fuzz.sh [--from CORPUS] TARGET SECONDS BINARY...}
-seconds=${2:?usage: bench/fuzz.sh [--from CORPUS] TARGET SECONDS BINARY...}
+if [ "${1:-}" = --from ]; then from=${2:-}; [ -n "$from" ] || usage; shift 2; fi
+[ $# -ge 3 ] || usage
+target=$1
+seconds=$2
 shift 2
-[ $# -gt 0 ] || { echo "usage: bench/fuzz.sh [--from CORPUS] TARGET SECONDS BINARY..." >&2; exit 2; }
 printf '| %s | %s | %s | %s | %s | %s | %s |\n' binary runs exec/s "CPU s" corpus "slowest s" load
 printf '|---|--:|--:|--:|--:|--:|---|\n'
 for binary in "$@"; do

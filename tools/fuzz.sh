@@ -62,7 +62,7 @@ case $target in fuzz_trace|fuzz_measured) max_len=(-max_len=65536) ;; esac
 
 log="$dir/$target.log"
 # -timeout: one input may take at most 30 s (a run bounded by the target's
-# event limit takes milliseconds); -rss_limit_mb: 2 GB, a fifth of nothing
+# limits takes milliseconds); -rss_limit_mb: 2 GB, a fifth of nothing
 # here but far above any bounded input; -reload=0: one process owns the
 # corpus, so libFuzzer's rereading of its directory every second (a stat a
 # file, a few per cent of the time) finds nothing;
@@ -75,7 +75,9 @@ log="$dir/$target.log"
   -entropic_feature_frequency_threshold=32 "${max_len[@]}" \
   -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
 status=$?
-runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+# The last value of libFuzzer's final statistic NAME (-print_final_stats).
+final_stat() { grep -o "stat::$1: *[0-9]*" "$log" | grep -o '[0-9]*$' | tail -1; }
+runs=$(final_stat number_of_executed_units)
 rate=$(grep -o 'exec/s: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
 if [ "$status" -ne 0 ]; then
   input=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | sed 's/Test unit written to //')
@@ -86,5 +88,5 @@ fi
 # The slowest input is printed too: one that takes seconds (fuzz_sim's
 # mutant that spun 10^8 statements at one instant, 17 s) sinks the rate
 # without failing the run.
-slowest=$(grep -o 'stat::slowest_unit_time_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+slowest=$(final_stat slowest_unit_time_sec)
 echo "fuzz: $target: ${runs:-?} runs in $seconds s (${rate:-?} exec/s), corpus $(ls "$corpus" | wc -l) inputs, slowest input ${slowest:-?} s"
