@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "net/collective.h"
+
 namespace serq {
 namespace {
 
@@ -18,6 +20,11 @@ constexpr FunctionInfo kFunctions[] = {
     {"pow", Function::kPow, FunctionClass::kMath, 2, 2},
     // x and at least two points (language.md §6)
     {"interp", Function::kInterp, FunctionClass::kMath, 5, -1, false, true},
+    // (gpus, bytes, bandwidth, latency): seconds (IR 11, net/collective.h)
+    {"all_reduce", Function::kAllReduce, FunctionClass::kMath, 4, 4},
+    {"all_gather", Function::kAllGather, FunctionClass::kMath, 4, 4},
+    {"reduce_scatter", Function::kReduceScatter, FunctionClass::kMath, 4, 4},
+    {"all_to_all", Function::kAllToAll, FunctionClass::kMath, 4, 4},
     {"exponential", Function::kExponential, FunctionClass::kRandom, 1, 1},
     {"uniform", Function::kUniform, FunctionClass::kRandom, 2, 2},
     {"normal", Function::kNormal, FunctionClass::kRandom, 2, 2},
@@ -30,6 +37,8 @@ constexpr FunctionInfo kFunctions[] = {
     {"busy", Function::kBusy, FunctionClass::kStage, 1, 1},
     {"work", Function::kWork, FunctionClass::kStage, 1, 1},
     {"price", Function::kPrice, FunctionClass::kStage, 1, 1},
+    {"running", Function::kRunning, FunctionClass::kStage, 1, 1},
+    {"waiting", Function::kWaiting, FunctionClass::kStage, 1, 1},
     {"used", Function::kUsed, FunctionClass::kPool, 1, 1},
     {"free", Function::kFree, FunctionClass::kPool, 1, 1},
     {"cap", Function::kCap, FunctionClass::kPool, 1, 1},
@@ -68,6 +77,8 @@ constexpr BuiltinVariableInfo kVariables[] = {
     {"decode_context", ir::Ref::DECODE_CONTEXT, "the tau of a step stage"},
     {"decode_context_max", ir::Ref::DECODE_CONTEXT_MAX, "the tau of a step stage"},
     {"decode_context_min", ir::Ref::DECODE_CONTEXT_MIN, "the tau of a step stage"},
+    {"group_tokens", ir::Ref::GROUP_TOKENS, "the tau of a step stage"},
+    {"group_tokens_max", ir::Ref::GROUP_TOKENS_MAX, "the tau of a step stage"},
 };
 
 // Piecewise linear through the points (x1, y1, ..., xn, yn), n >= 2 and
@@ -111,6 +122,14 @@ double ApplyMath(Function f, absl::Span<const double> a) {
     case Function::kLn: return std::log(a[0]);
     case Function::kPow: return std::pow(a[0], a[1]);
     case Function::kInterp: return Interp(a[0], a.subspan(1));
+    case Function::kAllReduce:
+      return net::Seconds(net::Collective::kAllReduce, a[0], a[1], a[2], a[3]);
+    case Function::kAllGather:
+      return net::Seconds(net::Collective::kAllGather, a[0], a[1], a[2], a[3]);
+    case Function::kReduceScatter:
+      return net::Seconds(net::Collective::kReduceScatter, a[0], a[1], a[2], a[3]);
+    case Function::kAllToAll:
+      return net::Seconds(net::Collective::kAllToAll, a[0], a[1], a[2], a[3]);
     default: return std::nan("");
   }
 }

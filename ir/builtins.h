@@ -14,10 +14,14 @@ enum class Function {
   // math
   kMin, kMax, kFloor, kCeil, kRound, kAbs, kSqrt, kLn, kPow,
   kInterp,  // piecewise linear through constant points (IR 9)
+  // a collective among GPUs: (gpus, bytes, bandwidth, latency) -> seconds
+  // (IR 11, net/collective.h)
+  kAllReduce, kAllGather, kReduceScatter, kAllToAll,
   // random draws
   kExponential, kUniform, kNormal, kLognormal, kGamma, kErlang, kGeometric, kBernoulli,
   // state of the deployment
   kQueue, kBusy, kWork, kPrice,  // of a stage element
+  kRunning, kWaiting,            // of a stage element (IR 11)
   kUsed, kFree, kCap, kHeld,     // of a pool element
   kLen,                          // of a pool or stage, array or scalar
   kCached, kHit,                 // of a cache pool element (IR 9)
@@ -73,6 +77,11 @@ struct BuiltinVariableInfo {
 // The built-in variable called `name`, or nullptr.
 const BuiltinVariableInfo* LookupBuiltinVariable(absl::string_view name);
 const BuiltinVariableInfo& GetBuiltinVariable(ir::Ref::Builtin b);
+
+// IR 11's figures of a step's lockstep group.
+inline bool IsGroupFigure(int builtin) {
+  return builtin == ir::Ref::GROUP_TOKENS || builtin == ir::Ref::GROUP_TOKENS_MAX;
+}
 
 // IR 10's step figures, the prefill and the decode jobs apart
 // (PREFILL_JOBS .. DECODE_CONTEXT_MIN): a step gathers them only for a tau

@@ -149,11 +149,16 @@ void RefuseVersion8Fields(const ir::Program& p, Diagnostics* diags) {
 uint32_t BuiltinAdded(uint32_t builtin) {
   if (builtin == ir::Ref::ATTENTION) return 9;
   if (IsJobFigure(builtin)) return 10;
+  if (builtin == ir::Ref::GROUP_TOKENS || builtin == ir::Ref::GROUP_TOKENS_MAX) return 11;
   return 0;
 }
 uint32_t FunctionAdded(absl::string_view f) {
   if (f == "interp" || f == "cached" || f == "hit") return 9;
   if (f == "sum_prefill" || f == "sum_decode" || f == "sum_jobs") return 10;
+  if (f == "all_reduce" || f == "all_gather" || f == "reduce_scatter" || f == "all_to_all" ||
+      f == "running" || f == "waiting") {
+    return 11;
+  }
   return 0;
 }
 
@@ -258,6 +263,17 @@ void RefuseVersion10Fields(const ir::Program& p, Diagnostics* diags) {
   }
 }
 
+// IR 10 cannot say what 11 added: a step stage's `lockstep` (the
+// expressions' new parts, the collectives and the group's step figures,
+// are RefuseNewerExpressions').
+void RefuseVersion11Fields(const ir::Program& p, Diagnostics* diags) {
+  for (int i = 0; i < p.stage_size(); ++i) {
+    if (p.stage(i).lockstep()) {
+      CannotHold(p.version(), absl::StrCat("stage[", i, "].lockstep"), "'lockstep'", 11, diags);
+    }
+  }
+}
+
 }  // namespace
 
 int MessageDepth(const google::protobuf::Message& message) {
@@ -290,7 +306,8 @@ bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags) 
     size_t before = diags->size();
     if (out->version() < 8) RefuseVersion8Fields(*out, diags);
     if (out->version() < 9) RefuseVersion9Fields(*out, diags);
-    RefuseVersion10Fields(*out, diags);
+    if (out->version() < 10) RefuseVersion10Fields(*out, diags);
+    RefuseVersion11Fields(*out, diags);
     RefuseNewerExpressions(*out, "", out->version(), diags);
     if (diags->size() != before) return false;
     out->set_version(kIrVersion);

@@ -19,10 +19,10 @@
 
 namespace serq {
 
-inline constexpr uint32_t kIrVersion = 10;       // read and written
-inline constexpr uint32_t kOldestIrVersion = 7;  // read, without what 8, 9 and 10 added
-// Results carry the IR version that wrote them: 10 is written, 8 and 9 are
-// read (IR 9 and 10 only added fields that 8 leaves at zero) and upgraded
+inline constexpr uint32_t kIrVersion = 11;       // read and written
+inline constexpr uint32_t kOldestIrVersion = 7;  // read, without what 8, 9, 10 and 11 added
+// Results carry the IR version that wrote them: 11 is written, 8 to 10 are
+// read (IR 9 to 11 only added fields that 8 leaves at zero) and upgraded
 // in memory.
 inline constexpr uint32_t kOldestResultsVersion = 8;
 // Results.mark: what every results file serq writes says it is.

@@ -104,12 +104,12 @@ TEST(Io, Version8WithIr9FieldsIsRefusedAtTheirPaths) {
   }
 }
 
-// Results 8 and 9 lack only fields later versions added (preemptions,
+// Results 8 to 10 lack only fields later versions added (preemptions,
 // caches), which read as zero: they are read, as the current version.
-TEST(Io, Results8And9AreReadAsTheCurrentVersion) {
+TEST(Io, Results8To10AreReadAsTheCurrentVersion) {
   Diagnostics d("r.json");
   results::Results r;
-  for (int version : {8, 9}) {
+  for (int version : {8, 9, 10}) {
     ASSERT_TRUE(ReadResults(absl::StrCat(R"({"version": )", version,
                                          R"(, "horizon": 10, "replications": 1,
                                             "replication": [{}]})"),
@@ -120,7 +120,7 @@ TEST(Io, Results8And9AreReadAsTheCurrentVersion) {
   EXPECT_FALSE(ReadResults(R"({"version": 7})", &r, &d));
   EXPECT_EQ(d.Render(),
             "r.json:version: error: unsupported results version 7; this serq reads versions 8 "
-            "to 10\n");
+            "to 11\n");
 }
 
 // A message that merely decodes is not results: serq-sim's have the mark
@@ -164,17 +164,53 @@ TEST(Io, Version7WithAlsoOrShareIsRefusedAtItsPath) {
 }
 
 TEST(Io, UnknownVersionsAreRefusedNamingTheSupportedOnes) {
-  Diagnostics d("v11.json");
+  Diagnostics d("v12.json");
   ir::Program p;
-  EXPECT_FALSE(ReadProgram(R"({"version": 11})", &p, &d));
+  EXPECT_FALSE(ReadProgram(R"({"version": 12})", &p, &d));
   EXPECT_FALSE(ReadProgram(R"({"version": 6})", &p, &d));
   EXPECT_FALSE(ReadProgram(R"({})", &p, &d));
   EXPECT_EQ(d.Render(),
-            "v11.json:version: error: unsupported IR version 11; this serq reads IR versions 7 "
-            "to 10\n"
-            "v11.json:version: error: unsupported IR version 6; this serq reads IR versions 7 "
-            "to 10\n"
-            "v11.json:version: error: IR has no version; this serq reads IR versions 7 to 10\n");
+            "v12.json:version: error: unsupported IR version 12; this serq reads IR versions 7 "
+            "to 11\n"
+            "v12.json:version: error: unsupported IR version 6; this serq reads IR versions 7 "
+            "to 11\n"
+            "v12.json:version: error: IR has no version; this serq reads IR versions 7 to 11\n");
+}
+
+// Each part IR 11 added, in a file that says 10: a stage's lockstep, the
+// group's step figures and the collectives, running and waiting. A file
+// of 10 without them is read as 11.
+TEST(Io, Version10WithIr11FieldsIsRefusedAtTheirPaths) {
+  Diagnostics d("v10.json");
+  ir::Program p;
+  EXPECT_FALSE(ReadProgram(R"({"version": 10,
+      "stage": [{"name": "E", "kind": "STEP", "lockstep": true,
+                 "let": [{"name": "x", "value": {"ref": {"name": "group_tokens",
+                                                         "kind": "BUILTIN", "decl": 25}}}],
+                 "rate": {"call": {"function": "all_reduce", "arg": [
+                     {"number": 2}, {"ref": {"name": "group_tokens_max", "kind": "BUILTIN",
+                                             "decl": 26}},
+                     {"number": 1e9}, {"number": 0}]}}}],
+      "session": [{"body": [{"set": {"variable": "r", "value": {"call": {
+          "function": "waiting", "arg": [{"ref": {"name": "E"}}]}}}}]}]})",
+                           &p, &d));
+  std::string v = "error: IR version 10 cannot hold ";
+  EXPECT_EQ(d.Render(),
+            absl::StrCat("v10.json:stage[0].lockstep: ", v, "'lockstep' (added in version 11)\n",
+                         "v10.json:stage[0].rate.call.function: ", v,
+                         "the function 'all_reduce' (added in version 11)\n",
+                         "v10.json:stage[0].rate.call.arg[1].ref: ", v,
+                         "the step variable 'group_tokens_max' (added in version 11)\n",
+                         "v10.json:stage[0].let[0].value.ref: ", v,
+                         "the step variable 'group_tokens' (added in version 11)\n",
+                         "v10.json:session[0].body[0].set.value.call.function: ", v,
+                         "the function 'waiting' (added in version 11)\n"));
+  Diagnostics ok("ok.json");
+  EXPECT_TRUE(ReadProgram(R"({"version": 10, "stage": [{"name": "E", "kind": "STEP",
+                                                        "asyncScheduling": true}]})",
+                          &p, &ok))
+      << ok.Render();
+  EXPECT_EQ(p.version(), kIrVersion);
 }
 
 // Each part IR 10 added, in a file that says 9: a table, a pool's block, a

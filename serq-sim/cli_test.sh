@@ -32,7 +32,7 @@ SQ
 "$sim" "$tmp/p.json" >"$tmp/out" 2>"$tmp/err"
 expect plain 0 $?
 [ -s "$tmp/err" ] && fail "plain: stderr not empty: $(cat "$tmp/err")"
-grep -q '"version": 10' "$tmp/out" || fail "plain: no results"
+grep -q '"version": 11' "$tmp/out" || fail "plain: no results"
 grep -q '"seed": "5"' "$tmp/out" || fail "plain: seed of the run block"
 
 # Unlinked IR is refused, telling to run serq-link.

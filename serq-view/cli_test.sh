@@ -94,9 +94,9 @@ expect bad-source 1 $?
 printf '%s\n' "$tmp/z.sq:3:26: error: unknown stage 'Z'" \
   "session { run A (1); run Z (1); }" "                         ^" | diff - "$tmp/err" >/dev/null ||
   fail "bad-source: $(cat "$tmp/err")"
-echo '{"version": 11}' | "$view" >/dev/null 2>"$tmp/err"
+echo '{"version": 12}' | "$view" >/dev/null 2>"$tmp/err"
 expect bad-version 1 $?
-grep -q "unsupported IR version 11" "$tmp/err" || fail "bad-version: $(cat "$tmp/err")"
+grep -q "unsupported IR version 12" "$tmp/err" || fail "bad-version: $(cat "$tmp/err")"
 
 # Results of another program: exit 1, naming what does not fit.
 "$view" --results "$data/results/three_flows.results.json" "$tmp/egress.json" \

@@ -25,6 +25,7 @@ import sys
 # the same folder.
 LAYERS = {
     "proto": 0,
+    "net": 0,
     "ir": 1,
     "text": 2,
     "stats": 2,

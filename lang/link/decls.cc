@@ -164,6 +164,12 @@ void Linker::CheckStages() {
                 "schedules as vLLM does, with running and waiting jobs");
     vllm_option(s->recompute_last(), "recomputeLast", &s->recompute_loc(), "recompute last",
                 "admits waiting jobs");
+    // `lockstep` groups the elements of a step stage (IR 11).
+    if (s->lockstep() && s->kind() != ir::Stage::STEP && !kind_word.empty()) {
+      Error(here.Field("lockstep", &s->lockstep_loc()),
+            absl::StrCat("'lockstep' is only for step stages, and '", name, "' is a ", kind_word,
+                         " stage"));
+    }
     if (s->has_serve_by() && s->kind() != ir::Stage::FIFO && s->kind() != ir::Stage::STEP &&
         !kind_word.empty()) {
       // A key has no location of its own: point at its first expression.

@@ -42,6 +42,10 @@ bool BuiltinAllowed(ir::Ref::Builtin b, Context c) {
     case ir::Ref::DECODE_CONTEXT_MAX:
     case ir::Ref::DECODE_CONTEXT_MIN:
       return c == Context::kStepTau || c == Context::kStepJob;
+    // The group's figures are the whole step's: not a job's (IR 11).
+    case ir::Ref::GROUP_TOKENS:
+    case ir::Ref::GROUP_TOKENS_MAX:
+      return c == Context::kStepTau;
     default: return false;
   }
 }
@@ -217,7 +221,10 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
     ResolveKeyVariable(ref, where, scope);
     return;
   }
-  if (b != nullptr) {
+  if (b != nullptr && IsGroupFigure(b->builtin) && scope.context == Context::kStepJob) {
+    Error(where, absl::StrCat("'", name, "' is the lockstep group's figure of the whole step, "
+                              "not a job's: read it outside the sum over jobs"));
+  } else if (b != nullptr) {
     Error(where, absl::StrCat("'", name, "' is only defined in ", b->place));
   } else if (scope.context == Context::kSession) {
     Error(where, absl::StrCat("variable '", name, "' is never set"));

@@ -74,7 +74,7 @@ std::string FormatNumber(double v) { return absl::StrCat(v); }
 bool IsReservedBuiltin(absl::string_view name) {
   const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
   return b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS &&
-         !(b->builtin >= ir::Ref::PREFILL_JOBS && b->builtin <= ir::Ref::DECODE_CONTEXT_MAX);
+         !IsJobFigure(b->builtin) && !IsGroupFigure(b->builtin);
 }
 
 bool IsWhole(double v) { return std::isfinite(v) && v == std::floor(v); }

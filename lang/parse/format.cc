@@ -186,6 +186,7 @@ class Printer {
     if (x.reserve_prompt()) options.push_back("reserve prompt;");
     if (x.async_scheduling()) options.push_back("async;");
     if (x.recompute_last()) options.push_back("recompute last;");
+    if (x.lockstep()) options.push_back("lockstep;");
     std::string head = absl::StrCat("stage ", x.name(), Size(x.has_size(), x.size()), " : ", kind);
     if (options.empty()) return Line(head + ";");
     if (x.let_size() == 0) return Line(absl::StrCat(head, " { ", absl::StrJoin(options, " "), " }"));
@@ -208,7 +209,22 @@ class Printer {
     if (!x.value().empty()) options.push_back(absl::StrCat("value ", Column(x.value()), ";"));
     if (!Outside(x.below()).empty()) options.push_back(absl::StrCat("below ", Outside(x.below()), ";"));
     if (!Outside(x.above()).empty()) options.push_back(absl::StrCat("above ", Outside(x.above()), ";"));
-    std::string head = absl::StrCat("table ", x.name(), " = ", Quoted(x.file()));
+    // A table without a file lists its rows (IR 11); one with a file reads
+    // them from it (the rows the linker read are not printed back).
+    const bool inline_rows = x.file().empty();
+    if (inline_rows && x.key_size() > 0) {
+      const size_t keys = x.key_size();
+      for (int r = 0; r < x.grid_value_size(); ++r) {
+        std::vector<std::string> numbers;
+        for (size_t k = 0; k < keys && r * keys + k < static_cast<size_t>(x.grid_key_size()); ++k) {
+          numbers.push_back(FormatNumber(x.grid_key(r * keys + k)));
+        }
+        numbers.push_back(FormatNumber(x.grid_value(r)));
+        options.push_back(absl::StrCat("row ", absl::StrJoin(numbers, ", "), ";"));
+      }
+    }
+    std::string head = inline_rows ? absl::StrCat("table ", x.name())
+                                   : absl::StrCat("table ", x.name(), " = ", Quoted(x.file()));
     std::string line = absl::StrCat(head, " { ", absl::StrJoin(options, " "), " }");
     if (options.empty()) return Line(head + " {}");
     if (line.size() <= 100) return Line(line);

@@ -41,7 +41,7 @@ constexpr OptionWord kOptionWords[] = {
     {"cap", "pool"},       {"cache", "pool"},       {"block", "pool"},
     {"seqs", "stage"},     {"tokens", "stage"},     {"preempt", "stage"},
     {"let", "stage"},      {"chunk", "stage"},      {"reserve", "stage"},
-    {"async", "stage"},    {"recompute", "stage"},
+    {"async", "stage"},    {"recompute", "stage"},  {"lockstep", "stage"},
     {"limit", "workload"}, {"batch", "workload"},   {"poisson", "workload"},
     {"periodic", "workload"}, {"renewal", "workload"}, {"trace", "workload"},
     {"horizon", "run"},    {"seed", "run"},         {"replications", "run"},
@@ -54,7 +54,7 @@ constexpr OptionWord kOptionWords[] = {
     {"table", "program"},
     {"key", "table"},      {"value", "table"},      {"where", "table"},
     {"below", "table"},    {"above", "table"},      {"clamp", "table"},
-    {"extrapolate", "table"}, {"error", "table"},
+    {"extrapolate", "table"}, {"error", "table"},    {"row", "table"},
 };
 
 struct Punctuation {

@@ -191,6 +191,10 @@ class Parser {
   void ErrorHere(std::string message) { ErrorAtIndex(pos_, std::move(message)); }
   // At a token already taken (the one before the current).
   void ErrorAtPrevious(std::string message) { ErrorAtIndex(pos_ - 1, std::move(message)); }
+  // At a token taken earlier (a reference into tokens_).
+  void ErrorAtToken(const Token& t, std::string message) {
+    ErrorAtIndex(static_cast<size_t>(&t - tokens_.data()), std::move(message));
+  }
 
   // `context` is the message's middle in parts (`"after 'param ", name,
   // "'"`), joined only when the token is missing: nearly every call finds
@@ -732,6 +736,12 @@ class Parser {
              s.set_recompute_last(true);
              return true;
            }},
+          {"lockstep",
+           [&] {
+             SetLoc(tokens_[pos_ - 1], s.mutable_lockstep_loc());
+             s.set_lockstep(true);
+             return true;
+           }},
       };
       Options(open, absl::StrCat("stage '", name, "'"), options);
     } else {
@@ -774,22 +784,44 @@ class Parser {
     ir::Table t;
     SetLoc(kw, t.mutable_loc());
     std::string name;
-    if (!Name("a table name after 'table'", &name) ||
-        !Expect(K::kAssign, "after 'table ", name, "'")) {
-      return Recover(Level::kTop);
-    }
+    if (!Name("a table name after 'table'", &name)) return Recover(Level::kTop);
     t.set_name(name);
-    if (!At(K::kString)) {
-      ErrorHere(absl::StrCat("expected a file name in quotes after 'table ", name, " =', found ",
-                             DescribeToken(Peek())));
-      return Recover(Level::kTop);
-    }
-    t.set_file(StringValue(Take()));
+    // `table NAME = "file" { ... }`, or (IR 11) `table NAME { ... row ...; }`
+    // with its rows in the block.
     if (!At(K::kLBrace)) {
-      Expect(K::kLBrace, "after the table's file name");
-      return Recover(Level::kTop);
+      if (!Expect(K::kAssign, "or '{' after 'table ", name, "'")) return Recover(Level::kTop);
+      if (!At(K::kString)) {
+        ErrorHere(absl::StrCat("expected a file name in quotes after 'table ", name,
+                               " =', found ", DescribeToken(Peek())));
+        return Recover(Level::kTop);
+      }
+      t.set_file(StringValue(Take()));
+      if (!At(K::kLBrace)) {
+        Expect(K::kLBrace, "after the table's file name");
+        return Recover(Level::kTop);
+      }
     }
     const Token& open = Take();
+    // `row k1, ..., kn, v;`: numbers, each with an optional sign.
+    struct Row {
+      const Token* at;
+      std::vector<double> numbers;
+    };
+    std::vector<Row> rows;
+    const Token* first_where = nullptr;
+    auto row = [&] {
+      Row r{&tokens_[pos_ - 1], {}};
+      do {
+        bool negative = Accept(K::kMinus);
+        if (!At(K::kNumber)) {
+          ErrorHere(absl::StrCat("expected a number in the row, found ", DescribeToken(Peek())));
+          return false;
+        }
+        r.numbers.push_back(negative ? -Take().number : Take().number);
+      } while (Accept(K::kComma));
+      rows.push_back(std::move(r));
+      return true;
+    };
     auto outside = [&](absl::string_view word, ir::Table::Outside* out) {
       static const std::vector<std::pair<absl::string_view, ir::Table::Outside>> kWays = {
           {"clamp", ir::Table::CLAMP},
@@ -820,6 +852,7 @@ class Parser {
         {"value", [&] { return Column("the value column", t.mutable_value()); }},
         {"where",
          [&] {
+           if (first_where == nullptr) first_where = &tokens_[pos_ - 1];
            ir::Table::Match* m = t.add_where();
            SetLoc(tokens_[pos_ - 1], m->mutable_loc());
            if (!Column("a column after 'where'", m->mutable_column()) ||
@@ -843,10 +876,40 @@ class Parser {
          nullptr, /*repeatable=*/true},
         {"below", [&] { return outside("below", &below); }},
         {"above", [&] { return outside("above", &above); }},
+        {"row", row, nullptr, /*repeatable=*/true},
     };
     Options(open, absl::StrCat("table '", name, "'"), options);
     t.set_below(below);
     t.set_above(above);
+    // The rows go where a linked table keeps those it read (grid_key,
+    // grid_value), so that the linker checks them as it checks any; a row
+    // of the wrong length is refused here, where it stands.
+    if (!rows.empty() && !t.file().empty()) {
+      ErrorAtToken(*rows.front().at,
+                   absl::StrCat("table '", name, "' reads its rows from its file: a 'row' "
+                                "belongs to a table without one (table ", name, " { ... })"));
+    } else if (rows.empty() && t.file().empty()) {
+      ErrorAtToken(kw, absl::StrCat("table '", name, "' has no file and no rows: write "
+                                    "'table ", name, " = \"file\" { ... }' or give its rows "
+                                    "('row k1, ..., v;')"));
+    } else {
+      if (t.file().empty() && first_where != nullptr) {
+        ErrorAtToken(*first_where, absl::StrCat("table '", name, "' lists its rows: a 'where' "
+                                                "selects rows of a file"));
+      }
+      for (const Row& r : rows) {
+        if (r.numbers.size() != static_cast<size_t>(t.key_size()) + 1) {
+          ErrorAtToken(*r.at, absl::StrCat("a row of table '", name, "' has ", r.numbers.size(),
+                                           r.numbers.size() == 1 ? " number" : " numbers",
+                                           "; its ", t.key_size(),
+                                           t.key_size() == 1 ? " key and value" : " keys and value",
+                                           " take ", t.key_size() + 1));
+          continue;
+        }
+        t.mutable_grid_key()->Add(r.numbers.begin(), r.numbers.end() - 1);
+        t.add_grid_value(r.numbers.back());
+      }
+    }
     *program->add_table() = std::move(t);
   }
 

@@ -365,7 +365,7 @@ TEST(Parser, ErrorsAndRecovery) {
       {"stage E : step(1) { recompute first; }",
        "1:31: expected 'last' after 'recompute', found 'first'\n"},
       {"stage E : step(1) { batch 2; }",
-       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens', 'serve', 'preempt', 'let', 'chunk', 'reserve', 'async' or 'recompute'\n"},
+       "1:21: unknown option 'batch' in stage 'E': expected 'seqs', 'tokens', 'serve', 'preempt', 'let', 'chunk', 'reserve', 'async', 'recompute' or 'lockstep'\n"},
       {"workload { limit 1; limit 2; arrive batch(1); arrive batch(2); }",
        "1:21: 'limit' given twice in the unnamed workload (first at 1:12)\n"
        "1:47: 'arrive' given twice in the unnamed workload (first at 1:30)\n"},

@@ -67,6 +67,15 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
       stations_.push_back(MakeDelayStation(id));
     }
   }
+  // `lockstep`: each such stage's elements step together.
+  for (uint32_t decl = 0; decl < model.stages.size(); ++decl) {
+    if (!model.stages[decl].lockstep || model.stages[decl].kind != ir::Stage::STEP) continue;
+    std::vector<Station*> elements;
+    for (uint32_t id = 0; id < model.station_decl.size(); ++id) {
+      if (model.station_decl[id] == decl) elements.push_back(stations_[id].get());
+    }
+    JoinLockstep(elements);
+  }
   for (uint32_t id = 0; id < model.pool_decl.size(); ++id) {
     const PoolDecl& d = model.pools[model.pool_decl[id]];
     pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache, d.block);
@@ -419,6 +428,8 @@ double Engine::StageState(Function f, uint32_t station) {
     case Function::kBusy: return s.Busy();
     case Function::kWork: return s.Work(now_);
     case Function::kPrice: return s.Price();
+    case Function::kRunning: return s.Running();
+    case Function::kWaiting: return s.Waiting();
     default: return 0;
   }
 }

@@ -146,7 +146,7 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
     case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
     case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
     case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
-    case Op::kDecodeContextMin:
+    case Op::kDecodeContextMin: case Op::kGroupTokens: case Op::kGroupTokensMax:
       return *reinterpret_cast<const double*>(reinterpret_cast<const char*>(frame.step) +
                                               StepOffset(n.op));
     case Op::kLocal: return frame.locals[n.a];
@@ -307,7 +307,7 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
     case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
     case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
     case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
-    case Op::kDecodeContextMin:
+    case Op::kDecodeContextMin: case Op::kGroupTokens: case Op::kGroupTokensMax:
       out->push_back(Instr{n.op, n.fn});
       return true;
     case Op::kLocal:
@@ -466,7 +466,7 @@ void Evaluator::Finish(Program* program) {
       case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
       case Op::kDecodeKvMax: case Op::kDecodeContext: case Op::kDecodeContextMax:
       case Op::kPrefillKvMin: case Op::kPrefillContextMin: case Op::kDecodeKvMin:
-      case Op::kDecodeContextMin:
+      case Op::kDecodeContextMin: case Op::kGroupTokens: case Op::kGroupTokensMax:
         in.code = Code::kField;
         in.a = static_cast<uint32_t>(StepOffset(in.op));
         break;
@@ -539,6 +539,8 @@ int32_t Evaluator::StepOffset(Op op) {
     case Op::kDecodeContext: return offsetof(StepVars, decode_context);
     case Op::kDecodeContextMax: return offsetof(StepVars, decode_context_max);
     case Op::kDecodeContextMin: return offsetof(StepVars, decode_context_min);
+    case Op::kGroupTokens: return offsetof(StepVars, group_tokens);
+    case Op::kGroupTokensMax: return offsetof(StepVars, group_tokens_max);
     default: return -1;
   }
 }

@@ -47,6 +47,8 @@ enum class Op : uint8_t {
   kDecodeContext,
   kDecodeContextMax,
   kDecodeContextMin,
+  kGroupTokens,  // IR 11: the step's lockstep group
+  kGroupTokensMax,
   kLocal,    // a: the stage's let (EvalFrame::locals)
   kNeg,  // a: operand
   kNot,
@@ -65,7 +67,7 @@ enum class Op : uint8_t {
   kMod,
   kMath,        // fn; a: first argument in args, b: count
   kRandom,      // fn; a, b as for kMath
-  kStageState,  // fn (queue, busy, work, price); a: element ref
+  kStageState,  // fn (queue, busy, work, price, running, waiting); a: element ref
   kPoolState,   // fn (used, free, cap, held); a: element ref
   kTable,       // a, b: arguments as for kMath; c: the table (ExprTable::tables)
   kSumJobs,     // fn (sum_prefill, sum_decode, sum_jobs); a: the expression summed

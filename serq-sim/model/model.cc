@@ -388,6 +388,8 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
             case ir::Ref::DECODE_CONTEXT: op = Op::kDecodeContext; break;
             case ir::Ref::DECODE_CONTEXT_MAX: op = Op::kDecodeContextMax; break;
             case ir::Ref::DECODE_CONTEXT_MIN: op = Op::kDecodeContextMin; break;
+            case ir::Ref::GROUP_TOKENS: op = Op::kGroupTokens; break;
+            case ir::Ref::GROUP_TOKENS_MAX: op = Op::kGroupTokensMax; break;
             default:
               Error(loc, "", absl::StrCat("unknown built-in variable '", r.name(), "'"));
           }
@@ -684,6 +686,7 @@ void Compiler::Declarations() {
       d.reserve_prompt = s.reserve_prompt() && s.has_preempt_by();
       d.async_scheduling = s.async_scheduling() && s.has_preempt_by();
       d.recompute_last = s.recompute_last() && s.has_preempt_by();
+      d.lockstep = s.lockstep();
     } else if (s.kind() == ir::Stage::PS || s.kind() == ir::Stage::FIFO) {
       // A phi in parts (lets) or that looks a table up is evaluated as it
       // runs, as one that reads present.

@@ -47,6 +47,7 @@ struct StageDecl {
   bool reserve_prompt = false;      // step: `reserve prompt`
   bool async_scheduling = false;    // step: `async`
   bool recompute_last = false;      // step: `recompute last`
+  bool lockstep = false;            // step: `lockstep` (IR 11)
 };
 
 struct PoolDecl {

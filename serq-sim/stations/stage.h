@@ -89,6 +89,12 @@ struct StepVars {
   double decode_context = 0;
   double decode_context_max = 0;
   double decode_context_min = 0;
+  // IR 11: the tokens of the step of the stage's lockstep group (`lockstep`:
+  // every element's, an idle element's dummy step 1), summed and the
+  // largest; without `lockstep` the step's own tokens (StepStation sets
+  // them before tau, every step).
+  double group_tokens = 0;
+  double group_tokens_max = 0;
   // The step's jobs, in batch order (the same condition).
   const StepJob* jobs = nullptr;
   uint32_t job_count = 0;
@@ -379,6 +385,11 @@ class Station {
   // The state functions.
   virtual uint32_t Queue() const { return present(); }  // jobs present
   virtual uint32_t Busy() const = 0;                  // jobs in service
+  // running(S) and waiting(S) (IR 11): vLLM's running requests (a step
+  // stage's: stage_step.h) and the rest of the jobs present. Elsewhere the
+  // jobs in service.
+  virtual uint32_t Running() const { return Busy(); }
+  uint32_t Waiting() const { return Queue() - Running(); }
   virtual double Work(double now) const = 0;          // remaining work
   double Price() const { return price_count_ == 0 ? 0 : price_sum_ / price_count_; }
 
@@ -473,6 +484,12 @@ struct StepRules {
 std::unique_ptr<Station> MakeStepStation(uint32_t id, double seqs, double tokens,
                                          bool preempt = false, bool lanes = true,
                                          bool figures = false, StepRules rules = {});
+
+// `lockstep` (IR 11): the step stations of one stage's elements, made by
+// MakeStepStation, step together from now on (stage_step_group.cc): a step
+// starts on all of them at once, an element with no job running a dummy
+// step of one decode token, and lasts the longest of their step times.
+void JoinLockstep(absl::Span<Station* const> stations);
 
 }  // namespace serq::sim
 

@@ -369,8 +369,7 @@ void StepStation::Account(Entry& e, StepVars* vars) {
   e.taken = 0;
 }
 
-void StepStation::Run(StageHost& host) {
-  double now = host.now();
+void StepStation::Gather() {
   if (preempt_) {
     // The leading decode jobs FormPreempting summed (lead_, when no
     // preemption took one out): the same additions, from 0, as Account
@@ -391,12 +390,11 @@ void StepStation::Run(StageHost& host) {
   vars.tokens = vars.prefill + vars.decode;
   vars.seqs = batch_.size();
   if (figures_) Figures(&vars);
-  double tau;
-  if (!host.Tau(id(), vars, &tau)) {
-    batch_.clear();
-    recomputed_step_ = 0;
-    return;
-  }
+}
+
+void StepStation::Launch(StageHost& host, double tau) {
+  const double now = host.now();
+  const StepVars& vars = vars_;
   in_step_ = true;
   ++steps_;
   batch_jobs_ += batch_.size();
@@ -588,6 +586,7 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
   // No rounding carries over an empty stage.
   if (left == 0) work_ = 0;
   SetPresent(now, left, false);
+  if (group_ != nullptr) return GroupStepEnded(host);
   ScheduleStart(host);
 }
 

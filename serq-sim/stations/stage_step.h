@@ -65,6 +65,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "serq-sim/stations/stage.h"
@@ -73,17 +74,27 @@ namespace serq::sim::step_internal {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
+class StepGroup;
+
 class StepStation final : public Station {
  public:
   StepStation(uint32_t id, double seqs, double tokens, bool preempt, bool lanes, bool figures,
               StepRules rules = {});
+
+  // `lockstep` (stage_step_group.cc): the station steps with the others of
+  // `group`, which its stations own together.
+  void JoinGroup(std::shared_ptr<StepGroup> group) { group_ = std::move(group); }
 
   void Arrive(StageHost& host, const Job& job) override;
 
   bool OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) override {
     if (tag == kStart) {
       start_pending_ = false;
-      Start(host);
+      if (group_ != nullptr) {
+        GroupStart(host);  // the group's start, asked of its first station
+      } else {
+        Start(host);
+      }
     } else {
       End(host, done);
     }
@@ -117,6 +128,12 @@ class StepStation final : public Station {
   }
 
   uint32_t Busy() const override { return in_step_ ? batch_.size() : 0; }
+  // vLLM's running requests: with `preempt by` the running jobs; without,
+  // those whose service has started. The others are waiting.
+  uint32_t Running() const override {
+    return preempt_ ? static_cast<uint32_t>(run_decode_.size() + run_prefill_.size())
+                    : present() - unstarted_;
+  }
   double Work(double) const override { return work_; }
 
   void StartWindow(double now) override {
@@ -250,21 +267,53 @@ class StepStation final : public Station {
   void RunningDecodeChanged() { lead_holds_stale_ = true; }
 
   void ScheduleStart(StageHost& host) {
-    if (start_pending_ || present() == 0) return;
+    if (group_ != nullptr) {
+      if (present() > 0) RequestGroupStart(host);
+      return;
+    }
+    if (present() == 0) return;
+    if (start_pending_) return;
     start_pending_ = true;
     host.Schedule(host.now(), id(), kStart, /*end_of_instant=*/true);
   }
 
   void Start(StageHost& host) {
-    batch_.clear();
-    blocked_slot_ = kNone;
-    bool ok = async_ ? FormAsync(host) : preempt_ ? FormPreempting(host) : FormPlain(host);
-    if (!ok || batch_.empty()) {
+    if (!Form(host) || batch_.empty()) {
       batch_.clear();
       return;
     }
-    Run(host);
+    Gather();
+    vars_.group_tokens = vars_.group_tokens_max = vars_.tokens;
+    double tau;
+    if (!host.Tau(id(), vars_, &tau)) return Abandon();
+    Launch(host, tau);
   }
+
+  // The batch of the step starting now (batch_; false after a runtime
+  // error was reported).
+  bool Form(StageHost& host) {
+    batch_.clear();
+    blocked_slot_ = kNone;
+    return async_ ? FormAsync(host) : preempt_ ? FormPreempting(host) : FormPlain(host);
+  }
+  // The step's variables of the formed batch, in vars_ (but the group's).
+  void Gather();
+  // The step of the formed batch starts, to last `tau`.
+  void Launch(StageHost& host, double tau);
+  // The formed batch does not run (tau failed: a runtime error).
+  void Abandon() {
+    batch_.clear();
+    recomputed_step_ = 0;
+  }
+
+  // Lockstep (stage_step_group.cc): a start asked of the group, the
+  // group's start (its first station's event), this station's part of the
+  // group's step ended.
+  friend class StepGroup;
+  void RequestGroupStart(StageHost& host);
+  void GroupStart(StageHost& host);
+  void GroupStepEnded(StageHost& host);
+  std::shared_ptr<StepGroup> group_;
 
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
   bool FormPlain(StageHost& host);
@@ -353,9 +402,6 @@ class StepStation final : public Station {
   // apart, and its jobs, from the batch formed (after Account).
   void Figures(StepVars* vars);
 
-  // Starts the step of the formed batch (FormPlain added its jobs to vars_
-  // as they joined; a preempting formation, whose jobs may leave, here).
-  void Run(StageHost& host);
 
   void End(StageHost& host, std::vector<SessionId>* done);
   // Job `e` in `slot` completed at the end of the step: its session goes to

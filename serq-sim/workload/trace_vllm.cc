@@ -8,8 +8,15 @@
 // The arrival is one field for the whole file: the one ArrivalClock picks
 // (the bench's rule: queued_ts when arrival_time is on another clock than
 // the token times) for the first row that has token times; rows without
-// token times take it too. Times are seconds since the first row's
-// arrival. Variables: input_toks and output_toks (docs/traces.md).
+// token times take it too. Times are seconds since the earliest arrival.
+// Variables: input_toks and output_toks (docs/traces.md).
+//
+// Rows are replayed in arrival order, ties in file order: the bench writes
+// them in request order, and in a data-parallel run each engine stamps
+// queued_ts when it takes the request, so a row may arrive microseconds
+// before the one above it.
+#include <algorithm>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,10 +58,26 @@ class Reader {
 
   // At the end: rows that never met one with token times take arrival_time
   // when the first of them has it (the bench's default), else queued_ts.
+  // Then the rows in arrival order.
   absl::Status Finish() {
-    if (clock_ || pending_.empty()) return absl::OkStatus();
-    clock_ = pending_[0].record.arrival_time ? VllmClock::kArrivalTime : VllmClock::kQueuedTs;
-    return Flush();
+    if (!clock_ && !pending_.empty()) {
+      clock_ = pending_[0].record.arrival_time ? VllmClock::kArrivalTime : VllmClock::kQueuedTs;
+      if (absl::Status s = Flush(); !s.ok()) return s;
+    }
+    std::vector<size_t> order(arrivals_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return arrivals_[a] < arrivals_[b]; });
+    const double origin = arrivals_.empty() ? 0 : arrivals_[order[0]];
+    for (size_t i : order) {
+      // The difference of two doubles within a factor of two of each other
+      // is exact (Sterbenz), so a time is the difference of the two parsed
+      // values: within one rounding of each (~6e-11 s at 5e5 s).
+      out_->times.push_back(arrivals_[i] - origin);
+      out_->values.push_back(tokens_[2 * i]);
+      out_->values.push_back(tokens_[2 * i + 1]);
+    }
+    return absl::OkStatus();
   }
 
  private:
@@ -88,29 +111,19 @@ class Reader {
           "no ", ClockName(*clock_), ", the arrival in this file (the field on the clock of "
           "the token times)"));
     }
-    const double arrival = *field;
-    if (out_->times.empty()) {
-      origin_ = arrival;
-    } else if (arrival < previous_) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ClockName(*clock_), " ", text::ShortestText(arrival), " is before the previous row's ",
-          text::ShortestText(previous_), " (rows must be in time order)"));
-    }
-    previous_ = arrival;
-    // The difference of two doubles within a factor of two of each other
-    // is exact (Sterbenz), so a time is the difference of the two parsed
-    // values: within one rounding of each (~6e-11 s at 5e5 s).
-    out_->times.push_back(arrival - origin_);
-    out_->values.push_back(record.input_toks);
-    out_->values.push_back(record.output_toks);
+    arrivals_.push_back(*field);
+    tokens_.push_back(record.input_toks);
+    tokens_.push_back(record.output_toks);
     return absl::OkStatus();
   }
 
   Trace* out_;
   std::optional<VllmClock> clock_;
   std::vector<Pending> pending_;
-  double origin_ = 0;    // the first row's arrival
-  double previous_ = 0;  // the previous row's, as written
+  // Each row's arrival, as written, and its input and output tokens, in
+  // file order (Finish sorts them).
+  std::vector<double> arrivals_;
+  std::vector<double> tokens_;
 };
 
 class VllmFormat final : public TraceFormat {
