@@ -62,6 +62,8 @@ const char kSerqUsage[] =
     "       serq fit-steps STEPS --terms 'B0=1,B1=prefill,...' [--step-stage E] [--residuals F]\n"
     "       serq physics CONFIG.json HARDWARE.json [--gpu NAME] [--tp N] [--coefficients F]\n"
     "                    [--replay TRACE] [--max-num-seqs N] [--max-num-batched-tokens N]\n"
+    "       serq vllm RUN_DIR [--out x.sq] [--kv-blocks N] [--gpu-memory-utilization U]\n"
+    "                 [--gpu-memory GIB] [--interconnect NAME] [--no-skew] [--no-prefix-cache]\n"
     "\n"
     "run    parse, link, simulate and report: the same bytes as\n"
     "       serq-parse x.sq | serq-link | serq-sim | serq-report\n"
@@ -77,6 +79,8 @@ const char kSerqUsage[] =
     "fit    the params that make a program's run match measured ones (NLopt)\n"
     "fit-steps  a step time linear in its params fitted to step records (least squares)\n"
     "physics an analytic step time from a model's config.json and a GPU's datasheet\n"
+    "vllm   the program that replays a measured vLLM run from its folder (profile,\n"
+    "       engine arguments, model, requests)\n"
     "\n"
     "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
     "error), 2 misuse. See docs/cli.md.";

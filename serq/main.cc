@@ -13,6 +13,7 @@
 #include "serq/physics_cli.h"
 #include "serq/run_cli.h"
 #include "serq/sweep_cli.h"
+#include "serq/vllm_cli.h"
 
 namespace {
 
@@ -24,7 +25,7 @@ constexpr Command kCommands[] = {
     {"run", serq::RunMain},     {"check", serq::RunMain},     {"fmt", serq::RunMain},
     {"view", serq::RunMain},    {"sweep", serq::SweepMain},   {"search", serq::SearchMain},
     {"compare", serq::CompareMain}, {"physics", serq::PhysicsMain},
-    {"fit", serq::FitMain}, {"fit-steps", serq::FitStepsMain},
+    {"fit", serq::FitMain}, {"fit-steps", serq::FitStepsMain}, {"vllm", serq::VllmMain},
 };
 
 }  // namespace
@@ -35,11 +36,11 @@ int main(int argc, char** argv) {
   if (std::string lists = serq::TakeFitLists(&raw); !lists.empty()) return serq::Usage(lists);
   if (!defines.ok()) return serq::Usage(defines.status().message());
   std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage);
-  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit or fit-steps");
+  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps or vllm");
   serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0])};
   std::vector<serq::FlagUse> uses = serq::SharedFlagUses();
   for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses(),
-                    serq::PhysicsFlagUses(), serq::FitFlagUses()}) {
+                    serq::PhysicsFlagUses(), serq::FitFlagUses(), serq::VllmFlagUses()}) {
     uses.insert(uses.end(), more.begin(), more.end());
   }
   for (const Command& command : kCommands) {
@@ -48,5 +49,5 @@ int main(int argc, char** argv) {
     return command.main(line);
   }
   return serq::Usage(absl::StrCat("unknown command '", line.command,
-                                  "' (expected run, check, fmt, view, sweep, search, compare, physics, fit or fit-steps)"));
+                                  "' (expected run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps or vllm)"));
 }

@@ -5,8 +5,9 @@ set -eu
 # Slurm cluster (serq/sweep_parallel_test.sh, serq/sweep_slurm_test.sh);
 # clang and its runtimes (libFuzzer, ASan, UBSan): the fuzz targets (fuzz/, tools/fuzz.sh);
 # python3-protobuf: examples/python builds IR with protobuf's Python bindings;
-# libnlopt-cxx-dev and libeigen3-dev: serq fit's optimiser and serq fit-steps' least squares.
-packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev libnlopt-cxx-dev libeigen3-dev librsvg2-bin graphviz python3 python3-protobuf parallel slurm-wlm munge chromium clang libclang-rt-dev"
+# libnlopt-cxx-dev and libeigen3-dev: serq fit's optimiser and serq fit-steps' least squares;
+# libyaml-cpp-dev: serq vllm reads a profile's meta.yaml.
+packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev libnlopt-cxx-dev libeigen3-dev libyaml-cpp-dev librsvg2-bin graphviz python3 python3-protobuf parallel slurm-wlm munge chromium clang libclang-rt-dev"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

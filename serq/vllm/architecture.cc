@@ -1,0 +1,54 @@
+#include "serq/vllm/architecture.h"
+
+#include <algorithm>
+
+namespace serq::vllm {
+namespace {
+
+// vLLM's decoders (vllm/model_executor/models/*.py), as LLMServingSim's
+// profiler names their modules: a decoder layer is an RMSNorm, the QKV
+// projection (Qwen3: then the per-head q and k norms), the rotary
+// embedding, attention, the output projection, an RMSNorm, and the MLP.
+const std::vector<Architecture>& Catalog() {
+  static const auto* catalog = new std::vector<Architecture>{
+      {{"llama", "mistral", "qwen2"},
+       {"embedding", "final_layernorm"},
+       {{"layernorm", 2}, {"qkv_proj", 1}, {"rotary_emb", 1}, {"o_proj", 1}},
+       {"gate_up_proj", "act_fn", "down_proj"},
+       false,
+       {"lm_head", "sampler"}},
+      {{"qwen3", "qwen3_moe"},
+       {"embedding", "final_layernorm"},
+       {{"layernorm", 2}, {"qkv_proj", 1}, {"qk_norm", 1}, {"rotary_emb", 1}, {"o_proj", 1}},
+       {"gate_up_proj", "act_fn", "down_proj"},
+       true,
+       {"lm_head", "sampler"}},
+      {{"mixtral"},
+       {"embedding", "final_layernorm"},
+       {{"layernorm", 2}, {"qkv_proj", 1}, {"rotary_emb", 1}, {"o_proj", 1}},
+       {},
+       true,
+       {"lm_head", "sampler"}},
+  };
+  return *catalog;
+}
+
+}  // namespace
+
+const Architecture* FindArchitecture(absl::string_view model_type) {
+  for (const Architecture& a : Catalog()) {
+    for (const std::string& t : a.model_types) {
+      if (t == model_type) return &a;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> KnownModelTypes() {
+  std::vector<std::string> out;
+  for (const Architecture& a : Catalog()) out.insert(out.end(), a.model_types.begin(), a.model_types.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace serq::vllm

@@ -1,0 +1,394 @@
+#include "serq/vllm/generate.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "net/interconnect.h"
+#include "serq/vllm/architecture.h"
+#include "serq/vllm/run_folder.h"
+
+namespace serq::vllm {
+namespace {
+
+// A number as the program shows it: whole numbers in full, others to ten
+// significant digits (a profile's figures have four).
+std::string Num(double v) {
+  if (v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) < 1e15) {
+    return absl::StrCat(static_cast<int64_t>(v));
+  }
+  return absl::StrFormat("%.10g", v);
+}
+
+// The program's text, a line at a time; `Param` aligns its comments.
+class Text {
+ public:
+  void Line(absl::string_view s = "") { absl::StrAppend(&out_, s, "\n"); }
+  // A comment, wrapped at 96 columns (a word longer than that stays whole);
+  // lines that start with spaces keep them as their indent.
+  void Comment(absl::string_view s) {
+    size_t indent = 0;
+    while (indent < s.size() && s[indent] == ' ') ++indent;
+    const std::string lead = absl::StrCat("// ", s.substr(0, indent));
+    std::string line = lead;
+    for (absl::string_view word : absl::StrSplit(s.substr(indent), ' ', absl::SkipEmpty())) {
+      if (line.size() > lead.size() && line.size() + 1 + word.size() > 96) {
+        absl::StrAppend(&out_, line, "\n");
+        line = absl::StrCat(lead, "  ");
+      } else if (line.size() > lead.size()) {
+        line += ' ';
+      }
+      absl::StrAppend(&line, word);
+    }
+    absl::StrAppend(&out_, line, "\n");
+  }
+  void Param(absl::string_view name, absl::string_view value, absl::string_view why) {
+    std::string head = absl::StrCat("param ", name, " = ", value, ";");
+    if (head.size() < 28) head.resize(28, ' ');
+    absl::StrAppend(&out_, head, " // ", why, "\n");
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// `file` as the program names it: relative to the folder it is read from.
+std::string PathFor(const std::string& file, const std::string& program_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path base = program_dir.empty() ? fs::current_path(ec) : fs::absolute(program_dir, ec);
+  fs::path target = fs::absolute(file, ec).lexically_normal();
+  fs::path rel = target.lexically_relative(base.lexically_normal());
+  return rel.empty() ? target.string() : rel.string();
+}
+
+std::string Quoted(const std::string& s) { return absl::StrCat("\"", s, "\""); }
+
+// `(x > e1) + (x > e2) + ...`: the bin of x among the inner edges, bins
+// right-inclusive (edges[i] < x <= edges[i + 1]).
+std::string BinExpression(absl::string_view x, const SkewAxis& axis) {
+  std::vector<std::string> parts;
+  for (size_t i = 1; i + 1 < axis.edges.size(); ++i) {
+    parts.push_back(absl::StrCat("(", x, " > ", Num(axis.edges[i]), ")"));
+  }
+  return parts.empty() ? "0" : absl::StrJoin(parts, " + ");
+}
+
+}  // namespace
+
+absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Options& options) {
+  absl::StatusOr<RunFolder> read = ReadRunFolder(run_dir);
+  if (!read.ok()) return read.status();
+  const RunFolder& r = *read;
+  const EngineArgs& a = r.args;
+  const ModelConfig& m = r.model;
+  const Architecture& arch = *FindArchitecture(m.model_type);
+  Generated out;
+  if (!r.vllm_version.empty() && r.vllm_version.rfind("0.19", 0) != 0) {
+    out.warnings.push_back(absl::StrCat("the run is vLLM ", r.vllm_version,
+                                        "; the program models vLLM 0.19's scheduler"));
+  }
+  const bool dp = a.dp > 1;
+  const bool lockstep = dp && m.moe();
+  if (dp && m.moe() && r.ep == 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        run_dir, "/meta.json: error: engine_kwargs.data_parallel_size: a mixture of experts at "
+        "data parallel without expert parallel: serq vllm models data parallel experts with "
+        "enable_expert_parallel"));
+  }
+  // The link, where GPUs exchange anything.
+  const bool collectives = a.tp > 1 || r.ep > 1;
+  double link_bw = 0, link_latency = 0;
+  std::string bw_why, latency_why;
+  if (collectives) {
+    if (!options.interconnect.empty()) {
+      const net::Interconnect* link = net::FindInterconnect(options.interconnect);
+      if (link == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "serq vllm: error: --interconnect ", options.interconnect,
+            ": no such interconnect (known: ", net::InterconnectNames(), ")"));
+      }
+      link_bw = link->bandwidth;
+      link_latency = link->latency;
+      bw_why = absl::StrCat("--interconnect ", link->name, ": ", link->what, ", bytes/s a direction");
+      latency_why = absl::StrCat("s a ring step (", link->source, ")");
+    } else if (r.cluster.present && r.cluster.link_bw > 0) {
+      link_bw = r.cluster.link_bw * 1073741824.0;
+      link_latency = r.cluster.link_latency * 1e-9;
+      bw_why = absl::StrCat("llmservingsim-config.json: link_bw ", Num(r.cluster.link_bw),
+                            " GB/s, read as ASTRA-Sim reads it (2^30 bytes)");
+      latency_why = absl::StrCat("llmservingsim-config.json: link_latency ",
+                                 Num(r.cluster.link_latency), " ns, a ring step");
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          run_dir, ": error: the GPUs exchange data (tensor or expert parallel) and the run "
+          "describes no link (llmservingsim-config.json link_bw): give --interconnect NAME (",
+          net::InterconnectNames(), ")"));
+    }
+  }
+  // The engine's limits, vLLM's defaults where the run gives none.
+  int64_t seqs = a.max_num_seqs, tokens = a.max_num_batched_tokens;
+  const double gpu_gib = options.kv.gpu_memory_gib.value_or(r.cluster.mem_size);
+  BatchDefaults(r, gpu_gib, &seqs, &tokens);
+  absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
+  if (!kv.ok()) return kv.status();
+  // The skew blend: alpha by bucket for a pure-decode step, alpha_default
+  // for the others.
+  const bool skew = options.skew && r.profile.skew_fit;
+  double alpha_default = 0;
+  std::string alpha_why;
+  SkewBuckets buckets;
+  if (skew) {
+    if (auto it = r.profile.alpha_default.find(a.tp); it != r.profile.alpha_default.end()) {
+      alpha_default = it->second;
+      alpha_why = absl::StrCat("profile/meta.yaml: skew_fit.per_tp.", a.tp, ".alpha_default");
+    } else {
+      const std::string raw = absl::StrCat(r.profile_dir, "/skew.csv");
+      absl::StatusOr<double> fitted = AlphaFromSkew(raw);
+      if (absl::IsNotFound(fitted.status())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            r.profile.path, ": error: no skew_fit.per_tp.", a.tp, ".alpha_default and no ", raw,
+            " to compute it from (give --no-skew to leave the skew blend out)"));
+      }
+      if (!fitted.ok()) return fitted.status();
+      alpha_default = *fitted;
+      alpha_why = absl::StrCat("profile/tp", a.tp, "/skew.csv, fitted as the profiler fits "
+                               "alpha_default (meta.yaml gives none at TP ", a.tp, ")");
+    }
+    if (!r.profile.n || !r.profile.skew_rate || !r.profile.kv_big) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          r.profile.path, ": error: skew_fit has no bucket_axes (n, skew_rate, kv_big bins and "
+          "labels); give --no-skew to leave the skew blend out"));
+    }
+    const std::string fit = absl::StrCat(r.profile_dir, "/skew_fit.csv");
+    absl::StatusOr<SkewBuckets> b = ReadSkewBuckets(fit, r.profile, alpha_default);
+    if (absl::IsNotFound(b.status())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          fit, ": error: missing (the skew fit's buckets; give --no-skew to leave the blend out)"));
+    }
+    if (!b.ok()) return b.status();
+    buckets = *b;
+  }
+  const bool cache = options.prefix_cache && a.prefix_caching;
+  const std::string profile = absl::StrCat("profile/tp", a.tp);
+  auto path = [&](const std::string& file) { return Quoted(PathFor(file, options.program_dir)); };
+
+  Text t;
+  t.Comment(absl::StrCat(r.name, ": a measured vLLM ",
+                         r.vllm_version.empty() ? "" : absl::StrCat(r.vllm_version, " "),
+                         "run, replayed by serq."));
+  t.Comment(absl::StrCat(
+      "Written by `", options.command.empty() ? "serq vllm " + run_dir : options.command,
+      "` from the run folder alone: every figure says where it came from, and none was fitted to "
+      "the run's latencies."));
+  const int gpus = a.dp * a.tp;
+  t.Comment(absl::StrCat(a.model.empty() ? m.architecture : a.model, " (", m.architecture, ", ",
+                         m.dtype, ") on ", gpus, " x ",
+                         r.cluster.hardware.empty() ? "GPU" : r.cluster.hardware, ": tensor parallel ",
+                         a.tp, ", data parallel ", a.dp,
+                         r.ep > 1 ? absl::StrCat(", expert parallel ", r.ep) : "", "."));
+  t.Comment(absl::StrCat(
+      "The step time is one GPU's kernels (", profile, ", ",
+      r.profile.vllm_version.empty() ? "" : "vLLM " + r.profile.vllm_version + ", ",
+      "eager mode), every operator the architecture runs, summed layer by layer as LLMServingSim "
+      "sums them, with the collectives between the GPUs over their link; the scheduler is vLLM "
+      "0.19's (docs/cli.md §serq vllm)."));
+  t.Line();
+  t.Comment("The model (model.json).");
+  t.Param("Layers", Num(m.layers), "num_hidden_layers");
+  t.Param("Hidden", Num(m.hidden), "hidden_size");
+  t.Param("DtypeBytes", Num(m.dtype_bytes), absl::StrCat("torch_dtype ", m.dtype));
+  if (a.tp > 1) t.Param("Vocab", Num(m.vocab), "vocab_size");
+  if (m.moe()) {
+    t.Param("Experts", Num(m.experts), "num_experts");
+    t.Param("TopK", Num(m.top_k), "num_experts_per_tok");
+    if (m.dense_layers > 0) {
+      t.Param("MoeLayers", Num(m.moe_layers), "layers with experts (decoder_sparse_step, mlp_only_layers)");
+    }
+  }
+  t.Line();
+  t.Comment("The engine (meta.json's engine_kwargs; vLLM 0.19's defaults where it gives none).");
+  if (dp) t.Param("Engines", Num(a.dp), "data_parallel_size: an engine a GPU group, each its own scheduler and KV");
+  if (a.tp > 1) t.Param("Tp", Num(a.tp), "tensor_parallel_size");
+  if (r.ep > 1) {
+    t.Param("Ep", Num(r.ep), absl::StrCat("enable_expert_parallel: the experts over the ",
+                                          r.ep, " GPUs, whole"));
+  }
+  t.Param("Seqs", Num(seqs), a.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
+  t.Param("Tokens", Num(tokens),
+          a.max_num_batched_tokens ? "max_num_batched_tokens" : "max_num_batched_tokens: vLLM's default for this GPU");
+  t.Param("Block", Num(a.block_size), a.block_size == 16 ? "block_size (vLLM's default)" : "block_size");
+  t.Param("KvBlocks", Num(kv->usable_blocks), "KV blocks an engine holds requests in:");
+  t.Comment(absl::StrCat("  ", absl::StrJoin(kv->why, " ")));
+  if (collectives) {
+    t.Line();
+    t.Comment("The link between the GPUs.");
+    t.Param("LinkBw", Num(link_bw), bw_why);
+    t.Param("LinkLatency", Num(link_latency), latency_why);
+  }
+  if (skew) {
+    t.Line();
+    t.Comment("Attention of decodes of unequal context (the profile's skew fit): a step takes");
+    t.Comment("t_mean + alpha (t_max - t_mean), the lookups at the decodes' mean and longest KV.");
+    t.Param("AlphaDefault", Num(alpha_default), absl::StrCat(alpha_why, ": a step with prefill"));
+  }
+  t.Line();
+  t.Comment(absl::StrCat("One GPU's kernels, ", profile, " (one layer at a time, microseconds)."));
+  t.Line(absl::StrCat("table attn = ", path(r.profile_dir + "/attention.csv"),
+                      " { key prefill_chunk, kv_prefill, n_decode, kv_decode; value time_us; }"));
+  std::vector<std::string> dense_ops = arch.per_step;
+  for (const auto& [op, n] : arch.per_layer) dense_ops.push_back(op);
+  if (m.dense_layers > 0) dense_ops.insert(dense_ops.end(), arch.dense_mlp.begin(), arch.dense_mlp.end());
+  for (const std::string& op : dense_ops) {
+    t.Line(absl::StrCat("table ", op, " = ", path(r.profile_dir + "/dense.csv"), " { where layer = \"",
+                        op, "\"; key tokens; value time_us; }"));
+  }
+  for (const std::string& op : arch.per_sequence) {
+    t.Line(absl::StrCat("table ", op, " = ", path(r.profile_dir + "/per_sequence.csv"),
+                        " { where layer = \"", op, "\"; key sequences; value time_us; }"));
+  }
+  if (m.moe()) {
+    t.Comment(absl::StrCat("The experts' kernels (with the router) by tokens and experts reached",
+                           r.ep > 1 ? ": whole experts, profile/tp1." : "."));
+    t.Line(absl::StrCat("table moe = ", path(r.moe_file),
+                        " { key tokens, activated_experts; value time_us; }"));
+  }
+  if (skew) {
+    const SkewAxis& n = *r.profile.n;
+    const SkewAxis& sr = *r.profile.skew_rate;
+    const SkewAxis& kb = *r.profile.kv_big;
+    t.Comment(absl::StrCat("1 + alpha of a pure-decode step by bucket (", profile, "/skew_fit.csv, pc 0, "
+                           "kp=0; ", buckets.fitted, " of ", buckets.alpha.size(),
+                           " buckets fitted,"));
+    t.Comment("the others AlphaDefault): decodes (n), skew rate (mean - min) / (max - min), the");
+    t.Comment("longest decode's KV, as meta.yaml's bucket_axes bin them.");
+    t.Line("table skew {");
+    t.Line("  key n_bin, sr_bin, kvb_bin; value one_plus_alpha;");
+    size_t cell = 0;
+    for (size_t i = 0; i < n.labels.size(); ++i) {
+      for (size_t j = 0; j < sr.labels.size(); ++j) {
+        std::string line = " ";
+        for (size_t k = 0; k < kb.labels.size(); ++k) {
+          absl::StrAppend(&line, " row ", i, ", ", j, ", ", k, ", ", Num(1 + buckets.alpha[cell++]), ";");
+        }
+        t.Line(line);
+      }
+    }
+    t.Line("}");
+  }
+  t.Line();
+  const std::string arr = dp ? "[Engines]" : "";
+  const std::string idx = dp ? "[i]" : "";
+  t.Comment(absl::StrCat("The KV cache", dp ? " of each engine" : "", ": blocks of Block tokens",
+                         cache ? "; prefix caching on (vLLM 0.19's default)." : "."));
+  t.Line(absl::StrCat("pool kv", arr, " { cap KvBlocks * Block; block Block;",
+                      cache ? " cache Block;" : "", " }"));
+  t.Line();
+  t.Comment(absl::StrCat(dp ? "The engines" : "The engine", ": a step's time in microseconds, ",
+                         "each operator looked up at the step's figures."));
+  t.Line(absl::StrCat("stage E", arr, " : step(us * 1e-6) {"));
+  std::vector<std::string> layer_parts;
+  for (const auto& [op, count] : arch.per_layer) {
+    layer_parts.push_back(count == 1 ? absl::StrCat(op, "(tokens)") : absl::StrCat(count, " * ", op, "(tokens)"));
+  }
+  t.Line("  // A layer's operators but attention and the MLP, at the step's tokens.");
+  t.Line(absl::StrCat("  let layer = ", absl::StrJoin(layer_parts, " + "), ";"));
+  t.Line("  // Attention, once a layer: the prefill chunks' tokens and KV, the decodes' count and");
+  t.Line("  // mean KV (LLMServingSim's lookup).");
+  t.Line("  let kv_mean = floor(decode_kv / max(decode, 1));");
+  t.Line("  let t_mean = attn(prefill, prefill_kv, decode, kv_mean);");
+  if (skew) {
+    t.Line("  let t_max = attn(prefill, prefill_kv, decode, decode_kv_max);");
+    t.Line("  let rate = (kv_mean - decode_kv_min) / max(decode_kv_max - decode_kv_min, 1);");
+    t.Line(absl::StrCat("  let n_bin = ", BinExpression("decode", *r.profile.n), ";"));
+    t.Line(absl::StrCat("  let sr_bin = ", BinExpression("rate", *r.profile.skew_rate), ";"));
+    t.Line(absl::StrCat("  let kvb_bin = ", BinExpression("decode_kv_max", *r.profile.kv_big), ";"));
+    t.Line("  let alpha = (prefill == 0) * (skew(n_bin, sr_bin, kvb_bin) - 1) + (prefill > 0) * AlphaDefault;");
+    t.Line("  let attend = t_mean + alpha * max(t_max - t_mean, 0);");
+  } else {
+    t.Line("  let attend = t_mean;");
+  }
+  // The MLP: dense, or the experts, and the collectives around them.
+  std::string mlp;
+  if (m.moe()) {
+    if (lockstep) {
+      t.Line("  // The experts: each GPU's half of them serve every engine's tokens (vLLM's default");
+      t.Line("  // all-gather before the experts, reduce-scatter after), reached uniformly: a GPU");
+      t.Line("  // computes gathered x TopK / Ep (token, expert) pairs, the tokens of moe.csv times");
+      t.Line("  // TopK, on the experts of its share that any of them reaches.");
+      t.Line("  let gathered = group_tokens;");
+    } else {
+      t.Line("  // The experts, reached uniformly by the step's tokens: on each GPU its share.");
+      t.Line("  let gathered = tokens;");
+    }
+    const std::string share = r.ep > 1 ? "Experts / Ep" : "Experts";
+    t.Line(absl::StrCat("  let reached = ", share, " * (1 - pow(1 - TopK / Experts, gathered));"));
+    t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep" : "gathered", ", reached);"));
+    mlp = "experts";
+    if (lockstep) {
+      t.Line("  let exchange = 1e6 * (all_gather(Ep, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)");
+      t.Line("                      + reduce_scatter(Ep, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency));");
+      mlp = "experts + exchange";
+    }
+    if (m.dense_layers > 0) {
+      t.Line("  let dense_mlp = gate_up_proj(tokens) + act_fn(tokens) + down_proj(tokens);");
+      mlp = absl::StrCat("(MoeLayers * (", mlp, ") + (Layers - MoeLayers) * dense_mlp) / Layers");
+    }
+  } else {
+    mlp = "gate_up_proj(tokens) + act_fn(tokens) + down_proj(tokens)";
+  }
+  std::string per_step = "embedding(tokens) + final_layernorm(tokens) + lm_head(seqs) + sampler(seqs)";
+  std::string per_layer_comm;
+  if (a.tp > 1) {
+    t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention's");
+    t.Line("  // output and after the MLP (vLLM's row-parallel layers), one after the embedding,");
+    t.Line("  // and the logits gathered from every GPU.");
+    t.Line("  let all_reduced = 1e6 * all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency);");
+    t.Line("  let logits = 1e6 * all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency);");
+    per_layer_comm = " + 2 * all_reduced";
+    per_step += " + all_reduced + logits";
+  }
+  t.Line(absl::StrCat("  let us = ", per_step));
+  t.Line(absl::StrCat("         + Layers * (layer + attend + ", mlp, per_layer_comm, ");"));
+  std::string opts = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt;";
+  if (a.async_scheduling) opts += " async;";
+  if (a.long_prefill_token_threshold > 0) absl::StrAppend(&opts, " chunk ", a.long_prefill_token_threshold, ";");
+  if (lockstep) opts += " lockstep;";
+  t.Line(opts);
+  t.Line("}");
+  t.Line();
+  t.Comment("The requests as the run received them (queued_ts), each with its tokens.");
+  t.Line(absl::StrCat("workload requests { arrive trace(", path(r.requests), "); }"));
+  t.Line("session requests {");
+  if (lockstep) {
+    t.Line("  // vLLM's data-parallel balancer: the engine of least 4 x waiting + running.");
+    t.Line("  choose i in E by (4 * waiting(E[i]) + running(E[i]));");
+  } else if (dp) {
+    t.Line("  // vLLM 0.19 runs a dense model's data-parallel engines apart: its balancer, with no");
+    t.Line("  // counts from them, sends requests in turn.");
+    t.Line("  set i = serial % Engines;");
+  }
+  if (cache) {
+    t.Line("  // The replay has no token ids: a request's blocks are its own, and serve its");
+    t.Line("  // recompute after a preemption (vLLM keeps a freed block's hash until reused).");
+    t.Line("  prefix (-1 - serial, ceil((input_toks + output_toks) / Block));");
+  }
+  t.Line(absl::StrCat("  hold kv", idx, " (0) {"));
+  t.Line(absl::StrCat("    run E", idx, " prefill (input_toks) growing kv", idx, ";"));
+  t.Line("    observe ttft = now - arrival;");
+  t.Line("    set first = now;");
+  t.Line(absl::StrCat("    run E", idx, " decode (output_toks - 1) growing kv", idx, " observe itl;"));
+  t.Line("    if (output_toks > 1) { observe tpot = (now - first) / (output_toks - 1); }");
+  t.Line("    observe e2e = now - arrival;");
+  t.Line("  }");
+  t.Line("}");
+  t.Line();
+  t.Line("run { seed 1; }");
+  out.program = t.Take();
+  return out;
+}
+
+}  // namespace serq::vllm

@@ -1,0 +1,44 @@
+// `serq vllm RUN_DIR`: the program that replays a measured vLLM run from its
+// folder alone (docs/cli.md §serq vllm): the workload from requests.jsonl,
+// the engines from meta.json with vLLM 0.19's defaults, the KV cache as the
+// run records it or as vLLM derives it, the step time from the run's GPU
+// profile at its tensor-parallel degree with every operator the
+// architecture runs, the collectives of tensor and expert parallelism over
+// the run's link, and data-parallel engines behind vLLM's balancer, in
+// lockstep for a mixture of experts. Every figure in the text says where
+// it came from.
+#ifndef SERQ_SERQ_VLLM_GENERATE_H_
+#define SERQ_SERQ_VLLM_GENERATE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "serq/vllm/kv_capacity.h"
+
+namespace serq::vllm {
+
+struct Options {
+  // Where the program will be read from: the files it names are written
+  // relative to this folder ("" : relative to the current directory).
+  std::string program_dir;
+  KvOptions kv;
+  bool skew = true;          // --no-skew: attention at the decodes' mean KV only
+  bool prefix_cache = true;  // --no-prefix-cache (the run's own argument otherwise)
+  // --interconnect NAME: the link between GPUs, instead of the run's
+  // llmservingsim-config.json.
+  std::string interconnect;
+  std::string command;  // the command line, for the program's first lines
+};
+
+struct Generated {
+  std::string program;
+  std::vector<std::string> warnings;  // for stderr: "serq vllm: warning: ..."
+};
+
+absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Options& options);
+
+}  // namespace serq::vllm
+
+#endif  // SERQ_SERQ_VLLM_GENERATE_H_

@@ -1,0 +1,128 @@
+#include "serq/vllm/kv_capacity.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace serq::vllm {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
+
+int KvDtypeBytes(const RunFolder& r) {
+  return r.args.kv_cache_dtype == "fp8" ? 1 : r.model.dtype_bytes;
+}
+
+}  // namespace
+
+double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
+  // A layer's live tensors at their largest, in the model's dtype: the
+  // residual stream and the normed input (2 hidden), then the larger of the
+  // attention's q, k, v (its share of the heads) and the MLP's gate-up
+  // output with its activation (3 intermediate, split over tp) or, with
+  // experts, the fused kernel's caches for each token's top-k experts
+  // (2 + 1 expert intermediate and a hidden each).
+  const double attention = (m.heads + 2.0 * m.kv_heads) * m.head_dim / tp;
+  double mlp = m.dense_layers > 0 ? 3.0 * m.intermediate / tp : 0;
+  if (m.moe()) mlp = std::max(mlp, m.top_k * (3.0 * m.expert_intermediate + m.hidden));
+  const double forward = tokens * (2.0 * m.hidden + std::max(attention, mlp)) * m.dtype_bytes;
+  const double sampler = 2.0 * seqs * m.vocab * 4;
+  return forward + sampler;
+}
+
+void BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {
+  const bool a100 = absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100");
+  const bool big = gpu_gib >= 70 && !a100;
+  if (*seqs == 0) *seqs = big ? 1024 : 256;
+  if (*tokens == 0) *tokens = big ? 8192 : 2048;
+  *seqs = std::min(*seqs, *tokens);
+}
+
+absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
+                                    int64_t max_num_batched_tokens, const KvOptions& options) {
+  KvCapacity kv;
+  const int tp = r.args.tp;
+  const int block = r.args.block_size;
+  kv.bytes_per_token = KvBytesPerToken(r.model, tp, KvDtypeBytes(r));
+  const std::string per_token = absl::StrCat(
+      "KV a token on one GPU: 2 (K, V) x ", r.model.layers, " layers x ",
+      std::max(1, r.model.kv_heads / tp), " KV heads", tp > 1 ? absl::StrCat(" (of ", r.model.kv_heads, ", over TP ", tp, ")") : "",
+      " x head_dim ", r.model.head_dim, r.model.head_dim_given ? "" : " (hidden / heads)", " x ",
+      KvDtypeBytes(r), " bytes = ", static_cast<int64_t>(kv.bytes_per_token), " bytes");
+  if (options.num_gpu_blocks) {
+    kv.num_gpu_blocks = *options.num_gpu_blocks;
+    kv.why.push_back(absl::StrCat("--kv-blocks ", kv.num_gpu_blocks, " (vLLM's num_gpu_blocks)."));
+  } else if (r.args.num_gpu_blocks_override) {
+    kv.num_gpu_blocks = *r.args.num_gpu_blocks_override;
+    kv.why.push_back(absl::StrCat("meta.json: engine_kwargs.num_gpu_blocks_override ",
+                                  kv.num_gpu_blocks, "."));
+  } else if (r.num_gpu_blocks) {
+    kv.num_gpu_blocks = *r.num_gpu_blocks;
+    kv.why.push_back(absl::StrCat("meta.json: kv_cache.num_gpu_blocks ", kv.num_gpu_blocks,
+                                  " (vLLM's own count, as the run logged it)."));
+  } else {
+    double gib = options.gpu_memory_gib.value_or(r.cluster.mem_size);
+    if (!(gib > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          r.dir, ": error: the run records no KV cache size (meta.json kv_cache.num_gpu_blocks) "
+          "and no GPU memory (llmservingsim-config.json npu_mem.mem_size): give --kv-blocks N "
+          "or --gpu-memory GIB"));
+    }
+    double util = r.args.gpu_memory_utilization;
+    std::string util_from = r.args.gpu_memory_utilization_given
+                                ? "meta.json engine_kwargs.gpu_memory_utilization"
+                                : "vLLM's default gpu_memory_utilization";
+    if (options.gpu_memory_utilization) {
+      util = *options.gpu_memory_utilization;
+      util_from = "--gpu-memory-utilization";
+    }
+    const double requested = std::ceil(gib * kGiB * util);
+    const double weights = WeightBytesPerGpu(r.model, tp, r.ep);
+    const double activation =
+        ActivationPeakBytes(r.model, tp, max_num_batched_tokens, max_num_seqs);
+    const double available = requested - weights - activation;
+    const double per_block = kv.bytes_per_token * block;
+    if (!(available >= 2 * per_block)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          r.dir, ": error: no room for the KV cache: ", Gib(requested), " requested of the GPU (",
+          gib, " GiB x ", util, "), ", Gib(weights), " of weights and ", Gib(activation),
+          " of activations on each GPU; give --kv-blocks N"));
+    }
+    kv.num_gpu_blocks = static_cast<int64_t>(std::floor(available / per_block));
+    kv.why.push_back(absl::StrCat(
+        "Derived as vLLM 0.19 derives it: GPU memory ", gib, " GiB (",
+        options.gpu_memory_gib ? "--gpu-memory" : "llmservingsim-config.json npu_mem.mem_size",
+        ") x ", util, " (", util_from, ") = ", Gib(requested), ","));
+    kv.why.push_back(absl::StrCat(
+        "less the weights one GPU holds, ", Gib(weights), " (", r.model.dtype,
+        ", counted from model.json's shapes", r.ep > 1 ? absl::StrCat(", 1/", r.ep, " of the experts") : "",
+        tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
+    kv.why.push_back(absl::StrCat(
+        "less the activation peak of vLLM's profile run, ", Gib(activation),
+        " (estimated: a forward pass of ", max_num_batched_tokens, " tokens and the sampler's "
+        "float32 logits of ", max_num_seqs, " sequences; vLLM measures it),"));
+    kv.why.push_back(absl::StrCat("= ", Gib(available), ", in blocks of ", block, " tokens x ",
+                                  static_cast<int64_t>(kv.bytes_per_token), " bytes: ",
+                                  kv.num_gpu_blocks, " blocks. Not subtracted: vLLM's allocations "
+                                  "outside PyTorch, unknown before it runs (nor CUDA graphs' "
+                                  "memory, which vLLM 0.19 does not subtract); --kv-blocks gives "
+                                  "vLLM's logged count."));
+  }
+  if (kv.num_gpu_blocks < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", kv.num_gpu_blocks,
+                                                   " KV blocks: vLLM needs at least 2"));
+  }
+  kv.usable_blocks = kv.num_gpu_blocks - 1;
+  kv.why.push_back(per_token + ".");
+  kv.why.push_back(absl::StrCat("One block is vLLM's null block: ", kv.usable_blocks,
+                                " blocks hold requests."));
+  return kv;
+}
+
+}  // namespace serq::vllm

@@ -1,0 +1,53 @@
+// The KV cache of each engine, in vLLM's blocks: the run's own count where
+// it records one, else derived as vLLM 0.19 derives it
+// (Worker.determine_available_memory, kv_cache_utils.get_num_blocks):
+//
+//   requested = GPU memory x gpu_memory_utilization
+//   available = requested - weights - the activation peak of a profile run
+//   blocks    = floor(available / (block_size x KV bytes a token))
+//
+// and one block of them is vLLM's null block, never handed out. Each figure
+// comes with the lines that say where it came from, for the program.
+#ifndef SERQ_SERQ_VLLM_KV_CAPACITY_H_
+#define SERQ_SERQ_VLLM_KV_CAPACITY_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "serq/vllm/run_folder.h"
+
+namespace serq::vllm {
+
+struct KvOptions {
+  std::optional<int64_t> num_gpu_blocks;      // --kv-blocks: vLLM's count, the null block included
+  std::optional<double> gpu_memory_utilization;  // --gpu-memory-utilization
+  std::optional<double> gpu_memory_gib;       // --gpu-memory: GiB a GPU
+};
+
+struct KvCapacity {
+  int64_t num_gpu_blocks = 0;  // vLLM's count
+  int64_t usable_blocks = 0;   // num_gpu_blocks - 1 (the null block)
+  double bytes_per_token = 0;  // on one GPU
+  std::vector<std::string> why;  // comment lines, without "// "
+};
+
+// The activation peak vLLM's profile run leaves (bytes): a forward pass of
+// max_num_batched_tokens tokens, whose largest layer's tensors live at
+// once, and the sampler's logits and probabilities of max_num_seqs
+// sequences in float32. An estimate from the shapes (vLLM measures it).
+double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
+
+// vLLM 0.19's max_num_seqs and max_num_batched_tokens for an API server when
+// the run does not give them (EngineArgs.get_batch_defaults): 1024 and 8192
+// on a GPU of at least 70 GiB that is not an A100, else 256 and 2048; then
+// max_num_seqs at most max_num_batched_tokens.
+void BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens);
+
+absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
+                                    int64_t max_num_batched_tokens, const KvOptions& options);
+
+}  // namespace serq::vllm
+
+#endif  // SERQ_SERQ_VLLM_KV_CAPACITY_H_

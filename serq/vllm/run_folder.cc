@@ -1,0 +1,364 @@
+#include "serq/vllm/run_folder.h"
+
+#include <filesystem>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "serq/vllm/architecture.h"
+#include "serq/vllm/json_file.h"
+
+namespace serq::vllm {
+namespace {
+
+std::string Join(const std::string& dir, const std::string& file) {
+  if (dir.empty()) return file;
+  return dir.back() == '/' ? dir + file : absl::StrCat(dir, "/", file);
+}
+
+// A file of the layout that is not there.
+absl::Status Missing(const std::string& path, absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": error: missing (", what, "; a run folder in LLMServingSim's layout has it)"));
+}
+
+absl::StatusOr<JsonFile> ReadJson(const std::string& path, absl::string_view what) {
+  absl::StatusOr<JsonFile> json = JsonFile::Read(path);
+  if (absl::IsNotFound(json.status())) return Missing(path, what);
+  return json;
+}
+
+// meta.json's engine_kwargs, each key one vLLM 0.19 takes: the ones that
+// shape the schedule are read, the ones that cannot change it (names,
+// seeds, loading) accepted, and any other refused by name, so that a run
+// with an argument serq does not model is never modelled as if it had not
+// been given.
+absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
+  const google::protobuf::Value* kwargs = meta.Find("engine_kwargs");
+  if (kwargs == nullptr || kwargs->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error("engine_kwargs", "missing: the engine's arguments");
+  }
+  static const std::set<std::string> kRead = {
+      "tensor_parallel_size", "data_parallel_size", "enable_expert_parallel", "max_num_seqs",
+      "max_num_batched_tokens", "max_model_len", "block_size", "enable_prefix_caching",
+      "async_scheduling", "long_prefill_token_threshold", "gpu_memory_utilization",
+      "num_gpu_blocks_override", "dtype", "kv_cache_dtype", "pipeline_parallel_size",
+      "enable_chunked_prefill", "scheduling_policy", "quantization", "cpu_offload_gb"};
+  static const std::set<std::string> kHarmless = {
+      "model", "seed", "tokenizer", "revision", "trust_remote_code", "download_dir",
+      "load_format", "served_model_name", "enforce_eager", "disable_log_stats",
+      "disable_log_requests", "swap_space", "max_logprobs", "tokenizer_mode"};
+  for (const auto& [key, value] : kwargs->struct_value().fields()) {
+    if (kRead.count(key) == 0 && kHarmless.count(key) == 0) {
+      return meta.Error(absl::StrCat("engine_kwargs.", key),
+                        "an engine argument serq vllm does not know: its effect on the schedule "
+                        "is not modelled (docs/cli.md §serq vllm lists those it reads)");
+    }
+  }
+  auto whole = [&](const char* key, int64_t least, int64_t most,
+                   std::optional<int64_t>* out) -> absl::Status {
+    absl::StatusOr<std::optional<int64_t>> v =
+        meta.Whole(absl::StrCat("engine_kwargs.", key), least, most);
+    if (!v.ok()) return v.status();
+    *out = *v;
+    return absl::OkStatus();
+  };
+  auto flag = [&](const char* key, bool* out) -> absl::Status {
+    absl::StatusOr<std::optional<bool>> v = meta.Bool(absl::StrCat("engine_kwargs.", key));
+    if (!v.ok()) return v.status();
+    if (v->has_value()) *out = **v;
+    return absl::OkStatus();
+  };
+  std::optional<int64_t> v;
+  if (absl::Status s = whole("tensor_parallel_size", 1, 1024, &v); !s.ok()) return s;
+  a->tp = static_cast<int>(v.value_or(1));
+  if (absl::Status s = whole("data_parallel_size", 1, 1024, &v); !s.ok()) return s;
+  a->dp = static_cast<int>(v.value_or(1));
+  if (absl::Status s = whole("pipeline_parallel_size", 1, 1024, &v); !s.ok()) return s;
+  if (v.value_or(1) != 1) {
+    return meta.Error("engine_kwargs.pipeline_parallel_size",
+                      "pipeline parallelism: serq vllm does not model it");
+  }
+  if (absl::Status s = flag("enable_expert_parallel", &a->expert_parallel); !s.ok()) return s;
+  if (absl::Status s = whole("max_num_seqs", 1, 1 << 20, &v); !s.ok()) return s;
+  a->max_num_seqs = v.value_or(0);
+  if (absl::Status s = whole("max_num_batched_tokens", 1, 1 << 24, &v); !s.ok()) return s;
+  a->max_num_batched_tokens = v.value_or(0);
+  if (absl::Status s = whole("max_model_len", 1, 1 << 26, &a->max_model_len); !s.ok()) return s;
+  if (absl::Status s = whole("block_size", 1, 1024, &v); !s.ok()) return s;
+  a->block_size = static_cast<int>(v.value_or(16));
+  if (absl::Status s = flag("enable_prefix_caching", &a->prefix_caching); !s.ok()) return s;
+  if (absl::Status s = flag("async_scheduling", &a->async_scheduling); !s.ok()) return s;
+  bool chunked = true;
+  if (absl::Status s = flag("enable_chunked_prefill", &chunked); !s.ok()) return s;
+  if (!chunked) {
+    return meta.Error("engine_kwargs.enable_chunked_prefill",
+                      "false: vLLM 0.19 then schedules a prompt whole; serq vllm models chunked "
+                      "prefill only");
+  }
+  if (absl::Status s = whole("long_prefill_token_threshold", 0, 1 << 24, &v); !s.ok()) return s;
+  a->long_prefill_token_threshold = v.value_or(0);
+  absl::StatusOr<std::optional<double>> u = meta.Number("engine_kwargs.gpu_memory_utilization");
+  if (!u.ok()) return u.status();
+  if (u->has_value()) {
+    if (!(**u > 0 && **u <= 1)) {
+      return meta.Error("engine_kwargs.gpu_memory_utilization",
+                        absl::StrCat("expected a fraction above 0 and at most 1, not ", **u));
+    }
+    a->gpu_memory_utilization = **u;
+    a->gpu_memory_utilization_given = true;
+  }
+  if (absl::Status s = whole("num_gpu_blocks_override", 1, int64_t{1} << 40,
+                             &a->num_gpu_blocks_override);
+      !s.ok()) {
+    return s;
+  }
+  for (auto [key, out] : {std::pair{"dtype", &a->dtype}, std::pair{"kv_cache_dtype", &a->kv_cache_dtype},
+                          std::pair{"model", &a->model}}) {
+    absl::StatusOr<std::optional<std::string>> t = meta.Text(absl::StrCat("engine_kwargs.", key));
+    if (!t.ok()) return t.status();
+    if (t->has_value()) *out = **t;
+  }
+  absl::StatusOr<std::optional<std::string>> policy = meta.Text("engine_kwargs.scheduling_policy");
+  if (!policy.ok()) return policy.status();
+  if (policy->value_or("fcfs") != "fcfs") {
+    return meta.Error("engine_kwargs.scheduling_policy",
+                      absl::StrCat("'", **policy, "': the requests carry no priority; serq vllm "
+                                   "models fcfs"));
+  }
+  if (const google::protobuf::Value* q = meta.Find("engine_kwargs.quantization")) {
+    return meta.Error("engine_kwargs.quantization",
+                      absl::StrCat(Describe(*q), ": serq vllm models unquantized weights"));
+  }
+  absl::StatusOr<std::optional<double>> offload = meta.Number("engine_kwargs.cpu_offload_gb");
+  if (!offload.ok()) return offload.status();
+  if (offload->value_or(0) != 0) {
+    return meta.Error("engine_kwargs.cpu_offload_gb", "weights offloaded to the CPU: not modelled");
+  }
+  if (a->kv_cache_dtype != "auto" && a->kv_cache_dtype != "bfloat16" &&
+      a->kv_cache_dtype != "float16" && a->kv_cache_dtype != "fp8") {
+    return meta.Error("engine_kwargs.kv_cache_dtype",
+                      absl::StrCat("'", a->kv_cache_dtype, "': expected auto, bfloat16, float16 or fp8"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadCluster(const JsonFile& json, Cluster* c) {
+  c->present = true;
+  absl::StatusOr<std::optional<double>> bw = json.Number("link_bw");
+  if (!bw.ok()) return bw.status();
+  absl::StatusOr<std::optional<double>> lat = json.Number("link_latency");
+  if (!lat.ok()) return lat.status();
+  if (bw->has_value() && !(**bw > 0)) return json.Error("link_bw", "expected GB/s above 0");
+  if (lat->has_value() && !(**lat >= 0)) return json.Error("link_latency", "expected ns, at least 0");
+  c->link_bw = bw->value_or(0);
+  c->link_latency = lat->value_or(0);
+  const google::protobuf::Value* nodes = json.Find("nodes");
+  if (nodes == nullptr || nodes->kind_case() != google::protobuf::Value::kListValue ||
+      nodes->list_value().values_size() == 0) {
+    return json.Error("nodes", "missing: the cluster's nodes");
+  }
+  for (int n = 0; n < nodes->list_value().values_size(); ++n) {
+    const google::protobuf::Value& node = nodes->list_value().values(n);
+    const std::string at = absl::StrCat("nodes[", n, "]");
+    if (node.kind_case() != google::protobuf::Value::kStructValue) {
+      return json.Error(at, absl::StrCat("expected an object, not ", Describe(node)));
+    }
+    auto it = node.struct_value().fields().find("instances");
+    if (it == node.struct_value().fields().end() ||
+        it->second.kind_case() != google::protobuf::Value::kListValue) {
+      return json.Error(at + ".instances", "missing: the node's instances");
+    }
+    for (int i = 0; i < it->second.list_value().values_size(); ++i) {
+      const google::protobuf::Value& inst = it->second.list_value().values(i);
+      const std::string here = absl::StrCat(at, ".instances[", i, "]");
+      if (inst.kind_case() != google::protobuf::Value::kStructValue) {
+        return json.Error(here, absl::StrCat("expected an object, not ", Describe(inst)));
+      }
+      ++c->instances;
+      const auto& f = inst.struct_value().fields();
+      if (auto h = f.find("hardware"); h != f.end() &&
+                                       h->second.kind_case() == google::protobuf::Value::kStringValue) {
+        c->hardware = h->second.string_value();
+      }
+      auto mem = f.find("npu_mem");
+      if (mem == f.end() || mem->second.kind_case() != google::protobuf::Value::kStructValue) continue;
+      const auto& m = mem->second.struct_value().fields();
+      auto number = [&](const char* key, double* out) -> absl::Status {
+        auto x = m.find(key);
+        if (x == m.end()) return absl::OkStatus();
+        if (x->second.kind_case() != google::protobuf::Value::kNumberValue ||
+            !(x->second.number_value() > 0)) {
+          return json.Error(absl::StrCat(here, ".npu_mem.", key),
+                            absl::StrCat("expected a number above 0, not ", Describe(x->second)));
+        }
+        *out = x->second.number_value();
+        return absl::OkStatus();
+      };
+      if (absl::Status s = number("mem_size", &c->mem_size); !s.ok()) return s;
+      if (absl::Status s = number("mem_util", &c->mem_util); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The profile's operators against the architecture's: the same set.
+absl::Status CheckOperators(const std::string& file, const std::set<std::string>& found,
+                            const std::set<std::string>& needed, const std::string& model_type) {
+  for (const std::string& op : found) {
+    if (needed.count(op) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          file, ": error: operator '", op, "' is not one serq vllm knows for ", model_type,
+          " (it sums '", absl::StrJoin(needed, "', '"), "'); a program without it would drop "
+          "its time"));
+    }
+  }
+  for (const std::string& op : needed) {
+    if (found.count(op) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(file, ": error: no operator '", op, "' (",
+                                                     model_type, " runs it; the profile has '",
+                                                     absl::StrJoin(found, "', '"), "')"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir) {
+  RunFolder r;
+  r.dir = dir;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(dir, ": error: not a folder (serq vllm reads "
+                                                   "a run folder in LLMServingSim's layout)"));
+  }
+  std::string trimmed = dir;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  r.name = std::filesystem::path(trimmed).filename().string();
+
+  const std::string meta_path = Join(dir, "meta.json");
+  absl::StatusOr<JsonFile> meta = ReadJson(meta_path, "the engine's arguments");
+  if (!meta.ok()) return meta.status();
+  absl::StatusOr<std::optional<std::string>> version = meta->Text("vllm_version");
+  if (!version.ok()) return version.status();
+  r.vllm_version = version->value_or("");
+  if (absl::Status s = ReadEngineArgs(*meta, &r.args); !s.ok()) return s;
+  absl::StatusOr<std::optional<int64_t>> blocks =
+      meta->Whole("kv_cache.num_gpu_blocks", 2, int64_t{1} << 40);
+  if (!blocks.ok()) return blocks.status();
+  r.num_gpu_blocks = *blocks;
+
+  absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json");
+  if (!model.ok()) return model.status();
+  absl::StatusOr<ModelConfig> config = ReadModelConfig(*model);
+  if (!config.ok()) return config.status();
+  r.model = *config;
+  const EngineArgs& a = r.args;
+  if (a.dtype != "auto" && a.dtype != r.model.dtype) {
+    return meta->Error("engine_kwargs.dtype",
+                       absl::StrCat("'", a.dtype, "', where the model is ", r.model.dtype,
+                                    ": serq vllm models the model's own dtype"));
+  }
+  if (r.model.heads % a.tp != 0) {
+    return meta->Error("engine_kwargs.tensor_parallel_size",
+                       absl::StrCat(a.tp, " does not divide the model's ", r.model.heads,
+                                    " attention heads"));
+  }
+  if (a.expert_parallel && !r.model.moe()) {
+    return meta->Error("engine_kwargs.enable_expert_parallel",
+                       "expert parallelism, and the model has no experts");
+  }
+  r.ep = a.expert_parallel ? a.dp * a.tp : 1;
+  if (r.model.moe() && a.tp > 1 && a.dp > 1) {
+    return meta->Error("engine_kwargs.tensor_parallel_size",
+                       "a mixture of experts at tensor and data parallel both: serq vllm models "
+                       "one or the other");
+  }
+  if (r.ep > 1 && r.model.experts % r.ep != 0) {
+    return meta->Error("engine_kwargs.enable_expert_parallel",
+                       absl::StrCat("the model's ", r.model.experts, " experts do not split over ",
+                                    r.ep, " GPUs"));
+  }
+
+  const std::string cluster_path = Join(dir, "llmservingsim-config.json");
+  if (std::filesystem::exists(cluster_path, ec)) {
+    absl::StatusOr<JsonFile> cluster = ReadJson(cluster_path, "the cluster");
+    if (!cluster.ok()) return cluster.status();
+    if (absl::Status s = ReadCluster(*cluster, &r.cluster); !s.ok()) return s;
+  }
+
+  const std::string profile_meta = Join(dir, "profile/meta.yaml");
+  absl::StatusOr<ProfileMeta> profile = ReadProfileMeta(profile_meta);
+  if (absl::IsNotFound(profile.status())) return Missing(profile_meta, "how the profile was taken");
+  if (!profile.ok()) return profile.status();
+  r.profile = *profile;
+  const Architecture* arch = FindArchitecture(r.profile.architecture);
+  if (arch == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        profile_meta, ": error: architecture '", r.profile.architecture,
+        "': serq vllm knows the operators of ", absl::StrJoin(KnownModelTypes(), ", ")));
+  }
+  if (FindArchitecture(r.model.model_type) != arch) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        profile_meta, ": error: the profile is of architecture '", r.profile.architecture,
+        "', the run's model (model.json) of '", r.model.model_type, "'"));
+  }
+  bool profiled = false;
+  for (int tp : r.profile.tp_degrees) profiled = profiled || tp == a.tp;
+  if (!profiled) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        profile_meta, ": error: the run is at tensor parallel ", a.tp,
+        ", and the profile has tp_degrees [", absl::StrJoin(r.profile.tp_degrees, ", "), "]"));
+  }
+  r.profile_dir = Join(dir, absl::StrCat("profile/tp", a.tp));
+  for (const char* file : {"attention.csv", "dense.csv", "per_sequence.csv"}) {
+    const std::string path = Join(r.profile_dir, file);
+    if (!std::filesystem::exists(path, ec)) return Missing(path, "the profile at the run's TP degree");
+  }
+  // The operators of each file against the architecture's.
+  std::set<std::string> dense_ops;
+  for (const std::string& op : arch->per_step) dense_ops.insert(op);
+  for (const auto& [op, n] : arch->per_layer) dense_ops.insert(op);
+  if (r.model.dense_layers > 0) {
+    if (arch->dense_mlp.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Join(dir, "model.json"), ": error: ", r.model.dense_layers, " layers without experts, "
+          "and ", r.model.model_type, " has no dense MLP"));
+    }
+    for (const std::string& op : arch->dense_mlp) dense_ops.insert(op);
+  }
+  const std::string dense_path = Join(r.profile_dir, "dense.csv");
+  absl::StatusOr<std::set<std::string>> found = ReadColumnValues(dense_path, "layer");
+  if (!found.ok()) return found.status();
+  if (absl::Status s = CheckOperators(dense_path, *found, dense_ops, r.model.model_type); !s.ok()) {
+    return s;
+  }
+  const std::string per_sequence = Join(r.profile_dir, "per_sequence.csv");
+  found = ReadColumnValues(per_sequence, "layer");
+  if (!found.ok()) return found.status();
+  if (absl::Status s = CheckOperators(per_sequence, *found,
+                                      {arch->per_sequence.begin(), arch->per_sequence.end()},
+                                      r.model.model_type);
+      !s.ok()) {
+    return s;
+  }
+  if (r.model.moe()) {
+    if (!arch->experts) {
+      return absl::InvalidArgumentError(absl::StrCat(Join(dir, "model.json"), ": error: ",
+                                                     r.model.model_type, " has no experts in serq "
+                                                     "vllm's catalog"));
+    }
+    // Whole experts on each GPU with expert parallelism: one GPU's kernels
+    // at tensor parallel 1; without it, the experts split as the run's TP.
+    r.moe_file = Join(dir, absl::StrCat("profile/tp", r.ep > 1 ? 1 : a.tp, "/moe.csv"));
+    if (!std::filesystem::exists(r.moe_file, ec)) {
+      return Missing(r.moe_file, "the experts' kernels of a mixture-of-experts model");
+    }
+  }
+  r.requests = Join(dir, "requests.jsonl");
+  if (!std::filesystem::exists(r.requests, ec)) return Missing(r.requests, "the requests replayed");
+  return r;
+}
+
+}  // namespace serq::vllm

@@ -1,0 +1,81 @@
+// A measured vLLM run in LLMServingSim's published layout, read and
+// checked: meta.json (the engine's arguments), model.json (the model's
+// config.json), llmservingsim-config.json (the cluster: GPU memory, the
+// link between GPUs), profile/meta.yaml and profile/tpN/ (one GPU's
+// kernels), requests.jsonl (the requests, replayed). docs/cli.md §serq
+// vllm says which field means what.
+#ifndef SERQ_SERQ_VLLM_RUN_FOLDER_H_
+#define SERQ_SERQ_VLLM_RUN_FOLDER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "serq/vllm/model_config.h"
+#include "serq/vllm/profile.h"
+
+namespace serq::vllm {
+
+// vLLM 0.19's engine arguments, as the run gave them or by default
+// (vllm/engine/arg_utils.py, vllm/config/*.py).
+struct EngineArgs {
+  std::string model;
+  int tp = 1;              // tensor_parallel_size
+  int dp = 1;              // data_parallel_size
+  bool expert_parallel = false;  // enable_expert_parallel
+  // max_num_seqs and max_num_batched_tokens; 0: not given (vLLM picks them
+  // by GPU, EngineArgs.get_batch_defaults: 1024 and 8192 on a GPU of 70 GiB
+  // or more that is not an A100, else 256 and 2048, for an API server).
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  std::optional<int64_t> max_model_len;
+  int block_size = 16;
+  bool prefix_caching = true;
+  bool async_scheduling = true;
+  int64_t long_prefill_token_threshold = 0;  // 0: no cap
+  double gpu_memory_utilization = 0.9;
+  bool gpu_memory_utilization_given = false;
+  std::optional<int64_t> num_gpu_blocks_override;
+  std::string dtype = "auto";
+  std::string kv_cache_dtype = "auto";
+};
+
+// llmservingsim-config.json: that simulator's description of the cluster.
+struct Cluster {
+  bool present = false;
+  double link_bw = 0;       // link_bw, GB/s (ASTRA-Sim reads 2^30 bytes)
+  double link_latency = 0;  // link_latency, ns
+  double mem_size = 0;      // an instance's npu_mem.mem_size, GiB
+  double mem_util = 0;      // npu_mem.mem_util
+  std::string hardware;     // an instance's hardware
+  int instances = 0;
+};
+
+struct RunFolder {
+  std::string dir;   // as given
+  std::string name;  // its last component
+  std::string vllm_version;
+  EngineArgs args;
+  // meta.json's kv_cache.num_gpu_blocks where the run records it.
+  std::optional<int64_t> num_gpu_blocks;
+  ModelConfig model;
+  Cluster cluster;
+  ProfileMeta profile;
+  int ep = 1;  // the GPUs the experts are spread over (dp x tp with expert parallel)
+  // Files, as paths under dir.
+  std::string profile_dir;  // profile/tpN for the run's tp
+  std::string moe_file;     // the experts' kernels (empty: a dense model)
+  std::string requests;
+};
+
+// Reads and checks the folder. Every error names the file and what is
+// wrong in it: a file missing, a field missing or out of range, an engine
+// argument serq does not know, a profile without the run's TP degree, an
+// architecture whose operators are not known, a profile whose operators
+// are not the architecture's.
+absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir);
+
+}  // namespace serq::vllm
+
+#endif  // SERQ_SERQ_VLLM_RUN_FOLDER_H_

@@ -1,0 +1,89 @@
+#include "serq/vllm_cli.h"
+
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "ir/cli.h"
+#include "ir/output.h"
+#include "serq/vllm/generate.h"
+
+ABSL_FLAG(std::optional<int64_t>, kv_blocks, std::nullopt,
+          "vllm: the KV cache of each engine in vLLM's blocks (its num_gpu_blocks, the null block "
+          "included), instead of the run's or the derived count");
+ABSL_FLAG(std::optional<double>, gpu_memory_utilization, std::nullopt,
+          "vllm: the share of GPU memory vLLM may use, for the derived KV cache (default: the "
+          "run's, else 0.9)");
+ABSL_FLAG(std::optional<double>, gpu_memory, std::nullopt,
+          "vllm: a GPU's memory in GiB, for the derived KV cache (default: "
+          "llmservingsim-config.json's mem_size)");
+ABSL_FLAG(bool, no_skew, false,
+          "vllm: attention at the decodes' mean KV only, without the profile's skew blend");
+ABSL_FLAG(bool, no_prefix_cache, false, "vllm: prefix caching off (vLLM 0.19's default is on)");
+ABSL_FLAG(std::string, interconnect, "",
+          "vllm: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
+          "instead of the run's llmservingsim-config.json");
+ABSL_DECLARE_FLAG(std::string, out);
+
+namespace serq {
+
+std::vector<FlagUse> VllmFlagUses() {
+  return {
+      {"kv-blocks", absl::GetFlag(FLAGS_kv_blocks).has_value(), {"vllm"}},
+      {"gpu-memory-utilization", absl::GetFlag(FLAGS_gpu_memory_utilization).has_value(), {"vllm"}},
+      {"gpu-memory", absl::GetFlag(FLAGS_gpu_memory).has_value(), {"vllm"}},
+      {"no-skew", absl::GetFlag(FLAGS_no_skew), {"vllm"}},
+      {"no-prefix-cache", absl::GetFlag(FLAGS_no_prefix_cache), {"vllm"}},
+      {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"vllm"}},
+  };
+}
+
+int VllmMain(const CommandLine& line) {
+  if (line.positional.size() != 1) {
+    return Usage(absl::StrCat("serq vllm: expected one run folder, got ", line.positional.size()));
+  }
+  if (!line.defines.empty()) return Usage("-D does not apply to 'serq vllm'");
+  vllm::Options options;
+  options.kv.num_gpu_blocks = absl::GetFlag(FLAGS_kv_blocks);
+  options.kv.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization);
+  options.kv.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);
+  if (options.kv.num_gpu_blocks && *options.kv.num_gpu_blocks < 2) {
+    return Usage("--kv-blocks must be at least 2 (vLLM's null block and one more)");
+  }
+  if (options.kv.gpu_memory_utilization &&
+      !(*options.kv.gpu_memory_utilization > 0 && *options.kv.gpu_memory_utilization <= 1)) {
+    return Usage("--gpu-memory-utilization must be above 0 and at most 1");
+  }
+  if (options.kv.gpu_memory_gib && !(*options.kv.gpu_memory_gib > 0)) {
+    return Usage("--gpu-memory must be above 0 (GiB)");
+  }
+  options.skew = !absl::GetFlag(FLAGS_no_skew);
+  options.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
+  options.interconnect = absl::GetFlag(FLAGS_interconnect);
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (!out.empty()) {
+    options.program_dir = std::filesystem::path(out).parent_path().string();
+    if (options.program_dir.empty()) options.program_dir = ".";
+  }
+  options.command = absl::StrCat("serq vllm ", line.positional[0]);
+  absl::StatusOr<vllm::Generated> generated = vllm::GenerateProgram(line.positional[0], options);
+  if (!generated.ok()) {
+    std::cerr << generated.status().message() << "\n";
+    return kExitInputRejected;
+  }
+  for (const std::string& w : generated->warnings) std::cerr << "serq vllm: warning: " << w << "\n";
+  absl::Status written =
+      out.empty() ? WriteStdout(generated->program) : WriteFile(out, generated->program);
+  if (!written.ok()) {
+    PrintToolError("serq", written.message());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace serq
