@@ -56,6 +56,7 @@ constexpr BuiltinVariableInfo kVariables[] = {
     {"now", ir::Ref::NOW, "a session"},
     {"arrival", ir::Ref::ARRIVAL, "a session"},
     {"serial", ir::Ref::SERIAL, "a session"},
+    {"queued", ir::Ref::QUEUED, "a session"},
     {"present", ir::Ref::PRESENT, "the phi of a ps stage"},
     {"since", ir::Ref::SINCE, "a pool's evict by or a stage's preempt by"},
     {"tokens", ir::Ref::TOKENS, "the tau of a step stage"},

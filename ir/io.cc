@@ -149,7 +149,10 @@ void RefuseVersion8Fields(const ir::Program& p, Diagnostics* diags) {
 uint32_t BuiltinAdded(uint32_t builtin) {
   if (builtin == ir::Ref::ATTENTION) return 9;
   if (IsJobFigure(builtin)) return 10;
-  if (builtin == ir::Ref::GROUP_TOKENS || builtin == ir::Ref::GROUP_TOKENS_MAX) return 11;
+  if (builtin == ir::Ref::GROUP_TOKENS || builtin == ir::Ref::GROUP_TOKENS_MAX ||
+      builtin == ir::Ref::QUEUED) {
+    return 11;
+  }
   return 0;
 }
 uint32_t FunctionAdded(absl::string_view f) {

@@ -184,5 +184,65 @@ run { horizon 100; }
   EXPECT_THAT(Samples(run.results, "engine"), ElementsAre(0.0, 1.0, 0.0, 1.0));
 }
 
+// `queued`: a step stage takes a job in at the end of the step in flight
+// (vLLM's engine reads new requests between steps and stamps queued_ts
+// then), at once when idle, and a run continuing the session's job keeps
+// the job's. Steps of 1 s; A at 0 (a prefill of 1, then 3 decode tokens),
+// B at 0.5 (a prefill of 1):
+//   A: the stage is idle: queued 0. Its decode run continues its job (it
+//     comes at the instant its prefill ended): queued stays 0, e2e 4.
+//   B: comes during [0, 1): queued 1. Without async it joins [1, 2):
+//     first token at 2, ttft 2 - 1 = 1. With async it joins [2, 3):
+//     ttft 3 - 1 = 2.
+TEST(LockstepTest, QueuedIsTheEndOfTheStepInFlight) {
+  constexpr char kProgram[] = R"(
+stage E : step(1) { preempt by (-since); OPTIONS }
+workload { arrive periodic(0.5); limit 2; }
+session {
+  run E prefill (1);
+  observe q = queued;
+  observe ttft = now - queued;
+  if (serial == 0) { run E decode (3); observe e2e = now - queued; }
+}
+run { horizon 100; }
+)";
+  SimRun sync = RunWith(kProgram, "");
+  ASSERT_TRUE(sync.ok) << sync.errors;
+  EXPECT_THAT(Samples(sync.results, "q"), ElementsAre(0.0, 1.0));
+  EXPECT_THAT(Samples(sync.results, "ttft"), ElementsAre(1.0, 1.0));
+  EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(4.0));
+  SimRun async = RunWith(kProgram, "async;");
+  ASSERT_TRUE(async.ok) << async.errors;
+  EXPECT_THAT(Samples(async.results, "q"), ElementsAre(0.0, 1.0));
+  EXPECT_THAT(Samples(async.results, "ttft"), ElementsAre(1.0, 2.0));
+}
+
+// With lockstep, the step in flight is the group's: a request that comes to
+// an element running a dummy step is taken in at the group's step end. R0
+// at 0 on E[0] (15 tokens: 2 s), R1 at 1 on E[1]: queued 2 (not 1), its
+// step [2, 3): ttft from queued 1. And `queued` is a session's own variable
+// where the session sets one: the program's `set queued` reads back 7.
+// (Serials count over both workloads: R0 0, the other 1, R1 2.)
+TEST(LockstepTest, QueuedInAGroupAndAsAVariable) {
+  constexpr char kProgram[] = R"(
+stage E[2] : step((1 + tokens) / 8) { lockstep; }
+workload { arrive periodic(1); limit 2; }
+session {
+  set j = min(serial, 1);
+  run E[j] prefill (15 - 8 * j);
+  observe q = queued;
+  observe ttft = now - queued;
+}
+workload other { arrive batch(1); }
+session other { set queued = 7; observe mine = queued; }
+run { horizon 100; }
+)";
+  SimRun run = RunSource(kProgram, CheckingPools());
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "q"), ElementsAre(0.0, 2.0));
+  EXPECT_THAT(Samples(run.results, "ttft"), ElementsAre(2.0, 1.0));
+  EXPECT_THAT(Samples(run.results, "mine"), ElementsAre(7.0));
+}
+
 }  // namespace
 }  // namespace serq

@@ -1,41 +1,82 @@
 #!/usr/bin/env bash
-# The profile-based program against the measured vLLM run: serq compare's
-# errors (simulated - measured) / measured in percent must stay within the
-# budget docs/examples.md states: |error| <= 3% on the means of TTFT, TPOT
-# and E2E, <= 5% on their p50, p90 and p99, but TTFT's p50, which misses
-# that target (-6.25% today with vLLM's scheduler options on: async,
-# blocks of 16, reserve prompt; LLMServingSim, with the same profile, -8.6%).
-# The median request waits for a seat (128 running); after its seat serq
-# is within 10 ms, but the seats come free ~560 ms early because the early
-# arrivals decode ~4% fast in serq: the per-second series puts the profile's
-# step 2.2-2.7 ms short at 40-60 decodes, a cost the eager per-kernel
-# profile does not hold and nothing in it derives (docs/examples.md, "What
-# TTFT's p50 error is made of"; examples/vllm/ttft_median.py). It is held
-# to 7%. Nothing here was fitted to the measured latencies, so a change
-# that moves the prediction out of budget is a change of the model, not
-# noise: the replay is deterministic.
+# The programs `serq vllm` writes for the two measured runs, against the
+# measurements: serq compare's errors (simulated - measured) / measured, in
+# percent, held to the issue's targets (means within 2%, p50 to p99 within
+# 5%) where serq meets them, and to the figure it reaches, with its margin,
+# where it does not (docs/examples.md, "Predicting real vLLM runs", says
+# what each miss is made of). Nothing in either program was fitted to the
+# measured latencies, so a change that moves a figure out of its bound is a
+# change of the model, not noise: the replays are deterministic.
+#
+# It also holds the committed programs to what `serq vllm` writes today
+# (regenerate them with the commands in their first lines), so the
+# figures are the generator's, and the generator and the replay under a
+# CPU second each is a benchmark's figure (docs/examples.md), not tested.
 set -u
 serq=serq/serq
-prog=examples/vllm/llama-3.1-8b-rtxpro6000.sq
-run=examples/vllm/rtxpro6000-llama-3.1-8b-tp1/requests.jsonl
-out=$("$serq" compare --format=csv "$run" "$prog") || { echo "serq compare failed"; exit 1; }
-fails=0
-check() {  # check METRIC COLUMN BOUND
-  local v
-  v=$(echo "$out" | awk -F, -v m="$1" -v c="$2" '
+fails=0 checks=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# The committed programs are the generator's output: regenerated in a
+# folder of the same shape (runs/ linked), by the command in their first
+# lines, and compared byte for byte.
+here=$PWD
+for pair in llama-3.1-8b-rtxpro6000:rtxpro6000-llama-3.1-8b \
+            qwen3-30b-a3b-dp2-ep-rtxpro6000:rtxpro6000-qwen3-30b-a3b-dp2-ep; do
+  prog=${pair%%:*} run=${pair##*:}
+  checks=$((checks + 1))
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/examples/vllm"
+  ln -s "$here/examples/vllm/runs" "$tmp/examples/vllm/runs"
+  if ! (cd "$tmp" && "$here/$serq" vllm "examples/vllm/runs/$run" --out "examples/vllm/$prog.sq") \
+       2>"$tmp/err"; then
+    fail "serq vllm $run: $(cat "$tmp/err")"
+  elif ! diff -q "$tmp/examples/vllm/$prog.sq" "examples/vllm/$prog.sq" >/dev/null; then
+    fail "examples/vllm/$prog.sq is not what 'serq vllm examples/vllm/runs/$run' writes"
+  else
+    echo "ok   examples/vllm/$prog.sq is serq vllm's"
+  fi
+  rm -rf "$tmp"
+done
+
+check() {  # check PROGRAM RUN METRIC COLUMN BOUND [WHY]
+  local out v
+  out=$("$serq" compare --format=csv "examples/vllm/runs/$2/requests.jsonl" "examples/vllm/$1.sq") ||
+    { fail "serq compare $1"; return; }
+  checks=$((checks + 1))
+  v=$(echo "$out" | awk -F, -v m="$3" -v c="$4" '
     $2 == "side" { for (i = 1; i <= NF; i++) col[$i] = i }
     $1 == m && $2 == "error_pct" { print $(col[c]) }')
-  if [ -z "$v" ]; then echo "FAIL: no $1 $2 error in the comparison"; fails=$((fails + 1)); return; fi
-  if awk -v v="$v" -v b="$3" 'BEGIN { exit !(v <= b && v >= -b) }'; then
-    echo "ok   $1 $2 error $v% (budget $3%)"
+  if [ -z "$v" ]; then fail "$1: no $3 $4 error"; return; fi
+  if awk -v v="$v" -v b="$5" 'BEGIN { exit !(v <= b && v >= -b) }'; then
+    echo "ok   $1 $3 $4 error $v% (bound $5%${6:+, $6})"
   else
-    echo "FAIL $1 $2 error $v% outside +-$3%"; fails=$((fails + 1))
+    fail "$1 $3 $4 error $v% outside +-$5%"
   fi
 }
-for m in ttft tpot e2e; do check "$m" mean_ms 3; done
-for m in tpot e2e; do for c in p50_ms p90_ms p99_ms; do check "$m" "$c" 5; done; done
-check ttft p50_ms 7
-check ttft p90_ms 5
-check ttft p99_ms 5
-echo "$((15 - fails)) passed, $fails failed"
+
+llama=llama-3.1-8b-rtxpro6000 lrun=rtxpro6000-llama-3.1-8b
+for m in ttft tpot e2e; do check $llama $lrun $m mean_ms 2; done
+for m in tpot e2e; do for c in p50_ms p90_ms p99_ms; do check $llama $lrun $m $c 5; done; done
+check $llama $lrun ttft p90_ms 5
+check $llama $lrun ttft p99_ms 5
+# A miss: -6.3% today (the target is 5%; LLMServingSim, the same profile,
+# -8.6%): the median request waits for a seat, and the seats come free
+# early because the early requests decode 3-4% fast in serq (docs/examples.md).
+check $llama $lrun ttft p50_ms 7 "target 5%, a documented miss"
+
+moe=qwen3-30b-a3b-dp2-ep-rtxpro6000 mrun=rtxpro6000-qwen3-30b-a3b-dp2-ep
+for m in tpot e2e; do check $moe $mrun $m mean_ms 2; done
+for m in tpot e2e; do for c in p50_ms p90_ms p99_ms; do check $moe $mrun $m $c 5; done; done
+check $moe $mrun ttft p50_ms 5
+# Misses (the targets 2% and 5%), each still better than LLMServingSim's on
+# this run (-13.6% mean, -10.9% p90) but p99 (LLMServingSim -1.0%): the
+# requests that wait for a seat, after 25 s, wait for it on the engine the
+# balancer sent them to, and serq's engines free seats at another pace than
+# vLLM's (docs/examples.md).
+check $moe $mrun ttft mean_ms 5 "target 2%, a documented miss"
+check $moe $mrun ttft p90_ms 10.9 "target 5%, a documented miss; LLMServingSim -10.9%"
+check $moe $mrun ttft p99_ms 7 "target 5%, a documented miss"
+
+echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

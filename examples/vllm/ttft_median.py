@@ -3,7 +3,7 @@
 section): the measured run beside serq's trace of the same replay.
 
   serq run examples/vllm/llama-3.1-8b-rtxpro6000.sq --trace /tmp/vllm.jsonl
-  examples/vllm/ttft_median.py examples/vllm/rtxpro6000-llama-3.1-8b-tp1 /tmp/vllm.jsonl
+  examples/vllm/ttft_median.py examples/vllm/runs/rtxpro6000-llama-3.1-8b /tmp/vllm.jsonl
 
 Prints four tables:
 

@@ -20,6 +20,7 @@ bool BuiltinAllowed(ir::Ref::Builtin b, Context c) {
     case ir::Ref::SERIAL:
       return c == Context::kSession || c == Context::kEvictBy || c == Context::kServeBy ||
              c == Context::kPreemptBy;
+    case ir::Ref::QUEUED: return c == Context::kSession;
     case ir::Ref::PRESENT: return c == Context::kPsPhi;
     case ir::Ref::SINCE: return c == Context::kEvictBy || c == Context::kPreemptBy;
     case ir::Ref::TOKENS:
@@ -172,7 +173,12 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
   // A built-in variable defined here comes first: `tokens` in a step's tau
   // is the step's tokens even where a param is called so.
   const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
-  if (b != nullptr && BuiltinAllowed(b->builtin, scope.context)) {
+  // `queued` (IR 11) is contextual: a session that sets a variable of that
+  // name reads its own.
+  const bool own_queued = b != nullptr && b->builtin == ir::Ref::QUEUED &&
+                          scope.context == Context::kSession && scope.session != nullptr &&
+                          scope.session->assigned.count(name) > 0;
+  if (b != nullptr && BuiltinAllowed(b->builtin, scope.context) && !own_queued) {
     if (ref->has_index()) {
       Error(where, absl::StrCat("'", name, "' is a built-in variable, not an array"));
     } else {

@@ -78,6 +78,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool Phi(uint32_t station, double present, double* phi) override;
   void StartService(SessionId session) override { sessions_[session].service_start = now_; }
   bool Tau(uint32_t station, const StepVars& vars, double* tau) override;
+  void Queued(SessionId session, double time) override { sessions_[session].queued = time; }
   Growth Grow(SessionId session, uint32_t hold, double units) override;
   size_t GrowEach(absl::Span<const uint32_t> holds, double units) override {
     return pools_.GrowEach(holds, units, now_);

@@ -37,6 +37,7 @@ EvalFrame Engine::FrameOf(const Session& s) const {
   f.variable_names = &d.variables;
   f.now = now_;
   f.arrival = s.arrival;
+  f.queued = s.queued;
   f.serial = static_cast<double>(s.serial);
   return f;
 }
@@ -66,6 +67,7 @@ void Engine::Spawn(uint32_t workload, const double* row) {
   s.decl = w.session;
   s.serial = next_serial_++;
   s.arrival = now_;
+  s.queued = now_;
   s.pc = d.entry;
   s.state = SessionState::kRunning;
   s.variables.assign(d.slots, std::numeric_limits<double>::quiet_NaN());
@@ -229,6 +231,9 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   }
   s.state = SessionState::kInRun;
   s.service_start = now_;
+  // `queued`: a step stage says when it takes the job in (StageHost::Queued);
+  // any other takes it at once.
+  if (model_.stages[r.decl].kind != ir::Stage::STEP) s.queued = now_;
   if (r.shared) {
     shared_->Start(*this, id, s.run_stations, work);
     return false;

@@ -40,6 +40,8 @@ struct alignas(64) Session {
   uint32_t decl = 0;
   SessionState state = SessionState::kFree;
   double arrival = 0;
+  // `queued`: when its current job was taken in by its stage (IR 11).
+  double queued = 0;
   uint64_t serial = 0;
   // The run in progress.
   double service_start = 0;  // when its service began: the run's start, or later at a fifo

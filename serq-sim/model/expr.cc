@@ -133,6 +133,7 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
     }
     case Op::kNow: return frame.now;
     case Op::kArrival: return frame.arrival;
+    case Op::kQueued: return frame.queued;
     case Op::kSerial: return frame.serial;
     case Op::kPresent: return frame.present;
     case Op::kSince: return frame.since;
@@ -302,6 +303,7 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
       out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.a, 0});
       return true;
     case Op::kNow: case Op::kArrival: case Op::kSerial: case Op::kPresent: case Op::kSince:
+    case Op::kQueued:
     case Op::kTokens: case Op::kPrefill: case Op::kDecode: case Op::kSeqs: case Op::kContext:
     case Op::kAttention: case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
     case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
@@ -432,6 +434,7 @@ void Evaluator::Finish(Program* program) {
       case Op::kVariable: in.code = Code::kVariable; break;
       case Op::kNow: in.code = Code::kNow; break;
       case Op::kArrival: in.code = Code::kArrival; break;
+      case Op::kQueued: in.code = Code::kQueued; break;
       case Op::kSerial: in.code = Code::kSerial; break;
       case Op::kPresent: in.code = Code::kPresent; break;
       case Op::kSince: in.code = Code::kSince; break;
@@ -511,6 +514,7 @@ int32_t Evaluator::FrameOffset(Op op) {
   switch (op) {
     case Op::kNow: return offsetof(EvalFrame, now);
     case Op::kArrival: return offsetof(EvalFrame, arrival);
+    case Op::kQueued: return offsetof(EvalFrame, queued);
     case Op::kSerial: return offsetof(EvalFrame, serial);
     case Op::kPresent: return offsetof(EvalFrame, present);
     case Op::kSince: return offsetof(EvalFrame, since);
@@ -559,7 +563,7 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
   // instruction that the processor predicts from where it is, not one
   // shared by all. The labels are in Code's order.
   static const void* const kCode[] = {
-      &&number, &&variable, &&now, &&arrival, &&serial, &&present, &&since,
+      &&number, &&variable, &&now, &&arrival, &&serial, &&present, &&since, &&queued,
       &&tokens, &&prefill, &&decode, &&seqs, &&context, &&attention, &&neg,
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
@@ -606,6 +610,8 @@ present:
   SERQ_PUSH(frame.present);
 since:
   SERQ_PUSH(frame.since);
+queued:
+  SERQ_PUSH(frame.queued);
 tokens:
   SERQ_PUSH(frame.step->tokens);
 prefill:

@@ -28,6 +28,7 @@ enum class Op : uint8_t {
   kSerial,
   kPresent,
   kSince,
+  kQueued,  // IR 11: when the session's job was taken in by its stage
   kTokens,  // the step variables of a step stage's tau
   kPrefill,
   kDecode,
@@ -134,6 +135,7 @@ struct EvalFrame {
   double serial = 0;
   double present = 0;
   double since = 0;
+  double queued = 0;  // IR 11: `queued`, in a session
   // In a step stage's tau, the step's figures (the stage's, not a copy:
   // a frame is made for every statement, and StepVars is 30 numbers).
   const StepVars* step = &kNoStep;
@@ -213,7 +215,7 @@ class Evaluator {
   // often a max of two rooflines); the other binary operations go through
   // Binary, the other functions through ApplyMath.
   enum class Code : uint8_t {
-    kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince,
+    kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince, kQueued,
     kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
     kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,

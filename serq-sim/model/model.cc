@@ -366,6 +366,7 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
           switch (r.decl()) {
             case ir::Ref::NOW: op = Op::kNow; break;
             case ir::Ref::ARRIVAL: op = Op::kArrival; break;
+            case ir::Ref::QUEUED: op = Op::kQueued; break;
             case ir::Ref::SERIAL: op = Op::kSerial; break;
             case ir::Ref::PRESENT: op = Op::kPresent; break;
             case ir::Ref::SINCE: op = Op::kSince; break;

@@ -237,6 +237,10 @@ class StageHost {
   // reporting a runtime error (phi not > 0, NaN, a division by zero...);
   // the station must then leave its state consistent and return.
   virtual bool Phi(uint32_t station, double present, double* phi) = 0;
+  // The job of `session` was taken in by the stage at `time` (IR 11's
+  // `queued`): a step stage calls it as a job arrives (the end of the step
+  // in flight, or now), but for a run that continues the session's job.
+  virtual void Queued(SessionId session, double time) {}
   // The job of `session` starts its service now (it waited until now). A
   // run's service time (for done, the mean service and price(S)) counts
   // from here; stations that serve every job from its arrival (delay, ps)

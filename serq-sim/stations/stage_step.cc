@@ -78,6 +78,18 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
   keys_[slot].assign(job.key.begin(), job.key.end());
   work_ += job.work;
   ++unstarted_;
+  // `queued`: vLLM's engine reads new requests between steps (and stamps
+  // them queued then), so a job that comes during a step (the group's, with
+  // `lockstep`) is taken in at its end; a run that continues the session's
+  // job, which completed here at this instant, keeps the job's.
+  bool continues = false;
+  if (continued_time_ == now) {
+    for (const Continued& c : continued_) continues = continues || c.serial == job.serial;
+  }
+  if (!continues) {
+    const double end = group_ != nullptr ? GroupStepEnd() : in_step_ ? step_end_ : -1;
+    host.Queued(job.session, end > now ? end : now);
+  }
   if (preempt_) {
     // The session's previous run on this stage completed at this very
     // instant (a decode right after its prefill): the same running job
@@ -396,6 +408,7 @@ void StepStation::Launch(StageHost& host, double tau) {
   const double now = host.now();
   const StepVars& vars = vars_;
   in_step_ = true;
+  step_end_ = now + tau;
   ++steps_;
   batch_jobs_ += batch_.size();
   batch_tokens_ += vars.tokens;
@@ -420,7 +433,7 @@ void StepStation::Launch(StageHost& host, double tau) {
 
 void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
   done->push_back(e.session);
-  if (preempt_) continued_.push_back(Continued{serials_[slot], e.since, e.sequence});
+  continued_.push_back(Continued{serials_[slot], e.since, e.sequence});
   if (async_ && e.growing) {
     // Its pool's units given back from now on, at this instant, are not
     // free to the step formed now (FormAsync); the count is read at the

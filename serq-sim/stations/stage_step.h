@@ -313,6 +313,8 @@ class StepStation final : public Station {
   void RequestGroupStart(StageHost& host);
   void GroupStart(StageHost& host);
   void GroupStepEnded(StageHost& host);
+  // The end of the group's step in flight, or -1 when none is.
+  double GroupStepEnd() const;
   std::shared_ptr<StepGroup> group_;
 
   // Without `preempt by`: decode jobs, then prefill jobs, in order.
@@ -565,6 +567,7 @@ class StepStation final : public Station {
   bool forming_ = false;
   double work_ = 0;
   bool in_step_ = false;
+  double step_end_ = 0;  // the end of the step in flight (in_step_)
   bool start_pending_ = false;
   uint64_t next_sequence_ = 0;
   uint64_t next_preemption_ = 0;

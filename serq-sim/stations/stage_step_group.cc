@@ -77,6 +77,7 @@ class StepGroup {
       }
       tau = std::max(tau, t);
     }
+    end_ = host.now() + tau;
     for (StepStation* m : members_) {
       if (m->batch_.empty()) continue;
       m->Launch(host, tau);
@@ -87,6 +88,8 @@ class StepGroup {
   // A member's part of the group's step ended; after the last, the group's
   // next step is asked for if any member has a job (a member may have had
   // its first job arrive during the step, and asked then in vain).
+  double StepEnd() const { return ending_ > 0 ? end_ : -1; }
+
   void Ended(StageHost& host) {
     if (--ending_ > 0) return;
     for (StepStation* m : members_) {
@@ -113,11 +116,13 @@ class StepGroup {
   std::vector<StepStation*> members_;
   bool pending_ = false;
   uint32_t ending_ = 0;  // the elements whose part of the group's step has not ended
+  double end_ = 0;       // when the group's step in flight ends
 };
 
 void StepStation::RequestGroupStart(StageHost& host) { group_->Request(host); }
 void StepStation::GroupStart(StageHost& host) { group_->Start(host); }
 void StepStation::GroupStepEnded(StageHost& host) { group_->Ended(host); }
+double StepStation::GroupStepEnd() const { return group_->StepEnd(); }
 
 }  // namespace step_internal
 

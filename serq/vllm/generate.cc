@@ -376,13 +376,15 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line("  // recompute after a preemption (vLLM keeps a freed block's hash until reused).");
     t.Line("  prefix (-1 - serial, ceil((input_toks + output_toks) / Block));");
   }
+  t.Line("  // TTFT and E2E count from `queued`, as vLLM's from queued_ts: when the engine took the");
+  t.Line("  // request in, which it does between steps.");
   t.Line(absl::StrCat("  hold kv", idx, " (0) {"));
   t.Line(absl::StrCat("    run E", idx, " prefill (input_toks) growing kv", idx, ";"));
-  t.Line("    observe ttft = now - arrival;");
+  t.Line("    observe ttft = now - queued;");
   t.Line("    set first = now;");
   t.Line(absl::StrCat("    run E", idx, " decode (output_toks - 1) growing kv", idx, " observe itl;"));
   t.Line("    if (output_toks > 1) { observe tpot = (now - first) / (output_toks - 1); }");
-  t.Line("    observe e2e = now - arrival;");
+  t.Line("    observe e2e = now - queued;");
   t.Line("  }");
   t.Line("}");
   t.Line();

@@ -146,7 +146,8 @@ double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep) {
   split += m.dense_layers * 3.0 * h * m.intermediate;
   // On every GPU: the norms (two a layer, the final one; Qwen3's q and k
   // norms are head_dim each) and a router a MoE layer.
-  double each = (2.0 * m.layers + 1) * h + 2.0 * m.layers * m.head_dim;
+  double each = (2.0 * m.layers + 1) * h;
+  if (m.model_type == "qwen3" || m.model_type == "qwen3_moe") each += 2.0 * m.layers * m.head_dim;
   double experts = 0;
   if (m.moe()) {
     each += m.moe_layers * h * m.experts;

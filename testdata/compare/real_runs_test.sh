@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # serq compare's figures of two real runs, against figures computed by
 # others from the same files:
-# - the vLLM run (examples/vllm/rtxpro6000-llama-3.1-8b-tp1): its README's
+# - the vLLM run (examples/vllm/runs/rtxpro6000-llama-3.1-8b): its README's
 #   measured table (LLMServingSim's definitions: TTFT = first - queued,
 #   TPOT = (last - first) / (out - 1), E2E = last - queued; ms, to 0.1);
 # - BLIS's w1 results: BLIS's own summary of the same run, w1.metrics.json
@@ -14,7 +14,7 @@ cd "$root" || exit 2
 PATH="$root/serq:$PATH"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run=examples/vllm/rtxpro6000-llama-3.1-8b-tp1/requests.jsonl
+run=examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl
 serq compare --format=json "$run" "$run" > "$tmp/vllm.json" || { echo "FAIL: serq compare vllm"; exit 1; }
 serq compare --format=json testdata/blis/w1.results.json testdata/blis/w1.results.json \
   > "$tmp/blis.json" || { echo "FAIL: serq compare blis"; exit 1; }

@@ -8,13 +8,17 @@
 #   whole microseconds, as BLIS's clock has it; with exact step times w1's
 #   TTFT p95 and p99 were -0.57% and +1.27%, requests a step earlier or
 #   later where BLIS's truncated steps drift across their arrivals).
-# - kv800 (KV binds, 800 blocks of 16): serq follows vLLM where BLIS does
-#   not (kv800.sq's header): a preempted request keeps its tokens and
-#   recomputes them as a prefill, where BLIS makes its outputs again one
-#   decode step at a time and so holds KV longer. The test holds serq to
-#   that direction and size: every TTFT and E2E figure 1% to 6% below
-#   BLIS's, and fewer preemptions than BLIS's 416 (kv800.metrics.json) but
-#   at least half of them.
+# - kv800 (KV binds, 800 blocks of 16; prefix caching on in both, each
+#   request's blocks its own): serq follows vLLM where BLIS does not
+#   (kv800.sq's header): a preempted request keeps its tokens and
+#   recomputes them as a prefill (hitting its own cached blocks), where
+#   BLIS makes its outputs again one decode step at a time and so holds KV
+#   longer. The test holds serq to that direction and size: every TTFT and
+#   E2E figure 1% to 7% below BLIS's (today TTFT -5.62% mean, -4.46% p50,
+#   -6.19% p99; E2E -5.03% mean; without the cache in serq -3.50%, -2.35%,
+#   -4.14%, -2.96%: the cache makes serq's recomputes cheaper still), and
+#   fewer preemptions than BLIS's 416 (kv800.metrics.json) but at least
+#   half of them (211).
 set -u
 root=${TEST_SRCDIR:-$PWD}/serq
 [ -d "$root" ] || root=$PWD
@@ -47,7 +51,7 @@ for case in ("rate40", "w1"):
             check(f"{case} {metric} {figure}", abs(e) <= band, f"{e:+.3f}% (within {band}%)")
 for metric, figures in errors("kv800").items():
     for figure, e in figures.items():
-        check(f"kv800 {metric} {figure}", -6 <= e <= -1, f"{e:+.3f}% (BLIS's later: -6% to -1%)")
+        check(f"kv800 {metric} {figure}", -7 <= e <= -1, f"{e:+.3f}% (BLIS's later: -7% to -1%)")
 results = json.load(open(f"{tmp}/kv800.results.json"))
 stage = {s["name"]: s for s in results["replication"][0]["stage"]}
 preempted = int(stage["E"].get("preempted", 0))

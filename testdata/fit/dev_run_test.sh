@@ -14,7 +14,7 @@ failed=0
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 cd "$root" || exit 2
 
-run=examples/vllm/rtxpro6000-llama-3.1-8b-tp1/requests.jsonl
+run=examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl
 "$serq" fit examples/fit/llama-steps.sq --param B0=1000:40000,B1=0:400,B2=0:2 --to $run >"$tmp/fit" ||
   fail "the fit: exit $?"
 grep -q '^result     converged' "$tmp/fit" || fail "not converged: $(grep '^result' "$tmp/fit")"
@@ -29,7 +29,7 @@ done < <(grep '^param [A-Za-z0-9_]* = ' "$tmp/fit")
 "$serq" run examples/fit/predict.sq >/dev/null || fail "predict.sq: exit $?"
 
 "$serq" physics examples/fit/llama-3.1-8b.config.json examples/fit/rtxpro6000.hardware.json \
-  --replay ../vllm/rtxpro6000-llama-3.1-8b-tp1/requests.jsonl --columns input_toks,output_toks \
+  --replay ../vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl --columns input_toks,output_toks \
   --max-num-seqs 128 >"$tmp/physics.sq" || fail "serq physics: exit $?"
 cmp -s "$tmp/physics.sq" examples/fit/llama-physics.sq || fail "llama-physics.sq is not what serq physics writes"
 

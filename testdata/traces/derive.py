@@ -29,7 +29,7 @@ import sys
 from decimal import Decimal
 
 SAMPLES = "examples/traces/"
-VLLM_RUN = "examples/vllm/rtxpro6000-llama-3.1-8b-tp1/"
+VLLM_RUN = "examples/vllm/runs/rtxpro6000-llama-3.1-8b/"
 
 
 def p99(xs):

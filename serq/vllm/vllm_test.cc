@@ -1,0 +1,365 @@
+// serq vllm's reading of a run folder and the program it writes, on the two
+// runs of examples/vllm/runs and on copies of them changed one file at a
+// time. Expected values are derived by hand in the comments from the files.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "ir/diagnostics.h"
+#include "lang/link/link.h"
+#include "lang/parse/parse.h"
+#include "serq/vllm/generate.h"
+#include "serq/vllm/json_file.h"
+#include "serq/vllm/model_config.h"
+#include "serq/vllm/profile.h"
+#include "serq/vllm/run_folder.h"
+
+namespace serq::vllm {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kRuns = "examples/vllm/runs/";
+const std::string kLlama = kRuns + "rtxpro6000-llama-3.1-8b";
+const std::string kMoe = kRuns + "rtxpro6000-qwen3-30b-a3b-dp2-ep";
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+// A copy of run folder `run` in the test's temporary directory, to change.
+std::string Copy(const std::string& run, const std::string& name) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  fs::path to = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
+  fs::remove_all(to);
+  fs::copy(run, to, fs::copy_options::recursive);
+  return to.string();
+}
+
+bool StartsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string Error(const std::string& dir, const Options& options = {}) {
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  return g.ok() ? "(no error)" : std::string(g.status().message());
+}
+
+TEST(ModelConfig, TheTwoModels) {
+  absl::StatusOr<JsonFile> json = JsonFile::Read(kLlama + "/model.json");
+  ASSERT_TRUE(json.ok()) << json.status();
+  absl::StatusOr<ModelConfig> llama = ReadModelConfig(*json);
+  ASSERT_TRUE(llama.ok()) << llama.status();
+  // Llama-3.1-8B gives no head_dim: hidden 4096 / 32 heads = 128.
+  EXPECT_EQ(llama->head_dim, 128);
+  EXPECT_FALSE(llama->head_dim_given);
+  EXPECT_FALSE(llama->moe());
+  // KV a token: 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072; at
+  // TP 2 half the KV heads, 65,536.
+  EXPECT_EQ(KvBytesPerToken(*llama, 1, 2), 131072);
+  EXPECT_EQ(KvBytesPerToken(*llama, 2, 2), 65536);
+  // Weights: attention 32 x (4096 x 4096 + 2 x 4096 x 1024 + 4096 x 4096)
+  // = 1,342,177,280; embeddings 2 x 128,256 x 4096 = 1,050,673,152; MLPs
+  // 32 x 3 x 4096 x 14,336 = 5,637,144,576; norms 65 x 4096 = 266,240:
+  // 8,030,261,248 parameters (Llama-3.1-8B's 8.03 B), x 2 bytes.
+  EXPECT_EQ(WeightBytesPerGpu(*llama, 1, 1), 2.0 * 8030261248);
+
+  json = JsonFile::Read(kMoe + "/model.json");
+  ASSERT_TRUE(json.ok()) << json.status();
+  absl::StatusOr<ModelConfig> moe = ReadModelConfig(*json);
+  ASSERT_TRUE(moe.ok()) << moe.status();
+  // Qwen3-30B-A3B gives head_dim 128, where hidden / heads is 2048 / 32 = 64.
+  EXPECT_EQ(moe->head_dim, 128);
+  EXPECT_TRUE(moe->head_dim_given);
+  EXPECT_EQ(moe->experts, 128);
+  EXPECT_EQ(moe->top_k, 8);
+  EXPECT_EQ(moe->expert_intermediate, 768);
+  EXPECT_EQ(moe->moe_layers, 48);
+  EXPECT_EQ(moe->dense_layers, 0);
+  // 2 x 48 x 4 x 128 x 2 = 98,304.
+  EXPECT_EQ(KvBytesPerToken(*moe, 1, 2), 98304);
+}
+
+TEST(ModelConfig, BadFields) {
+  auto bad = [](const std::string& text) {
+    absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "m.json");
+    if (!json.ok()) return std::string(json.status().message());
+    absl::StatusOr<ModelConfig> m = ReadModelConfig(*json);
+    return m.ok() ? "(no error)" : std::string(m.status().message());
+  };
+  const std::string base =
+      R"("model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+         "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128)";
+  EXPECT_EQ(bad("{" + base + "}"), "(no error)");
+  EXPECT_EQ(bad(R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                    "vocab_size": 100, "intermediate_size": 128})"),
+            "m.json: error: num_hidden_layers: missing: the model's config.json gives it");
+  EXPECT_EQ(bad("{" + base + R"(, "head_dim": 0})"),
+            "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 0");
+  EXPECT_EQ(bad("{" + base + R"(, "num_key_value_heads": 3})"),
+            "m.json: error: num_key_value_heads: 3 KV heads do not divide the 4 heads evenly");
+  EXPECT_EQ(bad("{" + base + R"(, "quantization_config": {"quant_method": "fp8"}})"),
+            "m.json: error: quantization_config: a quantized model: serq vllm reads models in "
+            "bf16 or fp16 only");
+  EXPECT_EQ(bad("{" + base + R"(, "kv_lora_rank": 512})"),
+            "m.json: error: kv_lora_rank: multi-head latent attention (MLA): serq vllm does not "
+            "model its KV cache");
+  EXPECT_EQ(bad("{" + base + R"(, "torch_dtype": "int4"})"),
+            "m.json: error: torch_dtype: dtype 'int4': serq vllm knows bfloat16, float16, float32");
+  EXPECT_EQ(bad("[1]"), "m.json: error: expected a JSON object, found a list");
+}
+
+TEST(Profile, MetaAndTheProfilersAlpha) {
+  absl::StatusOr<ProfileMeta> meta = ReadProfileMeta(kLlama + "/profile/meta.yaml");
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  EXPECT_EQ(meta->architecture, "llama");
+  EXPECT_EQ(meta->tp_degrees, (std::vector<int>{1, 2}));
+  EXPECT_EQ(meta->alpha_default.at(1), 0.0543);
+  EXPECT_EQ(meta->alpha_default.at(2), 0.0654);
+  ASSERT_TRUE(meta->n.has_value());
+  EXPECT_EQ(meta->n->labels.size(), 9u);
+  EXPECT_EQ(meta->n->edges.size(), 10u);
+  // alpha_default fitted from skew.csv as the profiler fits it gives
+  // meta.yaml's value on all four profiles.
+  for (auto [run, tp, alpha] : {std::tuple{kLlama, 1, 0.0543}, std::tuple{kLlama, 2, 0.0654},
+                                std::tuple{kMoe, 1, 0.0645}, std::tuple{kMoe, 2, 0.0748}}) {
+    absl::StatusOr<double> fitted =
+        AlphaFromSkew(run + "/profile/tp" + std::to_string(tp) + "/skew.csv");
+    ASSERT_TRUE(fitted.ok()) << fitted.status();
+    EXPECT_EQ(*fitted, alpha) << run << " tp" << tp;
+  }
+}
+
+TEST(Profile, BadMeta) {
+  auto bad = [](const std::string& text) {
+    absl::StatusOr<ProfileMeta> m = ParseProfileMeta(text, "meta.yaml");
+    return m.ok() ? "(no error)" : std::string(m.status().message());
+  };
+  EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1, 2]\n"), "(no error)");
+  EXPECT_EQ(bad("tp_degrees: [1]\n"), "meta.yaml:1:1: error: no 'architecture'");
+  EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1, x]\n"),
+            "meta.yaml:2:17: error: tp_degrees: expected whole numbers from 1 to 1024");
+  EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1\n"),
+            "meta.yaml:3:1: error: end of sequence flow not found");
+  // yaml-cpp's depth guard: a flow nested 3,000 deep is an error, not a crash.
+  EXPECT_NE(bad(std::string(3000, '[')).find("error"), std::string::npos);
+}
+
+TEST(Generate, TheTwoRunsLink) {
+  for (const std::string& run : {kLlama, kMoe}) {
+    Options options;
+    options.program_dir = ".";
+    absl::StatusOr<Generated> g = GenerateProgram(run, options);
+    ASSERT_TRUE(g.ok()) << g.status();
+    Diagnostics diags("gen.sq");
+    ir::Program program;
+    ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
+    LinkOptions link;
+    ASSERT_TRUE(LinkProgram(&program, link, &diags)) << diags.Render();
+  }
+}
+
+// The figures the programs are built from, derived from the files.
+TEST(Generate, TheMoeRunsFigures) {
+  absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  // Two engines in lockstep behind vLLM's balancer, the experts over both.
+  EXPECT_NE(p.find("param Engines = 2;"), std::string::npos);
+  EXPECT_NE(p.find("param Ep = 2;"), std::string::npos);
+  EXPECT_NE(p.find(" lockstep;"), std::string::npos);
+  EXPECT_NE(p.find("choose i in E by (4 * waiting(E[i]) + running(E[i]));"), std::string::npos);
+  // The link: 16 GB/s read as 2^30 bytes, 20,000 ns a step.
+  EXPECT_NE(p.find("param LinkBw = 17179869184;"), std::string::npos);
+  EXPECT_NE(p.find("param LinkLatency = 2e-05;"), std::string::npos);
+  // KV: 96 GiB x 0.9 = 92,771,293,594 bytes (rounded up); the weights of
+  // one GPU: attention 48 x (2048 x 4096 + 2 x 2048 x 512 + 4096 x 2048) =
+  // 905,969,664, embeddings 2 x 151,936 x 2048 = 622,329,856, norms
+  // 97 x 2048 + 96 x 128 = 210,944, routers 48 x 2048 x 128 = 12,582,912,
+  // half the experts 48 x 128 x 3 x 2048 x 768 / 2 = 14,495,514,624:
+  // 16,036,608,000 parameters, 32,073,216,000 bytes; the activation peak
+  // 2048 x (2 x 2048 + max(40 x 128, 8 x (3 x 768 + 2048))) x 2 + 2 x 128 x
+  // 151,936 x 4 = 159,383,552 + 155,582,464 = 314,966,016 bytes; so
+  // 60,383,111,578 bytes in blocks of 16 x 98,304 = 1,572,864: 38,390
+  // blocks, less the null one.
+  EXPECT_NE(p.find("param KvBlocks = 38389;"), std::string::npos) << p.substr(0, 3000);
+  EXPECT_NE(p.find("param AlphaDefault = 0.0645;"), std::string::npos);
+}
+
+// Tensor parallel 2 on the Llama run's TP 2 profile: the all-reduces and
+// the logits' gather over the run's link, the profile at tp2.
+TEST(Generate, TensorParallel) {
+  const std::string dir = Copy(kLlama, "tp2");
+  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
+                                    "\"tensor_parallel_size\": 2"));
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
+  EXPECT_NE(p.find("/profile/tp2/attention.csv"), std::string::npos);
+  EXPECT_NE(p.find("all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency)"),
+            std::string::npos);
+  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(tokens) + act_fn(tokens) + "
+                   "down_proj(tokens) + 2 * all_reduced);"),
+            std::string::npos);
+  EXPECT_NE(p.find("param AlphaDefault = 0.0654;"), std::string::npos);
+  Diagnostics diags("gen.sq");
+  ir::Program program;
+  ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
+  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  // Without the cluster file a TP run needs a named link.
+  fs::remove(dir + "/llmservingsim-config.json");
+  EXPECT_NE(Error(dir).find(": error: the GPUs exchange data (tensor or expert parallel) and the "
+                            "run describes no link"),
+            std::string::npos);
+  options.interconnect = "nvlink9";
+  EXPECT_EQ(Error(dir, options),
+            "serq vllm: error: --interconnect nvlink9: no such interconnect (known: pcie4-x16, "
+            "pcie5-x16, nvlink3, nvlink4, nvlink5)");
+  options.interconnect = "pcie5-x16";
+  options.kv.gpu_memory_gib = 96;
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param LinkBw = 48000000000;"), std::string::npos);
+}
+
+TEST(Generate, KvCacheFromTheRun) {
+  // The run's own count (kv_cache.num_gpu_blocks): one block less holds
+  // requests; --kv-blocks over it.
+  const std::string dir = Copy(kLlama, "kv");
+  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                                    "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 3000},"));
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
+  Options options;
+  options.kv.num_gpu_blocks = 101;
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 100;"), std::string::npos);
+  // No room: 10 GiB less 14.96 GiB of weights.
+  Options small;
+  small.kv.gpu_memory_gib = 10;
+  fs::path meta = dir + "/meta.json";
+  Write(meta, Replace(Read(meta), "\"kv_cache\": {\"num_gpu_blocks\": 3000},", ""));
+  EXPECT_PRED2(StartsWith, Error(dir, small), dir + ": error: no room for the KV cache: 9");
+}
+
+TEST(Generate, BadFolders) {
+  EXPECT_EQ(Error("no/such/run"),
+            "no/such/run: error: not a folder (serq vllm reads a run folder in LLMServingSim's "
+            "layout)");
+  {
+    const std::string dir = Copy(kLlama, "nometa");
+    fs::remove(dir + "/meta.json");
+    EXPECT_EQ(Error(dir), dir + "/meta.json: error: missing (the engine's arguments; a run "
+                                "folder in LLMServingSim's layout has it)");
+  }
+  {
+    const std::string dir = Copy(kLlama, "unknown-arg");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"seed\": 42",
+                                      "\"seed\": 42, \"speculative_config\": {}"));
+    EXPECT_EQ(Error(dir), dir + "/meta.json: error: engine_kwargs.speculative_config: an engine "
+                                "argument serq vllm does not know: its effect on the schedule is "
+                                "not modelled (docs/cli.md §serq vllm lists those it reads)");
+  }
+  {
+    const std::string dir = Copy(kLlama, "tp4");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
+                                      "\"tensor_parallel_size\": 4"));
+    EXPECT_EQ(Error(dir), dir + "/profile/meta.yaml: error: the run is at tensor parallel 4, "
+                                "and the profile has tp_degrees [1, 2]");
+  }
+  {
+    const std::string dir = Copy(kLlama, "arch");
+    Write(dir + "/profile/meta.yaml", Replace(Read(dir + "/profile/meta.yaml"),
+                                              "architecture: llama", "architecture: gpt_oss"));
+    EXPECT_EQ(Error(dir), dir + "/profile/meta.yaml: error: architecture 'gpt_oss': serq vllm "
+                                "knows the operators of llama, mistral, mixtral, qwen2, qwen3, "
+                                "qwen3_moe");
+  }
+  {
+    // An operator the profile has that Llama does not run, and one it runs
+    // that the profile lacks.
+    const std::string dir = Copy(kLlama, "ops");
+    const std::string dense = dir + "/profile/tp1/dense.csv";
+    Write(dense, Read(dense) + "q_norm,1,3.5\n");
+    EXPECT_PRED2(StartsWith, Error(dir), dense + ": error: operator 'q_norm' is not one serq vllm "
+                                                 "knows for llama");
+    std::string text = Read(kLlama + "/profile/tp1/dense.csv"), kept;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("rotary_emb,", 0) != 0) kept += line + "\n";
+    }
+    Write(dense, kept);
+    EXPECT_PRED2(StartsWith, Error(dir), dense + ": error: no operator 'rotary_emb'");
+  }
+  {
+    // Qwen3's qk_norm, which a program copied from Llama's missed: the MoE
+    // profile without it is refused.
+    const std::string dir = Copy(kMoe, "qk");
+    const std::string dense = dir + "/profile/tp1/dense.csv";
+    std::string text = Read(dense), kept;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("qk_norm,", 0) != 0) kept += line + "\n";
+    }
+    Write(dense, kept);
+    EXPECT_PRED2(StartsWith, Error(dir), dense + ": error: no operator 'qk_norm'");
+  }
+  {
+    const std::string dir = Copy(kMoe, "noep");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"enable_expert_parallel\": true",
+                                      "\"enable_expert_parallel\": false"));
+    EXPECT_PRED2(StartsWith, Error(dir),
+                 dir + "/meta.json: error: engine_kwargs.data_parallel_size: a mixture");
+  }
+  {
+    const std::string dir = Copy(kLlama, "badmodel");
+    Write(dir + "/model.json", Replace(Read(dir + "/model.json"), "\"num_hidden_layers\": 32,", ""));
+    EXPECT_EQ(Error(dir), dir + "/model.json: error: num_hidden_layers: missing: the model's "
+                                "config.json gives it");
+  }
+  {
+    // Without alpha_default in meta.yaml it is fitted from skew.csv; without
+    // either, a message that says how to go on.
+    const std::string dir = Copy(kLlama, "alpha");
+    std::string meta = Read(dir + "/profile/meta.yaml");
+    meta = Replace(meta, "      alpha_default: 0.0543\n", "");
+    Write(dir + "/profile/meta.yaml", meta);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("param AlphaDefault = 0.0543;"), std::string::npos);
+    EXPECT_NE(g->program.find("profile/tp1/skew.csv, fitted as the profiler fits"),
+              std::string::npos);
+    fs::remove(dir + "/profile/tp1/skew.csv");
+    EXPECT_EQ(Error(dir), dir + "/profile/meta.yaml: error: no skew_fit.per_tp.1.alpha_default "
+                                "and no " + dir + "/profile/tp1/skew.csv to compute it from (give "
+                                "--no-skew to leave the skew blend out)");
+    Options no_skew;
+    no_skew.skew = false;
+    EXPECT_EQ(Error(dir, no_skew), "(no error)");
+  }
+}
+
+}  // namespace
+}  // namespace serq::vllm
