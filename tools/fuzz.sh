@@ -5,7 +5,7 @@
 #   tools/fuzz.sh list                 the targets
 #
 # TARGET is a //fuzz target (fuzz_parse, fuzz_link, fuzz_sim, fuzz_trace,
-# fuzz_blis_header, fuzz_measured, fuzz_report, fuzz_table, fuzz_calibrate), built with
+# fuzz_blis_header, fuzz_measured, fuzz_report, fuzz_table, fuzz_calibrate, fuzz_vllm), built with
 # --config=fuzz (clang, libFuzzer, ASan, UBSan).
 # The corpus grows in $SERQ_FUZZ_DIR/TARGET (default /tmp/serq-fuzz; what
 # is there already is kept, the seeds are added); a
@@ -15,7 +15,7 @@
 # "fuzz: TARGET: N runs in S s (R exec/s), corpus C inputs, slowest input T s".
 set -u
 cd "$(dirname "$0")/.."
-targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_blis_header fuzz_measured fuzz_report fuzz_table fuzz_calibrate"
+targets="fuzz_parse fuzz_link fuzz_sim fuzz_trace fuzz_blis_header fuzz_measured fuzz_report fuzz_table fuzz_calibrate fuzz_vllm"
 if [ "${1:-}" = list ]; then echo $targets; exit 0; fi
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS (tools/fuzz.sh list)}
 seconds=${2:?usage: tools/fuzz.sh TARGET SECONDS}
@@ -42,13 +42,15 @@ case $target in
   fuzz_link) seed testdata/link-ir/*.json testdata/parse/*.ir.json testdata/hostile/*.json ;;
   fuzz_trace) seed examples/traces/*.csv examples/traces/*.jsonl testdata/traces/*.csv \
                 testdata/traces/*.jsonl testdata/sim/*.csv testdata/blis/*.trace.csv \
-                examples/vllm/*/requests.jsonl ;;
+                examples/vllm/runs/*/requests.jsonl ;;
   fuzz_blis_header) seed testdata/blis/*.yaml testdata/traces/*.yaml ;;
   fuzz_measured) seed testdata/compare/*.measured testdata/compare/*.results.json \
-                   testdata/blis/*.results.json examples/vllm/*/requests.jsonl ;;
-  fuzz_table) seed testdata/link/*.csv examples/vllm/*/profile/*.csv ;;
+                   testdata/blis/*.results.json examples/vllm/runs/*/requests.jsonl ;;
+  fuzz_table) seed testdata/link/*.csv examples/vllm/runs/*/profile/tp1/*.csv ;;
   fuzz_calibrate) seed testdata/blis/*.config.json testdata/blis/hardware_config.json \
                     examples/fit/*.json testdata/fit/*.csv ;;
+  fuzz_vllm) seed examples/vllm/runs/*/profile/meta.yaml examples/vllm/runs/*/model.json \
+               examples/vllm/runs/*/meta.json examples/vllm/runs/*/llmservingsim-config.json ;;
   fuzz_report) seed testdata/report/*.json testdata/report/parts/*.json testdata/sim/*.results.json \
                  testdata/traces/*.results.json ;;
 esac

@@ -1,0 +1,27 @@
+// Fuzz target: the readers of serq vllm (serq/vllm/) on any bytes: a
+// profile's meta.yaml (yaml-cpp, whose exceptions must not escape), and a
+// JSON file of a run folder read as a model's config.json and as meta.json's
+// engine arguments would be looked up.
+#include <cstdint>
+#include <string>
+
+#include "serq/vllm/json_file.h"
+#include "serq/vllm/model_config.h"
+#include "serq/vllm/profile.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  namespace vllm = serq::vllm;
+  std::string bytes(reinterpret_cast<const char*>(data), size);
+  (void)vllm::ParseProfileMeta(bytes, "fuzz.yaml");
+  absl::StatusOr<vllm::JsonFile> json = vllm::JsonFile::Parse(bytes, "fuzz.json");
+  if (json.ok()) {
+    absl::StatusOr<vllm::ModelConfig> model = vllm::ReadModelConfig(*json);
+    if (model.ok()) {
+      (void)vllm::KvBytesPerToken(*model, 1, 2);
+      (void)vllm::WeightBytesPerGpu(*model, 2, 2);
+    }
+    (void)json->Whole("engine_kwargs.max_num_seqs", 1, 1 << 20);
+    (void)json->Text("vllm_version");
+  }
+  return 0;
+}
