@@ -37,6 +37,11 @@ ABSL_FLAG(std::optional<double>, sample, std::nullopt,
 ABSL_FLAG(std::string, data_dir, "",
           "directory that relative trace paths resolve against (default: the program's)");
 ABSL_FLAG(std::string, trace, "", "write an event log to this file, one JSON object a line");
+ABSL_FLAG(std::string, trace_window, "",
+          "with --trace, only its events in FROM:TO (seconds; a side may be empty)");
+ABSL_FLAG(std::string, trace_select, "",
+          "with --trace, only these kinds: steps, sessions, pools, counters (a comma list; "
+          "default all)");
 ABSL_FLAG(std::string, trace_format, "jsonl",
           "the --trace file's format: jsonl (one JSON object a line) or chrome (the Trace Event "
           "Format of ui.perfetto.dev and chrome://tracing)");
@@ -59,6 +64,7 @@ int Main(int argc, char** argv) {
   constexpr char kUsage[] =
       "serq-sim [ir|-] [-D name=value]... [--seed N] [--replications R] [--horizon T] [--warmup W]\n"
       "         [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
+      "         [--trace-window FROM:TO] [--trace-select steps,sessions,pools,counters]\n"
       "         [--jobs N] [--format=json|pb]\n"
       "         [--max-sessions N] [--max-events N] [--max-cpu SECONDS]\n\n"
       "Reads linked serq IR (JSON or protobuf binary, autodetected; from the file, or\n"
@@ -88,6 +94,8 @@ int Main(int argc, char** argv) {
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.trace_path = absl::GetFlag(FLAGS_trace);
   options.trace_format = absl::GetFlag(FLAGS_trace_format);
+  options.trace_window = absl::GetFlag(FLAGS_trace_window);
+  options.trace_select = absl::GetFlag(FLAGS_trace_select);
   options.progress = isatty(STDERR_FILENO);
   options.progress_lines = !options.progress && serq::ProgressLinesWanted();
   options.jobs = absl::GetFlag(FLAGS_jobs);

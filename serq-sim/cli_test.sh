@@ -181,7 +181,7 @@ events = doc["traceEvents"]
 for e in events:
     for k in ("ph", "pid", "tid", "name"):
         assert k in e, (k, e)
-    assert e["ph"] in "BEXCiM", e
+    assert e["ph"] in "XCiMbne", e
     if e["ph"] != "M":
         assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0, e
     if e["ph"] == "X":
@@ -192,27 +192,29 @@ names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["name"] ==
 procs = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
 assert procs == {1: "stages (replication 0)", 2: "sessions (replication 0)",
                  3: "pools (replication 0)"}, procs
-# B/E: a stack per thread; the slices as (thread, name, begin, end).
+# Sessions: async slices (b/e) nested by id, no thread each; the slices as
+# (session, name, begin, end).
+assert not any(pid == 2 for pid, tid in names), names
 stacks, slices = {}, []
 for e in events:
-    key = (e["pid"], e["tid"])
-    if e["ph"] == "B":
-        stacks.setdefault(key, []).append(e)
-    elif e["ph"] == "E":
-        b = stacks[key].pop()
+    if e["ph"] == "b":
+        stacks.setdefault(e["id"], []).append(e)
+    elif e["ph"] == "e":
+        b = stacks[e["id"]].pop()
         assert b["name"] == e["name"] and b["ts"] <= e["ts"], (b, e)
-        slices.append((names[key], b["name"], b["ts"], e["ts"]))
+        slices.append((e["id"], b["name"], b["ts"], e["ts"]))
 assert all(not s for s in stacks.values()), stacks
 assert sorted(slices) == sorted([
-    ("session 0 (a)", "a", 0, 3500000), ("session 0 (a)", "E", 0, 3500000),
-    ("session 0 (a)", "stall kv", 750000, 2500000),
-    ("session 1 (b)", "b", 0, 2500000), ("session 1 (b)", "D", 0, 2500000)]), slices
+    (0, "a", 0, 3500000), (0, "E", 0, 3500000), (0, "stall kv", 750000, 2500000),
+    (1, "b", 0, 2500000), (1, "D", 0, 2500000)]), slices
 steps = [(names[(e["pid"], e["tid"])], e["ts"], e["dur"], e["args"]["seqs"],
           e["args"]["tokens"], e["args"]["context"], e["args"]["tau"])
          for e in events if e["ph"] == "X"]
 assert steps == [("E", 0, 750000, 1, 1, 3, 0.75), ("E", 2500000, 1000000, 1, 1, 4, 1)], steps
 used = [(e["ts"], e["args"]["used"]) for e in events if e["ph"] == "C" and e["name"] == "kv"]
-assert used == [(0, 2), (0, 2), (0, 3), (0, 4), (2500000, 3), (2500000, 4), (3500000, 0)], used
+# A counter changes once an instant: the last value of each (0: 2, 2, 3,
+# then 4; 2.5 s: 3, then 4).
+assert used == [(0, 4), (2500000, 4), (3500000, 0)], used
 PY
 # Slices still open at the horizon end there: p.sq's runs from 1 and 2
 # (2 s each) and their sessions are cut at 3.
@@ -221,10 +223,10 @@ expect trace-chrome-horizon 0 $?
 python3 - "$tmp/p.trace.json" <<'PY' || fail "trace-chrome: horizon"
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
-ends = sorted((e["tid"], e["name"], e["ts"]) for e in events if e["ph"] == "E")
-assert ends == [(1, "D[0]", 2000000), (1, "session", 2000000),
-                (2, "D[0]", 3000000), (2, "session", 3000000),
-                (3, "D[0]", 3000000), (3, "session", 3000000)], ends
+ends = sorted((e["id"], e["name"], e["ts"]) for e in events if e["ph"] == "e")
+assert ends == [(0, "D[0]", 2000000), (0, "session", 2000000),
+                (1, "D[0]", 3000000), (1, "session", 3000000),
+                (2, "D[0]", 3000000), (2, "session", 3000000)], ends
 PY
 "$sim" --trace-format=chrome "$tmp/p.json" >/dev/null 2>"$tmp/err"
 expect trace-format-alone 2 $?

@@ -38,6 +38,7 @@ const char kSerqUsage[] =
     "\n"
     "usage: serq run x.sq [-D name=value]... [--seed N] [--replications R] [--horizon T] [--warmup W]\n"
     "                     [--sample DT] [--data-dir D] [--trace FILE] [--trace-format=jsonl|chrome]\n"
+    "                     [--trace-window FROM:TO] [--trace-select steps,sessions,pools,counters]\n"
     "                     [--format=text|csv|json|md|html] [--quantiles=50,90,99]\n"
     "                     [--results r.json|r.pb]\n"
     "                     [--share=maxmin|bottleneck] [--jobs N] [--max-sessions N]\n"

@@ -23,6 +23,10 @@ ABSL_FLAG(std::string, quantiles, kDefaultQuantiles,
 ABSL_FLAG(std::optional<double>, sample, std::nullopt,
           "run: record the time series every DT seconds (overrides run { sample })");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
+ABSL_FLAG(std::string, trace_window, "",
+          "run: with --trace, only its events in FROM:TO (seconds; a side may be empty)");
+ABSL_FLAG(std::string, trace_select, "",
+          "run: with --trace, only these kinds: steps, sessions, pools, counters (default all)");
 ABSL_FLAG(std::string, trace_format, "jsonl",
           "run: the --trace file's format, jsonl or chrome (Trace Event Format, for ui.perfetto.dev)");
 ABSL_FLAG(std::string, results, "",
@@ -42,6 +46,8 @@ std::vector<FlagUse> RunFlagUses() {
       {"sample", absl::GetFlag(FLAGS_sample).has_value(), {"run"}},
       {"trace", !absl::GetFlag(FLAGS_trace).empty(), {"run"}},
       {"trace-format", absl::GetFlag(FLAGS_trace_format) != "jsonl", {"run"}},
+      {"trace-window", !absl::GetFlag(FLAGS_trace_window).empty(), {"run"}},
+      {"trace-select", !absl::GetFlag(FLAGS_trace_select).empty(), {"run"}},
       {"results", !absl::GetFlag(FLAGS_results).empty(), {"run", "view"}},
       {"max-sessions", absl::GetFlag(FLAGS_max_sessions) != kDefaultMaxSessions, {"run"}},
       {"max-events", absl::GetFlag(FLAGS_max_events) != 0, {"run"}},
@@ -70,6 +76,8 @@ int RunMain(const CommandLine& line) {
   options.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.sim.trace_path = absl::GetFlag(FLAGS_trace);
   options.sim.trace_format = absl::GetFlag(FLAGS_trace_format);
+  options.sim.trace_window = absl::GetFlag(FLAGS_trace_window);
+  options.sim.trace_select = absl::GetFlag(FLAGS_trace_select);
   options.sim.progress = isatty(2);
   options.sim.progress_lines = !options.sim.progress && ProgressLinesWanted();
   options.sim.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);

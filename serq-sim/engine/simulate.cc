@@ -44,6 +44,15 @@ absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.trace_format != "jsonl" && options.trace_path.empty()) {
     return absl::InvalidArgumentError("--trace-format needs --trace FILE");
   }
+  if ((!options.trace_window.empty() || !options.trace_select.empty()) &&
+      options.trace_path.empty()) {
+    return absl::InvalidArgumentError("--trace-window and --trace-select need --trace FILE");
+  }
+  if (absl::StatusOr<sim::TraceSelect> select =
+          sim::ParseTraceSelect(options.trace_window, options.trace_select);
+      !select.ok()) {
+    return select.status();
+  }
   if (options.jobs == 0) return absl::InvalidArgumentError("--jobs must be at least 1");
   if (options.limits.max_sessions < 1) {
     return absl::InvalidArgumentError("--max-sessions must be at least 1");
@@ -104,14 +113,24 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
     }
     engine_options.trace = &trace->stream();
   }
-  // Chrome's format: the JSON lines converted as they are written.
+  // Chrome's format: the JSON lines converted as they are written; the
+  // JSON lines narrowed by --trace-window and --trace-select as written.
   std::unique_ptr<sim::ChromeTrace> chrome;
   std::unique_ptr<sim::ChromeTrace::LineBuffer> lines;
+  std::unique_ptr<sim::TraceFilter> filter;
   std::unique_ptr<std::ostream> converter;
+  // Validated by ValidateSimOptions; a caller that did not gets all.
+  absl::StatusOr<sim::TraceSelect> parsed =
+      sim::ParseTraceSelect(options.trace_window, options.trace_select);
+  const sim::TraceSelect select = parsed.ok() ? *parsed : sim::TraceSelect();
   if (trace && options.trace_format == "chrome") {
-    chrome = std::make_unique<sim::ChromeTrace>(&trace->stream(), model.horizon);
+    chrome = std::make_unique<sim::ChromeTrace>(&trace->stream(), model.horizon, select);
     lines = std::make_unique<sim::ChromeTrace::LineBuffer>(chrome.get());
     converter = std::make_unique<std::ostream>(lines.get());
+    engine_options.trace = converter.get();
+  } else if (trace && !select.everything()) {
+    filter = std::make_unique<sim::TraceFilter>(&trace->stream(), select);
+    converter = std::make_unique<std::ostream>(filter.get());
     engine_options.trace = converter.get();
   }
 

@@ -31,6 +31,10 @@ struct SimOptions {
   std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
   std::string trace_format = "jsonl";  // --trace-format: jsonl or chrome (Trace Event Format)
+  // --trace-window FROM:TO and --trace-select KINDS (output/trace_select.h;
+  // "" = all of the run, every kind).
+  std::string trace_window;
+  std::string trace_select;
   bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
   // stderr not a terminal (a log, a script): a whole line every 5 s once
   // a replication has run 5 s, so a long run is seen to move.
@@ -54,7 +58,8 @@ struct SimOptions {
 
 // Checks the options that come from the command line (--replications from
 // 1 to kMaxReplications, --horizon and --sample > 0 and finite, --jobs and
-// --max-sessions at least 1, --max-cpu >= 0, --trace-format): misuse, not
+// --max-sessions at least 1, --max-cpu >= 0, --trace-format, --trace-window,
+// --trace-select): misuse, not
 // an error of the program.
 absl::Status ValidateSimOptions(const SimOptions& options);
 

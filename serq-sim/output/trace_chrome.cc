@@ -34,7 +34,8 @@ std::string Quote(absl::string_view s) {
 
 }  // namespace
 
-ChromeTrace::ChromeTrace(std::ostream* out, double horizon) : out_(out), horizon_(horizon) {
+ChromeTrace::ChromeTrace(std::ostream* out, double horizon, const TraceSelect& select)
+    : out_(out), horizon_(horizon), select_(select) {
   *out_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
 }
 
@@ -135,38 +136,87 @@ uint32_t ChromeTrace::StageTid(const std::string& stage) {
   return it->second;
 }
 
-ChromeTrace::SessionTrack& ChromeTrace::Session(double t, uint32_t serial,
-                                                const std::string& workload) {
-  auto [it, inserted] = sessions_.emplace(serial, SessionTrack());
-  if (inserted) {
-    it->second.tid = serial + 1;
-    std::string name = workload.empty() ? absl::StrCat("session ", serial)
-                                        : absl::StrCat("session ", serial, " (", workload, ")");
-    Event(absl::StrCat(R"({"name":"thread_name","ph":"M","pid":)", pid(kSessions),
-                       R"(,"tid":)", serial + 1, R"(,"args":{"name":)", Quote(name), "}}"));
-    Event(absl::StrCat(R"({"name":"thread_sort_index","ph":"M","pid":)", pid(kSessions),
-                       R"(,"tid":)", serial + 1, R"(,"args":{"sort_index":)", serial + 1, "}}"));
-  }
-  return it->second;
-}
-
 void ChromeTrace::Begin(SessionTrack& s, uint32_t serial, double t, const std::string& name,
                         const std::string& args) {
-  s.open.push_back(name);
-  Event(absl::StrCat(R"({"name":)", Quote(name), R"(,"ph":"B","ts":)", Ts(t), R"(,"pid":)",
-                     pid(kSessions), R"(,"tid":)", serial + 1,
-                     args.empty() ? "" : absl::StrCat(R"(,"args":{)", args, "}"), "}"));
+  s.open.push_back(Open{name, args, t, false});
+  if (select_.sessions && select_.InWindow(t)) Reveal(s, serial, t);
+}
+
+void ChromeTrace::Reveal(SessionTrack& s, uint32_t serial, double t) {
+  for (Open& o : s.open) {
+    if (o.written) continue;
+    o.written = true;
+    Event(absl::StrCat(R"({"name":)", Quote(o.name), R"(,"cat":"session","ph":"b","ts":)",
+                       Ts(std::max(o.start, select_.from)), R"(,"pid":)", pid(kSessions),
+                       R"(,"tid":0,"id":)", serial,
+                       o.args.empty() ? "" : absl::StrCat(R"(,"args":{)", o.args, "}"), "}"));
+  }
 }
 
 void ChromeTrace::End(SessionTrack& s, uint32_t serial, double t) {
   if (s.open.empty()) return;
-  Event(absl::StrCat(R"({"name":)", Quote(s.open.back()), R"(,"ph":"E","ts":)", Ts(t),
-                     R"(,"pid":)", pid(kSessions), R"(,"tid":)", serial + 1, "}"));
+  const Open& o = s.open.back();
+  if (o.written) {
+    Event(absl::StrCat(R"({"name":)", Quote(o.name), R"(,"cat":"session","ph":"e","ts":)",
+                       Ts(std::min(t, select_.to)), R"(,"pid":)", pid(kSessions),
+                       R"(,"tid":0,"id":)", serial, "}"));
+  }
   s.open.pop_back();
+}
+
+void ChromeTrace::Instant(uint32_t serial, double t, const std::string& name,
+                          const std::string& args) {
+  if (!select_.sessions || !select_.InWindow(t)) return;
+  auto it = sessions_.find(serial);
+  if (it != sessions_.end()) Reveal(it->second, serial, t);
+  Event(absl::StrCat(R"({"name":)", Quote(name), R"(,"cat":"session","ph":"n","ts":)", Ts(t),
+                     R"(,"pid":)", pid(kSessions), R"(,"tid":0,"id":)", serial,
+                     args.empty() ? "" : absl::StrCat(R"(,"args":{)", args, "}"), "}"));
+}
+
+void ChromeTrace::Counter(double t, uint32_t pid, const std::string& name,
+                          const std::string& args) {
+  if (t != pending_) Flush();
+  pending_ = t;
+  CounterState& c = counters_[name];
+  if (!c.changed) c.before = c.args;
+  c.pid = pid;
+  c.args = args;
+  c.changed = true;
+}
+
+void ChromeTrace::Flush() {
+  if (pending_ < 0) return;
+  // Counters in the window: each one changed at the pending instant, and,
+  // at the first instant in it, every one known with its value then (from
+  // the window's start).
+  if (select_.InWindow(pending_)) {
+    auto write = [&](const std::string& name, double ts, uint32_t pid, const std::string& args) {
+      Event(absl::StrCat(R"({"name":)", Quote(name), R"(,"ph":"C","ts":)", Ts(ts), R"(,"pid":)",
+                         pid, R"(,"tid":0,"args":{)", args, "}}"));
+    };
+    for (auto& [name, c] : counters_) {
+      if (!c.changed && c.written) continue;
+      // A value carried into the window is written at its start: the
+      // latest, or, when it changes at this first instant in the window,
+      // the one before the change.
+      if (!c.written && std::isfinite(select_.from) && select_.from < pending_) {
+        const std::string& carried = c.changed ? c.before : c.args;
+        if (!carried.empty()) write(name, select_.from, c.pid, carried);
+      }
+      if (c.changed || !std::isfinite(select_.from) || !(select_.from < pending_)) {
+        write(name, pending_, c.pid, c.args);
+      }
+      c.written = true;
+    }
+  }
+  for (auto& [name, c] : counters_) c.changed = false;
+  pending_ = -1;
 }
 
 void ChromeTrace::CloseReplication() {
   if (!started_) return;
+  Flush();
   // A run without a horizon (inf) closes what is open at its last time.
   const double close = std::isfinite(horizon_) ? horizon_ : last_;
   for (auto& [serial, s] : sessions_) {
@@ -176,7 +226,7 @@ void ChromeTrace::CloseReplication() {
   stage_tids_.clear();
   stage_present_.clear();
   preempted_.clear();
-  run_stage_.clear();
+  counters_.clear();
 }
 
 absl::Status ChromeTrace::Line(absl::string_view line) {
@@ -224,37 +274,40 @@ absl::Status ChromeTrace::Line(absl::string_view line) {
   }
   const std::string event = text("event");
   const double t = number("t");
-  last_ = std::max(last_, t);
   if (event.empty() || !std::isfinite(t)) {
     return absl::InvalidArgumentError(
         absl::StrCat("the trace line '", line, "' has no event or no time"));
   }
+  // The counters of an instant are written once the log moves past it.
+  if (t != pending_) Flush();
+  last_ = std::max(last_, t);
   started_ = true;
   const uint32_t serial = static_cast<uint32_t>(number("session"));
+  const bool in = select_.InWindow(t);
   if (event == "step") {
+    // The part of the step in the window.
+    const double end = t + number("tau");
+    if (!select_.steps || end < select_.from || t > select_.to) return absl::OkStatus();
+    const double from = std::max(t, select_.from), to = std::min(end, select_.to);
     uint32_t tid = StageTid(text("stage"));
-    Event(absl::StrCat(R"({"name":"step","ph":"X","ts":)", Ts(t), R"(,"dur":)",
-                       Ts(number("tau")), R"(,"pid":)", pid(kStages), R"(,"tid":)", tid,
-                       R"(,"args":{)", args({"seqs", "tokens", "prefill", "decode", "context", "attention",
-                             "prefill_jobs", "prefill_kv", "prefill_kv_max", "prefill_kv_min",
-                             "prefill_context", "prefill_context_max", "prefill_context_min",
-                             "decode_kv", "decode_kv_max", "decode_kv_min", "decode_context",
-                             "decode_context_max", "decode_context_min", "tau"}),
+    Event(absl::StrCat(R"({"name":"step","ph":"X","ts":)", Ts(from), R"(,"dur":)",
+                       Ts(to - from), R"(,"pid":)", pid(kStages), R"(,"tid":)", tid,
+                       R"(,"args":{)", args({"seqs", "tokens", "prefill", "decode", "context", "tau"}),
                        "}}"));
   } else if (event == "pool") {
-    Event(absl::StrCat(R"({"name":)", Quote(text("pool")), R"(,"ph":"C","ts":)", Ts(t),
-                       R"(,"pid":)", pid(kPools), R"(,"tid":0,"args":{)",
-                       args({"used", "loaded", "evictable"}), "}}"));
+    if (select_.pools) {
+      Counter(t, pid(kPools), text("pool"), args({"used", "loaded", "evictable"}));
+    }
   } else if (event == "arrive") {
-    SessionTrack& s = Session(t, serial, text("workload"));
+    SessionTrack& s = Session(serial);
     std::string name = text("workload").empty() ? "session" : text("workload");
-    Begin(s, serial, t, name, "");
+    Begin(s, serial, t, name, absl::StrCat(R"("serial":)", serial));
   } else if (event == "end") {
-    SessionTrack& s = Session(t, serial, "");
+    SessionTrack& s = Session(serial);
     while (!s.open.empty()) End(s, serial, t);
     sessions_.erase(serial);
   } else if (event == "run" || event == "done") {
-    SessionTrack& s = Session(t, serial, "");
+    SessionTrack& s = Session(serial);
     std::string stage = text("stage");
     if (event == "run") {
       // A run of work 0 completes at once, without a done: no slice.
@@ -265,54 +318,48 @@ absl::Status ChromeTrace::Line(absl::string_view line) {
     }
     int64_t& present = stage_present_[stage];
     present += event == "run" ? 1 : -1;
-    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat(stage, " jobs")), R"(,"ph":"C","ts":)",
-                       Ts(t), R"(,"pid":)", pid(kStages), R"(,"tid":0,"args":{"present":)",
-                       present, "}}"));
+    if (select_.counters) {
+      Counter(t, pid(kStages), absl::StrCat(stage, " jobs"), absl::StrCat(R"("present":)", present));
+    }
   } else if (event == "wait" || event == "stall") {
-    SessionTrack& s = Session(t, serial, "");
+    SessionTrack& s = Session(serial);
     bool& flag = event == "wait" ? s.waiting : s.stalled;
     if (!flag) Begin(s, serial, t, absl::StrCat(event, " ", text("pool")), args({"pool", "amount"}));
     flag = true;
   } else if (event == "admit" || event == "grow") {
-    SessionTrack& s = Session(t, serial, "");
+    SessionTrack& s = Session(serial);
     bool& flag = event == "admit" ? s.waiting : s.stalled;
     if (flag) End(s, serial, t);
     flag = false;
-    if (event == "admit") {
-      Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat("admit ", text("pool"))),
-                         R"(,"ph":"i","s":"t","ts":)", Ts(t), R"(,"pid":)", pid(kSessions),
-                         R"(,"tid":)", serial + 1, R"(,"args":{)", args({"pool", "amount"}), "}}"));
+    if (event == "admit") Instant(serial, t, absl::StrCat("admit ", text("pool")), args({"pool", "amount"}));
+  } else if (event == "evict" && f.count("blocks")) {
+    // A prefix cache's evicted blocks (no session): an instant of the pools.
+    if (select_.pools && in) {
+      Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat("evict ", text("pool"))),
+                         R"(,"ph":"i","s":"p","ts":)", Ts(t), R"(,"pid":)", pid(kPools),
+                         R"(,"tid":0,"args":{)", args({"pool", "blocks", "tokens"}), "}}"));
     }
-  } else if ((event == "evict" || event == "hit") && f.count("blocks")) {
-    // A prefix cache's evicted blocks (no session), a lookup's hit.
-    bool evict = event == "evict";
-    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat(event, " ", text("pool"))),
-                       R"(,"ph":"i","s":"t","ts":)", Ts(t), R"(,"pid":)",
-                       pid(evict ? kPools : kSessions), R"(,"tid":)", evict ? 0 : serial + 1,
-                       R"(,"args":{)", args({"pool", "blocks", "tokens"}), "}}"));
+  } else if (event == "hit" && f.count("blocks")) {
+    Instant(serial, t, absl::StrCat("hit ", text("pool")), args({"pool", "blocks", "tokens"}));
   } else if (event == "observe" || event == "lease" || event == "release" ||
              event == "expire" || event == "evict") {
-    // On the session's thread, which may have ended (a lease outlives it).
+    // The session's, which may have ended (a lease outlives it).
     std::string name = event == "observe" ? text("name") : absl::StrCat(event, " ", text("pool"));
-    Event(absl::StrCat(R"({"name":)", Quote(name), R"(,"ph":"i","s":"t","ts":)", Ts(t),
-                       R"(,"pid":)", pid(kSessions), R"(,"tid":)", serial + 1, R"(,"args":{)",
-                       args({"value", "pool", "units", "duration", "by"}), "}}"));
+    Instant(serial, t, name, args({"value", "pool", "units", "duration", "by"}));
   } else if (event == "preempt") {
     // The victim's instant, and its stage's running counts: preemptions,
     // and the content (tokens) they throw away, to be computed again.
     std::string stage = text("stage");
-    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat("preempt ", stage)), R"(,"ph":"i","s":"t","ts":)",
-                       Ts(t), R"(,"pid":)", pid(kSessions), R"(,"tid":)", serial + 1, R"(,"args":{)",
-                       args({"stage", "by", "pool", "content"}), "}}"));
+    Instant(serial, t, absl::StrCat("preempt ", stage), args({"stage", "by", "pool", "content"}));
     Preempted& p = preempted_[stage];
     ++p.count;
     if (std::isfinite(number("content"))) p.content += number("content");
-    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat(stage, " preemptions")), R"(,"ph":"C","ts":)",
-                       Ts(t), R"(,"pid":)", pid(kStages), R"(,"tid":0,"args":{"preempted":)", p.count,
-                       "}}"));
-    Event(absl::StrCat(R"({"name":)", Quote(absl::StrCat(stage, " recomputed")), R"(,"ph":"C","ts":)",
-                       Ts(t), R"(,"pid":)", pid(kStages), R"(,"tid":0,"args":{"content":)",
-                       JsonNumber(p.content), "}}"));
+    if (select_.counters) {
+      Counter(t, pid(kStages), absl::StrCat(stage, " preemptions"),
+              absl::StrCat(R"("preempted":)", p.count));
+      Counter(t, pid(kStages), absl::StrCat(stage, " recomputed"),
+              absl::StrCat(R"("content":)", JsonNumber(p.content)));
+    }
   }
   // Other events (a later version's) are left out.
   return absl::OkStatus();
