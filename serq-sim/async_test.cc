@@ -18,14 +18,11 @@ namespace {
 
 using ::serq::testing::CheckingPools;
 using ::serq::testing::RunSource;
+using ::serq::testing::RunWithOptions;
 using ::serq::testing::Samples;
 using ::serq::testing::SimRun;
 using ::serq::testing::Stage;
 using ::testing::ElementsAre;
-
-SimRun RunWith(const char* program, const std::string& options) {
-  return RunSource(absl::StrReplaceAll(program, {{"OPTIONS", options}}), CheckingPools());
-}
 
 // A (t = 0): a prefill of 1, then 3 decode tokens; B (t = 0.5): a prefill
 // of 1.
@@ -48,12 +45,12 @@ session {
 }
 run { horizon 100; }
 )";
-  SimRun sync = RunWith(kProgram, "");
+  SimRun sync = RunWithOptions(kProgram, "");
   ASSERT_TRUE(sync.ok) << sync.errors;
   EXPECT_THAT(Samples(sync.results, "ttft"), ElementsAre(1.0, 1.5));
   EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(4.0));
   EXPECT_EQ(Stage(sync.results, "E").steps(), 4u);
-  SimRun async = RunWith(kProgram, "async;");
+  SimRun async = RunWithOptions(kProgram, "async;");
   ASSERT_TRUE(async.ok) << async.errors;
   EXPECT_THAT(Samples(async.results, "ttft"), ElementsAre(1.0, 2.5));
   EXPECT_THAT(Samples(async.results, "e2e"), ElementsAre(4.0));
@@ -78,7 +75,7 @@ run { horizon 100; }
 )";
   for (const char* options : {"", "async;"}) {
     SCOPED_TRACE(options);
-    SimRun run = RunWith(kProgram, options);
+    SimRun run = RunWithOptions(kProgram, options);
     ASSERT_TRUE(run.ok) << run.errors;
     EXPECT_THAT(Samples(run.results, "ttft"), ElementsAre(1.0, 1.5, 1.0));
     EXPECT_EQ(Stage(run.results, "E").steps(), 3u);
@@ -109,11 +106,11 @@ session {
 }
 run { horizon 100; }
 )";
-  SimRun sync = RunWith(kProgram, "");
+  SimRun sync = RunWithOptions(kProgram, "");
   ASSERT_TRUE(sync.ok) << sync.errors;
   EXPECT_THAT(Samples(sync.results, "ttft"), ElementsAre(1.0, 1.0, 1.0, 3.0));
   EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(6.0));
-  SimRun async = RunWith(kProgram, "async;");
+  SimRun async = RunWithOptions(kProgram, "async;");
   ASSERT_TRUE(async.ok) << async.errors;
   EXPECT_THAT(Samples(async.results, "ttft"), ElementsAre(1.0, 1.0, 1.0, 4.0));
   EXPECT_THAT(Samples(async.results, "e2e"), ElementsAre(6.0));
@@ -162,12 +159,12 @@ run { horizon 100; }
 TEST(AsyncTest, FreedUnitsServeTheStepAfterTheNext) {
   const std::string program = absl::StrReplaceAll(
       kThreeOnKv, {{"THIRD", "run E prefill (6) growing kv; observe ttft = now - arrival;"}});
-  SimRun sync = RunWith(program.c_str(), "");
+  SimRun sync = RunWithOptions(program, "");
   ASSERT_TRUE(sync.ok) << sync.errors;
   EXPECT_THAT(Samples(sync.results, "ttft"), ElementsAre(3.0));
   EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(6.0));
   EXPECT_EQ(Stage(sync.results, "E").preempted(), 0u);
-  SimRun async = RunWith(program.c_str(), "async;");
+  SimRun async = RunWithOptions(program, "async;");
   ASSERT_TRUE(async.ok) << async.errors;
   EXPECT_THAT(Samples(async.results, "ttft"), ElementsAre(4.0));
   EXPECT_THAT(Samples(async.results, "e2e"), ElementsAre(6.0));
@@ -192,11 +189,11 @@ TEST(AsyncTest, FreedUnitsServeTheStepAfterTheNext) {
 TEST(AsyncTest, WithheldUnitsGoToTheFormationBeforeThePoolsLines) {
   const std::string program = absl::StrReplaceAll(
       kThreeOnKv, {{"THIRD", "run W (0.5); load kv (6); observe got = now;"}});
-  SimRun sync = RunWith(program.c_str(), "");
+  SimRun sync = RunWithOptions(program, "");
   ASSERT_TRUE(sync.ok) << sync.errors;
   EXPECT_THAT(Samples(sync.results, "got"), ElementsAre(2.0));
   EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(6.0));
-  SimRun async = RunWith(program.c_str(), "async;");
+  SimRun async = RunWithOptions(program, "async;");
   ASSERT_TRUE(async.ok) << async.errors;
   EXPECT_THAT(Samples(async.results, "got"), ElementsAre(3.0));
   EXPECT_THAT(Samples(async.results, "e2e"), ElementsAre(6.0));

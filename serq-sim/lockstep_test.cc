@@ -16,14 +16,11 @@ namespace {
 
 using ::serq::testing::CheckingPools;
 using ::serq::testing::RunSource;
+using ::serq::testing::RunWithOptions;
 using ::serq::testing::Samples;
 using ::serq::testing::SimRun;
 using ::serq::testing::Stage;
 using ::testing::ElementsAre;
-
-SimRun RunWith(const char* program, const std::string& options) {
-  return RunSource(absl::StrReplaceAll(program, {{"OPTIONS", options}}), CheckingPools());
-}
 
 // Two requests at t = 0, request j on E[j]: a prefill of 15 and 7 tokens,
 // then 2 and 5 decode tokens; tau = (1 + tokens) / 8 s: a prefill step of
@@ -49,11 +46,11 @@ run {}
 
 TEST(LockstepTest, TheStepLastsTheLongestElementsStepTime) {
   std::string tokens = absl::StrReplaceAll(kTwoRequests, {{"TOKENS", "tokens"}});
-  SimRun alone = RunWith(tokens.c_str(), "");
+  SimRun alone = RunWithOptions(tokens, "");
   ASSERT_TRUE(alone.ok) << alone.errors;
   EXPECT_THAT(Samples(alone.results, "ttft"), ElementsAre(1.0, 2.0));
   EXPECT_THAT(Samples(alone.results, "e2e"), ElementsAre(2.25, 2.5));
-  SimRun lockstep = RunWith(tokens.c_str(), "lockstep;");
+  SimRun lockstep = RunWithOptions(tokens, "lockstep;");
   ASSERT_TRUE(lockstep.ok) << lockstep.errors;
   EXPECT_THAT(Samples(lockstep.results, "ttft"), ElementsAre(2.0, 2.0));
   EXPECT_THAT(Samples(lockstep.results, "e2e"), ElementsAre(2.5, 3.25));
@@ -69,17 +66,17 @@ TEST(LockstepTest, TheStepLastsTheLongestElementsStepTime) {
 //     2.875 + 2 x 0.375 = 3.625; E[1]: 2.875 + 5 x 0.375 = 4.75.
 TEST(LockstepTest, EveryElementReadsTheGroupsTokens) {
   std::string group = absl::StrReplaceAll(kTwoRequests, {{"TOKENS", "group_tokens"}});
-  SimRun alone = RunWith(group.c_str(), "");
+  SimRun alone = RunWithOptions(group, "");
   ASSERT_TRUE(alone.ok) << alone.errors;
   EXPECT_THAT(Samples(alone.results, "ttft"), ElementsAre(1.0, 2.0));
-  SimRun lockstep = RunWith(group.c_str(), "lockstep;");
+  SimRun lockstep = RunWithOptions(group, "lockstep;");
   ASSERT_TRUE(lockstep.ok) << lockstep.errors;
   EXPECT_THAT(Samples(lockstep.results, "ttft"), ElementsAre(2.875, 2.875));
   EXPECT_THAT(Samples(lockstep.results, "e2e"), ElementsAre(3.625, 4.75));
   // group_tokens_max: the first step's largest is 15: 16 / 8 = 2 on both;
   // then 1: 0.25. E[0] 2.5, E[1] 3.25, as with each element's tokens.
   std::string most = absl::StrReplaceAll(kTwoRequests, {{"TOKENS", "group_tokens_max"}});
-  SimRun largest = RunWith(most.c_str(), "lockstep;");
+  SimRun largest = RunWithOptions(most, "lockstep;");
   ASSERT_TRUE(largest.ok) << largest.errors;
   EXPECT_THAT(Samples(largest.results, "ttft"), ElementsAre(2.0, 2.0));
   EXPECT_THAT(Samples(largest.results, "e2e"), ElementsAre(2.5, 3.25));
@@ -100,10 +97,10 @@ workload { arrive batch(1); }
 session { run E[0] prefill (7); observe ttft = now - arrival; }
 run {}
 )";
-  SimRun alone = RunWith(kProgram, "");
+  SimRun alone = RunWithOptions(kProgram, "");
   ASSERT_TRUE(alone.ok) << alone.errors;
   EXPECT_THAT(Samples(alone.results, "ttft"), ElementsAre(1.0));
-  SimRun lockstep = RunWith(kProgram, "lockstep;");
+  SimRun lockstep = RunWithOptions(kProgram, "lockstep;");
   ASSERT_TRUE(lockstep.ok) << lockstep.errors;
   EXPECT_THAT(Samples(lockstep.results, "ttft"), ElementsAre(10.25));
   EXPECT_EQ(Stage(lockstep.results, "E", 1).steps(), 0u);
@@ -128,10 +125,10 @@ session {
 }
 run { horizon 100; }
 )";
-  SimRun alone = RunWith(kProgram, "");
+  SimRun alone = RunWithOptions(kProgram, "");
   ASSERT_TRUE(alone.ok) << alone.errors;
   EXPECT_THAT(Samples(alone.results, "ttft"), ElementsAre(2.0, 1.0));
-  SimRun lockstep = RunWith(kProgram, "lockstep;");
+  SimRun lockstep = RunWithOptions(kProgram, "lockstep;");
   ASSERT_TRUE(lockstep.ok) << lockstep.errors;
   EXPECT_THAT(Samples(lockstep.results, "ttft"), ElementsAre(2.0, 2.0));
 }
@@ -155,7 +152,7 @@ session {
 run { horizon 100; }
 )";
   for (const char* options : {"", "preempt by (-since);"}) {
-    SimRun run = RunWith(kProgram, options);
+    SimRun run = RunWithOptions(kProgram, options);
     ASSERT_TRUE(run.ok) << run.errors;
     EXPECT_THAT(Samples(run.results, "r"), ElementsAre(0.0, 1.0, 1.0)) << options;
     EXPECT_THAT(Samples(run.results, "w"), ElementsAre(0.0, 0.0, 1.0)) << options;
@@ -206,12 +203,12 @@ session {
 }
 run { horizon 100; }
 )";
-  SimRun sync = RunWith(kProgram, "");
+  SimRun sync = RunWithOptions(kProgram, "");
   ASSERT_TRUE(sync.ok) << sync.errors;
   EXPECT_THAT(Samples(sync.results, "q"), ElementsAre(0.0, 1.0));
   EXPECT_THAT(Samples(sync.results, "ttft"), ElementsAre(1.0, 1.0));
   EXPECT_THAT(Samples(sync.results, "e2e"), ElementsAre(4.0));
-  SimRun async = RunWith(kProgram, "async;");
+  SimRun async = RunWithOptions(kProgram, "async;");
   ASSERT_TRUE(async.ok) << async.errors;
   EXPECT_THAT(Samples(async.results, "q"), ElementsAre(0.0, 1.0));
   EXPECT_THAT(Samples(async.results, "ttft"), ElementsAre(1.0, 2.0));

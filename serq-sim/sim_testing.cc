@@ -5,11 +5,16 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 
 #include "lang/link/link.h"
 #include "lang/parse/parse.h"
 
 namespace serq::testing {
+
+SimRun RunWithOptions(absl::string_view program, absl::string_view options) {
+  return RunSource(absl::StrReplaceAll(program, {{"OPTIONS", options}}), CheckingPools());
+}
 
 SimOptions CheckingPools() {
   SimOptions o;

@@ -22,6 +22,10 @@ struct SimRun {
 SimRun RunSource(absl::string_view source, const SimOptions& options = {});
 // Options that check the pools' invariants after every event.
 SimOptions CheckingPools();
+// RunSource of `program` with its text OPTIONS replaced by `options` (a
+// stage's block options, to run one program with and without them),
+// checking the pools.
+SimRun RunWithOptions(absl::string_view program, absl::string_view options);
 
 // The samples of observation `name` in replication `replication` (empty
 // when there is none).
