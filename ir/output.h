@@ -4,6 +4,20 @@
 // output and exit 0. stdio's fwrite/fflush and std::ofstream lose errno or
 // report a failure only when their buffer happens to be flushed; these
 // write with write(2), retry short writes and keep the first error.
+//
+// Writes that never destroy: a file is written to a temporary file in the
+// same directory, `.NAME.tmp-PID` (`.NAME.tmp-PID-K` when that name is
+// taken), and renamed over NAME once every byte is written, so NAME is
+// either its old self or the whole new file, never empty or cut short. A
+// write that fails, or a tool that stops without committing, removes the
+// temporary file; SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGXFSZ remove it
+// too, before the process dies of the signal as it would have. SIGKILL cannot be
+// caught: the temporary file stays, and its name says what it is. A path
+// that exists and is not a regular file (/dev/null, /dev/full, a FIFO,
+// /dev/stdout) is written in place, as a stream; so is "-", stdout. A
+// symbolic link is written through: the file it names is replaced. The
+// rename makes the file whole against a killed process, not against a
+// power loss (nothing is fsync'ed).
 #ifndef SERQ_IR_OUTPUT_H_
 #define SERQ_IR_OUTPUT_H_
 
@@ -22,31 +36,49 @@ namespace serq {
 // EINTR). The error names the reason: "No space left on device".
 absl::Status WriteAll(int fd, absl::string_view bytes);
 
-// Creates (truncates) `path` and writes all of `bytes`, every write and
-// the close checked: the error is "cannot write '<path>': <reason>".
+// Writes `bytes` as the whole of file `path` (through a temporary file and
+// a rename, as OutputFile does); every write, the close and the rename
+// checked: the error is "cannot write '<path>': <reason>", and `path` is
+// then as it was.
 absl::Status WriteFile(const std::string& path, absl::string_view bytes);
 
-// A std::ostream over a file descriptor that keeps the first write error.
-// Writes are buffered (64 KB); Close() flushes and returns the first error.
+// The temporary file OutputFile and WriteFile write `path` to:
+// `.NAME.tmp-PID` beside it (`attempt` > 0: `.NAME.tmp-PID-attempt`).
+std::string TemporaryPath(const std::string& path, int attempt = 0);
+
+// A std::ostream over a file that keeps the first write error. Writes are
+// buffered (64 KB). Nothing is at `path` until Commit().
 class OutputFile {
  public:
   OutputFile();
+  // Discard()s what was not committed.
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  // Creates (truncates) `path`; "-" is stdout (not closed by Close).
+  // Opens the temporary file of `path` (or `path` itself in place, when it
+  // is not a regular file); "-" is stdout (never closed). The error is the
+  // reason: "No such file or directory".
   absl::Status Open(const std::string& path);
   std::ostream& stream() { return stream_; }
   // True once a write has failed (the stream then drops what it is given).
   bool failed() const;
-  // Flushes and closes; the first error of any write, flush or close.
-  absl::Status Close();
+  // Flushes, closes, and renames the temporary file over the path. The
+  // first error of any write, the flush, the close or the rename; on an
+  // error the temporary file is removed and the path is as it was.
+  absl::Status Commit();
+  // Closes and removes the temporary file: the path stays as it was. (A
+  // file written in place keeps what was written.)
+  void Discard();
 
  private:
   class Buffer;
+  void CloseDescriptor();
   std::unique_ptr<Buffer> buffer_;
   std::ostream stream_;
+  std::string target_;     // what the rename replaces ("" in place)
+  std::string temporary_;  // what is written ("" in place)
+  int slot_ = -1;          // the temporary file's entry for the signal handler
 };
 
 }  // namespace serq

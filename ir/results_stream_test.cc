@@ -65,7 +65,7 @@ TEST(OutputFile, AFullDeviceIsAnErrorWithItsReason) {
   OutputFile out;
   ASSERT_TRUE(out.Open("/dev/full").ok());
   out.stream() << "x";
-  absl::Status s = out.Close();
+  absl::Status s = out.Commit();
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "No space left on device");
 }
@@ -76,7 +76,7 @@ TEST(OutputFile, WritesEveryByte) {
   ASSERT_TRUE(out.Open(path).ok());
   std::string big(200000, 'a');  // more than the 64 KB buffer
   out.stream() << big << "end";
-  ASSERT_TRUE(out.Close().ok());
+  ASSERT_TRUE(out.Commit().ok());
   FILE* f = std::fopen(path.c_str(), "rb");
   ASSERT_NE(f, nullptr);
   std::string got(300000, '\0');

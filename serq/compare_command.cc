@@ -105,7 +105,7 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
     absl::Status s = svg.Open(options.svg_path);
     if (s.ok()) {
       svg.stream() << compare::CdfSvg(*measured, *simulated);
-      s = svg.Close();
+      s = svg.Commit();
     }
     if (!s.ok()) {
       return Failure(kExitUsage, ToolError("serq", absl::StrCat("cannot write output '",

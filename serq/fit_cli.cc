@@ -179,7 +179,7 @@ int FitStepsMain(const CommandLine& line) {
     absl::Status s = file.Open(out);
     if (s.ok()) {
       file.stream() << fit::StepResidualsCsv(*records, *fitted);
-      s = file.Close();
+      s = file.Commit();
     }
     if (!s.ok()) {
       PrintToolError("serq", absl::StrCat("cannot write '", out, "' (--residuals): ", s.message()));

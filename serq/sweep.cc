@@ -60,19 +60,6 @@ std::string ShellQuote(absl::string_view text) {
   return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "'\\''"}}), "'");
 }
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  if (absl::Status s = WriteFile(tmp, bytes); !s.ok()) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    return s;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': ", ec.message()));
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
@@ -95,7 +82,7 @@ absl::Status WriteFailure(const std::string& dir, const sweep::Plan& plan, uint6
   out.mutable_failure()->set_exit_code(exit_code);
   out.mutable_failure()->set_what(what);
   out.mutable_failure()->set_error(error);
-  return WriteFileAtomically(TaskPath(dir, task), out.SerializeAsString());
+  return WriteFile(TaskPath(dir, task), out.SerializeAsString());
 }
 
 // A task's failure: recorded in its file, and said on stderr with the task.
@@ -241,7 +228,7 @@ absl::Status WritePlan(const std::string& dir, const sweep::Plan& plan) {
       }
     }
   }
-  return WriteFileAtomically(PlanPath(dir), bytes);
+  return WriteFile(PlanPath(dir), bytes);
 }
 
 absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir) {
@@ -293,7 +280,7 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   }
   // The run's replications, as in `serq run --replications R`.
   out.mutable_results()->set_replications(plan.replications());
-  if (absl::Status s = WriteFileAtomically(TaskPath(dir, task), out.SerializeAsString()); !s.ok()) {
+  if (absl::Status s = WriteFile(TaskPath(dir, task), out.SerializeAsString()); !s.ok()) {
     return Failure(kExitUsage, ToolError("serq", s.message()));
   }
   return result;

@@ -174,7 +174,9 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
     }
   }
   if (trace) {
-    if (absl::Status s = trace->Close(); !s.ok() || trace_lost) return trace_failed(s);
+    // Renamed into place after a runtime error too (the log up to the
+    // error); a trace that lost a write is removed, the old file kept.
+    if (absl::Status s = trace->Commit(); !s.ok() || trace_lost) return trace_failed(s);
   }
   if (end == sim::ReplicationsEnd::kRejected) return SimOutcome::kRejected;
   if (end == sim::ReplicationsEnd::kSinkFailed) {

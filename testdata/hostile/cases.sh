@@ -283,3 +283,15 @@ serq-parse "$tmp/utf8-ok.sq" | LC_ALL=C sed 's/cafe/caf\xe9/' > "$tmp/utf8.json"
 case_ utf8-ir-json 300 20 1 "utf8.json: error: invalid JSON: a string that is not UTF-8 (byte 0xe9) at line" -- serq-link "$tmp/utf8.json"
 serq-sim --format=pb "$tmp/before.linked.json" | LC_ALL=C sed 's/transferred/transferr\xe9d/' > "$tmp/utf8.results.pb"
 case_ utf8-results-pb 300 20 1 "string is not UTF-8 (byte 0xe9 at offset 9)" -- serq-report "$tmp/utf8.results.pb"
+
+# --- Issue 34, item 6: writes that never destroy. --results was opened in
+# place and truncated: a run killed while it wrote (here by SIGXFSZ at
+# `ulimit -f 64`, 64 KB into 570 KB of results) left the old 570 KB file
+# cut to 64 KB (a 12.8 MB file killed so was left at 0 bytes). Now it is
+# written to .r.json.tmp-PID and renamed: the old file reads back whole.
+# `kept OLD NEW`: exit 9 when NEW is not OLD's bytes or a temporary file is left.
+kept='cmp -s "$1" "$2" || { echo "kept: $2 is not the old file" >&2; exit 9; }; ! ls -A "$(dirname "$2")" | grep -q "^\.$(basename "$2")\.tmp-" || { echo "kept: a temporary file is left" >&2; exit 9; }'
+serq run --results "$tmp/good.json" --replications 300 $before > /dev/null
+case_ write-results-killed 500 20 153 "" -- bash -c "cp \"\$1\" \"\$2\"; (ulimit -f 64; exec serq run --results \"\$2\" --replications 300 --seed 2 $before >/dev/null); s=\$?; $kept; exit \$s" _ "$tmp/good.json" "$tmp/r.json"
+case_ write-results-failed 500 20 2 "cannot write '$tmp/r.json': File too large" -- bash -c "cp \"\$1\" \"\$2\"; (trap '' XFSZ; ulimit -f 64; exec serq run --results \"\$2\" --replications 300 --seed 2 $before >/dev/null); s=\$?; $kept; exit \$s" _ "$tmp/good.json" "$tmp/r.json"
+case_ write-trace-killed 500 20 153 "" -- bash -c "cp \"\$1\" \"\$2\"; (ulimit -f 64; exec serq-sim --trace \"\$2\" --replications 300 \"$tmp/before.linked.json\" >/dev/null); s=\$?; $kept; exit \$s" _ "$tmp/good.json" "$tmp/t.jsonl"
