@@ -37,7 +37,47 @@ struct Container {
 
 }  // namespace
 
+std::optional<JsonPlace> JsonDeeperThan(absl::string_view json, int most) {
+  int depth = 0;
+  int line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < json.size(); ++i) {
+    switch (json[i]) {
+      case '\n':
+        ++line;
+        line_start = i + 1;
+        break;
+      case '"':
+        for (++i; i < json.size() && json[i] != '"'; ++i) {
+          if (json[i] == '\\') ++i;
+          if (i < json.size() && json[i] == '\n') {
+            ++line;
+            line_start = i + 1;
+          }
+        }
+        break;
+      case '{':
+      case '[':
+        if (++depth > most) return JsonPlace{line, static_cast<int>(i - line_start) + 1};
+        break;
+      case '}':
+      case ']':
+        if (depth > 0) --depth;  // (one too many is malformed: the parser says so)
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
 bool CheckJsonShape(absl::string_view json, Diagnostics* diags) {
+  if (std::optional<JsonPlace> deep = JsonDeeperThan(json, kMaxJsonDepth)) {
+    diags->ErrorInFile(absl::StrCat("JSON nested more than ", kMaxJsonDepth,
+                                    " levels deep at line ", deep->line, ", column ",
+                                    deep->column, "; no IR or results are that deep"));
+    return false;
+  }
   std::vector<Container> stack;
   int64_t objects = 0;
   int line = 1;
@@ -49,12 +89,7 @@ bool CheckJsonShape(absl::string_view json, Diagnostics* diags) {
         break;
       case '{':
       case '[':
-        if (stack.size() >= static_cast<size_t>(kMaxJsonDepth)) {
-          diags->ErrorInFile(absl::StrCat("JSON nested more than ", kMaxJsonDepth,
-                                          " levels deep at line ", line,
-                                          "; no IR or results are that deep"));
-          return false;
-        }
+        // (No deeper than kMaxJsonDepth: JsonDeeperThan said so.)
         if (c == '{' && ++objects > kMaxJsonObjects) {
           diags->ErrorInFile(absl::StrCat("JSON with more than ", kMaxJsonObjects,
                                           " objects (at line ", line,

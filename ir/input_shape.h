@@ -7,11 +7,24 @@
 #ifndef SERQ_IR_INPUT_SHAPE_H_
 #define SERQ_IR_INPUT_SHAPE_H_
 
+#include <optional>
+
 #include "absl/strings/string_view.h"
 #include "google/protobuf/descriptor.h"
 #include "ir/diagnostics.h"
+#include "ir/limits.h"
 
 namespace serq {
+
+// Where `json` first opens more than `most` objects and arrays inside one
+// another (strings skipped): the line and column, from 1, of that '{' or
+// '['; nullopt when it never does. One pass, no memory: every JSON reader
+// asks it first (ir/limits.h's kMaxJsonDepth, kMaxDataJsonDepth).
+struct JsonPlace {
+  int line = 0;
+  int column = 0;
+};
+std::optional<JsonPlace> JsonDeeperThan(absl::string_view json, int most);
 
 // JSON: at most kMaxJsonDepth nested objects and arrays, at most
 // kMaxJsonObjects objects, no key twice in an object (`a_b` and `aB` are
@@ -30,7 +43,6 @@ bool CheckBinaryShape(absl::string_view bytes, const google::protobuf::Descripto
 bool CheckBinaryStrings(absl::string_view bytes, const google::protobuf::Descriptor* type,
                         Diagnostics* diags);
 
-inline constexpr int kMaxJsonDepth = 2 * 64 + 8;  // an object and an array a level
 inline constexpr int64_t kMaxJsonObjects = 10000000;
 
 }  // namespace serq

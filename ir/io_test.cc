@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "ir/input_shape.h"
 
 namespace serq {
 namespace {
@@ -295,6 +296,31 @@ TEST(Io, IrDeeperThanTheLimitIsRefused) {
       EXPECT_EQ(EncodeMessage(back, Format::kJson), EncodeMessage(p, Format::kJson));
     }
   }
+}
+
+// The one depth scan every JSON reader asks first: the line and column
+// (bytes, from 1) of the bracket that opens level most + 1.
+TEST(Io, JsonDeeperThanSaysWhereTheLimitIsCrossed) {
+  EXPECT_FALSE(JsonDeeperThan("[[]]", 2).has_value());
+  auto at = [](absl::string_view json, int most) {
+    std::optional<JsonPlace> p = JsonDeeperThan(json, most);
+    return p ? absl::StrCat(p->line, ":", p->column) : std::string("none");
+  };
+  EXPECT_EQ(at("[[[]]]", 2), "1:3");
+  // Brackets in a string (and an escaped quote) are not levels: the
+  // object is level 1, the '[' at byte 12 level 2.
+  EXPECT_EQ(at(R"({"a\"[[[": [1]})", 1), "1:12");
+  // Line 3 is `  [[`: its '[' at column 3 is level 2, at column 4 level 3.
+  EXPECT_EQ(at("{\n \"a\":\n  [[]]}", 2), "3:4");
+  // Closers beyond the opened do not bank levels: ']]]' then '[[[' is 3 deep.
+  EXPECT_EQ(at("]]][[[", 2), "1:6");
+  // IR: `{"a":` then 136 '[': the k-th '[' is level k + 1 at column 5 + k,
+  // so level 137, one past kMaxJsonDepth, is at column 141.
+  Diagnostics d("deep.json");
+  ir::Program p;
+  EXPECT_FALSE(ReadProgram("{\"a\":" + std::string(136, '[') + std::string(136, ']') + "}", &p, &d));
+  EXPECT_EQ(d.Render(), "deep.json: error: JSON nested more than 136 levels deep at line 1, "
+                        "column 141; no IR or results are that deep\n");
 }
 
 TEST(Io, FormatNames) {

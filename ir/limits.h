@@ -45,6 +45,20 @@ inline constexpr int64_t kMaxInputBytes = 512LL << 20;
 // of each kind before linking starts work proportional to them.
 inline constexpr int64_t kMaxIrItems = 1000000;
 
+// JSON nesting: objects and arrays inside one another, counted by one scan
+// (JsonDeeperThan, ir/input_shape.h) before any JSON reaches protobuf's
+// parser, whose time grows faster than the square of the depth (a 40 KB
+// file of 20,000 levels took 6.8 s, 200,000 levels minutes) and whose
+// refusal says nothing of depth or place. IR and results, typed messages
+// at most kMaxIrDepth (64) deep, an object and an array a level: ...
+inline constexpr int kMaxJsonDepth = 2 * 64 + 8;
+// ... every other JSON serq reads (trace rows, measured runs, serq
+// physics' files, serq fit-steps' lines), read as protobuf's Struct, which
+// protobuf refuses past about 49 levels ("JSON transcoder produced invalid
+// protobuf output"): a limit below that, so that the refusal is ours and
+// located. Those files are flat, or a few levels deep.
+inline constexpr int kMaxDataJsonDepth = 32;
+
 // A profile table (`table`): at most this many selected rows, each up to
 // four keys and a value, which the linked IR carries (~8 MB as protobuf);
 // rows a `where` leaves out are read past without being kept.

@@ -14,8 +14,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
 #include "ir/json.h"
+#include "text/json_row.h"
 
 namespace serq::fit {
 namespace {
@@ -90,8 +90,8 @@ absl::StatusOr<StepRecords> ReadStepRecords(absl::string_view text, const std::s
       absl::string_view line = absl::StripAsciiWhitespace(lines[i]);
       if (line.empty() || !absl::StrContains(line, "\"event\":\"step\"")) continue;
       Struct event;
-      if (!google::protobuf::util::JsonStringToMessage(std::string(line), &event).ok()) {
-        return LineError(file, i + 1, "not a JSON object");
+      if (absl::Status s = text::ParseJsonRow(line, &event); !s.ok()) {
+        return LineError(file, i + 1, s.message());
       }
       auto field = [&](const char* name) -> const Value* {
         auto it = event.fields().find(name);

@@ -131,6 +131,14 @@ TEST(FitSteps, Errors) {
             "s.csv:1: error: the header names no duration column ('tau' or 'duration')");
   EXPECT_EQ(ReadStepRecords("prefill,tau\n", "s.csv", "").status().message(),
             "s.csv:1: error: no step records");
+  // A trace's line deeper than 32 levels: refused at its line by the one
+  // depth check, before protobuf's parser (minutes at 2·10^5 levels).
+  const std::string deep = "{\"event\":\"step\",\"a\":" + std::string(200000, '[') +
+                           std::string(200000, ']') + "}";
+  EXPECT_EQ(ReadStepRecords("{\"event\":\"arrive\"}\n" + deep + "\n", "t.jsonl", "")
+                .status()
+                .message(),
+            "t.jsonl:2: error: JSON nested more than 32 levels deep");
   StepRecords r = *ReadStepRecords("prefill,tau\n1,2\n2,3\n3,4\n", "s.csv", "");
   EXPECT_EQ(FitStepTerms(r, Terms("A=1,B=2")).status().message(),
             "the terms are collinear on these steps (rank 1 of 2 terms): drop a term that the "

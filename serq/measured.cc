@@ -14,6 +14,7 @@
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
 #include "ir/io.h"
+#include "ir/limits.h"
 #include "serq-sim/workload/vllm_record.h"
 #include "stats/merge.h"
 #include "stats/moments.h"
@@ -175,9 +176,9 @@ class ArrayElements {
         if (pos_ >= text_.size()) return Fail("a string runs to the end of the file");
         ++pos_;
       } else if (c == '{' || c == '[') {
-        if (++depth > sim::kMaxVllmDepth) {
+        if (++depth > kMaxDataJsonDepth) {
           return Fail(absl::StrCat("element ", index_, " is nested more than ",
-                                   sim::kMaxVllmDepth, " levels deep (a result is flat)"));
+                                   kMaxDataJsonDepth, " levels deep (a result is flat)"));
         }
         ++pos_;
       } else if (c == '}' || c == ']') {

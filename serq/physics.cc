@@ -8,8 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/util/json_util.h"
+#include "ir/input_shape.h"
 #include "ir/json.h"
+#include "text/json_row.h"
 
 namespace serq::physics {
 namespace {
@@ -22,11 +23,17 @@ absl::Status Error(const std::string& file, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(file, ": error: ", message));
 }
 
+// The file's JSON object, through the one depth check of every JSON reader
+// (text/json_row.h): too deep is an error at its line and column.
 absl::StatusOr<Struct> ParseObject(absl::string_view text, const std::string& file) {
   Struct object;
-  auto status = google::protobuf::util::JsonStringToMessage(std::string(text), &object);
-  if (!status.ok()) {
-    return Error(file, absl::StrCat("not a JSON object: ", std::string(status.message())));
+  JsonPlace deep;
+  if (absl::Status s = text::ParseJsonRow(text, &object, &deep); !s.ok()) {
+    if (deep.line > 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ":", deep.line, ":", deep.column, ": error: ", s.message()));
+    }
+    return Error(file, absl::StrCat("not a JSON object: ", s.message()));
   }
   return object;
 }

@@ -5,27 +5,17 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "ir/limits.h"
 
 namespace serq::text {
 
-bool JsonDeeperThan(absl::string_view json, int most) {
-  int depth = 0;
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (c == '"') {
-      for (++i; i < json.size() && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
-    } else if (c == '{' || c == '[') {
-      if (++depth > most) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
+absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,
+                          JsonPlace* place) {
+  if (std::optional<JsonPlace> deep = JsonDeeperThan(json, kMaxDataJsonDepth)) {
+    if (place != nullptr) *place = *deep;
+    return absl::InvalidArgumentError(
+        absl::StrCat("JSON nested more than ", kMaxDataJsonDepth, " levels deep"));
   }
-  return false;
-}
-
-absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row) {
   auto parsed = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), row);
   if (parsed.ok()) return absl::OkStatus();

@@ -9,18 +9,22 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/struct.pb.h"
+#include "ir/input_shape.h"
 
 namespace serq::text {
 
-// Whether `json` opens more than `most` objects and lists inside one
-// another (strings skipped). protobuf's parser takes minutes on a line of
-// 2·10^5 brackets and then refuses it with a message that says nothing of
-// depth: a reader asks this first.
-bool JsonDeeperThan(absl::string_view json, int most);
+using serq::JsonPlace;
 
-// `json` parsed into `row`; an error is InvalidArgument "malformed JSON:
+// `json` parsed into `row`. Every JSON that is not IR or results goes
+// through here, so that none reaches protobuf's parser deeper than
+// kMaxDataJsonDepth (ir/limits.h: protobuf takes minutes on 2·10^5
+// brackets, then refuses them saying nothing of depth): deeper is
+// InvalidArgument "JSON nested more than 32 levels deep", with `*place`
+// (when given) the line and column, from 1 in `json`, of the bracket that
+// crosses it. Otherwise an error is InvalidArgument "malformed JSON:
 // <protobuf's first line, without its excerpt and trailing period>".
-absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row);
+absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,
+                          JsonPlace* place = nullptr);
 
 // What a value is, for messages: "a number", "a string", "a list", ...
 const char* JsonKind(const google::protobuf::Value& value);

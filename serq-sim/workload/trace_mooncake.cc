@@ -54,12 +54,7 @@ class Reader {
       return absl::InvalidArgumentError(
           "expected a JSON object '{...}' (one request a line)");
     }
-    // Before protobuf's parser, which takes minutes over 10^5 levels.
-    if (text::JsonDeeperThan(line, kMaxVllmDepth)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "JSON nested more than ", kMaxVllmDepth, " levels deep (a trace row is flat)"));
-    }
-    row_.Clear();
+    row_.Clear();  // (nested deeper than kMaxDataJsonDepth: refused)
     if (absl::Status s = text::ParseJsonRow(line, &row_); !s.ok()) return s;
     const auto& fields = row_.fields();
     for (const char* name : kRequired) {

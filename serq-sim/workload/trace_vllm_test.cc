@@ -172,7 +172,7 @@ TEST(VllmTraceTest, BadRows) {
                 "\"a\": " + std::string(31, '[') + std::string(31, ']') + "}"),
             "");
   EXPECT_EQ(bad("{\"input_toks\": 1, \"a\": " + std::string(32, '[') + std::string(32, ']') + "}"),
-            "t:2: JSON nested more than 32 levels deep (a vLLM record is flat)");
+            "t:2: JSON nested more than 32 levels deep");
   EXPECT_EQ(bad(std::string("{\"input_toks\": 1, \"pad\": \"") + std::string(kMaxVllmLine, 'x') +
                 "\"}"),
             "t:2: a line of 1048604 bytes: a vLLM record is one request's few hundred, at most "

@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
+#include "ir/input_shape.h"
+#include "ir/limits.h"
 #include "text/json_row.h"
 
 namespace serq::sim {
@@ -64,7 +66,7 @@ bool SameClock(const std::optional<double>& a, const std::optional<double>& b) {
 bool LooksLikeVllmRecord(absl::string_view line) {
   line = absl::StripAsciiWhitespace(line);
   if (line.empty() || line.front() != '{') return false;
-  if (line.size() > kMaxVllmLine || text::JsonDeeperThan(line, kMaxVllmDepth)) {
+  if (line.size() > kMaxVllmLine || JsonDeeperThan(line, kMaxDataJsonDepth)) {
     return absl::StrContains(line, "\"input_toks\"");
   }
   Struct row;
@@ -82,11 +84,7 @@ absl::Status ParseVllmRecord(absl::string_view line, VllmRecord* out) {
   if (line.empty() || line.front() != '{') {
     return absl::InvalidArgumentError("expected a JSON object '{...}' (one request a line)");
   }
-  if (text::JsonDeeperThan(line, kMaxVllmDepth)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "JSON nested more than ", kMaxVllmDepth, " levels deep (a vLLM record is flat)"));
-  }
-  Struct row;
+  Struct row;  // (nested deeper than kMaxDataJsonDepth: refused)
   if (absl::Status s = text::ParseJsonRow(line, &row); !s.ok()) return s;
   *out = VllmRecord();
   if (absl::Status s = Count(row, "input_toks", &out->input_toks); !s.ok()) return s;

@@ -43,12 +43,6 @@ struct VllmRecord {
 // parsed (a line of 10^7 fields would take gigabytes as JSON values).
 inline constexpr size_t kMaxVllmLine = 1 << 20;
 
-// And nested at most this deep: protobuf's JSON parser slows down with the
-// depth (a line of 2·10^5 brackets took minutes before it refused it; past
-// about 50 levels it refuses with a message that says nothing of depth); a
-// record is flat.
-inline constexpr int kMaxVllmDepth = 32;
-
 
 // Whether `line` is a vLLM record: a JSON object with a field input_toks
 // (the name the bench writes; Mooncake's rows have input_length). A line

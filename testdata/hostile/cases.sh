@@ -295,3 +295,17 @@ serq run --results "$tmp/good.json" --replications 300 $before > /dev/null
 case_ write-results-killed 500 20 153 "" -- bash -c "cp \"\$1\" \"\$2\"; (ulimit -f 64; exec serq run --results \"\$2\" --replications 300 --seed 2 $before >/dev/null); s=\$?; $kept; exit \$s" _ "$tmp/good.json" "$tmp/r.json"
 case_ write-results-failed 500 20 2 "cannot write '$tmp/r.json': File too large" -- bash -c "cp \"\$1\" \"\$2\"; (trap '' XFSZ; ulimit -f 64; exec serq run --results \"\$2\" --replications 300 --seed 2 $before >/dev/null); s=\$?; $kept; exit \$s" _ "$tmp/good.json" "$tmp/r.json"
 case_ write-trace-killed 500 20 153 "" -- bash -c "cp \"\$1\" \"\$2\"; (ulimit -f 64; exec serq-sim --trace \"\$2\" --replications 300 \"$tmp/before.linked.json\" >/dev/null); s=\$?; $kept; exit \$s" _ "$tmp/good.json" "$tmp/t.jsonl"
+
+# --- Issue 34, item 8: every JSON reader bounded in depth. serq physics'
+# files and serq fit-steps' lines went to protobuf's parser unchecked, whose
+# time grows faster than the square of the depth (20,000 levels, 40 KB:
+# 6.8 s; 200,000 levels, 400 KB: over 300 s). Now one scan refuses JSON past
+# 32 levels (136 for IR and results) at the bracket that crosses it.
+python3 -c 'print("{\"a\": " + "[" * 200000 + "]" * 200000 + "}")' > "$tmp/deep-200k.json"
+python3 -c 'print("{\"t\":0,\"event\":\"step\",\"tau\":1}\n{\"event\":\"step\",\"a\":" + "[" * 200000 + "]" * 200000 + "}")' > "$tmp/deep-steps.jsonl"
+b=testdata/blis
+dj="levels deep"
+case_ physics-deep-config 300 5 1 "deep-200k.json:1:38: error: JSON nested more than 32 $dj" -- serq physics "$tmp/deep-200k.json" $b/hardware_config.json
+case_ physics-deep-hardware 300 5 1 "deep-200k.json:1:38: error: JSON nested more than 32 $dj" -- serq physics $b/qwen3-14b.config.json "$tmp/deep-200k.json" --gpu H100
+case_ physics-deep-coefficients 300 5 1 "deep-200k.json:1:38: error: JSON nested more than 32 $dj" -- serq physics $b/qwen3-14b.config.json $b/hardware_config.json --gpu H100 --coefficients "$tmp/deep-200k.json"
+case_ fit-steps-deep 300 5 1 "deep-steps.jsonl:2: error: JSON nested more than 32 $dj" -- serq fit-steps "$tmp/deep-steps.jsonl" --terms A=1
