@@ -12,6 +12,21 @@ namespace serq {
 // `stage s[n]`, `pool p[n]`: n at most this.
 inline constexpr int64_t kMaxArraySize = 1000000;
 
+// The program's totals: the bounds above and kMaxTableRows are per
+// declaration, so a program of three `stage x[1000000]` and two `pool
+// p[1000000]` (239 bytes) ran 34.8 s to 5.67 GB, and died of bad_alloc
+// under a 4 GiB limit. The linker bounds the sums too, with an error at the
+// declaration, statement or table that crosses one. Stage and pool
+// elements together (a scalar is one): a station costs ~1 KB and a pool
+// element ~2 KB through `serq run`, so the most is ~2 GB ...
+inline constexpr int64_t kMaxElements = 1000000;
+// ... the statements of all sessions, the simulator's instructions (~600
+// bytes each through `serq run`) ...
+inline constexpr int64_t kMaxStatements = 1000000;
+// ... and the rows all tables keep (~40 bytes each in the linked IR, more
+// in the simulator's grids): five tables of kMaxTableRows.
+inline constexpr int64_t kMaxTotalTableRows = 1000000;
+
 // `arrive batch(n)`: the n sessions all start at time 0 and are all live at
 // once, so n is bounded like an array size (and by the default
 // --max-sessions).

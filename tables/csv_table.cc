@@ -91,9 +91,9 @@ bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* erro
     bool selected = true;
     for (const auto& [at, text] : where) selected = selected && Matches(fields[at], *text);
     if (!selected) continue;
-    if (out->size() == static_cast<size_t>(kMaxTableRows)) {
-      return fail(lines.number(), absl::StrCat("more than ", kMaxTableRows,
-                                               " rows selected; serq keeps at most that many"));
+    if (static_cast<int64_t>(out->size()) >= spec.max_rows) {
+      return fail(lines.number(),
+                  absl::StrCat("more than ", spec.max_rows, " rows selected; ", spec.max_rows_why));
     }
     auto number = [&](size_t at, const std::string& name, double* v) {
       if (absl::SimpleAtod(fields[at], v)) return true;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/limits.h"
 #include "tables/grid.h"
 #include "text/csv.h"
 
@@ -22,6 +23,11 @@ struct Spec {
   // Rows whose column (first) holds the text (second); both numbers:
   // compared as numbers ("1" is "1.0").
   std::vector<std::pair<std::string, std::string>> where;
+  // The most rows kept (kMaxTableRows, or fewer when the program's tables
+  // keep kMaxTotalTableRows in all), and what a row past it is told
+  // beyond "more than N rows selected" (why N).
+  int64_t max_rows = kMaxTableRows;
+  std::string max_rows_why = "serq keeps at most that many";
 };
 
 // Why a file is not a table: `line` the file's line (0: the file as a
@@ -36,8 +42,8 @@ struct ReadError {
 inline constexpr size_t kMaxColumns = text::kMaxColumns;
 
 // Reads the rows `spec` selects, as CheckRows wants them (ascending, keys
-// and values finite, values >= 0, at most kMaxTableRows: a row past it is
-// not kept); false after filling `error`.
+// and values finite, values >= 0, at most spec.max_rows: a row past it is
+// refused); false after filling `error`.
 bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* error);
 // The same from the file at `path`; a directory or a file that cannot be
 // opened is an error of line 0.

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/io.h"
 
@@ -282,6 +283,93 @@ TEST(Link, ToolIrWithMissingPartsIsRefusedAtItsPaths) {
             "t.json:session[0].body[3].set.value: error: the expression is empty (no number, "
             "reference, operator or call)\n"
             "t.json:session[0].body[4].observe.value.ref: error: the reference has no name\n");
+}
+
+// The program's totals (ir/limits.h): each array may have 10^6 elements,
+// and the program's stages and pools 10^6 in all. The issue's program in
+// tool IR (no locations, so pools come first, then stages): p takes the
+// 10^6, and each declaration after it would add 10^6 more: four errors,
+// each at its declaration.
+TEST(Link, ElementsAreBoundedInTotalAtTheDeclarationThatCrosses) {
+  const std::string big = R"({"number": 1000000})";
+  Linked l = Link(Program(R"({"run": {"stage": {"name": "a", "index": {"number": 0}}, "work": {"number": 1}}})",
+                          R"("pool": [{"name": "p", "size": )" + big + R"(, "cap": {"number": 1}},
+                                     {"name": "q", "size": )" + big + R"(, "cap": {"number": 1}}],
+                             "stage": [{"name": "a", "kind": "DELAY", "size": )" + big + R"(},
+                                       {"name": "b", "kind": "DELAY", "size": )" + big + R"(},
+                                       {"name": "c", "kind": "DELAY", "size": )" + big + R"(}],)"));
+  const std::string past = "error: the program's stages and pools have more than 1000000 elements in all: ";
+  EXPECT_EQ(l.errors, "t.json:pool[1]: " + past + "pool 'q' adds 1000000 to the 1000000 before it\n" +
+                          "t.json:stage[0]: " + past + "stage 'a' adds 1000000 to the 1000000 before it\n" +
+                          "t.json:stage[1]: " + past + "stage 'b' adds 1000000 to the 1000000 before it\n" +
+                          "t.json:stage[2]: " + past + "stage 'c' adds 1000000 to the 1000000 before it\n");
+  // 400,000 + 599,999 + a scalar (one element) are 10^6 exactly: linked; a
+  // second scalar is one too many.
+  const std::string decls = R"("pool": [{"name": "p", "size": {"number": 400000}, "cap": {"number": 1}}],
+                               "stage": [{"name": "a", "kind": "DELAY", "size": {"number": 599999}},
+                                         {"name": "s", "kind": "DELAY"})";
+  const std::string run = R"({"run": {"stage": {"name": "s"}, "work": {"number": 1}}})";
+  EXPECT_TRUE(Link(Program(run, decls + "],")).ok);
+  EXPECT_EQ(Link(Program(run, decls + R"(, {"name": "t", "kind": "DELAY"}],)")).errors,
+            "t.json:stage[2]: " + past + "stage 't' adds 1 to the 1000000 before it\n");
+}
+
+// The sessions' statements in all, 10^6 at most: 600,000 in one session
+// and 400,001 in another are refused once, at the 1,000,001st.
+TEST(Link, StatementsAreBoundedInTotal) {
+  ir::Program p;
+  p.set_version(kIrVersion);
+  p.mutable_run()->mutable_horizon()->set_number(10);
+  for (int n : {600000, 400001}) {
+    ir::Workload* w = p.add_workload();
+    w->set_name(absl::StrCat("w", n));
+    w->set_process(ir::Workload::BATCH);
+    w->mutable_arg()->set_number(1);
+    ir::Session* s = p.add_session();
+    s->set_name(w->name());
+    for (int i = 0; i < n; ++i) {
+      ir::Statement::Set* set = s->add_body()->mutable_set();
+      set->set_variable("x");
+      set->mutable_value()->set_number(1);
+    }
+  }
+  Diagnostics diags("t.pb");
+  EXPECT_FALSE(LinkProgram(&p, LinkOptions(), &diags));
+  EXPECT_EQ(diags.Render(),
+            "t.pb:session[1].body[400000]: error: the program's sessions have more than 1000000 "
+            "statements in all; serq simulates at most that many (a repeat runs its body many "
+            "times)\n");
+  // One fewer is linked.
+  p.mutable_session(1)->mutable_body()->RemoveLast();
+  Diagnostics again("t.pb");
+  EXPECT_TRUE(LinkProgram(&p, LinkOptions(), &again)) << again.Render();
+}
+
+// The rows all tables keep, 10^6 at most: five tables of 200,000 rows (the
+// most one may keep) are 10^6; a sixth is refused at its rows, however few.
+TEST(Link, TableRowsAreBoundedInTotal) {
+  ir::Program p;
+  p.set_version(kIrVersion);
+  p.mutable_run()->mutable_horizon()->set_number(10);
+  for (int t = 0; t < 6; ++t) {
+    ir::Table* table = p.add_table();
+    table->set_name(absl::StrCat("t", t));
+    table->add_key("tokens");
+    table->set_value("time_us");
+    const int rows = t < 5 ? 200000 : 2;
+    for (int i = 0; i < rows; ++i) {
+      table->add_grid_key(i);
+      table->add_grid_value(1);
+    }
+  }
+  Diagnostics diags("t.pb");
+  EXPECT_FALSE(LinkProgram(&p, LinkOptions(), &diags));
+  EXPECT_EQ(diags.Render(),
+            "t.pb:table[5].gridValue: error: table 't5' holds 2 rows; the program's tables keep at "
+            "most 1000000 rows in all, and the tables before it keep 1000000\n");
+  p.mutable_table()->RemoveLast();
+  Diagnostics again("t.pb");
+  EXPECT_TRUE(LinkProgram(&p, LinkOptions(), &again)) << again.Render();
 }
 
 }  // namespace

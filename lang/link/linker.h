@@ -139,6 +139,9 @@ class Linker {
   void ApplyDefines();
   void LinkParams();
   void SizeArrays();
+  // The program's stage and pool elements in all, at most kMaxElements: an
+  // error at each declaration that would take the sum past it.
+  void BoundElements();
   // The value of a constant expression (resolved without error), or nullopt
   // after reporting why not (unless the reason was reported before).
   std::optional<double> Evaluate(const ir::Expr& e, const Place& where);
@@ -224,6 +227,7 @@ class Linker {
   std::vector<std::optional<double>> param_value_;
   std::vector<bool> param_bad_;                // reported: no value, say nothing more
   std::vector<int64_t> pool_size_, stage_size_;
+  int64_t statements_ = 0;  // the sessions' statements so far (kMaxStatements)
   std::vector<SessionScope> sessions_;
   std::vector<RunSite> runs_;
   // Which sessions lease from each pool and run on each stage (by index).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "ir/constant.h"
@@ -171,6 +172,50 @@ void Linker::SizeArrays() {
     ir::Stage* s = program_->mutable_stage(i);
     stage_size_.push_back(size(s->name(), IF_PRESENT(s, size),
                                Place{}.Field("stage").Item(i, &s->loc())));
+  }
+  BoundElements();
+}
+
+void Linker::BoundElements() {
+  // In the order of the source (IR from a tool, without locations: pools,
+  // then stages), so that the error is at the declaration that crosses.
+  struct Item {
+    uint32_t line, column;
+    bool stage;
+    int index;
+  };
+  std::vector<Item> items;
+  for (int i = 0; i < program_->pool_size(); ++i) {
+    const ir::Location& l = program_->pool(i).loc();
+    items.push_back({l.line(), l.column(), false, i});
+  }
+  for (int i = 0; i < program_->stage_size(); ++i) {
+    const ir::Location& l = program_->stage(i).loc();
+    items.push_back({l.line(), l.column(), true, i});
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+  int64_t total = 0;
+  for (const Item& item : items) {
+    int64_t& size = item.stage ? stage_size_[item.index] : pool_size_[item.index];
+    if (size < 0) continue;  // refused already
+    const int64_t elements = std::max<int64_t>(size, 1);  // a scalar is one
+    if (total + elements <= kMaxElements) {
+      total += elements;
+      continue;
+    }
+    const std::string& name =
+        item.stage ? program_->stage(item.index).name() : program_->pool(item.index).name();
+    const ir::Location& loc =
+        item.stage ? program_->stage(item.index).loc() : program_->pool(item.index).loc();
+    Error(Place{}.Field(item.stage ? "stage" : "pool").Item(item.index, &loc),
+          absl::StrCat("the program's stages and pools have more than ", kMaxElements,
+                       " elements in all: ", item.stage ? "stage '" : "pool '", name, "' adds ",
+                       elements, " to the ", total, " before it"));
+    // An array past the total is refused as one past its own bound is
+    // (what refers to it says nothing more); a scalar keeps its shape.
+    if (size > 0) size = -1;
   }
 }
 

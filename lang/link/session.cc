@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "ir/limits.h"
 #include "ir/walk.h"
 #include "lang/link/linker.h"
 
@@ -56,6 +57,13 @@ std::optional<uint32_t> Linker::Assign(const std::string& name, const Place& whe
 }
 
 void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope& scope) {
+  // The program's statements in all, the simulator's instructions: said
+  // once, at the first past the bound.
+  if (++statements_ == kMaxStatements + 1) {
+    Error(here, absl::StrCat("the program's sessions have more than ", kMaxStatements,
+                             " statements in all; serq simulates at most that many (a repeat "
+                             "runs its body many times)"));
+  }
   switch (st->kind_case()) {
     case ir::Statement::kSet: {
       ir::Statement::Set* set = st->mutable_set();

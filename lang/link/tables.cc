@@ -14,6 +14,14 @@ namespace serq {
 namespace linker {
 
 void Linker::CheckTables() {
+  // The rows every table keeps, at most kMaxTotalTableRows in all: each
+  // table may keep what the tables before it left, so that a program of
+  // many tables is refused at the row that crosses, in that memory.
+  int64_t kept = 0;
+  auto why = [&](int64_t before) {
+    return absl::StrCat("the program's tables keep at most ", kMaxTotalTableRows,
+                        " rows in all, and the tables before it keep ", before);
+  };
   for (int i = 0; i < program_->table_size(); ++i) {
     ir::Table* t = program_->mutable_table(i);
     Place here = Place{}.Field("table").Item(i, &t->loc());
@@ -57,8 +65,13 @@ void Linker::CheckTables() {
       if (rows.size() > static_cast<size_t>(kMaxTableRows)) {
         Error(here.Field("gridValue"), absl::StrCat("table '", name, "' holds ", rows.size(),
                                                     " rows; at most ", kMaxTableRows));
+      } else if (kept + static_cast<int64_t>(rows.size()) > kMaxTotalTableRows) {
+        Error(here.Field("gridValue"),
+              absl::StrCat("table '", name, "' holds ", rows.size(), " rows; ", why(kept)));
       } else if (absl::Status s = tables::CheckRows(rows); !s.ok()) {
         Error(here.Field("gridValue"), absl::StrCat("table '", name, "': ", s.message()));
+      } else {
+        kept += static_cast<int64_t>(rows.size());
       }
       continue;
     }
@@ -74,6 +87,10 @@ void Linker::CheckTables() {
     spec.keys.assign(t->key().begin(), t->key().end());
     spec.value = t->value();
     for (const ir::Table::Match& m : t->where()) spec.where.push_back({m.column(), m.equals()});
+    if (kMaxTotalTableRows - kept < spec.max_rows) {
+      spec.max_rows = kMaxTotalTableRows - kept;
+      spec.max_rows_why = why(kept);
+    }
     const std::string path = DataPath(t->file(), program_->file(), options_.data_dir);
     tables::ReadError error;
     if (!tables::ReadCsvTable(path, spec, &rows, &error)) {
@@ -88,6 +105,7 @@ void Linker::CheckTables() {
       }
       continue;
     }
+    kept += static_cast<int64_t>(rows.size());
     t->mutable_grid_key()->Assign(rows.key.begin(), rows.key.end());
     t->mutable_grid_value()->Assign(rows.value.begin(), rows.value.end());
   }

@@ -309,3 +309,16 @@ case_ physics-deep-config 300 5 1 "deep-200k.json:1:38: error: JSON nested more 
 case_ physics-deep-hardware 300 5 1 "deep-200k.json:1:38: error: JSON nested more than 32 $dj" -- serq physics $b/qwen3-14b.config.json "$tmp/deep-200k.json" --gpu H100
 case_ physics-deep-coefficients 300 5 1 "deep-200k.json:1:38: error: JSON nested more than 32 $dj" -- serq physics $b/qwen3-14b.config.json $b/hardware_config.json --gpu H100 --coefficients "$tmp/deep-200k.json"
 case_ fit-steps-deep 300 5 1 "deep-steps.jsonl:2: error: JSON nested more than 32 $dj" -- serq fit-steps "$tmp/deep-steps.jsonl" --terms A=1
+
+# --- Issue 34, item 7: the program's totals. The 10^6 bound on an array was
+# per declaration: three `stage x[1000000]` and two `pool p[1000000]` (239
+# bytes) ran 34.8 s to 5.67 GB, and died of std::bad_alloc, unlocated, under
+# a 4 GiB limit. The linker bounds the stages' and pools' elements in all
+# (and the sessions' statements, and the tables' rows), at the declaration
+# that crosses: 0.1 s, 9 MB.
+case_ total-elements 300 10 1 "bad-total-elements.sq:5:1: error: the program's stages and pools have more than 1000000 elements in all: stage 'b' adds 1000000 to the 1000000 before it" -- serq run testdata/link/bad-total-elements.sq
+case_ total-elements-sim 300 10 1 "stage[1]: error: the program's stages and pools have more than 1000000 elements in all" -- \
+  bash -c 'serq-parse testdata/link/bad-total-elements.sq | python3 -c "import json, sys; p = json.load(sys.stdin); p[\"linked\"] = True; [s.pop(\"loc\", None) for s in p[\"stage\"] + p[\"pool\"]]; json.dump(p, sys.stdout)" | serq-sim'
+cp $here/table-total.sq "$tmp/"
+seq 1 200000 | awk '{print $1 ",1"}' | sed '1i tokens,time_us' > "$tmp/rows200k.csv"
+case_ total-table-rows 400 30 1 "rows200k.csv:2: error: table 't5': more than 0 rows selected; the program's tables keep at most 1000000 rows in all, and the tables before it keep 1000000" -- serq check "$tmp/table-total.sq"
