@@ -5,6 +5,7 @@
 #ifndef SERQ_IR_LIMITS_H_
 #define SERQ_IR_LIMITS_H_
 
+#include <cmath>
 #include <cstdint>
 
 namespace serq {
@@ -73,6 +74,16 @@ inline constexpr int kMaxJsonDepth = 2 * 64 + 8;
 // protobuf output"): a limit below that, so that the refusal is ours and
 // located. Those files are flat, or a few levels deep.
 inline constexpr int kMaxDataJsonDepth = 32;
+
+// A request's token count, wherever serq reads one (vLLM's records and
+// BLIS's results and traces, as traces and as measured runs; Mooncake's
+// lengths): a whole number from 0 to this. The largest context of any
+// model is ~10^7 tokens; a count of 1e300 read as a measured run made its
+// TPOT ~0 and moved the mean.
+inline constexpr int64_t kMaxTokens = 1000000000;
+inline bool IsTokenCount(double v) {
+  return v >= 0 && v <= static_cast<double>(kMaxTokens) && v == std::floor(v);  // (NaN: false)
+}
 
 // A profile table (`table`): at most this many selected rows, each up to
 // four keys and a value, which the linked IR carries (~8 MB as protobuf);

@@ -89,6 +89,11 @@ TEST(VllmRequestsTest, SkippedRowsAndRefusals) {
             "mix two clocks");
   EXPECT_EQ(bad("{\"input_toks\": 1, \"output_toks\": 2, \"queued_ts\": -5}"),
             "r:2: error: queued_ts -5 is negative");
+  // 1e300 tokens was read, and its TPOT, (7 - 6) / (1e300 - 1) = 1e-300 s,
+  // moved the run's mean TPOT from 1 to 0.5: a count is at most 10^9.
+  EXPECT_EQ(bad("{\"input_toks\": 1, \"output_toks\": 1e300, \"queued_ts\": 5, "
+                "\"first_token_ts\": 6, \"last_token_ts\": 7}"),
+            "r:2: error: output_toks 1e+300 is not a whole number of tokens from 0 to 1000000000");
   EXPECT_EQ(bad("not json"), "r:2: error: expected a JSON object '{...}' (one request a line)");
   EXPECT_EQ(Error(ParseVllmRequests("", "r")), "r: error: no usable row: the file has no request");
   EXPECT_EQ(Error(ParseVllmRequests("\n\n", "r")),
@@ -153,7 +158,11 @@ TEST(BlisResultsTest, Refusals) {
   EXPECT_EQ(bad("[{\"ttft_us\": 3, \"e2e_us\": 2, \"input_tokens\": 1, \"output_tokens\": 1}]"),
             "b:1: error: element 0: e2e_us 2 is less than ttft_us 3");
   EXPECT_EQ(bad("[{\"ttft_us\": 1, \"e2e_us\": 2, \"input_tokens\": 1, \"output_tokens\": 1.5}]"),
-            "b:1: error: element 0: input_tokens and output_tokens must be whole numbers");
+            "b:1: error: element 0: output_tokens 1.5 is not a whole number of tokens from 0 to "
+            "1000000000");
+  EXPECT_EQ(bad("[{\"ttft_us\": 1, \"e2e_us\": 2, \"input_tokens\": 1e300, \"output_tokens\": 1}]"),
+            "b:1: error: element 0: input_tokens 1e+300 is not a whole number of tokens from 0 "
+            "to 1000000000");
   EXPECT_EQ(bad("[{\"ttft_us\": 1, \"ttft_us\": 2}]"),
             "b:1: error: element 0: malformed JSON: (fields[0]) ttft_us: Repeated map key: "
             "'ttft_us' is already set");

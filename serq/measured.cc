@@ -340,9 +340,13 @@ absl::StatusOr<Run> ParseBlisResults(absl::string_view text, const std::string& 
           std::tuple{"itl_mean_us", &itl_us, false}}) {
       if (absl::Status s = Field(row, name, required, out); !s.ok()) return fail(s.message());
     }
-    if (r.output_tokens != std::floor(r.output_tokens) ||
-        r.input_tokens != std::floor(r.input_tokens)) {
-      return fail("input_tokens and output_tokens must be whole numbers");
+    for (auto [name, count] : {std::pair{"input_tokens", r.input_tokens},
+                               std::pair{"output_tokens", r.output_tokens}}) {
+      if (!IsTokenCount(count)) {
+        return fail(absl::StrCat(name, " ", text::ShortestText(count),
+                                 " is not a whole number of tokens from 0 to ",
+                                 kMaxTokens));
+      }
     }
     if (e2e_us < ttft_us) {
       return fail(absl::StrCat("e2e_us ", text::ShortestText(e2e_us), " is less than ttft_us ",

@@ -20,6 +20,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ir/limits.h"
 #include "serq-sim/workload/trace.h"
 #include "serq-sim/workload/trace_blis.h"
 #include "serq-sim/workload/trace_csv.h"
@@ -208,6 +209,11 @@ absl::Status ReadBlisTraceData(absl::string_view first, TraceLines* lines, Trace
       } else {
         int64_t v;
         if (absl::Status s = Whole(text, kNames[c], &v); !s.ok()) return s;
+        if ((c == kInput || c == kOutput || c == kPrefixLength) &&
+            !IsTokenCount(static_cast<double>(v))) {
+          return Error(absl::StrCat(kNames[c], " ", text, " is not a whole number of tokens from 0 to ",
+                                    kMaxTokens));
+        }
         out->values.push_back(static_cast<double>(v));
       }
     }

@@ -161,6 +161,9 @@ TEST(BlisTraceTest, BadRows) {
   EXPECT_EQ(bad("1,c0,,0,,0,false,512,128,99999999999999999999,0,ok,"),
             "3: '99999999999999999999' in column 'arrival_time_us' is not a whole number");
   EXPECT_EQ(bad("1,c0,,0,,0,false,-512,128,2000,0,ok,"), "3: input_tokens -512 is negative");
+  // A whole number, but no request's: at most 10^9 tokens (ir/limits.h).
+  EXPECT_EQ(bad("1,c0,,0,,0,false,512,1000000001,2000,0,ok,"),
+            "3: output_tokens 1000000001 is not a whole number of tokens from 0 to 1000000000");
   EXPECT_EQ(bad("1,c0,,0,,0,false, 512,128,2000,0,ok,"),
             "3: ' 512' in column 'input_tokens' is not a whole number");
   EXPECT_EQ(bad("1,c0,,0,,0,false,512,128,2000,0,ok"), "3: expected 13 fields, found 12");

@@ -25,6 +25,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
+#include "ir/limits.h"
 #include "serq-sim/workload/trace.h"
 #include "serq-sim/workload/vllm_record.h"
 #include "text/json_row.h"
@@ -59,6 +60,14 @@ class Reader {
     const auto& fields = row_.fields();
     for (const char* name : kRequired) {
       if (absl::Status s = CheckNumber(name); !s.ok()) return s;
+    }
+    for (const char* name : {"input_length", "output_length"}) {
+      const double v = row_.fields().at(name).number_value();
+      if (!IsTokenCount(v)) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " ", text::ShortestText(v),
+                                                       " is not a whole number of tokens from 0 to ",
+                                                       kMaxTokens));
+      }
     }
     if (out_->times.empty()) {
       if (absl::Status s = Columns(); !s.ok()) return s;

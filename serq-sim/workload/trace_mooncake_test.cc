@@ -93,6 +93,11 @@ TEST(MooncakeTraceTest, BadRows) {
             "t:2: missing field 'timestamp'");
   EXPECT_EQ(bad("{\"timestamp\": \"200\", \"input_length\": 10, \"output_length\": 1}"),
             "t:2: field 'timestamp' is not a number (found a string)");
+  // Lengths are token counts: whole, from 0 to 10^9 (ir/limits.h).
+  EXPECT_EQ(bad("{\"timestamp\": 200, \"input_length\": 1e300, \"output_length\": 1}"),
+            "t:2: input_length 1e+300 is not a whole number of tokens from 0 to 1000000000");
+  EXPECT_EQ(bad("{\"timestamp\": 200, \"input_length\": 10, \"output_length\": 2.5}"),
+            "t:2: output_length 2.5 is not a whole number of tokens from 0 to 1000000000");
   EXPECT_EQ(bad("{\"timestamp\": 200, \"input_length\": null, \"output_length\": 1}"),
             "t:2: field 'input_length' is not a number (found null)");
   EXPECT_EQ(bad("{\"timestamp\": 99, \"input_length\": 10, \"output_length\": 1, "

@@ -160,9 +160,14 @@ TEST(VllmTraceTest, BadRows) {
             "t:2: no arrival: the row has neither 'queued_ts' nor 'arrival_time'");
   EXPECT_EQ(bad("{\"output_toks\": 1, \"queued_ts\": 200}"), "t:2: missing field 'input_toks'");
   EXPECT_EQ(bad("{\"input_toks\": 10.5, \"output_toks\": 1, \"queued_ts\": 200}"),
-            "t:2: input_toks 10.5 is not a whole number of tokens >= 0");
+            "t:2: input_toks 10.5 is not a whole number of tokens from 0 to 1000000000");
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": -2, \"queued_ts\": 200}"),
-            "t:2: output_toks -2 is not a whole number of tokens >= 0");
+            "t:2: output_toks -2 is not a whole number of tokens from 0 to 1000000000");
+  // A whole number, but no request's (ir/limits.h: kMaxTokens, 10^9).
+  EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 1e300, \"queued_ts\": 200}"),
+            "t:2: output_toks 1e+300 is not a whole number of tokens from 0 to 1000000000");
+  EXPECT_EQ(bad("{\"input_toks\": 1000000001, \"output_toks\": 1, \"queued_ts\": 200}"),
+            "t:2: input_toks 1000000001 is not a whole number of tokens from 0 to 1000000000");
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 1, \"queued_ts\": 200"),
             "t:2: malformed JSON: Unexpected end of string. Expected , or } after key:value pair");
   EXPECT_EQ(bad("[1]"), "t:2: expected a JSON object '{...}' (one request a line)");

@@ -21,7 +21,7 @@ using google::protobuf::Value;
 // _same_time_domain: "requests finish in seconds, not days").
 constexpr double kSameClock = 100000;
 
-// A token count: a whole number >= 0.
+// A token count: a whole number from 0 to kMaxTokens (ir/limits.h).
 absl::Status Count(const Struct& row, const char* name, double* out) {
   auto it = row.fields().find(name);
   if (it == row.fields().end()) {
@@ -32,9 +32,10 @@ absl::Status Count(const Struct& row, const char* name, double* out) {
         absl::StrCat("field '", name, "' is not a number (found ", text::JsonKind(it->second), ")"));
   }
   double v = it->second.number_value();
-  if (!std::isfinite(v) || v != std::floor(v) || v < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " ", text::ShortestText(v), " is not a whole number of tokens >= 0"));
+  if (!IsTokenCount(v)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " ", text::ShortestText(v),
+                                                   " is not a whole number of tokens from 0 to ",
+                                                   kMaxTokens));
   }
   *out = v;
   return absl::OkStatus();

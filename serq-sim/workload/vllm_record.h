@@ -30,8 +30,8 @@ namespace serq::sim {
 // The fields serq reads; a time is absent when the row lacks it or has
 // null there (a request that never got a token).
 struct VllmRecord {
-  double input_toks = 0;   // whole, >= 0
-  double output_toks = 0;  // whole, >= 0
+  double input_toks = 0;   // whole, 0 to kMaxTokens (ir/limits.h)
+  double output_toks = 0;  // whole, 0 to kMaxTokens
   std::optional<double> arrival_time;  // each time finite and >= 0
   std::optional<double> queued_ts;
   std::optional<double> first_token_ts;

@@ -322,3 +322,9 @@ case_ total-elements-sim 300 10 1 "stage[1]: error: the program's stages and poo
 cp $here/table-total.sq "$tmp/"
 seq 1 200000 | awk '{print $1 ",1"}' | sed '1i tokens,time_us' > "$tmp/rows200k.csv"
 case_ total-table-rows 400 30 1 "rows200k.csv:2: error: table 't5': more than 0 rows selected; the program's tables keep at most 1000000 rows in all, and the tables before it keep 1000000" -- serq check "$tmp/table-total.sq"
+
+# --- Issue 34, item 9: a measured run's token count of 1e300 was read, and
+# its TPOT (~1e-300 s) moved the mean; a count is at most 10^9, in every
+# reader of one.
+printf '{"input_toks": 1, "output_toks": 2, "queued_ts": 5, "first_token_ts": 6, "last_token_ts": 7}\n{"input_toks": 1, "output_toks": 1e300, "queued_ts": 5, "first_token_ts": 6, "last_token_ts": 7}\n' > "$tmp/vllm-tokens.jsonl"
+case_ compare-vllm-tokens 300 20 1 "vllm-tokens.jsonl:2: error: output_toks 1e+300 is not a whole number of tokens from 0 to 1000000000" -- serq compare "$tmp/vllm-tokens.jsonl" $c/vllm.sq
