@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/struct.pb.h"
 #include "ir/json.h"
+#include "text/csv.h"
 #include "text/json_row.h"
 
 namespace serq::fit {
@@ -124,10 +125,17 @@ absl::StatusOr<StepRecords> ReadStepRecords(absl::string_view text, const std::s
       r.duration.push_back(tau->number_value());
     }
   } else {
-    std::vector<std::string> header;
-    for (absl::string_view h : absl::StrSplit(lines[first], ',')) {
-      header.emplace_back(absl::StripAsciiWhitespace(h));
+    if (text::CsvFieldCount(lines[first]) > text::kMaxColumns) {
+      return LineError(file, first + 1,
+                       absl::StrCat("the header has more than ", text::kMaxColumns, " columns"));
     }
+    std::vector<absl::string_view> names;
+    text::CsvFields(lines[first], &names);
+    // A name twice would be fitted as its first column, silently.
+    if (absl::Status s = text::CheckCsvHeader(names); !s.ok()) {
+      return LineError(file, first + 1, s.message());
+    }
+    std::vector<std::string> header(names.begin(), names.end());
     int duration_col = -1;
     for (size_t c = 0; c < header.size(); ++c) {
       if (header[c] == "tau" || header[c] == "duration") {

@@ -131,6 +131,9 @@ TEST(FitSteps, Errors) {
             "s.csv:1: error: the header names no duration column ('tau' or 'duration')");
   EXPECT_EQ(ReadStepRecords("prefill,tau\n", "s.csv", "").status().message(),
             "s.csv:1: error: no step records");
+  // A name twice was fitted as its first column, silently.
+  EXPECT_EQ(ReadStepRecords("prefill,prefill,tau\n1,2,3\n", "s.csv", "").status().message(),
+            "s.csv:1: error: column 'prefill' appears twice in the header");
   // A trace's line deeper than 32 levels: refused at its line by the one
   // depth check, before protobuf's parser (minutes at 2·10^5 levels).
   const std::string deep = "{\"event\":\"step\",\"a\":" + std::string(200000, '[') +

@@ -52,6 +52,10 @@ bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* erro
   }
   std::vector<absl::string_view> fields;
   text::CsvFields(line, &fields);
+  // A name twice would be looked up as its first column, silently.
+  if (absl::Status s = text::CheckCsvHeader(fields); !s.ok()) {
+    return fail(lines.number(), std::string(s.message()));
+  }
   std::vector<std::string> header(fields.begin(), fields.end());
   auto column = [&](const std::string& name, size_t* at) {
     auto it = std::find(header.begin(), header.end(), name);

@@ -108,6 +108,29 @@ TEST(CsvTable, ErrorsNameTheLine) {
   EXPECT_EQ(r.error.message, "the table has no rows");
   r = Read("layer,tokens,time_us\nx,1,2\n", {{"tokens"}, "time_us", {{"layer", "y"}}});
   EXPECT_EQ(r.error.message, "no row matches the table's 'where'");
+  // A name twice was looked up as its first column, silently (the third
+  // column's 3 never read): refused at the header, as the traces' are.
+  r = Read("tokens,time_us,tokens\n1,2,3\n", spec);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.line, 1);
+  EXPECT_EQ(r.error.message, "column 'tokens' appears twice in the header");
+  // Columns without a name (pandas writes its index so) are not names.
+  r = Read(",,tokens,time_us\n0,0,1,2\n", spec);
+  EXPECT_TRUE(r.ok) << r.error.message;
+}
+
+// The rows a table may keep are the spec's (the linker gives a table what
+// the program's tables before it left): the row past them is refused at
+// its line, with the spec's reason.
+TEST(CsvTable, TheSpecBoundsTheRowsKept) {
+  Spec spec{{"k"}, "t", {}};
+  spec.max_rows = 3;
+  spec.max_rows_why = "why";
+  Result r = Read("k,t\n1,1\n2,1\n3,1\n4,1\n", spec);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error.line, 5);
+  EXPECT_EQ(r.error.message, "more than 3 rows selected; why");
+  EXPECT_TRUE(Read("k,t\n1,1\n2,1\n3,1\n", spec).ok);
 }
 
 TEST(CsvTable, WideHeadersAndManyRowsAreRefusedInBoundedMemory) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 
 namespace serq::text {
 namespace {
@@ -45,6 +47,20 @@ bool HasColumn(absl::string_view line, absl::string_view name) {
     if (comma == absl::string_view::npos) return false;
     start = comma + 1;
   }
+}
+
+absl::Status CheckCsvHeader(const std::vector<absl::string_view>& names) {
+  // A set, so that a header of n columns is O(n), not the O(n^2) of
+  // comparing each with those before it (10^5 columns: 10 s).
+  absl::flat_hash_set<absl::string_view> seen;
+  seen.reserve(names.size());
+  for (absl::string_view name : names) {
+    if (!name.empty() && !seen.insert(name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("column '", name, "' appears twice in the header"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace serq::text

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace serq::text {
@@ -26,6 +27,13 @@ void CsvFields(absl::string_view line, std::vector<absl::string_view>* fields);
 
 // Whether the header `line` names a column `name` (exactly, case counts).
 bool HasColumn(absl::string_view line, absl::string_view name);
+
+// A header's names (as CsvFields gives them) name each column once: every
+// reader of a CSV header asks this, since a reader that looks a name up
+// would take the first of two silently. "column 'a' appears twice in the
+// header"; columns without a name are not compared (pandas writes its
+// index so), a reader that needs names refuses them itself. O(n).
+absl::Status CheckCsvHeader(const std::vector<absl::string_view>& names);
 
 }  // namespace serq::text
 

@@ -24,6 +24,7 @@
 #include "serq-sim/workload/trace.h"
 #include "serq-sim/workload/trace_blis.h"
 #include "serq-sim/workload/trace_csv.h"
+#include "text/csv.h"
 
 namespace serq::sim {
 namespace {
@@ -138,14 +139,14 @@ absl::Status ReadBlisTraceData(absl::string_view first, TraceLines* lines, Trace
   const size_t width = fields.size();
   size_t index[kColumns];
   std::fill(index, index + kColumns, width);
-  absl::flat_hash_map<std::string, size_t> seen;
   for (size_t i = 0; i < width; ++i) {
     if (fields[i].empty()) {
       return Error(absl::StrCat("column ", i + 1, " of the header has no name"));
     }
-    if (!seen.emplace(fields[i], i).second) {
-      return Error(absl::StrCat("column '", fields[i], "' appears twice in the header"));
-    }
+  }
+  const std::vector<absl::string_view> names(fields.begin(), fields.end());
+  if (absl::Status s = text::CheckCsvHeader(names); !s.ok()) return s;
+  for (size_t i = 0; i < width; ++i) {
     for (int c = 0; c < kColumns; ++c) {
       if (fields[i] == kNames[c]) index[c] = i;
     }

@@ -14,6 +14,7 @@ namespace serq::sim::csv {
 
 // The fields of a CSV line, and whether a header names a column
 // (text/csv.h).
+using text::CheckCsvHeader;
 using text::CsvFields;
 using text::HasColumn;
 
