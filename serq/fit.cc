@@ -1,8 +1,13 @@
 #include "serq/fit.h"
 
+#include <fcntl.h>
 #include <nlopt.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <limits>
@@ -182,7 +187,28 @@ void AppendErrors(std::string* out, absl::string_view label, const std::vector<T
   }
 }
 
-absl::StatusOr<std::vector<Target>> ReadTargets(const std::vector<MeasuredRun>& runs) {
+// Whether the file at `path` can be opened for reading, and is not a
+// directory: FailedPrecondition (misuse, exit 2) when not.
+absl::Status CanRead(const std::string& path, absl::string_view what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open ", what, ": ", std::strerror(errno)));
+  }
+  struct stat st;
+  const bool directory = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  ::close(fd);
+  if (directory) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot read ", what, ": it is a directory"));
+  }
+  return absl::OkStatus();
+}
+
+// The runs of `flag` (--to or --test) read, and each one's trace checked
+// before any simulation: a trace that cannot be opened is misuse found
+// here, not at the first simulation (which reads it).
+absl::StatusOr<std::vector<Target>> ReadTargets(const std::vector<MeasuredRun>& runs,
+                                                absl::string_view flag) {
   std::vector<Target> out;
   for (const MeasuredRun& r : runs) {
     Target t;
@@ -192,6 +218,13 @@ absl::StatusOr<std::vector<Target>> ReadTargets(const std::vector<MeasuredRun>& 
     if (ec) t.trace = r.trace;
     absl::StatusOr<compare::Run> run = compare::ReadRun(r.measured, compare::MetricNames{});
     if (!run.ok()) return run.status();
+    if (r.trace != r.measured) {
+      if (absl::Status s = CanRead(r.trace, absl::StrCat("the trace '", r.trace, "' (", flag, " ",
+                                                         t.name, ")"));
+          !s.ok()) {
+        return s;
+      }
+    }
     t.run = *std::move(run);
     out.push_back(std::move(t));
   }
@@ -302,9 +335,10 @@ FitOutcome RunFit(const FitSpec& spec) {
       }
     }
   }
-  absl::StatusOr<std::vector<Target>> train = ReadTargets(spec.train);
+  absl::StatusOr<std::vector<Target>> train = ReadTargets(spec.train, "--to");
   absl::StatusOr<std::vector<Target>> test =
-      train.ok() ? ReadTargets(spec.test) : absl::StatusOr<std::vector<Target>>(train.status());
+      train.ok() ? ReadTargets(spec.test, "--test")
+                 : absl::StatusOr<std::vector<Target>>(train.status());
   if (!test.ok()) {
     const absl::Status& s = test.status();
     if (absl::IsInvalidArgument(s)) return done(Failure(kExitInputRejected, s.message()));

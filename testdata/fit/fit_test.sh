@@ -68,6 +68,13 @@ expect 1 "the fit did not converge in 5 evaluations (--max-evals)" -- "$serq" fi
 grep -q '^result     NOT CONVERGED: the best point found is printed (a partial result)' "$tmp/out" || fail "partial: $(grep result "$tmp/out")"
 expect 1 "the program needs exactly one workload that arrives by trace(...), not 0" -- "$serq" fit testdata/sweep/mm1.sq --param Rate=0.1:0.5 --to "$m"
 expect 2 "cannot" -- "$serq" fit $p --param B0=200:20000 --to "$tmp/none.json@$trace"
+# A trace that cannot be opened is misuse, found before the first
+# simulation (which found it, exit 1, naming the program's workload).
+expect 2 "serq: error: cannot open the trace '$tmp/none.csv' (--to $tmp/truth.json@$tmp/none.csv): No such file or directory" -- \
+  "$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$tmp/none.csv"
+expect 2 "serq: error: cannot read the trace '$tmp' (--test $tmp/truth.json@$tmp): it is a directory" -- \
+  "$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$trace" --test "$tmp/truth.json@$tmp"
+grep -q "^serq fit: 0 simulations," "$tmp/err" || fail "a trace that cannot be read: simulated first: $(cat "$tmp/err")"
 # A trace under a path that is not UTF-8 cannot be the IR's file (a
 # protobuf string): refused by name, escaped, before anything runs.
 latin1="$tmp/burst-caf$(printf '\xe9').csv"
