@@ -1,5 +1,6 @@
 #include "ir/input_shape.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -168,57 +169,107 @@ bool CheckBinaryShape(absl::string_view bytes, const google::protobuf::Descripto
 
 namespace {
 
-// The walk of CheckBinaryStrings through one message's fields (`in` limited
-// to them). `path` is the message's IR path, "" at the top. False when a
-// string is not UTF-8 (reported) and the walk stops.
-bool StringsAreUtf8(google::protobuf::io::CodedInputStream* in,
-                    const google::protobuf::Descriptor* type, const std::string& path, int depth,
-                    Diagnostics* diags) {
-  using google::protobuf::FieldDescriptor;
-  using google::protobuf::internal::WireFormatLite;
-  std::map<int, int> seen;  // a repeated field's entries so far, for its index
-  for (;;) {
-    uint32_t tag = in->ReadTag();
-    if (tag == 0) return true;  // the end, or malformed: the decoder says so
-    const FieldDescriptor* f = type->FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
-    bool delimited =
-        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-    bool text = f != nullptr && f->type() == FieldDescriptor::TYPE_STRING;
-    bool message = f != nullptr && f->type() == FieldDescriptor::TYPE_MESSAGE &&
-                   depth < kMaxJsonDepth;
-    if (!delimited || !(text || message)) {
-      if (!WireFormatLite::SkipField(in, tag)) return true;
-      continue;
-    }
-    std::string here = absl::StrCat(path, path.empty() ? "" : ".", f->name());
-    if (f->is_repeated()) absl::StrAppend(&here, "[", seen[f->number()]++, "]");
-    uint32_t length;
-    if (!in->ReadVarint32(&length)) return true;
-    if (text) {
-      std::string value;
-      if (!in->ReadString(&value, static_cast<int>(length))) return true;
-      size_t valid = Utf8Prefix(value);
-      if (valid < value.size()) {
-        diags->ErrorAtPath(here, absl::StrFormat("string is not UTF-8 (byte 0x%02x at offset %d)",
-                                                 static_cast<unsigned char>(value[valid]),
-                                                 valid));
-        return false;
+// How the walk of one message ended.
+enum class Walk {
+  kOk,         // every field walked, every string UTF-8
+  kMalformed,  // where protobuf fails too: stop (the decoder says so)
+  kReported,   // a string that is not UTF-8, reported: stop
+};
+
+// The walk of CheckBinaryStrings, reading the bytes as protobuf's parser
+// does, so that every string protobuf would check is checked here first,
+// at the path protobuf reads it under. protobuf reads a field whole even
+// where it runs past the end of the message holding it (a string, or a
+// message's fields, on into the fields after it): it asks whether a
+// message has ended only between fields, and fails when it has gone past.
+// A walk with a limit on each message stopped at such a field, and
+// protobuf then logged "String field ... contains invalid UTF-8 data" for
+// a string beyond it and failed without a place.
+class Walker {
+ public:
+  Walker(absl::string_view bytes, Diagnostics* diags)
+      : bytes_(bytes),
+        in_(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size())),
+        diags_(diags) {}
+
+  // The fields of a message of `type` at `path` ("" at the top), from here
+  // to byte `end` of the input; `depth` its nesting.
+  Walk Message(const google::protobuf::Descriptor* type, const std::string& path, int depth,
+               int64_t end) {
+    using google::protobuf::FieldDescriptor;
+    using google::protobuf::internal::WireFormatLite;
+    std::map<int, int> seen;  // a repeated field's entries so far, for its index
+    for (;;) {
+      const int64_t at = in_.CurrentPosition();
+      if (at == end) return Walk::kOk;
+      if (at > end) return Walk::kMalformed;  // a field ran past the end
+      const uint32_t tag = in_.ReadTag();
+      // A zero tag, a tag cut short, the end of the input inside the
+      // message, field 0, an end of group out of place: protobuf fails.
+      if (tag == 0 || WireFormatLite::GetTagFieldNumber(tag) == 0 ||
+          WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_END_GROUP) {
+        return Walk::kMalformed;
       }
-      continue;
+      const FieldDescriptor* f = type->FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
+      const bool delimited =
+          WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+      const bool text = f != nullptr && f->type() == FieldDescriptor::TYPE_STRING;
+      const bool message = f != nullptr && f->type() == FieldDescriptor::TYPE_MESSAGE;
+      if (!delimited || !(text || message)) {
+        // What protobuf reads as a number, or keeps unread (an unknown
+        // field, a field of another wire type): no string it checks.
+        if (!WireFormatLite::SkipField(&in_, tag)) return Walk::kMalformed;
+        continue;
+      }
+      std::string here = absl::StrCat(path, path.empty() ? "" : ".", f->name());
+      if (f->is_repeated()) absl::StrAppend(&here, "[", seen[f->number()]++, "]");
+      uint64_t length;
+      // protobuf takes a length below 2^31 only.
+      if (!in_.ReadVarint64(&length) || length > static_cast<uint64_t>(INT32_MAX)) {
+        return Walk::kMalformed;
+      }
+      if (text) {
+        std::string value;
+        const int64_t start = in_.CurrentPosition();
+        if (static_cast<int64_t>(length) > static_cast<int64_t>(bytes_.size()) - start) {
+          // Cut short by the end of the input: protobuf reads such a
+          // string on into the zeros it pads its last buffer with (16
+          // bytes), and checks it. The bytes there are: checked so.
+          value = std::string(bytes_.substr(start));
+        } else if (!in_.ReadString(&value, static_cast<int>(length))) {
+          return Walk::kMalformed;
+        }
+        const size_t valid = Utf8Prefix(value);
+        if (valid < value.size()) {
+          diags_->ErrorAtPath(here,
+                              absl::StrFormat("string is not UTF-8 (byte 0x%02x at offset %d)",
+                                              static_cast<unsigned char>(value[valid]), valid));
+          return Walk::kReported;
+        }
+        if (value.size() < length) return Walk::kMalformed;  // cut short
+        continue;
+      }
+      // protobuf's recursion limit: deeper, it fails before reading on.
+      if (depth >= kProtobufDepth) return Walk::kMalformed;
+      const Walk w = Message(f->message_type(), here, depth + 1,
+                             in_.CurrentPosition() + static_cast<int64_t>(length));
+      if (w != Walk::kOk) return w;
     }
-    auto limit = in->PushLimit(static_cast<int>(length));
-    if (!StringsAreUtf8(in, f->message_type(), here, depth + 1, diags)) return false;
-    in->PopLimit(limit);
   }
-}
+
+ private:
+  static constexpr int kProtobufDepth = 100;  // io::CodedInputStream's default
+  absl::string_view bytes_;
+  google::protobuf::io::CodedInputStream in_;
+  Diagnostics* diags_;
+};
 
 }  // namespace
 
 bool CheckBinaryStrings(absl::string_view bytes, const google::protobuf::Descriptor* type,
                         Diagnostics* diags) {
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                            static_cast<int>(bytes.size()));
-  return StringsAreUtf8(&in, type, "", 0, diags);
+  Walker walker(bytes, diags);
+  return walker.Message(type, "", 0, static_cast<int64_t>(bytes.size())) != Walk::kReported;
 }
 
 }  // namespace serq

@@ -323,6 +323,35 @@ TEST(Io, JsonDeeperThanSaysWhereTheLimitIsCrossed) {
                         "column 141; no IR or results are that deep\n");
 }
 
+// Binary IR whose field runs past the end of the message holding it:
+// protobuf reads it whole, on into the fields after it, and checks a string
+// there before it fails; it logged "String field ... contains invalid UTF-8
+// data" and the error had no place (0.6% of a mutation corpus of IR). The
+// check reads as protobuf does, so the string is refused first, at the path
+// protobuf reads it under, with nothing of protobuf's on stderr.
+TEST(Io, BinaryStringsAreCheckedWhereProtobufReadsThem) {
+  auto read = [](const std::string& bytes) {
+    Diagnostics d("t.pb");
+    ir::Program p;
+    ::testing::internal::CaptureStderr();
+    EXPECT_FALSE(ReadProgram(bytes, &p, &d));
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    return d.Render();
+  };
+  // version 10 (08 0a); stage[0] (42) of 3 bytes: its name (0a) is 5 bytes
+  // long, 'a' and the four ff after the stage.
+  EXPECT_EQ(read(std::string("\x08\x0a\x42\x03\x0a\x05" "a\xff\xff\xff\xff", 11)),
+            "t.pb:stage[0].name: error: string is not UTF-8 (byte 0xff at offset 1)\n");
+  // stage[0] of 2 bytes: its size (12), whose length's varint (85 01: 133)
+  // ends past the stage; the size's fields are then its ref (1a, 3 bytes)
+  // and the ref's name (0a, 1 byte: ff).
+  EXPECT_EQ(read(std::string("\x08\x0a\x42\x02\x12\x85\x01\x1a\x03\x0a\x01\xff", 12)),
+            "t.pb:stage[0].size.ref.name: error: string is not UTF-8 (byte 0xff at offset 0)\n");
+  // Without a string that is not UTF-8, protobuf's own refusal (no log).
+  EXPECT_EQ(read(std::string("\x08\x0a\x42\x03\x0a\x05" "abcde", 11)),
+            "t.pb: error: invalid IR: neither JSON nor a valid protobuf binary message\n");
+}
+
 TEST(Io, FormatNames) {
   EXPECT_EQ(*ParseFormat("json"), Format::kJson);
   EXPECT_EQ(*ParseFormat("pb"), Format::kBinary);
