@@ -9,13 +9,18 @@
 
 namespace serq::text {
 
-absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,
-                          JsonPlace* place) {
+absl::Status CheckJsonDepth(absl::string_view json, JsonPlace* place) {
   if (std::optional<JsonPlace> deep = JsonDeeperThan(json, kMaxDataJsonDepth)) {
     if (place != nullptr) *place = *deep;
     return absl::InvalidArgumentError(
         absl::StrCat("JSON nested more than ", kMaxDataJsonDepth, " levels deep"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,
+                          JsonPlace* place) {
+  if (absl::Status s = CheckJsonDepth(json, place); !s.ok()) return s;
   auto parsed = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), row);
   if (parsed.ok()) return absl::OkStatus();

@@ -26,6 +26,10 @@ using serq::JsonPlace;
 absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,
                           JsonPlace* place = nullptr);
 
+// ParseJsonRow's depth check alone, for a reader that parses otherwise
+// (serq vllm's files, into a protobuf Value): the same error and place.
+absl::Status CheckJsonDepth(absl::string_view json, JsonPlace* place = nullptr);
+
 // What a value is, for messages: "a number", "a string", "a list", ...
 const char* JsonKind(const google::protobuf::Value& value);
 

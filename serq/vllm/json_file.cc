@@ -8,6 +8,7 @@
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
 #include "ir/input_shape.h"
+#include "text/json_row.h"
 
 namespace serq::vllm {
 
@@ -29,6 +30,14 @@ absl::StatusOr<JsonFile> JsonFile::Read(const std::string& file) {
 }
 
 absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::string& file) {
+  // Read into a protobuf Value, which protobuf refuses past ~49 levels
+  // saying nothing of depth: the limit of every JSON that is not IR, at
+  // the bracket that crosses it (text/json_row.h).
+  JsonPlace deep;
+  if (absl::Status s = text::CheckJsonDepth(text, &deep); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ":", deep.line, ":", deep.column, ": error: ", s.message()));
+  }
   Diagnostics diags(file);
   if (!CheckJsonShape(text, &diags)) {
     std::string rendered = diags.Render();

@@ -124,6 +124,12 @@ TEST(ModelConfig, BadFields) {
   EXPECT_EQ(bad("{" + base + R"(, "torch_dtype": "int4"})"),
             "m.json: error: torch_dtype: dtype 'int4': serq vllm knows bfloat16, float16, float32");
   EXPECT_EQ(bad("[1]"), "m.json: error: expected a JSON object, found a list");
+  // Past 32 levels, at the bracket that crosses (protobuf refused a Value
+  // past ~49 saying "JSON transcoder produced invalid protobuf output"): the
+  // object is level 1, the k-th '[' after `{"a": ` (6 bytes) level k + 1 at
+  // column 6 + k, so level 33 at column 38.
+  EXPECT_EQ(bad("{\"a\": " + std::string(60, '[') + std::string(60, ']') + "}"),
+            "m.json:1:38: error: JSON nested more than 32 levels deep");
 }
 
 TEST(Profile, MetaAndTheProfilersAlpha) {
