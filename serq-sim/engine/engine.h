@@ -93,6 +93,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool GrowthFits(uint32_t hold, double units) override { return pools_.GrowthFits(hold, units); }
   bool HoldsUnits(uint32_t hold) override { return pools_.hold(hold).size > 0; }
+  bool CachePool(uint32_t pool) override { return pools_.cache_block(pool) > 0; }
   double PoolGrain(uint32_t pool) override { return pools_.grain(pool); }
   double Released(uint32_t pool) override { return pools_.released(pool); }
   double HoldUnits(uint32_t hold) override { return pools_.hold(hold).size; }
