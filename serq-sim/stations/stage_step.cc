@@ -272,15 +272,15 @@ bool StepStation::FormPlain(StageHost& host) {
   // as what it changes. An iterator is stale once ready_ changed (a stall
   // here, a growth granted meanwhile): the next is then found after the
   // last one's place.
-  PlaceSet::iterator it = ready_.begin();
+  PlaceIndex::Iterator it = ready_.begin();
   Place at;
-  uint64_t version = ready_version_;
+  uint64_t version = ready_.version();
   for (bool first = true;; first = false) {
-    if (!first) it = version == ready_version_ ? std::next(it) : ready_.upper_bound(at);
-    if (it == ready_.end()) break;
+    if (!first) it = version == ready_.version() ? std::next(it) : ready_.UpperBound(at);
+    if (PlaceIndex::Done(it)) break;
     if (batch_.size() >= seqs_ || !(budget > 0)) break;
     at = *it;
-    version = ready_version_;
+    version = ready_.version();
     const uint32_t slot = at.slot;
     Entry& e = slab_[slot];
     if (e.growing) {

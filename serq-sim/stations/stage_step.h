@@ -261,7 +261,11 @@ class StepStation final : public Station {
   // the only ones a step with no budget left does anything to); and both
   // (holder_lookups_). A job's Place is fixed while it waits, and only
   // LookUp changes what indexes it is in (Reindex): nothing else changes
-  // a waiting job's hold.
+  // a waiting job's hold. The holders are indexed only once a formation
+  // needs them (HoldersLive), until the line empties: most lines never
+  // have a block-less head that does not fit, and the line's first walk
+  // costs what keeping it would have (a job is walked once a busy period
+  // of the line).
   struct Place {
     double key;    // its `serve by` key's first number; 0 without, and for the preempted
     uint64_t tie;  // the preempted: ~preempted_at (the latest first); the others: sequence
@@ -269,7 +273,7 @@ class StepStation final : public Station {
     uint8_t group;  // kPlacePreempted, kPlaceDecode, kPlacePrefill: the line's order
     bool more;      // its key has more numbers (keys_[slot]), compared when the first tie
   };
-  enum : uint8_t { kPlacePreempted = 0, kPlaceDecode = 1, kPlacePrefill = 2 };
+  enum : uint8_t { kPlacePreempted = 0, kPlaceDecode = 1, kPlacePrefill = 2, kPlaceEnd = 3 };
   // ServedBefore (Before) on Places: the key's numbers in order, then the
   // tie, without reading the entries (keys_ only when the first numbers
   // are equal and the key has more).
@@ -292,7 +296,55 @@ class StepStation final : public Station {
       return a.tie < b.tie;
     }
   };
-  using PlaceSet = absl::btree_set<Place, PlaceOrder>;
+  // An ordered set of Places that never empties: a last Place (group
+  // kPlaceEnd) stays in it, so that its btree keeps its root node (a btree
+  // frees it when it empties, and a short line empties at every step: a
+  // malloc and a free a job) and a search never returns end().
+  class PlaceIndex {
+   public:
+    using Iterator = absl::btree_set<Place, PlaceOrder>::const_iterator;
+    explicit PlaceIndex(const std::vector<std::vector<double>>* keys) : set_(PlaceOrder{keys}) {
+      Place end;
+      end.key = 0;
+      end.tie = 0;
+      end.slot = kNone;
+      end.group = kPlaceEnd;
+      end.more = false;
+      set_.insert(end);
+    }
+    // Most Places go last (an arrival) or first (a preemption), and most
+    // leave first (a job that joins the batch): those cost no search.
+    void insert(const Place& p) {
+      ++version_;
+      const Iterator last = std::prev(set_.end());  // the end Place
+      if (set_.size() == 1 || set_.key_comp()(*std::prev(last), p)) {
+        set_.insert(last, p);
+      } else if (set_.key_comp()(p, *set_.begin())) {
+        set_.insert(set_.begin(), p);
+      } else {
+        set_.insert(p);
+      }
+    }
+    void erase(const Place& p) {
+      ++version_;
+      const Iterator first = set_.begin();
+      set_.erase(first->slot == p.slot ? first : set_.find(p));  // not erase(p): its equal_range
+    }
+    // Changes at every insert and erase: an iterator from before is stale.
+    uint64_t version() const { return version_; }
+    bool empty() const { return set_.size() == 1; }
+    size_t size() const { return set_.size() - 1; }
+    // Iteration: begin(), ++, until Done.
+    Iterator begin() const { return set_.begin(); }
+    static bool Done(Iterator it) { return it->group == kPlaceEnd; }
+    Iterator UpperBound(const Place& p) const { return set_.upper_bound(p); }
+    Iterator LowerBound(const Place& p) const { return set_.lower_bound(p); }
+    bool Contains(const Place& p) const { return set_.find(p) != set_.end(); }
+
+   private:
+    absl::btree_set<Place, PlaceOrder> set_;
+    uint64_t version_ = 0;
+  };
   enum : uint8_t { kHolder = 1, kLookup = 2, kHolderLookup = 4 };
 
   Place PlaceOf(uint32_t slot) const {
@@ -329,11 +381,18 @@ class StepStation final : public Station {
     if (e.indexed & kLookup) lookups_.erase(p);
     if (e.indexed & kHolderLookup) holder_lookups_.erase(p);
     e.indexed = 0;
+    if (waiting_.empty()) holders_live_ = false;  // (holders_ is empty too)
+  }
+  // The holders indexed from now on (holders_ and holder_lookups_).
+  void HoldersLive(StageHost& host) {
+    if (holders_live_) return;
+    holders_live_ = true;
+    for (auto it = waiting_.begin(); !PlaceIndex::Done(it); ++it) Reindex(host, it->slot);
   }
   // The indexes a waiting job belongs in.
-  static uint8_t IndexesOf(StageHost& host, const Entry& e) {
+  uint8_t IndexesOf(StageHost& host, const Entry& e) const {
     uint8_t want = 0;
-    if (e.growing && host.HoldsUnits(e.hold)) want |= kHolder;
+    if (holders_live_ && e.growing && host.HoldsUnits(e.hold)) want |= kHolder;
     // A lookup on a pool without a cache changes nothing (Engine::Lookup).
     if (!e.decode && e.growing && !e.looked_up && e.content == 0 && host.CachePool(e.pool)) {
       want |= kLookup;
@@ -348,7 +407,7 @@ class StepStation final : public Station {
     const uint8_t change = want ^ e.indexed;
     if (change == 0) return;
     const Place p = PlaceOf(slot);
-    auto toggle = [&](PlaceSet& set, uint8_t bit) {
+    auto toggle = [&](PlaceIndex& set, uint8_t bit) {
       if (!(change & bit)) return;
       if (want & bit) {
         set.insert(p);
@@ -366,19 +425,18 @@ class StepStation final : public Station {
   // budget left and whether only holders may still join; false when none
   // is left. What it passes over would have been passed over anyway
   // (docs/internals.md §The simulator).
-  bool NextWaiting(bool holders_only, bool started, Place* at) const;
+  bool NextWaiting(StageHost& host, bool holders_only, bool started, Place* at);
+  // Its last answer: the index and the iterator, current while the
+  // index's version is (then the next is one step on, not a search).
+  const PlaceIndex* next_index_ = nullptr;
+  uint64_t next_version_ = 0;
+  PlaceIndex::Iterator next_at_;
 
   // Without `preempt by`: the prefill jobs not stalled, in order (ready_),
   // which the formation walks from its first; a stalled job leaves it and
   // comes back to its place when its growth is granted.
-  void Ready(uint32_t slot) {
-    ready_.insert(PlaceOf(slot));
-    ++ready_version_;
-  }
-  void Unready(uint32_t slot) {
-    ready_.erase(PlaceOf(slot));
-    ++ready_version_;
-  }
+  void Ready(uint32_t slot) { ready_.insert(PlaceOf(slot)); }
+  void Unready(uint32_t slot) { ready_.erase(PlaceOf(slot)); }
 
   void Remove(std::vector<uint32_t>& list, uint32_t slot) {
     list.erase(std::find(list.begin(), list.end(), slot));
@@ -543,15 +601,15 @@ class StepStation final : public Station {
   // session (GrowthGranted), and the prefill jobs that completed in the
   // step ending (End).
   std::vector<uint32_t> decode_;
-  PlaceSet ready_{PlaceOrder{&keys_}};
-  uint64_t ready_version_ = 0;  // changes with ready_ (its iterators are then stale)
+  PlaceIndex ready_{&keys_};
   absl::flat_hash_map<SessionId, uint32_t> stalled_;
   std::vector<uint32_t> gone_prefill_;
   // With preempt by: the waiting line and its indexes (above).
-  PlaceSet waiting_{PlaceOrder{&keys_}};
-  PlaceSet holders_{PlaceOrder{&keys_}};
-  PlaceSet lookups_{PlaceOrder{&keys_}};
-  PlaceSet holder_lookups_{PlaceOrder{&keys_}};
+  PlaceIndex waiting_{&keys_};
+  PlaceIndex holders_{&keys_};
+  PlaceIndex lookups_{&keys_};
+  PlaceIndex holder_lookups_{&keys_};
+  bool holders_live_ = false;  // holders_ and holder_lookups_ are kept (HoldersLive)
   // Without preempt by: decode_'s holds, in its order (growing jobs'; 0
   // for the others), and how many of its jobs are not regular: a job is
   // regular when it grows its hold and is neither stalled nor reserved

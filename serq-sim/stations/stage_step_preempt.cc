@@ -164,7 +164,7 @@ bool StepStation::FormPreempting(StageHost& host) {
       for (bool started = false;; started = true) {
         if (batch_.size() + seats_ >= seqs_) break;
         // (Past a block-less head NextWaiting gives only holders.)
-        if (!NextWaiting(holders_only, started, &at)) break;
+        if (!NextWaiting(host, holders_only, started, &at)) break;
         const uint32_t slot = at.slot;
         Entry& e = slab_[slot];
         bool joins;
@@ -354,7 +354,7 @@ void StepStation::AdmitLate(StageHost& host) {
   late_.clear();
 }
 
-bool StepStation::NextWaiting(bool holders_only, bool started, Place* at) const {
+bool StepStation::NextWaiting(StageHost& host, bool holders_only, bool started, Place* at) {
   // The walk of the whole line gave every job in turn the chance to
   // join; these are the only ones for which it could make a difference:
   //   - with no budget left (!(budget_ > 0)) every job's tokens are 0, so
@@ -367,19 +367,30 @@ bool StepStation::NextWaiting(bool holders_only, bool started, Place* at) const 
   // The budget only falls during the walk, and `seqs` is checked by the
   // caller before each job, as before.
   const bool no_budget = !(budget_ > 0);
-  const PlaceSet& set = no_budget ? (holders_only ? holder_lookups_ : lookups_)
-                                  : (holders_only ? holders_ : waiting_);
-  auto it = started ? set.upper_bound(*at) : set.begin();
-  if (it != set.end() && it->group == kPlaceDecode && !(budget_ >= 1)) {
+  if (holders_only) HoldersLive(host);
+  const PlaceIndex& set = no_budget ? (holders_only ? holder_lookups_ : lookups_)
+                                    : (holders_only ? holders_ : waiting_);
+  PlaceIndex::Iterator it;
+  if (!started) {
+    it = set.begin();
+  } else if (&set == next_index_ && set.version() == next_version_) {
+    it = std::next(next_at_);  // *at's iterator is current
+  } else {
+    it = set.UpperBound(*at);
+  }
+  if (it->group == kPlaceDecode && !(budget_ >= 1)) {
     Place prefill;  // before every prefill job
     prefill.group = kPlacePrefill;
     prefill.key = -std::numeric_limits<double>::infinity();
     prefill.tie = 0;
     prefill.slot = kNone;
     prefill.more = false;
-    it = set.lower_bound(prefill);
+    it = set.LowerBound(prefill);
   }
-  if (it == set.end()) return false;
+  next_index_ = &set;
+  next_version_ = set.version();
+  next_at_ = it;
+  if (PlaceIndex::Done(it)) return false;
   *at = *it;
   return true;
 }
@@ -493,7 +504,8 @@ std::string StepStation::CheckInvariants(StageHost& host) {
       if (!e.stalled || e.session != session) return "a job of stalled_ that is not stalled";
       if (!e.decode) ++stalled_prefill;
     }
-    for (const Place& p : ready_) {
+    for (auto it = ready_.begin(); !PlaceIndex::Done(it); ++it) {
+      const Place& p = *it;
       const Entry& e = slab_[p.slot];
       if (e.stalled || e.decode || !placed(p)) return "a job of ready_ stalled, decode or moved";
     }
@@ -503,7 +515,8 @@ std::string StepStation::CheckInvariants(StageHost& host) {
     return "";
   }
   size_t holders = 0, lookups = 0, both = 0;
-  for (const Place& p : waiting_) {
+  for (auto it = waiting_.begin(); !PlaceIndex::Done(it); ++it) {
+    const Place& p = *it;
     const Entry& e = slab_[p.slot];
     if (e.group == Group::kRunning || !placed(p)) return "a job of waiting_ running or moved";
     if (IndexesOf(host, e) != e.indexed) return "a waiting job's indexes are not its state's";
@@ -511,9 +524,9 @@ std::string StepStation::CheckInvariants(StageHost& host) {
     lookups += (e.indexed & kLookup) != 0;
     both += (e.indexed & kHolderLookup) != 0;
   }
-  for (const PlaceSet* set : {&holders_, &lookups_, &holder_lookups_}) {
-    for (const Place& p : *set) {
-      if (waiting_.find(p) == waiting_.end()) return "an index holds a job not waiting";
+  for (const PlaceIndex* set : {&holders_, &lookups_, &holder_lookups_}) {
+    for (auto it = set->begin(); !PlaceIndex::Done(it); ++it) {
+      if (!waiting_.Contains(*it)) return "an index holds a job not waiting";
     }
   }
   if (holders != holders_.size() || lookups != lookups_.size() || both != holder_lookups_.size()) {
