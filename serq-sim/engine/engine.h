@@ -169,6 +169,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void ReportStall(const StallSet& set);
   std::string DescribeWait(const StallSet& set, uint32_t c) const;
   bool StallFound(StallSet* set) const;
+  // Whether any session could be a waiter: one stands in a pool's line or
+  // a step stage is blocked (StallFound's shortcut).
+  bool AnyWaiter() const;
   bool Stalled(StallSet* set, results::Replication* out);
   // Grow and GrowNow: false (after reporting the runtime error) when
   // `units` more would make the session's growing hold larger than its cap.
