@@ -16,11 +16,23 @@
 //    step and per token (a job in a step). Then the same decodes growing
 //    a hold on a pool, a unit a token (StageHost::Grow each token).
 //
+// 5. The bare loop M/M/1 is held to (issue 34: within 2x of it): the same
+//    10^6 customers as case 1 without a simulator, a std::priority_queue of
+//    (time, sequence) events, a FIFO line, the same generator and draws
+//    (xoshiro256++, -mean log U), each sojourn kept, as serq keeps the
+//    first 2^20 samples of an observation, and its mean. Printed with case
+//    1, and their ratio.
+//
 // An argument runs only the cases whose name contains it: `sim_bench ps`.
+#include <math.h>
 #include <time.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <deque>
+#include <queue>
 #include <string>
+#include <vector>
 
 #include "ir/diagnostics.h"
 #include "proto/ir.pb.h"
@@ -67,6 +79,71 @@ bool Time(const serq::ir::Program& program, int rounds, double* seconds, uint64_
     *events = results->replication(0).events();
   }
   return true;
+}
+
+// The bare M/M/1 loop (case 5): arrivals at rate `lambda`, exponential
+// services of mean 1, `customers` of them. Returns the best CPU time of
+// `rounds` runs; *events the events of one (an arrival and a departure a
+// customer) and *mean the mean sojourn (printed, so nothing is optimised
+// away).
+double BareMM1(double lambda, uint64_t customers, int rounds, uint64_t* events, double* mean) {
+  double best = 1e300;
+  for (int round = 0; round < rounds; ++round) {
+    double start = CpuSeconds();
+    // xoshiro256++ seeded by SplitMix64, as serq's Random.
+    uint64_t s[4];
+    uint64_t x = 1;
+    for (uint64_t& w : s) {
+      uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      w = z ^ (z >> 31);
+    }
+    auto rotl = [](uint64_t v, int k) { return (v << k) | (v >> (64 - k)); };
+    auto exponential = [&](double m) {
+      const uint64_t r = rotl(s[0] + s[3], 23) + s[0];
+      const uint64_t t = s[1] << 17;
+      s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+      return -m * log(static_cast<double>((r >> 11) + 1) * 0x1.0p-53);
+    };
+    struct Event {
+      double time;
+      uint64_t sequence;
+      bool departure;
+    };
+    struct Later {
+      bool operator()(const Event& a, const Event& b) const {
+        return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+      }
+    };
+    std::priority_queue<Event, std::vector<Event>, Later> queue;
+    std::deque<double> line;  // arrival times, the one in service first
+    std::vector<double> sojourns;
+    uint64_t sequence = 0, arrived = 0, n = 0;
+    double sum = 0;
+    queue.push({exponential(1 / lambda), sequence++, false});
+    while (!queue.empty()) {
+      const Event e = queue.top();
+      queue.pop();
+      ++n;
+      if (!e.departure) {
+        line.push_back(e.time);
+        if (line.size() == 1) queue.push({e.time + exponential(1), sequence++, true});
+        if (++arrived < customers) queue.push({e.time + exponential(1 / lambda), sequence++, false});
+      } else {
+        const double sojourn = e.time - line.front();
+        sojourns.push_back(sojourn);
+        sum += sojourn;
+        line.pop_front();
+        if (!line.empty()) queue.push({e.time + exponential(1), sequence++, true});
+      }
+    }
+    double seconds = CpuSeconds() - start;
+    if (seconds < best) best = seconds;
+    *events = n;
+    *mean = sum / static_cast<double>(sojourns.size());
+  }
+  return best;
 }
 
 // The figure a case prints from the best time and the events of one run.
@@ -136,10 +213,18 @@ run { horizon 1e6; }
     if (!Time(program, 5, &seconds, &events, &results)) return 1;
     const auto n = static_cast<unsigned long long>(events);
     switch (c.figure) {
-      case Figure::kEventsPerSecond:
+      case Figure::kEventsPerSecond: {
         std::printf("%s: %llu events in %.3f s: %.2f M events/s, %.0f k sessions/s\n", c.name, n,
                     seconds, events / seconds / 1e6, 1e6 / seconds / 1e3);
+        uint64_t loop_events;
+        double mean;
+        const double loop = BareMM1(0.9, 1000000, 5, &loop_events, &mean);
+        std::printf("  bare priority-queue loop, the same M/M/1: %llu events in %.3f s: %.2f M "
+                    "events/s (mean sojourn %.3f); serq / loop %.2f\n",
+                    static_cast<unsigned long long>(loop_events), loop, loop_events / loop / 1e6,
+                    mean, seconds / loop);
         break;
+      }
       case Figure::kNsPerEvent:
         std::printf("%s: %llu events in %.3f s: %.1f ns per event\n", c.name, n, seconds,
                     seconds / events * 1e9);

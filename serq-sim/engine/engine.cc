@@ -540,6 +540,10 @@ bool Engine::Run(results::Replication* out) {
     if (options_.check_pools && !failed()) {
       std::string wrong = pools_.CheckInvariants();
       if (!wrong.empty()) Fail(0, 0, "", absl::StrCat("pool invariant broken: ", wrong));
+      for (size_t i = 0; i < stations_.size() && wrong.empty(); ++i) {
+        wrong = stations_[i]->CheckInvariants(*this);
+        if (!wrong.empty()) Fail(0, 0, "", absl::StrCat("station invariant broken: ", wrong));
+      }
     }
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported

@@ -94,6 +94,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   Growth GrowNow(SessionId session, uint32_t hold, double units) override;
   bool GrowthFits(uint32_t hold, double units) override { return pools_.GrowthFits(hold, units); }
   bool HoldsUnits(uint32_t hold) override { return pools_.hold(hold).size > 0; }
+  bool CachePool(uint32_t pool) override { return pools_.cache_block(pool) > 0; }
   double PoolGrain(uint32_t pool) override { return pools_.grain(pool); }
   double Released(uint32_t pool) override { return pools_.released(pool); }
   double HoldUnits(uint32_t hold) override { return pools_.hold(hold).size; }
@@ -169,6 +170,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void ReportStall(const StallSet& set);
   std::string DescribeWait(const StallSet& set, uint32_t c) const;
   bool StallFound(StallSet* set) const;
+  // Whether any session could be a waiter: one stands in a pool's line or
+  // a step stage is blocked (StallFound's shortcut).
+  bool AnyWaiter() const;
   bool Stalled(StallSet* set, results::Replication* out);
   // Grow and GrowNow: false (after reporting the runtime error) when
   // `units` more would make the session's growing hold larger than its cap.

@@ -19,6 +19,8 @@
 // event could still free a unit.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
@@ -197,8 +199,34 @@ bool Engine::StallConfirmed() {
   return true;
 }
 
+bool Engine::AnyWaiter() const {
+  for (uint32_t st = 0; st < stations_.size(); ++st) {
+    SessionId head;
+    double units;
+    if (stations_[st]->Blocked(&head, &units)) return true;
+  }
+  for (uint32_t p = 0; p < pools_.count(); ++p) {
+    SessionId first;
+    if (pools_.FirstInLine(p, &first)) return true;
+  }
+  return false;
+}
+
 bool Engine::StallFound(StallSet* set) const {
+  // A waiter stands in a pool's line (a hold, a load, a stalled growth:
+  // between instants, when this runs, every admitted one has resumed) or
+  // is a job at a blocked stage: without either there is none, and the
+  // walk over every session is not made. A run with many sessions in
+  // flight would otherwise pay for them all at every check (every 2^16
+  // events), quadratic in the run's length. Under check_pools the walk is
+  // made anyway, and must agree.
+  const bool any = AnyWaiter();
+  if (!any && !options_.check_pools) return false;
   CollectWaiters(set);
+  if (!any && !set->waiter.empty()) {
+    std::fprintf(stderr, "serq-sim: internal error: a waiting session in no pool's line\n");
+    std::abort();
+  }
   if (set->waiter.empty()) return false;
   return Stuck(set, std::numeric_limits<double>::infinity());
 }

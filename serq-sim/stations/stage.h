@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/base/casts.h"
@@ -314,6 +315,9 @@ class StageHost {
   virtual bool GrowthFits(uint32_t hold, double units) { return true; }
   // Whether active hold `hold` takes units of its pool now.
   virtual bool HoldsUnits(uint32_t hold) { return false; }
+  // Whether pool element `pool` keeps a prefix cache (`cache B`): Lookup
+  // does nothing on one that does not.
+  virtual bool CachePool(uint32_t pool) { return false; }
   // The block of pool element `pool` (`block G`), 0 when it has none.
   virtual double PoolGrain(uint32_t pool) { return 0; }
   // Step stages with `async`: the units holds on `pool` gave back when they
@@ -385,6 +389,9 @@ class Station {
   // stage with `preempt by` while the stage idles (false: none), with the
   // units its growth needs.
   virtual bool Blocked(SessionId* session, double* units) const { return false; }
+  // Tests (SimOptions.check_pools): what is wrong with the station's
+  // indexes, or "" (a step stage's, stage_step.h).
+  virtual std::string CheckInvariants(StageHost& host) { return ""; }
 
   // The state functions.
   virtual uint32_t Queue() const { return present(); }  // jobs present

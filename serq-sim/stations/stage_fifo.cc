@@ -21,17 +21,16 @@ class FifoStation final : public Station {
   void Arrive(StageHost& host, const Job& job) override {
     double now = host.now();
     SetPresent(now, present() + 1, true);
-    Waiting w{job.session, job.work, now, next_sequence_++, {}};
+    Waiting w{job.session, job.work, now, next_sequence_++};
     if (!in_service_) {
       StartService(host, w);
       return;
     }
     waiting_work_ += job.work;
     if (job.key.empty() && keyed_.empty()) {
-      queue_.push_back(std::move(w));
+      queue_.push_back(w);
     } else {
-      w.key.assign(job.key.begin(), job.key.end());
-      keyed_.push_back(std::move(w));
+      keyed_.push_back(Keyed{w, std::vector<double>(job.key.begin(), job.key.end())});
       std::push_heap(keyed_.begin(), keyed_.end(), Later());
     }
   }
@@ -44,12 +43,12 @@ class FifoStation final : public Station {
     SetPresent(now, present() - 1, present() > 1);
     if (!keyed_.empty()) {
       std::pop_heap(keyed_.begin(), keyed_.end(), Later());
-      Waiting next = std::move(keyed_.back());
+      const Waiting next = keyed_.back().waiting;
       keyed_.pop_back();
       waiting_work_ = keyed_.empty() && queue_.empty() ? 0 : waiting_work_ - next.work;
       StartService(host, next);
     } else if (!queue_.empty()) {
-      Waiting next = std::move(queue_.front());
+      const Waiting next = queue_.front();
       queue_.pop_front();
       waiting_work_ = queue_.empty() ? 0 : waiting_work_ - next.work;
       StartService(host, next);
@@ -65,17 +64,22 @@ class FifoStation final : public Station {
   }
 
  private:
+  // A job waiting; its key (serve by) beside it only in keyed_, so that
+  // the plain line moves no vector.
   struct Waiting {
     SessionId session;
     double work;
     double arrival;
     uint64_t sequence;
+  };
+  struct Keyed {
+    Waiting waiting;
     std::vector<double> key;
   };
   // The heap's top is the smallest key (lexicographic), then the earliest.
   struct Later {
-    bool operator()(const Waiting& a, const Waiting& b) const {
-      return ServedBefore(b.key, b.sequence, a.key, a.sequence);
+    bool operator()(const Keyed& a, const Keyed& b) const {
+      return ServedBefore(b.key, b.waiting.sequence, a.key, a.waiting.sequence);
     }
   };
 
@@ -101,7 +105,7 @@ class FifoStation final : public Station {
   uint64_t next_sequence_ = 0;
   double waiting_work_ = 0;
   std::deque<Waiting> queue_;    // order of arrival
-  std::vector<Waiting> keyed_;   // serve by: a min-heap by (key, arrival)
+  std::vector<Keyed> keyed_;     // serve by: a min-heap by (key, arrival)
 };
 
 }  // namespace

@@ -115,14 +115,14 @@ void StepStation::Arrive(StageHost& host, const Job& job) {
       // it waits for the one after (FormAsync).
       late_.push_back(slot);
     } else {
-      Insert(ListOf(e), slot);
+      Enlist(host, slot);
     }
   } else if (e.decode) {
     size_t at = Insert(decode_, slot);
     decode_holds_.insert(decode_holds_.begin() + at, e.growing ? e.hold : 0);
     if (!e.growing) ++irregular_;
   } else {
-    Insert(prefill_, slot);
+    Ready(slot);
   }
   SetPresent(now, present() + 1, in_step_);
   if (!in_step_) ScheduleStart(host);
@@ -267,6 +267,7 @@ bool StepStation::FormPlain(StageHost& host) {
         case StageHost::Growth::kStalled:
           e.stalled = true;
           e.reserved_units = 1;
+          stalled_[e.session] = slot;
           ++irregular_;
           continue;
         case StageHost::Growth::kFailed:
@@ -278,10 +279,22 @@ bool StepStation::FormPlain(StageHost& host) {
     batch_.push_back(slot);
     Account(e, &vars);
   }
-  for (uint32_t slot : prefill_) {
+  // The prefill jobs not stalled (ready_), in order: each one joins,
+  // stalls (and leaves ready_) or ends the batch, so the walk is as long
+  // as what it changes. An iterator is stale once ready_ changed (a stall
+  // here, a growth granted meanwhile): the next is then found after the
+  // last one's place.
+  PlaceIndex::Iterator it = ready_.begin();
+  Place at;
+  uint64_t version = ready_.version();
+  for (bool first = true;; first = false) {
+    if (!first) it = version == ready_.version() ? std::next(it) : ready_.UpperBound(at);
+    if (PlaceIndex::Done(it)) break;
     if (batch_.size() >= seqs_ || !(budget > 0)) break;
+    at = *it;
+    version = ready_.version();
+    const uint32_t slot = at.slot;
     Entry& e = slab_[slot];
-    if (e.stalled) continue;
     if (e.growing) {
       if (e.reserved) {
         // Its chunk's units are granted: that chunk, whole, or nothing.
@@ -297,6 +310,8 @@ bool StepStation::FormPlain(StageHost& host) {
           case StageHost::Growth::kStalled:
             e.stalled = true;
             e.reserved_units = e.chunk;
+            stalled_[e.session] = slot;
+            Unready(slot);
             continue;
           case StageHost::Growth::kFailed:
             return false;
@@ -444,6 +459,7 @@ void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {
     finished_jobs_.push_back(Finished{serials_[slot], e.pool, e.hold, 0, e.since});
   }
   e.remaining = -1;
+  if (!preempt_ && !e.decode) gone_prefill_.push_back(slot);  // End takes it out of ready_
   if (gone_.size() < slab_.size()) gone_.resize(slab_.size(), 0);
   gone_[slot] = 1;  // marks it for removal at the end of End
 }
@@ -575,7 +591,11 @@ void StepStation::End(StageHost& host, std::vector<SessionId>* done) {
       }
       decode_.resize(kept);
       decode_holds_.resize(kept);
-      prefill_.erase(std::remove_if(prefill_.begin(), prefill_.end(), gone), prefill_.end());
+      for (uint32_t slot : gone_prefill_) {  // in batch order, as they were in ready_
+        Unready(slot);
+        gone(slot);
+      }
+      gone_prefill_.clear();
     }
   }
   if (async_) {

@@ -66,8 +66,11 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "serq-sim/stations/stage.h"
 
 namespace serq::sim::step_internal {
@@ -102,16 +105,16 @@ class StepStation final : public Station {
   }
 
   void GrowthGranted(StageHost& host, SessionId session) override {
-    for (std::vector<uint32_t>* list : {&decode_, &prefill_}) {
-      for (uint32_t slot : *list) {
-        Entry& e = slab_[slot];
-        if (e.session != session || !e.stalled) continue;
-        e.stalled = false;
-        e.reserved = true;
-        e.content += e.reserved_units;
-        if (!in_step_) ScheduleStart(host);
-        return;
-      }
+    // Without `preempt by` (the only stage whose growths stall): the
+    // stalled job of the session, found without walking the jobs.
+    if (auto it = stalled_.find(session); it != stalled_.end()) {
+      const uint32_t slot = it->second;
+      stalled_.erase(it);
+      Entry& e = slab_[slot];
+      e.stalled = false;
+      e.reserved = true;
+      e.content += e.reserved_units;
+      if (!e.decode) Ready(slot);  // back in its place among the prefill jobs
     }
     if (!in_step_) ScheduleStart(host);
   }
@@ -119,6 +122,8 @@ class StepStation final : public Station {
   void UnitsFreed(StageHost& host) override {
     if (!in_step_ && !forming_) ScheduleStart(host);
   }
+
+  std::string CheckInvariants(StageHost& host) override;
 
   bool Blocked(SessionId* session, double* units) const override {
     if (blocked_slot_ == kNone || in_step_) return false;
@@ -185,6 +190,7 @@ class StepStation final : public Station {
     // `recompute last`: a decode job that never ran, on received KV: its
     // first token takes no unit (StepRules::recompute_last).
     bool received = false;
+    uint8_t indexed = 0;  // a waiting job: the indexes it is in (kHolder...)
     double remaining = 0;
     double content = 0;    // growing: its hold's content, the reserved units included
     // With an observation: when its run started, then its last token.
@@ -248,13 +254,206 @@ class StepStation final : public Station {
     return i;
   }
 
-  std::vector<uint32_t>& ListOf(const Entry& e) {
-    switch (e.group) {
-      case Group::kRunning: return e.decode ? run_decode_ : run_prefill_;
-      case Group::kPreempted: return preempted_list_;
-      default: return e.decode ? decode_ : prefill_;
+  std::vector<uint32_t>& RunningList(const Entry& e) {
+    return e.decode ? run_decode_ : run_prefill_;
+  }
+
+  // With `preempt by`: a job joins the running lists (kept in order in
+  // vectors: they are the batch) or the waiting line (an index, below).
+  void Enlist(StageHost& host, uint32_t slot) {
+    if (slab_[slot].group == Group::kRunning) {
+      Insert(RunningList(slab_[slot]), slot);
+    } else {
+      Wait(host, slot);
     }
   }
+
+  // The waiting line (with `preempt by`) is kept as ordered sets of
+  // Places, never walked whole (docs/internals.md §The simulator): the
+  // line itself, in the batch order of waiting jobs (the preempted, the
+  // most recently preempted first, then those that never ran, decode then
+  // prefill, each by `serve by` key and arrival); the waiting jobs whose
+  // holds take units (holders_: the only ones that may join past a
+  // block-less head); those a prefix-cache lookup would change (lookups_:
+  // the only ones a step with no budget left does anything to); and both
+  // (holder_lookups_). A job's Place is fixed while it waits, and only
+  // LookUp changes what indexes it is in (Reindex): nothing else changes
+  // a waiting job's hold. The holders are indexed only once a formation
+  // needs them (HoldersLive), until the line empties: most lines never
+  // have a block-less head that does not fit, and the line's first walk
+  // costs what keeping it would have (a job is walked once a busy period
+  // of the line).
+  struct Place {
+    double key;    // its `serve by` key's first number; 0 without, and for the preempted
+    uint64_t tie;  // the preempted: ~preempted_at (the latest first); the others: sequence
+    uint32_t slot;
+    uint8_t group;  // kPlacePreempted, kPlaceDecode, kPlacePrefill: the line's order
+    bool more;      // its key has more numbers (keys_[slot]), compared when the first tie
+  };
+  enum : uint8_t { kPlacePreempted = 0, kPlaceDecode = 1, kPlacePrefill = 2, kPlaceEnd = 3 };
+  // ServedBefore (Before) on Places: the key's numbers in order, then the
+  // tie, without reading the entries (keys_ only when the first numbers
+  // are equal and the key has more).
+  struct PlaceOrder {
+    const std::vector<std::vector<double>>* keys;
+    bool operator()(const Place& a, const Place& b) const {
+      if (a.group != b.group) return a.group < b.group;
+      if (a.key < b.key) return true;
+      if (b.key < a.key) return false;
+      if (a.more && b.more && a.slot != b.slot) {
+        const std::vector<double>& x = (*keys)[a.slot];
+        const std::vector<double>& y = (*keys)[b.slot];
+        const size_t n = std::min(x.size(), y.size());
+        for (size_t i = 1; i < n; ++i) {
+          if (x[i] < y[i]) return true;
+          if (y[i] < x[i]) return false;
+        }
+        if (x.size() != y.size()) return x.size() < y.size();
+      }
+      return a.tie < b.tie;
+    }
+  };
+  // An ordered set of Places that never empties: a last Place (group
+  // kPlaceEnd) stays in it, so that its btree keeps its root node (a btree
+  // frees it when it empties, and a short line empties at every step: a
+  // malloc and a free a job) and a search never returns end().
+  class PlaceIndex {
+   public:
+    using Iterator = absl::btree_set<Place, PlaceOrder>::const_iterator;
+    explicit PlaceIndex(const std::vector<std::vector<double>>* keys) : set_(PlaceOrder{keys}) {
+      Place end;
+      end.key = 0;
+      end.tie = 0;
+      end.slot = kNone;
+      end.group = kPlaceEnd;
+      end.more = false;
+      set_.insert(end);
+    }
+    // Most Places go last (an arrival) or first (a preemption), and most
+    // leave first (a job that joins the batch): those cost no search.
+    void insert(const Place& p) {
+      ++version_;
+      const Iterator last = std::prev(set_.end());  // the end Place
+      if (set_.size() == 1 || set_.key_comp()(*std::prev(last), p)) {
+        set_.insert(last, p);
+      } else if (set_.key_comp()(p, *set_.begin())) {
+        set_.insert(set_.begin(), p);
+      } else {
+        set_.insert(p);
+      }
+    }
+    void erase(const Place& p) {
+      ++version_;
+      const Iterator first = set_.begin();
+      set_.erase(first->slot == p.slot ? first : set_.find(p));  // not erase(p): its equal_range
+    }
+    // Changes at every insert and erase: an iterator from before is stale.
+    uint64_t version() const { return version_; }
+    bool empty() const { return set_.size() == 1; }
+    size_t size() const { return set_.size() - 1; }
+    // Iteration: begin(), ++, until Done.
+    Iterator begin() const { return set_.begin(); }
+    static bool Done(Iterator it) { return it->group == kPlaceEnd; }
+    Iterator UpperBound(const Place& p) const { return set_.upper_bound(p); }
+    Iterator LowerBound(const Place& p) const { return set_.lower_bound(p); }
+    bool Contains(const Place& p) const { return set_.find(p) != set_.end(); }
+
+   private:
+    absl::btree_set<Place, PlaceOrder> set_;
+    uint64_t version_ = 0;
+  };
+  enum : uint8_t { kHolder = 1, kLookup = 2, kHolderLookup = 4 };
+
+  Place PlaceOf(uint32_t slot) const {
+    const Entry& e = slab_[slot];
+    Place p;
+    p.slot = slot;
+    if (e.group == Group::kPreempted) {
+      p.group = kPlacePreempted;
+      p.key = 0;
+      p.more = false;
+      p.tie = ~e.preempted_at;
+    } else {
+      const std::vector<double>& key = keys_[slot];
+      p.group = e.decode ? kPlaceDecode : kPlacePrefill;
+      p.key = key.empty() ? 0 : key[0];
+      p.more = key.size() > 1;
+      p.tie = e.sequence;
+    }
+    return p;
+  }
+  // The job in `slot` waits (preempted, or never ran): into the line and
+  // its indexes.
+  void Wait(StageHost& host, uint32_t slot) {
+    waiting_.insert(PlaceOf(slot));
+    slab_[slot].indexed = 0;
+    Reindex(host, slot);
+  }
+  // It leaves the line (it runs).
+  void Unwait(uint32_t slot) {
+    Entry& e = slab_[slot];
+    const Place p = PlaceOf(slot);
+    waiting_.erase(p);
+    if (e.indexed & kHolder) holders_.erase(p);
+    if (e.indexed & kLookup) lookups_.erase(p);
+    if (e.indexed & kHolderLookup) holder_lookups_.erase(p);
+    e.indexed = 0;
+    if (waiting_.empty()) holders_live_ = false;  // (holders_ is empty too)
+  }
+  // The holders indexed from now on (holders_ and holder_lookups_).
+  void HoldersLive(StageHost& host) {
+    if (holders_live_) return;
+    holders_live_ = true;
+    for (auto it = waiting_.begin(); !PlaceIndex::Done(it); ++it) Reindex(host, it->slot);
+  }
+  // The indexes a waiting job belongs in.
+  uint8_t IndexesOf(StageHost& host, const Entry& e) const {
+    uint8_t want = 0;
+    if (holders_live_ && e.growing && host.HoldsUnits(e.hold)) want |= kHolder;
+    // A lookup on a pool without a cache changes nothing (Engine::Lookup).
+    if (!e.decode && e.growing && !e.looked_up && e.content == 0 && host.CachePool(e.pool)) {
+      want |= kLookup;
+    }
+    if ((want & (kHolder | kLookup)) == (kHolder | kLookup)) want |= kHolderLookup;
+    return want;
+  }
+  // The indexes of waiting job `slot` brought up to date with its state.
+  void Reindex(StageHost& host, uint32_t slot) {
+    Entry& e = slab_[slot];
+    const uint8_t want = IndexesOf(host, e);
+    const uint8_t change = want ^ e.indexed;
+    if (change == 0) return;
+    const Place p = PlaceOf(slot);
+    auto toggle = [&](PlaceIndex& set, uint8_t bit) {
+      if (!(change & bit)) return;
+      if (want & bit) {
+        set.insert(p);
+      } else {
+        set.erase(p);
+      }
+    };
+    toggle(holders_, kHolder);
+    toggle(lookups_, kLookup);
+    toggle(holder_lookups_, kHolderLookup);
+    e.indexed = want;
+  }
+  // FormPreempting's waiting pass: the next waiting job after `*at` (the
+  // first when !started) that the step could do anything with, given the
+  // budget left and whether only holders may still join; false when none
+  // is left. What it passes over would have been passed over anyway
+  // (docs/internals.md §The simulator).
+  bool NextWaiting(StageHost& host, bool holders_only, bool started, Place* at);
+  // Its last answer: the index and the iterator, current while the
+  // index's version is (then the next is one step on, not a search).
+  const PlaceIndex* next_index_ = nullptr;
+  uint64_t next_version_ = 0;
+  PlaceIndex::Iterator next_at_;
+
+  // Without `preempt by`: the prefill jobs not stalled, in order (ready_),
+  // which the formation walks from its first; a stalled job leaves it and
+  // comes back to its place when its growth is granted.
+  void Ready(uint32_t slot) { ready_.insert(PlaceOf(slot)); }
+  void Unready(uint32_t slot) { ready_.erase(PlaceOf(slot)); }
 
   void Remove(std::vector<uint32_t>& list, uint32_t slot) {
     list.erase(std::find(list.begin(), list.end(), slot));
@@ -334,7 +533,7 @@ class StepStation final : public Station {
   // the step after the one that just ended; then the late jobs wait as
   // any job that never ran.
   bool FormAsync(StageHost& host);
-  void AdmitLate();
+  void AdmitLate(StageHost& host);
   // The stage has no job left: what it withholds is free (and its pools'
   // lines examined).
   void ReleaseWithheld(StageHost& host);
@@ -444,10 +643,21 @@ class StepStation final : public Station {
   std::vector<uint64_t> serials_;          // and its session's serial
   std::vector<uint32_t> free_;
   std::vector<uint8_t> gone_;  // by slot: completed in the step ending
-  // Without preempt by: every decode and prefill job present, in order.
-  // With it: the jobs that never ran.
+  // Without preempt by: every decode job present, in order (the batch's
+  // first jobs; a decode job present holds KV, so these are few), and
+  // (ready_, above) the prefill jobs not stalled; the stalled jobs by
+  // session (GrowthGranted), and the prefill jobs that completed in the
+  // step ending (End).
   std::vector<uint32_t> decode_;
-  std::vector<uint32_t> prefill_;
+  PlaceIndex ready_{&keys_};
+  absl::flat_hash_map<SessionId, uint32_t> stalled_;
+  std::vector<uint32_t> gone_prefill_;
+  // With preempt by: the waiting line and its indexes (above).
+  PlaceIndex waiting_{&keys_};
+  PlaceIndex holders_{&keys_};
+  PlaceIndex lookups_{&keys_};
+  PlaceIndex holder_lookups_{&keys_};
+  bool holders_live_ = false;  // holders_ and holder_lookups_ are kept (HoldersLive)
   // Without preempt by: decode_'s holds, in its order (growing jobs'; 0
   // for the others), and how many of its jobs are not regular: a job is
   // regular when it grows its hold and is neither stalled nor reserved
@@ -505,7 +715,6 @@ class StepStation final : public Station {
   bool lane_stepping_ = false;    // in the step formed or running
   bool lane_started_ = false;     // every job of it has started its service
   std::vector<uint32_t> run_prefill_;
-  std::vector<uint32_t> preempted_list_;
   std::vector<uint32_t> batch_;  // the current step's jobs
   std::vector<uint32_t> order_;  // scratch: the batch order being formed
   // Scratch of FormPlain's first pass: its decode jobs, the holds it grew,

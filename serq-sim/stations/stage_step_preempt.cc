@@ -4,6 +4,7 @@
 // preemption.
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "serq-sim/stations/stage.h"
@@ -137,15 +138,11 @@ bool StepStation::FormPreempting(StageHost& host) {
     }
     if (!ok) break;
     // Waiting jobs join only in a step without a preemption; the first
-    // whose growth does not fit stops them (it preempts nothing).
-    // (Most steps have none: nothing is copied then.)
-    if (!preempted && !(preempted_list_.empty() && decode_.empty() && prefill_.empty())) {
-      order_.clear();
-      for (auto it = preempted_list_.begin(); it != preempted_list_.end(); ++it) {
-        order_.push_back(*it);
-      }
-      order_.insert(order_.end(), decode_.begin(), decode_.end());
-      order_.insert(order_.end(), prefill_.begin(), prefill_.end());
+    // whose growth does not fit stops them (it preempts nothing). They are
+    // looked at in the line's order, but only those that could join or
+    // be looked up (NextWaiting): the walk is as long as what it changes,
+    // not as the line.
+    if (!preempted && !waiting_.empty()) {
       size_t joined = batch_.size();
       // Once a waiting job that holds no units of its pool has not fit,
       // only jobs that hold units may still join, in order: a request
@@ -163,10 +160,13 @@ bool StepStation::FormPreempting(StageHost& host) {
         holders_only = true;
         return false;
       };
-      for (uint32_t slot : order_) {
+      Place at;
+      for (bool started = false;; started = true) {
         if (batch_.size() + seats_ >= seqs_) break;
+        // (Past a block-less head NextWaiting gives only holders.)
+        if (!NextWaiting(host, holders_only, started, &at)) break;
+        const uint32_t slot = at.slot;
         Entry& e = slab_[slot];
-        if (holders_only && !(e.growing && host.HoldsUnits(e.hold))) continue;
         bool joins;
         if (!LookUp(host, e, /*only_if_fits=*/true, &joins)) {
           ok = false;
@@ -214,10 +214,10 @@ bool StepStation::FormPreempting(StageHost& host) {
       for (size_t k = joined; k < batch_.size(); ++k) {
         uint32_t slot = batch_[k];
         Entry& e = slab_[slot];
-        Remove(ListOf(e), slot);
+        Unwait(slot);
         e.group = Group::kRunning;
         e.since = host.now();
-        Insert(ListOf(e), slot);
+        Insert(RunningList(e), slot);
       }
     }
     // A batch that preemption left empty is formed again at once.
@@ -269,7 +269,7 @@ bool StepStation::FormAsync(StageHost& host) {
         finished_jobs_.end());
     seats_ = finished_ > went_on_ ? finished_ - went_on_ : 0;
   } else {
-    AdmitLate();  // no step ended now: vLLM forms this one knowing all
+    AdmitLate(host);  // no step ended now: vLLM forms this one knowing all
     finished_jobs_.clear();
   }
   bool withheld = false;
@@ -285,7 +285,7 @@ bool StepStation::FormAsync(StageHost& host) {
   finished_ = went_on_ = 0;
   released_.clear();
   finished_jobs_.clear();
-  AdmitLate();
+  AdmitLate(host);
   if (ok && batch_.empty() && restricted) {
     // vLLM's step formed so was empty and took no time: the next is
     // formed now, knowing all.
@@ -349,9 +349,50 @@ bool StepStation::TakeFinished(StageHost& host, uint32_t pool, double since) {
   return true;
 }
 
-void StepStation::AdmitLate() {
-  for (uint32_t slot : late_) Insert(ListOf(slab_[slot]), slot);
+void StepStation::AdmitLate(StageHost& host) {
+  for (uint32_t slot : late_) Enlist(host, slot);
   late_.clear();
+}
+
+bool StepStation::NextWaiting(StageHost& host, bool holders_only, bool started, Place* at) {
+  // The walk of the whole line gave every job in turn the chance to
+  // join; these are the only ones for which it could make a difference:
+  //   - with no budget left (!(budget_ > 0)) every job's tokens are 0, so
+  //     a job is passed over, after LookUp: only those a lookup changes
+  //     (lookups_; past a block-less head, holder_lookups_);
+  //   - with less than a token left (budget_ < 1) a decode job is passed
+  //     over, and LookUp does nothing to one: the line's decode jobs are
+  //     skipped at once;
+  //   - past a block-less head only holders may join (holders_).
+  // The budget only falls during the walk, and `seqs` is checked by the
+  // caller before each job, as before.
+  const bool no_budget = !(budget_ > 0);
+  if (holders_only) HoldersLive(host);
+  const PlaceIndex& set = no_budget ? (holders_only ? holder_lookups_ : lookups_)
+                                    : (holders_only ? holders_ : waiting_);
+  PlaceIndex::Iterator it;
+  if (!started) {
+    it = set.begin();
+  } else if (&set == next_index_ && set.version() == next_version_) {
+    it = std::next(next_at_);  // *at's iterator is current
+  } else {
+    it = set.UpperBound(*at);
+  }
+  if (it->group == kPlaceDecode && !(budget_ >= 1)) {
+    Place prefill;  // before every prefill job
+    prefill.group = kPlacePrefill;
+    prefill.key = -std::numeric_limits<double>::infinity();
+    prefill.tie = 0;
+    prefill.slot = kNone;
+    prefill.more = false;
+    it = set.LowerBound(prefill);
+  }
+  next_index_ = &set;
+  next_version_ = set.version();
+  next_at_ = it;
+  if (PlaceIndex::Done(it)) return false;
+  *at = *it;
+  return true;
 }
 
 bool StepStation::LookUp(StageHost& host, Entry& e, bool only_if_fits, bool* joins) {
@@ -371,6 +412,8 @@ bool StepStation::LookUp(StageHost& host, Entry& e, bool only_if_fits, bool* joi
   e.content = hit;
   e.remaining -= hit;
   work_ -= hit;
+  // A waiting job's hold may take units now, and it needs no lookup.
+  if (preempt_ && e.group != Group::kRunning) Reindex(host, &e - slab_.data());
   return true;
 }
 
@@ -414,7 +457,7 @@ void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
     lead.taken = 1;
   }
   lead_ = 0;
-  Remove(ListOf(e), slot);  // a running job's list
+  Remove(RunningList(e), slot);
   auto in_batch = std::find(batch_.begin(), batch_.end(), slot);
   if (in_batch != batch_.end()) {
     // It leaves the batch: its tokens return to the budget, and what it
@@ -444,8 +487,55 @@ void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
   work_ += c;
   e.group = Group::kPreempted;
   e.preempted_at = next_preemption_++;
-  Insert(preempted_list_, slot);
+  Wait(host, slot);  // first in the line (the latest preempted)
   ++preempted_;
+}
+
+std::string StepStation::CheckInvariants(StageHost& host) {
+  // The indexes hold exactly what they stand for, at their places.
+  auto placed = [&](const Place& p) {
+    const Place q = PlaceOf(p.slot);
+    return q.group == p.group && SameBits(q.key, p.key) && q.tie == p.tie && q.more == p.more;
+  };
+  if (!preempt_) {
+    size_t stalled_prefill = 0;
+    for (const auto& [session, slot] : stalled_) {
+      const Entry& e = slab_[slot];
+      if (!e.stalled || e.session != session) return "a job of stalled_ that is not stalled";
+      if (!e.decode) ++stalled_prefill;
+    }
+    for (auto it = ready_.begin(); !PlaceIndex::Done(it); ++it) {
+      const Place& p = *it;
+      const Entry& e = slab_[p.slot];
+      if (e.stalled || e.decode || !placed(p)) return "a job of ready_ stalled, decode or moved";
+    }
+    if (decode_.size() + ready_.size() + stalled_prefill != present()) {
+      return "decode_, ready_ and the stalled prefill jobs are not the jobs present";
+    }
+    return "";
+  }
+  size_t holders = 0, lookups = 0, both = 0;
+  for (auto it = waiting_.begin(); !PlaceIndex::Done(it); ++it) {
+    const Place& p = *it;
+    const Entry& e = slab_[p.slot];
+    if (e.group == Group::kRunning || !placed(p)) return "a job of waiting_ running or moved";
+    if (IndexesOf(host, e) != e.indexed) return "a waiting job's indexes are not its state's";
+    holders += (e.indexed & kHolder) != 0;
+    lookups += (e.indexed & kLookup) != 0;
+    both += (e.indexed & kHolderLookup) != 0;
+  }
+  for (const PlaceIndex* set : {&holders_, &lookups_, &holder_lookups_}) {
+    for (auto it = set->begin(); !PlaceIndex::Done(it); ++it) {
+      if (!waiting_.Contains(*it)) return "an index holds a job not waiting";
+    }
+  }
+  if (holders != holders_.size() || lookups != lookups_.size() || both != holder_lookups_.size()) {
+    return "an index's size is not the count of its waiting jobs";
+  }
+  if (waiting_.size() + run_decode_.size() + run_prefill_.size() + late_.size() != present()) {
+    return "the running, waiting and late jobs are not the jobs present";
+  }
+  return "";
 }
 
 }  // namespace serq::sim::step_internal
