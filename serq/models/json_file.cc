@@ -1,4 +1,4 @@
-#include "serq/vllm/json_file.h"
+#include "serq/models/json_file.h"
 
 #include <cmath>
 
@@ -9,7 +9,7 @@
 #include "ir/diagnostics.h"
 #include "ir/input_shape.h"
 
-namespace serq::vllm {
+namespace serq::models {
 
 using google::protobuf::Value;
 
@@ -117,4 +117,4 @@ std::string Describe(const Value& v) {
   }
 }
 
-}  // namespace serq::vllm
+}  // namespace serq::models
