@@ -21,6 +21,10 @@ const Value* Field(const Struct& s, const char* name) {
 
 }  // namespace
 
+absl::Status GpuError(const Gpu& gpu, absl::string_view field, absl::string_view message) {
+  return FileError(gpu.file, absl::StrCat(gpu.at, field), message);
+}
+
 std::vector<std::string> GpuNames(const JsonFile& json) {
   std::vector<std::string> names;
   if (Field(json.root(), "TFlopsPeak") != nullptr) return names;
@@ -54,6 +58,7 @@ absl::StatusOr<Gpu> ReadGpu(const JsonFile& json, const std::string& entry) {
     sheet = &e->struct_value();
     out.name = pick;
     at = pick + ".";
+    out.at = at;
   } else {
     out.name = entry.empty() ? "the GPU" : entry;
   }

@@ -17,7 +17,9 @@ namespace serq::models {
 struct Gpu {
   std::string name;          // the entry's name ("h100-sxm", "H100"), or "the GPU"
   std::string what;          // Name: e.g. "NVIDIA H100 SXM5 80GB" ("" : not given)
-  std::string file;          // where it was read (a file, or "preset NAME")
+  std::string file;          // the file it was read from (a preset's: serq/models/presets/gpus.json)
+  std::string at;            // the path of its object in the file: "h100-sxm." ("": the whole file)
+  bool preset = false;       // one of serq's presets
   double tflops = 0;         // TFlopsPeak: dense BF16/FP16 tensor peak, 10^12 FLOP/s
   double tflops_fp8 = 0;     // TFlopsFP8 (0: none)
   double tflops_fp32 = 0;    // TFlopsFP32 (0: not given)
@@ -33,6 +35,9 @@ struct Gpu {
 // figure missing, not a number, or not above 0 (TFlopsFP8, TFlopsFP32: at
 // least 0), an interconnect serq does not know.
 absl::StatusOr<Gpu> ReadGpu(const JsonFile& json, const std::string& entry);
+
+// An error about `gpu`'s datasheet at `field`: "FILE: error: ENTRY.FIELD: MESSAGE".
+absl::Status GpuError(const Gpu& gpu, absl::string_view field, absl::string_view message);
 
 // The GPUs of a file in BLIS's form, sorted (empty for one GPU's object).
 std::vector<std::string> GpuNames(const JsonFile& json);

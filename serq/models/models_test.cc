@@ -25,7 +25,7 @@ ModelConfig Preset(const std::string& name) {
   std::string source;
   absl::StatusOr<ModelConfig> m = ResolveModel(name, All(), &source);
   EXPECT_TRUE(m.ok()) << name << ": " << m.status();
-  EXPECT_NE(source.find("preset " + name + " ("), std::string::npos) << source;
+  EXPECT_EQ(source.rfind("preset " + name + ", ", 0), 0u) << source;
   return m.ok() ? *m : ModelConfig{};
 }
 
@@ -161,7 +161,10 @@ TEST(Presets, GpuFigures) {
   EXPECT_EQ(h100->bw_tbs, 3.35);
   EXPECT_EQ(h100->memory_gib, 81559.0 / 1024);
   EXPECT_EQ(h100->interconnect, "nvlink4");
-  EXPECT_EQ(h100->file, "preset h100-sxm");
+  EXPECT_EQ(h100->file, "serq/models/presets/gpus.json");
+  EXPECT_TRUE(h100->preset);
+  EXPECT_EQ(GpuError(*h100, "TFlopsFP8", "x").message(),
+            "serq/models/presets/gpus.json: error: h100-sxm.TFlopsFP8: x");
   absl::StatusOr<Gpu> a100 = ResolveGpu("a100-40gb");
   ASSERT_TRUE(a100.ok());
   EXPECT_EQ(a100->tflops_fp8, 0);

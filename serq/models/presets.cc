@@ -67,7 +67,7 @@ absl::StatusOr<ModelConfig> ResolveModel(const std::string& name, const ReadOpti
   absl::StatusOr<JsonFile> json = ModelPresetFile(name);
   if (json.ok()) {
     absl::StatusOr<std::optional<std::string>> from = json->Text("_source");
-    *source = absl::StrCat("preset ", name, from.ok() && from->has_value() ? absl::StrCat(" (", **from, ")") : "");
+    *source = absl::StrCat("preset ", name, from.ok() && from->has_value() ? absl::StrCat(", ", **from) : "");
   } else if (IsFile(name)) {
     json = JsonFile::Read(name);
     *source = name;
@@ -86,7 +86,7 @@ absl::StatusOr<Gpu> ResolveGpu(const std::string& name) {
   const std::vector<std::string> names = GpuNames(*presets);
   if (std::find(names.begin(), names.end(), name) != names.end()) {
     absl::StatusOr<Gpu> gpu = ReadGpu(*presets, name);
-    if (gpu.ok()) gpu->file = absl::StrCat("preset ", name);
+    if (gpu.ok()) gpu->preset = true;
     return gpu;
   }
   std::string file = name, entry;
