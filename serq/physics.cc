@@ -91,8 +91,8 @@ absl::Status TraceColumns(const std::string& trace, std::string* prompt, std::st
     const char* prompt;
     const char* output;
   };
-  for (const Format& f : {Format{"\"input_toks\"", "input_toks", "output_toks"},
-                          Format{"\"input_length\"", "input_length", "output_length"},
+  for (const Format& f : {Format{"input_toks", "input_toks", "output_toks"},
+                          Format{"input_length", "input_length", "output_length"},
                           Format{"ContextTokens", "ContextTokens", "GeneratedTokens"},
                           Format{"input_tokens", "input_tokens", "output_tokens"}}) {
     if (absl::StrContains(first, f.marker)) {
