@@ -42,11 +42,17 @@ gen $llama --model llama-3.1-8b --gpu rtx-pro-6000 --max-num-seqs 128 --max-num-
   --replay examples/vllm/runs/$lrun/requests.jsonl
 gen $moe --model qwen3-30b-a3b --gpu rtx-pro-6000 --dp 2 --ep --link-bw 17.179869184 --link-latency 20 \
   --max-num-seqs 128 --max-num-batched-tokens 2048 --replay examples/vllm/runs/$mrun/requests.jsonl
+gen $llama-rate --model llama-3.1-8b --gpu rtx-pro-6000 --max-num-seqs 128 --max-num-batched-tokens 2048 \
+  --rate 10.2497 --requests 300
+gen $moe-rate --model qwen3-30b-a3b --gpu rtx-pro-6000 --dp 2 --ep --link-bw 17.179869184 --link-latency 20 \
+  --max-num-seqs 128 --max-num-batched-tokens 2048 --rate 10.2666 --requests 300
 
 check() {  # check PROGRAM RUN METRIC BOUND_LO BOUND_HI WHY [-D ...]
-  local prog=$1 run=$2 metric=$3 lo=$4 hi=$5 why=$6 out v
+  local prog=$1 run=$2 metric=$3 lo=$4 hi=$5 why=$6 out v measured
   shift 6
-  out=$("$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "examples/physics/$prog.sq" "$@") ||
+  measured="examples/vllm/runs/$run/requests.jsonl"
+  case $prog in *-rate) measured="examples/physics/$run.summary.json" ;; esac
+  out=$("$serq" compare --format=csv "$measured" "examples/physics/$prog.sq" "$@") ||
     { fail "serq compare $prog $*"; return; }
   checks=$((checks + 1))
   v=$(echo "$out" | awk -F, -v m="$metric" '
@@ -98,6 +104,45 @@ fi
 for m in ttft tpot e2e; do check $llama $lrun $m -0.2 0.2 "train, fitted" $fitted; done
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $moe $mrun $m -10 10 "test, target 10%" $fitted; done
+
+# Summaries (figures only): the rate programs against each run's summary
+# (examples/physics/summary.py), the fit on the Llama summary, the MoE
+# summary predicted with it.
+for f in $lrun $mrun; do
+  checks=$((checks + 1))
+  if examples/physics/summary.py "examples/vllm/runs/$f/requests.jsonl" | cmp -s - "examples/physics/$f.summary.json"; then
+    echo "ok   examples/physics/$f.summary.json is summary.py's"
+  else
+    fail "examples/physics/$f.summary.json is not what summary.py writes"
+  fi
+done
+check $llama-rate $lrun ttft -2 0 "summary, nothing fitted"
+check $llama-rate $lrun tpot -10 10 "summary, nothing fitted, target 10%"
+check $llama-rate $lrun e2e -10 10 "summary, nothing fitted, target 10%"
+check $moe-rate $mrun ttft -44 -41 "summary, nothing fitted, a documented miss"
+check $moe-rate $mrun tpot -10 10 "summary, nothing fitted, target 10%"
+check $moe-rate $mrun e2e -10 10 "summary, nothing fitted, target 10%"
+fit=$("$serq" fit examples/physics/$llama-rate.sq --param PHYS_B1A=0.02:3,PHYS_B2B=0.5:4,PHYS_B3=0.5:3 \
+  --to examples/physics/$lrun.summary.json 2>/dev/null) || fail "serq fit to a summary: exit $?"
+checks=$((checks + 1))
+fitted=$(echo "$fit" | sed -n 's/^as flags: *//p')
+if echo "$fitted" | awk '{
+      split("1.5728379155027903 1.0870311832810047 1.4658974203914465", want, " ")
+      n = 0
+      for (i = 1; i <= NF; i++) if ($i ~ /^PHYS_/) { split($i, kv, "="); n++; got[n] = kv[2] }
+      if (n != 3) exit 1
+      for (i = 1; i <= 3; i++) if (got[i] < want[i] * 0.99 || got[i] > want[i] * 1.01) exit 1
+    }'; then
+  echo "ok   the fit on the Llama summary: $fitted (docs/examples.md)"
+else
+  fail "the fit on the Llama summary gave '$fitted', not the documented point"
+fi
+# shellcheck disable=SC2086
+for m in ttft tpot e2e; do check $llama-rate $lrun $m -3 3 "summary, train, fitted" $fitted; done
+# shellcheck disable=SC2086
+check $moe-rate $mrun ttft -19 -17 "summary, test, a documented miss" $fitted
+# shellcheck disable=SC2086
+for m in tpot e2e; do check $moe-rate $mrun $m -10 10 "summary, test, target 10%" $fitted; done
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -84,6 +84,22 @@ if [ -w /dev/full ]; then
   [ $? = 2 ] || fail "/dev/full: exit not 2"
 fi
 
+# A summary (figures only, vLLM's benchmark result form): the program
+# generates its workload, and the fit finds the param the summary's figures
+# were made at (generated.sq at B0 = 0.02: generated.summary.json holds its
+# TTFT and E2E mean, p50, p90, p99 and its TPOT mean).
+g=testdata/fit/generated.sq gs=testdata/fit/generated.summary.json
+"$serq" fit $g --param B0=0.001:0.1 --to $gs >"$tmp/gfit" 2>/dev/null || fail "fit to a summary: exit $?"
+b0=$(sed -n 's/^as flags: *-D B0=//p' "$tmp/gfit")
+awk -v b="$b0" 'BEGIN {exit !(b != "" && b > 0.0198 && b < 0.0202)}' || fail "fit to a summary: B0 $b0, not 0.02 within 1%"
+grep -q "vLLM benchmark result" "$tmp/gfit" || fail "fit to a summary: the source is not said"
+expect 1 "a summary has no requests to replay: the program's workload must be generated" -- \
+  "$serq" fit testdata/fit/small.sq --param B0=0.001:0.1 --to $gs
+expect 1 "a vLLM benchmark result has no requests: @TRACE does not apply" -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to "$gs@testdata/fit/burst.csv"
+expect 1 "summaries (figures only) and runs with requests cannot be fitted together" -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to $gs --test "$m"
+
 # serq physics on the command line: the files' errors (exit 1), misuse and
 # output that cannot be written (exit 2). The two files as positionals are
 # --model and --gpu FILE:NAME.
