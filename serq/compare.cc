@@ -33,6 +33,10 @@ Figures Summarize(const Distribution& d) {
   Figures f;
   f.n = d.count;
   f.values[0] = d.mean;
+  if (d.percentiles) {
+    for (int i = 0; i < kFigures - 1; ++i) f.values[i + 1] = (*d.percentiles)[i];
+    return f;
+  }
   if (d.sketch) {
     for (int i = 0; i < kFigures - 1; ++i) f.values[i + 1] = d.sketch->Quantile(kPercentiles[i] / 100);
     return f;
@@ -72,8 +76,10 @@ absl::StatusOr<Comparison> Compare(const Run& measured, const Run& simulated,
     if (a) row.measured = Summarize(*a);
     if (b) row.simulated = Summarize(*b);
     if (a && b) {
-      // Per replication: n_a / R_a against n_b / R_b, in integers.
-      if (a->count * simulated.replications != b->count * measured.replications) {
+      // Per replication: n_a / R_a against n_b / R_b, in integers (a
+      // summary that does not say its count is not checked).
+      const bool unknown = (a->percentiles && a->count == 0) || (b->percentiles && b->count == 0);
+      if (!unknown && a->count * simulated.replications != b->count * measured.replications) {
         std::string counts = absl::StrCat(
             a->count, measured.replications > 1 ? absl::StrCat(" over ", measured.replications,
                                                                " replications")

@@ -1,6 +1,7 @@
 #include "serq/compare_render.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -32,6 +33,7 @@ constexpr char kCompared[] =
 std::vector<std::vector<std::string>> Rows(const Comparison& c, bool shortest) {
   std::vector<std::vector<std::string>> rows;
   auto ms = [&](double x) {
+    if (std::isnan(x)) return std::string("-");  // a summary's percentile it does not give
     return shortest ? report::FormatShortest(x * kMs) : report::FormatFixed(x * kMs, 3);
   };
   for (const MetricComparison& m : c.metrics) {
@@ -39,7 +41,7 @@ std::vector<std::vector<std::string>> Rows(const Comparison& c, bool shortest) {
     for (const auto* side : {&m.measured, &m.simulated}) {
       std::vector<std::string> row = {metric, side == &m.measured ? "measured" : "simulated"};
       if (*side) {
-        row.push_back(absl::StrCat((*side)->n));
+        row.push_back((*side)->n == 0 ? std::string("-") : absl::StrCat((*side)->n));
         for (double v : (*side)->values) row.push_back(ms(v));
       } else {
         row.push_back("-");
@@ -130,7 +132,8 @@ std::string Csv(const Comparison& c) {
 std::string JsonFigures(const Figures& f) {
   std::string out = absl::StrCat("{\"n\": ", f.n);
   for (int i = 0; i < kFigures; ++i) {
-    absl::StrAppend(&out, ", ", JsonString(FigureName(i)), ": ", JsonNumber(f.values[i] * kMs));
+    absl::StrAppend(&out, ", ", JsonString(FigureName(i)), ": ",
+                    std::isnan(f.values[i]) ? std::string("null") : JsonNumber(f.values[i] * kMs));
   }
   return out + "}";
 }
@@ -203,7 +206,10 @@ std::vector<view::Chart> CdfCharts(const Run& measured, const Run& simulated) {
     chart.x_label = absl::StrCat(MetricName(metric), " (ms)");
     chart.y_label = "fraction <= x";
     chart.y_max = 1;
-    if (measured.metrics[m]) chart.lines.push_back(Line("measured", *measured.metrics[m]));
+    // A summary has no values to draw.
+    if (measured.metrics[m] && !measured.metrics[m]->percentiles) {
+      chart.lines.push_back(Line("measured", *measured.metrics[m]));
+    }
     if (simulated.metrics[m]) {
       view::ChartLine line = Line("simulated", *simulated.metrics[m]);
       line.dashed = true;  // told apart in print too

@@ -363,5 +363,101 @@ TEST(CompareTest, ErrorsPerFigureAndCounts) {
                                     "e2e: counts differ (4 measured, 3 simulated)"));
 }
 
+
+// Summaries: the figures only, each format's fields and units.
+TEST(SummaryTest, ThreeFormats) {
+  // vLLM's benchmark_serving: ms, the median as median_*, pN_*.
+  const std::string vllm = R"({"completed": 4, "mean_ttft_ms": 100, "median_ttft_ms": 90,
+      "p99_ttft_ms": 150, "mean_tpot_ms": 20, "mean_itl_ms": 19, "mean_e2el_ms": 1000,
+      "p90_e2el_ms": 1200})";
+  EXPECT_EQ(DetectSource(vllm), "vLLM benchmark result");
+  absl::StatusOr<compare::Run> r = ParseSummary(vllm, "v.json", "vLLM benchmark result");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->summary);
+  Figures ttft = Summarize(*r->metrics[static_cast<int>(Metric::kTtft)]);
+  EXPECT_EQ(ttft.n, 4u);
+  EXPECT_DOUBLE_EQ(ttft.values[0], 0.1);
+  EXPECT_DOUBLE_EQ(ttft.values[1], 0.09);
+  EXPECT_TRUE(std::isnan(ttft.values[2]));  // no p90 given
+  EXPECT_DOUBLE_EQ(ttft.values[4], 0.15);
+  // TPOT and ITL: their counts are not given.
+  EXPECT_EQ(r->metrics[static_cast<int>(Metric::kTpot)]->count, 0u);
+  EXPECT_DOUBLE_EQ(r->metrics[static_cast<int>(Metric::kItl)]->mean, 0.019);
+  EXPECT_DOUBLE_EQ(Summarize(*r->metrics[static_cast<int>(Metric::kE2e)]).values[2], 1.2);
+  // inference-perf: seconds, under successes.latency.
+  const std::string perf = R"({"successes": {"count": 3, "latency": {
+      "time_to_first_token": {"mean": 0.5, "median": 0.4, "p90": 0.9, "min": 0.1},
+      "request_latency": {"mean": 5, "p99": 8}}}, "failures": {"count": 0}})";
+  EXPECT_EQ(DetectSource(perf), "inference-perf summary");
+  r = ParseSummary(perf, "p.json", "inference-perf summary");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ttft = Summarize(*r->metrics[static_cast<int>(Metric::kTtft)]);
+  EXPECT_EQ(ttft.n, 3u);
+  EXPECT_DOUBLE_EQ(ttft.values[1], 0.4);
+  EXPECT_DOUBLE_EQ(ttft.values[2], 0.9);
+  EXPECT_FALSE(r->metrics[static_cast<int>(Metric::kTpot)].has_value());
+  EXPECT_DOUBLE_EQ(Summarize(*r->metrics[static_cast<int>(Metric::kE2e)]).values[4], 8);
+  // BLIS's metrics.json: ms, ttft_pN_ms, no median.
+  const std::string blis = R"({"completed_requests": 1000, "ttft_mean_ms": 59.45, "ttft_p90_ms": 77.7,
+      "e2e_mean_ms": 2336.1, "e2e_p99_ms": 2613.9, "itl_mean_ms": 17.9})";
+  EXPECT_EQ(DetectSource(blis), "BLIS metrics.json");
+  r = ParseSummary(blis, "m.json", "BLIS metrics.json");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ttft = Summarize(*r->metrics[static_cast<int>(Metric::kTtft)]);
+  EXPECT_EQ(ttft.n, 1000u);
+  EXPECT_DOUBLE_EQ(ttft.values[0], 0.05945);
+  EXPECT_TRUE(std::isnan(ttft.values[1]));
+  EXPECT_DOUBLE_EQ(ttft.values[2], 0.0777);
+  // serq results mentioning such a name as a value are still serq results.
+  EXPECT_EQ(DetectSource(R"({"name": "mean_ttft_ms", "x": 1})"), "serq results");
+}
+
+TEST(SummaryTest, Refusals) {
+  auto bad = [](const std::string& text, absl::string_view source) {
+    absl::StatusOr<compare::Run> r = ParseSummary(text, "s.json", source);
+    return r.ok() ? "(no error)" : std::string(r.status().message());
+  };
+  EXPECT_EQ(bad(R"({"mean_ttft_ms": 1, "mean_e2el_ms": 2})", "vLLM benchmark result"),
+            "s.json: error: completed: missing: how many requests completed");
+  EXPECT_EQ(bad(R"({"completed": 3, "mean_ttft_ms": "x", "mean_e2el_ms": 2})", "vLLM benchmark result"),
+            "s.json: error: mean_ttft_ms: expected a number, not \"x\"");
+  EXPECT_EQ(bad(R"({"completed": 3, "mean_ttft_ms": 1})", "vLLM benchmark result"),
+            "s.json: error: a vLLM benchmark result without a mean TTFT and E2E");
+  EXPECT_EQ(bad(R"({"completed_requests": 3, "ttft_mean_ms": -1, "e2e_mean_ms": 2})", "BLIS metrics.json"),
+            "s.json: error: ttft_mean_ms: a latency below 0");
+}
+
+// A summary beside a simulated run: its counts where it gives them, no
+// error where it gives no figure.
+TEST(SummaryTest, Compared) {
+  absl::StatusOr<compare::Run> measured = ParseSummary(
+      R"({"completed": 2, "mean_ttft_ms": 100, "p90_ttft_ms": 200, "mean_tpot_ms": 10,
+          "mean_e2el_ms": 1000})",
+      "s.json", "vLLM benchmark result");
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  compare::Run simulated;
+  simulated.source = "serq results";
+  auto dist = [](std::vector<double> v) {
+    Distribution d;
+    d.count = v.size();
+    for (double x : v) d.mean += x / v.size();
+    d.samples = v;
+    return d;
+  };
+  simulated.metrics[static_cast<int>(Metric::kTtft)] = dist({0.1, 0.12});
+  simulated.metrics[static_cast<int>(Metric::kTpot)] = dist({0.01, 0.01, 0.01});  // count not given: not checked
+  simulated.metrics[static_cast<int>(Metric::kE2e)] = dist({1.0, 1.2});
+  absl::StatusOr<Comparison> c = Compare(*measured, simulated, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  // TTFT: mean 0.11 against 0.1 (+10%); p90 of {0.1, 0.12} = 0.118 against
+  // 0.2 (-41%); p50 not given: no error.
+  EXPECT_NEAR(*c->metrics[0].error_percent[0], 10, 1e-9);
+  EXPECT_NEAR(*c->metrics[0].error_percent[2], -41, 1e-9);
+  EXPECT_FALSE(c->metrics[0].error_percent[1].has_value());
+  // A count the summary gives is held to the simulated one.
+  simulated.metrics[static_cast<int>(Metric::kE2e)] = dist({1.0, 1.2, 1.4});
+  EXPECT_FALSE(Compare(*measured, simulated, {}).ok());
+}
+
 }  // namespace
 }  // namespace serq::compare

@@ -226,6 +226,13 @@ absl::StatusOr<std::vector<Target>> ReadTargets(const std::vector<MeasuredRun>& 
       }
     }
     t.run = *std::move(run);
+    if (t.run.summary) {
+      if (r.trace != r.measured) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "serq: error: ", t.name, ": a ", t.run.source, " has no requests: @TRACE does not apply"));
+      }
+      t.trace.clear();  // not replayed: the program's own workload runs
+    }
     out.push_back(std::move(t));
   }
   return out;
@@ -315,17 +322,14 @@ FitOutcome RunFit(const FitSpec& spec) {
   }
   if (spec.train.empty()) return done(Failure(kExitInputRejected, ToolError("serq", "serq fit needs --to MEASURED")));
 
-  // The program once, as written: it must replay a trace and declare the params.
+  // The program once, as written: it must declare the params (and replay a
+  // trace, or generate its workload for summaries: below).
+  int traces = 0;
   {
     ir::Program program;
     CommandResult failed;
     if (!ParseAndLink(spec.program, spec.driver, &program, &failed)) return done(failed);
-    int traces = 0;
     for (const ir::Workload& w : program.workload()) traces += w.process() == ir::Workload::TRACE;
-    if (traces != 1) {
-      return done(Failure(kExitInputRejected,
-                          ToolError("serq", absl::StrCat(InputName(spec.program), ": serq fit replays each measured run's requests: the program needs exactly one workload that arrives by trace(...), not ", traces))));
-    }
     std::set<std::string> declared;
     for (const ir::Param& p : program.param()) declared.insert(p.name());
     for (const ParamRange& p : spec.params) {
@@ -343,6 +347,27 @@ FitOutcome RunFit(const FitSpec& spec) {
     const absl::Status& s = test.status();
     if (absl::IsInvalidArgument(s)) return done(Failure(kExitInputRejected, s.message()));
     return done(Failure(kExitUsage, ToolError("serq", s.message())));
+  }
+  // Runs with requests are replayed through the program's one trace
+  // workload; summaries have none, and the program generates its own.
+  size_t summaries = 0;
+  for (const std::vector<Target>* targets : {&*train, &*test}) {
+    for (const Target& t : *targets) summaries += t.run.summary;
+  }
+  const size_t runs = train->size() + test->size();
+  if (summaries > 0 && summaries < runs) {
+    return done(Failure(kExitInputRejected,
+                        ToolError("serq", "summaries (figures only) and runs with requests cannot be "
+                                          "fitted together: the summaries' program generates its "
+                                          "workload, the runs' replays them")));
+  }
+  if (summaries > 0 && traces != 0) {
+    return done(Failure(kExitInputRejected,
+                        ToolError("serq", absl::StrCat(InputName(spec.program), ": a summary has no requests to replay: the program's workload must be generated (poisson, ... with a limit of the summary's requests), not trace(...)"))));
+  }
+  if (summaries == 0 && traces != 1) {
+    return done(Failure(kExitInputRejected,
+                        ToolError("serq", absl::StrCat(InputName(spec.program), ": serq fit replays each measured run's requests: the program needs exactly one workload that arrives by trace(...), not ", traces))));
   }
 
   const unsigned n = static_cast<unsigned>(spec.params.size());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "ir/io.h"
 #include "ir/limits.h"
 #include "serq-sim/workload/vllm_record.h"
+#include "serq/models/json_file.h"
 #include "stats/merge.h"
 #include "stats/moments.h"
 #include "text/json_row.h"
@@ -440,6 +442,25 @@ absl::StatusOr<Run> RunFromResults(const std::vector<results::Results>& inputs,
   return run;
 }
 
+namespace {
+
+// A key of a JSON object in `text`: the quoted name followed by a colon.
+bool HasKey(absl::string_view text, absl::string_view key) {
+  const std::string quoted = absl::StrCat("\"", key, "\"");
+  for (size_t at = text.find(quoted); at != absl::string_view::npos;
+       at = text.find(quoted, at + 1)) {
+    absl::string_view after = absl::StripLeadingAsciiWhitespace(text.substr(at + quoted.size()));
+    if (!after.empty() && after.front() == ':') return true;
+  }
+  return false;
+}
+
+constexpr absl::string_view kVllmBench = "vLLM benchmark result";
+constexpr absl::string_view kInferencePerf = "inference-perf summary";
+constexpr absl::string_view kBlisMetrics = "BLIS metrics.json";
+
+}  // namespace
+
 absl::string_view DetectSource(absl::string_view text) {
   if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   absl::string_view rest = absl::StripLeadingAsciiWhitespace(text);
@@ -447,8 +468,99 @@ absl::string_view DetectSource(absl::string_view text) {
   if (!rest.empty() && rest.front() == '{') {
     absl::string_view first = rest.substr(0, rest.find('\n'));
     if (sim::LooksLikeVllmRecord(first)) return "vLLM requests.jsonl";
+    if (HasKey(rest, "mean_ttft_ms")) return kVllmBench;
+    if (HasKey(rest, "successes") && HasKey(rest, "time_to_first_token")) return kInferencePerf;
+    if (HasKey(rest, "ttft_mean_ms")) return kBlisMetrics;
   }
   return "serq results";
+}
+
+absl::StatusOr<Run> ParseSummary(absl::string_view text, const std::string& file,
+                                 absl::string_view source) {
+  absl::StatusOr<models::JsonFile> json = models::JsonFile::Parse(text, file);
+  if (!json.ok()) return json.status();
+  Run run;
+  run.file = file;
+  run.source = std::string(source);
+  run.summary = true;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // One metric's figures: `path(figure)` names each field ("mean", "p50",
+  // ...), `scale` converts to seconds. Absent mean: the metric is absent.
+  auto metric = [&](Metric m, uint64_t count, double scale,
+                    const std::function<std::string(absl::string_view)>& path) -> absl::Status {
+    absl::StatusOr<std::optional<double>> mean = json->Number(path("mean"));
+    if (!mean.ok()) return mean.status();
+    if (!mean->has_value()) return absl::OkStatus();
+    Distribution d;
+    d.count = count;
+    d.mean = **mean * scale;
+    std::array<double, 4> p = {nan, nan, nan, nan};
+    const char* names[4] = {"p50", "p90", "p95", "p99"};
+    for (int i = 0; i < 4; ++i) {
+      absl::StatusOr<std::optional<double>> v = json->Number(path(names[i]));
+      if (!v.ok()) return v.status();
+      if (v->has_value()) p[i] = **v * scale;
+    }
+    for (double x : {d.mean, p[0], p[1], p[2], p[3]}) {
+      if (x < 0) return json->Error(path("mean"), "a latency below 0");
+    }
+    d.percentiles = p;
+    run.metrics[static_cast<int>(m)] = std::move(d);
+    return absl::OkStatus();
+  };
+  auto count = [&](const char* key) -> absl::StatusOr<uint64_t> {
+    absl::StatusOr<std::optional<int64_t>> n = json->Whole(key, 0, int64_t{1} << 40);
+    if (!n.ok()) return n.status();
+    if (!n->has_value()) return json->Error(key, "missing: how many requests completed");
+    return static_cast<uint64_t>(**n);
+  };
+  if (source == kVllmBench) {
+    // vLLM's benchmark_serving (vllm bench serve --save-result): ms, the
+    // median as median_*, the percentiles as pN_* (--metric-percentiles).
+    absl::StatusOr<uint64_t> n = count("completed");
+    if (!n.ok()) return n.status();
+    for (auto [m, key, known] : {std::tuple{Metric::kTtft, "ttft", true}, std::tuple{Metric::kTpot, "tpot", false},
+                                 std::tuple{Metric::kItl, "itl", false}, std::tuple{Metric::kE2e, "e2el", true}}) {
+      const std::string k = key;
+      absl::Status s = metric(m, known ? *n : 0, 1e-3, [&](absl::string_view f) {
+        if (f == "p50") return absl::StrCat("median_", k, "_ms");
+        return absl::StrCat(f, "_", k, "_ms");
+      });
+      if (!s.ok()) return s;
+    }
+  } else if (source == kInferencePerf) {
+    // inference-perf's summary_lifecycle_metrics.json: seconds, under
+    // successes.latency, the median as median.
+    absl::StatusOr<uint64_t> n = count("successes.count");
+    if (!n.ok()) return n.status();
+    for (auto [m, key, known] : {std::tuple{Metric::kTtft, "time_to_first_token", true},
+                                 std::tuple{Metric::kTpot, "time_per_output_token", false},
+                                 std::tuple{Metric::kItl, "inter_token_latency", false},
+                                 std::tuple{Metric::kE2e, "request_latency", true}}) {
+      const std::string k = key;
+      absl::Status s = metric(m, known ? *n : 0, 1, [&](absl::string_view f) {
+        return absl::StrCat("successes.latency.", k, ".", f == "p50" ? "median" : f);
+      });
+      if (!s.ok()) return s;
+    }
+  } else {
+    // BLIS's metrics.json: ms, ttft_mean_ms and ttft_pN_ms (no median).
+    absl::StatusOr<uint64_t> n = count("completed_requests");
+    if (!n.ok()) return n.status();
+    for (auto [m, key, known] : {std::tuple{Metric::kTtft, "ttft", true}, std::tuple{Metric::kItl, "itl", false},
+                                 std::tuple{Metric::kE2e, "e2e", true}}) {
+      const std::string k = key;
+      absl::Status s = metric(m, known ? *n : 0, 1e-3,
+                              [&](absl::string_view f) { return absl::StrCat(k, "_", f, "_ms"); });
+      if (!s.ok()) return s;
+    }
+  }
+  if (!run.metrics[static_cast<int>(Metric::kTtft)] || !run.metrics[static_cast<int>(Metric::kE2e)]) {
+    return json->Error("", absl::StrCat("a ", source, " without a mean TTFT and E2E"));
+  }
+  run.notes.push_back(absl::StrCat(file, ": a ", source, ", its figures only: counts not given are "
+                                   "not compared, a percentile it does not give has no error"));
+  return run;
 }
 
 absl::StatusOr<Run> ReadRun(const std::string& path, const MetricNames& names) {
@@ -458,13 +570,18 @@ absl::StatusOr<Run> ReadRun(const std::string& path, const MetricNames& names) {
   absl::string_view source = DetectSource(*text);
   if (source == "vLLM requests.jsonl") return ParseVllmRequests(*text, file);
   if (source == "BLIS results.json") return ParseBlisResults(*text, file);
+  if (source == kVllmBench || source == kInferencePerf || source == kBlisMetrics) {
+    return ParseSummary(*text, file, source);
+  }
   std::vector<results::Results> inputs(1);
   Diagnostics diags(file);
   if (!ReadResults(*text, &inputs[0], &diags)) {
     return absl::InvalidArgumentError(absl::StrCat(
         diags.Render(), file,
         ": note: expected a measured run: vLLM requests.jsonl (a JSON object with "
-        "'input_toks' a line), BLIS results.json (a JSON array) or serq results\n"));
+        "'input_toks' a line), BLIS results.json (a JSON array), a summary (vLLM's benchmark "
+        "result, inference-perf's summary_lifecycle_metrics.json, BLIS's metrics.json) or serq "
+        "results\n"));
   }
   text->clear();
   return RunFromResults(inputs, {file}, names);

@@ -54,6 +54,11 @@ struct Distribution {
   // value in one quantile sketch (quantiles within its alpha).
   std::vector<double> samples;
   std::optional<report::QuantileSketch> sketch;
+  // A run's summary figures only (vLLM's benchmark result, inference-perf's
+  // summary, BLIS's metrics.json): no values, the percentiles it gives
+  // (p50, p90, p95, p99; NaN where it gives none), and `count` 0 where it
+  // does not say how many values it summarises.
+  std::optional<std::array<double, 4>> percentiles;
 };
 
 // One request of a measured run, in seconds (NaN: not known).
@@ -70,7 +75,8 @@ struct MeasuredRequest {
 // A run, measured or simulated.
 struct Run {
   std::string file;    // as named on the command line
-  std::string source;  // "vLLM requests.jsonl", "BLIS results.json" or "serq results"
+  std::string source;  // "vLLM requests.jsonl", "BLIS results.json", "serq results" or a summary's
+  bool summary = false;  // figures only: no requests, no values
   uint32_t replications = 1;  // serq results: pooled in `metrics`
   // vLLM and BLIS: one per usable row, in file order (empty for serq).
   std::vector<MeasuredRequest> requests;
@@ -116,9 +122,16 @@ absl::StatusOr<Run> RunFromResults(const std::vector<results::Results>& inputs,
                                    const std::vector<std::string>& files,
                                    const MetricNames& names);
 
-// Which of the three `text` is: "vLLM requests.jsonl" (its first
-// non-blank line a JSON object with input_toks), "BLIS results.json" (a
-// JSON array), else "serq results".
+// A summary's figures (`source` one of the three summaries DetectSource
+// names), named `file` in errors: InvalidArgument naming the field.
+absl::StatusOr<Run> ParseSummary(absl::string_view text, const std::string& file,
+                                 absl::string_view source);
+
+// Which `text` is: "vLLM requests.jsonl" (its first non-blank line a JSON
+// object with input_toks), "BLIS results.json" (a JSON array), a summary
+// ("vLLM benchmark result" with a key "mean_ttft_ms", "inference-perf
+// summary" with "successes" and "time_to_first_token", "BLIS metrics.json"
+// with "ttft_mean_ms"), else "serq results".
 absl::string_view DetectSource(absl::string_view text);
 
 // Reads the file at `path` ("-": stdin) in the format DetectSource says.

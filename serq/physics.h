@@ -1,71 +1,57 @@
-// `serq physics`: an analytic step time from a model's Hugging Face
-// config.json and a GPU's datasheet, in roofline terms over a step's
-// figures, with BLIS's trained-physics corrections as the default
-// coefficients (docs/cli.md §serq physics).
+// `serq physics`: the complete vLLM program for a model nobody profiled on
+// a GPU nobody profiled, from the model's config.json and the GPU's
+// datasheet (presets or files, serq/models): what `serq vllm` writes for a
+// run folder (vLLM 0.19's engine and defaults, the KV cache as vLLM
+// derives it, tensor, expert and data parallelism over the one link model
+// of net/collective.h, lockstep and vLLM's balancer), with the step time
+// from physics instead of a profile, and a workload the flags choose
+// (docs/cli.md §serq physics).
 //
-// The form is generated source: a block of `param`s (the corrections, so
-// `serq fit` and `-D` can move them) and a step stage whose `let`s are the
-// roofline terms, which a program pastes or which `serq physics` writes
-// whole around a trace (--trace). Generated text rather than a built-in:
-// the step time stays one expression of the language, visible and
-// editable (a term dropped, a correction fitted), and the IR, the linker
-// and the simulator learn nothing new.
+// The step time is BLIS's trained-physics roofline (inference-sim,
+// sim/latency/trained_physics_model.go, StepTime) over a step's figures,
+// per GPU, in microseconds, with BLIS's global corrections as default
+// coefficients; serq's form reads head_dim from the config, counts
+// projections at heads x head_dim, charges the collectives over the link
+// (not at HBM bandwidth), and covers experts (the experts a step reaches,
+// their FLOPs on each GPU's share of the (token, expert) pairs, the router,
+// shared experts), latent attention, sliding windows and quantized weights:
+//   pf_compute  (FLOPs a token x prefill + FLOPs a query-key pair x
+//                sum over prefill jobs of t (c + t/2) + the experts' FLOPs
+//                of the prefill's share) / peak FLOP/s
+//   pf_kv       KV bytes a token x prefill / bandwidth
+//   dc_compute  (FLOPs a token x decode + FLOPs a pair x decode_kv + the
+//                experts' FLOPs of the decodes' share) / peak
+//   dc_kv       KV bytes a token x (decode_kv + decode) / bandwidth
+//   weights     (weights read once a step + the experts reached) / bandwidth
+//   comm        the collectives of tensor and expert parallel (the link model)
+//   us = B1A pf_compute + B1B pf_kv + B2A dc_compute + B2B dc_kv + B3 weights
+//      + B4 comm + B5 layers + B6 seqs + B7
+// `--blis` writes BLIS's own dense form instead (head_dim = hidden / heads,
+// the all-reduce at HBM bandwidth, BLIS's alphas around a session from the
+// arrival), for BLIS conformance.
 //
-// The arithmetic is BLIS's (inference-sim at f90a1e3a,
-// sim/latency/trained_physics_model.go, StepTime), for dense models:
-//   prefill compute  L (2 d (2 d + 2 dkv) + 6 d dff) / tp FLOPs a prefill
-//                    token, plus 4 L (h / tp) dh t (s + t/2) a prefill job
-//                    of t tokens with s its prompt, over the peak FLOP/s
-//   prefill KV       2 L (dkv / tp) 2 bytes a prefill token, over HBM bandwidth
-//   decode compute   the same per-token FLOPs a decode job, plus 4 L (h / tp)
-//                    dh c, c its context before the token
-//   decode KV        2 L (dkv / tp) 2 (c + 1) bytes
-//   weights          L (d (2 d + 2 dkv) + 3 d dff) bpp / tp bytes a step
-//   TP all-reduce    2 L tokens d bpp 2 (tp - 1) / tp bytes
-//   step = B1A prefill compute + B1B prefill KV + B2A decode compute
-//        + B2B decode KV + B3 weights + B4 all-reduce + B5 L + B6 jobs + B7,
-//          truncated to whole microseconds, at least 1
-// and per request, outside the step: A0 before the queue, A2 for each
-// output token, A1 after the last (added to TTFT and E2E as BLIS adds
-// them, not spent on the GPU).
+// Why generated source: the step time stays one expression of the
+// language, visible and editable (a term dropped, a correction fitted by
+// `serq fit --param PHYS_B3=...`), and the IR, the linker and the
+// simulator learn nothing new.
 #ifndef SERQ_SERQ_PHYSICS_H_
 #define SERQ_SERQ_PHYSICS_H_
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "serq/models/gpu.h"
+#include "serq/models/model_config.h"
 
 namespace serq::physics {
 
-// A dense transformer, as its config.json gives it.
-struct ModelShape {
-  std::string architecture;  // architectures[0], or model_type
-  int layers = 0;            // num_hidden_layers
-  int hidden = 0;            // hidden_size
-  int heads = 0;             // num_attention_heads
-  int kv_heads = 0;          // num_key_value_heads (absent: heads)
-  int head_dim = 0;          // hidden / heads, as BLIS takes it
-  int intermediate = 0;      // intermediate_size
-  int vocab = 0;             // vocab_size (not in BLIS's step time; said in the comment)
-  double bytes_per_param = 0;  // from torch_dtype (or dtype)
-  std::string dtype;
-};
-
-// A GPU's datasheet: peak dense FLOP/s at the model's dtype and HBM
-// bandwidth (BLIS's hardware_config.json entry).
-struct Gpu {
-  std::string name;
-  double tflops = 0;      // TFlopsPeak
-  double tflops_fp8 = 0;  // TFlopsFP8 (0: none), used for 1-byte weights
-  double bw_tbs = 0;      // BwPeakTBs
-  double memory_gib = 0;  // MemoryGiB (said in the comment)
-};
-
 // BLIS's coefficients: alpha (us) and the 10 betas of the dense step time,
 // in BLIS's order B1A, B2A, B3, B4, B5, B6, B7, B8, B1B, B2B (B8, the
-// interleaved-MoE term, is 0 for a dense model and not used).
+// interleaved-MoE term, is not used: none of serq's presets interleaves).
 struct Coefficients {
   std::array<double, 3> alpha = {};
   std::array<double, 10> beta = {};
@@ -74,27 +60,86 @@ struct Coefficients {
 // BLIS's defaults.yaml, trained_physics_coefficients (f90a1e3a; "iter29").
 Coefficients BlisDefaults();
 
-// Parses config.json (`file` names it in errors: "FILE: error: ..."). A
-// composite config's text_config is read as BLIS reads it. A field missing
-// or not a positive whole number, an MoE model (num_local_experts,
-// num_experts, n_routed_experts or moe_num_experts above 1) or a quantized
-// one (quantization_config): InvalidArgument.
-absl::StatusOr<ModelShape> ReadModelConfig(absl::string_view text, const std::string& file);
-
-// Parses a hardware file: BLIS's hardware_config.json (an object of GPUs
-// by name; `gpu` picks one, or the only one when empty) or one GPU's
-// object ({"TFlopsPeak": ..., "BwPeakTBs": ...}).
-absl::StatusOr<Gpu> ReadGpu(absl::string_view text, const std::string& file, const std::string& gpu);
-
 // Parses a coefficients file: {"alpha_coeffs": [3], "beta_coeffs": [10 or 11]}
-// (an 11th beta, BLIS's MoE dispatch term, is ignored for dense models).
+// (an 11th beta, BLIS's MoE dispatch term, is ignored), its shape checked
+// first (serq/models/json_file.h: ir/input_shape.h's CheckJsonShape, so a
+// file nested too deep is refused at its line).
 absl::StatusOr<Coefficients> ReadCoefficients(absl::string_view text, const std::string& file);
+
+// The deployment: parallelism, the link, vLLM's engine arguments.
+struct Deployment {
+  int tp = 1;
+  int dp = 1;
+  bool ep = false;           // --ep: the experts whole over the dp x tp GPUs
+  std::string interconnect;  // a name of net/interconnect.h; "": the GPU's
+  // A link given by its figures instead (--link-bw GB/s, --link-latency us).
+  std::optional<double> link_bw_gbps, link_latency_us;
+  int64_t max_num_seqs = 0;  // 0: vLLM 0.19's default for the GPU
+  int64_t max_num_batched_tokens = 0;
+  int block_size = 16;
+  double gpu_memory_utilization = 0.9;
+  std::optional<double> gpu_memory_gib;  // instead of the datasheet's
+  std::optional<int64_t> kv_blocks;      // vLLM's num_gpu_blocks, instead of derived
+  bool prefix_cache = true;
+  bool async_scheduling = true;
+  std::string kv_cache_dtype = "auto";   // auto (the model's) or fp8
+};
+
+// The requests: a trace replayed, or Poisson arrivals with lengths drawn
+// from a named distribution.
+struct Workload {
+  std::string replay;  // a trace file (any format serq reads)
+  // Its prompt and output columns; empty: told from the file's first line
+  // (vLLM's input_toks, Mooncake's input_length, Azure's ContextTokens,
+  // BLIS's and serq's input_tokens).
+  std::string prompt_column, output_column;
+  double rate = 0;        // requests a second
+  std::string lengths;    // fixed:IN,OUT | uniform:ILO:IHI,OLO:OHI | llmservingsim-sharegpt
+  int64_t requests = 0;   // with rate: how many arrive
+};
+
+struct ProgramOptions {
+  Deployment deployment;
+  Workload workload;
+  Coefficients coefficients = BlisDefaults();
+  std::string coefficients_file;  // "": BLIS's defaults
+  std::string model_name;         // as named: a preset's name or a file
+  std::string model_source;       // for the comments: "preset llama-3.1-8b: ..." or a file
+  // Where the program will be read from: the trace it names is written
+  // relative to this folder ("": relative to the current directory).
+  std::string program_dir;
+  std::string command;  // the command line, for the program's first lines
+};
+
+// The complete program (serq's form), or InvalidArgument naming what is
+// wrong: a TP degree that does not divide the heads (or the KV heads, or
+// is not a multiple of them), experts that do not split over the expert-
+// parallel GPUs, --ep without experts, a link needed and none known, a
+// datasheet without the figure the weights' dtype needs (TFlopsFP8,
+// TFlopsFP32) or without memory (and no --gpu-memory or --kv-blocks), no
+// room for the KV cache, a workload that is not one.
+absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
+                                            const ProgramOptions& options);
+
+// BLIS's dense form (--blis), kept for conformance with BLIS.
+
+// A dense transformer as BLIS reads it: head_dim = hidden / heads.
+struct ModelShape {
+  std::string architecture;
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
+  double bytes_per_param = 0;
+  std::string dtype;
+};
+
+// BLIS's shape of `model`: a mixture of experts is refused (--blis is
+// BLIS's dense model), as is a hidden size that the heads do not divide.
+absl::StatusOr<ModelShape> BlisShape(const models::ModelConfig& model, const std::string& file);
 
 struct BlockOptions {
   int tp = 1;
   std::string stage = "E";  // the step stage's name
   std::string queue = "Q";  // the delay stage of A0
-  double seqs = 256;        // the stage's budgets (vLLM's defaults)
+  double seqs = 256;        // the stage's budgets (vLLM's defaults for a small GPU)
   double tokens = 2048;
   std::string config_file, hardware_file;  // named in the comment
   // Non-empty: write a whole program replaying this trace (its columns
@@ -105,10 +150,10 @@ struct BlockOptions {
   double kv_tokens = 0;
 };
 
-// The generated source (ends with a newline). Errors (InvalidArgument):
-// tp below 1 or not dividing the heads and KV heads, a GPU figure not
-// positive, a coefficient negative or not finite.
-absl::StatusOr<std::string> PhysicsBlock(const ModelShape& model, const Gpu& gpu,
+// BLIS's block (ends with a newline). Errors (InvalidArgument): tp below 1
+// or not dividing the heads and KV heads, a GPU figure not positive, a
+// coefficient negative or not finite.
+absl::StatusOr<std::string> PhysicsBlock(const ModelShape& model, const models::Gpu& gpu,
                                          const Coefficients& coefficients,
                                          const BlockOptions& options);
 

@@ -1,43 +1,88 @@
 #include "serq/physics_cli.h"
 
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
+#include "ir/output.h"
+#include "serq/models/presets.h"
 #include "serq/physics.h"
 
-ABSL_FLAG(std::string, gpu, "", "physics: the GPU of the hardware file (BLIS's hardware_config.json names several)");
+ABSL_FLAG(std::string, model, "",
+          "physics: the model, a preset's name (llama-3.1-8b, qwen3-30b-a3b, ...) or its config.json");
+ABSL_FLAG(std::string, gpu, "",
+          "physics: the GPU, a preset's name (h100-sxm, rtx-pro-6000, ...) or a datasheet file "
+          "(FILE:NAME picks one of several); with CONFIG HARDWARE given as files, the GPU of "
+          "HARDWARE");
 ABSL_FLAG(uint32_t, tp, 1, "physics: tensor-parallel degree");
+ABSL_FLAG(uint32_t, dp, 1, "physics: data-parallel degree (engines)");
+ABSL_FLAG(bool, ep, false, "physics: expert parallel: the experts whole over the --tp x --dp GPUs");
 ABSL_FLAG(std::string, coefficients, "",
           "physics: a JSON file of {alpha_coeffs, beta_coeffs} (default: BLIS's trained-physics "
           "defaults)");
-ABSL_FLAG(std::string, replay, "",
-          "physics: write a whole program replaying this trace (columns input_tokens and "
-          "output_tokens), not only the block");
-ABSL_FLAG(double, kv_tokens, 0, "physics: with --replay, the KV pool's tokens (default: unbounded)");
-ABSL_FLAG(std::string, columns, "input_tokens,output_tokens",
-          "physics: with --replay, the trace's prompt and output columns (a vLLM requests.jsonl: "
-          "input_toks,output_toks)");
-ABSL_FLAG(double, max_num_seqs, 256, "physics: the step stage's jobs a step (vLLM's max_num_seqs)");
-ABSL_FLAG(double, max_num_batched_tokens, 2048,
-          "physics: the step stage's tokens a step (vLLM's max_num_batched_tokens)");
+ABSL_FLAG(std::string, replay, "", "physics: the workload: replay this trace (any format serq reads)");
+ABSL_FLAG(double, rate, 0, "physics: the workload: Poisson arrivals of this many requests a second");
+ABSL_FLAG(std::string, lengths, "",
+          "physics: with --rate, the requests' lengths: llmservingsim-sharegpt (default), "
+          "fixed:IN,OUT or uniform:ILO:IHI,OLO:OHI");
+ABSL_FLAG(int64_t, requests, 300, "physics: with --rate, how many requests arrive");
+ABSL_FLAG(double, kv_tokens, 0, "physics: with --blis --replay, the KV pool's tokens (default: unbounded)");
+ABSL_FLAG(std::string, columns, "",
+          "physics: with --replay, the trace's prompt and output columns (default: told from the "
+          "file: input_toks,output_toks for a vLLM requests.jsonl)");
+ABSL_FLAG(std::optional<int64_t>, max_num_seqs, std::nullopt,
+          "physics: vLLM's max_num_seqs (default: vLLM 0.19's for the GPU)");
+ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
+          "physics: vLLM's max_num_batched_tokens (default: vLLM 0.19's for the GPU)");
+ABSL_FLAG(uint32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
+ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype, auto or fp8");
+ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
+          "physics: the link between GPUs by its bandwidth, GB/s a direction (10^9 bytes), instead of "
+          "a named --interconnect");
+ABSL_FLAG(std::optional<double>, link_latency, std::nullopt,
+          "physics: with --link-bw, the link's latency a ring step, us (default 0)");
+ABSL_FLAG(bool, blis, false,
+          "physics: BLIS's own dense trained-physics form (head_dim = hidden / heads, the "
+          "all-reduce at HBM bandwidth, BLIS's alphas), for conformance with BLIS");
+ABSL_DECLARE_FLAG(std::string, out);
+ABSL_DECLARE_FLAG(std::optional<int64_t>, kv_blocks);
+ABSL_DECLARE_FLAG(std::optional<double>, gpu_memory_utilization);
+ABSL_DECLARE_FLAG(std::optional<double>, gpu_memory);
+ABSL_DECLARE_FLAG(bool, no_prefix_cache);
+ABSL_DECLARE_FLAG(std::string, interconnect);
 
 namespace serq {
 
 std::vector<FlagUse> PhysicsFlagUses() {
   return {
+      {"model", !absl::GetFlag(FLAGS_model).empty(), {"physics"}},
       {"gpu", !absl::GetFlag(FLAGS_gpu).empty(), {"physics"}},
       {"tp", absl::GetFlag(FLAGS_tp) != 1, {"physics"}},
+      {"dp", absl::GetFlag(FLAGS_dp) != 1, {"physics"}},
+      {"ep", absl::GetFlag(FLAGS_ep), {"physics"}},
       {"coefficients", !absl::GetFlag(FLAGS_coefficients).empty(), {"physics"}},
       {"replay", !absl::GetFlag(FLAGS_replay).empty(), {"physics"}},
+      {"rate", absl::GetFlag(FLAGS_rate) != 0, {"physics"}},
+      {"lengths", !absl::GetFlag(FLAGS_lengths).empty(), {"physics"}},
+      {"requests", absl::GetFlag(FLAGS_requests) != 300, {"physics"}},
       {"kv-tokens", absl::GetFlag(FLAGS_kv_tokens) != 0, {"physics"}},
-      {"columns", absl::GetFlag(FLAGS_columns) != "input_tokens,output_tokens", {"physics"}},
-      {"max-num-seqs", absl::GetFlag(FLAGS_max_num_seqs) != 256, {"physics"}},
-      {"max-num-batched-tokens", absl::GetFlag(FLAGS_max_num_batched_tokens) != 2048, {"physics"}},
+      {"columns", !absl::GetFlag(FLAGS_columns).empty(), {"physics"}},
+      {"max-num-seqs", absl::GetFlag(FLAGS_max_num_seqs).has_value(), {"physics"}},
+      {"max-num-batched-tokens", absl::GetFlag(FLAGS_max_num_batched_tokens).has_value(), {"physics"}},
+      {"block-size", absl::GetFlag(FLAGS_block_size) != 16, {"physics"}},
+      {"kv-cache-dtype", absl::GetFlag(FLAGS_kv_cache_dtype) != "auto", {"physics"}},
+      {"link-bw", absl::GetFlag(FLAGS_link_bw).has_value(), {"physics"}},
+      {"link-latency", absl::GetFlag(FLAGS_link_latency).has_value(), {"physics"}},
+      {"blis", absl::GetFlag(FLAGS_blis), {"physics"}},
   };
 }
 
@@ -53,59 +98,195 @@ int Rejected(const absl::Status& s) {
   return kExitUsage;
 }
 
-}  // namespace
-
-int PhysicsMain(const CommandLine& line) {
-  if (line.positional.size() != 2) {
-    return Usage(absl::StrCat("serq physics: expected CONFIG.json HARDWARE.json, got ",
-                              line.positional.size(), " files"));
-  }
-  if (!line.defines.empty()) return Usage("-D does not apply to 'serq physics'");
-  const std::string& config_path = line.positional[0];
-  const std::string& hardware_path = line.positional[1];
-  absl::StatusOr<std::string> text = ReadInput(config_path);
-  if (!text.ok()) return Rejected(text.status());
-  absl::StatusOr<physics::ModelShape> model = physics::ReadModelConfig(*text, config_path);
-  if (!model.ok()) return Rejected(model.status());
-  if (!(text = ReadInput(hardware_path)).ok()) return Rejected(text.status());
-  absl::StatusOr<physics::Gpu> gpu = physics::ReadGpu(*text, hardware_path, absl::GetFlag(FLAGS_gpu));
-  if (!gpu.ok()) return Rejected(gpu.status());
-  physics::Coefficients coefficients = physics::BlisDefaults();
-  if (const std::string path = absl::GetFlag(FLAGS_coefficients); !path.empty()) {
-    if (!(text = ReadInput(path)).ok()) return Rejected(text.status());
-    absl::StatusOr<physics::Coefficients> read = physics::ReadCoefficients(*text, path);
-    if (!read.ok()) return Rejected(read.status());
-    coefficients = *read;
-  }
-  physics::BlockOptions options;
-  options.tp = static_cast<int>(absl::GetFlag(FLAGS_tp));
-  options.config_file = InputName(config_path);
-  options.hardware_file = InputName(hardware_path);
-  options.trace = absl::GetFlag(FLAGS_replay);
-  options.kv_tokens = absl::GetFlag(FLAGS_kv_tokens);
-  if (!(options.kv_tokens >= 0)) return Usage("--kv-tokens must be at least 0");
-  if (options.kv_tokens > 0 && options.trace.empty()) return Usage("--kv-tokens needs --replay");
-  std::vector<std::string> columns = absl::StrSplit(absl::GetFlag(FLAGS_columns), ',');
-  if (columns.size() != 2 || columns[0].empty() || columns[1].empty()) {
-    return Usage("--columns must be PROMPT,OUTPUT, e.g. input_toks,output_toks");
-  }
-  options.prompt_column = columns[0];
-  options.output_column = columns[1];
-  options.seqs = absl::GetFlag(FLAGS_max_num_seqs);
-  options.tokens = absl::GetFlag(FLAGS_max_num_batched_tokens);
-  if (!(options.seqs >= 1) || !(options.tokens >= 1)) {
-    return Usage("--max-num-seqs and --max-num-batched-tokens must be at least 1");
-  }
-  absl::StatusOr<std::string> block = physics::PhysicsBlock(*model, *gpu, coefficients, options);
-  if (!block.ok()) {
-    PrintToolError("serq", block.status().message());
+// "serq physics: error: --model 'x': ..." for a name that is neither.
+int RejectedFlag(const char* flag, const absl::Status& s) {
+  if (absl::IsInvalidArgument(s) && absl::StartsWith(s.message(), "'")) {
+    std::cerr << "serq physics: error: --" << flag << " " << s.message() << "\n";
     return kExitInputRejected;
   }
-  if (absl::Status s = WriteStdout(*block); !s.ok()) {
+  return Rejected(s);
+}
+
+int Write(const std::string& text) {
+  const std::string out = absl::GetFlag(FLAGS_out);
+  absl::Status s = out.empty() ? WriteStdout(text) : WriteFile(out, text);
+  if (!s.ok()) {
     PrintToolError("serq", s.message());
     return kExitUsage;
   }
   return kExitOk;
+}
+
+// BLIS's dense form (--blis): the block, or a whole program around a trace.
+int BlisMain(const models::ModelConfig& model, const std::string& model_file, const models::Gpu& gpu,
+             const physics::Coefficients& coefficients) {
+  absl::StatusOr<physics::ModelShape> shape = physics::BlisShape(model, model_file);
+  if (!shape.ok()) return Rejected(shape.status());
+  physics::BlockOptions options;
+  options.tp = static_cast<int>(absl::GetFlag(FLAGS_tp));
+  options.config_file = model_file;
+  options.hardware_file = gpu.file == "the GPU" ? "" : gpu.file;
+  options.trace = absl::GetFlag(FLAGS_replay);
+  options.kv_tokens = absl::GetFlag(FLAGS_kv_tokens);
+  if (!(options.kv_tokens >= 0)) return Usage("--kv-tokens must be at least 0");
+  if (options.kv_tokens > 0 && options.trace.empty()) return Usage("--kv-tokens needs --replay");
+  if (const std::string columns = absl::GetFlag(FLAGS_columns); !columns.empty()) {
+    std::vector<std::string> parts = absl::StrSplit(columns, ',');
+    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+      return Usage("--columns must be PROMPT,OUTPUT, e.g. input_toks,output_toks");
+    }
+    options.prompt_column = parts[0];
+    options.output_column = parts[1];
+  }
+  options.seqs = static_cast<double>(absl::GetFlag(FLAGS_max_num_seqs).value_or(256));
+  options.tokens = static_cast<double>(absl::GetFlag(FLAGS_max_num_batched_tokens).value_or(2048));
+  for (const char* flag : {"dp", "ep", "rate", "lengths", "requests", "block-size", "kv-cache-dtype",
+                           "link-bw", "link-latency"}) {
+    for (const FlagUse& use : PhysicsFlagUses()) {
+      if (use.set && use.name == std::string(flag)) {
+        return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
+      }
+    }
+  }
+  absl::StatusOr<std::string> block = physics::PhysicsBlock(*shape, gpu, coefficients, options);
+  if (!block.ok()) {
+    PrintToolError("serq", block.status().message());
+    return kExitInputRejected;
+  }
+  return Write(*block);
+}
+
+}  // namespace
+
+int PhysicsMain(const CommandLine& line) {
+  if (!line.defines.empty()) return Usage("-D does not apply to 'serq physics'");
+  std::string model_name = absl::GetFlag(FLAGS_model), gpu_name = absl::GetFlag(FLAGS_gpu);
+  if (line.positional.size() == 2) {
+    // The older form: CONFIG.json HARDWARE.json, --gpu naming the GPU of
+    // HARDWARE.
+    if (!model_name.empty()) return Usage("--model and a CONFIG.json: one model or the other");
+    model_name = line.positional[0];
+    gpu_name = absl::StrCat(line.positional[1], gpu_name.empty() ? "" : ":" + gpu_name);
+  } else if (!line.positional.empty()) {
+    return Usage(absl::StrCat("serq physics: expected --model M --gpu G (or CONFIG.json HARDWARE.json), "
+                              "got ", line.positional.size(), " files"));
+  }
+  if (model_name.empty() || gpu_name.empty()) {
+    return Usage("serq physics: expected --model (a preset or a config.json) and --gpu (a preset or a "
+                 "datasheet)");
+  }
+  const bool blis = absl::GetFlag(FLAGS_blis);
+  models::ReadOptions read;
+  read.latent_attention = read.quantized = true;
+  read.tool = "serq physics";
+  std::string model_source;
+  absl::StatusOr<models::ModelConfig> model = models::ResolveModel(model_name, read, &model_source);
+  if (!model.ok()) return RejectedFlag("model", model.status());
+  absl::StatusOr<models::Gpu> gpu = models::ResolveGpu(gpu_name);
+  if (!gpu.ok()) return RejectedFlag("gpu", gpu.status());
+  physics::Coefficients coefficients = physics::BlisDefaults();
+  const std::string coefficients_path = absl::GetFlag(FLAGS_coefficients);
+  if (!coefficients_path.empty()) {
+    absl::StatusOr<std::string> text = ReadInput(coefficients_path);
+    if (!text.ok()) return Rejected(text.status());
+    absl::StatusOr<physics::Coefficients> read = physics::ReadCoefficients(*text, coefficients_path);
+    if (!read.ok()) return Rejected(read.status());
+    coefficients = *read;
+  }
+  if (blis) return BlisMain(*model, model_name, *gpu, coefficients);
+
+  physics::ProgramOptions options;
+  physics::Deployment& d = options.deployment;
+  d.tp = static_cast<int>(absl::GetFlag(FLAGS_tp));
+  d.dp = static_cast<int>(absl::GetFlag(FLAGS_dp));
+  d.ep = absl::GetFlag(FLAGS_ep);
+  d.interconnect = absl::GetFlag(FLAGS_interconnect);
+  d.link_bw_gbps = absl::GetFlag(FLAGS_link_bw);
+  d.link_latency_us = absl::GetFlag(FLAGS_link_latency);
+  if (d.link_latency_us && !d.link_bw_gbps) return Usage("--link-latency goes with --link-bw");
+  if (d.link_bw_gbps && !d.interconnect.empty()) {
+    return Usage("--interconnect and --link-bw: one link or the other");
+  }
+  d.max_num_seqs = absl::GetFlag(FLAGS_max_num_seqs).value_or(0);
+  d.max_num_batched_tokens = absl::GetFlag(FLAGS_max_num_batched_tokens).value_or(0);
+  if (absl::GetFlag(FLAGS_max_num_seqs) && d.max_num_seqs < 1) return Usage("--max-num-seqs must be at least 1");
+  if (absl::GetFlag(FLAGS_max_num_batched_tokens) && d.max_num_batched_tokens < 1) {
+    return Usage("--max-num-batched-tokens must be at least 1");
+  }
+  d.block_size = static_cast<int>(absl::GetFlag(FLAGS_block_size));
+  if (d.block_size < 1 || d.block_size > 1024) return Usage("--block-size must be from 1 to 1024");
+  d.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization).value_or(0.9);
+  if (!(d.gpu_memory_utilization > 0 && d.gpu_memory_utilization <= 1)) {
+    return Usage("--gpu-memory-utilization must be above 0 and at most 1");
+  }
+  d.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);
+  if (d.gpu_memory_gib && !(*d.gpu_memory_gib > 0)) return Usage("--gpu-memory must be above 0 (GiB)");
+  d.kv_blocks = absl::GetFlag(FLAGS_kv_blocks);
+  if (d.kv_blocks && *d.kv_blocks < 2) {
+    return Usage("--kv-blocks must be at least 2 (vLLM's null block and one more)");
+  }
+  d.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
+  d.kv_cache_dtype = absl::GetFlag(FLAGS_kv_cache_dtype);
+  physics::Workload& w = options.workload;
+  w.replay = absl::GetFlag(FLAGS_replay);
+  w.rate = absl::GetFlag(FLAGS_rate);
+  w.lengths = absl::GetFlag(FLAGS_lengths);
+  w.requests = absl::GetFlag(FLAGS_requests);
+  if (w.replay.empty() && w.rate == 0) {
+    return Usage("serq physics: a workload: --replay TRACE, or --rate R (requests a second)");
+  }
+  if (!w.replay.empty() && (!w.lengths.empty() || absl::GetFlag(FLAGS_requests) != 300)) {
+    return Usage("--lengths and --requests go with --rate, not --replay");
+  }
+  if (absl::GetFlag(FLAGS_kv_tokens) != 0) return Usage("--kv-tokens goes with --blis (use --kv-blocks)");
+  if (const std::string columns = absl::GetFlag(FLAGS_columns); !columns.empty()) {
+    std::vector<std::string> parts = absl::StrSplit(columns, ',');
+    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+      return Usage("--columns must be PROMPT,OUTPUT, e.g. input_toks,output_toks");
+    }
+    if (w.replay.empty()) return Usage("--columns goes with --replay");
+    w.prompt_column = parts[0];
+    w.output_column = parts[1];
+  }
+  options.coefficients = coefficients;
+  options.coefficients_file = coefficients_path;
+  options.model_source = model_source;
+  options.model_name = model_name;
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (!out.empty()) {
+    options.program_dir = std::filesystem::path(out).parent_path().string();
+    if (options.program_dir.empty()) options.program_dir = ".";
+  }
+  // The command, its flags in a fixed order, for the program's first lines.
+  std::vector<std::string> words = {"serq physics --model", model_name, "--gpu", gpu_name};
+  auto add = [&](bool given, const char* flag, const std::string& value) {
+    if (given) words.push_back(value.empty() ? flag : absl::StrCat(flag, " ", value));
+  };
+  add(d.tp != 1, "--tp", absl::StrCat(d.tp));
+  add(d.dp != 1, "--dp", absl::StrCat(d.dp));
+  add(d.ep, "--ep", "");
+  add(!d.interconnect.empty(), "--interconnect", d.interconnect);
+  add(d.link_bw_gbps.has_value(), "--link-bw", absl::StrCat(d.link_bw_gbps.value_or(0)));
+  add(d.link_latency_us.has_value(), "--link-latency", absl::StrCat(d.link_latency_us.value_or(0)));
+  add(d.max_num_seqs != 0, "--max-num-seqs", absl::StrCat(d.max_num_seqs));
+  add(d.max_num_batched_tokens != 0, "--max-num-batched-tokens", absl::StrCat(d.max_num_batched_tokens));
+  add(d.block_size != 16, "--block-size", absl::StrCat(d.block_size));
+  add(d.kv_cache_dtype != "auto", "--kv-cache-dtype", d.kv_cache_dtype);
+  add(absl::GetFlag(FLAGS_gpu_memory_utilization).has_value(), "--gpu-memory-utilization",
+      absl::StrCat(d.gpu_memory_utilization));
+  add(d.gpu_memory_gib.has_value(), "--gpu-memory", absl::StrCat(d.gpu_memory_gib.value_or(0)));
+  add(d.kv_blocks.has_value(), "--kv-blocks", absl::StrCat(d.kv_blocks.value_or(0)));
+  add(!d.prefix_cache, "--no-prefix-cache", "");
+  add(!coefficients_path.empty(), "--coefficients", coefficients_path);
+  add(!w.replay.empty(), "--replay", w.replay);
+  add(!w.prompt_column.empty(), "--columns", absl::StrCat(w.prompt_column, ",", w.output_column));
+  add(w.rate != 0, "--rate", absl::StrCat(w.rate));
+  add(!w.lengths.empty(), "--lengths", w.lengths);
+  add(w.replay.empty() && w.requests != 300, "--requests", absl::StrCat(w.requests));
+  options.command = absl::StrJoin(words, " ");
+  absl::StatusOr<std::string> program = physics::GenerateProgram(*model, *gpu, options);
+  if (!program.ok()) return Rejected(program.status());
+  return Write(*program);
 }
 
 }  // namespace serq

@@ -170,7 +170,7 @@ absl::StatusOr<SweepArgs> ReadSweepArgs(const CommandLine& line) {
 
 std::vector<FlagUse> SweepFlagUses() {
   return {
-      {"out", !absl::GetFlag(FLAGS_out).empty(), {"sweep", "vllm"}},
+      {"out", !absl::GetFlag(FLAGS_out).empty(), {"sweep", "vllm", "physics"}},
       {"task", absl::GetFlag(FLAGS_task).has_value(), {"sweep"}},
       {"merge", !absl::GetFlag(FLAGS_merge).empty(), {"sweep"}},
       {"emit", !absl::GetFlag(FLAGS_emit).empty(), {"sweep"}},

@@ -14,19 +14,19 @@
 #include "serq/vllm/generate.h"
 
 ABSL_FLAG(std::optional<int64_t>, kv_blocks, std::nullopt,
-          "vllm: the KV cache of each engine in vLLM's blocks (its num_gpu_blocks, the null block "
+          "vllm, physics: the KV cache of each engine in vLLM's blocks (its num_gpu_blocks, the null block "
           "included), instead of the run's or the derived count");
 ABSL_FLAG(std::optional<double>, gpu_memory_utilization, std::nullopt,
-          "vllm: the share of GPU memory vLLM may use, for the derived KV cache (default: the "
+          "vllm, physics: the share of GPU memory vLLM may use, for the derived KV cache (default: the "
           "run's, else 0.9)");
 ABSL_FLAG(std::optional<double>, gpu_memory, std::nullopt,
-          "vllm: a GPU's memory in GiB, for the derived KV cache (default: "
+          "vllm, physics: a GPU's memory in GiB, for the derived KV cache (default: "
           "llmservingsim-config.json's mem_size)");
 ABSL_FLAG(bool, no_skew, false,
           "vllm: attention at the decodes' mean KV only, without the profile's skew blend");
-ABSL_FLAG(bool, no_prefix_cache, false, "vllm: prefix caching off (vLLM 0.19's default is on)");
+ABSL_FLAG(bool, no_prefix_cache, false, "vllm, physics: prefix caching off (vLLM 0.19's default is on)");
 ABSL_FLAG(std::string, interconnect, "",
-          "vllm: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
+          "vllm, physics: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
           "instead of the run's llmservingsim-config.json");
 ABSL_DECLARE_FLAG(std::string, out);
 
@@ -34,12 +34,12 @@ namespace serq {
 
 std::vector<FlagUse> VllmFlagUses() {
   return {
-      {"kv-blocks", absl::GetFlag(FLAGS_kv_blocks).has_value(), {"vllm"}},
-      {"gpu-memory-utilization", absl::GetFlag(FLAGS_gpu_memory_utilization).has_value(), {"vllm"}},
-      {"gpu-memory", absl::GetFlag(FLAGS_gpu_memory).has_value(), {"vllm"}},
+      {"kv-blocks", absl::GetFlag(FLAGS_kv_blocks).has_value(), {"vllm", "physics"}},
+      {"gpu-memory-utilization", absl::GetFlag(FLAGS_gpu_memory_utilization).has_value(), {"vllm", "physics"}},
+      {"gpu-memory", absl::GetFlag(FLAGS_gpu_memory).has_value(), {"vllm", "physics"}},
       {"no-skew", absl::GetFlag(FLAGS_no_skew), {"vllm"}},
-      {"no-prefix-cache", absl::GetFlag(FLAGS_no_prefix_cache), {"vllm"}},
-      {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"vllm"}},
+      {"no-prefix-cache", absl::GetFlag(FLAGS_no_prefix_cache), {"vllm", "physics"}},
+      {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"vllm", "physics"}},
   };
 }
 

@@ -48,7 +48,8 @@ case $target in
                    testdata/blis/*.results.json examples/vllm/runs/*/requests.jsonl ;;
   fuzz_table) seed testdata/link/*.csv examples/vllm/runs/*/profile/tp1/*.csv ;;
   fuzz_calibrate) seed testdata/blis/*.config.json testdata/blis/hardware_config.json \
-                    examples/fit/*.json testdata/fit/*.csv ;;
+                    examples/fit/*.json testdata/fit/*.csv serq/models/presets/gpus.json \
+                    serq/models/presets/models/*.json ;;
   fuzz_vllm) seed examples/vllm/runs/*/profile/meta.yaml examples/vllm/runs/*/model.json \
                examples/vllm/runs/*/meta.json examples/vllm/runs/*/llmservingsim-config.json ;;
   fuzz_report) seed testdata/report/*.json testdata/report/parts/*.json testdata/sim/*.results.json \

@@ -1,59 +1,15 @@
-// A JSON file of a run folder (meta.json, model.json, llmservingsim-
-// config.json) read into a protobuf Struct, with its shape checked first
-// (ir/input_shape.h: depth, size, keys twice, UTF-8), and typed look-ups
-// whose errors name the file and the field's path:
-// `run/meta.json: error: engine_kwargs.max_num_seqs: expected a whole number at least 1, not "x"`.
+// serq vllm's JSON files are read by serq/models/json_file.h, which serq
+// physics shares; this header keeps serq vllm's names for it.
 #ifndef SERQ_SERQ_VLLM_JSON_FILE_H_
 #define SERQ_SERQ_VLLM_JSON_FILE_H_
 
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
-#include "google/protobuf/struct.pb.h"
+#include "serq/models/json_file.h"
 
 namespace serq::vllm {
 
-// An error about `file`, at `path` within it when not empty.
-absl::Status FileError(const std::string& file, absl::string_view path, absl::string_view message);
-
-class JsonFile {
- public:
-  // Reads and parses `file`, an object at the top; NotFound when it does
-  // not exist, InvalidArgument when it is not a JSON object.
-  static absl::StatusOr<JsonFile> Read(const std::string& file);
-  // From text, for tests.
-  static absl::StatusOr<JsonFile> Parse(absl::string_view text, const std::string& file);
-
-  const std::string& file() const { return file_; }
-  const google::protobuf::Struct& root() const { return root_; }
-
-  // The value at a dotted path of object keys ("engine_kwargs.max_num_seqs"),
-  // or null when a key on the way is absent (or a JSON null).
-  const google::protobuf::Value* Find(absl::string_view path) const;
-  // Typed: absent (or null) gives nullopt; present and of another type, or
-  // out of range, an error naming the path.
-  absl::StatusOr<std::optional<double>> Number(absl::string_view path) const;
-  // A whole number in [least, most].
-  absl::StatusOr<std::optional<int64_t>> Whole(absl::string_view path, int64_t least,
-                                               int64_t most) const;
-  absl::StatusOr<std::optional<bool>> Bool(absl::string_view path) const;
-  absl::StatusOr<std::optional<std::string>> Text(absl::string_view path) const;
-
-  absl::Status Error(absl::string_view path, absl::string_view message) const {
-    return FileError(file_, path, message);
-  }
-
- private:
-  std::string file_;
-  google::protobuf::Struct root_;
-};
-
-// How a JSON value is described in a message: `"x"`, `true`, `an object`.
-std::string Describe(const google::protobuf::Value& v);
+using models::Describe;
+using models::FileError;
+using models::JsonFile;
 
 }  // namespace serq::vllm
 

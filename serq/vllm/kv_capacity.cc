@@ -21,27 +21,9 @@ int KvDtypeBytes(const RunFolder& r) {
 
 }  // namespace
 
-double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
-  // A layer's live tensors at their largest, in the model's dtype: the
-  // residual stream and the normed input (2 hidden), then the larger of the
-  // attention's q, k, v (its share of the heads) and the MLP's gate-up
-  // output with its activation (3 intermediate, split over tp) or, with
-  // experts, the fused kernel's caches for each token's top-k experts
-  // (2 + 1 expert intermediate and a hidden each).
-  const double attention = (m.heads + 2.0 * m.kv_heads) * m.head_dim / tp;
-  double mlp = m.dense_layers > 0 ? 3.0 * m.intermediate / tp : 0;
-  if (m.moe()) mlp = std::max(mlp, m.top_k * (3.0 * m.expert_intermediate + m.hidden));
-  const double forward = tokens * (2.0 * m.hidden + std::max(attention, mlp)) * m.dtype_bytes;
-  const double sampler = 2.0 * seqs * m.vocab * 4;
-  return forward + sampler;
-}
-
 void BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {
-  const bool a100 = absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100");
-  const bool big = gpu_gib >= 70 && !a100;
-  if (*seqs == 0) *seqs = big ? 1024 : 256;
-  if (*tokens == 0) *tokens = big ? 8192 : 2048;
-  *seqs = std::min(*seqs, *tokens);
+  models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100"),
+                        gpu_gib, seqs, tokens);
 }
 
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,

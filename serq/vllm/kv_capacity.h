@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "serq/models/vllm_engine.h"
 #include "serq/vllm/run_folder.h"
 
 namespace serq::vllm {
@@ -33,11 +34,8 @@ struct KvCapacity {
   std::vector<std::string> why;  // comment lines, without "// "
 };
 
-// The activation peak vLLM's profile run leaves (bytes): a forward pass of
-// max_num_batched_tokens tokens, whose largest layer's tensors live at
-// once, and the sampler's logits and probabilities of max_num_seqs
-// sequences in float32. An estimate from the shapes (vLLM measures it).
-double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
+// The activation peak of vLLM's profile run (serq/models/vllm_engine.h).
+using models::ActivationPeakBytes;
 
 // vLLM 0.19's max_num_seqs and max_num_batched_tokens for an API server when
 // the run does not give them (EngineArgs.get_batch_defaults): 1024 and 8192

@@ -28,10 +28,17 @@ while read -r line; do
 done < <(grep '^param [A-Za-z0-9_]* = ' "$tmp/fit")
 "$serq" run examples/fit/predict.sq >/dev/null || fail "predict.sq: exit $?"
 
-"$serq" physics examples/fit/llama-3.1-8b.config.json examples/fit/rtxpro6000.hardware.json \
-  --replay ../vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl --columns input_toks,output_toks \
-  --max-num-seqs 128 >"$tmp/physics.sq" || fail "serq physics: exit $?"
-cmp -s "$tmp/physics.sq" examples/fit/llama-physics.sq || fail "llama-physics.sq is not what serq physics writes"
+# llama-physics.sq, regenerated in a folder of the same shape by the command
+# in its first lines (the trace is named relative to the program's folder).
+mkdir -p "$tmp/gen/examples/fit" "$tmp/gen/examples/vllm"
+ln -s "$root/examples/vllm/runs" "$tmp/gen/examples/vllm/runs"
+for f in llama-3.1-8b.config.json rtxpro6000.hardware.json; do ln -s "$root/examples/fit/$f" "$tmp/gen/examples/fit/$f"; done
+(cd "$tmp/gen" && "$serq" physics --model examples/fit/llama-3.1-8b.config.json \
+   --gpu examples/fit/rtxpro6000.hardware.json --max-num-seqs 128 --max-num-batched-tokens 2048 \
+   --replay examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl \
+   --out examples/fit/llama-physics.sq) || fail "serq physics: exit $?"
+cmp -s "$tmp/gen/examples/fit/llama-physics.sq" examples/fit/llama-physics.sq ||
+  fail "llama-physics.sq is not what serq physics writes"
 
 echo "$failed failed"
 [ "$failed" = 0 ]

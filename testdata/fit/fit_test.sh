@@ -91,18 +91,49 @@ if [ -w /dev/full ]; then
   [ $? = 2 ] || fail "/dev/full: exit not 2"
 fi
 
+# A summary (figures only, vLLM's benchmark result form): the program
+# generates its workload, and the fit finds the param the summary's figures
+# were made at (generated.sq at B0 = 0.02: generated.summary.json holds its
+# TTFT and E2E mean, p50, p90, p99 and its TPOT mean).
+g=testdata/fit/generated.sq gs=testdata/fit/generated.summary.json
+"$serq" fit $g --param B0=0.001:0.1 --to $gs >"$tmp/gfit" 2>/dev/null || fail "fit to a summary: exit $?"
+b0=$(sed -n 's/^as flags: *-D B0=//p' "$tmp/gfit")
+awk -v b="$b0" 'BEGIN {exit !(b != "" && b > 0.0198 && b < 0.0202)}' || fail "fit to a summary: B0 $b0, not 0.02 within 1%"
+grep -q "vLLM benchmark result" "$tmp/gfit" || fail "fit to a summary: the source is not said"
+expect 1 "a summary has no requests to replay: the program's workload must be generated" -- \
+  "$serq" fit testdata/fit/small.sq --param B0=0.001:0.1 --to $gs
+expect 1 "a vLLM benchmark result has no requests: @TRACE does not apply" -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to "$gs@testdata/fit/burst.csv"
+expect 1 "summaries (figures only) and runs with requests cannot be fitted together" -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to $gs --test "$m"
+
 # serq physics on the command line: the files' errors (exit 1), misuse and
-# output that cannot be written (exit 2).
+# output that cannot be written (exit 2). The two files as positionals are
+# --model and --gpu FILE:NAME.
 hw=testdata/blis/hardware_config.json
-echo '{"num_hidden_layers": 2}' >"$tmp/c.json"
-expect 1 "c.json: error: the config has no 'hidden_size'" -- "$serq" physics "$tmp/c.json" $hw --gpu H100
-expect 1 "no GPU 'B200' (the file has A100-80, H100, L40S)" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu B200
+echo '{"model_type": "llama", "num_hidden_layers": 2}' >"$tmp/c.json"
+expect 1 "c.json: error: hidden_size: missing: the model's config.json gives it" -- "$serq" physics "$tmp/c.json" $hw --gpu H100 --rate 1
+expect 1 "no GPU 'B200' (the file has A100-80, H100, L40S)" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu B200 --rate 1
+expect 1 "serq physics: error: tensor parallel 3 does not divide the model's 40 attention heads (num_attention_heads)" -- \
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --tp 3 --rate 1
 expect 1 "tensor parallel 3 must be at least 1 and divide the heads (40) and the KV heads (8)" -- \
-  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --tp 3
-expect 2 "serq physics: expected CONFIG.json HARDWARE.json" -- "$serq" physics $hw
-expect 2 "--kv-tokens needs --replay" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --kv-tokens 5
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --tp 3 --blis
+expect 1 "serq physics: error: --model 'no-such': no such model preset or file (presets: deepseek-v3," -- \
+  "$serq" physics --model no-such --gpu h100-sxm --rate 1
+expect 1 "serq physics: error: --gpu 'h100': no such GPU preset or file (presets: a100-40gb," -- \
+  "$serq" physics --model llama-3.1-8b --gpu h100 --rate 1
+expect 2 "serq physics: expected --model M --gpu G (or CONFIG.json HARDWARE.json), got 1 files" -- "$serq" physics $hw
+expect 2 "serq physics: a workload: --replay TRACE, or --rate R" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm
+expect 2 "--kv-tokens needs --replay" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --blis --kv-tokens 5
+expect 2 "--dp does not apply to --blis" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --blis --dp 2
+expect 2 "--interconnect and --link-bw: one link or the other" -- \
+  "$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 2 --rate 1 --interconnect nvlink4 --link-bw 100
+expect 2 "--no-skew applies to 'serq vllm' only" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --no-skew
+# The issue's command, offline, and its program run.
+"$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 2 --rate 10 >"$tmp/p.sq" || fail "serq physics --rate 10: exit $?"
+"$serq" run "$tmp/p.sq" >/dev/null || fail "its program: exit $?"
 if [ -w /dev/full ]; then
-  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 >/dev/full 2>/dev/null
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --rate 1 >/dev/full 2>/dev/null
   [ $? = 2 ] || fail "physics to /dev/full: exit not 2"
 fi
 # serq fit-steps on the command line.

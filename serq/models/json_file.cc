@@ -1,4 +1,4 @@
-#include "serq/vllm/json_file.h"
+#include "serq/models/json_file.h"
 
 #include <cmath>
 
@@ -10,7 +10,7 @@
 #include "ir/input_shape.h"
 #include "text/json_row.h"
 
-namespace serq::vllm {
+namespace serq::models {
 
 using google::protobuf::Value;
 
@@ -126,4 +126,4 @@ std::string Describe(const Value& v) {
   }
 }
 
-}  // namespace serq::vllm
+}  // namespace serq::models

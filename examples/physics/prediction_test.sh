@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The programs `serq physics` writes for the two measured runs of
+# examples/vllm/runs from the model's config and the GPU's datasheet alone
+# (docs/examples.md, "Predicting a GPU nobody profiled"), against the
+# measurements: serq compare's errors (simulated - measured) / measured, in
+# percent. Each figure is held to the issue's target (every mean within
+# 10%) where serq meets it, and to the figure it reaches, with a margin,
+# where it does not. The replays are deterministic, so a figure that moves
+# out of its bound is a change of the model.
+#
+# It also holds the committed programs to what `serq physics` writes today,
+# and the transfer the docs report: corrections fitted to the Llama run by
+# `serq fit` (its result checked here) predicting the MoE run.
+set -u
+serq=serq/serq
+fails=0 checks=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# The committed programs are the generator's output: regenerated in a
+# folder of the same shape (runs/ linked), by the command in their first
+# lines, and compared byte for byte.
+here=$PWD
+gen() {  # gen PROGRAM ARGS...
+  local prog=$1 tmp
+  shift
+  checks=$((checks + 1))
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/examples/vllm" "$tmp/examples/physics"
+  ln -s "$here/examples/vllm/runs" "$tmp/examples/vllm/runs"
+  if ! (cd "$tmp" && "$here/$serq" physics "$@" --out "examples/physics/$prog.sq") 2>"$tmp/err"; then
+    fail "serq physics $*: $(cat "$tmp/err")"
+  elif ! diff -q "$tmp/examples/physics/$prog.sq" "examples/physics/$prog.sq" >/dev/null; then
+    fail "examples/physics/$prog.sq is not what 'serq physics $*' writes"
+  else
+    echo "ok   examples/physics/$prog.sq is serq physics'"
+  fi
+  rm -rf "$tmp"
+}
+llama=llama-3.1-8b-rtxpro6000 lrun=rtxpro6000-llama-3.1-8b
+moe=qwen3-30b-a3b-dp2-ep-rtxpro6000 mrun=rtxpro6000-qwen3-30b-a3b-dp2-ep
+gen $llama --model llama-3.1-8b --gpu rtx-pro-6000 --max-num-seqs 128 --max-num-batched-tokens 2048 \
+  --replay examples/vllm/runs/$lrun/requests.jsonl
+gen $moe --model qwen3-30b-a3b --gpu rtx-pro-6000 --dp 2 --ep --link-bw 17.179869184 --link-latency 20 \
+  --max-num-seqs 128 --max-num-batched-tokens 2048 --replay examples/vllm/runs/$mrun/requests.jsonl
+gen $llama-rate --model llama-3.1-8b --gpu rtx-pro-6000 --max-num-seqs 128 --max-num-batched-tokens 2048 \
+  --rate 10.2497 --requests 300
+gen $moe-rate --model qwen3-30b-a3b --gpu rtx-pro-6000 --dp 2 --ep --link-bw 17.179869184 --link-latency 20 \
+  --max-num-seqs 128 --max-num-batched-tokens 2048 --rate 10.2666 --requests 300
+
+check() {  # check PROGRAM RUN METRIC BOUND_LO BOUND_HI WHY [-D ...]
+  local prog=$1 run=$2 metric=$3 lo=$4 hi=$5 why=$6 out v measured
+  shift 6
+  measured="examples/vllm/runs/$run/requests.jsonl"
+  case $prog in *-rate) measured="examples/physics/$run.summary.json" ;; esac
+  out=$("$serq" compare --format=csv "$measured" "examples/physics/$prog.sq" "$@") ||
+    { fail "serq compare $prog $*"; return; }
+  checks=$((checks + 1))
+  v=$(echo "$out" | awk -F, -v m="$metric" '
+    $2 == "side" { for (i = 1; i <= NF; i++) col[$i] = i }
+    $1 == m && $2 == "error_pct" { print $(col["mean_ms"]) }')
+  if [ -z "$v" ]; then fail "$prog: no $metric mean error"; return; fi
+  if awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
+    echo "ok   $prog $metric mean error $v% ($why, within [$lo, $hi]) $*"
+  else
+    fail "$prog $metric mean error $v% outside [$lo, $hi] ($why) $*"
+  fi
+}
+
+# Nothing fitted: BLIS's global corrections. The Llama run within 10% on
+# every mean (+7.2, +9.1, +8.5 today).
+for m in ttft tpot e2e; do check $llama $lrun $m -10 10 "target 10%"; done
+# The MoE run over the link its folder describes (16 GB/s read as 2^30
+# bytes, 20 us): TPOT and E2E within 10% (+4.1, +3.4); TTFT -17.0%, a miss.
+check $moe $mrun tpot -10 10 "target 10%"
+check $moe $mrun e2e -10 10 "target 10%"
+check $moe $mrun ttft -18 -16 "target 10%, a documented miss"
+# Over the preset's link (pcie5-x16, NCCL's 48 GB/s): TTFT -64.7%, TPOT
+# -6.4%, E2E -8.2%.
+pcie="-D LinkBw=48e9 -D LinkLatency=5.7e-6"
+check $moe $mrun ttft -66 -63 "target 10%, a documented miss" $pcie
+check $moe $mrun tpot -10 10 "target 10%" $pcie
+check $moe $mrun e2e -10 10 "target 10%" $pcie
+
+# Transfer: the corrections of the three largest terms fitted to the Llama
+# run's latencies, then the MoE run predicted with them.
+fit=$("$serq" fit examples/physics/$llama.sq --param PHYS_B1A=0.02:3,PHYS_B2B=0.5:4,PHYS_B3=0.5:3 \
+  --to examples/vllm/runs/$lrun/requests.jsonl 2>/dev/null) || fail "serq fit: exit $?"
+checks=$((checks + 1))
+fitted=$(echo "$fit" | sed -n 's/^as flags: *//p')
+# The documented point (docs/examples.md), each param within 1% (the
+# optimiser's last digits may differ between builds).
+if echo "$fitted" | awk '{
+      split("1.4094451653522333 1.1635580950654538 1.4395229357646093", want, " ")
+      n = 0
+      for (i = 1; i <= NF; i++) if ($i ~ /^PHYS_/) { split($i, kv, "="); n++; got[n] = kv[2] }
+      if (n != 3) exit 1
+      for (i = 1; i <= 3; i++) if (got[i] < want[i] * 0.99 || got[i] > want[i] * 1.01) exit 1
+    }'; then
+  echo "ok   the fit on the Llama run: $fitted (docs/examples.md)"
+else
+  fail "the fit on the Llama run gave '$fitted', not the documented point"
+fi
+# shellcheck disable=SC2086
+for m in ttft tpot e2e; do check $llama $lrun $m -0.2 0.2 "train, fitted" $fitted; done
+# shellcheck disable=SC2086
+for m in ttft tpot e2e; do check $moe $mrun $m -10 10 "test, target 10%" $fitted; done
+
+# Summaries (figures only): the rate programs against each run's summary
+# (examples/physics/summary.py), the fit on the Llama summary, the MoE
+# summary predicted with it.
+for f in $lrun $mrun; do
+  checks=$((checks + 1))
+  if examples/physics/summary.py "examples/vllm/runs/$f/requests.jsonl" | cmp -s - "examples/physics/$f.summary.json"; then
+    echo "ok   examples/physics/$f.summary.json is summary.py's"
+  else
+    fail "examples/physics/$f.summary.json is not what summary.py writes"
+  fi
+done
+check $llama-rate $lrun ttft -2 0 "summary, nothing fitted"
+check $llama-rate $lrun tpot -10 10 "summary, nothing fitted, target 10%"
+check $llama-rate $lrun e2e -10 10 "summary, nothing fitted, target 10%"
+check $moe-rate $mrun ttft -44 -41 "summary, nothing fitted, a documented miss"
+check $moe-rate $mrun tpot -10 10 "summary, nothing fitted, target 10%"
+check $moe-rate $mrun e2e -10 10 "summary, nothing fitted, target 10%"
+fit=$("$serq" fit examples/physics/$llama-rate.sq --param PHYS_B1A=0.02:3,PHYS_B2B=0.5:4,PHYS_B3=0.5:3 \
+  --to examples/physics/$lrun.summary.json 2>/dev/null) || fail "serq fit to a summary: exit $?"
+checks=$((checks + 1))
+fitted=$(echo "$fit" | sed -n 's/^as flags: *//p')
+if echo "$fitted" | awk '{
+      split("1.5728379155027903 1.0870311832810047 1.4658974203914465", want, " ")
+      n = 0
+      for (i = 1; i <= NF; i++) if ($i ~ /^PHYS_/) { split($i, kv, "="); n++; got[n] = kv[2] }
+      if (n != 3) exit 1
+      for (i = 1; i <= 3; i++) if (got[i] < want[i] * 0.99 || got[i] > want[i] * 1.01) exit 1
+    }'; then
+  echo "ok   the fit on the Llama summary: $fitted (docs/examples.md)"
+else
+  fail "the fit on the Llama summary gave '$fitted', not the documented point"
+fi
+# shellcheck disable=SC2086
+for m in ttft tpot e2e; do check $llama-rate $lrun $m -3 3 "summary, train, fitted" $fitted; done
+# shellcheck disable=SC2086
+check $moe-rate $mrun ttft -19 -17 "summary, test, a documented miss" $fitted
+# shellcheck disable=SC2086
+for m in tpot e2e; do check $moe-rate $mrun $m -10 10 "summary, test, target 10%" $fitted; done
+
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,300 @@
+#include "serq/models/model_config.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+namespace serq::models {
+namespace {
+
+constexpr int64_t kMostDimension = 1 << 24;
+
+using google::protobuf::Value;
+
+// Layer numbers from a list field (mlp_only_layers), each in [0, layers).
+absl::Status LayerList(const JsonFile& json, const char* field, int layers, std::set<int>* out) {
+  const Value* list = json.Find(field);
+  if (list == nullptr) return absl::OkStatus();
+  if (list->kind_case() != Value::kListValue) {
+    return json.Error(field, absl::StrCat("expected a list of layers, not ", Describe(*list)));
+  }
+  for (const auto& v : list->list_value().values()) {
+    const double x = v.kind_case() == Value::kNumberValue ? v.number_value() : -1;
+    if (!(x >= 0 && x < layers && x == static_cast<int>(x))) {
+      return json.Error(field, absl::StrCat("expected layer numbers from 0 to ", layers - 1,
+                                            ", not ", Describe(v)));
+    }
+    out->insert(static_cast<int>(x));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOptions& options) {
+  // A composite (multimodal) config: its language model's fields, over the
+  // top level's (as BLIS and vLLM pivot to them).
+  JsonFile json = file;
+  if (const Value* inner = file.root().fields().count("text_config")
+                               ? &file.root().fields().at("text_config")
+                               : nullptr;
+      inner != nullptr && inner->kind_case() == Value::kStructValue) {
+    google::protobuf::Struct merged = file.root();
+    for (const auto& [key, value] : inner->struct_value().fields()) {
+      (*merged.mutable_fields())[key] = value;
+    }
+    json = JsonFile::Of(file.file(), std::move(merged));
+  }
+  const std::string& tool = options.tool;
+  ModelConfig m;
+  auto whole = [&](const char* field, int* out, bool required) -> absl::Status {
+    absl::StatusOr<std::optional<int64_t>> v = json.Whole(field, 1, kMostDimension);
+    if (!v.ok()) return v.status();
+    if (!v->has_value()) {
+      if (required) return json.Error(field, "missing: the model's config.json gives it");
+      return absl::OkStatus();
+    }
+    *out = static_cast<int>(**v);
+    return absl::OkStatus();
+  };
+  const Value* archs = json.Find("architectures");
+  if (archs != nullptr && archs->kind_case() == Value::kListValue &&
+      archs->list_value().values_size() > 0 &&
+      archs->list_value().values(0).kind_case() == Value::kStringValue) {
+    m.architecture = archs->list_value().values(0).string_value();
+  }
+  absl::StatusOr<std::optional<std::string>> type = json.Text("model_type");
+  if (!type.ok()) return type.status();
+  if (!type->has_value()) return json.Error("model_type", "missing: the model's config.json gives it");
+  m.model_type = **type;
+  m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe";
+  if (json.Find("quantization_config") != nullptr && !options.quantized) {
+    return json.Error("quantization_config",
+                      absl::StrCat("a quantized model: ", tool, " reads models in bf16 or fp16 only"));
+  }
+  if (json.Find("kv_lora_rank") != nullptr && !options.latent_attention) {
+    return json.Error("kv_lora_rank", absl::StrCat("multi-head latent attention (MLA): ", tool,
+                                                   " does not model its KV cache"));
+  }
+  for (auto [field, out] : {std::pair{"num_hidden_layers", &m.layers},
+                            std::pair{"hidden_size", &m.hidden},
+                            std::pair{"num_attention_heads", &m.heads},
+                            std::pair{"vocab_size", &m.vocab}}) {
+    if (absl::Status s = whole(field, out, true); !s.ok()) return s;
+  }
+  m.kv_heads = m.heads;
+  if (absl::Status s = whole("num_key_value_heads", &m.kv_heads, false); !s.ok()) return s;
+  if (m.kv_heads > m.heads) {
+    return json.Error("num_key_value_heads", absl::StrCat(m.kv_heads, " KV heads, more than the ",
+                                                          m.heads, " heads"));
+  }
+  if (m.heads % m.kv_heads != 0) {
+    return json.Error("num_key_value_heads",
+                      absl::StrCat(m.kv_heads, " KV heads do not divide the ", m.heads,
+                                   " heads evenly"));
+  }
+  if (absl::Status s = whole("head_dim", &m.head_dim, false); !s.ok()) return s;
+  m.head_dim_given = m.head_dim > 0;
+  if (json.Find("kv_lora_rank") != nullptr) {
+    // Latent attention: every field of it, and a head's query-key width is
+    // its no-position part and its rotary part.
+    if (absl::Status s = whole("kv_lora_rank", &m.kv_lora_rank, true); !s.ok()) return s;
+    if (absl::Status s = whole("qk_rope_head_dim", &m.qk_rope_head_dim, true); !s.ok()) return s;
+    if (absl::Status s = whole("qk_nope_head_dim", &m.qk_nope_head_dim, true); !s.ok()) return s;
+    if (absl::Status s = whole("v_head_dim", &m.v_head_dim, true); !s.ok()) return s;
+    if (absl::Status s = whole("q_lora_rank", &m.q_lora_rank, false); !s.ok()) return s;
+    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    m.head_dim_given = true;
+  }
+  if (!m.head_dim_given) {
+    if (m.hidden % m.heads != 0) {
+      return json.Error("head_dim", absl::StrCat("missing, and hidden_size ", m.hidden,
+                                                 " is not a multiple of the ", m.heads, " heads"));
+    }
+    m.head_dim = m.hidden / m.heads;
+  }
+  absl::StatusOr<std::optional<bool>> tied = json.Bool("tie_word_embeddings");
+  if (!tied.ok()) return tied.status();
+  m.tied = tied->value_or(false);
+  absl::StatusOr<std::optional<std::string>> dtype = json.Text("torch_dtype");
+  if (!dtype.ok()) return dtype.status();
+  if (!dtype->has_value()) {
+    dtype = json.Text("dtype");
+    if (!dtype.ok()) return dtype.status();
+  }
+  m.dtype = dtype->value_or("bfloat16");
+  if (m.dtype == "bfloat16" || m.dtype == "float16") {
+    m.dtype_bytes = 2;
+  } else if (m.dtype == "float32") {
+    m.dtype_bytes = 4;
+  } else {
+    return json.Error("torch_dtype", absl::StrCat("dtype '", m.dtype, "': ", tool,
+                                                  " knows bfloat16, float16, float32"));
+  }
+  m.linear_bytes = m.expert_bytes = m.dtype_bytes;
+  if (json.Find("quantization_config") != nullptr) {
+    absl::StatusOr<std::optional<std::string>> method = json.Text("quantization_config.quant_method");
+    if (!method.ok()) return method.status();
+    if (!method->has_value()) {
+      return json.Error("quantization_config.quant_method", "missing: the quantization's method");
+    }
+    m.quantization = **method;
+    if (m.quantization == "fp8") {
+      m.linear_bytes = m.expert_bytes = 1;  // DeepSeek-V3: every linear layer's weights in e4m3
+    } else if (m.quantization == "mxfp4") {
+      // gpt-oss: the experts in MXFP4, 4-bit values with an 8-bit scale a
+      // block of 32 (OCP MX spec): 4.25 bits a weight; the rest in the dtype.
+      m.expert_bytes = 4.25 / 8;
+    } else {
+      return json.Error("quantization_config.quant_method",
+                        absl::StrCat("'", m.quantization, "': ", tool,
+                                     " knows fp8 (every linear layer) and mxfp4 (the experts)"));
+    }
+  }
+  // Sliding windows: the layers layer_types marks, or every layer when a
+  // window is given without them (Mistral), unless use_sliding_window says
+  // it is off (Qwen's configs carry a window they do not use).
+  absl::StatusOr<std::optional<int64_t>> window = json.Whole("sliding_window", 1, int64_t{1} << 40);
+  if (!window.ok()) return window.status();
+  absl::StatusOr<std::optional<bool>> use_window = json.Bool("use_sliding_window");
+  if (!use_window.ok()) return use_window.status();
+  if (window->has_value() && use_window->value_or(true)) {
+    m.sliding_window = static_cast<int>(std::min<int64_t>(**window, kMostDimension));
+    m.window_layers = m.layers;
+    if (const Value* types = json.Find("layer_types")) {
+      if (types->kind_case() != Value::kListValue || types->list_value().values_size() != m.layers) {
+        return json.Error("layer_types", absl::StrCat("expected a list of ", m.layers,
+                                                      " layers' attention types"));
+      }
+      m.window_layers = 0;
+      for (const Value& t : types->list_value().values()) {
+        if (t.kind_case() != Value::kStringValue ||
+            (t.string_value() != "sliding_attention" && t.string_value() != "full_attention")) {
+          return json.Error("layer_types", absl::StrCat("expected sliding_attention or "
+                                                        "full_attention, not ", Describe(t)));
+        }
+        m.window_layers += t.string_value() == "sliding_attention";
+      }
+    }
+  }
+  // Experts: Qwen's num_experts, Mixtral's and gpt-oss's num_local_experts,
+  // DeepSeek's n_routed_experts.
+  for (const char* field : {"num_experts", "num_local_experts", "n_routed_experts"}) {
+    if (absl::Status s = whole(field, &m.experts, false); !s.ok()) return s;
+    if (m.experts > 0) break;
+  }
+  if (absl::Status s = whole("intermediate_size", &m.intermediate, !m.moe()); !s.ok()) return s;
+  m.moe_layers = 0;
+  m.dense_layers = m.layers;
+  if (m.moe()) {
+    if (json.Find("num_experts_per_tok") == nullptr && json.Find("experts_per_token") != nullptr) {
+      if (absl::Status s = whole("experts_per_token", &m.top_k, true); !s.ok()) return s;
+    } else if (absl::Status s = whole("num_experts_per_tok", &m.top_k, true); !s.ok()) {
+      return s;
+    }
+    if (m.top_k > m.experts) {
+      return json.Error("num_experts_per_tok", absl::StrCat(m.top_k, " experts a token, of ",
+                                                            m.experts));
+    }
+    m.expert_intermediate = m.intermediate;
+    if (absl::Status s = whole("moe_intermediate_size", &m.expert_intermediate, m.intermediate == 0);
+        !s.ok()) {
+      return s;
+    }
+    // Shared experts: DeepSeek's n_shared_experts of the routed experts'
+    // size, Qwen2-MoE's shared_expert_intermediate_size.
+    int shared = 0;
+    if (absl::Status s = whole("n_shared_experts", &shared, false); !s.ok()) return s;
+    m.shared_intermediate = shared * m.expert_intermediate;
+    if (absl::Status s = whole("shared_expert_intermediate_size", &m.shared_intermediate, false);
+        !s.ok()) {
+      return s;
+    }
+    // Which layers have experts. Qwen's: every decoder_sparse_step-th, but
+    // those listed in mlp_only_layers (vLLM's Qwen3MoeDecoderLayer).
+    // DeepSeek's: from first_k_dense_replace on, every moe_layer_freq-th.
+    int step = 1;
+    if (absl::Status s = whole("decoder_sparse_step", &step, false); !s.ok()) return s;
+    std::set<int> dense_only;
+    if (absl::Status s = LayerList(json, "mlp_only_layers", m.layers, &dense_only); !s.ok()) return s;
+    int first_moe = 0, freq = 1;
+    absl::StatusOr<std::optional<int64_t>> first = json.Whole("first_k_dense_replace", 0, m.layers);
+    if (!first.ok()) return first.status();
+    first_moe = static_cast<int>(first->value_or(0));
+    if (absl::Status s = whole("moe_layer_freq", &freq, false); !s.ok()) return s;
+    m.moe_layers = 0;
+    for (int i = 0; i < m.layers; ++i) {
+      if (dense_only.count(i) == 0 && (i + 1) % step == 0 && i >= first_moe && i % freq == 0) {
+        ++m.moe_layers;
+      }
+    }
+    m.dense_layers = m.layers - m.moe_layers;
+    if (m.dense_layers > 0 && m.intermediate == 0) {
+      return json.Error("intermediate_size", "missing: the model's dense layers need it");
+    }
+  }
+  return m;
+}
+
+double KvBytesPerToken(const ModelConfig& m, int tp, int kv_dtype_bytes) {
+  if (m.mla()) {
+    // One latent and one rotary key a layer, the same on every GPU.
+    return static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_head_dim) * kv_dtype_bytes;
+  }
+  const int heads = std::max(1, m.kv_heads / tp);
+  return 2.0 * m.layers * heads * m.head_dim * kv_dtype_bytes;
+}
+
+AttentionParams AttentionParamsPerLayer(const ModelConfig& m) {
+  const double h = m.hidden;
+  AttentionParams p;
+  if (m.mla()) {
+    // DeepSeek's MLA (vLLM's DeepseekV2MLAAttention): q from a latent of
+    // q_lora_rank (or from the hidden state), the KV's latent and rotary
+    // key projected down on every GPU, up per head, the output per head.
+    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    if (m.q_lora_rank > 0) {
+      p.replicated += h * m.q_lora_rank;
+      p.split += static_cast<double>(m.q_lora_rank) * m.heads * qk;
+    } else {
+      p.split += h * m.heads * qk;
+    }
+    p.replicated += h * (m.kv_lora_rank + m.qk_rope_head_dim);
+    p.split += static_cast<double>(m.kv_lora_rank) * m.heads * (m.qk_nope_head_dim + m.v_head_dim);
+    p.split += static_cast<double>(m.heads) * m.v_head_dim * h;
+    return p;
+  }
+  const double q = static_cast<double>(m.heads) * m.head_dim,
+               kv = static_cast<double>(m.kv_heads) * m.head_dim;
+  p.split = h * q + 2 * h * kv + q * h;
+  return p;
+}
+
+double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep) {
+  const double h = m.hidden;
+  const AttentionParams attention = AttentionParamsPerLayer(m);
+  // Split over tp: the attention's projections, a dense MLP and the shared
+  // experts (in the linear layers' bytes), the embeddings (in the dtype's).
+  double linear_split = m.layers * attention.split;
+  linear_split += m.dense_layers * 3.0 * h * m.intermediate;
+  linear_split += m.moe_layers * 3.0 * h * m.shared_intermediate;
+  const double embeddings = (m.tied ? 1 : 2) * static_cast<double>(m.vocab) * h;
+  // On every GPU: the norms (two a layer, the final one; Qwen3's q and k
+  // norms are head_dim each; MLA's latents' norms), a router a MoE layer,
+  // MLA's down projections.
+  double each = (2.0 * m.layers + 1) * h;
+  if (m.qk_norm) each += 2.0 * m.layers * m.head_dim;
+  if (m.mla()) each += static_cast<double>(m.layers) * (m.q_lora_rank + m.kv_lora_rank);
+  double experts = 0;
+  if (m.moe()) {
+    each += m.moe_layers * h * m.experts;
+    experts = m.moe_layers * static_cast<double>(m.experts) * 3 * h * m.expert_intermediate;
+  }
+  const double expert_share = ep > 1 ? experts / ep : experts / tp;
+  return linear_split / tp * m.linear_bytes + embeddings / tp * m.dtype_bytes +
+         each * m.dtype_bytes + m.layers * attention.replicated * m.linear_bytes +
+         expert_share * m.expert_bytes;
+}
+
+}  // namespace serq::models

@@ -1,0 +1,107 @@
+// A model's Hugging Face config.json, as far as a step time and vLLM's KV
+// cache need it: the decoder's shape (attention with its head_dim, GQA,
+// multi-head latent attention, sliding windows), its mixture of experts
+// (routed and shared experts, which layers have them), its dtype and
+// quantization; and what follows from them: the bytes of KV a token takes
+// and the bytes of weights each GPU holds. serq vllm reads a run folder's
+// model.json with it, serq physics a config file or a preset.
+#ifndef SERQ_SERQ_MODELS_MODEL_CONFIG_H_
+#define SERQ_SERQ_MODELS_MODEL_CONFIG_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "serq/models/json_file.h"
+
+namespace serq::models {
+
+struct ModelConfig {
+  std::string architecture;  // architectures[0], e.g. Qwen3MoeForCausalLM
+  std::string model_type;    // e.g. qwen3_moe
+  int layers = 0;            // num_hidden_layers
+  int hidden = 0;            // hidden_size
+  int heads = 0;             // num_attention_heads
+  int kv_heads = 0;          // num_key_value_heads (absent: heads)
+  int head_dim = 0;          // head_dim (absent: hidden / heads; MLA: qk_nope + qk_rope)
+  bool head_dim_given = false;
+  int intermediate = 0;      // intermediate_size (a dense MLP's)
+  int vocab = 0;             // vocab_size
+  bool tied = false;         // tie_word_embeddings
+  bool qk_norm = false;      // Qwen3's RMSNorm of each head's q and k (by model_type)
+  std::string dtype;         // torch_dtype (or dtype)
+  int dtype_bytes = 0;
+  // Multi-head latent attention (DeepSeek-V2/V3): the KV a token keeps is
+  // one latent of kv_lora_rank and one rotary key of qk_rope_head_dim, for
+  // every head. All 0 without it.
+  int q_lora_rank = 0;       // 0: q projected from the hidden state directly
+  int kv_lora_rank = 0;
+  int qk_rope_head_dim = 0;
+  int qk_nope_head_dim = 0;
+  int v_head_dim = 0;
+  // Sliding-window attention (gpt-oss, Mistral): the layers that attend to
+  // their last `sliding_window` tokens only (0: none).
+  int sliding_window = 0;
+  int window_layers = 0;
+  // Mixture of experts: num_experts (or num_local_experts, n_routed_experts),
+  // top-k, an expert's intermediate size (moe_intermediate_size; Mixtral's
+  // and gpt-oss's is intermediate_size), and which layers have experts.
+  int experts = 0;
+  int top_k = 0;
+  int expert_intermediate = 0;
+  int shared_intermediate = 0;  // the shared experts of a MoE layer together (0: none)
+  int moe_layers = 0;    // layers whose MLP is the experts
+  int dense_layers = 0;  // the others
+  // Weights: bytes a parameter of the linear layers and of the experts
+  // (the dtype's, or the quantization's: fp8 1, mxfp4 experts 4.25 bits);
+  // embeddings, norms and routers stay in the dtype.
+  std::string quantization;  // quantization_config.quant_method, or ""
+  double linear_bytes = 0;
+  double expert_bytes = 0;
+
+  bool moe() const { return experts > 1; }
+  bool mla() const { return kv_lora_rank > 0; }
+};
+
+// What a reader accepts beyond what serq vllm's profiles cover (models in
+// bf16/fp16/fp32 without latent attention): serq vllm refuses the others by
+// name, serq physics reads them.
+struct ReadOptions {
+  bool latent_attention = false;  // kv_lora_rank (MLA)
+  bool quantized = false;         // quantization_config: fp8, mxfp4
+  std::string tool = "serq vllm";  // named in a refusal
+};
+
+// Reads config.json's fields (`json` names its file in errors); a
+// composite (multimodal) config's text_config is read over the top level. A field
+// missing or not a positive whole number, a quantization or a dtype serq
+// does not know, KV heads that do not divide the heads, or (unless
+// `options` allow them) a quantized or latent-attention model:
+// InvalidArgument naming the file and the field.
+absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& json, const ReadOptions& options = {});
+
+// The bytes of KV a token takes on one GPU of a tensor-parallel group of
+// `tp` (K and V of every layer, its share of the KV heads, at least one; a
+// latent-attention model's latent and rotary key, on every GPU).
+double KvBytesPerToken(const ModelConfig& m, int tp, int kv_dtype_bytes);
+
+// The bytes of weights one GPU holds: the attention, the dense MLPs, the
+// shared experts and the embeddings split over the `tp` GPUs of its
+// tensor-parallel group, the norms and routers on each, and the experts
+// over the `ep` GPUs of expert parallelism (whole experts each; without
+// it, every expert split over tp). A count from the shapes, as a
+// checkpoint's tensors are.
+double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep);
+
+// The parameters of one layer's attention projections (q, k, v, o; MLA's
+// down and up projections), the part split over tensor parallel and the
+// part every GPU holds (MLA's replicated down projections).
+struct AttentionParams {
+  double split = 0;
+  double replicated = 0;
+};
+AttentionParams AttentionParamsPerLayer(const ModelConfig& m);
+
+}  // namespace serq::models
+
+#endif  // SERQ_SERQ_MODELS_MODEL_CONFIG_H_

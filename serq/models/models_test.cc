@@ -1,0 +1,262 @@
+// serq/models: every preset read by the readers a user's file goes
+// through, the figures that follow from them derived by hand in the
+// comments, and each bad input a located error.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "serq/models/gpu.h"
+#include "serq/models/json_file.h"
+#include "serq/models/model_config.h"
+#include "serq/models/presets.h"
+#include "serq/models/vllm_engine.h"
+
+namespace serq::models {
+namespace {
+
+ReadOptions All() {
+  ReadOptions o;
+  o.latent_attention = true;
+  o.quantized = true;
+  o.tool = "serq physics";
+  return o;
+}
+
+ModelConfig Preset(const std::string& name) {
+  std::string source;
+  absl::StatusOr<ModelConfig> m = ResolveModel(name, All(), &source);
+  EXPECT_TRUE(m.ok()) << name << ": " << m.status();
+  EXPECT_EQ(source.rfind("preset " + name + ", ", 0), 0u) << source;
+  return m.ok() ? *m : ModelConfig{};
+}
+
+std::string ModelError(const std::string& text, const ReadOptions& options = All()) {
+  absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "m.json");
+  if (!json.ok()) return std::string(json.status().message());
+  absl::StatusOr<ModelConfig> m = ReadModelConfig(*json, options);
+  return m.ok() ? "(no error)" : std::string(m.status().message());
+}
+
+std::string GpuError(const std::string& text, const std::string& entry = "") {
+  absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "g.json");
+  if (!json.ok()) return std::string(json.status().message());
+  absl::StatusOr<Gpu> g = ReadGpu(*json, entry);
+  return g.ok() ? "(no error)" : std::string(g.status().message());
+}
+
+TEST(Presets, TheNamesTheIssueAsksFor) {
+  EXPECT_EQ(ModelPresetNames(),
+            (std::vector<std::string>{"deepseek-v3", "gpt-oss-120b", "llama-3.1-70b", "llama-3.1-8b",
+                                      "mixtral-8x7b", "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-32b",
+                                      "qwen3-8b"}));
+  EXPECT_EQ(GpuPresetNames(),
+            (std::vector<std::string>{"a100-40gb", "a100-80gb", "b200", "h100-pcie", "h100-sxm", "h200",
+                                      "l40s", "mi300x", "rtx-4090", "rtx-pro-6000"}));
+  // Every GPU reads, each figure with its source.
+  for (const std::string& name : GpuPresetNames()) {
+    absl::StatusOr<Gpu> g = ResolveGpu(name);
+    ASSERT_TRUE(g.ok()) << name << ": " << g.status();
+    EXPECT_GT(g->memory_gib, 0) << name;
+    for (const char* figure : {"TFlopsPeak", "TFlopsFP8", "BwPeakTBs", "MemoryGiB", "Interconnect"}) {
+      EXPECT_EQ(g->sources.count(figure), 1u) << name << " " << figure;
+    }
+  }
+}
+
+TEST(Presets, DenseModels) {
+  // Llama-3.1-8B: head_dim 4096 / 32 = 128; 8.03 B parameters (vllm_test
+  // derives them): 2 x 8,030,261,248 bytes.
+  ModelConfig llama = Preset("llama-3.1-8b");
+  EXPECT_EQ(llama.head_dim, 128);
+  EXPECT_EQ(WeightBytesPerGpu(llama, 1, 1), 2.0 * 8030261248);
+  // Qwen3-32B gives head_dim 128, where hidden / heads is 5120 / 64 = 80.
+  ModelConfig qwen = Preset("qwen3-32b");
+  EXPECT_EQ(qwen.head_dim, 128);
+  EXPECT_TRUE(qwen.head_dim_given);
+  EXPECT_TRUE(qwen.qk_norm);
+  EXPECT_EQ(qwen.sliding_window, 0);  // a window given as null, and use_sliding_window false
+  // KV a token at TP 2: 2 x 64 layers x 4 KV heads x 128 x 2 bytes = 131,072.
+  EXPECT_EQ(KvBytesPerToken(qwen, 2, 2), 131072);
+  ModelConfig big = Preset("llama-3.1-70b");
+  EXPECT_EQ(big.layers, 80);
+  EXPECT_EQ(big.head_dim, 128);
+  EXPECT_EQ(Preset("qwen3-8b").intermediate, 12288);
+}
+
+TEST(Presets, MixturesOfExperts) {
+  // Mixtral-8x7B: 8 experts, 2 a token, an expert's MLP intermediate_size.
+  // Parameters: attention 32 x (4096 x 4096 + 2 x 4096 x 1024 + 4096 x
+  // 4096) = 1,342,177,280; embeddings 2 x 32,000 x 4096 = 262,144,000;
+  // norms 65 x 4096 = 266,240; routers 32 x 4096 x 8 = 1,048,576; experts
+  // 32 x 8 x 3 x 4096 x 14,336 = 45,097,156,608: 46,702,792,704 (Mixtral's
+  // 46.7 B), in bf16.
+  ModelConfig mixtral = Preset("mixtral-8x7b");
+  EXPECT_EQ(mixtral.experts, 8);
+  EXPECT_EQ(mixtral.top_k, 2);
+  EXPECT_EQ(mixtral.expert_intermediate, 14336);
+  EXPECT_EQ(mixtral.moe_layers, 32);
+  EXPECT_EQ(WeightBytesPerGpu(mixtral, 1, 1), 2.0 * 46702792704);
+  // At TP 2 the split parts halve; with expert parallel over 2 the experts
+  // do the same: 2 x (1,342,177,280 + 262,144,000 + 45,097,156,608) / 2 +
+  // 2 x (266,240 + 1,048,576) = 46,702,792,704 - 1,314,816.
+  EXPECT_EQ(WeightBytesPerGpu(mixtral, 2, 1), 46702792704.0 + 1314816);
+  EXPECT_EQ(WeightBytesPerGpu(mixtral, 2, 2), WeightBytesPerGpu(mixtral, 2, 1));
+  ModelConfig qwen = Preset("qwen3-235b-a22b");
+  EXPECT_EQ(qwen.moe_layers, 94);
+  EXPECT_EQ(qwen.expert_intermediate, 1536);
+  ModelConfig small = Preset("qwen3-30b-a3b");
+  EXPECT_EQ(small.experts, 128);
+  EXPECT_EQ(small.head_dim, 128);
+}
+
+TEST(Presets, DeepSeekV3) {
+  ModelConfig m = Preset("deepseek-v3");
+  EXPECT_TRUE(m.mla());
+  EXPECT_EQ(m.head_dim, 192);  // qk_nope 128 + qk_rope 64
+  EXPECT_EQ(m.experts, 256);
+  EXPECT_EQ(m.moe_layers, 58);  // 61 layers, the first 3 dense
+  EXPECT_EQ(m.dense_layers, 3);
+  EXPECT_EQ(m.shared_intermediate, 2048);
+  EXPECT_EQ(m.quantization, "fp8");
+  EXPECT_EQ(m.linear_bytes, 1);
+  // KV a token: one latent of 512 and a rotary key of 64 a layer, on every
+  // GPU whatever the TP: 61 x 576 x 2 bytes = 70,272.
+  EXPECT_EQ(KvBytesPerToken(m, 1, 2), 70272);
+  EXPECT_EQ(KvBytesPerToken(m, 8, 2), 70272);
+  // Parameters, a layer's attention: q_a 7168 x 1536 = 11,010,048 and
+  // kv_a 7168 x 576 = 4,128,768 on every GPU; q_b 1536 x 128 x 192 =
+  // 37,748,736, kv_b 512 x 128 x 256 = 16,777,216, o 128 x 128 x 7168 =
+  // 117,440,512 split.
+  AttentionParams a = AttentionParamsPerLayer(m);
+  EXPECT_EQ(a.replicated, 15138816);
+  EXPECT_EQ(a.split, 171966464);
+  // The whole model on one GPU: attention 61 x 187,105,280 =
+  // 11,413,422,080; dense MLPs 3 x 3 x 7168 x 18,432 = 1,189,085,184;
+  // shared experts 58 x 3 x 7168 x 2048 = 2,554,331,136; routed experts
+  // 58 x 256 x 3 x 7168 x 2048 = 653,908,770,816 (all these in fp8, a
+  // byte each: 669,065,609,216); embeddings 2 x 129,280 x 7168 =
+  // 1,853,358,080, norms 123 x 7168 + 61 x (1536 + 512) = 1,006,592,
+  // routers 58 x 7168 x 256 = 106,430,464 (bf16: 2 x 1,960,795,136):
+  // 671.0 B parameters, 672,987,199,488 bytes.
+  EXPECT_EQ(WeightBytesPerGpu(m, 1, 1), 672987199488.0);
+}
+
+TEST(Presets, GptOss) {
+  ModelConfig m = Preset("gpt-oss-120b");
+  EXPECT_EQ(m.head_dim, 64);
+  EXPECT_EQ(m.experts, 128);
+  EXPECT_EQ(m.top_k, 4);
+  EXPECT_EQ(m.expert_intermediate, 2880);
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(m.window_layers, 18);
+  EXPECT_EQ(m.quantization, "mxfp4");
+  EXPECT_EQ(m.expert_bytes, 4.25 / 8);
+  EXPECT_EQ(m.linear_bytes, 2);
+}
+
+TEST(Presets, GpuFigures) {
+  absl::StatusOr<Gpu> h100 = ResolveGpu("h100-sxm");
+  ASSERT_TRUE(h100.ok()) << h100.status();
+  EXPECT_EQ(h100->tflops, 989.5);
+  EXPECT_EQ(h100->tflops_fp8, 1979);
+  EXPECT_EQ(h100->bw_tbs, 3.35);
+  EXPECT_EQ(h100->memory_gib, 81559.0 / 1024);
+  EXPECT_EQ(h100->interconnect, "nvlink4");
+  EXPECT_EQ(h100->file, "serq/models/presets/gpus.json");
+  EXPECT_TRUE(h100->preset);
+  EXPECT_EQ(GpuError(*h100, "TFlopsFP8", "x").message(),
+            "serq/models/presets/gpus.json: error: h100-sxm.TFlopsFP8: x");
+  absl::StatusOr<Gpu> a100 = ResolveGpu("a100-40gb");
+  ASSERT_TRUE(a100.ok());
+  EXPECT_EQ(a100->tflops_fp8, 0);
+  EXPECT_EQ(ResolveGpu("h100").status().message(),
+            "'h100': no such GPU preset or file (presets: a100-40gb, a100-80gb, b200, h100-pcie, "
+            "h100-sxm, h200, l40s, mi300x, rtx-4090, rtx-pro-6000)");
+  std::string source;
+  EXPECT_EQ(ResolveModel("llama-8b", All(), &source).status().message(),
+            "'llama-8b': no such model preset or file (presets: deepseek-v3, gpt-oss-120b, "
+            "llama-3.1-70b, llama-3.1-8b, mixtral-8x7b, qwen3-235b-a22b, qwen3-30b-a3b, qwen3-32b, "
+            "qwen3-8b)");
+}
+
+TEST(ModelConfig, BadFields) {
+  const std::string base =
+      R"("model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+         "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128)";
+  EXPECT_EQ(ModelError("{" + base + "}"), "(no error)");
+  EXPECT_EQ(ModelError("{" + base + R"(, "head_dim": 0})"),
+            "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 0");
+  EXPECT_EQ(ModelError("{" + base + R"(, "head_dim": -8})"),
+            "m.json: error: head_dim: expected a whole number from 1 to 16777216, not -8");
+  EXPECT_EQ(ModelError("{" + base + R"(, "num_key_value_heads": 8})"),
+            "m.json: error: num_key_value_heads: 8 KV heads, more than the 4 heads");
+  EXPECT_EQ(ModelError("{" + base + R"(, "num_key_value_heads": 3})"),
+            "m.json: error: num_key_value_heads: 3 KV heads do not divide the 4 heads evenly");
+  EXPECT_EQ(ModelError(R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4,
+                           "vocab_size": 100, "intermediate_size": 128})"),
+            "m.json: error: hidden_size: missing: the model's config.json gives it");
+  EXPECT_EQ(ModelError("{" + base + R"(, "quantization_config": {"quant_method": "awq"}})"),
+            "m.json: error: quantization_config.quant_method: 'awq': serq physics knows fp8 (every "
+            "linear layer) and mxfp4 (the experts)");
+  EXPECT_EQ(ModelError("{" + base + R"(, "kv_lora_rank": 512, "qk_rope_head_dim": 64})"),
+            "m.json: error: qk_nope_head_dim: missing: the model's config.json gives it");
+  EXPECT_EQ(ModelError("{" + base + R"(, "sliding_window": 4, "layer_types": ["full_attention"]})"),
+            "m.json: error: layer_types: expected a list of 2 layers' attention types");
+  EXPECT_EQ(ModelError("{" + base + R"(, "num_local_experts": 8})"),
+            "m.json: error: num_experts_per_tok: missing: the model's config.json gives it");
+  // serq vllm's reading refuses what its profiles do not cover, by name.
+  EXPECT_EQ(ModelError("{" + base + R"(, "quantization_config": {"quant_method": "fp8"}})", {}),
+            "m.json: error: quantization_config: a quantized model: serq vllm reads models in bf16 "
+            "or fp16 only");
+  // A composite config's text_config is read over the top level.
+  EXPECT_EQ(ModelError(R"({"model_type": "llava", "text_config": {)" + base + "}}"), "(no error)");
+}
+
+TEST(Gpu, BadSheets) {
+  EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 80})"), "(no error)");
+  EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100})"),
+            "g.json: error: BwPeakTBs: missing: the datasheet's figure (docs/cli.md §serq physics)");
+  EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 0})"),
+            "g.json: error: MemoryGiB: expected a number above 0, not 0");
+  EXPECT_EQ(GpuError(R"({"TFlopsPeak": "fast", "BwPeakTBs": 1})"),
+            "g.json: error: TFlopsPeak: expected a number above 0, not \"fast\"");
+  EXPECT_EQ(GpuError(R"({"TFlopsPeak": 1, "BwPeakTBs": 1, "Interconnect": "nvlink9"})"),
+            "g.json: error: Interconnect: 'nvlink9': no such interconnect (known: pcie4-x16, "
+            "pcie5-x16, nvlink3, nvlink4, nvlink5)");
+  // BLIS's form: GPUs by name.
+  const std::string blis = R"({"A": {"TFlopsPeak": 1, "BwPeakTBs": 1}, "B": {"TFlopsPeak": 2}})";
+  EXPECT_EQ(GpuError(blis, "A"), "(no error)");
+  EXPECT_EQ(GpuError(blis, "B"),
+            "g.json: error: B.BwPeakTBs: missing: the datasheet's figure (docs/cli.md §serq physics)");
+  EXPECT_EQ(GpuError(blis, "C"), "g.json: error: no GPU 'C' (the file has A, B)");
+  EXPECT_EQ(GpuError(blis), "g.json: error: the file has 2 GPUs: name one (A, B)");
+}
+
+TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
+  int64_t seqs = 0, tokens = 0;
+  BatchDefaults(false, 79.6, &seqs, &tokens);
+  EXPECT_EQ(seqs, 1024);
+  EXPECT_EQ(tokens, 8192);
+  seqs = tokens = 0;
+  BatchDefaults(true, 80, &seqs, &tokens);  // an A100: the small defaults
+  EXPECT_EQ(seqs, 256);
+  EXPECT_EQ(tokens, 2048);
+  seqs = 0, tokens = 100;
+  BatchDefaults(false, 24, &seqs, &tokens);  // seqs at most tokens
+  EXPECT_EQ(seqs, 100);
+  // Llama-3.1-8B on an RTX 4090 (24,564 MiB x 0.9 = 23,181,498,778 bytes,
+  // rounded up): weights 16,060,522,496; activations at 2048 tokens and
+  // 256 sequences 2048 x (2 x 4096 + max(48 x 128, 3 x 14,336)) x 2 + 2 x
+  // 256 x 128,256 x 4 = 209,715,200 + 262,668,288 = 472,383,488; available
+  // 6,648,592,794 bytes, in blocks of 16 x 131,072 = 2,097,152: 3,170.
+  ModelConfig llama = Preset("llama-3.1-8b");
+  KvFromMemory kv = KvBlocksFromMemory(llama, 1, 1, 24564.0 / 1024, 0.9, 2048, 256, 2097152);
+  EXPECT_EQ(kv.requested, 23181498778.0);
+  EXPECT_EQ(kv.weights, 16060522496.0);
+  EXPECT_EQ(kv.activation, 472383488.0);
+  EXPECT_EQ(kv.blocks, 3170);
+  // No room: none.
+  EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, 16, 0.9, 2048, 256, 2097152).blocks, 0);
+}
+
+}  // namespace
+}  // namespace serq::models

@@ -1,0 +1,108 @@
+#include "serq/models/presets.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "serq/models/presets_data.h"
+
+namespace serq::models {
+namespace {
+
+constexpr absl::string_view kModels = "models/";
+constexpr absl::string_view kDir = "serq/models/presets/";
+
+const internal::PresetFile* Find(absl::string_view path) {
+  for (int i = 0; i < internal::kPresetFileCount; ++i) {
+    if (internal::kPresetFiles[i].path == path) return &internal::kPresetFiles[i];
+  }
+  return nullptr;
+}
+
+absl::StatusOr<JsonFile> Parse(const internal::PresetFile& f) {
+  return JsonFile::Parse(f.text, absl::StrCat(kDir, f.path));
+}
+
+bool IsFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+}  // namespace
+
+std::vector<std::string> ModelPresetNames() {
+  std::vector<std::string> names;
+  for (int i = 0; i < internal::kPresetFileCount; ++i) {
+    absl::string_view path = internal::kPresetFiles[i].path;
+    if (absl::ConsumePrefix(&path, kModels) && absl::ConsumeSuffix(&path, ".json")) {
+      names.emplace_back(path);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> GpuPresetNames() {
+  absl::StatusOr<JsonFile> file = GpuPresetsFile();
+  return file.ok() ? GpuNames(*file) : std::vector<std::string>{};
+}
+
+absl::StatusOr<JsonFile> ModelPresetFile(const std::string& name) {
+  const internal::PresetFile* f = Find(absl::StrCat(kModels, name, ".json"));
+  if (f == nullptr) return absl::NotFoundError(absl::StrCat("no model preset '", name, "'"));
+  return Parse(*f);
+}
+
+absl::StatusOr<JsonFile> GpuPresetsFile() {
+  const internal::PresetFile* f = Find("gpus.json");
+  if (f == nullptr) return absl::NotFoundError("no GPU presets");
+  return Parse(*f);
+}
+
+absl::StatusOr<ModelConfig> ResolveModel(const std::string& name, const ReadOptions& options,
+                                         std::string* source) {
+  absl::StatusOr<JsonFile> json = ModelPresetFile(name);
+  if (json.ok()) {
+    absl::StatusOr<std::optional<std::string>> from = json->Text("_source");
+    *source = absl::StrCat("preset ", name, from.ok() && from->has_value() ? absl::StrCat(", ", **from) : "");
+  } else if (IsFile(name)) {
+    json = JsonFile::Read(name);
+    *source = name;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", name, "': no such model preset or file (presets: ",
+        absl::StrJoin(ModelPresetNames(), ", "), ")"));
+  }
+  if (!json.ok()) return json.status();
+  return ReadModelConfig(*json, options);
+}
+
+absl::StatusOr<Gpu> ResolveGpu(const std::string& name) {
+  absl::StatusOr<JsonFile> presets = GpuPresetsFile();
+  if (!presets.ok()) return presets.status();
+  const std::vector<std::string> names = GpuNames(*presets);
+  if (std::find(names.begin(), names.end(), name) != names.end()) {
+    absl::StatusOr<Gpu> gpu = ReadGpu(*presets, name);
+    if (gpu.ok()) gpu->preset = true;
+    return gpu;
+  }
+  std::string file = name, entry;
+  if (!IsFile(file)) {
+    const size_t colon = name.rfind(':');
+    if (colon != std::string::npos && IsFile(name.substr(0, colon))) {
+      file = name.substr(0, colon);
+      entry = name.substr(colon + 1);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", name, "': no such GPU preset or file (presets: ", absl::StrJoin(names, ", "), ")"));
+    }
+  }
+  absl::StatusOr<JsonFile> json = JsonFile::Read(file);
+  if (!json.ok()) return json.status();
+  return ReadGpu(*json, entry);
+}
+
+}  // namespace serq::models

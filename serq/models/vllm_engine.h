@@ -1,0 +1,44 @@
+// vLLM 0.19's sizing of an engine, shared by serq vllm (a run folder) and
+// serq physics (a model and a GPU): the batch limits it picks for a GPU
+// and the KV cache it derives from the GPU's memory
+// (Worker.determine_available_memory, kv_cache_utils.get_num_blocks):
+//
+//   requested = GPU memory x gpu_memory_utilization
+//   available = requested - weights - the activation peak of a profile run
+//   blocks    = floor(available / (block_size x KV bytes a token))
+#ifndef SERQ_SERQ_MODELS_VLLM_ENGINE_H_
+#define SERQ_SERQ_MODELS_VLLM_ENGINE_H_
+
+#include <cstdint>
+
+#include "serq/models/model_config.h"
+
+namespace serq::models {
+
+// vLLM 0.19's max_num_seqs and max_num_batched_tokens for an API server
+// where the user gives none (0) (EngineArgs.get_batch_defaults): 1024 and
+// 8192 on a GPU of at least 70 GiB that is not an A100, else 256 and 2048;
+// then max_num_seqs at most max_num_batched_tokens.
+void BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens);
+
+// The activation peak vLLM's profile run leaves (bytes): a forward pass of
+// max_num_batched_tokens tokens, whose largest layer's tensors live at
+// once, and the sampler's logits and probabilities of max_num_seqs
+// sequences in float32. An estimate from the shapes (vLLM measures it).
+double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
+
+// The KV cache vLLM derives from a GPU's memory, in bytes and blocks.
+struct KvFromMemory {
+  double requested = 0;   // ceil(GiB x 2^30 x utilization)
+  double weights = 0;     // WeightBytesPerGpu
+  double activation = 0;  // ActivationPeakBytes
+  double available = 0;   // requested - weights - activation
+  int64_t blocks = 0;     // floor(available / bytes a block); 0 when none fits
+};
+KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
+                                double utilization, int64_t tokens, int64_t seqs,
+                                double bytes_per_block);
+
+}  // namespace serq::models
+
+#endif  // SERQ_SERQ_MODELS_VLLM_ENGINE_H_
