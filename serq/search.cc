@@ -138,6 +138,17 @@ class Searcher {
 
 bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* error) {
   *outcome = SearchOutcome();
+  {
+    // The condition's figures against the program, before any point runs.
+    DriverOptions options = spec.base;
+    options.defines.emplace_back(spec.param, spec.lo);
+    ir::Program program;
+    if (!ParseAndLink(spec.program, options, &program, error)) return false;
+    if (absl::Status s = CheckObserved(spec.condition.metrics, ProgramObservations(program)); !s.ok()) {
+      *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--until: ", s.message())));
+      return false;
+    }
+  }
   Searcher s(spec, outcome);
   const int64_t top = static_cast<int64_t>(std::floor((spec.hi - spec.lo) / spec.step + 1e-9));
   Verdict v;

@@ -67,7 +67,7 @@ expect 2 "serq: error: malformed --range '2:1': expected lo:hi with lo < hi" -- 
 expect 2 "serq: error: --until: col 13: expected a number" -- "$serq" search $flows --param W --range 1:2 --until 'mean(f3) <= x'
 expect 2 "serq: error: -D W is the searched --param" -- "$serq" search $flows -D W=1 --param W --range 1:2 --until 'mean(f3) < 1'
 expect 2 "serq: error: --param applies to 'serq search' only" -- "$serq" sweep $flows --param W
-expect 1 "no observation 'zz' in the results" -- "$serq" search $flows --param W --range 1:2 --until 'mean(zz) < 1'
+expect 2 "serq: error: --until: mean(zz): the program observes no 'zz' (it observes 'f1', 'f2', 'f3')" -- "$serq" search $flows --param W --range 1:2 --until 'mean(zz) < 1'
 expect 1 "there is no param 'Nope'" -- "$serq" search $flows --param Nope --range 1:2 --until 'mean(f3) < 1'
 
 
