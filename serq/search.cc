@@ -215,7 +215,7 @@ std::string RenderSearch(const SearchSpec& spec, const SearchOutcome& o) {
       m > 1 ? absl::StrCat(" (a point's, over its ", m, " comparisons, at most ", m * 2.5, "%)") : "",
       ".\n  ", o.tried.size(), o.tried.size() == 1 ? " point" : " points", " tried; ", grown,
       " needed more than ", std::min(spec.replications, spec.max_replications),
-      " replications; ", undecided, " stayed undecided at ", spec.max_replications,
+      std::min(spec.replications, spec.max_replications) == 1 ? " replication; " : " replications; ", undecided, " stayed undecided at ", spec.max_replications,
       undecided > 0 ? " and counted as failing (the answer may be low)" : "",
       ".\n  The bisection takes the condition to hold below some ", p, " and fail above it.\n",
       spec.allow_overload

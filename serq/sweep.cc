@@ -520,8 +520,9 @@ std::string EmitSlurm(const std::string& self, const std::string& dir, const swe
   const uint64_t count = TaskCount(plan);
   return absl::StrCat(
       "#!/bin/sh\n",
-      "# serq sweep of ", plan.program(), ": ", count, " tasks (", PointCount(plan.axis()),
-      " points x ", plan.replications(), " replications), one array element each.\n",
+      "# serq sweep of ", plan.program(), ": ", count, count == 1 ? " task (" : " tasks (", PointCount(plan.axis()),
+      PointCount(plan.axis()) == 1 ? " point x " : " points x ", plan.replications(),
+      plan.replications() == 1 ? " replication" : " replications", "), one array element each.\n",
       "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
       "#   ", ShellQuote(self), " sweep --merge ", ShellQuote(dir), "\n",
       "#SBATCH --job-name=serq-sweep\n",

@@ -126,6 +126,11 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
   return Emit(*text, exit_code);
 }
 
+// "1 task", "2 tasks".
+std::string Count(uint64_t n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
 // A word for sh: as it is when nothing in it is special, else in quotes.
 std::string ShellWord(absl::string_view word) {
   bool plain = !word.empty();
@@ -342,7 +347,7 @@ int SweepMain(const CommandLine& line) {
   CommandResult ran = RunTasksLocally(args.self, dir, plan, jobs, &run);
   if (rerun && run.signal == 0) {
     std::cerr << absl::StrCat("serq: resumed the sweep in '", dir, "': ", run.resumed, " of ",
-                              run.tasks, " tasks had finished before; ran the other ",
+                              Count(run.tasks, "task", "tasks"), " had finished before; ran the other ",
                               run.tasks - run.resumed, "\n");
   }
   if (run.signal != 0) {
@@ -350,7 +355,8 @@ int SweepMain(const CommandLine& line) {
     // goes on from there.
     std::cerr << ran.err;
     std::cerr << absl::StrCat("serq: interrupted by ", run.signal == SIGINT ? "SIGINT" : "SIGTERM", ": ",
-                              run.finished, " of ", run.tasks, " tasks finished; their files are in '",
+                              run.finished, " of ", Count(run.tasks, "task", "tasks"),
+                              " finished; their files are in '",
                               dir, "'\n", "serq: resume with: ", ResumeCommand(line, dir, temporary),
                               "\n");
     return 128 + run.signal;

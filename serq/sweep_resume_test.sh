@@ -85,7 +85,7 @@ rc=$?
 [ $rc -eq 1 ] || fail "a sweep whose task was killed: exit $rc, not 1: $(cat "$tmp/err")"
 grep -qF "task 0 was killed by signal 9" "$tmp/err" || fail "the killed task is not said: $(cat "$tmp/err")"
 "$serq" sweep "${mm1[@]}" --out "$tmp/k" --jobs 1 >"$tmp/out" 2>"$tmp/err" || fail "the rerun after a kill: exit $?: $(cat "$tmp/err")"
-grep -qF "0 of 1 tasks had finished before; ran the other 1" "$tmp/err" || fail "the killed task was not run again: $(cat "$tmp/err")"
+grep -qF "0 of 1 task had finished before; ran the other 1" "$tmp/err" || fail "the killed task was not run again: $(cat "$tmp/err")"
 grep -qE '^ *0.5 .*STABLE$' "$tmp/out" || fail "the rerun after a kill: $(cat "$tmp/out")"
 
 # SIGINT and SIGTERM. A sweep of 8 tasks of ~0.3 s each, one process at a
