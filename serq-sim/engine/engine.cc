@@ -823,9 +823,9 @@ void Engine::Progress() {
   progress_shown_ = !lines;
   const double elapsed = wall - started_wall_;
   std::fprintf(stderr,
-               "%sserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
+               "%s%s: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
                "%.3g simulated s/s%s",
-               lines ? "" : "\r", replication_ + 1, model_.replications, now_, model_.horizon,
+               lines ? "" : "\r", options_.progress_tool, replication_ + 1, model_.replications, now_, model_.horizon,
                100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed,
                lines ? "\n" : "\033[K");
   std::fflush(stderr);
