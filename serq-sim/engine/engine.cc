@@ -89,6 +89,8 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   arrived_window_.assign(model.sessions.size(), 0);
   ended_window_.assign(model.sessions.size(), 0);
   in_progress_.assign(model.sessions.size(), TimeAverage());
+  last_arrival_.assign(model.sessions.size(), -1);
+  in_progress_last_arrival_.assign(model.sessions.size(), 0);
   present_start_.assign(stations_.size(), 0);
   observations_.resize(model.observations.size());
   if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
@@ -804,6 +806,10 @@ void Engine::Report(results::Replication* out) {
     s->set_ended_window(ended_window_[i]);
     AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
               thirds, s->mutable_in_progress_third());
+    if (model_.drain && last_arrival_[i] >= 0) {
+      s->set_last_arrival(last_arrival_[i]);
+      s->set_in_progress_last_arrival(in_progress_last_arrival_[i]);
+    }
   }
   out->set_events(events_processed_);
   if (series_) series_->Release(out->mutable_series());

@@ -323,6 +323,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<uint64_t> arrived_window_;  // in [warmup, horizon]
   std::vector<uint64_t> ended_window_;
   std::vector<TimeAverage> in_progress_;  // per session declaration
+  // A run without a horizon: each session declaration's last arrival and
+  // its sessions in progress just after it.
+  std::vector<double> last_arrival_;
+  std::vector<uint64_t> in_progress_last_arrival_;
   static constexpr int kCheckpoints = 2;  // the window's first two thirds end
   int checkpoints_ = 0;                   // taken so far
   std::vector<double> station_integral_[kCheckpoints];  // per station
