@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "google/protobuf/descriptor.h"
@@ -165,6 +166,8 @@ void AddSessions(const MergedResults& merged, Report* report) {
   const auto& reps = merged.replications;
   for (int j = 0; j < reps[0]->session_size(); ++j) {
     uint64_t arrived = 0, ended = 0, in_progress = 0, arrived_window = 0, ended_window = 0;
+    uint64_t backlog = 0;  // in progress at the last arrival (a run without a horizon)
+    std::optional<double> last_arrival;
     // Results that record the window's thirds record its counts too;
     // older ones have zeros there, which are no counts. A run without a
     // horizon records the counts and no thirds.
@@ -177,6 +180,10 @@ void AddSessions(const MergedResults& merged, Report* report) {
       arrived_window += s.arrived_window();
       ended_window += s.ended_window();
       windowed &= s.in_progress_third_size() == 3 || merged.first->drained();
+      if (s.has_last_arrival()) {
+        last_arrival = std::max(last_arrival.value_or(s.last_arrival()), s.last_arrival());
+        backlog += s.in_progress_last_arrival();
+      }
     }
     Session* out = report->add_session();
     out->set_name(reps[0]->session(j).name());
@@ -186,6 +193,10 @@ void AddSessions(const MergedResults& merged, Report* report) {
     if (windowed) {
       out->set_arrived_window(arrived_window);
       out->set_ended_window(ended_window);
+    }
+    if (last_arrival) {
+      out->set_last_arrival(*last_arrival);
+      out->set_in_progress_last_arrival(backlog);
     }
   }
 }

@@ -197,8 +197,31 @@ SteadyState JudgeSteadyState(const MergedResults& merged) {
   return out;
 }
 
+std::vector<std::string> DrainedLines(const Report& report) {
+  std::vector<std::string> lines;
+  for (const Session& s : report.session()) {
+    if (!s.has_last_arrival()) continue;
+    const uint64_t backlog = s.in_progress_last_arrival();
+    const double share = kBacklogShare * static_cast<double>(s.arrived());
+    if (backlog < kMinGrowth || static_cast<double>(backlog) < share) continue;
+    if (lines.empty()) {
+      lines.push_back(
+          "steady state not assessed: a run without a horizon runs until every queue has drained, "
+          "so its end shows no backlog; the arrivals left one");
+    }
+    lines.push_back(absl::StrCat(
+        "  session ", s.name().empty() ? "(unnamed)" : s.name(), ": ", backlog, " of ", s.arrived(),
+        " in progress at the last arrival (t = ", FormatShortest(s.last_arrival()),
+        "), the last event at ", FormatShortest(report.end()), "; --horizon ",
+        FormatShortest(s.last_arrival()), " judges the arrivals' span (OVERLOADED when the "
+        "deployment fell behind them)"));
+  }
+  return lines;
+}
+
 std::vector<std::string> SteadyStateLines(const Report& report) {
   std::vector<std::string> lines;
+  if (report.drained()) return DrainedLines(report);
   if (!report.has_steady_state()) return lines;
   const SteadyState& s = report.steady_state();
   if (s.verdict() != SteadyState::OVERLOADED && s.verdict() != SteadyState::BACKLOGGED &&

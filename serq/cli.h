@@ -34,6 +34,7 @@ struct CommandLine {
   std::vector<std::string> positional;  // after the command
   std::vector<std::pair<std::string, std::string>> defines;  // -D as written
   std::string self;                     // this executable, for a sweep's tasks
+  std::vector<std::string> argv;        // the command line as typed (argv[0] first)
 };
 
 // Prints "serq: error: MESSAGE" and the hint to run --help; returns the

@@ -43,7 +43,8 @@ expect 2 yes "serq: error: --horizon must be > 0 and finite" -- "$serq" run --ho
 # --max-cpu 6 ends it after 6 CPU seconds, so at least 6 s of wall time.
 printf 'stage D : delay;\nworkload { arrive periodic(1e-6); }\nsession { run D (0); }\nrun { horizon 100000; }\n' >"$tmp/long.sq"
 expect 1 yes "the --max-cpu limit" -- "$serq" run --max-cpu 6 "$tmp/long.sq"
-grep -q '^serq-sim: replication 1 of 1, t = [0-9.e+]* of 100000 ([0-9]*%), .* events/s, .* simulated s/s$' "$tmp/err" ||
+# Under `serq run` the line names serq, as its errors do.
+grep -q '^serq: replication 1 of 1, t = [0-9.e+]* of 100000 ([0-9]*%), .* events/s, .* simulated s/s$' "$tmp/err" ||
   fail "no progress line on stderr: $(cat "$tmp/err")"
 
 # --warmup (issue 26): a shorter --horizon than the program's warm-up can be

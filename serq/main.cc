@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   if (!defines.ok()) return serq::Usage(defines.status().message());
   std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage);
   if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps or vllm");
-  serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0])};
+  serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0]),
+                         {argv, argv + argc}};
   std::vector<serq::FlagUse> uses = serq::SharedFlagUses();
   for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses(),
                     serq::PhysicsFlagUses(), serq::FitFlagUses(), serq::VllmFlagUses()}) {

@@ -16,6 +16,7 @@
 #include "serq-report/model.h"
 #include "serq-report/steady_state.h"
 #include "stats/stats.h"
+#include "ir/walk.h"
 
 namespace serq {
 namespace {
@@ -138,6 +139,29 @@ std::vector<Metric> DefaultMetrics(const report::MergedResults& merged) {
     metrics.push_back(*ParseMetric(absl::StrCat("p99(", n, ")")));
   }
   return metrics;
+}
+
+std::vector<std::string> ProgramObservations(const ir::Program& program) {
+  std::set<std::string> names;
+  ForEachStatement(program, [&](const ir::Statement& s, const std::string&) {
+    if (s.has_observe()) names.insert(s.observe().name());
+    if (s.has_run() && !s.run().observe().empty()) names.insert(s.run().observe());
+  });
+  return {names.begin(), names.end()};
+}
+
+absl::Status CheckObserved(const std::vector<Metric>& metrics,
+                           const std::vector<std::string>& observations) {
+  for (const Metric& m : metrics) {
+    if (std::find(observations.begin(), observations.end(), m.observation) != observations.end()) continue;
+    std::vector<std::string> quoted;
+    for (const std::string& n : observations) quoted.push_back(absl::StrCat("'", n, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        m.label, ": the program observes no '", m.observation, "' (",
+        quoted.empty() ? "it observes nothing" : absl::StrCat("it observes ", absl::StrJoin(quoted, ", ")),
+        ")"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& merged,

@@ -27,8 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "proto/ir.pb.h"
 #include "proto/report.pb.h"
 #include "stats/merge.h"
 
@@ -47,6 +49,19 @@ struct Metric {
 absl::StatusOr<Metric> ParseMetric(absl::string_view text);
 // A comma-separated list of metrics; none twice.
 absl::StatusOr<std::vector<Metric>> ParseMetrics(absl::string_view list);
+
+// The observations a linked program records, sorted, each once: every
+// `observe NAME;` and every decode run's per-token `observe NAME`, as
+// serq-sim compiles them (serq-sim/model), which writes each of them into
+// every replication's results, whether it got a sample or not. So a
+// figure can be checked against the program before anything runs.
+std::vector<std::string> ProgramObservations(const ir::Program& program);
+
+// OK when every metric's observation is one of `observations`; else
+// InvalidArgument naming the first that is not and the ones there are:
+// "the program observes no 'ttf' (it observes 'e2e', 'ttft')".
+absl::Status CheckObserved(const std::vector<Metric>& metrics,
+                           const std::vector<std::string>& observations);
 
 // A metric's value at one point. Undefined (no sample) when !defined.
 struct Figure {

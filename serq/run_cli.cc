@@ -80,6 +80,7 @@ int RunMain(const CommandLine& line) {
   options.sim.trace_select = absl::GetFlag(FLAGS_trace_select);
   options.sim.progress = isatty(2);
   options.sim.progress_lines = !options.sim.progress && ProgressLinesWanted();
+  options.sim.progress_tool = "serq";
   options.sim.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   options.sim.limits.max_events = absl::GetFlag(FLAGS_max_events);
   options.sim.limits.max_cpu = absl::GetFlag(FLAGS_max_cpu);

@@ -138,6 +138,17 @@ class Searcher {
 
 bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* error) {
   *outcome = SearchOutcome();
+  {
+    // The condition's figures against the program, before any point runs.
+    DriverOptions options = spec.base;
+    options.defines.emplace_back(spec.param, spec.lo);
+    ir::Program program;
+    if (!ParseAndLink(spec.program, options, &program, error)) return false;
+    if (absl::Status s = CheckObserved(spec.condition.metrics, ProgramObservations(program)); !s.ok()) {
+      *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--until: ", s.message())));
+      return false;
+    }
+  }
   Searcher s(spec, outcome);
   const int64_t top = static_cast<int64_t>(std::floor((spec.hi - spec.lo) / spec.step + 1e-9));
   Verdict v;
@@ -204,7 +215,7 @@ std::string RenderSearch(const SearchSpec& spec, const SearchOutcome& o) {
       m > 1 ? absl::StrCat(" (a point's, over its ", m, " comparisons, at most ", m * 2.5, "%)") : "",
       ".\n  ", o.tried.size(), o.tried.size() == 1 ? " point" : " points", " tried; ", grown,
       " needed more than ", std::min(spec.replications, spec.max_replications),
-      " replications; ", undecided, " stayed undecided at ", spec.max_replications,
+      std::min(spec.replications, spec.max_replications) == 1 ? " replication; " : " replications; ", undecided, " stayed undecided at ", spec.max_replications,
       undecided > 0 ? " and counted as failing (the answer may be low)" : "",
       ".\n  The bisection takes the condition to hold below some ", p, " and fail above it.\n",
       spec.allow_overload

@@ -28,6 +28,9 @@ grep -q '^answer: W = 0.8; W = 0.9, one step above, fails$' "$tmp/b" || fail "bo
   fail "the top of the range"
 "$serq" search $flows --param W --range 0.5:1 --until 'mean(f3) < 0.1' | grep -q '^answer: none: W = 0.5, the lowest value, fails$' ||
   fail "no value"
+# One replication a point: "needed more than 1 replication", not "1 replications".
+"$serq" search $flows --param W --range 0.5:1 --replications 1 --until 'mean(f3) <= 5' >"$tmp/one" || fail "one replication: exit $?"
+grep -qF 'needed more than 1 replication; 0 stayed undecided' "$tmp/one" || fail "one replication: $(grep -A1 'how sure' "$tmp/one")"
 
 mm1=testdata/sweep/mm1.sq
 "$serq" search $mm1 --param Rate --range 0.1:0.9 --step 0.05 --until 'mean(t) <= 2' --jobs 2 >"$tmp/m" ||
@@ -67,7 +70,7 @@ expect 2 "serq: error: malformed --range '2:1': expected lo:hi with lo < hi" -- 
 expect 2 "serq: error: --until: col 13: expected a number" -- "$serq" search $flows --param W --range 1:2 --until 'mean(f3) <= x'
 expect 2 "serq: error: -D W is the searched --param" -- "$serq" search $flows -D W=1 --param W --range 1:2 --until 'mean(f3) < 1'
 expect 2 "serq: error: --param applies to 'serq search' only" -- "$serq" sweep $flows --param W
-expect 1 "no observation 'zz' in the results" -- "$serq" search $flows --param W --range 1:2 --until 'mean(zz) < 1'
+expect 2 "serq: error: --until: mean(zz): the program observes no 'zz' (it observes 'f1', 'f2', 'f3')" -- "$serq" search $flows --param W --range 1:2 --until 'mean(zz) < 1'
 expect 1 "there is no param 'Nope'" -- "$serq" search $flows --param Nope --range 1:2 --until 'mean(f3) < 1'
 
 

@@ -1,9 +1,11 @@
 #include "serq/sweep.h"
 
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include "stats/merge.h"
 #include "serq-sim/model/model.h"
 #include "serq/grid.h"
+#include "serq/metrics.h"
 
 extern char** environ;
 
@@ -111,11 +114,22 @@ std::string FirstLine(absl::string_view text) {
 
 }  // namespace
 
-bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
+uint64_t ProgramDigest(absl::string_view text) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a's offset basis and prime
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
+               std::vector<std::string>* observations) {
   plan->Clear();
   plan->set_version(kPlanVersion);
   plan->set_program(spec.program);
   plan->set_cwd(fs::current_path().string());
+  if (auto text = ReadFile(spec.program); text.ok()) plan->set_program_digest(ProgramDigest(*text));
   std::set<std::string> names;
   for (const auto& [name, text] : spec.defines) {
     if (!names.insert(name).second) {
@@ -168,6 +182,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error) {
     }
     if (linked_once) continue;
     linked_once = true;
+    if (observations != nullptr) *observations = ProgramObservations(program);
     uint32_t replications = spec.replications.value_or(0);
     if (replications == 0) {
       // The program's own `run { replications }` at the first point.
@@ -214,11 +229,12 @@ absl::Status WritePlan(const std::string& dir, const sweep::Plan& plan) {
   if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot create '", dir, "': ", ec.message()));
   std::string bytes = plan.SerializeAsString();
   if (auto old = ReadFile(PlanPath(dir)); old.ok()) {
-    if (*old != bytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", dir, "' holds another sweep (its plan.pb differs): use another --out "
-                       "or empty it"));
-    }
+    if (*old == bytes) return absl::OkStatus();  // the same sweep: resumed
+    sweep::Plan old_plan;
+    std::string differs = old_plan.ParseFromString(*old) ? PlanDifference(old_plan, plan) : "";
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", dir, "' holds another sweep (its plan.pb differs",
+        differs.empty() ? "" : absl::StrCat(": ", differs), "): use another --out or empty it"));
   } else {
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       std::string name = entry.path().filename().string();
@@ -229,6 +245,43 @@ absl::Status WritePlan(const std::string& dir, const sweep::Plan& plan) {
     }
   }
   return WriteFile(PlanPath(dir), bytes);
+}
+
+std::string PlanDifference(const sweep::Plan& a, const sweep::Plan& b) {
+  std::vector<std::string> parts;
+  auto axes = [](const sweep::Plan& p) {
+    std::string bytes;
+    for (const sweep::Axis& x : p.axis()) bytes += x.SerializeAsString() + '\0';
+    return bytes;
+  };
+  if (a.version() != b.version()) parts.push_back("the plan's version");
+  if (a.program() != b.program()) {
+    parts.push_back(absl::StrCat("the program ('", a.program(), "', now '", b.program(), "')"));
+  } else if (a.has_program_digest() != b.has_program_digest()) {
+    parts.push_back("the program's digest (planned by an older serq)");
+  } else if (a.program_digest() != b.program_digest()) {
+    parts.push_back(absl::StrCat("the program's text ('", b.program(), "' changed since)"));
+  }
+  if (a.cwd() != b.cwd()) {
+    parts.push_back(absl::StrCat("the directory it was planned in ('", a.cwd(), "', now '", b.cwd(), "')"));
+  }
+  if (axes(a) != axes(b)) parts.push_back("the axes (-D, --share)");
+  if (a.replications() != b.replications()) {
+    parts.push_back(absl::StrCat("the replications (", a.replications(), ", now ", b.replications(), ")"));
+  }
+  if (a.has_seed() != b.has_seed() || a.seed() != b.seed()) parts.push_back("--seed");
+  if (a.has_horizon() != b.has_horizon() || a.horizon() != b.horizon()) parts.push_back("--horizon");
+  if (a.has_warmup() != b.has_warmup() || a.warmup() != b.warmup()) parts.push_back("--warmup");
+  if (a.data_dir() != b.data_dir()) parts.push_back("--data-dir");
+  return absl::StrJoin(parts, ", ");
+}
+
+bool TaskFinished(const std::string& dir, uint64_t task) {
+  auto bytes = ReadFile(TaskPath(dir, task));
+  sweep::Task t;
+  if (!bytes.ok() || !t.ParseFromString(*bytes) || t.task() != task) return false;
+  if (t.has_failure()) return t.failure().exit_code() != 0;
+  return t.has_results();
 }
 
 absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir) {
@@ -257,6 +310,19 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   DriverOptions options = PointOptions(settings);
   ir::Program program;
   CommandResult result;
+  if (plan.has_program_digest()) {
+    // A task of a program edited since the sweep was planned would mix
+    // two programs' figures in one table.
+    auto text = ReadFile(plan.program());
+    if (text.ok() && ProgramDigest(*text) != plan.program_digest()) {
+      return RecordFailure(
+          dir, plan, task,
+          Failure(kExitInputRejected,
+                  ToolError("serq", absl::StrCat("the program '", plan.program(),
+                                                 "' changed since the sweep was planned: plan it "
+                                                 "again into another --out"))));
+    }
+  }
   if (!ParseAndLink(plan.program(), options, &program, &result)) {
     return RecordFailure(dir, plan, task, result);
   }
@@ -286,51 +352,142 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   return result;
 }
 
+namespace {
+
+// The signal that interrupts a local run (SIGINT, SIGTERM) and how many
+// came; SIGCHLD only wakes the loop.
+volatile sig_atomic_t g_stop_signal = 0;
+volatile sig_atomic_t g_stop_count = 0;
+
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop_signal == 0) g_stop_signal = sig;
+  if (g_stop_count < 2) g_stop_count = g_stop_count + 1;
+}
+extern "C" void OnChildSignal(int) {}
+
+// Installs the handlers of a local run for its lifetime, with SIGINT,
+// SIGTERM and SIGCHLD blocked except while the loop waits (sigsuspend),
+// so that none is lost between a check and the wait. A signal ignored
+// when the sweep started stays ignored.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    g_stop_count = 0;
+    sigset_t block;
+    sigemptyset(&block);
+    for (int sig : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&block, sig);
+    sigprocmask(SIG_BLOCK, &block, &old_mask_);
+    wait_mask_ = old_mask_;
+    for (int sig : {SIGINT, SIGTERM, SIGCHLD}) sigdelset(&wait_mask_, sig);
+    for (int k = 0; k < 3; ++k) {
+      const int sig = kSignals[k];
+      struct sigaction act {};
+      act.sa_handler = sig == SIGCHLD ? OnChildSignal : OnStopSignal;
+      sigemptyset(&act.sa_mask);
+      act.sa_flags = sig == SIGCHLD ? SA_NOCLDSTOP : 0;
+      sigaction(sig, nullptr, &old_[k]);
+      if (sig != SIGCHLD && old_[k].sa_handler == SIG_IGN) continue;
+      sigaction(sig, &act, nullptr);
+      installed_[k] = true;
+    }
+  }
+  ~StopSignals() {
+    for (int k = 0; k < 3; ++k) {
+      if (installed_[k]) sigaction(kSignals[k], &old_[k], nullptr);
+    }
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  // The mask a child starts with: the sweep's own.
+  const sigset_t& child_mask() const { return old_mask_; }
+  // Waits for a signal (a child's end, SIGINT, SIGTERM).
+  void Wait() const { sigsuspend(&wait_mask_); }
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGCHLD};
+  sigset_t old_mask_, wait_mask_;
+  struct sigaction old_[3];
+  bool installed_[3] = {false, false, false};
+};
+
+}  // namespace
+
 CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
-                              const sweep::Plan& plan, uint32_t jobs) {
+                              const sweep::Plan& plan, uint32_t jobs, LocalRun* run) {
   const uint64_t count = TaskCount(plan);
+  *run = LocalRun();
+  run->tasks = count;
+  std::vector<bool> finished(count, false);
+  for (uint64_t i = 0; i < count; ++i) {
+    finished[i] = TaskFinished(dir, i);
+    if (finished[i]) ++run->resumed;
+  }
   std::map<pid_t, uint64_t> running;
   uint64_t next = 0;
   std::string failed;
-  auto reap = [&]() {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) return;
+  StopSignals signals;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &signals.child_mask());
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  auto ended = [&](pid_t pid, int status) {
     auto it = running.find(pid);
     if (it == running.end()) return;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      // A task that failed wrote its Failure; one killed or crashed could
-      // not: say what happened in its file.
-      const uint64_t t = it->second;
-      auto bytes = ReadFile(TaskPath(dir, t));
-      sweep::Task written;
-      if (!bytes.ok() || !written.ParseFromString(*bytes) || !written.has_failure()) {
-        std::string what = WIFEXITED(status) ? absl::StrCat("exited with ", WEXITSTATUS(status))
-                                             : absl::StrCat("was killed by signal ", WTERMSIG(status));
-        absl::Status s = WriteFailure(dir, plan, t, WIFEXITED(status) ? WEXITSTATUS(status) : 0, what,
-                                      absl::StrCat("task ", t, " ", what, " and wrote no results\n"));
-        if (!s.ok() && failed.empty()) failed = std::string(s.message());
-      }
-    }
+    const uint64_t t = it->second;
     running.erase(it);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+    if (WIFSIGNALED(status) && g_stop_signal != 0) {
+      // Stopped by the interruption: unfinished, not failed. Its file was
+      // never renamed into place; its temporary one goes.
+      std::error_code ec;
+      fs::remove(absl::StrCat(TaskPath(dir, t), ".tmp.", pid), ec);
+      return;
+    }
+    // A task that failed wrote its Failure; one killed or crashed could
+    // not: say what happened in its file.
+    auto bytes = ReadFile(TaskPath(dir, t));
+    sweep::Task written;
+    if (!bytes.ok() || !written.ParseFromString(*bytes) || !written.has_failure()) {
+      std::string what = WIFEXITED(status) ? absl::StrCat("exited with ", WEXITSTATUS(status))
+                                           : absl::StrCat("was killed by signal ", WTERMSIG(status));
+      absl::Status s = WriteFailure(dir, plan, t, WIFEXITED(status) ? WEXITSTATUS(status) : 0, what,
+                                    absl::StrCat("task ", t, " ", what, " and wrote no results\n"));
+      if (!s.ok() && failed.empty()) failed = std::string(s.message());
+    }
   };
-  while ((next < count && failed.empty()) || !running.empty()) {
-    if (next < count && failed.empty() && running.size() < jobs) {
+  int forwarded = 0;  // the interruptions passed on to the running tasks
+  while (true) {
+    // Reap whatever ended.
+    int status = 0;
+    for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) ended(pid, status);
+    const int stops = g_stop_count;
+    if (stops > forwarded) {
+      // The first signal goes on to the tasks as it came; a second kills them.
+      for (const auto& [pid, t] : running) kill(pid, stops >= 2 ? SIGKILL : g_stop_signal);
+      forwarded = stops;
+    }
+    const bool starting = g_stop_signal == 0 && failed.empty();
+    while (starting && next < count && finished[next]) ++next;
+    if (starting && next < count && running.size() < jobs) {
       std::string task = absl::StrCat(next);
       std::vector<std::string> argv = {self, "sweep", "--out", dir, "--task", task};
       std::vector<char*> cargv;
       for (std::string& a : argv) cargv.push_back(a.data());
       cargv.push_back(nullptr);
       pid_t pid;
-      if (int rc = posix_spawn(&pid, self.c_str(), nullptr, nullptr, cargv.data(), environ); rc != 0) {
+      if (int rc = posix_spawn(&pid, self.c_str(), nullptr, &attr, cargv.data(), environ); rc != 0) {
         failed = absl::StrCat("cannot start task ", next, ": ", std::strerror(rc));
         continue;
       }
       running[pid] = next++;
       continue;
     }
-    reap();
+    if (running.empty() && (!starting || next >= count)) break;
+    signals.Wait();
   }
+  posix_spawnattr_destroy(&attr);
+  run->signal = g_stop_signal;
+  for (uint64_t i = 0; i < count; ++i) run->finished += TaskFinished(dir, i) ? 1 : 0;
   // Only the executor's own failure (a task that cannot start, a file that
   // cannot be written) stops the sweep; a task's is in its file.
   if (!failed.empty()) return Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep stopped: ", failed)));
@@ -350,8 +507,9 @@ std::string EmitSlurm(const std::string& self, const std::string& dir, const swe
   const uint64_t count = TaskCount(plan);
   return absl::StrCat(
       "#!/bin/sh\n",
-      "# serq sweep of ", plan.program(), ": ", count, " tasks (", PointCount(plan.axis()),
-      " points x ", plan.replications(), " replications), one array element each.\n",
+      "# serq sweep of ", plan.program(), ": ", count, count == 1 ? " task (" : " tasks (", PointCount(plan.axis()),
+      PointCount(plan.axis()) == 1 ? " point x " : " points x ", plan.replications(),
+      plan.replications() == 1 ? " replication" : " replications", "), one array element each.\n",
       "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
       "#   ", ShellQuote(self), " sweep --merge ", ShellQuote(dir), "\n",
       "#SBATCH --job-name=serq-sweep\n",

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/sweep.pb.h"
 #include "serq/commands.h"
 #include "serq/metrics.h"
@@ -46,10 +47,17 @@ struct SweepSpec {
 };
 
 // Builds the plan: parses the grids, links the program at every point (so
-// a point that is not a valid program is found before any task runs) and
-// reads the program's replications when none are given. Misuse (a bad
-// grid) is exit 2, a program rejected at a point exit 1, in `error`.
-bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error);
+// a point that is not a valid program is found before any task runs),
+// reads the program's replications when none are given and records the
+// program's digest. Misuse (a bad grid) is exit 2, a program rejected at a
+// point exit 1, in `error`. `observations`, when given, gets the
+// observations of the program at its first valid point (ProgramObservations),
+// so that the figures asked for can be checked before any task runs.
+bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
+               std::vector<std::string>* observations = nullptr);
+
+// The digest a plan records of a program's text: FNV-1a over its bytes.
+uint64_t ProgramDigest(absl::string_view text);
 
 uint64_t TaskCount(const sweep::Plan& plan);
 
@@ -58,9 +66,23 @@ std::string PlanPath(const std::string& dir);
 std::string TaskPath(const std::string& dir, uint64_t task);
 
 // Creates `dir` (if needed) and writes the plan into it. Refuses a
-// directory that holds another sweep's plan or task files, so that results
-// of two sweeps never mix.
+// directory that holds another sweep's plan (saying what differs: the
+// axes, the replications, the program's text...) or task files without a
+// plan, so that results of two sweeps never mix. The same plan again is
+// the same sweep: its task files are kept, to be resumed.
 absl::Status WritePlan(const std::string& dir, const sweep::Plan& plan);
+
+// What differs between the plan in a directory and a new one, in words
+// ("the axes (-D, --share)", "the program's text"), or "" when they are
+// the same sweep.
+std::string PlanDifference(const sweep::Plan& old_plan, const sweep::Plan& plan);
+
+// Whether task `task` has finished: its file is there and holds its
+// results, or the failure its own process recorded (a runtime error, a
+// program rejected at its point: running it again would fail again). A
+// task whose process was killed (its Failure's exit code 0) has not: a
+// resumed sweep runs it again.
+bool TaskFinished(const std::string& dir, uint64_t task);
 absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir);
 
 // Runs task `task` of the plan in `dir` in this process and writes its file
@@ -69,13 +91,30 @@ absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir);
 // replication); the result's stderr has any runtime error.
 CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t task);
 
-// Runs every task of the plan in `dir` as local processes of `self` (this
-// executable: `self sweep --out DIR --task i`), `jobs` at a time. Every
-// task runs: a failed one leaves a task file with its Failure (the task
-// writes it, or this, when its process died without one), so that the
-// merge reports its point as failed and the others as they are.
+// What a local run of a sweep's tasks did.
+struct LocalRun {
+  uint64_t tasks = 0;     // the sweep's
+  uint64_t resumed = 0;   // finished before this run (kept, not run again)
+  uint64_t finished = 0;  // finished at the end (resumed included)
+  int signal = 0;         // SIGINT or SIGTERM when one interrupted the run, else 0
+};
+
+// Runs every unfinished task of the plan in `dir` (TaskFinished: a rerun
+// resumes) as local processes of `self` (this executable: `self sweep
+// --out DIR --task i`), `jobs` at a time. Every task runs: a failed one
+// leaves a task file with its Failure (the task writes it, or this, when
+// its process died without one), so that the merge reports its point as
+// failed and the others as they are.
+//
+// SIGINT or SIGTERM stops the run: no task starts after it, the running
+// ones get the signal (a terminal's ^C reaches them too), and a task it
+// killed leaves no file (it is unfinished, not failed); those that finished
+// keep theirs. A second signal kills the running tasks outright. The
+// signal is in `run`, and the caller says where the files are and how to
+// resume. A signal that was ignored when the sweep started (a background
+// job of a script) stays ignored.
 CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
-                              const sweep::Plan& plan, uint32_t jobs);
+                              const sweep::Plan& plan, uint32_t jobs, LocalRun* run);
 
 // The task list for GNU parallel: one shell command a line.
 std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan);

@@ -1,5 +1,6 @@
 #include "serq/sweep_cli.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -13,14 +14,18 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "ir/words.h"
 #include "ir/cli.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/cli.h"
 #include "serq/grid.h"
+#include "serq/metrics.h"
 #include "serq/search.h"
 #include "serq/sweep.h"
 #include "serq/sweep_chart.h"
@@ -119,6 +124,34 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
   auto text = RenderSweepReport(*table, format.empty() ? "text" : format);
   if (!text.ok()) return Usage(std::string(text.status().message()));
   return Emit(*text, exit_code);
+}
+
+// "1 task", "2 tasks".
+std::string Count(uint64_t n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
+// A word for sh: as it is when nothing in it is special, else in quotes.
+std::string ShellWord(absl::string_view word) {
+  bool plain = !word.empty();
+  for (char c : word) {
+    plain = plain && (absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+                      absl::string_view("_-./=:,@%+").find(c) != absl::string_view::npos);
+  }
+  if (plain) return std::string(word);
+  return absl::StrCat("'", absl::StrReplaceAll(word, {{"'", "'\\''"}}), "'");
+}
+
+// The command that resumes an interrupted sweep: the one typed, with
+// --out DIR when the sweep had none (its temporary directory, kept).
+std::string ResumeCommand(const CommandLine& line, const std::string& dir, bool add_out) {
+  std::vector<std::string> words;
+  for (const std::string& a : line.argv) words.push_back(ShellWord(a));
+  if (add_out) {
+    words.push_back("--out");
+    words.push_back(ShellWord(dir));
+  }
+  return absl::StrJoin(words, " ");
 }
 
 std::string Absolute(const std::string& dir) {
@@ -243,10 +276,17 @@ int SweepMain(const CommandLine& line) {
       args.format != "md") {
     return Usage(absl::StrCat("unknown --format '", args.format, "' (expected text, csv, json or md)"));
   }
+  // --metrics and --chart's figure, checked against the program below.
+  std::vector<std::pair<const char*, std::vector<Metric>>> asked;
   if (std::string list = absl::GetFlag(FLAGS_metrics); !list.empty()) {
-    if (auto parsed = ParseMetrics(list); !parsed.ok()) {
-      return Usage(absl::StrCat("--metrics: ", parsed.status().message()));
-    }
+    auto parsed = ParseMetrics(list);
+    if (!parsed.ok()) return Usage(absl::StrCat("--metrics: ", parsed.status().message()));
+    asked.emplace_back("--metrics", *std::move(parsed));
+  }
+  if (std::string chart = absl::GetFlag(FLAGS_chart); !chart.empty()) {
+    auto m = ParseMetric(chart);
+    if (!m.ok()) return Usage(absl::StrCat("--chart: ", m.status().message()));
+    asked.emplace_back("--chart", std::vector<Metric>{*m});
   }
   SweepSpec spec;
   spec.program = args.positional[0];
@@ -263,7 +303,15 @@ int SweepMain(const CommandLine& line) {
   spec.data_dir = args.data_dir;
   sweep::Plan plan;
   CommandResult planned;
-  if (!PlanSweep(spec, &plan, &planned)) return Print(planned);
+  std::vector<std::string> observations;
+  if (!PlanSweep(spec, &plan, &planned, &observations)) return Print(planned);
+  // A figure of nothing the program observes is found now, not after
+  // every task ran.
+  for (const auto& [flag, metrics] : asked) {
+    if (absl::Status s = CheckObserved(metrics, observations); !s.ok()) {
+      return Usage(absl::StrCat(flag, ": ", s.message()));
+    }
+  }
 
   std::string dir;
   bool temporary = out.empty();
@@ -277,6 +325,8 @@ int SweepMain(const CommandLine& line) {
   } else {
     dir = Absolute(out);
   }
+  std::error_code exists_error;
+  const bool rerun = fs::exists(PlanPath(dir), exists_error);
   if (absl::Status s = WritePlan(dir, plan); !s.ok()) {
     PrintToolError("serq", s.message());
     return kExitUsage;
@@ -293,11 +343,31 @@ int SweepMain(const CommandLine& line) {
     return Emit(EmitSlurm(exe, dir, plan));
   }
   uint32_t jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
-  int rc = Print(RunTasksLocally(args.self, dir, plan, jobs));
+  LocalRun run;
+  CommandResult ran = RunTasksLocally(args.self, dir, plan, jobs, &run);
+  if (rerun && run.signal == 0) {
+    std::cerr << absl::StrCat("serq: resumed the sweep in '", dir, "': ", run.resumed, " of ",
+                              Count(run.tasks, "task", "tasks"), " had finished before; ran the other ",
+                              run.tasks - run.resumed, "\n");
+  }
+  if (run.signal != 0) {
+    // Interrupted: what finished stays, said where, with the command that
+    // goes on from there.
+    std::cerr << ran.err;
+    std::cerr << absl::StrCat("serq: interrupted by ", run.signal == SIGINT ? "SIGINT" : "SIGTERM", ": ",
+                              run.finished, " of ", Count(run.tasks, "task", "tasks"),
+                              " finished; their files are in '",
+                              dir, "'\n", "serq: resume with: ", ResumeCommand(line, dir, temporary),
+                              "\n");
+    return 128 + run.signal;
+  }
+  int rc = Print(ran);
   if (rc == kExitOk) rc = MergeAndPrint(dir, args.format);
-  if (temporary) {
+  if (temporary && ran.exit_code == kExitOk) {
     std::error_code ec;
     fs::remove_all(dir, ec);
+  } else if (temporary) {
+    std::cerr << absl::StrCat("serq: the sweep's files are kept in '", dir, "'\n");
   }
   return rc;
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "stats/format.h"
+#include "stats/stats.h"
 #include "serq-report/table.h"
 #include "serq/grid.h"
 #include "ir/json.h"
@@ -48,6 +49,43 @@ std::vector<Figure> FiguresOf(const SweepTable& t, const SweepPoint& p) {
 std::string Fixed(const Figure& f, double x) { return f.defined ? FormatFixed(x, 4) : "-"; }
 std::string Shortest(const Figure& f, double x) { return f.defined ? FormatShortest(x) : ""; }
 
+// A note under the table when some figure's 95% interval is finite and
+// wider than the figure itself: the status (a steady-state verdict) says
+// nothing of it, and with few replications Student's t is large (12.71 at
+// 2, 4.30 at 3, 2.78 at 5). "" when there is none.
+std::string WideIntervals(const SweepTable& t) {
+  int wide = 0;
+  std::string first;
+  uint32_t fewest = 0;
+  for (const SweepPoint& p : t.points) {
+    if (p.status != SweepPoint::kMerged) continue;
+    for (size_t k = 0; k < p.figures.size(); ++k) {
+      const Figure& f = p.figures[k];
+      if (!f.defined || !std::isfinite(f.half_width) || !(f.half_width > std::fabs(f.value))) continue;
+      if (wide++ == 0) {
+        std::vector<std::string> at;
+        for (const sweep::Setting& s : p.settings) at.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+        first = absl::StrCat(t.metrics[k].label, at.empty() ? "" : absl::StrCat(" at ", absl::StrJoin(at, ", ")),
+                             ": ", FormatFixed(f.value, 4), " ± ", FormatFixed(f.half_width, 4));
+        fewest = p.replications;
+      }
+    }
+  }
+  if (wide == 0) return "";
+  std::string why =
+      fewest >= 2
+          ? absl::StrCat("; with ", fewest, " replications a half-width is ",
+                         FormatFixed(report::StudentTQuantile(0.975, fewest - 1), 2),
+                         " standard errors of the replications' figures (t(0.975, ", fewest - 1,
+                         ")), so more replications narrow it fast (5: ",
+                         FormatFixed(report::StudentTQuantile(0.975, 4), 2), "; 10: ",
+                         FormatFixed(report::StudentTQuantile(0.975, 9), 2), ")")
+          : "";
+  return absl::StrCat("\nnote: ", wide, wide == 1 ? " figure has" : " figures have",
+                      " a 95% interval wider than the figure itself (", first, ")", why,
+                      "; a status says whether a point settled, not how precise its figures are\n");
+}
+
 std::string TextTable(const SweepTable& t, bool markdown) {
   std::vector<Column> columns;
   // Numbers right-aligned, words (a policy) left.
@@ -70,9 +108,11 @@ std::string TextTable(const SweepTable& t, bool markdown) {
     row.push_back(Status(p));
     table.AddRow(std::move(row));
   }
-  if (!markdown) return absl::StrCat(RunLine(t), "\n\n", table.RenderText());
+  std::string note = WideIntervals(t);
+  if (!markdown) return absl::StrCat(RunLine(t), "\n\n", table.RenderText(), note);
   // Labels such as p99(ttft) have nothing markdown reads; names may.
-  return absl::StrCat(report::EscapeMarkdown(RunLine(t)), "\n\n", table.RenderMarkdown());
+  return absl::StrCat(report::EscapeMarkdown(RunLine(t)), "\n\n", table.RenderMarkdown(),
+                      note.empty() ? "" : absl::StrCat("\n", report::EscapeMarkdown(note)));
 }
 
 std::string CsvField(absl::string_view s) {

@@ -63,6 +63,19 @@ want=$(grep '^ttft,' "$tmp/run.csv" | cut -d, -f3,4)
 got=$(sed -n 2p "$tmp/p.csv" | cut -d, -f3,4)
 [ -n "$want" ] && [ "$want" = "$got" ] || fail "sweep point: mean(ttft) $got, serq run says $want"
 
+# A figure whose 95% interval is wider than itself gets a note under the
+# table, whatever the point's status: M/M/1 over 100 s, 2 replications,
+# Student's t(0.975, 1) = 12.71 (docs/cli.md §serq sweep, The report). The
+# count the note gives is the csv's figures with half-width > |value|.
+wide=(testdata/sweep/mm1.sq -D Rate=0.5,0.9 --replications 2 --horizon 100 --warmup 0 --metrics 'p50(t),mean(t)')
+"$serq" sweep "${wide[@]}" --out "$tmp/wide" >"$tmp/wide.txt" || fail "wide sweep: exit $?"
+"$serq" sweep --merge "$tmp/wide" --format csv >"$tmp/wide.csv"
+n=$(awk -F, 'NR > 1 { for (i = 3; i <= 6; i += 2) if ($(i+1) + 0 > ($i < 0 ? -$i : $i)) n++ } END { print n + 0 }' "$tmp/wide.csv")
+[ "$n" -gt 0 ] || fail "wide sweep: no interval wider than its figure: $(cat "$tmp/wide.csv")"
+grep -qE "^note: $n figures? ha(s|ve) a 95% interval wider than the figure itself \(.*\); with 2 replications a half-width is 12.71 standard errors" "$tmp/wide.txt" ||
+  fail "wide sweep: no note for $n figures: $(tail -2 "$tmp/wide.txt")"
+grep -q '^note:' testdata/sweep/flows.txt && fail "flows.txt has a note"
+
 # A lost task file: the merge says which and how to run it again; then it merges.
 rm "$tmp/emitted/task-5.pb"
 expect 1 "lacks 1 of its 12 task files: task 5; run one with: serq sweep --out $tmp/emitted --task 5" -- \
@@ -133,7 +146,7 @@ expect 2 "serq: error: --task needs --out DIR" -- "$serq" sweep --task 1
 expect 2 "serq: error: serq sweep needs a program file, not standard input" -- "$serq" sweep -
 expect 2 "serq: error: --task 12: the sweep has 12 tasks, 0 to 11" -- "$serq" sweep --out "$tmp/local" --task 12
 expect 2 "holds no sweep (no plan.pb" -- "$serq" sweep --out "$tmp/nothing" --task 0
-expect 2 "holds another sweep (its plan.pb differs)" -- "$serq" sweep $flows -D W=2 --out "$tmp/local"
+expect 2 "holds another sweep (its plan.pb differs: the axes (-D, --share), the replications (2, now 1))" -- "$serq" sweep $flows -D W=2 --out "$tmp/local"
 expect 2 "serq: error: --out does not apply to 'serq run'" -- "$serq" run $flows --out "$tmp/x"
 expect 2 "serq: error: --metrics: bad figure 'avg(f3)'" -- "$serq" sweep $flows --metrics 'avg(f3)'
 expect 1 "no observation 'f9' in the results (there are 'f1', 'f2', 'f3')" -- "$serq" sweep --merge "$tmp/local" --metrics 'mean(f9)'

@@ -58,8 +58,9 @@ void Linker::CheckPools() {
                 absl::StrCat("the block of '", p->name(),
                              "' must be a whole number of units at least 1, not ",
                              FormatNumber(*v)));
-        } else if (v.has_value() && cache.has_value() && *v != *cache) {
-          // vLLM's prefix cache keys the same blocks that hold the KV.
+        } else if (v.has_value() && cache.has_value() && *cache != 0 && *v != *cache) {
+          // vLLM's prefix cache keys the same blocks that hold the KV (a
+          // cache of 0 is none, whatever the block: -D Cache=0 turns it off).
           Error(at.At(p->block().loc()),
                 absl::StrCat("the block of '", p->name(), "' (", FormatNumber(*v),
                              ") must equal its cache block (", FormatNumber(*cache), ")"));

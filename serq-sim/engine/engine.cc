@@ -89,6 +89,8 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   arrived_window_.assign(model.sessions.size(), 0);
   ended_window_.assign(model.sessions.size(), 0);
   in_progress_.assign(model.sessions.size(), TimeAverage());
+  last_arrival_.assign(model.sessions.size(), -1);
+  in_progress_last_arrival_.assign(model.sessions.size(), 0);
   present_start_.assign(stations_.size(), 0);
   observations_.resize(model.observations.size());
   if (model.sample > 0) series_ = std::make_unique<SeriesRecorder>(model);
@@ -808,6 +810,10 @@ void Engine::Report(results::Replication* out) {
     s->set_ended_window(ended_window_[i]);
     AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
               thirds, s->mutable_in_progress_third());
+    if (model_.drain && last_arrival_[i] >= 0) {
+      s->set_last_arrival(last_arrival_[i]);
+      s->set_in_progress_last_arrival(in_progress_last_arrival_[i]);
+    }
   }
   out->set_events(events_processed_);
   if (series_) series_->Release(out->mutable_series());
@@ -827,9 +833,9 @@ void Engine::Progress() {
   progress_shown_ = !lines;
   const double elapsed = wall - started_wall_;
   std::fprintf(stderr,
-               "%sserq-sim: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
+               "%s%s: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
                "%.3g simulated s/s%s",
-               lines ? "" : "\r", replication_ + 1, model_.replications, now_, model_.horizon,
+               lines ? "" : "\r", options_.progress_tool, replication_ + 1, model_.replications, now_, model_.horizon,
                100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed,
                lines ? "\n" : "\033[K");
   std::fflush(stderr);

@@ -41,6 +41,7 @@ struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
   bool progress = false;          // a progress line on stderr when the run is long
   bool progress_lines = false;    // not a terminal: a line every 5 s once past 5 s
+  const char* progress_tool = "serq-sim";  // the tool the progress line names
   bool check_pools = false;       // tests: Pools::CheckInvariants after every event
   bool lanes = true;              // tests: false, no step stage steps a lane (SimOptions)
   SimLimits limits;               // --max-sessions, --max-events, --max-cpu
@@ -326,6 +327,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<uint64_t> arrived_window_;  // in [warmup, horizon]
   std::vector<uint64_t> ended_window_;
   std::vector<TimeAverage> in_progress_;  // per session declaration
+  // A run without a horizon: each session declaration's last arrival and
+  // its sessions in progress just after it.
+  std::vector<double> last_arrival_;
+  std::vector<uint64_t> in_progress_last_arrival_;
   static constexpr int kCheckpoints = 2;  // the window's first two thirds end
   int checkpoints_ = 0;                   // taken so far
   std::vector<double> station_integral_[kCheckpoints];  // per station

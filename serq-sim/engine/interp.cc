@@ -97,6 +97,10 @@ void Engine::Spawn(uint32_t workload, const double* row) {
   ++arrived_[w.session];
   if (window_started_) ++arrived_window_[w.session];
   InProgressChanged(w.session);
+  if (model_.drain) {
+    last_arrival_[w.session] = now_;
+    in_progress_last_arrival_[w.session] = arrived_[w.session] - ended_[w.session];
+  }
   if (options_.trace) LogSession("arrive", s, "workload", w.name);
   Execute(id);
 }

@@ -39,6 +39,8 @@ struct SimOptions {
   // stderr not a terminal (a log, a script): a whole line every 5 s once
   // a replication has run 5 s, so a long run is seen to move.
   bool progress_lines = false;
+  // The tool the progress line names: "serq-sim", or "serq" under `serq run`.
+  const char* progress_tool = "serq-sim";
   // Tests: check the pools' invariants after every event (a violation is
   // an error naming the time and what is wrong).
   bool check_pools = false;
