@@ -648,7 +648,11 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   } else {
     t.Comment(absl::StrCat("The requests: ", N(w.requests), " arriving as a Poisson process of ", N(w.rate),
                            " a second, their lengths ", lengths.what, "."));
-    t.Line(absl::StrCat("workload requests { arrive poisson(", N(w.rate), "); limit ", N(w.requests), "; }"));
+    // Params, so that -D moves them and `serq search --param Rate` finds the largest rate
+    // that meets an SLO without editing the program.
+    t.Line(absl::StrCat("param Rate = ", N(w.rate), ";  // requests a second"));
+    t.Line(absl::StrCat("param Requests = ", N(w.requests), ";  // how many arrive"));
+    t.Line("workload requests { arrive poisson(Rate); limit Requests; }");
   }
   t.Line("session requests {");
   for (const std::string& line : lengths.lines) t.Line("  " + line);

@@ -330,7 +330,10 @@ TEST(Program, TensorParallel) {
   EXPECT_TRUE(Has(program, "all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency)"));
   // KV a token on one GPU: 2 x 32 x 4 x 128 x 2 = 65,536.
   EXPECT_TRUE(Has(program, "x 2 bytes = 65536 bytes"));
-  EXPECT_TRUE(Has(program, "workload requests { arrive poisson(5); limit 20; }"));
+  // The rate and the count are params (-D and serq search move them).
+  EXPECT_TRUE(Has(program, "param Rate = 5;"));
+  EXPECT_TRUE(Has(program, "param Requests = 20;"));
+  EXPECT_TRUE(Has(program, "workload requests { arrive poisson(Rate); limit Requests; }"));
   // --link-bw instead of the named interconnect.
   o.deployment.link_bw_gbps = 16;
   o.deployment.link_latency_us = 20;
