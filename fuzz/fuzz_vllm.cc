@@ -5,20 +5,21 @@
 #include <cstdint>
 #include <string>
 
-#include "serq/vllm/json_file.h"
-#include "serq/vllm/model_config.h"
+#include "serq/models/json_file.h"
+#include "serq/models/model_config.h"
 #include "serq/vllm/profile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace vllm = serq::vllm;
+  namespace models = serq::models;
   std::string bytes(reinterpret_cast<const char*>(data), size);
   (void)vllm::ParseProfileMeta(bytes, "fuzz.yaml");
-  absl::StatusOr<vllm::JsonFile> json = vllm::JsonFile::Parse(bytes, "fuzz.json");
+  absl::StatusOr<models::JsonFile> json = models::JsonFile::Parse(bytes, "fuzz.json");
   if (json.ok()) {
-    absl::StatusOr<vllm::ModelConfig> model = vllm::ReadModelConfig(*json);
+    absl::StatusOr<models::ModelConfig> model = models::ReadModelConfig(*json);
     if (model.ok()) {
-      (void)vllm::KvBytesPerToken(*model, 1, 2);
-      (void)vllm::WeightBytesPerGpu(*model, 2, 2);
+      (void)models::KvBytesPerToken(*model, 1, 2);
+      (void)models::WeightBytesPerGpu(*model, 2, 2);
     }
     (void)json->Whole("engine_kwargs.max_num_seqs", 1, 1 << 20);
     (void)json->Text("vllm_version");

@@ -84,7 +84,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!read.ok()) return read.status();
   const RunFolder& r = *read;
   const EngineArgs& a = r.args;
-  const ModelConfig& m = r.model;
+  const models::ModelConfig& m = r.model;
   const Architecture& arch = *FindArchitecture(m.model_type);
   Generated out;
   if (!r.vllm_version.empty() && r.vllm_version.rfind("0.19", 0) != 0) {

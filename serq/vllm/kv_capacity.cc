@@ -31,7 +31,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
   KvCapacity kv;
   const int tp = r.args.tp;
   const int block = r.args.block_size;
-  kv.bytes_per_token = KvBytesPerToken(r.model, tp, KvDtypeBytes(r));
+  kv.bytes_per_token = models::KvBytesPerToken(r.model, tp, KvDtypeBytes(r));
   const std::string per_token = absl::StrCat(
       "KV a token on one GPU: 2 (K, V) x ", r.model.layers, " layers x ",
       std::max(1, r.model.kv_heads / tp), " KV heads", tp > 1 ? absl::StrCat(" (of ", r.model.kv_heads, ", over TP ", tp, ")") : "",
@@ -65,7 +65,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
       util_from = "--gpu-memory-utilization";
     }
     const double requested = std::ceil(gib * kGiB * util);
-    const double weights = WeightBytesPerGpu(r.model, tp, r.ep);
+    const double weights = models::WeightBytesPerGpu(r.model, tp, r.ep);
     const double activation =
         ActivationPeakBytes(r.model, tp, max_num_batched_tokens, max_num_seqs);
     const double available = requested - weights - activation;

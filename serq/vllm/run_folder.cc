@@ -6,9 +6,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serq/vllm/architecture.h"
-#include "serq/vllm/json_file.h"
+#include "serq/models/json_file.h"
 
 namespace serq::vllm {
+
+using models::Describe;
+using models::JsonFile;
+using models::ModelConfig;
+using models::ReadModelConfig;
+
 namespace {
 
 std::string Join(const std::string& dir, const std::string& file) {

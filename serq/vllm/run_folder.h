@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "serq/vllm/model_config.h"
+#include "serq/models/model_config.h"
 #include "serq/vllm/profile.h"
 
 namespace serq::vllm {
@@ -59,7 +59,7 @@ struct RunFolder {
   EngineArgs args;
   // meta.json's kv_cache.num_gpu_blocks where the run records it.
   std::optional<int64_t> num_gpu_blocks;
-  ModelConfig model;
+  models::ModelConfig model;
   Cluster cluster;
   ProfileMeta profile;
   int ep = 1;  // the GPUs the experts are spread over (dp x tp with expert parallel)

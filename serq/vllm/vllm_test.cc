@@ -11,12 +11,19 @@
 #include "lang/link/link.h"
 #include "lang/parse/parse.h"
 #include "serq/vllm/generate.h"
-#include "serq/vllm/json_file.h"
-#include "serq/vllm/model_config.h"
+#include "serq/models/json_file.h"
+#include "serq/models/model_config.h"
 #include "serq/vllm/profile.h"
 #include "serq/vllm/run_folder.h"
 
 namespace serq::vllm {
+
+using models::JsonFile;
+using models::ModelConfig;
+using models::KvBytesPerToken;
+using models::ReadModelConfig;
+using models::WeightBytesPerGpu;
+
 namespace {
 
 namespace fs = std::filesystem;
