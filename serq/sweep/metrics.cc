@@ -107,7 +107,10 @@ absl::StatusOr<std::vector<Metric>> ParseMetrics(absl::string_view list) {
 
 Health ComputeHealth(const report::MergedResults& merged) {
   Health h;
-  h.verdict = report::JudgeSteadyState(merged).verdict();
+  const report::SteadyState steady = report::JudgeSteadyState(merged);
+  h.verdict = steady.verdict();
+  h.replications = static_cast<uint32_t>(merged.replications.size());
+  h.flagged = steady.replications_flagged();
   for (const results::Replication* rep : merged.replications) {
     for (const results::SessionStats& s : rep->session()) {
       h.in_progress += s.in_progress();

@@ -84,6 +84,8 @@ struct Health {
   double in_progress_share = 0;  // in progress at the horizon / (ended in the window + those)
   uint64_t in_progress = 0;      // summed over the replications
   uint64_t seen = 0;
+  uint32_t replications = 0;  // judged
+  uint32_t flagged = 0;       // of them judged BACKLOGGED or OVERLOADED
 };
 Health ComputeHealth(const report::MergedResults& merged);
 // "STABLE", "BACKLOGGED", "OVERLOADED", "UNSETTLED", "UNASSESSED".

@@ -118,8 +118,15 @@ class Searcher {
   std::string Overload(const Health& h) const {
     std::string share = absl::StrCat(h.in_progress, " of the ", h.seen,
                                      " sessions its window saw in progress at the horizon");
-    if (!Settled(h.verdict)) {
-      return absl::StrCat("not in a steady state (", VerdictWord(h.verdict), "): ", share,
+    const bool flagged = spec_.flagged_share > 0
+                             ? h.flagged > spec_.flagged_share * h.replications
+                             : !Settled(h.verdict);
+    if (flagged) {
+      return absl::StrCat("not in a steady state (", VerdictWord(h.verdict),
+                          spec_.flagged_share > 0 ? absl::StrCat(" in ", h.flagged, " of ", h.replications,
+                                                                 " replications")
+                                                  : "",
+                          "): ", share,
                           "; its figures cover completed work only (--allow-overload judges them alone)");
     }
     if (h.in_progress_share > spec_.max_in_progress) {
@@ -164,6 +171,10 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
   } else {
     // Invariant: pass passed, fail did not; the answer is in [pass, fail).
     while (fail - pass > 1) {
+      if (spec.stop && spec.stop(outcome->tried[s.IndexOf(pass)], ValueAt(spec, fail))) {
+        outcome->stopped = true;
+        break;
+      }
       int64_t mid = pass + (fail - pass) / 2;
       if (!s.At(mid, &v, error)) return false;
       (v == Verdict::kPass ? pass : fail) = mid;

@@ -9,6 +9,7 @@
 #define SERQ_SERQ_SEARCH_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@
 #include "serq/sweep/condition.h"
 
 namespace serq {
+
+struct SearchPoint;
 
 struct SearchSpec {
   std::string program;
@@ -32,6 +35,16 @@ struct SearchSpec {
   // figures alone.
   bool allow_overload = false;
   double max_in_progress = 0.1;
+  // Above 0: a point fails for its steady state only when more than this
+  // share of its replications are flagged (BACKLOGGED or OVERLOADED), so
+  // that one short replication's chance rise does not end a search; 0 (the
+  // default): when any is, or when the verdict is UNSETTLED.
+  double flagged_share = 0;
+  // Asked before each step of the bisection with the highest point that
+  // passed and the lowest value that did not: true ends the search there
+  // (SearchOutcome.stopped), the answer the value that passed. serq plan
+  // stops a candidate that can no longer reach the front with it.
+  std::function<bool(const SearchPoint& passed, double failed)> stop;
 };
 
 struct SearchPoint {
@@ -49,6 +62,7 @@ struct SearchOutcome {
   double answer = 0;       // found: the largest value that passed
   int above = -1;          // index in `tried` of the value one step above it, if tried
   int lowest = -1;         // !found: index of lo in `tried`
+  bool stopped = false;    // SearchSpec.stop ended the bisection early
 };
 
 // Runs the search. Errors (a program rejected, a runtime error at a point,
