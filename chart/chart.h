@@ -3,7 +3,7 @@
 // of their intervals, a legend and a title. What serq-view --plot and the
 // html report draw (the CDF of observations, time series: plot.h) and what
 // serq sweep --chart draws (a figure against a parameter with its 95%
-// intervals: serq/sweep_chart.h). As the station row: whole-pixel axes,
+// intervals: serq/sweep/sweep_chart.h). As the station row: whole-pixel axes,
 // coordinates with one decimal, attributes only (no CSS), a monospace font
 // whose widths are estimated from the count of characters, so the same
 // chart is the same bytes and renders alike in browsers and librsvg.

@@ -1,6 +1,6 @@
 // Fuzz target: the readers of serq physics (a model's config.json, a GPU's
-// datasheet: serq/models; BLIS's coefficients: serq/physics.h) and of serq fit-steps
-// (step records, CSV or serq's --trace; serq/fit_steps.h) on any bytes; a
+// datasheet: serq/models; BLIS's coefficients: serq/physics/physics.h) and of serq fit-steps
+// (step records, CSV or serq's --trace; serq/calibrate/fit_steps.h) on any bytes; a
 // config that reads is written out as a step time, records that read are
 // fitted and their report rendered. A config that reads is written out as
 // serq's program (on an H100, at the TP the config's heads allow) and as
@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include "serq/fit_steps.h"
+#include "serq/calibrate/fit_steps.h"
 #include "serq/models/gpu.h"
 #include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
-#include "serq/physics.h"
+#include "serq/physics/physics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace physics = serq::physics;

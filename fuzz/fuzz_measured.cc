@@ -1,5 +1,5 @@
 // Fuzz target: serq compare's readers of measured runs (vLLM requests.jsonl,
-// BLIS results.json, serq results; serq/measured.h) on any bytes, and a run
+// BLIS results.json, serq results; serq/measured/measured.h) on any bytes, and a run
 // that reads compared with itself and rendered in every format and as SVG.
 #include <cstdint>
 #include <string>
@@ -7,9 +7,9 @@
 
 #include "ir/diagnostics.h"
 #include "ir/io.h"
-#include "serq/compare.h"
-#include "serq/compare_render.h"
-#include "serq/measured.h"
+#include "serq/measured/compare.h"
+#include "serq/measured/compare_render.h"
+#include "serq/measured/measured.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace compare = serq::compare;

@@ -65,6 +65,8 @@ const char kSerqUsage[] =
     "                    (--replay TRACE | --rate R [--lengths L]) [--out x.sq] [--blis]\n"
     "       serq vllm RUN_DIR [--out x.sq] [--kv-blocks N] [--gpu-memory-utilization U]\n"
     "                 [--gpu-memory GIB] [--interconnect NAME] [--no-skew] [--no-prefix-cache]\n"
+    "       serq plan --model M --gpu G --gpus N --until CONDITION --out DIR [--rate R]\n"
+    "                 [--price P] [--tps LIST] [--kinds colocated,disaggregated] [--jobs N]\n"
     "\n"
     "run    parse, link, simulate and report: the same bytes as\n"
     "       serq-parse x.sq | serq-link | serq-sim | serq-report\n"
@@ -83,6 +85,8 @@ const char kSerqUsage[] =
     "       the model's config.json and the GPU's datasheet (presets or files)\n"
     "vllm   the program that replays a measured vLLM run from its folder (profile,\n"
     "       engine arguments, model, requests)\n"
+    "plan   the deployments a GPU budget can buy, colocated and disaggregated, each at the\n"
+    "       largest rate meeting the SLOs: their Pareto front, per GPU against per user\n"
     "\n"
     "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
     "error), 2 misuse. See docs/cli.md.";
@@ -96,14 +100,14 @@ int Usage(absl::string_view message) {
 std::vector<FlagUse> SharedFlagUses() {
   return {
       {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep", "compare"}},
-      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare", "fit"}},
+      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare", "fit", "plan"}},
       {"replications", absl::GetFlag(FLAGS_replications).has_value(),
-       {"run", "sweep", "search", "compare", "fit"}},
+       {"run", "sweep", "search", "compare", "fit", "plan"}},
       {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
       {"warmup", absl::GetFlag(FLAGS_warmup).has_value(), {"run", "sweep", "search"}},
       {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare", "fit"}},
       {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
-      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search", "fit"}},
+      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search", "fit", "plan"}},
   };
 }
 
@@ -111,7 +115,12 @@ std::string FlagNotFor(absl::string_view command, const std::vector<FlagUse>& us
   for (const FlagUse& use : uses) {
     if (!use.set) continue;
     bool reads = false;
-    for (absl::string_view c : use.commands) reads = reads || c == command;
+    // A flag two commands' tables list (serq plan reads serq physics's
+    // --model) is read by each of them.
+    for (const FlagUse& other : uses) {
+      if (absl::string_view(other.name) != use.name) continue;
+      for (absl::string_view c : other.commands) reads = reads || c == command;
+    }
     if (reads) continue;
     if (use.commands.size() == 1) {
       return absl::StrCat("--", use.name, " applies to 'serq ", use.commands[0], "' only", use.hint);

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "serq-sim/engine/simulate.h"
-#include "serq/compare_command.h"
+#include "serq/measured/compare_command.h"
 
 ABSL_FLAG(std::string, names, "",
           "compare: the observations that hold each metric in serq results, e.g. "

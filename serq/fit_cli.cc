@@ -10,8 +10,8 @@
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
 #include "ir/output.h"
-#include "serq/fit.h"
-#include "serq/fit_steps.h"
+#include "serq/calibrate/fit.h"
+#include "serq/calibrate/fit_steps.h"
 
 ABSL_FLAG(std::string, objective, serq::fit::kDefaultObjective,
           "fit: the terms whose relative errors' root mean square is minimised, METRIC.FIGURE "

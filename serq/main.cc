@@ -11,6 +11,7 @@
 #include "serq/compare_cli.h"
 #include "serq/fit_cli.h"
 #include "serq/physics_cli.h"
+#include "serq/plan_cli.h"
 #include "serq/run_cli.h"
 #include "serq/sweep_cli.h"
 #include "serq/vllm_cli.h"
@@ -26,6 +27,7 @@ constexpr Command kCommands[] = {
     {"view", serq::RunMain},    {"sweep", serq::SweepMain},   {"search", serq::SearchMain},
     {"compare", serq::CompareMain}, {"physics", serq::PhysicsMain},
     {"fit", serq::FitMain}, {"fit-steps", serq::FitStepsMain}, {"vllm", serq::VllmMain},
+    {"plan", serq::PlanMain},
 };
 
 }  // namespace
@@ -36,12 +38,13 @@ int main(int argc, char** argv) {
   if (std::string lists = serq::TakeFitLists(&raw); !lists.empty()) return serq::Usage(lists);
   if (!defines.ok()) return serq::Usage(defines.status().message());
   std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage);
-  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps or vllm");
+  if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps, vllm or plan");
   serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0]),
                          {argv, argv + argc}};
   std::vector<serq::FlagUse> uses = serq::SharedFlagUses();
   for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses(),
-                    serq::PhysicsFlagUses(), serq::FitFlagUses(), serq::VllmFlagUses()}) {
+                    serq::PhysicsFlagUses(), serq::FitFlagUses(), serq::VllmFlagUses(),
+                    serq::PlanFlagUses()}) {
     uses.insert(uses.end(), more.begin(), more.end());
   }
   for (const Command& command : kCommands) {
@@ -50,5 +53,5 @@ int main(int argc, char** argv) {
     return command.main(line);
   }
   return serq::Usage(absl::StrCat("unknown command '", line.command,
-                                  "' (expected run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps or vllm)"));
+                                  "' (expected run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps, vllm or plan)"));
 }

@@ -15,7 +15,7 @@
 #include "ir/cli.h"
 #include "ir/output.h"
 #include "serq/models/presets.h"
-#include "serq/physics.h"
+#include "serq/physics/physics.h"
 
 ABSL_FLAG(std::string, model, "",
           "physics: the model, a preset's name (llama-3.1-8b, qwen3-30b-a3b, ...) or its config.json");

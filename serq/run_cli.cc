@@ -12,7 +12,7 @@
 #include "ir/cli.h"
 #include "ir/limits.h"
 #include "ir/words.h"
-#include "serq/commands.h"
+#include "serq/pipeline/commands.h"
 
 // The default of --quantiles, which is also how the other commands tell
 // that it was not given.

@@ -24,12 +24,12 @@
 #include "ir/cli.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/cli.h"
-#include "serq/grid.h"
-#include "serq/metrics.h"
-#include "serq/search.h"
-#include "serq/sweep.h"
-#include "serq/sweep_chart.h"
-#include "serq/sweep_report.h"
+#include "serq/sweep/grid.h"
+#include "serq/sweep/metrics.h"
+#include "serq/sweep/search.h"
+#include "serq/sweep/sweep.h"
+#include "serq/sweep/sweep_chart.h"
+#include "serq/sweep/sweep_report.h"
 
 ABSL_FLAG(std::string, out, "",
           "sweep: the directory of the sweep's plan and task files (default: a temporary one)");

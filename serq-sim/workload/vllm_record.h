@@ -9,7 +9,7 @@
 //
 // Two readers share it, so that they agree on the clocks: the trace format
 // (trace_vllm.cc: the arrivals and token counts replayed) and serq
-// compare's measured run (serq/measured.h: TTFT, TPOT and E2E).
+// compare's measured run (serq/measured/measured.h: TTFT, TPOT and E2E).
 //
 // The clocks: vLLM 0.19.0 writes arrival_time on the wall clock (Unix
 // seconds) and the other times on the engine's monotonic clock. The bench

@@ -1,0 +1,327 @@
+#include "serq/calibrate/fit_steps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <eigen3/Eigen/Dense>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/struct.pb.h"
+#include "ir/json.h"
+#include "text/csv.h"
+#include "text/json_row.h"
+
+namespace serq::fit {
+namespace {
+
+using google::protobuf::Struct;
+using google::protobuf::Value;
+
+absl::Status LineError(const std::string& file, size_t line, absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ": error: ", message));
+}
+
+bool IsName(absl::string_view s) {
+  if (s.empty() || !(absl::ascii_isalpha(s[0]) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// The step's kind, from its figures (a step with both is mixed).
+std::string Kind(double prefill, double decode) {
+  if (prefill > 0 && decode > 0) return "mixed";
+  return prefill > 0 ? "prefill" : "decode";
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<StepTerm>> ParseStepTerms(absl::string_view text) {
+  std::vector<StepTerm> terms;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    item = absl::StripAsciiWhitespace(item);
+    std::pair<absl::string_view, absl::string_view> nv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    StepTerm t;
+    t.param = std::string(absl::StripAsciiWhitespace(nv.first));
+    t.text = std::string(absl::StripAsciiWhitespace(nv.second));
+    if (!IsName(t.param) || t.text.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--terms: '", item, "' is not NAME=FACTOR*FACTOR... (e.g. B1=prefill, B0=1)"));
+    }
+    for (absl::string_view f : absl::StrSplit(t.text, '*')) {
+      f = absl::StripAsciiWhitespace(f);
+      double number;
+      if (!IsName(f) && !absl::SimpleAtod(f, &number)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--terms: '", f, "' in '", item, "' is neither a figure nor a number"));
+      }
+      t.factors.emplace_back(f);
+    }
+    for (const StepTerm& other : terms) {
+      if (other.param == t.param) {
+        return absl::InvalidArgumentError(absl::StrCat("--terms: '", t.param, "' appears twice"));
+      }
+    }
+    terms.push_back(std::move(t));
+  }
+  if (terms.empty()) return absl::InvalidArgumentError("--terms names no term");
+  return terms;
+}
+
+absl::StatusOr<StepRecords> ReadStepRecords(absl::string_view text, const std::string& file,
+                                            const std::string& stage) {
+  StepRecords r;
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  size_t first = 0;
+  while (first < lines.size() && absl::StripAsciiWhitespace(lines[first]).empty()) ++first;
+  if (first == lines.size()) return LineError(file, 1, "no step records (the file is empty)");
+  const bool json = absl::StartsWith(absl::StripAsciiWhitespace(lines[first]), "{");
+  int prefill_col = -1, decode_col = -1;
+  if (json) {
+    // serq's --trace: the step events' figures, in the order of the first.
+    for (size_t i = first; i < lines.size(); ++i) {
+      absl::string_view line = absl::StripAsciiWhitespace(lines[i]);
+      if (line.empty() || !absl::StrContains(line, "\"event\":\"step\"")) continue;
+      Struct event;
+      if (absl::Status s = text::ParseJsonRow(line, &event); !s.ok()) {
+        return LineError(file, i + 1, s.message());
+      }
+      auto field = [&](const char* name) -> const Value* {
+        auto it = event.fields().find(name);
+        return it == event.fields().end() ? nullptr : &it->second;
+      };
+      if (!stage.empty() && (field("stage") == nullptr || field("stage")->string_value() != stage)) {
+        continue;
+      }
+      if (r.columns.empty()) {
+        for (const auto& [name, value] : event.fields()) {
+          if (value.kind_case() == Value::kNumberValue && name != "t" && name != "tau") {
+            r.columns.push_back(name);
+          }
+        }
+        std::sort(r.columns.begin(), r.columns.end());
+      }
+      std::vector<double> row;
+      for (const std::string& c : r.columns) {
+        const Value* v = field(c.c_str());
+        if (v == nullptr || v->kind_case() != Value::kNumberValue) {
+          return LineError(file, i + 1, absl::StrCat("the step has no figure '", c, "'"));
+        }
+        row.push_back(v->number_value());
+      }
+      const Value* tau = field("tau");
+      if (tau == nullptr || tau->kind_case() != Value::kNumberValue || !std::isfinite(tau->number_value())) {
+        return LineError(file, i + 1, "the step has no finite 'tau'");
+      }
+      r.rows.push_back(std::move(row));
+      r.duration.push_back(tau->number_value());
+    }
+  } else {
+    if (text::CsvFieldCount(lines[first]) > text::kMaxColumns) {
+      return LineError(file, first + 1,
+                       absl::StrCat("the header has more than ", text::kMaxColumns, " columns"));
+    }
+    std::vector<absl::string_view> names;
+    text::CsvFields(lines[first], &names);
+    // A name twice would be fitted as its first column, silently.
+    if (absl::Status s = text::CheckCsvHeader(names); !s.ok()) {
+      return LineError(file, first + 1, s.message());
+    }
+    std::vector<std::string> header(names.begin(), names.end());
+    int duration_col = -1;
+    for (size_t c = 0; c < header.size(); ++c) {
+      if (header[c] == "tau" || header[c] == "duration") {
+        if (duration_col >= 0) return LineError(file, first + 1, "both 'tau' and 'duration'");
+        duration_col = static_cast<int>(c);
+      } else {
+        r.columns.push_back(header[c]);
+      }
+    }
+    if (duration_col < 0) {
+      return LineError(file, first + 1, "the header names no duration column ('tau' or 'duration')");
+    }
+    for (size_t i = first + 1; i < lines.size(); ++i) {
+      absl::string_view line = absl::StripAsciiWhitespace(lines[i]);
+      if (line.empty()) continue;
+      std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+      if (fields.size() != header.size()) {
+        return LineError(file, i + 1, absl::StrCat(fields.size(), " fields, the header has ", header.size()));
+      }
+      std::vector<double> row;
+      double duration = 0;
+      for (size_t c = 0; c < fields.size(); ++c) {
+        double x;
+        if (!absl::SimpleAtod(absl::StripAsciiWhitespace(fields[c]), &x) || !std::isfinite(x)) {
+          return LineError(file, i + 1, absl::StrCat("'", header[c], "' is not a finite number"));
+        }
+        if (static_cast<int>(c) == duration_col) {
+          duration = x;
+        } else {
+          row.push_back(x);
+        }
+      }
+      r.rows.push_back(std::move(row));
+      r.duration.push_back(duration);
+    }
+  }
+  if (r.rows.empty()) {
+    return LineError(file, first + 1,
+                     stage.empty() ? "no step records" : absl::StrCat("no step of stage '", stage, "'"));
+  }
+  for (size_t c = 0; c < r.columns.size(); ++c) {
+    if (r.columns[c] == "prefill") prefill_col = static_cast<int>(c);
+    if (r.columns[c] == "decode") decode_col = static_cast<int>(c);
+  }
+  for (const std::vector<double>& row : r.rows) {
+    r.kind.push_back(prefill_col < 0 || decode_col < 0 ? "step" : Kind(row[prefill_col], row[decode_col]));
+  }
+  return r;
+}
+
+absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vector<StepTerm>& terms) {
+  std::map<std::string, size_t> column;
+  for (size_t c = 0; c < records.columns.size(); ++c) column[records.columns[c]] = c;
+  const size_t n = records.rows.size(), k = terms.size();
+  Eigen::MatrixXd x(n, k);
+  for (size_t j = 0; j < k; ++j) {
+    std::vector<std::pair<bool, double>> factors;  // (a column, its index or the number)
+    for (const std::string& f : terms[j].factors) {
+      double number;
+      if (absl::SimpleAtod(f, &number)) {
+        factors.emplace_back(false, number);
+      } else if (auto it = column.find(f); it != column.end()) {
+        factors.emplace_back(true, static_cast<double>(it->second));
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--terms: '", f, "' is not a column of the steps (they have ",
+            absl::StrJoin(records.columns, ", "), ")"));
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      double v = 1;
+      for (const auto& [is_column, a] : factors) v *= is_column ? records.rows[i][size_t(a)] : a;
+      x(Eigen::Index(i), Eigen::Index(j)) = v;
+    }
+  }
+  if (n < k) {
+    return absl::InvalidArgumentError(absl::StrCat(n, " steps cannot fit ", k, " terms"));
+  }
+  Eigen::VectorXd y(n);
+  for (size_t i = 0; i < n; ++i) y(Eigen::Index(i)) = records.duration[i];
+  // Each column scaled to unit length first, so that the rank test
+  // compares like with like (a column of contexts and one of ones).
+  Eigen::VectorXd scale(k);
+  for (size_t j = 0; j < k; ++j) {
+    double norm = x.col(Eigen::Index(j)).norm();
+    if (norm == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--terms: '", terms[j].param, "=", terms[j].text, "' is 0 on every step"));
+    }
+    scale(Eigen::Index(j)) = norm;
+    x.col(Eigen::Index(j)) /= norm;
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(x);
+  qr.setThreshold(1e-10);
+  if (static_cast<size_t>(qr.rank()) < k) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the terms are collinear on these steps (rank ", qr.rank(), " of ", k,
+        " terms): drop a term that the others determine"));
+  }
+  Eigen::VectorXd b = qr.solve(y);
+  StepFit fit;
+  Eigen::VectorXd fitted = x * b;
+  Eigen::VectorXd residual = y - fitted;
+  const double sse = residual.squaredNorm();
+  const double mean = y.mean();
+  const double sst = (y.array() - mean).square().sum();
+  fit.rmse = std::sqrt(sse / double(n));
+  fit.r2 = sst > 0 ? 1 - sse / sst : 1;
+  // Standard errors: sigma^2 (X^T X)^-1 on the scaled columns, unscaled.
+  Eigen::VectorXd se = Eigen::VectorXd::Zero(Eigen::Index(k));
+  if (n > k) {
+    const double sigma2 = sse / double(n - k);
+    Eigen::MatrixXd inverse = (x.transpose() * x).inverse();
+    for (size_t j = 0; j < k; ++j) se(Eigen::Index(j)) = std::sqrt(sigma2 * inverse(Eigen::Index(j), Eigen::Index(j)));
+  }
+  for (size_t j = 0; j < k; ++j) {
+    fit.coefficients.push_back(b(Eigen::Index(j)) / scale(Eigen::Index(j)));
+    fit.standard_errors.push_back(se(Eigen::Index(j)) / scale(Eigen::Index(j)));
+  }
+  for (size_t i = 0; i < n; ++i) fit.fitted.push_back(fitted(Eigen::Index(i)));
+  return fit;
+}
+
+std::string RenderStepFit(const StepRecords& records, const std::vector<StepTerm>& terms,
+                          const StepFit& fit, const std::string& file) {
+  std::string out;
+  absl::StrAppend(&out, "fit-steps  ", file, ": ", records.rows.size(), " steps, ", terms.size(),
+                  " terms, linear least squares (Eigen, column-pivoting QR)\n");
+  absl::StrAppend(&out, "residuals  RMSE ", ShortestDouble(fit.rmse), " (the duration's unit), R^2 ",
+                  absl::StrFormat("%.9f", fit.r2), "\n\n");
+  absl::StrAppend(&out, "param  term  fitted  standard_error\n");
+  std::vector<std::string> tau;
+  for (size_t j = 0; j < terms.size(); ++j) {
+    absl::StrAppend(&out, terms[j].param, "  ", terms[j].text, "  ",
+                    ShortestDouble(fit.coefficients[j]), "  ", ShortestDouble(fit.standard_errors[j]),
+                    "\n");
+    tau.push_back(terms[j].text == "1" ? terms[j].param : absl::StrCat(terms[j].param, " * ", terms[j].text));
+  }
+  absl::StrAppend(&out, "\nas params:\n");
+  for (size_t j = 0; j < terms.size(); ++j) {
+    absl::StrAppend(&out, "param ", terms[j].param, " = ", ShortestDouble(fit.coefficients[j]), ";\n");
+  }
+  absl::StrAppend(&out, "tau: ", absl::StrJoin(tau, " + "), "\n");
+  // The residual table, by kind of step.
+  struct Group {
+    size_t n = 0;
+    double duration = 0, fitted = 0, sse = 0, worst = 0, worst_relative = 0;
+  };
+  std::map<std::string, Group> groups;
+  for (size_t i = 0; i < records.rows.size(); ++i) {
+    for (const std::string& key : {records.kind[i], std::string("all")}) {
+      Group& g = groups[key];
+      const double res = records.duration[i] - fit.fitted[i];
+      g.n += 1;
+      g.duration += records.duration[i];
+      g.fitted += fit.fitted[i];
+      g.sse += res * res;
+      g.worst = std::max(g.worst, std::abs(res));
+      if (records.duration[i] != 0) {
+        g.worst_relative = std::max(g.worst_relative, std::abs(res / records.duration[i]));
+      }
+    }
+  }
+  absl::StrAppend(&out, "\nresiduals by step (duration - fitted)\n",
+                  "steps      n  mean_duration  mean_fitted  rmse  max_abs  max_relative\n");
+  for (const char* key : {"prefill", "decode", "mixed", "step", "all"}) {
+    auto it = groups.find(key);
+    if (it == groups.end()) continue;
+    const Group& g = it->second;
+    absl::StrAppend(&out, absl::StrFormat("%-7s %4d  %13.6g  %11.6g  %.3g  %.3g  %.3g%%\n", key, g.n,
+                                          g.duration / g.n, g.fitted / g.n, std::sqrt(g.sse / g.n),
+                                          g.worst, g.worst_relative * 100));
+  }
+  return out;
+}
+
+std::string StepResidualsCsv(const StepRecords& records, const StepFit& fit) {
+  std::string out = absl::StrCat(absl::StrJoin(records.columns, ","), ",duration,fitted,residual\n");
+  for (size_t i = 0; i < records.rows.size(); ++i) {
+    std::vector<std::string> row;
+    for (double v : records.rows[i]) row.push_back(ShortestDouble(v));
+    absl::StrAppend(&out, absl::StrJoin(row, ","), ",", ShortestDouble(records.duration[i]), ",",
+                    ShortestDouble(fit.fitted[i]), ",",
+                    ShortestDouble(records.duration[i] - fit.fitted[i]), "\n");
+  }
+  return out;
+}
+
+}  // namespace serq::fit

@@ -1,0 +1,119 @@
+#include "serq/measured/compare_command.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "ir/cli.h"
+#include "ir/io.h"
+#include "ir/output.h"
+#include "serq-report/html.h"
+#include "serq/measured/compare_render.h"
+
+namespace serq {
+namespace {
+
+CommandResult Failure(int code, absl::string_view message) {
+  CommandResult r;
+  r.exit_code = code;
+  r.err = std::string(message);
+  if (!r.err.empty() && r.err.back() != '\n') r.err += '\n';
+  return r;
+}
+
+// A reader's error: a file that cannot be read is misuse (as for every
+// tool); one that reads but is not right, the input rejected.
+CommandResult ReadFailure(const absl::Status& s) {
+  if (absl::IsInvalidArgument(s)) return Failure(kExitInputRejected, s.message());
+  return Failure(kExitUsage, ToolError("serq", s.message()));
+}
+
+}  // namespace
+
+bool IsProgramPath(const std::string& path) { return absl::EndsWith(path, ".sq"); }
+
+CommandResult CompareCommand(const std::string& measured_path, const std::string& simulated_path,
+                             const CompareCommandOptions& options) {
+  absl::StatusOr<compare::Run> measured = compare::ReadRun(measured_path, options.names);
+  if (!measured.ok()) return ReadFailure(measured.status());
+
+  // The simulated side: a program run here (its results kept for the html
+  // page), serq results, or any run ReadRun reads.
+  ir::Program program;
+  std::vector<results::Results> inputs;
+  absl::StatusOr<compare::Run> simulated;
+  if (IsProgramPath(simulated_path)) {
+    CommandResult failed;
+    inputs.resize(1);
+    if (!SimulateProgram(simulated_path, options.driver, &program, &inputs[0], &failed)) {
+      return failed;
+    }
+    simulated = compare::RunFromResults(inputs, {InputName(simulated_path)}, options.names);
+  } else {
+    absl::StatusOr<std::string> text = ReadInput(simulated_path);
+    if (!text.ok()) return Failure(kExitUsage, ToolError("serq", text.status().message()));
+    if (compare::DetectSource(*text) == "serq results") {
+      inputs.resize(1);
+      Diagnostics diags(InputName(simulated_path));
+      if (!ReadResults(*text, &inputs[0], &diags)) {
+        return Failure(kExitInputRejected, diags.Render());
+      }
+      simulated = compare::RunFromResults(inputs, {InputName(simulated_path)}, options.names);
+    } else {
+      simulated = compare::ReadRun(simulated_path, options.names);
+    }
+  }
+  if (!simulated.ok()) return ReadFailure(simulated.status());
+  if (IsProgramPath(simulated_path)) simulated->source = "serq run";
+
+  absl::StatusOr<compare::Comparison> comparison =
+      compare::Compare(*measured, *simulated, options.compare);
+  if (!comparison.ok()) {
+    return Failure(kExitInputRejected, ToolError("serq", comparison.status().message()));
+  }
+
+  CommandResult result;
+  if (options.format == "html") {
+    if (inputs.empty()) {
+      return Failure(kExitUsage,
+                     ToolError("serq", "--format=html is the simulated run's report page: the "
+                                       "simulated run must be a program or serq results"));
+    }
+    absl::StatusOr<std::string> csv = compare::RenderComparison(*comparison, "csv");
+    report::HtmlSection section;
+    section.csv = *csv;
+    section.figures_heading = "Measured and simulated";
+    for (const view::Chart& chart : compare::CdfCharts(*measured, *simulated)) {
+      section.figures.emplace_back(chart.title, view::ChartDocument({chart}, ""));
+    }
+    report::ReportOptions report_options = options.driver.report;
+    report_options.format = "html";
+    absl::StatusOr<std::string> page = report::RenderHtml(
+        inputs, report_options, {InputName(simulated_path)},
+        IsProgramPath(simulated_path) ? &program : nullptr, {section});
+    if (!page.ok()) return Failure(kExitInputRejected, page.status().message());
+    result.out = *std::move(page);
+  } else {
+    absl::StatusOr<std::string> out = compare::RenderComparison(*comparison, options.format);
+    if (!out.ok()) return Failure(kExitUsage, ToolError("serq", out.status().message()));
+    result.out = *std::move(out);
+  }
+
+  if (!options.svg_path.empty()) {
+    OutputFile svg;
+    absl::Status s = svg.Open(options.svg_path);
+    if (s.ok()) {
+      svg.stream() << compare::CdfSvg(*measured, *simulated);
+      s = svg.Commit();
+    }
+    if (!s.ok()) {
+      return Failure(kExitUsage, ToolError("serq", absl::StrCat("cannot write output '",
+                                                               options.svg_path, "' (--svg): ",
+                                                               s.message())));
+    }
+  }
+  return result;
+}
+
+}  // namespace serq

@@ -1,0 +1,791 @@
+#include "serq/physics/physics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "ir/json.h"
+#include "net/interconnect.h"
+#include "serq/models/json_file.h"
+#include "serq/models/vllm_engine.h"
+#include "text/lines.h"
+
+namespace serq::physics {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+std::string N(double x) { return ShortestDouble(x); }
+
+std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
+
+absl::Status Invalid(absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat("serq physics: error: ", message));
+}
+
+// The program's text, a line at a time; `Param` aligns its comments.
+class Text {
+ public:
+  void Line(absl::string_view s = "") { absl::StrAppend(&out_, s, "\n"); }
+  // A comment, wrapped at 96 columns (a word longer than that stays whole);
+  // lines that start with spaces keep them as their indent.
+  void Comment(absl::string_view s) {
+    size_t indent = 0;
+    while (indent < s.size() && s[indent] == ' ') ++indent;
+    const std::string lead = absl::StrCat("// ", s.substr(0, indent));
+    std::string line = lead;
+    for (absl::string_view word : absl::StrSplit(s.substr(indent), ' ', absl::SkipEmpty())) {
+      if (line.size() > lead.size() && line.size() + 1 + word.size() > 96) {
+        absl::StrAppend(&out_, line, "\n");
+        line = absl::StrCat(lead, "  ");
+      } else if (line.size() > lead.size()) {
+        line += ' ';
+      }
+      absl::StrAppend(&line, word);
+    }
+    absl::StrAppend(&out_, line, "\n");
+  }
+  void Param(absl::string_view name, absl::string_view value, absl::string_view why) {
+    std::string head = absl::StrCat("param ", name, " = ", value, ";");
+    if (head.size() < 28) head.resize(28, ' ');
+    absl::StrAppend(&out_, head, " // ", why, "\n");
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// `file` as the program names it: relative to the folder it is read from.
+std::string PathFor(const std::string& file, const std::string& program_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path base = program_dir.empty() ? fs::current_path(ec) : fs::absolute(program_dir, ec);
+  fs::path target = fs::absolute(file, ec).lexically_normal();
+  fs::path rel = target.lexically_relative(base.lexically_normal());
+  return rel.empty() ? target.string() : rel.string();
+}
+
+// A trace's prompt and output columns, told from its first non-blank line
+// as the trace readers tell the formats apart (docs/traces.md).
+absl::Status TraceColumns(const std::string& trace, std::string* prompt, std::string* output) {
+  if (!prompt->empty() && !output->empty()) return absl::OkStatus();
+  std::ifstream in(trace, std::ios::binary);
+  if (!in) return Invalid(absl::StrCat("--replay ", trace, ": cannot be read"));
+  text::Lines lines(&in);
+  absl::string_view first;
+  if (!lines.NextNonBlank(&first)) {
+    return Invalid(absl::StrCat("--replay ", trace, ": no line to tell its columns from"));
+  }
+  struct Format {
+    const char* marker;
+    const char* prompt;
+    const char* output;
+  };
+  for (const Format& f : {Format{"input_toks", "input_toks", "output_toks"},
+                          Format{"input_length", "input_length", "output_length"},
+                          Format{"ContextTokens", "ContextTokens", "GeneratedTokens"},
+                          Format{"input_tokens", "input_tokens", "output_tokens"}}) {
+    if (absl::StrContains(first, f.marker)) {
+      *prompt = f.prompt;
+      *output = f.output;
+      return absl::OkStatus();
+    }
+  }
+  return Invalid(absl::StrCat("--replay ", trace, ": no prompt and output columns serq knows "
+                              "(input_toks, input_length, ContextTokens, input_tokens): name them "
+                              "with --columns PROMPT,OUTPUT"));
+}
+
+// A named length distribution: the session's lines that set input_toks
+// and output_toks, and what they are.
+struct Lengths {
+  std::vector<std::string> lines;
+  std::string what;
+};
+
+absl::StatusOr<Lengths> ParseLengths(const std::string& name) {
+  Lengths out;
+  auto whole = [](absl::string_view s, double* x) {
+    return absl::SimpleAtod(s, x) && *x >= 1 && *x <= (1 << 24) && *x == std::floor(*x);
+  };
+  const std::string usage =
+      "expected fixed:IN,OUT, uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token counts, whole "
+      "numbers from 1)";
+  if (name == "llmservingsim-sharegpt") {
+    // The 600 requests of examples/vllm/runs (ShareGPT as LLMServingSim's
+    // bench samples it: prompts of 257 to 4570 tokens, outputs forced to
+    // 512 to 1224): the mean and standard deviation of the logs of each,
+    // a lognormal within the observed range; prompt and output drawn apart
+    // (their logs' correlation there is 0.16).
+    out.lines = {"set input_toks = round(min(max(lognormal(6.595, 0.561), 257), 4570));",
+                 "set output_toks = round(min(max(lognormal(6.478, 0.159), 512), 1224));"};
+    out.what = "llmservingsim-sharegpt: lognormal prompts (log mean 6.595, sd 0.561, 257 to 4570 "
+               "tokens) and outputs (6.478, 0.159, 512 to 1224), the 600 requests of "
+               "examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
+    return out;
+  }
+  if (absl::StartsWith(name, "fixed:")) {
+    std::vector<std::string> parts = absl::StrSplit(name.substr(6), ',');
+    double in = 0, o = 0;
+    if (parts.size() != 2 || !whole(parts[0], &in) || !whole(parts[1], &o)) {
+      return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
+    }
+    out.lines = {absl::StrCat("set input_toks = ", N(in), ";"),
+                 absl::StrCat("set output_toks = ", N(o), ";")};
+    out.what = absl::StrCat("fixed: prompts of ", N(in), " tokens, outputs of ", N(o));
+    return out;
+  }
+  if (absl::StartsWith(name, "uniform:")) {
+    std::vector<std::string> parts = absl::StrSplit(name.substr(8), ',');
+    double lo[2], hi[2];
+    bool ok = parts.size() == 2;
+    for (int i = 0; ok && i < 2; ++i) {
+      std::vector<std::string> range = absl::StrSplit(parts[i], ':');
+      ok = range.size() == 2 && whole(range[0], &lo[i]) && whole(range[1], &hi[i]) && lo[i] <= hi[i];
+    }
+    if (!ok) return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
+    out.lines = {absl::StrCat("set input_toks = floor(uniform(", N(lo[0]), ", ", N(hi[0] + 1), "));"),
+                 absl::StrCat("set output_toks = floor(uniform(", N(lo[1]), ", ", N(hi[1] + 1), "));")};
+    out.what = absl::StrCat("uniform: prompts of ", N(lo[0]), " to ", N(hi[0]), " tokens, outputs of ",
+                            N(lo[1]), " to ", N(hi[1]));
+    return out;
+  }
+  return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
+}
+
+}  // namespace
+
+Coefficients BlisDefaults() {
+  // inference-sim f90a1e3a, defaults.yaml lines 168 and 186.
+  Coefficients c;
+  c.alpha = {15563.199579, 777.3455, 45.907545};
+  c.beta = {0.152128,    0.0,        1.36252915,  0.752037, 32.09546717,
+            4.41684444, 126.024825, 481.8613888, 0.0,      1.94710771};
+  return c;
+}
+
+absl::StatusOr<Coefficients> ReadCoefficients(absl::string_view text, const std::string& file) {
+  absl::StatusOr<models::JsonFile> json = models::JsonFile::Parse(text, file);
+  if (!json.ok()) return json.status();
+  auto numbers = [&](const char* name, size_t least, size_t most,
+                     std::vector<double>* out) -> absl::Status {
+    const google::protobuf::Value* v = json->Find(name);
+    if (v == nullptr || v->kind_case() != google::protobuf::Value::kListValue) {
+      return json->Error(name, "expected a list of numbers");
+    }
+    for (const google::protobuf::Value& x : v->list_value().values()) {
+      if (x.kind_case() != google::protobuf::Value::kNumberValue || !std::isfinite(x.number_value()) ||
+          x.number_value() < 0) {
+        return json->Error(name, absl::StrCat("expected numbers of at least 0, not ",
+                                              models::Describe(x)));
+      }
+      out->push_back(x.number_value());
+    }
+    if (out->size() < least || out->size() > most) {
+      return json->Error(name, least == most
+                                   ? absl::StrCat("expected ", least, " numbers, not ", out->size())
+                                   : absl::StrCat("expected ", least, " numbers (BLIS's dense form; an "
+                                                  "11th is allowed), not ", out->size()));
+    }
+    return absl::OkStatus();
+  };
+  std::vector<double> alpha, beta;
+  if (absl::Status s = numbers("alpha_coeffs", 3, 3, &alpha); !s.ok()) return s;
+  if (absl::Status s = numbers("beta_coeffs", 10, 11, &beta); !s.ok()) return s;
+  Coefficients c;
+  for (int i = 0; i < 3; ++i) c.alpha[i] = alpha[i];
+  for (int i = 0; i < 10; ++i) c.beta[i] = beta[i];
+  return c;
+}
+
+absl::StatusOr<ModelShape> BlisShape(const models::ModelConfig& m, const std::string& file) {
+  if (m.moe() || m.mla()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": error: ", m.moe() ? "a mixture of experts" : "latent attention",
+        ": --blis writes BLIS's dense trained-physics form; serq's form (without --blis) covers it"));
+  }
+  if (m.hidden % m.heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": error: hidden_size ", m.hidden,
+                                                   " is not a multiple of the ", m.heads,
+                                                   " heads (BLIS takes head_dim = hidden / heads)"));
+  }
+  ModelShape s;
+  s.architecture = m.architecture.empty() ? m.model_type : m.architecture;
+  s.layers = m.layers;
+  s.hidden = m.hidden;
+  s.heads = m.heads;
+  s.kv_heads = m.kv_heads;
+  s.head_dim = m.hidden / m.heads;  // BLIS's d / h, whatever the config's head_dim
+  s.intermediate = m.intermediate;
+  s.vocab = m.vocab;
+  s.bytes_per_param = m.linear_bytes;
+  s.dtype = m.quantization.empty() ? m.dtype : m.quantization;
+  return s;
+}
+
+absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const models::Gpu& gpu,
+                                            const ProgramOptions& o) {
+  const Deployment& d = o.deployment;
+  // The parallel layout.
+  if (d.tp < 1 || d.dp < 1) return Invalid("--tp and --dp must be at least 1");
+  if (m.heads % d.tp != 0) {
+    return Invalid(absl::StrCat("tensor parallel ", d.tp, " does not divide the model's ", m.heads,
+                                " attention heads (num_attention_heads)"));
+  }
+  if (!m.mla() && (m.kv_heads >= d.tp ? m.kv_heads % d.tp != 0 : d.tp % m.kv_heads != 0)) {
+    return Invalid(absl::StrCat("tensor parallel ", d.tp, " and the model's ", m.kv_heads,
+                                " KV heads (num_key_value_heads): vLLM splits them over the GPUs, or "
+                                "replicates each over a whole number of them"));
+  }
+  if (d.ep && !m.moe()) return Invalid("--ep: the model has no experts");
+  const bool moe = m.moe();
+  const bool lockstep = moe && d.dp > 1;
+  // The GPUs the experts spread over: whole (--ep) or each split (vLLM
+  // flattens data and tensor parallel for the experts).
+  const int moe_group = moe && (d.ep || d.dp > 1) ? d.tp * d.dp : d.tp;
+  if (moe && d.ep && m.experts % moe_group != 0) {
+    return Invalid(absl::StrCat("the model's ", m.experts, " experts do not split over the ",
+                                moe_group, " GPUs of expert parallel (--tp x --dp)"));
+  }
+  // The peak at the weights' dtype.
+  double tflops = gpu.tflops;
+  std::string flops_what = "dense BF16/FP16";
+  std::string flops_field = "TFlopsPeak";
+  if (m.linear_bytes == 1) {
+    if (!(gpu.tflops_fp8 > 0)) {
+      return models::GpuError(gpu, "TFlopsFP8", "none, and the model's fp8 weights "
+                                                "(quantization_config) need the GPU's FP8 peak");
+    }
+    tflops = gpu.tflops_fp8;
+    flops_what = "dense FP8";
+    flops_field = "TFlopsFP8";
+  } else if (m.dtype_bytes == 4) {
+    if (!(gpu.tflops_fp32 > 0)) {
+      return models::GpuError(gpu, "TFlopsFP32", "none, and the model's float32 weights "
+                                                 "(torch_dtype) need the GPU's FP32 peak");
+    }
+    tflops = gpu.tflops_fp32;
+    flops_what = "dense FP32";
+    flops_field = "TFlopsFP32";
+  }
+  // The link, where GPUs exchange anything: named, or given by its figures.
+  const bool collectives = d.tp > 1 || lockstep;
+  net::Interconnect link;
+  if (collectives && d.link_bw_gbps) {
+    if (!(*d.link_bw_gbps > 0) || !(d.link_latency_us.value_or(0) >= 0)) {
+      return Invalid("--link-bw must be above 0 (GB/s) and --link-latency at least 0 (us)");
+    }
+    link.name = "--link-bw";
+    link.what = absl::StrCat("a link of ", N(*d.link_bw_gbps), " GB/s a direction and ",
+                             N(d.link_latency_us.value_or(0)), " us a ring step");
+    link.bandwidth = *d.link_bw_gbps * 1e9;
+    link.latency = d.link_latency_us.value_or(0) / 1e6;
+    link.source = "--link-bw and --link-latency";
+  } else if (collectives) {
+    const std::string name = d.interconnect.empty() ? gpu.interconnect : d.interconnect;
+    if (name.empty()) {
+      return models::GpuError(
+          gpu, "Interconnect",
+          absl::StrCat("none, and the GPUs exchange data (tensor parallel, or data-parallel "
+                       "experts): give --interconnect NAME (", net::InterconnectNames(),
+                       ") or --link-bw GBPS"));
+    }
+    const net::Interconnect* named = net::FindInterconnect(name);
+    if (named == nullptr) {
+      return Invalid(absl::StrCat("--interconnect ", name, ": no such interconnect (known: ",
+                                  net::InterconnectNames(), ")"));
+    }
+    link = *named;
+  }
+  // The engine's limits, vLLM's defaults where none are given.
+  const double gpu_gib = d.gpu_memory_gib.value_or(gpu.memory_gib);
+  int64_t seqs = d.max_num_seqs, tokens = d.max_num_batched_tokens;
+  const bool a100 = absl::StrContains(absl::AsciiStrToLower(absl::StrCat(gpu.name, " ", gpu.what)), "a100");
+  models::BatchDefaults(a100, gpu_gib, &seqs, &tokens);
+  // The KV cache.
+  if (d.kv_cache_dtype != "auto" && d.kv_cache_dtype != "fp8") {
+    return Invalid(absl::StrCat("--kv-cache-dtype ", d.kv_cache_dtype, ": expected auto or fp8"));
+  }
+  const int kv_dtype_bytes = d.kv_cache_dtype == "fp8" ? 1 : m.dtype_bytes;
+  const double kv_token = models::KvBytesPerToken(m, d.tp, kv_dtype_bytes);
+  const double per_block = kv_token * d.block_size;
+  int64_t num_gpu_blocks = 0;
+  std::vector<std::string> kv_why;
+  if (d.kv_blocks) {
+    num_gpu_blocks = *d.kv_blocks;
+    kv_why.push_back(absl::StrCat("--kv-blocks ", num_gpu_blocks, " (vLLM's num_gpu_blocks)."));
+  } else {
+    if (!(gpu_gib > 0)) {
+      return models::GpuError(gpu, "MemoryGiB", "none, and the KV cache is derived from it: give "
+                                                "--gpu-memory GIB or --kv-blocks N");
+    }
+    const models::KvFromMemory kv = models::KvBlocksFromMemory(
+        m, d.tp, moe_group > d.tp || (moe && d.ep) ? moe_group : 1, gpu_gib,
+        d.gpu_memory_utilization, tokens, seqs, per_block);
+    if (kv.blocks < 2) {
+      return Invalid(absl::StrCat(
+          "no room for the KV cache: ", Gib(kv.requested), " of the GPU (", absl::StrFormat("%.2f", gpu_gib), " GiB x ",
+          N(d.gpu_memory_utilization), "), ", Gib(kv.weights), " of weights and ", Gib(kv.activation),
+          " of activations on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
+    }
+    num_gpu_blocks = kv.blocks;
+    kv_why.push_back(absl::StrCat(
+        "Derived as vLLM 0.19 derives it: GPU memory ", absl::StrFormat("%.2f", gpu_gib), " GiB (",
+        d.gpu_memory_gib ? "--gpu-memory" : "the datasheet's MemoryGiB", ") x ",
+        N(d.gpu_memory_utilization), " (gpu_memory_utilization) = ", Gib(kv.requested), ","));
+    kv_why.push_back(absl::StrCat(
+        "less the weights one GPU holds, ", Gib(kv.weights), " (counted from the config's shapes",
+        d.tp > 1 ? absl::StrCat(", 1/", d.tp, " of the split layers") : "",
+        moe && moe_group > 1 ? absl::StrCat(", 1/", moe_group, " of the experts") : "", "),"));
+    kv_why.push_back(absl::StrCat(
+        "less the activation peak of vLLM's profile run, ", Gib(kv.activation),
+        " (estimated: a forward pass of ", tokens, " tokens and the sampler's float32 logits of ",
+        seqs, " sequences; vLLM measures it),"));
+    kv_why.push_back(absl::StrCat("= ", Gib(kv.available), ", in blocks of ", d.block_size,
+                                  " tokens x ", N(kv_token), " bytes: ", num_gpu_blocks,
+                                  " blocks. Not subtracted: vLLM's allocations outside PyTorch "
+                                  "(CUDA graphs, NCCL), unknown before it runs."));
+  }
+  if (num_gpu_blocks < 2) return Invalid("--kv-blocks must be at least 2");
+  kv_why.push_back(absl::StrCat(
+      "KV a token on one GPU: ",
+      m.mla() ? absl::StrCat(m.layers, " layers x (kv_lora_rank ", m.kv_lora_rank,
+                             " + qk_rope_head_dim ", m.qk_rope_head_dim, "), the same on every GPU")
+              : absl::StrCat("2 (K, V) x ", m.layers, " layers x ", std::max(1, m.kv_heads / d.tp),
+                             " KV heads x head_dim ", m.head_dim),
+      " x ", kv_dtype_bytes, " bytes = ", N(kv_token), " bytes. One block is vLLM's null block: ",
+      num_gpu_blocks - 1, " blocks hold requests."));
+  // The workload.
+  const Workload& w = o.workload;
+  std::string prompt = "input_toks", output = "output_toks";
+  Lengths lengths;
+  if (!w.replay.empty()) {
+    if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
+    prompt = w.prompt_column;
+    output = w.output_column;
+    if (absl::Status s = TraceColumns(w.replay, &prompt, &output); !s.ok()) return s;
+  } else {
+    if (!(w.rate > 0) || !std::isfinite(w.rate)) {
+      return Invalid("a workload: --replay TRACE, or --rate R (requests a second) with --lengths");
+    }
+    if (w.requests < 1) return Invalid("--requests must be at least 1");
+    absl::StatusOr<Lengths> l = ParseLengths(w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths);
+    if (!l.ok()) return l.status();
+    lengths = *l;
+  }
+  const Coefficients& c = o.coefficients;
+  for (double x : c.beta) {
+    if (!std::isfinite(x) || x < 0) return Invalid("a coefficient is negative or not finite");
+  }
+
+  // ---- The program.
+  Text t;
+  const std::string arch = m.architecture.empty() ? m.model_type : m.architecture;
+  const int gpus = d.tp * d.dp;
+  t.Comment(absl::StrCat(o.model_name.empty() ? arch : o.model_name, " (", arch, ", ",
+                         m.quantization.empty() ? m.dtype : m.dtype + " with " + m.quantization + " weights",
+                         ") on ", gpus, " x ", gpu.what.empty() ? gpu.name : gpu.what,
+                         ": a vLLM 0.19 deployment predicted by serq, tensor parallel ", d.tp,
+                         ", data parallel ", d.dp,
+                         moe ? absl::StrCat(", experts over ", moe_group, " GPU", moe_group > 1 ? "s" : "",
+                                            d.ep ? " (expert parallel)" : "")
+                             : "",
+                         "."));
+  t.Comment(absl::StrCat("Written by `", o.command.empty() ? "serq physics" : o.command,
+                         "` from the model's config.json and the GPU's datasheet alone: every figure "
+                         "says where it came from; the step time's corrections are ",
+                         o.coefficients_file.empty() ? "BLIS's global ones" : o.coefficients_file + "'s",
+                         ", fitted to no run of this deployment."));
+  t.Comment("The step time is BLIS's trained-physics roofline (inference-sim, "
+            "sim/latency/trained_physics_model.go) in serq's form: head_dim from the config, the "
+            "collectives over the link (net/collective.h), the experts a step reaches; the scheduler "
+            "is vLLM 0.19's (docs/cli.md §serq physics).");
+  t.Line();
+  t.Comment(absl::StrCat("The model: ", o.model_source.empty() ? "its config.json" : o.model_source, "."));
+  t.Param("Layers", N(m.layers), "num_hidden_layers");
+  t.Param("Hidden", N(m.hidden), "hidden_size");
+  t.Param("Heads", N(m.heads), "num_attention_heads");
+  if (m.mla()) {
+    t.Param("QLoraRank", N(m.q_lora_rank), "q_lora_rank (0: q from the hidden state)");
+    t.Param("KvLoraRank", N(m.kv_lora_rank), "kv_lora_rank: the KV's latent");
+    t.Param("QkNope", N(m.qk_nope_head_dim), "qk_nope_head_dim");
+    t.Param("QkRope", N(m.qk_rope_head_dim), "qk_rope_head_dim");
+    t.Param("VHeadDim", N(m.v_head_dim), "v_head_dim");
+  } else {
+    t.Param("KvHeads", N(m.kv_heads), m.kv_heads == m.heads ? "num_key_value_heads (or the heads)"
+                                                            : "num_key_value_heads (grouped-query)");
+    t.Param("HeadDim", N(m.head_dim), m.head_dim_given ? "head_dim" : "head_dim: absent, hidden / heads");
+  }
+  if (m.dense_layers > 0) t.Param("Intermediate", N(m.intermediate), "intermediate_size: a dense MLP's");
+  if (moe) {
+    t.Param("Experts", N(m.experts), "num_experts (num_local_experts, n_routed_experts)");
+    t.Param("TopK", N(m.top_k), "num_experts_per_tok");
+    t.Param("ExpertIntermediate", N(m.expert_intermediate),
+            m.expert_intermediate == m.intermediate ? "intermediate_size: an expert's"
+                                                    : "moe_intermediate_size");
+    t.Param("MoeLayers", N(m.moe_layers), "layers with experts");
+    if (m.dense_layers > 0) t.Param("DenseLayers", N(m.dense_layers), "layers with a dense MLP");
+    if (m.shared_intermediate > 0) {
+      t.Param("SharedIntermediate", N(m.shared_intermediate), "the shared experts of a MoE layer");
+    }
+  }
+  if (m.window_layers > 0) {
+    t.Param("Window", N(m.sliding_window), "sliding_window: tokens a windowed layer attends to");
+    t.Param("WindowLayers", N(m.window_layers),
+            m.window_layers == m.layers ? "every layer" : "layer_types' sliding_attention layers");
+  }
+  if (d.tp > 1) t.Param("Vocab", N(m.vocab), "vocab_size");
+  t.Param("DtypeBytes", N(m.dtype_bytes), absl::StrCat("torch_dtype ", m.dtype, ": activations"));
+  t.Param("WeightBytes", N(m.linear_bytes),
+          m.quantization == "fp8" ? "quantization_config fp8: a byte a weight of the linear layers"
+                                  : absl::StrCat(m.dtype, ": a weight of the linear layers"));
+  if (moe) {
+    t.Param("ExpertBytes", N(m.expert_bytes),
+            m.quantization == "mxfp4" ? "quantization_config mxfp4: 4.25 bits an expert's weight"
+                                      : "an expert's weight");
+  }
+  t.Param("KvBytes", N(kv_dtype_bytes), d.kv_cache_dtype == "fp8" ? "--kv-cache-dtype fp8" : "the KV cache's dtype, the model's");
+  t.Line();
+  t.Comment(absl::StrCat("The GPU: ", gpu.preset ? absl::StrCat("preset ", gpu.name) : gpu.name,
+                         gpu.what.empty() ? "" : ", " + gpu.what, " (", gpu.file, ")."));
+  auto source = [&](const char* field) {
+    auto it = gpu.sources.find(field);
+    return it == gpu.sources.end() ? std::string() : absl::StrCat(" (", it->second, ")");
+  };
+  t.Comment(absl::StrCat(flops_field, " ", N(tflops), source(flops_field.c_str()), "."));
+  t.Comment(absl::StrCat("BwPeakTBs ", N(gpu.bw_tbs), source("BwPeakTBs"), "."));
+  t.Param("FlopsUs", N(tflops * 1e6), absl::StrCat(flops_what, " FLOP a microsecond"));
+  t.Param("BytesUs", N(gpu.bw_tbs * 1e6), "memory bytes a microsecond");
+  t.Line();
+  t.Comment("The engine (vLLM 0.19's defaults where no flag gives one).");
+  t.Param("Tp", N(d.tp), "tensor_parallel_size");
+  if (d.dp > 1) t.Param("Engines", N(d.dp), "data_parallel_size: an engine a GPU group, each its own scheduler and KV");
+  if (moe && moe_group > 1) {
+    t.Param("MoeGroup", N(moe_group), d.ep ? "the GPUs of expert parallel, whole experts on each"
+                                           : "the GPUs each expert is split over (tensor x data parallel)");
+  }
+  t.Param("Seqs", N(seqs), d.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
+  t.Param("Tokens", N(tokens), d.max_num_batched_tokens
+                                   ? "max_num_batched_tokens"
+                                   : "max_num_batched_tokens: vLLM's default for this GPU");
+  if (!d.max_num_seqs || !d.max_num_batched_tokens) {
+    t.Comment(absl::StrCat("  vLLM 0.19's EngineArgs.get_batch_defaults for an API server: 1024 and "
+                           "8192 on a GPU of 70 GiB or more that is not an A100, else 256 and 2048 (",
+                           absl::StrFormat("%.2f", gpu_gib), " GiB here)."));
+  }
+  t.Param("Block", N(d.block_size), d.block_size == 16 ? "block_size (vLLM's default)" : "block_size");
+  t.Param("KvBlocks", N(num_gpu_blocks - 1), "KV blocks an engine holds requests in:");
+  t.Comment(absl::StrCat("  ", absl::StrJoin(kv_why, " ")));
+  if (collectives) {
+    t.Line();
+    t.Comment(absl::StrCat("The link between the GPUs (", link.what, ": ", link.source, ")."));
+    t.Param("LinkBw", N(link.bandwidth), absl::StrCat(link.name, ": bytes/s a direction"));
+    t.Param("LinkLatency", N(link.latency), "s a ring step");
+  }
+  t.Line();
+  t.Comment(absl::StrCat(
+      "The corrections (microseconds): ",
+      o.coefficients_file.empty()
+          ? "BLIS's trained-physics coefficients (defaults.yaml, trained_physics_coefficients; BLIS "
+            "publishes a 6.7% median E2E error on its held-out runs for them)"
+          : absl::StrCat("the betas of ", o.coefficients_file),
+      ". serq fit moves them (--param PHYS_B3=0.5:2)."));
+  t.Param("PHYS_B1A", N(c.beta[0]), "prefill compute");
+  t.Param("PHYS_B1B", N(c.beta[8]), "prefill KV writes");
+  t.Param("PHYS_B2A", N(c.beta[1]), "decode compute");
+  t.Param("PHYS_B2B", N(c.beta[9]), "decode KV reads");
+  t.Param("PHYS_B3", N(c.beta[2]), "weight reads");
+  if (collectives) {
+    t.Param("PHYS_B4", "1", "the collectives: the link model's time (BLIS's 0.752 corrects HBM time)");
+  }
+  t.Param("PHYS_B5", N(c.beta[4]), "a layer");
+  t.Param("PHYS_B6", N(c.beta[5]), "a job in the batch");
+  t.Param("PHYS_B7", N(c.beta[6]), "a step");
+  t.Line();
+  const bool dp = d.dp > 1;
+  const bool cache = d.prefix_cache;
+  const std::string arr = dp ? "[Engines]" : "";
+  const std::string idx = dp ? "[i]" : "";
+  t.Comment(absl::StrCat("The KV cache", dp ? " of each engine" : "", ": blocks of Block tokens",
+                         cache ? "; prefix caching on (vLLM 0.19's default)." : "."));
+  t.Line(absl::StrCat("pool kv", arr, " { cap KvBlocks * Block; block Block;", cache ? " cache Block;" : "",
+                      " }"));
+  t.Line();
+  t.Comment(absl::StrCat(dp ? "The engines" : "The engine", ": a step's time on one GPU in microseconds, ",
+                         "BLIS's roofline terms over the step's figures."));
+  t.Line(absl::StrCat("stage E", arr, " : step(floor(max(us, 1)) * 1e-6) {"));
+  // A layer's parameters.
+  {
+    std::vector<std::string> parts = {"the attention's projections (split over Tp)"};
+    if (m.mla()) parts.push_back("the latents' down projections (on every GPU)");
+    if (m.dense_layers > 0) parts.push_back("a dense MLP (gate, up, down)");
+    if (moe) parts.push_back("an expert's MLP");
+    std::string line = absl::StrCat("  // A layer's parameters: ", absl::StrJoin(parts, ", "), ".");
+    t.Line(line);
+  }
+  if (m.mla()) {
+    t.Line(absl::StrCat("  let attn = ",
+                        m.q_lora_rank > 0 ? "QLoraRank * Heads * (QkNope + QkRope)"
+                                          : "Hidden * Heads * (QkNope + QkRope)",
+                        " + KvLoraRank * Heads * (QkNope + VHeadDim) + Heads * VHeadDim * Hidden;"));
+    t.Line(absl::StrCat("  let attn_each = ", m.q_lora_rank > 0 ? "Hidden * QLoraRank + " : "",
+                        "Hidden * (KvLoraRank + QkRope);"));
+  } else {
+    t.Line("  let attn = Hidden * (2 * Heads * HeadDim + 2 * KvHeads * HeadDim);");
+  }
+  if (m.dense_layers > 0) t.Line("  let mlp = 3 * Hidden * Intermediate;");
+  std::string split = m.dense_layers > 0 ? (m.moe() ? "Layers * attn + DenseLayers * mlp" : "Layers * (attn + mlp)")
+                                         : "Layers * attn";
+  std::string each;  // parameters every GPU holds and computes, all layers
+  if (m.mla()) each = "Layers * attn_each";
+  if (moe) {
+    if (m.shared_intermediate > 0) absl::StrAppend(&split, " + MoeLayers * 3 * Hidden * SharedIntermediate");
+    absl::StrAppend(&each, each.empty() ? "" : " + ", "MoeLayers * Hidden * Experts");
+    t.Line("  let expert = 3 * Hidden * ExpertIntermediate;");
+  }
+  t.Line("  // FLOPs a token outside attention (2 a weight), a query-key pair, KV bytes a token, the");
+  t.Line(absl::StrCat("  // weights read once a step", moe ? " but the experts'" : "", "."));
+  t.Line(absl::StrCat("  let flops_token = 2 * (", split, ") / Tp", each.empty() ? "" : " + 2 * (" + each + ")",
+                      ";"));
+  const std::string pair = m.mla() ? "2 * Heads / Tp * (QkNope + QkRope + VHeadDim)" : "4 * Heads / Tp * HeadDim";
+  t.Line(absl::StrCat("  let flops_pair = ", pair, ";  // a layer"));
+  t.Line(absl::StrCat("  let kv_bytes = ",
+                      m.mla() ? "(KvLoraRank + QkRope) * KvBytes"
+                              : (m.kv_heads >= d.tp ? "2 * KvHeads / Tp * HeadDim * KvBytes"
+                                                    : "2 * HeadDim * KvBytes"),
+                      ";  // a layer"));
+  std::string weight_bytes = absl::StrCat("(", split, ") * WeightBytes / Tp");
+  if (m.mla()) absl::StrAppend(&weight_bytes, " + Layers * attn_each * WeightBytes");
+  if (moe) absl::StrAppend(&weight_bytes, " + MoeLayers * Hidden * Experts * DtypeBytes");
+  t.Line(absl::StrCat("  let weight_bytes = ", weight_bytes, ";"));
+  std::string expert_flops_pf, expert_flops_dc, expert_weights;
+  if (moe) {
+    t.Line(lockstep ? "  // The experts: every engine's tokens gathered to every GPU (vLLM's default "
+                      "all-gather,"
+                    : "  // The experts: the step's tokens, reached uniformly (each its TopK of the "
+                      "Experts);");
+    if (lockstep) t.Line("  // reduce-scatter after), reached uniformly (each its TopK of the Experts);");
+    t.Line(moe_group > 1 ? "  // a GPU computes its share of the (token, expert) pairs, on the experts any of them reach."
+                         : "  // the GPU computes every (token, expert) pair, on the experts any of them reach.");
+    t.Line(absl::StrCat("  let gathered = ", lockstep ? "group_tokens" : "tokens", ";"));
+    const std::string group = moe_group > 1 ? " / MoeGroup" : "";
+    t.Line(absl::StrCat("  let pairs = gathered * TopK", group, ";"));
+    t.Line(absl::StrCat("  let reached = Experts", d.ep ? group : "",
+                        " * (1 - pow(1 - TopK / Experts, gathered));"));
+    t.Line("  let pf_share = prefill / max(tokens, 1);");
+    expert_flops_pf = " + 2 * MoeLayers * expert * pairs * pf_share";
+    expert_flops_dc = " + 2 * MoeLayers * expert * pairs * (1 - pf_share)";
+    expert_weights = absl::StrCat(" + MoeLayers * expert * ExpertBytes * reached",
+                                  !d.ep && moe_group > 1 ? " / MoeGroup" : "");
+  }
+  // Attention over the context: every layer's, or a window's on windowed layers.
+  std::string pf_attn, dc_attn, dc_kv;
+  if (m.window_layers > 0) {
+    const std::string full = m.window_layers == m.layers ? "" : "(Layers - WindowLayers) * ";
+    pf_attn = absl::StrCat(
+        m.window_layers == m.layers ? "" : absl::StrCat(full, "sum_prefill(prefill * (prefill_context + prefill / 2)) + "),
+        "WindowLayers * sum_prefill(prefill * min(prefill_context + prefill / 2, Window))");
+    dc_attn = absl::StrCat(m.window_layers == m.layers ? "" : absl::StrCat(full, "decode_kv + "),
+                           "WindowLayers * sum_decode(min(decode_kv, Window))");
+    dc_kv = absl::StrCat(m.window_layers == m.layers ? "" : absl::StrCat(full, "(decode_kv + decode) + "),
+                         "WindowLayers * sum_decode(min(decode_kv, Window) + 1)");
+  } else {
+    pf_attn = "Layers * sum_prefill(prefill * (prefill_context + prefill / 2))";
+    dc_attn = "Layers * decode_kv";
+    dc_kv = "Layers * (decode_kv + decode)";
+  }
+  t.Line("  // BLIS's basis functions (us): prefill and decode compute at the peak, their KV");
+  t.Line("  // traffic and the weights at the memory's bandwidth.");
+  t.Line(absl::StrCat("  let pf_compute = (flops_token * prefill + flops_pair * (", pf_attn, ")",
+                      expert_flops_pf, ") / FlopsUs;"));
+  t.Line("  let pf_kv = Layers * kv_bytes * prefill / BytesUs;");
+  t.Line(absl::StrCat("  let dc_compute = (flops_token * decode + flops_pair * (", dc_attn, ")",
+                      expert_flops_dc, ") / FlopsUs;"));
+  t.Line(absl::StrCat("  let dc_kv = kv_bytes * (", dc_kv, ") / BytesUs;"));
+  t.Line(expert_weights.empty() ? "  let weights = weight_bytes / BytesUs;"
+                                : absl::StrCat("  let weights = (weight_bytes", expert_weights, ") / BytesUs;"));
+  std::string comm;
+  if (collectives) {
+    std::vector<std::string> parts;
+    if (d.tp > 1) {
+      t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention and");
+      t.Line("  // after the MLP of each layer (vLLM's row-parallel layers), one after the embedding,");
+      t.Line("  // and the logits gathered from every GPU.");
+      parts.push_back("(2 * Layers + 1) * all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency)");
+      parts.push_back("all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency)");
+    }
+    if (lockstep) {
+      t.Line("  // The experts' exchange between the engines, every MoE layer.");
+      parts.push_back(
+          "MoeLayers * (all_gather(Engines, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)\n"
+          "                              + reduce_scatter(Engines, gathered * Hidden * DtypeBytes, "
+          "LinkBw, LinkLatency))");
+    }
+    t.Line(absl::StrCat("  let comm = 1e6 * (", absl::StrJoin(parts, "\n                   + "), ");"));
+    comm = " + PHYS_B4 * comm";
+  }
+  t.Line("  let us = PHYS_B1A * pf_compute + PHYS_B1B * pf_kv + PHYS_B2A * dc_compute + PHYS_B2B * dc_kv");
+  t.Line(absl::StrCat("         + PHYS_B3 * weights", comm, " + PHYS_B5 * Layers + PHYS_B6 * seqs + PHYS_B7;"));
+  std::string opts = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt;";
+  if (d.async_scheduling) opts += " async;";
+  if (lockstep) opts += " lockstep;";
+  t.Line(opts);
+  t.Line("}");
+  t.Line();
+  if (!w.replay.empty()) {
+    t.Comment("The requests, replayed from the trace.");
+    t.Line(absl::StrCat("workload requests { arrive trace(\"", PathFor(w.replay, o.program_dir), "\"); }"));
+  } else {
+    t.Comment(absl::StrCat("The requests: ", N(w.requests), " arriving as a Poisson process of ", N(w.rate),
+                           " a second, their lengths ", lengths.what, "."));
+    // Params, so that -D moves them and `serq search --param Rate` finds the largest rate
+    // that meets an SLO without editing the program.
+    t.Line(absl::StrCat("param Rate = ", N(w.rate), ";  // requests a second"));
+    t.Line(absl::StrCat("param Requests = ", N(w.requests), ";  // how many arrive"));
+    t.Line("workload requests { arrive poisson(Rate); limit Requests; }");
+  }
+  t.Line("session requests {");
+  for (const std::string& line : lengths.lines) t.Line("  " + line);
+  if (lockstep) {
+    t.Line("  // vLLM's data-parallel balancer: the engine of least 4 x waiting + running.");
+    t.Line("  choose i in E by (4 * waiting(E[i]) + running(E[i]));");
+  } else if (dp) {
+    t.Line("  // vLLM 0.19 runs a dense model's data-parallel engines apart: its balancer, with no");
+    t.Line("  // counts from them, sends requests in turn.");
+    t.Line("  set i = serial % Engines;");
+  }
+  if (cache) {
+    t.Line("  // No token ids: a request's blocks are its own, and serve its recompute after a");
+    t.Line("  // preemption (vLLM keeps a freed block's hash until reused).");
+    t.Line(absl::StrCat("  prefix (-1 - serial, ceil((", prompt, " + ", output, ") / Block));"));
+  }
+  t.Line("  // TTFT and E2E count from `queued`, as vLLM's engine counts them: from when it took the");
+  t.Line("  // request in, which it does between steps.");
+  t.Line(absl::StrCat("  hold kv", idx, " (0) {"));
+  t.Line(absl::StrCat("    run E", idx, " prefill (", prompt, ") growing kv", idx, ";"));
+  t.Line("    observe ttft = now - queued;");
+  t.Line("    set first = now;");
+  t.Line(absl::StrCat("    run E", idx, " decode (", output, " - 1) growing kv", idx, " observe itl;"));
+  t.Line(absl::StrCat("    if (", output, " > 1) { observe tpot = (now - first) / (", output, " - 1); }"));
+  t.Line("    observe e2e = now - queued;");
+  t.Line("  }");
+  t.Line("}");
+  t.Line();
+  t.Line("run { seed 1; }");
+  return t.Take();
+}
+
+absl::StatusOr<std::string> PhysicsBlock(const ModelShape& m, const models::Gpu& gpu,
+                                         const Coefficients& c, const BlockOptions& o) {
+  if (o.tp < 1 || m.heads % o.tp != 0 || m.kv_heads % o.tp != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor parallel ", o.tp, " must be at least 1 and divide the heads (", m.heads,
+        ") and the KV heads (", m.kv_heads, ")"));
+  }
+  if (!(gpu.tflops > 0) || !(gpu.bw_tbs > 0)) {
+    return absl::InvalidArgumentError("the GPU's TFlopsPeak and BwPeakTBs must be positive");
+  }
+  for (double x : c.alpha) {
+    if (!std::isfinite(x) || x < 0) return absl::InvalidArgumentError("a negative coefficient");
+  }
+  for (double x : c.beta) {
+    if (!std::isfinite(x) || x < 0) return absl::InvalidArgumentError("a negative coefficient");
+  }
+  const double L = m.layers, d = m.hidden, dkv = double(m.kv_heads) * m.head_dim;
+  const double tp = o.tp, bpp = m.bytes_per_param;
+  // Per GPU. FLOPs of a token outside attention: the projections
+  // (q, o: d x d; k, v: d x dkv; 2 FLOPs a multiply-add) and the gated MLP
+  // (3 matrices d x dff).
+  const double flops_token = L * 2 * d * (2 * d + 2 * dkv) / tp + L * 6 * d * m.intermediate / tp;
+  const double flops_pair = 4 * L * (double(m.heads) / tp) * m.head_dim;  // a query-key pair
+  const double kv_bytes = L * 2 * (dkv / tp) * 2;  // K and V of a token, fp16
+  // BLIS sizes weights at bytes_per_param but reads 1-byte weights at the
+  // GPU's FP8 peak.
+  const double flops_us = (bpp == 1 && gpu.tflops_fp8 > 0 ? gpu.tflops_fp8 : gpu.tflops) * 1e6;
+  const double weight_bytes = (L * d * (2 * d + 2 * dkv) * bpp + L * 3 * d * m.intermediate * bpp) / tp;
+  const double allreduce_bytes = 2 * L * d * bpp * 2 * (tp - 1) / tp;  // a token
+  const double bytes_us = gpu.bw_tbs * 1e6;
+  const std::string s = o.stage;
+
+  std::string out;
+  absl::StrAppend(
+      &out, "// An analytic step time (serq physics): BLIS's trained-physics roofline terms\n",
+      "// (inference-sim f90a1e3a, sim/latency/trained_physics_model.go) with its global\n",
+      "// corrections (defaults.yaml, trained_physics_coefficients) unless --coefficients.\n",
+      "// Model ", o.config_file.empty() ? "" : absl::StrCat(o.config_file, ": "),
+      m.architecture.empty() ? "a dense transformer" : m.architecture, ", ", m.layers,
+      " layers, hidden ", m.hidden, ", ", m.heads, " heads (", m.kv_heads, " KV) of ", m.head_dim,
+      ", MLP ", m.intermediate, m.vocab > 0 ? absl::StrCat(", vocabulary ", m.vocab) : "", ", ",
+      m.dtype, ".\n", "// GPU ", o.hardware_file.empty() ? "" : absl::StrCat(o.hardware_file, " "),
+      gpu.name, ": ", N(flops_us / 1e6), " TFLOP/s, ", N(gpu.bw_tbs), " TB/s",
+      gpu.memory_gib > 0 ? absl::StrCat(", ", N(gpu.memory_gib), " GiB") : "",
+      "; tensor parallel ", o.tp, ".\n",
+      "// Microseconds. Decode contexts are the jobs' KV: run decodes 'growing' a pool\n",
+      "// that the prefill filled, so that decode_kv counts the prompt.\n",
+      "param PHYS_A0 = ", N(c.alpha[0]), ";  // before the queue, a request\n",
+      "param PHYS_A1 = ", N(c.alpha[1]), ";  // after the last token, a request (E2E only)\n",
+      "param PHYS_A2 = ", N(c.alpha[2]), ";  // an output token (TTFT has one)\n",
+      "param PHYS_B1A = ", N(c.beta[0]), ";  // prefill compute\n",
+      "param PHYS_B1B = ", N(c.beta[8]), ";  // prefill KV writes\n",
+      "param PHYS_B2A = ", N(c.beta[1]), ";  // decode compute\n",
+      "param PHYS_B2B = ", N(c.beta[9]), ";  // decode KV reads\n",
+      "param PHYS_B3 = ", N(c.beta[2]), ";  // weight reads\n",
+      "param PHYS_B4 = ", N(c.beta[3]), ";  // tensor-parallel all-reduce\n",
+      "param PHYS_B5 = ", N(c.beta[4]), ";  // a layer\n",
+      "param PHYS_B6 = ", N(c.beta[5]), ";  // a job in the batch\n",
+      "param PHYS_B7 = ", N(c.beta[6]), ";  // a step\n");
+  if (!o.trace.empty()) {
+    absl::StrAppend(&out, "pool kv { cap ", o.kv_tokens > 0 ? N(o.kv_tokens) : "inf", "; }\n");
+  }
+  absl::StrAppend(
+      &out, "stage ", o.queue, " : delay;\n", "stage ", s, " : step(floor(max(us, 1)) * 1e-6) {\n",
+      "  let flops_token = ", N(flops_token), ";  // FLOPs a token outside attention\n",
+      "  let flops_pair = ", N(flops_pair), ";  // FLOPs a query-key pair\n",
+      "  let kv_bytes = ", N(kv_bytes), ";  // KV bytes a token\n",
+      "  let weight_bytes = ", N(weight_bytes), ";  // read once a step\n",
+      "  let allreduce_bytes = ", N(allreduce_bytes), ";  // a token\n",
+      "  let flops_us = ", N(flops_us), ";  // peak FLOP a microsecond\n",
+      "  let bytes_us = ", N(bytes_us), ";  // HBM bytes a microsecond\n",
+      "  let pf_compute = (flops_token * prefill\n",
+      "                    + flops_pair * sum_prefill(prefill * (prefill_context + prefill / 2)))\n",
+      "                   / flops_us;\n",
+      "  let pf_kv = kv_bytes * prefill / bytes_us;\n",
+      "  let dc_compute = (flops_token * decode + flops_pair * decode_kv) / flops_us;\n",
+      "  let dc_kv = kv_bytes * (decode_kv + decode) / bytes_us;\n",
+      "  let us = PHYS_B1A * pf_compute + PHYS_B1B * pf_kv + PHYS_B2A * dc_compute\n",
+      "         + PHYS_B2B * dc_kv + PHYS_B3 * weight_bytes / bytes_us\n",
+      "         + PHYS_B4 * allreduce_bytes * tokens / bytes_us\n", "         + PHYS_B5 * ",
+      m.layers, " + PHYS_B6 * seqs + PHYS_B7;\n", "  seqs ", N(o.seqs), "; tokens ", N(o.tokens),
+      ";\n}\n");
+  const std::string session_lines = absl::StrCat(
+      "  run ", o.queue, " (floor(PHYS_A0) * 1e-6);\n", "  hold kv (0) {\n", "    run ", s,
+      " prefill (", o.prompt_column, ") growing kv;\n",
+      "    observe ttft = now - arrival + floor(PHYS_A2) * 1e-6;\n", "    set first = now;\n",
+      "    run ", s, " decode (", o.output_column, " - 1) growing kv;\n",
+      "    observe tpot = (now - first + (floor(PHYS_A2) * (", o.output_column,
+      " - 1) + floor(PHYS_A1)) * 1e-6) / (", o.output_column, " - 1);\n",
+      "    observe e2e = now - arrival + (floor(PHYS_A2) * ", o.output_column,
+      " + floor(PHYS_A1)) * 1e-6;\n", "  }\n");
+  if (o.trace.empty()) {
+    absl::StrAppend(&out, "// A session over it, with a pool kv { cap inf; } or of the GPU's KV:\n");
+    for (absl::string_view line : absl::StrSplit(session_lines, '\n', absl::SkipEmpty())) {
+      absl::StrAppend(&out, "//", line, "\n");
+    }
+  } else {
+    absl::StrAppend(&out, "workload w { arrive trace(\"", o.trace, "\"); }\n", "session w {\n",
+                    session_lines, "}\n", "run { }\n");
+  }
+  return out;
+}
+
+}  // namespace serq::physics

@@ -1,0 +1,458 @@
+// serq physics: the reader's errors, BLIS's worked example derived by hand,
+// and the conformance with BLIS's own run of the same model (every request
+// of w1 within 0.5%).
+#include "serq/physics/physics.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ir/cli.h"
+#include "serq/pipeline/commands.h"
+#include "serq/measured/measured.h"
+#include "serq/models/gpu.h"
+#include "serq/models/json_file.h"
+#include "serq/models/model_config.h"
+#include "serq/models/presets.h"
+
+namespace serq::physics {
+namespace {
+
+std::string Blis(const std::string& name) {
+  const char* root = std::getenv("TEST_SRCDIR");
+  return absl::StrCat(root ? root : ".", "/serq/testdata/blis/", name);
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << path;
+  return text.str();
+}
+
+std::string TempFile(const std::string& name, const std::string& text) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = absl::StrCat(dir ? dir : "/tmp", "/", name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Qwen3-14B on an H100 at BLIS's defaults, without a trace: BLIS's block
+// (--blis).
+std::string QwenBlock() {
+  absl::StatusOr<models::JsonFile> json =
+      models::JsonFile::Parse(Slurp(Blis("qwen3-14b.config.json")), "q");
+  EXPECT_TRUE(json.ok()) << json.status();
+  absl::StatusOr<models::ModelConfig> config = models::ReadModelConfig(*json);
+  EXPECT_TRUE(config.ok()) << config.status();
+  absl::StatusOr<ModelShape> model = BlisShape(*config, "q");
+  EXPECT_TRUE(model.ok()) << model.status();
+  // BLIS takes head_dim = hidden / heads: 5120 / 40 = 128 (the config's too).
+  EXPECT_EQ(model->head_dim, 128);
+  absl::StatusOr<models::JsonFile> hw = models::JsonFile::Parse(Slurp(Blis("hardware_config.json")), "hw");
+  EXPECT_TRUE(hw.ok()) << hw.status();
+  absl::StatusOr<models::Gpu> gpu = models::ReadGpu(*hw, "H100");
+  EXPECT_TRUE(gpu.ok()) << gpu.status();
+  absl::StatusOr<std::string> block = PhysicsBlock(*model, *gpu, BlisDefaults(), BlockOptions{});
+  EXPECT_TRUE(block.ok()) << block.status();
+  return *block;
+}
+
+// A session over the block replaying `trace`, observing each request's id
+// (serial: its row of the trace) beside its TTFT and E2E (recorded at the same instant, one after the
+// other, so the i-th samples of ttft and ttft_id are one request's).
+std::string Program(const std::string& trace) {
+  return absl::StrCat(QwenBlock(), "pool kv { cap inf; }\n", "workload w { arrive trace(\"",
+                      trace, "\"); }\n", R"(session w {
+  run Q (floor(PHYS_A0) * 1e-6);
+  hold kv (0) {
+    run E prefill (input_tokens) growing kv;
+    observe ttft = now - arrival + floor(PHYS_A2) * 1e-6;
+    observe ttft_id = serial;
+    run E decode (output_tokens - 1) growing kv;
+    observe e2e = now - arrival + (floor(PHYS_A2) * output_tokens + floor(PHYS_A1)) * 1e-6;
+    observe e2e_id = serial;
+  }
+}
+run { }
+)");
+}
+
+std::map<std::string, std::vector<double>> Simulate(const std::string& source,
+                                                    const std::string& data_dir) {
+  std::string path = TempFile("physics.sq", source);
+  DriverOptions options;
+  options.sim.data_dir = data_dir;
+  ir::Program program;
+  results::Results results;
+  CommandResult failed;
+  std::map<std::string, std::vector<double>> samples;
+  const bool ran = SimulateProgram(path, options, &program, &results, &failed);
+  EXPECT_TRUE(ran) << failed.err;
+  if (!ran) return samples;
+  for (const auto& o : results.replication(0).observation()) {
+    samples[o.name()].assign(o.sample().begin(), o.sample().end());
+  }
+  return samples;
+}
+
+// BLIS's worked example (docs/guide/latency-models.md of inference-sim):
+// one 512-token prompt, 2 output tokens, alone on the GPU. By hand, with
+// L 40, d 5120, dkv 8 x 128 = 1024, dff 17408, h 40, dh 128, 989.5e6 FLOP
+// and 3.35e6 bytes a microsecond:
+//   FLOPs a token  40 (2 5120 (2 5120 + 2 1024) + 6 5120 17408) = 26,424,115,200
+//   prefill        (512 x 26,424,115,200 + 4 40 40 128 x 512 (512 + 256))
+//                  / 989.5e6 = 13,998.25 us, x 0.152128        =  2,129.51
+//   weights        40 (5120 x 12288 + 3 x 5120 x 17408) x 2 / 3.35e6
+//                  = 7,887.80 us, x 1.36252915                  = 10,747.36
+//   40 layers x 32.0955 + 1 job x 4.4168 + 126.0248             =  1,410.54
+//   a step: 14,287.41 ... 14,291.14, truncated: 14,291 us
+//   the decode at context 512: KV 40 x 2 x 1024 x 2 x 513 / 3.35e6
+//                  = 25.0895 us, x 1.94710771 = 48.85; with the weights
+//                  and the overheads 12,210.46: 12,210 us
+// TTFT = 15,563 (queueing) + 14,291 + 45 (the first token) = 29,899 us;
+// E2E = TTFT + 12,210 + 45 + 777 = 42,931 us.
+TEST(Physics, BlisWorkedExample) {
+  std::string trace = TempFile("one.csv", "time,input_tokens,output_tokens\n0,512,2\n");
+  std::map<std::string, std::vector<double>> s = Simulate(Program(trace), "");
+  ASSERT_EQ(s["ttft"].size(), 1u);
+  EXPECT_NEAR(s["ttft"][0], 29899e-6, 1e-9);
+  EXPECT_NEAR(s["e2e"][0], 42931e-6, 1e-9);
+  EXPECT_EQ(s["ttft_id"][0], 0);
+}
+
+// BLIS's own run of w1 (1000 requests, Poisson 10/s, 512 in, 128 out) with
+// its trained-physics model at its defaults: every request's TTFT and E2E
+// within 0.5% of serq's.
+TEST(Physics, ConformsToBlisOnW1) {
+  std::map<std::string, std::vector<double>> s = Simulate(Program("w1.trace.csv"), Blis(""));
+  absl::StatusOr<compare::Run> blis = compare::ParseBlisResults(
+      Slurp(Blis("w1.trained-physics.results.json")), "w1.trained-physics.results.json");
+  ASSERT_TRUE(blis.ok()) << blis.status();
+  ASSERT_EQ(blis->requests.size(), 1000u);
+  ASSERT_EQ(s["ttft"].size(), 1000u);
+  ASSERT_EQ(s["e2e"].size(), 1000u);
+  // BLIS's rows are in request id order, 0 to 999.
+  std::vector<double> ttft(1000, NAN), e2e(1000, NAN);
+  for (size_t i = 0; i < 1000; ++i) {
+    ttft.at(static_cast<size_t>(s["ttft_id"][i])) = s["ttft"][i];
+    e2e.at(static_cast<size_t>(s["e2e_id"][i])) = s["e2e"][i];
+  }
+  double worst = 0;
+  for (size_t id = 0; id < 1000; ++id) {
+    const compare::MeasuredRequest& r = blis->requests[id];
+    EXPECT_NEAR(ttft[id], r.ttft, 0.005 * r.ttft) << "request " << id;
+    EXPECT_NEAR(e2e[id], r.e2e, 0.005 * r.e2e) << "request " << id;
+    worst = std::max({worst, std::abs(ttft[id] / r.ttft - 1), std::abs(e2e[id] / r.e2e - 1)});
+  }
+  // The worst relative error, for the record (docs/cli.md §serq physics).
+  std::cout << "worst relative error over 1000 requests: " << worst << "\n";
+}
+
+TEST(Physics, BlisCoefficientsAndShape) {
+  EXPECT_EQ(ReadCoefficients(R"({"alpha_coeffs": [1, 2, 3], "beta_coeffs": [1]})", "k.json")
+                .status()
+                .message(),
+            "k.json: error: beta_coeffs: expected 10 numbers (BLIS's dense form; an 11th is "
+            "allowed), not 1");
+  EXPECT_EQ(ReadCoefficients(R"({"alpha_coeffs": [1, 2, -3], "beta_coeffs": []})", "k.json")
+                .status()
+                .message(),
+            "k.json: error: alpha_coeffs: expected numbers of at least 0, not -3");
+  // A file nested too deep is refused where it crosses 32 levels: the 33rd
+  // '[' on line 1, column 33 (JsonDeeperThan32LevelsIsRefusedWhereItCrosses).
+  EXPECT_EQ(ReadCoefficients(std::string(1000, '[') + std::string(1000, ']'), "k.json")
+                .status()
+                .message(),
+            "k.json:1:33: error: JSON nested more than 32 levels deep");
+  absl::StatusOr<Coefficients> c = ReadCoefficients(
+      R"({"alpha_coeffs": [1, 2, 3], "beta_coeffs": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]})", "k.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->beta[9], 10);
+  // --blis is BLIS's dense model: a mixture of experts is refused by name.
+  models::ModelConfig moe;
+  moe.experts = 8;
+  EXPECT_EQ(BlisShape(moe, "m.json").status().message(),
+            "m.json: error: a mixture of experts: --blis writes BLIS's dense trained-physics form; "
+            "serq's form (without --blis) covers it");
+  ModelShape m;
+  m.heads = 40;
+  m.kv_heads = 8;
+  models::Gpu gpu;
+  gpu.tflops = gpu.bw_tbs = 1;
+  BlockOptions tp3;
+  tp3.tp = 3;
+  EXPECT_FALSE(PhysicsBlock(m, gpu, BlisDefaults(), tp3).ok());
+}
+
+
+// serq's form (the complete program) -----------------------------------
+
+std::string Generate(const std::string& model, const std::string& gpu, ProgramOptions options) {
+  models::ReadOptions read;
+  read.latent_attention = read.quantized = true;
+  std::string source;
+  absl::StatusOr<models::ModelConfig> m = models::ResolveModel(model, read, &source);
+  EXPECT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<models::Gpu> g = models::ResolveGpu(gpu);
+  EXPECT_TRUE(g.ok()) << g.status();
+  if (!m.ok() || !g.ok()) return "";
+  options.model_source = source;
+  options.model_name = model;
+  absl::StatusOr<std::string> program = GenerateProgram(*m, *g, options);
+  EXPECT_TRUE(program.ok()) << program.status();
+  return program.ok() ? *program : "";
+}
+
+std::string GenerateError(const std::string& model, const std::string& gpu, ProgramOptions options) {
+  models::ReadOptions read;
+  read.latent_attention = read.quantized = true;
+  std::string source;
+  absl::StatusOr<models::ModelConfig> m = models::ResolveModel(model, read, &source);
+  if (!m.ok()) return std::string(m.status().message());
+  absl::StatusOr<models::Gpu> g = models::ResolveGpu(gpu);
+  if (!g.ok()) return std::string(g.status().message());
+  absl::StatusOr<std::string> program = GenerateProgram(*m, *g, options);
+  return program.ok() ? "(no error)" : std::string(program.status().message());
+}
+
+// One request of 512 prompt tokens and 2 output tokens, alone.
+ProgramOptions LoneRequest() {
+  ProgramOptions o;
+  o.workload.replay = TempFile("one.csv", "time,input_tokens,output_tokens\n0,512,2\n");
+  const char* dir = std::getenv("TEST_TMPDIR");
+  o.program_dir = dir ? dir : "/tmp";
+  return o;
+}
+
+ProgramOptions Rate() {
+  ProgramOptions o;
+  o.workload.rate = 5;
+  o.workload.requests = 20;
+  return o;
+}
+
+bool Has(const std::string& program, const std::string& text) {
+  return program.find(text) != std::string::npos;
+}
+
+// Llama-3.1-8B on an RTX PRO 6000, a lone request, by hand. Per GPU (TP 1):
+// a layer's projections 4096 x (2 x 32 x 128 + 2 x 8 x 128) = 41,943,040
+// and MLP 3 x 4096 x 14,336 = 176,160,768 parameters; FLOPs a token
+// 2 x 32 x 218,103,808 = 13,958,643,712; a query-key pair 4 x 32 x 128 =
+// 16,384 a layer. The prefill of 512 tokens:
+//   compute (512 x 13,958,643,712 + 16,384 x 32 x 512 x (512 + 256))
+//           / 503.8e6 = 14,595.046 us, x 0.152128             =  2,220.30
+//   weights 32 x 218,103,808 x 2 / 1.597e6 = 8,740.541, x 1.36252915 = 11,909.24
+//   32 layers x 32.09546717 + 1 job x 4.41684444 + 126.024825  =  1,157.54
+//   a step of 15,287.05 us, truncated: TTFT 15,287 us (the engine was idle,
+//   so the request is queued and stepped at once).
+// The decode at context 512: KV 2 x 8 x 128 x 2 x 32 x 513 / 1.597e6 =
+// 42.104 us, x 1.94710771 = 81.98; with the weights and the overheads
+// 13,148.72: 13,148 us. E2E 15,287 + 13,148 = 28,435 us.
+TEST(Program, LlamaLoneRequestByHand) {
+  const std::string program = Generate("llama-3.1-8b", "rtx-pro-6000", LoneRequest());
+  // The engine as vLLM 0.19 sizes it on a GPU of 95.59 GiB: 1024 and 8192
+  // (not an A100, 70 GiB or more); KV: ceil(97,887 MiB x 0.9) =
+  // 92,377,763,021 bytes, less the weights 16,060,522,496 and the
+  // activations 8192 x (2 x 4096 + 3 x 14,336) x 2 + 2 x 1024 x 128,256 x
+  // 4 = 838,860,800 + 1,050,673,152: 74,427,706,573 bytes, in blocks of
+  // 16 x 131,072: 35,489 blocks, one of them vLLM's null block.
+  EXPECT_TRUE(Has(program, "param Seqs = 1024;")) << program;
+  EXPECT_TRUE(Has(program, "param Tokens = 8192;"));
+  EXPECT_TRUE(Has(program, "param KvBlocks = 35488;"));
+  EXPECT_TRUE(Has(program, "param HeadDim = 128;"));
+  EXPECT_TRUE(Has(program, "pool kv { cap KvBlocks * Block; block Block; cache Block; }"));
+  EXPECT_TRUE(Has(program, "seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt; async;"));
+  EXPECT_FALSE(Has(program, "LinkBw"));  // one GPU, no link
+  std::map<std::string, std::vector<double>> s = Simulate(program, "");
+  ASSERT_EQ(s["ttft"].size(), 1u);
+  EXPECT_NEAR(s["ttft"][0], 15287e-6, 1e-9);
+  EXPECT_NEAR(s["e2e"][0], 28435e-6, 1e-9);
+  EXPECT_NEAR(s["tpot"][0], 13148e-6, 1e-9);
+}
+
+// Qwen3-30B-A3B on two RTX PRO 6000, data parallel 2 with expert parallel,
+// a lone request, by hand. Per GPU: projections 2048 x (2 x 32 x 128 +
+// 2 x 4 x 128) = 18,874,368 a layer; FLOPs a token 2 x 48 x 18,874,368 +
+// the router's 2 x 48 x 2048 x 128 = 1,837,105,152; an expert 3 x 2048 x
+// 768 = 4,718,592; weights 2 x 1,837,105,152 bytes but the experts'.
+// The first step: engine 0 prefills 512 tokens, engine 1 runs vLLM's dummy
+// step of one token, so the group's 513 tokens reach each GPU's experts:
+// pairs 513 x 8 / 2 = 2052, experts reached 64 x (1 - (15/16)^513) = 64.
+//   compute (512 x 1,837,105,152 + 16,384 x 48 x 512 x 768 + 2 x 48 x
+//           4,718,592 x 2052) / 503.8e6 = 4,325.844 us, x 0.152128  =    658.08
+//   weights (1,837,105,152 + 48 x 4,718,592 x 2 x 64) / 1.597e6
+//           = 19,303.779 us, x 1.36252915                          = 26,302.02
+//   exchange (pcie5-x16, 48e9 B/s, 5.7 us a step): 48 x (all-gather +
+//           reduce-scatter of 513 x 2048 x 2 bytes over 2) = 48 x 2 x
+//           (5.7 + 0.5 x 2,101,248 / 48e3) us                   =  2,648.45
+//   48 x 32.09546717 + 4.41684444 + 126.024825                  =  1,671.02
+//   31,279.52 us; engine 1's dummy step is shorter (no prefill): TTFT 31,279 us.
+// The decode at context 512 with the other engine's dummy: 2 tokens, pairs
+// 8, experts reached 64 x (1 - (15/16)^2) = 7.75: KV 48 x 2048 x 513 /
+// 1.597e6 = 31.578 us x 1.94710771 = 61.49, weights (1,837,105,152 + 48 x
+// 4,718,592 x 2 x 7.75) / 1.597e6 = 3,348.615 x 1.36252915 = 4,562.59,
+// exchange 48 x 2 x (5.7 + 0.5 x 8192 / 48e3) = 555.39, overheads 1,671.02:
+// 6,850.49, so 6,850 us; E2E 31,279 + 6,850 = 38,129 us.
+TEST(Program, MoeLockstepByHand) {
+  ProgramOptions o = LoneRequest();
+  o.deployment.dp = 2;
+  o.deployment.ep = true;
+  const std::string program = Generate("qwen3-30b-a3b", "rtx-pro-6000", o);
+  EXPECT_TRUE(Has(program, "param MoeGroup = 2;")) << program;
+  EXPECT_TRUE(Has(program, "param LinkBw = 48000000000;"));
+  EXPECT_TRUE(Has(program, "pool kv[Engines]"));
+  EXPECT_TRUE(Has(program, " lockstep;"));
+  EXPECT_TRUE(Has(program, "choose i in E by (4 * waiting(E[i]) + running(E[i]));"));
+  EXPECT_TRUE(Has(program, "let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered));"));
+  std::map<std::string, std::vector<double>> s = Simulate(program, "");
+  ASSERT_EQ(s["ttft"].size(), 1u);
+  EXPECT_NEAR(s["ttft"][0], 31279e-6, 1e-9);
+  EXPECT_NEAR(s["e2e"][0], 38129e-6, 1e-9);
+}
+
+// Tensor parallel: the all-reduces over the GPU's link, at NCCL's figures.
+TEST(Program, TensorParallel) {
+  ProgramOptions o = Rate();
+  o.deployment.tp = 2;
+  const std::string program = Generate("llama-3.1-8b", "h100-sxm", o);
+  EXPECT_TRUE(Has(program, "param LinkBw = 370800000000;")) << program;
+  EXPECT_TRUE(Has(program, "param Vocab = 128256;"));
+  EXPECT_TRUE(Has(program, "(2 * Layers + 1) * all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
+  EXPECT_TRUE(Has(program, "all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency)"));
+  // KV a token on one GPU: 2 x 32 x 4 x 128 x 2 = 65,536.
+  EXPECT_TRUE(Has(program, "x 2 bytes = 65536 bytes"));
+  // The rate and the count are params (-D and serq search move them).
+  EXPECT_TRUE(Has(program, "param Rate = 5;"));
+  EXPECT_TRUE(Has(program, "param Requests = 20;"));
+  EXPECT_TRUE(Has(program, "workload requests { arrive poisson(Rate); limit Requests; }"));
+  // --link-bw instead of the named interconnect.
+  o.deployment.link_bw_gbps = 16;
+  o.deployment.link_latency_us = 20;
+  const std::string slow = Generate("llama-3.1-8b", "h100-sxm", o);
+  EXPECT_TRUE(Has(slow, "param LinkBw = 16000000000;")) << slow;
+  EXPECT_TRUE(Has(slow, "param LinkLatency = 2e-05;"));
+  // The same options, the same bytes.
+  EXPECT_EQ(Generate("llama-3.1-8b", "h100-sxm", o), slow);
+}
+
+// Every model preset at a layout it fits, written, linked and run.
+TEST(Program, EveryPresetRuns) {
+  struct Case {
+    const char* model;
+    const char* gpu;
+    int tp, dp;
+    bool ep;
+  };
+  for (const Case& c : {Case{"llama-3.1-8b", "rtx-4090", 1, 1, false},
+                        Case{"llama-3.1-70b", "h100-sxm", 4, 1, false},
+                        Case{"qwen3-8b", "l40s", 1, 2, false},
+                        Case{"qwen3-32b", "rtx-pro-6000", 2, 1, false},
+                        Case{"qwen3-30b-a3b", "rtx-pro-6000", 1, 2, true},
+                        Case{"qwen3-235b-a22b", "h100-sxm", 2, 4, true},
+                        Case{"mixtral-8x7b", "a100-80gb", 2, 1, false},
+                        Case{"deepseek-v3", "h200", 8, 1, false},
+                        Case{"gpt-oss-120b", "b200", 1, 1, false}}) {
+    ProgramOptions o = Rate();
+    o.deployment.tp = c.tp;
+    o.deployment.dp = c.dp;
+    o.deployment.ep = c.ep;
+    const std::string program = Generate(c.model, c.gpu, o);
+    std::map<std::string, std::vector<double>> s = Simulate(program, "");
+    EXPECT_EQ(s["e2e"].size(), 20u) << c.model;
+  }
+  // What each form adds: DeepSeek's latent KV and fp8 peak, gpt-oss's windows.
+  ProgramOptions o = Rate();
+  o.deployment.tp = 8;
+  const std::string deepseek = Generate("deepseek-v3", "h200", o);
+  EXPECT_TRUE(Has(deepseek, "let kv_bytes = (KvLoraRank + QkRope) * KvBytes;")) << deepseek;
+  EXPECT_TRUE(Has(deepseek, "param FlopsUs = 1979000000;"));
+  EXPECT_TRUE(Has(deepseek, "param WeightBytes = 1;"));
+  EXPECT_TRUE(Has(deepseek, "param SharedIntermediate = 2048;"));
+  const std::string oss = Generate("gpt-oss-120b", "b200", Rate());
+  EXPECT_TRUE(Has(oss, "WindowLayers * sum_decode(min(decode_kv, Window) + 1)")) << oss;
+  EXPECT_TRUE(Has(oss, "param ExpertBytes = 0.53125;"));
+}
+
+TEST(Program, BadDeployments) {
+  ProgramOptions o = Rate();
+  o.deployment.tp = 3;
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
+            "serq physics: error: tensor parallel 3 does not divide the model's 32 attention heads "
+            "(num_attention_heads)");
+  o = Rate();
+  o.deployment.ep = true;
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o), "serq physics: error: --ep: the model has no experts");
+  o = Rate();
+  o.deployment.tp = 8;
+  EXPECT_EQ(GenerateError("deepseek-v3", "a100-80gb", o),
+            "serq/models/presets/gpus.json: error: a100-80gb.TFlopsFP8: none, and the model's fp8 "
+            "weights (quantization_config) need the GPU's FP8 peak");
+  o = Rate();
+  o.deployment.tp = 2;
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "mi300x", o),
+            "serq/models/presets/gpus.json: error: mi300x.Interconnect: none, and the GPUs exchange "
+            "data (tensor parallel, or data-parallel experts): give --interconnect NAME (pcie4-x16, "
+            "pcie5-x16, nvlink3, nvlink4, nvlink5) or --link-bw GBPS");
+  o = Rate();
+  o.deployment.dp = 3;
+  o.deployment.ep = true;
+  EXPECT_EQ(GenerateError("mixtral-8x7b", "h100-sxm", o),
+            "serq physics: error: the model's 8 experts do not split over the 3 GPUs of expert "
+            "parallel (--tp x --dp)");
+  // Llama-3.1-70B's 131 GiB of weights on one 24 GiB GPU.
+  EXPECT_EQ(GenerateError("llama-3.1-70b", "rtx-4090", Rate()),
+            "serq physics: error: no room for the KV cache: 21.59 GiB of the GPU (23.99 GiB x 0.9), "
+            "131.42 GiB of weights and 0.64 GiB of activations on each GPU; more GPUs (--tp), "
+            "--gpu-memory-utilization or --kv-blocks N");
+  o = Rate();
+  o.workload.lengths = "uniform:10:5,1:2";
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
+            "serq physics: error: --lengths uniform:10:5,1:2: expected fixed:IN,OUT, "
+            "uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token counts, whole numbers from 1)");
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", ProgramOptions{}),
+            "serq physics: error: a workload: --replay TRACE, or --rate R (requests a second) with "
+            "--lengths");
+  // KV heads that neither split over the GPUs nor replicate evenly.
+  const std::string config = TempFile(
+      "kv.json", R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 96,
+                     "num_attention_heads": 24, "num_key_value_heads": 8, "vocab_size": 10,
+                     "intermediate_size": 8})");
+  o = Rate();
+  o.deployment.tp = 3;
+  EXPECT_EQ(GenerateError(config, "h100-sxm", o),
+            "serq physics: error: tensor parallel 3 and the model's 8 KV heads "
+            "(num_key_value_heads): vLLM splits them over the GPUs, or replicates each over a whole "
+            "number of them");
+}
+
+// Every file serq physics reads (config, datasheet, coefficients) goes
+// through models::JsonFile, whose one depth check runs before protobuf's
+// parser (whose time grows faster than the square of the depth: 20,000
+// levels took 6.8 s): JSON deeper than 32 levels is refused at the line and
+// column of the bracket that crosses it, a file of 200,000 levels as fast as
+// one of 33 (testdata/hostile, physics-deep-*).
+TEST(Physics, JsonDeeperThan32LevelsIsRefusedWhereItCrosses) {
+  // `{"a": ` (6 bytes) on line 2: the object is level 1, the k-th '[' level
+  // k + 1 at column 6 + k; level 33 is the 32nd '[', column 38.
+  auto deep = [](int lists) {
+    return "\n{\"a\": " + std::string(lists, '[') + std::string(lists, ']') + "}";
+  };
+  EXPECT_EQ(models::JsonFile::Parse(deep(32), "c.json").status().message(),
+            "c.json:2:38: error: JSON nested more than 32 levels deep");
+  EXPECT_EQ(ReadCoefficients(deep(200000), "k.json").status().message(),
+            "k.json:2:38: error: JSON nested more than 32 levels deep");
+  // 31 lists are 32 levels: parsed.
+  EXPECT_TRUE(models::JsonFile::Parse(deep(31), "c.json").ok());
+}
+
+}  // namespace
+}  // namespace serq::physics

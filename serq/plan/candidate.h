@@ -1,0 +1,55 @@
+// `serq plan`'s candidates: the deployments a GPU budget can buy, colocated
+// (engines that prefill and decode, at a tensor-parallel degree, times
+// replicas) or disaggregated (xPyD: x prefill engines and y decode engines,
+// each role at its own tensor-parallel degree, the KV cache moved between
+// them over a link), each with vLLM's max_num_seqs and
+// max_num_batched_tokens (docs/cli.md §serq plan).
+#ifndef SERQ_SERQ_PLAN_CANDIDATE_H_
+#define SERQ_SERQ_PLAN_CANDIDATE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace serq::plan {
+
+struct Candidate {
+  bool disaggregated = false;
+  // Colocated: `replicas` engines of `tp` GPUs. Disaggregated: `prefills`
+  // engines of `prefill_tp` GPUs and `decodes` engines of `decode_tp`.
+  int tp = 1, replicas = 1;
+  int prefill_tp = 1, prefills = 0, decode_tp = 1, decodes = 0;
+  int64_t max_num_seqs = 0;            // 0: vLLM's default for the GPU
+  int64_t max_num_batched_tokens = 0;  // 0: vLLM's default for the GPU
+
+  int Gpus() const {
+    return disaggregated ? prefills * prefill_tp + decodes * decode_tp : tp * replicas;
+  }
+  // For people: "colocated tp2 x4", "disaggregated 1P tp2 + 3D tp2", with
+  // " seqs 256 tokens 8192" when not vLLM's defaults.
+  std::string Label() const;
+  // For files: "agg-tp2x4", "pd-1p-tp2-3d-tp2", with "-s256" and "-t8192".
+  std::string Slug() const;
+};
+
+struct Space {
+  int gpus = 8;                 // the budget: no candidate uses more
+  std::vector<int> tps;         // the degrees that fit (each a divisor the model allows)
+  bool colocated = true, disaggregated = true;
+  std::vector<int64_t> max_num_seqs = {0};
+  std::vector<int64_t> max_num_batched_tokens = {0};
+  // Disaggregated candidates use at least this many GPUs: an xPyD
+  // deployment on fewer is rarely what anyone runs, and the front cares
+  // about the per-GPU figures (default 2: any xPyD).
+  int min_disaggregated_gpus = 2;
+};
+
+// Every candidate of `space`, in a fixed order: colocated by tp, then
+// replicas, then the options; disaggregated by prefill tp, decode tp,
+// prefills, decodes, then the options. A candidate never uses more than
+// space.gpus GPUs.
+std::vector<Candidate> Enumerate(const Space& space);
+
+}  // namespace serq::plan
+
+#endif  // SERQ_SERQ_PLAN_CANDIDATE_H_

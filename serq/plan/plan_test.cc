@@ -1,0 +1,165 @@
+// serq plan's pieces, against hand-derived expectations: the dominance
+// rule and the front on known points, the candidates a budget enumerates
+// (their count and GPUs counted by hand), and the programs of a colocated
+// and a disaggregated candidate (they link, Rate a param, the roles'
+// engines as arrays).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "serq/models/presets.h"
+#include "serq/pipeline/commands.h"
+#include "serq/plan/candidate.h"
+#include "serq/plan/pareto.h"
+#include "serq/plan/program.h"
+#include "serq/plan/render.h"
+
+namespace serq::plan {
+namespace {
+
+TEST(Pareto, Dominance) {
+  EXPECT_TRUE(Dominates({2, 2}, {1, 1}));
+  EXPECT_TRUE(Dominates({2, 1}, {1, 1}));   // better on one, equal on the other
+  EXPECT_FALSE(Dominates({1, 1}, {1, 1}));  // equal: neither dominates
+  EXPECT_FALSE(Dominates({2, 0}, {1, 1}));  // a trade-off
+  EXPECT_FALSE(Dominates({1, 1}, {2, 2}));
+}
+
+TEST(Pareto, FrontOfKnownPoints) {
+  // (x, y): 0 (10, 1), 1 (8, 3), 2 (8, 2) under 1, 3 (5, 5), 4 (4, 4)
+  // under 3, 5 (1, 6), 6 (5, 5) a copy of 3. By hand the front is 0, 1,
+  // 3, 5, by x descending; 6 ties 3 and only the first is kept.
+  std::vector<Point> p = {{10, 1}, {8, 3}, {8, 2}, {5, 5}, {4, 4}, {1, 6}, {5, 5}};
+  std::vector<int> f = Front(p);
+  EXPECT_EQ(f, (std::vector<int>{0, 1, 3, 5}));
+  // No point of the front is dominated by any point; every point not on
+  // it is dominated by or equal to one on it.
+  for (int i : f) {
+    for (const Point& q : p) EXPECT_FALSE(Dominates(q, p[i]));
+  }
+  for (int i = 0; i < static_cast<int>(p.size()); ++i) {
+    if (std::count(f.begin(), f.end(), i)) continue;
+    std::vector<Point> front;
+    for (int k : f) front.push_back(p[k]);
+    EXPECT_TRUE(Covered(front, p[i])) << i;
+  }
+  EXPECT_FALSE(Covered({{10, 1}, {5, 5}}, {6, 4}));  // between the two: could join
+  EXPECT_TRUE(Covered({{10, 1}, {5, 5}}, {5, 5}));   // could at most tie
+}
+
+TEST(Candidates, FourGpus) {
+  Space s;
+  s.gpus = 4;
+  s.tps = {1, 2, 4};
+  s.min_disaggregated_gpus = 4;
+  std::vector<Candidate> all = Enumerate(s);
+  // Colocated, tp x replicas <= 4: tp 1 x 1..4, tp 2 x 1..2, tp 4 x 1 = 7.
+  // Disaggregated on exactly 4: (tp 1, tp 1) 1P3D 2P2D 3P1D; (1, 2) 2P1D;
+  // (2, 1) 1P2D; (2, 2) 1P1D = 6; tp 4 leaves no GPU for the other role.
+  int colocated = 0, disaggregated = 0;
+  for (const Candidate& c : all) {
+    EXPECT_LE(c.Gpus(), 4) << c.Label();
+    if (c.disaggregated) {
+      ++disaggregated;
+      EXPECT_EQ(c.Gpus(), 4) << c.Label();
+    } else {
+      ++colocated;
+    }
+  }
+  EXPECT_EQ(colocated, 7);
+  EXPECT_EQ(disaggregated, 6);
+  EXPECT_EQ(all[0].Label(), "colocated tp1 x1");
+  EXPECT_EQ(all[7].Label(), "disaggregated 1P tp1 + 3D tp1");
+  EXPECT_EQ(all[7].Slug(), "pd-1p-tp1-3d-tp1");
+  // Two options each double the list.
+  s.max_num_seqs = {128, 256};
+  EXPECT_EQ(Enumerate(s).size(), 26u);
+  EXPECT_EQ(Enumerate(s)[1].Slug(), "agg-tp1x1-s256");
+}
+
+class Programs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    models::ReadOptions read;
+    std::string source;
+    auto m = models::ResolveModel("llama-3.1-8b", read, &source);
+    ASSERT_TRUE(m.ok()) << m.status();
+    model_ = *m;
+    auto g = models::ResolveGpu("h100-sxm");
+    ASSERT_TRUE(g.ok()) << g.status();
+    gpu_ = *g;
+    settings_.base.workload.rate = 3;
+    settings_.base.model_name = "llama-3.1-8b";
+    settings_.requests = 200;
+  }
+  // Links `text` as serq run would: "" when it links, else the diagnostics.
+  std::string Link(const std::string& text) {
+    const std::string path = ::testing::TempDir() + "/p.sq";
+    FILE* f = std::fopen(path.c_str(), "w");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    DriverOptions options;
+    ir::Program program;
+    CommandResult error;
+    return ParseAndLink(path, options, &program, &error) ? "" : error.err;
+  }
+  models::ModelConfig model_;
+  models::Gpu gpu_;
+  ProgramSettings settings_;
+};
+
+TEST_F(Programs, ColocatedLinks) {
+  Candidate c;
+  c.tp = 2;
+  c.replicas = 2;
+  auto text = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("param Rate = 3;"), std::string::npos);
+  EXPECT_NE(text->find("workload requests { arrive poisson(Rate); }"), std::string::npos);
+  EXPECT_NE(text->find("run { horizon max(Requests / Rate, MinHorizon); warmup 0.2 * max(Requests / Rate, MinHorizon); seed 1; }"), std::string::npos);
+  EXPECT_EQ(Link(*text), "");
+}
+
+TEST_F(Programs, DisaggregatedLinks) {
+  Candidate c;
+  c.disaggregated = true;
+  c.prefills = 1;
+  c.prefill_tp = 1;
+  c.decodes = 3;
+  c.decode_tp = 2;
+  auto text = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(text.ok()) << text.status();
+  for (const char* want : {"param NP = 1;", "param ND = 3;", "param TpP = 1;", "param TpD = 2;",
+                           "stage P[NP] :", "stage D[ND] :", "pool kvD[ND]", "transfer on egress[i], ingress[j]",
+                           "param Rate = 3;"}) {
+    EXPECT_NE(text->find(want), std::string::npos) << want << "\n" << *text;
+  }
+  // The decode role's TP needs the link's collectives: PHYS_B4 and LinkBw.
+  EXPECT_NE(text->find("param PHYS_B4 "), std::string::npos);
+  EXPECT_NE(text->find("param LinkBw "), std::string::npos);
+  EXPECT_EQ(Link(*text), "");
+}
+
+TEST(Serve, DisaggregatedLaunchLines) {
+  Candidate c;
+  c.disaggregated = true;
+  c.prefills = 1;
+  c.prefill_tp = 2;
+  c.decodes = 2;
+  c.decode_tp = 1;
+  Context context;
+  context.model = "llama-3.1-8b";
+  context.model_id = "meta-llama/Llama-3.1-8B";
+  const std::string s = VllmServe(c, context);
+  // GPUs 0,1 to the prefill server, 2 and 3 to the two decode servers.
+  EXPECT_NE(s.find("CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-8B --port 8100 --tensor-parallel-size 2"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("CUDA_VISIBLE_DEVICES=3 vllm serve meta-llama/Llama-3.1-8B --port 8102 --tensor-parallel-size 1"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("--prefiller-hosts-ports localhost:8100 --decoder-hosts-ports localhost:8101 localhost:8102"),
+            std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace serq::plan

@@ -1,0 +1,229 @@
+#include "serq/plan/program.h"
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "net/interconnect.h"
+
+namespace serq::plan {
+namespace {
+
+absl::Status Internal(absl::string_view what) {
+  // The generator's form changed under the planner: a bug, said plainly.
+  return absl::InternalError(absl::StrCat("serq plan: the generated program has no ", what,
+                                          " (serq/plan/program.cc expects serq physics's form)"));
+}
+
+std::string Number(double x) { return absl::StrFormat("%.6g", x); }
+
+absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const models::Gpu& gpu, int tp, int dp,
+                                     const Candidate& c, const ProgramSettings& s) {
+  physics::ProgramOptions o = s.base;
+  o.deployment.tp = tp;
+  o.deployment.dp = dp;
+  o.deployment.max_num_seqs = c.max_num_seqs;
+  o.deployment.max_num_batched_tokens = c.max_num_batched_tokens;
+  o.workload.requests = s.requests;
+  return physics::GenerateProgram(model, gpu, o);
+}
+
+// The workload's rate a param and the run's horizon about Requests
+// arrivals: the search sets Rate (-D), and every point then costs about
+// the same, whatever its rate.
+absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s) {
+  static const std::regex kWorkload(R"(workload requests \{ arrive poisson\(([^)]*)\); limit [0-9]+; \})");
+  std::smatch m;
+  if (!std::regex_search(text, m, kWorkload)) return Internal("Poisson workload with a limit");
+  const std::string rate = m[1].str();
+  text.replace(m.position(0), m.length(0),
+               absl::StrCat("// serq plan: the rate a param the search moves (-D Rate=...), and a run of\n",
+                            "//   about Requests arrivals at any rate, but at least MinHorizon seconds (many\n",
+                            "//   requests' lifetimes, so that a steady state shows), the first ",
+                            Number(100 * s.warmup), "% of its time left out.\n", "param Rate = ", rate, ";\n",
+                            "param Requests = ", s.requests, ";\n", "param MinHorizon = ", Number(s.min_horizon),
+                            ";\n", "workload requests { arrive poisson(Rate); }"));
+  const std::string run = "run { seed 1; }";
+  size_t at = text.rfind(run);
+  if (at == std::string::npos) return Internal("run block `run { seed 1; }`");
+  text.replace(at, run.size(),
+               absl::StrCat("run { horizon max(Requests / Rate, MinHorizon); warmup ", Number(s.warmup),
+                            " * max(Requests / Rate, MinHorizon); seed 1; }"));
+  return text;
+}
+
+// The lines of `text` from the first that starts with `first` up to (not
+// including) the first line after it that starts with `end` ("" : a blank
+// line).
+absl::StatusOr<std::string> Section(const std::string& text, absl::string_view first, absl::string_view end) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  std::string out;
+  bool in = false;
+  for (const std::string& line : lines) {
+    if (!in && absl::StartsWith(line, first)) in = true;
+    else if (in && (end.empty() ? line.empty() : absl::StartsWith(line, end))) break;
+    if (in) absl::StrAppend(&out, line, "\n");
+  }
+  if (!in) return Internal(first);
+  return out;
+}
+
+// `block` with the role's names: an engine's params and its stage.
+std::string Rename(std::string block, const std::string& role) {
+  const std::string n = role == "P" ? "NP" : "ND";
+  block = std::regex_replace(block, std::regex(R"(stage E(\[Engines\])? :)"), absl::StrCat("stage ", role, "[", n, "] :"));
+  for (const char* name : {"Tp", "Seqs", "Tokens", "KvBlocks"}) {
+    block = std::regex_replace(block, std::regex(absl::StrCat("\\b", name, "\\b")), absl::StrCat(name, role));
+  }
+  return std::regex_replace(block, std::regex(R"(\bEngines\b)"), n);
+}
+
+// The lines of `section` that are not a `param NAME` line of `drop`, nor
+// the comment lines under one.
+std::string DropParams(const std::string& section, const std::vector<std::string>& drop) {
+  std::string out;
+  bool dropping = false;
+  for (absl::string_view line : absl::StrSplit(section, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "param ")) {
+      dropping = false;
+      for (const std::string& d : drop) dropping = dropping || absl::StartsWith(line, absl::StrCat("param ", d, " "));
+    } else if (!absl::StartsWith(line, "//   ")) {
+      dropping = false;
+    }
+    if (!dropping) absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
+                                          const Candidate& c, const ProgramSettings& s) {
+  if (model.experts > 0) {
+    return absl::InvalidArgumentError("disaggregated candidates of a mixture of experts are not planned yet");
+  }
+  absl::StatusOr<std::string> p = Generate(model, gpu, c.prefill_tp, 1, c, s);
+  if (!p.ok()) return p.status();
+  absl::StatusOr<std::string> d = Generate(model, gpu, c.decode_tp, 1, c, s);
+  if (!d.ok()) return d.status();
+  // The shared params: the model's and the GPU's (from the first param to
+  // the engine's), the corrections (both roles', each once).
+  // The model's params from the role of the larger TP (its collectives
+  // read Vocab, which a one-GPU engine does not).
+  absl::StatusOr<std::string> shared =
+      Section(c.decode_tp > c.prefill_tp ? *d : *p, "// The model", "// The engine");
+  if (!shared.ok()) return shared.status();
+  absl::StatusOr<std::string> engine_p = Section(*p, "// The engine", "// The ");
+  absl::StatusOr<std::string> engine_d = Section(*d, "// The engine", "// The ");
+  absl::StatusOr<std::string> phys_p = Section(*p, "// The corrections", "");
+  absl::StatusOr<std::string> phys_d = Section(*d, "// The corrections", "");
+  absl::StatusOr<std::string> stage_p = Section(*p, "stage E", "}");
+  absl::StatusOr<std::string> stage_d = Section(*d, "stage E", "}");
+  absl::StatusOr<std::string> session = Section(*p, "session requests {", "  prefix");
+  for (const auto* x : {&engine_p, &engine_d, &phys_p, &phys_d, &stage_p, &stage_d, &session}) {
+    if (!x->ok()) return x->status();
+  }
+  std::string phys = *phys_p;
+  if (!absl::StrContains(phys, "param PHYS_B4 ")) {
+    // The decode role's collectives (its TP above the prefill's).
+    for (absl::string_view line : absl::StrSplit(*phys_d, '\n')) {
+      if (absl::StartsWith(line, "param PHYS_B4 ")) {
+        phys = absl::StrReplaceAll(phys, {{"param PHYS_B5 ", absl::StrCat(line, "\nparam PHYS_B5 ")}});
+      }
+    }
+  }
+  // The link: the engines' collectives, and the KV transfer.
+  std::string link_name = s.kv_link.empty() ? s.base.deployment.interconnect : s.kv_link;
+  if (link_name.empty()) link_name = gpu.interconnect;
+  const net::Interconnect* link = net::FindInterconnect(link_name);
+  if (link == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "disaggregated candidates need the link the KV cache crosses: give --kv-link NAME (",
+        net::InterconnectNames(), ")", link_name.empty() ? "" : absl::StrCat("; '", link_name, "' is none of them")));
+  }
+  std::string links;
+  for (const std::string* text : {&*p, &*d}) {
+    absl::StatusOr<std::string> l = Section(*text, "// The link", "");
+    if (l.ok()) {
+      links = *l;
+      break;
+    }
+  }
+  std::string out = absl::StrCat(
+      "// ", s.base.model_name, " on ", c.Gpus(), " x ", gpu.what.empty() ? gpu.name : gpu.what, ", disaggregated: ",
+      c.prefills, " prefill engine", c.prefills == 1 ? "" : "s", " of tensor parallel ", c.prefill_tp, ", ",
+      c.decodes, " decode engine", c.decodes == 1 ? "" : "s", " of tensor parallel ", c.decode_tp,
+      ".\n// Written by `serq plan` from serq physics's programs of the two roles (its step time, vLLM\n"
+      "//   0.19's scheduler and KV cache for each); the prompt's KV moves from the prefill engine to\n"
+      "//   the decode engine over ",
+      link->what, ", which then decodes every output token (vLLM's NIXL\n"
+      "//   connector, as examples/pd-disaggregation/llmd_nixl_push_vllm.sq models it).\n\n",
+      *shared, "\n// The prefill engines.\nparam NP = ", c.prefills, ";\n", DropParams(Rename(*engine_p, "P"), {"NP"}),
+      "\n// The decode engines.\nparam ND = ", c.decodes, ";\n",
+      DropParams(Rename(*engine_d, "D"), {"ND", "Block"}), "\n", links.empty() ? "" : absl::StrCat(links, "\n"),
+      "// The KV transfer: a token's KV over the whole model, over ", link->name, " (",
+      Number(link->bandwidth / 1e9), " GB/s a\n//   direction a GPU; ", link->source,
+      "), each GPU of the smaller engine sending its share at once.\n",
+      "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
+      "param XferTokens = ", std::min(c.prefill_tp, c.decode_tp), " * ", Number(link->bandwidth),
+      " / KvTokenBytes;  // tokens a second\n\n", phys, "\n",
+      "pool kvP[NP] { cap KvBlocksP * Block; block Block; }\n",
+      "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", Rename(*stage_p, "P"), "}\n\n",
+      // The decode engine recomputes a preempted request's last token's KV
+      // only, its prompt having come over the link (as the example's).
+      absl::StrReplaceAll(Rename(*stage_d, "D"), {{" reserve prompt;", " recompute last;"}}), "}\n\n",
+      "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
+      "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n");
+  const std::string rate = Number(s.base.workload.rate);
+  absl::StrAppend(&out, "workload requests { arrive poisson(", rate, "); limit ", s.requests, "; }\n");
+  std::string lengths;
+  for (absl::string_view line : absl::StrSplit(*session, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "  set input_toks") || absl::StartsWith(line, "  set output_toks")) {
+      absl::StrAppend(&lengths, line, "\n");
+    }
+  }
+  if (lengths.empty()) return Internal("lengths (set input_toks, set output_toks)");
+  absl::StrAppend(
+      &out, "session requests {\n", lengths,
+      "  // The least loaded engines: vLLM's disaggregated proxy picks a prefill and a decode engine.\n"
+      "  choose i in P by (queue(P[i]), work(P[i]));\n"
+      "  choose j in D by (queue(D[j]), free(kvD[j]) * -1);\n"
+      "  hold kvD[j] (0) {\n"
+      "    hold kvP[i] (0) {\n"
+      "      run P[i] prefill (input_toks) growing kvP[i];\n"
+      "      set taken = queued;  // when the prefill engine took it in (vLLM's TTFT counts from then)\n"
+      "    } lease kvP[i] (inf);\n"
+      "    transfer on egress[i], ingress[j] (input_toks) from kvP[i] to kvD[j] (input_toks);\n"
+      "    run D[j] decode (1) growing kvD[j];\n"
+      "    observe ttft = now - taken;\n"
+      "    set first = now;\n"
+      "    run D[j] decode (output_toks - 1) growing kvD[j] observe itl;\n"
+      "    if (output_toks > 1) { observe tpot = (now - first) / (output_toks - 1); }\n"
+      "    observe e2e = now - taken;\n"
+      "  }\n"
+      "}\n\n"
+      "run { seed 1; }\n");
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
+                                             const Candidate& c, const ProgramSettings& s) {
+  absl::StatusOr<std::string> text =
+      c.disaggregated ? Disaggregated(model, gpu, c, s) : Generate(model, gpu, c.tp, c.replicas, c, s);
+  if (!text.ok()) return text.status();
+  return RateParam(*std::move(text), s);
+}
+
+bool Fits(const models::ModelConfig& model, const models::Gpu& gpu, int tp, const ProgramSettings& s) {
+  Candidate c;
+  c.tp = tp;
+  return Generate(model, gpu, tp, 1, c, s).ok();
+}
+
+}  // namespace serq::plan

@@ -1,0 +1,46 @@
+// A candidate's program (serq/plan/candidate.h): serq physics's vLLM
+// program (serq/physics/physics.h) at the candidate's parallelism and
+// engine options, with the arrival rate a param (`Rate`) the search moves
+// and a run of about `Requests` arrivals whatever the rate (at least
+// `MinHorizon` seconds); a disaggregated
+// candidate's is composed from the two roles' programs (docs/cli.md
+// §serq plan): their engines as stage arrays P[NP] and D[ND], the prompt's
+// KV moved from a prefill engine to a decode engine over the link, as
+// examples/pd-disaggregation/llmd_nixl_push_vllm.sq moves it.
+#ifndef SERQ_SERQ_PLAN_PROGRAM_H_
+#define SERQ_SERQ_PLAN_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "serq/models/gpu.h"
+#include "serq/models/model_config.h"
+#include "serq/physics/physics.h"
+#include "serq/plan/candidate.h"
+
+namespace serq::plan {
+
+struct ProgramSettings {
+  // The model, the GPU, the link, the workload (its rate the program's
+  // first Rate) and the coefficients, as serq physics takes them; the
+  // deployment's tp, dp and engine options are the candidate's.
+  physics::ProgramOptions base;
+  std::string kv_link;        // the KV transfer's link ("": --interconnect's, or the GPU's)
+  int64_t requests = 1000;    // arrivals a replication, about (the horizon Requests / Rate)
+  double min_horizon = 60;    // seconds: the horizon at least this
+  double warmup = 0.2;        // the share of the horizon left out of the figures
+};
+
+// The program, or the generator's error (a TP degree the model refuses, no
+// room for the KV cache: the candidate does not fit) as InvalidArgument.
+absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
+                                             const Candidate& candidate, const ProgramSettings& settings);
+
+// Whether an engine of `tp` GPUs can hold the model and some KV cache, and
+// the model allows that degree: serq physics generates its program.
+bool Fits(const models::ModelConfig& model, const models::Gpu& gpu, int tp, const ProgramSettings& settings);
+
+}  // namespace serq::plan
+
+#endif  // SERQ_SERQ_PLAN_PROGRAM_H_

@@ -1,0 +1,330 @@
+#include "serq/plan_cli.h"
+
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <tuple>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "ir/cli.h"
+#include "ir/output.h"
+#include "serq/models/presets.h"
+#include "serq/physics/physics.h"
+#include "serq/plan/candidate.h"
+#include "serq/plan/plan.h"
+#include "serq/plan/program.h"
+#include "serq/plan/render.h"
+#include "serq/sweep/condition.h"
+#include "stats/format.h"
+
+ABSL_FLAG(uint32_t, gpus, 0, "plan: the GPU budget: no candidate uses more");
+ABSL_FLAG(std::string, tps, "",
+          "plan: the tensor-parallel degrees to try, e.g. 1,2,4 (default: every power of 2 up to --gpus "
+          "that the model allows and that fits the GPU's memory)");
+ABSL_FLAG(std::string, kinds, "colocated,disaggregated", "plan: the kinds of candidates: colocated, disaggregated");
+ABSL_FLAG(std::string, seqs, "", "plan: vLLM's max_num_seqs values to try, e.g. 128,256 (default: vLLM's)");
+ABSL_FLAG(std::string, batched_tokens, "",
+          "plan: vLLM's max_num_batched_tokens values to try, e.g. 2048,8192 (default: vLLM's)");
+ABSL_FLAG(std::string, disaggregated_gpus, "budget",
+          "plan: disaggregated candidates on exactly --gpus GPUs (budget) or on any number up to it (all)");
+ABSL_FLAG(std::string, kv_link, "",
+          "plan: the link the KV cache crosses between prefill and decode engines, a name of serq's "
+          "interconnects (default: --interconnect's, or the GPU's)");
+ABSL_FLAG(double, price, 0, "plan: the price of a GPU-hour, for the cost of a million output tokens");
+ABSL_FLAG(uint32_t, top, 5, "plan: how many candidates the summary ranks");
+ABSL_FLAG(double, max_rate_per_gpu, 16, "plan: the search's top, requests a second a GPU");
+ABSL_FLAG(uint32_t, rate_steps, 64, "plan: the search's grid: its top / this apart");
+ABSL_FLAG(bool, no_early_stop, false,
+          "plan: search every disaggregated candidate to the end, even once it cannot reach the front");
+ABSL_DECLARE_FLAG(std::string, model);
+ABSL_DECLARE_FLAG(std::string, gpu);
+ABSL_DECLARE_FLAG(double, rate);
+ABSL_DECLARE_FLAG(std::string, lengths);
+ABSL_DECLARE_FLAG(int64_t, requests);
+ABSL_DECLARE_FLAG(std::string, coefficients);
+ABSL_DECLARE_FLAG(std::string, interconnect);
+ABSL_DECLARE_FLAG(std::string, out);
+ABSL_DECLARE_FLAG(std::string, until);
+ABSL_DECLARE_FLAG(uint32_t, max_replications);
+ABSL_DECLARE_FLAG(double, max_in_progress);
+
+namespace serq {
+
+std::vector<FlagUse> PlanFlagUses() {
+  return {
+      {"gpus", absl::GetFlag(FLAGS_gpus) != 0, {"plan"}},
+      {"tps", !absl::GetFlag(FLAGS_tps).empty(), {"plan"}},
+      {"kinds", absl::GetFlag(FLAGS_kinds) != "colocated,disaggregated", {"plan"}},
+      {"seqs", !absl::GetFlag(FLAGS_seqs).empty(), {"plan"}},
+      {"batched-tokens", !absl::GetFlag(FLAGS_batched_tokens).empty(), {"plan"}},
+      {"disaggregated-gpus", absl::GetFlag(FLAGS_disaggregated_gpus) != "budget", {"plan"}},
+      {"kv-link", !absl::GetFlag(FLAGS_kv_link).empty(), {"plan"}},
+      {"price", absl::GetFlag(FLAGS_price) != 0, {"plan"}},
+      {"top", absl::GetFlag(FLAGS_top) != 5, {"plan"}},
+      {"max-rate-per-gpu", absl::GetFlag(FLAGS_max_rate_per_gpu) != 16, {"plan"}},
+      {"rate-steps", absl::GetFlag(FLAGS_rate_steps) != 64, {"plan"}},
+      {"no-early-stop", absl::GetFlag(FLAGS_no_early_stop), {"plan"}},
+      // Shared with serq physics and serq search (FlagNotFor joins a
+      // flag's entries).
+      {"model", !absl::GetFlag(FLAGS_model).empty(), {"plan"}},
+      {"gpu", !absl::GetFlag(FLAGS_gpu).empty(), {"plan"}},
+      {"rate", absl::GetFlag(FLAGS_rate) != 0, {"plan"}},
+      {"lengths", !absl::GetFlag(FLAGS_lengths).empty(), {"plan"}},
+      {"requests", absl::GetFlag(FLAGS_requests) != 300, {"plan"}},
+      {"coefficients", !absl::GetFlag(FLAGS_coefficients).empty(), {"plan"}},
+      {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"plan"}},
+      {"out", !absl::GetFlag(FLAGS_out).empty(), {"plan"}},
+      {"until", !absl::GetFlag(FLAGS_until).empty(), {"plan"}},
+      {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64, {"plan"}},
+      {"max-in-progress", absl::GetFlag(FLAGS_max_in_progress) != 0.1, {"plan"}},
+  };
+}
+
+namespace {
+
+// "1,2,4" as whole numbers at least 1, or an error naming the flag.
+bool Numbers(const std::string& flag, const std::string& text, std::vector<int64_t>* out, std::string* error) {
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    int64_t v;
+    if (!absl::SimpleAtoi(part, &v) || v < 1) {
+      *error = absl::StrCat("--", flag, " must be whole numbers at least 1, separated by commas: '", part, "'");
+      return false;
+    }
+    out->push_back(v);
+  }
+  return true;
+}
+
+int Failed(const absl::Status& s) {
+  if (absl::IsInvalidArgument(s)) {
+    std::cerr << "serq plan: error: " << s.message() << "\n";
+    return kExitInputRejected;
+  }
+  PrintToolError("serq", s.message());
+  return kExitUsage;
+}
+
+}  // namespace
+
+int PlanMain(const CommandLine& line) {
+  if (!line.positional.empty()) return Usage("serq plan takes flags only (--model, --gpu, --gpus, --until, --out)");
+  if (!line.defines.empty()) return Usage("-D does not apply to 'serq plan'");
+  const std::string model_name = absl::GetFlag(FLAGS_model), gpu_name = absl::GetFlag(FLAGS_gpu);
+  if (model_name.empty() || gpu_name.empty()) {
+    return Usage("serq plan: expected --model (a preset or a config.json) and --gpu (a preset or a datasheet)");
+  }
+  const int gpus = static_cast<int>(absl::GetFlag(FLAGS_gpus));
+  if (gpus < 1) return Usage("serq plan: expected --gpus N, the GPU budget");
+  const std::string until = absl::GetFlag(FLAGS_until);
+  if (until.empty()) return Usage("serq plan: expected --until, the SLOs, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05'");
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (out.empty()) return Usage("serq plan: expected --out DIR, the folder of its files");
+  absl::StatusOr<Condition> condition = ParseCondition(until);
+  if (!condition.ok()) return Usage(absl::StrCat("--until: ", condition.status().message()));
+  const double target = absl::GetFlag(FLAGS_rate);
+  if (!(target >= 0)) return Usage("--rate must be at least 0 (requests a second)");
+  if (!(absl::GetFlag(FLAGS_price) >= 0)) return Usage("--price must be at least 0 (a GPU-hour)");
+  if (!(absl::GetFlag(FLAGS_max_rate_per_gpu) > 0)) return Usage("--max-rate-per-gpu must be above 0");
+  if (absl::GetFlag(FLAGS_rate_steps) < 2) return Usage("--rate-steps must be at least 2");
+  if (absl::GetFlag(FLAGS_max_replications) < 2) return Usage("--max-replications must be at least 2");
+
+  models::ReadOptions read;
+  read.latent_attention = read.quantized = true;
+  read.tool = "serq plan";
+  std::string model_source;
+  absl::StatusOr<models::ModelConfig> model = models::ResolveModel(model_name, read, &model_source);
+  if (!model.ok()) return Failed(model.status());
+  absl::StatusOr<models::Gpu> gpu = models::ResolveGpu(gpu_name);
+  if (!gpu.ok()) return Failed(gpu.status());
+
+  plan::ProgramSettings settings;
+  physics::ProgramOptions& base = settings.base;
+  const std::string coefficients_path = absl::GetFlag(FLAGS_coefficients);
+  if (!coefficients_path.empty()) {
+    absl::StatusOr<std::string> text = ReadInput(coefficients_path);
+    if (!text.ok()) return Failed(text.status());
+    absl::StatusOr<physics::Coefficients> c = physics::ReadCoefficients(*text, coefficients_path);
+    if (!c.ok()) return Failed(c.status());
+    base.coefficients = *c;
+    base.coefficients_file = coefficients_path;
+  }
+  base.deployment.interconnect = absl::GetFlag(FLAGS_interconnect);
+  base.workload.rate = target > 0 ? target : 1;
+  base.workload.lengths = absl::GetFlag(FLAGS_lengths);
+  base.model_name = model_name;
+  base.model_source = model_source;
+  base.program_dir = out;
+  settings.kv_link = absl::GetFlag(FLAGS_kv_link);
+  settings.requests = absl::GetFlag(FLAGS_requests) != 300 ? absl::GetFlag(FLAGS_requests) : 1000;
+  if (settings.requests < 100) return Usage("--requests must be at least 100 for serq plan (arrivals a replication)");
+
+  plan::Space space;
+  space.gpus = gpus;
+  std::string error;
+  if (const std::string tps = absl::GetFlag(FLAGS_tps); !tps.empty()) {
+    std::vector<int64_t> v;
+    if (!Numbers("tps", tps, &v, &error)) return Usage(error);
+    for (int64_t t : v) {
+      if (t > gpus) return Usage(absl::StrCat("--tps ", t, " is more than --gpus ", gpus));
+      if (!plan::Fits(*model, *gpu, static_cast<int>(t), settings)) {
+        return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " x ", gpu->name, " cannot serve ", model_name,
+                                  " (`serq physics --model ", model_name, " --gpu ", gpu_name, " --tp ", t,
+                                  " --rate 1` says why)"));
+      }
+      space.tps.push_back(static_cast<int>(t));
+    }
+  } else {
+    for (int t = 1; t <= gpus; t *= 2) {
+      if (plan::Fits(*model, *gpu, t, settings)) space.tps.push_back(t);
+    }
+    if (space.tps.empty()) {
+      return Failed(absl::InvalidArgumentError(absl::StrCat(
+          model_name, " fits no engine of up to ", gpus, " x ", gpu->name, " (`serq physics --model ", model_name,
+          " --gpu ", gpu_name, " --tp ", gpus, " --rate 1` says why)")));
+    }
+  }
+  const std::string kinds = absl::GetFlag(FLAGS_kinds);
+  space.colocated = space.disaggregated = false;
+  for (absl::string_view k : absl::StrSplit(kinds, ',')) {
+    if (k == "colocated") space.colocated = true;
+    else if (k == "disaggregated") space.disaggregated = true;
+    else return Usage(absl::StrCat("--kinds: '", k, "' is neither colocated nor disaggregated"));
+  }
+  const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
+  if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
+  space.min_disaggregated_gpus = sizes == "budget" ? gpus : 2;
+  for (auto [flag, list, target_list] :
+       {std::tuple{"seqs", absl::GetFlag(FLAGS_seqs), &space.max_num_seqs},
+        std::tuple{"batched-tokens", absl::GetFlag(FLAGS_batched_tokens), &space.max_num_batched_tokens}}) {
+    if (list.empty()) continue;
+    target_list->clear();
+    if (!Numbers(flag, list, target_list, &error)) return Usage(error);
+  }
+
+  plan::PlanSpec spec;
+  spec.candidates = plan::Enumerate(space);
+  if (spec.candidates.empty()) return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(out) / "programs", ec);
+  if (ec) {
+    PrintToolError("serq", absl::StrCat("cannot create ", out, "/programs: ", ec.message()));
+    return kExitUsage;
+  }
+  std::vector<plan::Candidate> kept;
+  std::vector<std::string> dropped;
+  for (const plan::Candidate& c : spec.candidates) {
+    absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, c, settings);
+    if (!text.ok()) {
+      if (!absl::IsInvalidArgument(text.status())) return Failed(text.status());
+      dropped.push_back(absl::StrCat(c.Label(), ": ", text.status().message()));
+      continue;
+    }
+    const std::string path = (std::filesystem::path(out) / "programs" / (c.Slug() + ".sq")).string();
+    if (absl::Status s = WriteFile(path, *text); !s.ok()) return Failed(s);
+    kept.push_back(c);
+    spec.programs.push_back(path);
+  }
+  spec.candidates = kept;
+  if (!dropped.empty() && spec.candidates.empty()) {
+    return Failed(absl::InvalidArgumentError(absl::StrCat("no candidate can be written: ", dropped[0])));
+  }
+  spec.condition = *condition;
+  if (absl::GetFlag(FLAGS_seed)) spec.base.sim.seed = absl::GetFlag(FLAGS_seed);
+  spec.replications = absl::GetFlag(FLAGS_replications).value_or(4);
+  spec.max_replications = absl::GetFlag(FLAGS_max_replications) != 64 ? absl::GetFlag(FLAGS_max_replications) : 16;
+  if (spec.replications < 2) return Usage("--replications must be at least 2 for serq plan (its ± need them)");
+  // A stable run leaves about E2E / horizon of its sessions in progress;
+  // plan's runs are short (Requests arrivals, MinHorizon seconds), so its
+  // default bound is 0.5 and the steady-state verdict catches overload.
+  spec.max_in_progress = absl::GetFlag(FLAGS_max_in_progress) != 0.1 ? absl::GetFlag(FLAGS_max_in_progress) : 0.5;
+  spec.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
+  spec.steps = static_cast<int>(absl::GetFlag(FLAGS_rate_steps));
+  spec.jobs = static_cast<int>(absl::GetFlag(FLAGS_jobs).value_or(1));
+  spec.price = absl::GetFlag(FLAGS_price);
+  spec.target_rate = target;
+  spec.early_stop = !absl::GetFlag(FLAGS_no_early_stop);
+
+  plan::Plan result;
+  CommandResult failure;
+  if (!plan::RunPlan(spec, &result, &failure)) {
+    std::cerr << failure.err;
+    return failure.exit_code;
+  }
+
+  plan::Context context;
+  context.model = model_name;
+  std::smatch m;
+  if (std::regex_search(model_source, m, std::regex(R"(([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)'s config\.json)"))) {
+    context.model_id = m[1].str();
+  }
+  context.gpu = gpu->what.empty() ? gpu->name : gpu->what;
+  context.gpus = gpus;
+  context.workload = absl::StrCat("Poisson arrivals, lengths ",
+                                  base.workload.lengths.empty() ? "llmservingsim-sharegpt" : base.workload.lengths,
+                                  ", about ", settings.requests, " arrivals a replication (at least ",
+                                  settings.min_horizon, " s)");
+  context.condition = until;
+  context.step_time = absl::StrCat(
+      "serq physics (BLIS's trained-physics roofline over the model's config and the GPU's datasheet, ",
+      coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
+      "; no profile of this deployment). Its measured error on the two runs at hand (docs/examples.md "
+      "§Predicting a GPU nobody profiled; means, simulated - measured): Llama-3.1-8B on one RTX PRO 6000 "
+      "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -16.97%, TPOT +4.06%, E2E +3.41%; "
+      "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
+      "(replications), not this error.");
+  context.command = absl::StrJoin(line.argv, " ");
+  context.top = static_cast<int>(absl::GetFlag(FLAGS_top));
+
+  auto write = [&](const std::string& name, const std::string& text) {
+    return WriteFile((std::filesystem::path(out) / name).string(), text);
+  };
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"candidates.csv", plan::CandidatesCsv(spec, result, false)},
+      {"pareto.csv", plan::CandidatesCsv(spec, result, true)},
+      {"pareto.svg", plan::FrontSvg(spec, result, context)},
+      {"pareto.html", plan::FrontHtml(spec, result, context)},
+  };
+  // The best of each kind (by tokens/s/GPU) as a runnable program at its
+  // rate, and its vLLM command lines.
+  std::string serve, best_lines;
+  for (int kind = 0; kind < 2; ++kind) {
+    int best = -1;
+    for (int i : result.ranked) {
+      if (spec.candidates[i].disaggregated == (kind == 1)) {
+        best = i;
+        break;
+      }
+    }
+    if (best < 0) continue;
+    plan::ProgramSettings at = settings;
+    at.base.workload.rate = result.results[best].rate;
+    absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, spec.candidates[best], at);
+    if (!text.ok()) return Failed(text.status());
+    const std::string name = kind == 0 ? "best-colocated.sq" : "best-disaggregated.sq";
+    files.push_back({name, *text});
+    absl::StrAppend(&serve, plan::VllmServe(spec.candidates[best], context), "\n");
+    absl::StrAppend(&best_lines, "best ", kind == 0 ? "colocated" : "disaggregated", ": ",
+                    spec.candidates[best].Label(), " at ", report::FormatShortest(result.results[best].rate),
+                    " req/s: ", name, "\n");
+  }
+  if (!serve.empty()) files.push_back({"vllm-serve.sh", absl::StrCat("#!/bin/sh\n# Written by serq plan.\n\n", serve)});
+  for (const auto& [name, text] : files) {
+    if (absl::Status s = write(name, text); !s.ok()) return Failed(s);
+  }
+  std::string summary = plan::Summary(spec, result, context);
+  for (const std::string& d : dropped) absl::StrAppend(&summary, "not a candidate: ", d, "\n");
+  absl::StrAppend(&summary, best_lines, "files in ", out, ": candidates.csv, pareto.csv, pareto.svg, pareto.html",
+                  serve.empty() ? "" : ", vllm-serve.sh", ", programs/\n");
+  if (absl::Status s = WriteStdout(summary); !s.ok()) return Failed(s);
+  return kExitOk;
+}
+
+}  // namespace serq

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# serq plan end to end on a small plan: Llama-3.1-8B on up to 2 H100s at
+# tensor parallel 1. By hand the candidates are three: colocated tp1 x1
+# (1 GPU) and tp1 x2 (2 GPUs), and disaggregated 1P1D (2 GPUs, the
+# budget). Checked: the files, their rows and GPU counts; the front is the
+# candidates no other dominates (recomputed here from candidates.csv);
+# the same bytes with --jobs 1 and 2; the best colocated program rerun
+# with serq run gives the figures the plan printed (p99 TTFT, p99 TPOT,
+# tokens/s = rate(ttft) + rate(itl)); the page names its step-time source
+# and marks the kinds; misuse is refused.
+set -u
+root=${TEST_SRCDIR:?}/serq
+serq=$root/serq/serq
+. "$root/tools/testlib.sh"  # tmp, failed, fail, expect; cd "$root"
+
+args=(plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 1 --rate 4 --price 2
+      --until 'p99(ttft) <= 1 && p99(tpot) <= 0.05' --requests 200 --replications 2
+      --max-replications 4 --rate-steps 16 --no-early-stop)
+"$serq" "${args[@]}" --out "$tmp/a" --jobs 2 >"$tmp/a.out" 2>"$tmp/a.err" || fail "plan: exit $?: $(cat "$tmp/a.err")"
+for f in candidates.csv pareto.csv pareto.svg pareto.html best-colocated.sq best-disaggregated.sq vllm-serve.sh \
+         programs/agg-tp1x1.sq programs/agg-tp1x2.sq programs/pd-1p-tp1-1d-tp1.sq; do
+  [ -s "$tmp/a/$f" ] || fail "no $f"
+done
+# The candidates and their GPUs, counted by hand.
+got=$(awk -F, 'NR > 1 {print $1 ":" $3}' "$tmp/a/candidates.csv" | tr '\n' ' ')
+[ "$got" = "agg-tp1x1:1 agg-tp1x2:2 pd-1p-tp1-1d-tp1:2 " ] || fail "candidates: $got"
+# The front, recomputed: the ok rows (status ok or front) no other ok row
+# dominates (tokens_s_gpu column 18, tokens_s_user column 20).
+want=$(awk -F, 'NR > 1 && ($12 == "ok" || $12 == "front") {n++; id[n] = $1; x[n] = $18; y[n] = $20}
+  END {for (i = 1; i <= n; i++) {d = 0
+         for (j = 1; j <= n; j++) if (j != i && x[j] >= x[i] && y[j] >= y[i] && (x[j] > x[i] || y[j] > y[i])) d = 1
+         if (!d) print id[i]}}' "$tmp/a/candidates.csv" | sort | tr '\n' ' ')
+got=$(awk -F, 'NR > 1 {print $1}' "$tmp/a/pareto.csv" | sort | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "front: pareto.csv has '$got', the non-dominated are '$want'"
+got=$(awk -F, 'NR > 1 && $12 == "front" {print $1}' "$tmp/a/candidates.csv" | sort | tr '\n' ' ')
+[ "$got" = "$want" ] || fail "candidates.csv marks '$got' on the front, not '$want'"
+# Cost a million output tokens: $2 a GPU-hour over the tokens an hour.
+awk -F, 'NR > 1 && $16 != "" {c = 2 * $3 / 3600 / $16 * 1e6; if (c - $42 > 1e-3 || $42 - c > 1e-3) print $1, c, $42}' \
+  "$tmp/a/candidates.csv" | grep . && fail "cost column"
+# The same bytes whatever --jobs.
+"$serq" "${args[@]}" --out "$tmp/b" --jobs 1 >"$tmp/b.out" 2>&1 || fail "plan --jobs 1: exit $?"
+for f in candidates.csv pareto.csv pareto.svg best-colocated.sq; do
+  cmp -s "$tmp/a/$f" "$tmp/b/$f" || fail "$f differs between --jobs 2 and --jobs 1"
+done
+# The best colocated program, rerun alone at the plan's replications, gives
+# the plan's figures.
+row=$(awk -F, -v want="$(sed -n 's/^best colocated: .* at \([0-9.]*\) req\/s.*/\1/p' "$tmp/a.out")" \
+  'NR > 1 && $2 == "colocated" && $13 == want' "$tmp/a/candidates.csv" | head -1)
+reps=$(echo "$row" | cut -d, -f15)
+[ -n "$reps" ] || fail "no row for the best colocated"
+"$serq" run "$tmp/a/best-colocated.sq" --replications "$reps" --format csv >"$tmp/run.csv" || fail "serq run best"
+fig() { awk -F, -v o="$1" -v c="$2" '$1 == o {print $c}' "$tmp/run.csv"; }
+p99ttft=$(printf '%.6f' "$(fig ttft 10)") p99tpot=$(printf '%.6f' "$(fig tpot 10)")
+tokens=$(awk -v a="$(fig ttft 7)" -v b="$(fig itl 7)" 'BEGIN {printf "%.3f", a + b}')
+[ "$p99ttft" = "$(echo "$row" | cut -d, -f28)" ] || fail "p99 ttft: run $p99ttft, plan $(echo "$row" | cut -d, -f28)"
+[ "$p99tpot" = "$(echo "$row" | cut -d, -f34)" ] || fail "p99 tpot: run $p99tpot, plan $(echo "$row" | cut -d, -f34)"
+[ "$tokens" = "$(echo "$row" | cut -d, -f16)" ] || fail "tokens/s: run $tokens, plan $(echo "$row" | cut -d, -f16)"
+# The page: its step-time source, both kinds marked, a hover title a point.
+grep -q 'id="step-time"><b>Step time:</b> serq physics' "$tmp/a/pareto.html" || fail "page: no step-time source"
+grep -q 'class="point colocated' "$tmp/a/pareto.html" || fail "page: no colocated point"
+grep -q 'class="point disaggregated' "$tmp/a/pareto.html" || fail "page: no disaggregated point"
+[ "$(grep -c '<title>' "$tmp/a/pareto.svg")" = 3 ] || fail "svg: not one title a point"
+grep -q 'CUDA_VISIBLE_DEVICES=0 vllm serve meta-llama/Llama-3.1-8B --port 8100 --tensor-parallel-size 1' \
+  "$tmp/a/vllm-serve.sh" || fail "vllm-serve.sh: no prefill line"
+# Misuse.
+expect 2 "serq plan: expected --gpus N" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
+  --until 'p99(ttft) <= 1' --out "$tmp/c"
+expect 2 "--tps 3: an engine of 3 x h100-sxm cannot serve" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
+  --gpus 4 --tps 3 --until 'p99(ttft) <= 1' --out "$tmp/c"
+expect 2 "observes no 'nope'" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 \
+  --until 'p99(ttft) <= 1 && p99(nope) <= 1' --out "$tmp/c"
+expect 2 "--until: col" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <=' \
+  --out "$tmp/c"
+expect 2 "--tps 8 is more than --gpus 2" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 8 \
+  --until 'p99(ttft) <= 1' --out "$tmp/c"
+
+if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
+echo "serq plan: all passed"

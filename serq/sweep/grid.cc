@@ -1,0 +1,114 @@
+#include "serq/sweep/grid.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "stats/format.h"
+
+namespace serq {
+namespace {
+
+absl::Status Malformed(absl::string_view name, absl::string_view text, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat("malformed -D '", name, "=", text, "': ", why));
+}
+
+bool Number(absl::string_view s, double* x) {
+  return absl::SimpleAtod(s, x) && std::isfinite(*x);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
+                                                    absl::string_view text) {
+  std::vector<double> values;
+  if (absl::StrContains(text, ':')) {
+    std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
+    double start, stop, step;
+    if (parts.size() != 3 || !Number(parts[0], &start) || !Number(parts[1], &stop) ||
+        !Number(parts[2], &step)) {
+      return Malformed(name, text, "expected start:stop:step, e.g. -D Rate=10:30:5");
+    }
+    if (!(step > 0)) return Malformed(name, text, "the step must be > 0");
+    if (start > stop) return Malformed(name, text, "the start is above the stop");
+    double count = std::floor((stop - start) / step + 1e-9) + 1;
+    if (count > kMaxAxisValues) {
+      return Malformed(name, text, absl::StrCat("more than ", kMaxAxisValues, " values"));
+    }
+    // start + i * step rounded to 15 significant digits: 0.1:0.3:0.1 gives
+    // 0.3, the double the user would write, not 0.30000000000000004.
+    for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+      double x = start + static_cast<double>(i) * step;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.15g", x);
+      values.push_back(std::strtod(buf, nullptr));
+    }
+    return values;
+  }
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    double x;
+    if (!Number(part, &x)) {
+      return Malformed(name, text,
+                       "expected a number, a list (2,4,6) or a range (start:stop:step)");
+    }
+    for (double seen : values) {
+      if (seen == x) return Malformed(name, text, absl::StrCat("the value ", part, " is listed twice"));
+    }
+    values.push_back(x);
+  }
+  if (values.size() > kMaxAxisValues) {
+    return Malformed(name, text, absl::StrCat("more than ", kMaxAxisValues, " values"));
+  }
+  return values;
+}
+
+absl::StatusOr<std::vector<std::string>> ParseShareList(absl::string_view text) {
+  std::vector<std::string> words;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    if (part != "maxmin" && part != "bottleneck") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown --share '", part, "' (expected maxmin or bottleneck)"));
+    }
+    for (const std::string& seen : words) {
+      if (seen == part) {
+        return absl::InvalidArgumentError(absl::StrCat("--share lists '", part, "' twice"));
+      }
+    }
+    words.emplace_back(part);
+  }
+  return words;
+}
+
+uint64_t PointCount(const google::protobuf::RepeatedPtrField<sweep::Axis>& axes) {
+  uint64_t n = 1;
+  for (const sweep::Axis& a : axes) n *= a.word_size() > 0 ? a.word_size() : a.value_size();
+  return n;
+}
+
+std::vector<sweep::Setting> PointSettings(
+    const google::protobuf::RepeatedPtrField<sweep::Axis>& axes, uint64_t index) {
+  std::vector<sweep::Setting> settings(axes.size());
+  for (int i = axes.size() - 1; i >= 0; --i) {
+    const sweep::Axis& a = axes[i];
+    uint64_t size = a.word_size() > 0 ? a.word_size() : a.value_size();
+    uint64_t k = index % size;
+    index /= size;
+    settings[i].set_name(a.name());
+    if (a.word_size() > 0) {
+      settings[i].set_word(a.word(k));
+    } else {
+      settings[i].set_value(a.value(k));
+    }
+  }
+  return settings;
+}
+
+std::string SettingText(const sweep::Setting& s) {
+  return s.word().empty() ? report::FormatShortest(s.value()) : s.word();
+}
+
+}  // namespace serq

@@ -1,0 +1,274 @@
+#include "serq/sweep/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "stats/format.h"
+#include "serq-report/model.h"
+#include "serq-report/steady_state.h"
+#include "stats/stats.h"
+#include "ir/walk.h"
+
+namespace serq {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool IsName(absl::string_view s) {
+  if (s.empty() || absl::ascii_isdigit(s[0])) return false;
+  for (char c : s) {
+    if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// The half-width over per-group estimates (Student t), or infinite when
+// there are fewer than two or the spread is not a number.
+double HalfWidthOf(const std::vector<double>& estimates) {
+  if (estimates.size() < 2) return kInf;
+  std::optional<double> h = report::HalfWidth95(estimates);
+  return h && !std::isnan(*h) ? *h : kInf;
+}
+
+double Quantile(std::vector<double> samples, double q) {
+  return report::SelectQuantiles(absl::MakeSpan(samples), {q})[0];
+}
+
+// A replication's samples of an observation, and their sum: the samples
+// kept, or past 2^20 of them the summary's count and sum.
+double Count(const results::Observation& o) {
+  return o.sample().empty() ? static_cast<double>(o.count()) : o.sample_size();
+}
+double Sum(const results::Observation& o) {
+  if (o.sample().empty()) return o.sum();
+  double sum = 0;
+  for (double x : o.sample()) sum += x;  // in recording order, as serq-report adds them
+  return sum;
+}
+
+}  // namespace
+
+absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
+  text = absl::StripAsciiWhitespace(text);
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("bad figure '", text, "': ", why));
+  };
+  size_t open = text.find('(');
+  if (open == absl::string_view::npos || !absl::EndsWith(text, ")")) {
+    return bad("expected mean(x), pNN(x), rate(x) or goodput(x) of an observation x");
+  }
+  absl::string_view fn = text.substr(0, open);
+  absl::string_view name = absl::StripAsciiWhitespace(text.substr(open + 1, text.size() - open - 2));
+  if (!IsName(name)) return bad("expected the name of an observation inside the parentheses");
+  Metric m;
+  m.observation = std::string(name);
+  if (fn == "mean") {
+    m.kind = Metric::kMean;
+  } else if (fn == "rate") {
+    m.kind = Metric::kRate;
+  } else if (fn == "goodput") {
+    m.kind = Metric::kGoodput;
+  } else if (fn.size() > 1 && fn[0] == 'p' && absl::ascii_isdigit(fn[1])) {
+    double p = 0;
+    if (!absl::SimpleAtod(fn.substr(1), &p) || !(p > 0 && p < 100)) {
+      return bad("a quantile is p followed by a percentage strictly between 0 and 100, e.g. p99");
+    }
+    m.kind = Metric::kQuantile;
+    m.percent = p;
+  } else {
+    return bad(absl::StrCat("unknown function '", fn, "' (expected mean, pNN, rate or goodput)"));
+  }
+  m.label = absl::StrCat(fn, "(", name, ")");
+  return m;
+}
+
+absl::StatusOr<std::vector<Metric>> ParseMetrics(absl::string_view list) {
+  std::vector<Metric> metrics;
+  std::set<std::string> seen;
+  for (absl::string_view part : absl::StrSplit(list, ',')) {
+    auto m = ParseMetric(part);
+    if (!m.ok()) return m.status();
+    if (!seen.insert(m->label).second) {
+      return absl::InvalidArgumentError(absl::StrCat("'", m->label, "' is listed twice"));
+    }
+    metrics.push_back(*std::move(m));
+  }
+  return metrics;
+}
+
+Health ComputeHealth(const report::MergedResults& merged) {
+  Health h;
+  const report::SteadyState steady = report::JudgeSteadyState(merged);
+  h.verdict = steady.verdict();
+  h.replications = static_cast<uint32_t>(merged.replications.size());
+  h.flagged = steady.replications_flagged();
+  for (const results::Replication* rep : merged.replications) {
+    for (const results::SessionStats& s : rep->session()) {
+      h.in_progress += s.in_progress();
+      h.seen += s.in_progress() + s.ended_window();
+    }
+  }
+  h.in_progress_share = h.seen == 0 ? 0 : static_cast<double>(h.in_progress) / static_cast<double>(h.seen);
+  return h;
+}
+
+std::string VerdictWord(report::SteadyState::Verdict verdict) {
+  if (verdict == report::SteadyState::VERDICT_UNSPECIFIED) return "UNASSESSED";
+  return report::SteadyState::Verdict_Name(verdict);
+}
+
+bool Settled(report::SteadyState::Verdict verdict) {
+  return verdict != report::SteadyState::OVERLOADED && verdict != report::SteadyState::BACKLOGGED &&
+         verdict != report::SteadyState::UNSETTLED;
+}
+
+std::vector<Metric> DefaultMetrics(const report::MergedResults& merged) {
+  std::set<std::string> names;
+  for (const results::Replication* rep : merged.replications) {
+    for (const results::Observation& o : rep->observation()) names.insert(o.name());
+  }
+  std::vector<Metric> metrics;
+  for (const std::string& n : names) {
+    metrics.push_back(*ParseMetric(absl::StrCat("mean(", n, ")")));
+    metrics.push_back(*ParseMetric(absl::StrCat("p99(", n, ")")));
+  }
+  return metrics;
+}
+
+std::vector<std::string> ProgramObservations(const ir::Program& program) {
+  std::set<std::string> names;
+  ForEachStatement(program, [&](const ir::Statement& s, const std::string&) {
+    if (s.has_observe()) names.insert(s.observe().name());
+    if (s.has_run() && !s.run().observe().empty()) names.insert(s.run().observe());
+  });
+  return {names.begin(), names.end()};
+}
+
+absl::Status CheckObserved(const std::vector<Metric>& metrics,
+                           const std::vector<std::string>& observations) {
+  for (const Metric& m : metrics) {
+    if (std::find(observations.begin(), observations.end(), m.observation) != observations.end()) continue;
+    std::vector<std::string> quoted;
+    for (const std::string& n : observations) quoted.push_back(absl::StrCat("'", n, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        m.label, ": the program observes no '", m.observation, "' (",
+        quoted.empty() ? "it observes nothing" : absl::StrCat("it observes ", absl::StrJoin(quoted, ", ")),
+        ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& merged,
+                                                   const std::vector<Metric>& metrics) {
+  // Each observation's samples, replication by replication.
+  std::map<std::string, std::vector<const results::Observation*>> by_name;
+  for (const results::Replication* rep : merged.replications) {
+    for (const results::Observation& o : rep->observation()) by_name[o.name()].push_back(&o);
+  }
+  std::vector<double> quantiles;
+  for (const Metric& m : metrics) {
+    if (m.kind == Metric::kQuantile) quantiles.push_back(m.percent);
+    if (by_name.count(m.observation) == 0) {
+      std::vector<std::string> names;
+      for (const auto& [n, obs] : by_name) names.push_back(absl::StrCat("'", n, "'"));
+      return absl::NotFoundError(absl::StrCat(
+          "no observation '", m.observation, "' in the results (",
+          names.empty() ? "there is none" : absl::StrCat("there are ", absl::StrJoin(names, ", ")),
+          ")"));
+    }
+  }
+  report::Report rep = report::BuildReport(merged, quantiles);
+  const double window = merged.first->horizon() - merged.first->warmup();
+  std::vector<Figure> figures;
+  int quantile_column = 0;
+  for (const Metric& m : metrics) {
+    Figure f;
+    const report::Observation* o = nullptr;
+    for (const report::Observation& x : rep.observation()) {
+      if (x.name() == m.observation) o = &x;
+    }
+    const auto& obs = by_name[m.observation];
+    switch (m.kind) {
+      case Metric::kMean:
+        if (o != nullptr && o->has_mean()) {
+          f.defined = true;
+          f.value = o->mean();
+          f.half_width = o->has_half_width() ? o->half_width() : kInf;
+        }
+        break;
+      case Metric::kQuantile: {
+        int column = quantile_column++;
+        if (o == nullptr || o->quantile_size() <= column) break;
+        f.defined = true;
+        f.value = o->quantile(column);
+        if (o->quantile_half_width_size() > column) {
+          // Two replications or more: serq-report's interval.
+          f.half_width = o->quantile_half_width(column);
+          break;
+        }
+        std::vector<double> estimates;
+        const results::Observation* only = nullptr;
+        for (const results::Observation* x : obs) {
+          if (x->sample().empty()) continue;
+          only = x;
+          estimates.push_back(Quantile({x->sample().begin(), x->sample().end()}, m.percent / 100));
+        }
+        if (estimates.size() == 1 && only->sample_size() >= static_cast<int>(report::kMinBatchSamples)) {
+          // One replication: the quantiles of 10 batches of consecutive
+          // samples, the earliest n mod 10 left out as BatchMeans does.
+          estimates.clear();
+          const int n = only->sample_size();
+          const int size = n / report::kBatches;
+          const int skip = n - size * report::kBatches;
+          for (int b = 0; b < report::kBatches; ++b) {
+            auto begin = only->sample().begin() + skip + b * size;
+            estimates.push_back(Quantile({begin, begin + size}, m.percent / 100));
+          }
+        }
+        f.half_width = HalfWidthOf(estimates);
+        break;
+      }
+      case Metric::kRate:
+      case Metric::kGoodput: {
+        if (!(window > 0)) break;
+        // Every replication counts, those without a sample as 0 a second.
+        const bool rate = m.kind == Metric::kRate;
+        std::vector<double> per_second;
+        for (const results::Replication* r : merged.replications) {
+          double n = 0;
+          for (const results::Observation& x : r->observation()) {
+            if (x.name() == m.observation) n = rate ? Count(x) : Sum(x);
+          }
+          per_second.push_back(n / window);
+        }
+        f.defined = true;
+        // The value is serq-report's (n, or the sum, over R window), the
+        // mean of the replications' figures; the interval is over those.
+        double sum = 0;
+        for (double r : per_second) sum += r;
+        if (rate && o != nullptr && o->has_rate()) {
+          f.value = o->rate();
+        } else if (!rate && o != nullptr && o->has_sum_rate()) {
+          f.value = o->sum_rate();
+        } else {
+          f.value = sum / per_second.size();
+        }
+        f.half_width = HalfWidthOf(per_second);
+        break;
+      }
+    }
+    figures.push_back(f);
+  }
+  return figures;
+}
+
+}  // namespace serq

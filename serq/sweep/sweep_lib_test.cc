@@ -1,0 +1,222 @@
+// The sweep's pieces alone: grids, points, figures with their intervals,
+// and the search's condition. Expected values are derived in the comments.
+#include <cmath>
+#include <limits>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/io.h"
+#include "stats/merge.h"
+#include "stats/sketch.h"
+#include "serq/sweep/condition.h"
+#include "serq/sweep/grid.h"
+#include "serq/sweep/metrics.h"
+
+namespace serq {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(GridTest, RangesListsAndValues) {
+  EXPECT_THAT(*ParseAxisValues("Rate", "10:30:5"), ElementsAre(10, 15, 20, 25, 30));
+  EXPECT_THAT(*ParseAxisValues("Rate", "10:32:5"), ElementsAre(10, 15, 20, 25, 30));
+  // 0.1 + 2 * 0.1 is 0.30000000000000004 in doubles; the grid has 0.3.
+  EXPECT_THAT(*ParseAxisValues("X", "0.1:0.3:0.1"), ElementsAre(0.1, 0.2, 0.3));
+  EXPECT_THAT(*ParseAxisValues("ND", "2,4,6"), ElementsAre(2, 4, 6));
+  EXPECT_THAT(*ParseAxisValues("ND", "7"), ElementsAre(7));
+  EXPECT_THAT(*ParseAxisValues("ND", "3:3:1"), ElementsAre(3));
+}
+
+TEST(GridTest, MalformedGrids) {
+  auto msg = [](absl::string_view text) {
+    return std::string(ParseAxisValues("Rate", text).status().message());
+  };
+  EXPECT_EQ(msg("10:30"), "malformed -D 'Rate=10:30': expected start:stop:step, e.g. -D Rate=10:30:5");
+  EXPECT_EQ(msg("10:30:0"), "malformed -D 'Rate=10:30:0': the step must be > 0");
+  EXPECT_EQ(msg("30:10:5"), "malformed -D 'Rate=30:10:5': the start is above the stop");
+  EXPECT_THAT(msg("2,,4"), HasSubstr("expected a number, a list (2,4,6) or a range"));
+  EXPECT_THAT(msg("2,4,2"), HasSubstr("the value 2 is listed twice"));
+  EXPECT_THAT(msg("0:1e9:1"), HasSubstr("more than 100000 values"));
+  EXPECT_THAT(std::string(ParseShareList("maxmin,fair").status().message()),
+              HasSubstr("unknown --share 'fair'"));
+}
+
+TEST(GridTest, CartesianProductFirstAxisSlowest) {
+  google::protobuf::RepeatedPtrField<sweep::Axis> axes;
+  sweep::Axis* a = axes.Add();
+  a->set_name("Rate");
+  a->add_value(10);
+  a->add_value(20);
+  sweep::Axis* b = axes.Add();
+  b->set_name("share");
+  b->add_word("maxmin");
+  b->add_word("bottleneck");
+  b->add_word("maxmin2");
+  ASSERT_EQ(PointCount(axes), 6u);
+  // Point 4 = (4 / 3, 4 % 3) = (Rate 20, the second word).
+  std::vector<sweep::Setting> s = PointSettings(axes, 4);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].name(), "Rate");
+  EXPECT_EQ(s[0].value(), 20);
+  EXPECT_EQ(s[1].word(), "bottleneck");
+  EXPECT_EQ(SettingText(s[0]), "20");
+}
+
+results::Results TwoReplications() {
+  // Replication 0: x = 1, 2, 3 (mean 2, median 2); replication 1: x = 3, 4,
+  // 5 (mean 4, median 4), y in replication 0 only; window 10 - 0.
+  results::Results r;
+  r.set_version(kIrVersion);  // what the readers take
+  r.set_horizon(10);
+  for (int i = 0; i < 2; ++i) {
+    results::Replication* rep = r.add_replication();
+    rep->set_index(i);
+    rep->set_seed(100 + i);
+    results::Observation* x = rep->add_observation();
+    x->set_name("x");
+    for (double v : {1.0, 2.0, 3.0}) x->add_sample(v + 2 * i);
+    if (i == 0) {
+      results::Observation* y = rep->add_observation();
+      y->set_name("y");
+      y->add_sample(7);
+    }
+  }
+  return r;
+}
+
+TEST(MetricsTest, FiguresAndIntervals) {
+  results::Results r = TwoReplications();
+  auto merged = report::MergeResults({{"r", &r}});
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  auto metrics = ParseMetrics("mean(x),p50(x),rate(x),rate(y)");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  auto f = ComputeFigures(*merged, *metrics);
+  ASSERT_TRUE(f.ok()) << f.status();
+  // t(0.975, 1) = 12.7062; two estimates a, b: s = |a - b| / sqrt 2, so
+  // the half-width is 12.7062 * |a - b| / 2.
+  const double t1 = 12.706204736174705;
+  // mean: pooled 1, 2, 3, 3, 4, 5 = 3; replication means 2 and 4.
+  EXPECT_DOUBLE_EQ((*f)[0].value, 3);
+  EXPECT_NEAR((*f)[0].half_width, t1 * 2 / 2, 1e-9);
+  // p50: pooled median of 1 2 3 3 4 5 = 3; replication medians 2 and 4.
+  EXPECT_DOUBLE_EQ((*f)[1].value, 3);
+  EXPECT_NEAR((*f)[1].half_width, t1 * 2 / 2, 1e-9);
+  // rate(x): 3 samples / 10 s in each: 0.3, half-width 0.
+  EXPECT_DOUBLE_EQ((*f)[2].value, 0.3);
+  EXPECT_DOUBLE_EQ((*f)[2].half_width, 0);
+  // rate(y): 0.1 and 0 (no sample in replication 1): mean 0.05, hw t1 * 0.1 / 2.
+  EXPECT_DOUBLE_EQ((*f)[3].value, 0.05);
+  EXPECT_NEAR((*f)[3].half_width, t1 * 0.1 / 2, 1e-12);
+}
+
+// goodput(x): the sum of x a second. Replication 0's x sums to 6 over 10 s
+// (0.6), replication 1's to 12 (1.2): the value 1.8 / 2 = 0.9 (serq-report's
+// sum/s, 18 over 2 x 10 s), the half-width t1 * 0.6 / 2. y: 0.7 and 0.
+// A summarised replication (no samples kept, past 2^20) counts its summary's
+// sum, and rate(x) its count: x of replication 1 as count 3, sum 12.
+TEST(MetricsTest, Goodput) {
+  results::Results r = TwoReplications();
+  const double t1 = 12.706204736174705;
+  for (bool summarised : {false, true}) {
+    if (summarised) {
+      results::Observation* x = r.mutable_replication(1)->mutable_observation(0);
+      x->clear_sample();
+      x->set_count(3);
+      x->set_mean(4);
+      x->set_m2(2);
+      x->set_sum(12);
+      report::QuantileSketch sketch;
+      for (double v : {3.0, 4.0, 5.0}) sketch.Add(v);
+      sketch.WriteTo(x->mutable_sketch());
+    }
+    auto merged = report::MergeResults({{"r", &r}});
+    ASSERT_TRUE(merged.ok()) << merged.status();
+    auto f = ComputeFigures(*merged, *ParseMetrics("goodput(x),goodput(y),rate(x)"));
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_DOUBLE_EQ((*f)[0].value, 0.9) << summarised;
+    EXPECT_NEAR((*f)[0].half_width, t1 * 0.6 / 2, 1e-9) << summarised;
+    EXPECT_DOUBLE_EQ((*f)[1].value, 0.35);
+    EXPECT_NEAR((*f)[1].half_width, t1 * 0.7 / 2, 1e-9);
+    EXPECT_DOUBLE_EQ((*f)[2].value, 0.3) << summarised;
+    EXPECT_DOUBLE_EQ((*f)[2].half_width, 0) << summarised;
+  }
+}
+
+TEST(MetricsTest, OneReplicationHasNoReplicationInterval) {
+  results::Results r = TwoReplications();
+  r.mutable_replication()->RemoveLast();
+  auto merged = report::MergeResults({{"r", &r}});
+  auto f = ComputeFigures(*merged, *ParseMetrics("p50(x),rate(x)"));
+  ASSERT_TRUE(f.ok());
+  EXPECT_DOUBLE_EQ((*f)[0].value, 2);
+  EXPECT_TRUE(std::isinf((*f)[0].half_width));  // 3 samples: too few for batches
+  EXPECT_TRUE(std::isinf((*f)[1].half_width));
+}
+
+TEST(MetricsTest, Errors) {
+  results::Results r = TwoReplications();
+  auto merged = report::MergeResults({{"r", &r}});
+  auto f = ComputeFigures(*merged, *ParseMetrics("mean(z)"));
+  EXPECT_EQ(f.status().message(), "no observation 'z' in the results (there are 'x', 'y')");
+  EXPECT_THAT(std::string(ParseMetric("median(x)").status().message()),
+              HasSubstr("unknown function 'median' (expected mean, pNN, rate or goodput)"));
+  EXPECT_THAT(std::string(ParseMetric("p100(x)").status().message()),
+              HasSubstr("strictly between 0 and 100"));
+  EXPECT_THAT(std::string(ParseMetric("mean x").status().message()),
+              HasSubstr("expected mean(x), pNN(x), rate(x) or goodput(x)"));
+  EXPECT_THAT(std::string(ParseMetrics("mean(x),mean(x)").status().message()),
+              HasSubstr("'mean(x)' is listed twice"));
+}
+
+Figure F(double value, double hw) { return Figure{true, value, hw}; }
+
+TEST(ConditionTest, ParsesAndDecidesByTheInterval) {
+  auto c = ParseCondition("p99(ttft) <= 2 && mean(ok) >= 0.9");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->comparisons.size(), 2u);
+  ASSERT_EQ(c->metrics.size(), 2u);
+  EXPECT_EQ(c->metrics[0].label, "p99(ttft)");
+  // [1.5, 1.9] <= 2 and [0.92, 0.98] >= 0.9: pass.
+  EXPECT_EQ(Decide(*c, {F(1.7, 0.2), F(0.95, 0.03)}), Verdict::kPass);
+  // [1.9, 2.1] straddles 2: undecided.
+  EXPECT_EQ(Decide(*c, {F(2.0, 0.1), F(0.95, 0.03)}), Verdict::kUndecided);
+  // [2.1, 2.3] is wholly above 2: fail, whatever the other.
+  EXPECT_EQ(Decide(*c, {F(2.2, 0.1), F(0.95, 0.5)}), Verdict::kFail);
+  // An infinite half-width never decides; an undefined figure neither.
+  EXPECT_EQ(Decide(*c, {F(1, std::numeric_limits<double>::infinity()), F(0.95, 0)}),
+            Verdict::kUndecided);
+  EXPECT_EQ(Decide(*c, {Figure{}, F(0.95, 0)}), Verdict::kUndecided);
+}
+
+TEST(ConditionTest, NumberFirstAndStrictComparisons) {
+  auto c = ParseCondition("2 > p99(ttft)");  // p99(ttft) < 2
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->comparisons[0].op, Comparison::kLt);
+  EXPECT_EQ(Decide(*c, {F(1.9, 0.1)}), Verdict::kUndecided);  // 2 is not < 2
+  EXPECT_EQ(Decide(*c, {F(1.8, 0.1)}), Verdict::kPass);
+  // The same figure twice is one metric.
+  auto d = ParseCondition("mean(x) > 1 && mean(x) < 3");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->metrics.size(), 1u);
+  EXPECT_EQ(Decide(*d, {F(2, 0.5)}), Verdict::kPass);
+  EXPECT_EQ(Decide(*d, {F(3.5, 0.1)}), Verdict::kFail);
+}
+
+TEST(ConditionTest, Errors) {
+  auto msg = [](absl::string_view text) {
+    return std::string(ParseCondition(text).status().message());
+  };
+  EXPECT_EQ(msg("p99(ttft) <= 2 &&"),
+            "col 18: expected a figure such as p99(ttft) after '&&'\n  p99(ttft) <= 2 &&\n"
+            "                   ^");
+  EXPECT_THAT(msg("p99(ttft) = 2"), HasSubstr("col 11: expected a comparison: <=, <, >= or >"));
+  EXPECT_THAT(msg("p99(ttft) <= x"), HasSubstr("col 14: expected a number"));
+  EXPECT_THAT(msg("p99(ttft) <= 2 || mean(ok) > 1"),
+              HasSubstr("col 16: expected '&&' or the end of the condition"));
+  EXPECT_THAT(msg("avg(ttft) <= 2"), HasSubstr("unknown function 'avg'"));
+  EXPECT_THAT(msg(""), HasSubstr("col 1: expected a figure such as p99(ttft)"));
+}
+
+}  // namespace
+}  // namespace serq

@@ -1,0 +1,205 @@
+#include "serq/sweep/sweep_report.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "stats/format.h"
+#include "stats/stats.h"
+#include "serq-report/table.h"
+#include "serq/sweep/grid.h"
+#include "ir/json.h"
+
+namespace serq {
+namespace {
+
+using report::Align;
+using report::Column;
+using report::FormatFixed;
+using report::FormatShortest;
+
+std::string RunLine(const SweepTable& t) {
+  std::vector<std::string> seeds;
+  for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));
+  size_t points = t.points.size();
+  return absl::StrCat("sweep of ", t.plan.program(), ": ", points, points == 1 ? " point" : " points",
+                      " x ", t.plan.replications(),
+                      t.plan.replications() == 1 ? " replication" : " replications", ", horizon ",
+                      FormatShortest(t.horizon), ", warmup ", FormatShortest(t.warmup),
+                      seeds.size() == 1 ? ", seed " : ", seeds ", absl::StrJoin(seeds, ", "));
+}
+
+// A point's last column: its steady-state verdict (docs/report.md §steady
+// state), or why it has no figures.
+std::string Status(const SweepPoint& p) {
+  switch (p.status) {
+    case SweepPoint::kFailed: return "failed";
+    case SweepPoint::kMissing: return "missing";
+    case SweepPoint::kMerged: break;
+  }
+  return VerdictWord(p.health.verdict);
+}
+
+// The figures of a point that has none (failed, missing): undefined.
+std::vector<Figure> FiguresOf(const SweepTable& t, const SweepPoint& p) {
+  return p.status == SweepPoint::kMerged ? p.figures : std::vector<Figure>(t.metrics.size());
+}
+
+std::string Fixed(const Figure& f, double x) { return f.defined ? FormatFixed(x, 4) : "-"; }
+std::string Shortest(const Figure& f, double x) { return f.defined ? FormatShortest(x) : ""; }
+
+// A note under the table when some figure's 95% interval is finite and
+// wider than the figure itself: the status (a steady-state verdict) says
+// nothing of it, and with few replications Student's t is large (12.71 at
+// 2, 4.30 at 3, 2.78 at 5). "" when there is none.
+std::string WideIntervals(const SweepTable& t) {
+  int wide = 0;
+  std::string first;
+  uint32_t fewest = 0;
+  for (const SweepPoint& p : t.points) {
+    if (p.status != SweepPoint::kMerged) continue;
+    for (size_t k = 0; k < p.figures.size(); ++k) {
+      const Figure& f = p.figures[k];
+      if (!f.defined || !std::isfinite(f.half_width) || !(f.half_width > std::fabs(f.value))) continue;
+      if (wide++ == 0) {
+        std::vector<std::string> at;
+        for (const sweep::Setting& s : p.settings) at.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+        first = absl::StrCat(t.metrics[k].label, at.empty() ? "" : absl::StrCat(" at ", absl::StrJoin(at, ", ")),
+                             ": ", FormatFixed(f.value, 4), " ± ", FormatFixed(f.half_width, 4));
+        fewest = p.replications;
+      }
+    }
+  }
+  if (wide == 0) return "";
+  std::string why =
+      fewest >= 2
+          ? absl::StrCat("; with ", fewest, " replications a half-width is ",
+                         FormatFixed(report::StudentTQuantile(0.975, fewest - 1), 2),
+                         " standard errors of the replications' figures (t(0.975, ", fewest - 1,
+                         ")), so more replications narrow it fast (5: ",
+                         FormatFixed(report::StudentTQuantile(0.975, 4), 2), "; 10: ",
+                         FormatFixed(report::StudentTQuantile(0.975, 9), 2), ")")
+          : "";
+  return absl::StrCat("\nnote: ", wide, wide == 1 ? " figure has" : " figures have",
+                      " a 95% interval wider than the figure itself (", first, ")", why,
+                      "; a status says whether a point settled, not how precise its figures are\n");
+}
+
+std::string TextTable(const SweepTable& t, bool markdown) {
+  std::vector<Column> columns;
+  // Numbers right-aligned, words (a policy) left.
+  for (const sweep::Axis& a : t.plan.axis()) {
+    columns.push_back({a.name(), a.word_size() > 0 ? Align::kLeft : Align::kRight, 0});
+  }
+  for (const Metric& m : t.metrics) {
+    columns.push_back({m.label, Align::kRight, 6});
+    columns.push_back({"±95%", Align::kRight, 6});
+  }
+  columns.push_back({"status", Align::kLeft, 0});
+  report::Table table(columns);
+  for (const SweepPoint& p : t.points) {
+    std::vector<std::string> row;
+    for (const sweep::Setting& s : p.settings) row.push_back(SettingText(s));
+    for (const Figure& f : FiguresOf(t, p)) {
+      row.push_back(Fixed(f, f.value));
+      row.push_back(Fixed(f, f.half_width));
+    }
+    row.push_back(Status(p));
+    table.AddRow(std::move(row));
+  }
+  std::string note = WideIntervals(t);
+  if (!markdown) return absl::StrCat(RunLine(t), "\n\n", table.RenderText(), note);
+  // Labels such as p99(ttft) have nothing markdown reads; names may.
+  return absl::StrCat(report::EscapeMarkdown(RunLine(t)), "\n\n", table.RenderMarkdown(),
+                      note.empty() ? "" : absl::StrCat("\n", report::EscapeMarkdown(note)));
+}
+
+std::string CsvField(absl::string_view s) {
+  if (s.find_first_of(",\"\n") == absl::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Csv(const SweepTable& t) {
+  std::vector<std::string> header;
+  for (const sweep::Axis& a : t.plan.axis()) header.push_back(CsvField(a.name()));
+  header.push_back("replications");
+  for (const Metric& m : t.metrics) {
+    header.push_back(CsvField(m.label));
+    header.push_back(CsvField(absl::StrCat(m.label, " hw95")));
+  }
+  header.push_back("status");
+  std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
+  for (const SweepPoint& p : t.points) {
+    std::vector<std::string> row;
+    for (const sweep::Setting& s : p.settings) row.push_back(CsvField(SettingText(s)));
+    row.push_back(absl::StrCat(p.replications));
+    for (const Figure& f : FiguresOf(t, p)) {
+      row.push_back(Shortest(f, f.value));
+      row.push_back(Shortest(f, f.half_width));
+    }
+    row.push_back(Status(p));
+    absl::StrAppend(&out, absl::StrJoin(row, ","), "\n");
+  }
+  return out;
+}
+
+std::string Json(const SweepTable& t) {
+  std::vector<std::string> seeds;
+  for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));
+  std::vector<std::string> params;
+  for (const sweep::Axis& a : t.plan.axis()) params.push_back(JsonString(a.name()));
+  std::vector<std::string> metrics;
+  for (const Metric& m : t.metrics) metrics.push_back(JsonString(m.label));
+  std::string out = absl::StrCat("{\n  \"program\": ", JsonString(t.plan.program()),
+                                 ",\n  \"horizon\": ", JsonNumber(t.horizon),
+                                 ",\n  \"warmup\": ", JsonNumber(t.warmup), ",\n  \"seed\": [",
+                                 absl::StrJoin(seeds, ", "), "],\n  \"replications\": ",
+                                 t.plan.replications(), ",\n  \"parameters\": [",
+                                 absl::StrJoin(params, ", "), "],\n  \"metrics\": [",
+                                 absl::StrJoin(metrics, ", "), "],\n  \"points\": [");
+  for (size_t i = 0; i < t.points.size(); ++i) {
+    const SweepPoint& p = t.points[i];
+    std::vector<std::string> settings;
+    for (const sweep::Setting& s : p.settings) {
+      settings.push_back(absl::StrCat(JsonString(s.name()), ": ",
+                                      s.word().empty() ? JsonNumber(s.value()) : JsonString(s.word())));
+    }
+    std::vector<std::string> figures;
+    const std::vector<Figure> point_figures = FiguresOf(t, p);
+    for (size_t k = 0; k < point_figures.size(); ++k) {
+      const Figure& f = point_figures[k];
+      figures.push_back(
+          f.defined ? absl::StrCat(JsonString(t.metrics[k].label), ": {\"value\": ", JsonNumber(f.value),
+                                   ", \"half_width\": ", JsonNumber(f.half_width), "}")
+                    : absl::StrCat(JsonString(t.metrics[k].label), ": {}"));
+    }
+    std::string status = absl::StrCat(", \"status\": ", JsonString(Status(p)));
+    if (p.status == SweepPoint::kFailed) absl::StrAppend(&status, ", \"failure\": ", JsonString(p.failure));
+    if (p.status == SweepPoint::kMerged) {
+      absl::StrAppend(&status, ", \"in_progress_share\": ", JsonNumber(p.health.in_progress_share));
+    }
+    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "    {\"settings\": {", absl::StrJoin(settings, ", "),
+                    "}, \"figures\": {", absl::StrJoin(figures, ", "), "}", status, "}");
+  }
+  absl::StrAppend(&out, t.points.empty() ? "]\n}\n" : "\n  ]\n}\n");
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RenderSweepReport(const SweepTable& table, absl::string_view format) {
+  if (format == "text") return TextTable(table, false);
+  if (format == "md") return TextTable(table, true);
+  if (format == "csv") return Csv(table);
+  if (format == "json") return Json(table);
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown --format '", format, "' (expected text, csv, json or md)"));
+}
+
+}  // namespace serq
