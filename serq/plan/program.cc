@@ -38,7 +38,11 @@ absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const mod
 // arrivals: the search sets Rate (-D), and every point then costs about
 // the same, whatever its rate.
 absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s) {
-  static const std::regex kWorkload(R"(workload requests \{ arrive poisson\(([^)]*)\); limit [0-9]+; \})");
+  // serq physics writes `param Rate = R;`, `param Requests = N;` and
+  // `workload requests { arrive poisson(Rate); limit Requests; }`.
+  static const std::regex kWorkload(
+      R"(param Rate = ([^;]*);[^\n]*\nparam Requests = [^;]*;[^\n]*\n)"
+      R"(workload requests \{ arrive poisson\(Rate\); limit Requests; \})");
   std::smatch m;
   if (!std::regex_search(text, m, kWorkload)) return Internal("Poisson workload with a limit");
   const std::string rate = m[1].str();
@@ -179,7 +183,8 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
       "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n");
   const std::string rate = Number(s.base.workload.rate);
-  absl::StrAppend(&out, "workload requests { arrive poisson(", rate, "); limit ", s.requests, "; }\n");
+  absl::StrAppend(&out, "param Rate = ", rate, ";  // requests a second\nparam Requests = ", s.requests,
+                  ";  // how many arrive\nworkload requests { arrive poisson(Rate); limit Requests; }\n");
   std::string lengths;
   for (absl::string_view line : absl::StrSplit(*session, '\n', absl::SkipEmpty())) {
     if (absl::StartsWith(line, "  set input_toks") || absl::StartsWith(line, "  set output_toks")) {
