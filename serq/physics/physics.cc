@@ -16,6 +16,7 @@
 #include "ir/json.h"
 #include "net/interconnect.h"
 #include "serq/models/json_file.h"
+#include "serq/models/program_text.h"
 #include "serq/models/vllm_engine.h"
 #include "text/lines.h"
 
@@ -32,48 +33,8 @@ absl::Status Invalid(absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat("serq physics: error: ", message));
 }
 
-// The program's text, a line at a time; `Param` aligns its comments.
-class Text {
- public:
-  void Line(absl::string_view s = "") { absl::StrAppend(&out_, s, "\n"); }
-  // A comment, wrapped at 96 columns (a word longer than that stays whole);
-  // lines that start with spaces keep them as their indent.
-  void Comment(absl::string_view s) {
-    size_t indent = 0;
-    while (indent < s.size() && s[indent] == ' ') ++indent;
-    const std::string lead = absl::StrCat("// ", s.substr(0, indent));
-    std::string line = lead;
-    for (absl::string_view word : absl::StrSplit(s.substr(indent), ' ', absl::SkipEmpty())) {
-      if (line.size() > lead.size() && line.size() + 1 + word.size() > 96) {
-        absl::StrAppend(&out_, line, "\n");
-        line = absl::StrCat(lead, "  ");
-      } else if (line.size() > lead.size()) {
-        line += ' ';
-      }
-      absl::StrAppend(&line, word);
-    }
-    absl::StrAppend(&out_, line, "\n");
-  }
-  void Param(absl::string_view name, absl::string_view value, absl::string_view why) {
-    std::string head = absl::StrCat("param ", name, " = ", value, ";");
-    if (head.size() < 28) head.resize(28, ' ');
-    absl::StrAppend(&out_, head, " // ", why, "\n");
-  }
-  std::string Take() { return std::move(out_); }
-
- private:
-  std::string out_;
-};
-
-// `file` as the program names it: relative to the folder it is read from.
-std::string PathFor(const std::string& file, const std::string& program_dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path base = program_dir.empty() ? fs::current_path(ec) : fs::absolute(program_dir, ec);
-  fs::path target = fs::absolute(file, ec).lexically_normal();
-  fs::path rel = target.lexically_relative(base.lexically_normal());
-  return rel.empty() ? target.string() : rel.string();
-}
+using models::PathFor;
+using Text = models::ProgramText;
 
 // A trace's prompt and output columns, told from its first non-blank line
 // as the trace readers tell the formats apart (docs/traces.md).

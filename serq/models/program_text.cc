@@ -1,0 +1,44 @@
+#include "serq/models/program_text.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace serq::models {
+
+void ProgramText::Line(absl::string_view s) { absl::StrAppend(&out_, s, "\n"); }
+
+void ProgramText::Comment(absl::string_view s) {
+  size_t indent = 0;
+  while (indent < s.size() && s[indent] == ' ') ++indent;
+  const std::string lead = absl::StrCat("// ", s.substr(0, indent));
+  std::string line = lead;
+  for (absl::string_view word : absl::StrSplit(s.substr(indent), ' ', absl::SkipEmpty())) {
+    if (line.size() > lead.size() && line.size() + 1 + word.size() > 96) {
+      absl::StrAppend(&out_, line, "\n");
+      line = absl::StrCat(lead, "  ");
+    } else if (line.size() > lead.size()) {
+      line += ' ';
+    }
+    absl::StrAppend(&line, word);
+  }
+  absl::StrAppend(&out_, line, "\n");
+}
+
+void ProgramText::Param(absl::string_view name, absl::string_view value, absl::string_view why) {
+  std::string head = absl::StrCat("param ", name, " = ", value, ";");
+  if (head.size() < 28) head.resize(28, ' ');
+  absl::StrAppend(&out_, head, " // ", why, "\n");
+}
+
+std::string PathFor(const std::string& file, const std::string& program_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path base = program_dir.empty() ? fs::current_path(ec) : fs::absolute(program_dir, ec);
+  fs::path target = fs::absolute(file, ec).lexically_normal();
+  fs::path rel = target.lexically_relative(base.lexically_normal());
+  return rel.empty() ? target.string() : rel.string();
+}
+
+}  // namespace serq::models

@@ -1,0 +1,35 @@
+// The text of a generated program, for the generators that write one from
+// data (serq vllm from a run folder, serq physics from presets): lines,
+// comments wrapped at 96 columns, params whose comments line up, and the
+// paths a program names relative to the folder it is read from.
+#ifndef SERQ_SERQ_MODELS_PROGRAM_TEXT_H_
+#define SERQ_SERQ_MODELS_PROGRAM_TEXT_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace serq::models {
+
+class ProgramText {
+ public:
+  void Line(absl::string_view s = "");
+  // A comment, wrapped at 96 columns (a word longer than that stays whole);
+  // a comment that starts with spaces keeps them as the indent of each of
+  // its lines.
+  void Comment(absl::string_view s);
+  // `param NAME = VALUE;` padded to 28 columns, then `// why`.
+  void Param(absl::string_view name, absl::string_view value, absl::string_view why);
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// `file` as a program in `program_dir` names it: relative to that folder
+// (the current one when empty), or absolute when it has no relative form.
+std::string PathFor(const std::string& file, const std::string& program_dir);
+
+}  // namespace serq::models
+
+#endif  // SERQ_SERQ_MODELS_PROGRAM_TEXT_H_
