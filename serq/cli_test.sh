@@ -30,7 +30,7 @@ expect() {  # expect STATUS STDOUT_EMPTY(yes|no) STDERR_PATTERN -- command...
 before=testdata/sim/before.sq
 
 # Misuse: exit 2, nothing on stdout.
-expect 2 yes "serq: error: expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps or vllm" -- "$serq"
+expect 2 yes "serq: error: expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps, vllm or plan" -- "$serq"
 expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
 expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
