@@ -104,7 +104,7 @@ std::vector<FlagUse> SharedFlagUses() {
       {"replications", absl::GetFlag(FLAGS_replications).has_value(),
        {"run", "sweep", "search", "compare", "fit", "plan"}},
       {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
-      {"warmup", absl::GetFlag(FLAGS_warmup).has_value(), {"run", "sweep", "search"}},
+      {"warmup", absl::GetFlag(FLAGS_warmup).has_value(), {"run", "sweep", "search", "plan"}},
       {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare", "fit"}},
       {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
       {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search", "fit", "plan"}},

@@ -164,6 +164,10 @@ int PlanMain(const CommandLine& line) {
   base.program_dir = out;
   settings.kv_link = absl::GetFlag(FLAGS_kv_link);
   settings.requests = absl::GetFlag(FLAGS_requests) != 300 ? absl::GetFlag(FLAGS_requests) : 1000;
+  if (absl::GetFlag(FLAGS_warmup)) {
+    settings.warmup = *absl::GetFlag(FLAGS_warmup);
+    if (!(settings.warmup >= 0)) return Usage("--warmup must be at least 0 (seconds)");
+  }
   if (settings.requests < 100) return Usage("--requests must be at least 100 for serq plan (arrivals a replication)");
 
   plan::Space space;
@@ -269,8 +273,8 @@ int PlanMain(const CommandLine& line) {
   context.gpus = gpus;
   context.workload = absl::StrCat("Poisson arrivals, lengths ",
                                   base.workload.lengths.empty() ? "llmservingsim-sharegpt" : base.workload.lengths,
-                                  ", about ", settings.requests, " arrivals a replication (at least ",
-                                  settings.min_horizon, " s)");
+                                  ", a window of about ", settings.requests, " arrivals a replication (at least ",
+                                  settings.min_horizon, " s) after ", settings.warmup, " s");
   context.condition = until;
   context.step_time = absl::StrCat(
       "serq physics (BLIS's trained-physics roofline over the model's config and the GPU's datasheet, ",

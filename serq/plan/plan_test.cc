@@ -117,7 +117,7 @@ TEST_F(Programs, ColocatedLinks) {
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_NE(text->find("param Rate = 3;"), std::string::npos);
   EXPECT_NE(text->find("workload requests { arrive poisson(Rate); }"), std::string::npos);
-  EXPECT_NE(text->find("run { horizon max(Requests / Rate, MinHorizon); warmup 0.2 * max(Requests / Rate, MinHorizon); seed 1; }"), std::string::npos);
+  EXPECT_NE(text->find("run { horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; seed 1; }"), std::string::npos);
   EXPECT_EQ(Link(*text), "");
 }
 

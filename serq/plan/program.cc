@@ -48,17 +48,18 @@ absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s
   const std::string rate = m[1].str();
   text.replace(m.position(0), m.length(0),
                absl::StrCat("// serq plan: the rate a param the search moves (-D Rate=...), and a run of\n",
-                            "//   about Requests arrivals at any rate, but at least MinHorizon seconds (many\n",
-                            "//   requests' lifetimes, so that a steady state shows), the first ",
-                            Number(100 * s.warmup), "% of its time left out.\n", "param Rate = ", rate, ";\n",
-                            "param Requests = ", s.requests, ";\n", "param MinHorizon = ", Number(s.min_horizon),
-                            ";\n", "workload requests { arrive poisson(Rate); }"));
+                            "//   a window of about Requests arrivals at any rate, but at least MinHorizon\n",
+                            "//   seconds (many requests' lifetimes, so that a steady state shows), after a\n",
+                            "//   warm-up of Warmup seconds (the engines filling to their level: a few\n",
+                            "//   requests' lifetimes).\n",
+                            "param Rate = ", rate, ";\n", "param Requests = ", s.requests, ";\n",
+                            "param MinHorizon = ", Number(s.min_horizon), ";\n", "param Warmup = ",
+                            Number(s.warmup), ";\n", "workload requests { arrive poisson(Rate); }"));
   const std::string run = "run { seed 1; }";
   size_t at = text.rfind(run);
   if (at == std::string::npos) return Internal("run block `run { seed 1; }`");
   text.replace(at, run.size(),
-               absl::StrCat("run { horizon max(Requests / Rate, MinHorizon); warmup ", Number(s.warmup),
-                            " * max(Requests / Rate, MinHorizon); seed 1; }"));
+               "run { horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; seed 1; }");
   return text;
 }
 

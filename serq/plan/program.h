@@ -1,8 +1,8 @@
 // A candidate's program (serq/plan/candidate.h): serq physics's vLLM
 // program (serq/physics/physics.h) at the candidate's parallelism and
 // engine options, with the arrival rate a param (`Rate`) the search moves
-// and a run of about `Requests` arrivals whatever the rate (at least
-// `MinHorizon` seconds); a disaggregated
+// and a window of about `Requests` arrivals whatever the rate (at least
+// `MinHorizon` seconds) after `Warmup` seconds; a disaggregated
 // candidate's is composed from the two roles' programs (docs/cli.md
 // §serq plan): their engines as stage arrays P[NP] and D[ND], the prompt's
 // KV moved from a prefill engine to a decode engine over the link, as
@@ -28,8 +28,8 @@ struct ProgramSettings {
   physics::ProgramOptions base;
   std::string kv_link;        // the KV transfer's link ("": --interconnect's, or the GPU's)
   int64_t requests = 1000;    // arrivals a replication, about (the horizon Requests / Rate)
-  double min_horizon = 60;    // seconds: the horizon at least this
-  double warmup = 0.2;        // the share of the horizon left out of the figures
+  double min_horizon = 60;    // seconds: the window at least this
+  double warmup = 30;         // seconds before the window
 };
 
 // The program, or the generator's error (a TP degree the model refuses, no
