@@ -402,6 +402,20 @@ class StopSignals {
   const sigset_t& child_mask() const { return old_mask_; }
   // Waits for a signal (a child's end, SIGINT, SIGTERM).
   void Wait() const { sigsuspend(&wait_mask_); }
+  // Runs the handlers of an interruption pending now. A ^C reaches every
+  // process of the group in one kill(2), so by the time a task it killed
+  // can be reaped, the sweep's own SIGINT is pending; taken before the
+  // reaping, it marks that task stopped rather than failed (without this,
+  // a task reaped between two waits read as failed).
+  void TakePending() const {
+    sigset_t pending;
+    sigpending(&pending);
+    if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM)) {
+      sigset_t blocked;
+      sigprocmask(SIG_SETMASK, &wait_mask_, &blocked);  // the handlers run here
+      sigprocmask(SIG_SETMASK, &blocked, nullptr);
+    }
+  }
 
  private:
   static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGCHLD};
@@ -457,7 +471,8 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
   };
   int forwarded = 0;  // the interruptions passed on to the running tasks
   while (true) {
-    // Reap whatever ended.
+    // Reap whatever ended, an interruption seen first.
+    signals.TakePending();
     int status = 0;
     for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) ended(pid, status);
     const int stops = g_stop_count;
