@@ -117,14 +117,16 @@ run { horizon 10; }
 )";
 
 // maxmin: A fills at 1/2 each for f1, f2; f3 takes the rest of B, 3/2, and
-// ends at 2/3; f1, f2 end at 2.
+// ends at 2/3, on the clock's first nanosecond at or after it
+// (0.666666667: a transfer's end is due when its work is done, not before);
+// f1, f2 end at 2.
 TEST(SeedTest, ThreeFlowsMaxmin) {
   SimRun run = RunSource(absl::StrReplaceAll(kThreeFlows, {{"POLICY", "maxmin"}}));
   ASSERT_TRUE(run.ok) << run.errors;
   EXPECT_THAT(Samples(run.results, "f1"), ElementsAre(2.0));
   EXPECT_THAT(Samples(run.results, "f2"), ElementsAre(2.0));
   ASSERT_EQ(Samples(run.results, "f3").size(), 1u);
-  EXPECT_NEAR(Samples(run.results, "f3")[0], 2.0 / 3, 1e-12);
+  EXPECT_EQ(Samples(run.results, "f3")[0], 0.666666667);
 }
 
 // bottleneck: f1 = min(1/2, 2/2) = 1/2, f2 = 1/2, f3 = 2/2 = 1: f3 ends at

@@ -53,8 +53,10 @@ TEST(StepTime, TauLooksAStepUpInATable) {
   )",
                          InTemp());
   ASSERT_TRUE(run.ok) << run.errors;
-  // tau is mlp(tokens) * 1e-6 to the bit, and ttft is tau (arrival 0).
-  EXPECT_THAT(Samples(run.results, "ttft"), ElementsAre(119 * 1e-6, 119 * 1e-6));
+  // tau is mlp(tokens) * 1e-6, and ttft is tau (arrival 0) on the clock's
+  // nanoseconds: the double nearest to 119 us, 0.000119 (119 * 1e-6 is an
+  // ulp off it).
+  EXPECT_THAT(Samples(run.results, "ttft"), ElementsAre(0.000119, 0.000119));
   for (double e2e : Samples(run.results, "e2e")) EXPECT_NEAR(e2e, 321e-6, 1e-15);
 }
 
@@ -179,7 +181,8 @@ TEST(StepTime, BeyondTheGridByTheTablesRules) {
   EXPECT_NEAR(Samples(extrapolated.results, "ttft")[0], 30e-6, 1e-18);
   SimRun clamped = ttft("above clamp;");
   ASSERT_TRUE(clamped.ok) << clamped.errors;
-  EXPECT_EQ(Samples(clamped.results, "ttft")[0], 20 * 1e-6);  // tau as written: us * 1e-6
+  // tau as written, us * 1e-6, on the clock: the double nearest to 20 us.
+  EXPECT_EQ(Samples(clamped.results, "ttft")[0], 20e-6);
   SimRun refused = ttft("above error;");
   EXPECT_FALSE(refused.ok);
   EXPECT_THAT(refused.errors, HasSubstr("table 't': tokens 5 is above its grid (1 to 3) and the "

@@ -34,7 +34,7 @@ std::string RatePath(uint32_t decl) { return absl::StrCat("stage[", decl, "].rat
 
 Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& options,
                Diagnostics* diags)
-    : StageHost(&now_),
+    : StageHost(&now_, &now_ticks_),
       PoolHost(&now_),
       model_(model),
       replication_(replication),
@@ -152,7 +152,7 @@ void Engine::FailEvalAt(const std::string& path) {
 
 // ------------------------------------------------------------------ hosts
 
-void Engine::Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) {
+void Engine::Schedule(Ticks time, uint32_t station, uint32_t tag, bool end_of_instant) {
   events_.Push(time, kStation, station, tag, end_of_instant);
 }
 
@@ -409,11 +409,11 @@ void Engine::Wake(SessionId session) {
     stations_[s.run_stations[0]]->GrowthGranted(*this, session);
     return;
   }
-  events_.Push(now_, kResume, session, 0);
+  events_.Push(now_ticks_, kResume, session, 0);
 }
 
-void Engine::ScheduleExpiry(double time, LeaseId lease, uint32_t generation) {
-  events_.Push(time, kExpiry, lease, generation);
+void Engine::ScheduleExpiry(double duration, LeaseId lease, uint32_t generation) {
+  events_.Push(AddTicks(now_ticks_, ToTicks(duration)), kExpiry, lease, generation);
 }
 
 void Engine::LeaseEnded(SessionId owner) {
@@ -491,30 +491,37 @@ bool Engine::Run(results::Replication* out) {
   // next checkpoint: only this work changes them), one with the budget.
   constexpr double kInf = std::numeric_limits<double>::infinity();
   double watch_from = -kInf;
+  // The tick from which an event may be due for that work: one before
+  // watch_from's nearest, so that rounding never skips it (the work itself
+  // compares seconds).
+  Ticks watch_ticks = kMinTicks;
   const uint64_t budget =
       options_.limits.max_events != 0 ? options_.limits.max_events : UINT64_MAX;
   // A second pass over a stall runs the events up to its time, included.
-  const double stop = std::isfinite(options_.stop_at)
-                          ? std::nextafter(options_.stop_at, kInf)
-                          : model_.horizon;
+  const Ticks stop = std::isfinite(options_.stop_at) ? AddTicks(ToTicks(options_.stop_at), 1)
+                                                     : ToTicks(model_.horizon);
   while (!events_.empty()) {
-    const double t = events_.Top().time;
+    const Ticks t = events_.Top().time;
     // Between instants (every end-of-instant step has started): the
     // sessions are as the instant left them.
-    if (ABSL_PREDICT_FALSE(stall_check_due_) && t > now_) {
+    if (ABSL_PREDICT_FALSE(stall_check_due_) && t > now_ticks_) {
       stall_check_due_ = false;
       if (StallStops(out)) return false;
     }
     if (t >= stop) break;
-    if (ABSL_PREDICT_FALSE(t >= watch_from)) {
-      if (series_ && t > series_->next()) {
-        series_->RecordBefore(t, false, stations_, pools_, arrived_, ended_);
+    if (ABSL_PREDICT_FALSE(t >= watch_ticks)) {
+      const double ts = ToSeconds(t);
+      if (series_ && ts > series_->next()) {
+        series_->RecordBefore(ts, false, stations_, pools_, arrived_, ended_);
       }
-      if (!window_started_ && t >= model_.warmup) StartWindow(model_.warmup);
-      while (CheckpointDue(t)) Checkpoint();
+      if (!window_started_ && ts >= model_.warmup) StartWindow(model_.warmup);
+      while (CheckpointDue(ts)) Checkpoint();
       watch_from = std::min({series_ ? series_->next() : kInf,
                              window_started_ ? kInf : model_.warmup,
                              checkpoints_ < kCheckpoints ? CheckpointTime(checkpoints_) : kInf});
+      watch_ticks = watch_from == -kInf ? kMinTicks
+                    : ToTicks(watch_from) == kNever ? kNever
+                                                    : ToTicks(watch_from) - 1;
     }
     if (ABSL_PREDICT_FALSE(events_processed_ >= budget)) {
       // An event is due before the horizon but the budget is spent.
@@ -525,8 +532,9 @@ bool Engine::Run(results::Replication* out) {
       return false;
     }
     Event e = events_.Pop();
-    if (e.time != now_ || events_processed_ == 0) {
-      now_ = e.time;
+    if (e.time != now_ticks_ || events_processed_ == 0) {
+      now_ticks_ = e.time;
+      now_ = ToSeconds(e.time);
       events_this_instant_ = 0;
     } else if (++events_this_instant_ > options_.limits.events_per_instant) {
       // Zero gaps for ever (renewal(0), a trace of one instant repeated...)
@@ -637,7 +645,9 @@ void Engine::Arrive() {
 void Engine::ScheduleNextArrival() {
   double time;
   uint32_t workload;
-  if (arrivals_.Next(&time, &workload)) events_.Push(time, kArrival, workload, 0);
+  // The one place an arrival's time (seconds, from the arrival process or
+  // a trace) becomes the clock's: its nearest tick.
+  if (arrivals_.Next(&time, &workload)) events_.Push(ToTicks(time), kArrival, workload, 0);
 }
 
 void Engine::Complete(const std::vector<SessionId>& done) {

@@ -70,9 +70,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // Both hosts read now_ through the clock they were given.
   double now() const { return now_; }
   // StageHost
-  void Schedule(double time, uint32_t station, uint32_t tag, bool end_of_instant) override;
-  void Reschedule(double time, uint32_t station) override {
-    events_.Reschedule(time, kStation, station);
+  void Schedule(Ticks time, uint32_t station, uint32_t tag, bool end_of_instant) override;
+  void Reschedule(double delay, uint32_t station) override {
+    events_.Reschedule(AddTicks(now_ticks_, ToTicksUp(delay)), kStation, station);
   }
   void Cancel(uint32_t station) override { events_.Cancel(station); }
   void Defer(uint32_t station) override { deferred_.push_back(station); }
@@ -114,7 +114,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // PoolHost
   bool EvictKey(const Lease& lease, std::vector<double>* key) override;
   void Wake(SessionId session) override;
-  void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override;
+  void ScheduleExpiry(double duration, LeaseId lease, uint32_t generation) override;
   void LeaseEnded(SessionId owner) override;
   void LeaseStarted(const Lease& lease, double duration) override;  // engine_trace.cc
   void LeaseEnding(const Lease& lease, LeaseEnd how) override;      // engine_trace.cc
@@ -289,6 +289,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<double> rate_locals_;  // EvalLets' values
   EventQueue events_;
   size_t compact_at_ = 256;
+  // The clock (events/clock.h): the current event's tick, and the same
+  // instant in seconds (the double nearest to it), which the model reads.
+  Ticks now_ticks_ = 0;
   double now_ = 0;
   bool failed_ = false;
   bool window_started_ = false;

@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "serq-sim/events/clock.h"
+
 namespace serq::sim {
 
 // 32 bytes, a power of 2: the queue's sizes and indices are shifts, not
@@ -33,7 +35,7 @@ namespace serq::sim {
 // Aligned, so passed by reference (GCC notes the ABI of passing an
 // over-aligned type by value).
 struct alignas(32) Event {
-  double time;
+  Ticks time;  // the clock's ticks (clock.h): equal instants compare equal
   // late << 63 | sequence << 8 | slotted << 7 | kind: an end-of-instant
   // event comes after every ordinary event of its time, then the sequence
   // decides; whether it is its target's slot event, and the kind, ride
@@ -56,11 +58,11 @@ class EventQueue {
   // Kinds are below 128: the kind's byte also holds the slot flag.
   static constexpr uint8_t kMaxKind = 0x7f;
 
-  // Schedules an event; `time` must not be NaN. An event pushed with
+  // Schedules an event at tick `time`. An event pushed with
   // `end_of_instant` runs after every other event due at the same time,
   // including those scheduled after it (a step that starts on an idle
   // stage waits so that requests arriving together are batched together).
-  void Push(double time, uint8_t kind, uint32_t target, uint32_t tag,
+  void Push(Ticks time, uint8_t kind, uint32_t target, uint32_t tag,
             bool end_of_instant = false) {
     if (end_of_instant && (late_next_ == late_.size() || late_.back().time == time)) {
       if (late_next_ == late_.size()) {
@@ -78,7 +80,7 @@ class EventQueue {
   // The one event of slot `target` (an ordinary event, not end of instant):
   // scheduled, or moved in place if it is pending. It takes a new sequence
   // number, as if its old event were dropped and a new one pushed.
-  void Reschedule(double time, uint8_t kind, uint32_t target, uint32_t tag = 0) {
+  void Reschedule(Ticks time, uint8_t kind, uint32_t target, uint32_t tag = 0) {
     Event e = Make(time, kind, target, tag, false);
     e.order |= kSlotted;
     if (target >= slot_pos_.size()) slot_pos_.resize(target + 1, kNone);
@@ -168,7 +170,7 @@ class EventQueue {
   bool LateFirst() const {
     return late_next_ != late_.size() && (heap_.empty() || late_[late_next_].Before(heap_.front()));
   }
-  Event Make(double time, uint8_t kind, uint32_t target, uint32_t tag, bool end_of_instant) {
+  Event Make(Ticks time, uint8_t kind, uint32_t target, uint32_t tag, bool end_of_instant) {
     uint64_t order = (next_sequence_++ << 8) | (kind & kMaxKind);
     if (end_of_instant) order |= uint64_t{1} << 63;
     return Event{time, order, target, tag};

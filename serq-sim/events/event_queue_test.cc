@@ -26,8 +26,8 @@ TEST(EventQueueTest, EarliestFirst) {
 // whatever their kind or target (language.md §7).
 TEST(EventQueueTest, TiesInScheduleOrder) {
   EventQueue q;
-  for (uint32_t i = 0; i < 50; ++i) q.Push(5.0, static_cast<uint8_t>(50 - i), i, 7);
-  q.Push(4.0, 1, 999, 0);
+  for (uint32_t i = 0; i < 50; ++i) q.Push(5, static_cast<uint8_t>(50 - i), i, 7);
+  q.Push(4, 1, 999, 0);
   Event first = q.Pop();
   EXPECT_EQ(first.target, 999u);
   EXPECT_EQ(first.kind(), 1);
@@ -43,12 +43,12 @@ TEST(EventQueueTest, TiesInScheduleOrder) {
 // one scheduled after it; among themselves such events keep schedule order.
 TEST(EventQueueTest, EndOfInstantComesLast) {
   EventQueue q;
-  q.Push(1.0, 0, 1, 0, /*end_of_instant=*/true);
-  q.Push(1.0, 0, 2, 0);
-  q.Push(1.0, 0, 3, 0, /*end_of_instant=*/true);
-  q.Push(1.0, 0, 4, 0);
-  q.Push(2.0, 0, 5, 0);
-  q.Push(0.5, 0, 6, 0, /*end_of_instant=*/true);
+  q.Push(2, 0, 1, 0, /*end_of_instant=*/true);
+  q.Push(2, 0, 2, 0);
+  q.Push(2, 0, 3, 0, /*end_of_instant=*/true);
+  q.Push(2, 0, 4, 0);
+  q.Push(4, 0, 5, 0);
+  q.Push(1, 0, 6, 0, /*end_of_instant=*/true);
   const uint32_t want[] = {6, 2, 4, 1, 3, 5};
   for (uint32_t w : want) {
     Event e = q.Pop();
@@ -60,11 +60,11 @@ TEST(EventQueueTest, EndOfInstantComesLast) {
 // Removing events keeps the others in their order.
 TEST(EventQueueTest, RemoveIfKeepsOrder) {
   EventQueue q;
-  for (uint32_t i = 0; i < 1000; ++i) q.Push(static_cast<double>((i * 7919) % 101), 0, i, i % 3);
+  for (uint32_t i = 0; i < 1000; ++i) q.Push(static_cast<Ticks>((i * 7919) % 101), 0, i, i % 3);
   q.RemoveIf([](const Event& e) { return e.tag == 1; });
-  std::vector<std::pair<double, uint32_t>> got, want;
+  std::vector<std::pair<Ticks, uint32_t>> got, want;
   for (uint32_t i = 0; i < 1000; ++i) {
-    if (i % 3 != 1) want.emplace_back(static_cast<double>((i * 7919) % 101), i);
+    if (i % 3 != 1) want.emplace_back(static_cast<Ticks>((i * 7919) % 101), i);
   }
   std::sort(want.begin(), want.end());  // same time: scheduled first, i.e. smaller i
   while (!q.empty()) {
@@ -79,13 +79,13 @@ TEST(EventQueueTest, RemoveIfKeepsOrder) {
 TEST(EventQueueTest, MatchesSortedOrder) {
   Random r(11);
   EventQueue q;
-  std::vector<std::tuple<double, uint64_t, uint32_t>> model;
+  std::vector<std::tuple<Ticks, uint64_t, uint32_t>> model;
   uint64_t seq = 0;
   uint32_t id = 0;
-  double now = 0;
+  Ticks now = 0;
   for (int step = 0; step < 100000; ++step) {
     if (model.empty() || r.Uniform01() < 0.55) {
-      double t = now + std::floor(r.Uniform(0, 20)) * 0.5;
+      Ticks t = now + static_cast<Ticks>(r.Uniform(0, 20));
       q.Push(t, 0, id, 0);
       model.emplace_back(t, seq++, id++);
     } else {
@@ -107,15 +107,15 @@ TEST(EventQueueTest, MatchesSortedOrder) {
 TEST(EventQueueTest, EndOfInstantMatchesSortedOrder) {
   Random r(13);
   EventQueue q;
-  std::vector<std::tuple<double, bool, uint64_t, uint32_t>> model;
+  std::vector<std::tuple<Ticks, bool, uint64_t, uint32_t>> model;
   uint64_t seq = 0;
   uint32_t id = 0;
-  double now = 0;
+  Ticks now = 0;
   for (int step = 0; step < 100000; ++step) {
     double u = r.Uniform01();
     if (model.empty() || u < 0.5) {
       bool late = r.Uniform01() < 0.35;
-      double t = r.Uniform01() < 0.5 ? now : now + std::floor(r.Uniform(0, 8)) * 0.5;
+      Ticks t = r.Uniform01() < 0.5 ? now : now + static_cast<Ticks>(r.Uniform(0, 8));
       q.Push(t, 0, id, id % 5, late);
       model.emplace_back(t, late, seq++, id++);
     } else if (u < 0.505) {
@@ -151,10 +151,10 @@ TEST(EventQueueTest, RescheduleAsPushAndDrop) {
   constexpr uint32_t kSlots = 20;
   // (time, sequence, target, slotted); a slot's superseded entries are
   // erased from the model, which is what dropping them as stale amounts to.
-  std::vector<std::tuple<double, uint64_t, uint32_t, bool>> model;
+  std::vector<std::tuple<Ticks, uint64_t, uint32_t, bool>> model;
   uint64_t seq = 0;
   uint32_t id = kSlots;
-  double now = 0;
+  Ticks now = 0;
   auto drop_slot = [&](uint32_t slot) {
     model.erase(std::remove_if(model.begin(), model.end(),
                                [&](const auto& m) {
@@ -164,7 +164,7 @@ TEST(EventQueueTest, RescheduleAsPushAndDrop) {
   };
   for (int step = 0; step < 100000; ++step) {
     double u = r.Uniform01();
-    double t = now + std::floor(r.Uniform(0, 20)) * 0.5;
+    Ticks t = now + static_cast<Ticks>(r.Uniform(0, 20));
     if (model.empty() || u < 0.3) {
       q.Push(t, 1, id, 0);
       model.emplace_back(t, seq++, id++, false);

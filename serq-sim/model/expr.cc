@@ -6,6 +6,7 @@
 
 #include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
+#include "serq-sim/events/clock.h"
 
 namespace serq::sim {
 namespace {
@@ -17,6 +18,7 @@ absl::string_view OpText(Op op) {
     case Op::kMul: return "*";
     case Op::kDiv: return "/";
     case Op::kMod: return "%";
+    case Op::kElapsed: return "-";
     default: return "?";
   }
 }
@@ -90,6 +92,10 @@ inline bool Binary(Op op, double a, double b, double* v) {
     case Op::kNe: *v = a != b; return true;
     case Op::kAdd: *v = a + b; break;
     case Op::kSub: *v = a - b; break;
+    // Two instants are ticks read as seconds: their difference is whole
+    // nanoseconds, which OnClock gives without the operands' representation
+    // error (events/clock.h).
+    case Op::kElapsed: *v = OnClock(a - b); break;
     case Op::kMul: *v = a * b; break;
     case Op::kDiv:
       if (b == 0) return false;
@@ -208,7 +214,7 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
       return failed_ ? b : (b != 0 ? 1 : 0);
     }
     case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
-    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
+    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: case Op::kElapsed: {
       double a = EvalTree(n.a, frame);
       if (failed_) return a;
       double b = EvalTree(n.b, frame);
@@ -335,7 +341,7 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
       }
       return true;
     case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: case Op::kEq: case Op::kNe:
-    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
+    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: case Op::kElapsed: {
       size_t left = out->size();
       if (!Compile(n.a, depth, max_depth, out)) return false;
       size_t right = out->size();
@@ -447,6 +453,11 @@ void Evaluator::Finish(Program* program) {
       case Op::kNeg: in.code = Code::kNeg; break;
       case Op::kAdd: in.code = by_operands(Code::kAddS, Code::kAddL, Code::kAddR); break;
       case Op::kSub: in.code = by_operands(Code::kSubS, Code::kSubL, Code::kSubR); break;
+      case Op::kElapsed:
+        in.code = in.operands == Operands::kStack
+                      ? Code::kElapsed
+                      : by_operands(Code::kBinaryS, Code::kBinaryL, Code::kBinaryR);
+        break;
       case Op::kMul: in.code = by_operands(Code::kMulS, Code::kMulL, Code::kMulR); break;
       case Op::kDiv:
         // A constant divisor of 0 goes through Binary, which fails on it:
@@ -568,7 +579,7 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
       &&state, &&mul_field, &&add_field, &&mul_step, &&add_step, &&field, &&local, &&table,
-      &&done,
+      &&elapsed, &&done,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
   const char* const fields = reinterpret_cast<const char*>(&frame);
@@ -716,6 +727,8 @@ table: {
   if (!found) return false;
   SERQ_RESULT(v);
 }
+elapsed:
+  SERQ_RESULT(OnClock(stack[--top] - tos));
 mul_field:
   SERQ_PUSH(in->number * *reinterpret_cast<const double*>(fields + in->a));
 add_field:

@@ -66,6 +66,7 @@ enum class Op : uint8_t {
   kMul,
   kDiv,
   kMod,
+  kElapsed,  // a - b of two instants (now, arrival, since, queued), on the clock
   kMath,        // fn; a: first argument in args, b: count
   kRandom,      // fn; a, b as for kMath
   kStageState,  // fn (queue, busy, work, price, running, waiting); a: element ref
@@ -224,6 +225,7 @@ class Evaluator {
     kField,  // a: a step figure's offset in StepVars (IR 10's figures)
     kLocal,  // a: the let
     kTable,  // a: argument count; number: the table
+    kElapsed,  // kElapsed of two operands on the stack
     kDone,  // the program's end, which Finish appends
   };
   struct Instr {

@@ -432,6 +432,14 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
         case ir::Expr::MOD: op = Op::kMod; break;
         default: Error(e.loc(), "", "unknown operator");
       }
+      // `now - arrival` and the like: a difference of two instants, put
+      // back on the clock's nanoseconds (Op::kElapsed), so a latency is
+      // reported without the representation error of its two ends.
+      auto instant = [&](uint32_t node) {
+        Op o = model_->exprs.nodes[node].op;
+        return o == Op::kNow || o == Op::kArrival || o == Op::kSince || o == Op::kQueued;
+      };
+      if (op == Op::kSub && instant(lhs) && instant(rhs)) op = Op::kElapsed;
       uint32_t n = Node(op, e.loc());
       model_->exprs.nodes[n].a = lhs;
       model_->exprs.nodes[n].b = rhs;

@@ -275,7 +275,7 @@ LeaseRef Pools::LeaseHold(HoldId hold, double duration) {
   e.leases.push_back(id);
   e.leased += l.units;
   --e.active_holds;  // the units stay, now as a lease
-  if (std::isfinite(duration)) host_->ScheduleExpiry(l.since + duration, id, l.generation);
+  if (std::isfinite(duration)) host_->ScheduleExpiry(duration, id, l.generation);
   LeaseRef ref{id, l.generation, h.pool};
   host_->LeaseStarted(l, duration);  // before an eviction of it, for the trace
   // On a pool that evicts, the units just became reclaimable: the request

@@ -118,8 +118,9 @@ class PoolHost {
   virtual bool EvictKey(const Lease& lease, std::vector<double>* key) = 0;
   // A hold request or a growth of `session` that waited has been granted.
   virtual void Wake(SessionId session) = 0;
-  // Lease `lease` runs out at `time`: call Pools::Expire(lease, generation).
-  virtual void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) = 0;
+  // Lease `lease` runs out `duration` seconds from now (on the clock's
+  // ticks, as a step's end): call Pools::Expire(lease, generation) then.
+  virtual void ScheduleExpiry(double duration, LeaseId lease, uint32_t generation) = 0;
   // A lease of `owner` ended (released, evicted or expired).
   virtual void LeaseEnded(SessionId owner) = 0;
   // For the trace: `lease` started (a hold's units became a lease of

@@ -23,15 +23,15 @@ class TestPoolHost : public PoolHost {
     return true;
   }
   void Wake(SessionId session) override { woken.emplace_back(session, now_); }
-  void ScheduleExpiry(double time, LeaseId lease, uint32_t generation) override {
-    events.Push(time, 0, lease, generation);
+  void ScheduleExpiry(double duration, LeaseId lease, uint32_t generation) override {
+    events.Push(ToTicks(now_ + duration), 0, lease, generation);
   }
   void LeaseEnded(SessionId owner) override { ++ended[owner]; }
 
   void RunUntil(double time, Pools& pools) {
-    while (!events.empty() && events.Top().time <= time) {
+    while (!events.empty() && events.Top().time <= ToTicks(time)) {
       Event e = events.Pop();
-      now_ = e.time;
+      now_ = ToSeconds(e.time);
       pools.Expire(e.target, e.tag);
     }
     now_ = time;

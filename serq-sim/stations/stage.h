@@ -26,6 +26,7 @@
 #include "absl/types/span.h"
 #include "proto/ir.pb.h"
 #include "proto/results.pb.h"
+#include "serq-sim/events/clock.h"
 
 namespace serq::sim {
 
@@ -219,15 +220,24 @@ class StageHost {
   // The simulated time, the host's clock read without a call (a station
   // asks for it several times a step).
   double now() const { return *clock_; }
-  // Schedules the station's event `tag` at `time` (>= now). With
+  // The same instant in the clock's ticks (events/clock.h).
+  Ticks now_ticks() const { return *ticks_; }
+  // The tick `duration` seconds after now: the duration rounded to whole
+  // ticks once, then added exactly, so that the end of a run of steps
+  // falls on the tick of the arrival it meets (docs/internals.md §The
+  // clock). Seconds(...) of it is what `now` will read then.
+  Ticks After(double duration) const { return AddTicks(*ticks_, ToTicks(duration)); }
+  // Schedules the station's event `tag` at tick `time` (>= now). With
   // `end_of_instant` it runs after every other event due at that time.
-  virtual void Schedule(double time, uint32_t station, uint32_t tag,
+  virtual void Schedule(Ticks time, uint32_t station, uint32_t tag,
                         bool end_of_instant = false) = 0;
   // The station's one movable event (a ps station's next completion, tag
-  // 0): scheduled at `time`, or moved there in place if it is pending, as a
-  // new event would be (it runs after the events already scheduled for
-  // that time). Cancel removes it. No stale copy is left in the queue.
-  virtual void Reschedule(double time, uint32_t station) = 0;
+  // 0): scheduled `delay` seconds from now (at the first tick at or after:
+  // continuous work is done when its event runs), or moved there in place
+  // if it is pending, as a new event would be (it runs after the events
+  // already scheduled for that time). Cancel removes it. No stale copy is
+  // left in the queue.
+  virtual void Reschedule(double delay, uint32_t station) = 0;
   virtual void Cancel(uint32_t station) = 0;
   // Asks for the station's Flush once the current event is done (with
   // every session it resumed): a station whose next completion moves
@@ -331,11 +341,13 @@ class StageHost {
   virtual void ExaminePool(uint32_t pool) {}
 
  protected:
-  // `clock` is the host's time, which outlives the host's use of it.
-  explicit StageHost(const double* clock) : clock_(clock) {}
+  // `clock` is the host's time in seconds and `ticks` the same instant in
+  // ticks, which outlive the host's use of them.
+  StageHost(const double* clock, const Ticks* ticks) : clock_(clock), ticks_(ticks) {}
 
  private:
   const double* clock_;
+  const Ticks* ticks_;
 };
 
 // A job arriving at a station: one session's run.

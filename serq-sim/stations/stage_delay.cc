@@ -14,8 +14,8 @@ class DelayStation final : public Station {
 
   void Arrive(StageHost& host, const Job& job) override {
     double now = host.now();
-    double end = now + job.work;
-    end_sum_ += end;
+    const Ticks end = host.After(job.work);
+    end_sum_ += ToSeconds(end);
     SetPresent(now, present() + 1, true);
     host.Schedule(end, id(), job.session);
   }

@@ -90,9 +90,10 @@ class FifoStation final : public Station {
     in_service_ = true;
     current_ = w.session;
     current_phi_ = phi;
-    end_ = now + w.work / phi;
+    const Ticks end = host.After(w.work / phi);
+    end_ = ToSeconds(end);
     BeginService(host, w.session, w.arrival);
-    host.Schedule(end_, id(), ++service_tag_);
+    host.Schedule(end, id(), ++service_tag_);
   }
 
   bool phi_constant_;

@@ -130,9 +130,12 @@ class PsStation final : public Station {
     double now = host.now();
     Advance(now);
     // The event was computed for the smallest tag: V has reached it, up to
-    // rounding. Tags equal to it up to a relative 1e-12 complete with it
-    // (jobs that end together in exact arithmetic).
-    virtual_time_ = tags_.top().finish;
+    // rounding, or passed it by the part of a tick the clock rounded the
+    // completion up by (StageHost::Reschedule), which V keeps: pulling it
+    // back would take that service from every job at every completion.
+    // Tags equal to it up to a relative 1e-12 complete with it (jobs that
+    // end together in exact arithmetic), and those it passed.
+    virtual_time_ = std::max(virtual_time_, tags_.top().finish);
     double limit = virtual_time_ + 1e-12 * std::max(1.0, std::fabs(virtual_time_));
     while (!tags_.empty() && tags_.top().finish <= limit) {
       Tag tag = tags_.Pop();
@@ -191,7 +194,7 @@ class PsStation final : public Station {
       return;
     }
     double left = std::max(0.0, tags_.top().finish - virtual_time_);
-    host.Reschedule(host.now() + left / rate_, id());
+    host.Reschedule(left / rate_, id());
   }
 
   bool phi_constant_;

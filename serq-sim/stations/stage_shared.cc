@@ -60,13 +60,15 @@ void SharedStages::MarkDirty(StageHost& host) {
   host.Cancel(target_);  // the next end may move: asked again at the end of the instant
   if (pending_) return;
   pending_ = true;
-  host.Schedule(host.now(), target_, kReschedule, /*end_of_instant=*/true);
+  host.Schedule(host.now_ticks(), target_, kReschedule, /*end_of_instant=*/true);
 }
 
 bool SharedStages::OnEvent(StageHost& host, uint32_t tag, std::vector<SessionId>* done) {
   if (tag == kReschedule) {
     pending_ = false;
-    if (auto next = solver_.NextEnd()) host.Reschedule(std::max(next->first, host.now()), target_);
+    if (auto next = solver_.NextEnd()) {
+      host.Reschedule(std::max(next->first - host.now(), 0.0), target_);
+    }
     return false;  // bookkeeping, not an event of the model: not counted
   }
   std::vector<int> ended = solver_.FinishDue(host.now());

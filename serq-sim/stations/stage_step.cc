@@ -423,7 +423,11 @@ void StepStation::Launch(StageHost& host, double tau) {
   const double now = host.now();
   const StepVars& vars = vars_;
   in_step_ = true;
-  step_end_ = now + tau;
+  // The step's end on the clock's ticks: tau rounded to whole ticks, added
+  // exactly (StageHost::After), so a run of steps meets an arrival on the
+  // same tick however many steps led there.
+  const Ticks end = host.After(tau);
+  step_end_ = ToSeconds(end);
   ++steps_;
   batch_jobs_ += batch_.size();
   batch_tokens_ += vars.tokens;
@@ -443,7 +447,7 @@ void StepStation::Launch(StageHost& host, double tau) {
     --unstarted_;
     BeginService(host, e.session, e.arrival);
   }
-  host.Schedule(now + tau, id(), kEnd);
+  host.Schedule(end, id(), kEnd);
 }
 
 void StepStation::Done(Entry& e, uint32_t slot, std::vector<SessionId>* done) {

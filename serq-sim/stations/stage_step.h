@@ -473,7 +473,7 @@ class StepStation final : public Station {
     if (present() == 0) return;
     if (start_pending_) return;
     start_pending_ = true;
-    host.Schedule(host.now(), id(), kStart, /*end_of_instant=*/true);
+    host.Schedule(host.now_ticks(), id(), kStart, /*end_of_instant=*/true);
   }
 
   void Start(StageHost& host) {
@@ -615,7 +615,8 @@ class StepStation final : public Station {
                      ObservedTokens::Writer* observed, std::vector<SessionId>* done);
   // Job `e`'s token now, observed.
   static void Observe(Entry& e, double now, ObservedTokens::Writer* observed) {
-    observed->Add(e.session, e.observation, now - e.last_token);
+    // A gap between two ticks, on the clock (no representation noise).
+    observed->Add(e.session, e.observation, OnClock(now - e.last_token));
     e.last_token = now;
   }
 

@@ -38,7 +38,8 @@ class StepGroup {
   void Request(StageHost& host) {
     if (pending_) return;
     pending_ = true;
-    host.Schedule(host.now(), members_.front()->id(), StepStation::kStart, /*end_of_instant=*/true);
+    host.Schedule(host.now_ticks(), members_.front()->id(), StepStation::kStart,
+                  /*end_of_instant=*/true);
   }
 
   void Start(StageHost& host) {
@@ -77,7 +78,7 @@ class StepGroup {
       }
       tau = std::max(tau, t);
     }
-    end_ = host.now() + tau;
+    end_ = ToSeconds(host.After(tau));  // each member's Launch schedules this tick
     for (StepStation* m : members_) {
       if (m->batch_.empty()) continue;
       m->Launch(host, tau);

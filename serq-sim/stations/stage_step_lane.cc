@@ -159,13 +159,14 @@ void StepStation::EndLaneStep(StageHost& host, double now, double* work, uint32_
   if (lane_observation_ >= 0) {
     if (lane_fresh_ == 0) {
       // Every job's last token was the lane's last step's.
-      observed->AddSame(lane_sessions_.data(), n, lane_observation_, now - lane_last_end_);
+      observed->AddSame(lane_sessions_.data(), n, lane_observation_,
+                        OnClock(now - lane_last_end_));
     } else {
       // The jobs that joined since measure their gap from their own last
       // token: runs of equal gaps.
       auto gap = [&](size_t i) {
         const LaneJob& job = lane_jobs_[i];
-        return now - (job.joined == before ? job.last : lane_last_end_);
+        return OnClock(now - (job.joined == before ? job.last : lane_last_end_));
       };
       size_t i = 0;
       while (i < n) {

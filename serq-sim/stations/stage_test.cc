@@ -20,12 +20,14 @@ namespace {
 class TestHost : public StageHost {
  public:
   explicit TestHost(std::unique_ptr<Station> station)
-      : StageHost(&now_), station_(std::move(station)) {}
+      : StageHost(&now_, &ticks_), station_(std::move(station)) {}
 
-  void Schedule(double time, uint32_t, uint32_t tag, bool end_of_instant) override {
+  void Schedule(Ticks time, uint32_t, uint32_t tag, bool end_of_instant) override {
     events_.Push(time, 0, 0, tag, end_of_instant);
   }
-  void Reschedule(double time, uint32_t) override { events_.Reschedule(time, 0, 0); }
+  void Reschedule(double delay, uint32_t) override {
+    events_.Reschedule(AddTicks(ticks_, ToTicksUp(delay)), 0, 0);
+  }
   void Cancel(uint32_t) override { events_.Cancel(0); }
   void Defer(uint32_t) override { deferred_ = true; }
   bool Phi(uint32_t, double present, double* phi) override {
@@ -82,7 +84,7 @@ class TestHost : public StageHost {
   }
   void ArriveJob(double time, const Job& job) {
     RunUntil(time);
-    now_ = time;
+    SetNow(time);
     start_[job.session] = time;
     station_->Arrive(*this, job);
     Flush();
@@ -90,7 +92,7 @@ class TestHost : public StageHost {
   // A step job's stalled growth is granted at `time`.
   void GrantAt(double time, SessionId session) {
     RunUntil(time);
-    now_ = time;
+    SetNow(time);
     station_->GrowthGranted(*this, session);
     Flush();
   }
@@ -105,9 +107,10 @@ class TestHost : public StageHost {
 
   // Runs every event due before `time` (all of them for infinity).
   void RunUntil(double time) {
-    while (!events_.empty() && events_.Top().time < time) {
+    while (!events_.empty() && events_.Top().time < ToTicks(time)) {
       Event e = events_.Pop();
-      now_ = e.time;
+      ticks_ = e.time;
+      now_ = ToSeconds(e.time);
       std::vector<SessionId> done;
       if (!station_->OnEvent(*this, e.tag, &done)) {
         ++stale_;
@@ -138,6 +141,12 @@ class TestHost : public StageHost {
  private:
   std::unique_ptr<Station> station_;
   EventQueue events_;
+  // The clock as the engine keeps it: a tick and its seconds.
+  void SetNow(double time) {
+    ticks_ = ToTicks(time);
+    now_ = ToSeconds(ticks_);
+  }
+  Ticks ticks_ = 0;
   double now_ = 0;
   std::map<SessionId, double> start_;
   bool deferred_ = false;

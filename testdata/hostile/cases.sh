@@ -67,11 +67,11 @@ case_ hang-periodic 300 60 1 "hang-periodic.sq:3:1: error: at t=" -- serq run --
 # Without a flag (issue 26): time that crawls is found from the replication's
 # progress, extrapolated to the horizon past 10^12 events, in seconds.
 rw="would need about"
-case_ runaway-ps 300 20 1 "hang-ps.sq:2:1: error: at t=" -- serq run $here/hang-ps.sq
+case_ runaway-ps 300 20 1 "hang-ps.sq:5:1: error: at t=" -- serq run $here/hang-ps.sq
 case_ runaway-ps-bound 300 20 1 "past the bound of 1e+12 events" -- serq run $here/hang-ps.sq
 case_ runaway-step 300 20 1 "stage 'E'" -- serq run $here/hang-step.sq
 case_ runaway-periodic 300 20 1 "hang-periodic.sq:3:1: error: at t=" -- serq run $here/hang-periodic.sq
-case_ runaway-periodic-rate 300 20 1 "$rw 1e+17 events" -- serq run $here/hang-periodic.sq
+case_ runaway-periodic-rate 300 20 1 "$rw 1.05e+16 events" -- serq run $here/hang-periodic.sq
 case_ runaway-sim 300 20 1 "$rw" -- serq-sim "$tmp/hang.linked.json"
 case_ hang-cpu 300 60 1 "the --max-cpu limit" -- serq run --max-cpu 1 --max-events 1000000000000000 $here/hang-ps.sq
 case_ hang-cpu-sim 300 60 1 "the --max-cpu limit" -- serq-sim --max-cpu 1 --max-events 1000000000000000 "$tmp/hang.linked.json"

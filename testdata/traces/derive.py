@@ -24,6 +24,7 @@ rate), wait = the mean wait.
 """
 import csv
 import json
+import math
 import statistics
 import sys
 from decimal import Decimal
@@ -201,7 +202,12 @@ def vllm_rows():
         assert abs(r["arrival_time"] - r["first_token_ts"]) >= 1e5
         assert abs(r["queued_ts"] - r["first_token_ts"]) < 1e5
     t0 = rows[0]["queued_ts"]
-    return ([r["queued_ts"] - t0 for r in rows], [r["input_toks"] for r in rows],
+    # serq's clock counts whole nanoseconds (docs/simulation.md §Time, order
+    # and determinism): an arrival is the double nearest to its nearest
+    # nanosecond, which these engine-clock times (to ~1e-10 s) are not.
+    def on_clock(x):
+        return math.floor(x * 1e9 + 0.5) / 1e9
+    return ([on_clock(r["queued_ts"] - t0) for r in rows], [r["input_toks"] for r in rows],
             [r["output_toks"] for r in rows])
 
 
