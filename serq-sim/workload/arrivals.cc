@@ -139,8 +139,10 @@ double Arrivals::ExactlyNext(const Stream& s, double from) {
   // method). Together: a Poisson process given n arrivals in [0, T).
   const double n = std::floor(s.plan->count);
   const double left = n - static_cast<double>(s.made);
+  // 1 - V^(1/left) as -expm1(ln V / left): the same number, without the
+  // cancellation that would leave 1 - pow few digits when left is large.
   const double v = random_->Uniform01Open();
-  const double next = from + (s.plan->span - from) * (1 - std::pow(v, 1 / left));
+  const double next = from + (s.plan->span - from) * -std::expm1(std::log(v) / left);
   return std::min(next, std::nextafter(s.plan->span, 0.0));
 }
 
