@@ -19,6 +19,9 @@ enum class Function {
   kAllReduce, kAllGather, kReduceScatter, kAllToAll,
   // random draws
   kExponential, kUniform, kNormal, kLognormal, kGamma, kErlang, kGeometric, kBernoulli,
+  // named lengths (IR 11): ShareGPT's prompt and output tokens as the
+  // measured vLLM runs of examples/vllm/runs sampled them
+  kShareGptInput, kShareGptOutput,
   // state of the deployment
   kQueue, kBusy, kWork, kPrice,  // of a stage element
   kRunning, kWaiting,            // of a stage element (IR 11)

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/builtins.h"
+#include "ir/json.h"
 
 namespace serq {
 
@@ -85,6 +86,40 @@ absl::StatusOr<double> EvaluateConstant(const ir::Expr& expr, const ParamValue& 
   }
   if (std::isnan(value)) return absl::InvalidArgumentError("the value is NaN");
   return value;
+}
+
+absl::StatusOr<std::string> ExpandFileName(
+    const std::string& file,
+    const std::function<std::optional<absl::StatusOr<double>>(const std::string& name)>& param) {
+  std::string out;
+  size_t i = 0;
+  while (i < file.size()) {
+    size_t open = file.find('{', i);
+    if (open == std::string::npos) {
+      out.append(file, i, std::string::npos);
+      break;
+    }
+    out.append(file, i, open - i);
+    size_t close = file.find('}', open);
+    if (close == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the file name '", file, "' has a '{' without its '}' ({NAME} is the value of param NAME)"));
+    }
+    std::string name = file.substr(open + 1, close - open - 1);
+    std::optional<absl::StatusOr<double>> v = param(name);
+    if (!v.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the file name '", file, "' names '{", name, "}', and there is no param '", name, "'"));
+    }
+    if (!v->ok()) return v->status();
+    if (!std::isfinite(**v)) {
+      return absl::InvalidArgumentError(absl::StrCat("the file name '", file, "' takes param '", name,
+                                                     "', whose value is ", JsonNumber(**v)));
+    }
+    out += JsonNumber(**v);
+    i = close + 1;
+  }
+  return out;
 }
 
 }  // namespace serq

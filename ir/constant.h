@@ -5,6 +5,7 @@
 #define SERQ_IR_CONSTANT_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -19,6 +20,16 @@ using ParamValue = std::function<absl::StatusOr<double>(uint32_t decl)>;
 // division by zero, a NaN) come back as InvalidArgument with a message in
 // diagnostic style (lowercase, no period); the caller adds the location.
 absl::StatusOr<double> EvaluateConstant(const ir::Expr& expr, const ParamValue& param);
+
+// A trace's file name with each `{NAME}` replaced by the value of param
+// NAME (IR 11), in the shortest form that reads back exactly (3, 0.5,
+// 1e+21), so that `-D Day=3` picks "day{Day}.csv" = "day3.csv". `param`
+// gives a param's value by name, nullopt when there is no such param.
+// Errors: a `{` without its `}`, a name that is no param, a value that is
+// not finite.
+absl::StatusOr<std::string> ExpandFileName(
+    const std::string& file,
+    const std::function<std::optional<absl::StatusOr<double>>(const std::string& name)>& param);
 
 }  // namespace serq
 

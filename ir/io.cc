@@ -150,7 +150,7 @@ uint32_t BuiltinAdded(uint32_t builtin) {
   if (builtin == ir::Ref::ATTENTION) return 9;
   if (IsJobFigure(builtin)) return 10;
   if (builtin == ir::Ref::GROUP_TOKENS || builtin == ir::Ref::GROUP_TOKENS_MAX ||
-      builtin == ir::Ref::QUEUED) {
+      builtin == ir::Ref::QUEUED || builtin == ir::Ref::INDEX) {
     return 11;
   }
   return 0;
@@ -159,7 +159,7 @@ uint32_t FunctionAdded(absl::string_view f) {
   if (f == "interp" || f == "cached" || f == "hit") return 9;
   if (f == "sum_prefill" || f == "sum_decode" || f == "sum_jobs") return 10;
   if (f == "all_reduce" || f == "all_gather" || f == "reduce_scatter" || f == "all_to_all" ||
-      f == "running" || f == "waiting") {
+      f == "running" || f == "waiting" || f == "sharegpt_input" || f == "sharegpt_output") {
     return 11;
   }
   return 0;
@@ -273,6 +273,23 @@ void RefuseVersion11Fields(const ir::Program& p, Diagnostics* diags) {
   for (int i = 0; i < p.stage_size(); ++i) {
     if (p.stage(i).lockstep()) {
       CannotHold(p.version(), absl::StrCat("stage[", i, "].lockstep"), "'lockstep'", 11, diags);
+    }
+  }
+  // The workloads' new forms: load stages, exactly n in T, a trace's time
+  // scale and a file name that takes params.
+  for (int i = 0; i < p.workload_size(); ++i) {
+    const ir::Workload& w = p.workload(i);
+    const std::string at = absl::StrCat("workload[", i, "]");
+    if (w.process() == ir::Workload::STAGES || w.process() == ir::Workload::EXACTLY) {
+      CannotHold(p.version(), at + ".process",
+                 w.process() == ir::Workload::STAGES ? "'stages'" : "'exactly'", 11, diags);
+    }
+    if (w.args_size() > 0) CannotHold(p.version(), at + ".args", "'args'", 11, diags);
+    if (w.process() == ir::Workload::TRACE && w.has_arg()) {
+      CannotHold(p.version(), at + ".arg", "a trace's time scale", 11, diags);
+    }
+    if (w.file().find('{') != std::string::npos) {
+      CannotHold(p.version(), at + ".file", "a file name with '{NAME}'", 11, diags);
     }
   }
 }

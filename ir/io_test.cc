@@ -214,6 +214,37 @@ TEST(Io, Version10WithIr11FieldsIsRefusedAtTheirPaths) {
   EXPECT_EQ(p.version(), kIrVersion);
 }
 
+// IR 11's workloads in a file that says 10: load stages, exactly n in T,
+// a trace's time scale and a file name with {NAME}, `index`, the named
+// lengths. An IR 10 reader would take stages(...) for an unknown process
+// and read a trace at its own times: each is refused at its path.
+TEST(Io, Version10WithIr11WorkloadsIsRefusedAtTheirPaths) {
+  Diagnostics d("v10.json");
+  ir::Program p;
+  EXPECT_FALSE(ReadProgram(R"({"version": 10,
+      "workload": [{"name": "s", "process": "STAGES", "args": [{"number": 1}, {"number": 2}]},
+                   {"name": "e", "process": "EXACTLY", "args": [{"number": 1}, {"number": 2}]},
+                   {"name": "t", "process": "TRACE", "file": "day{Day}.csv", "arg": {"number": 0.5}}],
+      "session": [{"name": "s", "body": [{"observe": {"name": "i", "value": {"ref": {
+          "name": "index", "kind": "BUILTIN", "decl": 28}}}},
+                                          {"observe": {"name": "n", "value": {"call": {
+          "function": "sharegpt_input"}}}}]}]})",
+                           &p, &d));
+  std::string v = "error: IR version 10 cannot hold ";
+  EXPECT_EQ(d.Render(),
+            absl::StrCat("v10.json:workload[0].process: ", v, "'stages' (added in version 11)\n",
+                         "v10.json:workload[0].args: ", v, "'args' (added in version 11)\n",
+                         "v10.json:workload[1].process: ", v, "'exactly' (added in version 11)\n",
+                         "v10.json:workload[1].args: ", v, "'args' (added in version 11)\n",
+                         "v10.json:workload[2].arg: ", v, "a trace's time scale (added in version 11)\n",
+                         "v10.json:workload[2].file: ", v,
+                         "a file name with '{NAME}' (added in version 11)\n",
+                         "v10.json:session[0].body[0].observe.value.ref: ", v,
+                         "the step variable 'index' (added in version 11)\n",
+                         "v10.json:session[0].body[1].observe.value.call.function: ", v,
+                         "the function 'sharegpt_input' (added in version 11)\n"));
+}
+
 // Each part IR 10 added, in a file that says 9: a table, a pool's block, a
 // let, a table lookup, a step figure of the jobs apart and a sum over the
 // jobs.

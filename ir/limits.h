@@ -32,6 +32,9 @@ inline constexpr int64_t kMaxTotalTableRows = 1000000;
 // once, so n is bounded like an array size (and by the default
 // --max-sessions).
 inline constexpr int64_t kMaxBatch = 1000000;
+// exactly(n, T): n at most 2^53, a whole number a double holds exactly (the
+// sessions arrive one at a time, so n costs no memory).
+inline constexpr int64_t kMaxExactly = int64_t{1} << 53;
 
 // `run { replications n; }` and --replications. serq-sim streams each
 // replication out as it ends, but `serq run` and serq-report keep every

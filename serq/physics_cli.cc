@@ -33,7 +33,7 @@ ABSL_FLAG(std::string, replay, "", "physics: the workload: replay this trace (an
 ABSL_FLAG(double, rate, 0, "physics: the workload: Poisson arrivals of this many requests a second");
 ABSL_FLAG(std::string, lengths, "",
           "physics: with --rate, the requests' lengths: llmservingsim-sharegpt (default), "
-          "fixed:IN,OUT or uniform:ILO:IHI,OLO:OHI");
+          "sharegpt, fixed:IN,OUT or uniform:ILO:IHI,OLO:OHI");
 ABSL_FLAG(int64_t, requests, 300, "physics: with --rate, how many requests arrive");
 ABSL_FLAG(double, kv_tokens, 0, "physics: with --blis --replay, the KV pool's tokens (default: unbounded)");
 ABSL_FLAG(std::string, columns, "",

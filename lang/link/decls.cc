@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/builtins.h"
+#include "ir/constant.h"
 #include "ir/limits.h"
 #include "lang/link/linker.h"
 #include "ir/words.h"
@@ -229,12 +230,64 @@ void Linker::CheckWorkloads() {
       }
       case ir::Workload::TRACE:
         if (w->file().empty()) Error(here, "trace(\"file\") has no file name");
-        if (w->has_arg()) Error(at, "trace takes a file name, not an expression");
+        if (w->has_arg()) {
+          // The time scale (IR 11): every arrival at scale x its trace time.
+          constant_arg("", "trace(\"file\", scale) needs a finite time scale above 0",
+                       [](double v) { return std::isfinite(v) && v > 0; });
+        }
+        if (!w->file().empty()) {
+          // `{NAME}`: a param's value (IR 11).
+          absl::StatusOr<std::string> file = ExpandFileName(
+              w->file(), [&](const std::string& name) -> std::optional<absl::StatusOr<double>> {
+                const Decl* d = Find(name);
+                if (d == nullptr || d->kind != DeclKind::kParam) return std::nullopt;
+                if (!param_value_[d->index].has_value()) return absl::AbortedError("reported");
+                return *param_value_[d->index];
+              });
+          if (!file.ok() && file.status().code() != absl::StatusCode::kAborted) {
+            Error(here.Field("file"), std::string(file.status().message()));
+          }
+        }
         break;
+      case ir::Workload::STAGES:
+      case ir::Workload::EXACTLY: {
+        const bool stages = w->process() == ir::Workload::STAGES;
+        const int n = w->args_size();
+        if (stages ? (n == 0 || n % 2 != 0) : n != 2) {
+          Error(here.Field("args"),
+                stages ? absl::StrCat("stages(rate, duration, ...) needs pairs of a rate and a duration, not ",
+                                      n, n == 1 ? " argument" : " arguments")
+                       : absl::StrCat("exactly(n, T) needs 2 arguments, not ", n));
+          break;
+        }
+        for (int k = 0; k < n; ++k) {
+          Place arg = here.Field("args").Item(k, nullptr);
+          if (!ResolveExpr(w->mutable_args(k), arg, constant)) continue;
+          std::optional<double> v = Evaluate(w->args(k), arg);
+          if (!v.has_value()) continue;
+          std::string need;
+          if (stages && k % 2 == 0 && !(std::isfinite(*v) && *v >= 0)) {
+            need = "stages(rate, duration, ...) needs each rate finite and at least 0";
+          } else if (stages && k % 2 == 1 && !(std::isfinite(*v) && *v > 0)) {
+            need = "stages(rate, duration, ...) needs each duration finite and above 0";
+          } else if (!stages && k == 0 && !(IsWhole(*v) && *v >= 0 && *v <= kMaxExactly)) {
+            need = absl::StrCat("exactly(n, T) needs a whole number n from 0 to ", kMaxExactly);
+          } else if (!stages && k == 1 && !(std::isfinite(*v) && *v > 0)) {
+            need = "exactly(n, T) needs a finite time T above 0";
+          }
+          if (!need.empty()) Error(arg.At(w->args(k).loc()), absl::StrCat(need, ", not ", FormatNumber(*v)));
+        }
+        if (w->has_arg()) Error(at, absl::StrCat(stages ? "stages" : "exactly", " takes its arguments in 'args'"));
+        break;
+      }
       default:
         Error(here, absl::StrCat(DescribeWorkload(w->name()), " has an unknown arrival process (",
                                  w->process(), ")"));
         break;
+    }
+    if (w->args_size() > 0 && w->process() != ir::Workload::STAGES &&
+        w->process() != ir::Workload::EXACTLY) {
+      Error(here.Field("args"), "only stages and exactly take a list of arguments");
     }
     if (!w->file().empty() && w->process() != ir::Workload::TRACE) {
       Error(here.Field("file"), "only a trace workload reads a file");
@@ -275,6 +328,7 @@ void Linker::CheckRunSettings() {
     unknown |= w.process() == ir::Workload::PROCESS_UNSPECIFIED ||
                !ir::Workload::Process_IsValid(w.process());
     bool finite = w.process() == ir::Workload::BATCH || w.process() == ir::Workload::TRACE ||
+                  w.process() == ir::Workload::STAGES || w.process() == ir::Workload::EXACTLY ||
                   w.has_limit();
     if (!finite && endless == nullptr) endless = &w;
   }

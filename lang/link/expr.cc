@@ -21,6 +21,7 @@ bool BuiltinAllowed(ir::Ref::Builtin b, Context c) {
       return c == Context::kSession || c == Context::kEvictBy || c == Context::kServeBy ||
              c == Context::kPreemptBy;
     case ir::Ref::QUEUED: return c == Context::kSession;
+    case ir::Ref::INDEX: return c == Context::kSession;
     case ir::Ref::PRESENT: return c == Context::kPsPhi;
     case ir::Ref::SINCE: return c == Context::kEvictBy || c == Context::kPreemptBy;
     case ir::Ref::TOKENS:
@@ -175,9 +176,12 @@ void Linker::ResolveValue(ir::Ref* ref, const Place& where, const Scope& scope) 
   const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
   // `queued` (IR 11) is contextual: a session that sets a variable of that
   // name reads its own.
-  const bool own_queued = b != nullptr && b->builtin == ir::Ref::QUEUED &&
-                          scope.context == Context::kSession && scope.session != nullptr &&
-                          scope.session->assigned.count(name) > 0;
+  // `index` (IR 11) likewise, and in a session a trace drives it is the
+  // trace's column of that name, as before it was a built-in.
+  const bool own_queued =
+      b != nullptr && (b->builtin == ir::Ref::QUEUED || b->builtin == ir::Ref::INDEX) &&
+      scope.context == Context::kSession && scope.session != nullptr &&
+      (scope.session->assigned.count(name) > 0 || (b->builtin == ir::Ref::INDEX && scope.session->trace));
   if (b != nullptr && BuiltinAllowed(b->builtin, scope.context) && !own_queued) {
     if (ref->has_index()) {
       Error(where, absl::StrCat("'", name, "' is a built-in variable, not an array"));

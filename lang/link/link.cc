@@ -74,7 +74,8 @@ std::string FormatNumber(double v) { return absl::StrCat(v); }
 bool IsReservedBuiltin(absl::string_view name) {
   const BuiltinVariableInfo* b = LookupBuiltinVariable(name);
   return b != nullptr && b->builtin != ir::Ref::TOKENS && b->builtin != ir::Ref::SEQS &&
-         !IsJobFigure(b->builtin) && !IsGroupFigure(b->builtin) && b->builtin != ir::Ref::QUEUED;
+         !IsJobFigure(b->builtin) && !IsGroupFigure(b->builtin) && b->builtin != ir::Ref::QUEUED &&
+         b->builtin != ir::Ref::INDEX;
 }
 
 bool IsWhole(double v) { return std::isfinite(v) && v == std::floor(v); }

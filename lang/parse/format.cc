@@ -249,8 +249,17 @@ class Printer {
         absl::StrAppend(&options, " arrive renewal(", FormatExpr(x.arg()), ");");
         break;
       case ir::Workload::TRACE:
-        absl::StrAppend(&options, " arrive trace(", Quoted(x.file()), ");");
+        absl::StrAppend(&options, " arrive trace(", Quoted(x.file()),
+                        x.has_arg() ? absl::StrCat(", ", FormatExpr(x.arg())) : "", ");");
         break;
+      case ir::Workload::STAGES:
+      case ir::Workload::EXACTLY: {
+        std::vector<std::string> args;
+        for (const ir::Expr& a : x.args()) args.push_back(FormatExpr(a));
+        absl::StrAppend(&options, " arrive ", x.process() == ir::Workload::STAGES ? "stages(" : "exactly(",
+                        absl::StrJoin(args, ", "), ");");
+        break;
+      }
       default:
         break;
     }

@@ -44,6 +44,7 @@ constexpr OptionWord kOptionWords[] = {
     {"async", "stage"},    {"recompute", "stage"},  {"lockstep", "stage"},
     {"limit", "workload"}, {"batch", "workload"},   {"poisson", "workload"},
     {"periodic", "workload"}, {"renewal", "workload"}, {"trace", "workload"},
+    {"stages", "workload"}, {"exactly", "workload"},  // IR 11
     {"horizon", "run"},    {"seed", "run"},         {"replications", "run"},
     {"warmup", "run"},     {"sample", "run"},
     // A statement word: reserved only where a statement starts, as the

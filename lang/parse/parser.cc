@@ -1000,7 +1000,8 @@ class Parser {
     static const std::vector<std::pair<absl::string_view, ir::Workload::Process>> kProcesses = {
         {"batch", ir::Workload::BATCH},       {"poisson", ir::Workload::POISSON},
         {"periodic", ir::Workload::PERIODIC}, {"renewal", ir::Workload::RENEWAL},
-        {"trace", ir::Workload::TRACE},
+        {"trace", ir::Workload::TRACE},       {"stages", ir::Workload::STAGES},
+        {"exactly", ir::Workload::EXACTLY},
     };
     auto words = [&] {
       std::vector<absl::string_view> out;
@@ -1028,6 +1029,16 @@ class Parser {
     w->set_process(*process);
     w->clear_arg();
     w->clear_file();
+    w->clear_args();
+    if (*process == ir::Workload::STAGES || *process == ir::Workload::EXACTLY) {
+      // A list: stages(rate, duration, ...), exactly(n, T).
+      const std::string name(t.text);
+      if (!Expect(K::kLParen, absl::StrCat("after '", name, "'"))) return false;
+      do {
+        if (Expr(kDeclarationExprLevel, w->add_args()) < 0) return false;
+      } while (Accept(K::kComma));
+      return Expect(K::kRParen, absl::StrCat("after the arguments of '", name, "'"));
+    }
     if (*process != ir::Workload::TRACE) {
       return Parenthesized(kDeclarationExprLevel, absl::StrCat("after '", t.text, "'"),
                            w->mutable_arg());
@@ -1039,6 +1050,8 @@ class Parser {
       return false;
     }
     w->set_file(StringValue(Take()));
+    // trace("file", scale): every arrival at scale x its trace time (IR 11).
+    if (Accept(K::kComma) && Expr(kDeclarationExprLevel, w->mutable_arg()) < 0) return false;
     return Expect(K::kRParen, "after the file name");
   }
 

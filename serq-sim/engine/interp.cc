@@ -40,6 +40,7 @@ EvalFrame Engine::FrameOf(const Session& s) const {
   f.arrival = s.arrival;
   f.queued = s.queued;
   f.serial = static_cast<double>(s.serial);
+  f.index = static_cast<double>(s.index);
   return f;
 }
 
@@ -67,6 +68,7 @@ void Engine::Spawn(uint32_t workload, const double* row) {
   Session& s = sessions_[id];
   s.decl = w.session;
   s.serial = next_serial_++;
+  s.index = arrived_[w.session];  // a workload drives its session alone
   s.arrival = now_;
   s.queued = now_;
   s.pc = d.entry;

@@ -43,6 +43,7 @@ struct alignas(64) Session {
   // `queued`: when its current job was taken in by its stage (IR 11).
   double queued = 0;
   uint64_t serial = 0;
+  uint64_t index = 0;  // its arrival number within its workload (`index`)
   // The run in progress.
   double service_start = 0;  // when its service began: the run's start, or later at a fifo
   absl::InlinedVector<uint32_t, 2> run_stations;

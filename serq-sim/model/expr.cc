@@ -141,6 +141,7 @@ double Evaluator::EvalTree(uint32_t id, const EvalFrame& frame) {
     case Op::kArrival: return frame.arrival;
     case Op::kQueued: return frame.queued;
     case Op::kSerial: return frame.serial;
+    case Op::kIndex: return frame.index;
     case Op::kPresent: return frame.present;
     case Op::kSince: return frame.since;
     case Op::kTokens: return frame.step->tokens;
@@ -309,7 +310,7 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
       out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.a, 0});
       return true;
     case Op::kNow: case Op::kArrival: case Op::kSerial: case Op::kPresent: case Op::kSince:
-    case Op::kQueued:
+    case Op::kQueued: case Op::kIndex:
     case Op::kTokens: case Op::kPrefill: case Op::kDecode: case Op::kSeqs: case Op::kContext:
     case Op::kAttention: case Op::kPrefillJobs: case Op::kPrefillKv: case Op::kPrefillKvMax:
     case Op::kPrefillContext: case Op::kPrefillContextMax: case Op::kDecodeKv:
@@ -442,6 +443,7 @@ void Evaluator::Finish(Program* program) {
       case Op::kArrival: in.code = Code::kArrival; break;
       case Op::kQueued: in.code = Code::kQueued; break;
       case Op::kSerial: in.code = Code::kSerial; break;
+      case Op::kIndex: in.code = Code::kIndex; break;
       case Op::kPresent: in.code = Code::kPresent; break;
       case Op::kSince: in.code = Code::kSince; break;
       case Op::kTokens: in.code = Code::kTokens; break;
@@ -527,6 +529,7 @@ int32_t Evaluator::FrameOffset(Op op) {
     case Op::kArrival: return offsetof(EvalFrame, arrival);
     case Op::kQueued: return offsetof(EvalFrame, queued);
     case Op::kSerial: return offsetof(EvalFrame, serial);
+    case Op::kIndex: return offsetof(EvalFrame, index);
     case Op::kPresent: return offsetof(EvalFrame, present);
     case Op::kSince: return offsetof(EvalFrame, since);
     default: return -1;
@@ -574,7 +577,7 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
   // instruction that the processor predicts from where it is, not one
   // shared by all. The labels are in Code's order.
   static const void* const kCode[] = {
-      &&number, &&variable, &&now, &&arrival, &&serial, &&present, &&since, &&queued,
+      &&number, &&variable, &&now, &&arrival, &&serial, &&present, &&since, &&queued, &&index,
       &&tokens, &&prefill, &&decode, &&seqs, &&context, &&attention, &&neg,
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
@@ -623,6 +626,8 @@ since:
   SERQ_PUSH(frame.since);
 queued:
   SERQ_PUSH(frame.queued);
+index:
+  SERQ_PUSH(frame.index);
 tokens:
   SERQ_PUSH(frame.step->tokens);
 prefill:

@@ -29,6 +29,7 @@ enum class Op : uint8_t {
   kPresent,
   kSince,
   kQueued,  // IR 11: when the session's job was taken in by its stage
+  kIndex,   // IR 11: the session's arrival number within its workload
   kTokens,  // the step variables of a step stage's tau
   kPrefill,
   kDecode,
@@ -137,6 +138,7 @@ struct EvalFrame {
   double present = 0;
   double since = 0;
   double queued = 0;  // IR 11: `queued`, in a session
+  double index = 0;   // IR 11: `index`, in a session
   // In a step stage's tau, the step's figures (the stage's, not a copy:
   // a frame is made for every statement, and StepVars is 30 numbers).
   const StepVars* step = &kNoStep;
@@ -216,7 +218,7 @@ class Evaluator {
   // often a max of two rooflines); the other binary operations go through
   // Binary, the other functions through ApplyMath.
   enum class Code : uint8_t {
-    kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince, kQueued,
+    kNumber, kVariable, kNow, kArrival, kSerial, kPresent, kSince, kQueued, kIndex,
     kTokens, kPrefill, kDecode, kSeqs, kContext, kAttention, kNeg,
     kAddS, kAddL, kAddR, kSubS, kSubL, kSubR, kMulS, kMulL, kMulR,
     kDivS, kDivL, kDivR, kBinaryS, kBinaryL, kBinaryR, kMin2, kMax2, kMath, kDraw, kState,

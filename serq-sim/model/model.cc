@@ -368,6 +368,7 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
             case ir::Ref::ARRIVAL: op = Op::kArrival; break;
             case ir::Ref::QUEUED: op = Op::kQueued; break;
             case ir::Ref::SERIAL: op = Op::kSerial; break;
+            case ir::Ref::INDEX: op = Op::kIndex; break;
             case ir::Ref::PRESENT: op = Op::kPresent; break;
             case ir::Ref::SINCE: op = Op::kSince; break;
             case ir::Ref::TOKENS: op = Op::kTokens; break;
@@ -948,8 +949,65 @@ void Compiler::Workloads() {
       case ir::Workload::RENEWAL:
         plan.gap = Expr(w.arg(), Context::kGap);
         break;
+      case ir::Workload::STAGES: {
+        for (int k = 0; k + 1 < w.args_size(); k += 2) {
+          auto rate = ConstantAt(w.args(k), absl::StrCat(path, ".args[", k, "]"));
+          auto duration = ConstantAt(w.args(k + 1), absl::StrCat(path, ".args[", k + 1, "]"));
+          if (!rate || !duration) continue;
+          if (!(std::isfinite(*rate) && *rate >= 0 && std::isfinite(*duration) && *duration > 0)) {
+            Error(w.loc(), path,
+                  absl::StrCat("stages: a rate must be finite and >= 0 and a duration finite and > 0, got ",
+                               *rate, " for ", *duration));
+          }
+          plan.stages.emplace_back(*rate, *duration);
+        }
+        if (w.args_size() == 0 || w.args_size() % 2 != 0) {
+          Error(w.loc(), path, "stages: needs pairs of a rate and a duration");
+        }
+        break;
+      }
+      case ir::Workload::EXACTLY: {
+        if (w.args_size() != 2) {
+          Error(w.loc(), path, "exactly(n, T): needs 2 arguments");
+          break;
+        }
+        auto n = ConstantAt(w.args(0), path + ".args[0]");
+        auto span = ConstantAt(w.args(1), path + ".args[1]");
+        if (n && span) {
+          plan.count = *n;
+          plan.span = *span;
+          if (!(*n >= 0 && *n <= static_cast<double>(kMaxExactly) && *n == std::floor(*n) &&
+                std::isfinite(*span) && *span > 0)) {
+            Error(w.loc(), path,
+                  absl::StrCat("exactly(n, T): n must be a whole number from 0 to 2^53 and T finite and > 0, got ",
+                               *n, " and ", *span));
+          }
+        }
+        break;
+      }
       case ir::Workload::TRACE: {
-        std::string file = DataPath(w.file(), model_->file, options_.data_dir);
+        if (w.has_arg()) {
+          auto scale = ConstantAt(w.arg(), path + ".arg");
+          if (scale) {
+            plan.scale = *scale;
+            if (!(std::isfinite(*scale) && *scale > 0)) {
+              Error(w.arg().loc(), path + ".arg",
+                    absl::StrCat("trace(\"file\", scale): the time scale must be > 0 and finite, got ", *scale));
+            }
+          }
+        }
+        absl::StatusOr<std::string> expanded = ExpandFileName(
+            w.file(), [&](const std::string& name) -> std::optional<absl::StatusOr<double>> {
+              for (int p = 0; p < program_.param_size(); ++p) {
+                if (program_.param(p).name() == name) return param_values_[p];
+              }
+              return std::nullopt;
+            });
+        if (!expanded.ok()) {
+          Error(w.loc(), path + ".file", std::string(expanded.status().message()));
+          break;
+        }
+        std::string file = DataPath(*expanded, model_->file, options_.data_dir);
         auto it = traces.find(file);
         if (it == traces.end()) {
           auto trace = std::make_shared<Trace>();

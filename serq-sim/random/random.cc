@@ -132,6 +132,9 @@ const char* DrawProblem(Function f, absl::Span<const double> a, const char** rul
     case Function::kBernoulli:
       if (!(a[0] >= 0 && a[0] <= 1)) return *rule = "between 0 and 1", "p";
       break;
+    case Function::kShareGptInput:
+    case Function::kShareGptOutput:
+      break;
     default:
       return *rule = "a random draw", "the function";
   }
@@ -152,6 +155,43 @@ std::string CheckDraw(Function f, absl::Span<const double> a) {
   return absl::StrCat(GetFunction(f).name, "(", got, "): ", what, " must be ", rule);
 }
 
+namespace {
+
+// The quantiles of the 600 requests of the two measured vLLM runs of
+// examples/vllm/runs (each 300 ShareGPT requests as LLMServingSim's
+// benchmark samples them: prompts of 257 to 4570 tokens, outputs forced
+// to 512 to 1224), pooled: numpy's percentile (type 7) at these levels.
+// A draw is the inverse of the piecewise-linear CDF through them at one
+// uniform draw, rounded to a whole token (docs/language.md §Named lengths
+// has the fit's figures against the data's).
+constexpr double kLengthLevels[] = {0,    0.01, 0.02, 0.05, 0.1,  0.15, 0.2,  0.25, 0.3,
+                                    0.35, 0.4,  0.45, 0.5,  0.55, 0.6,  0.65, 0.7,  0.75,
+                                    0.8,  0.85, 0.9,  0.95, 0.98, 0.99, 1};
+constexpr double kShareGptInputs[] = {257,    262.99, 266.98, 301.8,   359,    386.7,   417.8,
+                                      478,    519.7,  575.65, 620.6,   647.55, 729.5,   797,
+                                      836.2,  897.7,  1027.6, 1120.5,  1220,   1352,    1460.1,
+                                      1785.15, 2361.52, 2768.17, 4570};
+constexpr double kShareGptOutputs[] = {512, 513, 518,   524, 532, 541, 550, 564.5, 574.7,
+                                       585.65, 596, 608.55, 634, 673, 701, 730.35, 758,
+                                       767, 769, 771, 775, 788, 854.02, 882.43, 1224};
+static_assert(sizeof(kShareGptInputs) == sizeof(kLengthLevels));
+static_assert(sizeof(kShareGptOutputs) == sizeof(kLengthLevels));
+
+double FromQuantiles(const double* values, Random& random) {
+  const double u = random.Uniform01();
+  size_t i = 0;
+  constexpr size_t kLast = sizeof(kLengthLevels) / sizeof(kLengthLevels[0]) - 1;
+  while (i + 1 < kLast && u >= kLengthLevels[i + 1]) ++i;
+  const double x = values[i] + (u - kLengthLevels[i]) / (kLengthLevels[i + 1] - kLengthLevels[i]) *
+                                   (values[i + 1] - values[i]);
+  return std::round(x);
+}
+
+}  // namespace
+
+double ShareGptInput(Random& random) { return FromQuantiles(kShareGptInputs, random); }
+double ShareGptOutput(Random& random) { return FromQuantiles(kShareGptOutputs, random); }
+
 double Draw(Function f, absl::Span<const double> a, Random& random) {
   switch (f) {
     case Function::kExponential: return random.Exponential(a[0]);
@@ -162,6 +202,8 @@ double Draw(Function f, absl::Span<const double> a, Random& random) {
     case Function::kErlang: return random.Erlang(a[0], a[1]);
     case Function::kGeometric: return random.Geometric(a[0]);
     case Function::kBernoulli: return random.Bernoulli(a[0]);
+    case Function::kShareGptInput: return ShareGptInput(random);
+    case Function::kShareGptOutput: return ShareGptOutput(random);
     default: return std::nan("");
   }
 }

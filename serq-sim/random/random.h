@@ -83,6 +83,11 @@ bool DrawValid(Function f, absl::Span<const double> args);
 // Draws from `f` with `args`: the parameters must have passed CheckDraw.
 double Draw(Function f, absl::Span<const double> args, Random& random);
 
+// The named lengths (IR 11): a prompt's and an output's tokens of ShareGPT
+// as the measured runs of examples/vllm/runs sampled them, whole tokens.
+double ShareGptInput(Random& random);
+double ShareGptOutput(Random& random);
+
 }  // namespace serq::sim
 
 #endif  // SERQ_SIM_RANDOM_RANDOM_H_

@@ -143,5 +143,52 @@ TEST(RandomTest, InvalidParametersAreRefused) {
   EXPECT_EQ(CheckDraw(Function::kErlang, {2, 1}), "");
 }
 
+// The named lengths (IR 11): the inverse of the piecewise-linear CDF
+// through the quantile table of random.cc, rounded to a whole token.
+// - Mean: the sum over the table's segments of their width in probability
+//   times their mid value, 862.77 tokens for prompts and 659.09 for
+//   outputs (rounding moves a draw by at most 0.5 and, over a segment,
+//   its mean by far less). The fit's standard deviations, 547 and 108,
+//   make a mean of 10^5 draws' standard error 1.73 and 0.34 (five: 8.7
+//   and 1.7).
+// - Quantiles: the table holds the data's p50, p90 and p99 (729.5, 1460.1,
+//   2768.17 prompt tokens; 634, 775, 882.43 output tokens), so a draw is
+//   at most round(q) with probability p up to rounding; over 10^5 draws the
+//   fraction's standard error is sqrt(p(1-p)/10^5), at most 0.0016 (five:
+//   0.008), and a draw lands on round(q) itself with probability under
+//   0.001: 0.009.
+// - Every draw is a whole number in the data's range (257 to 4570, 512 to
+//   1224).
+TEST(RandomTest, NamedLengths) {
+  Random random(5);
+  constexpr int kDraws = 100000;
+  double input = 0, output = 0;
+  const double in_q[] = {730, 1460, 2768}, out_q[] = {634, 775, 882}, p[] = {0.5, 0.9, 0.99};
+  int in_below[3] = {0, 0, 0}, out_below[3] = {0, 0, 0};
+  for (int i = 0; i < kDraws; ++i) {
+    const double x = ShareGptInput(random), y = ShareGptOutput(random);
+    ASSERT_EQ(x, std::floor(x));
+    ASSERT_EQ(y, std::floor(y));
+    ASSERT_GE(x, 257);
+    ASSERT_LE(x, 4570);
+    ASSERT_GE(y, 512);
+    ASSERT_LE(y, 1224);
+    input += x;
+    output += y;
+    for (int k = 0; k < 3; ++k) {
+      in_below[k] += x <= in_q[k];
+      out_below[k] += y <= out_q[k];
+    }
+  }
+  EXPECT_NEAR(input / kDraws, 862.77, 8.7);
+  EXPECT_NEAR(output / kDraws, 659.09, 1.7);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(static_cast<double>(in_below[k]) / kDraws, p[k], 0.009) << "prompt p" << p[k];
+    EXPECT_NEAR(static_cast<double>(out_below[k]) / kDraws, p[k], 0.009) << "output p" << p[k];
+  }
+  // Draws go through Draw as the other functions do: no parameters.
+  EXPECT_EQ(CheckDraw(Function::kShareGptInput, {}), "");
+}
+
 }  // namespace
 }  // namespace serq::sim

@@ -28,7 +28,15 @@ bool Arrivals::Start(const std::vector<const ArrivalPlan*>& plans, double horizo
         if (!gaps_->RenewalGap(w, p.gap, &s.next)) return false;
         break;
       case ir::Workload::TRACE:
-        s.next = p.trace->times.empty() ? INFINITY : p.trace->times[0];
+        s.next = p.trace->times.empty() ? INFINITY : p.scale * p.trace->times[0];
+        break;
+      case ir::Workload::STAGES:
+        s.stage = 0;
+        s.stage_start = 0;
+        s.next = StagesNext(s, 0);
+        break;
+      case ir::Workload::EXACTLY:
+        s.next = std::floor(p.count) >= 1 ? ExactlyNext(s, 0) : INFINITY;
         break;
       default:
         s.next = INFINITY;
@@ -89,13 +97,53 @@ bool Arrivals::Advance(uint32_t workload) {
       break;
     }
     case ir::Workload::TRACE:
-      s.next = s.made < p.trace->times.size() ? p.trace->times[s.made] : INFINITY;
+      s.next = s.made < p.trace->times.size() ? p.scale * p.trace->times[s.made] : INFINITY;
+      break;
+    case ir::Workload::STAGES:
+      s.next = StagesNext(s, s.next);
+      break;
+    case ir::Workload::EXACTLY:
+      s.next = s.made < std::floor(p.count) ? ExactlyNext(s, s.next) : INFINITY;
       break;
     default:
       s.next = INFINITY;
   }
   if (s.next >= horizon_) s.next = INFINITY;
   return true;
+}
+
+double Arrivals::StagesNext(Stream& s, double from) {
+  // Stage k covers [start_k, start_k + duration_k). A Poisson process's gap
+  // is memoryless, so a gap that runs past its stage's end is drawn again
+  // from there at the next stage's rate: piecewise-constant rates exactly.
+  const auto& stages = s.plan->stages;
+  while (s.stage < stages.size()) {
+    const auto [rate, duration] = stages[s.stage];
+    const double end = s.stage_start + duration;
+    if (rate > 0) {
+      const double next = from + random_->Exponential(1 / rate);
+      if (next < end) return next;
+    }
+    from = end;
+    s.stage_start = end;
+    ++s.stage;
+  }
+  return INFINITY;
+}
+
+double Arrivals::ExactlyNext(const Stream& s, double from) {
+  // The order statistics of n uniform draws on [0, T), one at a time: given
+  // the k-th at x, the (k+1)-th is x + (T - x)(1 - V^(1/(n-k))) with V
+  // uniform on (0, 1), the least of n - k uniforms on [x, T) (Devroye,
+  // Non-Uniform Random Variate Generation, 1986, V.3: the sequential
+  // method). Together: a Poisson process given n arrivals in [0, T).
+  const double n = std::floor(s.plan->count);
+  const double left = n - static_cast<double>(s.made);
+  // 1 - V^(1/left) as -expm1(ln V / left): the same number, without the
+  // cancellation that would leave 1 - pow few digits when left is large.
+  const double v = random_->Uniform01Open();
+  const double next = from + (s.plan->span - from) * -std::expm1(std::log(v) / left);
+  return std::min(next, std::nextafter(s.plan->span, 0.0));
 }
 
 }  // namespace serq::sim

@@ -1,5 +1,7 @@
-// Arrival processes (language.md §3.5): batch, poisson, periodic, renewal
-// and trace, each with an optional limit; arrivals stop at the horizon.
+// Arrival processes (language.md §3.5): batch, poisson, periodic, renewal,
+// trace (IR 11: at a time scale), and IR 11's load stages and exactly n in
+// T, each with an optional limit; arrivals stop at the horizon. Every
+// arrival time is computed here, and nowhere else (arrivals.cc).
 // Arrivals of one instant come in declaration order of their workloads, so
 // `serial` numbers them in (time, workload declaration) order.
 //
@@ -20,13 +22,17 @@ namespace serq::sim {
 
 struct ArrivalPlan {
   ir::Workload::Process process = ir::Workload::BATCH;
-  double count = 0;         // batch: sessions at time 0
+  double count = 0;         // batch: sessions at time 0; exactly: n
   double rate = 0;          // poisson: per second
   double period = 0;        // periodic
   uint32_t gap = 0;         // renewal: the node of the gap expression
   uint64_t limit = UINT64_MAX;
   std::shared_ptr<const Trace> trace;
   std::vector<int32_t> column_slot;  // trace column -> session slot, or -1
+  double scale = 1;                  // trace: every arrival at scale x its time (IR 11)
+  // stages (IR 11): Poisson at each rate (>= 0) for its duration, in turn.
+  std::vector<std::pair<double, double>> stages;
+  double span = 0;  // exactly (IR 11): `count` arrivals in [0, span)
 };
 
 // Draws renewal gaps (an expression) for the arrivals; the engine evaluates
@@ -60,7 +66,14 @@ class Arrivals {
     const ArrivalPlan* plan = nullptr;
     double next = 0;  // +inf: no more
     uint64_t made = 0;
+    size_t stage = 0;         // stages: the stage of `next`
+    double stage_start = 0;   // and when that stage began
   };
+  // stages: the first arrival after `from` in stage `stage` or a later
+  // one; +inf after the last stage.
+  double StagesNext(Stream& s, double from);
+  // exactly: the arrival after `made` of them, the last at `from`.
+  double ExactlyNext(const Stream& s, double from);
   bool Advance(uint32_t workload);
 
   std::vector<Stream> streams_;

@@ -80,8 +80,17 @@ absl::StatusOr<Lengths> ParseLengths(const std::string& name) {
     return absl::SimpleAtod(s, x) && *x >= 1 && *x <= (1 << 24) && *x == std::floor(*x);
   };
   const std::string usage =
-      "expected fixed:IN,OUT, uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token counts, whole "
-      "numbers from 1)";
+      "expected sharegpt, fixed:IN,OUT, uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token "
+      "counts, whole numbers from 1)";
+  if (name == "sharegpt") {
+    // The language's named lengths (docs/language.md §Named lengths): the
+    // same 600 requests' quantile function, which follows the outputs'
+    // bunching that the lognormal below does not.
+    out.lines = {"set input_toks = sharegpt_input();", "set output_toks = sharegpt_output();"};
+    out.what = "sharegpt: sharegpt_input() and sharegpt_output(), the quantile functions of the 600 "
+               "requests of examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
+    return out;
+  }
   if (name == "llmservingsim-sharegpt") {
     // The 600 requests of examples/vllm/runs (ShareGPT as LLMServingSim's
     // bench samples it: prompts of 257 to 4570 tokens, outputs forced to

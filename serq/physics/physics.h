@@ -94,7 +94,7 @@ struct Workload {
   // BLIS's and serq's input_tokens).
   std::string prompt_column, output_column;
   double rate = 0;        // requests a second
-  std::string lengths;    // fixed:IN,OUT | uniform:ILO:IHI,OLO:OHI | llmservingsim-sharegpt
+  std::string lengths;    // sharegpt | fixed:IN,OUT | uniform:ILO:IHI,OLO:OHI | llmservingsim-sharegpt
   int64_t requests = 0;   // with rate: how many arrive
 };
 

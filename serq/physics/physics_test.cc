@@ -382,6 +382,19 @@ TEST(Program, EveryPresetRuns) {
   EXPECT_TRUE(Has(oss, "param ExpertBytes = 0.53125;"));
 }
 
+// --lengths sharegpt draws with the language's named lengths
+// (docs/language.md §Named lengths), and the program runs: every request
+// ends.
+TEST(Program, ShareGptLengths) {
+  ProgramOptions o = Rate();
+  o.workload.lengths = "sharegpt";
+  const std::string program = Generate("llama-3.1-8b", "h100-sxm", o);
+  EXPECT_TRUE(Has(program, "  set input_toks = sharegpt_input();\n")) << program;
+  EXPECT_TRUE(Has(program, "  set output_toks = sharegpt_output();\n")) << program;
+  std::map<std::string, std::vector<double>> s = Simulate(program, "");
+  EXPECT_EQ(s["e2e"].size(), 20u);
+}
+
 TEST(Program, BadDeployments) {
   ProgramOptions o = Rate();
   o.deployment.tp = 3;
@@ -416,7 +429,7 @@ TEST(Program, BadDeployments) {
   o = Rate();
   o.workload.lengths = "uniform:10:5,1:2";
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
-            "serq physics: error: --lengths uniform:10:5,1:2: expected fixed:IN,OUT, "
+            "serq physics: error: --lengths uniform:10:5,1:2: expected sharegpt, fixed:IN,OUT, "
             "uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token counts, whole numbers from 1)");
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", ProgramOptions{}),
             "serq physics: error: a workload: --replay TRACE, or --rate R (requests a second) with "

@@ -62,7 +62,11 @@ bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Pro
       return false;
     }
     for (ir::Workload& w : *program->mutable_workload()) {
-      if (w.process() == ir::Workload::TRACE) w.set_file(options.replay);
+      if (w.process() != ir::Workload::TRACE) continue;
+      // At its own times: the measured run, whatever scale the program's
+      // trace(...) gives its own file.
+      w.set_file(options.replay);
+      w.clear_arg();
     }
   }
   Diagnostics diags(InputName(path));

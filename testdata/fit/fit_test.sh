@@ -40,6 +40,15 @@ cmp -s "$tmp/two" "$tmp/two2" || fail "--param a,b and --param a --param b diffe
 near "$(fitted B0 "$tmp/two")" 2000 0.01 || fail "two params: B0 = $(fitted B0 "$tmp/two")"
 near "$(fitted B1 "$tmp/two")" 30 0.01 || fail "two params: B1 = $(fitted B1 "$tmp/two")"
 
+# The replay is at the measured run's own times: a time scale in the
+# program's trace(...) is not applied to it (docs/cli.md §serq fit). At 3x
+# the burst would spread over 3 s, queue less and fit another B0.
+sed 's|trace("burst.csv")|trace("burst.csv", 3)|' $p >"$tmp/scaled.sq"
+grep -q 'burst.csv", 3' "$tmp/scaled.sq" || fail "the scaled program"
+"$serq" fit "$tmp/scaled.sq" --param B0=200:20000 --to "$tmp/truth.json@$trace" >"$tmp/scaled" ||
+  fail "scaled trace: exit $?"
+near "$(fitted B0 "$tmp/scaled")" 2000 1e-4 || fail "scaled trace: B0 = $(fitted B0 "$tmp/scaled"), not 2000"
+
 # Held out: trained on the truth, tested on B2 = 500's run (B2 is not fitted,
 # so the test error is the 25% more a decode job costs there).
 "$serq" fit $p --param B0=200:20000 --to "$tmp/truth.json@$trace" --test "$tmp/other.json@$trace" >"$tmp/held" ||
