@@ -47,6 +47,27 @@ std::string Fit(const std::string& s, int width) {
   return s.substr(0, chars - 1) + "~";
 }
 
+// A legend entry's label in lines of at most `width` pixels, broken at a
+// space where one is, else inside a word: a legend is never cut, since the
+// label is what tells the lines apart (`itl (n=3070322, sketch)`).
+std::vector<std::string> Wrap(const std::string& s, int width) {
+  size_t chars = std::max<size_t>(2, static_cast<size_t>(width / (0.61 * kFontSize)));
+  std::vector<std::string> lines;
+  size_t at = 0;
+  while (s.size() - at > chars) {
+    size_t cut = s.rfind(' ', at + chars);
+    if (cut == std::string::npos || cut <= at) {
+      lines.push_back(s.substr(at, chars));
+      at += chars;
+    } else {
+      lines.push_back(s.substr(at, cut - at));
+      at = cut + 1;
+    }
+  }
+  lines.push_back(s.substr(at));
+  return lines;
+}
+
 }  // namespace
 
 std::vector<double> NiceTicks(double lo, double hi, int target, double min_step) {
@@ -120,6 +141,20 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     }
     if (!(xhi >= xlo)) xlo = 1, xhi = 10;
   }
+  if (chart.y_log) {
+    // Over the positive y (and bars' tops) only, as the x axis above.
+    ylo = INFINITY, yhi = -INFINITY;
+    for (const ChartLine& l : chart.lines) {
+      for (size_t k = 0; k < l.points.size(); ++k) {
+        const auto& [x, y] = l.points[k];
+        if (!std::isfinite(x) || !std::isfinite(y) || !(y > 0)) continue;
+        double h = l.marks && k < l.bars.size() && std::isfinite(l.bars[k]) ? l.bars[k] : 0;
+        ylo = std::min(ylo, y);
+        yhi = std::max(yhi, y + h);
+      }
+    }
+    if (!(yhi >= ylo)) ylo = 1, yhi = 10;
+  }
   if (!(xhi >= xlo)) xlo = 0, xhi = 1;
   if (!(yhi > ylo)) yhi = ylo + 1;
   if (chart.y_max > 0) yhi = chart.y_max;
@@ -132,7 +167,15 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   } else {
     xt = NiceTicks(xlo, xhi, 6);
   }
-  std::vector<double> yt = NiceTicks(ylo, yhi, 5, whole && chart.y_max == 0 ? 1 : 0);
+  std::vector<double> yt;
+  if (chart.y_log) {
+    int first = static_cast<int>(std::floor(std::log10(ylo) + 1e-9));
+    int last = static_cast<int>(std::ceil(std::log10(yhi) - 1e-9));
+    if (last == first) ++last;
+    for (int k = first; k <= last; ++k) yt.push_back(std::pow(10.0, k));
+  } else {
+    yt = NiceTicks(ylo, yhi, 5, whole && chart.y_max == 0 ? 1 : 0);
+  }
   // The axes span the ticks, so every line is inside.
   xlo = xt.front(), xhi = xt.back();
   ylo = yt.front(), yhi = yt.back();
@@ -146,8 +189,11 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   };
   // Off a log axis: x <= 0.
   auto off = [&](double x) { return chart.x_log && !(x > 0); };
+  auto off_y = [&](double y) { return chart.y_log && !(y > 0); };
   auto Y = [&](double y) {
-    return py + plot_h - kPad - (y - ylo) / (yhi - ylo) * (plot_h - 2 * kPad);
+    double f = chart.y_log ? (std::log10(y) - std::log10(ylo)) / (std::log10(yhi) - std::log10(ylo))
+                           : (y - ylo) / (yhi - ylo);
+    return py + plot_h - kPad - f * (plot_h - 2 * kPad);
   };
 
   absl::StrAppend(&out, "<g>\n");
@@ -165,7 +211,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     int y = static_cast<int>(std::lround(Y(t)));
     absl::StrAppend(&out, "<line x1=\"", px, "\" y1=\"", y, "\" x2=\"", px + plot_w, "\" y2=\"", y,
                     "\" stroke=\"", kGrid, "\" stroke-width=\"1\"/>\n");
-    Label(px - 6, y + 4, TickLabel(t, ystep), "end", &out);
+    Label(px - 6, y + 4, TickLabel(t, chart.y_log ? t : ystep), "end", &out);
   }
   absl::StrAppend(&out, "<rect x=\"", px, "\" y=\"", py, "\" width=\"", plot_w, "\" height=\"",
                   plot_h, "\" fill=\"none\" stroke=\"", kInk, "\" stroke-width=\"1\"/>\n");
@@ -188,7 +234,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     bool drawn = false;  // a point before this one (a step holds its y)
     double held = 0;
     for (const auto& [x, y] : l.points) {
-      if (!std::isfinite(x) || !std::isfinite(y) || off(x)) continue;  // off every axis
+      if (!std::isfinite(x) || !std::isfinite(y) || off(x) || off_y(y)) continue;  // off every axis
       if (l.steps && drawn) add(x, held);
       add(x, y);
       drawn = true;
@@ -202,7 +248,7 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     // Each point's bar (its interval, capped), then its dot over it.
     for (size_t k = 0; k < l.points.size(); ++k) {
       const auto& [x, y] = l.points[k];
-      if (!std::isfinite(x) || !std::isfinite(y) || off(x)) continue;
+      if (!std::isfinite(x) || !std::isfinite(y) || off(x) || off_y(y)) continue;
       double h = k < l.bars.size() ? l.bars[k] : 0;
       std::string cx = Fixed1(X(x));
       if (std::isfinite(h) && h > 0) {
@@ -225,12 +271,13 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     }
   }
   int lx = px + plot_w + 16;
-  int entries = 0;
+  int y = py + 8 - 18;  // the entry before the first
   for (size_t i = 0; i < chart.lines.size(); ++i) {
     const ChartLine& l = chart.lines[i];
     if (l.label.empty()) continue;
     const char* colour = kPalette[i % std::size(kPalette)];
-    int y = py + 8 + entries++ * 18;
+    std::vector<std::string> label = Wrap(l.label, kLegendWidth - 26);
+    y += 18;
     absl::StrAppend(&out, "<line x1=\"", lx, "\" y1=\"", y, "\" x2=\"", lx + 20, "\" y2=\"", y,
                     "\" stroke=\"", colour, "\" stroke-width=\"", l.dashed ? "1.5" : "3", "\"",
                     l.dashed ? " stroke-dasharray=\"6 4\"" : "", "/>\n");
@@ -238,7 +285,10 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
       absl::StrAppend(&out, "<circle cx=\"", lx + 10, "\" cy=\"", y, "\" r=\"3.5\" fill=\"", colour,
                       "\"/>\n");
     }
-    Label(lx + 26, y + 4, Fit(l.label, kLegendWidth - 26), "start", &out);
+    for (size_t k = 0; k < label.size(); ++k) {
+      Label(lx + 26, y + 4 + static_cast<int>(k) * 14, label[k], "start", &out);
+    }
+    y += static_cast<int>(label.size() - 1) * 14;
   }
   absl::StrAppend(&out, "</g>\n");
   return out;
@@ -252,6 +302,19 @@ bool SpansDecades(const std::vector<ChartLine>& lines, double decades) {
       if (!(x > 0)) return false;
       lo = std::min(lo, x);
       hi = std::max(hi, x);
+    }
+  }
+  return hi >= lo && hi / lo >= std::pow(10.0, decades);
+}
+
+bool SpansDecadesY(const std::vector<ChartLine>& lines, double decades) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const ChartLine& l : lines) {
+    for (const auto& [x, y] : l.points) {
+      if (!std::isfinite(y)) continue;
+      if (!(y > 0)) return false;
+      lo = std::min(lo, y);
+      hi = std::max(hi, y);
     }
   }
   return hi >= lo && hi / lo >= std::pow(10.0, decades);

@@ -43,15 +43,23 @@ struct Chart {
   // A logarithmic x axis, ticks at the powers of ten around the data (a
   // latency spanning decades); points with x <= 0 are off it, not drawn.
   bool x_log = false;
+  // A logarithmic y axis likewise (a sweep's figure where one overloaded
+  // point is ten times the others): points with y <= 0 are off it, and a
+  // bar's low end below the axis is cut there.
+  bool y_log = false;
 };
 
 // Whether the finite x of `lines` are all > 0 and span at least
 // `decades` powers of ten (max / min >= 10^decades): then a log x axis
 // shows them where a linear one squeezes all but the largest to its left.
 bool SpansDecades(const std::vector<ChartLine>& lines, double decades = 2);
+// The same of the finite y.
+bool SpansDecadesY(const std::vector<ChartLine>& lines, double decades = 1);
 
 // The size of one chart.
-inline constexpr int kChartWidth = 760;
+// At least 900 px: a page 1320 px wide shows its plots at a width a
+// time axis of hundreds of samples needs.
+inline constexpr int kChartWidth = 960;
 inline constexpr int kChartHeight = 280;
 
 // One chart as an SVG group at (x, y), kChartWidth by kChartHeight.

@@ -29,13 +29,13 @@ TEST(ChartTest, TickLabelsShowTheStep) {
   EXPECT_EQ(TickLabel(3e7, 1e7), "3e+07");
 }
 
-// Marks with bars, in the pixels of chart.cc (plot area x 70..554, y
+// Marks with bars, in the pixels of chart.cc (plot area x 70..754, y
 // 34..236, the axes' ends 6 px inside): points (1, 2 ± 1) and (3, 4 ± inf)
 // on one line. The bars count in the y range: 0 to 4 (2 + 1 = 3 and 4),
 // ticks 1 apart (whole numbers, min step 1: 4 / 5 = 0.8 rounds up to 1);
-// x 1 to 3, ticks 0.5 apart. So x = 76 + (v - 1) / 2 * 472 and
+// x 1 to 3, ticks 0.5 apart. So x = 76 + (v - 1) / 2 * 672 and
 // y = 230 - v / 4 * 190: (1, 2) at (76.0, 135.0), its bar from y(1) =
-// 182.5 to y(3) = 87.5 with caps 4 px either side; (3, 4) at (548.0, 40.0),
+// 182.5 to y(3) = 87.5 with caps 4 px either side; (3, 4) at (748.0, 40.0),
 // hollow (white fill), no bar. The one line has no label: no legend.
 TEST(ChartTest, MarksWithIntervalBars) {
   Chart c;
@@ -46,22 +46,22 @@ TEST(ChartTest, MarksWithIntervalBars) {
   l.bars = {1, INFINITY};
   c.lines.push_back(l);
   std::string svg = ChartGroup(c, 0, 0);
-  EXPECT_NE(svg.find("<polyline points=\"76.0,135.0 548.0,40.0\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<polyline points=\"76.0,135.0 748.0,40.0\""), std::string::npos) << svg;
   EXPECT_NE(svg.find("<path d=\"M76.0 182.5V87.5M72.0 182.5H80.0M72.0 87.5H80.0\" fill=\"none\" "
                      "stroke=\"#1f77b4\""),
             std::string::npos)
       << svg;
   EXPECT_NE(svg.find("<circle cx=\"76.0\" cy=\"135.0\" r=\"3.5\" fill=\"#1f77b4\""),
             std::string::npos);
-  EXPECT_NE(svg.find("<circle cx=\"548.0\" cy=\"40.0\" r=\"3.5\" fill=\"#ffffff\""),
+  EXPECT_NE(svg.find("<circle cx=\"748.0\" cy=\"40.0\" r=\"3.5\" fill=\"#ffffff\""),
             std::string::npos);
-  EXPECT_EQ(svg.find("<path d=\"M548.0"), std::string::npos);  // no bar for the unbounded one
+  EXPECT_EQ(svg.find("<path d=\"M748.0"), std::string::npos);  // no bar for the unbounded one
   EXPECT_NE(svg.find(">4</text>"), std::string::npos);           // the axis reaches 2 + 1 ... 4
-  EXPECT_EQ(svg.find("<line x1=\"570\""), std::string::npos);   // no legend entry
+  EXPECT_EQ(svg.find("<line x1=\"770\""), std::string::npos);   // no legend entry
   // With a label, the legend has the line and a dot.
   c.lines[0].label = "a";
   svg = ChartGroup(c, 0, 0);
-  EXPECT_NE(svg.find("<circle cx=\"580\" cy=\"42\" r=\"3.5\" fill=\"#1f77b4\"/>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<circle cx=\"780\" cy=\"42\" r=\"3.5\" fill=\"#1f77b4\"/>"), std::string::npos) << svg;
 }
 
 // A bar reaching below 0 while every point is >= 0 (a latency's wide
@@ -95,10 +95,10 @@ TEST(ChartTest, NonFinitePointsAreLeftOut) {
   EXPECT_NE(svg.find("<polyline points="), std::string::npos);
 }
 
-// A log x axis: the plot area is 760 - 70 - 190 - 16 = 484 px wide from
-// x = 70, its ends 6 px in, so x runs over [76, 548]; the data 0.001 ..
+// A log x axis: the plot area is 960 - 70 - 190 - 16 = 684 px wide from
+// x = 70, its ends 6 px in, so x runs over [76, 748]; the data 0.001 ..
 // 10 give ticks at the powers of ten 0.001 .. 10, four decades: 0.1 is
-// half way, 76 + 472 / 2 = 312. The plot is 280 - 34 - 44 = 202 px high
+// half way, 76 + 672 / 2 = 412. The plot is 280 - 34 - 44 = 202 px high
 // from y = 34: y 0 at 34 + 202 - 6 = 230, y 1 (y_max) at 40, 0.5 at 135.
 // The step at x = 0 is off a log axis: not drawn.
 TEST(ChartTest, ALogAxisPlacesPowersOfTenEvenly) {
@@ -115,14 +115,67 @@ TEST(ChartTest, ALogAxisPlacesPowersOfTenEvenly) {
   EXPECT_FALSE(SpansDecades(c.lines, 5));
   c.lines[0].points.insert(c.lines[0].points.begin(), {0, 0});
   std::string svg = ChartGroup(c, 0, 0);
-  EXPECT_NE(svg.find("<polyline points=\"76.0,230.0 312.0,230.0 312.0,135.0 548.0,135.0 "
-                     "548.0,40.0\""),
+  EXPECT_NE(svg.find("<polyline points=\"76.0,230.0 412.0,230.0 412.0,135.0 748.0,135.0 "
+                     "748.0,40.0\""),
             std::string::npos)
       << svg;
   for (const char* tick : {">0.001<", ">0.01<", ">0.1<", ">1<", ">10<"}) {
     EXPECT_NE(svg.find(tick), std::string::npos) << tick;
   }
   EXPECT_EQ(svg.find(">100<"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace serq::view
+
+namespace serq::view {
+namespace {
+
+// A legend is never cut: the legend's text column is 190 - 26 = 164 px,
+// 22 characters of 0.61 * 12 px, so the 23 of "itl (n=3070322, sketch)"
+// wrap at the last space within them, the second line 14 px under the
+// first; the next entry starts 18 px under that.
+TEST(ChartTest, LongLegendLabelsWrapWhole) {
+  Chart c;
+  c.lines.push_back({"itl (n=3070322, sketch)", {{1, 1}, {2, 2}}});
+  c.lines.push_back({"tpot", {{1, 1}, {2, 3}}});
+  std::string svg = ChartGroup(c, 0, 0);
+  EXPECT_EQ(svg.find('~'), std::string::npos) << svg;
+  EXPECT_NE(svg.find("y=\"46\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" "
+                     "font-size=\"12\" text-anchor=\"start\" fill=\"#222222\">itl (n=3070322,</text>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("y=\"60\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" "
+                     "font-size=\"12\" text-anchor=\"start\" fill=\"#222222\">sketch)</text>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("y=\"78\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" "
+                     "font-size=\"12\" text-anchor=\"start\" fill=\"#222222\">tpot</text>"),
+            std::string::npos)
+      << svg;
+}
+
+}  // namespace
+}  // namespace serq::view
+
+namespace serq::view {
+namespace {
+
+// A log y axis (a sweep's figure spanning ten times): y 1, 10, 100 give
+// ticks at 1, 10 and 100, evenly spaced over the 202 - 12 = 190 px from
+// y = 230 up to 40, so 10 is half way, at 135; x 1 .. 3 over [76, 748]
+// as in ChartTest.MarksWithIntervalBars. SpansDecadesY says when.
+TEST(ChartTest, ALogYAxisPlacesPowersOfTenEvenly) {
+  Chart c;
+  c.lines.push_back({"", {{1, 1}, {2, 10}, {3, 100}}});
+  EXPECT_TRUE(SpansDecadesY(c.lines, 1));
+  EXPECT_FALSE(SpansDecadesY({{"", {{1, 1}, {2, 9.99}}}}, 1));
+  EXPECT_FALSE(SpansDecadesY({{"", {{1, 0}, {2, 100}}}}, 1));
+  c.y_log = true;
+  std::string svg = ChartGroup(c, 0, 0);
+  EXPECT_NE(svg.find("<polyline points=\"76.0,230.0 412.0,135.0 748.0,40.0\""), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("text-anchor=\"end\" fill=\"#222222\">100</text>"), std::string::npos) << svg;
 }
 
 }  // namespace

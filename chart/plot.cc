@@ -157,17 +157,30 @@ std::vector<Chart> SeriesPlots(const results::Replication& rep) {
   // Elements of one declaration are adjacent (declaration order, then index).
   for (int j = 0; j < s.stage_size();) {
     const results::StageSeries& first = s.stage(j);
-    std::vector<ChartLine> present, batch;
+    std::vector<ChartLine> present, batch, waiting;
     for (; j < s.stage_size() && s.stage(j).name() == first.name(); ++j) {
       const results::StageSeries& st = s.stage(j);
       std::string element = ElementName(st.name(), st.array(), st.index());
       present.push_back({absl::StrCat(element, " present"), Steps(s.time(), st.present()), true});
       if (!st.batch().empty()) {
-        batch.push_back({absl::StrCat(element, " batch"), Steps(s.time(), st.batch()), true});
+        // A step stage's requests running (in the step) and waiting (the
+        // rest of those present), as vLLM's scheduler counts them.
+        batch.push_back({absl::StrCat(element, " running"), Steps(s.time(), st.batch()), true});
+        std::vector<double> rest;
+        for (int k = 0; k < st.present_size() && k < st.batch_size(); ++k) {
+          rest.push_back(st.present(k) - st.batch(k));
+        }
+        waiting.push_back(
+            {absl::StrCat(element, " waiting"),
+             Steps(s.time(), google::protobuf::RepeatedField<double>(rest.begin(), rest.end())),
+             true});
       }
     }
     DeclarationCharts(absl::StrCat("stage ", first.name(), " (", first.kind(), ")", which), "jobs",
-                      first.array(), {{"present", std::move(present)}, {"batch", std::move(batch)}},
+                      first.array(),
+                      {{"present", std::move(present)},
+                       {"running", std::move(batch)},
+                       {"waiting", std::move(waiting)}},
                       nullptr, &charts);
   }
   for (int j = 0; j < s.pool_size();) {

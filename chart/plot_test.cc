@@ -61,10 +61,14 @@ TEST(PlotTest, SeriesChartsPerDeclaration) {
   std::vector<Chart> charts = SeriesPlots(rep);
   ASSERT_EQ(charts.size(), 3u);
   EXPECT_EQ(charts[0].title, "stage E (step) (replication 2)");
-  ASSERT_EQ(charts[0].lines.size(), 2u);
+  // A step stage: present, running (the batch) and waiting (present -
+  // batch: 2 - 1 = 1, then 1 - 0 = 1).
+  ASSERT_EQ(charts[0].lines.size(), 3u);
   EXPECT_EQ(charts[0].lines[0].label, "E present");
   EXPECT_EQ(charts[0].lines[0].points, (Points{{0, 2}, {1, 1}}));
-  EXPECT_EQ(charts[0].lines[1].label, "E batch");
+  EXPECT_EQ(charts[0].lines[1].label, "E running");
+  EXPECT_EQ(charts[0].lines[2].label, "E waiting");
+  EXPECT_EQ(charts[0].lines[2].points, (Points{{0, 1}, {1, 1}}));
   EXPECT_EQ(charts[1].title, "pool kv (cap 10) (replication 2): used");
   ASSERT_EQ(charts[1].lines.size(), 3u);
   EXPECT_EQ(charts[1].lines[1].label, "kv[1] used");

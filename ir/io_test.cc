@@ -193,11 +193,13 @@ TEST(Io, Version10WithIr11FieldsIsRefusedAtTheirPaths) {
                                              "decl": 26}},
                      {"number": 1e9}, {"number": 0}]}}}],
       "session": [{"body": [{"set": {"variable": "r", "value": {"call": {
-          "function": "waiting", "arg": [{"ref": {"name": "E"}}]}}}}]}]})",
+          "function": "waiting", "arg": [{"ref": {"name": "E"}}]}}}}]}],
+      "run": {"horizon": {"number": 1}, "gpus": {"number": 4}}})",
                            &p, &d));
   std::string v = "error: IR version 10 cannot hold ";
   EXPECT_EQ(d.Render(),
-            absl::StrCat("v10.json:stage[0].lockstep: ", v, "'lockstep' (added in version 11)\n",
+            absl::StrCat("v10.json:run.gpus: ", v, "'gpus' (added in version 11)\n",
+                         "v10.json:stage[0].lockstep: ", v, "'lockstep' (added in version 11)\n",
                          "v10.json:stage[0].rate.call.function: ", v,
                          "the function 'all_reduce' (added in version 11)\n",
                          "v10.json:stage[0].rate.call.arg[1].ref: ", v,

@@ -40,6 +40,8 @@ inline constexpr int64_t kMaxExactly = int64_t{1} << 53;
 // replication out as it ends, but `serq run` and serq-report keep every
 // replication's summary (~7 KB without samples): 10^5 of them is ~0.7 GB.
 inline constexpr int64_t kMaxReplications = 100000;
+// run { gpus N; }: the GPUs of a deployment, at most this many.
+inline constexpr int64_t kMaxGpus = 1000000;
 
 // serq-sim --max-sessions' default: the sessions alive at once (arrived and
 // not yet ended, or ended with a lease still alive). ~0.5 KB each.

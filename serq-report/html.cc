@@ -1,5 +1,6 @@
 #include "serq-report/html.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -16,6 +17,7 @@
 #include "chart/plot.h"
 #include "chart/xml.h"
 #include "diagram/view.h"
+#include "serq-report/html_page.h"
 #include "serq-report/html_tables.h"
 
 namespace serq::report {
@@ -23,27 +25,8 @@ namespace {
 
 using view::XmlEscape;
 
-constexpr char kStyle[] = R"(
-body { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; color: #222; margin: 24px auto;
-       max-width: 1320px; padding: 0 16px; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #ddd; }
-p.headline { font-weight: bold; margin: 4px 0; }
-table { border-collapse: collapse; font-size: 13px; margin: 0; }
-caption { caption-side: top; text-align: left; font-size: 13px; color: #555; padding: 4px 0; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; }
-th { background: #f2f2f2; text-align: left; vertical-align: bottom; font-weight: 600;
-     max-width: 9em; }
-td { white-space: nowrap; font-family: DejaVu Sans Mono, Menlo, Consolas, monospace; }
-td.n { text-align: right; }
-div.table { margin: 10px 0; overflow-x: auto; }
-figure { margin: 12px 0; overflow-x: auto; }
-figcaption { font-size: 13px; color: #555; margin-bottom: 4px; }
-pre { font-size: 12px; background: #f7f7f7; padding: 8px; overflow-x: auto; }
-)";
-
 std::string Figure(const std::string& caption, const std::string& svg, const std::string& id) {
-  return absl::StrCat("<figure id=\"", id, "\"><figcaption>", XmlEscape(caption),
-                      "</figcaption>\n", svg, "</figure>\n");
+  return HtmlFigure(caption, svg, id);
 }
 
 }  // namespace
@@ -70,10 +53,8 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
   std::string run_line(absl::string_view(*text).substr(0, text->find('\n')));
   std::string title = inputs[0].program().empty() ? std::string("serq report")
                                                   : absl::StrCat("serq: ", inputs[0].program());
-  std::string out = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>",
-      XmlEscape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n<h1>",
-      XmlEscape(title), "</h1>\n<p id=\"run\">", XmlEscape(run_line), "</p>\n");
+  std::string out = absl::StrCat(HtmlPageStart(title), "<p id=\"run\">", XmlEscape(run_line),
+                                 "</p>\n");
   // The headline: the text report's lines between the run line and the
   // first table (the busiest resource, preemptions, stalls).
   std::vector<absl::string_view> text_lines = absl::StrSplit(*text, '\n');
@@ -121,6 +102,15 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
       c.y_label = "fraction <= x";
       c.y_max = 1;
       view::PooledObservation pooled = view::PoolObservation(merged->replications, names[i]);
+      // A latency's axis in the unit its table has: ms when every sample
+      // is under a second, else s (docs/report.md §HTML).
+      double scale = 1;
+      if (IsLatency(names[i])) {
+        double top = pooled.sketch ? pooled.sketch->max() : 0;
+        for (double x : pooled.samples) top = std::max(top, std::fabs(x));
+        scale = top < 1 ? 1000 : 1;
+        c.x_label = absl::StrCat(names[i], scale == 1000 ? " (ms)" : " (s)");
+      }
       // Beyond 2^20 samples a replication the CDF is the sketch's, and says so.
       std::string caption =
           pooled.sketch ? absl::StrCat(names[i], ", every replication's samples, from the quantile "
@@ -129,6 +119,9 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
                                        "% of the exact value)")
                         : absl::StrCat(names[i], ", every replication's samples");
       c.lines.push_back(view::ObservationCdfLine(names[i], std::move(pooled)));
+      if (scale != 1) {
+        for (auto& [x, y] : c.lines.back().points) x *= scale;
+      }
       // ITL's decode steps and its preemptions' stalls, TTFT's quick and
       // queued prefills: a log axis.
       view::LogAxisIfSpansDecades(&c);
@@ -146,7 +139,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
     break;
   }
   absl::StrAppend(&out, "<h2>Text report</h2>\n<details><summary>as serq-report prints it</summary>\n<pre>",
-                  XmlEscape(*text), "</pre>\n</details>\n</body>\n</html>\n");
+                  XmlEscape(*text), "</pre>\n</details>\n", HtmlPageEnd());
   return out;
 }
 

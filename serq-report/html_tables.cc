@@ -141,21 +141,6 @@ std::string WithUnit(const std::string& name, bool ms) {
   return absl::StrCat(name, ms ? " (ms)" : " (s)");
 }
 
-// An observation is a latency when its name is one of serving's latency
-// words, or ends in one after `_`: ttft, tpot, itl, e2e, e2el, latency,
-// wait, delay, sojourn (case aside). Its figures are then seconds.
-bool IsLatency(absl::string_view name) {
-  std::string lower = absl::AsciiStrToLower(name);
-  for (absl::string_view word :
-       {"ttft", "tpot", "itl", "e2e", "e2el", "latency", "wait", "delay", "sojourn"}) {
-    if (lower == word || absl::EndsWith(lower, absl::StrCat("_", word)) ||
-        absl::StartsWith(lower, absl::StrCat(word, "_"))) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // The observe section: a table for the latencies under a second (in ms),
 // one for the other latencies (in s), one for every other observation
 // (in its own units, with its sums). A quantile's interval shares its cell.
@@ -378,6 +363,22 @@ std::string Render(const Table& t) {
 }
 
 }  // namespace
+
+// An observation is a latency when its name is one of serving's latency
+// words, or ends in one after `_`: ttft, tpot, itl, e2e, e2el, latency,
+// wait, delay, sojourn (case aside). Its figures are then seconds.
+bool IsLatency(absl::string_view name) {
+  std::string lower = absl::AsciiStrToLower(name);
+  for (absl::string_view word :
+       {"ttft", "tpot", "itl", "e2e", "e2el", "latency", "wait", "delay", "sojourn"}) {
+    if (lower == word || absl::EndsWith(lower, absl::StrCat("_", word)) ||
+        absl::StartsWith(lower, absl::StrCat(word, "_"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 
 std::string ReadableNumber(double x) {
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";

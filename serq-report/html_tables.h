@@ -22,6 +22,10 @@ namespace serq::report {
 // Never an exponent: below 1e-9 in magnitude it is `0`.
 std::string ReadableNumber(double x);
 
+// Whether an observation is a latency (its figures seconds): its name is
+// one of serving's latency words, or begins or ends with one after `_`.
+bool IsLatency(absl::string_view name);
+
 // One csv line split into its fields (RFC 4180 quoting).
 std::vector<std::string> SplitCsvLine(absl::string_view line);
 

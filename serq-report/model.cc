@@ -12,6 +12,7 @@
 #include "stats/format.h"
 #include "serq-report/observations.h"
 #include "serq-report/steady_state.h"
+#include "serq-report/throughput.h"
 #include "stats/stats.h"
 
 namespace serq::report {
@@ -224,6 +225,7 @@ Report BuildReport(const MergedResults& merged, const std::vector<double>& quant
   AddPools(merged, &report);
   AddCaches(merged, &report);
   AddSessions(merged, &report);
+  AddThroughput(merged, &report);
   *report.mutable_steady_state() = JudgeSteadyState(merged);
   ClearNaN(&report);
   return report;

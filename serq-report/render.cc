@@ -1,5 +1,6 @@
 #include "serq-report/render.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "stats/format.h"
 #include "serq-report/headline.h"
 #include "serq-report/steady_state.h"
+#include "serq-report/throughput.h"
 #include "serq-report/table.h"
 
 namespace serq::report {
@@ -27,8 +29,10 @@ std::string RunLine(const Report& r) {
   std::vector<std::string> seeds;
   for (uint64_t s : r.seed()) seeds.push_back(absl::StrCat(s));
   // A run without a horizon says where it ended instead.
+  // The end to 4 decimals, as the tables print times (json and csv keep
+  // every digit): `65.3433`, not `65.343347205960882`.
   std::string span = r.drained() ? absl::StrCat("no horizon, ran to its last event at ",
-                                                FormatShortest(r.end()))
+                                                FormatShortest(std::round(r.end() * 1e4) / 1e4))
                                  : absl::StrCat("horizon ", FormatShortest(r.horizon()));
   return absl::StrCat(r.program().empty() ? "(unnamed program)" : r.program(),
                       ": ", span, ", warmup ",
@@ -201,6 +205,9 @@ std::string Render(const Report& r, bool markdown) {
   for (const std::string& line : HeadlineLines(r)) {
     absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(line) : line, "\n");
   }
+  if (std::string line = ThroughputLine(r); !line.empty()) {
+    absl::StrAppend(&out, markdown ? "\n" : "", markdown ? EscapeMarkdown(line) : line, "\n");
+  }
   Tables tables = MakeTables(r, markdown);
   for (size_t i = 0; i < tables.tables.size(); ++i) {
     const Table& t = tables.tables[i];
@@ -270,6 +277,27 @@ std::string RenderCsv(const Report& r) {
   CsvRow(&out, {r.program(), r.has_horizon() ? FormatShortest(r.horizon()) : "",
                 FormatShortest(r.warmup()),
                 absl::StrCat(r.replications()), absl::StrJoin(seeds, " ")});
+
+  // vLLM's throughputs, and per GPU when the program states its GPUs
+  // (docs/report.md §Throughput): one row a figure.
+  out += "\n";
+  CsvRow(&out, {"throughput", "count", "rate", "gpus", "rate_per_gpu"});
+  if (r.has_throughput()) {
+    const Throughput& t = r.throughput();
+    std::string gpus = t.has_gpus() ? absl::StrCat(t.gpus()) : "";
+    if (t.has_request_rate()) {
+      CsvRow(&out, {"requests", absl::StrCat(t.requests()), FormatShortest(t.request_rate()), gpus,
+                    Full(t.has_request_rate_per_gpu(), t.request_rate_per_gpu())});
+    }
+    if (t.has_output_token_rate()) {
+      CsvRow(&out, {"output_tokens", FormatShortest(t.output_tokens()),
+                    FormatShortest(t.output_token_rate()), gpus,
+                    Full(t.has_output_token_rate_per_gpu(), t.output_token_rate_per_gpu())});
+      CsvRow(&out, {"total_tokens", FormatShortest(t.prompt_tokens() + t.output_tokens()),
+                    FormatShortest(t.total_token_rate()), gpus,
+                    Full(t.has_total_token_rate_per_gpu(), t.total_token_rate_per_gpu())});
+    }
+  }
 
   out += "\n";
   std::vector<std::string> header = {"observe", "n",    "mean", "half_width", "interval",

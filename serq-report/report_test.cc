@@ -366,6 +366,8 @@ TEST(Report, CsvQuotesWhatNeedsIt) {
             "program,horizon,warmup,replications,seeds\n"
             "\"a,b \"\"c\"\".sq\",10,0,0,1\n"
             "\n"
+            "throughput,count,rate,gpus,rate_per_gpu\n"
+            "\n"
             "observe,n,mean,half_width,interval,std,rate,sum,sum_rate,p99,p99_half_width\n"
             "\n"
             "stage,kind,shared,mean_present,utilisation,done,mean_service,waited,mean_wait,steps,"
@@ -464,6 +466,87 @@ TEST(Report, CacheTable) {
   AddReplication(&plain, 0, {1})->add_pool()->set_name("plain");
   EXPECT_EQ(Text({plain}).find("hit rate"), std::string::npos);
   EXPECT_EQ(Text({plain}, csv).find("cache,"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace serq::report
+
+namespace serq::report {
+namespace {
+
+// vLLM's throughputs (docs/report.md §Throughput), by hand. Two
+// replications of the window [10, 30] (20 s each, 40 s in all):
+// replication 0: 30 sessions ended in the window, 30 prefill runs of 1000
+// tokens in all and decode runs of 3000; replication 1: 50 sessions, 50
+// prefills of 2000 tokens, decodes of 4950. Requests 80 / 40 = 2 a
+// second; output tokens (3000 + 30) + (4950 + 50) = 8030 (each prefill
+// makes the first token), 8030 / 40 = 200.75 a second; total tokens 8030
+// + 3000 = 11030, 275.75 a second. Over 4 GPUs: 0.5, 50.1875, 68.9375.
+TEST(Report, ThroughputAsVllmDefinesItAndPerGpu) {
+  results::Results r = Results();
+  r.set_horizon(30);
+  r.set_warmup(10);
+  r.set_gpus(4);
+  const uint64_t ended[] = {30, 50};
+  const double prompt[] = {1000, 2000}, decode[] = {3000, 4950};
+  for (uint32_t i = 0; i < 2; ++i) {
+    results::Replication* rep = AddReplication(&r, i, {1.0});
+    rep->set_seed(i + 1);
+    results::SessionStats* s = rep->add_session();
+    s->set_arrived(ended[i]);
+    s->set_ended(ended[i]);
+    s->set_arrived_window(ended[i]);
+    s->set_ended_window(ended[i]);
+    for (int k = 0; k < 3; ++k) s->add_in_progress_third(0);
+    s->set_prefills_window(ended[i]);
+    s->set_prefill_tokens_window(prompt[i]);
+    s->set_decode_tokens_window(decode[i]);
+  }
+  std::string text = Text({r});
+  EXPECT_NE(text.find("throughput: 2.0000 requests/s, 200.7500 output tokens/s, 275.7500 total "
+                      "tokens/s; per GPU (4 GPUs): 0.5000 requests/s, 50.1875 output tokens/s, "
+                      "68.9375 total tokens/s\n"),
+            std::string::npos)
+      << text;
+  ReportOptions csv;
+  csv.format = "csv";
+  std::string table = Text({r}, csv);
+  EXPECT_NE(table.find("throughput,count,rate,gpus,rate_per_gpu\n"
+                       "requests,80,2,4,0.5\n"
+                       "output_tokens,8030,200.75,4,50.1875\n"
+                       "total_tokens,11030,275.75,4,68.9375\n"),
+            std::string::npos)
+      << table;
+  // Without `gpus`: no per-GPU figures, and no gpus cell.
+  r.set_gpus(0);
+  text = Text({r});
+  EXPECT_NE(text.find("throughput: 2.0000 requests/s, 200.7500 output tokens/s, 275.7500 total "
+                      "tokens/s\n"),
+            std::string::npos)
+      << text;
+}
+
+// A program of plain runs (no prefill or decode) has requests, not tokens;
+// results without the window's counts (no thirds) have neither: no line.
+TEST(Report, ThroughputWithoutTokensOrCounts) {
+  results::Results r = Results();
+  results::Replication* rep = AddReplication(&r, 0, {1.0});
+  results::SessionStats* s = rep->add_session();
+  s->set_ended_window(5);
+  for (int k = 0; k < 3; ++k) s->add_in_progress_third(0);
+  EXPECT_NE(Text({r}).find("throughput: 0.5000 requests/s\n"), std::string::npos) << Text({r});
+  s->clear_in_progress_third();
+  EXPECT_EQ(Text({r}).find("throughput"), std::string::npos) << Text({r});
+}
+
+// Files of deployments of other sizes do not merge.
+TEST(Report, OtherGpusAreRefused) {
+  results::Results a = Results(), b = Results();
+  AddReplication(&a, 0, {1.0});
+  AddReplication(&b, 1, {1.0});
+  a.set_gpus(2);
+  b.set_gpus(3);
+  EXPECT_NE(Error({a, b}).find("gpus 3 differs from 2 in a.json"), std::string::npos) << Error({a, b});
 }
 
 }  // namespace

@@ -885,3 +885,47 @@ run { horizon 10; }
 
 }  // namespace
 }  // namespace serq
+
+namespace serq::testing {
+namespace {
+
+// The window's token counts (docs/report.md §Throughput). Three sessions
+// at 0 on step(1): the three prefills of 5 tokens share the step [0, 1),
+// then the decodes of 3 tokens the steps [1, 2), [2, 3), [3, 4). Over
+// the horizon 10 every run completes: 3 prefill runs, 15 prefill tokens,
+// 9 decode tokens. With the horizon 2.5 only the prefills have completed.
+// `gpus G` after -D G=4 is 4 in the results.
+TEST(ThroughputTest, TokensOfTheRunsCompletedInTheWindow) {
+  const char* program = R"(
+param G = 2;
+stage E : step(1) { seqs 4; }
+workload main { arrive batch(3); }
+session main { run E prefill (5); run E decode (3); }
+run { horizon HORIZON; gpus G; }
+)";
+  auto run = [&](const std::string& horizon, SimOptions options = {}) {
+    return RunSource(absl::StrReplaceAll(program, {{"HORIZON", horizon}}), options);
+  };
+  SimRun all = run("10");
+  ASSERT_TRUE(all.ok) << all.errors;
+  const results::SessionStats& s = all.results.replication(0).session(0);
+  EXPECT_EQ(s.ended_window(), 3u);
+  EXPECT_EQ(s.prefills_window(), 3u);
+  EXPECT_EQ(s.prefill_tokens_window(), 15);
+  EXPECT_EQ(s.decode_tokens_window(), 9);
+  EXPECT_EQ(all.results.gpus(), 2u);
+
+  SimOptions four;
+  four.defines = {{"G", 4}};
+  SimRun part = run("2.5", four);
+  ASSERT_TRUE(part.ok) << part.errors;
+  const results::SessionStats& p = part.results.replication(0).session(0);
+  EXPECT_EQ(p.ended_window(), 0u);
+  EXPECT_EQ(p.prefills_window(), 3u);
+  EXPECT_EQ(p.prefill_tokens_window(), 15);
+  EXPECT_EQ(p.decode_tokens_window(), 0);
+  EXPECT_EQ(part.results.gpus(), 4u);
+}
+
+}  // namespace
+}  // namespace serq::testing

@@ -29,6 +29,7 @@
 #include "serq/sweep/search.h"
 #include "serq/sweep/sweep.h"
 #include "serq/sweep/sweep_chart.h"
+#include "serq/sweep/sweep_html.h"
 #include "serq/sweep/sweep_report.h"
 
 ABSL_FLAG(std::string, out, "",
@@ -121,7 +122,8 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
     if (!svg.ok()) return Usage(std::string(svg.status().message()));
     return Emit(*svg, exit_code);
   }
-  auto text = RenderSweepReport(*table, format.empty() ? "text" : format);
+  auto text = format == "html" ? RenderSweepHtml(*table)
+                               : RenderSweepReport(*table, format.empty() ? "text" : format);
   if (!text.ok()) return Usage(std::string(text.status().message()));
   return Emit(*text, exit_code);
 }
@@ -273,8 +275,8 @@ int SweepMain(const CommandLine& line) {
   if (!emit.empty() && args.jobs) return Usage("--jobs applies to running the tasks here, not to --emit");
   if (!args.format.empty() && !emit.empty()) return Usage("--format applies to the report: give it to --merge");
   if (!args.format.empty() && args.format != "text" && args.format != "csv" && args.format != "json" &&
-      args.format != "md") {
-    return Usage(absl::StrCat("unknown --format '", args.format, "' (expected text, csv, json or md)"));
+      args.format != "md" && args.format != "html") {
+    return Usage(absl::StrCat("unknown --format '", args.format, "' (expected text, csv, json, md or html)"));
   }
   // --metrics and --chart's figure, checked against the program below.
   std::vector<std::pair<const char*, std::vector<Metric>>> asked;

@@ -169,15 +169,21 @@ grep -q -- "sweep --out '$tmp/slurm' --task \"\$SLURM_ARRAY_TASK_ID\"\$" "$tmp/j
 # The chart: mean(t) of an M/M/1 queue against Rate, a line per Mu, held to
 # testdata/sweep/mm1-chart.svg. Checked by hand: the mean time in system is
 # 1 / (Mu - Rate), which every point's bar must cover (the csv below); the
-# chart is serq-view/chart.cc's (plot area x 70..554, y 34..236, the axes'
+# chart is serq-view/chart.cc's (plot area x 70..754, y 34..236, the axes'
 # ends 6 px inside): the y axis runs 0 to 6 (the top bar ends at 2.9072 +
 # 2.6421 = 5.55: about 5 ticks over 5.55 are 2 apart) over 190 px up from
-# y = 230, the x axis 0.2 to 0.6 over 472 px from x = 76, so the point
+# y = 230, the x axis 0.2 to 0.6 over 672 px from x = 76, so the point
 # (Rate 0.2, 1.2821) is at x = 76.0, y = 230 - 1.2821 / 6 * 190 = 189.4.
 mm1=(testdata/sweep/mm1.sq -D Rate=0.2:0.6:0.2 -D Mu=1,2 --replications 3 --horizon 1000)
 "$serq" sweep "${mm1[@]}" --out "$tmp/mm1" --chart 'mean(t)' >"$tmp/chart.svg" || fail "chart: exit $?"
 cmp -s "$tmp/chart.svg" testdata/sweep/mm1-chart.svg || fail "chart: not mm1-chart.svg"
 grep -qF '<circle cx="76.0" cy="189.4" r="3.5" fill="#1f77b4"' "$tmp/chart.svg" || fail "chart: the first point is not where derived"
+# The sweep's html page: its table and a chart a figure (the first the
+# chart above), held to testdata/html/sweep-mm1.html, which
+# //testdata/html:html_browser_test opens in chromium.
+"$serq" sweep --merge "$tmp/mm1" --format html >"$tmp/sweep.html" || fail "html: exit $?"
+cmp -s "$tmp/sweep.html" testdata/html/sweep-mm1.html || fail "html: not testdata/html/sweep-mm1.html"
+grep -qF '<circle cx="76.0" cy="189.4" r="3.5" fill="#1f77b4"' "$tmp/sweep.html" || fail "html: no chart of mean(t)"
 "$serq" sweep --merge "$tmp/mm1" --metrics 'mean(t)' --format csv | awk -F, 'NR > 1 {
   want = 1 / ($2 - $1); d = $4 - want; if (d < 0) d = -d
   if (d > $5) { print "Rate " $1 " Mu " $2 ": mean " $4 " +- " $5 " misses " want; bad = 1 } }

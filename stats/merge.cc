@@ -194,6 +194,11 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
                                                " differs from ", FormatShortest(first.horizon()),
                                                " in ", other, kSameRun));
       }
+      if (r.gpus() != first.gpus()) {
+        d->ErrorAtPath("gpus", absl::StrCat("gpus ", r.gpus(), " differs from ", first.gpus(),
+                                            " in ", other,
+                                            "; merged results must come from the same deployment"));
+      }
       if (r.warmup() != first.warmup()) {
         d->ErrorAtPath("warmup", absl::StrCat("warmup ", FormatShortest(r.warmup()),
                                               " differs from ", FormatShortest(first.warmup()),

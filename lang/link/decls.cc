@@ -380,6 +380,13 @@ void Linker::CheckRunSettings() {
                          FormatNumber(*v)));
     }
   }
+  if (auto v = setting("gpus", IF_PRESENT(run, gpus))) {
+    if (!(IsWhole(*v) && *v >= 1 && *v <= kMaxGpus)) {
+      Error(here.Field("gpus").At(run->gpus().loc()),
+            absl::StrCat("gpus must be a whole number from 1 to ", kMaxGpus, ", not ",
+                         FormatNumber(*v)));
+    }
+  }
   if (auto v = setting("seed", IF_PRESENT(run, seed))) {
     if (!(IsWhole(*v) && *v >= 0 && *v <= kMaxSeed)) {
       Error(here.Field("seed").At(run->seed().loc()),

@@ -190,6 +190,7 @@ std::string DumpProgram(const ir::Program& p, bool locs) {
                     Opt("warmup", r.warmup(), r.has_warmup()),
                     Opt("replications", r.replications(), r.has_replications()),
                     Opt("seed", r.seed(), r.has_seed()), Opt("sample", r.sample(), r.has_sample()),
+                    Opt("gpus", r.gpus(), r.has_gpus()),
                     Loc(r.loc(), locs), "\n");
   }
   return out;

@@ -142,6 +142,7 @@ class Printer {
       }
       if (r.has_seed()) absl::StrAppend(&options, " seed ", FormatExpr(r.seed()), ";");
       if (r.has_sample()) absl::StrAppend(&options, " sample ", FormatExpr(r.sample()), ";");
+      if (r.has_gpus()) absl::StrAppend(&options, " gpus ", FormatExpr(r.gpus()), ";");
       Line(absl::StrCat("run ", Block(options)));
     }
     return out_;

@@ -47,6 +47,7 @@ constexpr OptionWord kOptionWords[] = {
     {"stages", "workload"}, {"exactly", "workload"},  // IR 11
     {"horizon", "run"},    {"seed", "run"},         {"replications", "run"},
     {"warmup", "run"},     {"sample", "run"},
+    {"gpus", "run"},
     // A statement word: reserved only where a statement starts, as the
     // option words are where an option does (language.md §2).
     {"prefix", "session"},

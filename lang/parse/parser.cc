@@ -1096,6 +1096,7 @@ class Parser {
         {"replications", setting(r->mutable_replications())},
         {"seed", setting(r->mutable_seed())},
         {"sample", setting(r->mutable_sample())},
+        {"gpus", setting(r->mutable_gpus())},
     };
     Options(open, "the run block", options);
     // Settings not given stay absent (mutable_ above created them empty).
@@ -1104,6 +1105,7 @@ class Parser {
     if (options[2].first == nullptr) r->clear_replications();
     if (options[3].first == nullptr) r->clear_seed();
     if (options[4].first == nullptr) r->clear_sample();
+    if (options[5].first == nullptr) r->clear_gpus();
   }
 
   // ------------------------------------------------------------ statements

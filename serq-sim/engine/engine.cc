@@ -88,6 +88,9 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
   ended_.assign(model.sessions.size(), 0);
   arrived_window_.assign(model.sessions.size(), 0);
   ended_window_.assign(model.sessions.size(), 0);
+  prefills_window_.assign(model.sessions.size(), 0);
+  prefill_tokens_window_.assign(model.sessions.size(), 0);
+  decode_tokens_window_.assign(model.sessions.size(), 0);
   in_progress_.assign(model.sessions.size(), TimeAverage());
   last_arrival_.assign(model.sessions.size(), -1);
   in_progress_last_arrival_.assign(model.sessions.size(), 0);
@@ -657,12 +660,25 @@ void Engine::Complete(const std::vector<SessionId>& done) {
     Session& s = sessions_[done[i]];
     double service = now_ - s.service_start;
     for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
+    if (window_started_ && s.run_mode != ir::Statement::Run::PLAIN) CountTokens(s);
     if (options_.trace) LogStation("done", s);
   }
   for (size_t i = 0; i < done.size(); ++i) {
     sessions_[done[i]].state = SessionState::kRunning;
     Execute(done[i]);
     if (failed()) return;
+  }
+}
+
+// The report's token throughputs (docs/report.md §Throughput): the tokens
+// of the prefill and decode runs that completed in the window, by session
+// name. A run of work 0 completes without an event and counts nothing.
+void Engine::CountTokens(const Session& s) {
+  if (s.run_mode == ir::Statement::Run::PREFILL) {
+    ++prefills_window_[s.decl];
+    prefill_tokens_window_[s.decl] += s.run_work;
+  } else {
+    decode_tokens_window_[s.decl] += s.run_work;
   }
 }
 
@@ -818,6 +834,9 @@ void Engine::Report(results::Replication* out) {
     s->set_in_progress(arrived_[i] - ended_[i]);
     s->set_arrived_window(arrived_window_[i]);
     s->set_ended_window(ended_window_[i]);
+    s->set_prefills_window(prefills_window_[i]);
+    s->set_prefill_tokens_window(prefill_tokens_window_[i]);
+    s->set_decode_tokens_window(decode_tokens_window_[i]);
     AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
               thirds, s->mutable_in_progress_third());
     if (model_.drain && last_arrival_[i] >= 0) {

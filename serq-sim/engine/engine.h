@@ -141,6 +141,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
+  void CountTokens(const Session& s);
   // The window's thirds (for the steady-state figures): the integrals of
   // the jobs present at every station and of the sessions in progress at
   // warmup + k (horizon - warmup) / 3, taken before the first event at or
@@ -329,6 +330,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<uint64_t> ended_;
   std::vector<uint64_t> arrived_window_;  // in [warmup, horizon]
   std::vector<uint64_t> ended_window_;
+  // Prefill runs, and the tokens of prefill and decode runs, that
+  // completed in the window (CountTokens).
+  std::vector<uint64_t> prefills_window_;
+  std::vector<double> prefill_tokens_window_;
+  std::vector<double> decode_tokens_window_;
   std::vector<TimeAverage> in_progress_;  // per session declaration
   // A run without a horizon: each session declaration's last arrival and
   // its sessions in progress just after it.

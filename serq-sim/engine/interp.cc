@@ -220,6 +220,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   }
   Job job;
   s.run_mode = r.mode;
+  s.run_work = work;
   if (r.growing >= 0) {
     // The hold a run grows is the session's innermost active hold on the
     // pool, found when the run starts (as a load's).

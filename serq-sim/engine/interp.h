@@ -49,6 +49,7 @@ struct alignas(64) Session {
   absl::InlinedVector<uint32_t, 2> run_stations;
   HoldId grow_hold = 0;  // a run `growing P`: its hold on P
   ir::Statement::Run::Mode run_mode = ir::Statement::Run::PLAIN;
+  double run_work = 0;  // its work: a prefill's or decode's tokens, for the window's token counts
   absl::InlinedVector<double, 4> variables;  // NaN: never set
   std::vector<Frame> frames;
   std::vector<HoldId> holds;

@@ -145,6 +145,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   header->set_seed(model.seed);
   header->set_replications(model.replications);
   header->set_sample(model.sample);
+  header->set_gpus(model.gpus);
   absl::Status sink_error;
   bool trace_lost = false;
   // A trace that cannot be written stops the run at the next replication's

@@ -275,6 +275,17 @@ bool Compiler::Settings() {
       model_->seed = static_cast<uint64_t>(*v);
     }
   }
+  if (run.has_gpus()) {
+    // serq-link checked it against the program's params; -D may change it.
+    auto v = ConstantAt(run.gpus(), "run.gpus");
+    if (!v) return false;
+    if (!(whole(*v) && *v >= 1 && *v <= kMaxGpus)) {
+      Error(run.gpus().loc(), "run.gpus",
+            absl::StrCat("gpus must be a whole number from 1 to ", kMaxGpus, ", got ", *v));
+    } else {
+      model_->gpus = static_cast<uint32_t>(*v);
+    }
+  }
   return ok_ && SampleSetting();
 }
 

@@ -162,6 +162,7 @@ struct Model {
   uint64_t seed = 1;
   uint32_t replications = 1;
   double sample = 0;  // the time series' interval (0: none)
+  uint32_t gpus = 0;  // run { gpus N; } (0: not stated)
 };
 
 // The most samples a time series may have (horizon / sample).

@@ -59,12 +59,20 @@ double Sum(const results::Observation& o) {
 
 absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
   text = absl::StripAsciiWhitespace(text);
+  if (auto t = report::ParseThroughputFigure(text)) {
+    Metric m;
+    m.kind = Metric::kThroughput;
+    m.throughput = *t;
+    m.label = std::string(text);
+    return m;
+  }
   auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat("bad figure '", text, "': ", why));
   };
   size_t open = text.find('(');
   if (open == absl::string_view::npos || !absl::EndsWith(text, ")")) {
-    return bad("expected mean(x), pNN(x), rate(x) or goodput(x) of an observation x");
+    return bad("expected mean(x), pNN(x), rate(x) or goodput(x) of an observation x, or one of " +
+               report::ThroughputFigureWords());
   }
   absl::string_view fn = text.substr(0, open);
   absl::string_view name = absl::StripAsciiWhitespace(text.substr(open + 1, text.size() - open - 2));
@@ -141,6 +149,17 @@ std::vector<Metric> DefaultMetrics(const report::MergedResults& merged) {
     metrics.push_back(*ParseMetric(absl::StrCat("mean(", n, ")")));
     metrics.push_back(*ParseMetric(absl::StrCat("p99(", n, ")")));
   }
+  // vLLM's throughputs (docs/report.md §Throughput), those the results
+  // can give: tokens when a prefill or decode run completed, per GPU when
+  // the program states its GPUs.
+  report::Report whole = report::BuildReport(merged, {});
+  for (absl::string_view word : {"request_throughput", "output_throughput", "total_token_throughput"}) {
+    for (bool per_gpu : {false, true}) {
+      std::string label = per_gpu ? absl::StrCat(word, "_per_gpu") : std::string(word);
+      Metric m = *ParseMetric(label);
+      if (report::ThroughputValue(whole, m.throughput)) metrics.push_back(m);
+    }
+  }
   return metrics;
 }
 
@@ -156,6 +175,7 @@ std::vector<std::string> ProgramObservations(const ir::Program& program) {
 absl::Status CheckObserved(const std::vector<Metric>& metrics,
                            const std::vector<std::string>& observations) {
   for (const Metric& m : metrics) {
+    if (m.kind == Metric::kThroughput) continue;
     if (std::find(observations.begin(), observations.end(), m.observation) != observations.end()) continue;
     std::vector<std::string> quoted;
     for (const std::string& n : observations) quoted.push_back(absl::StrCat("'", n, "'"));
@@ -177,6 +197,7 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
   std::vector<double> quantiles;
   for (const Metric& m : metrics) {
     if (m.kind == Metric::kQuantile) quantiles.push_back(m.percent);
+    if (m.kind == Metric::kThroughput) continue;
     if (by_name.count(m.observation) == 0) {
       std::vector<std::string> names;
       for (const auto& [n, obs] : by_name) names.push_back(absl::StrCat("'", n, "'"));
@@ -198,6 +219,19 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
     }
     const auto& obs = by_name[m.observation];
     switch (m.kind) {
+      case Metric::kThroughput: {
+        // The report's figure; its interval over the replications' own.
+        std::optional<double> value = report::ThroughputValue(rep, m.throughput);
+        if (!value) break;
+        std::vector<double> per_replication;
+        for (const std::optional<double>& v : report::ThroughputByReplication(merged, m.throughput)) {
+          per_replication.push_back(v.value_or(0));
+        }
+        f.defined = true;
+        f.value = *value;
+        f.half_width = HalfWidthOf(per_replication);
+        break;
+      }
       case Metric::kMean:
         if (o != nullptr && o->has_mean()) {
           f.defined = true;

@@ -21,6 +21,9 @@
 //   (`observe ok = ttft <= 0.2 && tpot <= 0.05;`), the sessions a second
 //   that completed within it, as vLLM's benchmark defines goodput. Its
 //   interval as rate's, over the replications' sums a second.
+// - request_throughput, output_throughput, total_token_throughput (and
+//   each _per_gpu): serq-report's Throughput (docs/report.md
+//   §Throughput); the interval as rate's, over the replications' own.
 #ifndef SERQ_SERQ_METRICS_H_
 #define SERQ_SERQ_METRICS_H_
 
@@ -32,13 +35,16 @@
 #include "absl/strings/string_view.h"
 #include "proto/ir.pb.h"
 #include "proto/report.pb.h"
+#include "serq-report/throughput.h"
 #include "stats/merge.h"
 
 namespace serq {
 
 struct Metric {
-  enum Kind { kMean, kQuantile, kRate, kGoodput };
+  enum Kind { kMean, kQuantile, kRate, kGoodput, kThroughput };
   Kind kind = kMean;
+  // kThroughput (of no observation: `observation` is empty): which one.
+  report::ThroughputFigure throughput;
   double percent = 0;       // kQuantile: 0 < percent < 100
   std::string observation;  // the observation's name
   std::string label;        // as the user writes it: "p99(ttft)"
@@ -93,7 +99,8 @@ std::string VerdictWord(report::SteadyState::Verdict verdict);
 // Not judged unsettled: STABLE, or UNASSESSED (results that cannot say).
 bool Settled(report::SteadyState::Verdict verdict);
 
-// The default metrics: mean and p99 of every observation, in name order.
+// The default metrics: mean and p99 of every observation, in name order,
+// then vLLM's throughputs that the results give (and per GPU).
 std::vector<Metric> DefaultMetrics(const report::MergedResults& merged);
 
 }  // namespace serq

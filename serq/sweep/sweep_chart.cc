@@ -102,6 +102,12 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
       l.ringed.push_back(p.unsettled);
     }
   }
+  // One overloaded point ten times the others would squash them to the
+  // axis: a log y axis, which the label says (docs/cli.md §Charts).
+  if (view::SpansDecadesY(chart.lines, 1)) {
+    chart.y_log = true;
+    absl::StrAppend(&chart.y_label, " (log scale)");
+  }
   // Its figures are of completed work only: say so where it is drawn.
   if (any_unsettled) absl::StrAppend(&chart.title, " (red ring: not in a steady state)");
   return view::ChartDocument({chart}, "");

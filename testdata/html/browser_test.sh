@@ -10,6 +10,12 @@
 #   - renders: in a screenshot, the station's fill (read from the page)
 #     near the top, and below it the charts' lines in the palette's first
 #     two colours (#1f77b4, #ff7f0e);
+#   - a sweep's page (sweep-*.html, serq sweep --format=html) has its
+#     table and a chart a figure, and no station row;
+#   - every chart (a CDF, the time series, a sweep's figure) is at least
+#     900 px wide as laid out, no legend is cut, a latency's CDF axis has
+#     its unit, a step stage's series its running and waiting requests,
+#     and a run's page its throughputs (line and table);
 #   - lays out without a horizontal scroll bar: a copy of the page with a
 #     script added measures, at 1400 px, every table against the box it is
 #     in (scrollWidth <= clientWidth) and the page against the window, and
@@ -45,6 +51,13 @@ cat >"$tmp/measure.js" <<'JS'
                ' body ' + Math.floor(document.body.getBoundingClientRect().right));
   }
   lines.push('page: scroll ' + document.documentElement.scrollWidth + ' window ' + window.innerWidth);
+  // The charts as laid out: the narrowest CDF or time-series chart.
+  var narrowest = 100000;
+  var charts = document.querySelectorAll('figure[id^="cdf-"] svg, figure#series svg, figure[id^="chart-"] svg');
+  for (var j = 0; j < charts.length; j++) {
+    narrowest = Math.min(narrowest, Math.floor(charts[j].getBoundingClientRect().width));
+  }
+  lines.push('charts: narrowest ' + narrowest + ' count ' + charts.length);
   var pre = document.createElement('pre');
   pre.id = 'overflow';
   pre.textContent = lines.join('\n');
@@ -96,12 +109,16 @@ for page in *.html; do
     fail "$page: a URL other than SVG's namespace"
   fi
   run_browser "$PWD/$page" --dump-dom >"$tmp/dom.html" || fail "$page: --dump-dom failed"
-  run_browser "$PWD/$page" --window-size=1400,3600 --screenshot="$tmp/shot.png" >/dev/null ||
+  run_browser "$PWD/$page" --window-size=1400,5000 --screenshot="$tmp/shot.png" >/dev/null ||
     fail "$page: --screenshot failed"
   measure "$PWD/$page" "$tmp/measured.dom"
   wide=$(overflows "$tmp/measured.dom")
   [ -z "$wide" ] || fail "$page: at 1400 px: $wide"
   grep -q '<pre id="overflow">table 0' "$tmp/measured.dom" || fail "$page: no table measured"
+  # Charts at least 900 px wide as the browser lays them out (issue 36).
+  narrowest=$(sed -n 's/^charts: narrowest \([0-9]*\) count [1-9][0-9]*.*/\1/p' "$tmp/measured.dom")
+  [ -n "$narrowest" ] && [ "$narrowest" -ge 900 ] ||
+    fail "$page: the narrowest chart is ${narrowest:-not measured} px wide, not at least 900"
   PYTHONPATH="$root/tools" python3 - "$page" "$tmp/dom.html" "$tmp/shot.png" <<'PY' || fail "$page"
 import re, sys
 import png_pixels
@@ -118,10 +135,33 @@ figures = re.findall(r'<figure id="([^"]+)"', src)
 check(figures, "no figures in the page")
 for f in figures:
     check(re.search(rf'<figure id="{f}">.*?<svg ', dom, re.S), f"figure {f} has no svg in the DOM")
+# A sweep's page (sweep-*.html): its table, a chart a figure, no station
+# row; a run's: the report.
+sweep = page.startswith("sweep-")
 check(dom.count("<svg") == src.count("<svg") >= 3, f"{dom.count('<svg')} svg in the DOM")
-check(dom.count("<table") == src.count("<table") >= 4, f"{dom.count('<table')} tables in the DOM")
+check(dom.count("<table") == src.count("<table") >= (1 if sweep else 4),
+      f"{dom.count('<table')} tables in the DOM")
 check('<p id="run">' in dom, "no run line in the DOM")
+if sweep:
+    check(re.search(r'<figure id="chart-0">', dom), "no chart of the sweep's first figure")
+    check('request_throughput' in dom, "no request throughput column in the sweep's table")
+    sys.exit(0 if ok else 1)
 check('<p class="headline">busiest: ' in dom, "no busiest resource under the run line")
+# vLLM's throughputs under the run line and as a table (docs/report.md
+# §Throughput).
+check('<p class="headline">throughput: ' in dom and ' requests/s' in dom,
+      "no throughput line under the run line")
+check(re.search(r'<h2>Throughput</h2>', dom), "no Throughput table")
+# Legends whole: no label cut with `~`.
+check(not re.search(r'<text [^>]*>[^<]*~</text>', dom), "a legend label is cut")
+# A step stage's series: requests running and waiting.
+if 'id="series"' in src and '(step)' in src:
+    check(re.search(r'>[^<]* running</text>', dom) and re.search(r'>[^<]* waiting</text>', dom),
+          "no running and waiting lines in the time series")
+# A latency's CDF axis names its unit, as its table does.
+for name in re.findall(r'CDF of (ttft|tpot|itl|e2e)<', src):
+    check(re.search(rf'>{name} \((ms|s)\)( \(log scale\))?</text>', dom),
+          f"the CDF of {name} has no unit on its axis")
 # The screenshot shows them.
 w, h, rows = png_pixels.read(shot)
 check(w == 1400, f"the screenshot is {w} px wide")
@@ -136,7 +176,7 @@ top = max(fill_rows) if fill_rows else 0
 for colour in ("#1f77b4", "#ff7f0e"):
     c = rgb(colour)
     n = sum(1 for y in range(top, h) for x in range(0, w, 2) if near(rows[y][x], c))
-    # Every other column, in the 3600 px shot: the legends' swatches alone
+    # Every other column, in the 5000 px shot (3600 before the throughput table and the running and waiting charts pushed the series down): the legends' swatches alone
     # make 100 and 60 (step-grow's page with its polylines taken out), 120
     # and 40 (vllm's); with the lines, 922 and 1812, 1269 and 444 (vllm's
     # series charts are mostly below the shot).
