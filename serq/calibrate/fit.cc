@@ -29,14 +29,6 @@
 namespace serq::fit {
 namespace {
 
-CommandResult Failure(int code, absl::string_view message) {
-  CommandResult r;
-  r.exit_code = code;
-  r.err = std::string(message);
-  if (!r.err.empty() && r.err.back() != '\n') r.err += '\n';
-  return r;
-}
-
 // One measured run, read, with the absolute path of the trace it replays.
 struct Target {
   std::string name;   // as given
@@ -312,15 +304,15 @@ FitOutcome RunFit(const FitSpec& spec) {
     return outcome;
   };
   absl::StatusOr<std::vector<Term>> terms = ParseObjective(spec.objective);
-  if (!terms.ok()) return done(Failure(kExitInputRejected, ToolError("serq", terms.status().message())));
-  if (spec.params.empty()) return done(Failure(kExitInputRejected, ToolError("serq", "serq fit needs --param NAME=LO:HI")));
+  if (!terms.ok()) return done(FailureLine(kExitInputRejected, ToolError("serq", terms.status().message())));
+  if (spec.params.empty()) return done(FailureLine(kExitInputRejected, ToolError("serq", "serq fit needs --param NAME=LO:HI")));
   for (const ParamRange& p : spec.params) {
     if (!(p.lo < p.hi)) {
-      return done(Failure(kExitInputRejected,
+      return done(FailureLine(kExitInputRejected,
                           ToolError("serq", absl::StrCat("--param '", p.name, "': LO must be below HI"))));
     }
   }
-  if (spec.train.empty()) return done(Failure(kExitInputRejected, ToolError("serq", "serq fit needs --to MEASURED")));
+  if (spec.train.empty()) return done(FailureLine(kExitInputRejected, ToolError("serq", "serq fit needs --to MEASURED")));
 
   // The program once, as written: it must declare the params (and replay a
   // trace, or generate its workload for summaries: below).
@@ -334,7 +326,7 @@ FitOutcome RunFit(const FitSpec& spec) {
     for (const ir::Param& p : program.param()) declared.insert(p.name());
     for (const ParamRange& p : spec.params) {
       if (!declared.count(p.name)) {
-        return done(Failure(kExitInputRejected,
+        return done(FailureLine(kExitInputRejected,
                             ToolError("serq", absl::StrCat("--param '", p.name, "': ", InputName(spec.program), " declares no param '", p.name, "'"))));
       }
     }
@@ -345,8 +337,8 @@ FitOutcome RunFit(const FitSpec& spec) {
                  : absl::StatusOr<std::vector<Target>>(train.status());
   if (!test.ok()) {
     const absl::Status& s = test.status();
-    if (absl::IsInvalidArgument(s)) return done(Failure(kExitInputRejected, s.message()));
-    return done(Failure(kExitUsage, ToolError("serq", s.message())));
+    if (absl::IsInvalidArgument(s)) return done(FailureLine(kExitInputRejected, s.message()));
+    return done(FailureLine(kExitUsage, ToolError("serq", s.message())));
   }
   // Runs with requests are replayed through the program's one trace
   // workload; summaries have none, and the program generates its own.
@@ -356,17 +348,17 @@ FitOutcome RunFit(const FitSpec& spec) {
   }
   const size_t runs = train->size() + test->size();
   if (summaries > 0 && summaries < runs) {
-    return done(Failure(kExitInputRejected,
+    return done(FailureLine(kExitInputRejected,
                         ToolError("serq", "summaries (figures only) and runs with requests cannot be "
                                           "fitted together: the summaries' program generates its "
                                           "workload, the runs' replays them")));
   }
   if (summaries > 0 && traces != 0) {
-    return done(Failure(kExitInputRejected,
+    return done(FailureLine(kExitInputRejected,
                         ToolError("serq", absl::StrCat(InputName(spec.program), ": a summary has no requests to replay: the program's workload must be generated (poisson, ... with a limit of the summary's requests), not trace(...)"))));
   }
   if (summaries == 0 && traces != 1) {
-    return done(Failure(kExitInputRejected,
+    return done(FailureLine(kExitInputRejected,
                         ToolError("serq", absl::StrCat(InputName(spec.program), ": serq fit replays each measured run's requests: the program needs exactly one workload that arrives by trace(...), not ", traces))));
   }
 
@@ -414,11 +406,11 @@ FitOutcome RunFit(const FitSpec& spec) {
   }
   outcome.simulations = o.evaluations * train->size();
   if (!o.failure.empty()) {
-    return done(Failure(o.failure_code, absl::StrCat("serq: error: the fit stopped: the objective "
+    return done(FailureLine(o.failure_code, absl::StrCat("serq: error: the fit stopped: the objective "
                                                      "has no value ", o.failure)));
   }
   if (o.best.empty()) {
-    return done(Failure(kExitInputRejected,
+    return done(FailureLine(kExitInputRejected,
                         ToolError("serq", absl::StrCat("NLopt stopped before any evaluation (code ", code, ")"))));
   }
   const bool converged = code == NLOPT_SUCCESS || code == NLOPT_FTOL_REACHED ||
@@ -432,7 +424,7 @@ FitOutcome RunFit(const FitSpec& spec) {
     at_test = Evaluate(spec, *terms, *test, o.best.data());
     outcome.simulations += test->size();
     if (!at_test.failure.empty()) {
-      return done(Failure(at_test.failure_code,
+      return done(FailureLine(at_test.failure_code,
                           absl::StrCat("serq: error: a test run at the fitted point: ", at_test.failure)));
     }
   }
@@ -484,8 +476,8 @@ FitOutcome RunFit(const FitSpec& spec) {
     }
     return absl::OkStatus();
   };
-  if (absl::Status s = tables(at_train, "training"); !s.ok()) return done(Failure(kExitUsage, s.message()));
-  if (absl::Status s = tables(at_test, "held-out"); !s.ok()) return done(Failure(kExitUsage, s.message()));
+  if (absl::Status s = tables(at_train, "training"); !s.ok()) return done(FailureLine(kExitUsage, s.message()));
+  if (absl::Status s = tables(at_test, "held-out"); !s.ok()) return done(FailureLine(kExitUsage, s.message()));
   CommandResult r;
   r.out = std::move(out);
   r.exit_code = converged ? kExitOk : kExitInputRejected;

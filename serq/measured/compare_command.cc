@@ -14,19 +14,11 @@
 namespace serq {
 namespace {
 
-CommandResult Failure(int code, absl::string_view message) {
-  CommandResult r;
-  r.exit_code = code;
-  r.err = std::string(message);
-  if (!r.err.empty() && r.err.back() != '\n') r.err += '\n';
-  return r;
-}
-
 // A reader's error: a file that cannot be read is misuse (as for every
 // tool); one that reads but is not right, the input rejected.
 CommandResult ReadFailure(const absl::Status& s) {
-  if (absl::IsInvalidArgument(s)) return Failure(kExitInputRejected, s.message());
-  return Failure(kExitUsage, ToolError("serq", s.message()));
+  if (absl::IsInvalidArgument(s)) return FailureLine(kExitInputRejected, s.message());
+  return FailureLine(kExitUsage, ToolError("serq", s.message()));
 }
 
 }  // namespace
@@ -52,12 +44,12 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
     simulated = compare::RunFromResults(inputs, {InputName(simulated_path)}, options.names);
   } else {
     absl::StatusOr<std::string> text = ReadInput(simulated_path);
-    if (!text.ok()) return Failure(kExitUsage, ToolError("serq", text.status().message()));
+    if (!text.ok()) return FailureLine(kExitUsage, ToolError("serq", text.status().message()));
     if (compare::DetectSource(*text) == "serq results") {
       inputs.resize(1);
       Diagnostics diags(InputName(simulated_path));
       if (!ReadResults(*text, &inputs[0], &diags)) {
-        return Failure(kExitInputRejected, diags.Render());
+        return FailureLine(kExitInputRejected, diags.Render());
       }
       simulated = compare::RunFromResults(inputs, {InputName(simulated_path)}, options.names);
     } else {
@@ -70,13 +62,13 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
   absl::StatusOr<compare::Comparison> comparison =
       compare::Compare(*measured, *simulated, options.compare);
   if (!comparison.ok()) {
-    return Failure(kExitInputRejected, ToolError("serq", comparison.status().message()));
+    return FailureLine(kExitInputRejected, ToolError("serq", comparison.status().message()));
   }
 
   CommandResult result;
   if (options.format == "html") {
     if (inputs.empty()) {
-      return Failure(kExitUsage,
+      return FailureLine(kExitUsage,
                      ToolError("serq", "--format=html is the simulated run's report page: the "
                                        "simulated run must be a program or serq results"));
     }
@@ -92,11 +84,11 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
     absl::StatusOr<std::string> page = report::RenderHtml(
         inputs, report_options, {InputName(simulated_path)},
         IsProgramPath(simulated_path) ? &program : nullptr, {section});
-    if (!page.ok()) return Failure(kExitInputRejected, page.status().message());
+    if (!page.ok()) return FailureLine(kExitInputRejected, page.status().message());
     result.out = *std::move(page);
   } else {
     absl::StatusOr<std::string> out = compare::RenderComparison(*comparison, options.format);
-    if (!out.ok()) return Failure(kExitUsage, ToolError("serq", out.status().message()));
+    if (!out.ok()) return FailureLine(kExitUsage, ToolError("serq", out.status().message()));
     result.out = *std::move(out);
   }
 
@@ -108,7 +100,7 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
       s = svg.Commit();
     }
     if (!s.ok()) {
-      return Failure(kExitUsage, ToolError("serq", absl::StrCat("cannot write output '",
+      return FailureLine(kExitUsage, ToolError("serq", absl::StrCat("cannot write output '",
                                                                options.svg_path, "' (--svg): ",
                                                                s.message())));
     }

@@ -19,7 +19,6 @@
 #include "serq-report/html.h"
 
 namespace serq {
-namespace {
 
 CommandResult Failure(int code, std::string err) {
   CommandResult r;
@@ -27,6 +26,14 @@ CommandResult Failure(int code, std::string err) {
   r.err = std::move(err);
   return r;
 }
+
+CommandResult FailureLine(int code, absl::string_view message) {
+  std::string err(message);
+  if (!err.empty() && err.back() != '\n') err += '\n';
+  return Failure(code, std::move(err));
+}
+
+namespace {
 
 // Reads and parses `path` into `program`; on failure fills `result`.
 bool Parse(const std::string& path, ir::Program* program, CommandResult* result) {

@@ -48,6 +48,11 @@ struct CommandResult {
   std::string err;  // for stderr
 };
 
+// A command that failed with exit code `code` and `err` on standard error
+// as given; FailureLine ends a non-empty message with a newline.
+CommandResult Failure(int code, std::string err);
+CommandResult FailureLine(int code, absl::string_view message);
+
 CommandResult RunCommand(const std::string& path, const DriverOptions& options);
 CommandResult CheckCommand(const std::string& path, const DriverOptions& options);
 CommandResult FmtCommand(const std::string& path);

@@ -18,13 +18,6 @@ namespace {
 using report::FormatFixed;
 using report::FormatShortest;
 
-CommandResult Failure(int code, std::string err) {
-  CommandResult r;
-  r.exit_code = code;
-  r.err = std::move(err);
-  return r;
-}
-
 // lo + k * step, rounded to 15 significant digits as a grid's values are
 // (serq/grid.cc), so that the values print as the user would write them.
 double ValueAt(const SearchSpec& s, int64_t k) {

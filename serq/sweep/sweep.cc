@@ -32,13 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CommandResult Failure(int code, std::string err) {
-  CommandResult r;
-  r.exit_code = code;
-  r.err = std::move(err);
-  return r;
-}
-
 std::string PointText(const std::vector<sweep::Setting>& settings) {
   std::vector<std::string> parts;
   for (const sweep::Setting& s : settings) parts.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
