@@ -32,6 +32,17 @@ void ProgramText::Param(absl::string_view name, absl::string_view value, absl::s
   absl::StrAppend(&out_, head, " // ", why, "\n");
 }
 
+void DataParallelRouting(ProgramText* t, bool lockstep, bool dp) {
+  if (lockstep) {
+    t->Line("  // vLLM's data-parallel balancer: the engine of least 4 x waiting + running.");
+    t->Line("  choose i in E by (4 * waiting(E[i]) + running(E[i]));");
+  } else if (dp) {
+    t->Line("  // vLLM 0.19 runs a dense model's data-parallel engines apart: its balancer, with no");
+    t->Line("  // counts from them, sends requests in turn.");
+    t->Line("  set i = serial % Engines;");
+  }
+}
+
 std::string PathFor(const std::string& file, const std::string& program_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -26,6 +26,11 @@ class ProgramText {
   std::string out_;
 };
 
+// A session's choice of engine among E's data-parallel engines, as vLLM
+// 0.19 routes: with `lockstep` (experts) its balancer's least 4 x waiting +
+// running; else, with `dp`, in turn (`serial % Engines`); else nothing.
+void DataParallelRouting(ProgramText* t, bool lockstep, bool dp);
+
 // `file` as a program in `program_dir` names it: relative to that folder
 // (the current one when empty), or absolute when it has no relative form.
 std::string PathFor(const std::string& file, const std::string& program_dir);

@@ -33,6 +33,7 @@ absl::Status Invalid(absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat("serq physics: error: ", message));
 }
 
+using models::DataParallelRouting;
 using models::PathFor;
 using Text = models::ProgramText;
 
@@ -626,14 +627,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   }
   t.Line("session requests {");
   for (const std::string& line : lengths.lines) t.Line("  " + line);
-  if (lockstep) {
-    t.Line("  // vLLM's data-parallel balancer: the engine of least 4 x waiting + running.");
-    t.Line("  choose i in E by (4 * waiting(E[i]) + running(E[i]));");
-  } else if (dp) {
-    t.Line("  // vLLM 0.19 runs a dense model's data-parallel engines apart: its balancer, with no");
-    t.Line("  // counts from them, sends requests in turn.");
-    t.Line("  set i = serial % Engines;");
-  }
+  DataParallelRouting(&t, lockstep, dp);
   if (cache) {
     t.Line("  // No token ids: a request's blocks are its own, and serve its recompute after a");
     t.Line("  // preemption (vLLM keeps a freed block's hash until reused).");

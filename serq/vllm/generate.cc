@@ -23,6 +23,7 @@ std::string Num(double v) {
   return absl::StrFormat("%.10g", v);
 }
 
+using models::DataParallelRouting;
 using models::PathFor;
 using Text = models::ProgramText;
 
@@ -324,14 +325,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Comment("The requests as the run received them (queued_ts), each with its tokens.");
   t.Line(absl::StrCat("workload requests { arrive trace(", path(r.requests), "); }"));
   t.Line("session requests {");
-  if (lockstep) {
-    t.Line("  // vLLM's data-parallel balancer: the engine of least 4 x waiting + running.");
-    t.Line("  choose i in E by (4 * waiting(E[i]) + running(E[i]));");
-  } else if (dp) {
-    t.Line("  // vLLM 0.19 runs a dense model's data-parallel engines apart: its balancer, with no");
-    t.Line("  // counts from them, sends requests in turn.");
-    t.Line("  set i = serial % Engines;");
-  }
+  DataParallelRouting(&t, lockstep, dp);
   if (cache) {
     t.Line("  // The replay has no token ids: a request's blocks are its own, and serve its");
     t.Line("  // recompute after a preemption (vLLM keeps a freed block's hash until reused).");
