@@ -299,6 +299,30 @@ run { horizon 10; }
   EXPECT_THAT(run.errors, HasSubstr("more than 1000 events at one instant"));
 }
 
+// A step shorter than the clock's tick: 0.4 ns rounds to 0 ticks, so the
+// step would end at the instant it began, and the stage would step forever
+// there. It is refused at the first step, naming the stage; 0.6 ns rounds
+// to one tick and runs (two decode steps of one token: t = 2 ns).
+TEST(SessionTest, StepShorterThanATick) {
+  SimRun run = RunSource(R"(
+stage E : step(0.4e-9) { seqs 4; tokens 4; }
+workload { arrive batch(1); }
+session { run E decode (2); observe t = now; }
+run { horizon 10; }
+)");
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("tau of 'E' is 4e-10"));
+  EXPECT_THAT(run.errors, HasSubstr("too small to advance the clock"));
+  run = RunSource(R"(
+stage E : step(0.6e-9) { seqs 4; tokens 4; }
+workload { arrive batch(1); }
+session { run E decode (2); observe t = now; }
+run { horizon 10; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "t"), ElementsAre(2e-9));
+}
+
 // if/else, repeat, set, end: 1 + 2 + 3 = 6 by a repeat; the observe after
 // `end` never runs.
 TEST(SessionTest, ControlFlow) {

@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "ir/words.h"
 #include "ir/json.h"
+#include "serq-sim/events/clock.h"
 
 namespace serq::sim {
 namespace {
@@ -234,7 +235,10 @@ bool Engine::Tau(uint32_t station, const StepVars& vars, double* tau) {
   const bool ok = EvalRate(station, frame, "tau", [&] { return StepText(vars); }, &v);
   frame.step = &kNoStep;
   if (!ok) return false;
-  if (ABSL_PREDICT_FALSE(!(now_ + v > now_))) return TauTooSmall(station, v, vars);
+  // A step must move the clock by a tick at least (a nanosecond; ToTicks
+  // rounds to nearest): a shorter one, NaN or negative would step forever
+  // at one instant, found only by the same-instant guard's 10^8 events.
+  if (ABSL_PREDICT_FALSE(!(v > 0) || ToTicks(v) < 1)) return TauTooSmall(station, v, vars);
   if (ABSL_PREDICT_FALSE(options_.trace != nullptr)) LogStep(station, v, vars);
   *tau = v;
   return true;
@@ -246,7 +250,7 @@ ABSL_ATTRIBUTE_NOINLINE bool Engine::TauTooSmall(uint32_t station, double v,
   const Node& n = model_.exprs.nodes[model_.stages[decl].phi_node];
   Fail(n.line, n.column, RatePath(decl),
        absl::StrCat("tau of '", StationName(station), "' is ", v, " with ", StepText(vars),
-                    ", too small to advance the time ", now_));
+                    ", too small to advance the clock (whole nanoseconds) from t=", now_));
   return false;
 }
 

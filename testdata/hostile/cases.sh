@@ -69,7 +69,10 @@ case_ hang-periodic 300 60 1 "hang-periodic.sq:3:1: error: at t=" -- serq run --
 rw="would need about"
 case_ runaway-ps 300 20 1 "hang-ps.sq:5:1: error: at t=" -- serq run $here/hang-ps.sq
 case_ runaway-ps-bound 300 20 1 "past the bound of 1e+12 events" -- serq run $here/hang-ps.sq
-case_ runaway-step 300 20 1 "stage 'E'" -- serq run $here/hang-step.sq
+case_ runaway-step 300 20 1 "the latest event: stage 'E'" -- serq run $here/hang-step.sq
+# A step under the clock's tick (1 ns) rounds to none: once it was found
+# only by the same-instant guard's 10^8 events (50 s under ASan).
+case_ tick-step 300 20 1 "hang-tick.sq:3:16: error: at t=0: tau of 'E' is 1e-300" -- serq run $here/hang-tick.sq
 case_ runaway-periodic 300 20 1 "hang-periodic.sq:3:1: error: at t=" -- serq run $here/hang-periodic.sq
 case_ runaway-periodic-rate 300 20 1 "$rw 1.05e+16 events" -- serq run $here/hang-periodic.sq
 case_ runaway-sim 300 20 1 "$rw" -- serq-sim "$tmp/hang.linked.json"
