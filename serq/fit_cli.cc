@@ -25,6 +25,8 @@ ABSL_FLAG(std::string, terms, "",
           "fit-steps: the step time's terms, NAME=FACTOR*FACTOR..., e.g. "
           "'B0=1,B1=prefill,B2=decode_context'");
 ABSL_FLAG(std::string, step_stage, "", "fit-steps: in a --trace, the steps of this stage only");
+ABSL_FLAG(bool, nonnegative, false,
+          "fit-steps: every coefficient at least 0 (bounded least squares, NLopt)");
 ABSL_FLAG(std::string, residuals, "", "fit-steps: also write each step's residual to this CSV file");
 
 namespace serq {
@@ -85,6 +87,7 @@ std::vector<FlagUse> FitFlagUses() {
       {"terms", !absl::GetFlag(FLAGS_terms).empty(), {"fit-steps"}},
       {"step-stage", !absl::GetFlag(FLAGS_step_stage).empty(), {"fit-steps"}},
       {"residuals", !absl::GetFlag(FLAGS_residuals).empty(), {"fit-steps"}},
+      {"nonnegative", absl::GetFlag(FLAGS_nonnegative), {"fit-steps"}},
   };
 }
 
@@ -169,7 +172,7 @@ int FitStepsMain(const CommandLine& line) {
     std::cerr << records.status().message() << "\n";
     return kExitInputRejected;
   }
-  absl::StatusOr<fit::StepFit> fitted = fit::FitStepTerms(*records, *terms);
+  absl::StatusOr<fit::StepFit> fitted = fit::FitStepTerms(*records, *terms, absl::GetFlag(FLAGS_nonnegative));
   if (!fitted.ok()) {
     PrintToolError("serq", fitted.status().message());
     return kExitInputRejected;

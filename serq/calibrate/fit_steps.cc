@@ -5,6 +5,7 @@
 #include <map>
 
 #include <eigen3/Eigen/Dense>
+#include <nlopt.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -40,6 +41,70 @@ bool IsName(absl::string_view s) {
 std::string Kind(double prefill, double decode) {
   if (prefill > 0 && decode > 0) return "mixed";
   return prefill > 0 ? "prefill" : "decode";
+}
+
+
+// sum (x b - y)^2 and its gradient, over the normal equations (G = X^T X,
+// c = X^T y: k x k work an evaluation, not n x k).
+struct Normal {
+  Eigen::MatrixXd g;
+  Eigen::VectorXd c;
+  double yy = 0;
+};
+
+double NormalObjective(unsigned k, const double* b, double* grad, void* data) {
+  const Normal& nq = *static_cast<const Normal*>(data);
+  Eigen::Map<const Eigen::VectorXd> v(b, Eigen::Index(k));
+  const Eigen::VectorXd gv = nq.g * v;
+  if (grad != nullptr) {
+    Eigen::Map<Eigen::VectorXd>(grad, Eigen::Index(k)) = 2 * (gv - nq.c);
+  }
+  return v.dot(gv) - 2 * nq.c.dot(v) + nq.yy;
+}
+
+// Least squares with every coefficient at least 0: NLopt's SLSQP (a
+// quadratic objective under bounds, from the unconstrained solution clipped
+// at 0), then the coefficients it leaves above 0 solved again without the
+// others by Eigen's QR, so that the answer is the exact one of that active
+// set (kept when none of them turns negative; else SLSQP's).
+absl::StatusOr<Eigen::VectorXd> NonNegative(const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
+                                            const Eigen::VectorXd& unbounded) {
+  const unsigned k = static_cast<unsigned>(x.cols());
+  Normal nq{x.transpose() * x, x.transpose() * y, y.squaredNorm()};
+  std::vector<double> b(k), lower(k, 0.0);
+  for (unsigned j = 0; j < k; ++j) b[j] = std::max(unbounded(Eigen::Index(j)), 0.0);
+  nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, k);
+  nlopt_set_lower_bounds(opt, lower.data());
+  nlopt_set_min_objective(opt, NormalObjective, &nq);
+  nlopt_set_xtol_rel(opt, 1e-15);
+  nlopt_set_ftol_rel(opt, 1e-15);
+  nlopt_set_maxeval(opt, 100000);
+  double value = 0;
+  const nlopt_result result = nlopt_optimize(opt, b.data(), &value);
+  nlopt_destroy(opt);
+  if (result < 0) {
+    return absl::InternalError(absl::StrCat("--nonnegative: NLopt's SLSQP failed (code ", int(result), ")"));
+  }
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(Eigen::Index(k));
+  std::vector<Eigen::Index> cols;
+  for (unsigned j = 0; j < k; ++j) {
+    out(Eigen::Index(j)) = std::max(b[j], 0.0);
+    // Held at the bound: at 0 up to SLSQP's tolerance, on the unit-length column's scale.
+    if (out(Eigen::Index(j)) > 1e-12 * std::max(1.0, std::abs(unbounded(Eigen::Index(j))))) {
+      cols.push_back(Eigen::Index(j));
+    } else {
+      out(Eigen::Index(j)) = 0;
+    }
+  }
+  if (cols.empty()) return out;
+  Eigen::MatrixXd xf(x.rows(), Eigen::Index(cols.size()));
+  for (size_t c = 0; c < cols.size(); ++c) xf.col(Eigen::Index(c)) = x.col(cols[c]);
+  Eigen::VectorXd exact = xf.colPivHouseholderQr().solve(y);
+  if (exact.minCoeff() >= 0) {
+    out.setZero();
+    for (size_t c = 0; c < cols.size(); ++c) out(cols[c]) = exact(Eigen::Index(c));
+  }
+  return out;
 }
 
 }  // namespace
@@ -186,7 +251,8 @@ absl::StatusOr<StepRecords> ReadStepRecords(absl::string_view text, const std::s
   return r;
 }
 
-absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vector<StepTerm>& terms) {
+absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vector<StepTerm>& terms,
+                                     bool nonnegative) {
   std::map<std::string, size_t> column;
   for (size_t c = 0; c < records.columns.size(); ++c) column[records.columns[c]] = c;
   const size_t n = records.rows.size(), k = terms.size();
@@ -236,7 +302,17 @@ absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vect
         " terms): drop a term that the others determine"));
   }
   Eigen::VectorXd b = qr.solve(y);
+  // The terms free of their bound: all of them, or with `nonnegative` those
+  // that the bound does not hold at 0.
+  std::vector<bool> free(k, true);
+  if (nonnegative && b.minCoeff() < 0) {
+    absl::StatusOr<Eigen::VectorXd> bounded = NonNegative(x, y, b);
+    if (!bounded.ok()) return bounded.status();
+    b = *bounded;
+    for (size_t j = 0; j < k; ++j) free[j] = b(Eigen::Index(j)) > 0;
+  }
   StepFit fit;
+  fit.nonnegative = nonnegative;
   Eigen::VectorXd fitted = x * b;
   Eigen::VectorXd residual = y - fitted;
   const double sse = residual.squaredNorm();
@@ -244,16 +320,25 @@ absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vect
   const double sst = (y.array() - mean).square().sum();
   fit.rmse = std::sqrt(sse / double(n));
   fit.r2 = sst > 0 ? 1 - sse / sst : 1;
-  // Standard errors: sigma^2 (X^T X)^-1 on the scaled columns, unscaled.
+  // Standard errors: sigma^2 (X^T X)^-1 on the scaled columns of the free
+  // terms, unscaled; a term held at its bound has none (0).
+  std::vector<Eigen::Index> cols;
+  for (size_t j = 0; j < k; ++j) {
+    if (free[j]) cols.push_back(Eigen::Index(j));
+  }
+  const size_t m = cols.size();
   Eigen::VectorXd se = Eigen::VectorXd::Zero(Eigen::Index(k));
-  if (n > k) {
-    const double sigma2 = sse / double(n - k);
-    Eigen::MatrixXd inverse = (x.transpose() * x).inverse();
-    for (size_t j = 0; j < k; ++j) se(Eigen::Index(j)) = std::sqrt(sigma2 * inverse(Eigen::Index(j), Eigen::Index(j)));
+  if (n > m && m > 0) {
+    const double sigma2 = sse / double(n - m);
+    Eigen::MatrixXd xf(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
+    for (size_t c = 0; c < m; ++c) xf.col(Eigen::Index(c)) = x.col(cols[c]);
+    Eigen::MatrixXd inverse = (xf.transpose() * xf).inverse();
+    for (size_t c = 0; c < m; ++c) se(cols[c]) = std::sqrt(sigma2 * inverse(Eigen::Index(c), Eigen::Index(c)));
   }
   for (size_t j = 0; j < k; ++j) {
     fit.coefficients.push_back(b(Eigen::Index(j)) / scale(Eigen::Index(j)));
     fit.standard_errors.push_back(se(Eigen::Index(j)) / scale(Eigen::Index(j)));
+    fit.at_bound.push_back(!free[j]);
   }
   for (size_t i = 0; i < n; ++i) fit.fitted.push_back(fitted(Eigen::Index(i)));
   return fit;
@@ -263,14 +348,17 @@ std::string RenderStepFit(const StepRecords& records, const std::vector<StepTerm
                           const StepFit& fit, const std::string& file) {
   std::string out;
   absl::StrAppend(&out, "fit-steps  ", file, ": ", records.rows.size(), " steps, ", terms.size(),
-                  " terms, linear least squares (Eigen, column-pivoting QR)\n");
+                  fit.nonnegative ? " terms, non-negative least squares (NLopt SLSQP, every coefficient at least 0)\n"
+                                  : " terms, linear least squares (Eigen, column-pivoting QR)\n");
   absl::StrAppend(&out, "residuals  RMSE ", ShortestDouble(fit.rmse), " (the duration's unit), R^2 ",
                   absl::StrFormat("%.9f", fit.r2), "\n\n");
   absl::StrAppend(&out, "param  term  fitted  standard_error\n");
   std::vector<std::string> tau;
   for (size_t j = 0; j < terms.size(); ++j) {
     absl::StrAppend(&out, terms[j].param, "  ", terms[j].text, "  ",
-                    ShortestDouble(fit.coefficients[j]), "  ", ShortestDouble(fit.standard_errors[j]),
+                    ShortestDouble(fit.coefficients[j]), "  ",
+                    fit.at_bound.size() > j && fit.at_bound[j] ? std::string("at the bound 0")
+                                                               : ShortestDouble(fit.standard_errors[j]),
                     "\n");
     tau.push_back(terms[j].text == "1" ? terms[j].param : absl::StrCat(terms[j].param, " * ", terms[j].text));
   }

@@ -8,7 +8,8 @@
 // of figures and numbers: `--terms 'B0=1,B1=prefill,B2=decode_context'`
 // is tau = B0 + B1 prefill + B2 decode_context, in the duration's unit.
 // Solved by Eigen's column-pivoting Householder QR (rank-revealing: terms
-// that are collinear on these steps are an error, not an arbitrary split).
+// that are collinear on these steps are an error, not an arbitrary split),
+// or with --nonnegative under bounds at 0 (NLopt).
 #ifndef SERQ_SERQ_FIT_STEPS_H_
 #define SERQ_SERQ_FIT_STEPS_H_
 
@@ -54,11 +55,18 @@ struct StepFit {
   std::vector<double> fitted;           // by step
   double rmse = 0;                      // of the residuals, the duration's unit
   double r2 = 0;
+  bool nonnegative = false;             // fitted with every coefficient at least 0
+  std::vector<bool> at_bound;           // by term: held at 0 by the bound
 };
 
-// Least squares of `terms` over `records`. Errors (InvalidArgument): a
-// factor that is no column, fewer steps than terms, collinear terms.
-absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vector<StepTerm>& terms);
+// Least squares of `terms` over `records`; with `nonnegative`, every
+// coefficient at least 0 (NLopt's SLSQP, the active set's solution polished
+// by QR), so that terms that move together on these steps cannot trade
+// against each other through a negative coefficient. Errors
+// (InvalidArgument): a factor that is no column, fewer steps than terms,
+// collinear terms.
+absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vector<StepTerm>& terms,
+                                     bool nonnegative = false);
 
 // The report: the fitted params as `param`s and as a tau, then the
 // residual table (by kind of step: count, mean duration, mean fitted,

@@ -154,5 +154,37 @@ TEST(FitSteps, Errors) {
   EXPECT_NEAR(exact->coefficients[1], 1, 1e-12);
 }
 
+// Bounded at 0. Steps (prefill, tau) (0, 5), (1, 4), (2, 3): least squares
+// is tau = 5 - prefill, a negative cost a prefill token. With B >= 0 the
+// optimum is B = 0 and A the mean duration, 4: at (4, 0) the residuals are
+// (1, 0, -1), and the sum of squares' derivative in B, -2 sum prefill x
+// residual = -2 (0 + 0 - 2) = 4, is positive, so no B above 0 does better
+// (the Karush-Kuhn-Tucker condition at the bound). Its standard error is
+// none (held at the bound); A's is sigma / sqrt(3), sigma^2 = 2 / (3 - 1).
+TEST(FitSteps, NonNegativeHoldsACoefficientAtZero) {
+  StepRecords r = *ReadStepRecords("prefill,tau\n0,5\n1,4\n2,3\n", "s.csv", "");
+  absl::StatusOr<StepFit> free = FitStepTerms(r, Terms("A=1,B=prefill"));
+  ASSERT_TRUE(free.ok());
+  EXPECT_NEAR(free->coefficients[1], -1, 1e-12);
+  absl::StatusOr<StepFit> bounded = FitStepTerms(r, Terms("A=1,B=prefill"), true);
+  ASSERT_TRUE(bounded.ok()) << bounded.status();
+  EXPECT_NEAR(bounded->coefficients[0], 4, 1e-12);
+  EXPECT_EQ(bounded->coefficients[1], 0);
+  EXPECT_TRUE(bounded->at_bound[1]);
+  EXPECT_FALSE(bounded->at_bound[0]);
+  EXPECT_NEAR(bounded->standard_errors[0], 1 / std::sqrt(3.0), 1e-12);
+  EXPECT_EQ(bounded->standard_errors[1], 0);
+  EXPECT_NEAR(bounded->rmse, std::sqrt(2.0 / 3), 1e-12);
+  const std::string report = RenderStepFit(r, Terms("A=1,B=prefill"), *bounded, "s.csv");
+  EXPECT_NE(report.find("non-negative least squares"), std::string::npos) << report;
+  EXPECT_NE(report.find("B  prefill  0  at the bound 0"), std::string::npos) << report;
+  // Where least squares is already non-negative, the same answer.
+  StepRecords up = *ReadStepRecords("prefill,tau\n1,2\n2,3\n3,4\n", "s.csv", "");
+  absl::StatusOr<StepFit> same = FitStepTerms(up, Terms("A=1,B=prefill"), true);
+  ASSERT_TRUE(same.ok());
+  EXPECT_NEAR(same->coefficients[0], 1, 1e-12);
+  EXPECT_NEAR(same->coefficients[1], 1, 1e-12);
+}
+
 }  // namespace
 }  // namespace serq::fit
