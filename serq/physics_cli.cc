@@ -50,6 +50,9 @@ ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
           "a named --interconnect");
 ABSL_FLAG(std::optional<double>, link_latency, std::nullopt,
           "physics: with --link-bw, the link's latency a ring step, us (default 0)");
+ABSL_FLAG(bool, mixed_attention, false,
+          "physics: charge the decodes of a step with a prefill at the attention kernel's padded "
+          "query tile (FlashAttention 2's varlen path; docs/cli.md §serq physics)");
 ABSL_FLAG(bool, blis, false,
           "physics: BLIS's own dense trained-physics form (head_dim = hidden / heads, the "
           "all-reduce at HBM bandwidth, BLIS's alphas), for conformance with BLIS");
@@ -82,6 +85,7 @@ std::vector<FlagUse> PhysicsFlagUses() {
       {"kv-cache-dtype", absl::GetFlag(FLAGS_kv_cache_dtype) != "auto", {"physics"}},
       {"link-bw", absl::GetFlag(FLAGS_link_bw).has_value(), {"physics"}},
       {"link-latency", absl::GetFlag(FLAGS_link_latency).has_value(), {"physics"}},
+      {"mixed-attention", absl::GetFlag(FLAGS_mixed_attention), {"physics"}},
       {"blis", absl::GetFlag(FLAGS_blis), {"physics"}},
   };
 }
@@ -141,7 +145,7 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   options.seqs = static_cast<double>(absl::GetFlag(FLAGS_max_num_seqs).value_or(256));
   options.tokens = static_cast<double>(absl::GetFlag(FLAGS_max_num_batched_tokens).value_or(2048));
   for (const char* flag : {"dp", "ep", "rate", "lengths", "requests", "block-size", "kv-cache-dtype",
-                           "link-bw", "link-latency"}) {
+                           "link-bw", "link-latency", "mixed-attention"}) {
     for (const FlagUse& use : PhysicsFlagUses()) {
       if (use.set && use.name == std::string(flag)) {
         return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
@@ -227,6 +231,7 @@ int PhysicsMain(const CommandLine& line) {
   }
   d.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   d.kv_cache_dtype = absl::GetFlag(FLAGS_kv_cache_dtype);
+  d.mixed_attention = absl::GetFlag(FLAGS_mixed_attention);
   physics::Workload& w = options.workload;
   w.replay = absl::GetFlag(FLAGS_replay);
   w.rate = absl::GetFlag(FLAGS_rate);
@@ -277,6 +282,7 @@ int PhysicsMain(const CommandLine& line) {
   add(d.gpu_memory_gib.has_value(), "--gpu-memory", absl::StrCat(d.gpu_memory_gib.value_or(0)));
   add(d.kv_blocks.has_value(), "--kv-blocks", absl::StrCat(d.kv_blocks.value_or(0)));
   add(!d.prefix_cache, "--no-prefix-cache", "");
+  add(d.mixed_attention, "--mixed-attention", "");
   add(!coefficients_path.empty(), "--coefficients", coefficients_path);
   add(!w.replay.empty(), "--replay", w.replay);
   add(!w.prompt_column.empty(), "--columns", absl::StrCat(w.prompt_column, ",", w.output_column));

@@ -479,6 +479,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   if (collectives) {
     t.Param("PHYS_B4", "1", "the collectives: the link model's time (BLIS's 0.752 corrects HBM time)");
   }
+  if (d.mixed_attention) {
+    t.Param("PHYS_B2M", "1", "decodes in a step with a prefill, at the padded query tile (no BLIS term: at the peak)");
+    t.Param("QueryTile", "64", "query rows of FlashAttention 2's split-KV tile (kBlockM), which paged KV takes");
+  }
   t.Param("PHYS_B5", N(c.beta[4]), "a layer");
   t.Param("PHYS_B6", N(c.beta[5]), "a job in the batch");
   t.Param("PHYS_B7", N(c.beta[6]), "a step");
@@ -585,6 +589,18 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line(absl::StrCat("  let dc_kv = kv_bytes * (", dc_kv, ") / BytesUs;"));
   t.Line(expert_weights.empty() ? "  let weights = weight_bytes / BytesUs;"
                                 : absl::StrCat("  let weights = (weight_bytes", expert_weights, ") / BytesUs;"));
+  std::string mixed;
+  if (d.mixed_attention) {
+    // vLLM's FlashAttention 2 runs a batch with a prefill through its varlen
+    // kernel, which packs a KV group's query heads into the tile's rows only
+    // when every query is one token (seqlenq_ngroups_swapped): with a prefill
+    // in the step, each decode's one query row fills a tile of QueryTile rows
+    // in each query head, and its attention costs QueryTile times its pairs.
+    t.Line("  // Decodes beside a prefill: each decode's query row in a padded tile of QueryTile rows,");
+    t.Line("  // every query head (FlashAttention 2's varlen kernel packs no heads then).");
+    t.Line(absl::StrCat("  let mixed = (prefill > 0) * flops_pair * QueryTile * (", dc_attn, ") / FlopsUs;"));
+    mixed = " + PHYS_B2M * mixed";
+  }
   std::string comm;
   if (collectives) {
     std::vector<std::string> parts;
@@ -605,7 +621,8 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     t.Line(absl::StrCat("  let comm = 1e6 * (", absl::StrJoin(parts, "\n                   + "), ");"));
     comm = " + PHYS_B4 * comm";
   }
-  t.Line("  let us = PHYS_B1A * pf_compute + PHYS_B1B * pf_kv + PHYS_B2A * dc_compute + PHYS_B2B * dc_kv");
+  t.Line(absl::StrCat("  let us = PHYS_B1A * pf_compute + PHYS_B1B * pf_kv + PHYS_B2A * dc_compute + PHYS_B2B * dc_kv",
+                      mixed));
   t.Line(absl::StrCat("         + PHYS_B3 * weights", comm, " + PHYS_B5 * Layers + PHYS_B6 * seqs + PHYS_B7;"));
   std::string opts = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt;";
   if (d.async_scheduling) opts += " async;";

@@ -83,6 +83,10 @@ struct Deployment {
   bool prefix_cache = true;
   bool async_scheduling = true;
   std::string kv_cache_dtype = "auto";   // auto (the model's) or fp8
+  // --mixed-attention: in a step with a prefill, each decode's one query row
+  // computed in the attention kernel's padded query tile, every query head
+  // (PHYS_B2M; docs/cli.md §serq physics). Off: BLIS's terms alone.
+  bool mixed_attention = false;
 };
 
 // The requests: a trace replayed, or Poisson arrivals with lengths drawn

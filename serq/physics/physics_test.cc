@@ -3,6 +3,7 @@
 // of w1 within 0.5%).
 #include "serq/physics/physics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -317,6 +318,53 @@ TEST(Program, MoeLockstepByHand) {
   ASSERT_EQ(s["ttft"].size(), 1u);
   EXPECT_NEAR(s["ttft"][0], 31279e-6, 1e-9);
   EXPECT_NEAR(s["e2e"][0], 38129e-6, 1e-9);
+}
+
+// --mixed-attention: a decode beside a prefill charged its padded query tile.
+// A (16 prompt tokens, 10 out) and B (4096, 2) arrive together on one GPU
+// with max_num_batched_tokens 2048: B's prompt runs in chunks beside A's
+// decodes. The term is (prefill > 0) x flops_pair x QueryTile x Layers x
+// decode_kv / FlopsUs = 16,384 x 64 x 32 x decode_kv / 503.8e6 us, 0.0666
+// us a token of A's context: about 1 us a step, lost in the step's
+// truncation to whole microseconds. So PHYS_B2M is set to 1e6 (-D's
+// textual twin): each step with a prefill and A's decode then takes
+// 66,602.62 x decode_kv us more, and nothing else moves; without the
+// flag (or with PHYS_B2M 0) the program is BLIS's.
+TEST(Program, MixedAttentionChargesTheDecodesBesideAPrefill) {
+  ProgramOptions o = LoneRequest();
+  o.workload.replay = TempFile("two.csv", "time,input_tokens,output_tokens\n0,16,10\n0,4096,2\n");
+  o.deployment.max_num_seqs = 128;
+  o.deployment.max_num_batched_tokens = 2048;
+  const std::string plain = Generate("llama-3.1-8b", "rtx-pro-6000", o);
+  EXPECT_FALSE(Has(plain, "mixed")) << plain;
+  o.deployment.mixed_attention = true;
+  std::string program = Generate("llama-3.1-8b", "rtx-pro-6000", o);
+  EXPECT_TRUE(Has(program, "param QueryTile = 64;")) << program;
+  EXPECT_TRUE(Has(program, "let mixed = (prefill > 0) * flops_pair * QueryTile * (Layers * decode_kv) / FlopsUs;"));
+  EXPECT_TRUE(Has(program, " + PHYS_B2M * mixed\n"));
+  const std::string at_one = "param PHYS_B2M = 1;";
+  ASSERT_TRUE(Has(program, at_one));
+  std::string off = program, big = program;
+  off.replace(off.find(at_one), at_one.size(), "param PHYS_B2M = 0;");
+  big.replace(big.find(at_one), at_one.size(), "param PHYS_B2M = 1e6;");
+  std::map<std::string, std::vector<double>> p = Simulate(plain, ""), z = Simulate(off, ""),
+                                             b = Simulate(big, "");
+  ASSERT_EQ(p["e2e"].size(), 2u);
+  ASSERT_EQ(z["e2e"].size(), 2u);
+  EXPECT_EQ(p["e2e"], z["e2e"]);  // B2M 0 is BLIS's program
+  EXPECT_EQ(p["ttft"], z["ttft"]);
+  // The steps: A's 16 and B's first 2032 tokens; B's next 2047 beside A's
+  // decode at context 16; B's last 17 beside A's at 17. B's TTFT (the
+  // larger) ends with the third, so it grows by (16 + 17) x 66,602.62 us =
+  // 2.19789 s, each of the two steps within a microsecond of truncation.
+  ASSERT_EQ(b["ttft"].size(), 2u);
+  const double grown = *std::max_element(b["ttft"].begin(), b["ttft"].end()) -
+                       *std::max_element(p["ttft"].begin(), p["ttft"].end());
+  const double unit = 16384.0 * 64 * 32 / 503.8e6;  // s a token of context at PHYS_B2M 1e6
+  EXPECT_NEAR(grown, 33 * unit, 2e-6);
+  // A's first token (the first step) has no decode beside a prefill: unmoved.
+  EXPECT_EQ(*std::min_element(b["ttft"].begin(), b["ttft"].end()),
+            *std::min_element(p["ttft"].begin(), p["ttft"].end()));
 }
 
 // Tensor parallel: the all-reduces over the GPU's link, at NCCL's figures.
