@@ -13,6 +13,8 @@ namespace {
 constexpr char kFont[] = "DejaVu Sans Mono, Menlo, Consolas, monospace";
 constexpr char kInk[] = "#222222";
 constexpr char kGrid[] = "#e2e2e2";
+// A bound's rule: the red of the not-steady ring, darker.
+constexpr char kRule[] = "#b22222";
 // Ten colours told apart in print and by most colour-blind readers
 // (Tableau 10).
 constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -155,6 +157,12 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
     }
     if (!(yhi >= ylo)) ylo = 1, yhi = 10;
   }
+  // A rule is inside the y axis too (on a log axis, one above 0).
+  for (const ChartRule& r : chart.rules) {
+    if (!std::isfinite(r.y) || (chart.y_log && !(r.y > 0))) continue;
+    ylo = std::min(ylo, r.y);
+    yhi = std::max(yhi, r.y);
+  }
   if (!(xhi >= xlo)) xlo = 0, xhi = 1;
   if (!(yhi > ylo)) yhi = ylo + 1;
   if (chart.y_max > 0) yhi = chart.y_max;
@@ -219,6 +227,20 @@ std::string ChartGroup(const Chart& chart, int x0, int y0) {
   int ly = py + plot_h / 2;
   Label(x0 + 16, ly, chart.y_label, "middle", &out,
        absl::StrCat(" transform=\"rotate(-90 ", x0 + 16, " ", ly, ")\"").c_str());
+
+  // The rules, under the lines: a dashed red line, its label above its
+  // right end, inside the plot.
+  for (const ChartRule& r : chart.rules) {
+    if (!std::isfinite(r.y) || off_y(r.y) || r.y < ylo || r.y > yhi) continue;
+    std::string ry = Fixed1(Y(r.y));
+    absl::StrAppend(&out, "<line x1=\"", px, "\" y1=\"", ry, "\" x2=\"", px + plot_w, "\" y2=\"", ry,
+                    "\" stroke=\"", kRule, "\" stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>\n");
+    // Above the line, or under it when the line is at the plot's top.
+    const int ty = static_cast<int>(std::lround(Y(r.y))) + (Y(r.y) - py < 16 ? 14 : -5);
+    absl::StrAppend(&out, "<text x=\"", px + plot_w - 6, "\" y=\"", ty, "\" font-family=\"", kFont,
+                    "\" font-size=\"", kFontSize, "\" text-anchor=\"end\" fill=\"", kRule, "\">",
+                    XmlEscape(Fit(r.label, plot_w - 12)), "</text>\n");
+  }
 
   // Lines, in order, the palette cycling; then the legend.
   for (size_t i = 0; i < chart.lines.size(); ++i) {

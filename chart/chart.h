@@ -32,6 +32,14 @@ struct ChartLine {
   std::vector<bool> ringed;
 };
 
+// A labelled horizontal line across the plot at `y`: a bound the figure
+// is held to (an SLO such as `p99(ttft) <= 2`), drawn dashed in red with
+// its label at the right end, over the grid and under the lines.
+struct ChartRule {
+  double y = 0;
+  std::string label;
+};
+
 struct Chart {
   std::string title;
   std::string x_label;
@@ -47,6 +55,9 @@ struct Chart {
   // point is ten times the others): points with y <= 0 are off it, and a
   // bar's low end below the axis is cut there.
   bool y_log = false;
+  // Bounds drawn across the plot; the y axis reaches each (on a log axis,
+  // each above 0). None: the chart is as it was without them.
+  std::vector<ChartRule> rules;
 };
 
 // Whether the finite x of `lines` are all > 0 and span at least

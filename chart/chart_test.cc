@@ -37,6 +37,43 @@ TEST(ChartTest, TickLabelsShowTheStep) {
 // y = 230 - v / 4 * 190: (1, 2) at (76.0, 135.0), its bar from y(1) =
 // 182.5 to y(3) = 87.5 with caps 4 px either side; (3, 4) at (748.0, 40.0),
 // hollow (white fill), no bar. The one line has no label: no legend.
+// A bound's rule, on MarksWithIntervalBars's chart (y 0 to 4, y(v) = 230 -
+// v / 4 * 190): at 2, inside the axis, it changes no tick and is drawn at
+// y(2) = 135.0 across the plot (x 70 to 70 + 684 = 754), its label right-
+// aligned 6 px inside (748) and 5 px above (130). At 6, above the data, the
+// axis reaches it: 0 to 6, ticks 2 apart (1.2 rounds up to 2), y(6) = 40.0,
+// and its label, 6 px under the plot's top, goes under it (40 + 14 = 54).
+TEST(ChartTest, RulesAreDrawnAndInsideTheAxis) {
+  Chart c;
+  ChartLine l;
+  l.points = {{1, 2}, {3, 4}};
+  l.marks = true;
+  l.bars = {1, INFINITY};
+  c.lines.push_back(l);
+  const std::string without = ChartGroup(c, 0, 0);
+  c.rules.push_back({2, "p99(ttft) <= 2"});
+  std::string svg = ChartGroup(c, 0, 0);
+  EXPECT_NE(svg.find("<line x1=\"70\" y1=\"135.0\" x2=\"754\" y2=\"135.0\" stroke=\"#b22222\" "
+                     "stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<text x=\"748\" y=\"130\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">p99(ttft) &lt;= 2</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">4</text>"), std::string::npos);
+  // The rule is the only difference: the rest is the chart without it.
+  EXPECT_EQ(svg.size() - without.size(), svg.find("<polyline") - without.find("<polyline"));
+  c.rules = {{6, "six"}};
+  svg = ChartGroup(c, 0, 0);
+  EXPECT_NE(svg.find("y1=\"40.0\" x2=\"754\" y2=\"40.0\" stroke=\"#b22222\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">6</text>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find(">5</text>"), std::string::npos) << svg;  // ticks 2 apart
+  EXPECT_NE(svg.find("<text x=\"748\" y=\"54\""), std::string::npos) << svg;
+  // On a log axis a rule at or below 0 is off it: not drawn.
+  c.y_log = true;
+  c.rules = {{0, "zero"}};
+  EXPECT_EQ(ChartGroup(c, 0, 0).find("#b22222"), std::string::npos);
+}
+
 TEST(ChartTest, MarksWithIntervalBars) {
   Chart c;
   c.title = "t";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
@@ -49,8 +50,13 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
     if (flag == nullptr || flag->IsRetired()) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag '", args[i], "'"));
     }
+    // A switch: a bool, or an optional<bool> whose absence means "decide
+    // for me" (serq sweep --log-y); either takes on and off too.
+    const bool toggle = flag->IsOfType<bool>() || flag->IsOfType<std::optional<bool>>();
+    if (toggle && value == "on") value = "true";
+    if (toggle && value == "off") value = "false";
     if (!has_value) {
-      if (flag->IsOfType<bool>()) {
+      if (toggle) {
         value = "true";
       } else if (i + 1 < args.size()) {
         value = args[++i];

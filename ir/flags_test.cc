@@ -1,5 +1,6 @@
 #include "ir/flags.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@ ABSL_FLAG(std::string, format, "json", "the output format");
 ABSL_FLAG(bool, check, false, "validate only");
 ABSL_FLAG(int, count, 1, "how many");
 ABSL_FLAG(std::string, data_dir, "", "where data is");
+ABSL_FLAG(std::optional<bool>, log_y, std::nullopt, "log, linear, or decide");
 
 namespace serq {
 namespace {
@@ -31,6 +33,27 @@ TEST(Flags, SetsValuesInEveryFormAndKeepsPositionals) {
   EXPECT_EQ(absl::GetFlag(FLAGS_count), 3);
   ASSERT_TRUE(Parse({"tool", "--nocheck"}).ok());
   EXPECT_FALSE(absl::GetFlag(FLAGS_check));
+}
+
+// A switch that may be left to the tool: unset, on (alone or =on, =true),
+// off (=off, =false); it takes no next word as its value. A bool takes on
+// and off too; other flags take them as they are.
+TEST(Flags, OptionalSwitchesTakeOnAndOff) {
+  EXPECT_EQ(absl::GetFlag(FLAGS_log_y), std::nullopt);
+  auto p = Parse({"tool", "--log-y", "x.sq"});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(*p, (std::vector<std::string>{"tool", "x.sq"}));
+  EXPECT_EQ(absl::GetFlag(FLAGS_log_y), std::optional<bool>(true));
+  ASSERT_TRUE(Parse({"tool", "--log-y=off"}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_log_y), std::optional<bool>(false));
+  ASSERT_TRUE(Parse({"tool", "--log-y=on"}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_log_y), std::optional<bool>(true));
+  ASSERT_TRUE(Parse({"tool", "--check=off"}).ok());
+  EXPECT_FALSE(absl::GetFlag(FLAGS_check));
+  EXPECT_EQ(std::string(Parse({"tool", "--log-y=maybe"}).status().message()),
+            "invalid value 'maybe' for flag '--log_y'");
+  ASSERT_TRUE(Parse({"tool", "--format=off"}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_format), "off");
 }
 
 TEST(Flags, DashesAndUnderscoresNameTheSameFlag) {

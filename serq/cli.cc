@@ -10,8 +10,8 @@
 
 ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json, md or html; "
-          "view: svg (default) or dot; sweep: text, csv, json or md; compare: text (default), "
-          "csv, json or html");
+          "view: svg (default) or dot; sweep: text, csv, json, md or html; search: text or html; "
+          "compare: text (default), csv, json or html");
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
           "run, sweep, search, compare: the seed of the random streams (overrides run { seed })");
 ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
@@ -43,14 +43,16 @@ const char kSerqUsage[] =
     "                     [--results r.json|r.pb]\n"
     "                     [--share=maxmin|bottleneck] [--jobs N] [--max-sessions N]\n"
     "                     [--max-events N] [--max-cpu SECONDS]\n"
-    "       serq sweep x.sq [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
+    "       serq sweep x.sq [y.sq...] [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
     "                       [--replications R] [--out DIR] [--jobs N | --emit=parallel|slurm]\n"
-    "                       [--metrics 'mean(ttft),p99(ttft)'] [--format=text|csv|json|md]\n"
+    "                       [--metrics 'mean(ttft),p99(ttft)'] [--format=text|csv|json|md|html]\n"
+    "                       [--slo 'p99(ttft) <= 2'] [--log-y[=off]]\n"
     "       serq sweep --out DIR --task i\n"
-    "       serq sweep --merge DIR [--metrics ...] [--format=...]\n"
+    "       serq sweep --merge DIR [--metrics ...] [--slo ...] [--format=...]\n"
     "       serq search x.sq --param P --range lo:hi --until 'p99(ttft) <= 2' [--step S]\n"
     "                        [--replications R] [--max-replications C] [-D name=value]...\n"
     "                        [--allow-overload] [--max-in-progress SHARE]\n"
+    "                        [--format=text|html] [--log-y[=off]]\n"
     "       serq check x.sq [-D name=value]...\n"
     "       serq fmt x.sq\n"
     "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
@@ -101,7 +103,7 @@ int Usage(absl::string_view message) {
 
 std::vector<FlagUse> SharedFlagUses() {
   return {
-      {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep", "compare"}},
+      {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep", "search", "compare"}},
       {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare", "fit", "plan"}},
       {"replications", absl::GetFlag(FLAGS_replications).has_value(),
        {"run", "sweep", "search", "compare", "fit", "plan"}},

@@ -64,6 +64,30 @@ grep -q '^answer: Rate = 1.5, the top of the range' "$tmp/a" || fail "--allow-ov
 # W = 2.9 is 2 * 2.9 / 3 = 1.9333, exactly, every half-width 0).
 grep -q '^  W = 2.9: mean(f3) = 1.9333 ± 0.0000, not <= 0.81$' "$tmp/f" || fail "no reason for W = 2.9: $(cat "$tmp/f")"
 
+# The html page (--format=html), held to testdata/html/search-flows.html,
+# which the browser test opens: the question and answer, a table row a point
+# tried, and mean(f3) against W with the bound drawn. By hand: mean(f3) =
+# 2W/3 spans 0.0667 (W = 0.1) to 1.9333 (2.9), more than ten times, so the y
+# axis is logarithmic, 0.01 to 10 (three decades over 190 px up from y =
+# 230): y(v) = 230 - (log10 v + 2) / 3 * 190, so W = 1.2's 0.8 is at 109.5
+# and the bound 0.81 at 109.1; x runs 0 to 3 over 672 px from x = 76, so
+# x(1.2) = 344.8. The three that failed (1.3, 1.5, 2.9) are ringed.
+"$serq" search $flows --param W --range 0.1:2.9 --step 0.1 --until 'mean(f3) <= 0.81' --format html >"$tmp/f.html" ||
+  fail "html: exit $?"
+cmp -s "$tmp/f.html" testdata/html/search-flows.html || fail "html: not testdata/html/search-flows.html"
+grep -qF '<p class="headline" id="answer">answer: W = 1.2; W = 1.3, one step above, fails</p>' "$tmp/f.html" || fail "html: no answer"
+[ "$(grep -c '^<tr><td' "$tmp/f.html")" = 7 ] || fail "html: not a row a point tried: $(grep -c '^<tr><td' "$tmp/f.html")"
+grep -qF '<circle cx="344.8" cy="109.5" r="3.5"' "$tmp/f.html" || fail "html: W = 1.2 is not where derived"
+grep -qF '<line x1="70" y1="109.1" x2="754" y2="109.1" stroke="#b22222"' "$tmp/f.html" || fail "html: the bound is not where derived"
+[ "$(grep -c 'r="7.5" fill="none" stroke="#d62728"' "$tmp/f.html")" = 3 ] || fail "html: not three rings"
+# --log-y=off: linear, 0 to 2 over 190 px, y(0.8) = 230 - 0.8 / 2 * 190 = 154.0.
+"$serq" search $flows --param W --range 0.1:2.9 --step 0.1 --until 'mean(f3) <= 0.81' --format html --log-y=off |
+  grep -qF '<circle cx="344.8" cy="154.0" r="3.5"' || fail "html --log-y=off: W = 1.2 is not at y 154.0"
+expect 2 "serq: error: --log-y applies to the charts of --format=html" -- \
+  "$serq" search $flows --param W --range 1:2 --until 'mean(f3) < 1' --log-y
+expect 2 "serq: error: unknown --format 'csv' for 'serq search' (expected text or html)" -- \
+  "$serq" search $flows --param W --range 1:2 --until 'mean(f3) < 1' --format csv
+
 # Misuse, and errors of the program or the condition.
 expect 2 "serq: error: serq search needs --param NAME" -- "$serq" search $flows --range 1:2 --until 'mean(f3) < 1'
 expect 2 "serq: error: malformed --range '2:1': expected lo:hi with lo < hi" -- "$serq" search $flows --param W --range 2:1 --until 'mean(f3) < 1'

@@ -27,6 +27,7 @@
 #include "serq/sweep/grid.h"
 #include "serq/sweep/metrics.h"
 #include "serq/sweep/search.h"
+#include "serq/sweep/search_html.h"
 #include "serq/sweep/sweep.h"
 #include "serq/sweep/sweep_chart.h"
 #include "serq/sweep/sweep_html.h"
@@ -48,6 +49,12 @@ ABSL_FLAG(std::string, chart, "",
 ABSL_FLAG(std::string, chart_x, "", "sweep: the chart's x axis, a param (default: the first swept)");
 ABSL_FLAG(std::string, chart_lines, "",
           "sweep: one line per value of this parameter (default: the next swept)");
+ABSL_FLAG(std::string, slo, "",
+          "sweep: bounds the figures are held to, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05': "
+          "their figures are reported and each is drawn as a line on its chart");
+ABSL_FLAG(std::optional<bool>, log_y, std::nullopt,
+          "sweep, search: the charts' y axis logarithmic (--log-y) or linear (--log-y=off); "
+          "default: logarithmic where the values drawn span ten times or more");
 ABSL_FLAG(std::string, param, "", "search: the param to search over");
 ABSL_FLAG(std::string, range, "", "search: lo:hi, the interval of --param to search");
 ABSL_FLAG(std::string, until, "",
@@ -83,6 +90,24 @@ int Print(const CommandResult& r) {
   return Emit(r.out, r.exit_code);
 }
 
+// --slo's condition, if given.
+absl::StatusOr<std::optional<Condition>> SloCondition() {
+  std::string text = absl::GetFlag(FLAGS_slo);
+  if (text.empty()) return std::nullopt;
+  auto condition = ParseCondition(text);
+  if (!condition.ok()) return absl::InvalidArgumentError(absl::StrCat("--slo: ", condition.status().message()));
+  return *std::move(condition);
+}
+
+// Adds to `metrics` those of `more` it lacks.
+void AddMetrics(const std::vector<Metric>& more, std::vector<Metric>* metrics) {
+  for (const Metric& m : more) {
+    bool listed = false;
+    for (const Metric& x : *metrics) listed = listed || x.label == m.label;
+    if (!listed) metrics->push_back(m);
+  }
+}
+
 // Merges `dir` and prints the report in `format`.
 int MergeAndPrint(const std::string& dir, const std::string& format) {
   std::vector<Metric> metrics;
@@ -90,6 +115,17 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
     auto parsed = ParseMetrics(list);
     if (!parsed.ok()) return Usage(absl::StrCat("--metrics: ", parsed.status().message()));
     metrics = *std::move(parsed);
+  }
+  SweepChartOptions chart_options;
+  chart_options.x = absl::GetFlag(FLAGS_chart_x);
+  chart_options.lines = absl::GetFlag(FLAGS_chart_lines);
+  chart_options.log_y = absl::GetFlag(FLAGS_log_y);
+  auto slo = SloCondition();
+  if (!slo.ok()) return Usage(slo.status().message());
+  if (*slo) {
+    // The bounds' figures, after --metrics's (or the defaults, when
+    // --metrics is not given: the table keeps its usual figures).
+    chart_options.bounds = (*slo)->comparisons;
   }
   const std::string chart = absl::GetFlag(FLAGS_chart);
   if (!chart.empty()) {
@@ -101,7 +137,16 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
     if (!listed) metrics.push_back(*m);
     if (!format.empty()) return Usage("--format applies to the report, not to --chart (always SVG)");
   }
+  // --slo with default figures: the defaults, then its own (the merge
+  // fills in the defaults; they are known once a point is).
+  const bool slo_after_defaults = *slo && metrics.empty();
+  if (*slo && !slo_after_defaults) AddMetrics((*slo)->metrics, &metrics);
   auto table = MergeSweep(dir, metrics);
+  if (table.ok() && slo_after_defaults) {
+    std::vector<Metric> all = table->metrics;
+    AddMetrics((*slo)->metrics, &all);
+    if (all.size() != table->metrics.size()) table = MergeSweep(dir, all);
+  }
   if (!table.ok()) {
     // A bad file is located already ("file: error: ..."); the rest is serq's.
     if (absl::IsInvalidArgument(table.status())) {
@@ -117,12 +162,11 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
   const int exit_code = problems.empty() ? kExitOk : kExitInputRejected;
   for (const std::string& line : problems) PrintToolError("serq", line);
   if (!chart.empty()) {
-    auto svg = SweepChart(*table, ParseMetric(chart)->label, absl::GetFlag(FLAGS_chart_x),
-                          absl::GetFlag(FLAGS_chart_lines));
+    auto svg = SweepChart(*table, ParseMetric(chart)->label, chart_options);
     if (!svg.ok()) return Usage(std::string(svg.status().message()));
     return Emit(*svg, exit_code);
   }
-  auto text = format == "html" ? RenderSweepHtml(*table)
+  auto text = format == "html" ? RenderSweepHtml(*table, chart_options)
                                : RenderSweepReport(*table, format.empty() ? "text" : format);
   if (!text.ok()) return Usage(std::string(text.status().message()));
   return Emit(*text, exit_code);
@@ -212,6 +256,8 @@ std::vector<FlagUse> SweepFlagUses() {
       {"chart", !absl::GetFlag(FLAGS_chart).empty(), {"sweep"}},
       {"chart-x", !absl::GetFlag(FLAGS_chart_x).empty(), {"sweep"}},
       {"chart-lines", !absl::GetFlag(FLAGS_chart_lines).empty(), {"sweep"}},
+      {"slo", !absl::GetFlag(FLAGS_slo).empty(), {"sweep"}, " (serq search takes --until)"},
+      {"log-y", absl::GetFlag(FLAGS_log_y).has_value(), {"sweep", "search"}},
       {"param", !absl::GetFlag(FLAGS_param).empty(), {"search"}},
       {"range", !absl::GetFlag(FLAGS_range).empty(), {"search"}},
       {"until", !absl::GetFlag(FLAGS_until).empty(), {"search"}},
@@ -260,11 +306,9 @@ int SweepMain(const CommandLine& line) {
     return Print(RunTask(dir, *plan, *task));
   }
 
-  if (args.positional.size() != 1) {
-    return Usage(absl::StrCat("serq sweep expects one program file, got ", args.positional.size()));
-  }
-  if (args.positional[0] == "-") {
-    return Usage("serq sweep needs a program file, not standard input: its tasks read the file");
+  if (args.positional.empty()) return Usage("serq sweep expects a program file (or several), got none");
+  for (const std::string& p : args.positional) {
+    if (p == "-") return Usage("serq sweep needs a program file, not standard input: its tasks read the file");
   }
   if (!emit.empty() && emit != "parallel" && emit != "slurm") {
     return Usage(absl::StrCat("unknown --emit '", emit, "' (expected parallel or slurm)"));
@@ -290,8 +334,14 @@ int SweepMain(const CommandLine& line) {
     if (!m.ok()) return Usage(absl::StrCat("--chart: ", m.status().message()));
     asked.emplace_back("--chart", std::vector<Metric>{*m});
   }
+  {
+    auto slo = SloCondition();
+    if (!slo.ok()) return Usage(slo.status().message());
+    if (*slo) asked.emplace_back("--slo", (*slo)->metrics);
+  }
   SweepSpec spec;
   spec.program = args.positional[0];
+  if (args.positional.size() > 1) spec.programs = args.positional;
   spec.defines = args.defines;
   if (!args.share.empty()) {
     auto share = ParseShareList(args.share);
@@ -385,7 +435,9 @@ int SearchMain(const CommandLine& line) {
   if (args.positional.size() != 1) {
     return Usage(absl::StrCat("serq search expects one program file, got ", args.positional.size()));
   }
-  if (!args.format.empty()) return Usage("--format does not apply to 'serq search'");
+  if (!args.format.empty() && args.format != "text" && args.format != "html") {
+    return Usage(absl::StrCat("unknown --format '", args.format, "' for 'serq search' (expected text or html)"));
+  }
   if (args.positional[0] == "-") return Usage("serq search needs a program file, not standard input");
   SearchSpec spec;
   spec.program = args.positional[0];
@@ -436,9 +488,13 @@ int SearchMain(const CommandLine& line) {
   if (!(spec.max_in_progress >= 0 && spec.max_in_progress <= 1)) {
     return Usage("--max-in-progress must be a share from 0 to 1");
   }
+  if (absl::GetFlag(FLAGS_log_y).has_value() && args.format != "html") {
+    return Usage("--log-y applies to the charts of --format=html");
+  }
   SearchOutcome outcome;
   CommandResult error;
   if (!RunSearch(spec, &outcome, &error)) return Print(error);
+  if (args.format == "html") return Emit(RenderSearchHtml(spec, outcome, absl::GetFlag(FLAGS_log_y)));
   return Emit(RenderSearch(spec, outcome));
 }
 

@@ -179,9 +179,10 @@ mm1=(testdata/sweep/mm1.sq -D Rate=0.2:0.6:0.2 -D Mu=1,2 --replications 3 --hori
 cmp -s "$tmp/chart.svg" testdata/sweep/mm1-chart.svg || fail "chart: not mm1-chart.svg"
 grep -qF '<circle cx="76.0" cy="189.4" r="3.5" fill="#1f77b4"' "$tmp/chart.svg" || fail "chart: the first point is not where derived"
 # The sweep's html page: its table and a chart a figure (the first the
-# chart above), held to testdata/html/sweep-mm1.html, which
+# chart above, with --slo's bound drawn on it: the chart below), held to
+# testdata/html/sweep-mm1.html, which
 # //testdata/html:html_browser_test opens in chromium.
-"$serq" sweep --merge "$tmp/mm1" --format html >"$tmp/sweep.html" || fail "html: exit $?"
+"$serq" sweep --merge "$tmp/mm1" --format html --slo 'mean(t) <= 2' >"$tmp/sweep.html" || fail "html: exit $?"
 cmp -s "$tmp/sweep.html" testdata/html/sweep-mm1.html || fail "html: not testdata/html/sweep-mm1.html"
 grep -qF '<circle cx="76.0" cy="189.4" r="3.5" fill="#1f77b4"' "$tmp/sweep.html" || fail "html: no chart of mean(t)"
 "$serq" sweep --merge "$tmp/mm1" --metrics 'mean(t)' --format csv | awk -F, 'NR > 1 {
@@ -230,6 +231,101 @@ ln -s /dev/full "$tmp/full.json"
 expect 2 "serq: error: cannot write '$tmp/full.json': No space left on device" -- \
   "$serq" run $flows --results "$tmp/full.json"
 
+
+# Two programs in one table (docs/cli.md §serq sweep, several programs):
+# testdata/sweep/flows.sq over W and testdata/sweep/flows-fixed.sq over Cap,
+# each without the other's param, so each has its own two points. By hand
+# (the programs' comments): flows.sq's f3 ends at 2W/3 (1/3 at W = 0.5, on
+# the clock's nanosecond 0.333333334; 1 at 1.5), flows-fixed.sq's at 1/Cap
+# (1 at Cap = 1, 0.5 at 2); f1 at 2 in both; deterministic, so every
+# half-width is 0.
+two=(testdata/sweep/flows.sq testdata/sweep/flows-fixed.sq -D W=0.5,1.5 -D Cap=1,2 --replications 2
+     --metrics 'mean(f3),mean(f1)')
+"$serq" sweep "${two[@]}" --out "$tmp/two" --format csv >"$tmp/two.csv" || fail "two programs: exit $?"
+cat >"$tmp/two.want" <<'CSV'
+program,W,Cap,replications,mean(f3),mean(f3) hw95,mean(f1),mean(f1) hw95,status
+testdata/sweep/flows.sq,0.5,,2,0.333333334,0,2,0,STABLE
+testdata/sweep/flows.sq,1.5,,2,1,0,2,0,STABLE
+testdata/sweep/flows-fixed.sq,,1,2,1,0,2,0,STABLE
+testdata/sweep/flows-fixed.sq,,2,2,0.5,0,2,0,STABLE
+CSV
+cmp -s "$tmp/two.csv" "$tmp/two.want" || { fail "two programs: not the derived csv"; diff "$tmp/two.csv" "$tmp/two.want"; }
+[ "$(ls "$tmp/two" | grep -c '^task-.*\.pb$')" = 8 ] || fail "two programs: not 8 task files (4 points x 2)"
+"$serq" sweep --merge "$tmp/two" --metrics 'mean(f3),mean(f1)' >"$tmp/two.txt" || fail "two programs: merge: exit $?"
+head -1 "$tmp/two.txt" | grep -qxF 'sweep of testdata/sweep/flows.sq and testdata/sweep/flows-fixed.sq: 4 points x 2 replications, horizon 10, warmup 0, seed 1' ||
+  fail "two programs: first line: $(head -1 "$tmp/two.txt")"
+grep -qE '^testdata/sweep/flows-fixed.sq +- +2 +0.5000 ' "$tmp/two.txt" || fail "two programs: no Cap=2 row: $(cat "$tmp/two.txt")"
+grep -qxF 'note: testdata/sweep/flows.sq has no param Cap ("-" in its rows): its points are over the others' "$tmp/two.txt" ||
+  fail "two programs: no note of the param flows.sq lacks"
+"$serq" sweep --merge "$tmp/two" --metrics 'mean(f3)' --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["programs"] == ["testdata/sweep/flows.sq", "testdata/sweep/flows-fixed.sq"], r
+p = r["points"][3]
+assert p["program"] == "testdata/sweep/flows-fixed.sq" and p["settings"] == {"Cap": 2}, p
+assert p["figures"]["mean(f3)"]["value"] == 0.5, p' || fail "two programs: json"
+# Resumed as a sweep of one program is: the plan records both.
+"$serq" sweep "${two[@]}" --out "$tmp/two" --format csv >"$tmp/two2.csv" 2>"$tmp/two2.err" || fail "two programs: rerun: exit $?"
+grep -qF "8 of 8 tasks had finished before; ran the other 0" "$tmp/two2.err" || fail "two programs: not resumed: $(cat "$tmp/two2.err")"
+cmp -s "$tmp/two2.csv" "$tmp/two.want" || fail "two programs: the resumed report differs"
+expect 2 "holds another sweep (its plan.pb differs: the programs ('testdata/sweep/flows.sq and testdata/sweep/flows-fixed.sq', now 'testdata/sweep/flows-fixed.sq and testdata/sweep/flows.sq'))" -- \
+  "$serq" sweep testdata/sweep/flows-fixed.sq testdata/sweep/flows.sq -D W=0.5,1.5 -D Cap=1,2 --replications 2 --out "$tmp/two"
+# The task list, run last first, merges into the same table.
+"$serq" sweep "${two[@]}" --emit=parallel --out "$tmp/two-p" >"$tmp/two-tasks" || fail "two programs: emit: exit $?"
+[ "$(wc -l <"$tmp/two-tasks")" = 8 ] || fail "two programs: emit=parallel: not 8 lines"
+tac "$tmp/two-tasks" | sh || fail "two programs: the emitted tasks failed"
+"$serq" sweep --merge "$tmp/two-p" --metrics 'mean(f3),mean(f1)' --format csv | cmp -s - "$tmp/two.want" ||
+  fail "two programs: the emitted tasks' merge differs"
+# A param no program has is misuse; so is a program twice.
+expect 2 "serq: error: -D Q: none of the programs (testdata/sweep/flows.sq and testdata/sweep/flows-fixed.sq) has a param 'Q'" -- \
+  "$serq" sweep testdata/sweep/flows.sq testdata/sweep/flows-fixed.sq -D Q=1,2
+expect 2 "serq: error: the program 'testdata/sweep/flows.sq' is given twice" -- \
+  "$serq" sweep testdata/sweep/flows.sq testdata/sweep/flows.sq -D W=1
+# A figure must be of an observation every program makes (mm1.sq makes t
+# alone): found before any task runs.
+expect 2 "serq: error: --metrics: mean(f3): the program observes no 'f3'" -- \
+  "$serq" sweep testdata/sweep/flows.sq testdata/sweep/mm1.sq -D W=1 -D Rate=0.5 --metrics 'mean(f3)'
+# The chart against W: flows.sq's line through (0.5, 1/3) and (1.5, 1), and
+# flows-fixed.sq, which has no W, a dashed level a Cap over W's range, at 1
+# and 0.5. The axes (chart.cc): y 0 to 1 (ticks 0.2 apart) over 190 px up
+# from y = 230, so y(1) = 40.0, y(0.5) = 135.0, y(1/3) = 166.7; x from 0.4 to
+# 1.6 (ticks 0.2 apart, the first at or below 0.5) over 672 px from x = 76,
+# so x(0.5) = 76 + 0.1 / 1.2 * 672 = 132.0, x(1.5) = 692.0. The legend names
+# each program by its file's name.
+"$serq" sweep --merge "$tmp/two" --chart 'mean(f3)' --chart-x W >"$tmp/two.svg" || fail "two programs: chart: exit $?"
+grep -qF '<polyline points="132.0,166.7 692.0,40.0" fill="none" stroke="#1f77b4"' "$tmp/two.svg" || fail "two programs: chart: no flows.sq line"
+grep -qF '<polyline points="132.0,40.0 692.0,40.0" fill="none" stroke="#ff7f0e" stroke-width="1.5" stroke-dasharray="6 4"' "$tmp/two.svg" ||
+  fail "two programs: chart: no dashed level of Cap=1"
+grep -qF '<polyline points="132.0,135.0 692.0,135.0" fill="none" stroke="#2ca02c"' "$tmp/two.svg" || fail "two programs: chart: no level of Cap=2"
+# (The legend wraps "flows-fixed.sq, Cap=2 (no W)" at its space.)
+grep -A1 -F '>flows-fixed.sq, Cap=2</text>' "$tmp/two.svg" | grep -qF '>(no W)</text>' ||
+  fail "two programs: chart: no legend of Cap=2"
+# Its html page, with the default figures (every one of f1, f2, f3 and
+# the request throughput), held to testdata/html/sweep-two.html, which the
+# browser test opens.
+"$serq" sweep --merge "$tmp/two" --format html --chart-x W >"$tmp/two.html" || fail "two programs: html: exit $?"
+cmp -s "$tmp/two.html" testdata/html/sweep-two.html || fail "two programs: html: not testdata/html/sweep-two.html"
+grep -qF '<th>program</th>' "$tmp/two.html" || fail "two programs: html: no program column"
+
+# --slo: its figures join the table, and each bound is a labelled line on
+# its figure's chart; --log-y and --log-y=off override the automatic axis.
+# On the M/M/1 sweep above (mean(t) from 1.28 to 2.91: a linear axis, ticks
+# 0 to 6 two apart, y(v) = 230 - v / 6 * 190), the bound 2 is at y(2) =
+# 166.7, its label 6 px inside the plot's right end (754) and 5 px above.
+"$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --slo 'mean(t) <= 2' >"$tmp/slo.svg" || fail "slo chart: exit $?"
+grep -qF '<line x1="70" y1="166.7" x2="754" y2="166.7" stroke="#b22222" stroke-width="1.5" stroke-dasharray="8 4"/>' "$tmp/slo.svg" ||
+  fail "slo chart: no line at y(2)"
+grep -qF '<text x="748" y="162" ' "$tmp/slo.svg" && grep -qF '>mean(t) &lt;= 2</text>' "$tmp/slo.svg" || fail "slo chart: no label"
+# Without the bound, the chart is the golden's, byte for byte.
+diff <(grep -v b22222 "$tmp/slo.svg") testdata/sweep/mm1-chart.svg >/dev/null || fail "slo chart: more than the rule differs"
+"$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --log-y >"$tmp/log.svg" || fail "--log-y: exit $?"
+grep -qF 'mean(t) (bars: 95% interval) (log scale)</text>' "$tmp/log.svg" || fail "--log-y: the axis is not logarithmic"
+"$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --log-y=off | cmp -s - testdata/sweep/mm1-chart.svg ||
+  fail "--log-y=off: not the linear chart"
+expect 2 "serq: error: --slo: mean(f9): the program observes no 'f9'" -- \
+  "$serq" sweep $flows -D W=1 --slo 'mean(f9) <= 1'
+expect 2 "serq: error: --slo applies to 'serq sweep' only (serq search takes --until)" -- \
+  "$serq" run $flows --slo 'mean(f3) <= 1'
 
 # goodput(x), the sum of x a second (docs/cli.md §Figures), on M/M/1 with an
 # SLO: testdata/sweep/mm1-slo.sq's ok is 1 when the time in system, which is

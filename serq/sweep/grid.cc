@@ -1,5 +1,6 @@
 #include "serq/sweep/grid.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -108,7 +109,69 @@ std::vector<sweep::Setting> PointSettings(
 }
 
 std::string SettingText(const sweep::Setting& s) {
+  if (s.lacked()) return "-";
   return s.word().empty() ? report::FormatShortest(s.value()) : s.word();
+}
+
+namespace {
+
+// The axes program `p` of a plan of several has (not lacked).
+google::protobuf::RepeatedPtrField<sweep::Axis> AxesOf(const sweep::Plan& plan, int p) {
+  google::protobuf::RepeatedPtrField<sweep::Axis> axes;
+  const auto& lacks = plan.programs(p).lacks();
+  for (const sweep::Axis& a : plan.axis()) {
+    if (std::find(lacks.begin(), lacks.end(), a.name()) == lacks.end()) *axes.Add() = a;
+  }
+  return axes;
+}
+
+}  // namespace
+
+uint64_t PlanPointCount(const sweep::Plan& plan) {
+  if (plan.programs_size() == 0) return PointCount(plan.axis());
+  uint64_t n = 0;
+  for (int p = 0; p < plan.programs_size(); ++p) n += PointCount(AxesOf(plan, p));
+  return n;
+}
+
+PlanPoint PointOfPlan(const sweep::Plan& plan, uint64_t index) {
+  PlanPoint point;
+  if (plan.programs_size() == 0) {
+    point.path = plan.program();
+    point.settings = PointSettings(plan.axis(), index);
+    return point;
+  }
+  int p = 0;
+  google::protobuf::RepeatedPtrField<sweep::Axis> axes = AxesOf(plan, 0);
+  while (index >= PointCount(axes) && p + 1 < plan.programs_size()) {
+    index -= PointCount(axes);
+    axes = AxesOf(plan, ++p);
+  }
+  point.program = p;
+  point.path = plan.programs(p).path();
+  std::vector<sweep::Setting> own = PointSettings(axes, index);
+  size_t k = 0;
+  for (const sweep::Axis& a : plan.axis()) {
+    if (k < own.size() && own[k].name() == a.name()) {
+      point.settings.push_back(own[k++]);
+    } else {
+      sweep::Setting lacked;
+      lacked.set_name(a.name());
+      lacked.set_lacked(true);
+      point.settings.push_back(std::move(lacked));
+    }
+  }
+  return point;
+}
+
+std::string PlanPrograms(const sweep::Plan& plan) {
+  if (plan.programs_size() == 0) return plan.program();
+  std::string out;
+  for (int p = 0; p < plan.programs_size(); ++p) {
+    absl::StrAppend(&out, p == 0 ? "" : p + 1 == plan.programs_size() ? " and " : ", ",
+                    plan.programs(p).path());
+  }
+  return out;
 }
 
 }  // namespace serq

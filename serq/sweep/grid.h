@@ -38,8 +38,24 @@ std::vector<sweep::Setting> PointSettings(
     const google::protobuf::RepeatedPtrField<sweep::Axis>& axes, uint64_t index);
 
 // A setting as the report prints it: the number in its shortest exact
-// form, or the word.
+// form, or the word; "-" when the point's program lacks the param.
 std::string SettingText(const sweep::Setting& s);
+
+// A plan's points: those of its axes (one program), or, with several
+// programs (Plan.programs), each program's points in turn, each over the
+// axes it has; an axis it lacks is in its settings as `lacked`, so that
+// every point has a setting an axis, in axis order.
+uint64_t PlanPointCount(const sweep::Plan& plan);
+struct PlanPoint {
+  int program = -1;  // several programs: the index in Plan.programs; else -1
+  std::string path;  // the point's program file
+  std::vector<sweep::Setting> settings;
+};
+PlanPoint PointOfPlan(const sweep::Plan& plan, uint64_t index);
+
+// The program(s) a plan sweeps, as a report's first line names them:
+// "a.sq", or "a.sq and b.sq", "a.sq, b.sq and c.sq".
+std::string PlanPrograms(const sweep::Plan& plan);
 
 }  // namespace serq
 

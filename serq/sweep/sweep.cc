@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -32,16 +34,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string PointText(const std::vector<sweep::Setting>& settings) {
+// "Rate=2, NP=1", with "program=pd.sq" first in a sweep of several; a
+// param the point's program lacks is left out.
+std::string PointText(const std::vector<sweep::Setting>& settings, const std::string& program = "") {
   std::vector<std::string> parts;
-  for (const sweep::Setting& s : settings) parts.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+  if (!program.empty()) parts.push_back(absl::StrCat("program=", program));
+  for (const sweep::Setting& s : settings) {
+    if (!s.lacked()) parts.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+  }
   return parts.empty() ? "(the program as it is)" : absl::StrJoin(parts, ", ");
 }
+
+std::string PointText(const PlanPoint& p) { return PointText(p.settings, p.program < 0 ? "" : p.path); }
 
 // The driver's options at a point: its params as -D, its policy as --share.
 DriverOptions PointOptions(const std::vector<sweep::Setting>& settings) {
   DriverOptions options;
   for (const sweep::Setting& s : settings) {
+    if (s.lacked()) continue;  // the point's program has no such param
     if (s.word().empty()) {
       options.defines.emplace_back(s.name(), s.value());
     } else {
@@ -72,9 +82,9 @@ absl::Status WriteFailure(const std::string& dir, const sweep::Plan& plan, uint6
   out.set_task(static_cast<uint32_t>(task));
   out.set_point(static_cast<uint32_t>(task / plan.replications()));
   out.set_replication(static_cast<uint32_t>(task % plan.replications()));
-  for (const sweep::Setting& s : PointSettings(plan.axis(), task / plan.replications())) {
-    *out.add_setting() = s;
-  }
+  PlanPoint point = PointOfPlan(plan, task / plan.replications());
+  for (const sweep::Setting& s : point.settings) *out.add_setting() = s;
+  if (point.program >= 0) out.set_program(static_cast<uint32_t>(point.program));
   out.mutable_failure()->set_exit_code(exit_code);
   out.mutable_failure()->set_what(what);
   out.mutable_failure()->set_error(error);
@@ -87,7 +97,7 @@ CommandResult RecordFailure(const std::string& dir, const sweep::Plan& plan, uin
   const uint32_t replication = static_cast<uint32_t>(task % plan.replications());
   absl::StrAppend(&failed.err,
                   ToolError("serq", absl::StrCat("task ", task, " (",
-                                                 PointText(PointSettings(plan.axis(), task / plan.replications())),
+                                                 PointText(PointOfPlan(plan, task / plan.replications())),
                                                  ", replication ", replication, ") failed")));
   if (absl::Status s = WriteFailure(dir, plan, task, failed.exit_code,
                                     absl::StrCat("exited with ", failed.exit_code), failed.err);
@@ -116,13 +126,35 @@ uint64_t ProgramDigest(absl::string_view text) {
   return h;
 }
 
+namespace {
+
+// The params of the program at `path` as it is (no -D), for a sweep of
+// several programs to know which axes each lacks. False, with `error`, when
+// it cannot be read or is rejected as it is.
+bool ProgramParams(const std::string& path, std::set<std::string>* params, CommandResult* error) {
+  ir::Program program;
+  if (!ParseAndLink(path, DriverOptions(), &program, error)) {
+    absl::StrAppend(&error->err, ToolError("serq", absl::StrCat("the sweep reads the params of '", path,
+                                                                "' from the program as it is")));
+    return false;
+  }
+  for (const ir::Param& p : program.param()) params->insert(p.name());
+  return true;
+}
+
+}  // namespace
+
 bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
                std::vector<std::string>* observations) {
   plan->Clear();
   plan->set_version(kPlanVersion);
-  plan->set_program(spec.program);
+  const bool several = spec.programs.size() > 1;
+  if (!several) {
+    const std::string& program = spec.programs.size() == 1 ? spec.programs[0] : spec.program;
+    plan->set_program(program);
+    if (auto text = ReadFile(program); text.ok()) plan->set_program_digest(ProgramDigest(*text));
+  }
   plan->set_cwd(fs::current_path().string());
-  if (auto text = ReadFile(spec.program); text.ok()) plan->set_program_digest(ProgramDigest(*text));
   std::set<std::string> names;
   for (const auto& [name, text] : spec.defines) {
     if (!names.insert(name).second) {
@@ -143,23 +175,57 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     axis->set_name("share");
     for (const std::string& w : spec.share) axis->add_word(w);
   }
+  if (several) {
+    // Each program's params: an axis a program lacks is not set at its
+    // points; one every program lacks is a typo.
+    std::map<std::string, int> lacked_by;
+    std::set<std::string> paths;
+    for (const std::string& path : spec.programs) {
+      if (!paths.insert(path).second) {
+        *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the program '", path, "' is given twice")));
+        return false;
+      }
+      sweep::SweptProgram* p = plan->add_programs();
+      p->set_path(path);
+      if (auto text = ReadFile(path); text.ok()) p->set_digest(ProgramDigest(*text));
+      std::set<std::string> params;
+      if (!ProgramParams(path, &params, error)) return false;
+      for (const sweep::Axis& a : plan->axis()) {
+        if (a.word_size() > 0 || params.count(a.name()) > 0) continue;
+        p->add_lacks(a.name());
+        ++lacked_by[a.name()];
+      }
+    }
+    for (const sweep::Axis& a : plan->axis()) {
+      if (lacked_by[a.name()] == static_cast<int>(spec.programs.size())) {
+        *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("-D ", a.name(), ": none of the programs (",
+                                                                    PlanPrograms(*plan), ") has a param '",
+                                                                    a.name(), "'")));
+        return false;
+      }
+    }
+  }
   if (spec.seed) plan->set_seed(*spec.seed);
   if (spec.horizon) plan->set_horizon(*spec.horizon);
   if (spec.warmup) plan->set_warmup(*spec.warmup);
   plan->set_data_dir(spec.data_dir);
 
-  const uint64_t points = PointCount(plan->axis());
+  const uint64_t points = PlanPointCount(*plan);
   constexpr uint64_t kMaxTasks = uint64_t{1} << 31;
   // A point whose program is rejected runs as a failed task (the sweep
   // reports it with its diagnostics); a program rejected at every point
-  // is refused here, before any task runs.
+  // is refused here, before any task runs. With several programs, the
+  // figures asked for must be observed by every one (the observations'
+  // intersection over each program's first valid point).
   bool linked_once = false;
+  std::set<int> observed_programs;
   CommandResult first_rejection;
   for (uint64_t p = 0; p < points; ++p) {
-    std::vector<sweep::Setting> settings = PointSettings(plan->axis(), p);
+    PlanPoint point = PointOfPlan(*plan, p);
+    const std::vector<sweep::Setting>& settings = point.settings;
     ir::Program program;
     CommandResult linked;
-    if (!ParseAndLink(spec.program, PointOptions(settings), &program, &linked)) {
+    if (!ParseAndLink(point.path, PointOptions(settings), &program, &linked)) {
       if (linked.exit_code != kExitInputRejected) {  // a file that cannot be read
         *error = linked;
         return false;
@@ -168,17 +234,28 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
         first_rejection = linked;
         absl::StrAppend(&first_rejection.err,
                         ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ",
-                                                       PointText(settings),
+                                                       PointText(point),
                                                        points > 1 ? " and at every other" : "")));
       }
       continue;
     }
+    if (observations != nullptr && observed_programs.insert(point.program).second) {
+      std::vector<std::string> seen = ProgramObservations(program);
+      if (observed_programs.size() == 1) {
+        *observations = seen;
+      } else {
+        std::vector<std::string> both;
+        std::set_intersection(observations->begin(), observations->end(), seen.begin(), seen.end(),
+                              std::back_inserter(both));
+        *observations = std::move(both);
+      }
+    }
     if (linked_once) continue;
     linked_once = true;
-    if (observations != nullptr) *observations = ProgramObservations(program);
     uint32_t replications = spec.replications.value_or(0);
     if (replications == 0) {
-      // The program's own `run { replications }` at the first point.
+      // The program's own `run { replications }` at the first point (of
+      // the first program, in a sweep of several).
       sim::ModelOptions model_options;
       model_options.defines = PointOptions(settings).defines;
       model_options.seed = spec.seed;
@@ -186,10 +263,10 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       model_options.warmup = spec.warmup;
       model_options.data_dir = spec.data_dir;
       sim::Model model;
-      Diagnostics diags(InputName(spec.program));
+      Diagnostics diags(InputName(point.path));
       if (!sim::CompileModel(program, model_options, &model, &diags)) {
         *error = Failure(kExitInputRejected,
-                         RenderProgramDiagnostics(diags, program, InputName(spec.program)));
+                         RenderProgramDiagnostics(diags, program, InputName(point.path)));
         return false;
       }
       replications = model.replications;
@@ -208,7 +285,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   return true;
 }
 
-uint64_t TaskCount(const sweep::Plan& plan) { return PointCount(plan.axis()) * plan.replications(); }
+uint64_t TaskCount(const sweep::Plan& plan) { return PlanPointCount(plan) * plan.replications(); }
 
 std::string PlanPath(const std::string& dir) { return (fs::path(dir) / "plan.pb").string(); }
 
@@ -258,6 +335,21 @@ std::string PlanDifference(const sweep::Plan& a, const sweep::Plan& b) {
   if (a.cwd() != b.cwd()) {
     parts.push_back(absl::StrCat("the directory it was planned in ('", a.cwd(), "', now '", b.cwd(), "')"));
   }
+  if (a.programs_size() != b.programs_size()) {
+    parts.push_back(absl::StrCat("the programs ('", PlanPrograms(a), "', now '", PlanPrograms(b), "')"));
+  } else {
+    for (int p = 0; p < a.programs_size(); ++p) {
+      if (a.programs(p).path() != b.programs(p).path()) {
+        parts.push_back(absl::StrCat("the programs ('", PlanPrograms(a), "', now '", PlanPrograms(b), "')"));
+        break;
+      }
+      if (a.programs(p).digest() != b.programs(p).digest()) {
+        parts.push_back(absl::StrCat("the program's text ('", b.programs(p).path(), "' changed since)"));
+      } else if (a.programs(p).SerializeAsString() != b.programs(p).SerializeAsString()) {
+        parts.push_back(absl::StrCat("the params '", b.programs(p).path(), "' has"));
+      }
+    }
+  }
   if (axes(a) != axes(b)) parts.push_back("the axes (-D, --share)");
   if (a.replications() != b.replications()) {
     parts.push_back(absl::StrCat("the replications (", a.replications(), ", now ", b.replications(), ")"));
@@ -299,24 +391,28 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   }
   const uint32_t point = static_cast<uint32_t>(task / plan.replications());
   const uint32_t replication = static_cast<uint32_t>(task % plan.replications());
-  std::vector<sweep::Setting> settings = PointSettings(plan.axis(), point);
+  const PlanPoint at = PointOfPlan(plan, point);
+  const std::vector<sweep::Setting>& settings = at.settings;
+  const std::string& path = at.path;
   DriverOptions options = PointOptions(settings);
   ir::Program program;
   CommandResult result;
-  if (plan.has_program_digest()) {
+  const bool has_digest = at.program >= 0 || plan.has_program_digest();
+  const uint64_t digest = at.program >= 0 ? plan.programs(at.program).digest() : plan.program_digest();
+  if (has_digest) {
     // A task of a program edited since the sweep was planned would mix
     // two programs' figures in one table.
-    auto text = ReadFile(plan.program());
-    if (text.ok() && ProgramDigest(*text) != plan.program_digest()) {
+    auto text = ReadFile(path);
+    if (text.ok() && ProgramDigest(*text) != digest) {
       return RecordFailure(
           dir, plan, task,
           Failure(kExitInputRejected,
-                  ToolError("serq", absl::StrCat("the program '", plan.program(),
+                  ToolError("serq", absl::StrCat("the program '", path,
                                                  "' changed since the sweep was planned: plan it "
                                                  "again into another --out"))));
     }
   }
-  if (!ParseAndLink(plan.program(), options, &program, &result)) {
+  if (!ParseAndLink(path, options, &program, &result)) {
     return RecordFailure(dir, plan, task, result);
   }
   SimOptions sim;
@@ -331,10 +427,11 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   out.set_point(point);
   out.set_replication(replication);
   for (const sweep::Setting& s : settings) *out.add_setting() = s;
-  Diagnostics diags(InputName(plan.program()));
+  if (at.program >= 0) out.set_program(static_cast<uint32_t>(at.program));
+  Diagnostics diags(InputName(path));
   if (!Simulate(program, sim, out.mutable_results(), &diags)) {
     CommandResult failed = Failure(kExitInputRejected,
-                                   RenderProgramDiagnostics(diags, program, InputName(plan.program())));
+                                   RenderProgramDiagnostics(diags, program, InputName(path)));
     return RecordFailure(dir, plan, task, failed);
   }
   // The run's replications, as in `serq run --replications R`.
@@ -515,8 +612,8 @@ std::string EmitSlurm(const std::string& self, const std::string& dir, const swe
   const uint64_t count = TaskCount(plan);
   return absl::StrCat(
       "#!/bin/sh\n",
-      "# serq sweep of ", plan.program(), ": ", count, count == 1 ? " task (" : " tasks (", PointCount(plan.axis()),
-      PointCount(plan.axis()) == 1 ? " point x " : " points x ", plan.replications(),
+      "# serq sweep of ", PlanPrograms(plan), ": ", count, count == 1 ? " task (" : " tasks (", PlanPointCount(plan),
+      PlanPointCount(plan) == 1 ? " point x " : " points x ", plan.replications(),
       plan.replications() == 1 ? " replication" : " replications", "), one array element each.\n",
       "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
       "#   ", ShellQuote(self), " sweep --merge ", ShellQuote(dir), "\n",
@@ -545,8 +642,10 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
     if (!t.ParseFromString(*bytes)) {
       return absl::InvalidArgumentError(absl::StrCat(path, ": error: not a sweep task file"));
     }
-    std::vector<sweep::Setting> want = PointSettings(plan->axis(), i / reps);
+    const PlanPoint at = PointOfPlan(*plan, i / reps);
+    const std::vector<sweep::Setting>& want = at.settings;
     bool same = t.task() == i && t.point() == i / reps && t.replication() == i % reps &&
+                t.program() == static_cast<uint32_t>(std::max(at.program, 0)) &&
                 t.setting_size() == static_cast<int>(want.size());
     for (size_t k = 0; same && k < want.size(); ++k) {
       same = t.setting(k).SerializeAsString() == want[k].SerializeAsString();
@@ -554,7 +653,7 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
     if (!same) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": error: the file is task ", t.task(), " (", PointText({t.setting().begin(), t.setting().end()}),
-          ", replication ", t.replication(), "), not task ", i, " of this sweep (", PointText(want),
+          ", replication ", t.replication(), "), not task ", i, " of this sweep (", PointText(at),
           ", replication ", i % reps, ")"));
     }
     present[i] = true;
@@ -562,10 +661,19 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
   table.metrics = metrics;
   std::set<uint64_t> seeds;
   bool first = true;
+  // Each point's replications merged, then the figures: with several
+  // programs the default figures are known only once every program's
+  // first point is.
+  std::vector<std::optional<report::MergedResults>> merged_at;
+  std::vector<Metric> common;   // several programs: the default figures every program has
+  std::set<int> defaulted;      // the programs whose first merged point gave them
   for (uint64_t p = 0; p * reps < count; ++p) {
     SweepPoint point;
-    point.settings = PointSettings(plan->axis(), p);
+    const PlanPoint at = PointOfPlan(*plan, p);
+    point.settings = at.settings;
+    if (at.program >= 0) point.program = at.path;
     point.replications = reps;
+    merged_at.emplace_back();
     std::vector<report::ResultsFile> files;
     for (uint32_t r = 0; r < reps; ++r) {
       const uint64_t i = p * reps + r;
@@ -594,14 +702,35 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
       first = false;
       table.horizon = merged->first->horizon();
       table.warmup = merged->first->warmup();
-      if (table.metrics.empty()) table.metrics = DefaultMetrics(*merged);
+    }
+    if (metrics.empty() && defaulted.insert(at.program).second) {
+      std::vector<Metric> mine = DefaultMetrics(*merged);
+      if (defaulted.size() == 1) {
+        common = std::move(mine);
+      } else {
+        std::vector<Metric> both;
+        for (const Metric& m : common) {
+          for (const Metric& x : mine) {
+            if (x.label == m.label) {
+              both.push_back(m);
+              break;
+            }
+          }
+        }
+        common = std::move(both);
+      }
     }
     seeds.insert(merged->seeds.begin(), merged->seeds.end());
-    auto figures = ComputeFigures(*merged, table.metrics);
-    if (!figures.ok()) return figures.status();
-    point.figures = *std::move(figures);
     point.health = ComputeHealth(*merged);
+    merged_at.back() = *std::move(merged);
     table.points.push_back(std::move(point));
+  }
+  if (table.metrics.empty()) table.metrics = std::move(common);
+  for (size_t p = 0; p < table.points.size(); ++p) {
+    if (!merged_at[p]) continue;
+    auto figures = ComputeFigures(*merged_at[p], table.metrics);
+    if (!figures.ok()) return figures.status();
+    table.points[p].figures = *std::move(figures);
   }
   table.seeds.assign(seeds.begin(), seeds.end());
   return table;
@@ -619,11 +748,12 @@ std::vector<std::string> SweepProblems(const std::string& dir, const SweepTable&
                                     " failed:");
     // One failure on one line; more, one a line under the count.
     if (failed.size() == 1) {
-      lines.push_back(absl::StrCat(head, " ", PointText(failed[0]->settings), ": ", failed[0]->failure));
+      lines.push_back(absl::StrCat(head, " ", PointText(failed[0]->settings, failed[0]->program), ": ",
+                                   failed[0]->failure));
     } else {
       lines.push_back(head);
       for (const SweepPoint* p : failed) {
-        lines.push_back(absl::StrCat("  ", PointText(p->settings), ": ", p->failure));
+        lines.push_back(absl::StrCat("  ", PointText(p->settings, p->program), ": ", p->failure));
       }
     }
   }

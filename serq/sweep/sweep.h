@@ -37,6 +37,11 @@ inline constexpr uint32_t kPlanVersion = 1;
 // A sweep as the command line gives it.
 struct SweepSpec {
   std::string program;                                       // the path as given
+  // Several programs (`serq sweep pd.sq colocated.sq`), in the order given:
+  // each program's points in one table, with a `program` column; an axis
+  // whose param a program lacks is not set at its points (and refused when
+  // every program lacks it). With fewer than two, `program` is the sweep's.
+  std::vector<std::string> programs;
   std::vector<std::pair<std::string, std::string>> defines;  // -D name=grid, as written
   std::vector<std::string> share;                            // --share list; empty: the program's
   std::optional<uint32_t> replications;                      // default: the program's
@@ -125,6 +130,7 @@ std::string EmitSlurm(const std::string& self, const std::string& dir, const swe
 struct SweepPoint {
   enum Status { kMerged, kFailed, kMissing };
   Status status = kMerged;
+  std::string program;  // a sweep of several programs: the point's; else ""
   std::vector<sweep::Setting> settings;
   uint32_t replications = 0;
   std::vector<Figure> figures;  // kMerged: one per metric
@@ -149,7 +155,9 @@ std::vector<std::string> SweepProblems(const std::string& dir, const SweepTable&
 // point's) and merges each point's replications: a point with a failed
 // task is kFailed, one with a task file missing kMissing, the others
 // merged. `metrics` empty: the default (DefaultMetrics of the first merged
-// point). Errors: a bad file, a figure the results lack.
+// point; with several programs, those of every program's first merged
+// point that the others have too). Errors: a bad file, a figure the
+// results lack.
 absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<Metric>& metrics);
 
 }  // namespace serq

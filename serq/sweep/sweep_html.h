@@ -10,10 +10,13 @@
 
 #include "absl/status/statusor.h"
 #include "serq/sweep/sweep.h"
+#include "serq/sweep/sweep_chart.h"
 
 namespace serq {
 
-absl::StatusOr<std::string> RenderSweepHtml(const SweepTable& table);
+// `chart`: each chart's x and lines axes, log y, and the bounds drawn on
+// the charts of their figures (--chart-x, --chart-lines, --log-y, --slo).
+absl::StatusOr<std::string> RenderSweepHtml(const SweepTable& table, const SweepChartOptions& chart = {});
 
 }  // namespace serq
 

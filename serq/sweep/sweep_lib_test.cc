@@ -11,6 +11,7 @@
 #include "serq/sweep/condition.h"
 #include "serq/sweep/grid.h"
 #include "serq/sweep/metrics.h"
+#include "serq/sweep/sweep_chart.h"
 
 namespace serq {
 namespace {
@@ -61,6 +62,100 @@ TEST(GridTest, CartesianProductFirstAxisSlowest) {
   EXPECT_EQ(s[0].value(), 20);
   EXPECT_EQ(s[1].word(), "bottleneck");
   EXPECT_EQ(SettingText(s[0]), "20");
+}
+
+// Two programs over W (0.5, 1.5), Cap (1, 2) and share (one word): a.sq
+// lacks Cap, b.sq lacks W. a.sq's points are W x share = 2, b.sq's Cap x
+// share = 2, a.sq's first: point 2 is b.sq's first, Cap 1, its W lacked.
+TEST(GridTest, SeveralProgramsEachOverTheAxesItHas) {
+  sweep::Plan plan;
+  sweep::Axis* w = plan.add_axis();
+  w->set_name("W");
+  w->add_value(0.5);
+  w->add_value(1.5);
+  sweep::Axis* cap = plan.add_axis();
+  cap->set_name("Cap");
+  cap->add_value(1);
+  cap->add_value(2);
+  sweep::Axis* share = plan.add_axis();
+  share->set_name("share");
+  share->add_word("maxmin");
+  // One program: the axes' product, no program index.
+  plan.set_program("a.sq");
+  EXPECT_EQ(PlanPointCount(plan), 4u);
+  PlanPoint one = PointOfPlan(plan, 3);
+  EXPECT_EQ(one.program, -1);
+  EXPECT_EQ(one.path, "a.sq");
+  EXPECT_EQ(SettingText(one.settings[0]), "1.5");
+  EXPECT_EQ(SettingText(one.settings[1]), "2");
+  EXPECT_EQ(PlanPrograms(plan), "a.sq");
+
+  plan.clear_program();
+  sweep::SweptProgram* a = plan.add_programs();
+  a->set_path("a.sq");
+  a->add_lacks("Cap");
+  sweep::SweptProgram* b = plan.add_programs();
+  b->set_path("b.sq");
+  b->add_lacks("W");
+  EXPECT_EQ(PlanPointCount(plan), 4u);
+  EXPECT_EQ(PlanPrograms(plan), "a.sq and b.sq");
+  PlanPoint p1 = PointOfPlan(plan, 1);
+  EXPECT_EQ(p1.program, 0);
+  EXPECT_EQ(p1.path, "a.sq");
+  ASSERT_EQ(p1.settings.size(), 3u);
+  EXPECT_EQ(SettingText(p1.settings[0]), "1.5");
+  EXPECT_TRUE(p1.settings[1].lacked());
+  EXPECT_EQ(p1.settings[1].name(), "Cap");
+  EXPECT_EQ(SettingText(p1.settings[1]), "-");
+  EXPECT_EQ(p1.settings[2].word(), "maxmin");
+  PlanPoint p2 = PointOfPlan(plan, 2);
+  EXPECT_EQ(p2.program, 1);
+  EXPECT_EQ(p2.path, "b.sq");
+  EXPECT_TRUE(p2.settings[0].lacked());
+  EXPECT_EQ(SettingText(p2.settings[1]), "1");
+  EXPECT_EQ(SettingText(PointOfPlan(plan, 3).settings[1]), "2");
+  // A program with every axis: its whole product (2 x 2 x 1), after b.sq's.
+  plan.add_programs()->set_path("c.sq");
+  EXPECT_EQ(PlanPointCount(plan), 8u);
+  EXPECT_EQ(PlanPrograms(plan), "a.sq, b.sq and c.sq");
+  PlanPoint last = PointOfPlan(plan, 7);
+  EXPECT_EQ(last.path, "c.sq");
+  EXPECT_EQ(SettingText(last.settings[0]), "1.5");
+  EXPECT_EQ(SettingText(last.settings[1]), "2");
+}
+
+// A chart's unit (sweep_chart.h): a latency's in ms when every value drawn
+// is under a second, else s; another observation's none; rates /s; the
+// throughputs in their own units.
+TEST(ChartUnitTest, UnitsOfFigures) {
+  ChartUnit ms = MetricUnit(*ParseMetric("p99(ttft)"), 0.5);
+  EXPECT_EQ(ms.scale, 1000);
+  EXPECT_EQ(ms.unit, "ms");
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(e2e)"), 2).unit, "s");
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(e2e)"), 2).scale, 1);
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(t)"), 0.5).unit, "");
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(t)"), 0.5).scale, 1);
+  EXPECT_EQ(MetricUnit(*ParseMetric("rate(e2e)"), 3).unit, "/s");
+  EXPECT_EQ(MetricUnit(*ParseMetric("request_throughput"), 3).unit, "requests/s");
+  EXPECT_EQ(MetricUnit(*ParseMetric("output_throughput_per_gpu"), 3).unit, "tokens/s per GPU");
+  EXPECT_EQ(WithChartUnit("p99(ttft)", ms), "p99(ttft) (ms)");
+  EXPECT_EQ(WithChartUnit("mean(t)", ChartUnit()), "mean(t)");
+}
+
+// The bounds on one figure become its rules, in the axis's unit: 0.2 s on
+// an axis in ms is at 200, and says both.
+TEST(ChartUnitTest, BoundsOnTheFigureBecomeRules) {
+  auto c = ParseCondition("p99(ttft) <= 0.2 && mean(t) < 1 && 0.05 < p99(ttft)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::vector<view::ChartRule> rules = BoundRules(c->comparisons, c->metrics[0], ChartUnit{1000, "ms"});
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0].y, 200);
+  EXPECT_EQ(rules[0].label, "p99(ttft) <= 0.2 (200 ms)");
+  EXPECT_EQ(rules[1].y, 50);
+  EXPECT_EQ(rules[1].label, "p99(ttft) > 0.05 (50 ms)");
+  rules = BoundRules(c->comparisons, c->metrics[1], ChartUnit());
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].label, "mean(t) < 1");
 }
 
 results::Results TwoReplications() {

@@ -23,7 +23,7 @@ std::string RunLine(const SweepTable& t) {
   std::vector<std::string> seeds;
   for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));
   size_t points = t.points.size();
-  return absl::StrCat("sweep of ", t.plan.program(), ": ", points, points == 1 ? " point" : " points",
+  return absl::StrCat("sweep of ", PlanPrograms(t.plan), ": ", points, points == 1 ? " point" : " points",
                       " x ", t.plan.replications(),
                       t.plan.replications() == 1 ? " replication" : " replications", ", horizon ",
                       FormatShortest(t.horizon), ", warmup ", FormatShortest(t.warmup),
@@ -64,7 +64,10 @@ std::string WideIntervals(const SweepTable& t) {
       if (!f.defined || !std::isfinite(f.half_width) || !(f.half_width > std::fabs(f.value))) continue;
       if (wide++ == 0) {
         std::vector<std::string> at;
-        for (const sweep::Setting& s : p.settings) at.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+        if (!p.program.empty()) at.push_back(absl::StrCat("program=", p.program));
+        for (const sweep::Setting& s : p.settings) {
+          if (!s.lacked()) at.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+        }
         first = absl::StrCat(t.metrics[k].label, at.empty() ? "" : absl::StrCat(" at ", absl::StrJoin(at, ", ")),
                              ": ", FormatFixed(f.value, 4), " ± ", FormatFixed(f.half_width, 4));
         fewest = p.replications;
@@ -86,8 +89,24 @@ std::string WideIntervals(const SweepTable& t) {
                       "; a status says whether a point settled, not how precise its figures are\n");
 }
 
+// Under a table of several programs: the params each program lacks ("-"
+// in its rows), "" when none lacks one.
+std::string Lacks(const SweepTable& t) {
+  std::string out;
+  for (const sweep::SweptProgram& p : t.plan.programs()) {
+    if (p.lacks().empty()) continue;
+    std::vector<std::string> names(p.lacks().begin(), p.lacks().end());
+    absl::StrAppend(&out, "\nnote: ", p.path(), " has no param ", absl::StrJoin(names, ", "),
+                    " (\"-\" in its rows): its points are over the others");
+  }
+  return out.empty() ? "" : absl::StrCat(out, "\n");
+}
+
 std::string TextTable(const SweepTable& t, bool markdown) {
   std::vector<Column> columns;
+  // A sweep of several programs: which, first.
+  const bool several = t.plan.programs_size() > 0;
+  if (several) columns.push_back({"program", Align::kLeft, 0});
   // Numbers right-aligned, words (a policy) left.
   for (const sweep::Axis& a : t.plan.axis()) {
     columns.push_back({a.name(), a.word_size() > 0 ? Align::kLeft : Align::kRight, 0});
@@ -100,6 +119,7 @@ std::string TextTable(const SweepTable& t, bool markdown) {
   report::Table table(columns);
   for (const SweepPoint& p : t.points) {
     std::vector<std::string> row;
+    if (several) row.push_back(p.program);
     for (const sweep::Setting& s : p.settings) row.push_back(SettingText(s));
     for (const Figure& f : FiguresOf(t, p)) {
       row.push_back(Fixed(f, f.value));
@@ -109,6 +129,7 @@ std::string TextTable(const SweepTable& t, bool markdown) {
     table.AddRow(std::move(row));
   }
   std::string note = WideIntervals(t);
+  if (several) note = absl::StrCat(Lacks(t), note);
   if (!markdown) return absl::StrCat(RunLine(t), "\n\n", table.RenderText(), note);
   // Labels such as p99(ttft) have nothing markdown reads; names may.
   return absl::StrCat(report::EscapeMarkdown(RunLine(t)), "\n\n", table.RenderMarkdown(),
@@ -127,6 +148,8 @@ std::string CsvField(absl::string_view s) {
 
 std::string Csv(const SweepTable& t) {
   std::vector<std::string> header;
+  const bool several = t.plan.programs_size() > 0;
+  if (several) header.push_back("program");
   for (const sweep::Axis& a : t.plan.axis()) header.push_back(CsvField(a.name()));
   header.push_back("replications");
   for (const Metric& m : t.metrics) {
@@ -137,7 +160,9 @@ std::string Csv(const SweepTable& t) {
   std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
   for (const SweepPoint& p : t.points) {
     std::vector<std::string> row;
-    for (const sweep::Setting& s : p.settings) row.push_back(CsvField(SettingText(s)));
+    if (several) row.push_back(CsvField(p.program));
+    // A param the point's program lacks: an empty field.
+    for (const sweep::Setting& s : p.settings) row.push_back(s.lacked() ? "" : CsvField(SettingText(s)));
     row.push_back(absl::StrCat(p.replications));
     for (const Figure& f : FiguresOf(t, p)) {
       row.push_back(Shortest(f, f.value));
@@ -156,7 +181,12 @@ std::string Json(const SweepTable& t) {
   for (const sweep::Axis& a : t.plan.axis()) params.push_back(JsonString(a.name()));
   std::vector<std::string> metrics;
   for (const Metric& m : t.metrics) metrics.push_back(JsonString(m.label));
-  std::string out = absl::StrCat("{\n  \"program\": ", JsonString(t.plan.program()),
+  // Several programs: "programs" lists them, and each point names its own.
+  std::vector<std::string> programs;
+  for (const sweep::SweptProgram& p : t.plan.programs()) programs.push_back(JsonString(p.path()));
+  std::string head = programs.empty() ? absl::StrCat("\"program\": ", JsonString(t.plan.program()))
+                                      : absl::StrCat("\"programs\": [", absl::StrJoin(programs, ", "), "]");
+  std::string out = absl::StrCat("{\n  ", head,
                                  ",\n  \"horizon\": ", JsonNumber(t.horizon),
                                  ",\n  \"warmup\": ", JsonNumber(t.warmup), ",\n  \"seed\": [",
                                  absl::StrJoin(seeds, ", "), "],\n  \"replications\": ",
@@ -167,6 +197,7 @@ std::string Json(const SweepTable& t) {
     const SweepPoint& p = t.points[i];
     std::vector<std::string> settings;
     for (const sweep::Setting& s : p.settings) {
+      if (s.lacked()) continue;  // the point's program has no such param
       settings.push_back(absl::StrCat(JsonString(s.name()), ": ",
                                       s.word().empty() ? JsonNumber(s.value()) : JsonString(s.word())));
     }
@@ -184,7 +215,9 @@ std::string Json(const SweepTable& t) {
     if (p.status == SweepPoint::kMerged) {
       absl::StrAppend(&status, ", \"in_progress_share\": ", JsonNumber(p.health.in_progress_share));
     }
-    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "    {\"settings\": {", absl::StrJoin(settings, ", "),
+    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "    {",
+                    p.program.empty() ? "" : absl::StrCat("\"program\": ", JsonString(p.program), ", "),
+                    "\"settings\": {", absl::StrJoin(settings, ", "),
                     "}, \"figures\": {", absl::StrJoin(figures, ", "), "}", status, "}");
   }
   absl::StrAppend(&out, t.points.empty() ? "]\n}\n" : "\n  ]\n}\n");

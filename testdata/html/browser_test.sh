@@ -11,7 +11,11 @@
 #     near the top, and below it the charts' lines in the palette's first
 #     two colours (#1f77b4, #ff7f0e);
 #   - a sweep's page (sweep-*.html, serq sweep --format=html) has its
-#     table and a chart a figure, and no station row;
+#     table and a chart a figure, and no station row; a search's
+#     (search-*.html, serq search --format=html) its answer, its table and
+#     a chart; a bound (--slo, --until) is a red line with its label on its
+#     figure's chart; a sweep of two programs has a program column and a
+#     legend entry a program;
 #   - every chart (a CDF, the time series, a sweep's figure) is at least
 #     900 px wide as laid out, no legend is cut, a latency's CDF axis has
 #     its unit, a step stage's series its running and waiting requests,
@@ -136,15 +140,32 @@ check(figures, "no figures in the page")
 for f in figures:
     check(re.search(rf'<figure id="{f}">.*?<svg ', dom, re.S), f"figure {f} has no svg in the DOM")
 # A sweep's page (sweep-*.html): its table, a chart a figure, no station
-# row; a run's: the report.
-sweep = page.startswith("sweep-")
-check(dom.count("<svg") == src.count("<svg") >= 3, f"{dom.count('<svg')} svg in the DOM")
+# row; a search's (search-*.html) likewise, with one chart a figure of its
+# condition; a run's: the report.
+search = page.startswith("search-")
+sweep = page.startswith("sweep-") or search
+check(dom.count("<svg") == src.count("<svg") >= (1 if search else 3), f"{dom.count('<svg')} svg in the DOM")
 check(dom.count("<table") == src.count("<table") >= (1 if sweep else 4),
       f"{dom.count('<table')} tables in the DOM")
 check('<p id="run">' in dom, "no run line in the DOM")
+# A bound the page was written with: a dashed red rule and its label, in a
+# chart, as the browser parsed it.
+for label in re.findall(r'fill="#b22222">([^<]*)</text>', src):
+    check(re.search(r'<figure id="chart-\d+">(?:(?!</figure>).)*<line [^>]*stroke="#b22222"[^>]*stroke-dasharray'
+                    rf'(?:(?!</figure>).)*fill="#b22222">{re.escape(label)}</text>', dom, re.S),
+          f"the bound {label} is not a labelled line in a chart")
 if sweep:
-    check(re.search(r'<figure id="chart-0">', dom), "no chart of the sweep's first figure")
-    check('request_throughput' in dom, "no request throughput column in the sweep's table")
+    check(re.search(r'<figure id="chart-0">', dom), "no chart of the first figure")
+    if search:
+        check('<p class="headline" id="answer">answer: ' in dom, "no answer under the question")
+        check(re.search(r'<td>(pass|fail|undecided)</td>', dom), "no verdict in the table")
+        check('stroke="#b22222"' in dom, "no bound drawn")
+    else:
+        check('request_throughput' in dom, "no request throughput column in the sweep's table")
+    if '<th>program</th>' in src:
+        # Two programs: each named in the legend of every chart.
+        for name in set(re.findall(r'<td>[^<]*/([^/<]+\.sq)</td>', src)):
+            check(re.search(rf'>{re.escape(name)}[,<]', dom), f"{name} is not in a legend")
     sys.exit(0 if ok else 1)
 check('<p class="headline">busiest: ' in dom, "no busiest resource under the run line")
 # vLLM's throughputs under the run line and as a table (docs/report.md
