@@ -75,12 +75,12 @@ check() {  # check PROGRAM RUN METRIC BOUND_LO BOUND_HI WHY [-D ...]
 # every mean (+7.2, +9.1, +8.5 today).
 for m in ttft tpot e2e; do check $llama $lrun $m -10 10 "target 10%"; done
 # The MoE run over the link its folder describes (16 GB/s read as 2^30
-# bytes, 20 us): TPOT and E2E within 10% (+4.1, +3.4); TTFT -17.0%, a miss.
+# bytes, 20 us): TPOT and E2E within 10% (+4.1, +3.5); TTFT -17.2%, a miss.
 check $moe $mrun tpot -10 10 "target 10%"
 check $moe $mrun e2e -10 10 "target 10%"
 check $moe $mrun ttft -18 -16 "target 10%, a documented miss"
-# Over the preset's link (pcie5-x16, NCCL's 48 GB/s): TTFT -64.7%, TPOT
-# -6.4%, E2E -8.2%.
+# Over the preset's link (pcie5-x16, NCCL's 48 GB/s): TTFT -65.0%, TPOT
+# -6.4%, E2E -8.3%.
 pcie="-D LinkBw=48e9 -D LinkLatency=5.7e-6"
 check $moe $mrun ttft -66 -63 "target 10%, a documented miss" $pcie
 check $moe $mrun tpot -10 10 "target 10%" $pcie

@@ -107,6 +107,21 @@ void Linker::ResolveStatement(ir::Statement* st, const Place& here, const Scope&
       } else {
         ResolveKey(c->mutable_by(), at.Field("by"), scope, "the choose has no key");
       }
+      // IR 11: the copy's refresh interval, a constant of at least the
+      // clock's tick (a shorter one would refresh at every instant).
+      if (c->has_every()) {
+        Place every = at.Field("every", &c->every_loc());
+        Scope constant;
+        if (ResolveExpr(c->mutable_every(), every, constant)) {
+          std::optional<double> v = Evaluate(c->every(), every);
+          if (v.has_value() && !(std::isfinite(*v) && *v >= 1e-9)) {
+            Error(every.At(c->every().loc()),
+                  absl::StrCat("a choose's 'every' must be a finite number of seconds, at least "
+                               "1e-9 (the clock's tick), not ",
+                               FormatNumber(*v)));
+          }
+        }
+      }
       break;
     }
     case ir::Statement::kHold:

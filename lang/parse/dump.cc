@@ -76,7 +76,11 @@ void Statement(const ir::Statement& s, int indent, bool locs, std::string* out) 
     }
     case ir::Statement::kChoose:
       absl::StrAppend(out, head, "choose ", s.choose().variable(), " in ",
-                      Ref(s.choose().array()), " by ", DumpKey(s.choose().by()), at, "\n");
+                      Ref(s.choose().array()), " by ", DumpKey(s.choose().by()),
+                      s.choose().has_every()
+                          ? absl::StrCat(" every ", DumpExpr(s.choose().every()))
+                          : "",
+                      at, "\n");
       break;
     case ir::Statement::kHold:
       absl::StrAppend(out, head, "hold ", Amounts(s.hold().pool(), locs), at, "\n");

@@ -360,7 +360,11 @@ class Printer {
       }
       case ir::Statement::kChoose:
         return Line(absl::StrCat("choose ", s.choose().variable(), " in ", Ref(s.choose().array()),
-                                 " by ", Key(s.choose().by()), ";"),
+                                 " by ", Key(s.choose().by()),
+                                 s.choose().has_every()
+                                     ? absl::StrCat(" every ", FormatExpr(s.choose().every()))
+                                     : "",
+                                 ";"),
                     indent);
       case ir::Statement::kHold: {
         const ir::Statement::Hold& h = s.hold();

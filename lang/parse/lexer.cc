@@ -51,6 +51,8 @@ constexpr OptionWord kOptionWords[] = {
     // A statement word: reserved only where a statement starts, as the
     // option words are where an option does (language.md §2).
     {"prefix", "session"},
+    // IR 11: after a choose's key (`choose i in E by KEY every DT;`).
+    {"every", "choose"},
     // IR 10: a declaration word, reserved only where a declaration starts
     // (`table NAME`), and the words of a table's block.
     {"table", "program"},

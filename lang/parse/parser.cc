@@ -1307,6 +1307,12 @@ class Parser {
         !Key(level + 2, c->mutable_by())) {
       return Recover(Level::kStatements);
     }
+    // IR 11: `every DT`, the key read on a copy of the state refreshed
+    // every DT seconds (an option word here only).
+    if (At(K::kIdentifier) && Peek().text == "every") {
+      SetLoc(Take(), c->mutable_every_loc());
+      if (Expr(level + 2, c->mutable_every()) < 0) return Recover(Level::kStatements);
+    }
     c->set_variable(variable);
     c->mutable_array()->set_name(array);
     SetLoc(array_token, c->mutable_array()->mutable_loc());

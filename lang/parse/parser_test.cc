@@ -185,6 +185,13 @@ TEST(Parser, Keys) {
   }
 }
 
+// IR 11: `every DT` after a choose's key; `every` stays a name elsewhere.
+TEST(Parser, ChooseEvery) {
+  EXPECT_EQ(Program("session { choose j in D by (queue(D[j]), j) every 0.1 * every; }"),
+            "session _\n  choose j in D by (queue(D[j]), j) every (* 0.1 every)\n");
+  EXPECT_EQ(Program("session { choose j in D by j every; }").substr(0, 6), "ERRORS");
+}
+
 TEST(Parser, TransferLowersToRunLoadRelease) {
   EXPECT_EQ(Program("session {\n"
                     "  transfer (w) from P to Q (m);\n"

@@ -82,6 +82,10 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     pools_.AddPool(d.cap, !d.evict_by.empty(), d.cache, d.block);
   }
   watchers_.resize(model.pool_decl.size());
+  for (const ChooseSite& c : model.chooses) {
+    copies_.push_back(c.every > 0 ? std::make_unique<ChooseCopy>(c, this) : nullptr);
+    if (c.every > 0) next_copy_ = 0;  // the first event takes the copy of time 0
+  }
   horizon_ = std::max(model.warmup, std::min(model.horizon, options.stop_at));
   pool_freed_at_.assign(model.pool_decl.size(), 0);
   blocked_since_.assign(stations_.size(), -1);
@@ -487,6 +491,15 @@ bool Engine::RenewalGap(uint32_t workload, uint32_t node, double* gap) {
 
 // ------------------------------------------------------------------ the loop
 
+void Engine::RefreshCopies(Ticks now) {
+  next_copy_ = kNever;
+  for (const auto& copy : copies_) {
+    if (copy == nullptr) continue;
+    if (now >= copy->next()) copy->Refresh(now);
+    next_copy_ = std::min(next_copy_, copy->next());
+  }
+}
+
 bool Engine::Run(results::Replication* out) {
   started_wall_ = WallSeconds();
   std::vector<const ArrivalPlan*> plans;
@@ -517,6 +530,8 @@ bool Engine::Run(results::Replication* out) {
     }
     if (t >= stop) break;
     if (ABSL_PREDICT_FALSE(t >= watch_ticks)) {
+      // A choose's copy is of the state the events before its instant left.
+      if (t >= next_copy_) RefreshCopies(t);
       const double ts = ToSeconds(t);
       if (series_ && ts > series_->next()) {
         series_->RecordBefore(ts, false, stations_, pools_, arrived_, ended_);
@@ -529,6 +544,7 @@ bool Engine::Run(results::Replication* out) {
       watch_ticks = watch_from == -kInf ? kMinTicks
                     : ToTicks(watch_from) == kNever ? kNever
                                                     : ToTicks(watch_from) - 1;
+      watch_ticks = std::min(watch_ticks, next_copy_);
     }
     if (ABSL_PREDICT_FALSE(events_processed_ >= budget)) {
       // An event is due before the horizon but the budget is spent.

@@ -25,6 +25,7 @@
 #include "serq-sim/workload/arrivals.h"
 #include "serq-sim/events/event_queue.h"
 #include "serq-sim/model/expr.h"
+#include "serq-sim/engine/choose_copy.h"
 #include "serq-sim/engine/interp.h"
 #include "serq-sim/model/model.h"
 #include "serq-sim/pools/pool.h"
@@ -357,6 +358,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<double> amounts_;    // scratch: a hold's amounts
   std::vector<double> key_;        // scratch: a serve by key
   std::vector<double> best_key_;   // scratch: choose
+  // IR 11: per choose site, its copy of the deployment with `every`, or
+  // null; and the earliest instant one of them is next refreshed.
+  std::vector<std::unique_ptr<ChooseCopy>> copies_;
+  Ticks next_copy_ = kNever;
+  void RefreshCopies(Ticks now);
   double started_wall_ = 0;        // for progress
   double last_progress_wall_ = 0;
   bool progress_shown_ = false;

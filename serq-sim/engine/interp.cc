@@ -280,18 +280,28 @@ bool Engine::ExecChoose(Session& s, const Instr& in) {
   // One frame for every candidate: it reads the variables in place, the
   // candidate's index among them.
   const EvalFrame frame = FrameOf(s);
+  // With `every`, the key's state functions read the site's copy.
+  ChooseCopy* copy = copies_[in.a].get();
+  if (copy != nullptr) evaluator_.set_state(copy);
   for (uint32_t i = 0; i < c.size; ++i) {
     s.variables[c.slot] = i;
     key_.clear();
     for (uint32_t node : c.key) {
       key_.push_back(evaluator_.Eval(node, frame));
-      if (evaluator_.failed()) return FailEval(in.statement), false;
+      if (evaluator_.failed()) {
+        evaluator_.set_state(this);
+        return FailEval(in.statement), false;
+      }
     }
     // Strictly smaller wins: ties go to the lowest index.
     if (i == 0 || Less(key_, best_key_)) {
       best = i;
       best_key_.swap(key_);
     }
+  }
+  if (copy != nullptr) {
+    evaluator_.set_state(this);
+    copy->Chose(best);
   }
   s.variables[c.slot] = best;
   ++s.pc;

@@ -195,6 +195,9 @@ class Evaluator {
   // Records an error found outside an expression (the caller's message).
   void Fail(uint32_t line, uint32_t column, std::string message);
   void set_random(Random* random) { random_ = random; }
+  // What the state functions read: the engine, or a choose's copy of it.
+  void set_state(StateView* state) { state_ = state; }
+  StateView* state() const { return state_; }
 
  private:
   double Fail(const Node& node, std::string message);

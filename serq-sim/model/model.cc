@@ -112,6 +112,8 @@ class Compiler {
   std::vector<double> param_values_;
   std::map<std::string, uint32_t> key_name_ids_;
   std::map<std::string, uint32_t> observation_ids_;
+  // While a choose's key compiles: the element refs its state functions read.
+  std::vector<uint32_t>* state_refs_ = nullptr;
 };
 
 bool Compiler::Params() {
@@ -492,6 +494,7 @@ uint32_t Compiler::Expr(const ir::Expr& e, Context ctx) {
         case FunctionClass::kStage:
         case FunctionClass::kPool: {
           uint32_t ref = Ref(call.arg(0).ref(), ctx);
+          if (state_refs_ != nullptr) state_refs_->push_back(ref);
           uint32_t n =
               Node(f->cls == FunctionClass::kStage ? Op::kStageState : Op::kPoolState, e.loc());
           model_->exprs.nodes[n].fn = f->function;
@@ -813,7 +816,30 @@ void Compiler::Body(const google::protobuf::RepeatedPtrField<ir::Statement>& bod
         site.slot = c.slot();
         site.size = c.array().kind() == ir::Ref::POOL ? model_->pools[c.array().decl()].size
                                                       : model_->stages[c.array().decl()].size;
+        std::vector<uint32_t> refs;
+        state_refs_ = &refs;
         site.key = Key(c.by(), Context::kSession);
+        state_refs_ = nullptr;
+        if (c.has_every()) {
+          site.every = ConstantAt(c.every(), here + ".choose.every").value_or(0);
+          site.pool = c.array().kind() == ir::Ref::POOL;
+          site.base = site.pool ? model_->pools[c.array().decl()].base
+                                : model_->stages[c.array().decl()].base;
+          // The copy holds every element of each array the key reads (an
+          // index may be any expression), and the chosen array's.
+          auto add = [](uint32_t base, uint32_t size, std::vector<uint32_t>* out) {
+            for (uint32_t e = base; e < base + size; ++e) out->push_back(e);
+          };
+          add(site.base, site.size, site.pool ? &site.pools : &site.stations);
+          for (uint32_t r : refs) {
+            const ElementRef& ref = model_->exprs.refs[r];
+            add(ref.base, ref.size, ref.pool ? &site.pools : &site.stations);
+          }
+          for (auto* v : {&site.stations, &site.pools}) {
+            std::sort(v->begin(), v->end());
+            v->erase(std::unique(v->begin(), v->end()), v->end());
+          }
+        }
         model_->chooses.push_back(std::move(site));
         Emit(Code::kChoose, info, model_->chooses.size() - 1);
         break;

@@ -110,6 +110,14 @@ struct ChooseSite {
   uint32_t slot = 0;
   uint32_t size = 0;  // of the array chosen from
   std::vector<uint32_t> key;
+  // IR 11, `every DT` (0: none): the key's state functions read a copy of
+  // the stage and pool elements below, refreshed every DT seconds; each
+  // choice adds a waiting job to its element of a stage array in the copy.
+  double every = 0;
+  uint32_t base = 0;        // the chosen array's first element
+  bool pool = false;        // the chosen array is a pool array
+  std::vector<uint32_t> stations;  // the stage elements the copy holds, ascending
+  std::vector<uint32_t> pools;     // the pool elements, ascending
 };
 
 struct HoldSite {

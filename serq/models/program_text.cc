@@ -34,8 +34,14 @@ void ProgramText::Param(absl::string_view name, absl::string_view value, absl::s
 
 void DataParallelRouting(ProgramText* t, bool lockstep, bool dp) {
   if (lockstep) {
-    t->Line("  // vLLM's data-parallel balancer: the engine of least 4 x waiting + running.");
-    t->Line("  choose i in E by (4 * waiting(E[i]) + running(E[i]));");
+    // vLLM 0.19's DPLBAsyncMPClient.get_core_engine_for_request scores its
+    // copy of the engines' counts, which the DP coordinator replaces at
+    // most every 100 ms (DPCoordinatorProc: min_stats_update_interval_ms)
+    // and to which it adds a waiting request for each it sends.
+    t->Line("  // vLLM's data-parallel balancer: the engine of least 4 x waiting + running, on the");
+    t->Line("  // counts its DP coordinator last published (every 100 ms), each request it sent since");
+    t->Line("  // counted waiting (DPLBAsyncMPClient.get_core_engine_for_request).");
+    t->Line("  choose i in E by (4 * waiting(E[i]) + running(E[i])) every 0.1;");
   } else if (dp) {
     t->Line("  // vLLM 0.19 runs a dense model's data-parallel engines apart: its balancer, with no");
     t->Line("  // counts from them, sends requests in turn.");

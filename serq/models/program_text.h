@@ -28,7 +28,8 @@ class ProgramText {
 
 // A session's choice of engine among E's data-parallel engines, as vLLM
 // 0.19 routes: with `lockstep` (experts) its balancer's least 4 x waiting +
-// running; else, with `dp`, in turn (`serial % Engines`); else nothing.
+// running on the counts its coordinator publishes every 100 ms (`every
+// 0.1`); else, with `dp`, in turn (`serial % Engines`); else nothing.
 void DataParallelRouting(ProgramText* t, bool lockstep, bool dp);
 
 // `file` as a program in `program_dir` names it: relative to that folder

@@ -312,7 +312,7 @@ TEST(Program, MoeLockstepByHand) {
   EXPECT_TRUE(Has(program, "param LinkBw = 48000000000;"));
   EXPECT_TRUE(Has(program, "pool kv[Engines]"));
   EXPECT_TRUE(Has(program, " lockstep;"));
-  EXPECT_TRUE(Has(program, "choose i in E by (4 * waiting(E[i]) + running(E[i]));"));
+  EXPECT_TRUE(Has(program, "choose i in E by (4 * waiting(E[i]) + running(E[i])) every 0.1;"));
   EXPECT_TRUE(Has(program, "let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered));"));
   std::map<std::string, std::vector<double>> s = Simulate(program, "");
   ASSERT_EQ(s["ttft"].size(), 1u);

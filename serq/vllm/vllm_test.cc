@@ -198,7 +198,7 @@ TEST(Generate, TheMoeRunsFigures) {
   EXPECT_NE(p.find("param Engines = 2;"), std::string::npos);
   EXPECT_NE(p.find("param Ep = 2;"), std::string::npos);
   EXPECT_NE(p.find(" lockstep;"), std::string::npos);
-  EXPECT_NE(p.find("choose i in E by (4 * waiting(E[i]) + running(E[i]));"), std::string::npos);
+  EXPECT_NE(p.find("choose i in E by (4 * waiting(E[i]) + running(E[i])) every 0.1;"), std::string::npos);
   // The link: 16 GB/s read as 2^30 bytes, 20,000 ns a step.
   EXPECT_NE(p.find("param LinkBw = 17179869184;"), std::string::npos);
   EXPECT_NE(p.find("param LinkLatency = 2e-05;"), std::string::npos);
