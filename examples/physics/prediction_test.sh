@@ -192,9 +192,11 @@ check $moe-mixed $mrun e2e -15.5 -12.5 "test, with the term, a documented miss" 
 # each fit's coefficients within 1% of the documented ones, then each run
 # predicted with the other's.
 terms='PHYS_B1A=pf_compute,PHYS_B2B=dc_kv,PHYS_B3=weights,PHYS_B2M=mixed,PHYS_B6=seqs'
-rows() {  # rows MODEL PROFILE_PROGRAM WANT...: prints the fitted -D flags
-  local model=$1 prog=$2 tmp got
-  shift 2
+rows() {  # rows VAR MODEL PROFILE_PROGRAM WANT...: sets VAR to the fitted -D flags
+  # (not printed for a $(...): a subshell's fail and checks would be lost)
+  local var=$1 model=$2 prog=$3 tmp got
+  shift 3
+  printf -v "$var" '%s' ''
   tmp=$(mktemp -d)
   "$serq" run "examples/vllm/$prog.sq" --trace "$tmp/steps.jsonl" >/dev/null 2>&1 ||
     { fail "serq run examples/vllm/$prog.sq"; rm -rf "$tmp"; return; }
@@ -217,10 +219,10 @@ rows() {  # rows MODEL PROFILE_PROGRAM WANT...: prints the fitted -D flags
   else
     fail "fit-steps --nonnegative on $prog's steps gave '$got'" >&2
   fi
-  echo "$got"
+  printf -v "$var" '%s' "$got"
 }
-lrows=$(rows llama-3.1-8b $llama 1.2248551127898575 1.3300837060001 1.1607482031371146 1.5272633327483296 0)
-mrows=$(rows qwen3-30b-a3b-dp2-ep $moe 1.205740408960444 1.2580226761018798 1.06862788544081 2.1450472511565755 33.646112989559086)
+rows lrows llama-3.1-8b $llama 1.2248551127898575 1.3300837060001 1.1607482031371146 1.5272633327483296 0
+rows mrows qwen3-30b-a3b-dp2-ep $moe 1.2097755225495381 1.2977967071562049 1.069753150345091 2.1441867411642423 30.487900868477357
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $llama-mixed $lrun $m -1 1 "the Llama profile's rows" $lrows; done
 # shellcheck disable=SC2086
