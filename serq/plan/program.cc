@@ -23,8 +23,36 @@ absl::Status Internal(absl::string_view what) {
 
 std::string Number(double x) { return absl::StrFormat("%.6g", x); }
 
+// The engines from the run folder's profile (serq vllm's generator) under
+// the workload of the settings, in serq physics's words (param Rate,
+// param Requests, the Poisson workload, the lengths set in the session).
+absl::StatusOr<std::string> FromRunFolder(int tp, int dp, const Candidate& c, const ProgramSettings& s) {
+  vllm::Options o = s.run;
+  o.program_dir = s.base.program_dir;
+  o.command = s.base.command.empty() ? absl::StrCat("serq plan --run ", s.run_dir) : s.base.command;
+  o.redeploy.tp = tp;
+  o.redeploy.dp = dp;
+  if (c.max_num_seqs > 0) o.redeploy.max_num_seqs = c.max_num_seqs;
+  if (c.max_num_batched_tokens > 0) o.redeploy.max_num_batched_tokens = c.max_num_batched_tokens;
+  const physics::Workload& w = s.base.workload;
+  absl::StatusOr<physics::LengthLines> lengths = physics::ParseLengthLines(w.lengths);
+  if (!lengths.ok()) return lengths.status();
+  vllm::Options::Requests requests;
+  requests.what = absl::StrCat("The requests: ", s.requests, " arriving as a Poisson process of ", Number(w.rate),
+                               " a second, their lengths ", lengths->what, ".");
+  requests.declare = {absl::StrCat("param Rate = ", Number(w.rate), ";  // requests a second"),
+                      absl::StrCat("param Requests = ", s.requests, ";  // how many arrive"),
+                      "workload requests { arrive poisson(Rate); limit Requests; }"};
+  requests.session = lengths->lines;
+  o.requests = requests;
+  absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
+  if (!g.ok()) return g.status();
+  return g->program;
+}
+
 absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const models::Gpu& gpu, int tp, int dp,
                                      const Candidate& c, const ProgramSettings& s) {
+  if (!s.run_dir.empty()) return FromRunFolder(tp, dp, c, s);
   physics::ProgramOptions o = s.base;
   o.deployment.tp = tp;
   o.deployment.dp = dp;
@@ -108,6 +136,9 @@ std::string DropParams(const std::string& section, const std::vector<std::string
 
 absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
                                           const Candidate& c, const ProgramSettings& s) {
+  if (!s.run_dir.empty()) {
+    return absl::InvalidArgumentError("disaggregated candidates from a run folder are not planned yet");
+  }
   if (model.experts > 0) {
     return absl::InvalidArgumentError("disaggregated candidates of a mixture of experts are not planned yet");
   }
