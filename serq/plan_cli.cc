@@ -22,6 +22,7 @@
 #include "serq/plan/plan.h"
 #include "serq/plan/program.h"
 #include "serq/plan/render.h"
+#include "serq/plan/replay.h"
 #include "serq/sweep/condition.h"
 #include "serq/vllm/run_folder.h"
 #include "stats/format.h"
@@ -52,6 +53,8 @@ ABSL_DECLARE_FLAG(std::string, model);
 ABSL_DECLARE_FLAG(std::string, gpu);
 ABSL_DECLARE_FLAG(double, rate);
 ABSL_DECLARE_FLAG(std::string, lengths);
+ABSL_DECLARE_FLAG(std::string, replay);
+ABSL_DECLARE_FLAG(std::string, columns);
 ABSL_DECLARE_FLAG(int64_t, requests);
 ABSL_DECLARE_FLAG(std::string, coefficients);
 ABSL_DECLARE_FLAG(std::string, interconnect);
@@ -83,6 +86,8 @@ std::vector<FlagUse> PlanFlagUses() {
       {"gpu", !absl::GetFlag(FLAGS_gpu).empty(), {"plan"}},
       {"rate", absl::GetFlag(FLAGS_rate) != 0, {"plan"}},
       {"lengths", !absl::GetFlag(FLAGS_lengths).empty(), {"plan"}},
+      {"replay", !absl::GetFlag(FLAGS_replay).empty(), {"plan"}},
+      {"columns", !absl::GetFlag(FLAGS_columns).empty(), {"plan"}},
       {"requests", absl::GetFlag(FLAGS_requests) != 300, {"plan"}},
       {"coefficients", !absl::GetFlag(FLAGS_coefficients).empty(), {"plan"}},
       {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"plan"}},
@@ -186,6 +191,19 @@ int PlanMain(const CommandLine& line) {
   base.deployment.interconnect = absl::GetFlag(FLAGS_interconnect);
   base.workload.rate = target > 0 ? target : 1;
   base.workload.lengths = absl::GetFlag(FLAGS_lengths);
+  base.workload.replay = absl::GetFlag(FLAGS_replay);
+  if (!base.workload.replay.empty() && (!base.workload.lengths.empty() || absl::GetFlag(FLAGS_requests) != 300)) {
+    return Usage("--lengths and --requests go with Poisson arrivals, not --replay (the trace's own lengths and rows)");
+  }
+  if (const std::string columns = absl::GetFlag(FLAGS_columns); !columns.empty()) {
+    std::vector<std::string> parts = absl::StrSplit(columns, ',');
+    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+      return Usage("--columns must be PROMPT,OUTPUT, e.g. input_toks,output_toks");
+    }
+    if (base.workload.replay.empty()) return Usage("--columns goes with --replay");
+    base.workload.prompt_column = parts[0];
+    base.workload.output_column = parts[1];
+  }
   base.model_name = model_name;
   base.model_source = model_source;
   // The files a program names (a trace, a profile's tables), relative to
@@ -287,6 +305,19 @@ int PlanMain(const CommandLine& line) {
     PrintToolError("serq", absl::StrCat("cannot create ", out, "/programs: ", ec.message()));
     return kExitUsage;
   }
+  if (!base.workload.replay.empty()) {
+    // The trace's mean rate, once: the programs scale it to each rate.
+    plan::TraceArrivals arrivals;
+    CommandResult failure;
+    if (!plan::MeasureTrace(base.workload.replay, (std::filesystem::path(out) / "programs" / "trace-arrivals.sq").string(),
+                            &arrivals, &failure)) {
+      std::cerr << failure.err;
+      return failure.exit_code;
+    }
+    settings.trace_rows = arrivals.rows;
+    settings.trace_rate = arrivals.Rate();
+    settings.trace_last = arrivals.last;
+  }
   std::vector<plan::Candidate> kept;
   std::vector<std::string> dropped;
   for (const plan::Candidate& c : spec.candidates) {
@@ -337,7 +368,11 @@ int PlanMain(const CommandLine& line) {
   }
   context.gpu = gpu->what.empty() ? gpu->name : gpu->what;
   context.gpus = gpus;
-  context.workload = absl::StrCat("Poisson arrivals, lengths ",
+  context.workload = !base.workload.replay.empty() ? absl::StrCat(
+      "the trace ", base.workload.replay, " (", settings.trace_rows, " arrivals, a mean ",
+      report::FormatShortest(settings.trace_rate), " a second), its arrivals scaled in time to each rate, its lengths its own; "
+      "the run ends at its last arrival, after ", settings.warmup, " s (at most a quarter of the run)")
+                                                    : absl::StrCat("Poisson arrivals, lengths ",
                                   base.workload.lengths.empty() ? "llmservingsim-sharegpt" : base.workload.lengths,
                                   ", a window of about ", settings.requests, " arrivals a replication (at least ",
                                   settings.min_horizon, " s) after ", settings.warmup, " s");

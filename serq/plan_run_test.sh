@@ -11,7 +11,9 @@
 # 17179869184), the engines behind vLLM's balancer (Engines = replicas);
 # the KV cache of a tp1 engine the same count `serq vllm RUN` derives (the
 # same engine, the same GPU memory); the best program rerun gives the
-# plan's figures; the page names its step-time source; misuse is refused.
+# plan's figures; the page names its step-time source; --replay (the run's
+# own requests, scaled to each rate) from the folder and from presets;
+# misuse is refused.
 set -u
 root=${TEST_SRCDIR:?}/serq
 serq=$root/serq/serq
@@ -63,7 +65,36 @@ p99ttft=$(printf '%.6f' "$(fig ttft 10)")
 tokens=$(awk -v a="$(fig ttft 7)" -v b="$(fig itl 7)" 'BEGIN {printf "%.3f", a + b}')
 [ "$p99ttft" = "$(echo "$row" | cut -d, -f28)" ] || fail "p99 ttft: run $p99ttft, plan $(echo "$row" | cut -d, -f28)"
 [ "$tokens" = "$(echo "$row" | cut -d, -f16)" ] || fail "tokens/s: run $tokens, plan $(echo "$row" | cut -d, -f16)"
+# --replay: the run's own 300 requests as the workload, at each rate the
+# search tries. Their mean rate is measured once: 300 arrivals, the first
+# at 0, so TraceRate x TraceLast = 299 gaps; each program scales the trace
+# by TraceRate / Rate and ends at its last arrival; the best program
+# rerun gives the plan's figures (a trace's replications are the same
+# arrivals, so its ± are 0).
+"$serq" plan --run "$run" --gpus 1 --replay "$run/requests.jsonl" --until 'p99(ttft) <= 2 && p99(tpot) <= 0.05' \
+  --replications 2 --max-replications 2 --rate-steps 16 --out "$tmp/r" >"$tmp/r.out" 2>"$tmp/r.err" \
+  || fail "plan --replay: exit $?: $(cat "$tmp/r.err")"
+f=$tmp/r/programs/agg-tp1x1-s128-t2048.sq
+grep -q 'arrive trace(".*requests.jsonl", TraceRate / Rate); }' "$f" || fail "$f: not the scaled trace"
+grep -q '^run { horizon TraceLast \* TraceRate / Rate;' "$f" || fail "$f: not the scaled trace's end"
+gaps=$(awk '/^param TraceRate =/ {r = $4 + 0} /^param TraceLast =/ {l = $4 + 0} END {printf "%.6f", r * l}' "$f")
+[ "$gaps" = "299.000000" ] || fail "TraceRate x TraceLast: $gaps, not 299"
+grep -q 'the trace .*requests.jsonl (300 arrivals' "$tmp/r.out" || fail "summary: not the trace: $(head -1 "$tmp/r.out")"
+rate=$(sed -n 's/^best colocated: .* at \([0-9.]*\) req\/s.*/\1/p' "$tmp/r.out")
+row=$(awk -F, -v want="$rate" 'NR > 1 && $13 == want' "$tmp/r/candidates.csv" | head -1)
+[ -n "$row" ] || fail "--replay: no best colocated"
+"$serq" run "$tmp/r/best-colocated.sq" --replications 2 --format csv >"$tmp/run.csv" || fail "serq run best (replay)"
+p99ttft=$(printf '%.6f' "$(fig ttft 10)")
+[ "$p99ttft" = "$(echo "$row" | cut -d, -f28)" ] || fail "replay p99 ttft: run $p99ttft, plan $(echo "$row" | cut -d, -f28)"
+# The same from presets (serq physics's step time).
+"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --replay "$run/requests.jsonl" --until 'p99(ttft) <= 2' \
+  --replications 2 --max-replications 2 --rate-steps 16 --out "$tmp/s" >"$tmp/s.out" 2>"$tmp/s.err" \
+  || fail "plan --model --replay: exit $?: $(cat "$tmp/s.err")"
+grep -q 'TraceRate / Rate); }' "$tmp/s/programs/agg-tp1x1.sq" || fail "physics program: not the scaled trace"
+
 # Misuse.
+expect 2 "--lengths and --requests go with Poisson arrivals, not --replay" -- "$serq" plan --run "$run" --gpus 1 \
+  --replay "$run/requests.jsonl" --lengths sharegpt --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--run takes the model and the GPU from the run folder" -- "$serq" plan --run "$run" --model llama-3.1-8b \
   --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "disaggregated candidates from a run folder (--run) are not planned yet" -- "$serq" plan --run "$run" \

@@ -11,6 +11,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "net/interconnect.h"
+#include "serq/models/program_text.h"
 
 namespace serq::plan {
 namespace {
@@ -35,9 +36,22 @@ absl::StatusOr<std::string> FromRunFolder(int tp, int dp, const Candidate& c, co
   if (c.max_num_seqs > 0) o.redeploy.max_num_seqs = c.max_num_seqs;
   if (c.max_num_batched_tokens > 0) o.redeploy.max_num_batched_tokens = c.max_num_batched_tokens;
   const physics::Workload& w = s.base.workload;
+  vllm::Options::Requests requests;
+  if (!w.replay.empty()) {
+    std::string prompt = w.prompt_column, output = w.output_column;
+    if (absl::Status st = physics::ReplayColumns(w.replay, &prompt, &output); !st.ok()) return st;
+    requests.what = absl::StrCat("The requests: the arrivals of ", w.replay, ", each with its tokens.");
+    requests.declare = {absl::StrCat("workload requests { arrive trace(\"",
+                                     models::PathFor(w.replay, s.base.program_dir), "\"); }")};
+    if (prompt != "input_toks") requests.session.push_back(absl::StrCat("set input_toks = ", prompt, ";"));
+    if (output != "output_toks") requests.session.push_back(absl::StrCat("set output_toks = ", output, ";"));
+    o.requests = requests;
+    absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
+    if (!g.ok()) return g.status();
+    return g->program;
+  }
   absl::StatusOr<physics::LengthLines> lengths = physics::ParseLengthLines(w.lengths);
   if (!lengths.ok()) return lengths.status();
-  vllm::Options::Requests requests;
   requests.what = absl::StrCat("The requests: ", s.requests, " arriving as a Poisson process of ", Number(w.rate),
                                " a second, their lengths ", lengths->what, ".");
   requests.declare = {absl::StrCat("param Rate = ", Number(w.rate), ";  // requests a second"),
@@ -59,6 +73,7 @@ absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const mod
   o.deployment.max_num_seqs = c.max_num_seqs;
   o.deployment.max_num_batched_tokens = c.max_num_batched_tokens;
   o.workload.requests = s.requests;
+  if (!o.workload.replay.empty()) o.workload.rate = 0;  // the trace's arrivals, scaled by RateParam
   return physics::GenerateProgram(model, gpu, o);
 }
 
@@ -66,6 +81,35 @@ absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const mod
 // arrivals: the search sets Rate (-D), and every point then costs about
 // the same, whatever its rate.
 absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s) {
+  if (!s.base.workload.replay.empty()) {
+    // `workload requests { arrive trace("PATH"); }`: every arrival at
+    // TraceRate / Rate x its trace time, the run as long as the scaled
+    // trace, its warm-up at most a quarter of that.
+    static const std::regex kTrace(R"(workload requests \{ arrive trace\(("[^"]*")\); \})");
+    std::smatch m;
+    if (!std::regex_search(text, m, kTrace)) return Internal("trace workload");
+    const std::string file = m[1].str();
+    text.replace(
+        m.position(0), m.length(0),
+        absl::StrCat("// serq plan: the trace's arrivals at the rate a param the search moves (-D Rate=...):\n",
+                     "//   every arrival at TraceRate / Rate x its trace time, TraceRate the trace's mean\n",
+                     "//   rate (", s.trace_rows, " arrivals, one a 1 / TraceRate s on average up to the last\n",
+                     "//   at TraceLast s, measured by serq plan: programs/trace-arrivals.sq);\n",
+                     "//   the run ends at the last arrival, after a warm-up of Warmup seconds (at most a\n",
+                     "//   quarter of the run).\n",
+                     "param Rate = ", Number(s.base.workload.rate), ";  // requests a second\n",
+                     "param TraceRate = ", absl::StrFormat("%.17g", s.trace_rate), ";  // requests a second\n",
+                     "param TraceLast = ", absl::StrFormat("%.17g", s.trace_last), ";  // seconds\n",
+                     "param Warmup = ", Number(s.warmup), ";\n",
+                     "workload requests { arrive trace(", file, ", TraceRate / Rate); }"));
+    const std::string run = "run { seed 1; }";
+    size_t at = text.rfind(run);
+    if (at == std::string::npos) return Internal("run block `run { seed 1; }`");
+    text.replace(at, run.size(),
+                 "run { horizon TraceLast * TraceRate / Rate; warmup min(Warmup, TraceLast * TraceRate / Rate / 4); "
+                 "seed 1; }");
+    return text;
+  }
   // serq physics writes `param Rate = R;`, `param Requests = N;` and
   // `workload requests { arrive poisson(Rate); limit Requests; }`.
   static const std::regex kWorkload(
@@ -215,15 +259,27 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
       "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n");
   const std::string rate = Number(s.base.workload.rate);
-  absl::StrAppend(&out, "param Rate = ", rate, ";  // requests a second\nparam Requests = ", s.requests,
-                  ";  // how many arrive\nworkload requests { arrive poisson(Rate); limit Requests; }\n");
+  const physics::Workload& w = s.base.workload;
   std::string lengths;
+  if (!w.replay.empty()) {
+    // The trace's own lengths, in the session's words.
+    std::string prompt = w.prompt_column, output = w.output_column;
+    if (absl::Status st = physics::ReplayColumns(w.replay, &prompt, &output); !st.ok()) return st;
+    absl::StrAppend(&out, "workload requests { arrive trace(\"", models::PathFor(w.replay, s.base.program_dir),
+                    "\"); }\n");
+    if (prompt != "input_toks") absl::StrAppend(&lengths, "  set input_toks = ", prompt, ";\n");
+    if (output != "output_toks") absl::StrAppend(&lengths, "  set output_toks = ", output, ";\n");
+  } else {
+    absl::StrAppend(&out, "param Rate = ", rate, ";  // requests a second\nparam Requests = ", s.requests,
+                    ";  // how many arrive\nworkload requests { arrive poisson(Rate); limit Requests; }\n");
+  }
   for (absl::string_view line : absl::StrSplit(*session, '\n', absl::SkipEmpty())) {
+    if (!w.replay.empty()) break;
     if (absl::StartsWith(line, "  set input_toks") || absl::StartsWith(line, "  set output_toks")) {
       absl::StrAppend(&lengths, line, "\n");
     }
   }
-  if (lengths.empty()) return Internal("lengths (set input_toks, set output_toks)");
+  if (lengths.empty() && w.replay.empty()) return Internal("lengths (set input_toks, set output_toks)");
   absl::StrAppend(
       &out, "session requests {\n", lengths,
       "  // The least loaded engines: vLLM's disaggregated proxy picks a prefill and a decode engine.\n"

@@ -37,6 +37,11 @@ struct ProgramSettings {
   // The model and the GPU passed with these settings are then unused.
   std::string run_dir;
   vllm::Options run;
+  // --replay (base.workload.replay): the trace's arrivals (replay.h),
+  // measured once; its mean rate is TraceRate, and the run lasts its last
+  // arrival's time at the rate's scale.
+  int64_t trace_rows = 0;
+  double trace_rate = 0, trace_last = 0;
 };
 
 // The program, or the generator's error (a TP degree the model refuses, no
