@@ -44,6 +44,9 @@ ABSL_FLAG(double, price, 0, "plan: the price of a GPU-hour, for the cost of a mi
 ABSL_FLAG(uint32_t, top, 5, "plan: how many candidates the summary ranks");
 ABSL_FLAG(double, max_rate_per_gpu, 16, "plan: the search's top, requests a second a GPU");
 ABSL_FLAG(uint32_t, rate_steps, 64, "plan: the search's grid: its top / this apart");
+ABSL_FLAG(std::string, routers, "",
+          "plan: the routers to try for colocated candidates of more than one engine: least-loaded, "
+          "round-robin (default: vLLM's own choice)");
 ABSL_FLAG(std::string, run, "",
           "plan: a run folder (serq vllm's layout): the model, the GPU and the step time from its GPU "
           "profile at each TP degree the profile has, instead of --model and --gpu");
@@ -80,6 +83,7 @@ std::vector<FlagUse> PlanFlagUses() {
       {"rate-steps", absl::GetFlag(FLAGS_rate_steps) != 64, {"plan"}},
       {"no-early-stop", absl::GetFlag(FLAGS_no_early_stop), {"plan"}},
       {"run", !absl::GetFlag(FLAGS_run).empty(), {"plan"}},
+      {"routers", !absl::GetFlag(FLAGS_routers).empty(), {"plan"}},
       // Shared with serq physics and serq search (FlagNotFor joins a
       // flag's entries).
       {"model", !absl::GetFlag(FLAGS_model).empty(), {"plan"}},
@@ -282,6 +286,15 @@ int PlanMain(const CommandLine& line) {
   const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
   if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
   space.min_disaggregated_gpus = sizes == "budget" ? gpus : 2;
+  if (const std::string routers = absl::GetFlag(FLAGS_routers); !routers.empty()) {
+    space.routers.clear();
+    for (absl::string_view r : absl::StrSplit(routers, ',')) {
+      if (r != plan::kRouters[0] && r != plan::kRouters[1]) {
+        return Usage(absl::StrCat("--routers: '", r, "' is neither least-loaded nor round-robin"));
+      }
+      space.routers.push_back(std::string(r));
+    }
+  }
   if (folder) {
     // The run's own limits unless the flags give others: a candidate is
     // labelled with them, and its `vllm serve` line passes them.

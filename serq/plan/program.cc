@@ -303,6 +303,23 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
   return out;
 }
 
+// The session's choice of engine as the candidate's router: the generator's
+// routing (serq/models DataParallelRouting: its comment lines and its
+// `set i` or `choose i`) replaced.
+absl::StatusOr<std::string> Route(std::string text, const Candidate& c) {
+  static const std::regex kRouting(
+      R"((  //[^\n]*\n)*  (set i = serial % Engines;|choose i in E by \(4 \* waiting\(E\[i\]\) \+ running\(E\[i\]\)\);)\n)");
+  std::smatch m;
+  if (!std::regex_search(text, m, kRouting)) return Internal("data-parallel routing");
+  const std::string lines =
+      c.router == "round-robin"
+          ? "  // serq plan's router round-robin: the engines in turn.\n  set i = serial % Engines;\n"
+          : "  // serq plan's router least-loaded: the engine of least 4 x waiting + running (vLLM's\n"
+            "  // data-parallel balancer's score).\n  choose i in E by (4 * waiting(E[i]) + running(E[i]));\n";
+  text.replace(m.position(0), m.length(0), lines);
+  return text;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
@@ -310,6 +327,10 @@ absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, c
   absl::StatusOr<std::string> text =
       c.disaggregated ? Disaggregated(model, gpu, c, s) : Generate(model, gpu, c.tp, c.replicas, c, s);
   if (!text.ok()) return text.status();
+  if (!c.disaggregated && c.replicas > 1 && !c.router.empty()) {
+    text = Route(*std::move(text), c);
+    if (!text.ok()) return text.status();
+  }
   return RateParam(*std::move(text), s);
 }
 
