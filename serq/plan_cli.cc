@@ -22,7 +22,9 @@
 #include "serq/plan/plan.h"
 #include "serq/plan/program.h"
 #include "serq/plan/render.h"
+#include "serq/plan/replay.h"
 #include "serq/sweep/condition.h"
+#include "serq/vllm/run_folder.h"
 #include "stats/format.h"
 
 ABSL_FLAG(uint32_t, gpus, 0, "plan: the GPU budget: no candidate uses more");
@@ -42,12 +44,20 @@ ABSL_FLAG(double, price, 0, "plan: the price of a GPU-hour, for the cost of a mi
 ABSL_FLAG(uint32_t, top, 5, "plan: how many candidates the summary ranks");
 ABSL_FLAG(double, max_rate_per_gpu, 16, "plan: the search's top, requests a second a GPU");
 ABSL_FLAG(uint32_t, rate_steps, 64, "plan: the search's grid: its top / this apart");
+ABSL_FLAG(std::string, routers, "",
+          "plan: the routers to try for colocated candidates of more than one engine: least-loaded, "
+          "round-robin (default: vLLM's own choice)");
+ABSL_FLAG(std::string, run, "",
+          "plan: a run folder (serq vllm's layout): the model, the GPU and the step time from its GPU "
+          "profile at each TP degree the profile has, instead of --model and --gpu");
 ABSL_FLAG(bool, no_early_stop, false,
           "plan: search every disaggregated candidate to the end, even once it cannot reach the front");
 ABSL_DECLARE_FLAG(std::string, model);
 ABSL_DECLARE_FLAG(std::string, gpu);
 ABSL_DECLARE_FLAG(double, rate);
 ABSL_DECLARE_FLAG(std::string, lengths);
+ABSL_DECLARE_FLAG(std::string, replay);
+ABSL_DECLARE_FLAG(std::string, columns);
 ABSL_DECLARE_FLAG(int64_t, requests);
 ABSL_DECLARE_FLAG(std::string, coefficients);
 ABSL_DECLARE_FLAG(std::string, interconnect);
@@ -72,12 +82,16 @@ std::vector<FlagUse> PlanFlagUses() {
       {"max-rate-per-gpu", absl::GetFlag(FLAGS_max_rate_per_gpu) != 16, {"plan"}},
       {"rate-steps", absl::GetFlag(FLAGS_rate_steps) != 64, {"plan"}},
       {"no-early-stop", absl::GetFlag(FLAGS_no_early_stop), {"plan"}},
+      {"run", !absl::GetFlag(FLAGS_run).empty(), {"plan"}},
+      {"routers", !absl::GetFlag(FLAGS_routers).empty(), {"plan"}},
       // Shared with serq physics and serq search (FlagNotFor joins a
       // flag's entries).
       {"model", !absl::GetFlag(FLAGS_model).empty(), {"plan"}},
       {"gpu", !absl::GetFlag(FLAGS_gpu).empty(), {"plan"}},
       {"rate", absl::GetFlag(FLAGS_rate) != 0, {"plan"}},
       {"lengths", !absl::GetFlag(FLAGS_lengths).empty(), {"plan"}},
+      {"replay", !absl::GetFlag(FLAGS_replay).empty(), {"plan"}},
+      {"columns", !absl::GetFlag(FLAGS_columns).empty(), {"plan"}},
       {"requests", absl::GetFlag(FLAGS_requests) != 300, {"plan"}},
       {"coefficients", !absl::GetFlag(FLAGS_coefficients).empty(), {"plan"}},
       {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"plan"}},
@@ -117,9 +131,15 @@ int Failed(const absl::Status& s) {
 int PlanMain(const CommandLine& line) {
   if (!line.positional.empty()) return Usage("serq plan takes flags only (--model, --gpu, --gpus, --until, --out)");
   if (!line.defines.empty()) return Usage("-D does not apply to 'serq plan'");
-  const std::string model_name = absl::GetFlag(FLAGS_model), gpu_name = absl::GetFlag(FLAGS_gpu);
-  if (model_name.empty() || gpu_name.empty()) {
-    return Usage("serq plan: expected --model (a preset or a config.json) and --gpu (a preset or a datasheet)");
+  const std::string run_dir = absl::GetFlag(FLAGS_run);
+  std::string model_name = absl::GetFlag(FLAGS_model), gpu_name = absl::GetFlag(FLAGS_gpu);
+  if (!run_dir.empty() && (!model_name.empty() || !gpu_name.empty())) {
+    return Usage("serq plan: --run takes the model and the GPU from the run folder: no --model or --gpu");
+  }
+  if (run_dir.empty() && (model_name.empty() || gpu_name.empty())) {
+    return Usage(
+        "serq plan: expected --model (a preset or a config.json) and --gpu (a preset or a datasheet), or --run "
+        "RUN_DIR");
   }
   const int gpus = static_cast<int>(absl::GetFlag(FLAGS_gpus));
   if (gpus < 1) return Usage("serq plan: expected --gpus N, the GPU budget");
@@ -136,14 +156,30 @@ int PlanMain(const CommandLine& line) {
   if (absl::GetFlag(FLAGS_rate_steps) < 2) return Usage("--rate-steps must be at least 2");
   if (absl::GetFlag(FLAGS_max_replications) < 2) return Usage("--max-replications must be at least 2");
 
-  models::ReadOptions read;
-  read.latent_attention = read.quantized = true;
-  read.tool = "serq plan";
   std::string model_source;
-  absl::StatusOr<models::ModelConfig> model = models::ResolveModel(model_name, read, &model_source);
-  if (!model.ok()) return Failed(model.status());
-  absl::StatusOr<models::Gpu> gpu = models::ResolveGpu(gpu_name);
-  if (!gpu.ok()) return Failed(gpu.status());
+  absl::StatusOr<models::ModelConfig> model;
+  absl::StatusOr<models::Gpu> gpu;
+  std::optional<vllm::RunFolder> folder;
+  if (run_dir.empty()) {
+    models::ReadOptions read;
+    read.latent_attention = read.quantized = true;
+    read.tool = "serq plan";
+    model = models::ResolveModel(model_name, read, &model_source);
+    if (!model.ok()) return Failed(model.status());
+    gpu = models::ResolveGpu(gpu_name);
+    if (!gpu.ok()) return Failed(gpu.status());
+  } else {
+    absl::StatusOr<vllm::RunFolder> r = vllm::ReadRunFolder(run_dir);
+    if (!r.ok()) return Failed(r.status());
+    folder = *r;
+    model = folder->model;
+    models::Gpu g;
+    g.name = folder->cluster.hardware.empty() ? "GPU" : folder->cluster.hardware;
+    g.what = folder->profile.gpu;
+    gpu = g;
+    model_name = folder->args.model.empty() ? folder->name : folder->args.model;
+    gpu_name = g.name;
+  }
 
   plan::ProgramSettings settings;
   physics::ProgramOptions& base = settings.base;
@@ -159,10 +195,27 @@ int PlanMain(const CommandLine& line) {
   base.deployment.interconnect = absl::GetFlag(FLAGS_interconnect);
   base.workload.rate = target > 0 ? target : 1;
   base.workload.lengths = absl::GetFlag(FLAGS_lengths);
+  base.workload.replay = absl::GetFlag(FLAGS_replay);
+  if (!base.workload.replay.empty() && (!base.workload.lengths.empty() || absl::GetFlag(FLAGS_requests) != 300)) {
+    return Usage("--lengths and --requests go with Poisson arrivals, not --replay (the trace's own lengths and rows)");
+  }
+  if (const std::string columns = absl::GetFlag(FLAGS_columns); !columns.empty()) {
+    std::vector<std::string> parts = absl::StrSplit(columns, ',');
+    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+      return Usage("--columns must be PROMPT,OUTPUT, e.g. input_toks,output_toks");
+    }
+    if (base.workload.replay.empty()) return Usage("--columns goes with --replay");
+    base.workload.prompt_column = parts[0];
+    base.workload.output_column = parts[1];
+  }
   base.model_name = model_name;
   base.model_source = model_source;
-  base.program_dir = out;
+  // The files a program names (a trace, a profile's tables), relative to
+  // where it is written: DIR/programs/ (the best ones: DIR, below).
+  base.program_dir = (std::filesystem::path(out) / "programs").string();
   settings.kv_link = absl::GetFlag(FLAGS_kv_link);
+  settings.run_dir = run_dir;
+  settings.run.interconnect = base.deployment.interconnect;
   settings.requests = absl::GetFlag(FLAGS_requests) != 300 ? absl::GetFlag(FLAGS_requests) : 1000;
   if (absl::GetFlag(FLAGS_warmup)) {
     settings.warmup = *absl::GetFlag(FLAGS_warmup);
@@ -173,12 +226,29 @@ int PlanMain(const CommandLine& line) {
   plan::Space space;
   space.gpus = gpus;
   std::string error;
+  // With a run folder, the degrees its profile has: a candidate at another
+  // is not enumerated, and the summary says so.
+  std::vector<std::string> unprofiled;
+  auto profiled = [&](int t) {
+    if (!folder) return true;
+    for (int p : folder->profile.tp_degrees) {
+      if (p == t) return true;
+    }
+    unprofiled.push_back(absl::StrCat("tensor parallel ", t, ": the profile (", folder->profile.path,
+                                      ") has tp_degrees [", absl::StrJoin(folder->profile.tp_degrees, ", "), "]"));
+    return false;
+  };
   if (const std::string tps = absl::GetFlag(FLAGS_tps); !tps.empty()) {
     std::vector<int64_t> v;
     if (!Numbers("tps", tps, &v, &error)) return Usage(error);
     for (int64_t t : v) {
       if (t > gpus) return Usage(absl::StrCat("--tps ", t, " is more than --gpus ", gpus));
+      if (!profiled(static_cast<int>(t))) continue;
       if (!plan::Fits(*model, *gpu, static_cast<int>(t), settings)) {
+        if (folder) {
+          return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " GPUs cannot serve the run's model (`serq vllm ",
+                                    run_dir, "` at tensor parallel ", t, " says why)"));
+        }
         return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " x ", gpu->name, " cannot serve ", model_name,
                                   " (`serq physics --model ", model_name, " --gpu ", gpu_name, " --tp ", t,
                                   " --rate 1` says why)"));
@@ -187,7 +257,12 @@ int PlanMain(const CommandLine& line) {
     }
   } else {
     for (int t = 1; t <= gpus; t *= 2) {
-      if (plan::Fits(*model, *gpu, t, settings)) space.tps.push_back(t);
+      if (profiled(t) && plan::Fits(*model, *gpu, t, settings)) space.tps.push_back(t);
+    }
+    if (space.tps.empty() && folder) {
+      return Failed(absl::InvalidArgumentError(absl::StrCat(
+          run_dir, ": no engine of up to ", gpus, " GPUs at a degree the profile has (tp_degrees [",
+          absl::StrJoin(folder->profile.tp_degrees, ", "), "]) can serve the run's model")));
     }
     if (space.tps.empty()) {
       return Failed(absl::InvalidArgumentError(absl::StrCat(
@@ -195,16 +270,37 @@ int PlanMain(const CommandLine& line) {
           " --gpu ", gpu_name, " --tp ", gpus, " --rate 1` says why)")));
     }
   }
-  const std::string kinds = absl::GetFlag(FLAGS_kinds);
+  const bool kinds_given = absl::GetFlag(FLAGS_kinds) != "colocated,disaggregated";
+  // From a run folder, colocated candidates only (disaggregated ones are
+  // composed from serq physics's programs: not planned yet).
+  const std::string kinds = folder && !kinds_given ? "colocated" : absl::GetFlag(FLAGS_kinds);
   space.colocated = space.disaggregated = false;
   for (absl::string_view k : absl::StrSplit(kinds, ',')) {
     if (k == "colocated") space.colocated = true;
     else if (k == "disaggregated") space.disaggregated = true;
     else return Usage(absl::StrCat("--kinds: '", k, "' is neither colocated nor disaggregated"));
   }
+  if (folder && space.disaggregated) {
+    return Usage("--kinds disaggregated: disaggregated candidates from a run folder (--run) are not planned yet");
+  }
   const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
   if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
   space.min_disaggregated_gpus = sizes == "budget" ? gpus : 2;
+  if (const std::string routers = absl::GetFlag(FLAGS_routers); !routers.empty()) {
+    space.routers.clear();
+    for (absl::string_view r : absl::StrSplit(routers, ',')) {
+      if (r != plan::kRouters[0] && r != plan::kRouters[1]) {
+        return Usage(absl::StrCat("--routers: '", r, "' is neither least-loaded nor round-robin"));
+      }
+      space.routers.push_back(std::string(r));
+    }
+  }
+  if (folder) {
+    // The run's own limits unless the flags give others: a candidate is
+    // labelled with them, and its `vllm serve` line passes them.
+    if (folder->args.max_num_seqs > 0) space.max_num_seqs = {folder->args.max_num_seqs};
+    if (folder->args.max_num_batched_tokens > 0) space.max_num_batched_tokens = {folder->args.max_num_batched_tokens};
+  }
   for (auto [flag, list, target_list] :
        {std::tuple{"seqs", absl::GetFlag(FLAGS_seqs), &space.max_num_seqs},
         std::tuple{"batched-tokens", absl::GetFlag(FLAGS_batched_tokens), &space.max_num_batched_tokens}}) {
@@ -221,6 +317,19 @@ int PlanMain(const CommandLine& line) {
   if (ec) {
     PrintToolError("serq", absl::StrCat("cannot create ", out, "/programs: ", ec.message()));
     return kExitUsage;
+  }
+  if (!base.workload.replay.empty()) {
+    // The trace's mean rate, once: the programs scale it to each rate.
+    plan::TraceArrivals arrivals;
+    CommandResult failure;
+    if (!plan::MeasureTrace(base.workload.replay, (std::filesystem::path(out) / "programs" / "trace-arrivals.sq").string(),
+                            &arrivals, &failure)) {
+      std::cerr << failure.err;
+      return failure.exit_code;
+    }
+    settings.trace_rows = arrivals.rows;
+    settings.trace_rate = arrivals.Rate();
+    settings.trace_last = arrivals.last;
   }
   std::vector<plan::Candidate> kept;
   std::vector<std::string> dropped;
@@ -265,18 +374,33 @@ int PlanMain(const CommandLine& line) {
 
   plan::Context context;
   context.model = model_name;
+  if (folder) context.model_id = folder->args.model;
   std::smatch m;
   if (std::regex_search(model_source, m, std::regex(R"(([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)'s config\.json)"))) {
     context.model_id = m[1].str();
   }
   context.gpu = gpu->what.empty() ? gpu->name : gpu->what;
   context.gpus = gpus;
-  context.workload = absl::StrCat("Poisson arrivals, lengths ",
+  context.workload = !base.workload.replay.empty() ? absl::StrCat(
+      "the trace ", base.workload.replay, " (", settings.trace_rows, " arrivals, a mean ",
+      report::FormatShortest(settings.trace_rate), " a second), its arrivals scaled in time to each rate, its lengths its own; "
+      "the run ends at its last arrival, after ", settings.warmup, " s (at most a quarter of the run)")
+                                                    : absl::StrCat("Poisson arrivals, lengths ",
                                   base.workload.lengths.empty() ? "llmservingsim-sharegpt" : base.workload.lengths,
                                   ", a window of about ", settings.requests, " arrivals a replication (at least ",
                                   settings.min_horizon, " s) after ", settings.warmup, " s");
   context.condition = until;
-  context.step_time = absl::StrCat(
+  context.step_time = folder ? absl::StrCat(
+      "the GPU profile of the run folder ", run_dir, " (", folder->profile.gpu.empty() ? gpu->name : folder->profile.gpu,
+      folder->profile.vllm_version.empty() ? "" : absl::StrCat(", vLLM ", folder->profile.vllm_version),
+      ", eager mode) at each candidate's TP degree, every operator the architecture runs, the collectives "
+      "over the run's link, the KV cache as vLLM derives it: serq vllm's program (docs/cli.md §serq vllm). Its "
+      "measured error replaying the runs at hand (docs/examples.md §The figures; simulated - measured): "
+      "Llama-3.1-8B on one RTX PRO 6000 TTFT mean -0.45%, p99 +1.70%, TPOT mean +0.21%, p99 +2.44%, E2E "
+      "mean +0.01%; Qwen3-30B-A3B DP 2 EP TTFT mean -4.27%, TPOT mean +0.42%, E2E mean +0.21%; no run "
+      "measures it at another TP degree or another engine count. The ± below are the simulation's "
+      "(replications), not this error.")
+                                    : absl::StrCat(
       "serq physics (BLIS's trained-physics roofline over the model's config and the GPU's datasheet, ",
       coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
       "; no profile of this deployment). Its measured error on the two runs at hand (docs/examples.md "
@@ -310,6 +434,7 @@ int PlanMain(const CommandLine& line) {
     if (best < 0) continue;
     plan::ProgramSettings at = settings;
     at.base.workload.rate = result.results[best].rate;
+    at.base.program_dir = out;
     absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, spec.candidates[best], at);
     if (!text.ok()) return Failed(text.status());
     const std::string name = kind == 0 ? "best-colocated.sq" : "best-disaggregated.sq";
@@ -324,6 +449,7 @@ int PlanMain(const CommandLine& line) {
     if (absl::Status s = write(name, text); !s.ok()) return Failed(s);
   }
   std::string summary = plan::Summary(spec, result, context);
+  for (const std::string& d : unprofiled) absl::StrAppend(&summary, "not a candidate: ", d, "\n");
   for (const std::string& d : dropped) absl::StrAppend(&summary, "not a candidate: ", d, "\n");
   absl::StrAppend(&summary, best_lines, "files in ", out, ": candidates.csv, pareto.csv, pareto.svg, pareto.html",
                   serve.empty() ? "" : ", vllm-serve.sh", ", programs/\n");

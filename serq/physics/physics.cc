@@ -769,4 +769,14 @@ absl::StatusOr<std::string> PhysicsBlock(const ModelShape& m, const models::Gpu&
   return out;
 }
 
+absl::StatusOr<LengthLines> ParseLengthLines(const std::string& name) {
+  absl::StatusOr<Lengths> l = ParseLengths(name.empty() ? "llmservingsim-sharegpt" : name);
+  if (!l.ok()) return l.status();
+  return LengthLines{l->lines, l->what};
+}
+
+absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::string* output) {
+  return TraceColumns(trace, prompt, output);
+}
+
 }  // namespace serq::physics

@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -160,6 +161,19 @@ struct BlockOptions {
 absl::StatusOr<std::string> PhysicsBlock(const ModelShape& model, const models::Gpu& gpu,
                                          const Coefficients& coefficients,
                                          const BlockOptions& options);
+
+// The workload's pieces as GenerateProgram writes them, for another
+// generator's program (serq plan over a run folder's profile).
+// --lengths NAME ("": llmservingsim-sharegpt): the session's lines that set
+// input_toks and output_toks, and what they are.
+struct LengthLines {
+  std::vector<std::string> lines;
+  std::string what;
+};
+absl::StatusOr<LengthLines> ParseLengthLines(const std::string& name);
+// --replay TRACE: its prompt and output columns, told from its first line
+// unless given (Workload.prompt_column, output_column).
+absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::string* output);
 
 }  // namespace serq::physics
 

@@ -9,10 +9,13 @@ std::string Options(const Candidate& c, bool slug) {
   std::string out;
   if (c.max_num_seqs > 0) absl::StrAppend(&out, slug ? "-s" : " seqs ", c.max_num_seqs);
   if (c.max_num_batched_tokens > 0) absl::StrAppend(&out, slug ? "-t" : " tokens ", c.max_num_batched_tokens);
+  if (!c.router.empty()) absl::StrAppend(&out, slug ? "-" : " router ", c.router);
   return out;
 }
 
 }  // namespace
+
+const char* const kRouters[2] = {"least-loaded", "round-robin"};
 
 std::string Candidate::Label() const {
   if (!disaggregated) return absl::StrCat("colocated tp", tp, " x", replicas, Options(*this, false));
@@ -42,7 +45,14 @@ std::vector<Candidate> Enumerate(const Space& space) {
         Candidate c;
         c.tp = tp;
         c.replicas = r;
-        with_options(c);
+        if (r == 1) {
+          with_options(c);
+          continue;
+        }
+        for (const std::string& router : space.routers) {
+          c.router = router;
+          with_options(c);
+        }
       }
     }
   }

@@ -21,14 +21,19 @@ struct Candidate {
   int prefill_tp = 1, prefills = 0, decode_tp = 1, decodes = 0;
   int64_t max_num_seqs = 0;            // 0: vLLM's default for the GPU
   int64_t max_num_batched_tokens = 0;  // 0: vLLM's default for the GPU
+  // Colocated with replicas: how a request picks its engine, a name of
+  // kRouters ("": vLLM 0.19's own choice, serq/models DataParallelRouting).
+  std::string router;
 
   int Gpus() const {
     return disaggregated ? prefills * prefill_tp + decodes * decode_tp : tp * replicas;
   }
   // For people: "colocated tp2 x4", "disaggregated 1P tp2 + 3D tp2", with
-  // " seqs 256 tokens 8192" when not vLLM's defaults.
+  // " seqs 256 tokens 8192" when not vLLM's defaults, " router round-robin"
+  // when one is named.
   std::string Label() const;
-  // For files: "agg-tp2x4", "pd-1p-tp2-3d-tp2", with "-s256" and "-t8192".
+  // For files: "agg-tp2x4", "pd-1p-tp2-3d-tp2", with "-s256", "-t8192" and
+  // "-round-robin".
   std::string Slug() const;
 };
 
@@ -38,11 +43,19 @@ struct Space {
   bool colocated = true, disaggregated = true;
   std::vector<int64_t> max_num_seqs = {0};
   std::vector<int64_t> max_num_batched_tokens = {0};
+  // Colocated candidates of more than one replica are tried with each
+  // (one of them with one replica: nothing to route).
+  std::vector<std::string> routers = {""};
   // Disaggregated candidates use at least this many GPUs: an xPyD
   // deployment on fewer is rarely what anyone runs, and the front cares
   // about the per-GPU figures (default 2: any xPyD).
   int min_disaggregated_gpus = 2;
 };
+
+// The routers a colocated candidate may name: "least-loaded" (vLLM's
+// data-parallel balancer's score, the least 4 x waiting + running) and
+// "round-robin" (the engines in turn).
+extern const char* const kRouters[2];
 
 // Every candidate of `space`, in a fixed order: colocated by tp, then
 // replicas, then the options; disaggregated by prefill tp, decode tp,

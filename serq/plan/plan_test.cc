@@ -78,6 +78,23 @@ TEST(Candidates, FourGpus) {
   EXPECT_EQ(Enumerate(s)[1].Slug(), "agg-tp1x1-s256");
 }
 
+// Routers multiply the colocated candidates of more than one replica only:
+// with --gpus 4 at tp 1 and 2, replicas 2..4 at tp 1 and 2 at tp 2 are 4
+// candidates of more than one engine, each tried twice; tp1 x1 and tp2 x1
+// once: 4 x 2 + 2 = 10.
+TEST(Candidates, Routers) {
+  Space s;
+  s.gpus = 4;
+  s.tps = {1, 2};
+  s.disaggregated = false;
+  s.routers = {"least-loaded", "round-robin"};
+  std::vector<Candidate> all = Enumerate(s);
+  ASSERT_EQ(all.size(), 10u);
+  EXPECT_EQ(all[0].Label(), "colocated tp1 x1");
+  EXPECT_EQ(all[1].Label(), "colocated tp1 x2 router least-loaded");
+  EXPECT_EQ(all[2].Slug(), "agg-tp1x2-round-robin");
+}
+
 class Programs : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -119,6 +136,28 @@ TEST_F(Programs, ColocatedLinks) {
   EXPECT_NE(text->find("workload requests { arrive poisson(Rate); }"), std::string::npos);
   EXPECT_NE(text->find("run { horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; seed 1; }"), std::string::npos);
   EXPECT_EQ(Link(*text), "");
+}
+
+// A router replaces the generator's routing: vLLM's own for a dense model
+// is in turn (`serial % Engines`); least-loaded chooses by 4 x waiting +
+// running, and the program still links.
+TEST_F(Programs, Routers) {
+  Candidate c;
+  c.replicas = 2;
+  auto plain = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_NE(plain->find("  set i = serial % Engines;\n"), std::string::npos);
+  c.router = "least-loaded";
+  auto least = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(least.ok()) << least.status();
+  EXPECT_EQ(least->find("serial % Engines"), std::string::npos);
+  EXPECT_NE(least->find("  choose i in E by (4 * waiting(E[i]) + running(E[i]));\n"), std::string::npos);
+  EXPECT_EQ(Link(*least), "");
+  c.router = "round-robin";
+  auto turn = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(turn.ok()) << turn.status();
+  EXPECT_NE(turn->find("  // serq plan's router round-robin: the engines in turn.\n  set i = serial % Engines;\n"),
+            std::string::npos);
 }
 
 TEST_F(Programs, DisaggregatedLinks) {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "net/interconnect.h"
+#include "serq/models/program_text.h"
 
 namespace serq::plan {
 namespace {
@@ -23,14 +24,56 @@ absl::Status Internal(absl::string_view what) {
 
 std::string Number(double x) { return absl::StrFormat("%.6g", x); }
 
+// The engines from the run folder's profile (serq vllm's generator) under
+// the workload of the settings, in serq physics's words (param Rate,
+// param Requests, the Poisson workload, the lengths set in the session).
+absl::StatusOr<std::string> FromRunFolder(int tp, int dp, const Candidate& c, const ProgramSettings& s) {
+  vllm::Options o = s.run;
+  o.program_dir = s.base.program_dir;
+  o.command = s.base.command.empty() ? absl::StrCat("serq plan --run ", s.run_dir) : s.base.command;
+  o.redeploy.tp = tp;
+  o.redeploy.dp = dp;
+  if (c.max_num_seqs > 0) o.redeploy.max_num_seqs = c.max_num_seqs;
+  if (c.max_num_batched_tokens > 0) o.redeploy.max_num_batched_tokens = c.max_num_batched_tokens;
+  const physics::Workload& w = s.base.workload;
+  vllm::Options::Requests requests;
+  if (!w.replay.empty()) {
+    std::string prompt = w.prompt_column, output = w.output_column;
+    if (absl::Status st = physics::ReplayColumns(w.replay, &prompt, &output); !st.ok()) return st;
+    requests.what = absl::StrCat("The requests: the arrivals of ", w.replay, ", each with its tokens.");
+    requests.declare = {absl::StrCat("workload requests { arrive trace(\"",
+                                     models::PathFor(w.replay, s.base.program_dir), "\"); }")};
+    if (prompt != "input_toks") requests.session.push_back(absl::StrCat("set input_toks = ", prompt, ";"));
+    if (output != "output_toks") requests.session.push_back(absl::StrCat("set output_toks = ", output, ";"));
+    o.requests = requests;
+    absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
+    if (!g.ok()) return g.status();
+    return g->program;
+  }
+  absl::StatusOr<physics::LengthLines> lengths = physics::ParseLengthLines(w.lengths);
+  if (!lengths.ok()) return lengths.status();
+  requests.what = absl::StrCat("The requests: ", s.requests, " arriving as a Poisson process of ", Number(w.rate),
+                               " a second, their lengths ", lengths->what, ".");
+  requests.declare = {absl::StrCat("param Rate = ", Number(w.rate), ";  // requests a second"),
+                      absl::StrCat("param Requests = ", s.requests, ";  // how many arrive"),
+                      "workload requests { arrive poisson(Rate); limit Requests; }"};
+  requests.session = lengths->lines;
+  o.requests = requests;
+  absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
+  if (!g.ok()) return g.status();
+  return g->program;
+}
+
 absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const models::Gpu& gpu, int tp, int dp,
                                      const Candidate& c, const ProgramSettings& s) {
+  if (!s.run_dir.empty()) return FromRunFolder(tp, dp, c, s);
   physics::ProgramOptions o = s.base;
   o.deployment.tp = tp;
   o.deployment.dp = dp;
   o.deployment.max_num_seqs = c.max_num_seqs;
   o.deployment.max_num_batched_tokens = c.max_num_batched_tokens;
   o.workload.requests = s.requests;
+  if (!o.workload.replay.empty()) o.workload.rate = 0;  // the trace's arrivals, scaled by RateParam
   return physics::GenerateProgram(model, gpu, o);
 }
 
@@ -38,6 +81,35 @@ absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const mod
 // arrivals: the search sets Rate (-D), and every point then costs about
 // the same, whatever its rate.
 absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s) {
+  if (!s.base.workload.replay.empty()) {
+    // `workload requests { arrive trace("PATH"); }`: every arrival at
+    // TraceRate / Rate x its trace time, the run as long as the scaled
+    // trace, its warm-up at most a quarter of that.
+    static const std::regex kTrace(R"(workload requests \{ arrive trace\(("[^"]*")\); \})");
+    std::smatch m;
+    if (!std::regex_search(text, m, kTrace)) return Internal("trace workload");
+    const std::string file = m[1].str();
+    text.replace(
+        m.position(0), m.length(0),
+        absl::StrCat("// serq plan: the trace's arrivals at the rate a param the search moves (-D Rate=...):\n",
+                     "//   every arrival at TraceRate / Rate x its trace time, TraceRate the trace's mean\n",
+                     "//   rate (", s.trace_rows, " arrivals, one a 1 / TraceRate s on average up to the last\n",
+                     "//   at TraceLast s, measured by serq plan: programs/trace-arrivals.sq);\n",
+                     "//   the run ends at the last arrival, after a warm-up of Warmup seconds (at most a\n",
+                     "//   quarter of the run).\n",
+                     "param Rate = ", Number(s.base.workload.rate), ";  // requests a second\n",
+                     "param TraceRate = ", absl::StrFormat("%.17g", s.trace_rate), ";  // requests a second\n",
+                     "param TraceLast = ", absl::StrFormat("%.17g", s.trace_last), ";  // seconds\n",
+                     "param Warmup = ", Number(s.warmup), ";\n",
+                     "workload requests { arrive trace(", file, ", TraceRate / Rate); }"));
+    const std::string run = "run { seed 1; }";
+    size_t at = text.rfind(run);
+    if (at == std::string::npos) return Internal("run block `run { seed 1; }`");
+    text.replace(at, run.size(),
+                 "run { horizon TraceLast * TraceRate / Rate; warmup min(Warmup, TraceLast * TraceRate / Rate / 4); "
+                 "seed 1; }");
+    return text;
+  }
   // serq physics writes `param Rate = R;`, `param Requests = N;` and
   // `workload requests { arrive poisson(Rate); limit Requests; }`.
   static const std::regex kWorkload(
@@ -108,6 +180,9 @@ std::string DropParams(const std::string& section, const std::vector<std::string
 
 absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
                                           const Candidate& c, const ProgramSettings& s) {
+  if (!s.run_dir.empty()) {
+    return absl::InvalidArgumentError("disaggregated candidates from a run folder are not planned yet");
+  }
   if (model.experts > 0) {
     return absl::InvalidArgumentError("disaggregated candidates of a mixture of experts are not planned yet");
   }
@@ -184,15 +259,27 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
       "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n");
   const std::string rate = Number(s.base.workload.rate);
-  absl::StrAppend(&out, "param Rate = ", rate, ";  // requests a second\nparam Requests = ", s.requests,
-                  ";  // how many arrive\nworkload requests { arrive poisson(Rate); limit Requests; }\n");
+  const physics::Workload& w = s.base.workload;
   std::string lengths;
+  if (!w.replay.empty()) {
+    // The trace's own lengths, in the session's words.
+    std::string prompt = w.prompt_column, output = w.output_column;
+    if (absl::Status st = physics::ReplayColumns(w.replay, &prompt, &output); !st.ok()) return st;
+    absl::StrAppend(&out, "workload requests { arrive trace(\"", models::PathFor(w.replay, s.base.program_dir),
+                    "\"); }\n");
+    if (prompt != "input_toks") absl::StrAppend(&lengths, "  set input_toks = ", prompt, ";\n");
+    if (output != "output_toks") absl::StrAppend(&lengths, "  set output_toks = ", output, ";\n");
+  } else {
+    absl::StrAppend(&out, "param Rate = ", rate, ";  // requests a second\nparam Requests = ", s.requests,
+                    ";  // how many arrive\nworkload requests { arrive poisson(Rate); limit Requests; }\n");
+  }
   for (absl::string_view line : absl::StrSplit(*session, '\n', absl::SkipEmpty())) {
+    if (!w.replay.empty()) break;
     if (absl::StartsWith(line, "  set input_toks") || absl::StartsWith(line, "  set output_toks")) {
       absl::StrAppend(&lengths, line, "\n");
     }
   }
-  if (lengths.empty()) return Internal("lengths (set input_toks, set output_toks)");
+  if (lengths.empty() && w.replay.empty()) return Internal("lengths (set input_toks, set output_toks)");
   absl::StrAppend(
       &out, "session requests {\n", lengths,
       "  // The least loaded engines: vLLM's disaggregated proxy picks a prefill and a decode engine.\n"
@@ -216,6 +303,23 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
   return out;
 }
 
+// The session's choice of engine as the candidate's router: the generator's
+// routing (serq/models DataParallelRouting: its comment lines and its
+// `set i` or `choose i`) replaced.
+absl::StatusOr<std::string> Route(std::string text, const Candidate& c) {
+  static const std::regex kRouting(
+      R"((  //[^\n]*\n)*  (set i = serial % Engines;|choose i in E by \(4 \* waiting\(E\[i\]\) \+ running\(E\[i\]\)\);)\n)");
+  std::smatch m;
+  if (!std::regex_search(text, m, kRouting)) return Internal("data-parallel routing");
+  const std::string lines =
+      c.router == "round-robin"
+          ? "  // serq plan's router round-robin: the engines in turn.\n  set i = serial % Engines;\n"
+          : "  // serq plan's router least-loaded: the engine of least 4 x waiting + running (vLLM's\n"
+            "  // data-parallel balancer's score).\n  choose i in E by (4 * waiting(E[i]) + running(E[i]));\n";
+  text.replace(m.position(0), m.length(0), lines);
+  return text;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
@@ -223,6 +327,10 @@ absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, c
   absl::StatusOr<std::string> text =
       c.disaggregated ? Disaggregated(model, gpu, c, s) : Generate(model, gpu, c.tp, c.replicas, c, s);
   if (!text.ok()) return text.status();
+  if (!c.disaggregated && c.replicas > 1 && !c.router.empty()) {
+    text = Route(*std::move(text), c);
+    if (!text.ok()) return text.status();
+  }
   return RateParam(*std::move(text), s);
 }
 

@@ -18,6 +18,7 @@
 #include "serq/models/model_config.h"
 #include "serq/physics/physics.h"
 #include "serq/plan/candidate.h"
+#include "serq/vllm/generate.h"
 
 namespace serq::plan {
 
@@ -30,10 +31,22 @@ struct ProgramSettings {
   int64_t requests = 1000;    // arrivals a replication, about (the horizon Requests / Rate)
   double min_horizon = 60;    // seconds: the window at least this
   double warmup = 30;         // seconds before the window
+  // --run DIR: the engines from a run folder's GPU profile (serq vllm's
+  // generator, at the candidate's TP degree, which the profile must have)
+  // instead of serq physics; `run` its options (--interconnect, the KV).
+  // The model and the GPU passed with these settings are then unused.
+  std::string run_dir;
+  vllm::Options run;
+  // --replay (base.workload.replay): the trace's arrivals (replay.h),
+  // measured once; its mean rate is TraceRate, and the run lasts its last
+  // arrival's time at the rate's scale.
+  int64_t trace_rows = 0;
+  double trace_rate = 0, trace_last = 0;
 };
 
 // The program, or the generator's error (a TP degree the model refuses, no
-// room for the KV cache: the candidate does not fit) as InvalidArgument.
+// room for the KV cache: the candidate does not fit; a disaggregated one
+// from a run folder, not planned yet) as InvalidArgument.
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
                                              const Candidate& candidate, const ProgramSettings& settings);
 

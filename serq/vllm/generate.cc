@@ -42,7 +42,7 @@ std::string BinExpression(absl::string_view x, const SkewAxis& axis) {
 }  // namespace
 
 absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Options& options) {
-  absl::StatusOr<RunFolder> read = ReadRunFolder(run_dir);
+  absl::StatusOr<RunFolder> read = ReadRunFolder(run_dir, options.redeploy);
   if (!read.ok()) return read.status();
   const RunFolder& r = *read;
   const EngineArgs& a = r.args;
@@ -141,7 +141,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   Text t;
   t.Comment(absl::StrCat(r.name, ": a measured vLLM ",
                          r.vllm_version.empty() ? "" : absl::StrCat(r.vllm_version, " "),
-                         "run, replayed by serq."));
+                         options.requests ? "run's profile and engine, under other requests."
+                                          : "run, replayed by serq."));
   t.Comment(absl::StrCat(
       "Written by `", options.command.empty() ? "serq vllm " + run_dir : options.command,
       "` from the run folder alone: every figure says where it came from, and none was fitted to "
@@ -322,9 +323,17 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Line(opts);
   t.Line("}");
   t.Line();
-  t.Comment("The requests as the run received them (queued_ts), each with its tokens.");
-  t.Line(absl::StrCat("workload requests { arrive trace(", path(r.requests), "); }"));
+  if (options.requests) {
+    t.Comment(options.requests->what);
+    for (const std::string& line : options.requests->declare) t.Line(line);
+  } else {
+    t.Comment("The requests as the run received them (queued_ts), each with its tokens.");
+    t.Line(absl::StrCat("workload requests { arrive trace(", path(r.requests), "); }"));
+  }
   t.Line("session requests {");
+  if (options.requests) {
+    for (const std::string& line : options.requests->session) t.Line("  " + line);
+  }
   DataParallelRouting(&t, lockstep, dp);
   if (cache) {
     t.Line("  // The replay has no token ids: a request's blocks are its own, and serve its");

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "serq/vllm/kv_capacity.h"
+#include "serq/vllm/run_folder.h"
 
 namespace serq::vllm {
 
@@ -30,6 +31,18 @@ struct Options {
   // llmservingsim-config.json.
   std::string interconnect;
   std::string command;  // the command line, for the program's first lines
+  // serq plan: the engines deployed otherwise than the run's (run_folder.h).
+  Redeployment redeploy;
+  // serq plan: other requests than the run's (requests.jsonl): `what` for
+  // the comment above them, `declare` the lines that declare workload
+  // `requests` (its params and its `workload` statement), `session` the
+  // session's first lines, which set input_toks and output_toks when the
+  // workload does not.
+  struct Requests {
+    std::string what;
+    std::vector<std::string> declare, session;
+  };
+  std::optional<Requests> requests;
 };
 
 struct Generated {

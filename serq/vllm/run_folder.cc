@@ -231,7 +231,7 @@ absl::Status CheckOperators(const std::string& file, const std::set<std::string>
 
 }  // namespace
 
-absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir) {
+absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as) {
   RunFolder r;
   r.dir = dir;
   std::error_code ec;
@@ -254,6 +254,17 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir) {
       meta->Whole("kv_cache.num_gpu_blocks", 2, int64_t{1} << 40);
   if (!blocks.ok()) return blocks.status();
   r.num_gpu_blocks = *blocks;
+  {
+    EngineArgs& a = r.args;
+    const bool same = as.tp.value_or(a.tp) == a.tp &&
+                      as.max_num_seqs.value_or(a.max_num_seqs) == a.max_num_seqs &&
+                      as.max_num_batched_tokens.value_or(a.max_num_batched_tokens) == a.max_num_batched_tokens;
+    if (!same) r.num_gpu_blocks.reset();
+    a.tp = as.tp.value_or(a.tp);
+    a.dp = as.dp.value_or(a.dp);
+    a.max_num_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
+    a.max_num_batched_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
+  }
 
   absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json");
   if (!model.ok()) return model.status();
@@ -314,7 +325,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir) {
   for (int tp : r.profile.tp_degrees) profiled = profiled || tp == a.tp;
   if (!profiled) {
     return absl::InvalidArgumentError(absl::StrCat(
-        profile_meta, ": error: the run is at tensor parallel ", a.tp,
+        profile_meta, ": error: ", as.tp ? "the engine asked for is" : "the run is", " at tensor parallel ", a.tp,
         ", and the profile has tp_degrees [", absl::StrJoin(r.profile.tp_degrees, ", "), "]"));
   }
   r.profile_dir = Join(dir, absl::StrCat("profile/tp", a.tp));

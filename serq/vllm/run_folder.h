@@ -69,12 +69,23 @@ struct RunFolder {
   std::string requests;
 };
 
+// The run's engines deployed otherwise (serq plan's candidates): another
+// tensor- or data-parallel degree, other limits; unset, the run's. The
+// profile must have the degree; the KV count the run logged (meta.json
+// kv_cache.num_gpu_blocks) is dropped when the degree or a limit differs
+// from the run's (vLLM's count is of the run's engine), and derived
+// instead.
+struct Redeployment {
+  std::optional<int> tp, dp;
+  std::optional<int64_t> max_num_seqs, max_num_batched_tokens;
+};
+
 // Reads and checks the folder. Every error names the file and what is
 // wrong in it: a file missing, a field missing or out of range, an engine
-// argument serq does not know, a profile without the run's TP degree, an
-// architecture whose operators are not known, a profile whose operators
-// are not the architecture's.
-absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir);
+// argument serq does not know, a profile without the run's TP degree (or
+// `as`'s), an architecture whose operators are not known, a profile whose
+// operators are not the architecture's.
+absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as = {});
 
 }  // namespace serq::vllm
 
