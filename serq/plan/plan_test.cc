@@ -160,6 +160,27 @@ TEST_F(Programs, Routers) {
             std::string::npos);
 }
 
+// A mixture of experts' replicas are vLLM's data-parallel engines in
+// lockstep, routed on the coordinator's copy of the counts (`every 0.1`):
+// a router replaces that line too, and the program links.
+TEST_F(Programs, RoutersOfLockstepEngines) {
+  models::ReadOptions read;
+  std::string source;
+  auto moe = models::ResolveModel("qwen3-30b-a3b", read, &source);
+  ASSERT_TRUE(moe.ok()) << moe.status();
+  Candidate c;
+  c.replicas = 2;
+  auto plain = CandidateProgram(*moe, gpu_, c, settings_);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_NE(plain->find(" every 0.1;\n"), std::string::npos);
+  c.router = "round-robin";
+  auto turn = CandidateProgram(*moe, gpu_, c, settings_);
+  ASSERT_TRUE(turn.ok()) << turn.status();
+  EXPECT_EQ(turn->find(" every 0.1;"), std::string::npos);
+  EXPECT_NE(turn->find("  set i = serial % Engines;\n"), std::string::npos);
+  EXPECT_EQ(Link(*turn), "");
+}
+
 TEST_F(Programs, DisaggregatedLinks) {
   Candidate c;
   c.disaggregated = true;

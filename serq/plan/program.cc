@@ -305,10 +305,10 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
 
 // The session's choice of engine as the candidate's router: the generator's
 // routing (serq/models DataParallelRouting: its comment lines and its
-// `set i` or `choose i`) replaced.
+// `set i` or `choose i`, with or without its `every` copy) replaced.
 absl::StatusOr<std::string> Route(std::string text, const Candidate& c) {
   static const std::regex kRouting(
-      R"((  //[^\n]*\n)*  (set i = serial % Engines;|choose i in E by \(4 \* waiting\(E\[i\]\) \+ running\(E\[i\]\)\);)\n)");
+      R"((  //[^\n]*\n)*  (set i = serial % Engines;|choose i in E by \(4 \* waiting\(E\[i\]\) \+ running\(E\[i\]\)\)( every [0-9.e+-]+)?;)\n)");
   std::smatch m;
   if (!std::regex_search(text, m, kRouting)) return Internal("data-parallel routing");
   const std::string lines =
