@@ -19,7 +19,7 @@ using report::FormatFixed;
 using report::FormatShortest;
 
 // lo + k * step, rounded to 15 significant digits as a grid's values are
-// (serq/grid.cc), so that the values print as the user would write them.
+// (serq/sweep/grid.cc), so that the values print as the user would write them.
 double ValueAt(const SearchSpec& s, int64_t k) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.15g", s.lo + static_cast<double>(k) * s.step);

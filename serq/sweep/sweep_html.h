@@ -1,6 +1,6 @@
 // A sweep's html page: the first line, the table (the csv report's
 // columns, readable: docs/report.md §HTML), and one chart a figure against
-// the swept axis (serq/sweep_chart.h), each with its 95% bars. A figure
+// the swept axis (serq/sweep/sweep_chart.h), each with its 95% bars. A figure
 // whose chart the axes do not allow (more than two axes of several values)
 // is named in a note instead. Self-contained, as the run's page is.
 #ifndef SERQ_SERQ_SWEEP_SWEEP_HTML_H_
