@@ -435,7 +435,13 @@ int RowLayout::Emit(int top) {
                        {bar.x0, y + 15, bar.x1 - bar.x0, 6});
       // With results a bar is filled by its pool's occupancy, as a station
       // by its utilisation, so the pool that binds stands out.
-      if (pool.span->stats) figure_->boxes[box].fill = UtilisationColour(pool.span->stats->mean);
+      // A flag or counter is full by design: grey, as a stage without a
+      // utilisation.
+      if (pool.span->stats) {
+        figure_->boxes[box].fill = pool.span->stats->flag
+                                       ? kNoCapacityFill
+                                       : UtilisationColour(pool.span->stats->mean);
+      }
       if (i > 0 && pool.bars[i - 1].x1 < bar.x0) {
         bool lease = bar.lease || pool.bars[i - 1].lease;
         AddLine(lease ? LineMark::kLeaseLink : LineMark::kHoldLink,

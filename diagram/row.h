@@ -44,6 +44,9 @@ struct StationStats {
 struct PoolSpanStats {
   double mean = 0;  // time-average used / cap of the fullest element
   double peak = 0;  // max used / cap, the maximum over the elements
+  // A flag or a counter (pool_kind.h): its use is not load and is not
+  // coloured as such.
+  bool flag = false;
 };
 
 struct Station {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "diagram/decls.h"
+#include "diagram/pool_kind.h"
 
 namespace serq::view {
 namespace {
@@ -186,11 +187,13 @@ bool AttachResults(const results::Results& results, const ir::Program& program,
       auto it = by_pool.find(span.pool);
       if (it == by_pool.end()) continue;
       span.stats = it->second;
+      span.stats->flag = FlagOrCounterPool(program, span.pool);
       bool array = pools.size(span.pool) > 1;
       absl::StrAppend(&span.label, "; used ",
                       absl::StrFormat("%.2f", it->second.mean), " of cap",
                       array ? " (fullest)" : "", ", peak ",
-                      absl::StrFormat("%.2f", it->second.peak));
+                      absl::StrFormat("%.2f", it->second.peak),
+                      span.stats->flag ? " (a flag or counter, not load)" : "");
     }
   }
   return true;

@@ -14,6 +14,7 @@
 #include "stats/merge.h"
 #include "stats/series.h"
 #include "chart/chart.h"
+#include "chart/interval_plots.h"
 #include "chart/plot.h"
 #include "chart/xml.h"
 #include "diagram/view.h"
@@ -132,10 +133,16 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
   for (const results::Replication* r : merged->replications) {
     if (!r->has_series()) continue;
     // The first replication's series: the others are the same program's.
+    // The states at the sample times, then what happened in each interval
+    // (throughput, preemptions, percentiles over time).
+    std::vector<view::Chart> charts = view::SeriesPlots(*r);
+    for (view::Chart& c : view::IntervalPlots(*r, inputs[0].sample(), IsLatency)) {
+      charts.push_back(std::move(c));
+    }
     absl::StrAppend(&out, "<h2>Time series</h2>\n",
                     Figure(absl::StrCat("replication ", r->index(), ", sampled every ",
                                         absl::StrFormat("%g", inputs[0].sample()), " s"),
-                           view::ChartDocument(view::SeriesPlots(*r), ""), "series"));
+                           view::ChartDocument(charts, ""), "series"));
     break;
   }
   absl::StrAppend(&out, "<h2>Text report</h2>\n<details><summary>as serq-report prints it</summary>\n<pre>",

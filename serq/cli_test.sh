@@ -196,5 +196,21 @@ cmp -s "$tmp/a" "$tmp/b" || fail "serq-sim --jobs 4 differs from --jobs 1"
 expect 2 yes "serq: error: --jobs does not apply to 'serq check'" -- "$serq" check --jobs 2 $before
 expect 2 yes "serq-sim: error: --jobs must be at least 1" -- "$sim" --jobs 0 "$tmp/col.json"
 
+# run --series FILE: the pipe's `serq-report --series` csv beside an
+# unchanged report, every 1 s without --sample, the same bytes for any --jobs.
+"$serq" run --seed 3 --replications 2 $before >"$tmp/plain.txt" || fail "run: exit $?"
+"$serq" run --seed 3 --replications 2 --series "$tmp/s1.csv" $before >"$tmp/s.txt" ||
+  fail "run --series: exit $?"
+cmp -s "$tmp/plain.txt" "$tmp/s.txt" || fail "run --series changed the report"
+"$serq" run --seed 3 --replications 2 --jobs 4 --series "$tmp/s4.csv" $before >/dev/null ||
+  fail "run --series --jobs 4: exit $?"
+cmp -s "$tmp/s1.csv" "$tmp/s4.csv" || fail "run --series: --jobs 4 wrote other bytes than --jobs 1"
+"$parse" $before | "$link" | "$root/serq-sim/serq-sim" --seed 3 --replications 2 --sample 1 |
+  "$root/serq-report/serq-report" --series >"$tmp/pipe-series.csv"
+cmp -s "$tmp/s1.csv" "$tmp/pipe-series.csv" || fail "run --series differs from the pipe's serq-report --series"
+head -1 "$tmp/s1.csv" | grep -q '^replication,time,' || fail "run --series: no csv header"
+sed -n 3p "$tmp/s1.csv" | grep -q '^0,1,' || fail "run --series: the second row is not at 1 s"
+expect 2 yes "serq: error: --series applies to 'serq run' only" -- "$serq" check --series "$tmp/x.csv" $before
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq cli: all passed"

@@ -22,6 +22,9 @@ ABSL_FLAG(std::string, quantiles, kDefaultQuantiles,
           "run: the report's quantile columns, in percent, e.g. 50,90,99");
 ABSL_FLAG(std::optional<double>, sample, std::nullopt,
           "run: record the time series every DT seconds (overrides run { sample })");
+ABSL_FLAG(std::string, series, "",
+          "run: write the time series as csv to this file (every --sample DT, the program's "
+          "sample, else 1 s)");
 ABSL_FLAG(std::string, trace, "", "run: write the event log (JSON lines) to this file");
 ABSL_FLAG(std::string, trace_window, "",
           "run: with --trace, only its events in FROM:TO (seconds; a side may be empty)");
@@ -44,6 +47,7 @@ std::vector<FlagUse> RunFlagUses() {
       {"quantiles", absl::GetFlag(FLAGS_quantiles) != kDefaultQuantiles, {"run"},
        " (sweep and search report the figures of --metrics)"},
       {"sample", absl::GetFlag(FLAGS_sample).has_value(), {"run"}},
+      {"series", !absl::GetFlag(FLAGS_series).empty(), {"run"}},
       {"trace", !absl::GetFlag(FLAGS_trace).empty(), {"run"}},
       {"trace-format", absl::GetFlag(FLAGS_trace_format) != "jsonl", {"run"}},
       {"trace-window", !absl::GetFlag(FLAGS_trace_window).empty(), {"run"}},
@@ -85,6 +89,7 @@ int RunMain(const CommandLine& line) {
   options.sim.limits.max_events = absl::GetFlag(FLAGS_max_events);
   options.sim.limits.max_cpu = absl::GetFlag(FLAGS_max_cpu);
   options.results_path = absl::GetFlag(FLAGS_results);
+  options.series_path = absl::GetFlag(FLAGS_series);
   options.sim.jobs = absl::GetFlag(FLAGS_jobs).value_or(1);
   const std::string share = absl::GetFlag(FLAGS_share);
   options.share = ShareFromWord(share);

@@ -55,6 +55,7 @@ void CheckSeries(const results::Replication& rep, const std::string& path, Diagn
       }
       CheckLength(st.present(), n, false, at + ".present", diags);
       CheckLength(st.batch(), n, true, at + ".batch", diags);
+      CheckLength(st.preempted(), n, true, at + ".preempted", diags);
     }
   }
   if (count(s.pool_size(), rep.pool_size(), "pool")) {
@@ -80,7 +81,39 @@ void CheckSeries(const results::Replication& rep, const std::string& path, Diagn
                                             "' where the replication has '",
                                             rep.session(j).name(), "'"));
       }
-      CheckLength(s.session(j).in_progress(), n, false, at + ".inProgress", diags);
+      const results::SessionSeries& ss = s.session(j);
+      CheckLength(ss.in_progress(), n, false, at + ".inProgress", diags);
+      // The token counts come together or not at all.
+      bool tokens = !ss.prefills().empty() || !ss.prefill_tokens().empty() ||
+                    !ss.decode_tokens().empty();
+      CheckLength(ss.prefills(), n, !tokens, at + ".prefills", diags);
+      CheckLength(ss.prefill_tokens(), n, !tokens, at + ".prefillTokens", diags);
+      CheckLength(ss.decode_tokens(), n, !tokens, at + ".decodeTokens", diags);
+    }
+  }
+  // Results written before the interval counts have no observation series.
+  if (s.observation_size() > 0 && count(s.observation_size(), rep.observation_size(), "observation")) {
+    for (int j = 0; j < s.observation_size(); ++j) {
+      const results::ObservationSeries& o = s.observation(j);
+      std::string at = absl::StrCat(path, ".observation[", j, "]");
+      if (o.name() != rep.observation(j).name()) {
+        diags->ErrorAtPath(at, absl::StrCat("series of observation '", o.name(),
+                                            "' where the replication has '",
+                                            rep.observation(j).name(), "'"));
+      }
+      CheckLength(o.count(), n, false, at + ".count", diags);
+      CheckLength(o.p50(), n, false, at + ".p50", diags);
+      CheckLength(o.p90(), n, false, at + ".p90", diags);
+      CheckLength(o.p99(), n, false, at + ".p99", diags);
+      for (int k = 0; k < o.count_size(); ++k) {
+        double c = o.count(k);
+        if (!(c >= 0) || c != static_cast<double>(static_cast<uint64_t>(c))) {
+          diags->ErrorAtPath(absl::StrCat(at, ".count[", k, "]"),
+                             absl::StrCat("count ", FormatShortest(c),
+                                          " is not a whole number of samples"));
+          break;
+        }
+      }
     }
   }
 }
@@ -102,6 +135,7 @@ ReplicationSeries Columns(const results::Replication& rep) {
     std::string element = ElementName(st.name(), st.array(), st.index());
     add("stage", element, "present", &st.present());
     if (!st.batch().empty()) add("stage", element, "batch", &st.batch());
+    if (!st.preempted().empty()) add("stage", element, "preempted", &st.preempted());
   }
   for (const results::PoolSeries& p : s.pool()) {
     std::string element = ElementName(p.name(), p.array(), p.index());
@@ -111,6 +145,17 @@ ReplicationSeries Columns(const results::Replication& rep) {
   }
   for (const results::SessionSeries& ss : s.session()) {
     add("session", ss.name(), "in_progress", &ss.in_progress());
+    if (!ss.prefills().empty()) {
+      add("session", ss.name(), "prefills", &ss.prefills());
+      add("session", ss.name(), "prefill_tokens", &ss.prefill_tokens());
+      add("session", ss.name(), "decode_tokens", &ss.decode_tokens());
+    }
+  }
+  for (const results::ObservationSeries& o : s.observation()) {
+    add("observation", o.name(), "count", &o.count());
+    add("observation", o.name(), "p50", &o.p50());
+    add("observation", o.name(), "p90", &o.p90());
+    add("observation", o.name(), "p99", &o.p99());
   }
   return out;
 }

@@ -15,9 +15,13 @@ namespace serq::report {
 
 // One column of a replication's series.
 struct SeriesColumn {
-  std::string group;     // "stage", "pool" or "session"
-  std::string element;   // "P[0]", "kv", a session's name ("" for the unnamed one)
-  std::string quantity;  // present, batch, used, loaded, evictable, in_progress
+  std::string group;     // "stage", "pool", "session" or "observation"
+  std::string element;   // "P[0]", "kv", a session's or an observation's name ("" for the unnamed session)
+  // A state at the sample time: present, batch, used, loaded, evictable,
+  // in_progress; a count over the interval that ends there: preempted,
+  // prefills, prefill_tokens, decode_tokens, and an observation's count,
+  // p50, p90, p99 (of the interval's samples; 0 when count is 0).
+  std::string quantity;
   std::string name;      // the csv header: "P[0].present", "in_progress", "chat.in_progress"
   const google::protobuf::RepeatedField<double>* values;  // one per time
 };
@@ -27,7 +31,7 @@ struct ReplicationSeries {
   uint32_t index = 0;
   uint64_t seed = 0;
   const google::protobuf::RepeatedField<double>* time = nullptr;
-  std::vector<SeriesColumn> columns;  // stages, then pools, then sessions, in results order
+  std::vector<SeriesColumn> columns;  // stages, pools, sessions, observations, in results order
 };
 
 // Every replication of `inputs` (named by `files` in errors) that has a

@@ -382,6 +382,9 @@ void Engine::Tokens(absl::Span<const SessionId> sessions, absl::Span<const Token
       for (uint32_t i = 0; i < run.count; ++i) LogToken(*session++, run);
     }
   }
+  if (series_) {
+    for (const TokenRun& run : runs) series_->Observe(run.observation, run.gap, run.count);
+  }
   if (now_ < model_.warmup) return;
   // The recorder joins a run to the one before when they are one.
   for (const TokenRun& run : runs) observations_[run.observation].AddRun(run.gap, run.count);
@@ -681,6 +684,9 @@ void Engine::Complete(const std::vector<SessionId>& done) {
     double service = now_ - s.service_start;
     for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
     if (window_started_ && s.run_mode != ir::Statement::Run::PLAIN) CountTokens(s);
+    if (series_ && s.run_mode != ir::Statement::Run::PLAIN) {
+      series_->Tokens(s.decl, s.run_mode == ir::Statement::Run::PREFILL, s.run_work);
+    }
     if (options_.trace) LogStation("done", s);
   }
   for (size_t i = 0; i < done.size(); ++i) {

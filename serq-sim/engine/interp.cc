@@ -186,6 +186,7 @@ void Engine::Execute(SessionId id) {
         double v = Eval(in.b, s);
         if (evaluator_.failed()) return FailEval(in.statement);
         if (now_ >= model_.warmup) observations_[in.a].Add(v);
+        if (series_) series_->Observe(in.a, v, 1);
         if (options_.trace) LogSession("observe", s, "name", model_.observations[in.a], "value", v);
         ++s.pc;
         continue;

@@ -30,6 +30,24 @@ SeriesRecorder::SeriesRecorder(const Model& model) : model_(model) {
     p->set_array(d.array);
   }
   for (const SessionDecl& d : model.sessions) series_.add_session()->set_name(d.name);
+  preempted_.assign(model.station_decl.size(), 0);
+  prefills_.assign(model.sessions.size(), 0);
+  prefill_tokens_.assign(model.sessions.size(), 0);
+  decode_tokens_.assign(model.sessions.size(), 0);
+  sketches_.resize(model.observations.size());
+  for (const std::string& name : model.observations) series_.add_observation()->set_name(name);
+}
+
+void SeriesRecorder::Release(results::Series* out) {
+  // A program without prefill or decode runs has no tokens to show.
+  if (!tokens_) {
+    for (results::SessionSeries& s : *series_.mutable_session()) {
+      s.clear_prefills();
+      s.clear_prefill_tokens();
+      s.clear_decode_tokens();
+    }
+  }
+  out->Swap(&series_);
 }
 
 void SeriesRecorder::RecordBefore(double time, bool inclusive,
@@ -52,7 +70,12 @@ void SeriesRecorder::Record(double time, const std::vector<std::unique_ptr<Stati
     results::StageSeries* s = series_.mutable_stage(id);
     s->add_present(stations[id]->Queue());
     // A step station's Busy() is the jobs of the step in progress.
-    if (step_[id]) s->add_batch(stations[id]->Busy());
+    if (step_[id]) {
+      s->add_batch(stations[id]->Busy());
+      uint64_t total = stations[id]->Preemptions();
+      s->add_preempted(static_cast<double>(total - preempted_[id]));
+      preempted_[id] = total;
+    }
   }
   for (uint32_t id = 0; id < pools.count(); ++id) {
     results::PoolSeries* p = series_.mutable_pool(id);
@@ -62,7 +85,22 @@ void SeriesRecorder::Record(double time, const std::vector<std::unique_ptr<Stati
     if (pools.cache_block(id) > 0) p->add_evictable(pools.CachedFree(id));
   }
   for (size_t i = 0; i < arrived.size(); ++i) {
-    series_.mutable_session(i)->add_in_progress(static_cast<double>(arrived[i] - ended[i]));
+    results::SessionSeries* s = series_.mutable_session(i);
+    s->add_in_progress(static_cast<double>(arrived[i] - ended[i]));
+    s->add_prefills(prefills_[i]);
+    s->add_prefill_tokens(prefill_tokens_[i]);
+    s->add_decode_tokens(decode_tokens_[i]);
+    prefills_[i] = prefill_tokens_[i] = decode_tokens_[i] = 0;
+  }
+  for (size_t i = 0; i < sketches_.size(); ++i) {
+    results::ObservationSeries* o = series_.mutable_observation(i);
+    report::QuantileSketch& q = sketches_[i];
+    o->add_count(static_cast<double>(q.count()));
+    bool any = q.count() > 0;
+    o->add_p50(any ? q.Quantile(0.5) : 0);
+    o->add_p90(any ? q.Quantile(0.9) : 0);
+    o->add_p99(any ? q.Quantile(0.99) : 0);
+    if (any) q = report::QuantileSketch();
   }
 }
 

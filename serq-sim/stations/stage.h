@@ -408,6 +408,9 @@ class Station {
   // The state functions.
   virtual uint32_t Queue() const { return present(); }  // jobs present
   virtual uint32_t Busy() const = 0;                  // jobs in service
+  // Preemptions since the start, warmup included (a step stage with
+  // `preempt by`; 0 elsewhere): what the time series counts an interval.
+  virtual uint64_t Preemptions() const { return 0; }
   // running(S) and waiting(S) (IR 11): vLLM's running requests (a step
   // stage's: stage_step.h) and the rest of the jobs present. Elsewhere the
   // jobs in service.

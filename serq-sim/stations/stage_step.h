@@ -140,6 +140,7 @@ class StepStation final : public Station {
                     : present() - unstarted_;
   }
   double Work(double) const override { return work_; }
+  uint64_t Preemptions() const override { return preempted_total_; }
 
   void StartWindow(double now) override {
     Station::StartWindow(now);
@@ -785,6 +786,7 @@ class StepStation final : public Station {
   uint64_t batch_jobs_ = 0;
   double batch_tokens_ = 0;
   uint64_t preempted_ = 0;
+  uint64_t preempted_total_ = 0;  // warmup included: the time series' count
   double recomputed_ = 0;
   double recomputed_step_ = 0;
 };

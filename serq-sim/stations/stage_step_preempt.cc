@@ -346,6 +346,7 @@ bool StepStation::TakeFinished(StageHost& host, uint32_t pool, double since) {
   host.Withhold(pool, w->units);
   finished_jobs_.erase(finished_jobs_.begin() + best);
   ++preempted_;
+  ++preempted_total_;
   return true;
 }
 
@@ -489,6 +490,7 @@ void StepStation::Preempt(StageHost& host, uint32_t slot, SessionId cause) {
   e.preempted_at = next_preemption_++;
   Wait(host, slot);  // first in the line (the latest preempted)
   ++preempted_;
+  ++preempted_total_;
 }
 
 std::string StepStation::CheckInvariants(StageHost& host) {

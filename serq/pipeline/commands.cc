@@ -17,6 +17,7 @@
 #include "lang/parse/format.h"
 #include "lang/parse/parse.h"
 #include "serq-report/html.h"
+#include "stats/series.h"
 
 namespace serq {
 
@@ -124,10 +125,13 @@ CommandResult FmtCommand(const std::string& path) {
 bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::Program* program,
                      results::Results* results, CommandResult* result, bool* stalled) {
   if (!ParseAndLink(path, options, program, result)) return false;
+  // --series without an interval: one sample a second (docs/cli.md §run).
+  SimOptions sim = options.sim;
+  if (!options.series_path.empty() && !sim.sample && !program->run().has_sample()) sim.sample = 1;
   Diagnostics diags(InputName(path));
   absl::Status write_error;
   SimOutcome outcome = SimulateStreaming(
-      *program, options.sim, results,
+      *program, sim, results,
       [results](results::Replication* r) {
         results->add_replication()->Swap(r);
         return absl::OkStatus();
@@ -163,6 +167,14 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   // is not printed then.
   if (!options.results_path.empty()) {
     if (absl::Status s = WriteResultsFile(options.results_path, results); !s.ok()) {
+      return Failure(kExitUsage, ToolError("serq", s.message()));
+    }
+  }
+  if (!options.series_path.empty()) {
+    auto series = report::CollectSeries(all, {InputName(path)});
+    if (!series.ok()) return Failure(kExitInputRejected, std::string(series.status().message()));
+    if (absl::Status s = WriteFile(options.series_path, report::RenderSeriesCsv(*series));
+        !s.ok()) {
       return Failure(kExitUsage, ToolError("serq", s.message()));
     }
   }

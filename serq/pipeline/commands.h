@@ -30,6 +30,9 @@ struct DriverOptions {
   // view: --results, the results file to overlay; run: --results, where
   // to write the results as well as the report (ResultsFormatForPath).
   std::string results_path;
+  // run: --series, where to write the time series as csv (RenderSeriesCsv);
+  // "" none. Without --sample or the program's `sample`, every 1 s.
+  std::string series_path;
   // serq fit: the trace every trace workload reads instead of its own
   // ("" none), so that a program replays a measured run's requests.
   std::string replay;

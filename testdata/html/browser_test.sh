@@ -179,6 +179,20 @@ check(not re.search(r'<text [^>]*>[^<]*~</text>', dom), "a legend label is cut")
 if 'id="series"' in src and '(step)' in src:
     check(re.search(r'>[^<]* running</text>', dom) and re.search(r'>[^<]* waiting</text>', dom),
           "no running and waiting lines in the time series")
+# A program with prefill and decode runs: its token throughput over time;
+# with preemptions, their rate; an observation, its percentiles over time,
+# a latency's axis with its unit (docs/report.md §Time series).
+if 'id="series"' in src and '(step)' in src:
+    check(re.search(r'>token throughput \(replication \d+\)</text>', dom)
+          and re.search(r'>output tokens/s</text>', dom) and re.search(r'>total tokens/s</text>', dom),
+          "no token throughput chart in the time series")
+if 'id="series"' in src and '<p class="headline">preemptions: ' in src:
+    check(re.search(r'>preemptions/s</text>', dom), "no preemptions chart in the time series")
+for name in re.findall(r'CDF of (ttft|tpot)<', src):
+    if 'id="series"' in src:
+        check(re.search(rf'>{name} percentiles of each [0-9.]+ s interval', dom)
+              and re.search(rf'>{name} \((ms|s)\)</text>', dom) and re.search(r'>p99</text>', dom),
+              f"no percentiles of {name} over time")
 # A latency's CDF axis names its unit, as its table does.
 for name in re.findall(r'CDF of (ttft|tpot|itl|e2e)<', src):
     check(re.search(rf'>{name} \((ms|s)\)( \(log scale\))?</text>', dom),
