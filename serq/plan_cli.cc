@@ -1,5 +1,9 @@
 #include "serq/plan_cli.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -10,6 +14,8 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -19,10 +25,12 @@
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
 #include "serq/plan/candidate.h"
+#include "serq/plan/emit.h"
 #include "serq/plan/plan.h"
 #include "serq/plan/program.h"
 #include "serq/plan/render.h"
 #include "serq/plan/replay.h"
+#include "serq/plan/result_file.h"
 #include "serq/sweep/condition.h"
 #include "serq/vllm/run_folder.h"
 #include "stats/format.h"
@@ -52,6 +60,11 @@ ABSL_FLAG(std::string, run, "",
           "profile at each TP degree the profile has, instead of --model and --gpu");
 ABSL_FLAG(bool, no_early_stop, false,
           "plan: search every disaggregated candidate to the end, even once it cannot reach the front");
+ABSL_FLAG(std::optional<uint32_t>, candidate, std::nullopt,
+          "plan: search candidate K of the plan that --emit wrote in --out DIR, alone, and write its result there "
+          "(what each emitted task runs)");
+ABSL_DECLARE_FLAG(std::string, merge);
+ABSL_DECLARE_FLAG(std::string, emit);
 ABSL_DECLARE_FLAG(std::string, model);
 ABSL_DECLARE_FLAG(std::string, gpu);
 ABSL_DECLARE_FLAG(double, rate);
@@ -84,6 +97,10 @@ std::vector<FlagUse> PlanFlagUses() {
       {"no-early-stop", absl::GetFlag(FLAGS_no_early_stop), {"plan"}},
       {"run", !absl::GetFlag(FLAGS_run).empty(), {"plan"}},
       {"routers", !absl::GetFlag(FLAGS_routers).empty(), {"plan"}},
+      {"candidate", absl::GetFlag(FLAGS_candidate).has_value(), {"plan"}},
+      // Shared with serq sweep.
+      {"merge", !absl::GetFlag(FLAGS_merge).empty(), {"plan"}},
+      {"emit", !absl::GetFlag(FLAGS_emit).empty(), {"plan"}},
       // Shared with serq physics and serq search (FlagNotFor joins a
       // flag's entries).
       {"model", !absl::GetFlag(FLAGS_model).empty(), {"plan"}},
@@ -126,11 +143,96 @@ int Failed(const absl::Status& s) {
   return kExitUsage;
 }
 
+
+// The flags that make a plan's settings, as given: what --emit records
+// and --candidate and --merge set again (every one serq plan reads but
+// those naming the run itself).
+std::vector<std::pair<std::string, std::string>> SettingFlags(bool record_out) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<FlagUse> uses = SharedFlagUses();
+  for (const FlagUse& u : PlanFlagUses()) uses.push_back(u);
+  for (const FlagUse& u : uses) {
+    const std::string name = u.name;
+    if (!u.set || name == "candidate" || name == "merge" || name == "emit" || name == "jobs") continue;
+    bool plans = false;
+    for (absl::string_view c : u.commands) plans |= c == "plan";
+    if (!plans || (!record_out && name == "out")) continue;
+    std::string flag = name;
+    std::replace(flag.begin(), flag.end(), '-', '_');
+    const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag);
+    if (f != nullptr) out.emplace_back(name, f->CurrentValue());
+  }
+  return out;
+}
+
+// The command line without its --emit (as `--emit=X` or `--emit X`): the
+// command a local run of the same plan prints.
+std::string WithoutEmit(const std::vector<std::string>& argv) {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--emit" || a == "-emit") {
+      ++i;
+      continue;
+    }
+    if (absl::StartsWith(a, "--emit=") || absl::StartsWith(a, "-emit=")) continue;
+    kept.push_back(a);
+  }
+  return absl::StrJoin(kept, " ");
+}
+
 }  // namespace
 
 int PlanMain(const CommandLine& line) {
   if (!line.positional.empty()) return Usage("serq plan takes flags only (--model, --gpu, --gpus, --until, --out)");
   if (!line.defines.empty()) return Usage("-D does not apply to 'serq plan'");
+  // --candidate K and --merge DIR: the plan's settings from DIR/plan.flags,
+  // as --emit recorded them, relative paths from where it ran.
+  const std::string merge_dir = absl::GetFlag(FLAGS_merge);
+  const std::optional<uint32_t> task = absl::GetFlag(FLAGS_candidate);
+  const std::string emit = absl::GetFlag(FLAGS_emit);
+  std::optional<plan::Emitted> emitted;
+  std::string plan_dir;
+  if (!merge_dir.empty() || task) {
+    const char* what = !merge_dir.empty() ? "--merge" : "--candidate";
+    if (!merge_dir.empty() && task) return Usage("--merge and --candidate do not go together");
+    if (!emit.empty()) return Usage(absl::StrCat(what, " and --emit do not go together"));
+    if (task && absl::GetFlag(FLAGS_out).empty()) return Usage("--candidate needs --out DIR, the plan's folder");
+    if (!merge_dir.empty() && !absl::GetFlag(FLAGS_out).empty()) {
+      return Usage("--merge writes into the plan's own folder: no --out");
+    }
+    if (const auto given = SettingFlags(false); !given.empty()) {
+      return Usage(absl::StrCat(what, " takes the plan's settings from its folder's plan.flags: give --",
+                                given[0].first, " to the `serq plan --emit` that wrote it"));
+    }
+    plan_dir = std::filesystem::absolute(!merge_dir.empty() ? merge_dir : absl::GetFlag(FLAGS_out)).string();
+    absl::StatusOr<std::string> text = ReadInput(plan::FlagsPath(plan_dir));
+    if (!text.ok()) {
+      PrintToolError("serq", absl::StrCat(text.status().message(), " (is ", plan_dir,
+                                          " a folder `serq plan --emit` wrote?)"));
+      return kExitUsage;
+    }
+    absl::StatusOr<plan::Emitted> e = plan::ParseEmitted(*text, plan::FlagsPath(plan_dir));
+    if (!e.ok()) return Failed(e.status());
+    emitted = *e;
+    for (const auto& [name, value] : emitted->flags) {
+      std::string flag = name, error;
+      std::replace(flag.begin(), flag.end(), '-', '_');
+      absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag);
+      if (f == nullptr || !f->ParseFrom(value, &error)) {
+        PrintToolError("serq", absl::StrCat(plan::FlagsPath(plan_dir), ": --", name, "=", value, ": ",
+                                            f == nullptr ? "no such flag" : error));
+        return kExitUsage;
+      }
+    }
+    if (chdir(emitted->cwd.c_str()) != 0) {
+      PrintToolError("serq", absl::StrCat("cannot enter the plan's directory '", emitted->cwd, "'"));
+      return kExitUsage;
+    }
+  }
+  // Where the candidates' programs are written: by a local run and by
+  // --emit, not by the tasks and the merge (they read them).
+  const bool writes_programs = !emitted;
   const std::string run_dir = absl::GetFlag(FLAGS_run);
   std::string model_name = absl::GetFlag(FLAGS_model), gpu_name = absl::GetFlag(FLAGS_gpu);
   if (!run_dir.empty() && (!model_name.empty() || !gpu_name.empty())) {
@@ -313,14 +415,19 @@ int PlanMain(const CommandLine& line) {
   spec.candidates = plan::Enumerate(space);
   if (spec.candidates.empty()) return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(out) / "programs", ec);
+  if (writes_programs) std::filesystem::create_directories(std::filesystem::path(out) / "programs", ec);
   if (ec) {
     PrintToolError("serq", absl::StrCat("cannot create ", out, "/programs: ", ec.message()));
     return kExitUsage;
   }
-  if (!base.workload.replay.empty()) {
+  plan::TraceArrivals arrivals;
+  if (emitted && emitted->has_trace) {
+    arrivals = emitted->trace;
+    settings.trace_rows = arrivals.rows;
+    settings.trace_rate = arrivals.Rate();
+    settings.trace_last = arrivals.last;
+  } else if (!base.workload.replay.empty()) {
     // The trace's mean rate, once: the programs scale it to each rate.
-    plan::TraceArrivals arrivals;
     CommandResult failure;
     if (!plan::MeasureTrace(base.workload.replay, (std::filesystem::path(out) / "programs" / "trace-arrivals.sq").string(),
                             &arrivals, &failure)) {
@@ -341,7 +448,9 @@ int PlanMain(const CommandLine& line) {
       continue;
     }
     const std::string path = (std::filesystem::path(out) / "programs" / (c.Slug() + ".sq")).string();
-    if (absl::Status s = WriteFile(path, *text); !s.ok()) return Failed(s);
+    if (writes_programs) {
+      if (absl::Status s = WriteFile(path, *text); !s.ok()) return Failed(s);
+    }
     kept.push_back(c);
     spec.programs.push_back(path);
   }
@@ -367,7 +476,83 @@ int PlanMain(const CommandLine& line) {
 
   plan::Plan result;
   CommandResult failure;
-  if (!plan::RunPlan(spec, &result, &failure)) {
+  const int count = static_cast<int>(spec.candidates.size());
+  if (!emit.empty()) {
+    // The tasks: each candidate's search alone, so without early stopping
+    // (it needs the others' results); the merge then equals a local run
+    // with --no-early-stop, and the flag says so on the command line.
+    if (emit != "parallel" && emit != "slurm") {
+      return Usage(absl::StrCat("unknown --emit '", emit, "' (expected parallel or slurm)"));
+    }
+    if (absl::GetFlag(FLAGS_jobs)) return Usage("--jobs applies to running the candidates here, not to --emit");
+    if (spec.early_stop) {
+      return Usage(
+          "--emit runs each candidate's search alone, without early stopping (it needs the other candidates' "
+          "results): give --no-early-stop");
+    }
+    if (!plan::CheckPlan(spec, &failure)) {
+      std::cerr << failure.err;
+      return failure.exit_code;
+    }
+    plan::Emitted e;
+    e.cwd = std::filesystem::current_path().string();
+    e.command = WithoutEmit(line.argv);
+    e.flags = SettingFlags(true);
+    e.has_trace = !base.workload.replay.empty();
+    e.trace = arrivals;
+    e.candidates = count;
+    const std::string dir = std::filesystem::absolute(out).string();
+    if (absl::Status s = WriteFile(plan::FlagsPath(dir), plan::EmittedText(e)); !s.ok()) return Failed(s);
+    // The task list names the executable the tasks run: this one, or
+    // $SERQ (as serq sweep's).
+    const char* installed = std::getenv("SERQ");
+    const std::string exe = installed != nullptr && *installed != '\0' ? installed : line.self;
+    const std::string tasks = emit == "parallel" ? plan::EmitParallel(exe, dir, count) : plan::EmitSlurm(exe, dir, count);
+    if (absl::Status s = WriteStdout(tasks); !s.ok()) return Failed(s);
+    return kExitOk;
+  }
+  if (task) {
+    if (static_cast<int>(*task) >= count || count != emitted->candidates) {
+      return Usage(absl::StrCat("--candidate ", *task, ": the plan in ", plan_dir, " has ", emitted->candidates,
+                                emitted->candidates == 1 ? " candidate" : " candidates", ", numbered from 0"));
+    }
+    const plan::CandidateResult r = plan::SearchCandidate(spec, static_cast<int>(*task));
+    std::filesystem::create_directories(std::filesystem::path(plan_dir) / "results", ec);
+    if (absl::Status s = WriteFile(plan::ResultPath(plan_dir, static_cast<int>(*task)),
+                                   plan::ResultText(spec.candidates[*task], r));
+        !s.ok()) {
+      return Failed(s);
+    }
+    return kExitOk;
+  }
+  if (emitted) {
+    // The merge: every candidate's result, in the plan's order.
+    if (count != emitted->candidates) {
+      return Failed(absl::InvalidArgumentError(absl::StrCat(
+          plan::FlagsPath(plan_dir), ": the plan had ", emitted->candidates, " candidates; its settings now give ",
+          count, " (a preset or a file it reads changed?)")));
+    }
+    result.results.resize(count);
+    std::vector<std::string> missing;
+    for (int k = 0; k < count; ++k) {
+      const std::string path = plan::ResultPath(plan_dir, k);
+      absl::StatusOr<std::string> text = ReadInput(path);
+      if (!text.ok()) {
+        missing.push_back(absl::StrCat("candidate ", k, " (", spec.candidates[k].Label(), "): no ", path));
+        continue;
+      }
+      absl::StatusOr<plan::CandidateResult> r = plan::ParseResult(*text, path, spec.candidates[k]);
+      if (!r.ok()) return Failed(r.status());
+      result.results[k] = *r;
+    }
+    if (!missing.empty()) {
+      std::string message = absl::StrCat(missing.size(), " of ", count, " candidates have no result (run `",
+                                         line.self, " plan --out ", plan_dir, " --candidate K` for each):");
+      for (const std::string& m : missing) absl::StrAppend(&message, "\n  ", m);
+      return Failed(absl::InvalidArgumentError(message));
+    }
+    plan::FinishPlan(spec, &result);
+  } else if (!plan::RunPlan(spec, &result, &failure)) {
     std::cerr << failure.err;
     return failure.exit_code;
   }
@@ -408,7 +593,7 @@ int PlanMain(const CommandLine& line) {
       "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -16.97%, TPOT +4.06%, E2E +3.41%; "
       "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
       "(replications), not this error.");
-  context.command = absl::StrJoin(line.argv, " ");
+  context.command = emitted ? emitted->command : absl::StrJoin(line.argv, " ");
   context.top = static_cast<int>(absl::GetFlag(FLAGS_top));
 
   auto write = [&](const std::string& name, const std::string& text) {

@@ -204,21 +204,25 @@ std::vector<int> OkOnes(const PlanSpec& spec, const Plan& plan, int kind) {
 
 }  // namespace
 
+bool CheckPlan(const PlanSpec& spec, CommandResult* error) {
+  if (spec.programs.empty()) return true;
+  // The condition's observations against the first program, once.
+  DriverOptions options = spec.base;
+  options.defines.emplace_back("Rate", 1);
+  ir::Program program;
+  if (!ParseAndLink(spec.programs[0], options, &program, error)) return false;
+  if (absl::Status s = CheckObserved(spec.condition.metrics, ProgramObservations(program)); !s.ok()) {
+    error->exit_code = kExitUsage;
+    error->err = absl::StrCat("serq plan: error: --until: ", s.message(), "\n");
+    return false;
+  }
+  return true;
+}
+
 bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error) {
   *plan = Plan();
   plan->results.resize(spec.candidates.size());
-  if (!spec.programs.empty()) {
-    // The condition's observations against the first program, once.
-    DriverOptions options = spec.base;
-    options.defines.emplace_back("Rate", 1);
-    ir::Program program;
-    if (!ParseAndLink(spec.programs[0], options, &program, error)) return false;
-    if (absl::Status s = CheckObserved(spec.condition.metrics, ProgramObservations(program)); !s.ok()) {
-      error->exit_code = kExitUsage;
-      error->err = absl::StrCat("serq plan: error: --until: ", s.message(), "\n");
-      return false;
-    }
-  }
+  if (!CheckPlan(spec, error)) return false;
   Runner runner(spec, plan);
   std::vector<int> colocated, disaggregated;
   for (int i = 0; i < static_cast<int>(spec.candidates.size()); ++i) {
@@ -229,7 +233,21 @@ bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error) {
   std::vector<Point> first_front;
   for (int k : Front(Points(*plan, first))) first_front.push_back(Points(*plan, {first[k]})[0]);
   runner.Search(disaggregated, &first_front);
+  FinishPlan(spec, plan);
+  return true;
+}
 
+CandidateResult SearchCandidate(const PlanSpec& spec, int i) {
+  Plan plan;
+  plan.results.resize(spec.candidates.size());
+  Runner runner(spec, &plan);
+  runner.Search({i}, nullptr);
+  return plan.results[i];
+}
+
+void FinishPlan(const PlanSpec& spec, Plan* plan) {
+  plan->front.clear();
+  plan->min_gpus = -1;
   const std::vector<int> ok = OkOnes(spec, *plan, -1);
   for (int k : Front(Points(*plan, ok))) {
     plan->front.push_back(ok[k]);
@@ -247,7 +265,6 @@ bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error) {
       }
     }
   }
-  return true;
 }
 
 }  // namespace serq::plan

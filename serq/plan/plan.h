@@ -75,6 +75,20 @@ extern const char* const kPercentiles[3];
 // Errors (a program rejected) come back in `error`, and false.
 bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error);
 
+// What RunPlan checks before any search: the first program links and
+// observes what the condition names (`serq plan --emit` checks it before
+// writing the tasks).
+bool CheckPlan(const PlanSpec& spec, CommandResult* error);
+
+// Candidate i's search alone, without early stopping (it needs the other
+// candidates' results): what RunPlan finds for it with early_stop false.
+// `serq plan --candidate K` runs it; its status is never kStopped.
+CandidateResult SearchCandidate(const PlanSpec& spec, int i);
+
+// With every candidate's result in `plan`: the front (on_front marked),
+// the ranking and the fewest GPUs for the target, as RunPlan ends.
+void FinishPlan(const PlanSpec& spec, Plan* plan);
+
 }  // namespace serq::plan
 
 #endif  // SERQ_SERQ_PLAN_PLAN_H_

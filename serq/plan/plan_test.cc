@@ -4,6 +4,7 @@
 // and a disaggregated candidate (they link, Rate a param, the roles'
 // engines as arrays).
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "serq/plan/pareto.h"
 #include "serq/plan/program.h"
 #include "serq/plan/render.h"
+#include "serq/plan/emit.h"
+#include "serq/plan/result_file.h"
 
 namespace serq::plan {
 namespace {
@@ -219,6 +222,70 @@ TEST(Serve, DisaggregatedLaunchLines) {
             std::string::npos) << s;
   EXPECT_NE(s.find("--prefiller-hosts-ports localhost:8100 --decoder-hosts-ports localhost:8101 localhost:8102"),
             std::string::npos) << s;
+}
+
+// A candidate's result file reads back to the same doubles (the merge's
+// files are then a local run's bytes): 0.1 and 1/3 are not exact in
+// binary and need all 17 digits; a why of two lines with a quote; an
+// undefined figure with an infinite half-width; another candidate's file
+// and a bad line are refused with the path and the line.
+TEST(ResultFile, RoundTrip) {
+  Candidate c;
+  c.tp = 2;
+  CandidateResult r;
+  r.status = CandidateResult::kOk;
+  r.why = "line one\n  \"two\"";
+  r.rate = 0.1;
+  r.at_top = true;
+  r.replications = 8;
+  r.tokens = {true, 1.0 / 3, 2e-17};
+  r.tokens_per_user = {false, 5, std::numeric_limits<double>::infinity()};
+  r.itl[2] = {true, 123456.789, 0.000123};
+  const std::string text = ResultText(c, r);
+  absl::StatusOr<CandidateResult> back = ParseResult(text, "r.txt", c);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->status, CandidateResult::kOk);
+  EXPECT_EQ(back->why, r.why);
+  EXPECT_EQ(back->rate, 0.1);
+  EXPECT_TRUE(back->at_top);
+  EXPECT_EQ(back->replications, 8u);
+  EXPECT_EQ(back->tokens.value, 1.0 / 3);
+  EXPECT_EQ(back->tokens.half_width, 2e-17);
+  EXPECT_FALSE(back->tokens_per_user.defined);
+  EXPECT_EQ(back->tokens_per_user.half_width, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(back->itl[2].value, 123456.789);
+  EXPECT_EQ(ResultText(c, *back), text);
+
+  Candidate other;
+  other.tp = 4;
+  EXPECT_NE(ParseResult(text, "r.txt", other).status().message().find("r.txt:1: error: the result of"),
+            std::string::npos);
+  std::string broken = text;
+  broken.replace(broken.find("rate 0.1"), 8, "rate x");
+  EXPECT_NE(ParseResult(broken, "r.txt", c).status().message().find("r.txt:4: error: rate: not a number"),
+            std::string::npos);
+}
+
+// The plan's flags file reads back; the task list is one command a
+// candidate.
+TEST(Emit, FlagsAndTasks) {
+  Emitted e;
+  e.cwd = "/w d";
+  e.command = "serq plan --until 'p99(ttft) <= 1'";
+  e.flags = {{"until", "p99(ttft) <= 1"}, {"max-rate-per-gpu", "0.10000000000000001"}};
+  e.has_trace = true;
+  e.trace = {101, 0.5, 1.0 / 3};
+  e.candidates = 3;
+  absl::StatusOr<Emitted> back = ParseEmitted(EmittedText(e), "plan.flags");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->cwd, e.cwd);
+  EXPECT_EQ(back->command, e.command);
+  EXPECT_EQ(back->flags, e.flags);
+  EXPECT_EQ(back->trace.rows, 101);
+  EXPECT_EQ(back->trace.last, 1.0 / 3);
+  EXPECT_EQ(back->candidates, 3);
+  EXPECT_EQ(EmitParallel("/bin/serq", "/d'x", 2),
+            "'/bin/serq' plan --out '/d'\\''x' --candidate 0\n'/bin/serq' plan --out '/d'\\''x' --candidate 1\n");
 }
 
 }  // namespace
