@@ -37,9 +37,11 @@ ABSL_FLAG(std::string, out, "",
           "sweep: the directory of the sweep's plan and task files (default: a temporary one)");
 ABSL_FLAG(std::optional<uint64_t>, task, std::nullopt,
           "sweep: run task i of the sweep in --out (what each executor runs)");
-ABSL_FLAG(std::string, merge, "", "sweep: merge the task files in this directory into the report");
+ABSL_FLAG(std::string, merge, "",
+          "sweep: merge the task files in this directory into the report; plan: the candidates' "
+          "results in this directory into the plan's outputs");
 ABSL_FLAG(std::string, emit, "",
-          "sweep: write the tasks for another executor instead of running them: parallel "
+          "sweep, plan: write the tasks for another executor instead of running them: parallel "
           "(one command a line) or slurm (an sbatch job array script)");
 ABSL_FLAG(std::string, metrics, "",
           "sweep, search: the figures, e.g. 'mean(ttft),p99(ttft),rate(e2e)' (default: mean and "
