@@ -46,6 +46,13 @@ expect 1 yes "the --max-cpu limit" -- "$serq" run --max-cpu 6 "$tmp/long.sq"
 # Under `serq run` the line names serq, as its errors do.
 grep -q '^serq: replication 1 of 1, t = [0-9.e+]* of 100000 ([0-9]*%), .* events/s, .* simulated s/s$' "$tmp/err" ||
   fail "no progress line on stderr: $(cat "$tmp/err")"
+# A run without a horizon (a drained replay) has no end to give a share
+# of: the line says so instead of "of inf (0%)" (issue 36).
+printf 'stage D : delay;\nworkload { arrive periodic(1e-6); limit 1e11; }\nsession { run D (0); }\nrun { }\n' >"$tmp/drain.sq"
+expect 1 yes "the --max-cpu limit" -- "$serq" run --max-cpu 6 "$tmp/drain.sq"
+grep -q '^serq: replication 1 of 1, t = [0-9.e+]* (no horizon: until every session has ended), .* events/s, .* simulated s/s$' "$tmp/err" ||
+  fail "no progress line of a drained run on stderr: $(cat "$tmp/err")"
+grep -q 'of inf' "$tmp/err" && fail "a drained run's progress gives a share of inf: $(cat "$tmp/err")"
 
 # --warmup (issue 26): a shorter --horizon than the program's warm-up can be
 # run; the report's first line says the window; bad values are refused.

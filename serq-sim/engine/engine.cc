@@ -887,12 +887,14 @@ void Engine::Progress() {
   last_progress_wall_ = wall;
   progress_shown_ = !lines;
   const double elapsed = wall - started_wall_;
-  std::fprintf(stderr,
-               "%s%s: replication %u of %u, t = %.6g of %.6g (%.0f%%), %.3g events/s, "
-               "%.3g simulated s/s%s",
-               lines ? "" : "\r", options_.progress_tool, replication_ + 1, model_.replications, now_, model_.horizon,
-               100 * now_ / model_.horizon, events_processed_ / elapsed, now_ / elapsed,
-               lines ? "\n" : "\033[K");
+  // A run without a horizon (a replay that drains) has no end to give a
+  // share of: "of inf (0%)" would read as a run that will never end.
+  const std::string of = std::isfinite(model_.horizon)
+                             ? absl::StrFormat("of %.6g (%.0f%%)", model_.horizon, 100 * now_ / model_.horizon)
+                             : std::string("(no horizon: until every session has ended)");
+  std::fprintf(stderr, "%s%s: replication %u of %u, t = %.6g %s, %.3g events/s, %.3g simulated s/s%s",
+               lines ? "" : "\r", options_.progress_tool, replication_ + 1, model_.replications, now_, of.c_str(),
+               events_processed_ / elapsed, now_ / elapsed, lines ? "\n" : "\033[K");
   std::fflush(stderr);
 }
 

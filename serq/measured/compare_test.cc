@@ -397,6 +397,9 @@ TEST(SummaryTest, ThreeFormats) {
   EXPECT_DOUBLE_EQ(ttft.values[2], 0.9);
   EXPECT_FALSE(r->metrics[static_cast<int>(Metric::kTpot)].has_value());
   EXPECT_DOUBLE_EQ(Summarize(*r->metrics[static_cast<int>(Metric::kE2e)]).values[4], 8);
+  // The note names it with its article: "an inference-perf summary".
+  ASSERT_FALSE(r->notes.empty());
+  EXPECT_EQ(r->notes.back().rfind("p.json: an inference-perf summary, its figures only", 0), 0u) << r->notes.back();
   // BLIS's metrics.json: ms, ttft_pN_ms, no median.
   const std::string blis = R"({"completed_requests": 1000, "ttft_mean_ms": 59.45, "ttft_p90_ms": 77.7,
       "e2e_mean_ms": 2336.1, "e2e_p99_ms": 2613.9, "itl_mean_ms": 17.9})";

@@ -555,10 +555,13 @@ absl::StatusOr<Run> ParseSummary(absl::string_view text, const std::string& file
       if (!s.ok()) return s;
     }
   }
+  // "an inference-perf summary", "a vLLM benchmark result".
+  const char* article =
+      !source.empty() && absl::string_view("aeiou").find(source[0]) != absl::string_view::npos ? "an " : "a ";
   if (!run.metrics[static_cast<int>(Metric::kTtft)] || !run.metrics[static_cast<int>(Metric::kE2e)]) {
-    return json->Error("", absl::StrCat("a ", source, " without a mean TTFT and E2E"));
+    return json->Error("", absl::StrCat(article, source, " without a mean TTFT and E2E"));
   }
-  run.notes.push_back(absl::StrCat(file, ": a ", source, ", its figures only: counts not given are "
+  run.notes.push_back(absl::StrCat(file, ": ", article, source, ", its figures only: counts not given are "
                                    "not compared, a percentile it does not give has no error"));
   return run;
 }

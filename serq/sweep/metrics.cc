@@ -57,6 +57,17 @@ double Sum(const results::Observation& o) {
 
 }  // namespace
 
+std::pair<std::string, std::string> FigureCells(const Figure& f) {
+  if (!f.defined) return {"-", "-"};
+  int decimals = 4;
+  if (std::isfinite(f.half_width) && f.half_width > 0) {
+    // Two significant digits of the half-width: 9.88 is 9.9 (1 decimal),
+    // 0.0341 is 0.034 (3), 34.4 is 34 (0); the figure goes to the same.
+    decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(f.half_width))), 0, 4);
+  }
+  return {report::FormatFixed(f.value, decimals), report::FormatFixed(f.half_width, decimals)};
+}
+
 absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
   text = absl::StripAsciiWhitespace(text);
   if (auto t = report::ParseThroughputFigure(text)) {

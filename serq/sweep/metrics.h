@@ -28,6 +28,7 @@
 #define SERQ_SERQ_METRICS_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -75,6 +76,14 @@ struct Figure {
   double value = 0;
   double half_width = 0;  // may be +inf
 };
+
+// A figure and its half-width as a table prints them, each to the decimal
+// its interval supports: the half-width's two leading digits, and the
+// figure to the same place (1.87 ± 9.88 prints "1.9" and "9.9"), never more
+// than 4 decimals. A half-width of 0 (every replication agreed) or an
+// infinite one says nothing of the digits: 4 decimals. {"-", "-"} when
+// the figure is undefined.
+std::pair<std::string, std::string> FigureCells(const Figure& f);
 
 // Every metric of `metrics` at the point `merged` holds. An observation that
 // no replication has is an error (NotFound) naming the ones there are.

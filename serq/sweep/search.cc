@@ -243,8 +243,9 @@ std::string RenderSearch(const SearchSpec& spec, const SearchOutcome& o) {
     std::vector<std::string> row = {FormatShortest(x.value), std::string(VerdictWord(x.verdict)),
                                     absl::StrCat(x.replications)};
     for (const Figure& f : x.figures) {
-      row.push_back(f.defined ? FormatFixed(f.value, 4) : "-");
-      row.push_back(f.defined ? FormatFixed(f.half_width, 4) : "-");
+      auto [value, half_width] = FigureCells(f);
+      row.push_back(std::move(value));
+      row.push_back(std::move(half_width));
     }
     row.push_back(VerdictWord(x.health.verdict));
     row.push_back(absl::StrCat(FormatFixed(100 * x.health.in_progress_share, 1), "%"));

@@ -210,6 +210,24 @@ TEST(MetricsTest, FiguresAndIntervals) {
 // sum/s, 18 over 2 x 10 s), the half-width t1 * 0.6 / 2. y: 0.7 and 0.
 // A summarised replication (no samples kept, past 2^20) counts its summary's
 // sum, and rate(x) its count: x of replication 1 as count 3, sum 12.
+// A figure is printed to the decimal its 95% interval supports: the
+// half-width's two leading digits, the figure to the same place (issue 36:
+// "1.87 ± 9.88" from 2 replications read as precise to 0.01).
+TEST(MetricsTest, FiguresRoundedToTheirInterval) {
+  auto cells = [](double value, double hw) { return FigureCells(Figure{true, value, hw}); };
+  using Cells = std::pair<std::string, std::string>;
+  EXPECT_EQ(cells(1.8734, 9.8812), (Cells{"1.9", "9.9"}));        // 9.88: 1 decimal
+  EXPECT_EQ(cells(5.4817, 34.3825), (Cells{"5", "34"}));          // 34.4: none
+  EXPECT_EQ(cells(1.9777, 0.0341), (Cells{"1.978", "0.034"}));    // 0.0341: 3
+  EXPECT_EQ(cells(262.894, 135.2648), (Cells{"263", "135"}));     // above 100: none still
+  // At most 4 decimals, as before: 0.0003 keeps 4, not 5.
+  EXPECT_EQ(cells(0.0173, 0.0003), (Cells{"0.0173", "0.0003"}));
+  // A half-width of 0 or infinity says nothing of the digits: 4 decimals.
+  EXPECT_EQ(cells(0.3333333, 0), (Cells{"0.3333", "0.0000"}));
+  EXPECT_EQ(cells(2.5, std::numeric_limits<double>::infinity()).first, "2.5000");
+  EXPECT_EQ(FigureCells(Figure{}), (Cells{"-", "-"}));
+}
+
 TEST(MetricsTest, Goodput) {
   results::Results r = TwoReplications();
   const double t1 = 12.706204736174705;

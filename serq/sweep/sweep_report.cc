@@ -46,7 +46,6 @@ std::vector<Figure> FiguresOf(const SweepTable& t, const SweepPoint& p) {
   return p.status == SweepPoint::kMerged ? p.figures : std::vector<Figure>(t.metrics.size());
 }
 
-std::string Fixed(const Figure& f, double x) { return f.defined ? FormatFixed(x, 4) : "-"; }
 std::string Shortest(const Figure& f, double x) { return f.defined ? FormatShortest(x) : ""; }
 
 // A note under the table when some figure's 95% interval is finite and
@@ -69,7 +68,7 @@ std::string WideIntervals(const SweepTable& t) {
           if (!s.lacked()) at.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
         }
         first = absl::StrCat(t.metrics[k].label, at.empty() ? "" : absl::StrCat(" at ", absl::StrJoin(at, ", ")),
-                             ": ", FormatFixed(f.value, 4), " ± ", FormatFixed(f.half_width, 4));
+                             ": ", FigureCells(f).first, " ± ", FigureCells(f).second);
         fewest = p.replications;
       }
     }
@@ -122,8 +121,9 @@ std::string TextTable(const SweepTable& t, bool markdown) {
     if (several) row.push_back(p.program);
     for (const sweep::Setting& s : p.settings) row.push_back(SettingText(s));
     for (const Figure& f : FiguresOf(t, p)) {
-      row.push_back(Fixed(f, f.value));
-      row.push_back(Fixed(f, f.half_width));
+      auto [value, half_width] = FigureCells(f);
+      row.push_back(std::move(value));
+      row.push_back(std::move(half_width));
     }
     row.push_back(Status(p));
     table.AddRow(std::move(row));
