@@ -241,18 +241,6 @@ std::string Render(const Report& r, bool markdown) {
   return out;
 }
 
-// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string CsvField(absl::string_view text) {
-  if (text.find_first_of(",\"\r\n") == absl::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 void CsvRow(std::string* out, const std::vector<std::string>& cells) {
   std::vector<std::string> fields;
   for (const std::string& c : cells) fields.push_back(CsvField(c));
@@ -263,6 +251,17 @@ std::string Full(bool has, double x) { return has ? FormatShortest(x) : ""; }
 std::string Count(bool has, uint64_t n) { return has ? absl::StrCat(n) : ""; }
 
 }  // namespace
+
+std::string CsvField(absl::string_view text) {
+  if (text.find_first_of(",\"\r\n") == absl::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
 
 std::string RenderText(const Report& report) { return Render(report, false); }
 

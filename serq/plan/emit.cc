@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "serq/sweep/sweep.h"
 
 namespace serq::plan {
 
@@ -16,18 +17,6 @@ namespace {
 
 constexpr absl::string_view kHead = "serq plan flags 1";
 
-// Single quotes, a quote inside as '\'' (what `serq sweep --emit` writes).
-std::string ShellQuote(absl::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 bool ReadDouble(absl::string_view text, double* out) {
   const std::string s(text);
@@ -109,18 +98,10 @@ std::string EmitParallel(const std::string& self, const std::string& dir, int ca
 }
 
 std::string EmitSlurm(const std::string& self, const std::string& dir, int candidates) {
-  return absl::StrCat(
-      "#!/bin/sh\n",
-      "# serq plan: ", candidates, candidates == 1 ? " candidate" : " candidates",
-      ", one array element each (its whole search on one core).\n",
-      "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
-      "#   ", ShellQuote(self), " plan --merge ", ShellQuote(dir), "\n",
-      "#SBATCH --job-name=serq-plan\n",
-      "#SBATCH --array=0-", candidates - 1, "\n",
-      "#SBATCH --ntasks=1\n",
-      "#SBATCH --cpus-per-task=1\n",
-      "#SBATCH --output=", dir, "/slurm-%A_%a.out\n",
-      "exec ", ShellQuote(self), " plan --out ", ShellQuote(dir), " --candidate \"$SLURM_ARRAY_TASK_ID\"\n");
+  return SlurmArrayScript(
+      absl::StrCat("serq plan: ", candidates, candidates == 1 ? " candidate" : " candidates",
+                   " (each its whole search on one core)"),
+      "serq-plan", self, "plan", dir, "--candidate", static_cast<uint64_t>(candidates));
 }
 
 }  // namespace serq::plan

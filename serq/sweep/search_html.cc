@@ -12,23 +12,15 @@
 #include "chart/xml.h"
 #include "serq-report/html_page.h"
 #include "serq-report/html_tables.h"
+#include "serq-report/render.h"
 #include "serq/sweep/sweep_chart.h"
 #include "stats/format.h"
 
 namespace serq {
 namespace {
 
+using report::CsvField;
 using report::FormatShortest;
-
-std::string CsvField(absl::string_view s) {
-  if (s.find_first_of(",\"\n") == absl::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 }  // namespace
 

@@ -61,10 +61,6 @@ DriverOptions PointOptions(const std::vector<sweep::Setting>& settings) {
   return options;
 }
 
-// 'text' for sh, with every ' written '\''.
-std::string ShellQuote(absl::string_view text) {
-  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "'\\''"}}), "'");
-}
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -599,6 +595,10 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
   return CommandResult();
 }
 
+std::string ShellQuote(absl::string_view text) {
+  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "'\\''"}}), "'");
+}
+
 std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan) {
   std::string out;
   const uint64_t count = TaskCount(plan);
@@ -608,21 +608,30 @@ std::string EmitParallel(const std::string& self, const std::string& dir, const 
   return out;
 }
 
-std::string EmitSlurm(const std::string& self, const std::string& dir, const sweep::Plan& plan) {
-  const uint64_t count = TaskCount(plan);
+std::string SlurmArrayScript(absl::string_view what, absl::string_view job, const std::string& self,
+                             absl::string_view verb, const std::string& dir, absl::string_view index_flag,
+                             uint64_t count) {
   return absl::StrCat(
       "#!/bin/sh\n",
-      "# serq sweep of ", PlanPrograms(plan), ": ", count, count == 1 ? " task (" : " tasks (", PlanPointCount(plan),
-      PlanPointCount(plan) == 1 ? " point x " : " points x ", plan.replications(),
-      plan.replications() == 1 ? " replication" : " replications", "), one array element each.\n",
+      "# ", what, ", one array element each.\n",
       "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
-      "#   ", ShellQuote(self), " sweep --merge ", ShellQuote(dir), "\n",
-      "#SBATCH --job-name=serq-sweep\n",
+      "#   ", ShellQuote(self), " ", verb, " --merge ", ShellQuote(dir), "\n",
+      "#SBATCH --job-name=", job, "\n",
       "#SBATCH --array=0-", count - 1, "\n",
       "#SBATCH --ntasks=1\n",
       "#SBATCH --cpus-per-task=1\n",
       "#SBATCH --output=", dir, "/slurm-%A_%a.out\n",
-      "exec ", ShellQuote(self), " sweep --out ", ShellQuote(dir), " --task \"$SLURM_ARRAY_TASK_ID\"\n");
+      "exec ", ShellQuote(self), " ", verb, " --out ", ShellQuote(dir), " ", index_flag, " \"$SLURM_ARRAY_TASK_ID\"\n");
+}
+
+std::string EmitSlurm(const std::string& self, const std::string& dir, const sweep::Plan& plan) {
+  const uint64_t count = TaskCount(plan);
+  const uint64_t points = PlanPointCount(plan);
+  const std::string what = absl::StrCat(
+      "serq sweep of ", PlanPrograms(plan), ": ", count, count == 1 ? " task (" : " tasks (", points,
+      points == 1 ? " point x " : " points x ", plan.replications(),
+      plan.replications() == 1 ? " replication" : " replications", ")");
+  return SlurmArrayScript(what, "serq-sweep", self, "sweep", dir, "--task", count);
 }
 
 absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<Metric>& metrics) {

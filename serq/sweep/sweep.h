@@ -121,6 +121,18 @@ struct LocalRun {
 CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
                               const sweep::Plan& plan, uint32_t jobs, LocalRun* run);
 
+// 'text' for sh, with every ' written '\'' (the task lines of sweep and
+// plan alike).
+std::string ShellQuote(absl::string_view text);
+
+// An sbatch script of a job array of `count` elements, element i running
+// `self VERB --out DIR INDEX_FLAG i`: `what` is its first comment line's
+// subject ("serq sweep of x.sq: 12 tasks (...)"), `job` its job name. The
+// one script of sweep and plan, so that both submit and merge alike.
+std::string SlurmArrayScript(absl::string_view what, absl::string_view job, const std::string& self,
+                             absl::string_view verb, const std::string& dir, absl::string_view index_flag,
+                             uint64_t count);
+
 // The task list for GNU parallel: one shell command a line.
 std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan);
 // An sbatch script: a job array of the tasks, each `serq sweep --task`.

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "stats/format.h"
 #include "stats/stats.h"
+#include "serq-report/render.h"
 #include "serq-report/table.h"
 #include "serq/sweep/grid.h"
 #include "ir/json.h"
@@ -16,6 +17,7 @@ namespace {
 
 using report::Align;
 using report::Column;
+using report::CsvField;
 using report::FormatFixed;
 using report::FormatShortest;
 
@@ -134,16 +136,6 @@ std::string TextTable(const SweepTable& t, bool markdown) {
   // Labels such as p99(ttft) have nothing markdown reads; names may.
   return absl::StrCat(report::EscapeMarkdown(RunLine(t)), "\n\n", table.RenderMarkdown(),
                       note.empty() ? "" : absl::StrCat("\n", report::EscapeMarkdown(note)));
-}
-
-std::string CsvField(absl::string_view s) {
-  if (s.find_first_of(",\"\n") == absl::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string Csv(const SweepTable& t) {
