@@ -143,6 +143,11 @@ int Failed(const absl::Status& s) {
   return kExitUsage;
 }
 
+// The flag a command line spells `--name` (absl's name has '_' for '-').
+absl::CommandLineFlag* FindFlag(std::string name) {
+  std::replace(name.begin(), name.end(), '-', '_');
+  return absl::FindCommandLineFlag(name);
+}
 
 // The flags that make a plan's settings, as given: what --emit records
 // and --candidate and --merge set again (every one serq plan reads but
@@ -157,10 +162,7 @@ std::vector<std::pair<std::string, std::string>> SettingFlags(bool record_out) {
     bool plans = false;
     for (absl::string_view c : u.commands) plans |= c == "plan";
     if (!plans || (!record_out && name == "out")) continue;
-    std::string flag = name;
-    std::replace(flag.begin(), flag.end(), '-', '_');
-    const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag);
-    if (f != nullptr) out.emplace_back(name, f->CurrentValue());
+    if (const absl::CommandLineFlag* f = FindFlag(name)) out.emplace_back(name, f->CurrentValue());
   }
   return out;
 }
@@ -216,9 +218,8 @@ int PlanMain(const CommandLine& line) {
     if (!e.ok()) return Failed(e.status());
     emitted = *e;
     for (const auto& [name, value] : emitted->flags) {
-      std::string flag = name, error;
-      std::replace(flag.begin(), flag.end(), '-', '_');
-      absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag);
+      std::string error;
+      absl::CommandLineFlag* f = FindFlag(name);
       if (f == nullptr || !f->ParseFrom(value, &error)) {
         PrintToolError("serq", absl::StrCat(plan::FlagsPath(plan_dir), ": --", name, "=", value, ": ",
                                             f == nullptr ? "no such flag" : error));
@@ -423,9 +424,6 @@ int PlanMain(const CommandLine& line) {
   plan::TraceArrivals arrivals;
   if (emitted && emitted->has_trace) {
     arrivals = emitted->trace;
-    settings.trace_rows = arrivals.rows;
-    settings.trace_rate = arrivals.Rate();
-    settings.trace_last = arrivals.last;
   } else if (!base.workload.replay.empty()) {
     // The trace's mean rate, once: the programs scale it to each rate.
     CommandResult failure;
@@ -434,6 +432,8 @@ int PlanMain(const CommandLine& line) {
       std::cerr << failure.err;
       return failure.exit_code;
     }
+  }
+  if (!base.workload.replay.empty()) {
     settings.trace_rows = arrivals.rows;
     settings.trace_rate = arrivals.Rate();
     settings.trace_last = arrivals.last;
@@ -582,7 +582,7 @@ int PlanMain(const CommandLine& line) {
       "over the run's link, the KV cache as vLLM derives it: serq vllm's program (docs/cli.md §serq vllm). Its "
       "measured error replaying the runs at hand (docs/examples.md §The figures; simulated - measured): "
       "Llama-3.1-8B on one RTX PRO 6000 TTFT mean -0.45%, p99 +1.70%, TPOT mean +0.21%, p99 +2.44%, E2E "
-      "mean +0.01%; Qwen3-30B-A3B DP 2 EP TTFT mean -4.27%, TPOT mean +0.42%, E2E mean +0.21%; no run "
+      "mean +0.01%; Qwen3-30B-A3B DP 2 EP TTFT mean -4.15%, TPOT mean +0.60%, E2E mean +0.39%; no run "
       "measures it at another TP degree or another engine count. The ± below are the simulation's "
       "(replications), not this error.")
                                     : absl::StrCat(
@@ -590,7 +590,7 @@ int PlanMain(const CommandLine& line) {
       coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
       "; no profile of this deployment). Its measured error on the two runs at hand (docs/examples.md "
       "§Predicting a GPU nobody profiled; means, simulated - measured): Llama-3.1-8B on one RTX PRO 6000 "
-      "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -16.97%, TPOT +4.06%, E2E +3.41%; "
+      "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -17.17%, TPOT +4.11%, E2E +3.46%; "
       "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
       "(replications), not this error.");
   context.command = emitted ? emitted->command : absl::StrJoin(line.argv, " ");
