@@ -1,6 +1,7 @@
 #include "serq-sim/engine/choose_copy.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace serq::sim {
 namespace {
@@ -11,10 +12,9 @@ constexpr Function kStageFunctions[] = {Function::kQueue,   Function::kBusy,
                                         Function::kWork,    Function::kPrice};
 
 int StageIndex(Function f) {
-  for (int i = 0; i < 6; ++i) {
-    if (kStageFunctions[i] == f) return i;
-  }
-  return -1;
+  const Function* end = std::end(kStageFunctions);
+  const Function* at = std::find(std::begin(kStageFunctions), end, f);
+  return at == end ? -1 : static_cast<int>(at - std::begin(kStageFunctions));
 }
 
 }  // namespace

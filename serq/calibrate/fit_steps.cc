@@ -97,8 +97,7 @@ absl::StatusOr<Eigen::VectorXd> NonNegative(const Eigen::MatrixXd& x, const Eige
     }
   }
   if (cols.empty()) return out;
-  Eigen::MatrixXd xf(x.rows(), Eigen::Index(cols.size()));
-  for (size_t c = 0; c < cols.size(); ++c) xf.col(Eigen::Index(c)) = x.col(cols[c]);
+  const Eigen::MatrixXd xf = x(Eigen::all, cols);  // the columns above the bound
   Eigen::VectorXd exact = xf.colPivHouseholderQr().solve(y);
   if (exact.minCoeff() >= 0) {
     out.setZero();
@@ -330,8 +329,7 @@ absl::StatusOr<StepFit> FitStepTerms(const StepRecords& records, const std::vect
   Eigen::VectorXd se = Eigen::VectorXd::Zero(Eigen::Index(k));
   if (n > m && m > 0) {
     const double sigma2 = sse / double(n - m);
-    Eigen::MatrixXd xf(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
-    for (size_t c = 0; c < m; ++c) xf.col(Eigen::Index(c)) = x.col(cols[c]);
+    const Eigen::MatrixXd xf = x(Eigen::all, cols);  // the free terms' columns
     Eigen::MatrixXd inverse = (xf.transpose() * xf).inverse();
     for (size_t c = 0; c < m; ++c) se(cols[c]) = std::sqrt(sigma2 * inverse(Eigen::Index(c), Eigen::Index(c)));
   }
