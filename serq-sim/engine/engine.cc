@@ -21,6 +21,13 @@
 namespace serq::sim {
 namespace {
 
+// What shortens a run, for the advice of a limit's error: its horizon, or,
+// in a run without one (a drained replay, which ends when its last session
+// does), its arrivals.
+std::string ShorterRun(double horizon) {
+  return std::isfinite(horizon) ? "lower the horizon" : "give the run fewer arrivals or a horizon";
+}
+
 double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -553,8 +560,12 @@ bool Engine::Run(results::Replication* out) {
       // An event is due before the horizon but the budget is spent.
       FailLimit(events_.Top(),
                 absl::StrCat("the replication has processed ", events_processed_,
-                             " events, the --max-events limit, and has not reached the horizon ",
-                             model_.horizon, " (raise --max-events, or lower the horizon)"));
+                             " events, the --max-events limit, and has not ",
+                             std::isfinite(model_.horizon)
+                                 ? absl::StrCat("reached the horizon ", model_.horizon)
+                                 : std::string("drained (the run has no horizon: it ends when its last "
+                                               "session does)"),
+                             " (raise --max-events, or ", ShorterRun(model_.horizon), ")"));
       return false;
     }
     Event e = events_.Pop();
@@ -937,8 +948,8 @@ bool Engine::WithinRunLimits() {
     Fail(0, 0, "", absl::StrCat("the run used ", options_.limits.max_cpu,
                                 " s of CPU time, the --max-cpu limit, in replication ",
                                 replication_ + 1, " of ", model_.replications, " after ",
-                                events_processed_, " events (raise --max-cpu, or lower the "
-                                "horizon or the replications)"));
+                                events_processed_, " events (raise --max-cpu, lower the replications, or ",
+                                ShorterRun(model_.horizon), ")"));
     return false;
   }
   return true;
@@ -981,8 +992,8 @@ bool Engine::SessionAllowed(uint32_t workload) {
   Fail(w.loc.line(), w.loc.column(), w.path,
        absl::StrCat(WorkloadName(workload), " would start a session while ", live,
                     " are alive, the --max-sessions limit: sessions arrive faster than they end "
-                    "(raise --max-sessions, or lower the arrival rate, the run's durations or "
-                    "the horizon)"));
+                    "(raise --max-sessions, lower the arrival rate or the run's durations, or ",
+                    ShorterRun(model_.horizon), ")"));
   return false;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "serq-report/html_page.h"
 #include "serq-report/html_tables.h"
 #include "serq-report/render.h"
+#include "serq/sweep/metrics.h"
 #include "serq/sweep/sweep_chart.h"
 #include "stats/format.h"
 
@@ -37,9 +39,11 @@ std::string SearchCsv(const SearchSpec& spec, const SearchOutcome& o) {
   for (const SearchPoint& x : o.tried) {
     std::vector<std::string> row = {FormatShortest(x.value), std::string(VerdictWord(x.verdict)),
                                     absl::StrCat(x.replications)};
+    // Rounded to what the ± supports, as the text table prints them.
     for (const Figure& f : x.figures) {
-      row.push_back(f.defined ? FormatShortest(f.value) : "");
-      row.push_back(f.defined ? FormatShortest(f.half_width) : "");
+      auto [value, half_width] = f.defined ? FigureCells(f) : std::pair<std::string, std::string>();
+      row.push_back(std::move(value));
+      row.push_back(std::move(half_width));
     }
     row.push_back(std::string(VerdictWord(x.health.verdict)));
     row.push_back(FormatShortest(x.health.in_progress_share));

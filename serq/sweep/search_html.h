@@ -16,7 +16,8 @@
 
 namespace serq {
 
-// The table as csv: a header and a row a point tried, in the order tried.
+// The page's table as csv: a header and a row a point tried, in the order
+// tried, each figure and its ± rounded as the text table rounds them.
 std::string SearchCsv(const SearchSpec& spec, const SearchOutcome& outcome);
 
 // The chart of figure `m` (an index of spec.condition.metrics) against the

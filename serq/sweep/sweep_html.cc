@@ -15,8 +15,6 @@ namespace serq {
 absl::StatusOr<std::string> RenderSweepHtml(const SweepTable& table, const SweepChartOptions& options) {
   absl::StatusOr<std::string> text = RenderSweepReport(table, "text");
   if (!text.ok()) return text.status();
-  absl::StatusOr<std::string> csv = RenderSweepReport(table, "csv");
-  if (!csv.ok()) return csv.status();
   std::string first_line = text->substr(0, text->find('\n'));
   std::string out = absl::StrCat(report::HtmlPageStart(absl::StrCat("serq sweep: ", PlanPrograms(table.plan))),
                                  "<p id=\"run\">", view::XmlEscape(first_line), "</p>\n");
@@ -30,7 +28,8 @@ absl::StatusOr<std::string> RenderSweepHtml(const SweepTable& table, const Sweep
   }
   // The table's heading says what its rows are (TablesHtml heads a
   // table by its first column: a param, or `program`).
-  std::string tables = report::TablesHtml(*csv);
+  // Figures rounded to what their ± supports, as the text table prints them.
+  std::string tables = report::TablesHtml(RoundedSweepCsv(table));
   if (size_t end = tables.find("</h2>\n"); absl::StartsWith(tables, "<h2>") && end != std::string::npos) {
     tables = absl::StrCat("<h2>Points</h2>\n", tables.substr(end + 6));
   }

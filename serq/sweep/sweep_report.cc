@@ -138,7 +138,10 @@ std::string TextTable(const SweepTable& t, bool markdown) {
                       note.empty() ? "" : absl::StrCat("\n", report::EscapeMarkdown(note)));
 }
 
-std::string Csv(const SweepTable& t) {
+// `rounded`: each figure and its half-width as the text table prints them
+// (FigureCells: to what the ± supports), for the page's table; else every
+// digit, for a program to read.
+std::string Csv(const SweepTable& t, bool rounded) {
   std::vector<std::string> header;
   const bool several = t.plan.programs_size() > 0;
   if (several) header.push_back("program");
@@ -157,6 +160,12 @@ std::string Csv(const SweepTable& t) {
     for (const sweep::Setting& s : p.settings) row.push_back(s.lacked() ? "" : CsvField(SettingText(s)));
     row.push_back(absl::StrCat(p.replications));
     for (const Figure& f : FiguresOf(t, p)) {
+      if (rounded && f.defined) {
+        auto [value, half_width] = FigureCells(f);
+        row.push_back(std::move(value));
+        row.push_back(std::move(half_width));
+        continue;
+      }
       row.push_back(Shortest(f, f.value));
       row.push_back(Shortest(f, f.half_width));
     }
@@ -218,10 +227,12 @@ std::string Json(const SweepTable& t) {
 
 }  // namespace
 
+std::string RoundedSweepCsv(const SweepTable& table) { return Csv(table, true); }
+
 absl::StatusOr<std::string> RenderSweepReport(const SweepTable& table, absl::string_view format) {
   if (format == "text") return TextTable(table, false);
   if (format == "md") return TextTable(table, true);
-  if (format == "csv") return Csv(table);
+  if (format == "csv") return Csv(table, false);
   if (format == "json") return Json(table);
   return absl::InvalidArgumentError(
       absl::StrCat("unknown --format '", format, "' (expected text, csv, json or md)"));

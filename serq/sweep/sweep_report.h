@@ -14,6 +14,11 @@ namespace serq {
 // format: text, csv, json or md (else InvalidArgument).
 absl::StatusOr<std::string> RenderSweepReport(const SweepTable& table, absl::string_view format);
 
+// The table as CSV with each figure and its half-width rounded as the text
+// table rounds them (two significant digits of the half-width): the HTML
+// page's table, which a person reads. --format=csv keeps every digit.
+std::string RoundedSweepCsv(const SweepTable& table);
+
 }  // namespace serq
 
 #endif  // SERQ_SERQ_SWEEP_REPORT_H_

@@ -64,6 +64,11 @@ ev="the --max-events limit"
 case_ hang-ps 300 60 1 "$ev" -- serq run --max-events 1000000 $here/hang-ps.sq
 case_ hang-step 300 60 1 "$ev" -- serq run --max-events 1000000 $here/hang-step.sq
 case_ hang-periodic 300 60 1 "hang-periodic.sq:3:1: error: at t=" -- serq run --max-events 1000000 $here/hang-periodic.sq
+# A run without a horizon is told to take fewer arrivals or a horizon, not
+# to lower the horizon it does not have (each arrival is two events, its
+# start and its end, so 1000 events stop it near the 500th arrival).
+case_ drained-events 300 20 1 "and has not drained (the run has no horizon: it ends when its last session does) (raise --max-events, or give the run fewer arrivals or a horizon)" -- serq run --max-events 1000 $here/drained-events.sq
+case_ drained-cpu 300 20 1 "(raise --max-cpu, lower the replications, or give the run fewer arrivals or a horizon)" -- serq run --max-cpu 0.01 $here/drained-events.sq
 # Without a flag (issue 26): time that crawls is found from the replication's
 # progress, extrapolated to the horizon past 10^12 events, in seconds.
 rw="would need about"
