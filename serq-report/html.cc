@@ -50,6 +50,8 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
   }
   absl::StatusOr<MergedResults> merged = MergeResults(named);
   if (!merged.ok()) return merged.status();
+  // Times by their names or by the program's expressions.
+  const IsTimeFn is_time = TimesOf(inputs[0]);
 
   std::string run_line(absl::string_view(*text).substr(0, text->find('\n')));
   std::string title = inputs[0].program().empty() ? std::string("serq report")
@@ -63,7 +65,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
     absl::StrAppend(&out, "<p class=\"headline\">", XmlEscape(text_lines[i]), "</p>\n");
   }
   for (size_t s = 0; s < sections.size(); ++s) {
-    absl::StrAppend(&out, TablesHtml(sections[s].csv));
+    absl::StrAppend(&out, TablesHtml(sections[s].csv, is_time));
     if (sections[s].figures.empty()) continue;
     absl::StrAppend(&out, "<h2>", XmlEscape(sections[s].figures_heading), "</h2>\n");
     for (size_t i = 0; i < sections[s].figures.size(); ++i) {
@@ -91,7 +93,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
                            *row, "row"));
   }
 
-  absl::StrAppend(&out, TablesHtml(*csv));
+  absl::StrAppend(&out, TablesHtml(*csv, is_time));
 
   std::vector<std::string> names = view::ObservationNames(merged->replications);
   if (!names.empty()) {
@@ -106,7 +108,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
       // A latency's axis in the unit its table has: ms when every sample
       // is under a second, else s (docs/report.md §HTML).
       double scale = 1;
-      if (IsLatency(names[i])) {
+      if (is_time(names[i])) {
         double top = pooled.sketch ? pooled.sketch->max() : 0;
         for (double x : pooled.samples) top = std::max(top, std::fabs(x));
         scale = top < 1 ? 1000 : 1;
@@ -136,7 +138,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
     // The states at the sample times, then what happened in each interval
     // (throughput, preemptions, percentiles over time).
     std::vector<view::Chart> charts = view::SeriesPlots(*r);
-    for (view::Chart& c : view::IntervalPlots(*r, inputs[0].sample(), IsLatency)) {
+    for (view::Chart& c : view::IntervalPlots(*r, inputs[0].sample(), is_time)) {
       charts.push_back(std::move(c));
     }
     absl::StrAppend(&out, "<h2>Time series</h2>\n",

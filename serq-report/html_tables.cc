@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -144,14 +146,14 @@ std::string WithUnit(const std::string& name, bool ms) {
 // The observe section: a table for the latencies under a second (in ms),
 // one for the other latencies (in s), one for every other observation
 // (in its own units, with its sums). A quantile's interval shares its cell.
-std::vector<Table> ObserveTables(const Section& s) {
+std::vector<Table> ObserveTables(const Section& s, const IsTimeFn& is_time) {
   std::vector<std::string> quantiles;
   for (const std::string& h : s.header) {
     if (h.size() > 1 && h[0] == 'p' && !absl::EndsWith(h, "_half_width")) quantiles.push_back(h);
   }
   std::vector<size_t> fast, slow, other;
   for (size_t r = 0; r < s.rows.size(); ++r) {
-    if (!IsLatency(s.Get(r, "observe"))) {
+    if (!is_time(s.Get(r, "observe"))) {
       other.push_back(r);
       continue;
     }
@@ -422,7 +424,14 @@ std::vector<std::string> SplitCsvLine(absl::string_view line) {
   return cells;
 }
 
-std::string TablesHtml(const std::string& csv) {
+IsTimeFn TimesOf(const results::Results& results) {
+  std::set<std::string> times(results.time_observation().begin(), results.time_observation().end());
+  return [times = std::move(times)](absl::string_view name) {
+    return IsLatency(name) || times.count(std::string(name)) > 0;
+  };
+}
+
+std::string TablesHtml(const std::string& csv, const IsTimeFn& is_time) {
   std::string out;
   for (absl::string_view text : absl::StrSplit(csv, "\n\n", absl::SkipWhitespace())) {
     std::vector<absl::string_view> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
@@ -431,7 +440,7 @@ std::string TablesHtml(const std::string& csv) {
     s.header = SplitCsvLine(lines[0]);
     for (size_t i = 1; i < lines.size(); ++i) s.rows.push_back(SplitCsvLine(lines[i]));
     const std::string& name = s.header[0];
-    std::vector<Table> tables = name == "observe" ? ObserveTables(s)
+    std::vector<Table> tables = name == "observe" ? ObserveTables(s, is_time)
                                 : name == "stage" ? StageTables(s)
                                 : name == "pool"  ? PoolTables(s)
                                                   : GenericTables(s);

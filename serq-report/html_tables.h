@@ -9,10 +9,12 @@
 #ifndef SERQ_REPORT_HTML_TABLES_H_
 #define SERQ_REPORT_HTML_TABLES_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "proto/results.pb.h"
 
 namespace serq::report {
 
@@ -26,13 +28,20 @@ std::string ReadableNumber(double x);
 // one of serving's latency words, or begins or ends with one after `_`.
 bool IsLatency(absl::string_view name);
 
+// Whether an observation's figures are seconds: IsLatency's names, and the
+// ones the results say are times (results.proto time_observation: the
+// program's expressions make each sample a time), whatever their names.
+using IsTimeFn = std::function<bool(absl::string_view name)>;
+IsTimeFn TimesOf(const results::Results& results);
+
 // One csv line split into its fields (RFC 4180 quoting).
 std::vector<std::string> SplitCsvLine(absl::string_view line);
 
 // Every csv section with rows, as headed tables of html (`<h2>` and
 // `<table>`s). `csv` is the report's csv (or another command's, such as
 // serq compare's, in the same form).
-std::string TablesHtml(const std::string& csv);
+// `is_time` says which observations are times (shown in ms or s).
+std::string TablesHtml(const std::string& csv, const IsTimeFn& is_time = IsLatency);
 
 // The most columns a table has on the page before it is split.
 inline constexpr int kMaxHtmlColumns = 12;

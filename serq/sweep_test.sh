@@ -319,7 +319,9 @@ grep -qF '<text x="748" y="162" ' "$tmp/slo.svg" && grep -qF '>mean(t) &lt;= 2</
 # Without the bound, the chart is the golden's, byte for byte.
 diff <(grep -v b22222 "$tmp/slo.svg") testdata/sweep/mm1-chart.svg >/dev/null || fail "slo chart: more than the rule differs"
 "$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --log-y >"$tmp/log.svg" || fail "--log-y: exit $?"
-grep -qF 'mean(t) (bars: 95% interval) (log scale)</text>' "$tmp/log.svg" || fail "--log-y: the axis is not logarithmic"
+# (mean(t) in s: `observe t = now - arrival` is a time by its expression,
+# the results' timeObservation, though its name is no latency word.)
+grep -qF 'mean(t) (s) (bars: 95% interval) (log scale)</text>' "$tmp/log.svg" || fail "--log-y: the axis is not logarithmic"
 "$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --log-y=off | cmp -s - testdata/sweep/mm1-chart.svg ||
   fail "--log-y=off: not the linear chart"
 expect 2 "serq: error: --slo: mean(f9): the program observes no 'f9'" -- \

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/io.h"
 #include "ir/output.h"
+#include "ir/units.h"
 #include "serq-sim/engine/engine.h"
 #include "serq-sim/model/model.h"
 #include "serq-sim/engine/replicate.h"
@@ -146,6 +147,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   header->set_replications(model.replications);
   header->set_sample(model.sample);
   header->set_gpus(model.gpus);
+  for (const std::string& name : TimeObservations(linked)) header->add_time_observation(name);
   absl::Status sink_error;
   bool trace_lost = false;
   // A trace that cannot be written stops the run at the next replication's

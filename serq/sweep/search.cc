@@ -90,6 +90,7 @@ class Searcher {
         return false;
       }
       point->figures = *std::move(figures);
+      outcome_->times.insert(all.time_observation().begin(), all.time_observation().end());
       point->replications = have;
       point->health = ComputeHealth(*merged);
       point->verdict = Decide(spec_.condition, point->figures);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct SearchOutcome {
   int above = -1;          // index in `tried` of the value one step above it, if tried
   int lowest = -1;         // !found: index of lo in `tried`
   bool stopped = false;    // SearchSpec.stop ended the bisection early
+  // The observations the results say are times (results.proto
+  // time_observation), whatever their names: their charts in ms or s.
+  std::set<std::string> times;
 };
 
 // Runs the search. Errors (a program rejected, a runtime error at a point,

@@ -65,7 +65,7 @@ std::string SearchChart(const SearchSpec& spec, const SearchOutcome& o, size_t m
                    [](const SearchPoint* a, const SearchPoint* b) { return a->value < b->value; });
   double top = 0;
   for (const SearchPoint* x : points) top = std::max(top, std::fabs(x->figures[m].value));
-  const ChartUnit unit = MetricUnit(metric, top);
+  const ChartUnit unit = MetricUnit(metric, top, o.times);
   view::Chart chart;
   chart.title = absl::StrCat(metric.label, " against ", spec.param, ", ", spec.program,
                              " (red ring: did not pass)");

@@ -730,6 +730,7 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
       }
     }
     seeds.insert(merged->seeds.begin(), merged->seeds.end());
+    table.times.insert(merged->first->time_observation().begin(), merged->first->time_observation().end());
     point.health = ComputeHealth(*merged);
     merged_at.back() = *std::move(merged);
     table.points.push_back(std::move(point));

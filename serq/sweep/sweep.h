@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -156,6 +157,9 @@ struct SweepTable {
   std::vector<Metric> metrics;
   std::vector<SweepPoint> points;  // every point, merged or not
   std::vector<uint64_t> missing;    // the tasks whose files are absent
+  // The observations the points' results say are times (results.proto
+  // time_observation), whatever their names: their charts in ms or s.
+  std::set<std::string> times;
 };
 
 // The points that did not merge, as the lines the merge prints on stderr

@@ -29,11 +29,11 @@ absl::string_view OpText(Comparison::Op op) {
 
 }  // namespace
 
-ChartUnit MetricUnit(const Metric& m, double top) {
+ChartUnit MetricUnit(const Metric& m, double top, const std::set<std::string>& times) {
   switch (m.kind) {
     case Metric::kMean:
     case Metric::kQuantile:
-      if (!report::IsLatency(m.observation)) return {};
+      if (!report::IsLatency(m.observation) && !times.count(m.observation)) return {};
       return top < 1 ? ChartUnit{1000, "ms"} : ChartUnit{1, "s"};
     case Metric::kRate:
     case Metric::kGoodput: return {1, "/s"};
@@ -180,7 +180,7 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
   for (const auto& line : points) {
     for (const Point& p : line) top = std::max(top, std::fabs(p.y));
   }
-  const ChartUnit unit = MetricUnit(table.metrics[m], top);
+  const ChartUnit unit = MetricUnit(table.metrics[m], top, table.times);
   chart.y_label = absl::StrCat(WithChartUnit(metric, unit), " (bars: 95% interval)");
   // The x range of the points that have x: a program without it spans it.
   double xlo = INFINITY, xhi = -INFINITY;

@@ -7,6 +7,7 @@
 #define SERQ_SERQ_SWEEP_CHART_H_
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,9 @@ struct ChartUnit {
   double scale = 1;
   std::string unit;
 };
-ChartUnit MetricUnit(const Metric& metric, double top);
+// `times`: the observations the results say are times, besides the names
+// serq-report knows (IsLatency).
+ChartUnit MetricUnit(const Metric& metric, double top, const std::set<std::string>& times = {});
 
 // `label (unit)`, or `label` without a unit.
 std::string WithChartUnit(const std::string& label, const ChartUnit& unit);

@@ -125,7 +125,8 @@ TEST(GridTest, SeveralProgramsEachOverTheAxesItHas) {
 }
 
 // A chart's unit (sweep_chart.h): a latency's in ms when every value drawn
-// is under a second, else s; another observation's none; rates /s; the
+// is under a second, else s (a latency by its name, or one the results
+// say is a time); another observation's none; rates /s; the
 // throughputs in their own units.
 TEST(ChartUnitTest, UnitsOfFigures) {
   ChartUnit ms = MetricUnit(*ParseMetric("p99(ttft)"), 0.5);
@@ -135,6 +136,11 @@ TEST(ChartUnitTest, UnitsOfFigures) {
   EXPECT_EQ(MetricUnit(*ParseMetric("mean(e2e)"), 2).scale, 1);
   EXPECT_EQ(MetricUnit(*ParseMetric("mean(t)"), 0.5).unit, "");
   EXPECT_EQ(MetricUnit(*ParseMetric("mean(t)"), 0.5).scale, 1);
+  // ... unless the results say it is a time (`observe t = now - arrival`).
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(t)"), 0.5, {"t"}).unit, "ms");
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(t)"), 0.5, {"t"}).scale, 1000);
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(t)"), 2, {"t"}).unit, "s");
+  EXPECT_EQ(MetricUnit(*ParseMetric("mean(size)"), 0.5, {"t"}).unit, "");
   EXPECT_EQ(MetricUnit(*ParseMetric("rate(e2e)"), 3).unit, "/s");
   EXPECT_EQ(MetricUnit(*ParseMetric("request_throughput"), 3).unit, "requests/s");
   EXPECT_EQ(MetricUnit(*ParseMetric("output_throughput_per_gpu"), 3).unit, "tokens/s per GPU");
