@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A sweep run by a real Slurm: a one-node cluster on localhost (munged,
+# A sweep and a plan run by a real Slurm: a one-node cluster on localhost (munged,
 # slurmctld and slurmd, every file of theirs in a temporary directory, no
 # cgroups: proctrack/pgid, task/none), the emitted job array submitted with
-# `sbatch --wait`, merged, and compared byte for byte with the same sweep
+# `sbatch --wait`, merged, and compared byte for byte with the same sweep or plan
 # run by serq's local processes. Every daemon it started is stopped by the
 # pid it recorded. Skipped, saying so, only when the Slurm or munge
 # binaries are not installed (tools/install-deps.sh installs slurm-wlm and
@@ -112,5 +112,32 @@ n=$(ls "$d/sweep" | grep -c '^slurm-.*\.out$')
 [ "$n" = 12 ] || fail "$n array elements wrote their output, expected 12"
 cat "$d/sbatch.out" "$d/slurm.txt"
 
+# serq plan through the same machinery (plan_emit_test.sh's plan: three
+# candidates, colocated tp1 x1 and x2 and disaggregated 1P1D): its job
+# array run by Slurm and merged gives the files a local run writes, byte
+# for byte. The local run writes into the folder the emitted one will use
+# (the page prints the command, the best programs name files relative to
+# it), then moves aside.
+plan=(plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 1 --rate 4 --price 2
+      --until 'p99(ttft) <= 1 && p99(tpot) <= 0.05' --requests 200 --replications 2
+      --max-replications 4 --rate-steps 16 --no-early-stop)
+"$serq" "${plan[@]}" --out "$d/plan" >"$d/plan-local.out" 2>"$d/plan-local.err" ||
+  fail "local plan: exit $?: $(cat "$d/plan-local.err")"
+mv "$d/plan" "$d/plan-local"
+"$serq" "${plan[@]}" --out "$d/plan" --emit=slurm >"$d/plan.sh" || fail "plan --emit=slurm: exit $?"
+timeout 240 sbatch --wait "$d/plan.sh" >"$d/plan-sbatch.out" 2>&1 ||
+  die "plan: sbatch --wait: exit $?: $(cat "$d/plan-sbatch.out")"
+"$serq" plan --merge "$d/plan" >"$d/plan-merged.out" 2>"$d/plan-merge.err" ||
+  fail "plan --merge: exit $?: $(cat "$d/plan-merge.err")"
+cmp "$d/plan-local.out" "$d/plan-merged.out" || fail "the plan's summary from Slurm's run differs from the local run's"
+for f in candidates.csv pareto.csv pareto.svg pareto.html best-colocated.sq best-disaggregated.sq vllm-serve.sh; do
+  [ -s "$d/plan-local/$f" ] || fail "the local plan wrote no $f"
+  cmp -s "$d/plan-local/$f" "$d/plan/$f" || fail "plan: $f differs between the local run and Slurm's"
+done
+for k in 0 1 2; do [ -s "$d/plan/results/candidate-$k.txt" ] || fail "plan: Slurm wrote no result of candidate $k"; done
+n=$(ls "$d/plan" | grep -c '^slurm-.*\.out$')
+[ "$n" = 3 ] || fail "plan: $n array elements wrote their output, expected 3"
+grep -q ',front,' "$d/plan/candidates.csv" || fail "plan: no candidate on the front: $(cat "$d/plan/candidates.csv")"
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
-echo "serq sweep on Slurm: all passed"
+echo "serq sweep and serq plan on Slurm: all passed"
