@@ -191,6 +191,14 @@ TEST(Physics, BlisCoefficientsAndShape) {
   BlockOptions tp3;
   tp3.tp = 3;
   EXPECT_FALSE(PhysicsBlock(m, gpu, BlisDefaults(), tp3).ok());
+  // With a trace (--replay) the block is a whole program whose run states
+  // its one engine's GPUs, for the report's per-GPU figures; without, the
+  // block has no run.
+  BlockOptions tp2;
+  tp2.tp = 2;
+  EXPECT_EQ(PhysicsBlock(m, gpu, BlisDefaults(), tp2)->find("run {"), std::string::npos);
+  tp2.trace = "t.csv";
+  EXPECT_NE(PhysicsBlock(m, gpu, BlisDefaults(), tp2)->find("\nrun { gpus 2; }\n"), std::string::npos);
 }
 
 
