@@ -43,6 +43,11 @@ for r in 1 2; do
   grep -q '^param Tp = 2;' "$f" || fail "$f: not Tp 2"
   grep -q '^param LinkBw = 17179869184;' "$f" || fail "$f: not the folder's link"
 done
+# Their GPUs, for the reports' per-GPU figures: serq vllm's run block
+# (Engines x Tp in the params the program has) with the plan's horizon.
+grep -q '; seed 1; gpus 1; }$' "$p/agg-tp1x1-s128-t2048.sq" || fail "tp1 x1: not 1 GPU"
+grep -q '; seed 1; gpus Engines; }$' "$p/agg-tp1x3-s128-t2048.sq" || fail "tp1 x3: not Engines GPUs"
+grep -q '; seed 1; gpus Engines \* Tp; }$' "$p/agg-tp2x2-s128-t2048.sq" || fail "tp2 x2: not Engines x Tp GPUs"
 grep -q '^param Seqs = 128;' "$p/agg-tp2x1-s128-t2048.sq" || fail "not the run's max_num_seqs"
 grep -q '^param Tokens = 2048;' "$p/agg-tp2x1-s128-t2048.sq" || fail "not the run's max_num_batched_tokens"
 kv=$("$serq" vllm "$run" | sed -n 's/^param KvBlocks = \([0-9]*\);.*/\1/p')

@@ -6,8 +6,10 @@
 # candidates no other dominates (recomputed here from candidates.csv);
 # the same bytes with --jobs 1 and 2; the best colocated program rerun
 # with serq run gives the figures the plan printed (p99 TTFT, p99 TPOT,
-# tokens/s = rate(ttft) + rate(itl)); the page names its step-time source
-# and marks the kinds; misuse is refused.
+# tokens/s = rate(ttft) + rate(itl)), and the best programs' reports give
+# their throughputs per GPU over the candidate's GPUs, which -D follows;
+# the page names its step-time source and marks the kinds; misuse is
+# refused.
 set -u
 root=${TEST_SRCDIR:?}/serq
 serq=$root/serq/serq
@@ -55,6 +57,31 @@ tokens=$(awk -v a="$(fig ttft 7)" -v b="$(fig itl 7)" 'BEGIN {printf "%.3f", a +
 [ "$p99ttft" = "$(echo "$row" | cut -d, -f28)" ] || fail "p99 ttft: run $p99ttft, plan $(echo "$row" | cut -d, -f28)"
 [ "$p99tpot" = "$(echo "$row" | cut -d, -f34)" ] || fail "p99 tpot: run $p99tpot, plan $(echo "$row" | cut -d, -f34)"
 [ "$tokens" = "$(echo "$row" | cut -d, -f16)" ] || fail "tokens/s: run $tokens, plan $(echo "$row" | cut -d, -f16)"
+# Each candidate's program states its GPUs (`run { ... gpus G; }`), so the
+# rerun's report gives its throughputs per GPU over the candidate's GPUs
+# (candidates.csv column 3), and the plan's tokens/s/GPU (column 18) is the
+# rerun's rate(ttft) + rate(itl) over those same GPUs. (The report's own
+# output tokens/s counts each decode run whole when it completes, the
+# plan's each token when it is made: the two differ by the decodes in
+# progress at the window's ends, 3% apart in this plan; docs/cli.md §serq
+# plan.)
+per_gpu() {  # per_gpu CSV ROW WHAT: the report's GPUs against the plan's row
+  local g
+  g=$(awk -F, '$1 == "output_tokens" {print $4}' "$1")
+  [ "$g" = "$(echo "$2" | cut -d, -f3)" ] || fail "$3: the report's GPUs '$g', the candidate's $(echo "$2" | cut -d, -f3)"
+  g=$(awk -F, -v g="$g" '$1 == "ttft" {a = $7} $1 == "itl" {b = $7} END {printf "%.3f", (a + b) / g}' "$1")
+  [ "$g" = "$(echo "$2" | cut -d, -f18)" ] || fail "$3: tokens/s/GPU: run $g, plan $(echo "$2" | cut -d, -f18)"
+}
+per_gpu "$tmp/run.csv" "$row" "best colocated"
+row=$(awk -F, -v want="$(sed -n 's/^best disaggregated: .* at \([0-9.]*\) req\/s.*/\1/p' "$tmp/a.out")" \
+  'NR > 1 && $2 == "disaggregated" && $13 == want' "$tmp/a/candidates.csv" | head -1)
+reps=$(echo "$row" | cut -d, -f15)
+[ -n "$reps" ] || fail "no row for the best disaggregated"
+"$serq" run "$tmp/a/best-disaggregated.sq" --replications "$reps" --format csv >"$tmp/pd.csv" || fail "serq run pd"
+per_gpu "$tmp/pd.csv" "$row" "best disaggregated"
+# Its GPUs in its params, NP x TpP + ND x TpD: a second prefill engine
+# makes 3.
+"$serq" run "$tmp/a/best-disaggregated.sq" -D NP=2 | grep -q '; per GPU (3 GPUs): ' || fail "-D NP=2: not 3 GPUs"
 # The page: its step-time source, both kinds marked, a hover title a point.
 grep -q 'id="step-time"><b>Step time:</b> serq physics' "$tmp/a/pareto.html" || fail "page: no step-time source"
 grep -q 'class="point colocated' "$tmp/a/pareto.html" || fail "page: no colocated point"

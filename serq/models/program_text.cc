@@ -1,8 +1,10 @@
 #include "serq/models/program_text.h"
 
 #include <filesystem>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace serq::models {
@@ -47,6 +49,16 @@ void DataParallelRouting(ProgramText* t, bool lockstep, bool dp) {
     t->Line("  // counts from them, sends requests in turn.");
     t->Line("  set i = serial % Engines;");
   }
+}
+
+void GpusRun(ProgramText* t, int tp, int dp, bool tp_param) {
+  std::vector<std::string> factors;
+  if (dp > 1) factors.push_back("Engines");
+  if (tp_param) factors.push_back("Tp");
+  const std::string gpus = factors.empty() ? absl::StrCat(dp * tp) : absl::StrJoin(factors, " * ");
+  t->Comment(absl::StrCat("The deployment's GPUs, data parallel x tensor parallel (", dp, " x ", tp,
+                          "): the report's per-GPU figures."));
+  t->Line(absl::StrCat("run { seed 1; gpus ", gpus, "; }"));
 }
 
 std::string PathFor(const std::string& file, const std::string& program_dir) {

@@ -32,6 +32,13 @@ class ProgramText {
 // 0.1`); else, with `dp`, in turn (`serial % Engines`); else nothing.
 void DataParallelRouting(ProgramText* t, bool lockstep, bool dp);
 
+// The run block, `run { seed 1; gpus G; }`, G the deployment's GPUs, data
+// parallel x tensor parallel, so that the report gives its throughputs per
+// GPU (docs/report.md §Throughput). G is written in the program's params
+// where it has them (`Engines` at data parallel above 1; `Tp` when
+// `tp_param`), so that -D Engines=4 keeps it right; a literal otherwise.
+void GpusRun(ProgramText* t, int tp, int dp, bool tp_param);
+
 // `file` as a program in `program_dir` names it: relative to that folder
 // (the current one when empty), or absolute when it has no relative form.
 std::string PathFor(const std::string& file, const std::string& program_dir);

@@ -34,6 +34,7 @@ absl::Status Invalid(absl::string_view message) {
 }
 
 using models::DataParallelRouting;
+using models::GpusRun;
 using models::PathFor;
 using Text = models::ProgramText;
 
@@ -662,7 +663,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line("  }");
   t.Line("}");
   t.Line();
-  t.Line("run { seed 1; }");
+  GpusRun(&t, d.tp, d.dp, /*tp_param=*/true);
   return t.Take();
 }
 
@@ -764,7 +765,8 @@ absl::StatusOr<std::string> PhysicsBlock(const ModelShape& m, const models::Gpu&
     }
   } else {
     absl::StrAppend(&out, "workload w { arrive trace(\"", o.trace, "\"); }\n", "session w {\n",
-                    session_lines, "}\n", "run { }\n");
+                    session_lines, "}\n", "// The deployment's GPUs, tensor parallel (", o.tp,
+                    "): the report's per-GPU figures.\n", "run { gpus ", o.tp, "; }\n");
   }
   return out;
 }

@@ -191,6 +191,14 @@ TEST(Physics, BlisCoefficientsAndShape) {
   BlockOptions tp3;
   tp3.tp = 3;
   EXPECT_FALSE(PhysicsBlock(m, gpu, BlisDefaults(), tp3).ok());
+  // With a trace (--replay) the block is a whole program whose run states
+  // its one engine's GPUs, for the report's per-GPU figures; without, the
+  // block has no run.
+  BlockOptions tp2;
+  tp2.tp = 2;
+  EXPECT_EQ(PhysicsBlock(m, gpu, BlisDefaults(), tp2)->find("run {"), std::string::npos);
+  tp2.trace = "t.csv";
+  EXPECT_NE(PhysicsBlock(m, gpu, BlisDefaults(), tp2)->find("\nrun { gpus 2; }\n"), std::string::npos);
 }
 
 
@@ -318,6 +326,24 @@ TEST(Program, MoeLockstepByHand) {
   ASSERT_EQ(s["ttft"].size(), 1u);
   EXPECT_NEAR(s["ttft"][0], 31279e-6, 1e-9);
   EXPECT_NEAR(s["e2e"][0], 38129e-6, 1e-9);
+  // The run block states the deployment's GPUs, Engines x Tp = 2 x 1, so
+  // the report gives each throughput per GPU too. The replay drains: its
+  // window is [0, 0.038129 s], the request's E2E (it arrives at 0 on an
+  // idle engine). One request a window: 1 / 0.038129 = 26.2268 requests/s;
+  // output tokens 2, the prefill's first and the decode's one: 52.4535/s;
+  // with the 512 prompt tokens 514: 13,480.5529/s. Per GPU, halved:
+  // 13.1134, 26.2268, 6,740.2764.
+  EXPECT_TRUE(Has(program, "run { seed 1; gpus Engines * Tp; }"));
+  const CommandResult report = RunCommand(TempFile("moe.sq", program), DriverOptions());
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_TRUE(Has(report.out, "throughput: 26.2268 requests/s, 52.4535 output tokens/s, 13480.5529 total "
+                              "tokens/s; per GPU (2 GPUs): 13.1134 requests/s, 26.2268 output tokens/s, "
+                              "6740.2764 total tokens/s\n"))
+      << report.out;
+  // -D Engines=4 (four engines of the same GPU): gpus follows, 4 GPUs.
+  DriverOptions four;
+  four.defines = {{"Engines", 4}};
+  EXPECT_TRUE(Has(RunCommand(TempFile("moe.sq", program), four).out, "; per GPU (4 GPUs): "));
 }
 
 // --mixed-attention: a decode beside a prefill charged its padded query tile.

@@ -137,7 +137,13 @@ TEST_F(Programs, ColocatedLinks) {
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_NE(text->find("param Rate = 3;"), std::string::npos);
   EXPECT_NE(text->find("workload requests { arrive poisson(Rate); }"), std::string::npos);
-  EXPECT_NE(text->find("run { horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; seed 1; }"), std::string::npos);
+  // The generator's run block with the horizon and warm-up put in, its
+  // gpus kept: 2 engines (Engines) of tensor parallel 2 (Tp), 4 GPUs.
+  EXPECT_NE(text->find("run { horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; seed 1; "
+                       "gpus Engines * Tp; }"),
+            std::string::npos);
+  EXPECT_NE(text->find("param Engines = 2;"), std::string::npos);
+  EXPECT_NE(text->find("param Tp = 2;"), std::string::npos);
   EXPECT_EQ(Link(*text), "");
 }
 
@@ -195,7 +201,11 @@ TEST_F(Programs, DisaggregatedLinks) {
   ASSERT_TRUE(text.ok()) << text.status();
   for (const char* want : {"param NP = 1;", "param ND = 3;", "param TpP = 1;", "param TpD = 2;",
                            "stage P[NP] :", "stage D[ND] :", "pool kvD[ND]", "transfer on egress[i], ingress[j]",
-                           "param Rate = 3;"}) {
+                           "param Rate = 3;",
+                           // 1 prefill engine of 1 GPU and 3 decode engines of 2: 7 GPUs, in
+                           // the params (-D NP=2 counts 9).
+                           "run { horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; seed 1; "
+                           "gpus NP * TpP + ND * TpD; }"}) {
     EXPECT_NE(text->find(want), std::string::npos) << want << "\n" << *text;
   }
   // The decode role's TP needs the link's collectives: PHYS_B4 and LinkBw.

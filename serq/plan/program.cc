@@ -77,6 +77,17 @@ absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const mod
   return physics::GenerateProgram(model, gpu, o);
 }
 
+// The generator's run block, `run { seed 1; gpus G; }`, with `options`
+// (its horizon and warm-up) put before its seed; its gpus kept, so that
+// the report of a candidate's program gives its figures per GPU.
+absl::StatusOr<std::string> WithHorizon(std::string text, absl::string_view options) {
+  const std::string run = "run { seed 1; gpus ";
+  size_t at = text.rfind(run);
+  if (at == std::string::npos) return Internal("run block `run { seed 1; gpus G; }`");
+  text.insert(at + std::string("run { ").size(), std::string(options));
+  return text;
+}
+
 // The workload's rate a param and the run's horizon about Requests
 // arrivals: the search sets Rate (-D), and every point then costs about
 // the same, whatever its rate.
@@ -102,13 +113,8 @@ absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s
                      "param TraceLast = ", absl::StrFormat("%.17g", s.trace_last), ";  // seconds\n",
                      "param Warmup = ", Number(s.warmup), ";\n",
                      "workload requests { arrive trace(", file, ", TraceRate / Rate); }"));
-    const std::string run = "run { seed 1; }";
-    size_t at = text.rfind(run);
-    if (at == std::string::npos) return Internal("run block `run { seed 1; }`");
-    text.replace(at, run.size(),
-                 "run { horizon TraceLast * TraceRate / Rate; warmup min(Warmup, TraceLast * TraceRate / Rate / 4); "
-                 "seed 1; }");
-    return text;
+    return WithHorizon(std::move(text),
+                       "horizon TraceLast * TraceRate / Rate; warmup min(Warmup, TraceLast * TraceRate / Rate / 4); ");
   }
   // serq physics writes `param Rate = R;`, `param Requests = N;` and
   // `workload requests { arrive poisson(Rate); limit Requests; }`.
@@ -127,12 +133,7 @@ absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s
                             "param Rate = ", rate, ";\n", "param Requests = ", s.requests, ";\n",
                             "param MinHorizon = ", Number(s.min_horizon), ";\n", "param Warmup = ",
                             Number(s.warmup), ";\n", "workload requests { arrive poisson(Rate); }"));
-  const std::string run = "run { seed 1; }";
-  size_t at = text.rfind(run);
-  if (at == std::string::npos) return Internal("run block `run { seed 1; }`");
-  text.replace(at, run.size(),
-               "run { horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; seed 1; }");
-  return text;
+  return WithHorizon(std::move(text), "horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; ");
 }
 
 // The lines of `text` from the first that starts with `first` up to (not
@@ -299,7 +300,9 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "    observe e2e = now - taken;\n"
       "  }\n"
       "}\n\n"
-      "run { seed 1; }\n");
+      "// The deployment's GPUs, the prefill engines' and the decode engines' (NP x TpP + ND x TpD):\n"
+      "//   the report's per-GPU figures.\n"
+      "run { seed 1; gpus NP * TpP + ND * TpD; }\n");
   return out;
 }
 

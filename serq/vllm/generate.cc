@@ -24,6 +24,7 @@ std::string Num(double v) {
 }
 
 using models::DataParallelRouting;
+using models::GpusRun;
 using models::PathFor;
 using Text = models::ProgramText;
 
@@ -352,7 +353,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Line("  }");
   t.Line("}");
   t.Line();
-  t.Line("run { seed 1; }");
+  GpusRun(&t, a.tp, a.dp, a.tp > 1);
   out.program = t.Take();
   return out;
 }

@@ -186,6 +186,10 @@ TEST(Generate, TheTwoRunsLink) {
     ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
     LinkOptions link;
     ASSERT_TRUE(LinkProgram(&program, link, &diags)) << diags.Render();
+    // The GPUs of the run, for the report's per-GPU figures: the Llama run's
+    // one; the MoE run's data parallel 2 (its Engines param).
+    EXPECT_NE(g->program.find(run == kLlama ? "run { seed 1; gpus 1; }" : "run { seed 1; gpus Engines; }"),
+              std::string::npos);
   }
 }
 
@@ -214,6 +218,8 @@ TEST(Generate, TheMoeRunsFigures) {
   // blocks, less the null one.
   EXPECT_NE(p.find("param KvBlocks = 38389;"), std::string::npos) << p.substr(0, 3000);
   EXPECT_NE(p.find("param AlphaDefault = 0.0645;"), std::string::npos);
+  // Its GPUs, data parallel 2 x tensor parallel 1, in the param -D moves.
+  EXPECT_NE(p.find("run { seed 1; gpus Engines; }"), std::string::npos);
 }
 
 // Tensor parallel 2 on the Llama run's TP 2 profile: the all-reduces and
@@ -235,6 +241,7 @@ TEST(Generate, TensorParallel) {
                    "down_proj(tokens) + 2 * all_reduced);"),
             std::string::npos);
   EXPECT_NE(p.find("param AlphaDefault = 0.0654;"), std::string::npos);
+  EXPECT_NE(p.find("run { seed 1; gpus Tp; }"), std::string::npos);  // one engine of 2 GPUs
   Diagnostics diags("gen.sq");
   ir::Program program;
   ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
