@@ -694,9 +694,10 @@ void Engine::Complete(const std::vector<SessionId>& done) {
     Session& s = sessions_[done[i]];
     double service = now_ - s.service_start;
     for (uint32_t station : s.run_stations) stations_[station]->RecordDone(service);
-    if (window_started_ && s.run_mode != ir::Statement::Run::PLAIN) CountTokens(s);
-    if (series_ && s.run_mode != ir::Statement::Run::PLAIN) {
-      series_->Tokens(s.decl, s.run_mode == ir::Statement::Run::PREFILL, s.run_work);
+    if (s.run_mode != ir::Statement::Run::PLAIN) {
+      const double tokens = NewTokens(s);
+      if (window_started_) CountTokens(s, tokens);
+      if (series_) series_->Tokens(s.decl, s.run_mode == ir::Statement::Run::PREFILL, tokens);
     }
     if (options_.trace) LogStation("done", s);
   }
@@ -707,15 +708,32 @@ void Engine::Complete(const std::vector<SessionId>& done) {
   }
 }
 
+// A completed prefill or decode run's tokens for the report's counts. A
+// prefill samples the first output token (the report counts one a
+// prefill). A decode on another stage element than the session's prefill
+// before it (P/D: vLLM's decode engine samples the first token again from
+// the KV it received, and the prefill engine's is not delivered) makes
+// that token again: its first token is not a new one.
+double Engine::NewTokens(Session& s) {
+  const uint32_t station = s.run_stations.empty() ? Session::kNoPrefill : s.run_stations[0];
+  if (s.run_mode == ir::Statement::Run::PREFILL) {
+    s.prefill_station = station;
+    return s.run_work;
+  }
+  const bool again = s.prefill_station != Session::kNoPrefill && s.prefill_station != station;
+  s.prefill_station = Session::kNoPrefill;
+  return again ? s.run_work - 1 : s.run_work;
+}
+
 // The report's token throughputs (docs/report.md §Throughput): the tokens
 // of the prefill and decode runs that completed in the window, by session
 // name. A run of work 0 completes without an event and counts nothing.
-void Engine::CountTokens(const Session& s) {
+void Engine::CountTokens(const Session& s, double tokens) {
   if (s.run_mode == ir::Statement::Run::PREFILL) {
     ++prefills_window_[s.decl];
-    prefill_tokens_window_[s.decl] += s.run_work;
+    prefill_tokens_window_[s.decl] += tokens;
   } else {
-    decode_tokens_window_[s.decl] += s.run_work;
+    decode_tokens_window_[s.decl] += tokens;
   }
 }
 

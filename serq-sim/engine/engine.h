@@ -142,7 +142,8 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
-  void CountTokens(const Session& s);
+  double NewTokens(Session& s);
+  void CountTokens(const Session& s, double tokens);
   // The window's thirds (for the steady-state figures): the integrals of
   // the jobs present at every station and of the sessions in progress at
   // warmup + k (horizon - warmup) / 3, taken before the first event at or

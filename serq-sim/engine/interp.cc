@@ -84,6 +84,7 @@ void Engine::Spawn(uint32_t workload, const double* row) {
   s.holds.clear();
   s.leases.clear();
   s.live_leases = 0;
+  s.prefill_station = Session::kNoPrefill;
   if (row != nullptr) {
     const std::vector<int32_t>& slots = w.plan.column_slot;
     for (size_t c = 0; c < slots.size(); ++c) {

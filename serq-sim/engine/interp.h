@@ -50,6 +50,11 @@ struct alignas(64) Session {
   HoldId grow_hold = 0;  // a run `growing P`: its hold on P
   ir::Statement::Run::Mode run_mode = ir::Statement::Run::PLAIN;
   double run_work = 0;  // its work: a prefill's or decode's tokens, for the window's token counts
+  // The stage element of its last prefill, until a decode follows it (the
+  // report's output tokens: a decode elsewhere, as in P/D, makes the first
+  // token again); kNoPrefill: none pending.
+  static constexpr uint32_t kNoPrefill = ~0u;
+  uint32_t prefill_station = kNoPrefill;
   absl::InlinedVector<double, 4> variables;  // NaN: never set
   std::vector<Frame> frames;
   std::vector<HoldId> holds;
