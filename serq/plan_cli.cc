@@ -333,6 +333,7 @@ int PlanMain(const CommandLine& line) {
   base.program_dir = (std::filesystem::path(out) / "programs").string();
   settings.kv_link = absl::GetFlag(FLAGS_kv_link);
   settings.run_dir = run_dir;
+  if (folder) settings.kv_dtype_bytes = folder->args.kv_cache_dtype == "fp8" ? 1 : folder->model.dtype_bytes;
   settings.run.interconnect = base.deployment.interconnect;
   settings.requests = absl::GetFlag(FLAGS_requests) != 300 ? absl::GetFlag(FLAGS_requests) : 1000;
   if (absl::GetFlag(FLAGS_warmup)) {
@@ -394,17 +395,16 @@ int PlanMain(const CommandLine& line) {
     }
   }
   const bool kinds_given = absl::GetFlag(FLAGS_kinds) != "colocated,disaggregated";
-  // From a run folder, colocated candidates only (disaggregated ones are
-  // composed from serq physics's programs: not planned yet).
-  const std::string kinds = folder && !kinds_given ? "colocated" : absl::GetFlag(FLAGS_kinds);
+  // From a run folder, disaggregated candidates by default only with
+  // --kv-link: the folder does not say which link the KV cache would cross.
+  const std::string kinds = folder && !kinds_given && absl::GetFlag(FLAGS_kv_link).empty()
+                                ? "colocated"
+                                : absl::GetFlag(FLAGS_kinds);
   space.colocated = space.disaggregated = false;
   for (absl::string_view k : absl::StrSplit(kinds, ',')) {
     if (k == "colocated") space.colocated = true;
     else if (k == "disaggregated") space.disaggregated = true;
     else return Usage(absl::StrCat("--kinds: '", k, "' is neither colocated nor disaggregated"));
-  }
-  if (folder && space.disaggregated) {
-    return Usage("--kinds disaggregated: disaggregated candidates from a run folder (--run) are not planned yet");
   }
   const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
   if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
@@ -654,8 +654,13 @@ int PlanMain(const CommandLine& line) {
       "measured error replaying the runs at hand (docs/examples.md §The figures; simulated - measured): "
       "Llama-3.1-8B on one RTX PRO 6000 TTFT mean -0.45%, p99 +1.70%, TPOT mean +0.21%, p99 +2.44%, E2E "
       "mean +0.01%; Qwen3-30B-A3B DP 2 EP TTFT mean -4.15%, TPOT mean +0.60%, E2E mean +0.39%; no run "
-      "measures it at another TP degree or another engine count. The ± below are the simulation's "
-      "(replications), not this error.")
+      "measures it at another TP degree or another engine count",
+      space.disaggregated ? absl::StrCat(", nor disaggregated: a disaggregated candidate's prefill and decode "
+                                         "engines each take the profile at their degree, and its KV transfer is "
+                                         "serq's model of ", absl::GetFlag(FLAGS_kv_link),
+                                         ", which no run measures")
+                          : "",
+      ". The ± below are the simulation's (replications), not this error.")
                                     : absl::StrCat(
       "serq physics (BLIS's trained-physics roofline over the model's config and the GPU's datasheet, ",
       coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
