@@ -26,6 +26,7 @@
 #include "serq/physics/physics.h"
 #include "serq/plan/candidate.h"
 #include "serq/plan/emit.h"
+#include "serq/plan/grow.h"
 #include "serq/plan/plan.h"
 #include "serq/plan/program.h"
 #include "serq/plan/render.h"
@@ -36,6 +37,9 @@
 #include "stats/format.h"
 
 ABSL_FLAG(uint32_t, gpus, 0, "plan: the GPU budget: no candidate uses more");
+ABSL_FLAG(uint32_t, max_gpus, 64,
+          "plan: with --rate and no --gpus, the most GPUs the budget grows to in search of the fewest that meet "
+          "the rate");
 ABSL_FLAG(std::string, tps, "",
           "plan: the tensor-parallel degrees to try, e.g. 1,2,4 (default: every power of 2 up to --gpus "
           "that the model allows and that fits the GPU's memory)");
@@ -84,6 +88,7 @@ namespace serq {
 std::vector<FlagUse> PlanFlagUses() {
   return {
       {"gpus", absl::GetFlag(FLAGS_gpus) != 0, {"plan"}},
+      {"max-gpus", absl::GetFlag(FLAGS_max_gpus) != 64, {"plan"}},
       {"tps", !absl::GetFlag(FLAGS_tps).empty(), {"plan"}},
       {"kinds", absl::GetFlag(FLAGS_kinds) != "colocated,disaggregated", {"plan"}},
       {"seqs", !absl::GetFlag(FLAGS_seqs).empty(), {"plan"}},
@@ -245,15 +250,25 @@ int PlanMain(const CommandLine& line) {
         "RUN_DIR");
   }
   const int gpus = static_cast<int>(absl::GetFlag(FLAGS_gpus));
-  if (gpus < 1) return Usage("serq plan: expected --gpus N, the GPU budget");
+  const double target = absl::GetFlag(FLAGS_rate);
+  if (!(target >= 0)) return Usage("--rate must be at least 0 (requests a second)");
+  // --rate without --gpus: the budget grown to the fewest GPUs meeting it.
+  const bool grows = gpus < 1 && target > 0;
+  if (gpus < 1 && !grows) {
+    return Usage("serq plan: expected --gpus N, the GPU budget, or --rate R alone, a target rate (the fewest GPUs "
+                 "that meet it)");
+  }
+  const int max_gpus = static_cast<int>(absl::GetFlag(FLAGS_max_gpus));
+  if (!grows && max_gpus != 64) {
+    return Usage("--max-gpus goes with --rate without --gpus (the most GPUs the budget grows to)");
+  }
+  if (max_gpus < 1) return Usage("--max-gpus must be at least 1");
   const std::string until = absl::GetFlag(FLAGS_until);
   if (until.empty()) return Usage("serq plan: expected --until, the SLOs, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05'");
   const std::string out = absl::GetFlag(FLAGS_out);
   if (out.empty()) return Usage("serq plan: expected --out DIR, the folder of its files");
   absl::StatusOr<Condition> condition = ParseCondition(until);
   if (!condition.ok()) return Usage(absl::StrCat("--until: ", condition.status().message()));
-  const double target = absl::GetFlag(FLAGS_rate);
-  if (!(target >= 0)) return Usage("--rate must be at least 0 (requests a second)");
   if (!(absl::GetFlag(FLAGS_price) >= 0)) return Usage("--price must be at least 0 (a GPU-hour)");
   if (!(absl::GetFlag(FLAGS_max_rate_per_gpu) > 0)) return Usage("--max-rate-per-gpu must be above 0");
   if (absl::GetFlag(FLAGS_rate_steps) < 2) return Usage("--rate-steps must be at least 2");
@@ -318,6 +333,7 @@ int PlanMain(const CommandLine& line) {
   base.program_dir = (std::filesystem::path(out) / "programs").string();
   settings.kv_link = absl::GetFlag(FLAGS_kv_link);
   settings.run_dir = run_dir;
+  if (folder) settings.kv_dtype_bytes = folder->args.kv_cache_dtype == "fp8" ? 1 : folder->model.dtype_bytes;
   settings.run.interconnect = base.deployment.interconnect;
   settings.requests = absl::GetFlag(FLAGS_requests) != 300 ? absl::GetFlag(FLAGS_requests) : 1000;
   if (absl::GetFlag(FLAGS_warmup)) {
@@ -326,26 +342,31 @@ int PlanMain(const CommandLine& line) {
   }
   if (settings.requests < 100) return Usage("--requests must be at least 100 for serq plan (arrivals a replication)");
 
+  // The most GPUs a candidate may use: the budget, or with --rate alone
+  // the cap of the budgets tried.
+  const int limit = grows ? max_gpus : gpus;
+  const char* limit_flag = grows ? "--max-gpus" : "--gpus";
   plan::Space space;
-  space.gpus = gpus;
   std::string error;
   // With a run folder, the degrees its profile has: a candidate at another
-  // is not enumerated, and the summary says so.
-  std::vector<std::string> unprofiled;
+  // is not enumerated, and the summary says so (for the degrees up to the
+  // budget planned).
+  std::vector<std::pair<int, std::string>> unprofiled;
   auto profiled = [&](int t) {
     if (!folder) return true;
     for (int p : folder->profile.tp_degrees) {
       if (p == t) return true;
     }
-    unprofiled.push_back(absl::StrCat("tensor parallel ", t, ": the profile (", folder->profile.path,
-                                      ") has tp_degrees [", absl::StrJoin(folder->profile.tp_degrees, ", "), "]"));
+    unprofiled.emplace_back(t, absl::StrCat("tensor parallel ", t, ": the profile (", folder->profile.path,
+                                            ") has tp_degrees [", absl::StrJoin(folder->profile.tp_degrees, ", "),
+                                            "]"));
     return false;
   };
   if (const std::string tps = absl::GetFlag(FLAGS_tps); !tps.empty()) {
     std::vector<int64_t> v;
     if (!Numbers("tps", tps, &v, &error)) return Usage(error);
     for (int64_t t : v) {
-      if (t > gpus) return Usage(absl::StrCat("--tps ", t, " is more than --gpus ", gpus));
+      if (t > limit) return Usage(absl::StrCat("--tps ", t, " is more than ", limit_flag, " ", limit));
       if (!profiled(static_cast<int>(t))) continue;
       if (!plan::Fits(*model, *gpu, static_cast<int>(t), settings)) {
         if (folder) {
@@ -359,36 +380,34 @@ int PlanMain(const CommandLine& line) {
       space.tps.push_back(static_cast<int>(t));
     }
   } else {
-    for (int t = 1; t <= gpus; t *= 2) {
+    for (int t = 1; t <= limit; t *= 2) {
       if (profiled(t) && plan::Fits(*model, *gpu, t, settings)) space.tps.push_back(t);
     }
     if (space.tps.empty() && folder) {
       return Failed(absl::InvalidArgumentError(absl::StrCat(
-          run_dir, ": no engine of up to ", gpus, " GPUs at a degree the profile has (tp_degrees [",
+          run_dir, ": no engine of up to ", limit, " GPUs at a degree the profile has (tp_degrees [",
           absl::StrJoin(folder->profile.tp_degrees, ", "), "]) can serve the run's model")));
     }
     if (space.tps.empty()) {
       return Failed(absl::InvalidArgumentError(absl::StrCat(
-          model_name, " fits no engine of up to ", gpus, " x ", gpu->name, " (`serq physics --model ", model_name,
-          " --gpu ", gpu_name, " --tp ", gpus, " --rate 1` says why)")));
+          model_name, " fits no engine of up to ", limit, " x ", gpu->name, " (`serq physics --model ", model_name,
+          " --gpu ", gpu_name, " --tp ", limit, " --rate 1` says why)")));
     }
   }
   const bool kinds_given = absl::GetFlag(FLAGS_kinds) != "colocated,disaggregated";
-  // From a run folder, colocated candidates only (disaggregated ones are
-  // composed from serq physics's programs: not planned yet).
-  const std::string kinds = folder && !kinds_given ? "colocated" : absl::GetFlag(FLAGS_kinds);
+  // From a run folder, disaggregated candidates by default only with
+  // --kv-link: the folder does not say which link the KV cache would cross.
+  const std::string kinds = folder && !kinds_given && absl::GetFlag(FLAGS_kv_link).empty()
+                                ? "colocated"
+                                : absl::GetFlag(FLAGS_kinds);
   space.colocated = space.disaggregated = false;
   for (absl::string_view k : absl::StrSplit(kinds, ',')) {
     if (k == "colocated") space.colocated = true;
     else if (k == "disaggregated") space.disaggregated = true;
     else return Usage(absl::StrCat("--kinds: '", k, "' is neither colocated nor disaggregated"));
   }
-  if (folder && space.disaggregated) {
-    return Usage("--kinds disaggregated: disaggregated candidates from a run folder (--run) are not planned yet");
-  }
   const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
   if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
-  space.min_disaggregated_gpus = sizes == "budget" ? gpus : 2;
   if (const std::string routers = absl::GetFlag(FLAGS_routers); !routers.empty()) {
     space.routers.clear();
     for (absl::string_view r : absl::StrSplit(routers, ',')) {
@@ -412,9 +431,27 @@ int PlanMain(const CommandLine& line) {
     if (!Numbers(flag, list, target_list, &error)) return Usage(error);
   }
 
-  plan::PlanSpec spec;
-  spec.candidates = plan::Enumerate(space);
-  if (spec.candidates.empty()) return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
+  // What every budget's plan shares.
+  plan::PlanSpec shared;
+  shared.condition = *condition;
+  if (absl::GetFlag(FLAGS_seed)) shared.base.sim.seed = absl::GetFlag(FLAGS_seed);
+  shared.replications = absl::GetFlag(FLAGS_replications).value_or(4);
+  shared.max_replications = absl::GetFlag(FLAGS_max_replications) != 64 ? absl::GetFlag(FLAGS_max_replications) : 16;
+  if (shared.replications < 2) return Usage("--replications must be at least 2 for serq plan (its ± need them)");
+  // A stable run leaves about E2E / horizon of its sessions in progress;
+  // plan's runs are short (Requests arrivals, MinHorizon seconds), so its
+  // default bound is 0.5 and the steady-state verdict catches overload.
+  shared.max_in_progress = absl::GetFlag(FLAGS_max_in_progress) != 0.1 ? absl::GetFlag(FLAGS_max_in_progress) : 0.5;
+  shared.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
+  shared.steps = static_cast<int>(absl::GetFlag(FLAGS_rate_steps));
+  shared.jobs = static_cast<int>(absl::GetFlag(FLAGS_jobs).value_or(1));
+  shared.price = absl::GetFlag(FLAGS_price);
+  shared.target_rate = target;
+  shared.early_stop = !absl::GetFlag(FLAGS_no_early_stop);
+  if (grows && (!emit.empty() || emitted)) {
+    return Usage("--emit, --candidate and --merge plan one budget: give --gpus N (--rate alone grows the budget here)");
+  }
+
   std::error_code ec;
   if (writes_programs) std::filesystem::create_directories(std::filesystem::path(out) / "programs", ec);
   if (ec) {
@@ -438,44 +475,76 @@ int PlanMain(const CommandLine& line) {
     settings.trace_rate = arrivals.Rate();
     settings.trace_last = arrivals.last;
   }
-  std::vector<plan::Candidate> kept;
-  std::vector<std::string> dropped;
-  for (const plan::Candidate& c : spec.candidates) {
-    absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, c, settings);
-    if (!text.ok()) {
-      if (!absl::IsInvalidArgument(text.status())) return Failed(text.status());
-      dropped.push_back(absl::StrCat(c.Label(), ": ", text.status().message()));
-      continue;
+  // The plan of a budget of b GPUs: its candidates, their programs written
+  // (a local run and --emit write them; the tasks and the merge read
+  // them), and in `notes` the candidates not enumerated or not written.
+  auto plan_at = [&](int b, plan::PlanSpec* spec, std::vector<std::string>* notes, CommandResult* failure) {
+    *spec = shared;
+    plan::Space at = space;
+    at.gpus = b;
+    at.tps.clear();
+    for (int t : space.tps) {
+      if (t <= b) at.tps.push_back(t);
     }
-    const std::string path = (std::filesystem::path(out) / "programs" / (c.Slug() + ".sq")).string();
-    if (writes_programs) {
-      if (absl::Status s = WriteFile(path, *text); !s.ok()) return Failed(s);
+    at.min_disaggregated_gpus = sizes == "budget" ? b : 2;
+    for (const auto& [t, note] : unprofiled) {
+      if (t <= b) notes->push_back(note);
     }
-    kept.push_back(c);
-    spec.programs.push_back(path);
+    std::vector<std::string> dropped;
+    for (const plan::Candidate& c : plan::Enumerate(at)) {
+      absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, c, settings);
+      if (!text.ok()) {
+        if (!absl::IsInvalidArgument(text.status())) {
+          *failure = Failure(kExitUsage, ToolError("serq", text.status().message()));
+          return false;
+        }
+        dropped.push_back(absl::StrCat(c.Label(), ": ", text.status().message()));
+        continue;
+      }
+      const std::string path = (std::filesystem::path(out) / "programs" / (c.Slug() + ".sq")).string();
+      if (writes_programs) {
+        if (absl::Status s = WriteFile(path, *text); !s.ok()) {
+          *failure = Failure(kExitUsage, ToolError("serq", s.message()));
+          return false;
+        }
+      }
+      spec->candidates.push_back(c);
+      spec->programs.push_back(path);
+    }
+    if (!dropped.empty() && spec->candidates.empty()) {
+      *failure = Failure(kExitInputRejected,
+                         absl::StrCat("serq plan: error: no candidate can be written: ", dropped[0], "\n"));
+      return false;
+    }
+    for (const std::string& d : dropped) notes->push_back(d);
+    return true;
+  };
+
+  plan::PlanSpec spec;
+  std::vector<std::string> notes;
+  plan::Growth growth;
+  CommandResult failure;
+  if (!grows) {
+    if (!plan_at(gpus, &spec, &notes, &failure)) {
+      std::cerr << failure.err;
+      return failure.exit_code;
+    }
+    if (spec.candidates.empty()) return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
+  } else {
+    plan::GrowSpec g;
+    g.target = target;
+    g.max_gpus = max_gpus;
+    g.max_rate_per_gpu = shared.max_rate_per_gpu;
+    if (!plan::GrowPlan(g, plan_at, [](const std::string& line) { std::cerr << line << "\n"; }, &growth, &failure)) {
+      std::cerr << failure.err;
+      return failure.exit_code;
+    }
+    if (growth.gpus == 0) return Failed(absl::InvalidArgumentError(plan::ShortOf(g, growth)));
+    spec = growth.spec;
+    notes = growth.notes;
   }
-  spec.candidates = kept;
-  if (!dropped.empty() && spec.candidates.empty()) {
-    return Failed(absl::InvalidArgumentError(absl::StrCat("no candidate can be written: ", dropped[0])));
-  }
-  spec.condition = *condition;
-  if (absl::GetFlag(FLAGS_seed)) spec.base.sim.seed = absl::GetFlag(FLAGS_seed);
-  spec.replications = absl::GetFlag(FLAGS_replications).value_or(4);
-  spec.max_replications = absl::GetFlag(FLAGS_max_replications) != 64 ? absl::GetFlag(FLAGS_max_replications) : 16;
-  if (spec.replications < 2) return Usage("--replications must be at least 2 for serq plan (its ± need them)");
-  // A stable run leaves about E2E / horizon of its sessions in progress;
-  // plan's runs are short (Requests arrivals, MinHorizon seconds), so its
-  // default bound is 0.5 and the steady-state verdict catches overload.
-  spec.max_in_progress = absl::GetFlag(FLAGS_max_in_progress) != 0.1 ? absl::GetFlag(FLAGS_max_in_progress) : 0.5;
-  spec.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
-  spec.steps = static_cast<int>(absl::GetFlag(FLAGS_rate_steps));
-  spec.jobs = static_cast<int>(absl::GetFlag(FLAGS_jobs).value_or(1));
-  spec.price = absl::GetFlag(FLAGS_price);
-  spec.target_rate = target;
-  spec.early_stop = !absl::GetFlag(FLAGS_no_early_stop);
 
   plan::Plan result;
-  CommandResult failure;
   const int count = static_cast<int>(spec.candidates.size());
   if (!emit.empty()) {
     // The tasks: each candidate's search alone, so without early stopping
@@ -552,6 +621,8 @@ int PlanMain(const CommandLine& line) {
       return Failed(absl::InvalidArgumentError(message));
     }
     plan::FinishPlan(spec, &result);
+  } else if (grows) {
+    result = growth.plan;
   } else if (!plan::RunPlan(spec, &result, &failure)) {
     std::cerr << failure.err;
     return failure.exit_code;
@@ -565,7 +636,7 @@ int PlanMain(const CommandLine& line) {
     context.model_id = m[1].str();
   }
   context.gpu = gpu->what.empty() ? gpu->name : gpu->what;
-  context.gpus = gpus;
+  context.gpus = grows ? growth.gpus : gpus;
   context.workload = !base.workload.replay.empty() ? absl::StrCat(
       "the trace ", base.workload.replay, " (", settings.trace_rows, " arrivals, a mean ",
       report::FormatShortest(settings.trace_rate), " a second), its arrivals scaled in time to each rate, its lengths its own; "
@@ -583,8 +654,13 @@ int PlanMain(const CommandLine& line) {
       "measured error replaying the runs at hand (docs/examples.md §The figures; simulated - measured): "
       "Llama-3.1-8B on one RTX PRO 6000 TTFT mean -0.45%, p99 +1.70%, TPOT mean +0.21%, p99 +2.44%, E2E "
       "mean +0.01%; Qwen3-30B-A3B DP 2 EP TTFT mean -4.15%, TPOT mean +0.60%, E2E mean +0.39%; no run "
-      "measures it at another TP degree or another engine count. The ± below are the simulation's "
-      "(replications), not this error.")
+      "measures it at another TP degree or another engine count",
+      space.disaggregated ? absl::StrCat(", nor disaggregated: a disaggregated candidate's prefill and decode "
+                                         "engines each take the profile at their degree, and its KV transfer is "
+                                         "serq's model of ", absl::GetFlag(FLAGS_kv_link),
+                                         ", which no run measures")
+                          : "",
+      ". The ± below are the simulation's (replications), not this error.")
                                     : absl::StrCat(
       "serq physics (BLIS's trained-physics roofline over the model's config and the GPU's datasheet, ",
       coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
@@ -634,8 +710,8 @@ int PlanMain(const CommandLine& line) {
     if (absl::Status s = write(name, text); !s.ok()) return Failed(s);
   }
   std::string summary = plan::Summary(spec, result, context);
-  for (const std::string& d : unprofiled) absl::StrAppend(&summary, "not a candidate: ", d, "\n");
-  for (const std::string& d : dropped) absl::StrAppend(&summary, "not a candidate: ", d, "\n");
+  for (const std::string& d : notes) absl::StrAppend(&summary, "not a candidate: ", d, "\n");
+  if (grows) absl::StrAppend(&summary, plan::GrowthLine(target, growth));
   absl::StrAppend(&summary, best_lines, "files in ", out, ": candidates.csv, pareto.csv, pareto.svg, pareto.html",
                   serve.empty() ? "" : ", vllm-serve.sh", ", programs/\n");
   if (absl::Status s = WriteStdout(summary); !s.ok()) return Failed(s);

@@ -13,7 +13,7 @@
 # same engine, the same GPU memory); the best program rerun gives the
 # plan's figures; the page names its step-time source; --replay (the run's
 # own requests, scaled to each rate) from the folder and from presets;
-# misuse is refused.
+# disaggregated candidates from the folder (below); misuse is refused.
 set -u
 root=${TEST_SRCDIR:?}/serq
 serq=$root/serq/serq
@@ -97,13 +97,55 @@ p99ttft=$(printf '%.6f' "$(fig ttft 10)")
   || fail "plan --model --replay: exit $?: $(cat "$tmp/s.err")"
 grep -q 'TraceRate / Rate); }' "$tmp/s/programs/agg-tp1x1.sq" || fail "physics program: not the scaled trace"
 
+# Disaggregated from the folder (--kv-link names the link the KV crosses):
+# on exactly 3 GPUs at tp1 and tp2, by hand 1P2D and 2P1D at tp1, 1P tp1 +
+# 1D tp2 and 1P tp2 + 1D tp1 (the colocated ones as above). The mixed one's
+# roles each take their degree's profile under their own names (attnP from
+# profile/tp1, attnD from profile/tp2, each role's skew fit), the decode
+# role's all-reduces at TpD; a token's KV over the whole model 2 (K, V) x
+# 32 layers x 8 KV heads x 128 x 2 bytes = 131072 bytes. --emit writes the
+# programs without searching them.
+"$serq" plan --run "$run" --gpus 3 --tps 1,2 --kv-link pcie5-x16 --until 'p99(ttft) <= 2' --no-early-stop \
+  --emit=parallel --out "$tmp/d" >/dev/null 2>"$tmp/d.err" || fail "plan --run --kv-link: exit $?: $(cat "$tmp/d.err")"
+got=$(cd "$tmp/d/programs" && ls pd-*.sq | tr '\n' ' ')
+want="pd-1p-tp1-1d-tp2-s128-t2048.sq pd-1p-tp1-2d-tp1-s128-t2048.sq pd-1p-tp2-1d-tp1-s128-t2048.sq "
+want+="pd-2p-tp1-1d-tp1-s128-t2048.sq "
+[ "$got" = "$want" ] || fail "disaggregated programs: $got"
+f=$tmp/d/programs/pd-1p-tp1-1d-tp2-s128-t2048.sq
+for want in 'table attnP = ".*/profile/tp1/attention.csv"' 'table attnD = ".*/profile/tp2/attention.csv"' \
+            '^param AlphaDefaultP = .*skew_fit.per_tp.1' '^param AlphaDefaultD = .*skew_fit.per_tp.2' \
+            '^param TpP = 1;' '^param TpD = 2;' '^param KvTokenBytes = 131072;' \
+            '^param XferTokens = 1 \* 4.8e+10 / KvTokenBytes;' 'all_reduce(TpD, ' 'skewD(n_bin' \
+            '^  seqs SeqsD; tokens TokensD; preempt by (-since); recompute last; async;'; do
+  grep -q "$want" "$f" || fail "$f: no '$want'"
+done
+grep -q 'all_reduce(TpP' "$f" && fail "$f: the tp1 prefill role all-reduces"
+"$serq" check "$f" || fail "$f does not link"
+# The KV transfer's time, by hand: one request at a time (0.2 a second) of
+# 1024 prompt tokens, 1P1D at tp1 against one colocated tp1 engine. The
+# colocated TTFT is the prefill step; the disaggregated one the same
+# prefill step, the transfer of 1024 tokens' KV at 48e9 bytes a second
+# (pcie5-x16) = 1024 x 131072 / 48e9 = 2.796 ms, and the decode engine's
+# first step, a decode of one at about the colocated engine's ITL: the
+# medians' difference less that ITL is the transfer, to 0.5 ms.
+"$serq" plan --run "$run" --gpus 2 --tps 1 --kv-link pcie5-x16 --lengths fixed:1024,32 --until 'p99(ttft) <= 2' \
+  --no-early-stop --emit=parallel --out "$tmp/k" >/dev/null 2>"$tmp/k.err" || fail "plan fixed lengths: exit $?"
+median() {
+  "$serq" run "$tmp/k/programs/$1.sq" -D Rate=0.2 --quantiles=50 --format csv \
+    | awk -F, -v o="$2" '$1 == "observe" {for (i = 1; i <= NF; i++) if ($i == "p50") c = i} $1 == o {print $c}'
+}
+xfer=$(awk -v pd="$(median pd-1p-tp1-1d-tp1-s128-t2048 ttft)" -v col="$(median agg-tp1x1-s128-t2048 ttft)" \
+  -v itl="$(median agg-tp1x1-s128-t2048 itl)" 'BEGIN {printf "%.6f", pd - col - itl}')
+awk -v x="$xfer" 'BEGIN {d = x - 1024 * 131072 / 48e9; exit !(d < 0.0005 && d > -0.0005)}' \
+  || fail "the KV transfer: $xfer s, not 0.002796 s"
+
 # Misuse.
 expect 2 "--lengths and --requests go with Poisson arrivals, not --replay" -- "$serq" plan --run "$run" --gpus 1 \
   --replay "$run/requests.jsonl" --lengths sharegpt --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--run takes the model and the GPU from the run folder" -- "$serq" plan --run "$run" --model llama-3.1-8b \
   --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
-expect 2 "disaggregated candidates from a run folder (--run) are not planned yet" -- "$serq" plan --run "$run" \
-  --kinds disaggregated --gpus 2 --until 'p99(ttft) <= 1' --out "$tmp/c"
+expect 1 "disaggregated candidates need the link the KV cache crosses: give --kv-link NAME" -- "$serq" plan \
+  --run "$run" --kinds disaggregated --gpus 2 --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 1 "nope: error: not a folder" -- "$serq" plan --run "$tmp/nope" --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi

@@ -80,7 +80,8 @@ Value Tokens(const Extras& e) { return Sum(e.rate_ttft, e.rate_itl); }
 
 class Runner {
  public:
-  Runner(const PlanSpec& spec, Plan* plan) : spec_(spec), plan_(plan) {
+  Runner(const PlanSpec& spec, Plan* plan, const KnownResults* known = nullptr)
+      : spec_(spec), plan_(plan), known_(known) {
     condition_ = WithExtras(spec.condition, &index_);
   }
 
@@ -101,6 +102,12 @@ class Runner {
   void One(int i, const std::vector<Point>* front) {
     const Candidate& c = spec_.candidates[i];
     CandidateResult& r = plan_->results[i];
+    if (known_ != nullptr && !c.disaggregated) {
+      if (auto it = known_->find(c.Slug()); it != known_->end()) {
+        r = it->second;
+        return;
+      }
+    }
     SearchSpec s;
     s.program = spec_.programs[i];
     s.param = "Rate";
@@ -117,6 +124,9 @@ class Runner {
     if (front != nullptr && spec_.early_stop) {
       const double gpus = c.Gpus();
       s.stop = [&, gpus](const SearchPoint& passed, double failed) {
+        // A candidate that may still meet the target rate (none at or
+        // below it failed yet) goes on: the fewest GPUs counts it.
+        if (spec_.target_rate > 0 && failed > spec_.target_rate) return false;
         // The best this candidate could still do: its output tokens grow
         // at most in proportion to the rate (below `failed`), and its
         // TPOT only grows with the rate (so 1/TPOT is at most the passed
@@ -182,6 +192,7 @@ class Runner {
 
   const PlanSpec& spec_;
   Plan* plan_;
+  const KnownResults* known_;
   Condition condition_;
   std::vector<int> index_;
 };
@@ -219,11 +230,11 @@ bool CheckPlan(const PlanSpec& spec, CommandResult* error) {
   return true;
 }
 
-bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error) {
+bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error, const KnownResults* known) {
   *plan = Plan();
   plan->results.resize(spec.candidates.size());
   if (!CheckPlan(spec, error)) return false;
-  Runner runner(spec, plan);
+  Runner runner(spec, plan, known);
   std::vector<int> colocated, disaggregated;
   for (int i = 0; i < static_cast<int>(spec.candidates.size()); ++i) {
     (spec.candidates[i].disaggregated ? disaggregated : colocated).push_back(i);
@@ -248,6 +259,7 @@ CandidateResult SearchCandidate(const PlanSpec& spec, int i) {
 void FinishPlan(const PlanSpec& spec, Plan* plan) {
   plan->front.clear();
   plan->min_gpus = -1;
+  for (CandidateResult& r : plan->results) r.on_front = false;
   const std::vector<int> ok = OkOnes(spec, *plan, -1);
   for (int k : Front(Points(*plan, ok))) {
     plan->front.push_back(ok[k]);

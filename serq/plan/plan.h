@@ -10,6 +10,7 @@
 #define SERQ_SERQ_PLAN_PLAN_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -68,12 +69,21 @@ struct Plan {
 // The percentiles the plan reports, as labels ("p50", "p90", "p99").
 extern const char* const kPercentiles[3];
 
+// Colocated candidates' results by Candidate::Slug(): a colocated
+// candidate's search does not depend on the budget or on the other
+// candidates, so a larger budget's plan takes a smaller one's (GrowPlan).
+using KnownResults = std::map<std::string, CandidateResult>;
+
 // Runs the plan: colocated candidates first, all of them; then the
 // disaggregated ones, each search stopped (PlanSpec.early_stop) once its
 // best possible point is covered by the colocated front, so that which
-// candidates stop does not depend on the order threads finish in.
+// candidates stop does not depend on the order threads finish in. With a
+// target rate, a candidate is stopped only once it is known to fall short
+// of it (a rate at or below the target failed), so that one which meets
+// the target is always searched to the end and counted for the fewest
+// GPUs. A colocated candidate in `known` is not searched again.
 // Errors (a program rejected) come back in `error`, and false.
-bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error);
+bool RunPlan(const PlanSpec& spec, Plan* plan, CommandResult* error, const KnownResults* known = nullptr);
 
 // What RunPlan checks before any search: the first program links and
 // observes what the condition names (`serq plan --emit` checks it before

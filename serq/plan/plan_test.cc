@@ -16,6 +16,7 @@
 #include "serq/plan/program.h"
 #include "serq/plan/render.h"
 #include "serq/plan/emit.h"
+#include "serq/plan/grow.h"
 #include "serq/plan/result_file.h"
 
 namespace serq::plan {
@@ -296,6 +297,53 @@ TEST(Emit, FlagsAndTasks) {
   EXPECT_EQ(back->candidates, 3);
   EXPECT_EQ(EmitParallel("/bin/serq", "/d'x", 2),
             "'/bin/serq' plan --out '/d'\\''x' --candidate 0\n'/bin/serq' plan --out '/d'\\''x' --candidate 1\n");
+}
+
+// The budgets GrowPlan tries when none meets the target, without a
+// simulation (every budget's plan has no candidate): a candidate of g GPUs
+// is searched up to 16 g requests a second, so 40 takes at least
+// ceil(40 / 16) = 3 GPUs; from there doubling, capped at 20: 3, 6, 12, 20.
+// 400 requests a second take at least 25 GPUs, more than the cap: nothing
+// is tried.
+TEST(Grow, BudgetsTriedAndTheCap) {
+  std::vector<int> asked;
+  PlanAt none = [&](int gpus, PlanSpec*, std::vector<std::string>*, CommandResult*) {
+    asked.push_back(gpus);
+    return true;
+  };
+  std::vector<std::string> lines;
+  auto progress = [&](const std::string& line) { lines.push_back(line); };
+  GrowSpec g;
+  g.target = 40;
+  g.max_gpus = 20;
+  g.max_rate_per_gpu = 16;
+  Growth growth;
+  CommandResult error;
+  ASSERT_TRUE(GrowPlan(g, none, progress, &growth, &error)) << error.err;
+  EXPECT_EQ(asked, (std::vector<int>{3, 6, 12, 20}));
+  EXPECT_EQ(growth.gpus, 0);
+  EXPECT_EQ(growth.lower_bound, 3);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "serq plan: 3 GPUs: 0 candidates: short of 40");
+  EXPECT_EQ(ShortOf(g, growth), "no budget of up to 20 GPUs (--max-gpus) meets 40 req/s: on 20 GPUs, no candidate");
+  EXPECT_EQ(GrowthLine(40, growth), "budgets tried for 40 req/s: 3 short, 6 short, 12 short, 20 short; the fewest GPUs: 0\n");
+
+  asked.clear();
+  g.target = 400;
+  ASSERT_TRUE(GrowPlan(g, none, progress, &growth, &error)) << error.err;
+  EXPECT_TRUE(asked.empty());
+  EXPECT_EQ(growth.lower_bound, 25);
+  EXPECT_EQ(ShortOf(g, growth),
+            "no budget of up to 20 GPUs (--max-gpus) meets 400 req/s: a candidate of g GPUs is searched up to g x 16 "
+            "req/s (--max-rate-per-gpu), so 400 req/s takes at least 25 GPUs");
+  // A budget that cannot be planned ends the growth with its error.
+  PlanAt broken = [](int, PlanSpec*, std::vector<std::string>*, CommandResult* e) {
+    *e = Failure(1, "broken\n");
+    return false;
+  };
+  g.target = 40;
+  EXPECT_FALSE(GrowPlan(g, broken, progress, &growth, &error));
+  EXPECT_EQ(error.err, "broken\n");
 }
 
 }  // namespace

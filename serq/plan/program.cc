@@ -2,6 +2,7 @@
 
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -179,11 +180,48 @@ std::string DropParams(const std::string& section, const std::vector<std::string
   return out;
 }
 
+// A run folder's role (serq vllm's program at the role's degree): the step
+// time's declarations, from the skew fit's AlphaDefault through the
+// profile's tables to the KV cache, bear the same names at every degree
+// (`table attn` is profile/tp1's in one role and profile/tp2's in the
+// other), so each role's get its letter where declared (`table attnP`) and
+// in its stage (`attnP(...)`); the tables' files and filters, strings, stay.
+struct ProfileRole {
+  std::string declarations, stage;
+};
+absl::StatusOr<ProfileRole> ProfileStepTime(const std::string& text, const std::string& role) {
+  absl::StatusOr<std::string> declared = Section(text, "// Attention", "// The KV cache");
+  if (!declared.ok()) return declared.status();
+  absl::StatusOr<std::string> stage = Section(text, "stage E", "}");
+  if (!stage.ok()) return stage.status();
+  ProfileRole out;
+  std::vector<std::string> names;
+  static const std::regex kDeclaration(R"(^(param|table) ([A-Za-z_][A-Za-z0-9_]*)\b)");
+  for (absl::string_view line : absl::StrSplit(*declared, '\n')) {
+    std::string l(line);
+    std::smatch m;
+    if (std::regex_search(l, m, kDeclaration)) {
+      names.push_back(m[2].str());
+      l.replace(m.position(2), names.back().size(), names.back() + role);
+    }
+    absl::StrAppend(&out.declarations, l, "\n");
+  }
+  // The stage's code, not its comments.
+  for (absl::string_view line : absl::StrSplit(*stage, '\n', absl::SkipEmpty())) {
+    const size_t comment = line.find("//");
+    std::string code(line.substr(0, comment));
+    for (const std::string& name : names) {
+      code = std::regex_replace(code, std::regex(absl::StrCat("\\b", name, "\\b")), name + role);
+    }
+    absl::StrAppend(&out.stage, code, comment == absl::string_view::npos ? "" : line.substr(comment), "\n");
+  }
+  return out;
+}
+
 absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
                                           const Candidate& c, const ProgramSettings& s) {
-  if (!s.run_dir.empty()) {
-    return absl::InvalidArgumentError("disaggregated candidates from a run folder are not planned yet");
-  }
+  // From a run folder, each role's step time is its degree's profile.
+  const bool profiled = !s.run_dir.empty();
   if (model.experts > 0) {
     return absl::InvalidArgumentError("disaggregated candidates of a mixture of experts are not planned yet");
   }
@@ -198,18 +236,40 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
   absl::StatusOr<std::string> shared =
       Section(c.decode_tp > c.prefill_tp ? *d : *p, "// The model", "// The engine");
   if (!shared.ok()) return shared.status();
-  absl::StatusOr<std::string> engine_p = Section(*p, "// The engine", "// The ");
-  absl::StatusOr<std::string> engine_d = Section(*d, "// The engine", "// The ");
-  absl::StatusOr<std::string> phys_p = Section(*p, "// The corrections", "");
-  absl::StatusOr<std::string> phys_d = Section(*d, "// The corrections", "");
-  absl::StatusOr<std::string> stage_p = Section(*p, "stage E", "}");
-  absl::StatusOr<std::string> stage_d = Section(*d, "stage E", "}");
+  // serq vllm's engine section ends at a blank line; serq physics's, at
+  // the next section.
+  absl::StatusOr<std::string> engine_p = Section(*p, "// The engine", profiled ? "" : "// The ");
+  absl::StatusOr<std::string> engine_d = Section(*d, "// The engine", profiled ? "" : "// The ");
+  absl::StatusOr<std::string> phys_p, phys_d, stage_p, stage_d;
+  if (profiled) {
+    absl::StatusOr<ProfileRole> role_p = ProfileStepTime(*p, "P");
+    absl::StatusOr<ProfileRole> role_d = ProfileStepTime(*d, "D");
+    if (!role_p.ok()) return role_p.status();
+    if (!role_d.ok()) return role_d.status();
+    phys_p = absl::StrCat("// The prefill engines' step time, the profile at tensor parallel ", c.prefill_tp, ".\n",
+                          role_p->declarations);
+    phys_d = absl::StrCat("// The decode engines' step time, the profile at tensor parallel ", c.decode_tp, ".\n",
+                          role_d->declarations);
+    stage_p = role_p->stage;
+    stage_d = role_d->stage;
+    // The roles' degrees, whether or not a one-GPU engine names its own.
+    for (auto [engine, role, tp] : {std::tuple{&engine_p, "P", c.prefill_tp}, std::tuple{&engine_d, "D", c.decode_tp}}) {
+      if (engine->ok() && !absl::StrContains(**engine, "param Tp ")) {
+        *engine = absl::StrCat(**engine, "param Tp = ", tp, ";  // tensor_parallel_size\n");
+      }
+    }
+  } else {
+    phys_p = Section(*p, "// The corrections", "");
+    phys_d = Section(*d, "// The corrections", "");
+    stage_p = Section(*p, "stage E", "}");
+    stage_d = Section(*d, "stage E", "}");
+  }
   absl::StatusOr<std::string> session = Section(*p, "session requests {", "  prefix");
   for (const auto* x : {&engine_p, &engine_d, &phys_p, &phys_d, &stage_p, &stage_d, &session}) {
     if (!x->ok()) return x->status();
   }
-  std::string phys = *phys_p;
-  if (!absl::StrContains(phys, "param PHYS_B4 ")) {
+  std::string phys = profiled ? absl::StrCat(*phys_p, "\n", *phys_d) : *phys_p;
+  if (!profiled && !absl::StrContains(phys, "param PHYS_B4 ")) {
     // The decode role's collectives (its TP above the prefill's).
     for (absl::string_view line : absl::StrSplit(*phys_d, '\n')) {
       if (absl::StartsWith(line, "param PHYS_B4 ")) {
@@ -238,9 +298,13 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "// ", s.base.model_name, " on ", c.Gpus(), " x ", gpu.what.empty() ? gpu.name : gpu.what, ", disaggregated: ",
       c.prefills, " prefill engine", c.prefills == 1 ? "" : "s", " of tensor parallel ", c.prefill_tp, ", ",
       c.decodes, " decode engine", c.decodes == 1 ? "" : "s", " of tensor parallel ", c.decode_tp,
-      ".\n// Written by `serq plan` from serq physics's programs of the two roles (its step time, vLLM\n"
-      "//   0.19's scheduler and KV cache for each); the prompt's KV moves from the prefill engine to\n"
-      "//   the decode engine over ",
+      profiled ? absl::StrCat(".\n// Written by `serq plan --run ", s.run_dir,
+                              "` from serq vllm's programs of the two roles (each\n"
+                              "//   one its degree's GPU profile, vLLM 0.19's scheduler and KV cache); the prompt's KV\n"
+                              "//   moves from the prefill engine to the decode engine over ")
+               : ".\n// Written by `serq plan` from serq physics's programs of the two roles (its step time, vLLM\n"
+                 "//   0.19's scheduler and KV cache for each); the prompt's KV moves from the prefill engine to\n"
+                 "//   the decode engine over ",
       link->what, ", which then decodes every output token (vLLM's NIXL\n"
       "//   connector, as examples/pd-disaggregation/llmd_nixl_push_vllm.sq models it).\n\n",
       *shared, "\n// The prefill engines.\nparam NP = ", c.prefills, ";\n", DropParams(Rename(*engine_p, "P"), {"NP"}),
@@ -249,7 +313,11 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "// The KV transfer: a token's KV over the whole model, over ", link->name, " (",
       Number(link->bandwidth / 1e9), " GB/s a\n//   direction a GPU; ", link->source,
       "), each GPU of the smaller engine sending its share at once.\n",
-      "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
+      profiled ? absl::StrCat("param KvTokenBytes = ",
+                              Number(models::KvBytesPerToken(model, 1, s.kv_dtype_bytes > 0 ? s.kv_dtype_bytes
+                                                                                             : model.dtype_bytes)),
+                              ";  // 2 (K, V) x layers x KV heads x head_dim x the KV cache's bytes\n")
+               : "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
       "param XferTokens = ", std::min(c.prefill_tp, c.decode_tp), " * ", Number(link->bandwidth),
       " / KvTokenBytes;  // tokens a second\n\n", phys, "\n",
       "pool kvP[NP] { cap KvBlocksP * Block; block Block; }\n",

@@ -32,11 +32,13 @@ struct ProgramSettings {
   double min_horizon = 60;    // seconds: the window at least this
   double warmup = 30;         // seconds before the window
   // --run DIR: the engines from a run folder's GPU profile (serq vllm's
-  // generator, at the candidate's TP degree, which the profile must have)
-  // instead of serq physics; `run` its options (--interconnect, the KV).
+  // generator, at the candidate's TP degree, which the profile must have;
+  // a disaggregated candidate's each role at its own) instead of serq
+  // physics; `run` its options (--interconnect, the KV).
   // The model and the GPU passed with these settings are then unused.
   std::string run_dir;
   vllm::Options run;
+  int kv_dtype_bytes = 0;  // --run: the run's KV cache's bytes an element (0: the model's dtype's)
   // --replay (base.workload.replay): the trace's arrivals (replay.h),
   // measured once; its mean rate is TraceRate, and the run lasts its last
   // arrival's time at the rate's scale.
@@ -46,7 +48,8 @@ struct ProgramSettings {
 
 // The program, or the generator's error (a TP degree the model refuses, no
 // room for the KV cache: the candidate does not fit; a disaggregated one
-// from a run folder, not planned yet) as InvalidArgument.
+// of a mixture of experts, not planned yet; no link named for the KV) as
+// InvalidArgument.
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
                                              const Candidate& candidate, const ProgramSettings& settings);
 
