@@ -47,6 +47,12 @@ struct FlagUse {
   bool set;
   std::vector<absl::string_view> commands;
   const char* hint = "";  // appended to the refusal, e.g. ": use --metrics"
+  // For `serq COMMAND --help` of the one command of `commands` when the
+  // flag means something else there than its own help says (serq plan's
+  // --rate, a target; its --requests, 1000 by default): what it means, and
+  // the default it has there. "": the flag's own.
+  const char* help = "";
+  const char* shown_default = "";
 };
 
 // The flags of cli.cc (format, seed, replications, horizon, data-dir,

@@ -98,6 +98,25 @@ grep -q '<h2>Observations</h2>' "$tmp/out" || fail "compare html: not the report
 grep -q '^usage: serq run x.sq' "$tmp/out" || fail "--help: no usage line"
 grep -q 'serq compare MEASURED SIMULATED' "$tmp/out" || fail "--help: no compare usage"
 grep -q -- '--replications' "$tmp/out" || fail "--help: does not list --replications"
+# `serq COMMAND --help`: that command's usage, description and flags
+# alone, each with its meaning and default for it; physics and plan list
+# the presets.
+"$serq" physics --help >"$tmp/out" 2>"$tmp/err" || fail "physics --help: exit $?"
+grep -q '^usage: serq physics --model M --gpu G' "$tmp/out" || fail "physics --help: no usage line: $(head -3 "$tmp/out")"
+grep -q '^usage: serq run' "$tmp/out" && fail "physics --help: run's usage too"
+grep -q '^GPU presets: .*h100-sxm' "$tmp/out" || fail "physics --help: no GPU presets"
+grep -q '^model presets: .*llama-3.1-8b' "$tmp/out" || fail "physics --help: no model presets"
+grep -q -- '^  --gpus=' "$tmp/out" && fail "physics --help: lists plan's --gpus"
+grep -q -- '^  --requests=300$' "$tmp/out" || fail "physics --help: --requests' default is not 300"
+"$serq" plan --help >"$tmp/out" 2>"$tmp/err" || fail "plan --help: exit $?"
+grep -q -- '^  --requests=1000$' "$tmp/out" || fail "plan --help: --requests' default for plan is not 1000"
+grep -q -- '^  --max-in-progress=0.5$' "$tmp/out" || fail "plan --help: --max-in-progress' default for plan is not 0.5"
+grep -A1 -- '^  --rate=0$' "$tmp/out" | grep -q 'a target rate' || fail "plan --help: --rate is not the target rate"
+"$serq" search --help >"$tmp/out" 2>"$tmp/err" || fail "search --help: exit $?"
+grep -q -- '^  --metrics=' "$tmp/out" && fail "search --help: lists --metrics, which search refuses"
+grep -q -- '^  --until=' "$tmp/out" || fail "search --help: no --until"
+expect 2 yes "--metrics applies to 'serq sweep' only: serq search reports the figures of --until" -- \
+  "$serq" search testdata/sweep/flows.sq --param W --range 0.1:1 --until 'mean(f3) <= 1' --metrics 'mean(f1)'
 
 # check: silent on a valid program, the linker's diagnostics on a bad one.
 expect 0 yes "" -- "$serq" check $before

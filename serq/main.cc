@@ -1,7 +1,9 @@
 // serq: the driver. Each command's flags and work are beside it: run,
 // check, fmt and view in run_cli.cc over commands.cc; sweep and search in
 // sweep_cli.cc; compare in compare_cli.cc. This file parses the flags and dispatches.
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +12,7 @@
 #include "serq/cli.h"
 #include "serq/compare_cli.h"
 #include "serq/fit_cli.h"
+#include "serq/help.h"
 #include "serq/physics_cli.h"
 #include "serq/plan_cli.h"
 #include "serq/run_cli.h"
@@ -34,6 +37,18 @@ constexpr Command kCommands[] = {
 
 int main(int argc, char** argv) {
   std::vector<char*> raw(argv, argv + argc);
+  // `serq COMMAND --help`: that command's usage and flags alone.
+  if (raw.size() >= 3 && std::find_if(raw.begin() + 2, raw.end(), [](const char* a) {
+        return std::string_view(a) == "--help";
+      }) != raw.end()) {
+    if (std::string help = serq::CommandHelp(raw[1]); !help.empty()) {
+      if (absl::Status s = serq::WriteStdout(help); !s.ok()) {
+        serq::PrintToolError("serq", s.message());
+        return serq::kExitUsage;
+      }
+      return serq::kExitOk;
+    }
+  }
   auto defines = serq::ExtractDefineTexts(&raw);
   if (std::string lists = serq::TakeFitLists(&raw); !lists.empty()) return serq::Usage(lists);
   if (!defines.ok()) return serq::Usage(defines.status().message());
@@ -41,12 +56,7 @@ int main(int argc, char** argv) {
   if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps, vllm or plan");
   serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0]),
                          {argv, argv + argc}};
-  std::vector<serq::FlagUse> uses = serq::SharedFlagUses();
-  for (auto more : {serq::RunFlagUses(), serq::SweepFlagUses(), serq::CompareFlagUses(),
-                    serq::PhysicsFlagUses(), serq::FitFlagUses(), serq::VllmFlagUses(),
-                    serq::PlanFlagUses()}) {
-    uses.insert(uses.end(), more.begin(), more.end());
-  }
+  const std::vector<serq::FlagUse> uses = serq::AllFlagUses();
   for (const Command& command : kCommands) {
     if (line.command != command.name) continue;
     if (std::string refused = serq::FlagNotFor(line.command, uses); !refused.empty()) return serq::Usage(refused);

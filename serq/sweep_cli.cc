@@ -44,7 +44,7 @@ ABSL_FLAG(std::string, emit, "",
           "sweep, plan: write the tasks for another executor instead of running them: parallel "
           "(one command a line) or slurm (an sbatch job array script)");
 ABSL_FLAG(std::string, metrics, "",
-          "sweep, search: the figures, e.g. 'mean(ttft),p99(ttft),rate(e2e)' (default: mean and "
+          "sweep: the figures, e.g. 'mean(ttft),p99(ttft),rate(e2e)' (default: mean and "
           "p99 of every observation)");
 ABSL_FLAG(std::string, chart, "",
           "sweep: print an SVG chart of this figure (e.g. 'p99(ttft)') instead of the report");
@@ -267,7 +267,7 @@ std::vector<FlagUse> SweepFlagUses() {
       {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64, {"search"}},
       {"allow-overload", absl::GetFlag(FLAGS_allow_overload), {"search"}},
       {"max-in-progress", absl::GetFlag(FLAGS_max_in_progress) != 0.1, {"search"}},
-      {"metrics", !absl::GetFlag(FLAGS_metrics).empty(), {"sweep", "search"}},
+      {"metrics", !absl::GetFlag(FLAGS_metrics).empty(), {"sweep"}, ": serq search reports the figures of --until"},
   };
 }
 
@@ -462,9 +462,6 @@ int SearchMain(const CommandLine& line) {
   auto condition = ParseCondition(until);
   if (!condition.ok()) return Usage(absl::StrCat("--until: ", condition.status().message()));
   spec.condition = *std::move(condition);
-  if (!absl::GetFlag(FLAGS_metrics).empty()) {
-    return Usage("--metrics does not apply to 'serq search': it reports the figures of --until");
-  }
   auto defines = ParseDefines(args.defines);
   if (!defines.ok()) return Usage(std::string(defines.status().message()));
   for (const auto& [name, value] : *defines) {
