@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
 #include "ir/output.h"
+#include "serq-sim/engine/simulate.h"
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
 #include "serq/plan/candidate.h"
@@ -462,6 +463,11 @@ int PlanMain(const CommandLine& line) {
   shared.price = absl::GetFlag(FLAGS_price);
   shared.target_rate = target;
   shared.early_stop = !absl::GetFlag(FLAGS_no_early_stop);
+  // A plan of many candidates runs for minutes: a line as each one's
+  // search ends (SERQ_PROGRESS=0 silences them, as serq-sim's).
+  if (ProgressLinesWanted()) {
+    shared.progress = [](const std::string& line) { std::cerr << "serq plan: " << line << "\n"; };
+  }
   if (grows && (!emit.empty() || emitted)) {
     return Usage("--emit, --candidate and --merge plan one budget: give --gpus N (--rate alone grows the budget here)");
   }

@@ -23,6 +23,13 @@ for f in candidates.csv pareto.csv pareto.svg pareto.html best-colocated.sq best
          programs/agg-tp1x1.sq programs/agg-tp1x2.sq programs/pd-1p-tp1-1d-tp1.sq; do
   [ -s "$tmp/a/$f" ] || fail "no $f"
 done
+# A progress line on stderr as each candidate's search ends (in the order
+# they end: two at a time here), each candidate once, numbered 1 to 3.
+[ "$(grep -c '^serq plan: candidate [123] of 3 searched (' "$tmp/a.err")" = 3 ] ||
+  fail "progress: not three lines: $(cat "$tmp/a.err")"
+for c in 'colocated tp1 x1' 'colocated tp1 x2' 'disaggregated 1P tp1 + 1D tp1'; do
+  grep -qF "searched ($c): " "$tmp/a.err" || fail "progress: no line of $c: $(cat "$tmp/a.err")"
+done
 # The candidates and their GPUs, counted by hand.
 got=$(awk -F, 'NR > 1 {print $1 ":" $3}' "$tmp/a/candidates.csv" | tr '\n' ' ')
 [ "$got" = "agg-tp1x1:1 agg-tp1x2:2 pd-1p-tp1-1d-tp1:2 " ] || fail "candidates: $got"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -89,7 +90,10 @@ class Runner {
   void Search(const std::vector<int>& which, const std::vector<Point>* front) {
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t k; (k = next.fetch_add(1)) < which.size();) One(which[k], front);
+      for (size_t k; (k = next.fetch_add(1)) < which.size();) {
+        One(which[k], front);
+        Told(which[k]);
+      }
     };
     const int n = std::max(1, std::min<int>(spec_.jobs, static_cast<int>(which.size())));
     std::vector<std::thread> threads;
@@ -190,9 +194,28 @@ class Runner {
     }
   }
 
+  // The progress line of candidate i's search.
+  void Told(int i) {
+    if (!spec_.progress) return;
+    const CandidateResult& r = plan_->results[i];
+    std::string what;
+    switch (r.status) {
+      case CandidateResult::kOk: what = absl::StrCat(report::FormatShortest(r.rate), " req/s"); break;
+      case CandidateResult::kNone: what = "no rate meets the SLOs"; break;
+      case CandidateResult::kStopped: what = "stopped early"; break;
+      case CandidateResult::kError: what = "failed"; break;
+    }
+    std::lock_guard<std::mutex> lock(told_mutex_);
+    ++told_;
+    spec_.progress(absl::StrCat("candidate ", told_, " of ", spec_.candidates.size(), " searched (",
+                                spec_.candidates[i].Label(), "): ", what));
+  }
+
   const PlanSpec& spec_;
   Plan* plan_;
   const KnownResults* known_;
+  std::mutex told_mutex_;
+  size_t told_ = 0;
   Condition condition_;
   std::vector<int> index_;
 };

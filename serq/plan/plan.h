@@ -10,6 +10,7 @@
 #define SERQ_SERQ_PLAN_PLAN_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ struct PlanSpec {
   double price = 0;              // per GPU-hour (0: no cost)
   double target_rate = 0;        // requests a second (0: none)
   bool early_stop = true;
+  // Told a line as each candidate's search ends ("candidate 3 of 36
+  // (colocated tp1 x2): 22 req/s"), from the thread that searched it, one
+  // call at a time; in completion order, so for people (stderr), not for
+  // output. Empty: none.
+  std::function<void(const std::string&)> progress;
 };
 
 // A figure and its 95% half-width.
