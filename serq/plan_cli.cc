@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
@@ -659,7 +660,7 @@ int PlanMain(const CommandLine& line) {
   context.gpus = grows ? growth.gpus : gpus;
   context.workload = !base.workload.replay.empty() ? absl::StrCat(
       "the trace ", base.workload.replay, " (", settings.trace_rows, " arrivals, a mean ",
-      report::FormatShortest(settings.trace_rate), " a second), its arrivals scaled in time to each rate, its lengths its own; "
+      absl::StrFormat("%.4g", settings.trace_rate), " a second), its arrivals scaled in time to each rate, its lengths its own; "
       "the run ends at its last arrival, after ", settings.warmup, " s (at most a quarter of the run)")
                                                     : absl::StrCat("Poisson arrivals, lengths ",
                                   base.workload.lengths.empty() ? "llmservingsim-sharegpt" : base.workload.lengths,

@@ -6,9 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "chart/chart.h"
 #include "chart/xml.h"
+#include "serq-report/render.h"
 #include "serq-report/table.h"
+#include "serq/sweep/metrics.h"
 #include "stats/format.h"
 
 namespace serq::plan {
@@ -18,10 +21,14 @@ using view::XmlEscape;
 
 std::string Fixed(double x, int digits) { return absl::StrFormat("%.*f", digits, x); }
 
-// A figure for people: "12.34 ± 0.56".
+// A figure for people: "12.34 ± 0.56", to the decimal its ± supports
+// (two digits of the half-width, as every serq table rounds: 6983.5 ±
+// 312.7 is 6984 ± 313, 0.055 ± 0.057 is 0.055 ± 0.057), `digits` where the
+// ± says nothing (0).
 std::string PlusMinus(const Value& v, int digits) {
   if (!v.defined) return "-";
-  return absl::StrCat(Fixed(v.value, digits), " ± ", Fixed(v.half_width, digits));
+  const int decimals = FigureDecimals(v.half_width, digits);
+  return absl::StrCat(Fixed(v.value, decimals), " ± ", Fixed(v.half_width, decimals));
 }
 
 std::string Status(const CandidateResult& r) {
@@ -32,17 +39,6 @@ std::string Status(const CandidateResult& r) {
     case CandidateResult::kError: return "error";
   }
   return "";
-}
-
-// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string Field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out + "\"";
 }
 
 std::string Num(const Value& v, int digits) { return v.defined ? Fixed(v.value, digits) : ""; }
@@ -103,7 +99,9 @@ std::string CandidatesCsv(const PlanSpec& spec, const Plan& plan, bool front_onl
     }
     f.push_back(ok ? Num(r.cost_per_mtok, 4) : "");
     f.push_back(ok ? Hw(r.cost_per_mtok, 4) : "");
-    f.push_back(Field(r.why));
+    // One line a candidate: a failure's diagnostics (source line, caret)
+    // joined by spaces.
+    f.push_back(report::CsvField(absl::StrReplaceAll(r.why, {{"\n", " "}})));
     absl::StrAppend(&out, absl::StrJoin(f, ","), "\n");
   }
   return out;

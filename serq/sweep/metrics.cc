@@ -57,14 +57,16 @@ double Sum(const results::Observation& o) {
 
 }  // namespace
 
+int FigureDecimals(double half_width, int otherwise) {
+  if (!std::isfinite(half_width) || !(half_width > 0)) return otherwise;
+  // Two significant digits of the half-width: 9.88 is 9.9 (1 decimal),
+  // 0.0341 is 0.034 (3), 34.4 is 34 (0); the figure goes to the same.
+  return std::clamp(1 - static_cast<int>(std::floor(std::log10(half_width))), 0, 4);
+}
+
 std::pair<std::string, std::string> FigureCells(const Figure& f) {
   if (!f.defined) return {"-", "-"};
-  int decimals = 4;
-  if (std::isfinite(f.half_width) && f.half_width > 0) {
-    // Two significant digits of the half-width: 9.88 is 9.9 (1 decimal),
-    // 0.0341 is 0.034 (3), 34.4 is 34 (0); the figure goes to the same.
-    decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(f.half_width))), 0, 4);
-  }
+  const int decimals = FigureDecimals(f.half_width, 4);
   return {report::FormatFixed(f.value, decimals), report::FormatFixed(f.half_width, decimals)};
 }
 

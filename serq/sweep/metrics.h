@@ -84,6 +84,9 @@ struct Figure {
 // infinite one says nothing of the digits: 4 decimals. {"-", "-"} when
 // the figure is undefined.
 std::pair<std::string, std::string> FigureCells(const Figure& f);
+// The decimals of such a cell: two significant digits of `half_width`
+// (from 0 to 4), or `otherwise` where it says nothing (0, inf, NaN).
+int FigureDecimals(double half_width, int otherwise);
 
 // Every metric of `metrics` at the point `merged` holds. An observation that
 // no replication has is an error (NotFound) naming the ones there are.
