@@ -237,6 +237,12 @@ cmp -s "$tmp/s1.csv" "$tmp/pipe-series.csv" || fail "run --series differs from t
 head -1 "$tmp/s1.csv" | grep -q '^replication,time,' || fail "run --series: no csv header"
 sed -n 3p "$tmp/s1.csv" | grep -q '^0,1,' || fail "run --series: the second row is not at 1 s"
 expect 2 yes "serq: error: --series applies to 'serq run' only" -- "$serq" check --series "$tmp/x.csv" $before
+# A run without a horizon has no series: the error names the flag given
+# (--series, which asks for one every second), not --sample.
+expect 1 yes "drain-overload.sq: error: --series: a time series needs a horizon" -- \
+  "$serq" run --series "$tmp/d.csv" testdata/sim/drain-overload.sq
+expect 1 yes "drain-overload.sq: error: --sample: a time series needs a horizon" -- \
+  "$serq" run --sample 1 testdata/sim/drain-overload.sq
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq cli: all passed"

@@ -79,6 +79,7 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   model_options.horizon = options.horizon;
   model_options.warmup = options.warmup;
   model_options.sample = options.sample;
+  model_options.sample_flag = options.sample_flag;
   model_options.data_dir = options.data_dir;
   sim::Model model;
   if (!sim::CompileModel(linked, model_options, &model, diags)) return SimOutcome::kRejected;

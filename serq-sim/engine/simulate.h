@@ -28,6 +28,9 @@ struct SimOptions {
   std::optional<double> horizon;           // overrides run { horizon }
   std::optional<double> warmup;            // overrides run { warmup }
   std::optional<double> sample;            // overrides run { sample }: the time series' DT
+  // The flag that set `sample`, for its errors: --sample, or serq run's
+  // --series, which asks for a series every second when nothing else does.
+  const char* sample_flag = "--sample";
   std::string data_dir;    // relative trace paths resolve here ("" = the program's directory)
   std::string trace_path;  // --trace: a JSON-lines event log ("" = none)
   std::string trace_format = "jsonl";  // --trace-format: jsonl or chrome (Trace Event Format)

@@ -310,7 +310,7 @@ bool Compiler::SampleSetting() {
   }
   auto fail = [&](const std::string& message) {
     if (options_.sample) {
-      diags_->ErrorInFile(absl::StrCat("--sample: ", message));
+      diags_->ErrorInFile(absl::StrCat(options_.sample_flag, ": ", message));
     } else {
       Error(loc, path, message);
     }

@@ -183,6 +183,7 @@ struct ModelOptions {
   std::optional<double> horizon;
   std::optional<double> warmup;  // overrides run { warmup }
   std::optional<double> sample;  // overrides run { sample }
+  const char* sample_flag = "--sample";  // the flag that set `sample`, for its errors
   std::string data_dir;  // where relative trace paths resolve ("" = the program's directory)
 };
 

@@ -127,7 +127,10 @@ bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::
   if (!ParseAndLink(path, options, program, result)) return false;
   // --series without an interval: one sample a second (docs/cli.md §run).
   SimOptions sim = options.sim;
-  if (!options.series_path.empty() && !sim.sample && !program->run().has_sample()) sim.sample = 1;
+  if (!options.series_path.empty() && !sim.sample && !program->run().has_sample()) {
+    sim.sample = 1;
+    sim.sample_flag = "--series";  // its error names the flag the user gave
+  }
   Diagnostics diags(InputName(path));
   absl::Status write_error;
   SimOutcome outcome = SimulateStreaming(
