@@ -379,6 +379,25 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
           }
         }
       }
+      // A draw of constant parameters that CheckDraw accepts is checked
+      // here once: one instruction that draws (Finish: kExponential,
+      // kDrawConst), its parameters in it. Invalid ones fail at run time
+      // (the tree says how).
+      if (n.op == Op::kRandom && n.b <= 2 && out->size() - first == n.b) {
+        double args[2] = {0, 0};
+        bool constant = true;
+        for (uint32_t i = 0; i < n.b && constant; ++i) {
+          constant = (*out)[first + i].op == Op::kNumber;
+          args[i] = (*out)[first + i].number;
+        }
+        if (constant && DrawValid(n.fn, absl::Span<const double>(args, n.b))) {
+          out->resize(first);
+          Instr draw{n.op, n.fn, Operands::kConstLeft, Code::kNumber, n.b, args[0]};
+          draw.number2 = args[1];
+          out->push_back(draw);
+          return true;
+        }
+      }
       out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.b, 0});
       return true;
     }
@@ -474,7 +493,10 @@ void Evaluator::Finish(Program* program) {
                                                          : Code::kMath;
         break;
       case Op::kRandom:
-        in.code = Code::kDraw;
+        // Operands::kConstLeft: its parameters are constants, checked (Compile).
+        in.code = in.operands != Operands::kConstLeft    ? Code::kDraw
+                  : in.fn == Function::kExponential ? Code::kExponential
+                                                    : Code::kDrawConst;
         program->draws = true;
         break;
       case Op::kStageState: case Op::kPoolState: in.code = Code::kState; break;
@@ -518,6 +540,18 @@ void Evaluator::Finish(Program* program) {
     code[kept++] = in;
   }
   code.resize(kept);
+  if (code.size() == 1) {
+    const Instr& only = code[0];
+    switch (only.code) {
+      case Code::kNumber: program->sure = !std::isnan(only.number); break;
+      case Code::kNow: case Code::kArrival: case Code::kSerial: case Code::kPresent:
+      case Code::kSince: case Code::kQueued: case Code::kIndex: case Code::kExponential:
+      case Code::kDrawConst:
+        program->sure = true;
+        break;
+      default: break;
+    }
+  }
   Instr done{Op::kNumber, Function::kMin};
   done.code = Code::kDone;
   code.push_back(done);
@@ -582,7 +616,7 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
       &&state, &&mul_field, &&add_field, &&mul_step, &&add_step, &&field, &&local, &&table,
-      &&elapsed, &&done,
+      &&elapsed, &&exponential, &&draw_const, &&done,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
   const char* const fields = reinterpret_cast<const char*>(&frame);
@@ -754,6 +788,12 @@ draw: {
   if (!DrawValid(in->fn, args)) return false;
   SERQ_RESULT(Draw(in->fn, args, *random_));
 }
+exponential:
+  SERQ_PUSH(random_->Exponential(in->number));
+draw_const: {
+  const double args[2] = {in->number, in->number2};
+  SERQ_PUSH(Draw(in->fn, absl::Span<const double>(args, in->a), *random_));
+}
 state: {
   const ElementRef& r = table_->refs[in->a];
   uint32_t element = r.base;
@@ -768,9 +808,8 @@ done:
 #undef SERQ_PUSH
 #undef SERQ_RESULT
 #undef SERQ_NEXT
-  if (std::isnan(tos)) return false;
   *value = tos;
-  return true;
+  return !std::isnan(tos);
 }
 
 }  // namespace serq::sim

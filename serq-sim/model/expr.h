@@ -178,6 +178,11 @@ class Evaluator {
       int32_t program = compiled_[node];
       if (program >= 0) {
         const Program& p = *programs_[program];
+        if (p.sure) {
+          double v;
+          Run(p, frame, &v);
+          return v;
+        }
         if (p.draws) return EvalDrawing(p, node, frame);
         double v;
         if (Run(p, frame, &v)) return v;
@@ -231,6 +236,10 @@ class Evaluator {
     kLocal,  // a: the let
     kTable,  // a: argument count; number: the table
     kElapsed,  // kElapsed of two operands on the stack
+    // A draw whose parameters are constants that CheckDraw accepts (a:
+    // their count, number and number2 their values), checked once when
+    // compiled: the draw itself, the same values from the same stream.
+    kExponential, kDrawConst,
     kDone,  // the program's end, which Finish appends
   };
   struct Instr {
@@ -242,10 +251,16 @@ class Evaluator {
                      // kMulField, kAddField: the leaf's offset in EvalFrame;
                      // kMulStep, kAddStep, kField: the figure's in StepVars
     double number = 0;
+    double number2 = 0;  // kDrawConst: the second parameter
   };
   struct Program {
     std::vector<Instr> code;
     bool draws = false;  // a draw: a failure restarts the tree from the same stream
+    // One instruction that cannot fail: a number, a leaf of the frame or
+    // of the step, or a draw of constant parameters. Its value is the
+    // tree's, NaN included (the tree takes a draw's value as it comes), so
+    // neither the random stream nor the tree is kept in reserve for it.
+    bool sure = false;
   };
   // Sets every instruction's code from its operation and operands (and
   // `draws`), fuses a leaf of the frame with the product or sum by a
@@ -269,7 +284,8 @@ class Evaluator {
   // operand moves into the instruction; two constants become one when the
   // result is valid (an invalid one fails at run time, as in the tree).
   static void Fold(size_t left, size_t right, std::vector<Instr>* out);
-  // False when an operation would fail (the tree then reports it).
+  // False when an operation would fail (the tree then reports it);
+  // *value is set when the program ran to its end, even to a NaN.
   bool Run(const Program& program, const EvalFrame& frame, double* value);
   // A lookup of table `table` at `args`; false (*error its message) when
   // the table's rule refuses them.
