@@ -86,6 +86,11 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     copies_.push_back(c.every > 0 ? std::make_unique<ChooseCopy>(c, this) : nullptr);
     if (c.every > 0) next_copy_ = 0;  // the first event takes the copy of time 0
   }
+  for (const RunSite& r : model.runs) {
+    const StageDecl& d = model.stages[r.decl];
+    plain_runs_.push_back(model.exprs.refs[r.stage].index < 0 && r.also.empty() && !r.shared &&
+                          r.growing < 0 && d.serve_by.empty() && d.kind != ir::Stage::STEP);
+  }
   horizon_ = std::max(model.warmup, std::min(model.horizon, options.stop_at));
   pool_freed_at_.assign(model.pool_decl.size(), 0);
   blocked_since_.assign(stations_.size(), -1);
@@ -633,7 +638,7 @@ void Engine::CompactEvents() {
 bool Engine::Dispatch(const Event& e) {
   switch (e.kind()) {
     case kArrival:
-      Arrive();
+      Arrive(e.target);
       return true;
     case kStation: {
       done_.clear();
@@ -657,10 +662,7 @@ bool Engine::Dispatch(const Event& e) {
   }
 }
 
-void Engine::Arrive() {
-  double time;
-  uint32_t workload;
-  if (!arrivals_.Next(&time, &workload)) return;
+void Engine::Arrive(uint32_t workload) {
   if (!SessionAllowed(workload)) return;
   const double* row;
   if (!arrivals_.Take(workload, &row)) return;
@@ -732,7 +734,10 @@ void Engine::Checkpoint() {
 }
 
 void Engine::InProgressChanged(uint32_t decl) {
-  in_progress_[decl].Set(now_, static_cast<double>(arrived_[decl] - ended_[decl]));
+  // Through int64 (the count is far below 2^63): the same value, without
+  // the unsigned conversion's branches.
+  const auto in_progress = static_cast<int64_t>(arrived_[decl] - ended_[decl]);
+  in_progress_[decl].Set(now_, static_cast<double>(in_progress));
 }
 
 namespace {
@@ -973,9 +978,7 @@ bool Engine::OnCourse() {
   return false;
 }
 
-bool Engine::SessionAllowed(uint32_t workload) {
-  uint64_t live = sessions_.size() - free_sessions_.size();
-  if (live < options_.limits.max_sessions) return true;
+bool Engine::SessionRefused(uint32_t workload, uint64_t live) {
   const WorkloadDecl& w = model_.workloads[workload];
   has_current_ = false;
   Fail(w.loc.line(), w.loc.column(), w.path,

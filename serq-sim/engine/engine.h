@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
@@ -138,7 +139,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // doubled since the last time, so that they do not slow every push and
   // pop: amortized O(1).
   void CompactEvents();
-  void Arrive();
+  // An arrival of `workload` (the event's target: the arrival process's
+  // next, the one event of the arrivals in the queue).
+  void Arrive(uint32_t workload);
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
@@ -193,7 +196,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool OnCourse();
   // --max-sessions when a workload starts one more session: false after
   // reporting it.
-  bool SessionAllowed(uint32_t workload);
+  bool SessionAllowed(uint32_t workload) {
+    uint64_t live = sessions_.size() - free_sessions_.size();
+    return ABSL_PREDICT_TRUE(live < options_.limits.max_sessions) || SessionRefused(workload, live);
+  }
+  [[gnu::noinline, gnu::cold]] bool SessionRefused(uint32_t workload, uint64_t live);
   // A limit of the run reached at event `e` (--max-events, the same-instant
   // guard): the error says what `e` was, located at its workload or session
   // when it has one.
@@ -205,12 +212,16 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   void Spawn(uint32_t workload, const double* row);
   void Execute(SessionId id);
   bool ExecRun(SessionId id, const Instr& in);
+  bool ExecPlainRun(Session& s, SessionId id, const Instr& in, const RunSite& r);
+  // The work of a run is not >= 0 and finite: reports it, returns false.
+  [[gnu::noinline, gnu::cold]] bool BadWork(uint32_t statement, double work);
   bool ExecChoose(Session& s, const Instr& in);
   bool ExecHold(SessionId id, const Instr& in);
   bool ExecHoldEnd(Session& s, const Instr& in);
   bool ExecRelease(Session& s, const Instr& in);
   bool ExecLoad(SessionId id, const Instr& in);
   void EndSession(SessionId id);
+  [[gnu::noinline]] void EndHolds(SessionId id);
   // The session's innermost active hold on `pool` (what a load, a release
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
@@ -321,6 +332,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   Pools pools_;
   Arrivals arrivals_;
 
+  // Per run site: a plain run, which ExecPlainRun takes: one stage
+  // element named without an index, of a stage that is neither a step
+  // stage nor shared and has no `serve by`; no `also`, no `growing`.
+  std::vector<uint8_t> plain_runs_;
   std::vector<Session> sessions_;
   std::vector<SessionId> free_sessions_;
   uint64_t live_leases_ = 0;  // over every session, for --max-sessions

@@ -39,8 +39,10 @@ EvalFrame Engine::FrameOf(const Session& s) const {
   f.now = now_;
   f.arrival = s.arrival;
   f.queued = s.queued;
-  f.serial = static_cast<double>(s.serial);
-  f.index = static_cast<double>(s.index);
+  // Through int64: the same values (below 2^63), without the unsigned
+  // conversion's branches (a frame is made for every statement).
+  f.serial = static_cast<double>(static_cast<int64_t>(s.serial));
+  f.index = static_cast<double>(static_cast<int64_t>(s.index));
   return f;
 }
 
@@ -201,6 +203,7 @@ void Engine::Execute(SessionId id) {
 bool Engine::ExecRun(SessionId id, const Instr& in) {
   Session& s = sessions_[id];
   const RunSite& r = model_.runs[in.a];
+  if (plain_runs_[in.a]) return ExecPlainRun(s, id, in, r);
   // One frame for the statement's expressions: nothing here sets a
   // variable or moves the clock.
   const EvalFrame frame = FrameOf(s);
@@ -215,10 +218,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   }
   double work = evaluator_.Eval(r.work, frame);
   if (evaluator_.failed()) return FailEval(in.statement), false;
-  if (!(work >= 0 && std::isfinite(work))) {
-    FailAt(in.statement, absl::StrCat("the work of a run must be >= 0 and finite, got ", work));
-    return false;
-  }
+  if (!(work >= 0 && std::isfinite(work))) return BadWork(in.statement, work);
   Job job;
   s.run_mode = r.mode;
   s.run_work = work;
@@ -272,6 +272,47 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     job.key = key_;
   }
   stations_[s.run_stations[0]]->Arrive(*this, job);
+  return false;
+}
+
+// ExecRun's way for a plain run (plain_runs_): its station is the stage
+// reference's element, its one expression the work; the same steps in the
+// same order, without those a plain run skips.
+bool Engine::ExecPlainRun(Session& s, SessionId id, const Instr& in, const RunSite& r) {
+  const uint32_t station = model_.exprs.refs[r.stage].base;
+  if (s.run_stations.size() == 1) {
+    s.run_stations[0] = station;
+  } else {
+    s.run_stations.clear();
+    s.run_stations.push_back(station);
+  }
+  s.wait_since = now_;
+  const double work = evaluator_.Eval(r.work, FrameOf(s));
+  if (evaluator_.failed()) return FailEval(in.statement), false;
+  if (!(work >= 0 && std::isfinite(work))) return BadWork(in.statement, work);
+  s.run_mode = r.mode;
+  s.run_work = work;
+  ++s.pc;
+  if (options_.trace) LogStation("run", s, "work", work);
+  if (work == 0) {
+    stations_[station]->RecordDone(0);
+    return true;
+  }
+  s.state = SessionState::kInRun;
+  s.service_start = now_;
+  s.queued = now_;
+  Job job;
+  job.observation = r.observe;
+  job.session = id;
+  job.serial = s.serial;
+  job.work = work;
+  job.mode = r.mode;
+  stations_[station]->Arrive(*this, job);
+  return false;
+}
+
+bool Engine::BadWork(uint32_t statement, double work) {
+  FailAt(statement, absl::StrCat("the work of a run must be >= 0 and finite, got ", work));
   return false;
 }
 
@@ -476,24 +517,30 @@ bool Engine::ExecLoad(SessionId id, const Instr& in) {
 
 void Engine::EndSession(SessionId id) {
   Session& s = sessions_[id];
-  // Ending releases every hold, innermost first; leases stay.
-  std::vector<HoldId> holds;
-  holds.swap(s.holds);
   s.frames.clear();
   s.state = SessionState::kEnded;
   ++ended_[s.decl];
   if (window_started_) ++ended_window_[s.decl];
   InProgressChanged(s.decl);
   if (options_.trace) LogSession("end", s);
+  if (!s.holds.empty()) EndHolds(id);
+  Session& again = sessions_[id];
+  again.leases.clear();  // nobody can release them now; they run out or are evicted
+  if (again.live_leases == 0) FreeSession(id);
+}
+
+// Ending releases every hold, innermost first; leases stay. Out of
+// EndSession's way: most sessions end holding nothing.
+void Engine::EndHolds(SessionId id) {
+  std::vector<HoldId> holds;
+  holds.swap(sessions_[id].holds);
+  const Session& s = sessions_[id];
   for (size_t k = holds.size(); k-- > 0;) {
     if (options_.trace) LogRelease(s, holds[k], "end");
     pools_.EndHold(holds[k]);
   }
   holds.clear();
-  Session& again = sessions_[id];
-  again.holds.swap(holds);  // keep the capacity for the next session in the slot
-  again.leases.clear();     // nobody can release them now; they run out or are evicted
-  if (again.live_leases == 0) FreeSession(id);
+  sessions_[id].holds.swap(holds);  // keep the capacity for the next session in the slot
 }
 
 }  // namespace serq::sim
