@@ -164,7 +164,9 @@ void Engine::Execute(SessionId id) {
         EndSession(id);
         break;
       case Code::kRun:
-        if (!ExecRun(id, in)) break;
+        if (!(plain_runs_[in.a] ? ExecPlainRun(s, id, in, model_.runs[in.a]) : ExecRun(id, in))) {
+          break;
+        }
         continue;
       case Code::kChoose:
         if (!ExecChoose(s, in)) break;
@@ -199,11 +201,11 @@ void Engine::Execute(SessionId id) {
   has_current_ = false;
 }
 
-// Returns true when the session goes on at once (a run of work 0).
+// Returns true when the session goes on at once (a run of work 0). A
+// plain run (plain_runs_) goes to ExecPlainRun instead.
 bool Engine::ExecRun(SessionId id, const Instr& in) {
   Session& s = sessions_[id];
   const RunSite& r = model_.runs[in.a];
-  if (plain_runs_[in.a]) return ExecPlainRun(s, id, in, r);
   // One frame for the statement's expressions: nothing here sets a
   // variable or moves the clock.
   const EvalFrame frame = FrameOf(s);

@@ -65,11 +65,7 @@ class EventQueue {
   void Push(Ticks time, uint8_t kind, uint32_t target, uint32_t tag,
             bool end_of_instant = false) {
     if (end_of_instant && (late_next_ == late_.size() || late_.back().time == time)) {
-      if (late_next_ == late_.size()) {
-        late_.clear();
-        late_next_ = 0;
-      }
-      late_.push_back(Make(time, kind, target, tag, end_of_instant));
+      PushLate(time, kind, target, tag);
       return;
     }
     const Event e = Make(time, kind, target, tag, end_of_instant);
@@ -165,6 +161,15 @@ class EventQueue {
   static constexpr size_t kArity = 4;
   static constexpr uint64_t kSlotted = 0x80;
   static constexpr size_t kNone = SIZE_MAX;
+
+  // Push's end-of-instant list, out of its way (a step's start).
+  [[gnu::noinline]] void PushLate(Ticks time, uint8_t kind, uint32_t target, uint32_t tag) {
+    if (late_next_ == late_.size()) {
+      late_.clear();
+      late_next_ = 0;
+    }
+    late_.push_back(Make(time, kind, target, tag, true));
+  }
 
   // The list's first event comes before the heap's top.
   bool LateFirst() const {
