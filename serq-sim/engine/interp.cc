@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serq-sim/engine/engine.h"
@@ -46,7 +47,7 @@ EvalFrame Engine::FrameOf(const Session& s) const {
   return f;
 }
 
-SessionId Engine::NewSession() {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline SessionId Engine::NewSession() {
   if (!free_sessions_.empty()) {
     SessionId id = free_sessions_.back();
     free_sessions_.pop_back();
