@@ -519,11 +519,23 @@ void Evaluator::Finish(Program* program) {
   // it (c * tokens, context * c: a step's tau is made of them) become one
   // instruction. Products and sums are commutative in IEEE arithmetic:
   // c * x and x * c have the same bits.
+  // Two leaves of the frame and the difference on the clock that takes
+  // them (now - arrival: most observations) become one instruction too.
   std::vector<Instr>& code = program->code;
   size_t kept = 0;
   for (size_t i = 0; i < code.size(); ++i) {
     Instr in = code[i];
     const int32_t in_frame = FrameOffset(in.op);
+    if (in_frame >= 0 && i + 2 < code.size() && FrameOffset(code[i + 1].op) >= 0 &&
+        code[i + 2].code == Code::kElapsed) {
+      in = code[i + 2];
+      in.code = Code::kElapsedFields;
+      in.a = static_cast<uint32_t>(in_frame);
+      in.b = static_cast<uint32_t>(FrameOffset(code[i + 1].op));
+      code[kept++] = in;
+      i += 2;
+      continue;
+    }
     const int32_t offset = in_frame >= 0 ? in_frame : StepOffset(in.op);
     if (offset >= 0 && i + 1 < code.size()) {
       Code next = code[i + 1].code;
@@ -541,13 +553,16 @@ void Evaluator::Finish(Program* program) {
   }
   code.resize(kept);
   if (code.size() == 1) {
-    const Instr& only = code[0];
+    Instr& only = code[0];
     switch (only.code) {
-      case Code::kNumber: program->sure = !std::isnan(only.number); break;
+      case Code::kNumber: program->single = !std::isnan(only.number); break;
       case Code::kNow: case Code::kArrival: case Code::kSerial: case Code::kPresent:
-      case Code::kSince: case Code::kQueued: case Code::kIndex: case Code::kExponential:
-      case Code::kDrawConst:
-        program->sure = true;
+      case Code::kSince: case Code::kQueued: case Code::kIndex:
+        only.a = static_cast<uint32_t>(FrameOffset(only.op));
+        program->single = true;
+        break;
+      case Code::kExponential: case Code::kDrawConst: case Code::kElapsedFields:
+        program->single = true;
         break;
       default: break;
     }
@@ -616,7 +631,7 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
       &&state, &&mul_field, &&add_field, &&mul_step, &&add_step, &&field, &&local, &&table,
-      &&elapsed, &&exponential, &&draw_const, &&done,
+      &&elapsed, &&exponential, &&draw_const, &&elapsed_fields, &&done,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
   const char* const fields = reinterpret_cast<const char*>(&frame);
@@ -790,10 +805,11 @@ draw: {
 }
 exponential:
   SERQ_PUSH(random_->Exponential(in->number));
-draw_const: {
-  const double args[2] = {in->number, in->number2};
-  SERQ_PUSH(Draw(in->fn, absl::Span<const double>(args, in->a), *random_));
-}
+draw_const:
+  SERQ_PUSH(DrawConst(*in));
+elapsed_fields:
+  SERQ_PUSH(OnClock(*reinterpret_cast<const double*>(fields + in->a) -
+                    *reinterpret_cast<const double*>(fields + in->b)));
 state: {
   const ElementRef& r = table_->refs[in->a];
   uint32_t element = r.base;
@@ -808,8 +824,14 @@ done:
 #undef SERQ_PUSH
 #undef SERQ_RESULT
 #undef SERQ_NEXT
+  if (std::isnan(tos)) return false;
   *value = tos;
-  return !std::isnan(tos);
+  return true;
+}
+
+double Evaluator::DrawConst(const Instr& in) {
+  const double args[2] = {in.number, in.number2};
+  return Draw(in.fn, absl::Span<const double>(args, in.a), *random_);
 }
 
 }  // namespace serq::sim
