@@ -735,13 +735,6 @@ void Engine::Checkpoint() {
   for (const TimeAverage& a : in_progress_) session_integral_[k].push_back(a.Integral(at));
 }
 
-void Engine::InProgressChanged(uint32_t decl) {
-  // Through int64 (the count is far below 2^63): the same value, without
-  // the unsigned conversion's branches.
-  const auto in_progress = static_cast<int64_t>(arrived_[decl] - ended_[decl]);
-  in_progress_[decl].Set(now_, static_cast<double>(in_progress));
-}
-
 namespace {
 
 // The time-averages over the window's thirds from the integrals at the

@@ -160,7 +160,13 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   }
   // Sessions of declaration `decl` arrived or ended: the count in progress
   // changes.
-  void InProgressChanged(uint32_t decl);
+  // Inline: a session's start and its end each change it.
+  void InProgressChanged(uint32_t decl) {
+    // Through int64 (the count is far below 2^63): the same value, without
+    // the unsigned conversion's branches.
+    const auto in_progress = static_cast<int64_t>(arrived_[decl] - ended_[decl]);
+    in_progress_[decl].Set(now_, static_cast<double>(in_progress));
+  }
   bool ReportDeadlock();
   // Stalls (engine_stall.cc): sessions that wait for units nothing left
   // can ever free. StallStops: true when some do now (the run stops):
@@ -211,6 +217,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   SessionId NewSession();
   void Spawn(uint32_t workload, const double* row);
   void Execute(SessionId id);
+  // Execute's failures, out of its way (its frame is set up twice an M/M/1
+  // customer): the same-instant guard at `statement` after `steps`; a
+  // repeat count `n` that is not finite.
+  [[gnu::noinline, gnu::cold]] void TooManyStatements(uint32_t statement, uint64_t steps);
+  [[gnu::noinline, gnu::cold]] void RepeatNotFinite(uint32_t statement, double n);
   bool ExecRun(SessionId id, const Instr& in);
   bool ExecPlainRun(Session& s, SessionId id, const Instr& in, const RunSite& r);
   // The work of a run is not >= 0 and finite: reports it, returns false.
@@ -225,7 +236,13 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // The session's innermost active hold on `pool` (what a load, a release
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
-  void FreeSession(SessionId id);
+  // Inline: every session that ends holding no lease is freed.
+  void FreeSession(SessionId id) {
+    Session& s = sessions_[id];
+    s.state = SessionState::kFree;
+    s.leases.clear();
+    free_sessions_.push_back(id);
+  }
   // The prefix cache (engine_cache.cc). Sets a new session's block list
   // from its trace row (Mooncake's hash_ids).
   void SetBlocks(Session& s, uint32_t workload, const double* row);

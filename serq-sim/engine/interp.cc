@@ -57,13 +57,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline SessionId Engine::NewSession() {
   return sessions_.size() - 1;
 }
 
-void Engine::FreeSession(SessionId id) {
-  Session& s = sessions_[id];
-  s.state = SessionState::kFree;
-  s.leases.clear();
-  free_sessions_.push_back(id);
-}
-
 void Engine::Spawn(uint32_t workload, const double* row) {
   const WorkloadDecl& w = model_.workloads[workload];
   const SessionDecl& d = model_.sessions[w.session];
@@ -120,9 +113,7 @@ void Engine::Execute(SessionId id) {
     Session& s = sessions_[id];
     const Instr& in = code[s.pc];
     if (steps == options_.limits.statements_per_instant) {
-      FailAt(in.statement, absl::StrCat("the session ran ", steps,
-                                        " statements at one instant without waiting "
-                                        "(a repeat that never ends?)"));
+      TooManyStatements(in.statement, steps);
       break;
     }
     switch (in.code) {
@@ -145,9 +136,7 @@ void Engine::Execute(SessionId id) {
       case Code::kRepeat: {
         double n = Eval(in.a, s);
         if (evaluator_.failed()) return FailEval(in.statement);
-        if (!std::isfinite(n)) {
-          return FailAt(in.statement, absl::StrCat("repeat count ", n, " is not finite"));
-        }
+        if (!std::isfinite(n)) return RepeatNotFinite(in.statement, n);
         double times = std::floor(n);
         if (times <= 0) {
           s.pc = in.c;
@@ -200,6 +189,16 @@ void Engine::Execute(SessionId id) {
     break;  // the session waits, ended or failed
   }
   has_current_ = false;
+}
+
+void Engine::TooManyStatements(uint32_t statement, uint64_t steps) {
+  FailAt(statement, absl::StrCat("the session ran ", steps,
+                                 " statements at one instant without waiting "
+                                 "(a repeat that never ends?)"));
+}
+
+void Engine::RepeatNotFinite(uint32_t statement, double n) {
+  FailAt(statement, absl::StrCat("repeat count ", n, " is not finite"));
 }
 
 // Returns true when the session goes on at once (a run of work 0). A
