@@ -118,7 +118,13 @@ class EventQueue {
     if (top.slotted()) slot_pos_[top.target] = kNone;
     Event last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) SiftDown(0, last);
+    // A heap left with one event (an M/M/1's: the next arrival or the
+    // next completion) has nothing to sift through: no call.
+    if (heap_.size() == 1) {
+      Place(0, last);
+    } else if (!heap_.empty()) {
+      SiftDown(0, last);
+    }
     return top;
   }
 
