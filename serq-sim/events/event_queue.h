@@ -223,7 +223,43 @@ class EventQueue {
     Place(i, e);
   }
 
-  std::vector<Event> heap_;
+  // The heap's array: a vector kept at its capacity, with a size of its
+  // own, so that a push is a comparison and a store in place (GCC kept
+  // vector::push_back out of line: a call a push). The same events in the
+  // same places as a vector's.
+  class Array {
+   public:
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    Event& operator[](size_t i) { return slots_[i]; }
+    const Event& operator[](size_t i) const { return slots_[i]; }
+    const Event& front() const { return slots_[0]; }
+    const Event& back() const { return slots_[size_ - 1]; }
+    void push_back(const Event& e) {
+      if (size_ == slots_.size()) Grow();
+      slots_[size_++] = e;
+    }
+    void pop_back() { --size_; }
+    void resize(size_t n) {
+      if (n > slots_.size()) slots_.resize(n);
+      size_ = n;
+    }
+    void clear() { size_ = 0; }
+    void reserve(size_t n) {
+      if (n > slots_.size()) slots_.resize(n);
+    }
+    Event* begin() { return slots_.data(); }
+    Event* end() { return slots_.data() + size_; }
+    const Event* begin() const { return slots_.data(); }
+    const Event* end() const { return slots_.data() + size_; }
+
+   private:
+    [[gnu::noinline]] void Grow() { slots_.resize(slots_.empty() ? 16 : 2 * slots_.size()); }
+    std::vector<Event> slots_;  // every slot from size_ on is unused
+    size_t size_ = 0;
+  };
+
+  Array heap_;
   std::vector<size_t> slot_pos_;  // slot (target) -> its event's index, or kNone
   // End-of-instant events of one time, in sequence order, from late_next_.
   std::vector<Event> late_;
