@@ -24,6 +24,11 @@
 //    1, and their ratio.
 //
 // An argument runs only the cases whose name contains it: `sim_bench ps`.
+// Two more set M/M/1's customers and the rounds of each timing (10^6 and
+// 5 by default), for callgrind, which counts instructions whatever the
+// load (bench/README.md §M/M/1 against a bare loop):
+//   valgrind --tool=callgrind --toggle-collect='serq::Simulate*' \
+//     bazel-bin/bench/sim_bench M/M/1 200000 1
 #include <math.h>
 #include <time.h>
 
@@ -86,7 +91,8 @@ bool Time(const serq::ir::Program& program, int rounds, double* seconds, uint64_
 // `rounds` runs; *events the events of one (an arrival and a departure a
 // customer) and *mean the mean sojourn (printed, so nothing is optimised
 // away).
-double BareMM1(double lambda, uint64_t customers, int rounds, uint64_t* events, double* mean) {
+[[gnu::noinline]] double BareMM1(double lambda, uint64_t customers, int rounds, uint64_t* events,
+                                 double* mean) {
   double best = 1e300;
   for (int round = 0; round < rounds; ++round) {
     double start = CpuSeconds();
@@ -170,13 +176,19 @@ run { horizon 1e12; }
 
 }  // namespace
 
-// sim_bench [WORD]: only the cases whose name contains WORD ("ps", "step").
+// sim_bench [WORD [CUSTOMERS [ROUNDS]]]: only the cases whose name
+// contains WORD ("ps", "step"); M/M/1 with CUSTOMERS; each timing the best
+// of ROUNDS.
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
+  const uint64_t customers = argc > 2 ? std::stoull(argv[2]) : 1000000;
+  const int rounds = argc > 3 ? std::stoi(argv[3]) : 5;
   const Case cases[] = {
-      {"M/M/1 fifo, 10^6 sessions", R"(
+      {"M/M/1 fifo, 10^6 sessions",
+       R"(
 stage S : fifo(1);
-workload { arrive poisson(0.9); limit 1000000; }
+workload { arrive poisson(0.9); limit )" +
+           std::to_string(customers) + R"(; }
 session { run S (exponential(1)); observe sojourn = now - arrival; }
 run { horizon 1e12; }
 )",
@@ -210,7 +222,7 @@ run { horizon 1e6; }
     double seconds;
     uint64_t events;
     serq::results::Results results;
-    if (!Time(program, 5, &seconds, &events, &results)) return 1;
+    if (!Time(program, rounds, &seconds, &events, &results)) return 1;
     const auto n = static_cast<unsigned long long>(events);
     switch (c.figure) {
       case Figure::kEventsPerSecond: {
@@ -218,7 +230,7 @@ run { horizon 1e6; }
                     seconds, events / seconds / 1e6, 1e6 / seconds / 1e3);
         uint64_t loop_events;
         double mean;
-        const double loop = BareMM1(0.9, 1000000, 5, &loop_events, &mean);
+        const double loop = BareMM1(0.9, customers, rounds, &loop_events, &mean);
         std::printf("  bare priority-queue loop, the same M/M/1: %llu events in %.3f s: %.2f M "
                     "events/s (mean sojourn %.3f); serq / loop %.2f\n",
                     static_cast<unsigned long long>(loop_events), loop, loop_events / loop / 1e6,

@@ -147,7 +147,12 @@ class ObservationRecorder {
       return;
     }
     if (exact_.size() + k <= limit_) {
-      exact_.insert(exact_.end(), k, x);
+      // One sample (Add, inlined: k is 1 there) without insert's count loop.
+      if (k == 1) {
+        exact_.push_back(x);
+      } else {
+        exact_.insert(exact_.end(), k, x);
+      }
       return;
     }
     Summarise(x, k);

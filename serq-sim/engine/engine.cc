@@ -93,6 +93,11 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
     copies_.push_back(c.every > 0 ? std::make_unique<ChooseCopy>(c, this) : nullptr);
     if (c.every > 0) next_copy_ = 0;  // the first event takes the copy of time 0
   }
+  for (const RunSite& r : model.runs) {
+    const StageDecl& d = model.stages[r.decl];
+    plain_runs_.push_back(model.exprs.refs[r.stage].index < 0 && r.also.empty() && !r.shared &&
+                          r.growing < 0 && d.serve_by.empty() && d.kind != ir::Stage::STEP);
+  }
   horizon_ = std::max(model.warmup, std::min(model.horizon, options.stop_at));
   pool_freed_at_.assign(model.pool_decl.size(), 0);
   blocked_since_.assign(stations_.size(), -1);
@@ -641,10 +646,12 @@ void Engine::CompactEvents() {
   compact_at_ = std::max<size_t>(256, 2 * events_.size());
 }
 
-bool Engine::Dispatch(const Event& e) {
+// Inline in Run, its one caller: an event's dispatch is a good part of a
+// short event (an M/M/1 arrival or completion).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool Engine::Dispatch(const Event& e) {
   switch (e.kind()) {
     case kArrival:
-      Arrive();
+      Arrive(e.target);
       return true;
     case kStation: {
       done_.clear();
@@ -668,10 +675,7 @@ bool Engine::Dispatch(const Event& e) {
   }
 }
 
-void Engine::Arrive() {
-  double time;
-  uint32_t workload;
-  if (!arrivals_.Next(&time, &workload)) return;
+void Engine::Arrive(uint32_t workload) {
   if (!SessionAllowed(workload)) return;
   const double* row;
   if (!arrivals_.Take(workload, &row)) return;
@@ -679,7 +683,7 @@ void Engine::Arrive() {
   Spawn(workload, row);
 }
 
-void Engine::ScheduleNextArrival() {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Engine::ScheduleNextArrival() {
   double time;
   uint32_t workload;
   // The one place an arrival's time (seconds, from the arrival process or
@@ -758,10 +762,6 @@ void Engine::Checkpoint() {
   for (const auto& station : stations_) station_integral_[k].push_back(station->PresentIntegral(at));
   session_integral_[k].clear();
   for (const TimeAverage& a : in_progress_) session_integral_[k].push_back(a.Integral(at));
-}
-
-void Engine::InProgressChanged(uint32_t decl) {
-  in_progress_[decl].Set(now_, static_cast<double>(arrived_[decl] - ended_[decl]));
 }
 
 namespace {
@@ -1002,9 +1002,7 @@ bool Engine::OnCourse() {
   return false;
 }
 
-bool Engine::SessionAllowed(uint32_t workload) {
-  uint64_t live = sessions_.size() - free_sessions_.size();
-  if (live < options_.limits.max_sessions) return true;
+bool Engine::SessionRefused(uint32_t workload, uint64_t live) {
   const WorkloadDecl& w = model_.workloads[workload];
   has_current_ = false;
   Fail(w.loc.line(), w.loc.column(), w.path,

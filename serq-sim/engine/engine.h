@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
@@ -138,7 +139,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // doubled since the last time, so that they do not slow every push and
   // pop: amortized O(1).
   void CompactEvents();
-  void Arrive();
+  // An arrival of `workload` (the event's target: the arrival process's
+  // next, the one event of the arrivals in the queue).
+  void Arrive(uint32_t workload);
   void ScheduleNextArrival();
   void Complete(const std::vector<SessionId>& done);
   void StartWindow(double at);
@@ -158,7 +161,13 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   }
   // Sessions of declaration `decl` arrived or ended: the count in progress
   // changes.
-  void InProgressChanged(uint32_t decl);
+  // Inline: a session's start and its end each change it.
+  void InProgressChanged(uint32_t decl) {
+    // Through int64 (the count is far below 2^63): the same value, without
+    // the unsigned conversion's branches.
+    const auto in_progress = static_cast<int64_t>(arrived_[decl] - ended_[decl]);
+    in_progress_[decl].Set(now_, static_cast<double>(in_progress));
+  }
   bool ReportDeadlock();
   // Stalls (engine_stall.cc): sessions that wait for units nothing left
   // can ever free. StallStops: true when some do now (the run stops):
@@ -194,7 +203,11 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   bool OnCourse();
   // --max-sessions when a workload starts one more session: false after
   // reporting it.
-  bool SessionAllowed(uint32_t workload);
+  bool SessionAllowed(uint32_t workload) {
+    uint64_t live = sessions_.size() - free_sessions_.size();
+    return ABSL_PREDICT_TRUE(live < options_.limits.max_sessions) || SessionRefused(workload, live);
+  }
+  [[gnu::noinline, gnu::cold]] bool SessionRefused(uint32_t workload, uint64_t live);
   // A limit of the run reached at event `e` (--max-events, the same-instant
   // guard): the error says what `e` was, located at its workload or session
   // when it has one.
@@ -205,17 +218,32 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   SessionId NewSession();
   void Spawn(uint32_t workload, const double* row);
   void Execute(SessionId id);
+  // Execute's failures, out of its way (its frame is set up twice an M/M/1
+  // customer): the same-instant guard at `statement` after `steps`; a
+  // repeat count `n` that is not finite.
+  [[gnu::noinline, gnu::cold]] void TooManyStatements(uint32_t statement, uint64_t steps);
+  [[gnu::noinline, gnu::cold]] void RepeatNotFinite(uint32_t statement, double n);
   bool ExecRun(SessionId id, const Instr& in);
+  bool ExecPlainRun(Session& s, SessionId id, const Instr& in, const RunSite& r);
+  // The work of a run is not >= 0 and finite: reports it, returns false.
+  [[gnu::noinline, gnu::cold]] bool BadWork(uint32_t statement, double work);
   bool ExecChoose(Session& s, const Instr& in);
   bool ExecHold(SessionId id, const Instr& in);
   bool ExecHoldEnd(Session& s, const Instr& in);
   bool ExecRelease(Session& s, const Instr& in);
   bool ExecLoad(SessionId id, const Instr& in);
   void EndSession(SessionId id);
+  [[gnu::noinline]] void EndHolds(SessionId id);
   // The session's innermost active hold on `pool` (what a load, a release
   // and a decode run `growing` act on): false when it has none.
   bool InnermostHold(const Session& s, uint32_t pool, HoldId* hold) const;
-  void FreeSession(SessionId id);
+  // Inline: every session that ends holding no lease is freed.
+  void FreeSession(SessionId id) {
+    Session& s = sessions_[id];
+    s.state = SessionState::kFree;
+    s.leases.clear();
+    free_sessions_.push_back(id);
+  }
   // The prefix cache (engine_cache.cc). Sets a new session's block list
   // from its trace row (Mooncake's hash_ids).
   void SetBlocks(Session& s, uint32_t workload, const double* row);
@@ -322,6 +350,10 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   Pools pools_;
   Arrivals arrivals_;
 
+  // Per run site: a plain run, which ExecPlainRun takes: one stage
+  // element named without an index, of a stage that is neither a step
+  // stage nor shared and has no `serve by`; no `also`, no `growing`.
+  std::vector<uint8_t> plain_runs_;
   std::vector<Session> sessions_;
   std::vector<SessionId> free_sessions_;
   uint64_t live_leases_ = 0;  // over every session, for --max-sessions

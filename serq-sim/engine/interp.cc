@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serq-sim/engine/engine.h"
@@ -39,12 +40,14 @@ EvalFrame Engine::FrameOf(const Session& s) const {
   f.now = now_;
   f.arrival = s.arrival;
   f.queued = s.queued;
-  f.serial = static_cast<double>(s.serial);
-  f.index = static_cast<double>(s.index);
+  // Through int64: the same values (below 2^63), without the unsigned
+  // conversion's branches (a frame is made for every statement).
+  f.serial = static_cast<double>(static_cast<int64_t>(s.serial));
+  f.index = static_cast<double>(static_cast<int64_t>(s.index));
   return f;
 }
 
-SessionId Engine::NewSession() {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline SessionId Engine::NewSession() {
   if (!free_sessions_.empty()) {
     SessionId id = free_sessions_.back();
     free_sessions_.pop_back();
@@ -52,13 +55,6 @@ SessionId Engine::NewSession() {
   }
   sessions_.emplace_back();
   return sessions_.size() - 1;
-}
-
-void Engine::FreeSession(SessionId id) {
-  Session& s = sessions_[id];
-  s.state = SessionState::kFree;
-  s.leases.clear();
-  free_sessions_.push_back(id);
 }
 
 void Engine::Spawn(uint32_t workload, const double* row) {
@@ -118,9 +114,7 @@ void Engine::Execute(SessionId id) {
     Session& s = sessions_[id];
     const Instr& in = code[s.pc];
     if (steps == options_.limits.statements_per_instant) {
-      FailAt(in.statement, absl::StrCat("the session ran ", steps,
-                                        " statements at one instant without waiting "
-                                        "(a repeat that never ends?)"));
+      TooManyStatements(in.statement, steps);
       break;
     }
     switch (in.code) {
@@ -143,9 +137,7 @@ void Engine::Execute(SessionId id) {
       case Code::kRepeat: {
         double n = Eval(in.a, s);
         if (evaluator_.failed()) return FailEval(in.statement);
-        if (!std::isfinite(n)) {
-          return FailAt(in.statement, absl::StrCat("repeat count ", n, " is not finite"));
-        }
+        if (!std::isfinite(n)) return RepeatNotFinite(in.statement, n);
         double times = std::floor(n);
         if (times <= 0) {
           s.pc = in.c;
@@ -163,7 +155,9 @@ void Engine::Execute(SessionId id) {
         EndSession(id);
         break;
       case Code::kRun:
-        if (!ExecRun(id, in)) break;
+        if (!(plain_runs_[in.a] ? ExecPlainRun(s, id, in, model_.runs[in.a]) : ExecRun(id, in))) {
+          break;
+        }
         continue;
       case Code::kChoose:
         if (!ExecChoose(s, in)) break;
@@ -198,7 +192,18 @@ void Engine::Execute(SessionId id) {
   has_current_ = false;
 }
 
-// Returns true when the session goes on at once (a run of work 0).
+void Engine::TooManyStatements(uint32_t statement, uint64_t steps) {
+  FailAt(statement, absl::StrCat("the session ran ", steps,
+                                 " statements at one instant without waiting "
+                                 "(a repeat that never ends?)"));
+}
+
+void Engine::RepeatNotFinite(uint32_t statement, double n) {
+  FailAt(statement, absl::StrCat("repeat count ", n, " is not finite"));
+}
+
+// Returns true when the session goes on at once (a run of work 0). A
+// plain run (plain_runs_) goes to ExecPlainRun instead.
 bool Engine::ExecRun(SessionId id, const Instr& in) {
   Session& s = sessions_[id];
   const RunSite& r = model_.runs[in.a];
@@ -216,10 +221,7 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
   }
   double work = evaluator_.Eval(r.work, frame);
   if (evaluator_.failed()) return FailEval(in.statement), false;
-  if (!(work >= 0 && std::isfinite(work))) {
-    FailAt(in.statement, absl::StrCat("the work of a run must be >= 0 and finite, got ", work));
-    return false;
-  }
+  if (!(work >= 0 && std::isfinite(work))) return BadWork(in.statement, work);
   Job job;
   s.run_mode = r.mode;
   s.run_work = work;
@@ -273,6 +275,47 @@ bool Engine::ExecRun(SessionId id, const Instr& in) {
     job.key = key_;
   }
   stations_[s.run_stations[0]]->Arrive(*this, job);
+  return false;
+}
+
+// ExecRun's way for a plain run (plain_runs_): its station is the stage
+// reference's element, its one expression the work; the same steps in the
+// same order, without those a plain run skips.
+bool Engine::ExecPlainRun(Session& s, SessionId id, const Instr& in, const RunSite& r) {
+  const uint32_t station = model_.exprs.refs[r.stage].base;
+  if (s.run_stations.size() == 1) {
+    s.run_stations[0] = station;
+  } else {
+    s.run_stations.clear();
+    s.run_stations.push_back(station);
+  }
+  s.wait_since = now_;
+  const double work = evaluator_.Eval(r.work, FrameOf(s));
+  if (evaluator_.failed()) return FailEval(in.statement), false;
+  if (!(work >= 0 && std::isfinite(work))) return BadWork(in.statement, work);
+  s.run_mode = r.mode;
+  s.run_work = work;
+  ++s.pc;
+  if (options_.trace) LogStation("run", s, "work", work);
+  if (work == 0) {
+    stations_[station]->RecordDone(0);
+    return true;
+  }
+  s.state = SessionState::kInRun;
+  s.service_start = now_;
+  s.queued = now_;
+  Job job;
+  job.observation = r.observe;
+  job.session = id;
+  job.serial = s.serial;
+  job.work = work;
+  job.mode = r.mode;
+  stations_[station]->Arrive(*this, job);
+  return false;
+}
+
+bool Engine::BadWork(uint32_t statement, double work) {
+  FailAt(statement, absl::StrCat("the work of a run must be >= 0 and finite, got ", work));
   return false;
 }
 
@@ -477,24 +520,30 @@ bool Engine::ExecLoad(SessionId id, const Instr& in) {
 
 void Engine::EndSession(SessionId id) {
   Session& s = sessions_[id];
-  // Ending releases every hold, innermost first; leases stay.
-  std::vector<HoldId> holds;
-  holds.swap(s.holds);
   s.frames.clear();
   s.state = SessionState::kEnded;
   ++ended_[s.decl];
   if (window_started_) ++ended_window_[s.decl];
   InProgressChanged(s.decl);
   if (options_.trace) LogSession("end", s);
+  if (!s.holds.empty()) EndHolds(id);
+  Session& again = sessions_[id];
+  again.leases.clear();  // nobody can release them now; they run out or are evicted
+  if (again.live_leases == 0) FreeSession(id);
+}
+
+// Ending releases every hold, innermost first; leases stay. Out of
+// EndSession's way: most sessions end holding nothing.
+void Engine::EndHolds(SessionId id) {
+  std::vector<HoldId> holds;
+  holds.swap(sessions_[id].holds);
+  const Session& s = sessions_[id];
   for (size_t k = holds.size(); k-- > 0;) {
     if (options_.trace) LogRelease(s, holds[k], "end");
     pools_.EndHold(holds[k]);
   }
   holds.clear();
-  Session& again = sessions_[id];
-  again.holds.swap(holds);  // keep the capacity for the next session in the slot
-  again.leases.clear();     // nobody can release them now; they run out or are evicted
-  if (again.live_leases == 0) FreeSession(id);
+  sessions_[id].holds.swap(holds);  // keep the capacity for the next session in the slot
 }
 
 }  // namespace serq::sim

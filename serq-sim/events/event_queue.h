@@ -62,14 +62,12 @@ class EventQueue {
   // `end_of_instant` runs after every other event due at the same time,
   // including those scheduled after it (a step that starts on an idle
   // stage waits so that requests arriving together are batched together).
-  void Push(Ticks time, uint8_t kind, uint32_t target, uint32_t tag,
-            bool end_of_instant = false) {
+  // Inline (always: GCC would not): the engine pushes once or twice an
+  // event, and a call's frame was a third of a push.
+  [[gnu::always_inline]] void Push(Ticks time, uint8_t kind, uint32_t target, uint32_t tag,
+                                   bool end_of_instant = false) {
     if (end_of_instant && (late_next_ == late_.size() || late_.back().time == time)) {
-      if (late_next_ == late_.size()) {
-        late_.clear();
-        late_next_ = 0;
-      }
-      late_.push_back(Make(time, kind, target, tag, end_of_instant));
+      PushLate(time, kind, target, tag);
       return;
     }
     const Event e = Make(time, kind, target, tag, end_of_instant);
@@ -120,7 +118,13 @@ class EventQueue {
     if (top.slotted()) slot_pos_[top.target] = kNone;
     Event last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) SiftDown(0, last);
+    // A heap left with one event (an M/M/1's: the next arrival or the
+    // next completion) has nothing to sift through: no call.
+    if (heap_.size() == 1) {
+      Place(0, last);
+    } else if (!heap_.empty()) {
+      SiftDown(0, last);
+    }
     return top;
   }
 
@@ -166,6 +170,15 @@ class EventQueue {
   static constexpr uint64_t kSlotted = 0x80;
   static constexpr size_t kNone = SIZE_MAX;
 
+  // Push's end-of-instant list, out of its way (a step's start).
+  [[gnu::noinline]] void PushLate(Ticks time, uint8_t kind, uint32_t target, uint32_t tag) {
+    if (late_next_ == late_.size()) {
+      late_.clear();
+      late_next_ = 0;
+    }
+    late_.push_back(Make(time, kind, target, tag, true));
+  }
+
   // The list's first event comes before the heap's top.
   bool LateFirst() const {
     return late_next_ != late_.size() && (heap_.empty() || late_[late_next_].Before(heap_.front()));
@@ -210,7 +223,43 @@ class EventQueue {
     Place(i, e);
   }
 
-  std::vector<Event> heap_;
+  // The heap's array: a vector kept at its capacity, with a size of its
+  // own, so that a push is a comparison and a store in place (GCC kept
+  // vector::push_back out of line: a call a push). The same events in the
+  // same places as a vector's.
+  class Array {
+   public:
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    Event& operator[](size_t i) { return slots_[i]; }
+    const Event& operator[](size_t i) const { return slots_[i]; }
+    const Event& front() const { return slots_[0]; }
+    const Event& back() const { return slots_[size_ - 1]; }
+    void push_back(const Event& e) {
+      if (size_ == slots_.size()) Grow();
+      slots_[size_++] = e;
+    }
+    void pop_back() { --size_; }
+    void resize(size_t n) {
+      if (n > slots_.size()) slots_.resize(n);
+      size_ = n;
+    }
+    void clear() { size_ = 0; }
+    void reserve(size_t n) {
+      if (n > slots_.size()) slots_.resize(n);
+    }
+    Event* begin() { return slots_.data(); }
+    Event* end() { return slots_.data() + size_; }
+    const Event* begin() const { return slots_.data(); }
+    const Event* end() const { return slots_.data() + size_; }
+
+   private:
+    [[gnu::noinline]] void Grow() { slots_.resize(slots_.empty() ? 16 : 2 * slots_.size()); }
+    std::vector<Event> slots_;  // every slot from size_ on is unused
+    size_t size_ = 0;
+  };
+
+  Array heap_;
   std::vector<size_t> slot_pos_;  // slot (target) -> its event's index, or kNone
   // End-of-instant events of one time, in sequence order, from late_next_.
   std::vector<Event> late_;

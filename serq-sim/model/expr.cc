@@ -379,6 +379,25 @@ bool Evaluator::Compile(uint32_t id, int depth, int* max_depth, std::vector<Inst
           }
         }
       }
+      // A draw of constant parameters that CheckDraw accepts is checked
+      // here once: one instruction that draws (Finish: kExponential,
+      // kDrawConst), its parameters in it. Invalid ones fail at run time
+      // (the tree says how).
+      if (n.op == Op::kRandom && n.b <= 2 && out->size() - first == n.b) {
+        double args[2] = {0, 0};
+        bool constant = true;
+        for (uint32_t i = 0; i < n.b && constant; ++i) {
+          constant = (*out)[first + i].op == Op::kNumber;
+          args[i] = (*out)[first + i].number;
+        }
+        if (constant && DrawValid(n.fn, absl::Span<const double>(args, n.b))) {
+          out->resize(first);
+          Instr draw{n.op, n.fn, Operands::kConstLeft, Code::kNumber, n.b, args[0]};
+          draw.number2 = args[1];
+          out->push_back(draw);
+          return true;
+        }
+      }
       out->push_back(Instr{n.op, n.fn, Operands::kStack, Code::kNumber, n.b, 0});
       return true;
     }
@@ -474,7 +493,10 @@ void Evaluator::Finish(Program* program) {
                                                          : Code::kMath;
         break;
       case Op::kRandom:
-        in.code = Code::kDraw;
+        // Operands::kConstLeft: its parameters are constants, checked (Compile).
+        in.code = in.operands != Operands::kConstLeft    ? Code::kDraw
+                  : in.fn == Function::kExponential ? Code::kExponential
+                                                    : Code::kDrawConst;
         program->draws = true;
         break;
       case Op::kStageState: case Op::kPoolState: in.code = Code::kState; break;
@@ -497,11 +519,23 @@ void Evaluator::Finish(Program* program) {
   // it (c * tokens, context * c: a step's tau is made of them) become one
   // instruction. Products and sums are commutative in IEEE arithmetic:
   // c * x and x * c have the same bits.
+  // Two leaves of the frame and the difference on the clock that takes
+  // them (now - arrival: most observations) become one instruction too.
   std::vector<Instr>& code = program->code;
   size_t kept = 0;
   for (size_t i = 0; i < code.size(); ++i) {
     Instr in = code[i];
     const int32_t in_frame = FrameOffset(in.op);
+    if (in_frame >= 0 && i + 2 < code.size() && FrameOffset(code[i + 1].op) >= 0 &&
+        code[i + 2].code == Code::kElapsed) {
+      in = code[i + 2];
+      in.code = Code::kElapsedFields;
+      in.a = static_cast<uint32_t>(in_frame);
+      in.b = static_cast<uint32_t>(FrameOffset(code[i + 1].op));
+      code[kept++] = in;
+      i += 2;
+      continue;
+    }
     const int32_t offset = in_frame >= 0 ? in_frame : StepOffset(in.op);
     if (offset >= 0 && i + 1 < code.size()) {
       Code next = code[i + 1].code;
@@ -518,6 +552,21 @@ void Evaluator::Finish(Program* program) {
     code[kept++] = in;
   }
   code.resize(kept);
+  if (code.size() == 1) {
+    Instr& only = code[0];
+    switch (only.code) {
+      case Code::kNumber: program->single = !std::isnan(only.number); break;
+      case Code::kNow: case Code::kArrival: case Code::kSerial: case Code::kPresent:
+      case Code::kSince: case Code::kQueued: case Code::kIndex:
+        only.a = static_cast<uint32_t>(FrameOffset(only.op));
+        program->single = true;
+        break;
+      case Code::kExponential: case Code::kDrawConst: case Code::kElapsedFields:
+        program->single = true;
+        break;
+      default: break;
+    }
+  }
   Instr done{Op::kNumber, Function::kMin};
   done.code = Code::kDone;
   code.push_back(done);
@@ -582,7 +631,7 @@ bool Evaluator::Run(const Program& program, const EvalFrame& frame, double* valu
       &&add_s, &&add_l, &&add_r, &&sub_s, &&sub_l, &&sub_r, &&mul_s, &&mul_l, &&mul_r,
       &&div_s, &&div_l, &&div_r, &&binary, &&binary, &&binary, &&min2, &&max2, &&math, &&draw,
       &&state, &&mul_field, &&add_field, &&mul_step, &&add_step, &&field, &&local, &&table,
-      &&elapsed, &&done,
+      &&elapsed, &&exponential, &&draw_const, &&elapsed_fields, &&done,
   };
   static_assert(sizeof(kCode) / sizeof(kCode[0]) == static_cast<size_t>(Code::kDone) + 1);
   const char* const fields = reinterpret_cast<const char*>(&frame);
@@ -754,6 +803,13 @@ draw: {
   if (!DrawValid(in->fn, args)) return false;
   SERQ_RESULT(Draw(in->fn, args, *random_));
 }
+exponential:
+  SERQ_PUSH(random_->Exponential(in->number));
+draw_const:
+  SERQ_PUSH(DrawConst(*in));
+elapsed_fields:
+  SERQ_PUSH(OnClock(*reinterpret_cast<const double*>(fields + in->a) -
+                    *reinterpret_cast<const double*>(fields + in->b)));
 state: {
   const ElementRef& r = table_->refs[in->a];
   uint32_t element = r.base;
@@ -771,6 +827,11 @@ done:
   if (std::isnan(tos)) return false;
   *value = tos;
   return true;
+}
+
+double Evaluator::DrawConst(const Instr& in) {
+  const double args[2] = {in.number, in.number2};
+  return Draw(in.fn, absl::Span<const double>(args, in.a), *random_);
 }
 
 }  // namespace serq::sim

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/builtins.h"
+#include "serq-sim/events/clock.h"
 #include "serq-sim/random/random.h"
 #include "serq-sim/stations/stage.h"
 #include "tables/grid.h"
@@ -178,6 +179,11 @@ class Evaluator {
       int32_t program = compiled_[node];
       if (program >= 0) {
         const Program& p = *programs_[program];
+        if (p.single) {
+          double v;
+          if (EvalSingle(p.code[0], frame, &v)) return v;
+          return EvalTree(node, frame);  // it would fail: the tree says how
+        }
         if (p.draws) return EvalDrawing(p, node, frame);
         double v;
         if (Run(p, frame, &v)) return v;
@@ -231,6 +237,13 @@ class Evaluator {
     kLocal,  // a: the let
     kTable,  // a: argument count; number: the table
     kElapsed,  // kElapsed of two operands on the stack
+    // A draw whose parameters are constants that CheckDraw accepts (a:
+    // their count, number and number2 their values), checked once when
+    // compiled: the draw itself, the same values from the same stream.
+    kExponential, kDrawConst,
+    // The difference of two leaves of the frame on the clock (a: the
+    // first's offset in EvalFrame, b: the second's): `now - arrival`.
+    kElapsedFields,
     kDone,  // the program's end, which Finish appends
   };
   struct Instr {
@@ -242,10 +255,18 @@ class Evaluator {
                      // kMulField, kAddField: the leaf's offset in EvalFrame;
                      // kMulStep, kAddStep, kField: the figure's in StepVars
     double number = 0;
+    double number2 = 0;  // kDrawConst: the second parameter
+    uint32_t b = 0;      // kElapsedFields: the second leaf's offset
   };
   struct Program {
     std::vector<Instr> code;
     bool draws = false;  // a draw: a failure restarts the tree from the same stream
+    // One instruction that EvalSingle evaluates without Run's machine: a
+    // number, a leaf of the frame, a draw of constant parameters (which
+    // cannot fail: its value is the tree's, NaN included, as the tree takes
+    // a draw's value as it comes, so the random stream is not kept in
+    // reserve for it), or kElapsedFields.
+    bool single = false;
   };
   // Sets every instruction's code from its operation and operands (and
   // `draws`), fuses a leaf of the frame with the product or sum by a
@@ -269,6 +290,24 @@ class Evaluator {
   // operand moves into the instruction; two constants become one when the
   // result is valid (an invalid one fails at run time, as in the tree).
   static void Fold(size_t left, size_t right, std::vector<Instr>* out);
+  // A single program's instruction (Program::single); false when it
+  // would fail, which only kElapsedFields can (a NaN: the tree reports it).
+  bool EvalSingle(const Instr& in, const EvalFrame& frame, double* value) {
+    const char* const fields = reinterpret_cast<const char*>(&frame);
+    switch (in.code) {
+      case Code::kExponential: *value = random_->Exponential(in.number); return true;
+      case Code::kElapsedFields:
+        *value = OnClock(*reinterpret_cast<const double*>(fields + in.a) -
+                         *reinterpret_cast<const double*>(fields + in.b));
+        return !std::isnan(*value);
+      case Code::kNumber: *value = in.number; return true;
+      case Code::kDrawConst: *value = DrawConst(in); return true;
+      default:  // a leaf of the frame: in.a is its offset
+        *value = *reinterpret_cast<const double*>(fields + in.a);
+        return true;
+    }
+  }
+  double DrawConst(const Instr& in);
   // False when an operation would fail (the tree then reports it).
   bool Run(const Program& program, const EvalFrame& frame, double* value);
   // A lookup of table `table` at `args`; false (*error its message) when

@@ -559,5 +559,58 @@ TEST(CompiledExprTest, DrawThatFailsLeavesTheStreamAsTheTree) {
   }
 }
 
+// Draws of constant parameters are checked when compiled and run as one
+// instruction; a program of one instruction runs without Run's machine
+// (EvalSingle). Each gives the tree's value to the bit, from the same
+// stream, on its first evaluation (compiled) and after; so do the fused
+// now - arrival (on the clock: OnClock of the difference) alone and
+// inside a larger program, and a leaf alone.
+TEST(CompiledExprTest, SingleInstructionsAndConstantDrawsToTheBit) {
+  Builder b;
+  uint32_t exponential = b.Draw(Function::kExponential, {b.Num(2)});
+  uint32_t uniform = b.Draw(Function::kUniform, {b.Num(1), b.Num(3)});
+  uint32_t elapsed = b.Bin(Op::kElapsed, b.Leaf(Op::kNow), b.Leaf(Op::kArrival));
+  uint32_t twice =
+      b.Bin(Op::kMul, b.Bin(Op::kElapsed, b.Leaf(Op::kNow), b.Leaf(Op::kArrival)), b.Num(2));
+  uint32_t queued = b.Leaf(Op::kQueued);
+  Random random(11), same(11);
+  FakeState state;
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  for (int k = 0; k < 3; ++k) {
+    EvalFrame f;
+    f.now = 0.3 + k;  // 0.3 - 0.1 is 0.19999999999999998 in doubles; on the clock 0.2
+    f.arrival = 0.1;
+    f.queued = 0.25 * k;
+    EXPECT_TRUE(SameBits(ev.Eval(exponential, f), same.Exponential(2))) << k;
+    EXPECT_TRUE(SameBits(ev.Eval(uniform, f), same.Uniform(1, 3))) << k;
+    EXPECT_TRUE(SameBits(ev.Eval(elapsed, f), OnClock(f.now - f.arrival))) << k;
+    EXPECT_TRUE(SameBits(ev.Eval(twice, f), OnClock(f.now - f.arrival) * 2)) << k;
+    EXPECT_EQ(ev.Eval(queued, f), 0.25 * k) << k;
+  }
+  EvalFrame f;
+  f.now = 0.3;
+  f.arrival = 0.1;
+  EXPECT_EQ(ev.Eval(elapsed, f), 0.2);
+  EXPECT_FALSE(ev.failed());
+  EXPECT_EQ(random.Next(), same.Next());  // no draw more, none fewer
+}
+
+// A draw of constant parameters that CheckDraw refuses is not made one
+// instruction: it fails at its node with CheckDraw's message and draws
+// nothing.
+TEST(CompiledExprTest, ConstantInvalidDrawFailsAtItsNode) {
+  Builder b;
+  uint32_t invalid = b.Draw(Function::kExponential, {b.Num(-1)}, 9);
+  FakeState state;
+  Random random(5), same(5);
+  Evaluator ev(&b.t, nullptr, &random, &state);
+  EvalFrame f;
+  EXPECT_TRUE(std::isnan(ev.Eval(invalid, f)));
+  ASSERT_TRUE(ev.failed());
+  EXPECT_EQ(ev.error().line, 9u);
+  EXPECT_EQ(ev.error().message, CheckDraw(Function::kExponential, std::vector<double>{-1}));
+  EXPECT_EQ(random.Next(), same.Next());  // nothing drawn
+}
+
 }  // namespace
 }  // namespace serq::sim

@@ -28,8 +28,6 @@ Random::Random(uint64_t seed) {
   if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;  // xoshiro's one bad state
 }
 
-double Random::Exponential(double mean) { return -mean * std::log(Uniform01Open()); }
-
 double Random::Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform01(); }
 
 double Random::StandardNormal() {

@@ -8,6 +8,7 @@
 #ifndef SERQ_SIM_RANDOM_RANDOM_H_
 #define SERQ_SIM_RANDOM_RANDOM_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -52,8 +53,9 @@ class Random {
   // Uniform on (0, 1]: safe to take the logarithm of.
   double Uniform01Open() { return static_cast<double>((Next() >> 11) + 1) * 0x1.0p-53; }
 
-  // Draws, for parameters already checked by CheckDraw.
-  double Exponential(double mean);
+  // Draws, for parameters already checked by CheckDraw. Exponential
+  // inline: an M/M/1 customer draws two (its arrival and its service).
+  double Exponential(double mean) { return -mean * std::log(Uniform01Open()); }
   double Uniform(double lo, double hi);
   double StandardNormal();
   double Normal(double mean, double sd);

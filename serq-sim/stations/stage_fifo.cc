@@ -59,7 +59,7 @@ class FifoStation final : public Station {
   uint32_t Busy() const override { return in_service_ ? 1 : 0; }
   double Work(double now) const override {
     if (!in_service_) return 0;
-    double left = (end_ - now) * current_phi_;
+    double left = (ToSeconds(end_) - now) * current_phi_;
     return (left > 0 ? left : 0) + waiting_work_;
   }
 
@@ -91,7 +91,7 @@ class FifoStation final : public Station {
     current_ = w.session;
     current_phi_ = phi;
     const Ticks end = host.After(w.work / phi);
-    end_ = ToSeconds(end);
+    end_ = end;
     BeginService(host, w.session, w.arrival);
     host.Schedule(end, id(), ++service_tag_);
   }
@@ -101,7 +101,7 @@ class FifoStation final : public Station {
   bool in_service_ = false;
   SessionId current_ = 0;
   double current_phi_ = 0;
-  double end_ = 0;
+  Ticks end_ = 0;  // the service's end; in seconds only when work(S) asks
   uint32_t service_tag_ = 0;
   uint64_t next_sequence_ = 0;
   double waiting_work_ = 0;
