@@ -60,8 +60,8 @@ bool GrowPlan(const GrowSpec& grow, const PlanAt& plan_at, const std::function<v
     const std::string target = report::FormatShortest(grow.target);
     if (p.met) {
       const int m = plan.min_gpus;
-      absl::StrAppend(&line, ", ", spec.candidates[m].Label(), " meets ", target, " req/s (up to ",
-                      report::FormatShortest(plan.results[m].rate), ")");
+      absl::StrAppend(&line, ", ", spec.candidates[m].Label(), " meets ", target, " req/s (",
+                      MetRate(plan.results[m]), ")");
     } else if (p.best >= 0) {
       absl::StrAppend(&line, ", the most any meets the SLOs at is ", report::FormatShortest(p.best_rate), " req/s (",
                       p.best_label, "): short of ", target);

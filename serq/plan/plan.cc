@@ -128,9 +128,14 @@ class Runner {
     if (front != nullptr && spec_.early_stop) {
       const double gpus = c.Gpus();
       s.stop = [&, gpus](const SearchPoint& passed, double failed) {
-        // A candidate that may still meet the target rate (none at or
-        // below it failed yet) goes on: the fewest GPUs counts it.
-        if (spec_.target_rate > 0 && failed > spec_.target_rate) return false;
+        // A candidate that may still meet the target rate (it has not
+        // passed it, and none at or below it failed yet) goes on: the
+        // fewest GPUs counts it. One that passed it stops as any other:
+        // it meets the target (FinishPlan counts it), which a further
+        // search would not change.
+        if (spec_.target_rate > 0 && passed.value < spec_.target_rate && failed > spec_.target_rate) {
+          return false;
+        }
         // The best this candidate could still do: its output tokens grow
         // at most in proportion to the rate (below `failed`), and its
         // TPOT only grows with the rate (so 1/TPOT is at most the passed
@@ -279,6 +284,12 @@ CandidateResult SearchCandidate(const PlanSpec& spec, int i) {
   return plan.results[i];
 }
 
+std::string MetRate(const CandidateResult& r) {
+  return r.status == CandidateResult::kStopped
+             ? absl::StrCat("at least ", report::FormatShortest(r.search.answer), " req/s, stopped early")
+             : absl::StrCat("up to ", report::FormatShortest(r.rate), " req/s");
+}
+
 void FinishPlan(const PlanSpec& spec, Plan* plan) {
   plan->front.clear();
   plan->min_gpus = -1;
@@ -293,8 +304,17 @@ void FinishPlan(const PlanSpec& spec, Plan* plan) {
     return plan->results[a].tokens_per_gpu.value > plan->results[b].tokens_per_gpu.value;
   });
   if (spec.target_rate > 0) {
-    for (int i : plan->ranked) {
-      if (plan->results[i].rate < spec.target_rate) continue;
+    // The candidates that meet the target: those searched to the end, at
+    // their answer, and those stopped early at a rate that passed it (the
+    // ranked ones first, so that of equal GPUs a searched one is named).
+    std::vector<int> meets = plan->ranked;
+    for (int i = 0; i < static_cast<int>(plan->results.size()); ++i) {
+      if (plan->results[i].status == CandidateResult::kStopped) meets.push_back(i);
+    }
+    for (int i : meets) {
+      const CandidateResult& r = plan->results[i];
+      const double rate = r.status == CandidateResult::kStopped ? r.search.answer : r.rate;
+      if (rate < spec.target_rate) continue;
       if (plan->min_gpus < 0 || spec.candidates[i].Gpus() < spec.candidates[plan->min_gpus].Gpus()) {
         plan->min_gpus = i;
       }

@@ -45,6 +45,11 @@ struct PlanSpec {
   std::function<void(const std::string&)> progress;
 };
 
+struct CandidateResult;
+// How far a candidate that meets the target rate is known to go: "up to R"
+// (its search's answer), or "at least R" for one stopped early at R.
+std::string MetRate(const CandidateResult& r);
+
 // A figure and its 95% half-width.
 struct Value {
   bool defined = false;

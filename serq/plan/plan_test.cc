@@ -346,5 +346,41 @@ TEST(Grow, BudgetsTriedAndTheCap) {
   EXPECT_EQ(error.err, "broken\n");
 }
 
+// The fewest GPUs for a target rate of 10 req/s (FinishPlan): a colocated
+// candidate of 4 GPUs searched to 12 req/s; a disaggregated one of 2 GPUs
+// stopped early (covered by the colocated front) after 11 req/s passed,
+// which meets 10 whatever the rest of its search would say; another of 2
+// stopped after only 8 passed (its stop came once 9 failed: it cannot meet
+// 10). The fewest: the first disaggregated, 2 GPUs, "at least 11".
+TEST(FinishPlan, AStoppedCandidateThatPassedTheTargetMeetsIt) {
+  PlanSpec spec;
+  spec.target_rate = 10;
+  Candidate colocated;
+  colocated.tp = 2;
+  colocated.replicas = 2;
+  Candidate pd;
+  pd.disaggregated = true;
+  pd.prefills = 1;
+  pd.decodes = 1;
+  spec.candidates = {colocated, pd, pd};
+  Plan plan;
+  plan.results.resize(3);
+  plan.results[0].status = CandidateResult::kOk;
+  plan.results[0].rate = 12;
+  plan.results[0].tokens_per_gpu = {true, 5000, 100};
+  plan.results[0].tokens_per_user = {true, 50, 1};
+  for (int i : {1, 2}) plan.results[i].status = CandidateResult::kStopped;
+  plan.results[1].search.answer = 11;
+  plan.results[2].search.answer = 8;
+  FinishPlan(spec, &plan);
+  EXPECT_EQ(plan.min_gpus, 1);
+  EXPECT_EQ(MetRate(plan.results[1]), "at least 11 req/s, stopped early");
+  EXPECT_EQ(MetRate(plan.results[0]), "up to 12 req/s");
+  // Without it, the colocated one: 4 GPUs.
+  plan.results[1].search.answer = 9;
+  FinishPlan(spec, &plan);
+  EXPECT_EQ(plan.min_gpus, 0);
+}
+
 }  // namespace
 }  // namespace serq::plan

@@ -308,8 +308,8 @@ std::string Summary(const PlanSpec& spec, const Plan& plan, const Context& conte
     absl::StrAppend(&out, "\nfewest GPUs for ", report::FormatShortest(spec.target_rate), " req/s: ",
                     plan.min_gpus < 0 ? "none of the candidates reaches it"
                                       : absl::StrCat(spec.candidates[plan.min_gpus].Gpus(), " (",
-                                                     spec.candidates[plan.min_gpus].Label(), ", up to ",
-                                                     Fixed(plan.results[plan.min_gpus].rate, 3), " req/s)"),
+                                                     spec.candidates[plan.min_gpus].Label(), ", ",
+                                                     MetRate(plan.results[plan.min_gpus]), ")"),
                     "\n");
   }
   absl::StrAppend(&out, "\n(req/s: the largest rate meeting the SLOs, + at the search's top; ± the 95% interval "
