@@ -108,7 +108,10 @@ std::string CandidatesCsv(const PlanSpec& spec, const Plan& plan, bool front_onl
 }
 
 std::string FrontSvg(const PlanSpec& spec, const Plan& plan, const Context& context) {
-  const int width = 760, height = 480, left = 70, right = 170, top = 40, bottom = 56;
+  // As wide as every serq chart (chart.h kChartWidth); the title on two
+  // lines, so that a long GPU name ("NVIDIA RTX PRO 6000 Blackwell Server
+  // Edition") stays inside it.
+  const int width = view::kChartWidth, height = 500, left = 70, right = 170, top = 56, bottom = 56;
   const int pw = width - left - right, ph = height - top - bottom;
   double xmax = 0, ymax = 0;
   std::vector<int> shown;
@@ -122,10 +125,9 @@ std::string FrontSvg(const PlanSpec& spec, const Plan& plan, const Context& cont
   std::string out = absl::StrCat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", width, "\" height=\"", height, "\" viewBox=\"0 0 ",
       width, " ", height, "\" font-family=\"sans-serif\" font-size=\"12\">\n",
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", "<text x=\"", left, "\" y=\"22\" font-size=\"14\">",
-      XmlEscape(absl::StrCat(context.model, " on up to ", context.gpus, " x ", context.gpu,
-                             ": the largest rate meeting the SLOs")),
-      "</text>\n");
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", "<text x=\"", left, "\" y=\"20\" font-size=\"14\">",
+      XmlEscape(absl::StrCat(context.model, " on up to ", context.gpus, " x ", context.gpu)), "</text>\n",
+      "<text x=\"", left, "\" y=\"38\">each candidate at the largest rate meeting the SLOs</text>\n");
   if (shown.empty()) {
     absl::StrAppend(&out, "<text x=\"", left, "\" y=\"", top + ph / 2,
                     "\">No candidate meets the SLOs in a steady state: nothing to plot.</text>\n</svg>\n");
