@@ -379,6 +379,32 @@ TEST(Serve, DisaggregatedLaunchLines) {
             std::string::npos) << s;
 }
 
+// A mixture of experts' 2P2D: each role one server of two data-parallel
+// ranks (they step together), GPUs 0,1 the prefill server's and 2,3 the
+// decode server's, the proxy between the two.
+TEST(Serve, DisaggregatedExpertsLaunchLines) {
+  Candidate c;
+  c.disaggregated = true;
+  c.prefills = 2;
+  c.prefill_tp = 1;
+  c.decodes = 2;
+  c.decode_tp = 1;
+  Context context;
+  context.model = "qwen3-30b-a3b";
+  context.model_id = "Qwen/Qwen3-30B-A3B-Instruct-2507";
+  context.moe = true;
+  const std::string s = VllmServe(c, context);
+  EXPECT_NE(s.find(": 2 vLLM servers"), std::string::npos) << s;
+  EXPECT_NE(s.find("CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-30B-A3B-Instruct-2507 --port 8100 "
+                   "--tensor-parallel-size 1 --data-parallel-size 2 --kv-transfer-config"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve Qwen/Qwen3-30B-A3B-Instruct-2507 --port 8101 "
+                   "--tensor-parallel-size 1 --data-parallel-size 2 --kv-transfer-config"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("--prefiller-hosts-ports localhost:8100 --decoder-hosts-ports localhost:8101\n"), std::string::npos)
+      << s;
+}
+
 // A candidate's result file reads back to the same doubles (the merge's
 // files are then a local run's bytes): 0.1 and 1/3 are not exact in
 // binary and need all 17 digits; a why of two lines with a quote; an
