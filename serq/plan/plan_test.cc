@@ -349,6 +349,34 @@ TEST_F(DisaggregatedExperts, TwoAndTwo) {
   EXPECT_NE(report.find("per GPU (4 GPUs)"), std::string::npos) << report;
 }
 
+// The KV moves over as many GPUs at once as the engines hold distinct
+// shares of it: Qwen3-30B-A3B's 4 KV heads over 8 GPUs are 4 shares (each
+// head on 2 GPUs), not 8; DeepSeek-V3's latent is whole on every GPU: 1.
+TEST_F(DisaggregatedExperts, KvShares) {
+  Candidate c;
+  c.disaggregated = true;
+  c.prefills = 1;
+  c.prefill_tp = 8;
+  c.decodes = 1;
+  c.decode_tp = 8;
+  auto text = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("param XferTokens = 4 * 3.708e+11 / KvTokenBytes;"), std::string::npos) << *text;
+  models::ReadOptions read;  // serq physics's: latent attention and fp8 weights read
+  read.latent_attention = true;
+  read.quantized = true;
+  std::string source;
+  auto deepseek = models::ResolveModel("deepseek-v3", read, &source);
+  ASSERT_TRUE(deepseek.ok()) << deepseek.status();
+  auto h200 = models::ResolveGpu("h200");
+  ASSERT_TRUE(h200.ok()) << h200.status();
+  text = CandidateProgram(*deepseek, *h200, c, settings_);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("param KvTokenBytes = Layers * (KvLoraRank + QkRope) * KvBytes;"), std::string::npos);
+  EXPECT_NE(text->find("param XferTokens = 1 * "), std::string::npos) << *text;
+  EXPECT_EQ(Link(*text), "");
+}
+
 // From a run folder, a mixture of experts' disaggregated candidates are
 // refused with why (the profile's MoE tables are not composed per role).
 TEST_F(DisaggregatedExperts, NotFromARunFolder) {

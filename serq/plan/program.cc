@@ -1,5 +1,6 @@
 #include "serq/plan/program.h"
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <tuple>
@@ -309,6 +310,12 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       break;
     }
   }
+  // The GPUs a token's KV moves over at once: each GPU of the smaller
+  // engine holds its own share of the KV heads, but no more shares than
+  // heads (a head replicated over several GPUs is one share), and latent
+  // attention's latent is whole on every GPU: one share.
+  const int senders =
+      model.mla() ? 1 : std::max(1, std::min({c.prefill_tp, c.decode_tp, model.kv_heads}));
   std::string out = absl::StrCat(
       "// ", s.base.model_name, " on ", c.Gpus(), " x ", gpu.what.empty() ? gpu.name : gpu.what, ", disaggregated: ",
       c.prefills, " prefill engine", c.prefills == 1 ? "" : "s", " of tensor parallel ", c.prefill_tp, ", ",
@@ -331,14 +338,21 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       DropParams(Rename(*engine_d, "D"), {"ND", "Block"}), "\n", links.empty() ? "" : absl::StrCat(links, "\n"),
       "// The KV transfer: a token's KV over the whole model, over ", link->name, " (",
       Number(link->bandwidth / 1e9), " GB/s a\n//   direction a GPU; ", link->source,
-      "), each GPU of the smaller engine sending its share at once.\n",
+      "), each GPU of the smaller engine sending its share at once",
+      model.mla() ? " (latent attention: every GPU holds\n//   the whole latent, and each sends or receives all of it)"
+      : senders < std::min(c.prefill_tp, c.decode_tp)
+          ? absl::StrCat(" (the ", model.kv_heads, " KV heads replicated\n//   over more GPUs: ", senders,
+                         " distinct shares)")
+          : "",
+      ".\n",
       profiled ? absl::StrCat("param KvTokenBytes = ",
                               Number(models::KvBytesPerToken(model, 1, s.kv_dtype_bytes > 0 ? s.kv_dtype_bytes
                                                                                              : model.dtype_bytes)),
                               ";  // 2 (K, V) x layers x KV heads x head_dim x the KV cache's bytes\n")
-               : "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
-      "param XferTokens = ", std::min(c.prefill_tp, c.decode_tp), " * ", Number(link->bandwidth),
-      " / KvTokenBytes;  // tokens a second\n\n", phys, "\n",
+      : model.mla() ? "param KvTokenBytes = Layers * (KvLoraRank + QkRope) * KvBytes;\n"
+                    : "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
+      "param XferTokens = ", senders, " * ", Number(link->bandwidth), " / KvTokenBytes;  // tokens a second\n\n",
+      phys, "\n",
       "pool kvP[NP] { cap KvBlocksP * Block; block Block; }\n",
       "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", Rename(*stage_p, "P"), "}\n\n",
       // The decode engine recomputes a preempted request's last token's KV
