@@ -252,13 +252,22 @@ class DisaggregatedExperts : public Programs {
     settings_.base.workload.lengths = "fixed:1000,4";
   }
   absl::StatusOr<std::string> Program(int np, int nd) {
-    Candidate c;
-    c.disaggregated = true;
-    c.prefills = np;
-    c.prefill_tp = 1;
-    c.decodes = nd;
-    c.decode_tp = 1;
-    return CandidateProgram(model_, gpu_, c, settings_);
+    return CandidateProgram(model_, gpu_, PrefillDecode(np, 1, nd, 1), settings_);
+  }
+  // NP x ND's program, which links and states its GPUs, run with a lone
+  // request: its TTFT against `ttft_us`, the report's GPUs NP + ND.
+  std::string Checked(int np, int nd, double ttft_us) {
+    auto text = Program(np, nd);
+    EXPECT_TRUE(text.ok()) << text.status();
+    if (!text.ok()) return "";
+    EXPECT_EQ(Link(*text), "");
+    EXPECT_NE(text->find("gpus NP * TpP + ND * TpD; }"), std::string::npos) << *text;
+    double ttft = 0;
+    std::string report;
+    LoneRequest(*text, &ttft, &report);
+    EXPECT_NEAR(ttft, ttft_us * 1e-6, 1e-12);
+    EXPECT_NE(report.find(absl::StrCat("per GPU (", np + nd, " GPUs)")), std::string::npos) << report;
+    return *text;
   }
   // The lone request's TTFT, and the report's per-GPU line's count.
   void LoneRequest(std::string text, double* ttft, std::string* report) {
@@ -299,35 +308,23 @@ std::string Block(const std::string& text, const std::string& first) {
 }
 
 TEST_F(DisaggregatedExperts, OneAndOne) {
-  auto text = Program(1, 1);
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(Link(*text), "");
+  const std::string text = Checked(1, 1, 126 + 265.114 + 126);
   // One engine a role: plain, no lockstep, no exchange.
-  EXPECT_EQ(text->find(" lockstep;"), std::string::npos) << *text;
-  EXPECT_EQ(text->find("MoeGroup"), std::string::npos) << *text;
-  EXPECT_NE(text->find("gpus NP * TpP + ND * TpD; }"), std::string::npos);
-  double ttft = 0;
-  std::string report;
-  LoneRequest(*text, &ttft, &report);
-  EXPECT_NEAR(ttft, (126 + 265.114 + 126) * 1e-6, 1e-12);
-  // 1 + 1 GPUs.
-  EXPECT_NE(report.find("per GPU (2 GPUs)"), std::string::npos) << report;
+  EXPECT_EQ(text.find(" lockstep;"), std::string::npos) << text;
+  EXPECT_EQ(text.find("MoeGroup"), std::string::npos) << text;
 }
 
 TEST_F(DisaggregatedExperts, TwoAndTwo) {
-  auto text = Program(2, 2);
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(Link(*text), "");
-  for (const char* want : {"param NP = 2;", "param ND = 2;", "param MoeGroupP = 2;", "param MoeGroupD = 2;",
-                           "gpus NP * TpP + ND * TpD; }"}) {
-    EXPECT_NE(text->find(want), std::string::npos) << want << "\n" << *text;
+  const std::string text = Checked(2, 2, 983 + 265.114 + 453);
+  for (const char* want : {"param NP = 2;", "param ND = 2;", "param MoeGroupP = 2;", "param MoeGroupD = 2;"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
   // Each role's stage its own lockstep group: the prefill engines' exchange
   // among NP and their experts over MoeGroupP, no decode name; the decode
   // engines' likewise.
-  const std::string p = Block(*text, "stage P[NP] :"), d = Block(*text, "stage D[ND] :");
-  ASSERT_FALSE(p.empty()) << *text;
-  ASSERT_FALSE(d.empty()) << *text;
+  const std::string p = Block(text, "stage P[NP] :"), d = Block(text, "stage D[ND] :");
+  ASSERT_FALSE(p.empty()) << text;
+  ASSERT_FALSE(d.empty()) << text;
   for (const auto& [block, own, other] : {std::tuple{p, "P", "D"}, std::tuple{d, "D", "P"}}) {
     EXPECT_NE(block.find(" lockstep;"), std::string::npos) << block;
     EXPECT_NE(block.find(absl::StrCat("all_gather(N", own, ", gathered")), std::string::npos) << block;
@@ -339,26 +336,15 @@ TEST_F(DisaggregatedExperts, TwoAndTwo) {
     EXPECT_EQ(block.find("Engines"), std::string::npos) << block;
   }
   // vLLM's data-parallel balancer picks each role's rank.
-  EXPECT_NE(text->find("  choose i in P by (4 * waiting(P[i]) + running(P[i])) every 0.1;\n"), std::string::npos);
-  EXPECT_NE(text->find("  choose j in D by (4 * waiting(D[j]) + running(D[j])) every 0.1;\n"), std::string::npos);
-  double ttft = 0;
-  std::string report;
-  LoneRequest(*text, &ttft, &report);
-  EXPECT_NEAR(ttft, (983 + 265.114 + 453) * 1e-6, 1e-12);
-  // 2 + 2 GPUs.
-  EXPECT_NE(report.find("per GPU (4 GPUs)"), std::string::npos) << report;
+  EXPECT_NE(text.find("  choose i in P by (4 * waiting(P[i]) + running(P[i])) every 0.1;\n"), std::string::npos);
+  EXPECT_NE(text.find("  choose j in D by (4 * waiting(D[j]) + running(D[j])) every 0.1;\n"), std::string::npos);
 }
 
 // The KV moves over as many GPUs at once as the engines hold distinct
 // shares of it: Qwen3-30B-A3B's 4 KV heads over 8 GPUs are 4 shares (each
 // head on 2 GPUs), not 8; DeepSeek-V3's latent is whole on every GPU: 1.
 TEST_F(DisaggregatedExperts, KvShares) {
-  Candidate c;
-  c.disaggregated = true;
-  c.prefills = 1;
-  c.prefill_tp = 8;
-  c.decodes = 1;
-  c.decode_tp = 8;
+  const Candidate c = PrefillDecode(1, 8, 1, 8);
   auto text = CandidateProgram(model_, gpu_, c, settings_);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_NE(text->find("param XferTokens = 4 * 3.708e+11 / KvTokenBytes;"), std::string::npos) << *text;
@@ -388,12 +374,7 @@ TEST_F(DisaggregatedExperts, NotFromARunFolder) {
 }
 
 TEST(Serve, DisaggregatedLaunchLines) {
-  Candidate c;
-  c.disaggregated = true;
-  c.prefills = 1;
-  c.prefill_tp = 2;
-  c.decodes = 2;
-  c.decode_tp = 1;
+  const Candidate c = PrefillDecode(1, 2, 2, 1);
   Context context;
   context.model = "llama-3.1-8b";
   context.model_id = "meta-llama/Llama-3.1-8B";
@@ -411,12 +392,7 @@ TEST(Serve, DisaggregatedLaunchLines) {
 // ranks (they step together), GPUs 0,1 the prefill server's and 2,3 the
 // decode server's, the proxy between the two.
 TEST(Serve, DisaggregatedExpertsLaunchLines) {
-  Candidate c;
-  c.disaggregated = true;
-  c.prefills = 2;
-  c.prefill_tp = 1;
-  c.decodes = 2;
-  c.decode_tp = 1;
+  const Candidate c = PrefillDecode(2, 1, 2, 1);
   Context context;
   context.model = "qwen3-30b-a3b";
   context.model_id = "Qwen/Qwen3-30B-A3B-Instruct-2507";
