@@ -651,6 +651,7 @@ int PlanMain(const CommandLine& line) {
 
   plan::Context context;
   context.model = model_name;
+  context.moe = model->experts > 0;
   if (folder) context.model_id = folder->args.model;
   std::smatch m;
   if (std::regex_search(model_source, m, std::regex(R"(([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)'s config\.json)"))) {

@@ -28,6 +28,16 @@ std::string Candidate::Slug() const {
   return absl::StrCat("pd-", prefills, "p-tp", prefill_tp, "-", decodes, "d-tp", decode_tp, Options(*this, true));
 }
 
+Candidate PrefillDecode(int prefills, int prefill_tp, int decodes, int decode_tp) {
+  Candidate c;
+  c.disaggregated = true;
+  c.prefills = prefills;
+  c.prefill_tp = prefill_tp;
+  c.decodes = decodes;
+  c.decode_tp = decode_tp;
+  return c;
+}
+
 std::vector<Candidate> Enumerate(const Space& space) {
   std::vector<Candidate> out;
   auto with_options = [&](Candidate c) {
@@ -62,13 +72,7 @@ std::vector<Candidate> Enumerate(const Space& space) {
         for (int x = 1; x * ptp + dtp <= space.gpus; ++x) {
           for (int y = 1; x * ptp + y * dtp <= space.gpus; ++y) {
             if (x * ptp + y * dtp < space.min_disaggregated_gpus) continue;
-            Candidate c;
-            c.disaggregated = true;
-            c.prefill_tp = ptp;
-            c.prefills = x;
-            c.decode_tp = dtp;
-            c.decodes = y;
-            with_options(c);
+            with_options(PrefillDecode(x, ptp, y, dtp));
           }
         }
       }

@@ -37,6 +37,10 @@ struct Candidate {
   std::string Slug() const;
 };
 
+// The disaggregated candidate of `prefills` engines of `prefill_tp` GPUs
+// and `decodes` of `decode_tp`, vLLM's defaults.
+Candidate PrefillDecode(int prefills, int prefill_tp, int decodes, int decode_tp);
+
 struct Space {
   int gpus = 8;                 // the budget: no candidate uses more
   std::vector<int> tps;         // the degrees that fit (each a divisor the model allows)

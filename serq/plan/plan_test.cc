@@ -5,7 +5,9 @@
 // engines as arrays).
 #include <algorithm>
 #include <limits>
+#include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -215,13 +217,164 @@ TEST_F(Programs, DisaggregatedLinks) {
   EXPECT_EQ(Link(*text), "");
 }
 
+// A disaggregated candidate of a mixture of experts (Qwen3-30B-A3B on
+// H100s, tensor parallel 1 in both roles), its roles serq physics's
+// data-parallel engines: run with every correction 0 but the collectives'
+// (PHYS_B4 1) and a step's (PHYS_B7 126.024825 us), a lone request of
+// 1000 prompt tokens has, by hand,
+//   TTFT = the prefill step + the KV transfer + the decode step.
+// The KV transfer: 1000 tokens x KvTokenBytes (2 x 48 layers x 4 KV heads x
+//   128 x 2 bytes = 98304) / (min(TpP, TpD) 1 x 370.8e9 B/s, nvlink4)
+//   = 265.11327 us, ending at the first nanosecond at or after (a transfer
+//   is continuous work: docs/simulation.md), 265.114 us.
+// 1P1D: each role one engine of one GPU, no collective: each step
+//   floor(126.02) = 126 us, TTFT = 126 + 265.114 + 126 = 517.114 us.
+// 2P2D: each role's two engines step in lockstep, their own group only:
+//   the prefill step's group_tokens are the prompt's 1000 and the idle
+//   engine's dummy 1, 1001 (not the decode engines'), and its experts'
+//   exchange is among the role's NP = 2 GPUs, every one of the 48 MoE
+//   layers an all-gather and a reduce-scatter of 1001 x 2048 x 2 bytes,
+//   each 1 ring step x 3.4 us + 1/2 x 4,100,096 B / 370.8e9 B/s = 8.928716
+//   us: 48 x 2 x 8.928716 = 857.157 us, + 126.025 = 983.18, a step of 983
+//   us; the decode step's group_tokens 1 + 1 dummy = 2: 48 x 2 x (3.4 +
+//   1/2 x 8192 / 370.8e9 s) = 327.460 us, + 126.025 = 453.49: 453 us.
+//   TTFT = 983 + 265.114 + 453 = 1701.114 us.
+class DisaggregatedExperts : public Programs {
+ protected:
+  void SetUp() override {
+    Programs::SetUp();
+    models::ReadOptions read;
+    std::string source;
+    auto m = models::ResolveModel("qwen3-30b-a3b", read, &source);
+    ASSERT_TRUE(m.ok()) << m.status();
+    model_ = *m;
+    settings_.base.model_name = "qwen3-30b-a3b";
+    settings_.base.workload.lengths = "fixed:1000,4";
+  }
+  absl::StatusOr<std::string> Program(int np, int nd) {
+    return CandidateProgram(model_, gpu_, PrefillDecode(np, 1, nd, 1), settings_);
+  }
+  // NP x ND's program, which links and states its GPUs, run with a lone
+  // request: its TTFT against `ttft_us`, the report's GPUs NP + ND.
+  std::string Checked(int np, int nd, double ttft_us) {
+    auto text = Program(np, nd);
+    EXPECT_TRUE(text.ok()) << text.status();
+    if (!text.ok()) return "";
+    EXPECT_EQ(Link(*text), "");
+    EXPECT_NE(text->find("gpus NP * TpP + ND * TpD; }"), std::string::npos) << *text;
+    double ttft = 0;
+    std::string report;
+    LoneRequest(*text, &ttft, &report);
+    EXPECT_NEAR(ttft, ttft_us * 1e-6, 1e-12);
+    EXPECT_NE(report.find(absl::StrCat("per GPU (", np + nd, " GPUs)")), std::string::npos) << report;
+    return *text;
+  }
+  // The lone request's TTFT, and the report's per-GPU line's count.
+  void LoneRequest(std::string text, double* ttft, std::string* report) {
+    const std::string workload = "workload requests { arrive poisson(Rate); }";
+    const size_t at = text.find(workload);
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, workload.size(), "workload requests { arrive poisson(Rate); limit 1; }");
+    const std::string path = ::testing::TempDir() + "/lone.sq";
+    FILE* f = std::fopen(path.c_str(), "w");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    DriverOptions options;
+    options.defines = {{"Warmup", 0}};
+    for (const char* zero : {"PHYS_B1A", "PHYS_B1B", "PHYS_B2A", "PHYS_B2B", "PHYS_B3", "PHYS_B5", "PHYS_B6"}) {
+      options.defines.push_back({zero, 0});
+    }
+    ir::Program program;
+    results::Results results;
+    CommandResult failed;
+    ASSERT_TRUE(SimulateProgram(path, options, &program, &results, &failed)) << failed.err;
+    *ttft = -1;
+    for (const auto& o : results.replication(0).observation()) {
+      if (o.name() == "ttft") {
+        ASSERT_EQ(o.sample_size(), 1);
+        *ttft = o.sample(0);
+      }
+    }
+    *report = RunCommand(path, options).out;
+  }
+};
+
+// The part of `text` from the line that starts with `first` to the next
+// line "}".
+std::string Block(const std::string& text, const std::string& first) {
+  const size_t from = text.find("\n" + first);
+  if (from == std::string::npos) return "";
+  return text.substr(from + 1, text.find("\n}\n", from) - from);
+}
+
+TEST_F(DisaggregatedExperts, OneAndOne) {
+  const std::string text = Checked(1, 1, 126 + 265.114 + 126);
+  // One engine a role: plain, no lockstep, no exchange.
+  EXPECT_EQ(text.find(" lockstep;"), std::string::npos) << text;
+  EXPECT_EQ(text.find("MoeGroup"), std::string::npos) << text;
+}
+
+TEST_F(DisaggregatedExperts, TwoAndTwo) {
+  const std::string text = Checked(2, 2, 983 + 265.114 + 453);
+  for (const char* want : {"param NP = 2;", "param ND = 2;", "param MoeGroupP = 2;", "param MoeGroupD = 2;"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+  // Each role's stage its own lockstep group: the prefill engines' exchange
+  // among NP and their experts over MoeGroupP, no decode name; the decode
+  // engines' likewise.
+  const std::string p = Block(text, "stage P[NP] :"), d = Block(text, "stage D[ND] :");
+  ASSERT_FALSE(p.empty()) << text;
+  ASSERT_FALSE(d.empty()) << text;
+  for (const auto& [block, own, other] : {std::tuple{p, "P", "D"}, std::tuple{d, "D", "P"}}) {
+    EXPECT_NE(block.find(" lockstep;"), std::string::npos) << block;
+    EXPECT_NE(block.find(absl::StrCat("all_gather(N", own, ", gathered")), std::string::npos) << block;
+    EXPECT_NE(block.find(absl::StrCat("/ MoeGroup", own, ";")), std::string::npos) << block;
+    for (const char* name : {"N", "Tp", "Seqs", "Tokens", "MoeGroup"}) {
+      EXPECT_EQ(std::regex_search(block, std::regex(absl::StrCat("\\b", name, other, "\\b"))), false)
+          << name << other << " in\n" << block;
+    }
+    EXPECT_EQ(block.find("Engines"), std::string::npos) << block;
+  }
+  // vLLM's data-parallel balancer picks each role's rank.
+  EXPECT_NE(text.find("  choose i in P by (4 * waiting(P[i]) + running(P[i])) every 0.1;\n"), std::string::npos);
+  EXPECT_NE(text.find("  choose j in D by (4 * waiting(D[j]) + running(D[j])) every 0.1;\n"), std::string::npos);
+}
+
+// The KV moves over as many GPUs at once as the engines hold distinct
+// shares of it: Qwen3-30B-A3B's 4 KV heads over 8 GPUs are 4 shares (each
+// head on 2 GPUs), not 8; DeepSeek-V3's latent is whole on every GPU: 1.
+TEST_F(DisaggregatedExperts, KvShares) {
+  const Candidate c = PrefillDecode(1, 8, 1, 8);
+  auto text = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("param XferTokens = 4 * 3.708e+11 / KvTokenBytes;"), std::string::npos) << *text;
+  models::ReadOptions read;  // serq physics's: latent attention and fp8 weights read
+  read.latent_attention = true;
+  read.quantized = true;
+  std::string source;
+  auto deepseek = models::ResolveModel("deepseek-v3", read, &source);
+  ASSERT_TRUE(deepseek.ok()) << deepseek.status();
+  auto h200 = models::ResolveGpu("h200");
+  ASSERT_TRUE(h200.ok()) << h200.status();
+  text = CandidateProgram(*deepseek, *h200, c, settings_);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("param KvTokenBytes = Layers * (KvLoraRank + QkRope) * KvBytes;"), std::string::npos);
+  EXPECT_NE(text->find("param XferTokens = 1 * "), std::string::npos) << *text;
+  EXPECT_EQ(Link(*text), "");
+}
+
+// From a run folder, a mixture of experts' disaggregated candidates are
+// refused with why (the profile's MoE tables are not composed per role).
+TEST_F(DisaggregatedExperts, NotFromARunFolder) {
+  settings_.run_dir = "unused";
+  auto text = Program(1, 1);
+  ASSERT_FALSE(text.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(text.status()));
+  EXPECT_NE(text.status().message().find("not planned from a run folder yet"), std::string::npos);
+}
+
 TEST(Serve, DisaggregatedLaunchLines) {
-  Candidate c;
-  c.disaggregated = true;
-  c.prefills = 1;
-  c.prefill_tp = 2;
-  c.decodes = 2;
-  c.decode_tp = 1;
+  const Candidate c = PrefillDecode(1, 2, 2, 1);
   Context context;
   context.model = "llama-3.1-8b";
   context.model_id = "meta-llama/Llama-3.1-8B";
@@ -233,6 +386,27 @@ TEST(Serve, DisaggregatedLaunchLines) {
             std::string::npos) << s;
   EXPECT_NE(s.find("--prefiller-hosts-ports localhost:8100 --decoder-hosts-ports localhost:8101 localhost:8102"),
             std::string::npos) << s;
+}
+
+// A mixture of experts' 2P2D: each role one server of two data-parallel
+// ranks (they step together), GPUs 0,1 the prefill server's and 2,3 the
+// decode server's, the proxy between the two.
+TEST(Serve, DisaggregatedExpertsLaunchLines) {
+  const Candidate c = PrefillDecode(2, 1, 2, 1);
+  Context context;
+  context.model = "qwen3-30b-a3b";
+  context.model_id = "Qwen/Qwen3-30B-A3B-Instruct-2507";
+  context.moe = true;
+  const std::string s = VllmServe(c, context);
+  EXPECT_NE(s.find(": 2 vLLM servers"), std::string::npos) << s;
+  EXPECT_NE(s.find("CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-30B-A3B-Instruct-2507 --port 8100 "
+                   "--tensor-parallel-size 1 --data-parallel-size 2 --kv-transfer-config"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("CUDA_VISIBLE_DEVICES=2,3 vllm serve Qwen/Qwen3-30B-A3B-Instruct-2507 --port 8101 "
+                   "--tensor-parallel-size 1 --data-parallel-size 2 --kv-transfer-config"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("--prefiller-hosts-ports localhost:8100 --decoder-hosts-ports localhost:8101\n"), std::string::npos)
+      << s;
 }
 
 // A candidate's result file reads back to the same doubles (the merge's

@@ -1,5 +1,6 @@
 #include "serq/plan/program.h"
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <tuple>
@@ -157,7 +158,7 @@ absl::StatusOr<std::string> Section(const std::string& text, absl::string_view f
 std::string Rename(std::string block, const std::string& role) {
   const std::string n = role == "P" ? "NP" : "ND";
   block = std::regex_replace(block, std::regex(R"(stage E(\[Engines\])? :)"), absl::StrCat("stage ", role, "[", n, "] :"));
-  for (const char* name : {"Tp", "Seqs", "Tokens", "KvBlocks"}) {
+  for (const char* name : {"Tp", "Seqs", "Tokens", "KvBlocks", "MoeGroup"}) {
     block = std::regex_replace(block, std::regex(absl::StrCat("\\b", name, "\\b")), absl::StrCat(name, role));
   }
   return std::regex_replace(block, std::regex(R"(\bEngines\b)"), n);
@@ -222,12 +223,27 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
                                           const Candidate& c, const ProgramSettings& s) {
   // From a run folder, each role's step time is its degree's profile.
   const bool profiled = !s.run_dir.empty();
-  if (model.experts > 0) {
-    return absl::InvalidArgumentError("disaggregated candidates of a mixture of experts are not planned yet");
+  const bool moe = model.experts > 0;
+  if (moe && profiled) {
+    return absl::InvalidArgumentError(
+        "disaggregated candidates of a mixture of experts are not planned from a run folder yet (from --model "
+        "and --gpu they are)");
   }
-  absl::StatusOr<std::string> p = Generate(model, gpu, c.prefill_tp, 1, c, s);
+  // A mixture of experts' role of more than one engine is serq physics's
+  // data-parallel engines of that role (`stage E[Engines]`, `lockstep`, the
+  // experts over the role's GPUs, their exchange among them): vLLM runs
+  // every data-parallel rank of a MoE model as a DPEngineCoreProc, stepping
+  // with its group, whatever its kv_transfer_config (vllm-project/vllm
+  // 00080ee, vllm/v1/engine/core.py, EngineCoreProc.run_engine_core: `if
+  // data_parallel and vllm_config.model_config.is_moe:` DPEngineCoreProc,
+  // the P/D connector's engine_id only suffixed with the rank), so the
+  // prefill server's ranks step together and the decode server's together,
+  // each server its own group. A dense model's engines are independent,
+  // and one engine is plain: each role is then the one-engine program.
+  const int p_engines = moe ? c.prefills : 1, d_engines = moe ? c.decodes : 1;
+  absl::StatusOr<std::string> p = Generate(model, gpu, c.prefill_tp, p_engines, c, s);
   if (!p.ok()) return p.status();
-  absl::StatusOr<std::string> d = Generate(model, gpu, c.decode_tp, 1, c, s);
+  absl::StatusOr<std::string> d = Generate(model, gpu, c.decode_tp, d_engines, c, s);
   if (!d.ok()) return d.status();
   // The shared params: the model's and the GPU's (from the first param to
   // the engine's), the corrections (both roles', each once).
@@ -294,6 +310,12 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       break;
     }
   }
+  // The GPUs a token's KV moves over at once: each GPU of the smaller
+  // engine holds its own share of the KV heads, but no more shares than
+  // heads (a head replicated over several GPUs is one share), and latent
+  // attention's latent is whole on every GPU: one share.
+  const int senders =
+      model.mla() ? 1 : std::max(1, std::min({c.prefill_tp, c.decode_tp, model.kv_heads}));
   std::string out = absl::StrCat(
       "// ", s.base.model_name, " on ", c.Gpus(), " x ", gpu.what.empty() ? gpu.name : gpu.what, ", disaggregated: ",
       c.prefills, " prefill engine", c.prefills == 1 ? "" : "s", " of tensor parallel ", c.prefill_tp, ", ",
@@ -306,20 +328,31 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
                  "//   0.19's scheduler and KV cache for each); the prompt's KV moves from the prefill engine to\n"
                  "//   the decode engine over ",
       link->what, ", which then decodes every output token (vLLM's NIXL\n"
-      "//   connector, as examples/pd-disaggregation/llmd_nixl_push_vllm.sq models it).\n\n",
+      "//   connector, as examples/pd-disaggregation/llmd_nixl_push_vllm.sq models it).\n",
+      moe ? "// A mixture of experts: each role's engines are one vLLM server's data-parallel ranks, stepping\n"
+            "//   in lockstep within the role (P[NP] together, D[ND] together), the experts spread over the\n"
+            "//   role's GPUs and exchanged among them every MoE layer; a role of one engine steps alone.\n\n"
+          : "\n",
       *shared, "\n// The prefill engines.\nparam NP = ", c.prefills, ";\n", DropParams(Rename(*engine_p, "P"), {"NP"}),
       "\n// The decode engines.\nparam ND = ", c.decodes, ";\n",
       DropParams(Rename(*engine_d, "D"), {"ND", "Block"}), "\n", links.empty() ? "" : absl::StrCat(links, "\n"),
       "// The KV transfer: a token's KV over the whole model, over ", link->name, " (",
       Number(link->bandwidth / 1e9), " GB/s a\n//   direction a GPU; ", link->source,
-      "), each GPU of the smaller engine sending its share at once.\n",
+      "), each GPU of the smaller engine sending its share at once",
+      model.mla() ? " (latent attention: every GPU holds\n//   the whole latent, and each sends or receives all of it)"
+      : senders < std::min(c.prefill_tp, c.decode_tp)
+          ? absl::StrCat(" (the ", model.kv_heads, " KV heads replicated\n//   over more GPUs: ", senders,
+                         " distinct shares)")
+          : "",
+      ".\n",
       profiled ? absl::StrCat("param KvTokenBytes = ",
                               Number(models::KvBytesPerToken(model, 1, s.kv_dtype_bytes > 0 ? s.kv_dtype_bytes
                                                                                              : model.dtype_bytes)),
                               ";  // 2 (K, V) x layers x KV heads x head_dim x the KV cache's bytes\n")
-               : "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
-      "param XferTokens = ", std::min(c.prefill_tp, c.decode_tp), " * ", Number(link->bandwidth),
-      " / KvTokenBytes;  // tokens a second\n\n", phys, "\n",
+      : model.mla() ? "param KvTokenBytes = Layers * (KvLoraRank + QkRope) * KvBytes;\n"
+                    : "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
+      "param XferTokens = ", senders, " * ", Number(link->bandwidth), " / KvTokenBytes;  // tokens a second\n\n",
+      phys, "\n",
       "pool kvP[NP] { cap KvBlocksP * Block; block Block; }\n",
       "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", Rename(*stage_p, "P"), "}\n\n",
       // The decode engine recomputes a preempted request's last token's KV
@@ -349,11 +382,30 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
     }
   }
   if (lengths.empty() && w.replay.empty()) return Internal("lengths (set input_toks, set output_toks)");
+  // A role of a mixture of experts' data-parallel engines is one server to
+  // the proxy, whose own balancer picks the rank, as a colocated one's
+  // (serq/models DataParallelRouting: least 4 x waiting + running on the
+  // counts its coordinator publishes every 100 ms).
+  auto balancer = [](const char* role, const char* k) {
+    return absl::StrCat("  choose ", k, " in ", role, " by (4 * waiting(", role, "[", k, "]) + running(", role, "[", k,
+                        "])) every 0.1;\n");
+  };
+  std::string choose;
+  if (moe && (c.prefills > 1 || c.decodes > 1)) {
+    absl::StrAppend(&choose,
+                    "  // vLLM's disaggregated proxy sends a request to the prefill server, then to the decode\n"
+                    "  // server; a server of data-parallel ranks hands it to the rank of least 4 x waiting +\n"
+                    "  // running on the counts its coordinator last published (every 100 ms); a lone engine\n"
+                    "  // takes it.\n",
+                    c.prefills > 1 ? balancer("P", "i") : "  set i = 0;\n",
+                    c.decodes > 1 ? balancer("D", "j") : "  set j = 0;\n");
+  } else {
+    choose = "  // The least loaded engines: vLLM's disaggregated proxy picks a prefill and a decode engine.\n"
+             "  choose i in P by (queue(P[i]), work(P[i]));\n"
+             "  choose j in D by (queue(D[j]), free(kvD[j]) * -1);\n";
+  }
   absl::StrAppend(
-      &out, "session requests {\n", lengths,
-      "  // The least loaded engines: vLLM's disaggregated proxy picks a prefill and a decode engine.\n"
-      "  choose i in P by (queue(P[i]), work(P[i]));\n"
-      "  choose j in D by (queue(D[j]), free(kvD[j]) * -1);\n"
+      &out, "session requests {\n", lengths, choose,
       "  hold kvD[j] (0) {\n"
       "    hold kvP[i] (0) {\n"
       "      run P[i] prefill (input_toks) growing kvP[i];\n"

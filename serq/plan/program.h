@@ -48,8 +48,8 @@ struct ProgramSettings {
 
 // The program, or the generator's error (a TP degree the model refuses, no
 // room for the KV cache: the candidate does not fit; a disaggregated one
-// of a mixture of experts, not planned yet; no link named for the KV) as
-// InvalidArgument.
+// of a mixture of experts from a run folder, not planned yet; no link
+// named for the KV) as InvalidArgument.
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
                                              const Candidate& candidate, const ProgramSettings& settings);
 

@@ -249,24 +249,28 @@ std::string VllmServe(const Candidate& c, const Context& context) {
                         "vllm serve ", model, " --tensor-parallel-size ", c.tp,
                         c.replicas > 1 ? absl::StrCat(" --data-parallel-size ", c.replicas) : "", options, "\n");
   }
-  std::string out = absl::StrCat("# ", c.Label(), ": ", c.prefills + c.decodes,
+  // A mixture of experts' role of several engines is one server of as
+  // many data-parallel ranks (they step together: serq/plan/program.cc).
+  const int p_servers = context.moe ? 1 : c.prefills, d_servers = context.moe ? 1 : c.decodes;
+  std::string out = absl::StrCat("# ", c.Label(), ": ", p_servers + d_servers,
                                  " vLLM servers exchanging the KV cache through the NIXL connector, and a proxy\n"
                                  "# in front that sends each request to a prefill server, then to a decode server\n"
                                  "# (vLLM's examples/online_serving/disaggregated_serving).\n");
   int gpu = 0, port = 8100;
-  auto server = [&](const char* role, int tp) {
+  auto server = [&](const char* role, int tp, int ranks) {
     std::vector<std::string> ids;
-    for (int k = 0; k < tp; ++k) ids.push_back(absl::StrCat(gpu++));
+    for (int k = 0; k < tp * ranks; ++k) ids.push_back(absl::StrCat(gpu++));
     absl::StrAppend(&out, "CUDA_VISIBLE_DEVICES=", absl::StrJoin(ids, ","), " vllm serve ", model,
-                    " --port ", port++, " --tensor-parallel-size ", tp, options,
+                    " --port ", port++, " --tensor-parallel-size ", tp,
+                    ranks > 1 ? absl::StrCat(" --data-parallel-size ", ranks) : "", options,
                     " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}' &  # ",
                     role, "\n");
   };
-  for (int k = 0; k < c.prefills; ++k) server("prefill", c.prefill_tp);
-  for (int k = 0; k < c.decodes; ++k) server("decode", c.decode_tp);
+  for (int k = 0; k < p_servers; ++k) server("prefill", c.prefill_tp, c.prefills / p_servers);
+  for (int k = 0; k < d_servers; ++k) server("decode", c.decode_tp, c.decodes / d_servers);
   std::vector<std::string> p, d;
-  for (int k = 0; k < c.prefills; ++k) p.push_back(absl::StrCat("localhost:", 8100 + k));
-  for (int k = 0; k < c.decodes; ++k) d.push_back(absl::StrCat("localhost:", 8100 + c.prefills + k));
+  for (int k = 0; k < p_servers; ++k) p.push_back(absl::StrCat("localhost:", 8100 + k));
+  for (int k = 0; k < d_servers; ++k) d.push_back(absl::StrCat("localhost:", 8100 + p_servers + k));
   absl::StrAppend(&out, "python3 toy_proxy_server.py --port 8000 --prefiller-hosts-ports ", absl::StrJoin(p, " "),
                   " --decoder-hosts-ports ", absl::StrJoin(d, " "), "\n");
   return out;

@@ -15,6 +15,7 @@ namespace serq::plan {
 struct Context {
   std::string model;      // as named: "llama-3.1-8b"
   std::string model_id;   // for `vllm serve` ("" : the name)
+  bool moe = false;       // a mixture of experts: a disaggregated role's engines one server's DP ranks
   std::string gpu;        // "NVIDIA H100 SXM5 80GB"
   int gpus = 0;           // the budget
   std::string workload;   // "Poisson arrivals, lengths llmservingsim-sharegpt"
