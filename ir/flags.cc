@@ -35,6 +35,8 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
     // hold one, so both spellings name the flag.
     std::string dashed = absl::StrReplaceAll(written, {{"-", "_"}});
     absl::string_view name = dashed;
+    // Errors name it as documented, with dashes (--kv-blocks).
+    const std::string shown = absl::StrReplaceAll(written, {{"_", "-"}});
     if (name == "help" || name == "h" || name == "helpfull") {
       return absl::CancelledError("help");
     }
@@ -61,7 +63,7 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {
-        return absl::InvalidArgumentError(absl::StrCat("flag '--", name, "' needs a value"));
+        return absl::InvalidArgumentError(absl::StrCat("flag '--", shown, "' needs a value"));
       }
     }
     std::string error;
@@ -69,7 +71,7 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
       // Abseil's own text ("Illegal value 'x' specified for flag 'n'") says
       // no more than this.
       return absl::InvalidArgumentError(
-          absl::StrCat("invalid value '", value, "' for flag '--", name, "'"));
+          absl::StrCat("invalid value '", value, "' for flag '--", shown, "'"));
     }
   }
   return positional;

@@ -50,8 +50,11 @@ TEST(Flags, OptionalSwitchesTakeOnAndOff) {
   EXPECT_EQ(absl::GetFlag(FLAGS_log_y), std::optional<bool>(true));
   ASSERT_TRUE(Parse({"tool", "--check=off"}).ok());
   EXPECT_FALSE(absl::GetFlag(FLAGS_check));
+  // Named as documented, with dashes, however it was written.
   EXPECT_EQ(std::string(Parse({"tool", "--log-y=maybe"}).status().message()),
-            "invalid value 'maybe' for flag '--log_y'");
+            "invalid value 'maybe' for flag '--log-y'");
+  EXPECT_EQ(std::string(Parse({"tool", "--log_y=maybe"}).status().message()),
+            "invalid value 'maybe' for flag '--log-y'");
   ASSERT_TRUE(Parse({"tool", "--format=off"}).ok());
   EXPECT_EQ(absl::GetFlag(FLAGS_format), "off");
 }
