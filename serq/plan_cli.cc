@@ -21,6 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "ir/output.h"
 #include "serq-sim/engine/simulate.h"
@@ -384,20 +385,19 @@ int PlanMain(const CommandLine& line) {
     for (int64_t t : v) {
       if (t > limit) return Usage(absl::StrCat("--tps ", t, " is more than ", limit_flag, " ", limit));
       if (!profiled(static_cast<int>(t))) continue;
-      if (!plan::Fits(*model, *gpu, static_cast<int>(t), settings)) {
+      if (absl::Status fits = plan::Fits(*model, *gpu, static_cast<int>(t), settings); !fits.ok()) {
         if (folder) {
-          return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " GPUs cannot serve the run's model (`serq vllm ",
-                                    run_dir, "` at tensor parallel ", t, " says why)"));
+          return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " GPUs cannot serve the run's model: ",
+                                    absl::StripPrefix(fits.message(), "serq physics: error: ")));
         }
         return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " x ", gpu->name, " cannot serve ", model_name,
-                                  " (`serq physics --model ", model_name, " --gpu ", gpu_name, " --tp ", t,
-                                  " --rate 1` says why)"));
+                                  ": ", absl::StripPrefix(fits.message(), "serq physics: error: ")));
       }
       space.tps.push_back(static_cast<int>(t));
     }
   } else {
     for (int t = 1; t <= limit; t *= 2) {
-      if (profiled(t) && plan::Fits(*model, *gpu, t, settings)) space.tps.push_back(t);
+      if (profiled(t) && plan::Fits(*model, *gpu, t, settings).ok()) space.tps.push_back(t);
     }
     if (space.tps.empty() && folder) {
       return Failed(absl::InvalidArgumentError(absl::StrCat(
@@ -474,6 +474,15 @@ int PlanMain(const CommandLine& line) {
   }
 
   std::error_code ec;
+  // A plan refused before any result (--until naming what the programs do
+  // not observe) leaves no folder it made behind.
+  const bool out_existed = out.empty() || std::filesystem::exists(out, ec);
+  auto abandon = [&](const CommandResult& failure) {
+    std::error_code ignored;
+    if (!out_existed && failure.exit_code == kExitUsage) std::filesystem::remove_all(out, ignored);
+    std::cerr << failure.err;
+    return failure.exit_code;
+  };
   if (writes_programs) std::filesystem::create_directories(std::filesystem::path(out) / "programs", ec);
   if (ec) {
     PrintToolError("serq", absl::StrCat("cannot create ", out, "/programs: ", ec.message()));
@@ -546,10 +555,7 @@ int PlanMain(const CommandLine& line) {
   plan::Growth growth;
   CommandResult failure;
   if (!grows) {
-    if (!plan_at(gpus, &spec, &notes, &failure)) {
-      std::cerr << failure.err;
-      return failure.exit_code;
-    }
+    if (!plan_at(gpus, &spec, &notes, &failure)) return abandon(failure);
     if (spec.candidates.empty()) return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
   } else {
     plan::GrowSpec g;
@@ -557,8 +563,7 @@ int PlanMain(const CommandLine& line) {
     g.max_gpus = max_gpus;
     g.max_rate_per_gpu = shared.max_rate_per_gpu;
     if (!plan::GrowPlan(g, plan_at, [](const std::string& line) { std::cerr << line << "\n"; }, &growth, &failure)) {
-      std::cerr << failure.err;
-      return failure.exit_code;
+      return abandon(failure);
     }
     if (growth.gpus == 0) return Failed(absl::InvalidArgumentError(plan::ShortOf(g, growth)));
     spec = growth.spec;
@@ -580,10 +585,7 @@ int PlanMain(const CommandLine& line) {
           "--emit runs each candidate's search alone, without early stopping (it needs the other candidates' "
           "results): give --no-early-stop");
     }
-    if (!plan::CheckPlan(spec, &failure)) {
-      std::cerr << failure.err;
-      return failure.exit_code;
-    }
+    if (!plan::CheckPlan(spec, &failure)) return abandon(failure);
     plan::Emitted e;
     e.cwd = std::filesystem::current_path().string();
     e.command = WithoutEmit(line.argv);
@@ -645,8 +647,7 @@ int PlanMain(const CommandLine& line) {
   } else if (grows) {
     result = growth.plan;
   } else if (!plan::RunPlan(spec, &result, &failure)) {
-    std::cerr << failure.err;
-    return failure.exit_code;
+    return abandon(failure);
   }
 
   plan::Context context;

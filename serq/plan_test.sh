@@ -99,10 +99,13 @@ grep -q 'CUDA_VISIBLE_DEVICES=0 vllm serve meta-llama/Llama-3.1-8B --port 8100 -
 # Misuse.
 expect 2 "serq plan: expected --gpus N" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
   --until 'p99(ttft) <= 1' --out "$tmp/c"
-expect 2 "--tps 3: an engine of 3 x h100-sxm cannot serve" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
+expect 2 "--tps 3: an engine of 3 x h100-sxm cannot serve llama-3.1-8b: tensor parallel 3 does not divide the model's 32 attention heads" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
   --gpus 4 --tps 3 --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "observes no 'nope'" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 \
   --until 'p99(ttft) <= 1 && p99(nope) <= 1' --out "$tmp/c"
+# ... and leaves no folder behind that it made (it wrote the programs to
+# check the condition against one).
+[ -e "$tmp/c" ] && fail "a refused plan left $tmp/c behind: $(ls -R "$tmp/c")"
 expect 2 "--until: col" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <=' \
   --out "$tmp/c"
 expect 2 "--tps 8 is more than --gpus 2" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 8 \

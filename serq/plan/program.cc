@@ -457,10 +457,10 @@ absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, c
   return RateParam(*std::move(text), s);
 }
 
-bool Fits(const models::ModelConfig& model, const models::Gpu& gpu, int tp, const ProgramSettings& s) {
+absl::Status Fits(const models::ModelConfig& model, const models::Gpu& gpu, int tp, const ProgramSettings& s) {
   Candidate c;
   c.tp = tp;
-  return Generate(model, gpu, tp, 1, c, s).ok();
+  return Generate(model, gpu, tp, 1, c, s).status();
 }
 
 }  // namespace serq::plan

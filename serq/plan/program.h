@@ -54,8 +54,10 @@ absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, c
                                              const Candidate& candidate, const ProgramSettings& settings);
 
 // Whether an engine of `tp` GPUs can hold the model and some KV cache, and
-// the model allows that degree: serq physics generates its program.
-bool Fits(const models::ModelConfig& model, const models::Gpu& gpu, int tp, const ProgramSettings& settings);
+// the model allows that degree (serq physics generates its program): OK,
+// or why not (the generator's reason: the weights leave no KV cache, a
+// degree that does not divide the heads).
+absl::Status Fits(const models::ModelConfig& model, const models::Gpu& gpu, int tp, const ProgramSettings& settings);
 
 }  // namespace serq::plan
 
