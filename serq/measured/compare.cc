@@ -64,6 +64,7 @@ absl::StatusOr<Comparison> Compare(const Run& measured, const Run& simulated,
   c.measured_replications = measured.replications;
   c.simulated_replications = simulated.replications;
   c.measured_requests = measured.requests.size();
+  c.summary = measured.summary || simulated.summary;
   c.notes = measured.notes;
   c.notes.insert(c.notes.end(), simulated.notes.begin(), simulated.notes.end());
   for (Metric metric : kAllMetrics) {

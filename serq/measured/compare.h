@@ -58,6 +58,7 @@ struct Comparison {
   std::vector<MetricComparison> metrics;
   // Said beside the figures: what exists on which side, rows skipped.
   std::vector<std::string> notes;
+  bool summary = false;  // either side a summary: its figures only, no samples
 };
 
 struct CompareOptions {

@@ -26,6 +26,7 @@ std::string Describe(const std::string& file, const std::string& source, uint32_
 
 constexpr char kCompared[] =
     "distributions (serq's observations carry no request ids: requests are not paired)";
+constexpr char kComparedSummary[] = "figures (a summary gives its figures, not its requests' samples)";
 
 // The rows of the table: metric, side, n, mean, p50, p90, p95, p99 (ms;
 // the error row in percent). `shortest`: csv's exact figures, else the
@@ -71,7 +72,7 @@ std::string Text(const Comparison& c) {
       "measured   ", Describe(c.measured_file, c.measured_source, c.measured_replications,
                               c.measured_requests),
       "\nsimulated  ", Describe(c.simulated_file, c.simulated_source, c.simulated_replications, 0),
-      "\ncompared   ", kCompared, "\n\n");
+      "\ncompared   ", c.summary ? kComparedSummary : kCompared, "\n\n");
   std::vector<std::vector<std::string>> rows = Rows(c, false);
   rows.insert(rows.begin(), Header());
   std::vector<size_t> width(Header().size(), 0);

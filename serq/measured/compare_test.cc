@@ -400,6 +400,9 @@ TEST(SummaryTest, ThreeFormats) {
   // The note names it with its article: "an inference-perf summary".
   ASSERT_FALSE(r->notes.empty());
   EXPECT_EQ(r->notes.back().rfind("p.json: an inference-perf summary, its figures only", 0), 0u) << r->notes.back();
+  // ... and that its TPOT and ITL are of stream messages (cli.md §serq compare).
+  ASSERT_EQ(r->notes.size(), 2u);
+  EXPECT_EQ(r->notes[0].rfind("tpot, itl: inference-perf times tokens by the stream messages", 0), 0u) << r->notes[0];
   // BLIS's metrics.json: ms, ttft_pN_ms, no median.
   const std::string blis = R"({"completed_requests": 1000, "ttft_mean_ms": 59.45, "ttft_p90_ms": 77.7,
       "e2e_mean_ms": 2336.1, "e2e_p99_ms": 2613.9, "itl_mean_ms": 17.9})";

@@ -543,6 +543,12 @@ absl::StatusOr<Run> ParseSummary(absl::string_view text, const std::string& file
       });
       if (!s.ok()) return s;
     }
+    // Its TPOT and ITL are of stream messages, which the figures cannot
+    // show: said beside them.
+    run.notes.push_back(
+        "tpot, itl: inference-perf times tokens by the stream messages that carry them and counts a "
+        "message's tokens by re-tokenising its text; where that gives a message two tokens, its TPOT is "
+        "about half of vLLM's (docs/cli.md §serq compare); ttft and e2e do not depend on it");
   } else {
     // BLIS's metrics.json: ms, ttft_mean_ms and ttft_pN_ms (no median).
     absl::StatusOr<uint64_t> n = count("completed_requests");
