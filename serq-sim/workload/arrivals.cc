@@ -19,7 +19,8 @@ bool Arrivals::Start(const std::vector<const ArrivalPlan*>& plans, double horizo
         s.next = std::floor(p.count) >= 1 ? 0 : INFINITY;
         break;
       case ir::Workload::POISSON:
-        s.next = random_->Exponential(1 / p.rate);
+        s.mean_gap = 1 / p.rate;
+        s.next = random_->Exponential(s.mean_gap);
         break;
       case ir::Workload::PERIODIC:
         s.next = 0;
@@ -84,7 +85,7 @@ bool Arrivals::Advance(uint32_t workload) {
       if (s.made >= std::floor(p.count)) s.next = INFINITY;
       break;
     case ir::Workload::POISSON:
-      s.next += random_->Exponential(1 / p.rate);
+      s.next += random_->Exponential(s.mean_gap);
       break;
     case ir::Workload::PERIODIC:
       // k * period, not a running sum, so no rounding accumulates.

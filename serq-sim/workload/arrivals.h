@@ -65,6 +65,9 @@ class Arrivals {
   struct Stream {
     const ArrivalPlan* plan = nullptr;
     double next = 0;  // +inf: no more
+    // poisson: the mean gap, 1 / rate divided once (the same number as
+    // dividing at every arrival, without a division's latency there).
+    double mean_gap = 0;
     uint64_t made = 0;
     size_t stage = 0;         // stages: the stage of `next`
     double stage_start = 0;   // and when that stage began
