@@ -13,9 +13,10 @@ namespace serq::plan {
 // at least the target. A colocated candidate's search depends neither on
 // the budget nor on the other candidates, and a budget's colocated
 // candidates include every smaller budget's: for them, a budget that meets
-// the target is followed by larger ones that do. A disaggregated candidate
-// meeting the target is never stopped early (RunPlan), so its verdict does
-// not depend on the budget either; with --disaggregated-gpus all a budget
+// the target is followed by larger ones that do. Whether a disaggregated
+// candidate meets the target does not depend on the budget either: its
+// early stop (RunPlan) comes only once that is known (it passed the target,
+// and FinishPlan counts it, or a rate at or below it failed); with --disaggregated-gpus all a budget
 // holds every smaller one's too, and the bisection is exact; with the
 // default (on exactly the budget) it takes a deployment of more GPUs to
 // serve at least what one of fewer does. Either way the budget found meets
