@@ -14,6 +14,18 @@
 
 namespace serq {
 
+absl::CommandLineFlag* FindFlagNamed(absl::string_view name) {
+  return absl::FindCommandLineFlag(absl::StrReplaceAll(name, {{"-", "_"}}));
+}
+
+std::string FlagHelpEntry(absl::string_view name, const absl::CommandLineFlag& flag,
+                          absl::string_view default_value, absl::string_view help) {
+  std::string out = absl::StrCat("  --", name);
+  if (!flag.IsOfType<bool>()) absl::StrAppend(&out, "=", default_value.empty() ? "\"\"" : default_value);
+  absl::StrAppend(&out, "\n      ", help, "\n");
+  return out;
+}
+
 absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
   std::vector<char*> positional;
   if (!args.empty()) positional.push_back(args[0]);
@@ -40,9 +52,9 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
     if (name == "help" || name == "h" || name == "helpfull") {
       return absl::CancelledError("help");
     }
-    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    absl::CommandLineFlag* flag = FindFlagNamed(name);
     if (flag == nullptr && absl::StartsWith(name, "no") && !has_value) {
-      absl::CommandLineFlag* negated = absl::FindCommandLineFlag(name.substr(2));
+      absl::CommandLineFlag* negated = FindFlagNamed(name.substr(2));
       if (negated != nullptr && negated->IsOfType<bool>()) {
         flag = negated;
         value = "false";
@@ -89,14 +101,10 @@ std::string FlagsHelp(absl::string_view usage) {
   std::string out = absl::StrCat(usage, "\n");
   if (!flags.empty()) absl::StrAppend(&out, "\nflags:\n");
   for (const absl::CommandLineFlag* flag : flags) {
-    std::string def = flag->DefaultValue();
-    absl::StrAppend(&out, "  --", absl::StrReplaceAll(flag->Name(), {{"_", "-"}}));
-    if (!flag->IsOfType<bool>()) {
-      absl::StrAppend(&out, "=", def.empty() ? "\"\"" : def);
-    }
-    absl::StrAppend(&out, "\n      ", flag->Help(), "\n");
+    absl::StrAppend(&out, FlagHelpEntry(absl::StrReplaceAll(flag->Name(), {{"_", "-"}}), *flag,
+                                        flag->DefaultValue(), flag->Help()));
   }
-  absl::StrAppend(&out, "  --help\n      print this message and exit\n");
+  absl::StrAppend(&out, kHelpFlagEntry);
   return out;
 }
 

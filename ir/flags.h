@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -19,6 +20,17 @@ namespace serq {
 // (or `-h`) comes back as an error with code kCancelled after printing
 // nothing: callers use ParseFlagsOrExit.
 absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args);
+
+// The flag documented as `name` (dashes, --data-dir) or spelled as Abseil
+// names it (data_dir); nullptr when there is none.
+absl::CommandLineFlag* FindFlagNamed(absl::string_view name);
+
+// One flag's entry in a help text: "  --name=default\n      help\n" (a
+// bool without its default). `name` with dashes.
+std::string FlagHelpEntry(absl::string_view name, const absl::CommandLineFlag& flag,
+                          absl::string_view default_value, absl::string_view help);
+// The entry of --help itself, which every help text ends its flags with.
+inline constexpr char kHelpFlagEntry[] = "  --help\n      print this message and exit\n";
 
 // The usage message followed by the flags defined outside Abseil, sorted by
 // name, each with its default and help.

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <map>
 
-#include "absl/flags/reflection.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "ir/flags.h"
 #include "serq/compare_cli.h"
 #include "serq/fit_cli.h"
 #include "serq/models/presets.h"
@@ -87,15 +86,14 @@ std::string CommandHelp(absl::string_view command) {
   }
   if (!flags.empty()) absl::StrAppend(&out, "\nflags:\n");
   for (const auto& [name, use] : flags) {
-    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(absl::StrReplaceAll(name, {{"-", "_"}}));
+    const absl::CommandLineFlag* flag = FindFlagNamed(name);
     if (flag == nullptr) continue;
     const bool own = use->commands.size() == 1;
-    std::string def = own && *use->shown_default != '\0' ? use->shown_default : flag->DefaultValue();
-    absl::StrAppend(&out, "  --", name);
-    if (!flag->IsOfType<bool>()) absl::StrAppend(&out, "=", def.empty() ? "\"\"" : def);
-    absl::StrAppend(&out, "\n      ", own && *use->help != '\0' ? use->help : WithoutCommands(flag->Help()), "\n");
+    absl::StrAppend(&out, FlagHelpEntry(name, *flag,
+                                        own && *use->shown_default != '\0' ? use->shown_default : flag->DefaultValue(),
+                                        own && *use->help != '\0' ? use->help : WithoutCommands(flag->Help())));
   }
-  absl::StrAppend(&out, "  --help\n      print this message and exit\n");
+  absl::StrAppend(&out, kHelpFlagEntry);
   if (command == "physics" || command == "plan") {
     absl::StrAppend(&out, "\nmodel presets: ", absl::StrJoin(models::ModelPresetNames(), ", "),
                     "\nGPU presets: ", absl::StrJoin(models::GpuPresetNames(), ", "), "\n");

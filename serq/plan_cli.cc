@@ -14,7 +14,6 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -23,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/output.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/models/presets.h"
@@ -166,11 +166,6 @@ int Failed(const absl::Status& s) {
 }
 
 // The flag a command line spells `--name` (absl's name has '_' for '-').
-absl::CommandLineFlag* FindFlag(std::string name) {
-  std::replace(name.begin(), name.end(), '-', '_');
-  return absl::FindCommandLineFlag(name);
-}
-
 // The flags that make a plan's settings, as given: what --emit records
 // and --candidate and --merge set again (every one serq plan reads but
 // those naming the run itself).
@@ -184,7 +179,7 @@ std::vector<std::pair<std::string, std::string>> SettingFlags(bool record_out) {
     bool plans = false;
     for (absl::string_view c : u.commands) plans |= c == "plan";
     if (!plans || (!record_out && name == "out")) continue;
-    if (const absl::CommandLineFlag* f = FindFlag(name)) out.emplace_back(name, f->CurrentValue());
+    if (const absl::CommandLineFlag* f = FindFlagNamed(name)) out.emplace_back(name, f->CurrentValue());
   }
   return out;
 }
@@ -241,7 +236,7 @@ int PlanMain(const CommandLine& line) {
     emitted = *e;
     for (const auto& [name, value] : emitted->flags) {
       std::string error;
-      absl::CommandLineFlag* f = FindFlag(name);
+      absl::CommandLineFlag* f = FindFlagNamed(name);
       if (f == nullptr || !f->ParseFrom(value, &error)) {
         PrintToolError("serq", absl::StrCat(plan::FlagsPath(plan_dir), ": --", name, "=", value, ": ",
                                             f == nullptr ? "no such flag" : error));
