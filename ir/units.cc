@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
+#include "ir/builtins.h"
 #include "ir/walk.h"
 
 namespace serq {
@@ -22,26 +22,42 @@ using Variables = std::map<std::string, Dim>;
 Dim Of(const ir::Expr& e, const Variables& vars);
 
 // min, max, abs, floor, ceil, round: a time where every argument is a time
-// or a number; the draws, tables and interp: a number.
+// or a number; the eight draws, sqrt, ln, pow, interp and tables: a number
+// (of numbers). The functions by the one table of built-ins (builtins.h).
 Dim OfCall(const ir::Expr::Call& c, const Variables& vars) {
-  static const std::set<std::string>* keeps =
-      new std::set<std::string>{"min", "max", "abs", "floor", "ceil", "round"};
-  static const std::set<std::string>* numbers = new std::set<std::string>{
-      "exponential", "uniform", "normal", "lognormal", "gamma", "erlang", "geometric", "bernoulli",
-      "interp", "sqrt", "ln", "pow"};
   if (c.table() > 0) return Dim::kNumber;
-  if (keeps->count(c.function())) {
-    Dim d = Dim::kNumber;
-    for (const ir::Expr& a : c.arg()) d = Join(d, Of(a, vars));
-    return d;
-  }
-  if (numbers->count(c.function())) {
-    for (const ir::Expr& a : c.arg()) {
-      if (Of(a, vars) != Dim::kNumber) return Dim::kOther;  // ln(now): not a time
+  const FunctionInfo* info = LookupFunction(c.function());
+  if (info == nullptr) return Dim::kOther;
+  switch (info->function) {
+    case Function::kMin:
+    case Function::kMax:
+    case Function::kAbs:
+    case Function::kFloor:
+    case Function::kCeil:
+    case Function::kRound: {
+      Dim d = Dim::kNumber;
+      for (const ir::Expr& a : c.arg()) d = Join(d, Of(a, vars));
+      return d;
     }
-    return Dim::kNumber;
+    case Function::kSqrt:
+    case Function::kLn:
+    case Function::kPow:
+    case Function::kInterp:
+    case Function::kExponential:
+    case Function::kUniform:
+    case Function::kNormal:
+    case Function::kLognormal:
+    case Function::kGamma:
+    case Function::kErlang:
+    case Function::kGeometric:
+    case Function::kBernoulli:
+      for (const ir::Expr& a : c.arg()) {
+        if (Of(a, vars) != Dim::kNumber) return Dim::kOther;  // ln(now): not a time
+      }
+      return Dim::kNumber;
+    default:
+      return Dim::kOther;  // the deployment's state: counts, units, prices; the collectives
   }
-  return Dim::kOther;  // the deployment's state: counts, units, prices
 }
 
 Dim OfBinary(const ir::Expr::Binary& b, const Variables& vars) {
