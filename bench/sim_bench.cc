@@ -27,8 +27,8 @@
 // Two more set M/M/1's customers and the rounds of each timing (10^6 and
 // 5 by default), for callgrind, which counts instructions whatever the
 // load (bench/README.md §M/M/1 against a bare loop):
-//   valgrind --tool=callgrind --toggle-collect='serq::Simulate*' \
-//     bazel-bin/bench/sim_bench M/M/1 200000 1
+//   valgrind --tool=callgrind --toggle-collect='serq::Simulate*'
+//     bazel-bin/bench/sim_bench M/M/1 200000 1   (one command line)
 #include <math.h>
 #include <time.h>
 
@@ -219,8 +219,8 @@ run { horizon 1e6; }
     if (std::string(c.name).find(only) == std::string::npos) continue;
     serq::ir::Program program;
     if (!Compile(c.source, &program)) return 1;
-    double seconds;
-    uint64_t events;
+    double seconds = 0;
+    uint64_t events = 0;
     serq::results::Results results;
     if (!Time(program, rounds, &seconds, &events, &results)) return 1;
     const auto n = static_cast<unsigned long long>(events);

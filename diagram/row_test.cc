@@ -362,12 +362,18 @@ TEST(Row, FlowsStandTogetherAndAreEnteredFirstAndLeftLast) {
         ASSERT_GE(f.columns.size(), 2u);
         for (size_t k = 0; k < f.columns.size(); ++k) {
           in_flow[f.columns[k]] = true;
-          if (k > 0) EXPECT_EQ(f.columns[k], f.columns[k - 1] + 1) << source;
+          if (k > 0) {
+            EXPECT_EQ(f.columns[k], f.columns[k - 1] + 1) << source;
+          }
         }
         for (const Edge& e : row.edges) {
           for (size_t k = 0; k < f.columns.size(); ++k) {
-            if (k + 1 < f.columns.size()) EXPECT_NE(e.from, f.columns[k]) << source;
-            if (k > 0) EXPECT_NE(e.to, f.columns[k]) << source;
+            if (k + 1 < f.columns.size()) {
+              EXPECT_NE(e.from, f.columns[k]) << source;
+            }
+            if (k > 0) {
+              EXPECT_NE(e.to, f.columns[k]) << source;
+            }
           }
         }
       }

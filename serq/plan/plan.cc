@@ -87,12 +87,19 @@ class Runner {
   }
 
   // Searches candidates `which` on spec.jobs threads.
+  // Progress lines come in `which`'s order, each as soon as it and every
+  // candidate before it finished, so that stderr is the same bytes
+  // whatever the thread count.
   void Search(const std::vector<int>& which, const std::vector<Point>* front) {
     std::atomic<size_t> next{0};
+    std::vector<char> finished(which.size(), 0);
+    size_t tell = 0;  // the first of `which` not told yet; under told_mutex_
     auto work = [&] {
       for (size_t k; (k = next.fetch_add(1)) < which.size();) {
         One(which[k], front);
-        Told(which[k]);
+        std::lock_guard<std::mutex> lock(told_mutex_);
+        finished[k] = 1;
+        for (; tell < which.size() && finished[tell]; ++tell) Told(which[tell]);
       }
     };
     const int n = std::max(1, std::min<int>(spec_.jobs, static_cast<int>(which.size())));
@@ -199,7 +206,7 @@ class Runner {
     }
   }
 
-  // The progress line of candidate i's search.
+  // The progress line of candidate i's search; under told_mutex_.
   void Told(int i) {
     if (!spec_.progress) return;
     const CandidateResult& r = plan_->results[i];
@@ -210,7 +217,6 @@ class Runner {
       case CandidateResult::kStopped: what = "stopped early"; break;
       case CandidateResult::kError: what = "failed"; break;
     }
-    std::lock_guard<std::mutex> lock(told_mutex_);
     ++told_;
     spec_.progress(absl::StrCat("candidate ", told_, " of ", spec_.candidates.size(), " searched (",
                                 spec_.candidates[i].Label(), "): ", what));

@@ -29,7 +29,7 @@ TEST(Summary, ReportFromASummaryOfMoreSamplesThanKept) {
     run { horizon 1200000; }
   )");
   ASSERT_TRUE(run.ok) << run.errors;
-  const results::Observation& inv = run.results.replication(0).observation(0);
+  ASSERT_EQ(run.results.replication(0).observation(0).name(), "inv");
   const results::Observation& s = run.results.replication(0).observation(1);
   ASSERT_EQ(s.name(), "s");
   EXPECT_EQ(s.sample_size(), 0);  // summarised
