@@ -108,7 +108,8 @@ std::string FlagsHelp(absl::string_view usage) {
   return out;
 }
 
-std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string_view usage) {
+std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string_view usage,
+                                    absl::string_view help_command) {
   auto positional = ParseFlags(args);
   if (positional.ok()) return *positional;
   if (absl::IsCancelled(positional.status())) {
@@ -123,7 +124,8 @@ std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string
   std::string tool = args.empty() ? "serq" : args[0];
   tool = tool.substr(tool.rfind('/') + 1);
   PrintToolError(tool, positional.status().message());
-  std::cerr << "run '" << tool << " --help' for usage\n";
+  std::cerr << "run '" << (help_command.empty() ? tool + " --help" : std::string(help_command))
+            << "' for usage\n";
   std::exit(kExitUsage);
 }
 

@@ -38,7 +38,10 @@ std::string FlagsHelp(absl::string_view usage);
 
 // ParseFlags, then: on --help print FlagsHelp(usage) to stdout and exit 0;
 // on misuse print "<tool>: error: …" to stderr and exit 2.
-std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string_view usage);
+// `help_command` is what its error's hint says to run for usage (`serq
+// plan --help`); the tool's `--help` when empty.
+std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string_view usage,
+                                    absl::string_view help_command = "");
 
 }  // namespace serq
 

@@ -101,9 +101,22 @@ const char kSerqUsage[] =
     "Exit status: 0 ok, 1 the program was rejected (syntax, static rule or runtime\n"
     "error), 2 misuse. See docs/cli.md.";
 
+namespace {
+std::string& UsageCommand() {
+  static auto* command = new std::string;
+  return *command;
+}
+}  // namespace
+
+void SetUsageCommand(absl::string_view command) { UsageCommand() = std::string(command); }
+
+std::string UsageHelpCommand() {
+  return UsageCommand().empty() ? "serq --help" : absl::StrCat("serq ", UsageCommand(), " --help");
+}
+
 int Usage(absl::string_view message) {
   PrintToolError("serq", message);
-  std::cerr << "run 'serq --help' for usage\n";
+  std::cerr << "run '" << UsageHelpCommand() << "' for usage\n";
   return kExitUsage;
 }
 

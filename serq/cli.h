@@ -37,9 +37,18 @@ struct CommandLine {
   std::vector<std::string> argv;        // the command line as typed (argv[0] first)
 };
 
-// Prints "serq: error: MESSAGE" and the hint to run --help; returns the
-// misuse exit code.
+// Prints "serq: error: MESSAGE" and the hint to run --help (`serq COMMAND
+// --help` once SetUsageCommand named the command); returns the misuse exit
+// code.
 int Usage(absl::string_view message);
+
+// The command this process runs, for Usage's hint: `serq` runs one command
+// a process, so main sets it once, as soon as it knows it.
+void SetUsageCommand(absl::string_view command);
+
+// `serq --help`, or `serq COMMAND --help` after SetUsageCommand: the help
+// that a usage error points to.
+std::string UsageHelpCommand();
 
 // A flag and whether it was given, with the subcommands that read it.
 struct FlagUse {

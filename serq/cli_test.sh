@@ -117,6 +117,25 @@ grep -q -- '^  --metrics=' "$tmp/out" && fail "search --help: lists --metrics, w
 grep -q -- '^  --until=' "$tmp/out" || fail "search --help: no --until"
 expect 2 yes "--metrics applies to 'serq sweep' only: serq search reports the figures of --until" -- \
   "$serq" search testdata/sweep/flows.sq --param W --range 0.1:1 --until 'mean(f3) <= 1' --metrics 'mean(f1)'
+# A usage error's hint names the command's own help once the command is
+# known, and `serq --help` before; a flag's value out of its range is
+# misuse (exit 2) in every command, naming the value.
+expect 2 yes "^run 'serq physics --help' for usage$" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate -1
+grep -q -- "--rate must be a number of requests a second above 0, not -1$" "$tmp/err" || fail "physics --rate -1: $(head -1 "$tmp/err")"
+expect 2 yes "--rate must be a number of requests a second above 0, not nan" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate nan
+expect 2 yes "--tp and --dp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 0 --rate 1
+expect 2 yes "--requests must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --requests 0
+expect 2 yes "--link-bw must be above 0 (GB/s) and --link-latency at least 0 (us)" -- "$serq" physics \
+  --model qwen3-30b-a3b --gpu h100-sxm --dp 2 --ep --link-bw 10 --link-latency -3 --rate 1
+expect 2 yes "^run 'serq plan --help' for usage$" -- "$serq" plan --gpus abc
+expect 2 yes "--rate must be a number of requests a second, at least 0, not inf" -- "$serq" plan \
+  --model llama-3.1-8b --gpu h100-sxm --rate inf --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+[ -e "$tmp/plan-inf" ] && fail "plan --rate inf made its --out"
+expect 2 yes "--price must be a finite number, at least 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
+  --gpus 1 --price inf --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+expect 2 yes "^run 'serq vllm --help' for usage$" -- "$serq" vllm "$tmp" --kv-blocks 0
+expect 2 yes "^run 'serq --help' for usage$" -- "$serq" bogus
+expect 2 yes "^run 'serq --help' for usage$" -- "$serq" --bogus-flag run
 
 # check: silent on a valid program, the linker's diagnostics on a bad one.
 expect 0 yes "" -- "$serq" check $before

@@ -49,10 +49,18 @@ int main(int argc, char** argv) {
       return serq::kExitOk;
     }
   }
+  // A usage error's hint names the command's own help as soon as the
+  // command is known (it comes first, or after the flags Abseil parses).
+  auto known = [](std::string_view name) {
+    return std::any_of(std::begin(kCommands), std::end(kCommands),
+                       [&](const Command& c) { return name == c.name; });
+  };
+  if (raw.size() >= 2 && known(raw[1])) serq::SetUsageCommand(raw[1]);
   auto defines = serq::ExtractDefineTexts(&raw);
   if (std::string lists = serq::TakeFitLists(&raw); !lists.empty()) return serq::Usage(lists);
   if (!defines.ok()) return serq::Usage(defines.status().message());
-  std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage);
+  std::vector<char*> args = serq::ParseFlagsOrExit(raw, serq::kSerqUsage, serq::UsageHelpCommand());
+  if (args.size() >= 2 && known(args[1])) serq::SetUsageCommand(args[1]);
   if (args.size() < 2) return serq::Usage("expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps, vllm or plan");
   serq::CommandLine line{args[1], {args.begin() + 2, args.end()}, *defines, serq::SelfPath(argv[0]),
                          {argv, argv + argc}};

@@ -1,5 +1,6 @@
 #include "serq/physics_cli.h"
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "ir/output.h"
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
+#include "stats/format.h"
 
 ABSL_FLAG(std::string, model, "",
           "physics: the model, a preset's name (llama-3.1-8b, qwen3-30b-a3b, ...) or its config.json");
@@ -203,11 +205,17 @@ int PhysicsMain(const CommandLine& line) {
   physics::Deployment& d = options.deployment;
   d.tp = static_cast<int>(absl::GetFlag(FLAGS_tp));
   d.dp = static_cast<int>(absl::GetFlag(FLAGS_dp));
+  // A flag's value out of its range is misuse, as every command's is.
+  if (d.tp < 1 || d.dp < 1) return Usage("--tp and --dp must be at least 1");
   d.ep = absl::GetFlag(FLAGS_ep);
   d.interconnect = absl::GetFlag(FLAGS_interconnect);
   d.link_bw_gbps = absl::GetFlag(FLAGS_link_bw);
   d.link_latency_us = absl::GetFlag(FLAGS_link_latency);
   if (d.link_latency_us && !d.link_bw_gbps) return Usage("--link-latency goes with --link-bw");
+  if ((d.link_bw_gbps && !(*d.link_bw_gbps > 0 && std::isfinite(*d.link_bw_gbps))) ||
+      (d.link_latency_us && !(*d.link_latency_us >= 0 && std::isfinite(*d.link_latency_us)))) {
+    return Usage("--link-bw must be above 0 (GB/s) and --link-latency at least 0 (us)");
+  }
   if (d.link_bw_gbps && !d.interconnect.empty()) {
     return Usage("--interconnect and --link-bw: one link or the other");
   }
@@ -237,9 +245,14 @@ int PhysicsMain(const CommandLine& line) {
   w.rate = absl::GetFlag(FLAGS_rate);
   w.lengths = absl::GetFlag(FLAGS_lengths);
   w.requests = absl::GetFlag(FLAGS_requests);
+  if (w.rate != 0 && !(w.rate > 0 && std::isfinite(w.rate))) {
+    return Usage(absl::StrCat("--rate must be a number of requests a second above 0, not ",
+                              report::FormatShortest(w.rate)));
+  }
   if (w.replay.empty() && w.rate == 0) {
     return Usage("serq physics: a workload: --replay TRACE, or --rate R (requests a second)");
   }
+  if (w.requests < 1) return Usage("--requests must be at least 1");
   if (!w.replay.empty() && (!w.lengths.empty() || absl::GetFlag(FLAGS_requests) != 300)) {
     return Usage("--lengths and --requests go with --rate, not --replay");
   }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -263,7 +264,10 @@ int PlanMain(const CommandLine& line) {
   }
   const int gpus = static_cast<int>(absl::GetFlag(FLAGS_gpus));
   const double target = absl::GetFlag(FLAGS_rate);
-  if (!(target >= 0)) return Usage("--rate must be at least 0 (requests a second)");
+  if (!(target >= 0 && std::isfinite(target))) {
+    return Usage(absl::StrCat("--rate must be a number of requests a second, at least 0, not ",
+                              report::FormatShortest(target)));
+  }
   // --rate without --gpus: the budget grown to the fewest GPUs meeting it.
   const bool grows = gpus < 1 && target > 0;
   if (gpus < 1 && !grows) {
@@ -281,8 +285,12 @@ int PlanMain(const CommandLine& line) {
   if (out.empty()) return Usage("serq plan: expected --out DIR, the folder of its files");
   absl::StatusOr<Condition> condition = ParseCondition(until);
   if (!condition.ok()) return Usage(absl::StrCat("--until: ", condition.status().message()));
-  if (!(absl::GetFlag(FLAGS_price) >= 0)) return Usage("--price must be at least 0 (a GPU-hour)");
-  if (!(absl::GetFlag(FLAGS_max_rate_per_gpu) > 0)) return Usage("--max-rate-per-gpu must be above 0");
+  if (!(absl::GetFlag(FLAGS_price) >= 0 && std::isfinite(absl::GetFlag(FLAGS_price)))) {
+    return Usage("--price must be a finite number, at least 0 (dollars a GPU-hour)");
+  }
+  if (!(absl::GetFlag(FLAGS_max_rate_per_gpu) > 0 && std::isfinite(absl::GetFlag(FLAGS_max_rate_per_gpu)))) {
+    return Usage("--max-rate-per-gpu must be a finite number above 0");
+  }
   if (absl::GetFlag(FLAGS_rate_steps) < 2) return Usage("--rate-steps must be at least 2");
   if (absl::GetFlag(FLAGS_max_replications) < 2) return Usage("--max-replications must be at least 2");
 

@@ -348,7 +348,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     if (absl::Status s = TraceColumns(w.replay, &prompt, &output); !s.ok()) return s;
   } else {
     if (!(w.rate > 0) || !std::isfinite(w.rate)) {
-      return Invalid("a workload: --replay TRACE, or --rate R (requests a second) with --lengths");
+      return Invalid("a workload: --replay TRACE, or --rate R (requests a second, above 0)");
     }
     if (w.requests < 1) return Invalid("--requests must be at least 1");
     absl::StatusOr<Lengths> l = ParseLengths(w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths);

@@ -506,8 +506,7 @@ TEST(Program, BadDeployments) {
             "serq physics: error: --lengths uniform:10:5,1:2: expected sharegpt, fixed:IN,OUT, "
             "uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token counts, whole numbers from 1)");
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", ProgramOptions{}),
-            "serq physics: error: a workload: --replay TRACE, or --rate R (requests a second) with "
-            "--lengths");
+            "serq physics: error: a workload: --replay TRACE, or --rate R (requests a second, above 0)");
   // KV heads that neither split over the GPUs nor replicate evenly.
   const std::string config = TempFile(
       "kv.json", R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 96,

@@ -26,8 +26,8 @@ bool GrowPlan(const GrowSpec& grow, const PlanAt& plan_at, const std::function<v
   *out = Growth();
   // A candidate of g GPUs is searched up to g x max_rate_per_gpu: below
   // target / max_rate_per_gpu GPUs none can reach the target.
-  out->lower_bound = std::max(1, static_cast<int>(std::ceil(grow.target / grow.max_rate_per_gpu - 1e-9)));
-  if (out->lower_bound > grow.max_gpus) return true;
+  out->lower_bound = std::max(1.0, std::ceil(grow.target / grow.max_rate_per_gpu - 1e-9));
+  if (!(out->lower_bound <= grow.max_gpus)) return true;
   KnownResults known;
   // Tries budget b: true when it ran; `met` whether it meets the target.
   auto probe = [&](int b, bool* met) {
@@ -81,8 +81,9 @@ bool GrowPlan(const GrowSpec& grow, const PlanAt& plan_at, const std::function<v
     return true;
   };
   // The budget below the lower bound falls short without a run.
-  int short_of = out->lower_bound - 1, meets = 0;
-  for (int b = out->lower_bound;; b = std::min(2 * b, grow.max_gpus)) {
+  const int first = static_cast<int>(out->lower_bound);  // at most max_gpus
+  int short_of = first - 1, meets = 0;
+  for (int b = first;; b = std::min(2 * b, grow.max_gpus)) {
     bool met = false;
     if (!probe(b, &met)) return false;
     if (met) {
@@ -108,7 +109,7 @@ std::string ShortOf(const GrowSpec& grow, const Growth& growth) {
   if (growth.probes.empty()) {
     absl::StrAppend(&out, "a candidate of g GPUs is searched up to g x ",
                     report::FormatShortest(grow.max_rate_per_gpu), " req/s (--max-rate-per-gpu), so ", target,
-                    " req/s takes at least ", growth.lower_bound, " GPUs");
+                    " req/s takes at least ", report::FormatShortest(growth.lower_bound), " GPUs");
     return out;
   }
   const Probe& last = growth.probes.back();

@@ -43,8 +43,9 @@ struct Growth {
   // The fewest GPUs found; 0: none up to GrowSpec.max_gpus.
   int gpus = 0;
   // !gpus and above max_gpus: the fewest GPUs whose search reaches the
-  // target at all (target / max_rate_per_gpu, rounded up); nothing ran.
-  int lower_bound = 1;
+  // target at all (target / max_rate_per_gpu, rounded up); nothing ran. A
+  // double: a target far beyond any budget gives a count past an int's.
+  double lower_bound = 1;
   std::vector<Probe> probes;
   // gpus: the plan at that budget, as RunPlan left it, and its notes.
   PlanSpec spec;

@@ -510,6 +510,15 @@ TEST(Grow, BudgetsTriedAndTheCap) {
   EXPECT_EQ(ShortOf(g, growth),
             "no budget of up to 20 GPUs (--max-gpus) meets 400 req/s: a candidate of g GPUs is searched up to g x 16 "
             "req/s (--max-rate-per-gpu), so 400 req/s takes at least 25 GPUs");
+  // A target far past an int's count of GPUs: 1e300 / 16 = 6.25e298, not
+  // an overflowed int that would try budgets from 1.
+  g.target = 1e300;
+  ASSERT_TRUE(GrowPlan(g, none, progress, &growth, &error)) << error.err;
+  EXPECT_TRUE(asked.empty());
+  EXPECT_EQ(growth.lower_bound, 6.25e298);
+  EXPECT_EQ(ShortOf(g, growth),
+            "no budget of up to 20 GPUs (--max-gpus) meets 1e+300 req/s: a candidate of g GPUs is searched up to g "
+            "x 16 req/s (--max-rate-per-gpu), so 1e+300 req/s takes at least 6.25e+298 GPUs");
   // A budget that cannot be planned ends the growth with its error.
   PlanAt broken = [](int, PlanSpec*, std::vector<std::string>*, CommandResult* e) {
     *e = Failure(1, "broken\n");
