@@ -124,6 +124,16 @@ expect 2 yes "^run 'serq physics --help' for usage$" -- "$serq" physics --model 
 grep -q -- "--rate must be a number of requests a second above 0, not -1$" "$tmp/err" || fail "physics --rate -1: $(head -1 "$tmp/err")"
 expect 2 yes "--rate must be a number of requests a second above 0, not nan" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate nan
 expect 2 yes "--tp and --dp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 0 --rate 1
+expect 2 yes "--tp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --blis --tp 0
+# A count past an int's range is refused as it is written, not wrapped to
+# a negative count (a uint32 --rate-steps 3000000000 once searched
+# nothing and exited 0).
+expect 2 yes "invalid value '3000000000' for flag '--tp'" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
+  --tp 3000000000 --rate 1
+expect 2 yes "invalid value '3000000000' for flag '--rate-steps'" -- "$serq" plan --model llama-3.1-8b \
+  --gpu h100-sxm --gpus 1 --rate-steps 3000000000 --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+expect 2 yes "--gpus must be at least 1" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus -3 \
+  --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 expect 2 yes "--requests must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --requests 0
 expect 2 yes "--link-bw must be above 0 (GB/s) and --link-latency at least 0 (us)" -- "$serq" physics \
   --model qwen3-30b-a3b --gpu h100-sxm --dp 2 --ep --link-bw 10 --link-latency -3 --rate 1

@@ -25,8 +25,8 @@ ABSL_FLAG(std::string, gpu, "",
           "physics: the GPU, a preset's name (h100-sxm, rtx-pro-6000, ...) or a datasheet file "
           "(FILE:NAME picks one of several); with CONFIG HARDWARE given as files, the GPU of "
           "HARDWARE");
-ABSL_FLAG(uint32_t, tp, 1, "physics: tensor-parallel degree");
-ABSL_FLAG(uint32_t, dp, 1, "physics: data-parallel degree (engines)");
+ABSL_FLAG(int32_t, tp, 1, "physics: tensor-parallel degree");
+ABSL_FLAG(int32_t, dp, 1, "physics: data-parallel degree (engines)");
 ABSL_FLAG(bool, ep, false, "physics: expert parallel: the experts whole over the --tp x --dp GPUs");
 ABSL_FLAG(std::string, coefficients, "",
           "physics: a JSON file of {alpha_coeffs, beta_coeffs} (default: BLIS's trained-physics "
@@ -45,7 +45,7 @@ ABSL_FLAG(std::optional<int64_t>, max_num_seqs, std::nullopt,
           "physics: vLLM's max_num_seqs (default: vLLM 0.19's for the GPU)");
 ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
           "physics: vLLM's max_num_batched_tokens (default: vLLM 0.19's for the GPU)");
-ABSL_FLAG(uint32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
+ABSL_FLAG(int32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
 ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype, auto or fp8");
 ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
           "physics: the link between GPUs by its bandwidth, GB/s a direction (10^9 bytes), instead of "
@@ -129,7 +129,8 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   absl::StatusOr<physics::ModelShape> shape = physics::BlisShape(model, model_file);
   if (!shape.ok()) return Rejected(shape.status());
   physics::BlockOptions options;
-  options.tp = static_cast<int>(absl::GetFlag(FLAGS_tp));
+  options.tp = absl::GetFlag(FLAGS_tp);
+  if (options.tp < 1) return Usage("--tp must be at least 1");
   options.config_file = model_file;
   options.hardware_file = gpu.file == "the GPU" ? "" : gpu.file;
   options.trace = absl::GetFlag(FLAGS_replay);
@@ -203,8 +204,8 @@ int PhysicsMain(const CommandLine& line) {
 
   physics::ProgramOptions options;
   physics::Deployment& d = options.deployment;
-  d.tp = static_cast<int>(absl::GetFlag(FLAGS_tp));
-  d.dp = static_cast<int>(absl::GetFlag(FLAGS_dp));
+  d.tp = absl::GetFlag(FLAGS_tp);
+  d.dp = absl::GetFlag(FLAGS_dp);
   // A flag's value out of its range is misuse, as every command's is.
   if (d.tp < 1 || d.dp < 1) return Usage("--tp and --dp must be at least 1");
   d.ep = absl::GetFlag(FLAGS_ep);
@@ -225,7 +226,7 @@ int PhysicsMain(const CommandLine& line) {
   if (absl::GetFlag(FLAGS_max_num_batched_tokens) && d.max_num_batched_tokens < 1) {
     return Usage("--max-num-batched-tokens must be at least 1");
   }
-  d.block_size = static_cast<int>(absl::GetFlag(FLAGS_block_size));
+  d.block_size = absl::GetFlag(FLAGS_block_size);
   if (d.block_size < 1 || d.block_size > 1024) return Usage("--block-size must be from 1 to 1024");
   d.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization).value_or(0.9);
   if (!(d.gpu_memory_utilization > 0 && d.gpu_memory_utilization <= 1)) {

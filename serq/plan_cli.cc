@@ -40,8 +40,8 @@
 #include "serq/vllm/run_folder.h"
 #include "stats/format.h"
 
-ABSL_FLAG(uint32_t, gpus, 0, "plan: the GPU budget: no candidate uses more");
-ABSL_FLAG(uint32_t, max_gpus, 64,
+ABSL_FLAG(int32_t, gpus, 0, "plan: the GPU budget: no candidate uses more");
+ABSL_FLAG(int32_t, max_gpus, 64,
           "plan: with --rate and no --gpus, the most GPUs the budget grows to in search of the fewest that meet "
           "the rate");
 ABSL_FLAG(std::string, tps, "",
@@ -57,9 +57,9 @@ ABSL_FLAG(std::string, kv_link, "",
           "plan: the link the KV cache crosses between prefill and decode engines, a name of serq's "
           "interconnects (default: --interconnect's, or the GPU's)");
 ABSL_FLAG(double, price, 0, "plan: the price of a GPU-hour, for the cost of a million output tokens");
-ABSL_FLAG(uint32_t, top, 5, "plan: how many candidates the summary ranks");
+ABSL_FLAG(int32_t, top, 5, "plan: how many candidates the summary ranks");
 ABSL_FLAG(double, max_rate_per_gpu, 16, "plan: the search's top, requests a second a GPU");
-ABSL_FLAG(uint32_t, rate_steps, 64, "plan: the search's grid: its top / this apart");
+ABSL_FLAG(int32_t, rate_steps, 64, "plan: the search's grid: its top / this apart");
 ABSL_FLAG(std::string, routers, "",
           "plan: the routers to try for colocated candidates of more than one engine: least-loaded, "
           "round-robin (default: vLLM's own choice)");
@@ -262,7 +262,11 @@ int PlanMain(const CommandLine& line) {
         "serq plan: expected --model (a preset or a config.json) and --gpu (a preset or a datasheet), or --run "
         "RUN_DIR");
   }
-  const int gpus = static_cast<int>(absl::GetFlag(FLAGS_gpus));
+  // Signed flags, so that a value past an int's range is Abseil's error and
+  // a negative one ours, never a wrapped count.
+  const int gpus = absl::GetFlag(FLAGS_gpus);
+  if (gpus < 0) return Usage("--gpus must be at least 1");
+  if (absl::GetFlag(FLAGS_top) < 0) return Usage("--top must be at least 0");
   const double target = absl::GetFlag(FLAGS_rate);
   if (!(target >= 0 && std::isfinite(target))) {
     return Usage(absl::StrCat("--rate must be a number of requests a second, at least 0, not ",
@@ -274,7 +278,7 @@ int PlanMain(const CommandLine& line) {
     return Usage("serq plan: expected --gpus N, the GPU budget, or --rate R alone, a target rate (the fewest GPUs "
                  "that meet it)");
   }
-  const int max_gpus = static_cast<int>(absl::GetFlag(FLAGS_max_gpus));
+  const int max_gpus = absl::GetFlag(FLAGS_max_gpus);
   if (!grows && max_gpus != 64) {
     return Usage("--max-gpus goes with --rate without --gpus (the most GPUs the budget grows to)");
   }
@@ -462,7 +466,7 @@ int PlanMain(const CommandLine& line) {
   // default bound is 0.5 and the steady-state verdict catches overload.
   shared.max_in_progress = absl::GetFlag(FLAGS_max_in_progress) != 0.1 ? absl::GetFlag(FLAGS_max_in_progress) : 0.5;
   shared.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
-  shared.steps = static_cast<int>(absl::GetFlag(FLAGS_rate_steps));
+  shared.steps = absl::GetFlag(FLAGS_rate_steps);
   shared.jobs = static_cast<int>(absl::GetFlag(FLAGS_jobs).value_or(1));
   shared.price = absl::GetFlag(FLAGS_price);
   shared.target_rate = target;
@@ -696,7 +700,7 @@ int PlanMain(const CommandLine& line) {
       "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
       "(replications), not this error.");
   context.command = emitted ? emitted->command : absl::StrJoin(line.argv, " ");
-  context.top = static_cast<int>(absl::GetFlag(FLAGS_top));
+  context.top = absl::GetFlag(FLAGS_top);
 
   auto write = [&](const std::string& name, const std::string& text) {
     return WriteFile((std::filesystem::path(out) / name).string(), text);
