@@ -19,7 +19,6 @@ namespace {
 
 using view::XmlEscape;
 
-std::string Fixed(double x, int digits) { return absl::StrFormat("%.*f", digits, x); }
 
 // A figure for people: "12.34 ± 0.56", to the decimal its ± supports
 // (two digits of the half-width, as every serq table rounds: 6983.5 ±
@@ -28,7 +27,7 @@ std::string Fixed(double x, int digits) { return absl::StrFormat("%.*f", digits,
 std::string PlusMinus(const Value& v, int digits) {
   if (!v.defined) return "-";
   const int decimals = FigureDecimals(v.half_width, digits);
-  return absl::StrCat(Fixed(v.value, decimals), " ± ", Fixed(v.half_width, decimals));
+  return absl::StrCat(report::FormatFixed(v.value, decimals), " ± ", report::FormatFixed(v.half_width, decimals));
 }
 
 std::string Status(const CandidateResult& r) {
@@ -41,14 +40,14 @@ std::string Status(const CandidateResult& r) {
   return "";
 }
 
-std::string Num(const Value& v, int digits) { return v.defined ? Fixed(v.value, digits) : ""; }
-std::string Hw(const Value& v, int digits) { return v.defined ? Fixed(v.half_width, digits) : ""; }
+std::string Num(const Value& v, int digits) { return v.defined ? report::FormatFixed(v.value, digits) : ""; }
+std::string Hw(const Value& v, int digits) { return v.defined ? report::FormatFixed(v.half_width, digits) : ""; }
 
 // The configuration in a line, for the hover and the tables.
 std::string Describe(const Candidate& c, const CandidateResult& r) {
   std::string out = absl::StrCat(c.Label(), ", ", c.Gpus(), " GPUs");
   if (r.status == CandidateResult::kOk) {
-    absl::StrAppend(&out, ": ", Fixed(r.rate, 3), " req/s", r.at_top ? " (the search's top)" : "",
+    absl::StrAppend(&out, ": ", report::FormatFixed(r.rate, 3), " req/s", r.at_top ? " (the search's top)" : "",
                     "; ", PlusMinus(r.tokens_per_gpu, 1), " tok/s/GPU; ", PlusMinus(r.tokens_per_user, 1),
                     " tok/s/user; p99 TTFT ", PlusMinus(r.ttft[2], 3), " s; p99 TPOT ", PlusMinus(r.tpot[2], 4),
                     " s");
@@ -217,7 +216,7 @@ std::string FrontHtml(const PlanSpec& spec, const Plan& plan, const Context& con
   for (int i : plan.front) {
     const CandidateResult& r = plan.results[i];
     absl::StrAppend(&out, "<tr><td class=\"l\">", XmlEscape(spec.candidates[i].Label()), "</td><td>",
-                    spec.candidates[i].Gpus(), "</td><td>", Fixed(r.rate, 3), r.at_top ? "+" : "", "</td><td>",
+                    spec.candidates[i].Gpus(), "</td><td>", report::FormatFixed(r.rate, 3), r.at_top ? "+" : "", "</td><td>",
                     PlusMinus(r.tokens_per_gpu, 1), "</td><td>", PlusMinus(r.tokens_per_user, 1), "</td><td>",
                     PlusMinus(r.ttft[2], 3), "</td><td>", PlusMinus(r.tpot[2], 4), "</td><td>", PlusMinus(r.itl[2], 4),
                     "</td><td>", PlusMinus(r.cost_per_mtok, 3), "</td></tr>\n");
@@ -301,7 +300,7 @@ std::string Summary(const PlanSpec& spec, const Plan& plan, const Context& conte
     for (int i : rows) {
       const CandidateResult& r = plan.results[i];
       t.AddRow({spec.candidates[i].Label(), absl::StrCat(spec.candidates[i].Gpus()),
-                absl::StrCat(Fixed(r.rate, 3), r.at_top ? "+" : ""), PlusMinus(r.tokens_per_gpu, 1),
+                absl::StrCat(report::FormatFixed(r.rate, 3), r.at_top ? "+" : ""), PlusMinus(r.tokens_per_gpu, 1),
                 PlusMinus(r.tokens_per_user, 1), PlusMinus(r.ttft[2], 3), PlusMinus(r.tpot[2], 4),
                 PlusMinus(r.cost_per_mtok, 3)});
     }
