@@ -144,6 +144,11 @@ expect 2 yes "--rate must be a number of requests a second, at least 0, not inf"
 expect 2 yes "--price must be a finite number, at least 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
   --gpus 1 --price inf --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 expect 2 yes "^run 'serq vllm --help' for usage$" -- "$serq" vllm "$tmp" --kv-blocks 0
+expect 2 yes "--gpu-memory must be a finite number above 0 (GiB)" -- "$serq" vllm "$tmp" --gpu-memory inf
+# A memory that makes more KV blocks than an int64 holds: an error naming
+# where the memory came from, not a count wrapped negative.
+expect 1 yes "serq physics: error: 1e+300 GiB of GPU memory makes more than 2^40 KV blocks: is the memory (--gpu-memory) in GiB?" \
+  -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --gpu-memory 1e300
 expect 2 yes "^run 'serq --help' for usage$" -- "$serq" bogus
 expect 2 yes "^run 'serq --help' for usage$" -- "$serq" --bogus-flag run
 

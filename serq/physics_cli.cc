@@ -135,7 +135,9 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   options.hardware_file = gpu.file == "the GPU" ? "" : gpu.file;
   options.trace = absl::GetFlag(FLAGS_replay);
   options.kv_tokens = absl::GetFlag(FLAGS_kv_tokens);
-  if (!(options.kv_tokens >= 0)) return Usage("--kv-tokens must be at least 0");
+  if (!(options.kv_tokens >= 0 && std::isfinite(options.kv_tokens))) {
+    return Usage("--kv-tokens must be a finite number, at least 0");
+  }
   if (options.kv_tokens > 0 && options.trace.empty()) return Usage("--kv-tokens needs --replay");
   if (const std::string columns = absl::GetFlag(FLAGS_columns); !columns.empty()) {
     std::vector<std::string> parts = absl::StrSplit(columns, ',');
@@ -233,7 +235,9 @@ int PhysicsMain(const CommandLine& line) {
     return Usage("--gpu-memory-utilization must be above 0 and at most 1");
   }
   d.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);
-  if (d.gpu_memory_gib && !(*d.gpu_memory_gib > 0)) return Usage("--gpu-memory must be above 0 (GiB)");
+  if (d.gpu_memory_gib && !(*d.gpu_memory_gib > 0 && std::isfinite(*d.gpu_memory_gib))) {
+    return Usage("--gpu-memory must be a finite number above 0 (GiB)");
+  }
   d.kv_blocks = absl::GetFlag(FLAGS_kv_blocks);
   if (d.kv_blocks && *d.kv_blocks < 2) {
     return Usage("--kv-blocks must be at least 2 (vLLM's null block and one more)");

@@ -1,5 +1,6 @@
 #include "serq/vllm_cli.h"
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -59,8 +60,8 @@ int VllmMain(const CommandLine& line) {
       !(*options.kv.gpu_memory_utilization > 0 && *options.kv.gpu_memory_utilization <= 1)) {
     return Usage("--gpu-memory-utilization must be above 0 and at most 1");
   }
-  if (options.kv.gpu_memory_gib && !(*options.kv.gpu_memory_gib > 0)) {
-    return Usage("--gpu-memory must be above 0 (GiB)");
+  if (options.kv.gpu_memory_gib && !(*options.kv.gpu_memory_gib > 0 && std::isfinite(*options.kv.gpu_memory_gib))) {
+    return Usage("--gpu-memory must be a finite number above 0 (GiB)");
   }
   options.skew = !absl::GetFlag(FLAGS_no_skew);
   options.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);

@@ -1,6 +1,7 @@
 // serq/models: every preset read by the readers a user's file goes
 // through, the figures that follow from them derived by hand in the
 // comments, and each bad input a located error.
+#include <cmath>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -256,6 +257,14 @@ TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
   EXPECT_EQ(kv.blocks, 3170);
   // No room: none.
   EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, 16, 0.9, 2048, 256, 2097152).blocks, 0);
+  // Past 2^40 blocks, and where the quotient leaves an int64 (1e300 GiB,
+  // inf): kMaxKvBlocks + 1, never a wrapped count. 2^40 blocks of 2 MiB
+  // are 2^61 bytes = 2^31 GiB; 2^32 GiB x 0.9 holds more.
+  EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, 4294967296.0, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks + 1);
+  EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, 1e300, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks + 1);
+  EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, INFINITY, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks + 1);
+  // 2^30 GiB x 0.9 less 15.4 GiB: about 0.9 x 2^39 blocks, below the cap.
+  EXPECT_LT(KvBlocksFromMemory(llama, 1, 1, 1073741824.0, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks);
 }
 
 }  // namespace

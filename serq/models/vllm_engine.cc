@@ -37,9 +37,11 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
   kv.weights = WeightBytesPerGpu(m, tp, ep);
   kv.activation = ActivationPeakBytes(m, tp, tokens, seqs);
   kv.available = kv.requested - kv.weights - kv.activation;
-  kv.blocks = kv.available >= bytes_per_block
-                  ? static_cast<int64_t>(std::floor(kv.available / bytes_per_block))
-                  : 0;
+  // In doubles first: an int64 cannot hold every quotient (nor inf).
+  const double blocks = std::floor(kv.available / bytes_per_block);
+  kv.blocks = !(blocks >= 1) ? 0
+              : blocks > static_cast<double>(kMaxKvBlocks) ? kMaxKvBlocks + 1
+                                                           : static_cast<int64_t>(blocks);
   return kv;
 }
 

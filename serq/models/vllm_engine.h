@@ -28,12 +28,20 @@ void BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens);
 double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
 
 // The KV cache vLLM derives from a GPU's memory, in bytes and blocks.
+// The most KV blocks serq takes an engine to hold (2^40, as a run's
+// meta.json may give them): past it, a GPU memory (a flag, a datasheet, a
+// cluster file) is surely not what the user meant, and the count would
+// leave an int64 for a memory of 1e300 GiB.
+inline constexpr int64_t kMaxKvBlocks = int64_t{1} << 40;
+
 struct KvFromMemory {
   double requested = 0;   // ceil(GiB x 2^30 x utilization)
   double weights = 0;     // WeightBytesPerGpu
   double activation = 0;  // ActivationPeakBytes
   double available = 0;   // requested - weights - activation
-  int64_t blocks = 0;     // floor(available / bytes a block); 0 when none fits
+  // floor(available / bytes a block); 0 when none fits; kMaxKvBlocks + 1
+  // when more than kMaxKvBlocks would.
+  int64_t blocks = 0;
 };
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,

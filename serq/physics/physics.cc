@@ -310,6 +310,11 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
           N(d.gpu_memory_utilization), "), ", Gib(kv.weights), " of weights and ", Gib(kv.activation),
           " of activations on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
     }
+    if (kv.blocks > models::kMaxKvBlocks) {
+      return Invalid(absl::StrCat(gpu_gib, " GiB of GPU memory makes more than 2^40 KV "
+                                  "blocks: is the memory (",
+                                  d.gpu_memory_gib ? "--gpu-memory" : "the datasheet's MemoryGiB", ") in GiB?"));
+    }
     num_gpu_blocks = kv.blocks;
     kv_why.push_back(absl::StrCat(
         "Derived as vLLM 0.19 derives it: GPU memory ", absl::StrFormat("%.2f", gpu_gib), " GiB (",

@@ -64,19 +64,24 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
       util = *options.gpu_memory_utilization;
       util_from = "--gpu-memory-utilization";
     }
-    const double requested = std::ceil(gib * kGiB * util);
-    const double weights = models::WeightBytesPerGpu(r.model, tp, r.ep);
-    const double activation =
-        ActivationPeakBytes(r.model, tp, max_num_batched_tokens, max_num_seqs);
-    const double available = requested - weights - activation;
     const double per_block = kv.bytes_per_token * block;
-    if (!(available >= 2 * per_block)) {
+    const models::KvFromMemory m = models::KvBlocksFromMemory(
+        r.model, tp, r.ep, gib, util, max_num_batched_tokens, max_num_seqs, per_block);
+    const double requested = m.requested, weights = m.weights, activation = m.activation,
+                 available = m.available;
+    if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.dir, ": error: no room for the KV cache: ", Gib(requested), " requested of the GPU (",
           gib, " GiB x ", util, "), ", Gib(weights), " of weights and ", Gib(activation),
           " of activations on each GPU; give --kv-blocks N"));
     }
-    kv.num_gpu_blocks = static_cast<int64_t>(std::floor(available / per_block));
+    if (m.blocks > models::kMaxKvBlocks) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          r.dir, ": error: ", gib, " GiB of GPU memory makes more than 2^40 KV blocks: is the memory (",
+          options.gpu_memory_gib ? "--gpu-memory" : "llmservingsim-config.json npu_mem.mem_size",
+          ") in GiB?"));
+    }
+    kv.num_gpu_blocks = m.blocks;
     kv.why.push_back(absl::StrCat(
         "Derived as vLLM 0.19 derives it: GPU memory ", gib, " GiB (",
         options.gpu_memory_gib ? "--gpu-memory" : "llmservingsim-config.json npu_mem.mem_size",
