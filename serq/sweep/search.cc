@@ -139,6 +139,16 @@ class Searcher {
 
 bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* error) {
   *outcome = SearchOutcome();
+  // The grid's last index, in doubles first: a range of 1e300 at a step
+  // of 1e-300 would leave an int64 (and searched nothing, "every value
+  // passes"). Up to 2^53, where every index is a double exactly.
+  const double last = std::floor((spec.hi - spec.lo) / spec.step + 1e-9);
+  if (!(last >= 0 && last <= 9007199254740992.0)) {
+    *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--step ", FormatShortest(spec.step), " over [",
+                                                                FormatShortest(spec.lo), ", ", FormatShortest(spec.hi),
+                                                                "] makes more than 2^53 points to search")));
+    return false;
+  }
   {
     // The condition's figures against the program, before any point runs.
     DriverOptions options = spec.base;
@@ -151,7 +161,7 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
     }
   }
   Searcher s(spec, outcome);
-  const int64_t top = static_cast<int64_t>(std::floor((spec.hi - spec.lo) / spec.step + 1e-9));
+  const auto top = static_cast<int64_t>(last);
   Verdict v;
   if (!s.At(0, &v, error)) return false;
   if (v != Verdict::kPass) {
