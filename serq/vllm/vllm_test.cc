@@ -262,6 +262,54 @@ TEST(Generate, TensorParallel) {
   EXPECT_NE(g->program.find("param LinkBw = 48000000000;"), std::string::npos);
 }
 
+// A dense Qwen3 at tensor parallel 2 (the shapes of Qwen3-32B's public
+// config.json on the Llama run's copy): the generator runs the qwen3
+// decoder's operators, the per-head q and k norms among them, from
+// profile/tp2, and the all-reduces of each layer; a profile without
+// qk_norm is an error naming the operator, never a step without it. KV a
+// token on one GPU: 2 x 64 layers x 8 / 2 KV heads x head_dim 128 (given,
+// not 5120 / 64 = 80) x 2 bytes = 131072.
+TEST(Generate, DenseQwen3AtTensorParallel2) {
+  const std::string dir = Copy(kLlama, "qwen3-tp2");
+  Write(dir + "/model.json", R"({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
+    "hidden_size": 5120, "intermediate_size": 25600, "num_hidden_layers": 64,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"})");
+  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
+                                    "\"tensor_parallel_size\": 2"));
+  // A profile of another architecture than the run's model is refused.
+  const std::string meta = dir + "/profile/meta.yaml";
+  EXPECT_EQ(Error(dir), meta + ": error: the profile is of architecture 'llama', the run's model (model.json) of "
+                               "'qwen3'");
+  Write(meta, Replace(Read(meta), "architecture: llama", "architecture: qwen3"));
+  const std::string dense = dir + "/profile/tp2/dense.csv";
+  const std::string without = Read(dense);
+  EXPECT_EQ(Error(dir), dense + ": error: no operator 'qk_norm' (qwen3 runs it; the profile has 'act_fn', "
+                                "'down_proj', 'embedding', 'final_layernorm', 'gate_up_proj', 'layernorm', "
+                                "'o_proj', 'qkv_proj', 'rotary_emb')");
+  Write(dense, without + "qk_norm,1,3.5\nqk_norm,2048,9.5\n");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
+  EXPECT_NE(p.find("param Layers = 64;"), std::string::npos);
+  EXPECT_NE(p.find("{ where layer = \"qk_norm\"; key tokens; value time_us; }"), std::string::npos);
+  EXPECT_NE(p.find("let layer = 2 * layernorm(tokens) + qkv_proj(tokens) + qk_norm(tokens) + rotary_emb(tokens) + "
+                   "o_proj(tokens);"),
+            std::string::npos);
+  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(tokens) + act_fn(tokens) + "
+                   "down_proj(tokens) + 2 * all_reduced);"),
+            std::string::npos);
+  EXPECT_NE(p.find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"), std::string::npos);
+  EXPECT_NE(p.find("bytes = 131072 bytes"), std::string::npos);
+  Diagnostics diags("gen.sq");
+  ir::Program program;
+  ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
+  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+}
+
 TEST(Generate, KvCacheFromTheRun) {
   // The run's own count (kv_cache.num_gpu_blocks): one block less holds
   // requests; --kv-blocks over it.
