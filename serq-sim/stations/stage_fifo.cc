@@ -84,7 +84,6 @@ class FifoStation final : public Station {
   };
 
   void StartService(StageHost& host, const Waiting& w) {
-    double now = host.now();
     double phi = phi_;
     if (!phi_constant_ && !host.Phi(id(), present(), &phi)) return;
     in_service_ = true;

@@ -219,16 +219,23 @@ absl::StatusOr<ProfileRole> ProfileStepTime(const std::string& text, const std::
   return out;
 }
 
-absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
-                                          const Candidate& c, const ProgramSettings& s) {
+// The pieces of a disaggregated candidate's program cut from its two
+// roles' programs (each the one-engine, or for a mixture of experts the
+// role's data-parallel, program of its degree).
+struct Roles {
+  std::string shared;              // the model's and the GPU's params
+  std::string engine_p, engine_d;  // each role's engine params
+  std::string step_time;           // the corrections, or each role's profile
+  std::string stage_p, stage_d;    // each role's stage, renamed to P and D
+  std::string session;             // the prefill role's session, for its lengths
+  std::string links;               // the collectives' link, if a role has one
+};
+
+absl::StatusOr<Roles> CutRoles(const models::ModelConfig& model, const models::Gpu& gpu, const Candidate& c,
+                               const ProgramSettings& s) {
   // From a run folder, each role's step time is its degree's profile.
   const bool profiled = !s.run_dir.empty();
   const bool moe = model.experts > 0;
-  if (moe && profiled) {
-    return absl::InvalidArgumentError(
-        "disaggregated candidates of a mixture of experts are not planned from a run folder yet (from --model "
-        "and --gpu they are)");
-  }
   // A mixture of experts' role of more than one engine is serq physics's
   // data-parallel engines of that role (`stage E[Engines]`, `lockstep`, the
   // experts over the role's GPUs, their exchange among them): vLLM runs
@@ -284,16 +291,35 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
   for (const auto* x : {&engine_p, &engine_d, &phys_p, &phys_d, &stage_p, &stage_d, &session}) {
     if (!x->ok()) return x->status();
   }
-  std::string phys = profiled ? absl::StrCat(*phys_p, "\n", *phys_d) : *phys_p;
-  if (!profiled && !absl::StrContains(phys, "param PHYS_B4 ")) {
+  Roles out;
+  out.shared = *shared;
+  out.engine_p = *engine_p;
+  out.engine_d = *engine_d;
+  out.stage_p = Rename(*stage_p, "P");
+  out.stage_d = Rename(*stage_d, "D");
+  out.session = *session;
+  out.step_time = profiled ? absl::StrCat(*phys_p, "\n", *phys_d) : *phys_p;
+  if (!profiled && !absl::StrContains(out.step_time, "param PHYS_B4 ")) {
     // The decode role's collectives (its TP above the prefill's).
     for (absl::string_view line : absl::StrSplit(*phys_d, '\n')) {
       if (absl::StartsWith(line, "param PHYS_B4 ")) {
-        phys = absl::StrReplaceAll(phys, {{"param PHYS_B5 ", absl::StrCat(line, "\nparam PHYS_B5 ")}});
+        out.step_time = absl::StrReplaceAll(out.step_time, {{"param PHYS_B5 ", absl::StrCat(line, "\nparam PHYS_B5 ")}});
       }
     }
   }
-  // The link: the engines' collectives, and the KV transfer.
+  for (const std::string* text : {&*p, &*d}) {
+    absl::StatusOr<std::string> l = Section(*text, "// The link", "");
+    if (l.ok()) {
+      out.links = *l;
+      break;
+    }
+  }
+  return out;
+}
+
+// The link the prompt's KV crosses: --kv-link, else the deployment's
+// interconnect, else the GPU's.
+absl::StatusOr<const net::Interconnect*> KvLink(const models::Gpu& gpu, const ProgramSettings& s) {
   std::string link_name = s.kv_link.empty() ? s.base.deployment.interconnect : s.kv_link;
   if (link_name.empty()) link_name = gpu.interconnect;
   const net::Interconnect* link = net::FindInterconnect(link_name);
@@ -302,42 +328,23 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
         "disaggregated candidates need the link the KV cache crosses: give --kv-link NAME (",
         net::InterconnectNames(), ")", link_name.empty() ? "" : absl::StrCat("; '", link_name, "' is none of them")));
   }
-  std::string links;
-  for (const std::string* text : {&*p, &*d}) {
-    absl::StatusOr<std::string> l = Section(*text, "// The link", "");
-    if (l.ok()) {
-      links = *l;
-      break;
-    }
-  }
+  return link;
+}
+
+// The KV transfer's params: a token's KV bytes and the tokens a second the
+// link moves.
+std::string KvTransfer(const models::ModelConfig& model, const Candidate& c, const ProgramSettings& s,
+                       const net::Interconnect& link) {
+  const bool profiled = !s.run_dir.empty();
   // The GPUs a token's KV moves over at once: each GPU of the smaller
   // engine holds its own share of the KV heads, but no more shares than
   // heads (a head replicated over several GPUs is one share), and latent
   // attention's latent is whole on every GPU: one share.
   const int senders =
       model.mla() ? 1 : std::max(1, std::min({c.prefill_tp, c.decode_tp, model.kv_heads}));
-  std::string out = absl::StrCat(
-      "// ", s.base.model_name, " on ", c.Gpus(), " x ", gpu.what.empty() ? gpu.name : gpu.what, ", disaggregated: ",
-      c.prefills, " prefill engine", c.prefills == 1 ? "" : "s", " of tensor parallel ", c.prefill_tp, ", ",
-      c.decodes, " decode engine", c.decodes == 1 ? "" : "s", " of tensor parallel ", c.decode_tp,
-      profiled ? absl::StrCat(".\n// Written by `serq plan --run ", s.run_dir,
-                              "` from serq vllm's programs of the two roles (each\n"
-                              "//   one its degree's GPU profile, vLLM 0.19's scheduler and KV cache); the prompt's KV\n"
-                              "//   moves from the prefill engine to the decode engine over ")
-               : ".\n// Written by `serq plan` from serq physics's programs of the two roles (its step time, vLLM\n"
-                 "//   0.19's scheduler and KV cache for each); the prompt's KV moves from the prefill engine to\n"
-                 "//   the decode engine over ",
-      link->what, ", which then decodes every output token (vLLM's NIXL\n"
-      "//   connector, as examples/pd-disaggregation/llmd_nixl_push_vllm.sq models it).\n",
-      moe ? "// A mixture of experts: each role's engines are one vLLM server's data-parallel ranks, stepping\n"
-            "//   in lockstep within the role (P[NP] together, D[ND] together), the experts spread over the\n"
-            "//   role's GPUs and exchanged among them every MoE layer; a role of one engine steps alone.\n\n"
-          : "\n",
-      *shared, "\n// The prefill engines.\nparam NP = ", c.prefills, ";\n", DropParams(Rename(*engine_p, "P"), {"NP"}),
-      "\n// The decode engines.\nparam ND = ", c.decodes, ";\n",
-      DropParams(Rename(*engine_d, "D"), {"ND", "Block"}), "\n", links.empty() ? "" : absl::StrCat(links, "\n"),
-      "// The KV transfer: a token's KV over the whole model, over ", link->name, " (",
-      Number(link->bandwidth / 1e9), " GB/s a\n//   direction a GPU; ", link->source,
+  return absl::StrCat(
+      "// The KV transfer: a token's KV over the whole model, over ", link.name, " (",
+      Number(link.bandwidth / 1e9), " GB/s a\n//   direction a GPU; ", link.source,
       "), each GPU of the smaller engine sending its share at once",
       model.mla() ? " (latent attention: every GPU holds\n//   the whole latent, and each sends or receives all of it)"
       : senders < std::min(c.prefill_tp, c.decode_tp)
@@ -351,37 +358,63 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
                               ";  // 2 (K, V) x layers x KV heads x head_dim x the KV cache's bytes\n")
       : model.mla() ? "param KvTokenBytes = Layers * (KvLoraRank + QkRope) * KvBytes;\n"
                     : "param KvTokenBytes = 2 * Layers * KvHeads * HeadDim * KvBytes;\n",
-      "param XferTokens = ", senders, " * ", Number(link->bandwidth), " / KvTokenBytes;  // tokens a second\n\n",
-      phys, "\n",
-      "pool kvP[NP] { cap KvBlocksP * Block; block Block; }\n",
-      "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", Rename(*stage_p, "P"), "}\n\n",
-      // The decode engine recomputes a preempted request's last token's KV
-      // only, its prompt having come over the link (as the example's).
-      absl::StrReplaceAll(Rename(*stage_d, "D"), {{" reserve prompt;", " recompute last;"}}), "}\n\n",
-      "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
-      "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n");
-  const std::string rate = Number(s.base.workload.rate);
+      "param XferTokens = ", senders, " * ", Number(link.bandwidth), " / KvTokenBytes;  // tokens a second\n\n");
+}
+
+// The program's first lines: what the candidate is and where it came from.
+std::string Heading(const models::ModelConfig& model, const models::Gpu& gpu, const Candidate& c,
+                    const ProgramSettings& s, const net::Interconnect& link) {
+  const bool profiled = !s.run_dir.empty();
+  const bool moe = model.experts > 0;
+  return absl::StrCat(
+      "// ", s.base.model_name, " on ", c.Gpus(), " x ", gpu.what.empty() ? gpu.name : gpu.what, ", disaggregated: ",
+      c.prefills, " prefill engine", c.prefills == 1 ? "" : "s", " of tensor parallel ", c.prefill_tp, ", ",
+      c.decodes, " decode engine", c.decodes == 1 ? "" : "s", " of tensor parallel ", c.decode_tp,
+      profiled ? absl::StrCat(".\n// Written by `serq plan --run ", s.run_dir,
+                              "` from serq vllm's programs of the two roles (each\n"
+                              "//   one its degree's GPU profile, vLLM 0.19's scheduler and KV cache); the prompt's KV\n"
+                              "//   moves from the prefill engine to the decode engine over ")
+               : ".\n// Written by `serq plan` from serq physics's programs of the two roles (its step time, vLLM\n"
+                 "//   0.19's scheduler and KV cache for each); the prompt's KV moves from the prefill engine to\n"
+                 "//   the decode engine over ",
+      link.what, ", which then decodes every output token (vLLM's NIXL\n"
+      "//   connector, as examples/pd-disaggregation/llmd_nixl_push_vllm.sq models it).\n",
+      moe ? "// A mixture of experts: each role's engines are one vLLM server's data-parallel ranks, stepping\n"
+            "//   in lockstep within the role (P[NP] together, D[ND] together), the experts spread over the\n"
+            "//   role's GPUs and exchanged among them every MoE layer; a role of one engine steps alone.\n\n"
+          : "\n");
+}
+
+// The workload's declarations, and the session's lengths (`set input_toks
+// = ...`) in `lengths`: the trace's columns, or the prefill role's draws.
+absl::StatusOr<std::string> Workload(const ProgramSettings& s, const std::string& session, std::string* lengths) {
   const physics::Workload& w = s.base.workload;
-  std::string lengths;
+  std::string out;
   if (!w.replay.empty()) {
     // The trace's own lengths, in the session's words.
     std::string prompt = w.prompt_column, output = w.output_column;
     if (absl::Status st = physics::ReplayColumns(w.replay, &prompt, &output); !st.ok()) return st;
     absl::StrAppend(&out, "workload requests { arrive trace(\"", models::PathFor(w.replay, s.base.program_dir),
                     "\"); }\n");
-    if (prompt != "input_toks") absl::StrAppend(&lengths, "  set input_toks = ", prompt, ";\n");
-    if (output != "output_toks") absl::StrAppend(&lengths, "  set output_toks = ", output, ";\n");
-  } else {
-    absl::StrAppend(&out, "param Rate = ", rate, ";  // requests a second\nparam Requests = ", s.requests,
-                    ";  // how many arrive\nworkload requests { arrive poisson(Rate); limit Requests; }\n");
+    if (prompt != "input_toks") absl::StrAppend(lengths, "  set input_toks = ", prompt, ";\n");
+    if (output != "output_toks") absl::StrAppend(lengths, "  set output_toks = ", output, ";\n");
+    return out;
   }
-  for (absl::string_view line : absl::StrSplit(*session, '\n', absl::SkipEmpty())) {
-    if (!w.replay.empty()) break;
+  absl::StrAppend(&out, "param Rate = ", Number(w.rate), ";  // requests a second\nparam Requests = ", s.requests,
+                  ";  // how many arrive\nworkload requests { arrive poisson(Rate); limit Requests; }\n");
+  for (absl::string_view line : absl::StrSplit(session, '\n', absl::SkipEmpty())) {
     if (absl::StartsWith(line, "  set input_toks") || absl::StartsWith(line, "  set output_toks")) {
-      absl::StrAppend(&lengths, line, "\n");
+      absl::StrAppend(lengths, line, "\n");
     }
   }
-  if (lengths.empty() && w.replay.empty()) return Internal("lengths (set input_toks, set output_toks)");
+  if (lengths->empty()) return Internal("lengths (set input_toks, set output_toks)");
+  return out;
+}
+
+// The session: the proxy's choice of engines, the prefill, the KV's
+// transfer, the decode, the observations; then the run line.
+std::string Session(const models::ModelConfig& model, const Candidate& c, const std::string& lengths) {
+  const bool moe = model.experts > 0;
   // A role of a mixture of experts' data-parallel engines is one server to
   // the proxy, whose own balancer picks the rank, as a colocated one's
   // (serq/models DataParallelRouting: least 4 x waiting + running on the
@@ -404,8 +437,8 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
              "  choose i in P by (queue(P[i]), work(P[i]));\n"
              "  choose j in D by (queue(D[j]), free(kvD[j]) * -1);\n";
   }
-  absl::StrAppend(
-      &out, "session requests {\n", lengths, choose,
+  return absl::StrCat(
+      "session requests {\n", lengths, choose,
       "  hold kvD[j] (0) {\n"
       "    hold kvP[i] (0) {\n"
       "      run P[i] prefill (input_toks) growing kvP[i];\n"
@@ -423,7 +456,38 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "// The deployment's GPUs, the prefill engines' and the decode engines' (NP x TpP + ND x TpD):\n"
       "//   the report's per-GPU figures.\n"
       "run { seed 1; gpus NP * TpP + ND * TpD; }\n");
-  return out;
+}
+
+// A disaggregated candidate: its roles' pieces put together, the KV's
+// transfer between them, the workload and the session.
+absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
+                                          const Candidate& c, const ProgramSettings& s) {
+  if (model.experts > 0 && !s.run_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "disaggregated candidates of a mixture of experts are not planned from a run folder yet (from --model "
+        "and --gpu they are)");
+  }
+  absl::StatusOr<Roles> roles = CutRoles(model, gpu, c, s);
+  if (!roles.ok()) return roles.status();
+  absl::StatusOr<const net::Interconnect*> link = KvLink(gpu, s);
+  if (!link.ok()) return link.status();
+  std::string lengths;
+  absl::StatusOr<std::string> workload = Workload(s, roles->session, &lengths);
+  if (!workload.ok()) return workload.status();
+  return absl::StrCat(
+      Heading(model, gpu, c, s, **link), roles->shared, "\n// The prefill engines.\nparam NP = ", c.prefills, ";\n",
+      DropParams(Rename(roles->engine_p, "P"), {"NP"}), "\n// The decode engines.\nparam ND = ", c.decodes, ";\n",
+      DropParams(Rename(roles->engine_d, "D"), {"ND", "Block"}), "\n",
+      roles->links.empty() ? "" : absl::StrCat(roles->links, "\n"), KvTransfer(model, c, s, **link),
+      roles->step_time, "\n",
+      "pool kvP[NP] { cap KvBlocksP * Block; block Block; }\n",
+      "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", roles->stage_p, "}\n\n",
+      // The decode engine recomputes a preempted request's last token's KV
+      // only, its prompt having come over the link (as the example's).
+      absl::StrReplaceAll(roles->stage_d, {{" reserve prompt;", " recompute last;"}}), "}\n\n",
+      "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
+      "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n",
+      *workload, Session(model, c, lengths));
 }
 
 // The session's choice of engine as the candidate's router: the generator's
