@@ -23,7 +23,7 @@ Dim Of(const ir::Expr& e, const Variables& vars);
 
 // min, max, abs, floor, ceil, round: a time where every argument is a time
 // or a number; the eight draws, sqrt, ln, pow, interp and tables: a number
-// (of numbers). The functions by the one table of built-ins (builtins.h).
+// (of numbers); the collectives: a time (of numbers, a latency a time). The functions by the one table of built-ins (builtins.h).
 Dim OfCall(const ir::Expr::Call& c, const Variables& vars) {
   if (c.table() > 0) return Dim::kNumber;
   const FunctionInfo* info = LookupFunction(c.function());
@@ -55,8 +55,19 @@ Dim OfCall(const ir::Expr::Call& c, const Variables& vars) {
         if (Of(a, vars) != Dim::kNumber) return Dim::kOther;  // ln(now): not a time
       }
       return Dim::kNumber;
+    case Function::kAllReduce:
+    case Function::kAllGather:
+    case Function::kReduceScatter:
+    case Function::kAllToAll:
+      // A collective's seconds (net/collective.h) of GPUs, bytes and bytes
+      // a second, numbers, and a latency a step, a number or a time.
+      for (int i = 0; i < c.arg_size(); ++i) {
+        const Dim d = Join(Of(c.arg(i), vars), Dim::kNumber);
+        if (d == Dim::kOther || (d == Dim::kTime && i + 1 < c.arg_size())) return Dim::kOther;
+      }
+      return Dim::kTime;
     default:
-      return Dim::kOther;  // the deployment's state: counts, units, prices; the collectives
+      return Dim::kOther;  // the deployment's state: counts, units, prices
   }
 }
 

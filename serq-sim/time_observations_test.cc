@@ -23,6 +23,9 @@ std::vector<std::string> Times(const std::string& source) {
 // function (a count); twice set to a time in one branch and to a count in
 // the other, so not always a time. `first` is set to 0 and then to now:
 // a time. The decode's `observe gap` records the gaps between its tokens.
+// xfer is an all-reduce's seconds (of a GPU count, bytes, bytes a second
+// and a latency in seconds): a time; bad passes it a time as its bytes
+// (now): not one.
 TEST(TimeObservations, ATimeByItsExpressionsWhateverItsName) {
   const std::string source = R"(
 stage S : fifo(1);
@@ -43,10 +46,12 @@ session {
   run E decode (3) observe gap;
   observe w = (now - first + 0.001) / n;
   observe e2e = min(now, 5) - arrival;
+  observe xfer = all_reduce(2, 1e6, 1e9, 1e-5);
+  observe bad = all_reduce(2, now, 1e9, 1e-5);
 }
 run { horizon 10; }
 )";
-  EXPECT_EQ(Times(source), (std::vector<std::string>{"e2e", "gap", "t", "w"}));
+  EXPECT_EQ(Times(source), (std::vector<std::string>{"e2e", "gap", "t", "w", "xfer"}));
 }
 
 // A program without observations has none; results of older files none.
