@@ -26,6 +26,14 @@ bool Lines::ReadLine() {
       if (line_.size() > kMaxLine) too_long_ = true;
       return !too_long_;
     }
+    // Neither an end of file nor a newline nor a full chunk: the read
+    // failed (a directory, an I/O error). The stream is marked bad, for
+    // the caller to say so (errno says why), rather than read again for
+    // ever.
+    if (taken + 1 < sizeof chunk) {
+      in_->setstate(std::ios::badbit);
+      return false;
+    }
     // The chunk filled before a newline: the line goes on.
     in_->clear(in_->rdstate() & ~std::ios::failbit);
     line_.append(chunk, taken);

@@ -16,7 +16,8 @@ class Lines {
  public:
   explicit Lines(std::istream* in) : in_(in) {}
   // The next line that is not blank (white space only): false at the end,
-  // and at a line longer than kMaxLine (then too_long()).
+  // at a line longer than kMaxLine (then too_long()), and at a read error
+  // (then the stream is bad(): a directory, an I/O error).
   bool NextNonBlank(absl::string_view* line);
   // The number of the line NextNonBlank returned last.
   int number() const { return number_; }

@@ -4,6 +4,8 @@
 // without a final newline must come back whole).
 #include "text/lines.h"
 
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +32,21 @@ TEST(LinesTest, NumbersSkipsBlankRemovesBomAndCr) {
   EXPECT_EQ(All(""), V{});
   EXPECT_EQ(All("\n\n"), V{});
   EXPECT_EQ(All("x\n"), (V{{1, "x"}}));
+}
+
+// A read that fails (a directory opens as a file on Linux and its read
+// fails with EISDIR) ends the lines with the stream bad, for the reader to
+// say so; it once read again for ever.
+TEST(LinesTest, AReadErrorEndsTheLinesWithTheStreamBad) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::ifstream in(tmp != nullptr ? tmp : "/tmp");
+  ASSERT_TRUE(in.is_open());
+  Lines lines(&in);
+  absl::string_view line;
+  EXPECT_FALSE(lines.NextNonBlank(&line));
+  EXPECT_TRUE(in.bad());
+  EXPECT_FALSE(lines.too_long());
+  EXPECT_FALSE(lines.NextNonBlank(&line));  // and stays ended
 }
 
 TEST(LinesTest, LinesAcrossChunks) {

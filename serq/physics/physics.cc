@@ -1,7 +1,9 @@
 #include "serq/physics/physics.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "serq/models/json_file.h"
 #include "serq/models/program_text.h"
 #include "serq/models/vllm_engine.h"
+#include "text/csv.h"
 #include "text/lines.h"
 
 namespace serq::physics {
@@ -41,13 +44,28 @@ using Text = models::ProgramText;
 // A trace's prompt and output columns, told from its first non-blank line
 // as the trace readers tell the formats apart (docs/traces.md).
 absl::Status TraceColumns(const std::string& trace, std::string* prompt, std::string* output) {
-  if (!prompt->empty() && !output->empty()) return absl::OkStatus();
   std::ifstream in(trace, std::ios::binary);
   if (!in) return Invalid(absl::StrCat("--replay ", trace, ": cannot be read"));
   text::Lines lines(&in);
   absl::string_view first;
   if (!lines.NextNonBlank(&first)) {
+    if (in.bad()) return Invalid(absl::StrCat("--replay ", trace, ": cannot be read: ", std::strerror(errno)));
     return Invalid(absl::StrCat("--replay ", trace, ": no line to tell its columns from"));
+  }
+  if (!prompt->empty() && !output->empty()) {
+    // Named columns (--columns): the first line names them (a CSV header,
+    // a JSON line's keys), or the program would fail at its first row.
+    const bool json = absl::StartsWith(absl::StripLeadingAsciiWhitespace(first), "{");
+    std::vector<absl::string_view> header;
+    if (!json) text::CsvFields(first, &header);
+    for (const std::string* c : {prompt, output}) {
+      const bool named = json ? absl::StrContains(first, absl::StrCat("\"", *c, "\""))
+                              : std::find(header.begin(), header.end(), *c) != header.end();
+      if (!named) {
+        return Invalid(absl::StrCat("--columns: the first line of ", trace, " names no column '", *c, "'"));
+      }
+    }
+    return absl::OkStatus();
   }
   struct Format {
     const char* marker;

@@ -1,6 +1,8 @@
 #include "serq/vllm/profile.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 
@@ -31,7 +33,11 @@ absl::Status ReadCsv(const std::string& path, const std::vector<std::string>& co
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot be read"));
   text::Lines lines(&in);
   absl::string_view line;
+  auto unreadable = [&] {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": error: cannot be read: ", std::strerror(errno)));
+  };
   if (!lines.NextNonBlank(&line)) {
+    if (in.bad()) return unreadable();
     return absl::InvalidArgumentError(absl::StrCat(path, ": error: the file has no header"));
   }
   if (text::CsvFieldCount(line) > text::kMaxColumns) {
@@ -73,6 +79,7 @@ absl::Status ReadCsv(const std::string& path, const std::vector<std::string>& co
     return absl::InvalidArgumentError(absl::StrCat(path, ":", lines.number() + 1,
                                                    ": error: the line is too long"));
   }
+  if (in.bad()) return unreadable();
   return absl::OkStatus();
 }
 

@@ -343,6 +343,14 @@ TEST(Generate, BadFolders) {
                                 "folder in LLMServingSim's layout has it)");
   }
   {
+    // A profile file that cannot be read (a directory: its read fails):
+    // named, never read again for ever.
+    const std::string dir = Copy(kLlama, "dir-csv");
+    fs::remove(dir + "/profile/tp1/skew_fit.csv");
+    fs::create_directory(dir + "/profile/tp1/skew_fit.csv");
+    EXPECT_EQ(Error(dir), dir + "/profile/tp1/skew_fit.csv: error: cannot be read: Is a directory");
+  }
+  {
     const std::string dir = Copy(kLlama, "unknown-arg");
     Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"seed\": 42",
                                       "\"seed\": 42, \"speculative_config\": {}"));
