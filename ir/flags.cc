@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
@@ -16,6 +18,30 @@ namespace serq {
 
 absl::CommandLineFlag* FindFlagNamed(absl::string_view name) {
   return absl::FindCommandLineFlag(absl::StrReplaceAll(name, {{"-", "_"}}));
+}
+
+namespace {
+// The flags given, by Abseil's name: a process parses one command line.
+std::set<std::string>& Given() {
+  static auto* given = new std::set<std::string>;
+  return *given;
+}
+}  // namespace
+
+bool FlagGiven(absl::string_view name) {
+  const absl::CommandLineFlag* flag = FindFlagNamed(name);
+  return flag != nullptr && Given().count(std::string(flag->Name())) > 0;
+}
+
+bool SetFlagAsGiven(absl::string_view name, absl::string_view value, std::string* error) {
+  absl::CommandLineFlag* flag = FindFlagNamed(name);
+  if (flag == nullptr) {
+    *error = "no such flag";
+    return false;
+  }
+  if (!flag->ParseFrom(value, error)) return false;
+  Given().insert(std::string(flag->Name()));
+  return true;
 }
 
 std::string FlagHelpEntry(absl::string_view name, const absl::CommandLineFlag& flag,
@@ -85,6 +111,7 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
       return absl::InvalidArgumentError(
           absl::StrCat("invalid value '", value, "' for flag '--", shown, "'"));
     }
+    Given().insert(std::string(flag->Name()));
   }
   return positional;
 }

@@ -38,6 +38,16 @@ std::string FlagsHelp(absl::string_view usage);
 
 // ParseFlags, then: on --help print FlagsHelp(usage) to stdout and exit 0;
 // on misuse print "<tool>: error: …" to stderr and exit 2.
+// Whether flag `name` (documented with dashes, or Abseil's name) was given
+// on the command line ParseFlags read, or set by SetFlagAsGiven, whatever
+// its value: `--max-in-progress 0.1` is given though 0.1 is the default.
+bool FlagGiven(absl::string_view name);
+
+// Sets flag `name` from `value` as a command line would (the flag then
+// FlagGiven); false, with Abseil's reason in `error`, when the flag does
+// not exist or the value is not one of its type.
+bool SetFlagAsGiven(absl::string_view name, absl::string_view value, std::string* error);
+
 // `help_command` is what its error's hint says to run for usage (`serq
 // plan --help`); the tool's `--help` when empty.
 std::vector<char*> ParseFlagsOrExit(const std::vector<char*>& args, absl::string_view usage,

@@ -7,6 +7,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 
 ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json, md or html; "
@@ -122,15 +123,15 @@ int Usage(absl::string_view message) {
 
 std::vector<FlagUse> SharedFlagUses() {
   return {
-      {"format", !absl::GetFlag(FLAGS_format).empty(), {"run", "view", "sweep", "search", "compare"}},
-      {"seed", absl::GetFlag(FLAGS_seed).has_value(), {"run", "sweep", "search", "compare", "fit", "plan"}},
-      {"replications", absl::GetFlag(FLAGS_replications).has_value(),
+      {"format", FlagGiven("format"), {"run", "view", "sweep", "search", "compare"}},
+      {"seed", FlagGiven("seed"), {"run", "sweep", "search", "compare", "fit", "plan"}},
+      {"replications", FlagGiven("replications"),
        {"run", "sweep", "search", "compare", "fit", "plan"}},
-      {"horizon", absl::GetFlag(FLAGS_horizon).has_value(), {"run", "sweep", "search", "compare"}},
-      {"warmup", absl::GetFlag(FLAGS_warmup).has_value(), {"run", "sweep", "search", "plan"}},
-      {"data-dir", !absl::GetFlag(FLAGS_data_dir).empty(), {"run", "sweep", "search", "compare", "fit"}},
-      {"share", !absl::GetFlag(FLAGS_share).empty(), {"run", "check", "view", "sweep", "search"}},
-      {"jobs", absl::GetFlag(FLAGS_jobs).has_value(), {"run", "sweep", "search", "fit", "plan"}},
+      {"horizon", FlagGiven("horizon"), {"run", "sweep", "search", "compare"}},
+      {"warmup", FlagGiven("warmup"), {"run", "sweep", "search", "plan"}},
+      {"data-dir", FlagGiven("data-dir"), {"run", "sweep", "search", "compare", "fit"}},
+      {"share", FlagGiven("share"), {"run", "check", "view", "sweep", "search"}},
+      {"jobs", FlagGiven("jobs"), {"run", "sweep", "search", "fit", "plan"}},
   };
 }
 

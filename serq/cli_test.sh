@@ -134,6 +134,19 @@ expect 2 yes "invalid value '3000000000' for flag '--rate-steps'" -- "$serq" pla
   --gpu h100-sxm --gpus 1 --rate-steps 3000000000 --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 expect 2 yes "--gpus must be at least 1" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus -3 \
   --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+# A flag is given when the command line names it, whatever its value: a
+# flag's default given to a command that does not read it is misuse, and
+# serq plan keeps --max-in-progress 0.1, --max-replications 64 and
+# --requests 300 (the values the other commands default to) instead of
+# its own 0.5, 16 and 1000, in what --emit records for its tasks too.
+expect 2 yes "--tp applies to 'serq physics' only" -- "$serq" run examples/before.sq --tp 1
+expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples/before.sq --format=
+"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <= 1' --max-in-progress 0.1 \
+  --max-replications 64 --requests 300 --no-early-stop --emit=parallel --out "$tmp/plan-given" >/dev/null 2>"$tmp/err" \
+  || fail "plan --emit with the shared defaults: exit $?: $(cat "$tmp/err")"
+for line in "flag max-in-progress 0.1" "flag max-replications 64" "flag requests 300"; do
+  grep -qx "$line" "$tmp/plan-given/plan.flags" || fail "plan.flags lacks '$line': $(cat "$tmp/plan-given/plan.flags")"
+done
 expect 2 yes "--requests must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --requests 0
 expect 2 yes "--link-bw must be above 0 (GB/s) and --link-latency at least 0 (us)" -- "$serq" physics \
   --model qwen3-30b-a3b --gpu h100-sxm --dp 2 --ep --link-bw 10 --link-latency -3 --rate 1

@@ -6,6 +6,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/measured/compare_command.h"
 
@@ -20,9 +21,9 @@ namespace serq {
 
 std::vector<FlagUse> CompareFlagUses() {
   return {
-      {"names", !absl::GetFlag(FLAGS_names).empty(), {"compare"}},
-      {"svg", !absl::GetFlag(FLAGS_svg).empty(), {"compare"}},
-      {"allow-count-mismatch", absl::GetFlag(FLAGS_allow_count_mismatch), {"compare"}},
+      {"names", FlagGiven("names"), {"compare"}},
+      {"svg", FlagGiven("svg"), {"compare"}},
+      {"allow-count-mismatch", FlagGiven("allow-count-mismatch"), {"compare"}},
   };
 }
 

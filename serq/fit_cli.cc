@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/output.h"
 #include "serq/calibrate/fit.h"
 #include "serq/calibrate/fit_steps.h"
@@ -81,13 +82,13 @@ std::string TakeFitLists(std::vector<char*>* args) {
 
 std::vector<FlagUse> FitFlagUses() {
   return {
-      {"objective", absl::GetFlag(FLAGS_objective) != fit::kDefaultObjective, {"fit"}},
-      {"max-evals", absl::GetFlag(FLAGS_max_evals) != 600, {"fit"}},
-      {"algorithm", absl::GetFlag(FLAGS_algorithm) != "direct-neldermead", {"fit"}},
-      {"terms", !absl::GetFlag(FLAGS_terms).empty(), {"fit-steps"}},
-      {"step-stage", !absl::GetFlag(FLAGS_step_stage).empty(), {"fit-steps"}},
-      {"residuals", !absl::GetFlag(FLAGS_residuals).empty(), {"fit-steps"}},
-      {"nonnegative", absl::GetFlag(FLAGS_nonnegative), {"fit-steps"}},
+      {"objective", FlagGiven("objective"), {"fit"}},
+      {"max-evals", FlagGiven("max-evals"), {"fit"}},
+      {"algorithm", FlagGiven("algorithm"), {"fit"}},
+      {"terms", FlagGiven("terms"), {"fit-steps"}},
+      {"step-stage", FlagGiven("step-stage"), {"fit-steps"}},
+      {"residuals", FlagGiven("residuals"), {"fit-steps"}},
+      {"nonnegative", FlagGiven("nonnegative"), {"fit-steps"}},
   };
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/output.h"
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
@@ -69,26 +70,26 @@ namespace serq {
 
 std::vector<FlagUse> PhysicsFlagUses() {
   return {
-      {"model", !absl::GetFlag(FLAGS_model).empty(), {"physics"}},
-      {"gpu", !absl::GetFlag(FLAGS_gpu).empty(), {"physics"}},
-      {"tp", absl::GetFlag(FLAGS_tp) != 1, {"physics"}},
-      {"dp", absl::GetFlag(FLAGS_dp) != 1, {"physics"}},
-      {"ep", absl::GetFlag(FLAGS_ep), {"physics"}},
-      {"coefficients", !absl::GetFlag(FLAGS_coefficients).empty(), {"physics"}},
-      {"replay", !absl::GetFlag(FLAGS_replay).empty(), {"physics"}},
-      {"rate", absl::GetFlag(FLAGS_rate) != 0, {"physics"}},
-      {"lengths", !absl::GetFlag(FLAGS_lengths).empty(), {"physics"}},
-      {"requests", absl::GetFlag(FLAGS_requests) != 300, {"physics"}},
-      {"kv-tokens", absl::GetFlag(FLAGS_kv_tokens) != 0, {"physics"}},
-      {"columns", !absl::GetFlag(FLAGS_columns).empty(), {"physics"}},
-      {"max-num-seqs", absl::GetFlag(FLAGS_max_num_seqs).has_value(), {"physics"}},
-      {"max-num-batched-tokens", absl::GetFlag(FLAGS_max_num_batched_tokens).has_value(), {"physics"}},
-      {"block-size", absl::GetFlag(FLAGS_block_size) != 16, {"physics"}},
-      {"kv-cache-dtype", absl::GetFlag(FLAGS_kv_cache_dtype) != "auto", {"physics"}},
-      {"link-bw", absl::GetFlag(FLAGS_link_bw).has_value(), {"physics"}},
-      {"link-latency", absl::GetFlag(FLAGS_link_latency).has_value(), {"physics"}},
-      {"mixed-attention", absl::GetFlag(FLAGS_mixed_attention), {"physics"}},
-      {"blis", absl::GetFlag(FLAGS_blis), {"physics"}},
+      {"model", FlagGiven("model"), {"physics"}},
+      {"gpu", FlagGiven("gpu"), {"physics"}},
+      {"tp", FlagGiven("tp"), {"physics"}},
+      {"dp", FlagGiven("dp"), {"physics"}},
+      {"ep", FlagGiven("ep"), {"physics"}},
+      {"coefficients", FlagGiven("coefficients"), {"physics"}},
+      {"replay", FlagGiven("replay"), {"physics"}},
+      {"rate", FlagGiven("rate"), {"physics"}},
+      {"lengths", FlagGiven("lengths"), {"physics"}},
+      {"requests", FlagGiven("requests"), {"physics"}},
+      {"kv-tokens", FlagGiven("kv-tokens"), {"physics"}},
+      {"columns", FlagGiven("columns"), {"physics"}},
+      {"max-num-seqs", FlagGiven("max-num-seqs"), {"physics"}},
+      {"max-num-batched-tokens", FlagGiven("max-num-batched-tokens"), {"physics"}},
+      {"block-size", FlagGiven("block-size"), {"physics"}},
+      {"kv-cache-dtype", FlagGiven("kv-cache-dtype"), {"physics"}},
+      {"link-bw", FlagGiven("link-bw"), {"physics"}},
+      {"link-latency", FlagGiven("link-latency"), {"physics"}},
+      {"mixed-attention", FlagGiven("mixed-attention"), {"physics"}},
+      {"blis", FlagGiven("blis"), {"physics"}},
   };
 }
 
@@ -258,10 +259,10 @@ int PhysicsMain(const CommandLine& line) {
     return Usage("serq physics: a workload: --replay TRACE, or --rate R (requests a second)");
   }
   if (w.requests < 1) return Usage("--requests must be at least 1");
-  if (!w.replay.empty() && (!w.lengths.empty() || absl::GetFlag(FLAGS_requests) != 300)) {
+  if (!w.replay.empty() && (FlagGiven("lengths") || FlagGiven("requests"))) {
     return Usage("--lengths and --requests go with --rate, not --replay");
   }
-  if (absl::GetFlag(FLAGS_kv_tokens) != 0) return Usage("--kv-tokens goes with --blis (use --kv-blocks)");
+  if (FlagGiven("kv-tokens")) return Usage("--kv-tokens goes with --blis (use --kv-blocks)");
   if (const std::string columns = absl::GetFlag(FLAGS_columns); !columns.empty()) {
     std::vector<std::string> parts = absl::StrSplit(columns, ',');
     if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {

@@ -91,53 +91,53 @@ namespace serq {
 
 std::vector<FlagUse> PlanFlagUses() {
   return {
-      {"gpus", absl::GetFlag(FLAGS_gpus) != 0, {"plan"}},
-      {"max-gpus", absl::GetFlag(FLAGS_max_gpus) != 64, {"plan"}},
-      {"tps", !absl::GetFlag(FLAGS_tps).empty(), {"plan"}},
-      {"kinds", absl::GetFlag(FLAGS_kinds) != "colocated,disaggregated", {"plan"}},
-      {"seqs", !absl::GetFlag(FLAGS_seqs).empty(), {"plan"}},
-      {"batched-tokens", !absl::GetFlag(FLAGS_batched_tokens).empty(), {"plan"}},
-      {"disaggregated-gpus", absl::GetFlag(FLAGS_disaggregated_gpus) != "budget", {"plan"}},
-      {"kv-link", !absl::GetFlag(FLAGS_kv_link).empty(), {"plan"}},
-      {"price", absl::GetFlag(FLAGS_price) != 0, {"plan"}},
-      {"top", absl::GetFlag(FLAGS_top) != 5, {"plan"}},
-      {"max-rate-per-gpu", absl::GetFlag(FLAGS_max_rate_per_gpu) != 16, {"plan"}},
-      {"rate-steps", absl::GetFlag(FLAGS_rate_steps) != 64, {"plan"}},
-      {"no-early-stop", absl::GetFlag(FLAGS_no_early_stop), {"plan"}},
-      {"run", !absl::GetFlag(FLAGS_run).empty(), {"plan"}},
-      {"routers", !absl::GetFlag(FLAGS_routers).empty(), {"plan"}},
-      {"candidate", absl::GetFlag(FLAGS_candidate).has_value(), {"plan"}},
+      {"gpus", FlagGiven("gpus"), {"plan"}},
+      {"max-gpus", FlagGiven("max-gpus"), {"plan"}},
+      {"tps", FlagGiven("tps"), {"plan"}},
+      {"kinds", FlagGiven("kinds"), {"plan"}},
+      {"seqs", FlagGiven("seqs"), {"plan"}},
+      {"batched-tokens", FlagGiven("batched-tokens"), {"plan"}},
+      {"disaggregated-gpus", FlagGiven("disaggregated-gpus"), {"plan"}},
+      {"kv-link", FlagGiven("kv-link"), {"plan"}},
+      {"price", FlagGiven("price"), {"plan"}},
+      {"top", FlagGiven("top"), {"plan"}},
+      {"max-rate-per-gpu", FlagGiven("max-rate-per-gpu"), {"plan"}},
+      {"rate-steps", FlagGiven("rate-steps"), {"plan"}},
+      {"no-early-stop", FlagGiven("no-early-stop"), {"plan"}},
+      {"run", FlagGiven("run"), {"plan"}},
+      {"routers", FlagGiven("routers"), {"plan"}},
+      {"candidate", FlagGiven("candidate"), {"plan"}},
       // Shared with serq sweep.
-      {"merge", !absl::GetFlag(FLAGS_merge).empty(), {"plan"}, "",
+      {"merge", FlagGiven("merge"), {"plan"}, "",
        "write the plan's files from a folder whose tasks ran (--emit)"},
-      {"emit", !absl::GetFlag(FLAGS_emit).empty(), {"plan"}, "",
+      {"emit", FlagGiven("emit"), {"plan"}, "",
        "parallel or slurm: write the plan into --out and print its tasks (needs --no-early-stop)"},
       // Shared with serq physics and serq search (FlagNotFor joins a
       // flag's entries).
-      {"model", !absl::GetFlag(FLAGS_model).empty(), {"plan"}, "",
+      {"model", FlagGiven("model"), {"plan"}, "",
        "the model: a preset (below) or a Hugging Face config.json"},
-      {"gpu", !absl::GetFlag(FLAGS_gpu).empty(), {"plan"}, "", "the GPU: a preset (below) or a datasheet file"},
-      {"rate", absl::GetFlag(FLAGS_rate) != 0, {"plan"}, "",
+      {"gpu", FlagGiven("gpu"), {"plan"}, "", "the GPU: a preset (below) or a datasheet file"},
+      {"rate", FlagGiven("rate"), {"plan"}, "",
        "a target rate, requests a second: with --gpus, the fewest GPUs among the candidates that meet it; "
        "without, the fewest GPUs (a budget search up to --max-gpus) and their front"},
-      {"lengths", !absl::GetFlag(FLAGS_lengths).empty(), {"plan"}, "",
+      {"lengths", FlagGiven("lengths"), {"plan"}, "",
        "the prompt and output lengths of the Poisson workload (as serq physics's --lengths)"},
-      {"replay", !absl::GetFlag(FLAGS_replay).empty(), {"plan"}, "",
+      {"replay", FlagGiven("replay"), {"plan"}, "",
        "the workload: this trace, its arrivals scaled to each rate the search tries"},
-      {"columns", !absl::GetFlag(FLAGS_columns).empty(), {"plan"}, "",
+      {"columns", FlagGiven("columns"), {"plan"}, "",
        "with --replay: the trace's prompt and output columns, PROMPT,OUTPUT"},
-      {"requests", absl::GetFlag(FLAGS_requests) != 300, {"plan"}, "",
+      {"requests", FlagGiven("requests"), {"plan"}, "",
        "the Poisson arrivals a point's replication runs after its warm-up (at least 100)", "1000"},
-      {"coefficients", !absl::GetFlag(FLAGS_coefficients).empty(), {"plan"}, "",
+      {"coefficients", FlagGiven("coefficients"), {"plan"}, "",
        "the physics corrections (serq physics's --coefficients; default BLIS's global ones)"},
-      {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"plan"}, "",
+      {"interconnect", FlagGiven("interconnect"), {"plan"}, "",
        "the link between an engine's GPUs (tensor and expert parallel), by name; default the GPU's"},
-      {"out", !absl::GetFlag(FLAGS_out).empty(), {"plan"}, "", "the folder of the plan's files (required)"},
-      {"until", !absl::GetFlag(FLAGS_until).empty(), {"plan"}, "",
+      {"out", FlagGiven("out"), {"plan"}, "", "the folder of the plan's files (required)"},
+      {"until", FlagGiven("until"), {"plan"}, "",
        "the SLOs every candidate's rate meets, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05' (required)"},
-      {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64, {"plan"}, "",
+      {"max-replications", FlagGiven("max-replications"), {"plan"}, "",
        "the most replications a point gets while its verdict is undecided", "16"},
-      {"max-in-progress", absl::GetFlag(FLAGS_max_in_progress) != 0.1, {"plan"}, "",
+      {"max-in-progress", FlagGiven("max-in-progress"), {"plan"}, "",
        "a point fails when more than this share of its sessions is in progress at the horizon", "0.5"},
   };
 }
@@ -237,10 +237,8 @@ int PlanMain(const CommandLine& line) {
     emitted = *e;
     for (const auto& [name, value] : emitted->flags) {
       std::string error;
-      absl::CommandLineFlag* f = FindFlagNamed(name);
-      if (f == nullptr || !f->ParseFrom(value, &error)) {
-        PrintToolError("serq", absl::StrCat(plan::FlagsPath(plan_dir), ": --", name, "=", value, ": ",
-                                            f == nullptr ? "no such flag" : error));
+      if (!SetFlagAsGiven(name, value, &error)) {
+        PrintToolError("serq", absl::StrCat(plan::FlagsPath(plan_dir), ": --", name, "=", value, ": ", error));
         return kExitUsage;
       }
     }
@@ -338,7 +336,7 @@ int PlanMain(const CommandLine& line) {
   base.workload.rate = target > 0 ? target : 1;
   base.workload.lengths = absl::GetFlag(FLAGS_lengths);
   base.workload.replay = absl::GetFlag(FLAGS_replay);
-  if (!base.workload.replay.empty() && (!base.workload.lengths.empty() || absl::GetFlag(FLAGS_requests) != 300)) {
+  if (!base.workload.replay.empty() && (FlagGiven("lengths") || FlagGiven("requests"))) {
     return Usage("--lengths and --requests go with Poisson arrivals, not --replay (the trace's own lengths and rows)");
   }
   if (const std::string columns = absl::GetFlag(FLAGS_columns); !columns.empty()) {
@@ -359,7 +357,9 @@ int PlanMain(const CommandLine& line) {
   settings.run_dir = run_dir;
   if (folder) settings.kv_dtype_bytes = folder->args.kv_cache_dtype == "fp8" ? 1 : folder->model.dtype_bytes;
   settings.run.interconnect = base.deployment.interconnect;
-  settings.requests = absl::GetFlag(FLAGS_requests) != 300 ? absl::GetFlag(FLAGS_requests) : 1000;
+  // serq plan's own defaults where a flag shared with another command is
+  // not given (given its value, whatever it is, is kept).
+  settings.requests = FlagGiven("requests") ? absl::GetFlag(FLAGS_requests) : 1000;
   if (absl::GetFlag(FLAGS_warmup)) {
     settings.warmup = *absl::GetFlag(FLAGS_warmup);
     if (!(settings.warmup >= 0)) return Usage("--warmup must be at least 0 (seconds)");
@@ -417,10 +417,10 @@ int PlanMain(const CommandLine& line) {
           " --gpu ", gpu_name, " --tp ", limit, " --rate 1` says why)")));
     }
   }
-  const bool kinds_given = absl::GetFlag(FLAGS_kinds) != "colocated,disaggregated";
+  const bool kinds_given = FlagGiven("kinds");
   // From a run folder, disaggregated candidates by default only with
   // --kv-link: the folder does not say which link the KV cache would cross.
-  const std::string kinds = folder && !kinds_given && absl::GetFlag(FLAGS_kv_link).empty()
+  const std::string kinds = folder && !kinds_given && !FlagGiven("kv-link")
                                 ? "colocated"
                                 : absl::GetFlag(FLAGS_kinds);
   space.colocated = space.disaggregated = false;
@@ -459,12 +459,12 @@ int PlanMain(const CommandLine& line) {
   shared.condition = *condition;
   if (absl::GetFlag(FLAGS_seed)) shared.base.sim.seed = absl::GetFlag(FLAGS_seed);
   shared.replications = absl::GetFlag(FLAGS_replications).value_or(4);
-  shared.max_replications = absl::GetFlag(FLAGS_max_replications) != 64 ? absl::GetFlag(FLAGS_max_replications) : 16;
+  shared.max_replications = FlagGiven("max-replications") ? absl::GetFlag(FLAGS_max_replications) : 16;
   if (shared.replications < 2) return Usage("--replications must be at least 2 for serq plan (its ± need them)");
   // A stable run leaves about E2E / horizon of its sessions in progress;
   // plan's runs are short (Requests arrivals, MinHorizon seconds), so its
   // default bound is 0.5 and the steady-state verdict catches overload.
-  shared.max_in_progress = absl::GetFlag(FLAGS_max_in_progress) != 0.1 ? absl::GetFlag(FLAGS_max_in_progress) : 0.5;
+  shared.max_in_progress = FlagGiven("max-in-progress") ? absl::GetFlag(FLAGS_max_in_progress) : 0.5;
   shared.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
   shared.steps = absl::GetFlag(FLAGS_rate_steps);
   shared.jobs = static_cast<int>(absl::GetFlag(FLAGS_jobs).value_or(1));

@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/limits.h"
 #include "ir/words.h"
 #include "serq/pipeline/commands.h"
@@ -44,18 +45,18 @@ namespace serq {
 
 std::vector<FlagUse> RunFlagUses() {
   return {
-      {"quantiles", absl::GetFlag(FLAGS_quantiles) != kDefaultQuantiles, {"run"},
+      {"quantiles", FlagGiven("quantiles"), {"run"},
        " (sweep and search report the figures of --metrics)"},
-      {"sample", absl::GetFlag(FLAGS_sample).has_value(), {"run"}},
-      {"series", !absl::GetFlag(FLAGS_series).empty(), {"run"}},
-      {"trace", !absl::GetFlag(FLAGS_trace).empty(), {"run"}},
-      {"trace-format", absl::GetFlag(FLAGS_trace_format) != "jsonl", {"run"}},
-      {"trace-window", !absl::GetFlag(FLAGS_trace_window).empty(), {"run"}},
-      {"trace-select", !absl::GetFlag(FLAGS_trace_select).empty(), {"run"}},
-      {"results", !absl::GetFlag(FLAGS_results).empty(), {"run", "view"}},
-      {"max-sessions", absl::GetFlag(FLAGS_max_sessions) != kDefaultMaxSessions, {"run"}},
-      {"max-events", absl::GetFlag(FLAGS_max_events) != 0, {"run"}},
-      {"max-cpu", absl::GetFlag(FLAGS_max_cpu) != 0, {"run"}},
+      {"sample", FlagGiven("sample"), {"run"}},
+      {"series", FlagGiven("series"), {"run"}},
+      {"trace", FlagGiven("trace"), {"run"}},
+      {"trace-format", FlagGiven("trace-format"), {"run"}},
+      {"trace-window", FlagGiven("trace-window"), {"run"}},
+      {"trace-select", FlagGiven("trace-select"), {"run"}},
+      {"results", FlagGiven("results"), {"run", "view"}},
+      {"max-sessions", FlagGiven("max-sessions"), {"run"}},
+      {"max-events", FlagGiven("max-events"), {"run"}},
+      {"max-cpu", FlagGiven("max-cpu"), {"run"}},
   };
 }
 

@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "ir/words.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/cli.h"
 #include "serq/sweep/grid.h"
@@ -251,23 +252,23 @@ absl::StatusOr<SweepArgs> ReadSweepArgs(const CommandLine& line) {
 
 std::vector<FlagUse> SweepFlagUses() {
   return {
-      {"out", !absl::GetFlag(FLAGS_out).empty(), {"sweep", "vllm", "physics"}},
-      {"task", absl::GetFlag(FLAGS_task).has_value(), {"sweep"}},
-      {"merge", !absl::GetFlag(FLAGS_merge).empty(), {"sweep"}},
-      {"emit", !absl::GetFlag(FLAGS_emit).empty(), {"sweep"}},
-      {"chart", !absl::GetFlag(FLAGS_chart).empty(), {"sweep"}},
-      {"chart-x", !absl::GetFlag(FLAGS_chart_x).empty(), {"sweep"}},
-      {"chart-lines", !absl::GetFlag(FLAGS_chart_lines).empty(), {"sweep"}},
-      {"slo", !absl::GetFlag(FLAGS_slo).empty(), {"sweep"}, " (serq search takes --until)"},
-      {"log-y", absl::GetFlag(FLAGS_log_y).has_value(), {"sweep", "search"}},
-      {"param", !absl::GetFlag(FLAGS_param).empty(), {"search"}},
-      {"range", !absl::GetFlag(FLAGS_range).empty(), {"search"}},
-      {"until", !absl::GetFlag(FLAGS_until).empty(), {"search"}},
-      {"step", absl::GetFlag(FLAGS_step).has_value(), {"search"}},
-      {"max-replications", absl::GetFlag(FLAGS_max_replications) != 64, {"search"}},
-      {"allow-overload", absl::GetFlag(FLAGS_allow_overload), {"search"}},
-      {"max-in-progress", absl::GetFlag(FLAGS_max_in_progress) != 0.1, {"search"}},
-      {"metrics", !absl::GetFlag(FLAGS_metrics).empty(), {"sweep"}, ": serq search reports the figures of --until"},
+      {"out", FlagGiven("out"), {"sweep", "vllm", "physics"}},
+      {"task", FlagGiven("task"), {"sweep"}},
+      {"merge", FlagGiven("merge"), {"sweep"}},
+      {"emit", FlagGiven("emit"), {"sweep"}},
+      {"chart", FlagGiven("chart"), {"sweep"}},
+      {"chart-x", FlagGiven("chart-x"), {"sweep"}},
+      {"chart-lines", FlagGiven("chart-lines"), {"sweep"}},
+      {"slo", FlagGiven("slo"), {"sweep"}, " (serq search takes --until)"},
+      {"log-y", FlagGiven("log-y"), {"sweep", "search"}},
+      {"param", FlagGiven("param"), {"search"}},
+      {"range", FlagGiven("range"), {"search"}},
+      {"until", FlagGiven("until"), {"search"}},
+      {"step", FlagGiven("step"), {"search"}},
+      {"max-replications", FlagGiven("max-replications"), {"search"}},
+      {"allow-overload", FlagGiven("allow-overload"), {"search"}},
+      {"max-in-progress", FlagGiven("max-in-progress"), {"search"}},
+      {"metrics", FlagGiven("metrics"), {"sweep"}, ": serq search reports the figures of --until"},
   };
 }
 

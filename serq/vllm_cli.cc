@@ -11,6 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/flags.h"
 #include "ir/output.h"
 #include "serq/vllm/generate.h"
 
@@ -35,12 +36,12 @@ namespace serq {
 
 std::vector<FlagUse> VllmFlagUses() {
   return {
-      {"kv-blocks", absl::GetFlag(FLAGS_kv_blocks).has_value(), {"vllm", "physics"}},
-      {"gpu-memory-utilization", absl::GetFlag(FLAGS_gpu_memory_utilization).has_value(), {"vllm", "physics"}},
-      {"gpu-memory", absl::GetFlag(FLAGS_gpu_memory).has_value(), {"vllm", "physics"}},
-      {"no-skew", absl::GetFlag(FLAGS_no_skew), {"vllm"}},
-      {"no-prefix-cache", absl::GetFlag(FLAGS_no_prefix_cache), {"vllm", "physics"}},
-      {"interconnect", !absl::GetFlag(FLAGS_interconnect).empty(), {"vllm", "physics"}},
+      {"kv-blocks", FlagGiven("kv-blocks"), {"vllm", "physics"}},
+      {"gpu-memory-utilization", FlagGiven("gpu-memory-utilization"), {"vllm", "physics"}},
+      {"gpu-memory", FlagGiven("gpu-memory"), {"vllm", "physics"}},
+      {"no-skew", FlagGiven("no-skew"), {"vllm"}},
+      {"no-prefix-cache", FlagGiven("no-prefix-cache"), {"vllm", "physics"}},
+      {"interconnect", FlagGiven("interconnect"), {"vllm", "physics"}},
   };
 }
 
