@@ -144,6 +144,20 @@ expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples
 "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <= 1' --max-in-progress 0.1 \
   --max-replications 64 --requests 300 --no-early-stop --emit=parallel --out "$tmp/plan-given" >/dev/null 2>"$tmp/err" \
   || fail "plan --emit with the shared defaults: exit $?: $(cat "$tmp/err")"
+# Values that once ran quietly as something else: a list naming a value
+# twice (the same candidates twice, one file), a share above 1, more
+# replications than the most a point gets, no jobs, and a max_num_seqs
+# above max_num_batched_tokens (vLLM refuses it; serq lowered it).
+plan1=(plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/plan-q")
+expect 2 yes "--tps names 1 twice" -- "$serq" "${plan1[@]}" --tps 1,1
+expect 2 yes "--kinds names colocated twice" -- "$serq" "${plan1[@]}" --kinds colocated,colocated
+expect 2 yes "--max-in-progress must be a share from 0 to 1" -- "$serq" "${plan1[@]}" --max-in-progress 2
+expect 2 yes "--replications 20 is more than --max-replications 16" -- "$serq" "${plan1[@]}" --replications 20
+expect 2 yes "--jobs must be at least 1" -- "$serq" "${plan1[@]}" --jobs 0
+expect 2 yes "--replications 8 is more than --max-replications 2" -- "$serq" search testdata/sweep/flows.sq \
+  --param W --range 1:2 --until 'mean(f3) <= 1' --replications 8 --max-replications 2
+expect 1 yes "serq physics: error: max_num_seqs 100000 is more than max_num_batched_tokens 8192, which vLLM refuses" \
+  -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --max-num-seqs 100000
 for line in "flag max-in-progress 0.1" "flag max-replications 64" "flag requests 300"; do
   grep -qx "$line" "$tmp/plan-given/plan.flags" || fail "plan.flags lacks '$line': $(cat "$tmp/plan-given/plan.flags")"
 done

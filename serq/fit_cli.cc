@@ -136,6 +136,7 @@ int FitMain(const CommandLine& line) {
   spec.driver.sim.replications = absl::GetFlag(FLAGS_replications);
   spec.driver.sim.data_dir = absl::GetFlag(FLAGS_data_dir);
   spec.jobs = absl::GetFlag(FLAGS_jobs).value_or(1);
+  if (spec.jobs == 0) return Usage("--jobs must be at least 1");
   if (absl::Status valid = ValidateSimOptions(spec.driver.sim); !valid.ok()) return Usage(valid.message());
 
   fit::FitOutcome outcome = fit::RunFit(spec);

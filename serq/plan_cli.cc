@@ -152,6 +152,11 @@ bool Numbers(const std::string& flag, const std::string& text, std::vector<int64
       *error = absl::StrCat("--", flag, " must be whole numbers at least 1, separated by commas: '", part, "'");
       return false;
     }
+    if (std::find(out->begin(), out->end(), v) != out->end()) {
+      // Twice would be the same candidates twice, writing one file.
+      *error = absl::StrCat("--", flag, " names ", v, " twice");
+      return false;
+    }
     out->push_back(v);
   }
   return true;
@@ -425,9 +430,10 @@ int PlanMain(const CommandLine& line) {
                                 : absl::GetFlag(FLAGS_kinds);
   space.colocated = space.disaggregated = false;
   for (absl::string_view k : absl::StrSplit(kinds, ',')) {
-    if (k == "colocated") space.colocated = true;
-    else if (k == "disaggregated") space.disaggregated = true;
-    else return Usage(absl::StrCat("--kinds: '", k, "' is neither colocated nor disaggregated"));
+    bool* kind = k == "colocated" ? &space.colocated : k == "disaggregated" ? &space.disaggregated : nullptr;
+    if (kind == nullptr) return Usage(absl::StrCat("--kinds: '", k, "' is neither colocated nor disaggregated"));
+    if (*kind) return Usage(absl::StrCat("--kinds names ", k, " twice"));
+    *kind = true;
   }
   const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
   if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
@@ -436,6 +442,9 @@ int PlanMain(const CommandLine& line) {
     for (absl::string_view r : absl::StrSplit(routers, ',')) {
       if (r != plan::kRouters[0] && r != plan::kRouters[1]) {
         return Usage(absl::StrCat("--routers: '", r, "' is neither least-loaded nor round-robin"));
+      }
+      if (std::find(space.routers.begin(), space.routers.end(), r) != space.routers.end()) {
+        return Usage(absl::StrCat("--routers names ", r, " twice"));
       }
       space.routers.push_back(std::string(r));
     }
@@ -465,6 +474,14 @@ int PlanMain(const CommandLine& line) {
   // plan's runs are short (Requests arrivals, MinHorizon seconds), so its
   // default bound is 0.5 and the steady-state verdict catches overload.
   shared.max_in_progress = FlagGiven("max-in-progress") ? absl::GetFlag(FLAGS_max_in_progress) : 0.5;
+  if (!(shared.max_in_progress >= 0 && shared.max_in_progress <= 1)) {
+    return Usage("--max-in-progress must be a share from 0 to 1");
+  }
+  if (shared.replications > shared.max_replications) {
+    return Usage(absl::StrCat("--replications ", shared.replications, " is more than --max-replications ",
+                              shared.max_replications, " (a point starts with --replications and adds up to the most)"));
+  }
+  if (absl::GetFlag(FLAGS_jobs) && *absl::GetFlag(FLAGS_jobs) == 0) return Usage("--jobs must be at least 1");
   shared.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
   shared.steps = absl::GetFlag(FLAGS_rate_steps);
   shared.jobs = static_cast<int>(absl::GetFlag(FLAGS_jobs).value_or(1));

@@ -91,6 +91,10 @@ expect 2 "serq: error: unknown --format 'csv' for 'serq search' (expected text o
 # Misuse, and errors of the program or the condition.
 expect 2 "serq: error: serq search needs --param NAME" -- "$serq" search $flows --range 1:2 --until 'mean(f3) < 1'
 expect 2 "serq: error: malformed --range '2:1': expected lo:hi with lo < hi" -- "$serq" search $flows --param W --range 2:1 --until 'mean(f3) < 1'
+# A step past the range leaves its low end alone to try: misuse, not
+# "W = 0, the top of the range".
+expect 2 "serq: error: --step 5 is more than the range [0, 3]: the search would try its low end alone" -- \
+  "$serq" search $flows --param W --range 0:3 --step 5 --until 'mean(f3) <= 0.81'
 # (1e300 - 0.1) / 1e-300 = 1e600 grid points: past an int64 (once "every
 # value searched passes" at W = 0.1), refused before any point runs.
 expect 2 "serq: error: --step 1e-300 over [0.1, 1e+300] makes more than 2^53 points to search" -- \

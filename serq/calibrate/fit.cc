@@ -235,12 +235,14 @@ absl::StatusOr<std::vector<Target>> ReadTargets(const std::vector<MeasuredRun>& 
 absl::Status ParseParamRanges(absl::string_view text, std::vector<ParamRange>* out) {
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     item = absl::StripAsciiWhitespace(item);
-    std::pair<absl::string_view, absl::string_view> name_range = absl::StrSplit(item, '=');
-    std::pair<absl::string_view, absl::string_view> lo_hi = absl::StrSplit(name_range.second, ':');
+    // Every piece, so that a third (B0=1:2:3) is refused, not dropped.
+    const std::vector<absl::string_view> name_range = absl::StrSplit(item, '=');
+    const std::vector<absl::string_view> lo_hi =
+        absl::StrSplit(name_range.size() == 2 ? name_range[1] : absl::string_view(), ':');
     ParamRange p;
-    p.name = std::string(name_range.first);
-    if (p.name.empty() || lo_hi.second.empty() || !absl::SimpleAtod(lo_hi.first, &p.lo) ||
-        !absl::SimpleAtod(lo_hi.second, &p.hi)) {
+    p.name = std::string(name_range[0]);
+    if (name_range.size() != 2 || lo_hi.size() != 2 || p.name.empty() || lo_hi[1].empty() ||
+        !absl::SimpleAtod(lo_hi[0], &p.lo) || !absl::SimpleAtod(lo_hi[1], &p.hi)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--param '", item, "': expected NAME=LO:HI, e.g. B0=1e3:2e4"));
     }

@@ -234,16 +234,25 @@ TEST(Gpu, BadSheets) {
 
 TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
   int64_t seqs = 0, tokens = 0;
-  BatchDefaults(false, 79.6, &seqs, &tokens);
+  EXPECT_TRUE(BatchDefaults(false, 79.6, &seqs, &tokens).ok());
   EXPECT_EQ(seqs, 1024);
   EXPECT_EQ(tokens, 8192);
   seqs = tokens = 0;
-  BatchDefaults(true, 80, &seqs, &tokens);  // an A100: the small defaults
+  EXPECT_TRUE(BatchDefaults(true, 80, &seqs, &tokens).ok());  // an A100: the small defaults
   EXPECT_EQ(seqs, 256);
   EXPECT_EQ(tokens, 2048);
   seqs = 0, tokens = 100;
-  BatchDefaults(false, 24, &seqs, &tokens);  // seqs at most tokens
+  EXPECT_TRUE(BatchDefaults(false, 24, &seqs, &tokens).ok());  // a default seqs at most tokens
   EXPECT_EQ(seqs, 100);
+  // A given one above them is refused, as vLLM's scheduler config does;
+  // equal is allowed.
+  seqs = 100000, tokens = 0;
+  EXPECT_EQ(BatchDefaults(false, 80, &seqs, &tokens).message(),
+            "max_num_seqs 100000 is more than max_num_batched_tokens 8192, which vLLM refuses (its scheduler "
+            "config: max_num_batched_tokens must be at least max_num_seqs)");
+  seqs = 8192, tokens = 0;
+  EXPECT_TRUE(BatchDefaults(false, 80, &seqs, &tokens).ok());
+  EXPECT_EQ(seqs, 8192);
   // Llama-3.1-8B on an RTX 4090 (24,564 MiB x 0.9 = 23,181,498,778 bytes,
   // rounded up): weights 16,060,522,496; activations at 2048 tokens and
   // 256 sequences 2048 x (2 x 4096 + max(48 x 128, 3 x 14,336)) x 2 + 2 x

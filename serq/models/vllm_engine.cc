@@ -3,15 +3,25 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
+
 namespace serq::models {
 
 constexpr double kGiB = 1073741824.0;
 
-void BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens) {
+absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens) {
   const bool big = gpu_gib >= 70 && !a100;
+  const bool seqs_given = *seqs != 0;
   if (*seqs == 0) *seqs = big ? 1024 : 256;
   if (*tokens == 0) *tokens = big ? 8192 : 2048;
-  *seqs = std::min(*seqs, *tokens);
+  if (!seqs_given) {
+    *seqs = std::min(*seqs, *tokens);
+  } else if (*seqs > *tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_num_seqs ", *seqs, " is more than max_num_batched_tokens ", *tokens,
+        ", which vLLM refuses (its scheduler config: max_num_batched_tokens must be at least max_num_seqs)"));
+  }
+  return absl::OkStatus();
 }
 
 double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
+
 #include "serq/models/model_config.h"
 
 namespace serq::models {
@@ -18,8 +20,10 @@ namespace serq::models {
 // vLLM 0.19's max_num_seqs and max_num_batched_tokens for an API server
 // where the user gives none (0) (EngineArgs.get_batch_defaults): 1024 and
 // 8192 on a GPU of at least 70 GiB that is not an A100, else 256 and 2048;
-// then max_num_seqs at most max_num_batched_tokens.
-void BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens);
+// then a default max_num_seqs at most max_num_batched_tokens. A given
+// max_num_seqs above max_num_batched_tokens is an error: vLLM's scheduler
+// config refuses it rather than lower it.
+absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens);
 
 // The activation peak vLLM's profile run leaves (bytes): a forward pass of
 // max_num_batched_tokens tokens, whose largest layer's tensors live at

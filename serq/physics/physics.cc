@@ -301,7 +301,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   const double gpu_gib = d.gpu_memory_gib.value_or(gpu.memory_gib);
   int64_t seqs = d.max_num_seqs, tokens = d.max_num_batched_tokens;
   const bool a100 = absl::StrContains(absl::AsciiStrToLower(absl::StrCat(gpu.name, " ", gpu.what)), "a100");
-  models::BatchDefaults(a100, gpu_gib, &seqs, &tokens);
+  if (absl::Status s = models::BatchDefaults(a100, gpu_gib, &seqs, &tokens); !s.ok()) return Invalid(s.message());
   // The KV cache.
   if (d.kv_cache_dtype != "auto" && d.kv_cache_dtype != "fp8") {
     return Invalid(absl::StrCat("--kv-cache-dtype ", d.kv_cache_dtype, ": expected auto or fp8"));

@@ -143,6 +143,15 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
   // of 1e-300 would leave an int64 (and searched nothing, "every value
   // passes"). Up to 2^53, where every index is a double exactly.
   const double last = std::floor((spec.hi - spec.lo) / spec.step + 1e-9);
+  if (last == 0) {
+    // One point, lo: nothing to search between (an answer would call lo
+    // the top of the range).
+    *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--step ", FormatShortest(spec.step),
+                                                                " is more than the range [", FormatShortest(spec.lo),
+                                                                ", ", FormatShortest(spec.hi),
+                                                                "]: the search would try its low end alone")));
+    return false;
+  }
   if (!(last >= 0 && last <= 9007199254740992.0)) {
     *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--step ", FormatShortest(spec.step), " over [",
                                                                 FormatShortest(spec.lo), ", ", FormatShortest(spec.hi),

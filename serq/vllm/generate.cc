@@ -95,7 +95,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   // The engine's limits, vLLM's defaults where the run gives none.
   int64_t seqs = a.max_num_seqs, tokens = a.max_num_batched_tokens;
   const double gpu_gib = options.kv.gpu_memory_gib.value_or(r.cluster.mem_size);
-  BatchDefaults(r, gpu_gib, &seqs, &tokens);
+  if (absl::Status s = BatchDefaults(r, gpu_gib, &seqs, &tokens); !s.ok()) return s;
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
   // The skew blend: alpha by bucket for a pure-decode step, alpha_default

@@ -21,9 +21,11 @@ int KvDtypeBytes(const RunFolder& r) {
 
 }  // namespace
 
-void BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {
-  models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100"),
-                        gpu_gib, seqs, tokens);
+absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {
+  absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100"),
+                                         gpu_gib, seqs, tokens);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(r.dir, "/meta.json: error: ", s.message()));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,

@@ -40,8 +40,9 @@ using models::ActivationPeakBytes;
 // vLLM 0.19's max_num_seqs and max_num_batched_tokens for an API server when
 // the run does not give them (EngineArgs.get_batch_defaults): 1024 and 8192
 // on a GPU of at least 70 GiB that is not an A100, else 256 and 2048; then
-// max_num_seqs at most max_num_batched_tokens.
-void BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens);
+// a default max_num_seqs at most max_num_batched_tokens (models::BatchDefaults:
+// a given one above it is an error, the run folder's named).
+absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens);
 
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
                                     int64_t max_num_batched_tokens, const KvOptions& options);

@@ -68,6 +68,9 @@ m="$tmp/truth.json@$trace"
 expect 1 "--param 'B0=5:5': the range is empty (LO must be below HI)" -- "$serq" fit $p --param B0=5:5 --to "$m"
 expect 1 "--param 'B0=9:5': the range is inverted (LO must be below HI)" -- "$serq" fit $p --param B0=9:5 --to "$m"
 expect 1 "--param 'B0=a:5': expected NAME=LO:HI" -- "$serq" fit $p --param B0=a:5 --to "$m"
+expect 1 "--param 'B0=1:2:3': expected NAME=LO:HI" -- "$serq" fit $p --param B0=1:2:3 --to "$m"
+expect 1 "--param 'B0=1=2:3': expected NAME=LO:HI" -- "$serq" fit $p --param B0=1=2:3 --to "$m"
+expect 2 "--jobs must be at least 1" -- "$serq" fit $p --param B0=1:2 --to "$m" --jobs 0
 expect 1 "--param 'X': testdata/fit/small.sq declares no param 'X'" -- "$serq" fit $p --param X=1:2 --to "$m"
 expect 1 "no usable row" -- "$serq" fit $p --param B0=1:2 --to testdata/compare/bad-unusable.measured@$trace
 expect 1 "the objective has no value at B0=" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean
