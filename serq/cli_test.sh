@@ -144,6 +144,9 @@ expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples
 "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <= 1' --max-in-progress 0.1 \
   --max-replications 64 --requests 300 --no-early-stop --emit=parallel --out "$tmp/plan-given" >/dev/null 2>"$tmp/err" \
   || fail "plan --emit with the shared defaults: exit $?: $(cat "$tmp/err")"
+# --max-sessions near 2^64: its leases' bound (ten a session) saturates,
+# where it wrapped to 0 and failed examples/before.sq's first lease.
+expect 0 no "" -- "$serq" run examples/before.sq --max-sessions 9223372036854775808
 # Values that once ran quietly as something else: a list naming a value
 # twice (the same candidates twice, one file), a share above 1, more
 # replications than the most a point gets, no jobs, and a max_num_seqs

@@ -420,7 +420,10 @@ bool Engine::ExecHoldEnd(Session& s, const Instr& in) {
       if (hold == kTaken || pools_.hold(hold).pool != pool) continue;
       found = true;
       if (pools_.hold(hold).state == Hold::State::kActive) {
-        uint64_t most = options_.limits.max_sessions * kLeasesPerSession;
+        // Saturated: --max-sessions near 2^64 must not wrap to a few leases.
+        const uint64_t most = options_.limits.max_sessions > UINT64_MAX / kLeasesPerSession
+                                  ? UINT64_MAX
+                                  : options_.limits.max_sessions * kLeasesPerSession;
         if (live_leases_ >= most) {
           FailAt(in.statement, absl::StrCat("a lease of '", PoolName(pool), "' while ", most,
                                             " leases are alive (", kLeasesPerSession,
