@@ -157,6 +157,16 @@ expect 2 yes "--kinds names colocated twice" -- "$serq" "${plan1[@]}" --kinds co
 expect 2 yes "--max-in-progress must be a share from 0 to 1" -- "$serq" "${plan1[@]}" --max-in-progress 2
 expect 2 yes "--replications 20 is more than --max-replications 16" -- "$serq" "${plan1[@]}" --replications 20
 expect 2 yes "--jobs must be at least 1" -- "$serq" "${plan1[@]}" --jobs 0
+expect 2 yes "--warmup must be a number of seconds from 0 to 1e9" -- "$serq" "${plan1[@]}" --warmup inf
+# A plan whose every candidate's search failed (here at its first point:
+# 1e300 requests a second start more sessions than --max-sessions) writes
+# its files and exits 1.
+expect 1 no "serq plan: error: every candidate's search failed (candidates.csv says why); the first: " \
+  -- "$serq" "${plan1[@]}" --replications 2 --requests 100 --rate-steps 8 --max-rate-per-gpu 1e300
+rm -rf "$tmp/plan-q"
+# A workload the generator cannot read: said as the reason no engine fits.
+expect 1 yes "fits no engine of up to 1 x h100-sxm: at tensor parallel 1, --columns: the first line of" \
+  -- "$serq" "${plan1[@]}" --replay examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl --columns=a,b
 expect 2 yes "--replications 8 is more than --max-replications 2" -- "$serq" search testdata/sweep/flows.sq \
   --param W --range 1:2 --until 'mean(f3) <= 1' --replications 8 --max-replications 2
 expect 1 yes "serq physics: error: max_num_seqs 100000 is more than max_num_batched_tokens 8192, which vLLM refuses" \

@@ -367,7 +367,9 @@ int PlanMain(const CommandLine& line) {
   settings.requests = FlagGiven("requests") ? absl::GetFlag(FLAGS_requests) : 1000;
   if (absl::GetFlag(FLAGS_warmup)) {
     settings.warmup = *absl::GetFlag(FLAGS_warmup);
-    if (!(settings.warmup >= 0)) return Usage("--warmup must be at least 0 (seconds)");
+    if (!(settings.warmup >= 0 && settings.warmup <= 1e9)) {
+      return Usage("--warmup must be a number of seconds from 0 to 1e9");
+    }
   }
   if (settings.requests < 100) return Usage("--requests must be at least 100 for serq plan (arrivals a replication)");
 
@@ -408,8 +410,16 @@ int PlanMain(const CommandLine& line) {
       space.tps.push_back(static_cast<int>(t));
     }
   } else {
+    // Why the largest degree tried does not fit: the generator's own words
+    // (the memory, or a workload it cannot read).
+    std::string why;
     for (int t = 1; t <= limit; t *= 2) {
-      if (profiled(t) && plan::Fits(*model, *gpu, t, settings).ok()) space.tps.push_back(t);
+      if (!profiled(t)) continue;
+      if (absl::Status fits = plan::Fits(*model, *gpu, t, settings); fits.ok()) {
+        space.tps.push_back(t);
+      } else {
+        why = absl::StrCat("at tensor parallel ", t, ", ", absl::StripPrefix(fits.message(), "serq physics: error: "));
+      }
     }
     if (space.tps.empty() && folder) {
       return Failed(absl::InvalidArgumentError(absl::StrCat(
@@ -417,9 +427,8 @@ int PlanMain(const CommandLine& line) {
           absl::StrJoin(folder->profile.tp_degrees, ", "), "]) can serve the run's model")));
     }
     if (space.tps.empty()) {
-      return Failed(absl::InvalidArgumentError(absl::StrCat(
-          model_name, " fits no engine of up to ", limit, " x ", gpu->name, " (`serq physics --model ", model_name,
-          " --gpu ", gpu_name, " --tp ", limit, " --rate 1` says why)")));
+      return Failed(absl::InvalidArgumentError(absl::StrCat(model_name, " fits no engine of up to ", limit, " x ",
+                                                            gpu->name, why.empty() ? "" : ": ", why)));
     }
   }
   const bool kinds_given = FlagGiven("kinds");
@@ -762,6 +771,17 @@ int PlanMain(const CommandLine& line) {
   absl::StrAppend(&summary, best_lines, "files in ", out, ": candidates.csv, pareto.csv, pareto.svg, pareto.html",
                   serve.empty() ? "" : ", vllm-serve.sh", ", programs/\n");
   if (absl::Status s = WriteStdout(summary); !s.ok()) return Failed(s);
+  // A plan whose every candidate failed to run answers nothing: its files
+  // say why, and the exit status says it failed (a candidate that meets no
+  // SLO is an answer; one whose simulation failed is not).
+  const auto failed = std::count_if(result.results.begin(), result.results.end(), [](const plan::CandidateResult& r) {
+    return r.status == plan::CandidateResult::kError;
+  });
+  if (!result.results.empty() && failed == static_cast<long>(result.results.size())) {
+    std::cerr << "serq plan: error: every candidate's search failed (candidates.csv says why); the first: "
+              << result.results[0].why << "\n";
+    return kExitInputRejected;
+  }
   return kExitOk;
 }
 
