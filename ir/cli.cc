@@ -34,7 +34,9 @@ absl::StatusOr<std::string> ReadInput(absl::string_view path) {
   struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     if (!stdin_input) ::close(fd);
-    return absl::InvalidArgumentError(
+    // Not InvalidArgument (what callers take for input that is read and
+    // wrong, exit 1): a file that cannot be read is misuse, exit 2.
+    return absl::FailedPreconditionError(
         absl::StrCat("cannot read '", InputName(path), "': it is a directory"));
   }
   // Read in chunks up to the bound: /dev/zero or a runaway pipe is refused
@@ -52,7 +54,7 @@ absl::StatusOr<std::string> ReadInput(absl::string_view path) {
     }
     if (n == 0) break;
     if (out.size() + n > static_cast<size_t>(kMaxInputBytes)) {
-      status = absl::InvalidArgumentError(
+      status = absl::ResourceExhaustedError(
           absl::StrCat("cannot read '", InputName(path), "': larger than ",
                        kMaxInputBytes >> 20, " MB, the most serq reads"));
       break;

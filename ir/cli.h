@@ -18,7 +18,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInputRejected = 1;  // bad source, invalid IR, runtime error
 inline constexpr int kExitUsage = 2;          // misuse or internal failure
 
-// The whole of file `path`; "-" or "" reads standard input.
+// The whole of file `path`; "-" or "" reads standard input. A file that
+// cannot be read (missing, a directory, an I/O error, past 512 MB) is never
+// InvalidArgument, the code callers keep for a file read and wrong.
 absl::StatusOr<std::string> ReadInput(absl::string_view path);
 
 // The name diagnostics print for input `path`: "<stdin>" for "-" or "".

@@ -7,6 +7,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "net/interconnect.h"
 #include "ir/flags.h"
 
 ABSL_FLAG(std::string, format, "",
@@ -108,6 +109,11 @@ std::string& UsageCommand() {
   return *command;
 }
 }  // namespace
+
+std::string UnknownInterconnect(absl::string_view flag, absl::string_view name) {
+  if (name.empty() || net::FindInterconnect(name) != nullptr) return "";
+  return absl::StrCat("--", flag, " ", name, ": no such interconnect (known: ", net::InterconnectNames(), ")");
+}
 
 void SetUsageCommand(absl::string_view command) { UsageCommand() = std::string(command); }
 

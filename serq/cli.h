@@ -42,6 +42,11 @@ struct CommandLine {
 // code.
 int Usage(absl::string_view message);
 
+// The misuse message for --FLAG NAME naming no interconnect serq knows
+// (net/interconnect.h), "" for a known one or none given: a link name is
+// checked when given, whether or not the deployment uses a link.
+std::string UnknownInterconnect(absl::string_view flag, absl::string_view name);
+
 // The command this process runs, for Usage's hint: `serq` runs one command
 // a process, so main sets it once, as soon as it knows it.
 void SetUsageCommand(absl::string_view command);

@@ -164,6 +164,22 @@ expect 2 yes "--warmup must be a number of seconds from 0 to 1e9" -- "$serq" "${
 expect 1 no "serq plan: error: every candidate's search failed (candidates.csv says why); the first: " \
   -- "$serq" "${plan1[@]}" --replications 2 --requests 100 --rate-steps 8 --max-rate-per-gpu 1e300
 rm -rf "$tmp/plan-q"
+# A flag's value is checked when given, whether or not this deployment
+# uses it (an unknown link on one GPU; a malformed --lengths); a trace or a
+# file that cannot be read is misuse too.
+expect 2 yes "--interconnect foo: no such interconnect (known: pcie4-x16" -- "$serq" physics --model llama-3.1-8b \
+  --gpu h100-sxm --rate 1 --interconnect foo
+expect 2 yes "--kv-link foo: no such interconnect" -- "$serq" "${plan1[@]}" --kv-link foo
+expect 2 yes "--lengths foo: expected sharegpt" -- "$serq" "${plan1[@]}" --lengths foo
+expect 2 yes "--lengths foo: expected sharegpt" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --lengths foo
+expect 2 yes "--kv-cache-dtype fp16: expected auto or fp8" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
+  --rate 1 --kv-cache-dtype fp16
+expect 2 yes "--replay and --rate: one workload or the other" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
+  --rate 1 --replay examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl
+expect 2 yes "serq: error: --replay $tmp: cannot be read: Is a directory" -- "$serq" physics --model llama-3.1-8b \
+  --gpu h100-sxm --replay "$tmp"
+expect 2 yes "serq: error: cannot read '$tmp': it is a directory" -- "$serq" physics --model llama-3.1-8b \
+  --gpu h100-sxm --rate 1 --coefficients "$tmp"
 # A workload the generator cannot read: said as the reason no engine fits.
 expect 1 yes "fits no engine of up to 1 x h100-sxm: at tensor parallel 1, --columns: the first line of" \
   -- "$serq" "${plan1[@]}" --replay examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl --columns=a,b

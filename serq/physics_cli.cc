@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/output.h"
@@ -213,6 +214,7 @@ int PhysicsMain(const CommandLine& line) {
   if (d.tp < 1 || d.dp < 1) return Usage("--tp and --dp must be at least 1");
   d.ep = absl::GetFlag(FLAGS_ep);
   d.interconnect = absl::GetFlag(FLAGS_interconnect);
+  if (std::string m = UnknownInterconnect("interconnect", d.interconnect); !m.empty()) return Usage(m);
   d.link_bw_gbps = absl::GetFlag(FLAGS_link_bw);
   d.link_latency_us = absl::GetFlag(FLAGS_link_latency);
   if (d.link_latency_us && !d.link_bw_gbps) return Usage("--link-latency goes with --link-bw");
@@ -259,6 +261,15 @@ int PhysicsMain(const CommandLine& line) {
     return Usage("serq physics: a workload: --replay TRACE, or --rate R (requests a second)");
   }
   if (w.requests < 1) return Usage("--requests must be at least 1");
+  if (!w.replay.empty() && w.rate != 0) return Usage("--replay and --rate: one workload or the other");
+  if (FlagGiven("lengths")) {
+    if (absl::StatusOr<physics::LengthLines> l = physics::ParseLengthLines(w.lengths); !l.ok()) {
+      return Usage(absl::StripPrefix(l.status().message(), "serq physics: error: "));
+    }
+  }
+  if (d.kv_cache_dtype != "auto" && d.kv_cache_dtype != "fp8") {
+    return Usage(absl::StrCat("--kv-cache-dtype ", d.kv_cache_dtype, ": expected auto or fp8"));
+  }
   if (!w.replay.empty() && (FlagGiven("lengths") || FlagGiven("requests"))) {
     return Usage("--lengths and --requests go with --rate, not --replay");
   }

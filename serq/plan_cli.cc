@@ -338,6 +338,13 @@ int PlanMain(const CommandLine& line) {
     base.coefficients_file = coefficients_path;
   }
   base.deployment.interconnect = absl::GetFlag(FLAGS_interconnect);
+  if (std::string m = UnknownInterconnect("interconnect", base.deployment.interconnect); !m.empty()) return Usage(m);
+  if (std::string m = UnknownInterconnect("kv-link", absl::GetFlag(FLAGS_kv_link)); !m.empty()) return Usage(m);
+  if (FlagGiven("lengths")) {
+    if (absl::StatusOr<physics::LengthLines> l = physics::ParseLengthLines(absl::GetFlag(FLAGS_lengths)); !l.ok()) {
+      return Usage(absl::StripPrefix(l.status().message(), "serq physics: error: "));
+    }
+  }
   base.workload.rate = target > 0 ? target : 1;
   base.workload.lengths = absl::GetFlag(FLAGS_lengths);
   base.workload.replay = absl::GetFlag(FLAGS_replay);

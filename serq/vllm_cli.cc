@@ -67,6 +67,7 @@ int VllmMain(const CommandLine& line) {
   options.skew = !absl::GetFlag(FLAGS_no_skew);
   options.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   options.interconnect = absl::GetFlag(FLAGS_interconnect);
+  if (std::string m = UnknownInterconnect("interconnect", options.interconnect); !m.empty()) return Usage(m);
   const std::string out = absl::GetFlag(FLAGS_out);
   if (!out.empty()) {
     options.program_dir = std::filesystem::path(out).parent_path().string();

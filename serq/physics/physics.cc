@@ -45,11 +45,14 @@ using Text = models::ProgramText;
 // as the trace readers tell the formats apart (docs/traces.md).
 absl::Status TraceColumns(const std::string& trace, std::string* prompt, std::string* output) {
   std::ifstream in(trace, std::ios::binary);
-  if (!in) return Invalid(absl::StrCat("--replay ", trace, ": cannot be read"));
+  // A trace that cannot be read is misuse (not InvalidArgument: exit 2).
+  if (!in) return absl::NotFoundError(absl::StrCat("--replay ", trace, ": cannot be read"));
   text::Lines lines(&in);
   absl::string_view first;
   if (!lines.NextNonBlank(&first)) {
-    if (in.bad()) return Invalid(absl::StrCat("--replay ", trace, ": cannot be read: ", std::strerror(errno)));
+    if (in.bad()) {
+      return absl::DataLossError(absl::StrCat("--replay ", trace, ": cannot be read: ", std::strerror(errno)));
+    }
     return Invalid(absl::StrCat("--replay ", trace, ": no line to tell its columns from"));
   }
   if (!prompt->empty() && !output->empty()) {
