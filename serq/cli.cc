@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "absl/flags/flag.h"
@@ -91,6 +92,9 @@ const char kSerqUsage[] =
     "       beside a simulated one (serq results, or a program run here): TTFT, TPOT,\n"
     "       ITL, E2E, each figure with its error\n"
     "fit    the params that make a program's run match measured ones (NLopt)\n"
+    "       --param NAME=LO:HI[,...]: the params fitted and their ranges (repeatable);\n"
+    "       --to MEASURED[@TRACE][,...]: the measured runs fitted to, each replayed on its\n"
+    "       trace (repeatable); --test MEASURED[@TRACE]: runs compared after, not fitted\n"
     "fit-steps  a step time linear in its params fitted to step records (least squares)\n"
     "physics the vLLM program for a model and a GPU nobody profiled: the step time from\n"
     "       the model's config.json and the GPU's datasheet (presets or files)\n"
@@ -129,7 +133,8 @@ int Usage(absl::string_view message) {
 
 std::vector<FlagUse> SharedFlagUses() {
   return {
-      {"format", FlagGiven("format"), {"run", "view", "sweep", "search", "compare"}},
+      {"format", FlagGiven("format"), {"run", "sweep", "search", "compare"}},
+      {"format", FlagGiven("format"), {"view"}, "", "svg (the default) or dot: the station row's drawing"},
       {"seed", FlagGiven("seed"), {"run", "sweep", "search", "compare", "fit", "plan"}},
       {"replications", FlagGiven("replications"),
        {"run", "sweep", "search", "compare", "fit", "plan"}},
@@ -137,27 +142,32 @@ std::vector<FlagUse> SharedFlagUses() {
       {"warmup", FlagGiven("warmup"), {"run", "sweep", "search", "plan"}},
       {"data-dir", FlagGiven("data-dir"), {"run", "sweep", "search", "compare", "fit"}},
       {"share", FlagGiven("share"), {"run", "check", "view", "sweep", "search"}},
-      {"jobs", FlagGiven("jobs"), {"run", "sweep", "search", "fit", "plan"}},
+      {"jobs", FlagGiven("jobs"), {"run", "sweep", "search"}},
+      {"jobs", FlagGiven("jobs"), {"fit"}, "", "the measured runs (--to, --test) simulated at once, on threads (default 1)"},
+      {"jobs", FlagGiven("jobs"), {"plan"}, "", "the candidates searched at once, on threads (default 1)"},
   };
 }
 
 std::string FlagNotFor(absl::string_view command, const std::vector<FlagUse>& uses) {
   for (const FlagUse& use : uses) {
     if (!use.set) continue;
-    bool reads = false;
-    // A flag two commands' tables list (serq plan reads serq physics's
-    // --model) is read by each of them.
+    // A flag several entries list (serq plan reads serq physics's --model;
+    // --out has each command's own help) is read by every command of all
+    // of them, and the message names them all.
+    std::vector<absl::string_view> readers;
     for (const FlagUse& other : uses) {
       if (absl::string_view(other.name) != use.name) continue;
-      for (absl::string_view c : other.commands) reads = reads || c == command;
+      for (absl::string_view c : other.commands) {
+        if (std::find(readers.begin(), readers.end(), c) == readers.end()) readers.push_back(c);
+      }
     }
-    if (reads) continue;
-    if (use.commands.size() == 1) {
-      return absl::StrCat("--", use.name, " applies to 'serq ", use.commands[0], "' only", use.hint);
+    if (std::find(readers.begin(), readers.end(), command) != readers.end()) continue;
+    if (readers.size() == 1) {
+      return absl::StrCat("--", use.name, " applies to 'serq ", readers[0], "' only", use.hint);
     }
-    if (use.commands.size() == 2) {
-      return absl::StrCat("--", use.name, " applies to 'serq ", use.commands[0], "' and 'serq ",
-                          use.commands[1], "' only", use.hint);
+    if (readers.size() == 2) {
+      return absl::StrCat("--", use.name, " applies to 'serq ", readers[0], "' and 'serq ", readers[1], "' only",
+                          use.hint);
     }
     return absl::StrCat("--", use.name, " does not apply to 'serq ", command, "'", use.hint);
   }

@@ -252,7 +252,11 @@ absl::StatusOr<SweepArgs> ReadSweepArgs(const CommandLine& line) {
 
 std::vector<FlagUse> SweepFlagUses() {
   return {
-      {"out", FlagGiven("out"), {"sweep", "vllm", "physics"}},
+      {"out", FlagGiven("out"), {"sweep"}},
+      // serq vllm and serq physics write one program (FlagNotFor joins a
+      // flag's entries; each command's help takes its own).
+      {"out", FlagGiven("out"), {"vllm"}, "", "the file the program is written to (default: standard output)"},
+      {"out", FlagGiven("out"), {"physics"}, "", "the file the program is written to (default: standard output)"},
       {"task", FlagGiven("task"), {"sweep"}},
       {"merge", FlagGiven("merge"), {"sweep"}},
       {"emit", FlagGiven("emit"), {"sweep"}},
