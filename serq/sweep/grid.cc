@@ -47,6 +47,12 @@ absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.15g", x);
       values.push_back(std::strtod(buf, nullptr));
+      // A step below what 15 digits tell apart at this size (1e16:...:1)
+      // makes a value twice: refused, as a list's value twice is.
+      if (i > 0 && values[i] == values[i - 1]) {
+        return Malformed(name, text, absl::StrCat("the step ", parts[2], " repeats the value ", buf,
+                                                  " (15 significant digits tell no finer steps apart)"));
+      }
     }
     return values;
   }

@@ -39,6 +39,9 @@ TEST(GridTest, MalformedGrids) {
   EXPECT_THAT(msg("2,,4"), HasSubstr("expected a number, a list (2,4,6) or a range"));
   EXPECT_THAT(msg("2,4,2"), HasSubstr("the value 2 is listed twice"));
   EXPECT_THAT(msg("0:1e9:1"), HasSubstr("more than 100000 values"));
+  // 1e16 + 1 and 1e16 + 2 are 1e16 to 15 significant digits: a value twice.
+  EXPECT_THAT(msg("1e16:1.0000000000000002e16:1"),
+              HasSubstr("the step 1 repeats the value 1e+16 (15 significant digits tell no finer steps apart)"));
   EXPECT_THAT(std::string(ParseShareList("maxmin,fair").status().message()),
               HasSubstr("unknown --share 'fair'"));
 }
