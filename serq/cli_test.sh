@@ -150,6 +150,11 @@ expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples
 "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <= 1' --max-in-progress 0.1 \
   --max-replications 64 --requests 300 --no-early-stop --emit=parallel --out "$tmp/plan-given" >/dev/null 2>"$tmp/err" \
   || fail "plan --emit with the shared defaults: exit $?: $(cat "$tmp/err")"
+# A trace that cannot be opened is an output that cannot be written:
+# misuse, exit 2, in serq run and serq-sim alike (it was a rejected
+# program, exit 1).
+expect 2 yes "serq: error: cannot write output '$tmp/no/such/t.jsonl' (--trace): No such file or directory" \
+  -- "$serq" run examples/before.sq --trace "$tmp/no/such/t.jsonl"
 # --max-sessions near 2^64: its leases' bound (ten a session) saturates,
 # where it wrapped to 0 and failed examples/before.sq's first lease.
 expect 0 no "" -- "$serq" run examples/before.sq --max-sessions 9223372036854775808

@@ -109,11 +109,9 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   };
   if (!options.trace_path.empty()) {
     trace = std::make_unique<OutputFile>();
-    if (absl::Status s = trace->Open(options.trace_path); !s.ok()) {
-      diags->ErrorInFile(
-          absl::StrCat("cannot write the trace '", options.trace_path, "': ", s.message()));
-      return SimOutcome::kRejected;
-    }
+    // A trace that cannot be opened is an output that cannot be written
+    // (misuse, exit 2), as one that fails while written.
+    if (absl::Status s = trace->Open(options.trace_path); !s.ok()) return trace_failed(s);
     engine_options.trace = &trace->stream();
   }
   // Chrome's format: the JSON lines converted as they are written; the
