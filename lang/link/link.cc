@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/builtins.h"
+#include "ir/json.h"
 #include "lang/link/linker.h"
 
 namespace serq {
@@ -69,7 +70,9 @@ std::string DescribeSession(absl::string_view name) {
   return absl::StrCat("session '", name, "'");
 }
 
-std::string FormatNumber(double v) { return absl::StrCat(v); }
+// Every digit the value needs to read back (absl::StrCat's six would
+// print 1000001 as 1e+06, hiding the value an error is about).
+std::string FormatNumber(double v) { return ShortestDouble(v); }
 
 bool IsReservedBuiltin(absl::string_view name) {
   const BuiltinVariableInfo* b = LookupBuiltinVariable(name);

@@ -14,6 +14,7 @@
 #include "ir/builtins.h"
 #include "ir/constant.h"
 #include "ir/io.h"
+#include "ir/json.h"
 #include "ir/limits.h"
 #include "ir/walk.h"
 
@@ -256,7 +257,7 @@ bool Compiler::Settings() {
     if (!(whole(*v) && *v >= 1 && *v <= kMaxReplications)) {
       Error(run.replications().loc(), "run.replications",
             absl::StrCat("replications must be a whole number from 1 to ", kMaxReplications,
-                         ", got ", *v));
+                         ", got ", ShortestDouble(*v)));
     } else {
       model_->replications = static_cast<uint32_t>(*v);
     }
@@ -272,7 +273,7 @@ bool Compiler::Settings() {
     if (!v) return false;
     if (!(whole(*v) && *v >= 0 && *v <= 9007199254740992.0)) {
       Error(run.seed().loc(), "run.seed",
-            absl::StrCat("the seed must be a whole number from 0 to 2^53, got ", *v));
+            absl::StrCat("the seed must be a whole number from 0 to 2^53, got ", ShortestDouble(*v)));
     } else {
       model_->seed = static_cast<uint64_t>(*v);
     }
@@ -283,7 +284,7 @@ bool Compiler::Settings() {
     if (!v) return false;
     if (!(whole(*v) && *v >= 1 && *v <= kMaxGpus)) {
       Error(run.gpus().loc(), "run.gpus",
-            absl::StrCat("gpus must be a whole number from 1 to ", kMaxGpus, ", got ", *v));
+            absl::StrCat("gpus must be a whole number from 1 to ", kMaxGpus, ", got ", ShortestDouble(*v)));
     } else {
       model_->gpus = static_cast<uint32_t>(*v);
     }
@@ -943,7 +944,7 @@ void Compiler::Workloads() {
       if (v) {
         if (!(*v >= 0)) {
           Error(w.limit().loc(), path + ".limit",
-                absl::StrCat("the limit must be >= 0, got ", *v));
+                absl::StrCat("the limit must be >= 0, got ", ShortestDouble(*v)));
         } else {
           plan.limit = *v >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(std::floor(*v));
         }
@@ -956,7 +957,7 @@ void Compiler::Workloads() {
           plan.count = *v;
           if (!(*v >= 0 && std::isfinite(*v))) {
             Error(w.arg().loc(), path + ".arg",
-                  absl::StrCat("batch(n): n must be >= 0 and finite, got ", *v));
+                  absl::StrCat("batch(n): n must be >= 0 and finite, got ", ShortestDouble(*v)));
           }
         }
         break;
@@ -967,7 +968,7 @@ void Compiler::Workloads() {
           plan.rate = *v;
           if (!(*v > 0 && std::isfinite(*v))) {
             Error(w.arg().loc(), path + ".arg",
-                  absl::StrCat("poisson(rate): the rate must be > 0 and finite, got ", *v));
+                  absl::StrCat("poisson(rate): the rate must be > 0 and finite, got ", ShortestDouble(*v)));
           }
         }
         break;
@@ -978,7 +979,7 @@ void Compiler::Workloads() {
           plan.period = *v;
           if (!(*v > 0 && std::isfinite(*v))) {
             Error(w.arg().loc(), path + ".arg",
-                  absl::StrCat("periodic(dt): the period must be > 0 and finite, got ", *v));
+                  absl::StrCat("periodic(dt): the period must be > 0 and finite, got ", ShortestDouble(*v)));
           }
         }
         break;

@@ -51,12 +51,12 @@ case_ sessions-long-run 1500 60 1 "$lim" -- serq run $here/sessions-long-run.sq
 case_ sessions-small-limit 300 20 1 "while 1000 are alive, $lim" -- serq run --max-sessions 1000 $here/sessions-poisson.sq
 case_ sessions-pipe 1500 60 1 "$lim" -- serq-sim --max-sessions 1000 "$tmp/poisson.linked.json"
 case_ leases 300 20 1 "leases are alive (10 times --max-sessions)" -- serq run --max-sessions 1000 $here/leases.sq
-case_ bad-batch 300 20 1 "bad-batch.sq:3:25: error: batch(n) needs a whole number n from 0 to 1000000, not 1e+12" -- serq run $here/bad-batch.sq
+case_ bad-batch 300 20 1 "bad-batch.sq:3:25: error: batch(n) needs a whole number n from 0 to 1000000, not 1000000000000" -- serq run $here/bad-batch.sq
 
 # --- Finding 2: replications bounded on the command line like in the source.
 case_ replications-flag 300 20 2 "--replications must be from 1 to 100000, not 1000000000" -- serq run --replications 1000000000 $before
 case_ replications-flag-sim 300 20 2 "--replications must be from 1 to 100000" -- serq-sim --replications 1000000000 "$tmp/before.linked.json"
-case_ bad-replications 300 20 1 "replications must be a whole number from 1 to 100000, not 1e+06" -- serq check $here/bad-replications.sq
+case_ bad-replications 300 20 1 "replications must be a whole number from 1 to 100000, not 1000000" -- serq check $here/bad-replications.sq
 
 # --- Finding 4: runs that would not end, bounded by --max-events and
 # --max-cpu (each ran over 60 s with flat memory).
