@@ -133,24 +133,23 @@ int Usage(absl::string_view message) {
 
 std::vector<FlagUse> SharedFlagUses() {
   return {
-      {"format", FlagGiven("format"), {"run", "sweep", "search", "compare"}},
-      {"format", FlagGiven("format"), {"view"}, "", "svg (the default) or dot: the station row's drawing"},
-      {"seed", FlagGiven("seed"), {"run", "sweep", "search", "compare", "fit", "plan"}},
-      {"replications", FlagGiven("replications"),
-       {"run", "sweep", "search", "compare", "fit", "plan"}},
-      {"horizon", FlagGiven("horizon"), {"run", "sweep", "search", "compare"}},
-      {"warmup", FlagGiven("warmup"), {"run", "sweep", "search", "plan"}},
-      {"data-dir", FlagGiven("data-dir"), {"run", "sweep", "search", "compare", "fit"}},
-      {"share", FlagGiven("share"), {"run", "check", "view", "sweep", "search"}},
-      {"jobs", FlagGiven("jobs"), {"run", "sweep", "search"}},
-      {"jobs", FlagGiven("jobs"), {"fit"}, "", "the measured runs (--to, --test) simulated at once, on threads (default 1)"},
-      {"jobs", FlagGiven("jobs"), {"plan"}, "", "the candidates searched at once, on threads (default 1)"},
+      {"format", {"run", "sweep", "search", "compare"}},
+      {"format", {"view"}, "", "svg (the default) or dot: the station row's drawing"},
+      {"seed", {"run", "sweep", "search", "compare", "fit", "plan"}},
+      {"replications", {"run", "sweep", "search", "compare", "fit", "plan"}},
+      {"horizon", {"run", "sweep", "search", "compare"}},
+      {"warmup", {"run", "sweep", "search", "plan"}},
+      {"data-dir", {"run", "sweep", "search", "compare", "fit"}},
+      {"share", {"run", "check", "view", "sweep", "search"}},
+      {"jobs", {"run", "sweep", "search"}},
+      {"jobs", {"fit"}, "", "the measured runs (--to, --test) simulated at once, on threads (default 1)"},
+      {"jobs", {"plan"}, "", "the candidates searched at once, on threads (default 1)"},
   };
 }
 
 std::string FlagNotFor(absl::string_view command, const std::vector<FlagUse>& uses) {
   for (const FlagUse& use : uses) {
-    if (!use.set) continue;
+    if (!FlagGiven(use.name)) continue;
     // A flag several entries list (serq plan reads serq physics's --model;
     // --out has each command's own help) is read by every command of all
     // of them, and the message names them all.

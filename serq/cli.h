@@ -56,9 +56,10 @@ void SetUsageCommand(absl::string_view command);
 std::string UsageHelpCommand();
 
 // A flag and whether it was given, with the subcommands that read it.
+// Whether it was given is FlagGiven(name) (ir/flags.h): the command line
+// named it, whatever its value.
 struct FlagUse {
   const char* name;  // as written: "max-events"
-  bool set;
   std::vector<absl::string_view> commands;
   const char* hint = "";  // appended to the refusal, e.g. ": use --metrics"
   // For `serq COMMAND --help` of the one command of `commands` when the

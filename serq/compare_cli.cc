@@ -21,9 +21,9 @@ namespace serq {
 
 std::vector<FlagUse> CompareFlagUses() {
   return {
-      {"names", FlagGiven("names"), {"compare"}},
-      {"svg", FlagGiven("svg"), {"compare"}},
-      {"allow-count-mismatch", FlagGiven("allow-count-mismatch"), {"compare"}},
+      {"names", {"compare"}},
+      {"svg", {"compare"}},
+      {"allow-count-mismatch", {"compare"}},
   };
 }
 

@@ -82,13 +82,13 @@ std::string TakeFitLists(std::vector<char*>* args) {
 
 std::vector<FlagUse> FitFlagUses() {
   return {
-      {"objective", FlagGiven("objective"), {"fit"}},
-      {"max-evals", FlagGiven("max-evals"), {"fit"}},
-      {"algorithm", FlagGiven("algorithm"), {"fit"}},
-      {"terms", FlagGiven("terms"), {"fit-steps"}},
-      {"step-stage", FlagGiven("step-stage"), {"fit-steps"}},
-      {"residuals", FlagGiven("residuals"), {"fit-steps"}},
-      {"nonnegative", FlagGiven("nonnegative"), {"fit-steps"}},
+      {"objective", {"fit"}},
+      {"max-evals", {"fit"}},
+      {"algorithm", {"fit"}},
+      {"terms", {"fit-steps"}},
+      {"step-stage", {"fit-steps"}},
+      {"residuals", {"fit-steps"}},
+      {"nonnegative", {"fit-steps"}},
   };
 }
 

@@ -71,26 +71,26 @@ namespace serq {
 
 std::vector<FlagUse> PhysicsFlagUses() {
   return {
-      {"model", FlagGiven("model"), {"physics"}},
-      {"gpu", FlagGiven("gpu"), {"physics"}},
-      {"tp", FlagGiven("tp"), {"physics"}},
-      {"dp", FlagGiven("dp"), {"physics"}},
-      {"ep", FlagGiven("ep"), {"physics"}},
-      {"coefficients", FlagGiven("coefficients"), {"physics"}},
-      {"replay", FlagGiven("replay"), {"physics"}},
-      {"rate", FlagGiven("rate"), {"physics"}},
-      {"lengths", FlagGiven("lengths"), {"physics"}},
-      {"requests", FlagGiven("requests"), {"physics"}},
-      {"kv-tokens", FlagGiven("kv-tokens"), {"physics"}},
-      {"columns", FlagGiven("columns"), {"physics"}},
-      {"max-num-seqs", FlagGiven("max-num-seqs"), {"physics"}},
-      {"max-num-batched-tokens", FlagGiven("max-num-batched-tokens"), {"physics"}},
-      {"block-size", FlagGiven("block-size"), {"physics"}},
-      {"kv-cache-dtype", FlagGiven("kv-cache-dtype"), {"physics"}},
-      {"link-bw", FlagGiven("link-bw"), {"physics"}},
-      {"link-latency", FlagGiven("link-latency"), {"physics"}},
-      {"mixed-attention", FlagGiven("mixed-attention"), {"physics"}},
-      {"blis", FlagGiven("blis"), {"physics"}},
+      {"model", {"physics"}},
+      {"gpu", {"physics"}},
+      {"tp", {"physics"}},
+      {"dp", {"physics"}},
+      {"ep", {"physics"}},
+      {"coefficients", {"physics"}},
+      {"replay", {"physics"}},
+      {"rate", {"physics"}},
+      {"lengths", {"physics"}},
+      {"requests", {"physics"}},
+      {"kv-tokens", {"physics"}},
+      {"columns", {"physics"}},
+      {"max-num-seqs", {"physics"}},
+      {"max-num-batched-tokens", {"physics"}},
+      {"block-size", {"physics"}},
+      {"kv-cache-dtype", {"physics"}},
+      {"link-bw", {"physics"}},
+      {"link-latency", {"physics"}},
+      {"mixed-attention", {"physics"}},
+      {"blis", {"physics"}},
   };
 }
 
@@ -154,7 +154,7 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   for (const char* flag : {"dp", "ep", "rate", "lengths", "requests", "block-size", "kv-cache-dtype",
                            "link-bw", "link-latency", "mixed-attention"}) {
     for (const FlagUse& use : PhysicsFlagUses()) {
-      if (use.set && use.name == std::string(flag)) {
+      if (FlagGiven(use.name) && use.name == std::string(flag)) {
         return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
       }
     }

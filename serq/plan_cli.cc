@@ -91,53 +91,53 @@ namespace serq {
 
 std::vector<FlagUse> PlanFlagUses() {
   return {
-      {"gpus", FlagGiven("gpus"), {"plan"}},
-      {"max-gpus", FlagGiven("max-gpus"), {"plan"}},
-      {"tps", FlagGiven("tps"), {"plan"}},
-      {"kinds", FlagGiven("kinds"), {"plan"}},
-      {"seqs", FlagGiven("seqs"), {"plan"}},
-      {"batched-tokens", FlagGiven("batched-tokens"), {"plan"}},
-      {"disaggregated-gpus", FlagGiven("disaggregated-gpus"), {"plan"}},
-      {"kv-link", FlagGiven("kv-link"), {"plan"}},
-      {"price", FlagGiven("price"), {"plan"}},
-      {"top", FlagGiven("top"), {"plan"}},
-      {"max-rate-per-gpu", FlagGiven("max-rate-per-gpu"), {"plan"}},
-      {"rate-steps", FlagGiven("rate-steps"), {"plan"}},
-      {"no-early-stop", FlagGiven("no-early-stop"), {"plan"}},
-      {"run", FlagGiven("run"), {"plan"}},
-      {"routers", FlagGiven("routers"), {"plan"}},
-      {"candidate", FlagGiven("candidate"), {"plan"}},
+      {"gpus", {"plan"}},
+      {"max-gpus", {"plan"}},
+      {"tps", {"plan"}},
+      {"kinds", {"plan"}},
+      {"seqs", {"plan"}},
+      {"batched-tokens", {"plan"}},
+      {"disaggregated-gpus", {"plan"}},
+      {"kv-link", {"plan"}},
+      {"price", {"plan"}},
+      {"top", {"plan"}},
+      {"max-rate-per-gpu", {"plan"}},
+      {"rate-steps", {"plan"}},
+      {"no-early-stop", {"plan"}},
+      {"run", {"plan"}},
+      {"routers", {"plan"}},
+      {"candidate", {"plan"}},
       // Shared with serq sweep.
-      {"merge", FlagGiven("merge"), {"plan"}, "",
+      {"merge", {"plan"}, "",
        "write the plan's files from a folder whose tasks ran (--emit)"},
-      {"emit", FlagGiven("emit"), {"plan"}, "",
+      {"emit", {"plan"}, "",
        "parallel or slurm: write the plan into --out and print its tasks (needs --no-early-stop)"},
       // Shared with serq physics and serq search (FlagNotFor joins a
       // flag's entries).
-      {"model", FlagGiven("model"), {"plan"}, "",
+      {"model", {"plan"}, "",
        "the model: a preset (below) or a Hugging Face config.json"},
-      {"gpu", FlagGiven("gpu"), {"plan"}, "", "the GPU: a preset (below) or a datasheet file"},
-      {"rate", FlagGiven("rate"), {"plan"}, "",
+      {"gpu", {"plan"}, "", "the GPU: a preset (below) or a datasheet file"},
+      {"rate", {"plan"}, "",
        "a target rate, requests a second: with --gpus, the fewest GPUs among the candidates that meet it; "
        "without, the fewest GPUs (a budget search up to --max-gpus) and their front"},
-      {"lengths", FlagGiven("lengths"), {"plan"}, "",
+      {"lengths", {"plan"}, "",
        "the prompt and output lengths of the Poisson workload (as serq physics's --lengths)"},
-      {"replay", FlagGiven("replay"), {"plan"}, "",
+      {"replay", {"plan"}, "",
        "the workload: this trace, its arrivals scaled to each rate the search tries"},
-      {"columns", FlagGiven("columns"), {"plan"}, "",
+      {"columns", {"plan"}, "",
        "with --replay: the trace's prompt and output columns, PROMPT,OUTPUT"},
-      {"requests", FlagGiven("requests"), {"plan"}, "",
+      {"requests", {"plan"}, "",
        "the Poisson arrivals a point's replication runs after its warm-up (at least 100)", "1000"},
-      {"coefficients", FlagGiven("coefficients"), {"plan"}, "",
+      {"coefficients", {"plan"}, "",
        "the physics corrections (serq physics's --coefficients; default BLIS's global ones)"},
-      {"interconnect", FlagGiven("interconnect"), {"plan"}, "",
+      {"interconnect", {"plan"}, "",
        "the link between an engine's GPUs (tensor and expert parallel), by name; default the GPU's"},
-      {"out", FlagGiven("out"), {"plan"}, "", "the folder of the plan's files (required)"},
-      {"until", FlagGiven("until"), {"plan"}, "",
+      {"out", {"plan"}, "", "the folder of the plan's files (required)"},
+      {"until", {"plan"}, "",
        "the SLOs every candidate's rate meets, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05' (required)"},
-      {"max-replications", FlagGiven("max-replications"), {"plan"}, "",
+      {"max-replications", {"plan"}, "",
        "the most replications a point gets while its verdict is undecided", "16"},
-      {"max-in-progress", FlagGiven("max-in-progress"), {"plan"}, "",
+      {"max-in-progress", {"plan"}, "",
        "a point fails when more than this share of its sessions is in progress at the horizon", "0.5"},
   };
 }
@@ -181,7 +181,7 @@ std::vector<std::pair<std::string, std::string>> SettingFlags(bool record_out) {
   for (const FlagUse& u : PlanFlagUses()) uses.push_back(u);
   for (const FlagUse& u : uses) {
     const std::string name = u.name;
-    if (!u.set || name == "candidate" || name == "merge" || name == "emit" || name == "jobs") continue;
+    if (!FlagGiven(name) || name == "candidate" || name == "merge" || name == "emit" || name == "jobs") continue;
     bool plans = false;
     for (absl::string_view c : u.commands) plans |= c == "plan";
     if (!plans || (!record_out && name == "out")) continue;

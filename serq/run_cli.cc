@@ -45,18 +45,18 @@ namespace serq {
 
 std::vector<FlagUse> RunFlagUses() {
   return {
-      {"quantiles", FlagGiven("quantiles"), {"run"},
+      {"quantiles", {"run"},
        " (sweep and search report the figures of --metrics)"},
-      {"sample", FlagGiven("sample"), {"run"}},
-      {"series", FlagGiven("series"), {"run"}},
-      {"trace", FlagGiven("trace"), {"run"}},
-      {"trace-format", FlagGiven("trace-format"), {"run"}},
-      {"trace-window", FlagGiven("trace-window"), {"run"}},
-      {"trace-select", FlagGiven("trace-select"), {"run"}},
-      {"results", FlagGiven("results"), {"run", "view"}},
-      {"max-sessions", FlagGiven("max-sessions"), {"run"}},
-      {"max-events", FlagGiven("max-events"), {"run"}},
-      {"max-cpu", FlagGiven("max-cpu"), {"run"}},
+      {"sample", {"run"}},
+      {"series", {"run"}},
+      {"trace", {"run"}},
+      {"trace-format", {"run"}},
+      {"trace-window", {"run"}},
+      {"trace-select", {"run"}},
+      {"results", {"run", "view"}},
+      {"max-sessions", {"run"}},
+      {"max-events", {"run"}},
+      {"max-cpu", {"run"}},
   };
 }
 

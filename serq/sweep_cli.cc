@@ -252,27 +252,27 @@ absl::StatusOr<SweepArgs> ReadSweepArgs(const CommandLine& line) {
 
 std::vector<FlagUse> SweepFlagUses() {
   return {
-      {"out", FlagGiven("out"), {"sweep"}},
+      {"out", {"sweep"}},
       // serq vllm and serq physics write one program (FlagNotFor joins a
       // flag's entries; each command's help takes its own).
-      {"out", FlagGiven("out"), {"vllm"}, "", "the file the program is written to (default: standard output)"},
-      {"out", FlagGiven("out"), {"physics"}, "", "the file the program is written to (default: standard output)"},
-      {"task", FlagGiven("task"), {"sweep"}},
-      {"merge", FlagGiven("merge"), {"sweep"}},
-      {"emit", FlagGiven("emit"), {"sweep"}},
-      {"chart", FlagGiven("chart"), {"sweep"}},
-      {"chart-x", FlagGiven("chart-x"), {"sweep"}},
-      {"chart-lines", FlagGiven("chart-lines"), {"sweep"}},
-      {"slo", FlagGiven("slo"), {"sweep"}, " (serq search takes --until)"},
-      {"log-y", FlagGiven("log-y"), {"sweep", "search"}},
-      {"param", FlagGiven("param"), {"search"}},
-      {"range", FlagGiven("range"), {"search"}},
-      {"until", FlagGiven("until"), {"search"}},
-      {"step", FlagGiven("step"), {"search"}},
-      {"max-replications", FlagGiven("max-replications"), {"search"}},
-      {"allow-overload", FlagGiven("allow-overload"), {"search"}},
-      {"max-in-progress", FlagGiven("max-in-progress"), {"search"}},
-      {"metrics", FlagGiven("metrics"), {"sweep"}, ": serq search reports the figures of --until"},
+      {"out", {"vllm"}, "", "the file the program is written to (default: standard output)"},
+      {"out", {"physics"}, "", "the file the program is written to (default: standard output)"},
+      {"task", {"sweep"}},
+      {"merge", {"sweep"}},
+      {"emit", {"sweep"}},
+      {"chart", {"sweep"}},
+      {"chart-x", {"sweep"}},
+      {"chart-lines", {"sweep"}},
+      {"slo", {"sweep"}, " (serq search takes --until)"},
+      {"log-y", {"sweep", "search"}},
+      {"param", {"search"}},
+      {"range", {"search"}},
+      {"until", {"search"}},
+      {"step", {"search"}},
+      {"max-replications", {"search"}},
+      {"allow-overload", {"search"}},
+      {"max-in-progress", {"search"}},
+      {"metrics", {"sweep"}, ": serq search reports the figures of --until"},
   };
 }
 

@@ -36,12 +36,12 @@ namespace serq {
 
 std::vector<FlagUse> VllmFlagUses() {
   return {
-      {"kv-blocks", FlagGiven("kv-blocks"), {"vllm", "physics"}},
-      {"gpu-memory-utilization", FlagGiven("gpu-memory-utilization"), {"vllm", "physics"}},
-      {"gpu-memory", FlagGiven("gpu-memory"), {"vllm", "physics"}},
-      {"no-skew", FlagGiven("no-skew"), {"vllm"}},
-      {"no-prefix-cache", FlagGiven("no-prefix-cache"), {"vllm", "physics"}},
-      {"interconnect", FlagGiven("interconnect"), {"vllm", "physics"}},
+      {"kv-blocks", {"vllm", "physics"}},
+      {"gpu-memory-utilization", {"vllm", "physics"}},
+      {"gpu-memory", {"vllm", "physics"}},
+      {"no-skew", {"vllm"}},
+      {"no-prefix-cache", {"vllm", "physics"}},
+      {"interconnect", {"vllm", "physics"}},
   };
 }
 
