@@ -104,6 +104,12 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
         return absl::InvalidArgumentError(absl::StrCat("flag '--", shown, "' needs a value"));
       }
     }
+    // An empty value names no number, switch or choice: `--seed ''` was
+    // taken as no seed. Only a text flag may be empty (`--format=`, the
+    // default).
+    if (value.empty() && !flag->IsOfType<std::string>()) {
+      return absl::InvalidArgumentError(absl::StrCat("flag '--", shown, "' needs a value, not an empty one"));
+    }
     std::string error;
     if (!flag->ParseFrom(value, &error)) {
       // Abseil's own text ("Illegal value 'x' specified for flag 'n'") says

@@ -12,6 +12,7 @@ ABSL_FLAG(bool, check, false, "validate only");
 ABSL_FLAG(int, count, 1, "how many");
 ABSL_FLAG(std::string, data_dir, "", "where data is");
 ABSL_FLAG(std::optional<bool>, log_y, std::nullopt, "log, linear, or decide");
+ABSL_FLAG(int, untouched, 0, "a flag only GivenWhateverTheValue gives");
 
 namespace serq {
 namespace {
@@ -72,7 +73,26 @@ TEST(Flags, MisuseIsAnErrorNotAnExit) {
   EXPECT_EQ(std::string(Parse({"tool", "--count=many"}).status().message()),
             "invalid value 'many' for flag '--count'");
   EXPECT_EQ(Parse({"tool", "--format"}).status().message(), "flag '--format' needs a value");
+  // An empty value is no number (it once parsed as the flag's nothing);
+  // a text flag may be empty.
+  EXPECT_EQ(Parse({"tool", "--count="}).status().message(), "flag '--count' needs a value, not an empty one");
+  EXPECT_TRUE(Parse({"tool", "--format="}).ok());
   EXPECT_TRUE(absl::IsCancelled(Parse({"tool", "--help"}).status()));
+}
+
+// A flag is given when the command line names it, its default included.
+TEST(Flags, GivenWhateverTheValue) {
+  EXPECT_FALSE(FlagGiven("untouched"));
+  ASSERT_TRUE(Parse({"tool", "--untouched=0"}).ok());  // the default
+  EXPECT_TRUE(FlagGiven("untouched"));
+  ASSERT_TRUE(Parse({"tool", "--data_dir="}).ok());
+  EXPECT_TRUE(FlagGiven("data-dir"));  // either spelling
+  EXPECT_FALSE(FlagGiven("no-such-flag"));
+  std::string error;
+  EXPECT_FALSE(SetFlagAsGiven("count", "many", &error));
+  EXPECT_TRUE(SetFlagAsGiven("count", "3", &error)) << error;
+  EXPECT_TRUE(FlagGiven("count"));
+  EXPECT_EQ(absl::GetFlag(FLAGS_count), 3);
 }
 
 TEST(Flags, HelpListsOurFlagsSortedWithDefaults) {

@@ -155,6 +155,10 @@ expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples
 # program, exit 1).
 expect 2 yes "serq: error: cannot write output '$tmp/no/such/t.jsonl' (--trace): No such file or directory" \
   -- "$serq" run examples/before.sq --trace "$tmp/no/such/t.jsonl"
+# An empty value names no number: misuse (`--seed=` was no seed); a text
+# flag may be empty (`--format=`, the default).
+expect 2 yes "flag '--seed' needs a value, not an empty one" -- "$serq" run examples/before.sq --seed=
+expect 0 no "" -- "$serq" run examples/before.sq --format=
 # --max-sessions near 2^64: its leases' bound (ten a session) saturates,
 # where it wrapped to 0 and failed examples/before.sq's first lease.
 expect 0 no "" -- "$serq" run examples/before.sq --max-sessions 9223372036854775808
