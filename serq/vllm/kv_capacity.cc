@@ -24,7 +24,8 @@ int KvDtypeBytes(const RunFolder& r) {
 absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {
   absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100"),
                                          gpu_gib, seqs, tokens);
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(r.dir, "/meta.json: error: ", s.message()));
+  // From meta.json, or a plan's --seqs and --batched-tokens over it.
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", s.message()));
   return absl::OkStatus();
 }
 

@@ -41,7 +41,7 @@ using models::ActivationPeakBytes;
 // the run does not give them (EngineArgs.get_batch_defaults): 1024 and 8192
 // on a GPU of at least 70 GiB that is not an A100, else 256 and 2048; then
 // a default max_num_seqs at most max_num_batched_tokens (models::BatchDefaults:
-// a given one above it is an error, the run folder's named).
+// a given one above it is an error, naming the run folder).
 absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens);
 
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
