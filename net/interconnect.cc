@@ -1,5 +1,7 @@
 #include "net/interconnect.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace serq::net {
 
 // The bandwidths are those NCCL's own topology model assigns the links
@@ -45,6 +47,11 @@ std::string InterconnectNames() {
     out += i.name;
   }
   return out;
+}
+
+std::string UnknownInterconnect(absl::string_view flag, absl::string_view name) {
+  if (name.empty() || FindInterconnect(name) != nullptr) return "";
+  return absl::StrCat("--", flag, " ", name, ": no such interconnect (known: ", InterconnectNames(), ")");
 }
 
 }  // namespace serq::net

@@ -26,6 +26,9 @@ const std::vector<Interconnect>& Interconnects();
 const Interconnect* FindInterconnect(absl::string_view name);
 // Their names, for a message: "pcie4-x16, pcie5-x16, ...".
 std::string InterconnectNames();
+// "--FLAG NAME: no such interconnect (known: ...)" when NAME is given and
+// names no preset; "" for a preset or none given.
+std::string UnknownInterconnect(absl::string_view flag, absl::string_view name);
 
 }  // namespace serq::net
 

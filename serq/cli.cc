@@ -8,7 +8,6 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
-#include "net/interconnect.h"
 #include "ir/flags.h"
 
 ABSL_FLAG(std::string, format, "",
@@ -114,15 +113,16 @@ std::string& UsageCommand() {
 }
 }  // namespace
 
-std::string UnknownInterconnect(absl::string_view flag, absl::string_view name) {
-  if (name.empty() || net::FindInterconnect(name) != nullptr) return "";
-  return absl::StrCat("--", flag, " ", name, ": no such interconnect (known: ", net::InterconnectNames(), ")");
-}
-
 void SetUsageCommand(absl::string_view command) { UsageCommand() = std::string(command); }
 
 std::string UsageHelpCommand() {
   return UsageCommand().empty() ? "serq --help" : absl::StrCat("serq ", UsageCommand(), " --help");
+}
+
+std::string ReplicationsAboveMost(uint64_t replications, uint64_t most) {
+  if (replications <= most) return "";
+  return absl::StrCat("--replications ", replications, " is more than --max-replications ", most,
+                      " (a point starts with --replications and adds up to the most)");
 }
 
 int Usage(absl::string_view message) {

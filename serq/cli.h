@@ -42,10 +42,10 @@ struct CommandLine {
 // code.
 int Usage(absl::string_view message);
 
-// The misuse message for --FLAG NAME naming no interconnect serq knows
-// (net/interconnect.h), "" for a known one or none given: a link name is
-// checked when given, whether or not the deployment uses a link.
-std::string UnknownInterconnect(absl::string_view flag, absl::string_view name);
+// The misuse message when a searched point would start with more
+// replications than the most it may get (serq search, serq plan); "" when
+// it would not.
+std::string ReplicationsAboveMost(uint64_t replications, uint64_t most);
 
 // The command this process runs, for Usage's hint: `serq` runs one command
 // a process, so main sets it once, as soon as it knows it.

@@ -16,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "net/interconnect.h"
 #include "ir/output.h"
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
@@ -214,7 +215,8 @@ int PhysicsMain(const CommandLine& line) {
   if (d.tp < 1 || d.dp < 1) return Usage("--tp and --dp must be at least 1");
   d.ep = absl::GetFlag(FLAGS_ep);
   d.interconnect = absl::GetFlag(FLAGS_interconnect);
-  if (std::string m = UnknownInterconnect("interconnect", d.interconnect); !m.empty()) return Usage(m);
+  // A link name is checked when given, whether or not the deployment uses a link.
+  if (std::string m = net::UnknownInterconnect("interconnect", d.interconnect); !m.empty()) return Usage(m);
   d.link_bw_gbps = absl::GetFlag(FLAGS_link_bw);
   d.link_latency_us = absl::GetFlag(FLAGS_link_latency);
   if (d.link_latency_us && !d.link_bw_gbps) return Usage("--link-latency goes with --link-bw");

@@ -24,6 +24,7 @@
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "net/interconnect.h"
 #include "ir/output.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/models/presets.h"
@@ -338,8 +339,8 @@ int PlanMain(const CommandLine& line) {
     base.coefficients_file = coefficients_path;
   }
   base.deployment.interconnect = absl::GetFlag(FLAGS_interconnect);
-  if (std::string m = UnknownInterconnect("interconnect", base.deployment.interconnect); !m.empty()) return Usage(m);
-  if (std::string m = UnknownInterconnect("kv-link", absl::GetFlag(FLAGS_kv_link)); !m.empty()) return Usage(m);
+  if (std::string m = net::UnknownInterconnect("interconnect", base.deployment.interconnect); !m.empty()) return Usage(m);
+  if (std::string m = net::UnknownInterconnect("kv-link", absl::GetFlag(FLAGS_kv_link)); !m.empty()) return Usage(m);
   if (FlagGiven("lengths")) {
     if (absl::StatusOr<physics::LengthLines> l = physics::ParseLengthLines(absl::GetFlag(FLAGS_lengths)); !l.ok()) {
       return Usage(absl::StripPrefix(l.status().message(), "serq physics: error: "));
@@ -493,10 +494,7 @@ int PlanMain(const CommandLine& line) {
   if (!(shared.max_in_progress >= 0 && shared.max_in_progress <= 1)) {
     return Usage("--max-in-progress must be a share from 0 to 1");
   }
-  if (shared.replications > shared.max_replications) {
-    return Usage(absl::StrCat("--replications ", shared.replications, " is more than --max-replications ",
-                              shared.max_replications, " (a point starts with --replications and adds up to the most)"));
-  }
+  if (std::string m = ReplicationsAboveMost(shared.replications, shared.max_replications); !m.empty()) return Usage(m);
   if (absl::GetFlag(FLAGS_jobs) && *absl::GetFlag(FLAGS_jobs) == 0) return Usage("--jobs must be at least 1");
   shared.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
   shared.steps = absl::GetFlag(FLAGS_rate_steps);

@@ -487,10 +487,7 @@ int SearchMain(const CommandLine& line) {
   spec.replications = args.replications.value_or(4);
   spec.max_replications = absl::GetFlag(FLAGS_max_replications);
   if (spec.max_replications < 2) return Usage("--max-replications must be at least 2");
-  if (spec.replications > spec.max_replications) {
-    return Usage(absl::StrCat("--replications ", spec.replications, " is more than --max-replications ",
-                              spec.max_replications, " (a point starts with --replications and adds up to the most)"));
-  }
+  if (std::string m = ReplicationsAboveMost(spec.replications, spec.max_replications); !m.empty()) return Usage(m);
   spec.allow_overload = absl::GetFlag(FLAGS_allow_overload);
   spec.max_in_progress = absl::GetFlag(FLAGS_max_in_progress);
   if (!(spec.max_in_progress >= 0 && spec.max_in_progress <= 1)) {

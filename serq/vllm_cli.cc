@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "net/interconnect.h"
 #include "ir/output.h"
 #include "serq/vllm/generate.h"
 
@@ -67,7 +68,7 @@ int VllmMain(const CommandLine& line) {
   options.skew = !absl::GetFlag(FLAGS_no_skew);
   options.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   options.interconnect = absl::GetFlag(FLAGS_interconnect);
-  if (std::string m = UnknownInterconnect("interconnect", options.interconnect); !m.empty()) return Usage(m);
+  if (std::string m = net::UnknownInterconnect("interconnect", options.interconnect); !m.empty()) return Usage(m);
   const std::string out = absl::GetFlag(FLAGS_out);
   if (!out.empty()) {
     options.program_dir = std::filesystem::path(out).parent_path().string();

@@ -293,12 +293,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                        "experts): give --interconnect NAME (", net::InterconnectNames(),
                        ") or --link-bw GBPS"));
     }
-    const net::Interconnect* named = net::FindInterconnect(name);
-    if (named == nullptr) {
-      return Invalid(absl::StrCat("--interconnect ", name, ": no such interconnect (known: ",
-                                  net::InterconnectNames(), ")"));
+    if (std::string unknown = net::UnknownInterconnect("interconnect", name); !unknown.empty()) {
+      return Invalid(unknown);
     }
-    link = *named;
+    link = *net::FindInterconnect(name);
   }
   // The engine's limits, vLLM's defaults where none are given.
   const double gpu_gib = d.gpu_memory_gib.value_or(gpu.memory_gib);

@@ -68,12 +68,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   std::string bw_why, latency_why;
   if (collectives) {
     if (!options.interconnect.empty()) {
-      const net::Interconnect* link = net::FindInterconnect(options.interconnect);
-      if (link == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "serq vllm: error: --interconnect ", options.interconnect,
-            ": no such interconnect (known: ", net::InterconnectNames(), ")"));
+      if (std::string unknown = net::UnknownInterconnect("interconnect", options.interconnect); !unknown.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("serq vllm: error: ", unknown));
       }
+      const net::Interconnect* link = net::FindInterconnect(options.interconnect);
       link_bw = link->bandwidth;
       link_latency = link->latency;
       bw_why = absl::StrCat("--interconnect ", link->name, ": ", link->what, ", bytes/s a direction");

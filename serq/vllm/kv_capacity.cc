@@ -70,34 +70,31 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     const double per_block = kv.bytes_per_token * block;
     const models::KvFromMemory m = models::KvBlocksFromMemory(
         r.model, tp, r.ep, gib, util, max_num_batched_tokens, max_num_seqs, per_block);
-    const double requested = m.requested, weights = m.weights, activation = m.activation,
-                 available = m.available;
+    const char* memory_from = options.gpu_memory_gib ? "--gpu-memory" : "llmservingsim-config.json npu_mem.mem_size";
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
-          r.dir, ": error: no room for the KV cache: ", Gib(requested), " requested of the GPU (",
-          gib, " GiB x ", util, "), ", Gib(weights), " of weights and ", Gib(activation),
+          r.dir, ": error: no room for the KV cache: ", Gib(m.requested), " requested of the GPU (",
+          gib, " GiB x ", util, "), ", Gib(m.weights), " of weights and ", Gib(m.activation),
           " of activations on each GPU; give --kv-blocks N"));
     }
     if (m.blocks > models::kMaxKvBlocks) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.dir, ": error: ", gib, " GiB of GPU memory makes more than 2^40 KV blocks: is the memory (",
-          options.gpu_memory_gib ? "--gpu-memory" : "llmservingsim-config.json npu_mem.mem_size",
-          ") in GiB?"));
+          memory_from, ") in GiB?"));
     }
     kv.num_gpu_blocks = m.blocks;
     kv.why.push_back(absl::StrCat(
-        "Derived as vLLM 0.19 derives it: GPU memory ", gib, " GiB (",
-        options.gpu_memory_gib ? "--gpu-memory" : "llmservingsim-config.json npu_mem.mem_size",
-        ") x ", util, " (", util_from, ") = ", Gib(requested), ","));
+        "Derived as vLLM 0.19 derives it: GPU memory ", gib, " GiB (", memory_from, ") x ", util, " (", util_from,
+        ") = ", Gib(m.requested), ","));
     kv.why.push_back(absl::StrCat(
-        "less the weights one GPU holds, ", Gib(weights), " (", r.model.dtype,
+        "less the weights one GPU holds, ", Gib(m.weights), " (", r.model.dtype,
         ", counted from model.json's shapes", r.ep > 1 ? absl::StrCat(", 1/", r.ep, " of the experts") : "",
         tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
     kv.why.push_back(absl::StrCat(
-        "less the activation peak of vLLM's profile run, ", Gib(activation),
+        "less the activation peak of vLLM's profile run, ", Gib(m.activation),
         " (estimated: a forward pass of ", max_num_batched_tokens, " tokens and the sampler's "
         "float32 logits of ", max_num_seqs, " sequences; vLLM measures it),"));
-    kv.why.push_back(absl::StrCat("= ", Gib(available), ", in blocks of ", block, " tokens x ",
+    kv.why.push_back(absl::StrCat("= ", Gib(m.available), ", in blocks of ", block, " tokens x ",
                                   static_cast<int64_t>(kv.bytes_per_token), " bytes: ",
                                   kv.num_gpu_blocks, " blocks. Not subtracted: vLLM's allocations "
                                   "outside PyTorch, unknown before it runs (nor CUDA graphs' "
