@@ -109,6 +109,12 @@ grep -q '^model presets: .*llama-3.1-8b' "$tmp/out" || fail "physics --help: no 
 grep -q -- '^  --gpus=' "$tmp/out" && fail "physics --help: lists plan's --gpus"
 grep -q -- '^  --requests=300$' "$tmp/out" || fail "physics --help: --requests' default is not 300"
 grep -A1 -- '^  --out=' "$tmp/out" | grep -q 'the file the program is written to' || fail "physics --help: --out is the sweep's"
+# serq physics reads no run folder: its KV and link flags say what they
+# replace there (the GPU's datasheet), not a run's files.
+grep -q 'llmservingsim-config\|the run'"'"'s' "$tmp/out" && fail "physics --help: a flag speaks of a run folder: $(grep 'llmservingsim-config\|the run'"'"'s' "$tmp/out")"
+grep -A1 -- '^  --gpu-memory=' "$tmp/out" | grep -q "the GPU's datasheet, MemoryGiB" || fail "physics --help: --gpu-memory's default"
+"$serq" vllm --help >"$tmp/vout" 2>"$tmp/err" || fail "vllm --help: exit $?"
+grep -A1 -- '^  --gpu-memory=' "$tmp/vout" | grep -q "llmservingsim-config.json's mem_size" || fail "vllm --help: --gpu-memory's default"
 "$serq" view --help >"$tmp/out" 2>"$tmp/err" || fail "view --help: exit $?"
 grep -A1 -- '^  --format=' "$tmp/out" | grep -q 'svg (the default) or dot' || fail "view --help: --format is the report's"
 "$serq" fit --help >"$tmp/out" 2>"$tmp/err" || fail "fit --help: exit $?"

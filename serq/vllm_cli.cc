@@ -37,12 +37,23 @@ namespace serq {
 
 std::vector<FlagUse> VllmFlagUses() {
   return {
-      {"kv-blocks", {"vllm", "physics"}},
-      {"gpu-memory-utilization", {"vllm", "physics"}},
-      {"gpu-memory", {"vllm", "physics"}},
+      {"kv-blocks", {"vllm"}},
+      {"gpu-memory-utilization", {"vllm"}},
+      {"gpu-memory", {"vllm"}},
       {"no-skew", {"vllm"}},
       {"no-prefix-cache", {"vllm", "physics"}},
-      {"interconnect", {"vllm", "physics"}},
+      {"interconnect", {"vllm"}},
+      // serq physics has no run folder: the same flags, its own defaults.
+      {"kv-blocks", {"physics"}, "",
+       "the KV cache of each engine in vLLM's blocks (its num_gpu_blocks, the null block included), instead of "
+       "the count derived from the GPU's memory"},
+      {"gpu-memory-utilization", {"physics"}, "",
+       "the share of GPU memory vLLM may use, for the derived KV cache (default 0.9, vLLM's)"},
+      {"gpu-memory", {"physics"}, "",
+       "a GPU's memory in GiB, for the derived KV cache (default: the GPU's datasheet, MemoryGiB)"},
+      {"interconnect", {"physics"}, "",
+       "the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), instead of the GPU's "
+       "datasheet's Interconnect"},
   };
 }
 
