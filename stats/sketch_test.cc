@@ -280,5 +280,53 @@ TEST(Recorder, RunsKeepWhatSamplesKeep) {
   for (size_t i = 0; i < each.sums().size(); ++i) EXPECT_EQ(a.batches().sum(i), each.sums()[i]);
 }
 
+// Below the limit a recorder keeps the samples only; the moments and the
+// sum a summary needs are made from them when the limit is crossed. They
+// are the same bits as Moments::AddSamples and an addition a sample over
+// every sample, a non-finite one among them (each its own group: a NaN
+// joins no run), and count() counts the kept samples before it.
+TEST(Recorder, MomentsMadeWhenTheLimitIsCrossed) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> samples = {0.5, 0.5, 0.25, nan, nan, 3.0, 3.0, 3.0, 0.1, 0.2};
+  for (int k = 0; k < 20; ++k) samples.push_back(0.001 * k + 0.3);
+  samples.push_back(inf);
+  samples.push_back(0.7);
+  ObservationRecorder r(12);
+  for (size_t i = 0; i < 12; ++i) r.Add(samples[i]);
+  EXPECT_EQ(r.count(), 12u);
+  EXPECT_FALSE(r.summarised());
+  for (size_t i = 12; i < samples.size(); ++i) r.Add(samples[i]);
+  EXPECT_TRUE(r.summarised());
+  EXPECT_EQ(r.count(), samples.size());
+  results::Observation o;
+  r.WriteTo(&o);
+  Moments m;
+  m.AddSamples(samples);
+  double sum = 0;
+  for (double x : samples) sum += x;
+  EXPECT_EQ(o.count(), samples.size());
+  // NaN among the samples: the mean, m2 and sum are NaN either way.
+  EXPECT_EQ(std::isnan(o.mean()), std::isnan(m.mean()));
+  EXPECT_EQ(std::isnan(o.sum()), std::isnan(sum));
+  // Without the non-finite ones: the same bits.
+  std::vector<double> finite;
+  for (double x : samples) {
+    if (std::isfinite(x)) finite.push_back(x);
+  }
+  ObservationRecorder f(7);
+  for (double x : finite) f.Add(x);
+  results::Observation g;
+  f.WriteTo(&g);
+  Moments mf;
+  mf.AddSamples(finite);
+  double sf = 0;
+  for (double x : finite) sf += x;
+  EXPECT_EQ(g.count(), finite.size());
+  EXPECT_EQ(g.mean(), mf.mean());
+  EXPECT_EQ(g.m2(), mf.m2());
+  EXPECT_EQ(g.sum(), sf);
+}
+
 }  // namespace
 }  // namespace serq::report

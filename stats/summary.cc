@@ -35,12 +35,15 @@ std::vector<double> BatchMeansOfSums(const results::Batches& b, int batches) {
 void ObservationRecorder::Summarise(double x, uint64_t k) {
   summarised_ = true;
   // The kept samples in their runs (a step's tokens): the same counts and
-  // additions as one at a time.
+  // additions as one at a time, the moments and the sum as Track would
+  // have kept them sample by sample.
   Moments::ForEachRun(exact_, [this](double y, uint64_t n) {
+    Track(y, n);
     sketch_.Add(y, n);
     batches_.AddRun(y, n);
   });
   std::vector<double>().swap(exact_);  // the memory goes back now
+  Track(x, k);
   sketch_.Add(x, k);
   batches_.AddRun(x, k);
 }

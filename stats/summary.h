@@ -125,10 +125,44 @@ class ObservationRecorder {
   // k >= 1 samples equal to x, one after another (a step's tokens that
   // share their gap). Inline: per-token observations record every token.
   void AddRun(double x, uint64_t k) {
-    // The moments as Moments::AddSamples defines them (a maximal run of
-    // equal finite samples as one group; the run still open is pending),
-    // the sum in recording order: what the report computes from kept
-    // samples, the same bits.
+    if (!summarised_) {
+      // Below the limit the kept samples are the figures (WriteTo writes
+      // nothing else): the moments and the sum are made from them only if
+      // the limit is crossed (Summarise), in the same order, the same bits.
+      if (exact_.size() + k <= limit_) {
+        // One sample (Add, inlined: k is 1 there) without insert's count loop.
+        if (k == 1) {
+          exact_.push_back(x);
+        } else {
+          exact_.insert(exact_.end(), k, x);
+        }
+        return;
+      }
+      Summarise(x, k);
+      return;
+    }
+    Track(x, k);
+    sketch_.Add(x, k);
+    batches_.AddRun(x, k);
+  }
+  uint64_t count() const { return summarised_ ? moments_.count() + run_count_ : exact_.size(); }
+  bool summarised() const { return summarised_; }
+
+  // The samples, or beyond the limit the summary (count, mean, m2, sum,
+  // sketch, batches); `out`'s name is the caller's.
+  void WriteTo(results::Observation* out) const;
+
+ private:
+  void EndRun() {
+    if (run_count_ != 0) moments_.AddRun(run_value_, run_count_);
+    run_count_ = 0;
+  }
+  // The moments and the sum of a summary, k samples equal to x more. The
+  // moments as Moments::AddSamples defines them (a maximal run of equal
+  // finite samples as one group; the run still open is pending), the sum
+  // in recording order: what the report computes from kept samples, the
+  // same bits.
+  void Track(double x, uint64_t k) {
     if (run_count_ != 0 && Moments::SameRun(x, run_value_)) {
       run_count_ += k;
     } else {
@@ -141,33 +175,6 @@ class ObservationRecorder {
       }
     }
     sum_ = AddTimes(sum_, x, k);
-    if (summarised_) {
-      sketch_.Add(x, k);
-      batches_.AddRun(x, k);
-      return;
-    }
-    if (exact_.size() + k <= limit_) {
-      // One sample (Add, inlined: k is 1 there) without insert's count loop.
-      if (k == 1) {
-        exact_.push_back(x);
-      } else {
-        exact_.insert(exact_.end(), k, x);
-      }
-      return;
-    }
-    Summarise(x, k);
-  }
-  uint64_t count() const { return moments_.count() + run_count_; }
-  bool summarised() const { return summarised_; }
-
-  // The samples, or beyond the limit the summary (count, mean, m2, sum,
-  // sketch, batches); `out`'s name is the caller's.
-  void WriteTo(results::Observation* out) const;
-
- private:
-  void EndRun() {
-    if (run_count_ != 0) moments_.AddRun(run_value_, run_count_);
-    run_count_ = 0;
   }
   // The kept samples and then k more equal to x into the sketch and the
   // batch sums.

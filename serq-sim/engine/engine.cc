@@ -75,6 +75,11 @@ Engine::Engine(const Model& model, uint32_t replication, const EngineOptions& op
       stations_.push_back(MakeDelayStation(id));
     }
   }
+  // price(S)'s window is kept only where a program reads it.
+  const bool reads_price = std::any_of(model.exprs.nodes.begin(), model.exprs.nodes.end(), [](const Node& n) {
+    return n.op == Op::kStageState && n.fn == Function::kPrice;
+  });
+  for (auto& station : stations_) station->set_keep_price(reads_price);
   // `lockstep`: each such stage's elements step together.
   for (uint32_t decl = 0; decl < model.stages.size(); ++decl) {
     if (!model.stages[decl].lockstep || model.stages[decl].kind != ir::Stage::STEP) continue;

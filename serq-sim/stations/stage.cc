@@ -2,9 +2,7 @@
 
 namespace serq::sim {
 
-void Station::RecordDone(double service) {
-  ++done_;
-  service_sum_ += service;
+void Station::KeepPrice(double service) {
   if (price_count_ == kPriceWindow) {
     price_sum_ -= price_ring_[price_next_];
   } else {

@@ -420,7 +420,14 @@ class Station {
   double Price() const { return price_count_ == 0 ? 0 : price_sum_ / price_count_; }
 
   // A job of this station completed after `service` seconds (start to end).
-  void RecordDone(double service);
+  void RecordDone(double service) {
+    ++done_;
+    service_sum_ += service;
+    if (keep_price_) KeepPrice(service);
+  }
+  // Whether price(S) is kept: only a program that reads it pays for its
+  // window at every completion (Price() is 0 otherwise).
+  void set_keep_price(bool keep) { keep_price_ = keep; }
   // A job waited `wait` seconds before its service started.
   void RecordWait(double wait) {
     ++waited_;
@@ -472,6 +479,8 @@ class Station {
   double service_sum_ = 0;
   uint64_t waited_ = 0;
   double wait_sum_ = 0;
+  void KeepPrice(double service);
+  bool keep_price_ = true;
   // The last 16 services, for price(S).
   double price_ring_[kPriceWindow] = {};
   int price_next_ = 0;

@@ -331,6 +331,19 @@ TEST(StationTest, PriceIsTheMeanOfTheLast16) {
   EXPECT_DOUBLE_EQ(h.station().Price(), 12.5);
 }
 
+// A station of a program that never reads price(S) keeps no window (the
+// engine clears keep_price): its completions still count.
+TEST(StationTest, PriceNotKeptWhereNothingReadsIt) {
+  TestHost h(MakeDelayStation(0));
+  h.station().set_keep_price(false);
+  for (int i = 1; i <= 20; ++i) h.station().RecordDone(i);
+  EXPECT_EQ(h.station().Price(), 0);
+  results::StageStats stats;
+  h.station().Report(1.0, 1.0, &stats);
+  EXPECT_EQ(stats.done(), 20u);
+  EXPECT_DOUBLE_EQ(stats.service_sum(), 210);  // 1 + ... + 20
+}
+
 // A window started at warmup forgets what came before it.
 TEST(StationTest, WindowRestartsCounts) {
   TestHost h(MakeFifoStation(0, true, 1.0));
