@@ -50,6 +50,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const models::ModelConfig& m = r.model;
   const Architecture& arch = *FindArchitecture(m.model_type);
   Generated out;
+  out.warnings = r.warnings;
   if (!r.vllm_version.empty() && r.vllm_version.rfind("0.19", 0) != 0) {
     out.warnings.push_back(absl::StrCat("the run is vLLM ", r.vllm_version,
                                         "; the program models vLLM 0.19's scheduler"));
@@ -182,7 +183,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Param("Seqs", Num(seqs), a.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
   t.Param("Tokens", Num(tokens),
           a.max_num_batched_tokens ? "max_num_batched_tokens" : "max_num_batched_tokens: vLLM's default for this GPU");
-  t.Param("Block", Num(a.block_size), a.block_size == 16 ? "block_size (vLLM's default)" : "block_size");
+  std::string block_why = "block_size (vLLM's default)";
+  if (a.block_size_from == "engine_kwargs.block_size") block_why = "block_size";
+  if (a.block_size_from == "kv_cache.block_size") block_why = "meta.json kv_cache.block_size (the run's log)";
+  t.Param("Block", Num(a.block_size), block_why);
   t.Param("KvBlocks", Num(kv->usable_blocks), "KV blocks an engine holds requests in:");
   t.Comment(absl::StrCat("  ", absl::StrJoin(kv->why, " ")));
   if (collectives) {
@@ -244,8 +248,14 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Line();
   const std::string arr = dp ? "[Engines]" : "";
   const std::string idx = dp ? "[i]" : "";
-  t.Comment(absl::StrCat("The KV cache", dp ? " of each engine" : "", ": blocks of Block tokens",
-                         cache ? "; prefix caching on (vLLM 0.19's default)." : "."));
+  std::string cache_why = "off (--no-prefix-cache)";
+  if (options.prefix_cache) {
+    cache_why = absl::StrCat(a.prefix_caching ? "on (" : "off (",
+                             a.prefix_caching_from.empty() ? "vLLM 0.19's default" : "meta.json " + a.prefix_caching_from,
+                             ")");
+  }
+  t.Comment(absl::StrCat("The KV cache", dp ? " of each engine" : "", ": blocks of Block tokens; prefix caching ",
+                         cache_why, "."));
   t.Line(absl::StrCat("pool kv", arr, " { cap KvBlocks * Block; block Block;",
                       cache ? " cache Block;" : "", " }"));
   t.Line();
@@ -271,6 +281,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line("  let alpha = (prefill == 0) * (skew(n_bin, sr_bin, kvb_bin) - 1) + (prefill > 0) * AlphaDefault;");
     t.Line("  let attend = t_mean + alpha * max(t_max - t_mean, 0);");
   } else {
+    t.Line(absl::StrCat("  // No skew blend: ", !options.skew ? "--no-skew." :
+                        "profile/meta.yaml's skew_fit is absent or not enabled."));
     t.Line("  let attend = t_mean;");
   }
   // The MLP: dense, or the experts, and the collectives around them.
