@@ -34,6 +34,15 @@ absl::StatusOr<JsonFile> ReadJson(const std::string& path, absl::string_view wha
   return json;
 }
 
+// gpu_memory_utilization, in engine_kwargs or kv_cache: a share of the GPU.
+absl::StatusOr<std::optional<double>> Fraction(const JsonFile& meta, const std::string& path) {
+  absl::StatusOr<std::optional<double>> u = meta.Number(path);
+  if (u.ok() && u->has_value() && !(**u > 0 && **u <= 1)) {
+    return meta.Error(path, absl::StrCat("expected a fraction above 0 and at most 1, not ", **u));
+  }
+  return u;
+}
+
 // meta.json's engine_kwargs, each key one vLLM 0.19 takes: the ones that
 // shape the schedule are read, the ones that cannot change it (names,
 // seeds, loading) accepted, and any other refused by name, so that a run
@@ -112,13 +121,9 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   }
   if (absl::Status s = whole("long_prefill_token_threshold", 0, 1 << 24, &v); !s.ok()) return s;
   a->long_prefill_token_threshold = v.value_or(0);
-  absl::StatusOr<std::optional<double>> u = meta.Number("engine_kwargs.gpu_memory_utilization");
+  absl::StatusOr<std::optional<double>> u = Fraction(meta, "engine_kwargs.gpu_memory_utilization");
   if (!u.ok()) return u.status();
   if (u->has_value()) {
-    if (!(**u > 0 && **u <= 1)) {
-      return meta.Error("engine_kwargs.gpu_memory_utilization",
-                        absl::StrCat("expected a fraction above 0 and at most 1, not ", **u));
-    }
     a->gpu_memory_utilization = **u;
     a->gpu_memory_utilization_from = "engine_kwargs.gpu_memory_utilization";
   }
@@ -205,13 +210,9 @@ absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
     a.prefix_caching = **cache;
     if (a.prefix_caching_from.empty()) a.prefix_caching_from = "kv_cache.enable_prefix_caching";
   }
-  absl::StatusOr<std::optional<double>> util = meta.Number("kv_cache.gpu_memory_utilization");
+  absl::StatusOr<std::optional<double>> util = Fraction(meta, "kv_cache.gpu_memory_utilization");
   if (!util.ok()) return util.status();
   if (util->has_value()) {
-    if (!(**util > 0 && **util <= 1)) {
-      return meta.Error("kv_cache.gpu_memory_utilization",
-                        absl::StrCat("expected a fraction above 0 and at most 1, not ", **util));
-    }
     if (!a.gpu_memory_utilization_from.empty() && **util != a.gpu_memory_utilization) {
       return disagree("gpu_memory_utilization", "gpu_memory_utilization", absl::StrCat(**util),
                       absl::StrCat(a.gpu_memory_utilization));
