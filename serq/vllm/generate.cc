@@ -289,7 +289,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   std::string mlp;
   if (m.moe()) {
     if (lockstep) {
-      t.Line("  // The experts: each GPU's half of them serve every engine's tokens (vLLM's default");
+      t.Line(absl::StrCat("  // The experts: each GPU's ", r.ep == 2 ? "half" : absl::StrCat("1/", r.ep),
+                          " of them serve every engine's tokens (vLLM's default"));
       t.Line("  // all-gather before the experts, reduce-scatter after), reached uniformly: a GPU");
       t.Line("  // computes gathered x TopK / Ep (token, expert) pairs, the tokens of moe.csv times");
       t.Line("  // TopK, on the experts of its share that any of them reaches.");

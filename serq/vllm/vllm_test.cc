@@ -420,6 +420,14 @@ TEST(RunFolder, RedeployedEnginesDropTheLoggedCount) {
     if (run == kMoe) {
       EXPECT_EQ(wider->ep, 4);
       EXPECT_FALSE(wider->num_gpu_blocks.has_value());
+      // Its program's words: each GPU holds a quarter of the experts.
+      Options options;
+      options.redeploy = four;
+      absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+      ASSERT_TRUE(g.ok()) << g.status();
+      EXPECT_NE(g->program.find("// The experts: each GPU's 1/4 of them serve every engine's tokens"),
+                std::string::npos);
+      EXPECT_EQ(g->program.find("param KvBlocks = 4999;"), std::string::npos);
     } else {
       EXPECT_EQ(wider->num_gpu_blocks, 5000);
     }
