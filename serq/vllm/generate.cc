@@ -2,9 +2,11 @@
 
 #include <filesystem>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "net/interconnect.h"
 #include "serq/models/program_text.h"
@@ -28,7 +30,10 @@ using models::GpusRun;
 using models::PathFor;
 using Text = models::ProgramText;
 
-std::string Quoted(const std::string& s) { return absl::StrCat("\"", s, "\""); }
+// A path as a string of the language, whose only escapes are \" and \\.
+std::string Quoted(const std::string& s) {
+  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
+}
 
 // `(x > e1) + (x > e2) + ...`: the bin of x among the inner edges, bins
 // right-inclusive (edges[i] < x <= edges[i + 1]).
@@ -43,6 +48,17 @@ std::string BinExpression(absl::string_view x, const SkewAxis& axis) {
 }  // namespace
 
 absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Options& options) {
+  // The folder's path goes into the program's comments and strings, which
+  // end at a line break: one in the path would cut them, and what follows
+  // would be read as the program's.
+  for (char c : run_dir) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          absl::CHexEscape(run_dir), ": error: the run folder's path holds a control character (",
+          absl::CHexEscape(std::string(1, c)), "), which the program's comments and strings cannot "
+          "hold: rename the folder"));
+    }
+  }
   absl::StatusOr<RunFolder> read = ReadRunFolder(run_dir, options.redeploy);
   if (!read.ok()) return read.status();
   const RunFolder& r = *read;

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
 #include "lang/link/link.h"
@@ -191,6 +193,26 @@ TEST(Generate, TheTwoRunsLink) {
     EXPECT_NE(g->program.find(run == kLlama ? "run { seed 1; gpus 1; }" : "run { seed 1; gpus Engines; }"),
               std::string::npos);
   }
+}
+
+// A folder's path is a string of the program: a quote or a backslash in it
+// escaped (the language's only escapes), so the program parses and links
+// and reads the folder's files; a line break, which would end the comment
+// or string it is in and let the rest be read as the program, refused.
+TEST(Generate, PathsThatAreNotPlain) {
+  const std::string dir = Copy(kLlama, "a \"quoted\" \\ run");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("a \\\"quoted\\\" \\\\ run/profile/tp1/attention.csv\""), std::string::npos);
+  Diagnostics diags("gen.sq");
+  ir::Program program;
+  ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
+  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  const std::string broken = Copy(kLlama, "two\nlines");
+  EXPECT_PRED2(StartsWith, Error(broken), absl::StrCat(absl::CHexEscape(broken), ": error: the run folder's "
+                                                       "path holds a control character (\\n)"));
 }
 
 // The figures the programs are built from, derived from the files.
