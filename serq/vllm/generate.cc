@@ -113,6 +113,19 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (absl::Status s = BatchDefaults(r, gpu_gib, &seqs, &tokens); !s.ok()) return s;
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
+  // A flag that changes nothing of this program is said, not dropped.
+  auto unused = [&](const char* flag, const std::string& why) {
+    out.warnings.push_back(absl::StrCat(flag, " changes nothing: ", why));
+  };
+  const std::string counted =
+      absl::StrCat("the KV cache's count is given (", kv->given_by, "), not derived from the GPU's memory");
+  if (!kv->given_by.empty() && options.kv.gpu_memory_utilization) unused("--gpu-memory-utilization", counted);
+  if (!kv->given_by.empty() && options.kv.gpu_memory_gib && a.max_num_seqs > 0 && a.max_num_batched_tokens > 0) {
+    unused("--gpu-memory", counted + ", and meta.json gives max_num_seqs and max_num_batched_tokens");
+  }
+  if (!collectives && !options.interconnect.empty()) {
+    unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, no expert parallel)");
+  }
   // The skew blend: alpha by bucket for a pure-decode step, alpha_default
   // for the others.
   const bool skew = options.skew && r.profile.skew_fit;

@@ -50,13 +50,16 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
       KvDtypeBytes(r), " bytes = ", static_cast<int64_t>(kv.bytes_per_token), " bytes");
   if (options.num_gpu_blocks) {
     kv.num_gpu_blocks = *options.num_gpu_blocks;
+    kv.given_by = "--kv-blocks";
     kv.why.push_back(absl::StrCat("--kv-blocks ", kv.num_gpu_blocks, " (vLLM's num_gpu_blocks)."));
   } else if (r.args.num_gpu_blocks_override) {
     kv.num_gpu_blocks = *r.args.num_gpu_blocks_override;
+    kv.given_by = "meta.json engine_kwargs.num_gpu_blocks_override";
     kv.why.push_back(absl::StrCat("meta.json: engine_kwargs.num_gpu_blocks_override ",
                                   kv.num_gpu_blocks, "."));
   } else if (r.num_gpu_blocks) {
     kv.num_gpu_blocks = *r.num_gpu_blocks;
+    kv.given_by = "meta.json kv_cache.num_gpu_blocks";
     kv.why.push_back(absl::StrCat("meta.json: kv_cache.num_gpu_blocks ", kv.num_gpu_blocks,
                                   " (vLLM's own count, as the run logged it)."));
   } else {

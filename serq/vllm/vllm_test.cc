@@ -415,6 +415,24 @@ TEST(Generate, KvCacheFieldsOfTheRun) {
   with(R"({"num_gpu_blocks": 3000, "cache_dtype": "fp8_e5m2"})");
   EXPECT_EQ(Error(dir), meta + ": error: kv_cache.cache_dtype: 'fp8_e5m2': expected auto, bfloat16, "
                                "float16 or fp8");
+  // Flags for a derived count, where the run gives one: said to change
+  // nothing, never dropped silently.
+  with(R"({"num_gpu_blocks": 3000})");
+  Options derive;
+  derive.kv.gpu_memory_utilization = 0.5;
+  derive.kv.gpu_memory_gib = 24;
+  derive.interconnect = "nvlink4";
+  g = GenerateProgram(dir, derive);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{
+                "--gpu-memory-utilization changes nothing: the KV cache's count is given (meta.json "
+                "kv_cache.num_gpu_blocks), not derived from the GPU's memory",
+                "--gpu-memory changes nothing: the KV cache's count is given (meta.json kv_cache.num_gpu_blocks), "
+                "not derived from the GPU's memory, and meta.json gives max_num_seqs and max_num_batched_tokens",
+                "--interconnect changes nothing: the run's GPUs exchange nothing (tensor parallel 1, no expert "
+                "parallel)"}));
   with("3000");
   EXPECT_EQ(Error(dir), meta + ": error: kv_cache: expected an object (vLLM's cache config: "
                                "num_gpu_blocks, block_size, ...), not 3000");
