@@ -251,6 +251,7 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
       nodes->list_value().values_size() == 0) {
     return json.Error("nodes", "missing: the cluster's nodes");
   }
+  bool two_deployments = false;
   for (int n = 0; n < nodes->list_value().values_size(); ++n) {
     const google::protobuf::Value& node = nodes->list_value().values(n);
     const std::string at = absl::StrCat("nodes[", n, "]");
@@ -273,10 +274,11 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
       // The instance's tensor-parallel degree: the engine's, which meta.json
       // records; another is a folder whose files describe two deployments.
       // The program is meta.json's, and says so.
-      if (auto tp = f.find("tp_size"); tp != f.end() && warnings->empty() &&
+      if (auto tp = f.find("tp_size"); tp != f.end() && !two_deployments &&
                                        tp->second.kind_case() != google::protobuf::Value::kNullValue &&
                                        !(tp->second.kind_case() == google::protobuf::Value::kNumberValue &&
                                          tp->second.number_value() == run_tp)) {
+        two_deployments = true;  // said once, at the first instance
         warnings->push_back(absl::StrCat(json.file(), ": ", here, ".tp_size is ", Describe(tp->second),
                                          ", meta.json's engine_kwargs.tensor_parallel_size ", run_tp,
                                          ": the run's files describe two deployments; the program is "

@@ -590,6 +590,12 @@ TEST(Generate, BadFolders) {
                                                     "engine_kwargs.tensor_parallel_size 1: the run's files "
                                                     "describe two deployments; the program is meta.json's"});
     EXPECT_EQ(g->program.find("param Tp"), std::string::npos);
+    // Said with the folder's other warnings, not instead of them.
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                                      "\"schema_version\": 1, \"kv_cache\": {},"));
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings.size(), 2u);
   }
   {
     // No max_num_seqs and no GPU memory: vLLM's default (256 or 1024) is by
