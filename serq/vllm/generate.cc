@@ -174,8 +174,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                                           : "run, replayed by serq."));
   t.Comment(absl::StrCat(
       "Written by `", options.command.empty() ? "serq vllm " + run_dir : options.command,
-      "` from the run folder alone: every figure says where it came from, and none was fitted to "
-      "the run's latencies."));
+      "` from the run folder", options.flags ? " and the flags" : " alone",
+      ": every figure says where it came from, and none was fitted to the run's latencies."));
   const int gpus = a.dp * a.tp;
   t.Comment(absl::StrCat(a.model.empty() ? m.architecture : a.model, " (", m.architecture, ", ",
                          m.dtype, ") on ", gpus, " x ",
