@@ -50,8 +50,10 @@ absl::StatusOr<std::optional<double>> Fraction(const JsonFile& meta, const std::
 // been given.
 absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   const google::protobuf::Value* kwargs = meta.Find("engine_kwargs");
-  if (kwargs == nullptr || kwargs->kind_case() != google::protobuf::Value::kStructValue) {
-    return meta.Error("engine_kwargs", "missing: the engine's arguments");
+  if (kwargs == nullptr) return meta.Error("engine_kwargs", "missing: the engine's arguments");
+  if (kwargs->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error("engine_kwargs", absl::StrCat("expected an object of the engine's arguments, not ",
+                                                    Describe(*kwargs)));
   }
   static const std::set<std::string> kRead = {
       "tensor_parallel_size", "data_parallel_size", "enable_expert_parallel", "max_num_seqs",

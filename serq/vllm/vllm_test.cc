@@ -501,6 +501,14 @@ TEST(Generate, BadFolders) {
                                 "not modelled (docs/cli.md §serq vllm lists those it reads)");
   }
   {
+    // engine_kwargs there but not an object: said so, not called missing.
+    const std::string dir = Copy(kLlama, "kwargs-list");
+    const std::string meta = Read(dir + "/meta.json");
+    Write(dir + "/meta.json", meta.substr(0, meta.find("\"engine_kwargs\"")) + "\"engine_kwargs\": [1, 2]}");
+    EXPECT_EQ(Error(dir), dir + "/meta.json: error: engine_kwargs: expected an object of the engine's "
+                                "arguments, not a list");
+  }
+  {
     const std::string dir = Copy(kLlama, "tp4");
     Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
                                       "\"tensor_parallel_size\": 4"));
