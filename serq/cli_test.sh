@@ -222,6 +222,14 @@ expect 2 yes "--price must be a finite number, at least 0" -- "$serq" plan --mod
   --gpus 1 --price inf --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 expect 2 yes "^run 'serq vllm --help' for usage$" -- "$serq" vllm "$tmp" --kv-blocks 0
 expect 2 yes "--gpu-memory must be a finite number above 0 (GiB)" -- "$serq" vllm "$tmp" --gpu-memory inf
+# The flags that change the program are in its first lines' command, and
+# the program says it is the folder's and theirs, not the folder's alone.
+"$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --kv-blocks 100 --no-skew >"$tmp/vout" 2>"$tmp/err" ||
+  fail "vllm with flags: exit $?: $(head -3 "$tmp/err")"
+grep -q '^// Written by `serq vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --kv-blocks 100 --no-skew`$' \
+  "$tmp/vout" || fail "vllm with flags: the program's command: $(sed -n 2p "$tmp/vout")"
+grep -q '^//   from the run folder and the flags: every figure' "$tmp/vout" ||
+  fail "vllm with flags: 'from the run folder and the flags': $(sed -n 2,3p "$tmp/vout")"
 # A memory that makes more KV blocks than an int64 holds: an error naming
 # where the memory came from, not a count wrapped negative.
 expect 1 yes "serq physics: error: 1e+300 GiB of GPU memory makes more than 2^40 KV blocks: is the memory (--gpu-memory) in GiB?" \

@@ -10,6 +10,7 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "net/interconnect.h"
@@ -85,7 +86,22 @@ int VllmMain(const CommandLine& line) {
     options.program_dir = std::filesystem::path(out).parent_path().string();
     if (options.program_dir.empty()) options.program_dir = ".";
   }
-  options.command = absl::StrCat("serq vllm ", line.positional[0]);
+  // The command, with the flags that change the program, for its first
+  // lines: the program is the folder's and theirs.
+  std::vector<std::string> words = {"serq vllm", line.positional[0]};
+  auto add = [&](bool given, const char* flag, const std::string& value) {
+    if (!given) return;
+    words.push_back(value.empty() ? flag : absl::StrCat(flag, " ", value));
+    options.flags = true;
+  };
+  add(options.kv.num_gpu_blocks.has_value(), "--kv-blocks", absl::StrCat(options.kv.num_gpu_blocks.value_or(0)));
+  add(options.kv.gpu_memory_utilization.has_value(), "--gpu-memory-utilization",
+      absl::StrCat(options.kv.gpu_memory_utilization.value_or(0)));
+  add(options.kv.gpu_memory_gib.has_value(), "--gpu-memory", absl::StrCat(options.kv.gpu_memory_gib.value_or(0)));
+  add(!options.interconnect.empty(), "--interconnect", options.interconnect);
+  add(!options.skew, "--no-skew", "");
+  add(!options.prefix_cache, "--no-prefix-cache", "");
+  options.command = absl::StrJoin(words, " ");
   absl::StatusOr<vllm::Generated> generated = vllm::GenerateProgram(line.positional[0], options);
   if (!generated.ok()) {
     std::cerr << generated.status().message() << "\n";

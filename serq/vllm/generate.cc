@@ -2,9 +2,11 @@
 
 #include <filesystem>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "net/interconnect.h"
 #include "serq/models/program_text.h"
@@ -28,7 +30,10 @@ using models::GpusRun;
 using models::PathFor;
 using Text = models::ProgramText;
 
-std::string Quoted(const std::string& s) { return absl::StrCat("\"", s, "\""); }
+// A path as a string of the language, whose only escapes are \" and \\.
+std::string Quoted(const std::string& s) {
+  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
+}
 
 // `(x > e1) + (x > e2) + ...`: the bin of x among the inner edges, bins
 // right-inclusive (edges[i] < x <= edges[i + 1]).
@@ -43,6 +48,17 @@ std::string BinExpression(absl::string_view x, const SkewAxis& axis) {
 }  // namespace
 
 absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Options& options) {
+  // The folder's path goes into the program's comments and strings, which
+  // end at a line break: one in the path would cut them, and what follows
+  // would be read as the program's.
+  for (char c : run_dir) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          absl::CHexEscape(run_dir), ": error: the run folder's path holds a control character (",
+          absl::CHexEscape(std::string(1, c)), "), which the program's comments and strings cannot "
+          "hold: rename the folder"));
+    }
+  }
   absl::StatusOr<RunFolder> read = ReadRunFolder(run_dir, options.redeploy);
   if (!read.ok()) return read.status();
   const RunFolder& r = *read;
@@ -50,6 +66,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const models::ModelConfig& m = r.model;
   const Architecture& arch = *FindArchitecture(m.model_type);
   Generated out;
+  out.warnings = r.warnings;
   if (!r.vllm_version.empty() && r.vllm_version.rfind("0.19", 0) != 0) {
     out.warnings.push_back(absl::StrCat("the run is vLLM ", r.vllm_version,
                                         "; the program models vLLM 0.19's scheduler"));
@@ -96,6 +113,19 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (absl::Status s = BatchDefaults(r, gpu_gib, &seqs, &tokens); !s.ok()) return s;
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
+  // A flag that changes nothing of this program is said, not dropped.
+  auto unused = [&](const char* flag, const std::string& why) {
+    out.warnings.push_back(absl::StrCat(flag, " changes nothing: ", why));
+  };
+  const std::string counted =
+      absl::StrCat("the KV cache's count is given (", kv->given_by, "), not derived from the GPU's memory");
+  if (!kv->given_by.empty() && options.kv.gpu_memory_utilization) unused("--gpu-memory-utilization", counted);
+  if (!kv->given_by.empty() && options.kv.gpu_memory_gib && a.max_num_seqs > 0 && a.max_num_batched_tokens > 0) {
+    unused("--gpu-memory", counted + ", and meta.json gives max_num_seqs and max_num_batched_tokens");
+  }
+  if (!collectives && !options.interconnect.empty()) {
+    unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, no expert parallel)");
+  }
   // The skew blend: alpha by bucket for a pure-decode step, alpha_default
   // for the others.
   const bool skew = options.skew && r.profile.skew_fit;
@@ -144,8 +174,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                                           : "run, replayed by serq."));
   t.Comment(absl::StrCat(
       "Written by `", options.command.empty() ? "serq vllm " + run_dir : options.command,
-      "` from the run folder alone: every figure says where it came from, and none was fitted to "
-      "the run's latencies."));
+      "` from the run folder", options.flags ? " and the flags" : " alone",
+      ": every figure says where it came from, and none was fitted to the run's latencies."));
   const int gpus = a.dp * a.tp;
   t.Comment(absl::StrCat(a.model.empty() ? m.architecture : a.model, " (", m.architecture, ", ",
                          m.dtype, ") on ", gpus, " x ",
@@ -182,7 +212,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Param("Seqs", Num(seqs), a.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
   t.Param("Tokens", Num(tokens),
           a.max_num_batched_tokens ? "max_num_batched_tokens" : "max_num_batched_tokens: vLLM's default for this GPU");
-  t.Param("Block", Num(a.block_size), a.block_size == 16 ? "block_size (vLLM's default)" : "block_size");
+  std::string block_why = "block_size (vLLM's default)";
+  if (a.block_size_from == "engine_kwargs.block_size") block_why = "block_size";
+  if (a.block_size_from == "kv_cache.block_size") block_why = "meta.json kv_cache.block_size (the run's log)";
+  t.Param("Block", Num(a.block_size), block_why);
   t.Param("KvBlocks", Num(kv->usable_blocks), "KV blocks an engine holds requests in:");
   t.Comment(absl::StrCat("  ", absl::StrJoin(kv->why, " ")));
   if (collectives) {
@@ -244,8 +277,14 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Line();
   const std::string arr = dp ? "[Engines]" : "";
   const std::string idx = dp ? "[i]" : "";
-  t.Comment(absl::StrCat("The KV cache", dp ? " of each engine" : "", ": blocks of Block tokens",
-                         cache ? "; prefix caching on (vLLM 0.19's default)." : "."));
+  std::string cache_why = "off (--no-prefix-cache)";
+  if (options.prefix_cache) {
+    cache_why = absl::StrCat(a.prefix_caching ? "on (" : "off (",
+                             a.prefix_caching_from.empty() ? "vLLM 0.19's default" : "meta.json " + a.prefix_caching_from,
+                             ")");
+  }
+  t.Comment(absl::StrCat("The KV cache", dp ? " of each engine" : "", ": blocks of Block tokens; prefix caching ",
+                         cache_why, "."));
   t.Line(absl::StrCat("pool kv", arr, " { cap KvBlocks * Block; block Block;",
                       cache ? " cache Block;" : "", " }"));
   t.Line();
@@ -271,13 +310,16 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line("  let alpha = (prefill == 0) * (skew(n_bin, sr_bin, kvb_bin) - 1) + (prefill > 0) * AlphaDefault;");
     t.Line("  let attend = t_mean + alpha * max(t_max - t_mean, 0);");
   } else {
+    t.Line(absl::StrCat("  // No skew blend: ", !options.skew ? "--no-skew." :
+                        "profile/meta.yaml's skew_fit is absent or not enabled."));
     t.Line("  let attend = t_mean;");
   }
   // The MLP: dense, or the experts, and the collectives around them.
   std::string mlp;
   if (m.moe()) {
     if (lockstep) {
-      t.Line("  // The experts: each GPU's half of them serve every engine's tokens (vLLM's default");
+      t.Line(absl::StrCat("  // The experts: each GPU's ", r.ep == 2 ? "half" : absl::StrCat("1/", r.ep),
+                          " of them serve every engine's tokens (vLLM's default"));
       t.Line("  // all-gather before the experts, reduce-scatter after), reached uniformly: a GPU");
       t.Line("  // computes gathered x TopK / Ep (token, expert) pairs, the tokens of moe.csv times");
       t.Line("  // TopK, on the experts of its share that any of them reaches.");

@@ -31,6 +31,7 @@ struct Options {
   // llmservingsim-config.json.
   std::string interconnect;
   std::string command;  // the command line, for the program's first lines
+  bool flags = false;   // it gives flags that change the program (serq vllm's)
   // serq plan: the engines deployed otherwise than the run's (run_folder.h).
   Redeployment redeploy;
   // serq plan: other requests than the run's (requests.jsonl): `what` for

@@ -22,6 +22,14 @@ int KvDtypeBytes(const RunFolder& r) {
 }  // namespace
 
 absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {
+  // vLLM's defaults are by the GPU's memory: without it they would be a
+  // guess that changes the schedule.
+  if ((*seqs == 0 || *tokens == 0) && !(gpu_gib > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        r.dir, ": error: meta.json's engine_kwargs give no ", *seqs == 0 ? "max_num_seqs" : "max_num_batched_tokens",
+        ", vLLM's default for it depends on the GPU's memory, and the run records none "
+        "(llmservingsim-config.json npu_mem.mem_size): give --gpu-memory GIB"));
+  }
   absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100"),
                                          gpu_gib, seqs, tokens);
   // From meta.json, or a plan's --seqs and --batched-tokens over it.
@@ -42,13 +50,16 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
       KvDtypeBytes(r), " bytes = ", static_cast<int64_t>(kv.bytes_per_token), " bytes");
   if (options.num_gpu_blocks) {
     kv.num_gpu_blocks = *options.num_gpu_blocks;
+    kv.given_by = "--kv-blocks";
     kv.why.push_back(absl::StrCat("--kv-blocks ", kv.num_gpu_blocks, " (vLLM's num_gpu_blocks)."));
   } else if (r.args.num_gpu_blocks_override) {
     kv.num_gpu_blocks = *r.args.num_gpu_blocks_override;
+    kv.given_by = "meta.json engine_kwargs.num_gpu_blocks_override";
     kv.why.push_back(absl::StrCat("meta.json: engine_kwargs.num_gpu_blocks_override ",
                                   kv.num_gpu_blocks, "."));
   } else if (r.num_gpu_blocks) {
     kv.num_gpu_blocks = *r.num_gpu_blocks;
+    kv.given_by = "meta.json kv_cache.num_gpu_blocks";
     kv.why.push_back(absl::StrCat("meta.json: kv_cache.num_gpu_blocks ", kv.num_gpu_blocks,
                                   " (vLLM's own count, as the run logged it)."));
   } else {
@@ -60,9 +71,9 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
           "or --gpu-memory GIB"));
     }
     double util = r.args.gpu_memory_utilization;
-    std::string util_from = r.args.gpu_memory_utilization_given
-                                ? "meta.json engine_kwargs.gpu_memory_utilization"
-                                : "vLLM's default gpu_memory_utilization";
+    std::string util_from = r.args.gpu_memory_utilization_from.empty()
+                                ? "vLLM's default gpu_memory_utilization"
+                                : "meta.json " + r.args.gpu_memory_utilization_from;
     if (options.gpu_memory_utilization) {
       util = *options.gpu_memory_utilization;
       util_from = "--gpu-memory-utilization";

@@ -31,6 +31,9 @@ struct KvCapacity {
   int64_t num_gpu_blocks = 0;  // vLLM's count
   int64_t usable_blocks = 0;   // num_gpu_blocks - 1 (the null block)
   double bytes_per_token = 0;  // on one GPU
+  // Where the count came from: "" when derived from the GPU's memory, else
+  // the flag or meta.json's field that gave it.
+  std::string given_by;
   std::vector<std::string> why;  // comment lines, without "// "
 };
 

@@ -34,6 +34,15 @@ absl::StatusOr<JsonFile> ReadJson(const std::string& path, absl::string_view wha
   return json;
 }
 
+// gpu_memory_utilization, in engine_kwargs or kv_cache: a share of the GPU.
+absl::StatusOr<std::optional<double>> Fraction(const JsonFile& meta, const std::string& path) {
+  absl::StatusOr<std::optional<double>> u = meta.Number(path);
+  if (u.ok() && u->has_value() && !(**u > 0 && **u <= 1)) {
+    return meta.Error(path, absl::StrCat("expected a fraction above 0 and at most 1, not ", **u));
+  }
+  return u;
+}
+
 // meta.json's engine_kwargs, each key one vLLM 0.19 takes: the ones that
 // shape the schedule are read, the ones that cannot change it (names,
 // seeds, loading) accepted, and any other refused by name, so that a run
@@ -41,8 +50,10 @@ absl::StatusOr<JsonFile> ReadJson(const std::string& path, absl::string_view wha
 // been given.
 absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   const google::protobuf::Value* kwargs = meta.Find("engine_kwargs");
-  if (kwargs == nullptr || kwargs->kind_case() != google::protobuf::Value::kStructValue) {
-    return meta.Error("engine_kwargs", "missing: the engine's arguments");
+  if (kwargs == nullptr) return meta.Error("engine_kwargs", "missing: the engine's arguments");
+  if (kwargs->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error("engine_kwargs", absl::StrCat("expected an object of the engine's arguments, not ",
+                                                    Describe(*kwargs)));
   }
   static const std::set<std::string> kRead = {
       "tensor_parallel_size", "data_parallel_size", "enable_expert_parallel", "max_num_seqs",
@@ -93,7 +104,15 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   if (absl::Status s = whole("max_model_len", 1, 1 << 26, &a->max_model_len); !s.ok()) return s;
   if (absl::Status s = whole("block_size", 1, 1024, &v); !s.ok()) return s;
   a->block_size = static_cast<int>(v.value_or(16));
-  if (absl::Status s = flag("enable_prefix_caching", &a->prefix_caching); !s.ok()) return s;
+  if (v.has_value()) a->block_size_from = "engine_kwargs.block_size";
+  {
+    absl::StatusOr<std::optional<bool>> cache = meta.Bool("engine_kwargs.enable_prefix_caching");
+    if (!cache.ok()) return cache.status();
+    if (cache->has_value()) {
+      a->prefix_caching = **cache;
+      a->prefix_caching_from = "engine_kwargs.enable_prefix_caching";
+    }
+  }
   if (absl::Status s = flag("async_scheduling", &a->async_scheduling); !s.ok()) return s;
   bool chunked = true;
   if (absl::Status s = flag("enable_chunked_prefill", &chunked); !s.ok()) return s;
@@ -104,15 +123,11 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   }
   if (absl::Status s = whole("long_prefill_token_threshold", 0, 1 << 24, &v); !s.ok()) return s;
   a->long_prefill_token_threshold = v.value_or(0);
-  absl::StatusOr<std::optional<double>> u = meta.Number("engine_kwargs.gpu_memory_utilization");
+  absl::StatusOr<std::optional<double>> u = Fraction(meta, "engine_kwargs.gpu_memory_utilization");
   if (!u.ok()) return u.status();
   if (u->has_value()) {
-    if (!(**u > 0 && **u <= 1)) {
-      return meta.Error("engine_kwargs.gpu_memory_utilization",
-                        absl::StrCat("expected a fraction above 0 and at most 1, not ", **u));
-    }
     a->gpu_memory_utilization = **u;
-    a->gpu_memory_utilization_given = true;
+    a->gpu_memory_utilization_from = "engine_kwargs.gpu_memory_utilization";
   }
   if (absl::Status s = whole("num_gpu_blocks_override", 1, int64_t{1} << 40,
                              &a->num_gpu_blocks_override);
@@ -149,7 +164,81 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   return absl::OkStatus();
 }
 
-absl::Status ReadCluster(const JsonFile& json, Cluster* c) {
+// meta.json's kv_cache: vLLM's cache config as the run logged it, after
+// vLLM made its choices. num_gpu_blocks is the KV cache the program holds;
+// the fields that are also engine arguments say what the engine ran with,
+// so they fill in where engine_kwargs gives none (vLLM picks another block
+// size than 16 on some attention backends) and must agree where it does:
+// a count of blocks read at the wrong block size is a cache of the wrong
+// size. Its other fields (num_cpu_blocks, swap_space, ...) change nothing
+// of the schedule.
+absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
+  const google::protobuf::Value* kv = meta.Find("kv_cache");
+  if (kv == nullptr) return absl::OkStatus();
+  if (kv->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error("kv_cache", absl::StrCat("expected an object (vLLM's cache config: num_gpu_blocks, "
+                                               "block_size, ...), not ", Describe(*kv)));
+  }
+  absl::StatusOr<std::optional<int64_t>> blocks = meta.Whole("kv_cache.num_gpu_blocks", 2, int64_t{1} << 40);
+  if (!blocks.ok()) return blocks.status();
+  r->num_gpu_blocks = *blocks;
+  if (!blocks->has_value()) {
+    r->warnings.push_back(absl::StrCat(meta.file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
+                                       "derived from the GPU's memory, not vLLM's count"));
+  }
+  EngineArgs& a = r->args;
+  auto disagree = [&](const char* key, const char* engine_key, const std::string& logged,
+                      const std::string& given) {
+    return meta.Error(absl::StrCat("kv_cache.", key),
+                      absl::StrCat(logged, ", where engine_kwargs.", engine_key, " is ", given,
+                                   ": the run's two records of the engine disagree"));
+  };
+  absl::StatusOr<std::optional<int64_t>> block = meta.Whole("kv_cache.block_size", 1, 1024);
+  if (!block.ok()) return block.status();
+  if (block->has_value()) {
+    if (!a.block_size_from.empty() && **block != a.block_size) {
+      return disagree("block_size", "block_size", absl::StrCat(**block), absl::StrCat(a.block_size));
+    }
+    a.block_size = static_cast<int>(**block);
+    if (a.block_size_from.empty()) a.block_size_from = "kv_cache.block_size";
+  }
+  absl::StatusOr<std::optional<bool>> cache = meta.Bool("kv_cache.enable_prefix_caching");
+  if (!cache.ok()) return cache.status();
+  if (cache->has_value()) {
+    if (!a.prefix_caching_from.empty() && **cache != a.prefix_caching) {
+      return disagree("enable_prefix_caching", "enable_prefix_caching", **cache ? "true" : "false",
+                      a.prefix_caching ? "true" : "false");
+    }
+    a.prefix_caching = **cache;
+    if (a.prefix_caching_from.empty()) a.prefix_caching_from = "kv_cache.enable_prefix_caching";
+  }
+  absl::StatusOr<std::optional<double>> util = Fraction(meta, "kv_cache.gpu_memory_utilization");
+  if (!util.ok()) return util.status();
+  if (util->has_value()) {
+    if (!a.gpu_memory_utilization_from.empty() && **util != a.gpu_memory_utilization) {
+      return disagree("gpu_memory_utilization", "gpu_memory_utilization", absl::StrCat(**util),
+                      absl::StrCat(a.gpu_memory_utilization));
+    }
+    a.gpu_memory_utilization = **util;
+    if (a.gpu_memory_utilization_from.empty()) {
+      a.gpu_memory_utilization_from = "kv_cache.gpu_memory_utilization";
+    }
+  }
+  // vLLM's cache_dtype: "auto" is the model's dtype, as engine_kwargs'.
+  absl::StatusOr<std::optional<std::string>> dtype = meta.Text("kv_cache.cache_dtype");
+  if (!dtype.ok()) return dtype.status();
+  if (dtype->has_value() && **dtype != "auto") {
+    if (a.kv_cache_dtype != "auto" && **dtype != a.kv_cache_dtype) {
+      return disagree("cache_dtype", "kv_cache_dtype", absl::StrCat("'", **dtype, "'"),
+                      absl::StrCat("'", a.kv_cache_dtype, "'"));
+    }
+    a.kv_cache_dtype = **dtype;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
+                         std::vector<std::string>* warnings) {
   c->present = true;
   absl::StatusOr<std::optional<double>> bw = json.Number("link_bw");
   if (!bw.ok()) return bw.status();
@@ -164,6 +253,7 @@ absl::Status ReadCluster(const JsonFile& json, Cluster* c) {
       nodes->list_value().values_size() == 0) {
     return json.Error("nodes", "missing: the cluster's nodes");
   }
+  bool two_deployments = false;
   for (int n = 0; n < nodes->list_value().values_size(); ++n) {
     const google::protobuf::Value& node = nodes->list_value().values(n);
     const std::string at = absl::StrCat("nodes[", n, "]");
@@ -183,6 +273,19 @@ absl::Status ReadCluster(const JsonFile& json, Cluster* c) {
       }
       ++c->instances;
       const auto& f = inst.struct_value().fields();
+      // The instance's tensor-parallel degree: the engine's, which meta.json
+      // records; another is a folder whose files describe two deployments.
+      // The program is meta.json's, and says so.
+      if (auto tp = f.find("tp_size"); tp != f.end() && !two_deployments &&
+                                       tp->second.kind_case() != google::protobuf::Value::kNullValue &&
+                                       !(tp->second.kind_case() == google::protobuf::Value::kNumberValue &&
+                                         tp->second.number_value() == run_tp)) {
+        two_deployments = true;  // said once, at the first instance
+        warnings->push_back(absl::StrCat(json.file(), ": ", here, ".tp_size is ", Describe(tp->second),
+                                         ", meta.json's engine_kwargs.tensor_parallel_size ", run_tp,
+                                         ": the run's files describe two deployments; the program is "
+                                         "meta.json's"));
+      }
       if (auto h = f.find("hardware"); h != f.end() &&
                                        h->second.kind_case() == google::protobuf::Value::kStringValue) {
         c->hardware = h->second.string_value();
@@ -250,13 +353,19 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   if (!version.ok()) return version.status();
   r.vllm_version = version->value_or("");
   if (absl::Status s = ReadEngineArgs(*meta, &r.args); !s.ok()) return s;
-  absl::StatusOr<std::optional<int64_t>> blocks =
-      meta->Whole("kv_cache.num_gpu_blocks", 2, int64_t{1} << 40);
-  if (!blocks.ok()) return blocks.status();
-  r.num_gpu_blocks = *blocks;
+  if (absl::Status s = ReadKvCache(*meta, &r); !s.ok()) return s;
+  if (r.args.kv_cache_dtype != "auto" && r.args.kv_cache_dtype != "bfloat16" &&
+      r.args.kv_cache_dtype != "float16" && r.args.kv_cache_dtype != "fp8") {
+    return meta->Error("kv_cache.cache_dtype",
+                       absl::StrCat("'", r.args.kv_cache_dtype, "': expected auto, bfloat16, float16 or fp8"));
+  }
+  const int run_tp = r.args.tp;
   {
     EngineArgs& a = r.args;
+    // With expert parallel the data-parallel degree is the experts' spread,
+    // and so the weights each GPU holds.
     const bool same = as.tp.value_or(a.tp) == a.tp &&
+                      (!a.expert_parallel || as.dp.value_or(a.dp) == a.dp) &&
                       as.max_num_seqs.value_or(a.max_num_seqs) == a.max_num_seqs &&
                       as.max_num_batched_tokens.value_or(a.max_num_batched_tokens) == a.max_num_batched_tokens;
     if (!same) r.num_gpu_blocks.reset();
@@ -302,7 +411,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   if (std::filesystem::exists(cluster_path, ec)) {
     absl::StatusOr<JsonFile> cluster = ReadJson(cluster_path, "the cluster");
     if (!cluster.ok()) return cluster.status();
-    if (absl::Status s = ReadCluster(*cluster, &r.cluster); !s.ok()) return s;
+    if (absl::Status s = ReadCluster(*cluster, run_tp, &r.cluster, &r.warnings); !s.ok()) return s;
   }
 
   const std::string profile_meta = Join(dir, "profile/meta.yaml");
@@ -310,6 +419,14 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   if (absl::IsNotFound(profile.status())) return Missing(profile_meta, "how the profile was taken");
   if (!profile.ok()) return profile.status();
   r.profile = *profile;
+  // A profile of another model times other shapes' kernels. Said, not
+  // refused: a model may be named by a local path in one file and by its
+  // hub name in the other.
+  if (!a.model.empty() && !r.profile.model.empty() && a.model != r.profile.model) {
+    r.warnings.push_back(absl::StrCat(profile_meta, ": the profile is of model '", r.profile.model,
+                                      "', the run (meta.json engine_kwargs.model) of '", a.model,
+                                      "': the step times are that model's kernels"));
+  }
   const Architecture* arch = FindArchitecture(r.profile.architecture);
   if (arch == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(

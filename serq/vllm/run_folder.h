@@ -30,12 +30,18 @@ struct EngineArgs {
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
   std::optional<int64_t> max_model_len;
+  // Where block_size, enable_prefix_caching and gpu_memory_utilization came
+  // from, for the program's comments: "" for vLLM's default, else the
+  // field of meta.json (engine_kwargs' or, where it gives none, kv_cache's:
+  // what vLLM ran with, as the run logged it).
   int block_size = 16;
+  std::string block_size_from;
   bool prefix_caching = true;
+  std::string prefix_caching_from;
   bool async_scheduling = true;
   int64_t long_prefill_token_threshold = 0;  // 0: no cap
   double gpu_memory_utilization = 0.9;
-  bool gpu_memory_utilization_given = false;
+  std::string gpu_memory_utilization_from;
   std::optional<int64_t> num_gpu_blocks_override;
   std::string dtype = "auto";
   std::string kv_cache_dtype = "auto";
@@ -59,6 +65,9 @@ struct RunFolder {
   EngineArgs args;
   // meta.json's kv_cache.num_gpu_blocks where the run records it.
   std::optional<int64_t> num_gpu_blocks;
+  // For stderr ("serq vllm: warning: ..."): what the folder says that the
+  // program takes no figure from, and should have.
+  std::vector<std::string> warnings;
   models::ModelConfig model;
   Cluster cluster;
   ProfileMeta profile;
@@ -72,9 +81,10 @@ struct RunFolder {
 // The run's engines deployed otherwise (serq plan's candidates): another
 // tensor- or data-parallel degree, other limits; unset, the run's. The
 // profile must have the degree; the KV count the run logged (meta.json
-// kv_cache.num_gpu_blocks) is dropped when the degree or a limit differs
-// from the run's (vLLM's count is of the run's engine), and derived
-// instead.
+// kv_cache.num_gpu_blocks) is of the run's engine, and is dropped (the
+// count derived instead) when the tensor-parallel degree or a limit differs
+// from the run's, or the data-parallel degree with expert parallel, which
+// spreads the experts, and so the weights, over another count of GPUs.
 struct Redeployment {
   std::optional<int> tp, dp;
   std::optional<int64_t> max_num_seqs, max_num_batched_tokens;

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
 #include "lang/link/link.h"
@@ -193,6 +195,26 @@ TEST(Generate, TheTwoRunsLink) {
   }
 }
 
+// A folder's path is a string of the program: a quote or a backslash in it
+// escaped (the language's only escapes), so the program parses and links
+// and reads the folder's files; a line break, which would end the comment
+// or string it is in and let the rest be read as the program, refused.
+TEST(Generate, PathsThatAreNotPlain) {
+  const std::string dir = Copy(kLlama, "a \"quoted\" \\ run");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("a \\\"quoted\\\" \\\\ run/profile/tp1/attention.csv\""), std::string::npos);
+  Diagnostics diags("gen.sq");
+  ir::Program program;
+  ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
+  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  const std::string broken = Copy(kLlama, "two\nlines");
+  EXPECT_PRED2(StartsWith, Error(broken), absl::StrCat(absl::CHexEscape(broken), ": error: the run folder's "
+                                                       "path holds a control character (\\n)"));
+}
+
 // The figures the programs are built from, derived from the files.
 TEST(Generate, TheMoeRunsFigures) {
   absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});
@@ -332,6 +354,126 @@ TEST(Generate, KvCacheFromTheRun) {
   EXPECT_PRED2(StartsWith, Error(dir, small), dir + ": error: no room for the KV cache: 9");
 }
 
+// meta.json's kv_cache is vLLM's cache config as the run logged it: its
+// block_size is the size of the blocks num_gpu_blocks counts (3000 blocks
+// of 32 tokens are 96,000 tokens, not the 48,000 of vLLM's default 16), and
+// its fields that are also engine arguments fill in for engine_kwargs or
+// must agree with it; a kv_cache that is not an object is refused, never
+// read as no count.
+TEST(Generate, KvCacheFieldsOfTheRun) {
+  const std::string dir = Copy(kLlama, "kv-fields");
+  const std::string meta = dir + "/meta.json";
+  const std::string original = Read(meta);
+  auto with = [&](const std::string& kv_cache, const std::string& engine = "") {
+    std::string text = Replace(original, "\"schema_version\": 1,",
+                               "\"schema_version\": 1, \"kv_cache\": " + kv_cache + ",");
+    if (!engine.empty()) text = Replace(text, "\"seed\": 42", "\"seed\": 42, " + engine);
+    Write(meta, text);
+  };
+  with(R"({"num_gpu_blocks": 3000, "block_size": 32, "num_cpu_blocks": null, "swap_space": 4})");
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param Block = 32;"), std::string::npos);
+  EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
+  EXPECT_NE(g->program.find("meta.json kv_cache.block_size"), std::string::npos);
+  // The same figure from both records is one.
+  with(R"({"num_gpu_blocks": 3000, "block_size": 32})", "\"block_size\": 32");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param Block = 32;"), std::string::npos);
+  with(R"({"num_gpu_blocks": 3000, "block_size": 32})", "\"block_size\": 16");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache.block_size: 32, where engine_kwargs.block_size is 16: "
+                               "the run's two records of the engine disagree");
+  with(R"({"num_gpu_blocks": 3000, "enable_prefix_caching": false})");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("pool kv { cap KvBlocks * Block; block Block; }"), std::string::npos);
+  EXPECT_EQ(g->program.find("prefix (-1 - serial"), std::string::npos);
+  with(R"({"num_gpu_blocks": 3000, "enable_prefix_caching": false})", "\"enable_prefix_caching\": true");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache.enable_prefix_caching: false, where "
+                                              "engine_kwargs.enable_prefix_caching is true");
+  // The run's utilization derives the count --gpu-memory-utilization 0.5
+  // derives; and a kv_cache without a count says so on stderr.
+  with(R"({"gpu_memory_utilization": 0.5})");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("x 0.5 (meta.json kv_cache.gpu_memory_utilization)"), std::string::npos);
+  ASSERT_EQ(g->warnings.size(), 1u);
+  EXPECT_EQ(g->warnings[0], meta + ": kv_cache has no num_gpu_blocks: the KV cache is derived from the "
+                                   "GPU's memory, not vLLM's count");
+  Write(meta, original);
+  Options half;
+  half.kv.gpu_memory_utilization = 0.5;
+  absl::StatusOr<Generated> flagged = GenerateProgram(dir, half);
+  ASSERT_TRUE(flagged.ok()) << flagged.status();
+  const auto kv_line = [](const std::string& p) { return p.substr(p.find("param KvBlocks = "), 30); };
+  EXPECT_EQ(kv_line(g->program), kv_line(flagged->program));
+  EXPECT_NE(kv_line(g->program), kv_line(GenerateProgram(dir, {})->program));
+  with(R"({"gpu_memory_utilization": 0.5})", "\"gpu_memory_utilization\": 0.9");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache.gpu_memory_utilization: 0.5, where "
+                                              "engine_kwargs.gpu_memory_utilization is 0.9");
+  with(R"({"num_gpu_blocks": 3000, "cache_dtype": "fp8_e5m2"})");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache.cache_dtype: 'fp8_e5m2': expected auto, bfloat16, "
+                               "float16 or fp8");
+  // Flags for a derived count, where the run gives one: said to change
+  // nothing, never dropped silently.
+  with(R"({"num_gpu_blocks": 3000})");
+  Options derive;
+  derive.kv.gpu_memory_utilization = 0.5;
+  derive.kv.gpu_memory_gib = 24;
+  derive.interconnect = "nvlink4";
+  g = GenerateProgram(dir, derive);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{
+                "--gpu-memory-utilization changes nothing: the KV cache's count is given (meta.json "
+                "kv_cache.num_gpu_blocks), not derived from the GPU's memory",
+                "--gpu-memory changes nothing: the KV cache's count is given (meta.json kv_cache.num_gpu_blocks), "
+                "not derived from the GPU's memory, and meta.json gives max_num_seqs and max_num_batched_tokens",
+                "--interconnect changes nothing: the run's GPUs exchange nothing (tensor parallel 1, no expert "
+                "parallel)"}));
+  with("3000");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache: expected an object (vLLM's cache config: "
+                               "num_gpu_blocks, block_size, ...), not 3000");
+  with("\"3000 blocks\"");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache: expected an object");
+}
+
+// The count the run logged is of the run's engine: a plan's engine at
+// another data-parallel degree with expert parallel holds 1/4 of the
+// experts a GPU, not 1/2, so its count is derived again (as the count at
+// another TP degree is); a dense model's engines at another data-parallel
+// degree are the run's engine, and keep it.
+TEST(RunFolder, RedeployedEnginesDropTheLoggedCount) {
+  for (const std::string& run : {kMoe, kLlama}) {
+    const std::string dir = Copy(run, "redeploy");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                                      "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 5000},"));
+    absl::StatusOr<RunFolder> same = ReadRunFolder(dir, {});
+    ASSERT_TRUE(same.ok()) << same.status();
+    EXPECT_EQ(same->num_gpu_blocks, 5000);
+    Redeployment four;
+    four.dp = 4;
+    absl::StatusOr<RunFolder> wider = ReadRunFolder(dir, four);
+    ASSERT_TRUE(wider.ok()) << wider.status();
+    if (run == kMoe) {
+      EXPECT_EQ(wider->ep, 4);
+      EXPECT_FALSE(wider->num_gpu_blocks.has_value());
+      // Its program's words: each GPU holds a quarter of the experts.
+      Options options;
+      options.redeploy = four;
+      absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+      ASSERT_TRUE(g.ok()) << g.status();
+      EXPECT_NE(g->program.find("// The experts: each GPU's 1/4 of them serve every engine's tokens"),
+                std::string::npos);
+      EXPECT_EQ(g->program.find("param KvBlocks = 4999;"), std::string::npos);
+    } else {
+      EXPECT_EQ(wider->num_gpu_blocks, 5000);
+    }
+  }
+}
+
 TEST(Generate, BadFolders) {
   EXPECT_EQ(Error("no/such/run"),
             "no/such/run: error: not a folder (serq vllm reads a run folder in LLMServingSim's "
@@ -357,6 +499,14 @@ TEST(Generate, BadFolders) {
     EXPECT_EQ(Error(dir), dir + "/meta.json: error: engine_kwargs.speculative_config: an engine "
                                 "argument serq vllm does not know: its effect on the schedule is "
                                 "not modelled (docs/cli.md §serq vllm lists those it reads)");
+  }
+  {
+    // engine_kwargs there but not an object: said so, not called missing.
+    const std::string dir = Copy(kLlama, "kwargs-list");
+    const std::string meta = Read(dir + "/meta.json");
+    Write(dir + "/meta.json", meta.substr(0, meta.find("\"engine_kwargs\"")) + "\"engine_kwargs\": [1, 2]}");
+    EXPECT_EQ(Error(dir), dir + "/meta.json: error: engine_kwargs: expected an object of the engine's "
+                                "arguments, not a list");
   }
   {
     const std::string dir = Copy(kLlama, "tp4");
@@ -434,6 +584,65 @@ TEST(Generate, BadFolders) {
     Options no_skew;
     no_skew.skew = false;
     EXPECT_EQ(Error(dir, no_skew), "(no error)");
+  }
+  {
+    // llmservingsim-config.json of another TP degree than meta.json's: the
+    // folder describes two deployments; the program is meta.json's, and
+    // says so on stderr, never silently.
+    const std::string dir = Copy(kLlama, "cluster-tp");
+    const std::string cluster = dir + "/llmservingsim-config.json";
+    Write(cluster, Replace(Read(cluster), "\"tp_size\": 1", "\"tp_size\": 2"));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{cluster + ": nodes[0].instances[0].tp_size is 2, meta.json's "
+                                                    "engine_kwargs.tensor_parallel_size 1: the run's files "
+                                                    "describe two deployments; the program is meta.json's"});
+    EXPECT_EQ(g->program.find("param Tp"), std::string::npos);
+    // Said with the folder's other warnings, not instead of them.
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                                      "\"schema_version\": 1, \"kv_cache\": {},"));
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings.size(), 2u);
+  }
+  {
+    // No max_num_seqs and no GPU memory: vLLM's default (256 or 1024) is by
+    // the GPU's memory, which nothing gives.
+    const std::string dir = Copy(kLlama, "no-memory");
+    fs::remove(dir + "/llmservingsim-config.json");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128,", ""));
+    Options kv;
+    kv.kv.num_gpu_blocks = 3000;
+    EXPECT_EQ(Error(dir, kv), dir + ": error: meta.json's engine_kwargs give no max_num_seqs, vLLM's default "
+                                    "for it depends on the GPU's memory, and the run records none "
+                                    "(llmservingsim-config.json npu_mem.mem_size): give --gpu-memory GIB");
+    kv.kv.gpu_memory_gib = 96;  // 96 GiB, not an A100: vLLM's 1024, at most the 2048 tokens
+    absl::StatusOr<Generated> g = GenerateProgram(dir, kv);
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("param Seqs = 1024;"), std::string::npos);
+  }
+  {
+    // A profile of another model than the run's: said on stderr.
+    const std::string dir = Copy(kLlama, "other-model");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"model\": \"meta-llama/Llama-3.1-8B\",\n    \"tensor",
+                                      "\"model\": \"meta-llama/Llama-3.1-70B\",\n    \"tensor"));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    ASSERT_EQ(g->warnings.size(), 1u);
+    EXPECT_EQ(g->warnings[0], dir + "/profile/meta.yaml: the profile is of model 'meta-llama/Llama-3.1-8B', "
+                                    "the run (meta.json engine_kwargs.model) of 'meta-llama/Llama-3.1-70B': "
+                                    "the step times are that model's kernels");
+  }
+  {
+    // A profile without a skew fit: the program says the blend is left out.
+    const std::string dir = Copy(kLlama, "no-fit");
+    const std::string meta = Read(dir + "/profile/meta.yaml");
+    Write(dir + "/profile/meta.yaml", meta.substr(0, meta.find("skew_fit:")));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("  // No skew blend: profile/meta.yaml's skew_fit is absent or not enabled.\n"
+                              "  let attend = t_mean;"),
+              std::string::npos);
   }
 }
 
