@@ -158,7 +158,7 @@ absl::StatusOr<std::string> Section(const std::string& text, absl::string_view f
 std::string Rename(std::string block, const std::string& role) {
   const std::string n = role == "P" ? "NP" : "ND";
   block = std::regex_replace(block, std::regex(R"(stage E(\[Engines\])? :)"), absl::StrCat("stage ", role, "[", n, "] :"));
-  for (const char* name : {"Tp", "Seqs", "Tokens", "KvBlocks", "MoeGroup"}) {
+  for (const char* name : {"Tp", "Seqs", "Tokens", "GraphMax", "KvBlocks", "MoeGroup"}) {
     block = std::regex_replace(block, std::regex(absl::StrCat("\\b", name, "\\b")), absl::StrCat(name, role));
   }
   return std::regex_replace(block, std::regex(R"(\bEngines\b)"), n);

@@ -1,5 +1,6 @@
 #include "serq/vllm/generate.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/escaping.h"
@@ -15,6 +16,34 @@
 
 namespace serq::vllm {
 namespace {
+
+// vLLM 0.19's CUDA graph sizes (VllmConfig._set_cudagraph_sizes with no
+// capture sizes given and no speculative decoding): 1, 2, 4, the multiples
+// of 8 below 256, then the multiples of 16 from 256, up to
+// min(2 x max_num_seqs, 512) and no more than max_num_batched_tokens.
+// Returns the largest, 0 for none.
+int64_t LargestCudaGraph(int64_t seqs, int64_t tokens) {
+  const int64_t top = std::min<int64_t>({2 * seqs, 512, tokens});
+  int64_t largest = 0;
+  for (int64_t size : {1, 2, 4}) {
+    if (size <= top) largest = size;
+  }
+  for (int64_t size = 8; size < 256 && size <= top; size += 8) largest = size;
+  for (int64_t size = 256; size <= top; size += 16) largest = size;
+  return largest;
+}
+
+// The expression of the captured size a step of `x` tokens (at most the
+// largest size, `largest`) runs at: the smallest size at or above x.
+std::string PaddedExpression(const std::string& x, int64_t largest) {
+  std::string e = absl::StrCat("(", x, " <= 2) * ", x);
+  if (largest >= 4) absl::StrAppend(&e, " + (", x, " > 2) * (", x, " <= 4) * 4");
+  if (largest >= 8) {
+    absl::StrAppend(&e, " + (", x, " > 4) * (", x, " <= 256) * 8 * ceil(", x, " / 8)");
+  }
+  if (largest > 256) absl::StrAppend(&e, " + (", x, " > 256) * (256 + 16 * ceil((", x, " - 256) / 16))");
+  return e;
+}
 
 // A number as the program shows it: whole numbers in full, others to ten
 // significant digits (a profile's figures have four).
@@ -212,6 +241,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Param("Seqs", Num(seqs), a.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
   t.Param("Tokens", Num(tokens),
           a.max_num_batched_tokens ? "max_num_batched_tokens" : "max_num_batched_tokens: vLLM's default for this GPU");
+  const int64_t graph_max = a.enforce_eager ? 0 : LargestCudaGraph(seqs, tokens);
+  if (graph_max > 0) {
+    t.Param("GraphMax", Num(graph_max),
+            "vLLM 0.19's largest CUDA graph: min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens");
+  }
   std::string block_why = "block_size (vLLM's default)";
   if (a.block_size_from == "engine_kwargs.block_size") block_why = "block_size";
   if (a.block_size_from == "kv_cache.block_size") block_why = "meta.json kv_cache.block_size (the run's log)";
@@ -291,11 +325,30 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Comment(absl::StrCat(dp ? "The engines" : "The engine", ": a step's time in microseconds, ",
                          "each operator looked up at the step's figures."));
   t.Line(absl::StrCat("stage E", arr, " : step(us * 1e-6) {"));
+  // The tokens the model's layers run at: a step's own, or with CUDA
+  // graphs the captured size it is padded to.
+  std::string at = "tokens";
+  if (graph_max > 0) {
+    at = "padded";
+    const std::string base = lockstep ? "group_tokens_max" : "tokens";
+    t.Line("  // CUDA graphs (vLLM 0.19's default; the profile timed its kernels eagerly): a step of at");
+    t.Line("  // most GraphMax tokens runs at the captured size above it, 1, 2, 4, then multiples of 8");
+    if (lockstep) {
+      t.Line("  // (and of 16 from 256); the engines agree on their largest step's, and every engine");
+      t.Line("  // runs at that one (vLLM's DP padding), or all run eagerly at their own.");
+    } else {
+      t.Line("  // (and of 16 from 256); a larger step runs eagerly at its own tokens.");
+    }
+    t.Line(absl::StrCat("  let graphed = ", base, " <= GraphMax;"));
+    t.Line(absl::StrCat("  let padded = graphed * (", PaddedExpression(base, graph_max),
+                        ") + (1 - graphed) * tokens;"));
+  }
   std::vector<std::string> layer_parts;
   for (const auto& [op, count] : arch.per_layer) {
-    layer_parts.push_back(count == 1 ? absl::StrCat(op, "(tokens)") : absl::StrCat(count, " * ", op, "(tokens)"));
+    layer_parts.push_back(count == 1 ? absl::StrCat(op, "(", at, ")") : absl::StrCat(count, " * ", op, "(", at, ")"));
   }
-  t.Line("  // A layer's operators but attention and the MLP, at the step's tokens.");
+  t.Line(absl::StrCat("  // A layer's operators but attention and the MLP, at the step's ",
+                      graph_max > 0 ? "padded tokens." : "tokens."));
   t.Line(absl::StrCat("  let layer = ", absl::StrJoin(layer_parts, " + "), ";"));
   t.Line("  // Attention, once a layer: the prefill chunks' tokens and KV, the decodes' count and");
   t.Line("  // mean KV (LLMServingSim's lookup).");
@@ -323,10 +376,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       t.Line("  // all-gather before the experts, reduce-scatter after), reached uniformly: a GPU");
       t.Line("  // computes gathered x TopK / Ep (token, expert) pairs, the tokens of moe.csv times");
       t.Line("  // TopK, on the experts of its share that any of them reaches.");
-      t.Line("  let gathered = group_tokens;");
+      t.Line(graph_max > 0 ? "  let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"
+                           : "  let gathered = group_tokens;");
     } else {
       t.Line("  // The experts, reached uniformly by the step's tokens: on each GPU its share.");
-      t.Line("  let gathered = tokens;");
+      t.Line(absl::StrCat("  let gathered = ", at, ";"));
     }
     const std::string share = r.ep > 1 ? "Experts / Ep" : "Experts";
     t.Line(absl::StrCat("  let reached = ", share, " * (1 - pow(1 - TopK / Experts, gathered));"));
@@ -338,19 +392,20 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       mlp = "experts + exchange";
     }
     if (m.dense_layers > 0) {
-      t.Line("  let dense_mlp = gate_up_proj(tokens) + act_fn(tokens) + down_proj(tokens);");
+      t.Line(absl::StrCat("  let dense_mlp = gate_up_proj(", at, ") + act_fn(", at, ") + down_proj(", at, ");"));
       mlp = absl::StrCat("(MoeLayers * (", mlp, ") + (Layers - MoeLayers) * dense_mlp) / Layers");
     }
   } else {
-    mlp = "gate_up_proj(tokens) + act_fn(tokens) + down_proj(tokens)";
+    mlp = absl::StrCat("gate_up_proj(", at, ") + act_fn(", at, ") + down_proj(", at, ")");
   }
-  std::string per_step = "embedding(tokens) + final_layernorm(tokens) + lm_head(seqs) + sampler(seqs)";
+  std::string per_step =
+      absl::StrCat("embedding(", at, ") + final_layernorm(", at, ") + lm_head(seqs) + sampler(seqs)");
   std::string per_layer_comm;
   if (a.tp > 1) {
     t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention's");
     t.Line("  // output and after the MLP (vLLM's row-parallel layers), one after the embedding,");
     t.Line("  // and the logits gathered from every GPU.");
-    t.Line("  let all_reduced = 1e6 * all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency);");
+    t.Line(absl::StrCat("  let all_reduced = 1e6 * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, LinkBw, LinkLatency);"));
     t.Line("  let logits = 1e6 * all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency);");
     per_layer_comm = " + 2 * all_reduced";
     per_step += " + all_reduced + logits";

@@ -59,11 +59,11 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       "tensor_parallel_size", "data_parallel_size", "enable_expert_parallel", "max_num_seqs",
       "max_num_batched_tokens", "max_model_len", "block_size", "enable_prefix_caching",
       "async_scheduling", "long_prefill_token_threshold", "gpu_memory_utilization",
-      "num_gpu_blocks_override", "dtype", "kv_cache_dtype", "pipeline_parallel_size",
+      "num_gpu_blocks_override", "dtype", "kv_cache_dtype", "pipeline_parallel_size", "enforce_eager",
       "enable_chunked_prefill", "scheduling_policy", "quantization", "cpu_offload_gb"};
   static const std::set<std::string> kHarmless = {
       "model", "seed", "tokenizer", "revision", "trust_remote_code", "download_dir",
-      "load_format", "served_model_name", "enforce_eager", "disable_log_stats",
+      "load_format", "served_model_name", "disable_log_stats",
       "disable_log_requests", "swap_space", "max_logprobs", "tokenizer_mode"};
   for (const auto& [key, value] : kwargs->struct_value().fields()) {
     if (kRead.count(key) == 0 && kHarmless.count(key) == 0) {
@@ -114,6 +114,7 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
     }
   }
   if (absl::Status s = flag("async_scheduling", &a->async_scheduling); !s.ok()) return s;
+  if (absl::Status s = flag("enforce_eager", &a->enforce_eager); !s.ok()) return s;
   bool chunked = true;
   if (absl::Status s = flag("enable_chunked_prefill", &chunked); !s.ok()) return s;
   if (!chunked) {

@@ -39,6 +39,7 @@ struct EngineArgs {
   bool prefix_caching = true;
   std::string prefix_caching_from;
   bool async_scheduling = true;
+  bool enforce_eager = false;  // no CUDA graphs: every step at its own tokens
   int64_t long_prefill_token_threshold = 0;  // 0: no cap
   double gpu_memory_utilization = 0.9;
   std::string gpu_memory_utilization_from;

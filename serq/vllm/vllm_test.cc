@@ -257,10 +257,11 @@ TEST(Generate, TensorParallel) {
   const std::string& p = g->program;
   EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
   EXPECT_NE(p.find("/profile/tp2/attention.csv"), std::string::npos);
-  EXPECT_NE(p.find("all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency)"),
+  // The all-reduce inside the CUDA graph, at the padded tokens.
+  EXPECT_NE(p.find("all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)"),
             std::string::npos);
-  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(tokens) + act_fn(tokens) + "
-                   "down_proj(tokens) + 2 * all_reduced);"),
+  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(padded) + act_fn(padded) + "
+                   "down_proj(padded) + 2 * all_reduced);"),
             std::string::npos);
   EXPECT_NE(p.find("param AlphaDefault = 0.0654;"), std::string::npos);
   EXPECT_NE(p.find("run { seed 1; gpus Tp; }"), std::string::npos);  // one engine of 2 GPUs
@@ -318,11 +319,11 @@ TEST(Generate, DenseQwen3AtTensorParallel2) {
   EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
   EXPECT_NE(p.find("param Layers = 64;"), std::string::npos);
   EXPECT_NE(p.find("{ where layer = \"qk_norm\"; key tokens; value time_us; }"), std::string::npos);
-  EXPECT_NE(p.find("let layer = 2 * layernorm(tokens) + qkv_proj(tokens) + qk_norm(tokens) + rotary_emb(tokens) + "
-                   "o_proj(tokens);"),
+  EXPECT_NE(p.find("let layer = 2 * layernorm(padded) + qkv_proj(padded) + qk_norm(padded) + rotary_emb(padded) + "
+                   "o_proj(padded);"),
             std::string::npos);
-  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(tokens) + act_fn(tokens) + "
-                   "down_proj(tokens) + 2 * all_reduced);"),
+  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(padded) + act_fn(padded) + "
+                   "down_proj(padded) + 2 * all_reduced);"),
             std::string::npos);
   EXPECT_NE(p.find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"), std::string::npos);
   EXPECT_NE(p.find("bytes = 131072 bytes"), std::string::npos);
@@ -330,6 +331,67 @@ TEST(Generate, DenseQwen3AtTensorParallel2) {
   ir::Program program;
   ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
   ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+}
+
+// CUDA graphs (vLLM 0.19's default; the profile's kernels ran eagerly): a
+// step of at most the largest captured size runs at the captured size at or
+// above its tokens. The sizes: 1, 2, 4, multiples of 8 below 256, multiples
+// of 16 from 256, up to min(2 x max_num_seqs, 512, max_num_batched_tokens):
+//   max_num_seqs 128, 2048 tokens: min(256, 512, 2048) = 256, the largest 256;
+//   max_num_seqs 8: min(16, ...) = 16 (1, 2, 4, 8, 16), the largest 16;
+//   max_num_seqs 100, 100 tokens: 100, the largest multiple of 8 at most 100, 96;
+//   max_num_seqs 200: 400, past 256 in steps of 16: 400 (= 256 + 9 x 16).
+// enforce_eager: no graphs, every operator at the step's own tokens.
+TEST(Generate, CudaGraphs) {
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(kLlama, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("param GraphMax = 256;"), std::string::npos);
+  EXPECT_NE(p.find("let graphed = tokens <= GraphMax;"), std::string::npos);
+  EXPECT_NE(p.find("let padded = graphed * ((tokens <= 2) * tokens + (tokens > 2) * (tokens <= 4) * 4 + "
+                   "(tokens > 4) * (tokens <= 256) * 8 * ceil(tokens / 8)) + (1 - graphed) * tokens;"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("let us = embedding(padded) + final_layernorm(padded) + lm_head(seqs) + sampler(seqs)"),
+            std::string::npos);
+  // Attention runs outside the graphs, at the step's own figures.
+  EXPECT_NE(p.find("let t_mean = attn(prefill, prefill_kv, decode, kv_mean);"), std::string::npos);
+
+  auto with = [&](const std::string& name, const std::string& from, const std::string& to) {
+    const std::string dir = Copy(kLlama, name);
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), from, to));
+    absl::StatusOr<Generated> out = GenerateProgram(dir, options);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? out->program : std::string();
+  };
+  EXPECT_NE(with("seqs8", "\"max_num_seqs\": 128", "\"max_num_seqs\": 8").find("param GraphMax = 16;"),
+            std::string::npos);
+  const std::string small = with("tokens100", "\"max_num_seqs\": 128,\n    \"max_num_batched_tokens\": 2048",
+                                 "\"max_num_seqs\": 100,\n    \"max_num_batched_tokens\": 100");
+  EXPECT_NE(small.find("param GraphMax = 96;"), std::string::npos) << small.substr(0, 2000);
+  const std::string big = with("seqs200", "\"max_num_seqs\": 128", "\"max_num_seqs\": 200");
+  EXPECT_NE(big.find("param GraphMax = 400;"), std::string::npos);
+  EXPECT_NE(big.find("+ (tokens > 256) * (256 + 16 * ceil((tokens - 256) / 16))"), std::string::npos);
+  const std::string eager = with("eager", "\"max_num_seqs\": 128", "\"enforce_eager\": true, \"max_num_seqs\": 128");
+  EXPECT_EQ(eager.find("GraphMax"), std::string::npos);
+  EXPECT_EQ(eager.find("padded"), std::string::npos);
+  EXPECT_NE(eager.find("let us = embedding(tokens) + final_layernorm(tokens)"), std::string::npos);
+}
+
+// The MoE run's engines pad to their largest step's captured size (vLLM's
+// DP padding), and the experts' all-gather carries every engine's padded
+// tokens; a step past the graphs' sizes on any engine runs eagerly.
+TEST(Generate, CudaGraphsAcrossDataParallel) {
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(kMoe, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("let graphed = group_tokens_max <= GraphMax;"), std::string::npos);
+  EXPECT_NE(p.find("let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"),
+            std::string::npos);
 }
 
 TEST(Generate, KvCacheFromTheRun) {
