@@ -63,8 +63,9 @@ const char kSerqUsage[] =
     "                    [--names ttft=NAME,...] [--allow-count-mismatch]\n"
     "                    [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"
     "                    [--data-dir D]\n"
-    "       serq fit x.sq --param NAME=LO:HI... --to MEASURED[@TRACE]... [--test MEASURED...]\n"
+    "       serq fit x.sq --param NAME=LO:HI... --to MEASURED[@TRACE]... [--test MEASURED[@TRACE]...]\n"
     "                [--objective ttft.mean,...] [--max-evals N] [--algorithm A] [--jobs N]\n"
+    "                [-D name=value]... [--seed N] [--replications R] [--data-dir D]\n"
     "       serq fit-steps STEPS --terms 'B0=1,B1=prefill,...' [--step-stage E] [--residuals F]\n"
     "                      [--nonnegative]\n"
     "       serq physics --model M --gpu G [--tp N] [--dp N] [--ep] [--interconnect NAME]\n"
@@ -133,15 +134,32 @@ int Usage(absl::string_view message) {
 
 std::vector<FlagUse> SharedFlagUses() {
   return {
-      {"format", {"run", "sweep", "search", "compare"}},
+      // A flag several commands read with another meaning or default in
+      // each has an entry a command, so that `serq COMMAND --help` says
+      // what it means there.
+      {"format", {"run"}, "", "the report's format: text (the default), csv, json, md or html"},
+      {"format", {"sweep"}, "", "the table's format: text (the default), csv, json, md or html"},
+      {"format", {"search"}, "", "the report's format: text (the default) or html"},
+      {"format", {"compare"}, "", "the comparison's format: text (the default), csv, json or html"},
       {"format", {"view"}, "", "svg (the default) or dot: the station row's drawing"},
       {"seed", {"run", "sweep", "search", "compare", "fit", "plan"}},
-      {"replications", {"run", "sweep", "search", "compare", "fit", "plan"}},
+      {"replications", {"run", "sweep", "compare", "fit"}},
+      {"replications", {"search"}, "",
+       "the replications a point starts with (default 4, whatever the program's run block says), doubled "
+       "while it is undecided up to --max-replications"},
+      {"replications", {"plan"}, "",
+       "the replications a candidate's rate starts with (default 4), doubled while it is undecided up to "
+       "--max-replications"},
       {"horizon", {"run", "sweep", "search", "compare"}},
-      {"warmup", {"run", "sweep", "search", "plan"}},
+      {"warmup", {"run", "sweep", "search"}},
+      {"warmup", {"plan"}, "", "the warm-up of each candidate's runs, in seconds (default 30, at most a quarter "
+                               "of the run)"},
       {"data-dir", {"run", "sweep", "search", "compare", "fit"}},
       {"share", {"run", "check", "view", "sweep", "search"}},
-      {"jobs", {"run", "sweep", "search"}},
+      {"jobs", {"run"}, "", "replications on this many threads (default 1; the same output for any N)"},
+      {"jobs", {"search"}, "",
+       "replications on this many threads (default: the machine's cores; the same output for any N)"},
+      {"jobs", {"sweep"}, "", "the tasks run here as this many local processes (default: the machine's cores)"},
       {"jobs", {"fit"}, "", "the measured runs (--to, --test) simulated at once, on threads (default 1)"},
       {"jobs", {"plan"}, "", "the candidates searched at once, on threads (default 1)"},
   };

@@ -117,6 +117,12 @@ grep -A1 -- '^  --gpu-memory=' "$tmp/out" | grep -q "the GPU's datasheet, Memory
 grep -A1 -- '^  --gpu-memory=' "$tmp/vout" | grep -q "llmservingsim-config.json's mem_size" || fail "vllm --help: --gpu-memory's default"
 "$serq" view --help >"$tmp/out" 2>"$tmp/err" || fail "view --help: exit $?"
 grep -A1 -- '^  --format=' "$tmp/out" | grep -q 'svg (the default) or dot' || fail "view --help: --format is the report's"
+grep -A1 -- '^  --results=' "$tmp/out" | grep -q 'whose figures to overlay' || fail "view --help: --results"
+grep -A1 -- '^  --results=' "$tmp/out" | grep -q 'also write' && fail "view --help: --results is run's"
+# serq search starts a point at 4 replications whatever the run block says.
+"$serq" search --help >"$tmp/sout" 2>"$tmp/err" || fail "search --help: exit $?"
+grep -A1 -- '^  --replications=' "$tmp/sout" | grep -q 'a point starts with (default 4' || fail "search --help: --replications"
+grep -A1 -- '^  --format=' "$tmp/sout" | grep -q 'view\|compare' && fail "search --help: --format lists other commands'"
 "$serq" fit --help >"$tmp/out" 2>"$tmp/err" || fail "fit --help: exit $?"
 grep -q -- '--param NAME=LO:HI\[,...\]: the params fitted' "$tmp/out" || fail "fit --help: says nothing of --param"
 grep -A1 -- '^  --jobs=' "$tmp/out" | grep -q 'the measured runs (--to, --test) simulated at once' || fail "fit --help: --jobs"
