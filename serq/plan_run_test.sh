@@ -96,6 +96,20 @@ p99ttft=$(printf '%.6f' "$(fig ttft 10)")
   --replications 2 --max-replications 2 --rate-steps 16 --out "$tmp/s" >"$tmp/s.out" 2>"$tmp/s.err" \
   || fail "plan --model --replay: exit $?: $(cat "$tmp/s.err")"
 grep -q 'TraceRate / Rate); }' "$tmp/s/programs/agg-tp1x1.sq" || fail "physics program: not the scaled trace"
+# A trace in a folder whose name holds a quote and a backslash: every
+# generator writes its path as one string of the language (\" and \\), and
+# the programs parse and run (they did not: the quote ended the string).
+odd="$tmp/we\"ird\\dir"
+mkdir -p "$odd" && cp "$run/requests.jsonl" "$odd/requests.jsonl"
+"$serq" physics --model llama-3.1-8b --gpu rtx-pro-6000 --replay "$odd/requests.jsonl" --out "$tmp/odd.sq" \
+  2>"$tmp/odd.err" || fail "physics --replay in an odd folder: exit $?: $(cat "$tmp/odd.err")"
+grep -q 'we\\"ird\\\\dir/requests.jsonl' "$tmp/odd.sq" || fail "physics: the path not escaped: $(grep trace "$tmp/odd.sq")"
+"$serq" check "$tmp/odd.sq" || fail "physics program of an odd folder does not link"
+"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --replay "$odd/requests.jsonl" --until 'p99(ttft) <= 2' \
+  --no-early-stop --emit=parallel --out "$tmp/odd-plan" >/dev/null 2>"$tmp/odd.err" \
+  || fail "plan --replay in an odd folder: exit $?: $(cat "$tmp/odd.err")"
+for f in "$tmp"/odd-plan/programs/*.sq; do "$serq" check "$f" || fail "$f does not link"; done
+grep -q 'TraceRate / Rate); }' "$tmp/odd-plan/programs/agg-tp1x1.sq" || fail "odd folder: not the scaled trace"
 
 # Disaggregated from the folder (--kv-link names the link the KV crosses):
 # on exactly 3 GPUs at tp1 and tp2, by hand 1P2D and 2P1D at tp1, 1P tp1 +

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/util/json_util.h"
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
@@ -30,6 +31,9 @@ absl::StatusOr<JsonFile> JsonFile::Read(const std::string& file) {
 }
 
 absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::string& file) {
+  // A UTF-8 byte-order mark, which editors on Windows write, is not JSON:
+  // skipped, as the line readers of CSV, YAML and JSONL skip it (text/lines.h).
+  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   // Read into a protobuf Value, which protobuf refuses past ~49 levels
   // saying nothing of depth: the limit of every JSON that is not IR, at
   // the bracket that crosses it (text/json_row.h).

@@ -184,6 +184,11 @@ TEST(ModelConfig, BadFields) {
       R"("model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
          "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128)";
   EXPECT_EQ(ModelError("{" + base + "}"), "(no error)");
+  // A UTF-8 byte-order mark before the JSON (a Windows editor's) is skipped,
+  // and an error is still located on its line.
+  EXPECT_EQ(ModelError("\xEF\xBB\xBF{" + base + "}"), "(no error)");
+  EXPECT_EQ(ModelError("\xEF\xBB\xBF{" + base + R"(, "head_dim": 0})"),
+            "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 0");
   EXPECT_EQ(ModelError("{" + base + R"(, "head_dim": 0})"),
             "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 0");
   EXPECT_EQ(ModelError("{" + base + R"(, "head_dim": -8})"),

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 
 namespace serq::models {
@@ -68,6 +69,10 @@ std::string PathFor(const std::string& file, const std::string& program_dir) {
   fs::path target = fs::absolute(file, ec).lexically_normal();
   fs::path rel = target.lexically_relative(base.lexically_normal());
   return rel.empty() ? target.string() : rel.string();
+}
+
+std::string Quoted(const std::string& text) {
+  return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
 }
 
 }  // namespace serq::models

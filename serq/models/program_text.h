@@ -43,6 +43,10 @@ void GpusRun(ProgramText* t, int tp, int dp, bool tp_param);
 // (the current one when empty), or absolute when it has no relative form.
 std::string PathFor(const std::string& file, const std::string& program_dir);
 
+// `text` as a string of the language: in double quotes, with \" and \\ its
+// only escapes (a path with a quote or a backslash stays one string).
+std::string Quoted(const std::string& text);
+
 }  // namespace serq::models
 
 #endif  // SERQ_SERQ_MODELS_PROGRAM_TEXT_H_

@@ -657,7 +657,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line();
   if (!w.replay.empty()) {
     t.Comment("The requests, replayed from the trace.");
-    t.Line(absl::StrCat("workload requests { arrive trace(\"", PathFor(w.replay, o.program_dir), "\"); }"));
+    t.Line(absl::StrCat("workload requests { arrive trace(", models::Quoted(PathFor(w.replay, o.program_dir)), "); }"));
   } else {
     t.Comment(absl::StrCat("The requests: ", N(w.requests), " arriving as a Poisson process of ", N(w.rate),
                            " a second, their lengths ", lengths.what, "."));
@@ -788,7 +788,7 @@ absl::StatusOr<std::string> PhysicsBlock(const ModelShape& m, const models::Gpu&
       absl::StrAppend(&out, "//", line, "\n");
     }
   } else {
-    absl::StrAppend(&out, "workload w { arrive trace(\"", o.trace, "\"); }\n", "session w {\n",
+    absl::StrAppend(&out, "workload w { arrive trace(", models::Quoted(o.trace), "); }\n", "session w {\n",
                     session_lines, "}\n", "// The deployment's GPUs, tensor parallel (", o.tp,
                     "): the report's per-GPU figures.\n", "run { gpus ", o.tp, "; }\n");
   }

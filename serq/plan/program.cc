@@ -43,8 +43,8 @@ absl::StatusOr<std::string> FromRunFolder(int tp, int dp, const Candidate& c, co
     std::string prompt = w.prompt_column, output = w.output_column;
     if (absl::Status st = physics::ReplayColumns(w.replay, &prompt, &output); !st.ok()) return st;
     requests.what = absl::StrCat("The requests: the arrivals of ", w.replay, ", each with its tokens.");
-    requests.declare = {absl::StrCat("workload requests { arrive trace(\"",
-                                     models::PathFor(w.replay, s.base.program_dir), "\"); }")};
+    requests.declare = {absl::StrCat("workload requests { arrive trace(",
+                                     models::Quoted(models::PathFor(w.replay, s.base.program_dir)), "); }")};
     if (prompt != "input_toks") requests.session.push_back(absl::StrCat("set input_toks = ", prompt, ";"));
     if (output != "output_toks") requests.session.push_back(absl::StrCat("set output_toks = ", output, ";"));
     o.requests = requests;
@@ -98,7 +98,8 @@ absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s
     // `workload requests { arrive trace("PATH"); }`: every arrival at
     // TraceRate / Rate x its trace time, the run as long as the scaled
     // trace, its warm-up at most a quarter of that.
-    static const std::regex kTrace(R"(workload requests \{ arrive trace\(("[^"]*")\); \})");
+    // The string as Quoted writes it: \" and \\ its escapes.
+    static const std::regex kTrace(R"(workload requests \{ arrive trace\(("(?:[^"\\]|\\.)*")\); \})");
     std::smatch m;
     if (!std::regex_search(text, m, kTrace)) return Internal("trace workload");
     const std::string file = m[1].str();
@@ -394,8 +395,8 @@ absl::StatusOr<std::string> Workload(const ProgramSettings& s, const std::string
     // The trace's own lengths, in the session's words.
     std::string prompt = w.prompt_column, output = w.output_column;
     if (absl::Status st = physics::ReplayColumns(w.replay, &prompt, &output); !st.ok()) return st;
-    absl::StrAppend(&out, "workload requests { arrive trace(\"", models::PathFor(w.replay, s.base.program_dir),
-                    "\"); }\n");
+    absl::StrAppend(&out, "workload requests { arrive trace(",
+                    models::Quoted(models::PathFor(w.replay, s.base.program_dir)), "); }\n");
     if (prompt != "input_toks") absl::StrAppend(lengths, "  set input_toks = ", prompt, ";\n");
     if (output != "output_toks") absl::StrAppend(lengths, "  set output_toks = ", output, ";\n");
     return out;

@@ -14,7 +14,7 @@ bool MeasureTrace(const std::string& trace, const std::string& probe_path, Trace
   const std::string dir = std::filesystem::path(probe_path).parent_path().string();
   const std::string text = absl::StrCat(
       "// Written by serq plan: the arrivals of ", trace, ", to measure its mean rate.\n",
-      "workload requests { arrive trace(\"", models::PathFor(trace, dir), "\"); }\n",
+      "workload requests { arrive trace(", models::Quoted(models::PathFor(trace, dir)), "); }\n",
       "session requests { observe arrival = now; }\n", "run { seed 1; }\n");
   if (absl::Status s = WriteFile(probe_path, text); !s.ok()) {
     *error = FailureLine(kExitUsage, absl::StrCat("serq plan: error: ", s.message()));

@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "net/interconnect.h"
 #include "serq/models/program_text.h"
@@ -59,10 +58,7 @@ using models::GpusRun;
 using models::PathFor;
 using Text = models::ProgramText;
 
-// A path as a string of the language, whose only escapes are \" and \\.
-std::string Quoted(const std::string& s) {
-  return absl::StrCat("\"", absl::StrReplaceAll(s, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
-}
+using models::Quoted;
 
 // `(x > e1) + (x > e2) + ...`: the bin of x among the inner edges, bins
 // right-inclusive (edges[i] < x <= edges[i + 1]).
