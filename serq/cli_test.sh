@@ -33,6 +33,12 @@ before=testdata/sim/before.sq
 expect 2 yes "serq: error: expected a command: run, check, fmt, view, sweep, search, compare, physics, fit, fit-steps, vllm or plan" -- "$serq"
 expect 2 yes "serq: error: unknown command 'simulate'" -- "$serq" simulate $before
 expect 2 yes "serq: error: unknown flag '--bogus'" -- "$serq" run --bogus $before
+# --kv-blocks from 2 to 2^40 (what a derived count is capped at), for both
+# commands that read it: a count past it printed as 9.223372037e+18.
+expect 2 yes "serq: error: --kv-blocks must be from 2 (vLLM's null block and one more) to 1099511627776, not 9223372036854775807" \
+  -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --kv-blocks 9223372036854775807
+expect 2 yes "serq: error: --kv-blocks must be from 2 (vLLM's null block and one more) to 1099511627776, not 1" \
+  -- "$serq" vllm /nonexistent --kv-blocks 1
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 1000000000" -- "$serq" run --replications 1000000000 $before

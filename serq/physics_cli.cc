@@ -20,6 +20,7 @@
 #include "ir/output.h"
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
+#include "serq/vllm_cli.h"
 #include "stats/format.h"
 
 ABSL_FLAG(std::string, model, "",
@@ -244,9 +245,7 @@ int PhysicsMain(const CommandLine& line) {
     return Usage("--gpu-memory must be a finite number above 0 (GiB)");
   }
   d.kv_blocks = absl::GetFlag(FLAGS_kv_blocks);
-  if (d.kv_blocks && *d.kv_blocks < 2) {
-    return Usage("--kv-blocks must be at least 2 (vLLM's null block and one more)");
-  }
+  if (std::string m = KvBlocksMisuse(d.kv_blocks); !m.empty()) return Usage(m);
   d.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   d.kv_cache_dtype = absl::GetFlag(FLAGS_kv_cache_dtype);
   d.mixed_attention = absl::GetFlag(FLAGS_mixed_attention);

@@ -15,6 +15,7 @@
 #include "ir/flags.h"
 #include "net/interconnect.h"
 #include "ir/output.h"
+#include "serq/models/vllm_engine.h"
 #include "serq/vllm/generate.h"
 
 ABSL_FLAG(std::optional<int64_t>, kv_blocks, std::nullopt,
@@ -58,6 +59,12 @@ std::vector<FlagUse> VllmFlagUses() {
   };
 }
 
+std::string KvBlocksMisuse(std::optional<int64_t> blocks) {
+  if (!blocks || (*blocks >= 2 && *blocks <= models::kMaxKvBlocks)) return "";
+  return absl::StrCat("--kv-blocks must be from 2 (vLLM's null block and one more) to ", models::kMaxKvBlocks,
+                      ", not ", *blocks);
+}
+
 int VllmMain(const CommandLine& line) {
   if (line.positional.size() != 1) {
     return Usage(absl::StrCat("serq vllm: expected one run folder, got ", line.positional.size()));
@@ -67,9 +74,7 @@ int VllmMain(const CommandLine& line) {
   options.kv.num_gpu_blocks = absl::GetFlag(FLAGS_kv_blocks);
   options.kv.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization);
   options.kv.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);
-  if (options.kv.num_gpu_blocks && *options.kv.num_gpu_blocks < 2) {
-    return Usage("--kv-blocks must be at least 2 (vLLM's null block and one more)");
-  }
+  if (std::string m = KvBlocksMisuse(options.kv.num_gpu_blocks); !m.empty()) return Usage(m);
   if (options.kv.gpu_memory_utilization &&
       !(*options.kv.gpu_memory_utilization > 0 && *options.kv.gpu_memory_utilization <= 1)) {
     return Usage("--gpu-memory-utilization must be above 0 and at most 1");
