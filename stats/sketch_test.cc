@@ -288,44 +288,40 @@ TEST(Recorder, RunsKeepWhatSamplesKeep) {
 TEST(Recorder, MomentsMadeWhenTheLimitIsCrossed) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> samples = {0.5, 0.5, 0.25, nan, nan, 3.0, 3.0, 3.0, 0.1, 0.2};
+  std::vector<double> samples = {0.5, 0.5, 0.25, inf, 3.0, 3.0, 3.0, 0.1, 0.2};
   for (int k = 0; k < 20; ++k) samples.push_back(0.001 * k + 0.3);
-  samples.push_back(inf);
   samples.push_back(0.7);
-  ObservationRecorder r(12);
-  for (size_t i = 0; i < 12; ++i) r.Add(samples[i]);
-  EXPECT_EQ(r.count(), 12u);
-  EXPECT_FALSE(r.summarised());
-  for (size_t i = 12; i < samples.size(); ++i) r.Add(samples[i]);
-  EXPECT_TRUE(r.summarised());
-  EXPECT_EQ(r.count(), samples.size());
-  results::Observation o;
-  r.WriteTo(&o);
-  Moments m;
-  m.AddSamples(samples);
-  double sum = 0;
-  for (double x : samples) sum += x;
-  EXPECT_EQ(o.count(), samples.size());
-  // NaN among the samples: the mean, m2 and sum are NaN either way.
-  EXPECT_EQ(std::isnan(o.mean()), std::isnan(m.mean()));
-  EXPECT_EQ(std::isnan(o.sum()), std::isnan(sum));
-  // Without the non-finite ones: the same bits.
-  std::vector<double> finite;
-  for (double x : samples) {
-    if (std::isfinite(x)) finite.push_back(x);
-  }
-  ObservationRecorder f(7);
-  for (double x : finite) f.Add(x);
-  results::Observation g;
-  f.WriteTo(&g);
-  Moments mf;
-  mf.AddSamples(finite);
-  double sf = 0;
-  for (double x : finite) sf += x;
-  EXPECT_EQ(g.count(), finite.size());
-  EXPECT_EQ(g.mean(), mf.mean());
-  EXPECT_EQ(g.m2(), mf.m2());
-  EXPECT_EQ(g.sum(), sf);
+  // The summary of `xs` through a recorder of `limit` kept samples, and
+  // what Moments::AddSamples and a sum in order make of them.
+  auto check = [](const std::vector<double>& xs, uint64_t limit) {
+    ObservationRecorder r(limit);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      r.Add(xs[i]);
+      EXPECT_EQ(r.count(), i + 1);
+      EXPECT_EQ(r.summarised(), i + 1 > limit);
+    }
+    results::Observation o;
+    r.WriteTo(&o);
+    Moments m;
+    m.AddSamples(xs);
+    double sum = 0;
+    for (double x : xs) sum += x;
+    EXPECT_EQ(o.count(), xs.size());
+    // The same bits; a NaN's mean, m2 and sum are NaN either way.
+    for (auto [got, want] : {std::pair{o.mean(), m.mean()}, {o.m2(), m.m2()}, {o.sum(), sum}}) {
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got));
+      } else {
+        EXPECT_EQ(got, want);
+      }
+    }
+  };
+  check(samples, 12);  // an infinity kept, then summarised
+  samples.insert(samples.begin() + 3, {nan, nan});
+  check(samples, 12);  // two NaNs, each its own group
+  samples.erase(std::remove_if(samples.begin(), samples.end(), [](double x) { return !std::isfinite(x); }),
+                samples.end());
+  check(samples, 7);  // finite only: every figure a number
 }
 
 }  // namespace
