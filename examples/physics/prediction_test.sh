@@ -188,7 +188,8 @@ check $moe-mixed $mrun tpot -14 -11 "test, with the term, a documented miss" $fi
 check $moe-mixed $mrun e2e -15.5 -12.5 "test, with the term, a documented miss" $fitted
 
 # Calibration to a profile's rows (docs/examples.md): the profile-driven
-# replays' steps, the physics terms of basis.py, fit-steps --nonnegative,
+# replays' steps (with their CUDA-graph padding, as vLLM runs them), the
+# physics terms of basis.py, fit-steps --nonnegative,
 # each fit's coefficients within 1% of the documented ones, then each run
 # predicted with the other's.
 terms='PHYS_B1A=pf_compute,PHYS_B2B=dc_kv,PHYS_B3=weights,PHYS_B2M=mixed,PHYS_B6=seqs'
@@ -222,7 +223,7 @@ rows() {  # rows VAR MODEL PROFILE_PROGRAM WANT...: sets VAR to the fitted -D fl
   printf -v "$var" '%s' "$got"
 }
 rows lrows llama-3.1-8b $llama 1.2248551127898575 1.3300837060001 1.1607482031371146 1.5272633327483296 0
-rows mrows qwen3-30b-a3b-dp2-ep $moe 1.2097755225495381 1.2977967071562049 1.069753150345091 2.1441867411642423 30.487900868477357
+rows mrows qwen3-30b-a3b-dp2-ep $moe 1.1666951359157764 1.391613899950936 1.132785845271445 2.1751010581914323 13.112656341367337
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $llama-mixed $lrun $m -1 1 "the Llama profile's rows" $lrows; done
 # shellcheck disable=SC2086
@@ -232,11 +233,11 @@ for m in tpot e2e; do check $moe-mixed $mrun $m -10 10 "test, the Llama profile'
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $moe-mixed $mrun $m -4 4 "the MoE profile's rows" $mrows; done
 # shellcheck disable=SC2086
-check $llama-mixed $lrun ttft 19 23 "test, the MoE profile's rows, a documented miss" $mrows
+check $llama-mixed $lrun ttft 15 20 "test, the MoE profile's rows, a documented miss" $mrows
 # shellcheck disable=SC2086
 check $llama-mixed $lrun tpot -10 10 "test, the MoE profile's rows" $mrows
 # shellcheck disable=SC2086
-check $llama-mixed $lrun e2e 11 14 "test, the MoE profile's rows, a documented miss" $mrows
+check $llama-mixed $lrun e2e 9 12 "test, the MoE profile's rows, a documented miss" $mrows
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
