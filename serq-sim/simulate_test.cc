@@ -299,6 +299,29 @@ run { horizon 10; }
   EXPECT_THAT(run.errors, HasSubstr("more than 1000 events at one instant"));
 }
 
+// An event past the clock's end (2^63 ns, 9.22e9 s) with no horizon before
+// it: a service of 1e12 s. It used to end the run at the last event on the
+// clock, its sessions in progress, exit 0, as if it had drained; now the
+// run fails at the stage. A horizon within the clock's range ends the run
+// before the event, as any horizon does; so does a drain run whose events
+// all fit (1e9 s).
+TEST(LimitTest, PastTheClock) {
+  const std::string program = R"(
+stage S : fifo(1);
+workload { arrive poisson(1); limit 3; }
+session { run S (Work); observe t = now - arrival; }
+)";
+  SimRun run = RunSource("param Work = 1e12;" + program + "run { seed 1; }\n");
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("error: at t="));
+  EXPECT_THAT(run.errors, HasSubstr("the next event is past the end of the simulated clock"));
+  EXPECT_THAT(run.errors, HasSubstr("the latest event: stage 'S'"));
+  run = RunSource("param Work = 1e12;" + program + "run { seed 1; horizon 100; }\n");
+  EXPECT_TRUE(run.ok) << run.errors;
+  run = RunSource("param Work = 1e9;" + program + "run { seed 1; }\n");
+  EXPECT_TRUE(run.ok) << run.errors;
+}
+
 // A step shorter than the clock's tick: 0.4 ns rounds to 0 ticks, so the
 // step would end at the instant it began, and the stage would step forever
 // there. It is refused at the first step, naming the stage; 0.6 ns rounds

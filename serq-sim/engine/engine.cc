@@ -548,7 +548,21 @@ bool Engine::Run(results::Replication* out) {
       stall_check_due_ = false;
       if (StallStops(out)) return false;
     }
-    if (t >= stop) break;
+    if (t >= stop) {
+      // An event at the clock's end with no horizon before it: a service,
+      // delay, lease or gap too long for the clock, which would otherwise
+      // end the run there, its sessions in progress, as if it had drained.
+      if (t == kNever && stop == kNever) {
+        CompactEvents();  // a stale expiry is no event
+        if (!events_.empty() && events_.Top().time == kNever) {
+          FailLimit(events_.Top(), "the next event is past the end of the simulated clock (2^63 ns, "
+                                   "9223372036.854775808 s): a service, delay, lease or gap too long to "
+                                   "simulate, and no horizon before it");
+          return false;
+        }
+      }
+      break;
+    }
     if (ABSL_PREDICT_FALSE(t >= watch_ticks)) {
       // A choose's copy is of the state the events before its instant left.
       if (t >= next_copy_) RefreshCopies(t);
