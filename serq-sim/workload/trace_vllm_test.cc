@@ -163,6 +163,10 @@ TEST(VllmTraceTest, BadRows) {
             "t:2: input_toks 10.5 is not a whole number of tokens from 0 to 1000000000");
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": -2, \"queued_ts\": 200}"),
             "t:2: output_toks -2 is not a whole number of tokens from 0 to 1000000000");
+  // vLLM makes at least one token a request: a row of 0 is refused at its
+  // line (a replay would run a decode of -1 tokens, and fail at the program).
+  EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 0, \"queued_ts\": 200}"),
+            "t:2: output_toks 0: a vLLM request makes at least one token");
   // A whole number, but no request's (ir/limits.h: kMaxTokens, 10^9).
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 1e300, \"queued_ts\": 200}"),
             "t:2: output_toks 1e+300 is not a whole number of tokens from 0 to 1000000000");

@@ -90,6 +90,11 @@ absl::Status ParseVllmRecord(absl::string_view line, VllmRecord* out) {
   *out = VllmRecord();
   if (absl::Status s = Count(row, "input_toks", &out->input_toks); !s.ok()) return s;
   if (absl::Status s = Count(row, "output_toks", &out->output_toks); !s.ok()) return s;
+  // vLLM makes at least one token a request (max_tokens >= 1): a row of 0
+  // is not vLLM's, and a replay would run a decode of -1 tokens.
+  if (out->output_toks < 1) {
+    return absl::InvalidArgumentError("output_toks 0: a vLLM request makes at least one token");
+  }
   if (absl::Status s = Time(row, "arrival_time", &out->arrival_time); !s.ok()) return s;
   if (absl::Status s = Time(row, "queued_ts", &out->queued_ts); !s.ok()) return s;
   if (absl::Status s = Time(row, "first_token_ts", &out->first_token_ts); !s.ok()) return s;

@@ -31,7 +31,7 @@ namespace serq::sim {
 // null there (a request that never got a token).
 struct VllmRecord {
   double input_toks = 0;   // whole, 0 to kMaxTokens (ir/limits.h)
-  double output_toks = 0;  // whole, 0 to kMaxTokens
+  double output_toks = 0;  // whole, 1 to kMaxTokens
   std::optional<double> arrival_time;  // each time finite and >= 0
   std::optional<double> queued_ts;
   std::optional<double> first_token_ts;
