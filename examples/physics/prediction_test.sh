@@ -222,7 +222,7 @@ rows() {  # rows VAR MODEL PROFILE_PROGRAM WANT...: sets VAR to the fitted -D fl
   fi
   printf -v "$var" '%s' "$got"
 }
-rows lrows llama-3.1-8b $llama 1.2248551127898575 1.3300837060001 1.1607482031371146 1.5272633327483296 0
+rows lrows llama-3.1-8b $llama 1.2326451241747494 1.3283971471944442 1.164083641031747 1.527004366142972 0
 rows mrows qwen3-30b-a3b-dp2-ep $moe 1.1666951359157764 1.391613899950936 1.132785845271445 2.1751010581914323 13.112656341367337
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $llama-mixed $lrun $m -1 1 "the Llama profile's rows" $lrows; done
