@@ -549,18 +549,7 @@ bool Engine::Run(results::Replication* out) {
       if (StallStops(out)) return false;
     }
     if (t >= stop) {
-      // An event at the clock's end with no horizon before it: a service,
-      // delay, lease or gap too long for the clock, which would otherwise
-      // end the run there, its sessions in progress, as if it had drained.
-      if (t == kNever && stop == kNever) {
-        CompactEvents();  // a stale expiry is no event
-        if (!events_.empty() && events_.Top().time == kNever) {
-          FailLimit(events_.Top(), "the next event is past the end of the simulated clock (2^63 ns, "
-                                   "9223372036.854775808 s): a service, delay, lease or gap too long to "
-                                   "simulate, and no horizon before it");
-          return false;
-        }
-      }
+      if (ABSL_PREDICT_FALSE(t == kNever && stop == kNever) && PastTheClock()) return false;
       break;
     }
     if (ABSL_PREDICT_FALSE(t >= watch_ticks)) {
@@ -656,6 +645,19 @@ bool Engine::Run(results::Replication* out) {
   now_ = std::max(now_, model_.warmup);
   Report(out);
   return stalled_at_ < 0;
+}
+
+// An event at the clock's end with no horizon before it: a service,
+// delay, lease or gap too long for the clock, which would otherwise end the
+// run there, its sessions in progress, as if it had drained. Out of line:
+// the event loop's code stays as it was.
+ABSL_ATTRIBUTE_NOINLINE bool Engine::PastTheClock() {
+  CompactEvents();  // a stale expiry is no event
+  if (events_.empty() || events_.Top().time != kNever) return false;
+  FailLimit(events_.Top(), "the next event is past the end of the simulated clock (2^63 ns, "
+                           "9223372036.854775808 s): a service, delay, lease or gap too long to "
+                           "simulate, and no horizon before it");
+  return true;
 }
 
 void Engine::CompactEvents() {

@@ -138,6 +138,9 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   // early; the stations move their events in place) once the queue has
   // doubled since the last time, so that they do not slow every push and
   // pop: amortized O(1).
+  // Fails the run when its next event is past the clock's end (Run's loop,
+  // with no horizon before it); false when no live event is.
+  bool PastTheClock();
   void CompactEvents();
   // An arrival of `workload` (the event's target: the arrival process's
   // next, the one event of the arrivals in the queue).
