@@ -42,7 +42,7 @@ void ObservationRecorder::Summarise(double x, uint64_t k) {
     sketch_.Add(y, n);
     batches_.AddRun(y, n);
   });
-  std::vector<double>().swap(exact_);  // the memory goes back now
+  exact_.release();  // the memory goes back now
   Track(x, k);
   sketch_.Add(x, k);
   batches_.AddRun(x, k);

@@ -15,6 +15,7 @@
 #include "absl/types/span.h"
 #include "proto/results.pb.h"
 #include "stats/moments.h"
+#include "stats/sample_buffer.h"
 #include "stats/sketch.h"
 
 namespace serq::report {
@@ -134,7 +135,7 @@ class ObservationRecorder {
         if (k == 1) {
           exact_.push_back(x);
         } else {
-          exact_.insert(exact_.end(), k, x);
+          exact_.append(k, x);
         }
         return;
       }
@@ -182,7 +183,7 @@ class ObservationRecorder {
 
   uint64_t limit_;
   bool summarised_ = false;
-  std::vector<double> exact_;
+  SampleBuffer exact_;
   Moments moments_;  // without the pending run
   double run_value_ = 0;
   uint64_t run_count_ = 0;

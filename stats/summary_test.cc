@@ -1,10 +1,13 @@
 // The recorder's summaries: AddTimes (a run of equal samples added at
 // once) gives the bits of one addition at a time, and a damaged summary in
 // a results file is refused with its path.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "absl/base/casts.h"
 #include "gtest/gtest.h"
@@ -27,6 +30,36 @@ uint64_t Bits(double x) { return absl::bit_cast<uint64_t>(x); }
 // must not be taken at once are checked too: ties (q an odd multiple of
 // 1/2, which rounds by S's parity), a run that ends exactly at the
 // binade's top, or one past it, and x just at or past the half-ulp.
+// The kept samples' buffer holds what a vector would: 100,003 samples by
+// push_back and append (through several reallocations), in order; a move
+// leaves the source empty; release gives the memory back and empties it.
+TEST(SampleBuffer, HoldsWhatAVectorWould) {
+  SampleBuffer b;
+  std::vector<double> want;
+  for (int i = 0; i < 100000; ++i) {
+    b.push_back(i * 0.5);
+    want.push_back(i * 0.5);
+  }
+  b.append(3, -1.25);
+  want.insert(want.end(), 3, -1.25);
+  b.append(0, 7);
+  ASSERT_EQ(b.size(), want.size());
+  EXPECT_TRUE(std::equal(b.begin(), b.end(), want.begin()));
+  absl::Span<const double> span = b;
+  EXPECT_EQ(span.size(), 100003u);
+  EXPECT_EQ(span[99999], 49999.5);
+  SampleBuffer moved(std::move(b));
+  EXPECT_EQ(b.size(), 0u);  // NOLINT(bugprone-use-after-move): a moved-from buffer is empty
+  EXPECT_EQ(moved.size(), 100003u);
+  EXPECT_EQ(*(moved.end() - 1), -1.25);
+  b = std::move(moved);
+  EXPECT_EQ(b.size(), 100003u);
+  b.release();
+  EXPECT_EQ(b.size(), 0u);
+  b.push_back(2);
+  EXPECT_EQ(*b.begin(), 2);
+}
+
 TEST(AddTimes, SameBitsAsOneAtATime) {
   // What the engine adds: a decoder's step gaps onto a sum of seconds.
   double sum = 1e4;
