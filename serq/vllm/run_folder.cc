@@ -43,6 +43,36 @@ absl::StatusOr<std::optional<double>> Fraction(const JsonFile& meta, const std::
   return u;
 }
 
+// kv_cache_dtype (engine_kwargs') or cache_dtype (kv_cache's), at `path`.
+absl::Status CheckKvCacheDtype(const JsonFile& meta, const std::string& path, const std::string& dtype) {
+  if (dtype == "auto" || dtype == "bfloat16" || dtype == "float16" || dtype == "fp8") return absl::OkStatus();
+  return meta.Error(path, absl::StrCat("'", dtype, "': expected auto, bfloat16, float16 or fp8"));
+}
+
+std::string Shown(bool b) { return b ? "true" : "false"; }
+template <typename T>
+std::string Shown(T v) {
+  return absl::StrCat(v);
+}
+
+// A kv_cache field that is also an engine argument of the same name, as
+// the run logged it: what the engine ran with, so it fills in where
+// engine_kwargs gave none (`*from` empty) and must agree where it did.
+template <typename T, typename Logged>
+absl::Status FillIn(const JsonFile& meta, const std::string& key, const std::optional<Logged>& logged, T* value,
+                    std::string* from) {
+  if (!logged.has_value()) return absl::OkStatus();
+  const T v = static_cast<T>(*logged);
+  if (!from->empty() && v != *value) {
+    return meta.Error(absl::StrCat("kv_cache.", key),
+                      absl::StrCat(Shown(v), ", where engine_kwargs.", key, " is ", Shown(*value),
+                                   ": the run's two records of the engine disagree"));
+  }
+  *value = v;
+  if (from->empty()) *from = absl::StrCat("kv_cache.", key);
+  return absl::OkStatus();
+}
+
 // meta.json's engine_kwargs, each key one vLLM 0.19 takes: the ones that
 // shape the schedule are read, the ones that cannot change it (names,
 // seeds, loading) accepted, and any other refused by name, so that a run
@@ -157,12 +187,7 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   if (offload->value_or(0) != 0) {
     return meta.Error("engine_kwargs.cpu_offload_gb", "weights offloaded to the CPU: not modelled");
   }
-  if (a->kv_cache_dtype != "auto" && a->kv_cache_dtype != "bfloat16" &&
-      a->kv_cache_dtype != "float16" && a->kv_cache_dtype != "fp8") {
-    return meta.Error("engine_kwargs.kv_cache_dtype",
-                      absl::StrCat("'", a->kv_cache_dtype, "': expected auto, bfloat16, float16 or fp8"));
-  }
-  return absl::OkStatus();
+  return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
 }
 
 // meta.json's kv_cache: vLLM's cache config as the run logged it, after
@@ -188,51 +213,33 @@ absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
                                        "derived from the GPU's memory, not vLLM's count"));
   }
   EngineArgs& a = r->args;
-  auto disagree = [&](const char* key, const char* engine_key, const std::string& logged,
-                      const std::string& given) {
-    return meta.Error(absl::StrCat("kv_cache.", key),
-                      absl::StrCat(logged, ", where engine_kwargs.", engine_key, " is ", given,
-                                   ": the run's two records of the engine disagree"));
-  };
   absl::StatusOr<std::optional<int64_t>> block = meta.Whole("kv_cache.block_size", 1, 1024);
   if (!block.ok()) return block.status();
-  if (block->has_value()) {
-    if (!a.block_size_from.empty() && **block != a.block_size) {
-      return disagree("block_size", "block_size", absl::StrCat(**block), absl::StrCat(a.block_size));
-    }
-    a.block_size = static_cast<int>(**block);
-    if (a.block_size_from.empty()) a.block_size_from = "kv_cache.block_size";
-  }
+  if (absl::Status s = FillIn(meta, "block_size", *block, &a.block_size, &a.block_size_from); !s.ok()) return s;
   absl::StatusOr<std::optional<bool>> cache = meta.Bool("kv_cache.enable_prefix_caching");
   if (!cache.ok()) return cache.status();
-  if (cache->has_value()) {
-    if (!a.prefix_caching_from.empty() && **cache != a.prefix_caching) {
-      return disagree("enable_prefix_caching", "enable_prefix_caching", **cache ? "true" : "false",
-                      a.prefix_caching ? "true" : "false");
-    }
-    a.prefix_caching = **cache;
-    if (a.prefix_caching_from.empty()) a.prefix_caching_from = "kv_cache.enable_prefix_caching";
+  if (absl::Status s = FillIn(meta, "enable_prefix_caching", *cache, &a.prefix_caching, &a.prefix_caching_from);
+      !s.ok()) {
+    return s;
   }
   absl::StatusOr<std::optional<double>> util = Fraction(meta, "kv_cache.gpu_memory_utilization");
   if (!util.ok()) return util.status();
-  if (util->has_value()) {
-    if (!a.gpu_memory_utilization_from.empty() && **util != a.gpu_memory_utilization) {
-      return disagree("gpu_memory_utilization", "gpu_memory_utilization", absl::StrCat(**util),
-                      absl::StrCat(a.gpu_memory_utilization));
-    }
-    a.gpu_memory_utilization = **util;
-    if (a.gpu_memory_utilization_from.empty()) {
-      a.gpu_memory_utilization_from = "kv_cache.gpu_memory_utilization";
-    }
+  if (absl::Status s = FillIn(meta, "gpu_memory_utilization", *util, &a.gpu_memory_utilization,
+                              &a.gpu_memory_utilization_from);
+      !s.ok()) {
+    return s;
   }
-  // vLLM's cache_dtype: "auto" is the model's dtype, as engine_kwargs'.
+  // vLLM's cache_dtype: "auto" is the model's dtype, as engine_kwargs'
+  // kv_cache_dtype (another name: not FillIn's).
   absl::StatusOr<std::optional<std::string>> dtype = meta.Text("kv_cache.cache_dtype");
   if (!dtype.ok()) return dtype.status();
   if (dtype->has_value() && **dtype != "auto") {
     if (a.kv_cache_dtype != "auto" && **dtype != a.kv_cache_dtype) {
-      return disagree("cache_dtype", "kv_cache_dtype", absl::StrCat("'", **dtype, "'"),
-                      absl::StrCat("'", a.kv_cache_dtype, "'"));
+      return meta.Error("kv_cache.cache_dtype",
+                        absl::StrCat("'", **dtype, "', where engine_kwargs.kv_cache_dtype is '", a.kv_cache_dtype,
+                                     "': the run's two records of the engine disagree"));
     }
+    if (absl::Status s = CheckKvCacheDtype(meta, "kv_cache.cache_dtype", **dtype); !s.ok()) return s;
     a.kv_cache_dtype = **dtype;
   }
   return absl::OkStatus();
@@ -355,11 +362,6 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   r.vllm_version = version->value_or("");
   if (absl::Status s = ReadEngineArgs(*meta, &r.args); !s.ok()) return s;
   if (absl::Status s = ReadKvCache(*meta, &r); !s.ok()) return s;
-  if (r.args.kv_cache_dtype != "auto" && r.args.kv_cache_dtype != "bfloat16" &&
-      r.args.kv_cache_dtype != "float16" && r.args.kv_cache_dtype != "fp8") {
-    return meta->Error("kv_cache.cache_dtype",
-                       absl::StrCat("'", r.args.kv_cache_dtype, "': expected auto, bfloat16, float16 or fp8"));
-  }
   const int run_tp = r.args.tp;
   {
     EngineArgs& a = r.args;
