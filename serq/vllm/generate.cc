@@ -364,6 +364,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line("  let attend = t_mean;");
   }
   // The MLP: dense, or the experts, and the collectives around them.
+  const std::string dense_mlp = absl::StrCat("gate_up_proj(", at, ") + act_fn(", at, ") + down_proj(", at, ")");
   std::string mlp;
   if (m.moe()) {
     if (lockstep) {
@@ -388,11 +389,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       mlp = "experts + exchange";
     }
     if (m.dense_layers > 0) {
-      t.Line(absl::StrCat("  let dense_mlp = gate_up_proj(", at, ") + act_fn(", at, ") + down_proj(", at, ");"));
+      t.Line(absl::StrCat("  let dense_mlp = ", dense_mlp, ";"));
       mlp = absl::StrCat("(MoeLayers * (", mlp, ") + (Layers - MoeLayers) * dense_mlp) / Layers");
     }
   } else {
-    mlp = absl::StrCat("gate_up_proj(", at, ") + act_fn(", at, ") + down_proj(", at, ")");
+    mlp = dense_mlp;
   }
   std::string per_step =
       absl::StrCat("embedding(", at, ") + final_layernorm(", at, ") + lm_head(seqs) + sampler(seqs)");
