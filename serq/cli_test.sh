@@ -39,6 +39,13 @@ expect 2 yes "serq: error: --kv-blocks must be from 2 (vLLM's null block and one
   -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --kv-blocks 9223372036854775807
 expect 2 yes "serq: error: --kv-blocks must be from 2 (vLLM's null block and one more) to 1099511627776, not 1" \
   -- "$serq" vllm /nonexistent --kv-blocks 1
+# The KV flags' other checks, one function for both commands.
+expect 2 yes "serq: error: --gpu-memory-utilization must be above 0 and at most 1" \
+  -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --gpu-memory-utilization 2
+expect 2 yes "serq: error: --gpu-memory-utilization must be above 0 and at most 1" \
+  -- "$serq" vllm /nonexistent --gpu-memory-utilization 0
+expect 2 yes "serq: error: --gpu-memory must be a finite number above 0 (GiB)" \
+  -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --gpu-memory -1
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 1000000000" -- "$serq" run --replications 1000000000 $before

@@ -236,16 +236,10 @@ int PhysicsMain(const CommandLine& line) {
   }
   d.block_size = absl::GetFlag(FLAGS_block_size);
   if (d.block_size < 1 || d.block_size > 1024) return Usage("--block-size must be from 1 to 1024");
+  if (std::string m = KvFlagsMisuse(); !m.empty()) return Usage(m);
   d.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization).value_or(0.9);
-  if (!(d.gpu_memory_utilization > 0 && d.gpu_memory_utilization <= 1)) {
-    return Usage("--gpu-memory-utilization must be above 0 and at most 1");
-  }
   d.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);
-  if (d.gpu_memory_gib && !(*d.gpu_memory_gib > 0 && std::isfinite(*d.gpu_memory_gib))) {
-    return Usage("--gpu-memory must be a finite number above 0 (GiB)");
-  }
   d.kv_blocks = absl::GetFlag(FLAGS_kv_blocks);
-  if (std::string m = KvBlocksMisuse(d.kv_blocks); !m.empty()) return Usage(m);
   d.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   d.kv_cache_dtype = absl::GetFlag(FLAGS_kv_cache_dtype);
   d.mixed_attention = absl::GetFlag(FLAGS_mixed_attention);

@@ -59,10 +59,17 @@ std::vector<FlagUse> VllmFlagUses() {
   };
 }
 
-std::string KvBlocksMisuse(std::optional<int64_t> blocks) {
-  if (!blocks || (*blocks >= 2 && *blocks <= models::kMaxKvBlocks)) return "";
-  return absl::StrCat("--kv-blocks must be from 2 (vLLM's null block and one more) to ", models::kMaxKvBlocks,
-                      ", not ", *blocks);
+std::string KvFlagsMisuse() {
+  const std::optional<int64_t> blocks = absl::GetFlag(FLAGS_kv_blocks);
+  if (blocks && !(*blocks >= 2 && *blocks <= models::kMaxKvBlocks)) {
+    return absl::StrCat("--kv-blocks must be from 2 (vLLM's null block and one more) to ", models::kMaxKvBlocks,
+                        ", not ", *blocks);
+  }
+  const std::optional<double> util = absl::GetFlag(FLAGS_gpu_memory_utilization);
+  if (util && !(*util > 0 && *util <= 1)) return "--gpu-memory-utilization must be above 0 and at most 1";
+  const std::optional<double> gib = absl::GetFlag(FLAGS_gpu_memory);
+  if (gib && !(*gib > 0 && std::isfinite(*gib))) return "--gpu-memory must be a finite number above 0 (GiB)";
+  return "";
 }
 
 int VllmMain(const CommandLine& line) {
@@ -74,14 +81,7 @@ int VllmMain(const CommandLine& line) {
   options.kv.num_gpu_blocks = absl::GetFlag(FLAGS_kv_blocks);
   options.kv.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization);
   options.kv.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);
-  if (std::string m = KvBlocksMisuse(options.kv.num_gpu_blocks); !m.empty()) return Usage(m);
-  if (options.kv.gpu_memory_utilization &&
-      !(*options.kv.gpu_memory_utilization > 0 && *options.kv.gpu_memory_utilization <= 1)) {
-    return Usage("--gpu-memory-utilization must be above 0 and at most 1");
-  }
-  if (options.kv.gpu_memory_gib && !(*options.kv.gpu_memory_gib > 0 && std::isfinite(*options.kv.gpu_memory_gib))) {
-    return Usage("--gpu-memory must be a finite number above 0 (GiB)");
-  }
+  if (std::string m = KvFlagsMisuse(); !m.empty()) return Usage(m);
   options.skew = !absl::GetFlag(FLAGS_no_skew);
   options.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   options.interconnect = absl::GetFlag(FLAGS_interconnect);

@@ -3,8 +3,6 @@
 #ifndef SERQ_SERQ_VLLM_CLI_H_
 #define SERQ_SERQ_VLLM_CLI_H_
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +14,11 @@ int VllmMain(const CommandLine& line);
 // --kv-blocks, --gpu-memory-utilization, --gpu-memory, --no-skew,
 // --no-prefix-cache, --interconnect (and --out, which sweep defines).
 std::vector<FlagUse> VllmFlagUses();
-// What is wrong with --kv-blocks (serq vllm's and serq physics's), or ""
-// when it is absent or from 2 (vLLM's null block and one more) to 2^40.
-std::string KvBlocksMisuse(std::optional<int64_t> blocks);
+// What is wrong with the KV cache's flags, which serq vllm and serq physics
+// share (--kv-blocks from 2, vLLM's null block and one more, to 2^40;
+// --gpu-memory-utilization above 0 and at most 1; --gpu-memory finite and
+// above 0), or "" when each is absent or right.
+std::string KvFlagsMisuse();
 
 }  // namespace serq
 
