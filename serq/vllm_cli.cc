@@ -25,8 +25,8 @@ ABSL_FLAG(std::optional<double>, gpu_memory_utilization, std::nullopt,
           "vllm, physics: the share of GPU memory vLLM may use, for the derived KV cache (default: the "
           "run's, else 0.9)");
 ABSL_FLAG(std::optional<double>, gpu_memory, std::nullopt,
-          "vllm, physics: a GPU's memory in GiB, for the derived KV cache (default: "
-          "llmservingsim-config.json's mem_size)");
+          "vllm, physics: a GPU's memory in GiB, for the derived KV cache (default: meta.json's "
+          "hardware.device_total_memory_bytes, else llmservingsim-config.json's mem_size)");
 ABSL_FLAG(bool, no_skew, false,
           "vllm: attention at the decodes' mean KV only, without the profile's skew blend");
 ABSL_FLAG(bool, no_prefix_cache, false, "vllm, physics: prefix caching off (vLLM 0.19's default is on)");

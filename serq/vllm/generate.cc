@@ -21,26 +21,40 @@ namespace {
 // of 8 below 256, then the multiples of 16 from 256, up to
 // min(2 x max_num_seqs, 512) and no more than max_num_batched_tokens.
 // Returns the largest, 0 for none.
-int64_t LargestCudaGraph(int64_t seqs, int64_t tokens) {
+// vLLM 0.19's captured sizes for an engine's limits: 1, 2, 4, multiples of
+// 8 below 256 and of 16 from 256, up to min(2 x max_num_seqs, 512,
+// max_num_batched_tokens) (CompilationConfig's defaults).
+std::vector<int64_t> DefaultCudaGraphSizes(int64_t seqs, int64_t tokens) {
   const int64_t top = std::min<int64_t>({2 * seqs, 512, tokens});
-  int64_t largest = 0;
+  std::vector<int64_t> sizes;
   for (int64_t size : {1, 2, 4}) {
-    if (size <= top) largest = size;
+    if (size <= top) sizes.push_back(size);
   }
-  for (int64_t size = 8; size < 256 && size <= top; size += 8) largest = size;
-  for (int64_t size = 256; size <= top; size += 16) largest = size;
-  return largest;
+  for (int64_t size = 8; size < 256 && size <= top; size += 8) sizes.push_back(size);
+  for (int64_t size = 256; size <= top; size += 16) sizes.push_back(size);
+  return sizes;
 }
 
 // The expression of the captured size a step of `x` tokens (at most the
-// largest size, `largest`) runs at: the smallest size at or above x.
-std::string PaddedExpression(const std::string& x, int64_t largest) {
-  std::string e = absl::StrCat("(", x, " <= 2) * ", x);
-  if (largest >= 4) absl::StrAppend(&e, " + (", x, " > 2) * (", x, " <= 4) * 4");
-  if (largest >= 8) {
-    absl::StrAppend(&e, " + (", x, " > 4) * (", x, " <= 256) * 8 * ceil(", x, " / 8)");
+// largest size) runs at: the smallest size at or above x. vLLM's default
+// sizes read as their rule; others as steps, the first size plus each gap
+// that x passes.
+std::string PaddedExpression(const std::string& x, const std::vector<int64_t>& sizes) {
+  const int64_t largest = sizes.back();
+  std::string e;
+  if (sizes == DefaultCudaGraphSizes(largest, largest)) {
+    e = absl::StrCat("(", x, " <= 2) * ", x);
+    if (largest >= 4) absl::StrAppend(&e, " + (", x, " > 2) * (", x, " <= 4) * 4");
+    if (largest >= 8) {
+      absl::StrAppend(&e, " + (", x, " > 4) * (", x, " <= 256) * 8 * ceil(", x, " / 8)");
+    }
+    if (largest > 256) absl::StrAppend(&e, " + (", x, " > 256) * (256 + 16 * ceil((", x, " - 256) / 16))");
+    return e;
   }
-  if (largest > 256) absl::StrAppend(&e, " + (", x, " > 256) * (256 + 16 * ceil((", x, " - 256) / 16))");
+  e = absl::StrCat(sizes[0]);
+  for (size_t i = 1; i < sizes.size(); ++i) {
+    absl::StrAppend(&e, " + (", x, " > ", sizes[i - 1], ") * ", sizes[i] - sizes[i - 1]);
+  }
   return e;
 }
 
@@ -134,8 +148,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   // The engine's limits, vLLM's defaults where the run gives none.
   int64_t seqs = a.max_num_seqs, tokens = a.max_num_batched_tokens;
-  const double gpu_gib = options.kv.gpu_memory_gib.value_or(r.cluster.mem_size);
-  if (absl::Status s = BatchDefaults(r, gpu_gib, &seqs, &tokens); !s.ok()) return s;
+  if (absl::Status s = BatchDefaults(r, GpuMemoryOf(r, options.kv).gib, &seqs, &tokens); !s.ok()) return s;
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
   // A flag that changes nothing of this program is said, not dropped.
@@ -237,14 +250,21 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Param("Seqs", Num(seqs), a.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
   t.Param("Tokens", Num(tokens),
           a.max_num_batched_tokens ? "max_num_batched_tokens" : "max_num_batched_tokens: vLLM's default for this GPU");
-  const int64_t graph_max = a.enforce_eager ? 0 : LargestCudaGraph(seqs, tokens);
+  const std::vector<int64_t> graph_sizes =
+      a.enforce_eager ? std::vector<int64_t>{}
+                      : a.graph_sizes.empty() ? DefaultCudaGraphSizes(seqs, tokens) : a.graph_sizes;
+  const int64_t graph_max = graph_sizes.empty() ? 0 : graph_sizes.back();
   if (graph_max > 0) {
     t.Param("GraphMax", Num(graph_max),
-            "vLLM 0.19's largest CUDA graph: min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens");
+            a.graph_sizes.empty()
+                ? "vLLM 0.19's largest CUDA graph: min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens"
+                : absl::StrCat("the largest CUDA graph, tokens (meta.json ", a.graph_sizes_from, ")"));
   }
   std::string block_why = "block_size (vLLM's default)";
   if (a.block_size_from == "engine_kwargs.block_size") block_why = "block_size";
-  if (a.block_size_from == "kv_cache.block_size") block_why = "meta.json kv_cache.block_size (the run's log)";
+  if (!a.block_size_from.empty() && a.block_size_from != "engine_kwargs.block_size") {
+    block_why = absl::StrCat("meta.json ", a.block_size_from, " (the run's log)");
+  }
   t.Param("Block", Num(a.block_size), block_why);
   t.Param("KvBlocks", Num(kv->usable_blocks), "KV blocks an engine holds requests in:");
   t.Comment(absl::StrCat("  ", absl::StrJoin(kv->why, " ")));
@@ -327,16 +347,29 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (graph_max > 0) {
     at = "padded";
     const std::string base = lockstep ? "group_tokens_max" : "tokens";
-    t.Line("  // CUDA graphs (vLLM 0.19's default; the profile timed its kernels eagerly): a step of at");
-    t.Line("  // most GraphMax tokens runs at the captured size above it, 1, 2, 4, then multiples of 8");
-    if (lockstep) {
-      t.Line("  // (and of 16 from 256); the engines agree on their largest step's, and every engine");
-      t.Line("  // runs at that one (vLLM's DP padding), or all run eagerly at their own.");
+    if (a.graph_sizes.empty()) {
+      t.Line("  // CUDA graphs (vLLM 0.19's default; the profile timed its kernels eagerly): a step of at");
+      t.Line("  // most GraphMax tokens runs at the captured size above it, 1, 2, 4, then multiples of 8");
+      t.Line(lockstep ? "  // (and of 16 from 256); the engines agree on their largest step's, and every engine"
+                      : "  // (and of 16 from 256); a larger step runs eagerly at its own tokens.");
     } else {
-      t.Line("  // (and of 16 from 256); a larger step runs eagerly at its own tokens.");
+      t.Line("  // CUDA graphs at the sizes the run captured (the profile timed its kernels eagerly): a");
+      t.Line(lockstep ? "  // step of at most GraphMax tokens runs at the captured size above it; the engines"
+                      : "  // step of at most GraphMax tokens runs at the captured size above it; a larger step");
+      t.Line(lockstep ? "  // agree on their largest step's, and every engine"
+                      : "  // runs eagerly at its own tokens.");
     }
-    t.Line(absl::StrCat("  let graphed = ", base, " <= GraphMax;"));
-    t.Line(absl::StrCat("  let padded = graphed * (", PaddedExpression(base, graph_max),
+    if (lockstep) {
+      t.Line("  // runs at that one (vLLM's DP padding), or all run eagerly at their own.");
+    }
+    if (a.graph_decode_only) {
+      t.Line(absl::StrCat("  // Only a decode-only step runs as a graph (cudagraph_mode FULL_DECODE_ONLY, meta.json ",
+                          a.graph_mode_from, "); a step with a prefill runs eagerly."));
+      t.Line(absl::StrCat("  let graphed = (", base, " <= GraphMax) * (prefill == 0);"));
+    } else {
+      t.Line(absl::StrCat("  let graphed = ", base, " <= GraphMax;"));
+    }
+    t.Line(absl::StrCat("  let padded = graphed * (", PaddedExpression(base, graph_sizes),
                         ") + (1 - graphed) * tokens;"));
   }
   std::vector<std::string> layer_parts;

@@ -21,6 +21,14 @@ int KvDtypeBytes(const RunFolder& r) {
 
 }  // namespace
 
+GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options) {
+  if (options.gpu_memory_gib) return {*options.gpu_memory_gib, "--gpu-memory"};
+  if (r.device_memory_bytes > 0) {
+    return {r.device_memory_bytes / kGiB, "meta.json hardware.device_total_memory_bytes"};
+  }
+  return {r.cluster.mem_size, "llmservingsim-config.json npu_mem.mem_size"};
+}
+
 absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {
   // vLLM's defaults are by the GPU's memory: without it they would be a
   // guess that changes the schedule.
@@ -59,16 +67,17 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
                                   kv.num_gpu_blocks, "."));
   } else if (r.num_gpu_blocks) {
     kv.num_gpu_blocks = *r.num_gpu_blocks;
-    kv.given_by = "meta.json kv_cache.num_gpu_blocks";
-    kv.why.push_back(absl::StrCat("meta.json: kv_cache.num_gpu_blocks ", kv.num_gpu_blocks,
+    kv.given_by = "meta.json " + r.num_gpu_blocks_from;
+    kv.why.push_back(absl::StrCat("meta.json: ", r.num_gpu_blocks_from, " ", kv.num_gpu_blocks,
                                   " (vLLM's own count, as the run logged it)."));
   } else {
-    double gib = options.gpu_memory_gib.value_or(r.cluster.mem_size);
+    const GpuMemory memory = GpuMemoryOf(r, options);
+    const double gib = memory.gib;
     if (!(gib > 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.dir, ": error: the run records no KV cache size (meta.json kv_cache.num_gpu_blocks) "
-          "and no GPU memory (llmservingsim-config.json npu_mem.mem_size): give --kv-blocks N "
-          "or --gpu-memory GIB"));
+          "and no GPU memory (meta.json hardware.device_total_memory_bytes, llmservingsim-config.json "
+          "npu_mem.mem_size): give --kv-blocks N or --gpu-memory GIB"));
     }
     double util = r.args.gpu_memory_utilization;
     std::string util_from = r.args.gpu_memory_utilization_from.empty()
@@ -81,7 +90,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     const double per_block = kv.bytes_per_token * block;
     const models::KvFromMemory m = models::KvBlocksFromMemory(
         r.model, tp, r.ep, gib, util, max_num_batched_tokens, max_num_seqs, per_block);
-    const char* memory_from = options.gpu_memory_gib ? "--gpu-memory" : "llmservingsim-config.json npu_mem.mem_size";
+    const std::string& memory_from = memory.from;
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.dir, ": error: no room for the KV cache: ", Gib(m.requested), " requested of the GPU (",
@@ -95,7 +104,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     }
     kv.num_gpu_blocks = m.blocks;
     kv.why.push_back(absl::StrCat(
-        "Derived as vLLM 0.19 derives it: GPU memory ", gib, " GiB (", memory_from, ") x ", util, " (", util_from,
+        "Derived as vLLM 0.19 derives it: GPU memory ", absl::StrFormat("%.6g", gib), " GiB (", memory_from, ") x ", util, " (", util_from,
         ") = ", Gib(m.requested), ","));
     kv.why.push_back(absl::StrCat(
         "less the weights one GPU holds, ", Gib(m.weights), " (", r.model.dtype,

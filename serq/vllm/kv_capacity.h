@@ -37,6 +37,15 @@ struct KvCapacity {
   std::vector<std::string> why;  // comment lines, without "// "
 };
 
+// A GPU's memory and where it came from: --gpu-memory, else meta.json's
+// hardware.device_total_memory_bytes (torch's total, which vLLM budgets
+// from), else llmservingsim-config.json's npu_mem.mem_size; 0 when none.
+struct GpuMemory {
+  double gib = 0;
+  std::string from;
+};
+GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options);
+
 // The activation peak of vLLM's profile run (serq/models/vllm_engine.h).
 using models::ActivationPeakBytes;
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serq/vllm/architecture.h"
@@ -55,21 +56,21 @@ std::string Shown(T v) {
   return absl::StrCat(v);
 }
 
-// A kv_cache field that is also an engine argument of the same name, as
-// the run logged it: what the engine ran with, so it fills in where
-// engine_kwargs gave none (`*from` empty) and must agree where it did.
+// A field of a record of what the engine ran with (kv_cache, or
+// resolved_config's sub-configs) that is also an engine argument: it fills
+// in where nothing before it gave one (`*from` empty: vLLM's default) and
+// must agree where something did (`*from` names that field).
 template <typename T, typename Logged>
-absl::Status FillIn(const JsonFile& meta, const std::string& key, const std::optional<Logged>& logged, T* value,
+absl::Status FillIn(const JsonFile& meta, const std::string& path, const std::optional<Logged>& logged, T* value,
                     std::string* from) {
   if (!logged.has_value()) return absl::OkStatus();
   const T v = static_cast<T>(*logged);
   if (!from->empty() && v != *value) {
-    return meta.Error(absl::StrCat("kv_cache.", key),
-                      absl::StrCat(Shown(v), ", where engine_kwargs.", key, " is ", Shown(*value),
-                                   ": the run's two records of the engine disagree"));
+    return meta.Error(path, absl::StrCat(Shown(v), ", where ", *from, " is ", Shown(*value),
+                                         ": the run's two records of the engine disagree"));
   }
   *value = v;
-  if (from->empty()) *from = absl::StrCat("kv_cache.", key);
+  if (from->empty()) *from = path;
   return absl::OkStatus();
 }
 
@@ -110,10 +111,11 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
     *out = *v;
     return absl::OkStatus();
   };
-  auto flag = [&](const char* key, bool* out) -> absl::Status {
+  auto flag = [&](const char* key, bool* out, std::string* from = nullptr) -> absl::Status {
     absl::StatusOr<std::optional<bool>> v = meta.Bool(absl::StrCat("engine_kwargs.", key));
     if (!v.ok()) return v.status();
     if (v->has_value()) *out = **v;
+    if (v->has_value() && from != nullptr) *from = absl::StrCat("engine_kwargs.", key);
     return absl::OkStatus();
   };
   std::optional<int64_t> v;
@@ -143,8 +145,10 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       a->prefix_caching_from = "engine_kwargs.enable_prefix_caching";
     }
   }
-  if (absl::Status s = flag("async_scheduling", &a->async_scheduling); !s.ok()) return s;
-  if (absl::Status s = flag("enforce_eager", &a->enforce_eager); !s.ok()) return s;
+  if (absl::Status s = flag("async_scheduling", &a->async_scheduling, &a->async_scheduling_from); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = flag("enforce_eager", &a->enforce_eager, &a->enforce_eager_from); !s.ok()) return s;
   bool chunked = true;
   if (absl::Status s = flag("enable_chunked_prefill", &chunked); !s.ok()) return s;
   if (!chunked) {
@@ -190,6 +194,22 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
 }
 
+// vLLM's cache_dtype at `path` (kv_cache's or resolved_config's): "auto" is
+// the model's dtype; another must be engine_kwargs' kv_cache_dtype where
+// that gives one (another name: not FillIn's).
+absl::Status ReadCacheDtype(const JsonFile& meta, const std::string& path, EngineArgs* a) {
+  absl::StatusOr<std::optional<std::string>> dtype = meta.Text(path);
+  if (!dtype.ok()) return dtype.status();
+  if (!dtype->has_value() || **dtype == "auto") return absl::OkStatus();
+  if (a->kv_cache_dtype != "auto" && **dtype != a->kv_cache_dtype) {
+    return meta.Error(path, absl::StrCat("'", **dtype, "', where engine_kwargs.kv_cache_dtype is '",
+                                         a->kv_cache_dtype, "': the run's two records of the engine disagree"));
+  }
+  if (absl::Status s = CheckKvCacheDtype(meta, path, **dtype); !s.ok()) return s;
+  a->kv_cache_dtype = **dtype;
+  return absl::OkStatus();
+}
+
 // meta.json's kv_cache: vLLM's cache config as the run logged it, after
 // vLLM made its choices. num_gpu_blocks is the KV cache the program holds;
 // the fields that are also engine arguments say what the engine ran with,
@@ -208,40 +228,197 @@ absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
   absl::StatusOr<std::optional<int64_t>> blocks = meta.Whole("kv_cache.num_gpu_blocks", 2, int64_t{1} << 40);
   if (!blocks.ok()) return blocks.status();
   r->num_gpu_blocks = *blocks;
-  if (!blocks->has_value()) {
-    r->warnings.push_back(absl::StrCat(meta.file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
-                                       "derived from the GPU's memory, not vLLM's count"));
-  }
+  if (blocks->has_value()) r->num_gpu_blocks_from = "kv_cache.num_gpu_blocks";
   EngineArgs& a = r->args;
   absl::StatusOr<std::optional<int64_t>> block = meta.Whole("kv_cache.block_size", 1, 1024);
   if (!block.ok()) return block.status();
-  if (absl::Status s = FillIn(meta, "block_size", *block, &a.block_size, &a.block_size_from); !s.ok()) return s;
+  if (absl::Status s = FillIn(meta, "kv_cache.block_size", *block, &a.block_size, &a.block_size_from); !s.ok()) return s;
   absl::StatusOr<std::optional<bool>> cache = meta.Bool("kv_cache.enable_prefix_caching");
   if (!cache.ok()) return cache.status();
-  if (absl::Status s = FillIn(meta, "enable_prefix_caching", *cache, &a.prefix_caching, &a.prefix_caching_from);
+  if (absl::Status s = FillIn(meta, "kv_cache.enable_prefix_caching", *cache, &a.prefix_caching, &a.prefix_caching_from);
       !s.ok()) {
     return s;
   }
   absl::StatusOr<std::optional<double>> util = Fraction(meta, "kv_cache.gpu_memory_utilization");
   if (!util.ok()) return util.status();
-  if (absl::Status s = FillIn(meta, "gpu_memory_utilization", *util, &a.gpu_memory_utilization,
+  if (absl::Status s = FillIn(meta, "kv_cache.gpu_memory_utilization", *util, &a.gpu_memory_utilization,
                               &a.gpu_memory_utilization_from);
       !s.ok()) {
     return s;
   }
-  // vLLM's cache_dtype: "auto" is the model's dtype, as engine_kwargs'
-  // kv_cache_dtype (another name: not FillIn's).
-  absl::StatusOr<std::optional<std::string>> dtype = meta.Text("kv_cache.cache_dtype");
-  if (!dtype.ok()) return dtype.status();
-  if (dtype->has_value() && **dtype != "auto") {
-    if (a.kv_cache_dtype != "auto" && **dtype != a.kv_cache_dtype) {
-      return meta.Error("kv_cache.cache_dtype",
-                        absl::StrCat("'", **dtype, "', where engine_kwargs.kv_cache_dtype is '", a.kv_cache_dtype,
-                                     "': the run's two records of the engine disagree"));
+  return ReadCacheDtype(meta, "kv_cache.cache_dtype", &a);
+}
+
+// CUDA graphs as vLLM resolved them (compilation_config): cudagraph_mode
+// as the bench records an enum, its value (0 NONE, 1 PIECEWISE, 2 FULL,
+// [2, 0] FULL_DECODE_ONLY, [2, 1] FULL_AND_PIECEWISE) or its name, and the
+// captured sizes. A form this does not know is said and vLLM 0.19's default
+// kept: the recorder replaces what it cannot hold by a "<type>" tag.
+absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
+  EngineArgs& a = r->args;
+  const std::string mode_path = "resolved_config.compilation_config.cudagraph_mode";
+  if (const google::protobuf::Value* mode = meta.Find(mode_path)) {
+    std::string name;
+    if (mode->kind_case() == google::protobuf::Value::kNumberValue) {
+      const double v = mode->number_value();
+      name = v == 0 ? "NONE" : v == 1 ? "PIECEWISE" : v == 2 ? "FULL" : "";
+    } else if (mode->kind_case() == google::protobuf::Value::kListValue && mode->list_value().values_size() == 2) {
+      const auto& l = mode->list_value();
+      const double d = l.values(0).number_value(), m = l.values(1).number_value();
+      if (d == 2 && m == 0) name = "FULL_DECODE_ONLY";
+      if (d == 2 && m == 1) name = "FULL_AND_PIECEWISE";
+    } else if (mode->kind_case() == google::protobuf::Value::kStringValue) {
+      name = mode->string_value();
+      if (absl::StartsWith(name, "CUDAGraphMode.")) name = name.substr(14);
     }
-    if (absl::Status s = CheckKvCacheDtype(meta, "kv_cache.cache_dtype", **dtype); !s.ok()) return s;
-    a.kv_cache_dtype = **dtype;
+    if (name == "NONE") {
+      a.enforce_eager = true;
+      a.graph_mode_from = mode_path;
+    } else if (name == "FULL_DECODE_ONLY") {
+      a.graph_decode_only = true;
+      a.graph_mode_from = mode_path;
+    } else if (name == "PIECEWISE" || name == "FULL" || name == "FULL_AND_PIECEWISE") {
+      a.graph_mode_from = mode_path;
+    } else {
+      r->warnings.push_back(absl::StrCat(meta.file(), ": ", mode_path, " ", Describe(*mode),
+                                         " is not a mode serq vllm knows: vLLM 0.19's default, "
+                                         "FULL_AND_PIECEWISE, is assumed"));
+    }
   }
+  const std::string sizes_path = "resolved_config.compilation_config.cudagraph_capture_sizes";
+  if (const google::protobuf::Value* sizes = meta.Find(sizes_path)) {
+    std::set<int64_t> got;
+    bool whole = sizes->kind_case() == google::protobuf::Value::kListValue;
+    if (whole) {
+      for (const google::protobuf::Value& v : sizes->list_value().values()) {
+        const double x = v.number_value();
+        whole = whole && v.kind_case() == google::protobuf::Value::kNumberValue && x >= 1 && x <= (1 << 20) &&
+                x == static_cast<double>(static_cast<int64_t>(x));
+        if (whole) got.insert(static_cast<int64_t>(x));
+      }
+    }
+    if (!whole) {
+      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, " ", Describe(*sizes),
+                                         " is not a list of sizes: vLLM 0.19's default sizes are assumed"));
+    } else if (got.empty()) {
+      a.enforce_eager = true;  // nothing captured: every step eagerly
+      a.graph_mode_from = sizes_path;
+    } else {
+      a.graph_sizes.assign(got.begin(), got.end());
+      a.graph_sizes_from = sizes_path;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// meta.json's resolved_config: vLLM's whole configuration once it made its
+// choices (LLMServingSim's bench records it, a key a sub-config, since
+// 2026-08). What ran, as kv_cache is: each field serq models fills in where
+// engine_kwargs and kv_cache give none, and must agree where they do. The
+// fields serq does not model are not read: unlike engine_kwargs, which
+// names what the run changed, a resolved configuration holds every field.
+absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
+  const google::protobuf::Value* rc = meta.Find("resolved_config");
+  if (rc == nullptr) return absl::OkStatus();
+  if (rc->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error("resolved_config", absl::StrCat("expected an object (vLLM's resolved configuration, "
+                                                      "a key a sub-config), not ", Describe(*rc)));
+  }
+  EngineArgs& a = r->args;
+  const std::string sched = "resolved_config.scheduler_config.";
+  const std::string cache = "resolved_config.cache_config.";
+  auto flag = [&](const std::string& path, bool* value, std::string* from) -> absl::Status {
+    absl::StatusOr<std::optional<bool>> v = meta.Bool(path);
+    if (!v.ok()) return v.status();
+    return FillIn(meta, path, *v, value, from);
+  };
+  auto whole = [&](const std::string& path, int64_t least, int64_t most, int64_t* value,
+                   std::string from) -> absl::Status {
+    absl::StatusOr<std::optional<int64_t>> v = meta.Whole(path, least, most);
+    if (!v.ok()) return v.status();
+    return FillIn(meta, path, *v, value, &from);
+  };
+  if (absl::Status s = flag(sched + "async_scheduling", &a.async_scheduling, &a.async_scheduling_from); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = whole(sched + "max_num_seqs", 1, 1 << 20, &a.max_num_seqs,
+                             a.max_num_seqs ? "engine_kwargs.max_num_seqs" : "");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = whole(sched + "max_num_batched_tokens", 1, 1 << 24, &a.max_num_batched_tokens,
+                             a.max_num_batched_tokens ? "engine_kwargs.max_num_batched_tokens" : "");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = whole(sched + "long_prefill_token_threshold", 0, 1 << 24, &a.long_prefill_token_threshold,
+                             a.long_prefill_token_threshold ? "engine_kwargs.long_prefill_token_threshold" : "");
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::optional<bool>> chunked = meta.Bool(sched + "enable_chunked_prefill");
+  if (!chunked.ok()) return chunked.status();
+  if (!chunked->value_or(true)) {
+    return meta.Error(sched + "enable_chunked_prefill",
+                      "false: vLLM 0.19 then schedules a prompt whole; serq vllm models chunked prefill only");
+  }
+  absl::StatusOr<std::optional<std::string>> policy = meta.Text(sched + "policy");
+  if (!policy.ok()) return policy.status();
+  if (policy->value_or("fcfs") != "fcfs") {
+    return meta.Error(sched + "policy", absl::StrCat("'", **policy, "': the requests carry no priority; "
+                                                     "serq vllm models fcfs"));
+  }
+  absl::StatusOr<std::optional<int64_t>> block = meta.Whole(cache + "block_size", 1, 1024);
+  if (!block.ok()) return block.status();
+  if (absl::Status s = FillIn(meta, cache + "block_size", *block, &a.block_size, &a.block_size_from); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = flag(cache + "enable_prefix_caching", &a.prefix_caching, &a.prefix_caching_from); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::optional<double>> util = Fraction(meta, cache + "gpu_memory_utilization");
+  if (!util.ok()) return util.status();
+  if (absl::Status s = FillIn(meta, cache + "gpu_memory_utilization", *util, &a.gpu_memory_utilization,
+                              &a.gpu_memory_utilization_from);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::optional<int64_t>> blocks = meta.Whole(cache + "num_gpu_blocks", 2, int64_t{1} << 40);
+  if (!blocks.ok()) return blocks.status();
+  if (blocks->has_value()) {
+    int64_t count = r->num_gpu_blocks.value_or(0);
+    if (absl::Status s = FillIn(meta, cache + "num_gpu_blocks", *blocks, &count, &r->num_gpu_blocks_from); !s.ok()) {
+      return s;
+    }
+    r->num_gpu_blocks = count;
+  }
+  if (absl::Status s = ReadCacheDtype(meta, cache + "cache_dtype", &a); !s.ok()) return s;
+  if (absl::Status s = flag("resolved_config.model_config.enforce_eager", &a.enforce_eager, &a.enforce_eager_from);
+      !s.ok()) {
+    return s;
+  }
+  return ReadCudaGraphs(meta, r);
+}
+
+// meta.json's hardware: the GPU the run had, as torch saw it. Its total
+// memory is the figure vLLM budgets gpu_memory_utilization of
+// (torch.cuda.mem_get_info), more exact than a cluster file's GB.
+absl::Status ReadHardware(const JsonFile& meta, RunFolder* r) {
+  const google::protobuf::Value* hw = meta.Find("hardware");
+  if (hw == nullptr) return absl::OkStatus();
+  if (hw->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error("hardware", absl::StrCat("expected an object (the GPU: device_name, "
+                                               "device_total_memory_bytes, ...), not ", Describe(*hw)));
+  }
+  absl::StatusOr<std::optional<double>> bytes = meta.Number("hardware.device_total_memory_bytes");
+  if (!bytes.ok()) return bytes.status();
+  if (bytes->has_value() && !(**bytes > 0)) {
+    return meta.Error("hardware.device_total_memory_bytes", absl::StrCat("expected bytes above 0, not ", **bytes));
+  }
+  r->device_memory_bytes = bytes->value_or(0);
+  absl::StatusOr<std::optional<std::string>> name = meta.Text("hardware.device_name");
+  if (!name.ok()) return name.status();
+  r->device_name = name->value_or("");
   return absl::OkStatus();
 }
 
@@ -362,6 +539,12 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   r.vllm_version = version->value_or("");
   if (absl::Status s = ReadEngineArgs(*meta, &r.args); !s.ok()) return s;
   if (absl::Status s = ReadKvCache(*meta, &r); !s.ok()) return s;
+  if (absl::Status s = ReadResolvedConfig(*meta, &r); !s.ok()) return s;
+  if (absl::Status s = ReadHardware(*meta, &r); !s.ok()) return s;
+  if (meta->Find("kv_cache") != nullptr && !r.num_gpu_blocks) {
+    r.warnings.push_back(absl::StrCat(meta->file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
+                                      "derived from the GPU's memory, not vLLM's count"));
+  }
   const int run_tp = r.args.tp;
   {
     EngineArgs& a = r.args;
@@ -372,6 +555,12 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                       as.max_num_seqs.value_or(a.max_num_seqs) == a.max_num_seqs &&
                       as.max_num_batched_tokens.value_or(a.max_num_batched_tokens) == a.max_num_batched_tokens;
     if (!same) r.num_gpu_blocks.reset();
+    // The captured sizes the run recorded follow its limits.
+    if (as.max_num_seqs.value_or(a.max_num_seqs) != a.max_num_seqs ||
+        as.max_num_batched_tokens.value_or(a.max_num_batched_tokens) != a.max_num_batched_tokens) {
+      a.graph_sizes.clear();
+      a.graph_sizes_from.clear();
+    }
     a.tp = as.tp.value_or(a.tp);
     a.dp = as.dp.value_or(a.dp);
     a.max_num_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
@@ -429,6 +618,12 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     r.warnings.push_back(absl::StrCat(profile_meta, ": the profile is of model '", r.profile.model,
                                       "', the run (meta.json engine_kwargs.model) of '", a.model,
                                       "': the step times are that model's kernels"));
+  }
+  // Likewise a profile of another GPU: meta.json's hardware names the run's.
+  if (!r.device_name.empty() && !r.profile.gpu.empty() && r.device_name != r.profile.gpu) {
+    r.warnings.push_back(absl::StrCat(profile_meta, ": the profile was taken on '", r.profile.gpu,
+                                      "', the run (meta.json hardware.device_name) on '", r.device_name,
+                                      "': the step times are that GPU's kernels"));
   }
   const Architecture* arch = FindArchitecture(r.profile.architecture);
   if (arch == nullptr) {

@@ -39,7 +39,18 @@ struct EngineArgs {
   bool prefix_caching = true;
   std::string prefix_caching_from;
   bool async_scheduling = true;
+  std::string async_scheduling_from;
   bool enforce_eager = false;  // no CUDA graphs: every step at its own tokens
+  std::string enforce_eager_from;
+  // CUDA graphs as the run recorded them (meta.json resolved_config's
+  // compilation_config): the captured sizes, ascending (empty: vLLM 0.19's
+  // default for the engine's limits), and whether only decode-only steps
+  // run as graphs (cudagraph_mode FULL_DECODE_ONLY: a step with a prefill
+  // runs eagerly). cudagraph_mode NONE sets enforce_eager.
+  std::vector<int64_t> graph_sizes;
+  std::string graph_sizes_from;
+  bool graph_decode_only = false;
+  std::string graph_mode_from;
   int64_t long_prefill_token_threshold = 0;  // 0: no cap
   double gpu_memory_utilization = 0.9;
   std::string gpu_memory_utilization_from;
@@ -64,8 +75,14 @@ struct RunFolder {
   std::string name;  // its last component
   std::string vllm_version;
   EngineArgs args;
-  // meta.json's kv_cache.num_gpu_blocks where the run records it.
+  // meta.json's kv_cache.num_gpu_blocks (or resolved_config's
+  // cache_config.num_gpu_blocks) where the run records it.
   std::optional<int64_t> num_gpu_blocks;
+  std::string num_gpu_blocks_from;
+  // meta.json's hardware: the GPU's memory as torch reports it (what vLLM
+  // budgets from), bytes, 0 when not recorded; and its name.
+  double device_memory_bytes = 0;
+  std::string device_name;
   // For stderr ("serq vllm: warning: ..."): what the folder says that the
   // program takes no figure from, and should have.
   std::vector<std::string> warnings;

@@ -502,6 +502,164 @@ TEST(Generate, KvCacheFieldsOfTheRun) {
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache: expected an object");
 }
 
+// meta.json as LLMServingSim's bench writes it since 2026-08: kv_cache with
+// its null fields, the GPU torch saw (hardware) and vLLM's whole resolved
+// configuration (resolved_config, a key a sub-config). What vLLM ran with
+// fills in for vLLM 0.19's defaults, and must agree with engine_kwargs.
+TEST(Generate, WhatVllmResolved) {
+  const std::string dir = Copy(kLlama, "resolved");
+  const std::string meta = dir + "/meta.json";
+  const std::string original = Read(meta);
+  // The sizes vLLM 0.19 captures for max_num_seqs 128 and 2048 tokens:
+  // 1, 2, 4, 8, 16, ..., 248 and 256 (min(2 x 128, 512, 2048) = 256).
+  std::string sizes = "[1, 2, 4";
+  for (int s = 8; s <= 256; s += 8) sizes += absl::StrCat(", ", s);
+  sizes += "]";
+  auto with = [&](const std::string& compilation, const std::string& scheduler = "\"async_scheduling\": true",
+                  const std::string& hardware = "") {
+    Write(meta, Replace(original, "\"schema_version\": 1,",
+                        absl::StrCat("\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 36000, "
+                                     "\"num_cpu_blocks\": null, \"block_size\": 16, \"gpu_memory_utilization\": 0.9, "
+                                     "\"enable_prefix_caching\": true, \"kv_cache_memory_bytes\": null, "
+                                     "\"num_kv_tokens\": 576000}, \"hardware\": {\"torch_version\": \"2.10.0\", "
+                                     "\"device_count\": 1, \"device_name\": \"NVIDIA RTX PRO 6000 Blackwell Server "
+                                     "Edition\", \"device_total_memory_bytes\": 102005473280",
+                                     hardware, "}, \"resolved_config\": {\"lora_config\": null, \"instance_id\": "
+                                     "\"a1\", \"cache_config\": {\"block_size\": 16, \"num_gpu_blocks\": 36000, "
+                                     "\"cache_dtype\": \"auto\", \"enable_prefix_caching\": true}, "
+                                     "\"model_config\": {\"enforce_eager\": false, \"max_model_len\": 131072, "
+                                     "\"dtype\": \"torch.bfloat16\"}, \"scheduler_config\": {\"max_num_seqs\": 128, "
+                                     "\"max_num_batched_tokens\": 2048, \"enable_chunked_prefill\": true, "
+                                     "\"policy\": \"fcfs\", \"long_prefill_token_threshold\": 0, ",
+                                     scheduler, "}, \"compilation_config\": {\"mode\": 3, ", compilation, "}},")));
+  };
+  auto program = [&]() {
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    EXPECT_TRUE(g.ok()) << g.status();
+    if (g.ok()) {
+      EXPECT_EQ(g->warnings, std::vector<std::string>{});
+    }
+    return g.ok() ? g->program : std::string();
+  };
+  const auto line = [](const std::string& p, const std::string& start) {
+    const size_t at = p.find(start);
+    return at == std::string::npos ? "(no " + start + ")" : p.substr(at, p.find('\n', at) - at);
+  };
+  const std::string plain = GenerateProgram(kLlama, {})->program;
+  // vLLM 0.19's defaults, recorded: the same steps as the defaults assumed.
+  with("\"cudagraph_mode\": [2, 1], \"cudagraph_capture_sizes\": " + sizes + ", \"max_cudagraph_capture_size\": 256");
+  std::string p = program();
+  EXPECT_EQ(line(p, "param GraphMax = "),
+            "param GraphMax = 256;        // the largest CUDA graph, tokens (meta.json "
+            "resolved_config.compilation_config.cudagraph_capture_sizes)");
+  EXPECT_EQ(line(p, "  let padded = "), line(plain, "  let padded = "));
+  EXPECT_EQ(line(p, "  let graphed = "), "  let graphed = tokens <= GraphMax;");
+  EXPECT_EQ(line(p, "param KvBlocks = "), "param KvBlocks = 35999;      // KV blocks an engine holds requests in:");
+  EXPECT_NE(p.find("  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt; async;"), std::string::npos);
+  // Other sizes, as a user's compilation_config captures them: a step runs
+  // at the first size at or above its tokens, 1 + each gap it passes: 3
+  // tokens at 1 + 1 + 2 = 4, 64 at 1 + 1 + 2 + 4 + 8 + 16 + 32 = 64, 65 at
+  // 128.
+  with("\"cudagraph_capture_sizes\": [128, 1, 2, 4, 8, 16, 32, 64, 64]");
+  p = program();
+  EXPECT_EQ(line(p, "param GraphMax = "),
+            "param GraphMax = 128;        // the largest CUDA graph, tokens (meta.json "
+            "resolved_config.compilation_config.cudagraph_capture_sizes)");
+  EXPECT_EQ(line(p, "  let padded = "),
+            "  let padded = graphed * (1 + (tokens > 1) * 1 + (tokens > 2) * 2 + (tokens > 4) * 4 + (tokens > 8) * 8 "
+            "+ (tokens > 16) * 16 + (tokens > 32) * 32 + (tokens > 64) * 64) + (1 - graphed) * tokens;");
+  Diagnostics diags("gen.sq");
+  ir::Program parsed;
+  ASSERT_TRUE(ParseProgram("gen.sq", p, &parsed, &diags)) << diags.Render();
+  // FULL_DECODE_ONLY: a step with a prefill runs eagerly; by value or name.
+  for (const char* mode : {"[2, 0]", "\"FULL_DECODE_ONLY\"", "\"CUDAGraphMode.FULL_DECODE_ONLY\""}) {
+    with(std::string("\"cudagraph_mode\": ") + mode);
+    EXPECT_EQ(line(program(), "  let graphed = "), "  let graphed = (tokens <= GraphMax) * (prefill == 0);") << mode;
+  }
+  // NONE, or nothing captured: every step at its own tokens, as enforce_eager.
+  for (const char* none : {"\"cudagraph_mode\": 0", "\"cudagraph_capture_sizes\": []"}) {
+    with(none);
+    p = program();
+    EXPECT_EQ(p.find("GraphMax"), std::string::npos) << none;
+    EXPECT_NE(p.find("let us = embedding(tokens) + final_layernorm(tokens)"), std::string::npos) << none;
+  }
+  // A form the recorder left as a tag is said, and the default kept.
+  with("\"cudagraph_mode\": \"<CUDAGraphMode>\", \"cudagraph_capture_sizes\": \"<list len=70>\"");
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(line(g->program, "  let padded = "), line(plain, "  let padded = "));
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{
+                meta + ": resolved_config.compilation_config.cudagraph_mode \"<CUDAGraphMode>\" is not a mode serq "
+                       "vllm knows: vLLM 0.19's default, FULL_AND_PIECEWISE, is assumed",
+                meta + ": resolved_config.compilation_config.cudagraph_capture_sizes \"<list len=70>\" is not a "
+                       "list of sizes: vLLM 0.19's default sizes are assumed"}));
+  // The scheduler as it ran: no async scheduling, no `async`.
+  with("\"backend\": \"inductor\"", "\"async_scheduling\": false");
+  EXPECT_EQ(program().find("async;"), std::string::npos);
+  // Records that disagree, or a schedule serq does not model: refused.
+  with("\"backend\": \"inductor\"", "\"async_scheduling\": true, \"max_num_seqs\": 256");
+  Write(meta, Replace(Read(meta), "\"max_num_seqs\": 128, \"max_num_batched_tokens\": 2048, \"enable",
+                      "\"max_num_batched_tokens\": 2048, \"enable"));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.scheduler_config.max_num_seqs: 256, where "
+                               "engine_kwargs.max_num_seqs is 128: the run's two records of the engine disagree");
+  with("\"backend\": \"inductor\"", "\"policy\": \"priority\"");
+  Write(meta, Replace(Read(meta), "\"policy\": \"fcfs\", ", ""));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.scheduler_config.policy: 'priority': the requests carry "
+                               "no priority; serq vllm models fcfs");
+  with("\"backend\": \"inductor\"");
+  Write(meta, Replace(Read(meta), "\"block_size\": 16, \"num_gpu_blocks\": 36000", "\"block_size\": 16, "
+                                  "\"num_gpu_blocks\": 35000"));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.cache_config.num_gpu_blocks: 35000, where "
+                               "kv_cache.num_gpu_blocks is 36000: the run's two records of the engine disagree");
+  Write(meta, Replace(original, "\"schema_version\": 1,", "\"schema_version\": 1, \"resolved_config\": [],"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config: expected an object");
+
+  // The GPU's memory as torch reports it derives the count --gpu-memory
+  // derives from the same GiB (102005473280 bytes = 95.0 GiB), where the
+  // run logs no count; a run on another GPU than the profile's is said.
+  Write(meta, Replace(original, "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"hardware\": {\"device_name\": \"NVIDIA GeForce RTX 4090\", "
+                      "\"device_total_memory_bytes\": 102005473280},"));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("GPU memory 95 GiB (meta.json\n//     hardware.device_total_memory_bytes) x 0.9"),
+            std::string::npos)
+      << g->program.substr(0, 3000);
+  EXPECT_EQ(g->warnings, std::vector<std::string>{
+                             dir + "/profile/meta.yaml: the profile was taken on 'NVIDIA RTX PRO 6000 Blackwell Server "
+                                   "Edition', the run (meta.json hardware.device_name) on 'NVIDIA GeForce RTX 4090': "
+                                   "the step times are that GPU's kernels"});
+  Options ninety_five;
+  ninety_five.kv.gpu_memory_gib = 102005473280.0 / 1073741824.0;
+  absl::StatusOr<Generated> flagged = GenerateProgram(kLlama, ninety_five);
+  ASSERT_TRUE(flagged.ok()) << flagged.status();
+  EXPECT_EQ(line(g->program, "param KvBlocks = "), line(flagged->program, "param KvBlocks = "));
+  EXPECT_NE(line(g->program, "param KvBlocks = "), line(plain, "param KvBlocks = "));
+  Write(meta, Replace(original, "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"hardware\": {\"device_total_memory_bytes\": \"96 GB\"},"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: hardware.device_total_memory_bytes: ");
+  Write(meta, original);
+}
+
+// The sizes the run captured follow its limits: a plan's engine at other
+// limits captures vLLM's default sizes for those.
+TEST(RunFolder, RedeployedEnginesDropTheCapturedSizes) {
+  const std::string dir = Copy(kLlama, "redeploy-graphs");
+  Write(dir + "/meta.json",
+        Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                "\"schema_version\": 1, \"resolved_config\": {\"compilation_config\": {\"cudagraph_capture_sizes\": "
+                "[1, 2, 4, 8, 16, 32, 64, 128]}},"));
+  absl::StatusOr<RunFolder> same = ReadRunFolder(dir, {});
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->args.graph_sizes, (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64, 128}));
+  Redeployment fewer;
+  fewer.max_num_seqs = 64;
+  absl::StatusOr<RunFolder> other = ReadRunFolder(dir, fewer);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_TRUE(other->args.graph_sizes.empty());
+}
+
 // The count the run logged is of the run's engine: a plan's engine at
 // another data-parallel degree with expert parallel holds 1/4 of the
 // experts a GPU, not 1/2, so its count is derived again (as the count at
