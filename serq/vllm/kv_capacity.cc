@@ -36,9 +36,13 @@ absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, in
     return absl::InvalidArgumentError(absl::StrCat(
         r.dir, ": error: meta.json's engine_kwargs give no ", *seqs == 0 ? "max_num_seqs" : "max_num_batched_tokens",
         ", vLLM's default for it depends on the GPU's memory, and the run records none "
-        "(llmservingsim-config.json npu_mem.mem_size): give --gpu-memory GIB"));
+        "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json npu_mem.mem_size): give "
+        "--gpu-memory GIB"));
   }
-  absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(r.cluster.hardware), "a100"),
+  // vLLM asks the device's name (meta.json's hardware where the run records
+  // it; else the cluster file's name of the GPU).
+  const std::string& device = r.device_name.empty() ? r.cluster.hardware : r.device_name;
+  absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(device), "a100"),
                                          gpu_gib, seqs, tokens);
   // From meta.json, or a plan's --seqs and --batched-tokens over it.
   if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", s.message()));

@@ -835,11 +835,27 @@ TEST(Generate, BadFolders) {
     kv.kv.num_gpu_blocks = 3000;
     EXPECT_EQ(Error(dir, kv), dir + ": error: meta.json's engine_kwargs give no max_num_seqs, vLLM's default "
                                     "for it depends on the GPU's memory, and the run records none "
-                                    "(llmservingsim-config.json npu_mem.mem_size): give --gpu-memory GIB");
+                                    "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json "
+                                    "npu_mem.mem_size): give --gpu-memory GIB");
     kv.kv.gpu_memory_gib = 96;  // 96 GiB, not an A100: vLLM's 1024, at most the 2048 tokens
     absl::StatusOr<Generated> g = GenerateProgram(dir, kv);
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_NE(g->program.find("param Seqs = 1024;"), std::string::npos);
+    // The GPU the run records: an A100 of 80 GiB takes 256, as vLLM's
+    // get_batch_defaults excludes the A100 from its rule of 70 GiB or more;
+    // the same memory on another device, 1024.
+    const std::string plain = Read(dir + "/meta.json");
+    for (const auto& [device, seqs] : {std::pair{"NVIDIA A100-SXM4-80GB", "256"}, std::pair{"NVIDIA H100", "1024"}}) {
+      Write(dir + "/meta.json",
+            Replace(plain, "\"schema_version\": 1,",
+                    absl::StrCat("\"schema_version\": 1, \"hardware\": {\"device_name\": \"", device,
+                                 "\", \"device_total_memory_bytes\": 85899345920},")));
+      Options counted;
+      counted.kv.num_gpu_blocks = 3000;
+      g = GenerateProgram(dir, counted);
+      ASSERT_TRUE(g.ok()) << g.status();
+      EXPECT_NE(g->program.find(absl::StrCat("param Seqs = ", seqs, ";")), std::string::npos) << device;
+    }
   }
   {
     // A profile of another model than the run's: said on stderr.
