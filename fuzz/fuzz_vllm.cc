@@ -1,13 +1,14 @@
 // Fuzz target: the readers of serq vllm (serq/vllm/) on any bytes: a
 // profile's meta.yaml (yaml-cpp, whose exceptions must not escape), and a
-// JSON file of a run folder read as a model's config.json and as meta.json's
-// engine arguments would be looked up.
+// JSON file of a run folder read as a model's config.json and as meta.json
+// (its engine arguments, kv_cache, resolved_config and hardware).
 #include <cstdint>
 #include <string>
 
 #include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
 #include "serq/vllm/profile.h"
+#include "serq/vllm/run_folder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace vllm = serq::vllm;
@@ -21,8 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)models::KvBytesPerToken(*model, 1, 2);
       (void)models::WeightBytesPerGpu(*model, 2, 2);
     }
-    (void)json->Whole("engine_kwargs.max_num_seqs", 1, 1 << 20);
     (void)json->Text("vllm_version");
+    vllm::RunFolder run;
+    (void)vllm::ReadMetaJson(*json, &run);
   }
   return 0;
 }

@@ -519,6 +519,18 @@ absl::Status CheckOperators(const std::string& file, const std::set<std::string>
 
 }  // namespace
 
+absl::Status ReadMetaJson(const JsonFile& meta, RunFolder* r) {
+  if (absl::Status s = ReadEngineArgs(meta, &r->args); !s.ok()) return s;
+  if (absl::Status s = ReadKvCache(meta, r); !s.ok()) return s;
+  if (absl::Status s = ReadResolvedConfig(meta, r); !s.ok()) return s;
+  if (absl::Status s = ReadHardware(meta, r); !s.ok()) return s;
+  if (meta.Find("kv_cache") != nullptr && !r->num_gpu_blocks) {
+    r->warnings.push_back(absl::StrCat(meta.file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
+                                       "derived from the GPU's memory, not vLLM's count"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as) {
   RunFolder r;
   r.dir = dir;
@@ -537,14 +549,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   absl::StatusOr<std::optional<std::string>> version = meta->Text("vllm_version");
   if (!version.ok()) return version.status();
   r.vllm_version = version->value_or("");
-  if (absl::Status s = ReadEngineArgs(*meta, &r.args); !s.ok()) return s;
-  if (absl::Status s = ReadKvCache(*meta, &r); !s.ok()) return s;
-  if (absl::Status s = ReadResolvedConfig(*meta, &r); !s.ok()) return s;
-  if (absl::Status s = ReadHardware(*meta, &r); !s.ok()) return s;
-  if (meta->Find("kv_cache") != nullptr && !r.num_gpu_blocks) {
-    r.warnings.push_back(absl::StrCat(meta->file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
-                                      "derived from the GPU's memory, not vLLM's count"));
-  }
+  if (absl::Status s = ReadMetaJson(*meta, &r); !s.ok()) return s;
   const int run_tp = r.args.tp;
   {
     EngineArgs& a = r.args;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
 #include "serq/vllm/profile.h"
 
@@ -114,6 +115,12 @@ struct Redeployment {
 // `as`'s), an architecture whose operators are not known, a profile whose
 // operators are not the architecture's.
 absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as = {});
+
+// meta.json's records of the engine, read into `r` (its args, the KV count
+// the run logged, the GPU it ran on, warnings): engine_kwargs, then
+// kv_cache, resolved_config and hardware where the run records them. Part
+// of ReadRunFolder; alone for the fuzzer.
+absl::Status ReadMetaJson(const models::JsonFile& meta, RunFolder* r);
 
 }  // namespace serq::vllm
 

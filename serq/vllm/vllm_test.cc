@@ -642,6 +642,21 @@ TEST(Generate, WhatVllmResolved) {
   Write(meta, original);
 }
 
+// The meta.json of testdata/vllm, whole as the bench writes it, on the
+// Llama run's folder: read without a warning, each record where it fills in.
+TEST(Generate, TheBenchsNewerMetaJson) {
+  const std::string dir = Copy(kLlama, "bench-meta");
+  Write(dir + "/meta.json", Read("testdata/vllm/meta-resolved.json"));
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{});
+  EXPECT_NE(g->program.find("param KvBlocks = 35999;"), std::string::npos);
+  EXPECT_NE(g->program.find("(meta.json resolved_config.compilation_config.cudagraph_capture_sizes)"),
+            std::string::npos);
+  EXPECT_NE(g->program.find("param Block = 16;            // meta.json kv_cache.block_size (the run's log)"),
+            std::string::npos);
+}
+
 // The sizes the run captured follow its limits: a plan's engine at other
 // limits captures vLLM's default sizes for those.
 TEST(RunFolder, RedeployedEnginesDropTheCapturedSizes) {
