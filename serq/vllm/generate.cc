@@ -20,10 +20,7 @@ namespace {
 // capture sizes given and no speculative decoding): 1, 2, 4, the multiples
 // of 8 below 256, then the multiples of 16 from 256, up to
 // min(2 x max_num_seqs, 512) and no more than max_num_batched_tokens.
-// Returns the largest, 0 for none.
-// vLLM 0.19's captured sizes for an engine's limits: 1, 2, 4, multiples of
-// 8 below 256 and of 16 from 256, up to min(2 x max_num_seqs, 512,
-// max_num_batched_tokens) (CompilationConfig's defaults).
+// Ascending; empty for none.
 std::vector<int64_t> DefaultCudaGraphSizes(int64_t seqs, int64_t tokens) {
   const int64_t top = std::min<int64_t>({2 * seqs, 512, tokens});
   std::vector<int64_t> sizes;
