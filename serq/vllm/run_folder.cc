@@ -194,6 +194,18 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
 }
 
+// A part of meta.json that is an object where the run records it (what
+// it `holds`, for the message): whether it is there; an error naming it
+// when it is something else, never read as absent.
+absl::StatusOr<bool> Part(const JsonFile& meta, const char* key, absl::string_view holds) {
+  const google::protobuf::Value* v = meta.Find(key);
+  if (v == nullptr) return false;
+  if (v->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error(key, absl::StrCat("expected an object (", holds, "), not ", Describe(*v)));
+  }
+  return true;
+}
+
 // vLLM's cache_dtype at `path` (kv_cache's or resolved_config's): "auto" is
 // the model's dtype; another must be engine_kwargs' kv_cache_dtype where
 // that gives one (another name: not FillIn's).
@@ -219,12 +231,8 @@ absl::Status ReadCacheDtype(const JsonFile& meta, const std::string& path, Engin
 // size. Its other fields (num_cpu_blocks, swap_space, ...) change nothing
 // of the schedule.
 absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
-  const google::protobuf::Value* kv = meta.Find("kv_cache");
-  if (kv == nullptr) return absl::OkStatus();
-  if (kv->kind_case() != google::protobuf::Value::kStructValue) {
-    return meta.Error("kv_cache", absl::StrCat("expected an object (vLLM's cache config: num_gpu_blocks, "
-                                               "block_size, ...), not ", Describe(*kv)));
-  }
+  absl::StatusOr<bool> present = Part(meta, "kv_cache", "vLLM's cache config: num_gpu_blocks, block_size, ...");
+  if (!present.ok() || !*present) return present.status();
   absl::StatusOr<std::optional<int64_t>> blocks = meta.Whole("kv_cache.num_gpu_blocks", 2, int64_t{1} << 40);
   if (!blocks.ok()) return blocks.status();
   r->num_gpu_blocks = *blocks;
@@ -318,12 +326,9 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
 // fields serq does not model are not read: unlike engine_kwargs, which
 // names what the run changed, a resolved configuration holds every field.
 absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
-  const google::protobuf::Value* rc = meta.Find("resolved_config");
-  if (rc == nullptr) return absl::OkStatus();
-  if (rc->kind_case() != google::protobuf::Value::kStructValue) {
-    return meta.Error("resolved_config", absl::StrCat("expected an object (vLLM's resolved configuration, "
-                                                      "a key a sub-config), not ", Describe(*rc)));
-  }
+  absl::StatusOr<bool> present =
+      Part(meta, "resolved_config", "vLLM's resolved configuration, a key a sub-config");
+  if (!present.ok() || !*present) return present.status();
   EngineArgs& a = r->args;
   const std::string sched = "resolved_config.scheduler_config.";
   const std::string cache = "resolved_config.cache_config.";
@@ -404,12 +409,9 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
 // memory is the figure vLLM budgets gpu_memory_utilization of
 // (torch.cuda.mem_get_info), more exact than a cluster file's GB.
 absl::Status ReadHardware(const JsonFile& meta, RunFolder* r) {
-  const google::protobuf::Value* hw = meta.Find("hardware");
-  if (hw == nullptr) return absl::OkStatus();
-  if (hw->kind_case() != google::protobuf::Value::kStructValue) {
-    return meta.Error("hardware", absl::StrCat("expected an object (the GPU: device_name, "
-                                               "device_total_memory_bytes, ...), not ", Describe(*hw)));
-  }
+  absl::StatusOr<bool> present =
+      Part(meta, "hardware", "the GPU: device_name, device_total_memory_bytes, ...");
+  if (!present.ok() || !*present) return present.status();
   absl::StatusOr<std::optional<double>> bytes = meta.Number("hardware.device_total_memory_bytes");
   if (!bytes.ok()) return bytes.status();
   if (bytes->has_value() && !(**bytes > 0)) {

@@ -639,6 +639,9 @@ TEST(Generate, WhatVllmResolved) {
   Write(meta, Replace(original, "\"schema_version\": 1,",
                       "\"schema_version\": 1, \"hardware\": {\"device_total_memory_bytes\": \"96 GB\"},"));
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: hardware.device_total_memory_bytes: ");
+  Write(meta, Replace(original, "\"schema_version\": 1,", "\"schema_version\": 1, \"hardware\": \"RTX 4090\","));
+  EXPECT_EQ(Error(dir), meta + ": error: hardware: expected an object (the GPU: device_name, "
+                               "device_total_memory_bytes, ...), not \"RTX 4090\"");
   Write(meta, original);
 }
 
