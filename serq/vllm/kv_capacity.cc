@@ -72,8 +72,15 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
   } else if (r.num_gpu_blocks) {
     kv.num_gpu_blocks = *r.num_gpu_blocks;
     kv.given_by = "meta.json " + r.num_gpu_blocks_from;
-    kv.why.push_back(absl::StrCat("meta.json: ", r.num_gpu_blocks_from, " ", kv.num_gpu_blocks,
-                                  " (vLLM's own count, as the run logged it)."));
+    if (r.num_gpu_blocks_engines > 1) {
+      kv.why.push_back(absl::StrCat(
+          "meta.json: ", r.num_gpu_blocks_from, " ", r.num_gpu_blocks_total, " (vLLM's own count, as the run "
+          "logged it: its front-end's, the sum over the ", r.num_gpu_blocks_engines, " data-parallel engines), ",
+          kv.num_gpu_blocks, " an engine", r.num_gpu_blocks_total % r.num_gpu_blocks_engines ? " (rounded down)." : "."));
+    } else {
+      kv.why.push_back(absl::StrCat("meta.json: ", r.num_gpu_blocks_from, " ", kv.num_gpu_blocks,
+                                    " (vLLM's own count, as the run logged it)."));
+    }
   } else {
     const GpuMemory memory = GpuMemoryOf(r, options);
     const double gib = memory.gib;

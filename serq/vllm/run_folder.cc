@@ -552,6 +552,14 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   if (!version.ok()) return version.status();
   r.vllm_version = version->value_or("");
   if (absl::Status s = ReadMetaJson(*meta, &r); !s.ok()) return s;
+  // vLLM's front-end adds up its engines' counts as they start
+  // (wait_for_engine_startup: "Sum values from all engines in DP case"),
+  // and the bench records the front-end's: an engine holds its share.
+  if (r.num_gpu_blocks && r.args.dp > 1) {
+    r.num_gpu_blocks_total = *r.num_gpu_blocks;
+    r.num_gpu_blocks_engines = r.args.dp;
+    r.num_gpu_blocks = *r.num_gpu_blocks / r.args.dp;
+  }
   const int run_tp = r.args.tp;
   {
     EngineArgs& a = r.args;

@@ -76,10 +76,15 @@ struct RunFolder {
   std::string name;  // its last component
   std::string vllm_version;
   EngineArgs args;
-  // meta.json's kv_cache.num_gpu_blocks (or resolved_config's
-  // cache_config.num_gpu_blocks) where the run records it.
+  // An engine's KV blocks as the run records them: meta.json's
+  // kv_cache.num_gpu_blocks (or resolved_config's cache_config's), which is
+  // vLLM's front-end's count, the sum over its data-parallel engines
+  // (`num_gpu_blocks_total`, over `num_gpu_blocks_engines`), divided
+  // among them, rounded down.
   std::optional<int64_t> num_gpu_blocks;
   std::string num_gpu_blocks_from;
+  int64_t num_gpu_blocks_total = 0;
+  int num_gpu_blocks_engines = 1;
   // meta.json's hardware: the GPU's memory as torch reports it (what vLLM
   // budgets from), bytes, 0 when not recorded; and its name.
   double device_memory_bytes = 0;

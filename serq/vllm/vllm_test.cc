@@ -678,6 +678,31 @@ TEST(RunFolder, RedeployedEnginesDropTheCapturedSizes) {
   EXPECT_TRUE(other->args.graph_sizes.empty());
 }
 
+// With data parallel, vLLM's front-end adds up its engines' counts as they
+// start (wait_for_engine_startup) and the bench records the front-end's:
+// the MoE run's two engines logging 10000 hold 5000 blocks each, 4999 for
+// requests; 10001 is 5000 each, rounded down.
+TEST(Generate, TheLoggedCountIsTheEnginesSum) {
+  const std::string dir = Copy(kMoe, "dp-count");
+  const std::string meta = Read(dir + "/meta.json");
+  for (const auto& [logged, line] :
+       {std::pair{"10000", "5000 an engine."}, std::pair{"10001", "5000 an engine (rounded down)."}}) {
+    Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
+                                      absl::StrCat("\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": ",
+                                                   logged, "},")));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("param KvBlocks = 4999;"), std::string::npos) << logged;
+    std::string flat = g->program;
+    for (size_t at; (at = flat.find("\n//     ")) != std::string::npos;) flat.replace(at, 8, " ");
+    EXPECT_NE(flat.find(absl::StrCat("meta.json: kv_cache.num_gpu_blocks ", logged, " (vLLM's own count, as the run "
+                                     "logged it: its front-end's, the sum over the 2 data-parallel engines), ",
+                                     line)),
+              std::string::npos)
+        << flat.substr(0, 2500);
+  }
+}
+
 // The count the run logged is of the run's engine: a plan's engine at
 // another data-parallel degree with expert parallel holds 1/4 of the
 // experts a GPU, not 1/2, so its count is derived again (as the count at
@@ -690,7 +715,8 @@ TEST(RunFolder, RedeployedEnginesDropTheLoggedCount) {
                                       "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 5000},"));
     absl::StatusOr<RunFolder> same = ReadRunFolder(dir, {});
     ASSERT_TRUE(same.ok()) << same.status();
-    EXPECT_EQ(same->num_gpu_blocks, 5000);
+    // The MoE run's two engines: vLLM's front-end records their sum.
+    EXPECT_EQ(same->num_gpu_blocks, run == kMoe ? 2500 : 5000);
     Redeployment four;
     four.dp = 4;
     absl::StatusOr<RunFolder> wider = ReadRunFolder(dir, four);
