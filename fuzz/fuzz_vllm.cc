@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace models = serq::models;
   std::string bytes(reinterpret_cast<const char*>(data), size);
   (void)vllm::ParseProfileMeta(bytes, "fuzz.yaml");
-  absl::StatusOr<models::JsonFile> json = models::JsonFile::Parse(bytes, "fuzz.json");
+  absl::StatusOr<models::JsonFile> json = models::JsonFile::Parse(bytes, "fuzz.json", /*python_floats=*/true);
   if (json.ok()) {
     absl::StatusOr<models::ModelConfig> model = models::ReadModelConfig(*json);
     if (model.ok()) {

@@ -21,19 +21,79 @@ absl::Status FileError(const std::string& file, absl::string_view path, absl::st
                    : absl::StrCat(file, ": error: ", path, ": ", message));
 }
 
-absl::StatusOr<JsonFile> JsonFile::Read(const std::string& file) {
+namespace {
+
+// `text` with each NaN, Infinity and -Infinity outside a string made null
+// (a NaN's line is then one column longer after it; Python writes one value
+// a line when it indents). Counts them, and the first one's place.
+std::string PythonFloatsAsNull(absl::string_view text, int* count, std::string* first) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  int line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[i + 1];
+        i += 2;
+        column += 2;
+        continue;
+      }
+      if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+      out += c;
+    } else {
+      size_t n = 0;
+      for (absl::string_view token : {"NaN", "Infinity", "-Infinity"}) {
+        if (text.substr(i, token.size()) == token) n = token.size();
+      }
+      const bool ends = n > 0 && (i + n == text.size() || absl::string_view(",]} \t\r\n").find(text[i + n]) !=
+                                                            absl::string_view::npos);
+      if (ends) {
+        if ((*count)++ == 0) *first = absl::StrCat(line, ":", column);
+        out += "null";
+        i += n;
+        column += static_cast<int>(n);
+        continue;
+      }
+      out += c;
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<JsonFile> JsonFile::Read(const std::string& file, bool python_floats) {
   absl::StatusOr<std::string> text = ReadInput(file);
   if (!text.ok()) {
     if (absl::IsNotFound(text.status())) return text.status();
     return FileError(file, "", text.status().message());
   }
-  return Parse(*text, file);
+  return Parse(*text, file, python_floats);
 }
 
-absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::string& file) {
+absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::string& file, bool python_floats) {
   // A UTF-8 byte-order mark, which editors on Windows write, is not JSON:
   // skipped, as the line readers of CSV, YAML and JSONL skip it (text/lines.h).
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
+  int floats = 0;
+  std::string first_float;
+  std::string lenient;
+  if (python_floats) {
+    lenient = PythonFloatsAsNull(text, &floats, &first_float);
+    text = lenient;
+  }
   // Read into a protobuf Value, which protobuf refuses past ~49 levels
   // saying nothing of depth: the limit of every JSON that is not IR, at
   // the bracket that crosses it (text/json_row.h).
@@ -50,6 +110,8 @@ absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::stri
   }
   JsonFile out;
   out.file_ = file;
+  out.python_floats_ = floats;
+  out.first_python_float_ = first_float;
   Value value;
   google::protobuf::util::JsonParseOptions options;
   auto s = google::protobuf::util::JsonStringToMessage(std::string(text), &value, options);

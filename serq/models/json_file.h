@@ -25,10 +25,16 @@ absl::Status FileError(const std::string& file, absl::string_view path, absl::st
 class JsonFile {
  public:
   // Reads and parses `file`, an object at the top; NotFound when it does
-  // not exist, InvalidArgument when it is not a JSON object.
-  static absl::StatusOr<JsonFile> Read(const std::string& file);
+  // not exist, InvalidArgument when it is not a JSON object. With
+  // `python_floats`, Python's json module's NaN, Infinity and -Infinity
+  // (which it writes for a float that is one, and JSON has no such number)
+  // are read as null, and counted (python_floats(), first_python_float()):
+  // for files a Python program wrote, of which a reader needs only some
+  // fields.
+  static absl::StatusOr<JsonFile> Read(const std::string& file, bool python_floats = false);
   // From text, for tests.
-  static absl::StatusOr<JsonFile> Parse(absl::string_view text, const std::string& file);
+  static absl::StatusOr<JsonFile> Parse(absl::string_view text, const std::string& file,
+                                        bool python_floats = false);
   // An object already read, e.g. a part of another file, as `file`.
   static JsonFile Of(const std::string& file, google::protobuf::Struct root) {
     JsonFile out;
@@ -38,6 +44,10 @@ class JsonFile {
   }
 
   const std::string& file() const { return file_; }
+  // How many NaN or Infinity tokens were read as null, and where the first
+  // was ("LINE:COLUMN").
+  int python_floats() const { return python_floats_; }
+  const std::string& first_python_float() const { return first_python_float_; }
   const google::protobuf::Struct& root() const { return root_; }
 
   // The value at a dotted path of object keys ("engine_kwargs.max_num_seqs"),
@@ -59,6 +69,8 @@ class JsonFile {
  private:
   std::string file_;
   google::protobuf::Struct root_;
+  int python_floats_ = 0;
+  std::string first_python_float_;
 };
 
 // How a JSON value is described in a message: `"x"`, `true`, `an object`.
