@@ -485,7 +485,9 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", roles->stage_p, "}\n\n",
       // The decode engine recomputes a preempted request's last token's KV
       // only, its prompt having come over the link (as the example's).
-      absl::StrReplaceAll(roles->stage_d, {{" reserve prompt;", " recompute last;"}}), "}\n\n",
+      absl::StrReplaceAll(roles->stage_d, {{" reserve prompt;", ""},
+                                           {" preempt by (-since);", " preempt by (-since); recompute last;"}}),
+      "}\n\n",
       "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
       "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n",
       *workload, Session(model, c, lengths));

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -16,22 +17,6 @@
 namespace serq::vllm {
 namespace {
 
-// vLLM 0.19's CUDA graph sizes (VllmConfig._set_cudagraph_sizes with no
-// capture sizes given and no speculative decoding): 1, 2, 4, the multiples
-// of 8 below 256, then the multiples of 16 from 256, up to
-// min(2 x max_num_seqs, 512) and no more than max_num_batched_tokens.
-// Ascending; empty for none.
-std::vector<int64_t> DefaultCudaGraphSizes(int64_t seqs, int64_t tokens) {
-  const int64_t top = std::min<int64_t>({2 * seqs, 512, tokens});
-  std::vector<int64_t> sizes;
-  for (int64_t size : {1, 2, 4}) {
-    if (size <= top) sizes.push_back(size);
-  }
-  for (int64_t size = 8; size < 256 && size <= top; size += 8) sizes.push_back(size);
-  for (int64_t size = 256; size <= top; size += 16) sizes.push_back(size);
-  return sizes;
-}
-
 // The expression of the captured size a step of `x` tokens (at most the
 // largest size) runs at: the smallest size at or above x. vLLM's default
 // sizes read as their rule; others as steps, the first size plus each gap
@@ -39,7 +24,7 @@ std::vector<int64_t> DefaultCudaGraphSizes(int64_t seqs, int64_t tokens) {
 std::string PaddedExpression(const std::string& x, const std::vector<int64_t>& sizes) {
   const int64_t largest = sizes.back();
   std::string e;
-  if (sizes == DefaultCudaGraphSizes(largest, largest)) {
+  if (sizes == VllmCudaGraphSizes(largest, largest)) {
     e = absl::StrCat("(", x, " <= 2) * ", x);
     if (largest >= 4) absl::StrAppend(&e, " + (", x, " > 2) * (", x, " <= 4) * 4");
     if (largest >= 8) {
@@ -244,12 +229,18 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Param("Ep", Num(r.ep), absl::StrCat("enable_expert_parallel: the experts over the ",
                                           r.ep, " GPUs, whole"));
   }
-  t.Param("Seqs", Num(seqs), a.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
+  // Where a limit came from: engine_kwargs (its name), resolved_config, or
+  // vLLM's default for the GPU.
+  auto limit_why = [](const char* name, int64_t given, const std::string& from) {
+    if (given == 0) return absl::StrCat(name, ": vLLM's default for this GPU");
+    return absl::StartsWith(from, "resolved_config") ? absl::StrCat("meta.json ", from) : std::string(name);
+  };
+  t.Param("Seqs", Num(seqs), limit_why("max_num_seqs", a.max_num_seqs, a.max_num_seqs_from));
   t.Param("Tokens", Num(tokens),
-          a.max_num_batched_tokens ? "max_num_batched_tokens" : "max_num_batched_tokens: vLLM's default for this GPU");
+          limit_why("max_num_batched_tokens", a.max_num_batched_tokens, a.max_num_batched_tokens_from));
   const std::vector<int64_t> graph_sizes =
       a.enforce_eager ? std::vector<int64_t>{}
-                      : a.graph_sizes.empty() ? DefaultCudaGraphSizes(seqs, tokens) : a.graph_sizes;
+                      : a.graph_sizes.empty() ? VllmCudaGraphSizes(seqs, tokens) : a.graph_sizes;
   const int64_t graph_max = graph_sizes.empty() ? 0 : graph_sizes.back();
   if (graph_max > 0) {
     t.Param("GraphMax", Num(graph_max),
@@ -439,7 +430,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   t.Line(absl::StrCat("  let us = ", per_step));
   t.Line(absl::StrCat("         + Layers * (layer + attend + ", mlp, per_layer_comm, ");"));
-  std::string opts = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt;";
+  std::string opts = "  seqs Seqs; tokens Tokens; preempt by (-since);";
+  if (a.reserve_full_isl) opts += " reserve prompt;";
   if (a.async_scheduling) opts += " async;";
   if (a.long_prefill_token_threshold > 0) absl::StrAppend(&opts, " chunk ", a.long_prefill_token_threshold, ";");
   if (lockstep) opts += " lockstep;";

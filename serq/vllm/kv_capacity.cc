@@ -34,7 +34,8 @@ absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, in
   // guess that changes the schedule.
   if ((*seqs == 0 || *tokens == 0) && !(gpu_gib > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        r.dir, ": error: meta.json's engine_kwargs give no ", *seqs == 0 ? "max_num_seqs" : "max_num_batched_tokens",
+        r.dir, ": error: meta.json gives no ", *seqs == 0 ? "max_num_seqs" : "max_num_batched_tokens",
+        " (engine_kwargs, resolved_config.scheduler_config)",
         ", vLLM's default for it depends on the GPU's memory, and the run records none "
         "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json npu_mem.mem_size): give "
         "--gpu-memory GIB"));
@@ -86,7 +87,8 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     const double gib = memory.gib;
     if (!(gib > 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          r.dir, ": error: the run records no KV cache size (meta.json kv_cache.num_gpu_blocks) "
+          r.dir, ": error: the run records no KV cache size (meta.json kv_cache.num_gpu_blocks, "
+          "resolved_config.cache_config.num_gpu_blocks) "
           "and no GPU memory (meta.json hardware.device_total_memory_bytes, llmservingsim-config.json "
           "npu_mem.mem_size): give --kv-blocks N or --gpu-memory GIB"));
     }

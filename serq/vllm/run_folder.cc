@@ -1,5 +1,6 @@
 #include "serq/vllm/run_folder.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -29,9 +30,18 @@ absl::Status Missing(const std::string& path, absl::string_view what) {
       absl::StrCat(path, ": error: missing (", what, "; a run folder in LLMServingSim's layout has it)"));
 }
 
-absl::StatusOr<JsonFile> ReadJson(const std::string& path, absl::string_view what) {
-  absl::StatusOr<JsonFile> json = JsonFile::Read(path);
+// A JSON file of the folder. Python's json module wrote them, and writes
+// NaN or Infinity for such a float (resolved_config holds every field of
+// vLLM's configuration): read as null, which a field serq reads then is
+// absent, and said.
+absl::StatusOr<JsonFile> ReadJson(const std::string& path, absl::string_view what,
+                                  std::vector<std::string>* warnings) {
+  absl::StatusOr<JsonFile> json = JsonFile::Read(path, /*python_floats=*/true);
   if (absl::IsNotFound(json.status())) return Missing(path, what);
+  if (json.ok() && json->python_floats() > 0) {
+    warnings->push_back(absl::StrCat(path, ":", json->first_python_float(), ": ", json->python_floats(),
+                                     " NaN or Infinity (Python's; JSON has no such number) read as null"));
+  }
   return json;
 }
 
@@ -91,7 +101,8 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       "max_num_batched_tokens", "max_model_len", "block_size", "enable_prefix_caching",
       "async_scheduling", "long_prefill_token_threshold", "gpu_memory_utilization",
       "num_gpu_blocks_override", "dtype", "kv_cache_dtype", "pipeline_parallel_size", "enforce_eager",
-      "enable_chunked_prefill", "scheduling_policy", "quantization", "cpu_offload_gb"};
+      "enable_chunked_prefill", "scheduling_policy", "quantization", "cpu_offload_gb",
+      "scheduler_reserve_full_isl"};
   static const std::set<std::string> kHarmless = {
       "model", "seed", "tokenizer", "revision", "trust_remote_code", "download_dir",
       "load_format", "served_model_name", "disable_log_stats",
@@ -149,6 +160,10 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
     return s;
   }
   if (absl::Status s = flag("enforce_eager", &a->enforce_eager, &a->enforce_eager_from); !s.ok()) return s;
+  if (absl::Status s = flag("scheduler_reserve_full_isl", &a->reserve_full_isl, &a->reserve_full_isl_from);
+      !s.ok()) {
+    return s;
+  }
   bool chunked = true;
   if (absl::Status s = flag("enable_chunked_prefill", &chunked); !s.ok()) return s;
   if (!chunked) {
@@ -191,6 +206,7 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   if (offload->value_or(0) != 0) {
     return meta.Error("engine_kwargs.cpu_offload_gb", "weights offloaded to the CPU: not modelled");
   }
+  if (a->kv_cache_dtype != "auto") a->kv_cache_dtype_from = "engine_kwargs.kv_cache_dtype";
   return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
 }
 
@@ -207,18 +223,19 @@ absl::StatusOr<bool> Part(const JsonFile& meta, const char* key, absl::string_vi
 }
 
 // vLLM's cache_dtype at `path` (kv_cache's or resolved_config's): "auto" is
-// the model's dtype; another must be engine_kwargs' kv_cache_dtype where
-// that gives one (another name: not FillIn's).
+// the model's dtype; another must be the one a field before it gave, where
+// one did (another name than the engine argument's: not FillIn's).
 absl::Status ReadCacheDtype(const JsonFile& meta, const std::string& path, EngineArgs* a) {
   absl::StatusOr<std::optional<std::string>> dtype = meta.Text(path);
   if (!dtype.ok()) return dtype.status();
   if (!dtype->has_value() || **dtype == "auto") return absl::OkStatus();
   if (a->kv_cache_dtype != "auto" && **dtype != a->kv_cache_dtype) {
-    return meta.Error(path, absl::StrCat("'", **dtype, "', where engine_kwargs.kv_cache_dtype is '",
+    return meta.Error(path, absl::StrCat("'", **dtype, "', where ", a->kv_cache_dtype_from, " is '",
                                          a->kv_cache_dtype, "': the run's two records of the engine disagree"));
   }
   if (absl::Status s = CheckKvCacheDtype(meta, path, **dtype); !s.ok()) return s;
   a->kv_cache_dtype = **dtype;
+  if (a->kv_cache_dtype_from.empty()) a->kv_cache_dtype_from = path;
   return absl::OkStatus();
 }
 
@@ -337,29 +354,61 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
     if (!v.ok()) return v.status();
     return FillIn(meta, path, *v, value, from);
   };
+  // A whole number that is 0 where nothing gave it; where it came from
+  // into *from when this fills it in.
   auto whole = [&](const std::string& path, int64_t least, int64_t most, int64_t* value,
-                   std::string from) -> absl::Status {
+                   std::string* from = nullptr) -> absl::Status {
+    std::string given = *value ? (from != nullptr && !from->empty() ? *from : "engine_kwargs." + path.substr(
+                                                                                   path.rfind('.') + 1))
+                               : "";
     absl::StatusOr<std::optional<int64_t>> v = meta.Whole(path, least, most);
     if (!v.ok()) return v.status();
-    return FillIn(meta, path, *v, value, &from);
+    if (absl::Status s = FillIn(meta, path, *v, value, &given); !s.ok()) return s;
+    if (from != nullptr) *from = given;
+    return absl::OkStatus();
   };
   if (absl::Status s = flag(sched + "async_scheduling", &a.async_scheduling, &a.async_scheduling_from); !s.ok()) {
     return s;
   }
-  if (absl::Status s = whole(sched + "max_num_seqs", 1, 1 << 20, &a.max_num_seqs,
-                             a.max_num_seqs ? "engine_kwargs.max_num_seqs" : "");
+  if (absl::Status s = whole(sched + "max_num_seqs", 1, 1 << 20, &a.max_num_seqs, &a.max_num_seqs_from);
       !s.ok()) {
     return s;
   }
   if (absl::Status s = whole(sched + "max_num_batched_tokens", 1, 1 << 24, &a.max_num_batched_tokens,
-                             a.max_num_batched_tokens ? "engine_kwargs.max_num_batched_tokens" : "");
+                             &a.max_num_batched_tokens_from);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = whole(sched + "long_prefill_token_threshold", 0, 1 << 24, &a.long_prefill_token_threshold,
-                             a.long_prefill_token_threshold ? "engine_kwargs.long_prefill_token_threshold" : "");
+  if (absl::Status s = whole(sched + "long_prefill_token_threshold", 0, 1 << 24, &a.long_prefill_token_threshold);
       !s.ok()) {
     return s;
+  }
+  if (absl::Status s = flag(sched + "scheduler_reserve_full_isl", &a.reserve_full_isl, &a.reserve_full_isl_from);
+      !s.ok()) {
+    return s;
+  }
+  // What changes the schedule and serq does not model, refused as
+  // engine_kwargs refuses it: a resolved configuration says it ran so.
+  absl::StatusOr<std::optional<int64_t>> partial = meta.Whole(sched + "max_num_partial_prefills", 1, 1 << 20);
+  if (!partial.ok()) return partial.status();
+  if (partial->value_or(1) > 1) {
+    return meta.Error(sched + "max_num_partial_prefills",
+                      absl::StrCat(**partial, ": concurrent partial prefills: serq vllm models one"));
+  }
+  absl::StatusOr<std::optional<int64_t>> pp =
+      meta.Whole("resolved_config.parallel_config.pipeline_parallel_size", 1, 1024);
+  if (!pp.ok()) return pp.status();
+  if (pp->value_or(1) > 1) {
+    return meta.Error("resolved_config.parallel_config.pipeline_parallel_size",
+                      "pipeline parallelism: serq vllm does not model it");
+  }
+  for (const auto& [key, what] : {std::pair{"speculative_config", "speculative decoding"},
+                                  std::pair{"lora_config", "LoRA adapters"},
+                                  std::pair{"kv_transfer_config", "a KV connector (disaggregated prefill)"}}) {
+    const std::string path = absl::StrCat("resolved_config.", key);
+    if (const google::protobuf::Value* v = meta.Find(path)) {
+      return meta.Error(path, absl::StrCat(Describe(*v), ": ", what, ": serq vllm does not model it"));
+    }
   }
   absl::StatusOr<std::optional<bool>> chunked = meta.Bool(sched + "enable_chunked_prefill");
   if (!chunked.ok()) return chunked.status();
@@ -521,6 +570,17 @@ absl::Status CheckOperators(const std::string& file, const std::set<std::string>
 
 }  // namespace
 
+std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens) {
+  const int64_t top = std::min<int64_t>({2 * seqs, 512, tokens});
+  std::vector<int64_t> sizes;
+  for (int64_t size : {1, 2, 4}) {
+    if (size <= top) sizes.push_back(size);
+  }
+  for (int64_t size = 8; size < 256 && size <= top; size += 8) sizes.push_back(size);
+  for (int64_t size = 256; size <= top; size += 16) sizes.push_back(size);
+  return sizes;
+}
+
 absl::Status ReadMetaJson(const JsonFile& meta, RunFolder* r) {
   if (absl::Status s = ReadEngineArgs(meta, &r->args); !s.ok()) return s;
   if (absl::Status s = ReadKvCache(meta, r); !s.ok()) return s;
@@ -546,7 +606,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   r.name = std::filesystem::path(trimmed).filename().string();
 
   const std::string meta_path = Join(dir, "meta.json");
-  absl::StatusOr<JsonFile> meta = ReadJson(meta_path, "the engine's arguments");
+  absl::StatusOr<JsonFile> meta = ReadJson(meta_path, "the engine's arguments", &r.warnings);
   if (!meta.ok()) return meta.status();
   absl::StatusOr<std::optional<std::string>> version = meta->Text("vllm_version");
   if (!version.ok()) return version.status();
@@ -559,6 +619,11 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     r.num_gpu_blocks_total = *r.num_gpu_blocks;
     r.num_gpu_blocks_engines = r.args.dp;
     r.num_gpu_blocks = *r.num_gpu_blocks / r.args.dp;
+    if (*r.num_gpu_blocks < 2) {
+      return meta->Error(r.num_gpu_blocks_from,
+                         absl::StrCat(r.num_gpu_blocks_total, " blocks over ", r.args.dp, " data-parallel engines is ",
+                                      *r.num_gpu_blocks, " an engine; vLLM needs at least 2"));
+    }
   }
   const int run_tp = r.args.tp;
   {
@@ -570,11 +635,20 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                       as.max_num_seqs.value_or(a.max_num_seqs) == a.max_num_seqs &&
                       as.max_num_batched_tokens.value_or(a.max_num_batched_tokens) == a.max_num_batched_tokens;
     if (!same) r.num_gpu_blocks.reset();
-    // The captured sizes the run recorded follow its limits.
-    if (as.max_num_seqs.value_or(a.max_num_seqs) != a.max_num_seqs ||
-        as.max_num_batched_tokens.value_or(a.max_num_batched_tokens) != a.max_num_batched_tokens) {
-      a.graph_sizes.clear();
-      a.graph_sizes_from.clear();
+    // The captured sizes the run recorded: vLLM's default ones follow the
+    // limits, and are the new limits' defaults; others stay, but for those
+    // above the new token limit (vLLM drops them), and none left is none
+    // captured.
+    const int64_t new_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
+    const int64_t new_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
+    if (!a.graph_sizes.empty() && (new_seqs != a.max_num_seqs || new_tokens != a.max_num_batched_tokens)) {
+      if (a.graph_sizes == VllmCudaGraphSizes(a.max_num_seqs, a.max_num_batched_tokens)) {
+        a.graph_sizes.clear();
+        a.graph_sizes_from.clear();
+      } else if (new_tokens > 0) {
+        std::erase_if(a.graph_sizes, [&](int64_t size) { return size > new_tokens; });
+        if (a.graph_sizes.empty()) a.enforce_eager = true;
+      }
     }
     a.tp = as.tp.value_or(a.tp);
     a.dp = as.dp.value_or(a.dp);
@@ -582,7 +656,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     a.max_num_batched_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
   }
 
-  absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json");
+  absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json", &r.warnings);
   if (!model.ok()) return model.status();
   absl::StatusOr<ModelConfig> config = ReadModelConfig(*model);
   if (!config.ok()) return config.status();
@@ -616,7 +690,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
 
   const std::string cluster_path = Join(dir, "llmservingsim-config.json");
   if (std::filesystem::exists(cluster_path, ec)) {
-    absl::StatusOr<JsonFile> cluster = ReadJson(cluster_path, "the cluster");
+    absl::StatusOr<JsonFile> cluster = ReadJson(cluster_path, "the cluster", &r.warnings);
     if (!cluster.ok()) return cluster.status();
     if (absl::Status s = ReadCluster(*cluster, run_tp, &r.cluster, &r.warnings); !s.ok()) return s;
   }

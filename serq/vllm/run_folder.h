@@ -30,6 +30,9 @@ struct EngineArgs {
   // or more that is not an A100, else 256 and 2048, for an API server).
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
+  // Where each came from when not engine_kwargs (resolved_config's), for
+  // the program's comments.
+  std::string max_num_seqs_from, max_num_batched_tokens_from;
   std::optional<int64_t> max_model_len;
   // Where block_size, enable_prefix_caching and gpu_memory_utilization came
   // from, for the program's comments: "" for vLLM's default, else the
@@ -41,6 +44,10 @@ struct EngineArgs {
   std::string prefix_caching_from;
   bool async_scheduling = true;
   std::string async_scheduling_from;
+  // scheduler_reserve_full_isl: a waiting request is admitted only when its
+  // whole prompt fits the KV cache (`reserve prompt`).
+  bool reserve_full_isl = true;
+  std::string reserve_full_isl_from;
   bool enforce_eager = false;  // no CUDA graphs: every step at its own tokens
   std::string enforce_eager_from;
   // CUDA graphs as the run recorded them (meta.json resolved_config's
@@ -58,6 +65,7 @@ struct EngineArgs {
   std::optional<int64_t> num_gpu_blocks_override;
   std::string dtype = "auto";
   std::string kv_cache_dtype = "auto";
+  std::string kv_cache_dtype_from;  // the field that gave one other than auto
 };
 
 // llmservingsim-config.json: that simulator's description of the cluster.
@@ -120,6 +128,13 @@ struct Redeployment {
 // `as`'s), an architecture whose operators are not known, a profile whose
 // operators are not the architecture's.
 absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as = {});
+
+// vLLM 0.19's CUDA graph sizes for an engine's limits when the run gives
+// none (VllmConfig._set_cudagraph_sizes, no speculative decoding): 1, 2, 4,
+// the multiples of 8 below 256, then of 16 from 256, up to
+// min(2 x max_num_seqs, 512) and no more than max_num_batched_tokens.
+// Ascending; empty for none.
+std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens);
 
 // meta.json's records of the engine, read into `r` (its args, the KV count
 // the run logged, the GPU it ran on, warnings): engine_kwargs, then

@@ -614,6 +614,52 @@ TEST(Generate, WhatVllmResolved) {
                                "kv_cache.num_gpu_blocks is 36000: the run's two records of the engine disagree");
   Write(meta, Replace(original, "\"schema_version\": 1,", "\"schema_version\": 1, \"resolved_config\": [],"));
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config: expected an object");
+  // What changes the schedule and serq does not model: refused, as
+  // engine_kwargs refuses it. Full-prompt admission off: no `reserve prompt`.
+  with("\"backend\": \"inductor\"", "\"scheduler_reserve_full_isl\": false");
+  p = program();
+  EXPECT_NE(p.find("  seqs Seqs; tokens Tokens; preempt by (-since); async;"), std::string::npos);
+  EXPECT_EQ(p.find("reserve prompt"), std::string::npos);
+  with("\"backend\": \"inductor\"", "\"max_num_partial_prefills\": 4");
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.scheduler_config.max_num_partial_prefills: 4: "
+                               "concurrent partial prefills: serq vllm models one");
+  with("\"backend\": \"inductor\"");
+  Write(meta, Replace(Read(meta), "\"lora_config\": null", "\"lora_config\": \"<LoRAConfig>\""));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.lora_config: \"<LoRAConfig>\": LoRA adapters: serq "
+                               "vllm does not model it");
+  with("\"backend\": \"inductor\"");
+  Write(meta, Replace(Read(meta), "\"lora_config\": null", "\"speculative_config\": {\"method\": \"eagle\"}"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config.speculative_config: an object: "
+                                              "speculative decoding");
+  // The limits from resolved_config alone, and said so.
+  with("\"backend\": \"inductor\"");
+  Write(meta, Replace(Replace(Read(meta), "\"max_num_seqs\": 128,\n", ""), "\"max_num_batched_tokens\": 2048,\n",
+                      ""));
+  p = program();
+  EXPECT_EQ(line(p, "param Seqs = "),
+            "param Seqs = 128;            // meta.json resolved_config.scheduler_config.max_num_seqs");
+  EXPECT_EQ(line(p, "param Tokens = "),
+            "param Tokens = 2048;         // meta.json resolved_config.scheduler_config.max_num_batched_tokens");
+  // The KV dtype's disagreement names the field that gave the other one.
+  with("\"backend\": \"inductor\"");
+  Write(meta, Replace(Replace(Read(meta), "\"cache_dtype\": \"auto\"", "\"cache_dtype\": \"bfloat16\""),
+                      "\"num_kv_tokens\": 576000", "\"num_kv_tokens\": 576000, \"cache_dtype\": \"fp8\""));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.cache_config.cache_dtype: 'bfloat16', where "
+                               "kv_cache.cache_dtype is 'fp8': the run's two records of the engine disagree");
+  // Python's json writes NaN and Infinity for such floats: read as null,
+  // and said with the place of the first.
+  with("\"backend\": \"inductor\"");
+  Write(meta, Replace(Read(meta), "\"lora_config\": null", "\"lora_config\": NaN, \"x\": [Infinity, -Infinity]"));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->warnings.size(), 1u);
+  EXPECT_PRED2(StartsWith, g->warnings[0], meta + ":2:");
+  EXPECT_NE(g->warnings[0].find(": 3 NaN or Infinity (Python's; JSON has no such number) read as null"),
+            std::string::npos)
+      << g->warnings[0];
+  // A string holding NaN is a string.
+  with("\"backend\": \"NaN\"");
+  EXPECT_NE(program(), "");
 
   // The GPU's memory as torch reports it derives the count --gpu-memory
   // derives from the same GiB (102005473280 bytes = 95.0 GiB), where the
@@ -660,22 +706,40 @@ TEST(Generate, TheBenchsNewerMetaJson) {
             std::string::npos);
 }
 
-// The sizes the run captured follow its limits: a plan's engine at other
-// limits captures vLLM's default sizes for those.
-TEST(RunFolder, RedeployedEnginesDropTheCapturedSizes) {
+// The sizes the run captured at other limits (a plan's engine): vLLM's
+// default sizes follow the limits, so they are the new limits' defaults;
+// sizes the run chose stay, but for those above the new token limit, which
+// vLLM drops; none left is no graphs.
+TEST(RunFolder, RedeployedEnginesAndTheCapturedSizes) {
   const std::string dir = Copy(kLlama, "redeploy-graphs");
-  Write(dir + "/meta.json",
-        Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
-                "\"schema_version\": 1, \"resolved_config\": {\"compilation_config\": {\"cudagraph_capture_sizes\": "
-                "[1, 2, 4, 8, 16, 32, 64, 128]}},"));
-  absl::StatusOr<RunFolder> same = ReadRunFolder(dir, {});
-  ASSERT_TRUE(same.ok()) << same.status();
-  EXPECT_EQ(same->args.graph_sizes, (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64, 128}));
-  Redeployment fewer;
-  fewer.max_num_seqs = 64;
-  absl::StatusOr<RunFolder> other = ReadRunFolder(dir, fewer);
-  ASSERT_TRUE(other.ok()) << other.status();
-  EXPECT_TRUE(other->args.graph_sizes.empty());
+  const std::string meta = Read(dir + "/meta.json");
+  auto with = [&](const std::string& sizes) {
+    Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
+                                      "\"schema_version\": 1, \"resolved_config\": {\"compilation_config\": "
+                                      "{\"cudagraph_capture_sizes\": " + sizes + "}},"));
+  };
+  auto read = [&](std::optional<int64_t> seqs, std::optional<int64_t> tokens) {
+    Redeployment as;
+    as.max_num_seqs = seqs;
+    as.max_num_batched_tokens = tokens;
+    absl::StatusOr<RunFolder> r = ReadRunFolder(dir, as);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : RunFolder();
+  };
+  with("[1, 2, 4, 8, 16, 32, 64, 128]");
+  EXPECT_EQ(read({}, {}).args.graph_sizes, (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64, 128}));
+  EXPECT_EQ(read(64, {}).args.graph_sizes, (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64, 128}));
+  EXPECT_EQ(read({}, 100).args.graph_sizes, (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(read({}, 1).args.graph_sizes, (std::vector<int64_t>{1}));
+  with("[8, 16]");
+  EXPECT_TRUE(read({}, 4).args.enforce_eager);
+  // vLLM's own sizes for 128 sequences and 2048 tokens (up to 256): at 64
+  // sequences vLLM captures up to 128, its default again.
+  std::string defaults = "[1, 2, 4";
+  for (int s = 8; s <= 256; s += 8) defaults += absl::StrCat(", ", s);
+  with(defaults + "]");
+  EXPECT_EQ(read({}, {}).args.graph_sizes.size(), 35u);
+  EXPECT_TRUE(read(64, {}).args.graph_sizes.empty());
 }
 
 // With data parallel, vLLM's front-end adds up its engines' counts as they
@@ -701,6 +765,11 @@ TEST(Generate, TheLoggedCountIsTheEnginesSum) {
               std::string::npos)
         << flat.substr(0, 2500);
   }
+  // 3 over 2 engines is 1 each: too few, said at the field.
+  Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
+                                    "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 3},"));
+  EXPECT_EQ(Error(dir), dir + "/meta.json: error: kv_cache.num_gpu_blocks: 3 blocks over 2 data-parallel engines "
+                              "is 1 an engine; vLLM needs at least 2");
 }
 
 // The count the run logged is of the run's engine: a plan's engine at
@@ -877,7 +946,8 @@ TEST(Generate, BadFolders) {
     Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128,", ""));
     Options kv;
     kv.kv.num_gpu_blocks = 3000;
-    EXPECT_EQ(Error(dir, kv), dir + ": error: meta.json's engine_kwargs give no max_num_seqs, vLLM's default "
+    EXPECT_EQ(Error(dir, kv), dir + ": error: meta.json gives no max_num_seqs (engine_kwargs, "
+                                    "resolved_config.scheduler_config), vLLM's default "
                                     "for it depends on the GPU's memory, and the run records none "
                                     "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json "
                                     "npu_mem.mem_size): give --gpu-memory GIB");
