@@ -305,7 +305,14 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
     } else if (name == "PIECEWISE" || name == "FULL" || name == "FULL_AND_PIECEWISE") {
       a.graph_mode_from = mode_path;
     } else {
-      r->warnings.push_back(absl::StrCat(meta.file(), ": ", mode_path, " ", Describe(*mode),
+      // A list shown by its elements: "a list" says nothing of it.
+      std::string shown = Describe(*mode);
+      if (mode->kind_case() == google::protobuf::Value::kListValue) {
+        std::vector<std::string> items;
+        for (const google::protobuf::Value& v : mode->list_value().values()) items.push_back(Describe(v));
+        shown = absl::StrCat("[", absl::StrJoin(items, ", "), "]");
+      }
+      r->warnings.push_back(absl::StrCat(meta.file(), ": ", mode_path, " ", shown,
                                          " is not a mode serq vllm knows: vLLM 0.19's default, "
                                          "FULL_AND_PIECEWISE, is assumed"));
     }
@@ -313,18 +320,25 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
   const std::string sizes_path = "resolved_config.compilation_config.cudagraph_capture_sizes";
   if (const google::protobuf::Value* sizes = meta.Find(sizes_path)) {
     std::set<int64_t> got;
-    bool whole = sizes->kind_case() == google::protobuf::Value::kListValue;
-    if (whole) {
-      for (const google::protobuf::Value& v : sizes->list_value().values()) {
+    // What is wrong, where the value is not a list of whole numbers from 1.
+    std::string wrong;
+    if (sizes->kind_case() != google::protobuf::Value::kListValue) {
+      wrong = absl::StrCat(Describe(*sizes), " is not a list of sizes");
+    } else {
+      for (int i = 0; i < sizes->list_value().values_size() && wrong.empty(); ++i) {
+        const google::protobuf::Value& v = sizes->list_value().values(i);
         const double x = v.number_value();
-        whole = whole && v.kind_case() == google::protobuf::Value::kNumberValue && x >= 1 && x <= (1 << 20) &&
-                x == static_cast<double>(static_cast<int64_t>(x));
-        if (whole) got.insert(static_cast<int64_t>(x));
+        if (v.kind_case() == google::protobuf::Value::kNumberValue && x >= 1 && x <= (1 << 20) &&
+            x == static_cast<double>(static_cast<int64_t>(x))) {
+          got.insert(static_cast<int64_t>(x));
+        } else {
+          wrong = absl::StrCat("element ", i, ", ", Describe(v), ", is not a size (a whole number from 1 to 2^20)");
+        }
       }
     }
-    if (!whole) {
-      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, " ", Describe(*sizes),
-                                         " is not a list of sizes: vLLM 0.19's default sizes are assumed"));
+    if (!wrong.empty()) {
+      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong,
+                                         ": vLLM 0.19's default sizes are assumed"));
     } else if (got.empty()) {
       a.enforce_eager = true;  // nothing captured: every step eagerly
       a.graph_mode_from = sizes_path;

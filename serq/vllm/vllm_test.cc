@@ -592,8 +592,17 @@ TEST(Generate, WhatVllmResolved) {
             (std::vector<std::string>{
                 meta + ": resolved_config.compilation_config.cudagraph_mode \"<CUDAGraphMode>\" is not a mode serq "
                        "vllm knows: vLLM 0.19's default, FULL_AND_PIECEWISE, is assumed",
-                meta + ": resolved_config.compilation_config.cudagraph_capture_sizes \"<list len=70>\" is not a "
+                meta + ": resolved_config.compilation_config.cudagraph_capture_sizes: \"<list len=70>\" is not a "
                        "list of sizes: vLLM 0.19's default sizes are assumed"}));
+  with("\"cudagraph_mode\": [2, 2], \"cudagraph_capture_sizes\": [1, 2.5, 4]");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{
+                meta + ": resolved_config.compilation_config.cudagraph_mode [2, 2] is not a mode serq vllm knows: "
+                       "vLLM 0.19's default, FULL_AND_PIECEWISE, is assumed",
+                meta + ": resolved_config.compilation_config.cudagraph_capture_sizes: element 1, 2.5, is not a "
+                       "size (a whole number from 1 to 2^20): vLLM 0.19's default sizes are assumed"}));
   // The scheduler as it ran: no async scheduling, no `async`.
   with("\"backend\": \"inductor\"", "\"async_scheduling\": false");
   EXPECT_EQ(program().find("async;"), std::string::npos);
