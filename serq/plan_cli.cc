@@ -320,7 +320,7 @@ int PlanMain(const CommandLine& line) {
     folder = *r;
     model = folder->model;
     models::Gpu g;
-    g.name = folder->cluster.hardware.empty() ? "GPU" : folder->cluster.hardware;
+    g.name = vllm::GpuName(*folder);
     g.what = folder->profile.gpu;
     gpu = g;
     model_name = folder->args.model.empty() ? folder->name : folder->args.model;

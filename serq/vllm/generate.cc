@@ -199,7 +199,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const int gpus = a.dp * a.tp;
   t.Comment(absl::StrCat(a.model.empty() ? m.architecture : a.model, " (", m.architecture, ", ",
                          m.dtype, ") on ", gpus, " x ",
-                         r.cluster.hardware.empty() ? "GPU" : r.cluster.hardware, ": tensor parallel ",
+                         GpuName(r), ": tensor parallel ",
                          a.tp, ", data parallel ", a.dp,
                          r.ep > 1 ? absl::StrCat(", expert parallel ", r.ep) : "", "."));
   t.Comment(absl::StrCat(

@@ -584,6 +584,11 @@ absl::Status CheckOperators(const std::string& file, const std::set<std::string>
 
 }  // namespace
 
+std::string GpuName(const RunFolder& r) {
+  if (!r.cluster.hardware.empty()) return r.cluster.hardware;
+  return r.device_name.empty() ? "GPU" : r.device_name;
+}
+
 std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens) {
   const int64_t top = std::min<int64_t>({2 * seqs, 512, tokens});
   std::vector<int64_t> sizes;

@@ -129,6 +129,10 @@ struct Redeployment {
 // operators are not the architecture's.
 absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as = {});
 
+// The run's GPU by name: the cluster file's (`hardware`, short), else the
+// device torch named (meta.json's hardware.device_name), else "GPU".
+std::string GpuName(const RunFolder& r);
+
 // vLLM 0.19's CUDA graph sizes for an engine's limits when the run gives
 // none (VllmConfig._set_cudagraph_sizes, no speculative decoding): 1, 2, 4,
 // the multiples of 8 below 256, then of 16 from 256, up to

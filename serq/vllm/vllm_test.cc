@@ -713,6 +713,13 @@ TEST(Generate, TheBenchsNewerMetaJson) {
             std::string::npos);
   EXPECT_NE(g->program.find("param Block = 16;            // meta.json kv_cache.block_size (the run's log)"),
             std::string::npos);
+  // Without the cluster file, the GPU is the one torch named.
+  fs::remove(dir + "/llmservingsim-config.json");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("on 1 x NVIDIA RTX PRO 6000 Blackwell\n//   Server Edition: tensor parallel 1"),
+            std::string::npos)
+      << g->program.substr(0, 800);
 }
 
 // The sizes the run captured at other limits (a plan's engine): vLLM's
