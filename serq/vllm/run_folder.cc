@@ -274,6 +274,18 @@ absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
   return ReadCacheDtype(meta, "kv_cache.cache_dtype", &a);
 }
 
+// vLLM's rule for the captured sizes, up to `top`: 1, 2, 4, the multiples
+// of 8 below 256, then of 16 from 256.
+std::vector<int64_t> CudaGraphSizesUpTo(int64_t top) {
+  std::vector<int64_t> sizes;
+  for (int64_t size : {1, 2, 4}) {
+    if (size <= top) sizes.push_back(size);
+  }
+  for (int64_t size = 8; size < 256 && size <= top; size += 8) sizes.push_back(size);
+  for (int64_t size = 256; size <= top; size += 16) sizes.push_back(size);
+  return sizes;
+}
+
 // CUDA graphs as vLLM resolved them (compilation_config): cudagraph_mode
 // as the bench records an enum, its value (0 NONE, 1 PIECEWISE, 2 FULL,
 // [2, 0] FULL_DECODE_ONLY, [2, 1] FULL_AND_PIECEWISE) or its name, and the
@@ -336,7 +348,18 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
         }
       }
     }
-    if (!wrong.empty()) {
+    // A list longer than the recorder keeps (64) is a tag; the largest size
+    // is a number still, and vLLM's default rule up to it is the likeliest
+    // list (the default list up to 512 has 51 sizes).
+    const std::string max_path = "resolved_config.compilation_config.max_cudagraph_capture_size";
+    absl::StatusOr<std::optional<int64_t>> largest = meta.Whole(max_path, 1, 1 << 20);
+    if (!wrong.empty() && sizes->kind_case() == google::protobuf::Value::kStringValue && largest.ok() &&
+        largest->has_value()) {
+      a.graph_sizes = CudaGraphSizesUpTo(**largest);
+      a.graph_sizes_from = max_path;
+      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong, ": vLLM's default sizes up to ",
+                                         max_path, " ", **largest, " are assumed"));
+    } else if (!wrong.empty()) {
       r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong,
                                          ": vLLM 0.19's default sizes are assumed"));
     } else if (got.empty()) {
@@ -590,14 +613,7 @@ std::string GpuName(const RunFolder& r) {
 }
 
 std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens) {
-  const int64_t top = std::min<int64_t>({2 * seqs, 512, tokens});
-  std::vector<int64_t> sizes;
-  for (int64_t size : {1, 2, 4}) {
-    if (size <= top) sizes.push_back(size);
-  }
-  for (int64_t size = 8; size < 256 && size <= top; size += 8) sizes.push_back(size);
-  for (int64_t size = 256; size <= top; size += 16) sizes.push_back(size);
-  return sizes;
+  return CudaGraphSizesUpTo(std::min<int64_t>({2 * seqs, 512, tokens}));
 }
 
 absl::Status ReadMetaJson(const JsonFile& meta, RunFolder* r) {
