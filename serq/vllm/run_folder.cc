@@ -84,6 +84,27 @@ absl::Status FillIn(const JsonFile& meta, const std::string& path, const std::op
   return absl::OkStatus();
 }
 
+// What both engine_kwargs and resolved_config may say of the schedule and
+// serq vllm does not model, refused the same way at `path` in either.
+absl::Status RefuseWholePrompts(const JsonFile& meta, const std::string& path) {
+  absl::StatusOr<std::optional<bool>> chunked = meta.Bool(path);
+  if (!chunked.ok()) return chunked.status();
+  if (chunked->value_or(true)) return absl::OkStatus();
+  return meta.Error(path, "false: vLLM 0.19 then schedules a prompt whole; serq vllm models chunked prefill only");
+}
+absl::Status RefusePriority(const JsonFile& meta, const std::string& path) {
+  absl::StatusOr<std::optional<std::string>> policy = meta.Text(path);
+  if (!policy.ok()) return policy.status();
+  if (policy->value_or("fcfs") == "fcfs") return absl::OkStatus();
+  return meta.Error(path, absl::StrCat("'", **policy, "': the requests carry no priority; serq vllm models fcfs"));
+}
+absl::Status RefusePipeline(const JsonFile& meta, const std::string& path) {
+  absl::StatusOr<std::optional<int64_t>> pp = meta.Whole(path, 1, 1024);
+  if (!pp.ok()) return pp.status();
+  if (pp->value_or(1) == 1) return absl::OkStatus();
+  return meta.Error(path, "pipeline parallelism: serq vllm does not model it");
+}
+
 // meta.json's engine_kwargs, each key one vLLM 0.19 takes: the ones that
 // shape the schedule are read, the ones that cannot change it (names,
 // seeds, loading) accepted, and any other refused by name, so that a run
@@ -134,27 +155,20 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   a->tp = static_cast<int>(v.value_or(1));
   if (absl::Status s = whole("data_parallel_size", 1, 1024, &v); !s.ok()) return s;
   a->dp = static_cast<int>(v.value_or(1));
-  if (absl::Status s = whole("pipeline_parallel_size", 1, 1024, &v); !s.ok()) return s;
-  if (v.value_or(1) != 1) {
-    return meta.Error("engine_kwargs.pipeline_parallel_size",
-                      "pipeline parallelism: serq vllm does not model it");
-  }
+  if (absl::Status s = RefusePipeline(meta, "engine_kwargs.pipeline_parallel_size"); !s.ok()) return s;
   if (absl::Status s = flag("enable_expert_parallel", &a->expert_parallel); !s.ok()) return s;
   if (absl::Status s = whole("max_num_seqs", 1, 1 << 20, &v); !s.ok()) return s;
   a->max_num_seqs = v.value_or(0);
+  if (v.has_value()) a->max_num_seqs_from = "engine_kwargs.max_num_seqs";
   if (absl::Status s = whole("max_num_batched_tokens", 1, 1 << 24, &v); !s.ok()) return s;
   a->max_num_batched_tokens = v.value_or(0);
+  if (v.has_value()) a->max_num_batched_tokens_from = "engine_kwargs.max_num_batched_tokens";
   if (absl::Status s = whole("max_model_len", 1, 1 << 26, &a->max_model_len); !s.ok()) return s;
   if (absl::Status s = whole("block_size", 1, 1024, &v); !s.ok()) return s;
   a->block_size = static_cast<int>(v.value_or(16));
   if (v.has_value()) a->block_size_from = "engine_kwargs.block_size";
-  {
-    absl::StatusOr<std::optional<bool>> cache = meta.Bool("engine_kwargs.enable_prefix_caching");
-    if (!cache.ok()) return cache.status();
-    if (cache->has_value()) {
-      a->prefix_caching = **cache;
-      a->prefix_caching_from = "engine_kwargs.enable_prefix_caching";
-    }
+  if (absl::Status s = flag("enable_prefix_caching", &a->prefix_caching, &a->prefix_caching_from); !s.ok()) {
+    return s;
   }
   if (absl::Status s = flag("async_scheduling", &a->async_scheduling, &a->async_scheduling_from); !s.ok()) {
     return s;
@@ -164,13 +178,7 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       !s.ok()) {
     return s;
   }
-  bool chunked = true;
-  if (absl::Status s = flag("enable_chunked_prefill", &chunked); !s.ok()) return s;
-  if (!chunked) {
-    return meta.Error("engine_kwargs.enable_chunked_prefill",
-                      "false: vLLM 0.19 then schedules a prompt whole; serq vllm models chunked "
-                      "prefill only");
-  }
+  if (absl::Status s = RefuseWholePrompts(meta, "engine_kwargs.enable_chunked_prefill"); !s.ok()) return s;
   if (absl::Status s = whole("long_prefill_token_threshold", 0, 1 << 24, &v); !s.ok()) return s;
   a->long_prefill_token_threshold = v.value_or(0);
   absl::StatusOr<std::optional<double>> u = Fraction(meta, "engine_kwargs.gpu_memory_utilization");
@@ -190,13 +198,7 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
     if (!t.ok()) return t.status();
     if (t->has_value()) *out = **t;
   }
-  absl::StatusOr<std::optional<std::string>> policy = meta.Text("engine_kwargs.scheduling_policy");
-  if (!policy.ok()) return policy.status();
-  if (policy->value_or("fcfs") != "fcfs") {
-    return meta.Error("engine_kwargs.scheduling_policy",
-                      absl::StrCat("'", **policy, "': the requests carry no priority; serq vllm "
-                                   "models fcfs"));
-  }
+  if (absl::Status s = RefusePriority(meta, "engine_kwargs.scheduling_policy"); !s.ok()) return s;
   if (const google::protobuf::Value* q = meta.Find("engine_kwargs.quantization")) {
     return meta.Error("engine_kwargs.quantization",
                       absl::StrCat(Describe(*q), ": serq vllm models unquantized weights"));
@@ -391,18 +393,11 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
     if (!v.ok()) return v.status();
     return FillIn(meta, path, *v, value, from);
   };
-  // A whole number that is 0 where nothing gave it; where it came from
-  // into *from when this fills it in.
   auto whole = [&](const std::string& path, int64_t least, int64_t most, int64_t* value,
-                   std::string* from = nullptr) -> absl::Status {
-    std::string given = *value ? (from != nullptr && !from->empty() ? *from : "engine_kwargs." + path.substr(
-                                                                                   path.rfind('.') + 1))
-                               : "";
+                   std::string* from) -> absl::Status {
     absl::StatusOr<std::optional<int64_t>> v = meta.Whole(path, least, most);
     if (!v.ok()) return v.status();
-    if (absl::Status s = FillIn(meta, path, *v, value, &given); !s.ok()) return s;
-    if (from != nullptr) *from = given;
-    return absl::OkStatus();
+    return FillIn(meta, path, *v, value, from);
   };
   if (absl::Status s = flag(sched + "async_scheduling", &a.async_scheduling, &a.async_scheduling_from); !s.ok()) {
     return s;
@@ -416,7 +411,11 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = whole(sched + "long_prefill_token_threshold", 0, 1 << 24, &a.long_prefill_token_threshold);
+  // engine_kwargs' 0 is vLLM's default, no cap: the run's record fills it in.
+  std::string threshold_from =
+      a.long_prefill_token_threshold ? "engine_kwargs.long_prefill_token_threshold" : "";
+  if (absl::Status s = whole(sched + "long_prefill_token_threshold", 0, 1 << 24, &a.long_prefill_token_threshold,
+                             &threshold_from);
       !s.ok()) {
     return s;
   }
@@ -432,12 +431,8 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
     return meta.Error(sched + "max_num_partial_prefills",
                       absl::StrCat(**partial, ": concurrent partial prefills: serq vllm models one"));
   }
-  absl::StatusOr<std::optional<int64_t>> pp =
-      meta.Whole("resolved_config.parallel_config.pipeline_parallel_size", 1, 1024);
-  if (!pp.ok()) return pp.status();
-  if (pp->value_or(1) > 1) {
-    return meta.Error("resolved_config.parallel_config.pipeline_parallel_size",
-                      "pipeline parallelism: serq vllm does not model it");
+  if (absl::Status s = RefusePipeline(meta, "resolved_config.parallel_config.pipeline_parallel_size"); !s.ok()) {
+    return s;
   }
   for (const auto& [key, what] : {std::pair{"speculative_config", "speculative decoding"},
                                   std::pair{"lora_config", "LoRA adapters"},
@@ -447,18 +442,8 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
       return meta.Error(path, absl::StrCat(Describe(*v), ": ", what, ": serq vllm does not model it"));
     }
   }
-  absl::StatusOr<std::optional<bool>> chunked = meta.Bool(sched + "enable_chunked_prefill");
-  if (!chunked.ok()) return chunked.status();
-  if (!chunked->value_or(true)) {
-    return meta.Error(sched + "enable_chunked_prefill",
-                      "false: vLLM 0.19 then schedules a prompt whole; serq vllm models chunked prefill only");
-  }
-  absl::StatusOr<std::optional<std::string>> policy = meta.Text(sched + "policy");
-  if (!policy.ok()) return policy.status();
-  if (policy->value_or("fcfs") != "fcfs") {
-    return meta.Error(sched + "policy", absl::StrCat("'", **policy, "': the requests carry no priority; "
-                                                     "serq vllm models fcfs"));
-  }
+  if (absl::Status s = RefuseWholePrompts(meta, sched + "enable_chunked_prefill"); !s.ok()) return s;
+  if (absl::Status s = RefusePriority(meta, sched + "policy"); !s.ok()) return s;
   absl::StatusOr<std::optional<int64_t>> block = meta.Whole(cache + "block_size", 1, 1024);
   if (!block.ok()) return block.status();
   if (absl::Status s = FillIn(meta, cache + "block_size", *block, &a.block_size, &a.block_size_from); !s.ok()) {

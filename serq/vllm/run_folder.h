@@ -30,8 +30,8 @@ struct EngineArgs {
   // or more that is not an A100, else 256 and 2048, for an API server).
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
-  // Where each came from when not engine_kwargs (resolved_config's), for
-  // the program's comments.
+  // The field each came from (engine_kwargs' or resolved_config's), for
+  // the program's comments; empty for vLLM's default.
   std::string max_num_seqs_from, max_num_batched_tokens_from;
   std::optional<int64_t> max_model_len;
   // Where block_size, enable_prefix_caching and gpu_memory_utilization came
