@@ -674,6 +674,9 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     a.dp = as.dp.value_or(a.dp);
     a.max_num_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
     a.max_num_batched_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
+    // A plan's limit is its own, not a field of the run's.
+    if (as.max_num_seqs) a.max_num_seqs_from = "engine_kwargs.max_num_seqs";
+    if (as.max_num_batched_tokens) a.max_num_batched_tokens_from = "engine_kwargs.max_num_batched_tokens";
   }
 
   absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json", &r.warnings);

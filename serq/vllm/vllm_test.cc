@@ -729,6 +729,19 @@ TEST(Generate, TheBenchsNewerMetaJson) {
             std::string::npos);
   EXPECT_NE(g->program.find("param Block = 16;            // meta.json kv_cache.block_size (the run's log)"),
             std::string::npos);
+  // With the limit from resolved_config alone, said; a plan's engine at 64
+  // sequences has its own limit, not the run's record.
+  Write(dir + "/meta.json", Replace(Read("testdata/vllm/meta-resolved.json"), "\"max_num_seqs\": 128,\n    \"max",
+                                    "\"max"));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param Seqs = 128;            // meta.json resolved_config.scheduler_config.max_num_seqs"),
+            std::string::npos);
+  Options plan;
+  plan.redeploy.max_num_seqs = 64;
+  g = GenerateProgram(dir, plan);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param Seqs = 64;             // max_num_seqs\n"), std::string::npos);
   // Without the cluster file, the GPU is the one torch named.
   fs::remove(dir + "/llmservingsim-config.json");
   g = GenerateProgram(dir, {});
