@@ -1,7 +1,8 @@
 // Fuzz target: the readers of serq vllm (serq/vllm/) on any bytes: a
-// profile's meta.yaml (yaml-cpp, whose exceptions must not escape), and a
-// JSON file of a run folder read as a model's config.json and as meta.json
-// (its engine arguments, kv_cache, resolved_config and hardware).
+// profile's meta.yaml (yaml-cpp, whose exceptions must not escape) and the
+// skew blend it gives, and a JSON file of a run folder read as a model's
+// config.json and as meta.json (its engine arguments, kv_cache,
+// resolved_config and hardware).
 #include <cstdint>
 #include <string>
 
@@ -14,7 +15,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace vllm = serq::vllm;
   namespace models = serq::models;
   std::string bytes(reinterpret_cast<const char*>(data), size);
-  (void)vllm::ParseProfileMeta(bytes, "fuzz.yaml");
+  absl::StatusOr<vllm::ProfileMeta> meta = vllm::ParseProfileMeta(bytes, "fuzz.yaml");
+  if (meta.ok()) {
+    // The skew blend from what the file says; the folder it names is not
+    // there, so its tables are missing (a warning each), and its inline
+    // buckets are read against its axes.
+    (void)vllm::ResolveSkewBlend(*meta, 1, "/nonexistent-serq-fuzz/tp1");
+  }
   absl::StatusOr<models::JsonFile> json = models::JsonFile::Parse(bytes, "fuzz.json", /*python_floats=*/true);
   if (json.ok()) {
     absl::StatusOr<models::ModelConfig> model = models::ReadModelConfig(*json);

@@ -50,7 +50,7 @@ case $target in
   fuzz_calibrate) seed testdata/blis/*.config.json testdata/blis/hardware_config.json \
                     examples/fit/*.json testdata/fit/*.csv serq/models/presets/gpus.json \
                     serq/models/presets/models/*.json ;;
-  fuzz_vllm) seed examples/vllm/runs/*/profile/meta.yaml examples/vllm/runs/*/model.json \
+  fuzz_vllm) seed examples/vllm/runs/*/profile/meta.yaml testdata/vllm/*.yaml examples/vllm/runs/*/model.json \
                examples/vllm/runs/*/meta.json examples/vllm/runs/*/llmservingsim-config.json \
                testdata/vllm/*.json ;;
   fuzz_report) seed testdata/report/*.json testdata/report/parts/*.json testdata/sim/*.results.json \

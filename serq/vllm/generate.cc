@@ -148,41 +148,16 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   // The skew blend: alpha by bucket for a pure-decode step, alpha_default
   // for the others.
-  const bool skew = options.skew && r.profile.skew_fit;
-  double alpha_default = 0;
-  std::string alpha_why;
-  SkewBuckets buckets;
-  if (skew) {
-    if (auto it = r.profile.alpha_default.find(a.tp); it != r.profile.alpha_default.end()) {
-      alpha_default = it->second;
-      alpha_why = absl::StrCat("profile/meta.yaml: skew_fit.per_tp.", a.tp, ".alpha_default");
-    } else {
-      const std::string raw = absl::StrCat(r.profile_dir, "/skew.csv");
-      absl::StatusOr<double> fitted = AlphaFromSkew(raw);
-      if (absl::IsNotFound(fitted.status())) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            r.profile.path, ": error: no skew_fit.per_tp.", a.tp, ".alpha_default and no ", raw,
-            " to compute it from (give --no-skew to leave the skew blend out)"));
-      }
-      if (!fitted.ok()) return fitted.status();
-      alpha_default = *fitted;
-      alpha_why = absl::StrCat("profile/tp", a.tp, "/skew.csv, fitted as the profiler fits "
-                               "alpha_default (meta.yaml gives none at TP ", a.tp, ")");
-    }
-    if (!r.profile.n || !r.profile.skew_rate || !r.profile.kv_big) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          r.profile.path, ": error: skew_fit has no bucket_axes (n, skew_rate, kv_big bins and "
-          "labels); give --no-skew to leave the skew blend out"));
-    }
-    const std::string fit = absl::StrCat(r.profile_dir, "/skew_fit.csv");
-    absl::StatusOr<SkewBuckets> b = ReadSkewBuckets(fit, r.profile, alpha_default);
-    if (absl::IsNotFound(b.status())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          fit, ": error: missing (the skew fit's buckets; give --no-skew to leave the blend out)"));
-    }
+  SkewBlend blend;
+  if (options.skew) {
+    absl::StatusOr<SkewBlend> b = ResolveSkewBlend(r.profile, a.tp, r.profile_dir);
     if (!b.ok()) return b.status();
-    buckets = *b;
+    blend = *std::move(b);
+    out.warnings.insert(out.warnings.end(), blend.warnings.begin(), blend.warnings.end());
+  } else {
+    blend.off_why = "--no-skew.";
   }
+  const bool skew = blend.on;
   const bool cache = options.prefix_cache && a.prefix_caching;
   const std::string profile = absl::StrCat("profile/tp", a.tp);
   auto path = [&](const std::string& file) { return Quoted(PathFor(file, options.program_dir)); };
@@ -266,7 +241,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line();
     t.Comment("Attention of decodes of unequal context (the profile's skew fit): a step takes");
     t.Comment("t_mean + alpha (t_max - t_mean), the lookups at the decodes' mean and longest KV.");
-    t.Param("AlphaDefault", Num(alpha_default), absl::StrCat(alpha_why, ": a step with prefill"));
+    t.Param("AlphaDefault", Num(blend.alpha_default), absl::StrCat(blend.alpha_why, ": a step with prefill"));
   }
   t.Line();
   t.Comment(absl::StrCat("One GPU's kernels, ", profile, " (one layer at a time, microseconds)."));
@@ -290,14 +265,15 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                         " { key tokens, activated_experts; value time_us; }"));
   }
   if (skew) {
-    const SkewAxis& n = *r.profile.n;
-    const SkewAxis& sr = *r.profile.skew_rate;
-    const SkewAxis& kb = *r.profile.kv_big;
-    t.Comment(absl::StrCat("1 + alpha of a pure-decode step by bucket (", profile, "/skew_fit.csv, pc 0, "
+    const SkewAxis& n = blend.n;
+    const SkewAxis& sr = blend.skew_rate;
+    const SkewAxis& kb = blend.kv_big;
+    const SkewBuckets& buckets = blend.buckets;
+    t.Comment(absl::StrCat("1 + alpha of a pure-decode step by bucket (", blend.buckets_why, ", pc 0, "
                            "kp=0; ", buckets.fitted, " of ", buckets.alpha.size(),
                            " buckets fitted,"));
     t.Comment("the others AlphaDefault): decodes (n), skew rate (mean - min) / (max - min), the");
-    t.Comment("longest decode's KV, as meta.yaml's bucket_axes bin them.");
+    t.Comment(absl::StrCat("longest decode's KV, as ", blend.axes_why, " bin them."));
     t.Line("table skew {");
     t.Line("  key n_bin, sr_bin, kvb_bin; value one_plus_alpha;");
     size_t cell = 0;
@@ -374,14 +350,13 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (skew) {
     t.Line("  let t_max = attn(prefill, prefill_kv, decode, decode_kv_max);");
     t.Line("  let rate = (kv_mean - decode_kv_min) / max(decode_kv_max - decode_kv_min, 1);");
-    t.Line(absl::StrCat("  let n_bin = ", BinExpression("decode", *r.profile.n), ";"));
-    t.Line(absl::StrCat("  let sr_bin = ", BinExpression("rate", *r.profile.skew_rate), ";"));
-    t.Line(absl::StrCat("  let kvb_bin = ", BinExpression("decode_kv_max", *r.profile.kv_big), ";"));
+    t.Line(absl::StrCat("  let n_bin = ", BinExpression("decode", blend.n), ";"));
+    t.Line(absl::StrCat("  let sr_bin = ", BinExpression("rate", blend.skew_rate), ";"));
+    t.Line(absl::StrCat("  let kvb_bin = ", BinExpression("decode_kv_max", blend.kv_big), ";"));
     t.Line("  let alpha = (prefill == 0) * (skew(n_bin, sr_bin, kvb_bin) - 1) + (prefill > 0) * AlphaDefault;");
     t.Line("  let attend = t_mean + alpha * max(t_max - t_mean, 0);");
   } else {
-    t.Line(absl::StrCat("  // No skew blend: ", !options.skew ? "--no-skew." :
-                        "profile/meta.yaml's skew_fit is absent or not enabled."));
+    t.Line(absl::StrCat("  // No skew blend: ", blend.off_why));
     t.Line("  let attend = t_mean;");
   }
   // The MLP: dense, or the experts, and the collectives around them.

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <filesystem>
 #include <functional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "text/csv.h"
 #include "text/lines.h"
@@ -144,31 +147,30 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
         return At(path, enabled.Mark(), "skew_fit.enabled: expected true or false");
       }
       meta.skew_fit = on;
-      if (YAML::Node per_tp = fit["per_tp"]; per_tp && per_tp.IsMap()) {
-        for (const auto& kv : per_tp) {
-          int tp = 0;
-          if (!YAML::convert<int>::decode(kv.first, tp) || tp < 1) {
-            return At(path, kv.first.Mark(), "skew_fit.per_tp: expected tensor-parallel degrees");
-          }
-          YAML::Node a = kv.second["alpha_default"];
-          if (!a) continue;
-          double alpha = 0;
-          if (!a.IsScalar() || !YAML::convert<double>::decode(a, alpha) || !std::isfinite(alpha)) {
-            return At(path, a.Mark(), absl::StrCat("skew_fit.per_tp.", tp,
-                                                   ".alpha_default: expected a number"));
-          }
-          meta.alpha_default[tp] = alpha;
+      auto number = [&](const YAML::Node& a, const std::string& where,
+                        std::optional<double>* out) -> absl::Status {
+        if (!a) return absl::OkStatus();
+        double x = 0;
+        if (!a.IsScalar() || !YAML::convert<double>::decode(a, x) || !std::isfinite(x)) {
+          return At(path, a.Mark(), absl::StrCat(where, ": expected a number"));
         }
-      }
-      if (YAML::Node axes = fit["bucket_axes"]; axes && axes.IsMap()) {
+        *out = x;
+        return absl::OkStatus();
+      };
+      // bucket_axes, at the block's top (every TP degree's grid alike, what
+      // the profiler writes then) or in a TP degree's entry (grids that
+      // differ).
+      auto axes_of = [&](const YAML::Node& axes, const std::string& where,
+                         SkewAxes* out) -> absl::Status {
+        if (!axes || !axes.IsMap()) return absl::OkStatus();
         auto axis = [&](const char* bins, const char* labels,
-                        std::optional<SkewAxis>* out) -> absl::Status {
+                        std::optional<SkewAxis>* to) -> absl::Status {
           YAML::Node b = axes[bins], l = axes[labels];
           if (!b || !l) return absl::OkStatus();
           SkewAxis a;
           if (!b.IsSequence() || !l.IsSequence() || b.size() < 2 || b.size() > 64 ||
               l.size() + 1 != b.size()) {
-            return At(path, b.Mark(), absl::StrCat("skew_fit.bucket_axes.", bins,
+            return At(path, b.Mark(), absl::StrCat(where, ".", bins,
                                                    ": expected a list of edges, one more than its ",
                                                    labels));
           }
@@ -176,26 +178,67 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
             double x = 0;
             if (!e.IsScalar() || !YAML::convert<double>::decode(e, x) || !std::isfinite(x) ||
                 (!a.edges.empty() && !(x > a.edges.back()))) {
-              return At(path, e.Mark(), absl::StrCat("skew_fit.bucket_axes.", bins,
-                                                     ": expected increasing numbers"));
+              return At(path, e.Mark(), absl::StrCat(where, ".", bins, ": expected increasing numbers"));
             }
             a.edges.push_back(x);
           }
           for (const YAML::Node& e : l) {
-            if (!e.IsScalar()) {
-              return At(path, e.Mark(), absl::StrCat("skew_fit.bucket_axes.", labels,
-                                                     ": expected text"));
-            }
+            if (!e.IsScalar()) return At(path, e.Mark(), absl::StrCat(where, ".", labels, ": expected text"));
             a.labels.push_back(e.Scalar());
           }
-          *out = std::move(a);
+          *to = std::move(a);
           return absl::OkStatus();
         };
-        if (absl::Status s = axis("n_bins", "n_labels", &meta.n); !s.ok()) return s;
-        if (absl::Status s = axis("skew_rate_bins", "skew_rate_labels", &meta.skew_rate); !s.ok()) {
-          return s;
+        if (absl::Status s = axis("n_bins", "n_labels", &out->n); !s.ok()) return s;
+        if (absl::Status s = axis("skew_rate_bins", "skew_rate_labels", &out->skew_rate); !s.ok()) return s;
+        return axis("kv_big_bins", "kv_big_labels", &out->kv_big);
+      };
+      if (absl::Status s = number(fit["alpha_default"], "skew_fit.alpha_default", &meta.alpha_default);
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = axes_of(fit["bucket_axes"], "skew_fit.bucket_axes", &meta.axes); !s.ok()) {
+        return s;
+      }
+      if (YAML::Node per_tp = fit["per_tp"]; per_tp && per_tp.IsMap()) {
+        for (const auto& kv : per_tp) {
+          int tp = 0;
+          if (!YAML::convert<int>::decode(kv.first, tp) || tp < 1) {
+            return At(path, kv.first.Mark(), "skew_fit.per_tp: expected tensor-parallel degrees");
+          }
+          if (!kv.second.IsMap()) continue;
+          const std::string where = absl::StrCat("skew_fit.per_tp.", tp);
+          SkewFitEntry& entry = meta.per_tp[tp];
+          if (absl::Status s = number(kv.second["alpha_default"], where + ".alpha_default",
+                                      &entry.alpha_default);
+              !s.ok()) {
+            return s;
+          }
+          if (absl::Status s = axes_of(kv.second["bucket_axes"], where + ".bucket_axes", &entry.axes);
+              !s.ok()) {
+            return s;
+          }
+          if (YAML::Node t = kv.second["bucket_table"]; t) {
+            if (!t.IsScalar()) return At(path, t.Mark(), where + ".bucket_table: expected a path");
+            entry.bucket_table = t.Scalar();
+          }
+          // An earlier profiler wrote the buckets here, not in a table.
+          if (YAML::Node by = kv.second["alpha_by_bucket"]; by && by.IsMap()) {
+            entry.alpha_by_bucket.emplace();
+            for (const auto& b : by) {
+              std::optional<double> alpha;
+              const std::string key = b.first.IsScalar() ? b.first.Scalar() : "";
+              if (!b.first.IsScalar()) {
+                return At(path, b.first.Mark(), where + ".alpha_by_bucket: expected bucket keys");
+              }
+              if (absl::Status s = number(b.second, absl::StrCat(where, ".alpha_by_bucket.", key), &alpha);
+                  !s.ok()) {
+                return s;
+              }
+              entry.alpha_by_bucket->push_back({key, *alpha, b.first.Mark().line + 1});
+            }
+          }
         }
-        if (absl::Status s = axis("kv_big_bins", "kv_big_labels", &meta.kv_big); !s.ok()) return s;
       }
     }
   } catch (const YAML::Exception& e) {
@@ -218,51 +261,195 @@ absl::StatusOr<std::set<std::string>> ReadColumnValues(const std::string& path,
   return values;
 }
 
-absl::StatusOr<SkewBuckets> ReadSkewBuckets(const std::string& path, const ProfileMeta& meta,
-                                            double fallback) {
-  SkewBuckets out;
-  const SkewAxis& n = *meta.n;
-  const SkewAxis& sr = *meta.skew_rate;
-  const SkewAxis& kvb = *meta.kv_big;
-  const size_t nn = n.labels.size(), ns = sr.labels.size(), nk = kvb.labels.size();
-  out.alpha.assign(nn * ns * nk, fallback);
-  std::vector<bool> seen(out.alpha.size(), false);
-  auto index = [](const SkewAxis& a, absl::string_view label) -> int {
+namespace {
+
+// The bins LLMServingSim's simulator takes for a profile whose meta.yaml
+// names none (serving/core/trace_generator.py, _DEFAULT_SKEW_AXES): what
+// its profiler binned by before it wrote bucket_axes.
+SkewAxis LegacyAxis(int which) {
+  switch (which) {
+    case 0:
+      return {{0, 2, 4, 8, 16, 32, 64, 128, 1e6},
+              {"n<=2", "n<=4", "n<=8", "n<=16", "n<=32", "n<=64", "n<=128", "n>128"}};
+    case 1:
+      return {{-0.01, 0.05, 0.15, 0.40, 0.70, 1.01}, {"sr<=5%", "sr<=15%", "sr<=40%", "sr<=70%", "sr>70%"}};
+    default:
+      return {{0, 1024, 4096, 16384, 1e9}, {"kvB<=1k", "kvB<=4k", "kvB<=16k", "kvB>16k"}};
+  }
+}
+
+// The pure-decode buckets on the blend's grid, filled a row at a time.
+class BucketGrid {
+ public:
+  BucketGrid(const SkewBlend& b, double fallback)
+      : n_(b.n), sr_(b.skew_rate), kvb_(b.kv_big) {
+    out_.alpha.assign(n_.labels.size() * sr_.labels.size() * kvb_.labels.size(), fallback);
+    seen_.assign(out_.alpha.size(), false);
+  }
+  // One fitted bucket at `where` (file:line); a row of a step with prefill
+  // (pc not 0, or prefill KV) is not a pure-decode step's and is passed by.
+  absl::Status Add(absl::string_view where, double pc, absl::string_view n, absl::string_view sr,
+                   absl::string_view kvb, absl::string_view kp, double alpha) {
+    if (pc != 0 || kp != "kp=0") return absl::OkStatus();
+    const int i = Index(n_, n), j = Index(sr_, sr), k = Index(kvb_, kvb);
+    if (i < 0 || j < 0 || k < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": error: a bucket the skew fit's axes do not name ('", n, "', '", sr, "', '", kvb, "')"));
+    }
+    const size_t cell = (static_cast<size_t>(i) * sr_.labels.size() + j) * kvb_.labels.size() + k;
+    if (seen_[cell]) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": error: the bucket is fitted twice"));
+    }
+    seen_[cell] = true;
+    out_.alpha[cell] = alpha;
+    ++out_.fitted;
+    return absl::OkStatus();
+  }
+  SkewBuckets Take() { return std::move(out_); }
+
+ private:
+  static int Index(const SkewAxis& a, absl::string_view label) {
     for (size_t i = 0; i < a.labels.size(); ++i) {
       if (a.labels[i] == label) return static_cast<int>(i);
     }
     return -1;
-  };
+  }
+  const SkewAxis &n_, &sr_, &kvb_;
+  SkewBuckets out_;
+  std::vector<bool> seen_;
+};
+
+// skew_fit.csv's rows into `grid`.
+absl::Status ReadBucketTable(const std::string& path, BucketGrid* grid) {
   std::vector<size_t> at;
-  absl::Status s = ReadCsv(
+  return ReadCsv(
       path, {"pc", "n_label", "skew_rate_label", "kv_big_label", "kp_label", "alpha"}, &at,
       [&](int line, const std::vector<absl::string_view>& f) -> absl::Status {
-        double pc;
+        double pc, alpha;
         if (!absl::SimpleAtod(f[at[0]], &pc)) return NotNumber(path, line, "pc", f[at[0]]);
-        // A pure-decode step's buckets: no prefill chunk, no prefill KV.
-        if (pc != 0 || f[at[4]] != "kp=0") return absl::OkStatus();
-        const int i = index(n, f[at[1]]), j = index(sr, f[at[2]]), k = index(kvb, f[at[3]]);
-        if (i < 0 || j < 0 || k < 0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              path, ":", line, ": error: a bucket label meta.yaml's skew_fit.bucket_axes does "
-              "not name ('", f[at[1]], "', '", f[at[2]], "', '", f[at[3]], "')"));
-        }
-        double alpha;
         if (!absl::SimpleAtod(f[at[5]], &alpha) || !std::isfinite(alpha)) {
           return NotNumber(path, line, "alpha", f[at[5]]);
         }
-        const size_t cell = (static_cast<size_t>(i) * ns + j) * nk + k;
-        if (seen[cell]) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(path, ":", line, ": error: the bucket is fitted twice"));
-        }
-        seen[cell] = true;
-        out.alpha[cell] = alpha;
-        ++out.fitted;
-        return absl::OkStatus();
+        return grid->Add(absl::StrCat(path, ":", line), pc, f[at[1]], f[at[2]], f[at[3]], f[at[4]], alpha);
       });
-  if (!s.ok()) return s;
-  return out;
+}
+
+// meta.yaml's inline buckets into `grid`: "pc=0|n<=64|sr<=15%|kvB<=4k|kp=0".
+absl::Status ReadInlineBuckets(const std::string& path, const std::vector<InlineBucket>& buckets,
+                               BucketGrid* grid) {
+  for (const InlineBucket& b : buckets) {
+    const std::string where = absl::StrCat(path, ":", b.line);
+    std::vector<absl::string_view> parts = absl::StrSplit(b.key, '|');
+    double pc = 0;
+    if (parts.size() != 5 || !absl::ConsumePrefix(&parts[0], "pc=") || !absl::SimpleAtod(parts[0], &pc)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": error: alpha_by_bucket: '", b.key, "' is not a bucket (pc=N|n|skew rate|kv_big|kp)"));
+    }
+    if (absl::Status s = grid->Add(where, pc, parts[1], parts[2], parts[3], parts[4], b.alpha); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
+                                           const std::string& profile_dir) {
+  SkewBlend b;
+  if (!meta.skew_fit) {
+    b.off_why = "profile/meta.yaml's skew_fit is absent or not enabled.";
+    b.warnings.push_back(absl::StrCat(meta.path, ": no skew fit (skew_fit absent or not enabled): "
+                                      "attention at the decodes' mean KV, without the skew blend"));
+    return b;
+  }
+  const std::string tp_dir = absl::StrCat("profile/tp", tp);
+  auto it = meta.per_tp.find(tp);
+  const SkewFitEntry* entry = it == meta.per_tp.end() ? nullptr : &it->second;
+  const std::string entry_name = absl::StrCat("skew_fit.per_tp.", tp);
+
+  if (entry != nullptr && entry->alpha_default) {
+    b.alpha_default = *entry->alpha_default;
+    b.alpha_why = absl::StrCat("profile/meta.yaml: ", entry_name, ".alpha_default");
+  } else if (meta.alpha_default) {
+    b.alpha_default = *meta.alpha_default;
+    b.alpha_why = "profile/meta.yaml: skew_fit.alpha_default";
+  } else {
+    const std::string raw = absl::StrCat(profile_dir, "/skew.csv");
+    absl::StatusOr<double> fitted = AlphaFromSkew(raw);
+    if (absl::IsNotFound(fitted.status())) {
+      b.off_why = absl::StrCat("no ", entry_name, ".alpha_default in profile/meta.yaml and no ",
+                               tp_dir, "/skew.csv to fit it from.");
+      b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default and no ", raw,
+                                        " to compute it from: attention at the decodes' mean KV, "
+                                        "without the skew blend"));
+      return b;
+    }
+    if (!fitted.ok()) return fitted.status();
+    b.alpha_default = *fitted;
+    b.alpha_why = absl::StrCat(tp_dir, "/skew.csv, fitted as the profiler fits alpha_default (meta.yaml "
+                               "gives none at TP ", tp, ")");
+  }
+
+  // Each axis from the degree's entry, the block, or LLMServingSim's bins.
+  std::vector<std::string> from;
+  std::vector<std::string> legacy;
+  const char* names[3] = {"n", "skew_rate", "kv_big"};
+  SkewAxis* to[3] = {&b.n, &b.skew_rate, &b.kv_big};
+  const SkewAxes none;
+  const SkewAxes& own = entry != nullptr ? entry->axes : none;
+  const std::optional<SkewAxis>* mine[3] = {&own.n, &own.skew_rate, &own.kv_big};
+  const std::optional<SkewAxis>* block[3] = {&meta.axes.n, &meta.axes.skew_rate, &meta.axes.kv_big};
+  for (int i = 0; i < 3; ++i) {
+    if (mine[i]->has_value()) {
+      *to[i] = **mine[i];
+      from.push_back(entry_name + ".bucket_axes");
+    } else if (block[i]->has_value()) {
+      *to[i] = **block[i];
+      from.push_back("bucket_axes");
+    } else {
+      *to[i] = LegacyAxis(i);
+      from.push_back("");
+      legacy.push_back(names[i]);
+    }
+  }
+  if (!legacy.empty()) {
+    b.warnings.push_back(absl::StrCat(meta.path, ": skew_fit names no bucket axes for ",
+                                      absl::StrJoin(legacy, ", "),
+                                      ": their bins are those LLMServingSim takes for such a profile"));
+  }
+  if (legacy.size() == 3) {
+    b.axes_why = "LLMServingSim's bins for a profile without bucket_axes";
+  } else if (from[0] == from[1] && from[1] == from[2]) {
+    b.axes_why = from[0] == "bucket_axes" ? "meta.yaml's bucket_axes"
+                                          : absl::StrCat("meta.yaml's ", entry_name, ".bucket_axes");
+  } else {
+    b.axes_why = "meta.yaml's bucket axes and LLMServingSim's bins";
+  }
+
+  BucketGrid grid(b, b.alpha_default);
+  if (entry != nullptr && entry->alpha_by_bucket) {
+    if (absl::Status s = ReadInlineBuckets(meta.path, *entry->alpha_by_bucket, &grid); !s.ok()) return s;
+    b.buckets_why = absl::StrCat("profile/meta.yaml ", entry_name, ".alpha_by_bucket");
+  } else {
+    std::string table = absl::StrCat(profile_dir, "/skew_fit.csv");
+    b.buckets_why = absl::StrCat(tp_dir, "/skew_fit.csv");
+    if (entry != nullptr && !entry->bucket_table.empty()) {
+      table = (std::filesystem::path(meta.path).parent_path() / entry->bucket_table).string();
+      b.buckets_why = absl::StrCat("profile/", entry->bucket_table);
+    }
+    absl::Status s = ReadBucketTable(table, &grid);
+    if (absl::IsNotFound(s)) {
+      b.warnings.push_back(absl::StrCat(table, ": missing (the skew fit's buckets): every pure-decode "
+                                        "step takes alpha_default, as LLMServingSim does"));
+      b.buckets_why = absl::StrCat(b.buckets_why, " missing");
+    } else if (!s.ok()) {
+      return s;
+    }
+  }
+  b.buckets = grid.Take();
+  b.on = true;
+  return b;
 }
 
 absl::StatusOr<double> AlphaFromSkew(const std::string& path) {

@@ -25,16 +25,38 @@ struct SkewAxis {
   std::vector<std::string> labels;
 };
 
+// The skew fit's bucket axes: decode count, skew rate, the largest
+// decode's KV.
+struct SkewAxes {
+  std::optional<SkewAxis> n, skew_rate, kv_big;
+};
+
+// One bucket an earlier profiler wrote into meta.yaml itself
+// (skew_fit.per_tp.N.alpha_by_bucket), by its key as skew_fit.csv's rows
+// spell it apart: "pc=0|n<=64|sr<=15%|kvB<=4k|kp=0".
+struct InlineBucket {
+  std::string key;
+  double alpha = 0;
+  int line = 0;  // meta.yaml's
+};
+
+// skew_fit.per_tp.N: the fit at one tensor-parallel degree.
+struct SkewFitEntry {
+  std::optional<double> alpha_default;
+  SkewAxes axes;             // its own bucket_axes (the degrees' grids differ)
+  std::string bucket_table;  // the buckets' CSV, relative to meta.yaml's folder
+  std::optional<std::vector<InlineBucket>> alpha_by_bucket;
+};
+
 struct ProfileMeta {
   std::string path;          // the meta.yaml read
   std::string architecture;  // a model_type
   std::string vllm_version, gpu, hardware, model;
   std::vector<int> tp_degrees;
   bool skew_fit = false;  // skew_fit.enabled
-  // skew_fit.per_tp.N.alpha_default, by N, where the file gives it.
-  std::map<int, double> alpha_default;
-  // The buckets' axes: decode count, skew rate, the largest decode's KV.
-  std::optional<SkewAxis> n, skew_rate, kv_big;
+  std::optional<double> alpha_default;  // skew_fit.alpha_default, rarely written
+  SkewAxes axes;                        // skew_fit.bucket_axes
+  std::map<int, SkewFitEntry> per_tp;   // skew_fit.per_tp
 };
 
 // Reads meta.yaml. Errors name the file, and the line and column of a YAML
@@ -48,16 +70,41 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
 absl::StatusOr<std::set<std::string>> ReadColumnValues(const std::string& path,
                                                        const std::string& column);
 
-// The skew fit's alpha of a pure-decode step (pc 0, kp=0) by bucket, from
-// skew_fit.csv, on the grid of the three axes (n, skew rate, kv_big), in
-// that order, the last fastest; a bucket the fit has no row for takes
-// `fallback`. `fitted` counts the buckets found.
+// The skew fit's alpha of a pure-decode step (pc 0, kp=0) by bucket, on
+// the grid of the three axes (n, skew rate, kv_big), in that order, the
+// last fastest; a bucket the fit has no row for takes the default.
+// `fitted` counts the buckets found.
 struct SkewBuckets {
   std::vector<double> alpha;
   int fitted = 0;
 };
-absl::StatusOr<SkewBuckets> ReadSkewBuckets(const std::string& path, const ProfileMeta& meta,
-                                            double fallback);
+
+// The skew blend of a program at tensor-parallel degree `tp`, from the
+// profile whose tpN folder is `profile_dir`, resolved as LLMServingSim's
+// simulator resolves it from what each version of its profiler wrote:
+// - alpha_default (a step with prefill, and a bucket not fitted): the
+//   degree's entry, else the block's, else fitted from tpN/skew.csv;
+// - each axis: the degree's entry's, else the block's, else the bins
+//   LLMServingSim assumes of a profile that names none;
+// - the buckets: the entry's inline alpha_by_bucket, else its
+//   bucket_table, else tpN/skew_fit.csv.
+// What the profile lacks leaves part of the blend out and says so in
+// `warnings` (a table missing: every bucket at alpha_default; no
+// alpha_default at all: no blend, `on` false); a file that is there and
+// malformed is an error.
+struct SkewBlend {
+  bool on = false;
+  double alpha_default = 0;
+  std::string alpha_why;    // where alpha_default came from
+  std::string axes_why;     // "meta.yaml's bucket_axes", ...
+  std::string buckets_why;  // "profile/tp1/skew_fit.csv", ...
+  std::string off_why;      // when not on: why, for the program's comment
+  SkewAxis n, skew_rate, kv_big;
+  SkewBuckets buckets;
+  std::vector<std::string> warnings;
+};
+absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
+                                           const std::string& profile_dir);
 
 // alpha_default as the profiler computes it from its raw skewed timings
 // (skew.csv: t_mean_us, t_max_us, t_skew_us a row): the least-squares

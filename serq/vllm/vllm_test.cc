@@ -8,6 +8,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
 #include "lang/link/link.h"
@@ -146,11 +147,12 @@ TEST(Profile, MetaAndTheProfilersAlpha) {
   ASSERT_TRUE(meta.ok()) << meta.status();
   EXPECT_EQ(meta->architecture, "llama");
   EXPECT_EQ(meta->tp_degrees, (std::vector<int>{1, 2}));
-  EXPECT_EQ(meta->alpha_default.at(1), 0.0543);
-  EXPECT_EQ(meta->alpha_default.at(2), 0.0654);
-  ASSERT_TRUE(meta->n.has_value());
-  EXPECT_EQ(meta->n->labels.size(), 9u);
-  EXPECT_EQ(meta->n->edges.size(), 10u);
+  EXPECT_EQ(meta->per_tp.at(1).alpha_default, 0.0543);
+  EXPECT_EQ(meta->per_tp.at(2).alpha_default, 0.0654);
+  EXPECT_EQ(meta->per_tp.at(2).bucket_table, "tp2/skew_fit.csv");
+  ASSERT_TRUE(meta->axes.n.has_value());
+  EXPECT_EQ(meta->axes.n->labels.size(), 9u);
+  EXPECT_EQ(meta->axes.n->edges.size(), 10u);
   // alpha_default fitted from skew.csv as the profiler fits it gives
   // meta.yaml's value on all four profiles.
   for (auto [run, tp, alpha] : {std::tuple{kLlama, 1, 0.0543}, std::tuple{kLlama, 2, 0.0654},
@@ -952,16 +954,23 @@ TEST(Generate, BadFolders) {
     Write(dir + "/profile/meta.yaml", meta);
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_TRUE(g->warnings.empty());
     EXPECT_NE(g->program.find("param AlphaDefault = 0.0543;"), std::string::npos);
     EXPECT_NE(g->program.find("profile/tp1/skew.csv, fitted as the profiler fits"),
               std::string::npos);
+    // Without either, as LLMServingSim's simulator (its alpha falls back to
+    // 0): no blend, said on stderr and in the program.
     fs::remove(dir + "/profile/tp1/skew.csv");
-    EXPECT_EQ(Error(dir), dir + "/profile/meta.yaml: error: no skew_fit.per_tp.1.alpha_default "
-                                "and no " + dir + "/profile/tp1/skew.csv to compute it from (give "
-                                "--no-skew to leave the skew blend out)");
-    Options no_skew;
-    no_skew.skew = false;
-    EXPECT_EQ(Error(dir, no_skew), "(no error)");
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: no skew_fit.per_tp.1.alpha_default "
+                                                    "and no " + dir + "/profile/tp1/skew.csv to compute it "
+                                                    "from: attention at the decodes' mean KV, without the "
+                                                    "skew blend"});
+    EXPECT_NE(g->program.find("  // No skew blend: no skew_fit.per_tp.1.alpha_default in profile/meta.yaml "
+                              "and no profile/tp1/skew.csv to fit it from.\n  let attend = t_mean;"),
+              std::string::npos);
+    EXPECT_EQ(g->program.find("AlphaDefault"), std::string::npos);
   }
   {
     // llmservingsim-config.json of another TP degree than meta.json's: the
@@ -1035,9 +1044,174 @@ TEST(Generate, BadFolders) {
     Write(dir + "/profile/meta.yaml", meta.substr(0, meta.find("skew_fit:")));
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: no skew fit (skew_fit absent or "
+                                                    "not enabled): attention at the decodes' mean KV, without "
+                                                    "the skew blend"});
     EXPECT_NE(g->program.find("  // No skew blend: profile/meta.yaml's skew_fit is absent or not enabled.\n"
                               "  let attend = t_mean;"),
               std::string::npos);
+  }
+}
+
+// An earlier profiler's skew fit, resolved without its folder: the axes
+// LLMServingSim's simulator assumes (n: 8 bins to n>128, skew rate: 5,
+// kv_big: 4), the two pure-decode buckets inline, the prefill's passed by,
+// the others at alpha_default; the table the entry does not name is not
+// looked for.
+TEST(Profile, AnEarlierProfilersSkewFit) {
+  absl::StatusOr<ProfileMeta> meta = ReadProfileMeta("testdata/vllm/meta-inline-buckets.yaml");
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  absl::StatusOr<SkewBlend> b = ResolveSkewBlend(*meta, 1, "/nonexistent/tp1");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(b->on);
+  EXPECT_EQ(b->alpha_default, 0.0543);
+  EXPECT_EQ(b->warnings, std::vector<std::string>{"testdata/vllm/meta-inline-buckets.yaml: skew_fit names no "
+                                                  "bucket axes for n, skew_rate, kv_big: their bins are those "
+                                                  "LLMServingSim takes for such a profile"});
+  ASSERT_EQ(b->n.labels.size(), 8u);
+  ASSERT_EQ(b->skew_rate.labels.size(), 5u);
+  ASSERT_EQ(b->kv_big.labels.size(), 4u);
+  EXPECT_EQ(b->buckets.fitted, 2);
+  ASSERT_EQ(b->buckets.alpha.size(), 160u);
+  auto cell = [&](int i, int j, int k) { return b->buckets.alpha[(i * 5 + j) * 4 + k]; };
+  EXPECT_EQ(cell(5, 1, 1), 0.0672);  // n<=64, sr<=15%, kvB<=4k
+  EXPECT_EQ(cell(6, 2, 2), 0.081);   // n<=128, sr<=40%, kvB<=16k
+  EXPECT_EQ(cell(0, 0, 0), 0.0543);
+  // At a degree the file has no entry for, no alpha_default anywhere and
+  // no skew.csv: no blend, said.
+  b = ResolveSkewBlend(*meta, 2, "/nonexistent/tp2");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_FALSE(b->on);
+  EXPECT_EQ(b->warnings.size(), 1u);
+}
+
+// The program's skew table, from "table skew {" to its closing brace.
+std::string SkewTable(const std::string& program) {
+  const size_t from = program.find("table skew {");
+  if (from == std::string::npos) return "";
+  return program.substr(from, program.find("\n}\n", from) - from);
+}
+
+// A program's comments with their wrapped lines joined.
+std::string Unwrapped(std::string program) {
+  for (size_t at; (at = program.find("\n//   ")) != std::string::npos;) program.replace(at, 6, " ");
+  return program;
+}
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The skew fit as each version of LLMServingSim's profiler writes it into
+// meta.yaml (profiler/core/writer.py: the buckets' axes at the block's top
+// when every TP degree's grid is alike, in each degree's entry when they
+// differ; the buckets in a table the entry names; an earlier version's
+// buckets inline), read as its simulator reads them
+// (serving/core/trace_generator.py: _resolve_skew_axes, _skew_alpha).
+TEST(Generate, SkewFitsAsEachProfilerWritesThem) {
+  absl::StatusOr<Generated> base = GenerateProgram(kLlama, {});
+  ASSERT_TRUE(base.ok()) << base.status();
+  const std::string table = SkewTable(base->program);
+  // n<=64, sr<=15%, kvB<=4k: tp1/skew_fit.csv's row "0,n<=64,sr<=15%,kvB<=4k,kp=0,0.0672".
+  ASSERT_NE(table.find("row 5, 1, 1, 1.0672;"), std::string::npos);
+  const std::string meta_text = Read(kLlama + "/profile/meta.yaml");
+  const size_t axes_at = meta_text.find("  bucket_axes:\n");
+  ASSERT_NE(axes_at, std::string::npos);
+  const std::string axes = meta_text.substr(axes_at, meta_text.find("  per_tp:\n") - axes_at);
+  {
+    // The axes in the degree's entry: the same buckets, the comment says whose.
+    const std::string dir = Copy(kLlama, "axes-per-tp");
+    std::string meta = Replace(meta_text, axes, "");
+    std::string indented;
+    for (absl::string_view line : absl::StrSplit(axes, '\n', absl::SkipEmpty())) {
+      absl::StrAppend(&indented, "    ", line, "\n");
+    }
+    meta = Replace(meta, "      alpha_default: 0.0543\n", "      alpha_default: 0.0543\n" + indented);
+    Write(dir + "/profile/meta.yaml", meta);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_TRUE(g->warnings.empty());
+    EXPECT_EQ(SkewTable(g->program), table);
+    EXPECT_NE(g->program.find("as meta.yaml's skew_fit.per_tp.1.bucket_axes bin them."), std::string::npos);
+  }
+  {
+    // The table where bucket_table says, relative to meta.yaml's folder.
+    const std::string dir = Copy(kLlama, "table-elsewhere");
+    fs::rename(dir + "/profile/tp1/skew_fit.csv", dir + "/profile/fit1.csv");
+    Write(dir + "/profile/meta.yaml",
+          Replace(meta_text, "bucket_table: tp1/skew_fit.csv", "bucket_table: fit1.csv"));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_TRUE(g->warnings.empty());
+    EXPECT_EQ(SkewTable(g->program), table);
+    EXPECT_NE(g->program.find("by bucket (profile/fit1.csv, pc 0, kp=0; 96 of 180"), std::string::npos);
+  }
+  {
+    // No table: every bucket at alpha_default (180 cells: 9 n bins x 5
+    // skew rates x 4 kv_big bins), said.
+    const std::string dir = Copy(kLlama, "no-table");
+    fs::remove(dir + "/profile/tp1/skew_fit.csv");
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/tp1/skew_fit.csv: missing (the skew fit's "
+                                                    "buckets): every pure-decode step takes alpha_default, as "
+                                                    "LLMServingSim does"});
+    EXPECT_EQ(Count(SkewTable(g->program), ", 1.0543;"), 180u);
+    EXPECT_NE(Unwrapped(g->program).find("(profile/tp1/skew_fit.csv missing, pc 0, kp=0; 0 of 180 buckets"),
+              std::string::npos);
+  }
+  {
+    // An earlier profiler: the buckets inline and no axes. The bins are
+    // LLMServingSim's for such a profile (n up to 128: 8 x 5 x 4 = 160
+    // cells); the one pure-decode bucket is n<=64 (bin 5), sr<=15% (1),
+    // kvB<=4k (1); the prefill's bucket (pc=16) is not a pure-decode
+    // step's.
+    const std::string dir = Copy(kLlama, "inline");
+    fs::remove(dir + "/profile/tp1/skew_fit.csv");
+    std::string meta = Replace(meta_text, axes, "");
+    meta = Replace(meta, "      bucket_table: tp1/skew_fit.csv\n",
+                   "      alpha_by_bucket:\n"
+                   "        'pc=0|n<=64|sr<=15%|kvB<=4k|kp=0': 0.2\n"
+                   "        'pc=16|n<=64|sr<=15%|kvB<=4k|kp<=2k': 0.9\n");
+    Write(dir + "/profile/meta.yaml", meta);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: skew_fit names no bucket axes "
+                                                    "for n, skew_rate, kv_big: their bins are those "
+                                                    "LLMServingSim takes for such a profile"});
+    const std::string t = SkewTable(g->program);
+    EXPECT_EQ(Count(t, " row "), 160u);
+    EXPECT_EQ(Count(t, ", 1.0543;"), 159u);
+    EXPECT_NE(t.find("row 5, 1, 1, 1.2;"), std::string::npos);
+    EXPECT_NE(Unwrapped(g->program).find("(profile/meta.yaml skew_fit.per_tp.1.alpha_by_bucket, pc 0, kp=0; 1 "
+                                         "of 160 buckets"),
+              std::string::npos);
+    EXPECT_NE(g->program.find("  let n_bin = (decode > 2) + (decode > 4) + (decode > 8) + (decode > 16) + "
+                              "(decode > 32) + (decode > 64) + (decode > 128);"),
+              std::string::npos);
+    // A key that is not a bucket: its line in meta.yaml.
+    const std::string bad = Replace(meta, "'pc=16|n<=64|sr<=15%|kvB<=4k|kp<=2k'", "'pc=16|n<=64'");
+    Write(dir + "/profile/meta.yaml", bad);
+    const int line = 1 + static_cast<int>(Count(bad.substr(0, bad.find("'pc=16|n<=64'")), "\n"));
+    EXPECT_EQ(Error(dir), absl::StrCat(dir, "/profile/meta.yaml:", line, ": error: alpha_by_bucket: "
+                                       "'pc=16|n<=64' is not a bucket (pc=N|n|skew rate|kv_big|kp)"));
+  }
+  {
+    // No entry for the run's degree: the block's alpha_default, tpN's table.
+    const std::string dir = Copy(kLlama, "no-entry");
+    Write(dir + "/profile/meta.yaml",
+          Replace(meta_text, "  per_tp:\n    1:\n", "  alpha_default: 0.07\n  per_tp:\n    3:\n"));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_TRUE(g->warnings.empty());
+    EXPECT_NE(g->program.find("param AlphaDefault = 0.07;   // profile/meta.yaml: skew_fit.alpha_default: a "
+                              "step with prefill"),
+              std::string::npos);
+    const std::string t = SkewTable(g->program);
+    EXPECT_NE(t.find("row 5, 1, 1, 1.0672;"), std::string::npos);
+    EXPECT_EQ(Count(t, ", 1.07;"), 180u - 96u);
   }
 }
 
