@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -133,6 +134,17 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (absl::Status s = BatchDefaults(r, GpuMemoryOf(r, options.kv).gib, &seqs, &tokens); !s.ok()) return s;
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
+  // Limits past the profiler's sweep: the lookups extrapolate (said as
+  // LLMServingSim's simulator says it, warn_if_runtime_exceeds_profiled).
+  for (auto [name, limit, swept, tables] :
+       {std::tuple{"max_num_batched_tokens", tokens, r.profile.max_num_batched_tokens, "attention and dense"},
+        std::tuple{"max_num_seqs", seqs, r.profile.max_num_seqs, "per-sequence"}}) {
+    if (swept && limit > *swept) {
+      out.warnings.push_back(absl::StrCat(r.profile.path, ": the profile was swept to engine_effective.", name,
+                                          " ", *swept, ", the engine runs to ", limit, ": its ", tables,
+                                          " lookups past that extrapolate"));
+    }
+  }
   // A flag that changes nothing of this program is said, not dropped.
   auto unused = [&](const char* flag, const std::string& why) {
     out.warnings.push_back(absl::StrCat(flag, " changes nothing: ", why));

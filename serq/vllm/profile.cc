@@ -139,6 +139,18 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
       }
       meta.tp_degrees.push_back(tp);
     }
+    if (YAML::Node eff = root["engine_effective"]; eff && eff.IsMap()) {
+      for (auto [key, out] : {std::pair{"max_num_batched_tokens", &meta.max_num_batched_tokens},
+                              std::pair{"max_num_seqs", &meta.max_num_seqs}}) {
+        YAML::Node n = eff[key];
+        if (!n || n.IsNull()) continue;
+        int64_t v = 0;
+        if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v) || v < 1) {
+          return At(path, n.Mark(), absl::StrCat("engine_effective.", key, ": expected a whole number above 0"));
+        }
+        *out = v;
+      }
+    }
     YAML::Node fit = root["skew_fit"];
     if (fit && fit.IsMap()) {
       YAML::Node enabled = fit["enabled"];

@@ -7,6 +7,7 @@
 #ifndef SERQ_SERQ_VLLM_PROFILE_H_
 #define SERQ_SERQ_VLLM_PROFILE_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -53,6 +54,9 @@ struct ProfileMeta {
   std::string architecture;  // a model_type
   std::string vllm_version, gpu, hardware, model;
   std::vector<int> tp_degrees;
+  // engine_effective's limits: the batches the profiler swept to; a run's
+  // larger ones extrapolate the tables.
+  std::optional<int64_t> max_num_batched_tokens, max_num_seqs;
   bool skew_fit = false;  // skew_fit.enabled
   std::optional<double> alpha_default;  // skew_fit.alpha_default, rarely written
   SkewAxes axes;                        // skew_fit.bucket_axes

@@ -150,6 +150,8 @@ TEST(Profile, MetaAndTheProfilersAlpha) {
   EXPECT_EQ(meta->per_tp.at(1).alpha_default, 0.0543);
   EXPECT_EQ(meta->per_tp.at(2).alpha_default, 0.0654);
   EXPECT_EQ(meta->per_tp.at(2).bucket_table, "tp2/skew_fit.csv");
+  EXPECT_EQ(meta->max_num_batched_tokens, 2048);
+  EXPECT_EQ(meta->max_num_seqs, 256);
   ASSERT_TRUE(meta->axes.n.has_value());
   EXPECT_EQ(meta->axes.n->labels.size(), 9u);
   EXPECT_EQ(meta->axes.n->edges.size(), 10u);
@@ -1036,6 +1038,17 @@ TEST(Generate, BadFolders) {
     EXPECT_EQ(g->warnings[0], dir + "/profile/meta.yaml: the profile is of model 'meta-llama/Llama-3.1-8B', "
                                     "the run (meta.json engine_kwargs.model) of 'meta-llama/Llama-3.1-70B': "
                                     "the step times are that model's kernels");
+  }
+  {
+    // An engine past the profiler's sweep (engine_effective.max_num_seqs
+    // 256): said, as LLMServingSim says it.
+    const std::string dir = Copy(kLlama, "past-sweep");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"max_num_seqs\": 512"));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: the profile was swept to "
+                                                    "engine_effective.max_num_seqs 256, the engine runs to 512: "
+                                                    "its per-sequence lookups past that extrapolate"});
   }
   {
     // A profile without a skew fit: the program says the blend is left out.
