@@ -389,7 +389,13 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     }
     const std::string share = r.ep > 1 ? "Experts / Ep" : "Experts";
     t.Line(absl::StrCat("  let reached = ", share, " * (1 - pow(1 - TopK / Experts, gathered));"));
-    t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep" : "gathered", ", reached);"));
+    if (r.moe_split > 1) {
+      t.Line("  // The profile times whole experts (profile/tp1/moe.csv); each GPU holds 1/Tp of");
+      t.Line("  // every expert (vLLM's tensor-parallel experts), its FLOPs and weights 1/Tp.");
+      t.Line("  let experts = moe(gathered, reached) / Tp;");
+    } else {
+      t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep" : "gathered", ", reached);"));
+    }
     mlp = "experts";
     if (lockstep) {
       t.Line("  let exchange = 1e6 * (all_gather(Ep, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)");

@@ -796,6 +796,16 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     // Whole experts on each GPU with expert parallelism: one GPU's kernels
     // at tensor parallel 1; without it, the experts split as the run's TP.
     r.moe_file = Join(dir, absl::StrCat("profile/tp", r.ep > 1 ? 1 : a.tp, "/moe.csv"));
+    // LLMServingSim's profiler times the experts at tensor parallel 1 only
+    // (profiler/core/categories.py, categories_for), so a profile has no
+    // tpN/moe.csv: the whole experts' kernels, a 1/TP share of them a GPU.
+    if (r.ep == 1 && a.tp > 1 && !std::filesystem::exists(r.moe_file, ec)) {
+      const std::string whole = Join(dir, "profile/tp1/moe.csv");
+      if (std::filesystem::exists(whole, ec)) {
+        r.moe_file = whole;
+        r.moe_split = a.tp;
+      }
+    }
     if (!std::filesystem::exists(r.moe_file, ec)) {
       return Missing(r.moe_file, "the experts' kernels of a mixture-of-experts model");
     }

@@ -107,6 +107,10 @@ struct RunFolder {
   // Files, as paths under dir.
   std::string profile_dir;  // profile/tpN for the run's tp
   std::string moe_file;     // the experts' kernels (empty: a dense model)
+  // The GPUs whole experts' kernels (moe_file at tensor parallel 1) are
+  // split over: the TP degree of a run without expert parallelism whose
+  // profile times the experts at TP 1 only; else 1.
+  int moe_split = 1;
   std::string requests;
 };
 

@@ -289,6 +289,39 @@ TEST(Generate, TensorParallel) {
   EXPECT_NE(g->program.find("param LinkBw = 48000000000;"), std::string::npos);
 }
 
+// A mixture of experts at tensor parallel 2 without expert parallelism, on
+// the MoE run's profile, whose experts were timed at TP 1 only (it has no
+// tp2/moe.csv, as LLMServingSim's profiler writes none): the whole
+// experts' kernels, a GPU's share 1/Tp of them.
+TEST(Generate, ExpertsSplitByTensorParallel) {
+  const std::string dir = Copy(kMoe, "moe-tp2");
+  ASSERT_FALSE(fs::exists(dir + "/profile/tp2/moe.csv"));
+  std::string meta = Read(dir + "/meta.json");
+  meta = Replace(meta, "\"tensor_parallel_size\": 1", "\"tensor_parallel_size\": 2");
+  meta = Replace(meta, "\"data_parallel_size\": 2", "\"data_parallel_size\": 1");
+  meta = Replace(meta, "\"enable_expert_parallel\": true", "\"enable_expert_parallel\": false");
+  Write(dir + "/meta.json", meta);
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("/profile/tp1/moe.csv\" { key tokens, activated_experts; value time_us; }"),
+            std::string::npos);
+  EXPECT_NE(p.find("  let experts = moe(gathered, reached) / Tp;"), std::string::npos);
+  EXPECT_NE(p.find("/profile/tp2/attention.csv"), std::string::npos);
+  Diagnostics diags("gen.sq");
+  ir::Program program;
+  ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
+  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  // With a tp2/moe.csv of its own, that one, unsplit.
+  fs::copy_file(dir + "/profile/tp1/moe.csv", dir + "/profile/tp2/moe.csv");
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("/profile/tp2/moe.csv\""), std::string::npos);
+  EXPECT_NE(g->program.find("  let experts = moe(gathered, reached);"), std::string::npos);
+}
+
 // A dense Qwen3 at tensor parallel 2 (the shapes of Qwen3-32B's public
 // config.json on the Llama run's copy): the generator runs the qwen3
 // decoder's operators, the per-head q and k norms among them, from
