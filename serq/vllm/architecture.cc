@@ -23,7 +23,8 @@ const std::vector<Architecture>& Catalog() {
        {"gate_up_proj", "act_fn", "down_proj"},
        true,
        {"lm_head", "sampler"}},
-      {{"mixtral"},
+      // Phi-3.5-MoE (phimoe) runs Mixtral's operators, its norms LayerNorms.
+      {{"mixtral", "phimoe"},
        {"embedding", "final_layernorm"},
        {{"layernorm", 2}, {"qkv_proj", 1}, {"rotary_emb", 1}, {"o_proj", 1}},
        {},

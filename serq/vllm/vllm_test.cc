@@ -3,8 +3,10 @@
 // time. Expected values are derived by hand in the comments from the files.
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +15,7 @@
 #include "ir/diagnostics.h"
 #include "lang/link/link.h"
 #include "lang/parse/parse.h"
+#include "serq/vllm/architecture.h"
 #include "serq/vllm/generate.h"
 #include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
@@ -70,6 +73,45 @@ bool StartsWith(const std::string& s, const std::string& prefix) {
 std::string Error(const std::string& dir, const Options& options = {}) {
   absl::StatusOr<Generated> g = GenerateProgram(dir, options);
   return g.ok() ? "(no error)" : std::string(g.status().message());
+}
+
+// The catalog against LLMServingSim's profiler's (profiler/models/*.yaml
+// at 5daddb2: each architecture's dense and per_sequence layers, which
+// dense.csv and per_sequence.csv name; attention and the experts are
+// their own files): the same operators, so a profile it takes is one the
+// generator reads whole.
+TEST(Architecture, TheProfilersCatalogs) {
+  auto operators = [](const Architecture& a) {
+    std::set<std::string> ops(a.per_step.begin(), a.per_step.end());
+    for (const auto& [op, n] : a.per_layer) ops.insert(op);
+    if (!a.experts || a.model_types[0] == "qwen3") ops.insert(a.dense_mlp.begin(), a.dense_mlp.end());
+    ops.insert(a.per_sequence.begin(), a.per_sequence.end());
+    return ops;
+  };
+  const std::set<std::string> llama = {"embedding", "layernorm", "qkv_proj", "rotary_emb", "o_proj",
+                                       "gate_up_proj", "act_fn", "down_proj", "final_layernorm",
+                                       "lm_head", "sampler"};
+  std::set<std::string> qwen3 = llama;
+  qwen3.insert("qk_norm");
+  const std::set<std::string> mixtral = {"embedding", "layernorm", "qkv_proj", "rotary_emb", "o_proj",
+                                         "final_layernorm", "lm_head", "sampler"};
+  std::set<std::string> qwen3_moe = mixtral;
+  qwen3_moe.insert("qk_norm");
+  for (const auto& [type, ops, experts] :
+       {std::tuple{"llama", llama, false}, std::tuple{"qwen3", qwen3, true},
+        std::tuple{"mixtral", mixtral, true}, std::tuple{"phimoe", mixtral, true}}) {
+    const Architecture* a = FindArchitecture(type);
+    ASSERT_NE(a, nullptr) << type;
+    EXPECT_EQ(operators(*a), ops) << type;
+    EXPECT_EQ(a->experts, experts) << type;
+  }
+  // qwen3_moe shares qwen3's entry: its MoE layers run no dense MLP.
+  const Architecture* moe = FindArchitecture("qwen3_moe");
+  ASSERT_NE(moe, nullptr);
+  std::set<std::string> without_mlp = operators(*moe);
+  for (const std::string& op : moe->dense_mlp) without_mlp.erase(op);
+  EXPECT_EQ(without_mlp, qwen3_moe);
+  EXPECT_EQ(FindArchitecture("phi3"), nullptr);
 }
 
 TEST(ModelConfig, TheTwoModels) {
@@ -935,7 +977,7 @@ TEST(Generate, BadFolders) {
     Write(dir + "/profile/meta.yaml", Replace(Read(dir + "/profile/meta.yaml"),
                                               "architecture: llama", "architecture: gpt_oss"));
     EXPECT_EQ(Error(dir), dir + "/profile/meta.yaml: error: architecture 'gpt_oss': serq vllm "
-                                "knows the operators of llama, mistral, mixtral, qwen2, qwen3, "
+                                "knows the operators of llama, mistral, mixtral, phimoe, qwen2, qwen3, "
                                 "qwen3_moe");
   }
   {
