@@ -15,13 +15,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace vllm = serq::vllm;
   namespace models = serq::models;
   std::string bytes(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<vllm::ProfileMeta> meta = vllm::ParseProfileMeta(bytes, "fuzz.yaml");
-  if (meta.ok()) {
-    // The skew blend from what the file says; the folder it names is not
-    // there, so its tables are missing (a warning each), and its inline
-    // buckets are read against its axes.
-    (void)vllm::ResolveSkewBlend(*meta, 1, "/nonexistent-serq-fuzz/tp1");
-  }
+  // In a folder that is not there, so that the tables it names (inside its
+  // folder, or an error) are missing: a warning each; its inline buckets
+  // are read against its axes.
+  absl::StatusOr<vllm::ProfileMeta> meta = vllm::ParseProfileMeta(bytes, "/nonexistent-serq-fuzz/meta.yaml");
+  if (meta.ok()) (void)vllm::ResolveSkewBlend(*meta, 1, "/nonexistent-serq-fuzz/tp1");
   absl::StatusOr<models::JsonFile> json = models::JsonFile::Parse(bytes, "fuzz.json", /*python_floats=*/true);
   if (json.ok()) {
     absl::StatusOr<models::ModelConfig> model = models::ReadModelConfig(*json);

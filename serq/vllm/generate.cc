@@ -391,7 +391,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line(absl::StrCat("  let reached = ", share, " * (1 - pow(1 - TopK / Experts, gathered));"));
     if (r.moe_split > 1) {
       t.Line("  // The profile times whole experts (profile/tp1/moe.csv); each GPU holds 1/Tp of");
-      t.Line("  // every expert (vLLM's tensor-parallel experts), its FLOPs and weights 1/Tp.");
+      t.Line("  // every expert (vLLM's tensor-parallel experts), its FLOPs and weights 1/Tp: a lower");
+      t.Line("  // bound, the router and each kernel's fixed cost do not split.");
       t.Line("  let experts = moe(gathered, reached) / Tp;");
     } else {
       t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep" : "gathered", ", reached);"));

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -24,6 +25,18 @@ absl::Status At(const std::string& path, const YAML::Mark& mark, absl::string_vi
   if (mark.line < 0) return absl::InvalidArgumentError(absl::StrCat(path, ": error: ", message));
   return absl::InvalidArgumentError(
       absl::StrCat(path, ":", mark.line + 1, ":", mark.column + 1, ": error: ", message));
+}
+
+// Text of meta.yaml that the program's comments quote holds no control
+// character: a line break there would end the comment and write program.
+absl::Status NoControl(const std::string& path, const YAML::Node& n, absl::string_view what) {
+  for (char c : n.Scalar()) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return At(path, n.Mark(), absl::StrCat(what, ": a control character ('", absl::CHexEscape(std::string(1, c)),
+                                             "') in the text"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // A CSV file a row at a time: the header's columns found by name (each
@@ -118,6 +131,7 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
         return absl::OkStatus();
       }
       if (!n.IsScalar()) return At(path, n.Mark(), absl::StrCat(key, ": expected text"));
+      if (absl::Status s = NoControl(path, n, key); !s.ok()) return s;
       *out = n.Scalar();
       return absl::OkStatus();
     };
@@ -153,8 +167,10 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
     }
     YAML::Node fit = root["skew_fit"];
     if (fit && fit.IsMap()) {
+      // Without `enabled: true` the block is off, as LLMServingSim's
+      // simulator reads it (its profiler always writes the key).
       YAML::Node enabled = fit["enabled"];
-      bool on = true;
+      bool on = false;
       if (enabled && (!enabled.IsScalar() || !YAML::convert<bool>::decode(enabled, on))) {
         return At(path, enabled.Mark(), "skew_fit.enabled: expected true or false");
       }
@@ -174,11 +190,15 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
       // differ).
       auto axes_of = [&](const YAML::Node& axes, const std::string& where,
                          SkewAxes* out) -> absl::Status {
-        if (!axes || !axes.IsMap()) return absl::OkStatus();
+        if (!axes || !axes.IsMap() || axes.size() == 0) return absl::OkStatus();
+        out->present = true;
         auto axis = [&](const char* bins, const char* labels,
                         std::optional<SkewAxis>* to) -> absl::Status {
           YAML::Node b = axes[bins], l = axes[labels];
-          if (!b || !l) return absl::OkStatus();
+          if (!b && !l) return absl::OkStatus();
+          if (!b || !l) {
+            return At(path, (b ? b : l).Mark(), absl::StrCat(where, ": ", bins, " and ", labels, " go together"));
+          }
           SkewAxis a;
           if (!b.IsSequence() || !l.IsSequence() || b.size() < 2 || b.size() > 64 ||
               l.size() + 1 != b.size()) {
@@ -203,7 +223,8 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
         };
         if (absl::Status s = axis("n_bins", "n_labels", &out->n); !s.ok()) return s;
         if (absl::Status s = axis("skew_rate_bins", "skew_rate_labels", &out->skew_rate); !s.ok()) return s;
-        return axis("kv_big_bins", "kv_big_labels", &out->kv_big);
+        if (absl::Status s = axis("kv_big_bins", "kv_big_labels", &out->kv_big); !s.ok()) return s;
+        return axis("kp_bins", "kp_labels", &out->kp);
       };
       if (absl::Status s = number(fit["alpha_default"], "skew_fit.alpha_default", &meta.alpha_default);
           !s.ok()) {
@@ -230,12 +251,21 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
               !s.ok()) {
             return s;
           }
-          if (YAML::Node t = kv.second["bucket_table"]; t) {
+          if (YAML::Node t = kv.second["bucket_table"]; t && !t.IsNull()) {
             if (!t.IsScalar()) return At(path, t.Mark(), where + ".bucket_table: expected a path");
+            if (absl::Status s = NoControl(path, t, where + ".bucket_table"); !s.ok()) return s;
+            // The profiler names a file of its folder (tpN/skew_fit.csv).
+            const std::filesystem::path table(t.Scalar());
+            bool inside = !table.empty() && table.is_relative();
+            for (const auto& part : table) inside = inside && part != "..";
+            if (!inside) {
+              return At(path, t.Mark(), absl::StrCat(where, ".bucket_table: '", t.Scalar(),
+                                                     "': expected a path inside the profile's folder"));
+            }
             entry.bucket_table = t.Scalar();
           }
           // An earlier profiler wrote the buckets here, not in a table.
-          if (YAML::Node by = kv.second["alpha_by_bucket"]; by && by.IsMap()) {
+          if (YAML::Node by = kv.second["alpha_by_bucket"]; by && by.IsMap() && by.size() > 0) {
             entry.alpha_by_bucket.emplace();
             for (const auto& b : by) {
               std::optional<double> alpha;
@@ -247,6 +277,7 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
                   !s.ok()) {
                 return s;
               }
+              if (!alpha) return At(path, b.first.Mark(), absl::StrCat(where, ".alpha_by_bucket.", key, ": no alpha"));
               entry.alpha_by_bucket->push_back({key, *alpha, b.first.Mark().line + 1});
             }
           }
@@ -285,16 +316,27 @@ SkewAxis LegacyAxis(int which) {
               {"n<=2", "n<=4", "n<=8", "n<=16", "n<=32", "n<=64", "n<=128", "n>128"}};
     case 1:
       return {{-0.01, 0.05, 0.15, 0.40, 0.70, 1.01}, {"sr<=5%", "sr<=15%", "sr<=40%", "sr<=70%", "sr>70%"}};
-    default:
+    case 2:
       return {{0, 1024, 4096, 16384, 1e9}, {"kvB<=1k", "kvB<=4k", "kvB<=16k", "kvB>16k"}};
+    default:
+      return {{-1, 0, 2048, 1e9}, {"kp=0", "kp<=2k", "kp>2k"}};
   }
+}
+
+// The label of the bin holding `v` (edges[i] < v <= edges[i + 1], the
+// last bin past the end), as the simulator's _bucket_label finds it.
+std::string LabelOf(const SkewAxis& a, double v) {
+  for (size_t i = 0; i < a.labels.size(); ++i) {
+    if (v <= a.edges[i + 1]) return a.labels[i];
+  }
+  return a.labels.back();
 }
 
 // The pure-decode buckets on the blend's grid, filled a row at a time.
 class BucketGrid {
  public:
-  BucketGrid(const SkewBlend& b, double fallback)
-      : n_(b.n), sr_(b.skew_rate), kvb_(b.kv_big) {
+  BucketGrid(const SkewBlend& b, std::string no_prefill_kv, double fallback)
+      : n_(b.n), sr_(b.skew_rate), kvb_(b.kv_big), kp0_(std::move(no_prefill_kv)) {
     out_.alpha.assign(n_.labels.size() * sr_.labels.size() * kvb_.labels.size(), fallback);
     seen_.assign(out_.alpha.size(), false);
   }
@@ -302,7 +344,7 @@ class BucketGrid {
   // (pc not 0, or prefill KV) is not a pure-decode step's and is passed by.
   absl::Status Add(absl::string_view where, double pc, absl::string_view n, absl::string_view sr,
                    absl::string_view kvb, absl::string_view kp, double alpha) {
-    if (pc != 0 || kp != "kp=0") return absl::OkStatus();
+    if (pc != 0 || kp != kp0_) return absl::OkStatus();
     const int i = Index(n_, n), j = Index(sr_, sr), k = Index(kvb_, kvb);
     if (i < 0 || j < 0 || k < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -327,16 +369,20 @@ class BucketGrid {
     return -1;
   }
   const SkewAxis &n_, &sr_, &kvb_;
+  const std::string kp0_;
   SkewBuckets out_;
   std::vector<bool> seen_;
 };
 
-// skew_fit.csv's rows into `grid`.
+// skew_fit.csv's rows into `grid`. A row whose pc is empty is one the
+// profiler could not split into a bucket (it keeps the key in raw_key),
+// which no step's bucket matches.
 absl::Status ReadBucketTable(const std::string& path, BucketGrid* grid) {
   std::vector<size_t> at;
   return ReadCsv(
       path, {"pc", "n_label", "skew_rate_label", "kv_big_label", "kp_label", "alpha"}, &at,
       [&](int line, const std::vector<absl::string_view>& f) -> absl::Status {
+        if (f[at[0]].empty()) return absl::OkStatus();
         double pc, alpha;
         if (!absl::SimpleAtod(f[at[0]], &pc)) return NotNumber(path, line, "pc", f[at[0]]);
         if (!absl::SimpleAtod(f[at[5]], &alpha) || !std::isfinite(alpha)) {
@@ -355,7 +401,8 @@ absl::Status ReadInlineBuckets(const std::string& path, const std::vector<Inline
     double pc = 0;
     if (parts.size() != 5 || !absl::ConsumePrefix(&parts[0], "pc=") || !absl::SimpleAtod(parts[0], &pc)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": error: alpha_by_bucket: '", b.key, "' is not a bucket (pc=N|n|skew rate|kv_big|kp)"));
+          where, ": error: alpha_by_bucket: '", absl::CHexEscape(b.key),
+          "' is not a bucket (pc=N|n|skew rate|kv_big|kp)"));
     }
     if (absl::Status s = grid->Add(where, pc, parts[1], parts[2], parts[3], parts[4], b.alpha); !s.ok()) {
       return s;
@@ -380,6 +427,50 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   const SkewFitEntry* entry = it == meta.per_tp.end() ? nullptr : &it->second;
   const std::string entry_name = absl::StrCat("skew_fit.per_tp.", tp);
 
+  // The axes: the degree's bucket_axes, else the block's, else none, whole
+  // as the simulator takes them (_resolve_skew_axes); an axis the chosen
+  // block lacks takes LLMServingSim's bins.
+  const SkewAxes none;
+  const SkewAxes& axes = entry != nullptr && entry->axes.present ? entry->axes
+                         : meta.axes.present                     ? meta.axes
+                                                                 : none;
+  const std::string axes_name = &axes == &none                ? ""
+                                : entry != nullptr && &axes == &entry->axes ? entry_name + ".bucket_axes"
+                                                                            : "bucket_axes";
+  const char* names[4] = {"n", "skew_rate", "kv_big", "kp"};
+  const std::optional<SkewAxis>* given[4] = {&axes.n, &axes.skew_rate, &axes.kv_big, &axes.kp};
+  SkewAxis kp;
+  SkewAxis* to[4] = {&b.n, &b.skew_rate, &b.kv_big, &kp};
+  std::vector<std::string> legacy;
+  for (int i = 0; i < 4; ++i) {
+    if (given[i]->has_value()) {
+      *to[i] = **given[i];
+    } else {
+      *to[i] = LegacyAxis(i);
+      legacy.push_back(names[i]);
+    }
+  }
+  // The kp axis only names a pure-decode step's bin (no prefill KV): its
+  // bins are not worth a word.
+  if (!legacy.empty() && legacy.back() == "kp") legacy.pop_back();
+  if (axes_name.empty()) {
+    b.axes_why = "LLMServingSim's bins for a profile without bucket_axes";
+  } else if (legacy.empty()) {
+    b.axes_why = absl::StrCat("meta.yaml's ", axes_name);
+  } else {
+    b.axes_why = absl::StrCat("meta.yaml's ", axes_name, " and LLMServingSim's bins");
+  }
+  if (!legacy.empty()) {
+    b.warnings.push_back(absl::StrCat(meta.path, ": skew_fit names no bucket axes for ",
+                                      absl::StrJoin(legacy, ", "),
+                                      ": their bins are those LLMServingSim takes for such a profile"));
+  }
+
+  // alpha_default: the degree's, the block's, or fitted from skew.csv as
+  // the profiler fits it (which gives meta.yaml's value on every profile
+  // here), else 0. Where meta.yaml gives none the simulator takes 0 at
+  // once: the fit is serq's.
+  bool have_alpha = true;
   if (entry != nullptr && entry->alpha_default) {
     b.alpha_default = *entry->alpha_default;
     b.alpha_why = absl::StrCat("profile/meta.yaml: ", entry_name, ".alpha_default");
@@ -390,56 +481,22 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
     const std::string raw = absl::StrCat(profile_dir, "/skew.csv");
     absl::StatusOr<double> fitted = AlphaFromSkew(raw);
     if (absl::IsNotFound(fitted.status())) {
-      b.off_why = absl::StrCat("no ", entry_name, ".alpha_default in profile/meta.yaml and no ",
-                               tp_dir, "/skew.csv to fit it from.");
-      b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default and no ", raw,
-                                        " to compute it from: attention at the decodes' mean KV, "
-                                        "without the skew blend"));
-      return b;
-    }
-    if (!fitted.ok()) return fitted.status();
-    b.alpha_default = *fitted;
-    b.alpha_why = absl::StrCat(tp_dir, "/skew.csv, fitted as the profiler fits alpha_default (meta.yaml "
-                               "gives none at TP ", tp, ")");
-  }
-
-  // Each axis from the degree's entry, the block, or LLMServingSim's bins.
-  std::vector<std::string> from;
-  std::vector<std::string> legacy;
-  const char* names[3] = {"n", "skew_rate", "kv_big"};
-  SkewAxis* to[3] = {&b.n, &b.skew_rate, &b.kv_big};
-  const SkewAxes none;
-  const SkewAxes& own = entry != nullptr ? entry->axes : none;
-  const std::optional<SkewAxis>* mine[3] = {&own.n, &own.skew_rate, &own.kv_big};
-  const std::optional<SkewAxis>* block[3] = {&meta.axes.n, &meta.axes.skew_rate, &meta.axes.kv_big};
-  for (int i = 0; i < 3; ++i) {
-    if (mine[i]->has_value()) {
-      *to[i] = **mine[i];
-      from.push_back(entry_name + ".bucket_axes");
-    } else if (block[i]->has_value()) {
-      *to[i] = **block[i];
-      from.push_back("bucket_axes");
+      have_alpha = false;
+      b.alpha_default = 0;
+      b.alpha_why = absl::StrCat("none in profile/meta.yaml and no ", tp_dir,
+                                 "/skew.csv to fit it from: 0, as LLMServingSim takes it");
+    } else if (!fitted.ok()) {
+      return fitted.status();
     } else {
-      *to[i] = LegacyAxis(i);
-      from.push_back("");
-      legacy.push_back(names[i]);
+      b.alpha_default = *fitted;
+      b.alpha_why = absl::StrCat(tp_dir, "/skew.csv, fitted as the profiler fits alpha_default (meta.yaml "
+                                 "gives none at TP ", tp, ")");
     }
   }
-  if (!legacy.empty()) {
-    b.warnings.push_back(absl::StrCat(meta.path, ": skew_fit names no bucket axes for ",
-                                      absl::StrJoin(legacy, ", "),
-                                      ": their bins are those LLMServingSim takes for such a profile"));
-  }
-  if (legacy.size() == 3) {
-    b.axes_why = "LLMServingSim's bins for a profile without bucket_axes";
-  } else if (from[0] == from[1] && from[1] == from[2]) {
-    b.axes_why = from[0] == "bucket_axes" ? "meta.yaml's bucket_axes"
-                                          : absl::StrCat("meta.yaml's ", entry_name, ".bucket_axes");
-  } else {
-    b.axes_why = "meta.yaml's bucket axes and LLMServingSim's bins";
-  }
 
-  BucketGrid grid(b, b.alpha_default);
+  // The buckets: inline, the table the entry names, or tpN/skew_fit.csv.
+  BucketGrid grid(b, LabelOf(kp, 0), b.alpha_default);
+  std::string missing;
   if (entry != nullptr && entry->alpha_by_bucket) {
     if (absl::Status s = ReadInlineBuckets(meta.path, *entry->alpha_by_bucket, &grid); !s.ok()) return s;
     b.buckets_why = absl::StrCat("profile/meta.yaml ", entry_name, ".alpha_by_bucket");
@@ -452,14 +509,30 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
     }
     absl::Status s = ReadBucketTable(table, &grid);
     if (absl::IsNotFound(s)) {
-      b.warnings.push_back(absl::StrCat(table, ": missing (the skew fit's buckets): every pure-decode "
-                                        "step takes alpha_default, as LLMServingSim does"));
+      missing = table;
       b.buckets_why = absl::StrCat(b.buckets_why, " missing");
     } else if (!s.ok()) {
       return s;
     }
   }
   b.buckets = grid.Take();
+  if (!have_alpha && b.buckets.fitted == 0) {
+    b.off_why = absl::StrCat("no ", entry_name, ".alpha_default in profile/meta.yaml, no ", tp_dir,
+                             "/skew.csv to fit it from, and no bucket fitted.");
+    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default, no ", profile_dir,
+                                      "/skew.csv to compute it from, and no bucket fitted: attention at "
+                                      "the decodes' mean KV, without the skew blend"));
+    return b;
+  }
+  if (!have_alpha) {
+    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default and no ", profile_dir,
+                                      "/skew.csv to compute it from: alpha 0 for a step with prefill and "
+                                      "for the buckets not fitted, as LLMServingSim takes it"));
+  }
+  if (!missing.empty()) {
+    b.warnings.push_back(absl::StrCat(missing, ": missing (the skew fit's buckets): every pure-decode step "
+                                      "takes alpha_default, as LLMServingSim does"));
+  }
   b.on = true;
   return b;
 }

@@ -29,7 +29,9 @@ struct SkewAxis {
 // The skew fit's bucket axes: decode count, skew rate, the largest
 // decode's KV.
 struct SkewAxes {
+  bool present = false;  // the block was written, with any axis
   std::optional<SkewAxis> n, skew_rate, kv_big;
+  std::optional<SkewAxis> kp;  // the prefill KV's: a pure-decode step is in its bin of 0
 };
 
 // One bucket an earlier profiler wrote into meta.yaml itself
@@ -84,18 +86,20 @@ struct SkewBuckets {
 };
 
 // The skew blend of a program at tensor-parallel degree `tp`, from the
-// profile whose tpN folder is `profile_dir`, resolved as LLMServingSim's
-// simulator resolves it from what each version of its profiler wrote:
-// - alpha_default (a step with prefill, and a bucket not fitted): the
-//   degree's entry, else the block's, else fitted from tpN/skew.csv;
-// - each axis: the degree's entry's, else the block's, else the bins
-//   LLMServingSim assumes of a profile that names none;
+// profile whose tpN folder is `profile_dir`, from what each version of
+// LLMServingSim's profiler wrote, resolved as its simulator resolves it
+// (serving/core/trace_generator.py) but where marked:
+// - the axes: the degree's entry's bucket_axes, else the block's, else
+//   the bins the simulator assumes of a profile that names none; an axis
+//   the chosen block lacks takes those bins too (the simulator fails);
+// - alpha_default (a step with prefill, a bucket not fitted): the
+//   degree's entry, else the block's, else (serq's) fitted from
+//   tpN/skew.csv, else 0;
 // - the buckets: the entry's inline alpha_by_bucket, else its
-//   bucket_table, else tpN/skew_fit.csv.
-// What the profile lacks leaves part of the blend out and says so in
-// `warnings` (a table missing: every bucket at alpha_default; no
-// alpha_default at all: no blend, `on` false); a file that is there and
-// malformed is an error.
+//   bucket_table, else (serq's) tpN/skew_fit.csv.
+// What the profile lacks narrows the blend and says so in `warnings` (no
+// table: every bucket at alpha_default; no alpha_default and no bucket:
+// no blend, `on` false); a file that is there and malformed is an error.
 struct SkewBlend {
   bool on = false;
   double alpha_default = 0;

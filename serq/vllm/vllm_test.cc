@@ -75,6 +75,25 @@ std::string Error(const std::string& dir, const Options& options = {}) {
   return g.ok() ? "(no error)" : std::string(g.status().message());
 }
 
+// The program's skew table, from "table skew {" to its closing brace.
+std::string SkewTable(const std::string& program) {
+  const size_t from = program.find("table skew {");
+  if (from == std::string::npos) return "";
+  return program.substr(from, program.find("\n}\n", from) - from);
+}
+
+// A program's comments with their wrapped lines joined.
+std::string Unwrapped(std::string program) {
+  for (size_t at; (at = program.find("\n//   ")) != std::string::npos;) program.replace(at, 6, " ");
+  return program;
+}
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
+  return n;
+}
+
 // The catalog against LLMServingSim's profiler's (profiler/models/*.yaml
 // at 5daddb2: each architecture's dense and per_sequence layers, which
 // dense.csv and per_sequence.csv name; attention and the experts are
@@ -112,6 +131,8 @@ TEST(Architecture, TheProfilersCatalogs) {
   for (const std::string& op : moe->dense_mlp) without_mlp.erase(op);
   EXPECT_EQ(without_mlp, qwen3_moe);
   EXPECT_EQ(FindArchitecture("phi3"), nullptr);
+  // Two RMSNorms a decoder layer, each other operator once.
+  for (const auto& [op, n] : FindArchitecture("qwen3")->per_layer) EXPECT_EQ(n, op == "layernorm" ? 2 : 1) << op;
 }
 
 TEST(ModelConfig, TheTwoModels) {
@@ -221,6 +242,29 @@ TEST(Profile, BadMeta) {
             "meta.yaml:3:1: error: end of sequence flow not found");
   // yaml-cpp's depth guard: a flow nested 3,000 deep is an error, not a crash.
   EXPECT_NE(bad(std::string(3000, '[')).find("error"), std::string::npos);
+  // Text the program's comments quote holds no line break.
+  EXPECT_EQ(bad("architecture: llama\nvllm_version: \"0.19\\n} x\"\ntp_degrees: [1]\n"),
+            "meta.yaml:2:15: error: vllm_version: a control character ('\\n') in the text");
+  EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1]\nengine_effective: {max_num_seqs: 0}\n"),
+            "meta.yaml:3:34: error: engine_effective.max_num_seqs: expected a whole number above 0");
+  const std::string fit = "architecture: llama\ntp_degrees: [1]\nskew_fit:\n  enabled: true\n";
+  EXPECT_EQ(bad(fit + "  per_tp: {1: {bucket_table: /etc/passwd}}\n"),
+            "meta.yaml:5:30: error: skew_fit.per_tp.1.bucket_table: '/etc/passwd': expected a path inside "
+            "the profile's folder");
+  EXPECT_EQ(bad(fit + "  per_tp: {1: {bucket_table: tp1/../../x.csv}}\n"),
+            "meta.yaml:5:30: error: skew_fit.per_tp.1.bucket_table: 'tp1/../../x.csv': expected a path "
+            "inside the profile's folder");
+  EXPECT_EQ(bad(fit + "  per_tp: {1: {alpha_by_bucket: {'pc=0|n<=2|sr<=5%|kvB<=1k|kp=0': x}}}\n"),
+            "meta.yaml:5:67: error: skew_fit.per_tp.1.alpha_by_bucket.pc=0|n<=2|sr<=5%|kvB<=1k|kp=0: "
+            "expected a number");
+  EXPECT_EQ(bad(fit + "  bucket_axes: {n_bins: [0, 2, 1000000]}\n"),
+            "meta.yaml:5:25: error: skew_fit.bucket_axes: n_bins and n_labels go together");
+  // Without `enabled: true` the block is off.
+  absl::StatusOr<ProfileMeta> off =
+      ParseProfileMeta("architecture: llama\ntp_degrees: [1]\nskew_fit: {per_tp: {1: {alpha_default: 0.1}}}\n",
+                       "meta.yaml");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->skew_fit);
 }
 
 TEST(Generate, TheTwoRunsLink) {
@@ -351,6 +395,7 @@ TEST(Generate, ExpertsSplitByTensorParallel) {
   EXPECT_NE(p.find("/profile/tp1/moe.csv\" { key tokens, activated_experts; value time_us; }"),
             std::string::npos);
   EXPECT_NE(p.find("  let experts = moe(gathered, reached) / Tp;"), std::string::npos);
+  EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
   EXPECT_NE(p.find("/profile/tp2/attention.csv"), std::string::npos);
   Diagnostics diags("gen.sq");
   ir::Program program;
@@ -1035,17 +1080,31 @@ TEST(Generate, BadFolders) {
     EXPECT_NE(g->program.find("param AlphaDefault = 0.0543;"), std::string::npos);
     EXPECT_NE(g->program.find("profile/tp1/skew.csv, fitted as the profiler fits"),
               std::string::npos);
-    // Without either, as LLMServingSim's simulator (its alpha falls back to
-    // 0): no blend, said on stderr and in the program.
+    // Without either, alpha 0 where no bucket says otherwise, as
+    // LLMServingSim's simulator takes it (entry.get("alpha_default", 0)):
+    // the 96 fitted buckets stay, the other 84 of 180 are 1 + 0, and so
+    // are two fitted ones (tp1/skew_fit.csv: n<=32, sr<=15%, kvB<=16k at
+    // 0.0; n<=4, sr<=40%, kvB<=16k at -0.0).
     fs::remove(dir + "/profile/tp1/skew.csv");
     g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: no skew_fit.per_tp.1.alpha_default "
                                                     "and no " + dir + "/profile/tp1/skew.csv to compute it "
-                                                    "from: attention at the decodes' mean KV, without the "
-                                                    "skew blend"});
-    EXPECT_NE(g->program.find("  // No skew blend: no skew_fit.per_tp.1.alpha_default in profile/meta.yaml "
-                              "and no profile/tp1/skew.csv to fit it from.\n  let attend = t_mean;"),
+                                                    "from: alpha 0 for a step with prefill and for the buckets "
+                                                    "not fitted, as LLMServingSim takes it"});
+    EXPECT_NE(g->program.find("param AlphaDefault = 0;"), std::string::npos);
+    EXPECT_EQ(Count(SkewTable(g->program), ", 1;"), 180u - 96u + 2u);
+    EXPECT_NE(SkewTable(g->program).find("row 5, 1, 1, 1.0672;"), std::string::npos);
+    // And without the buckets too: no blend, said on stderr and in the program.
+    fs::remove(dir + "/profile/tp1/skew_fit.csv");
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: no skew_fit.per_tp.1.alpha_default, "
+                                                    "no " + dir + "/profile/tp1/skew.csv to compute it from, and "
+                                                    "no bucket fitted: attention at the decodes' mean KV, without "
+                                                    "the skew blend"});
+    EXPECT_NE(g->program.find("  // No skew blend: no skew_fit.per_tp.1.alpha_default in profile/meta.yaml, no "
+                              "profile/tp1/skew.csv to fit it from, and no bucket fitted.\n  let attend = t_mean;"),
               std::string::npos);
     EXPECT_EQ(g->program.find("AlphaDefault"), std::string::npos);
   }
@@ -1118,12 +1177,18 @@ TEST(Generate, BadFolders) {
     // An engine past the profiler's sweep (engine_effective.max_num_seqs
     // 256): said, as LLMServingSim says it.
     const std::string dir = Copy(kLlama, "past-sweep");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"max_num_seqs\": 512"));
+    std::string meta = Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"max_num_seqs\": 512");
+    meta = Replace(meta, "\"max_num_batched_tokens\": 2048", "\"max_num_batched_tokens\": 4096");
+    Write(dir + "/meta.json", meta);
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
-    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: the profile was swept to "
-                                                    "engine_effective.max_num_seqs 256, the engine runs to 512: "
-                                                    "its per-sequence lookups past that extrapolate"});
+    EXPECT_EQ(g->warnings, (std::vector<std::string>{
+                               dir + "/profile/meta.yaml: the profile was swept to "
+                                     "engine_effective.max_num_batched_tokens 2048, the engine runs to 4096: its "
+                                     "attention and dense lookups past that extrapolate",
+                               dir + "/profile/meta.yaml: the profile was swept to "
+                                     "engine_effective.max_num_seqs 256, the engine runs to 512: "
+                                     "its per-sequence lookups past that extrapolate"}));
   }
   {
     // A profile without a skew fit: the program says the blend is left out.
@@ -1170,26 +1235,10 @@ TEST(Profile, AnEarlierProfilersSkewFit) {
   b = ResolveSkewBlend(*meta, 2, "/nonexistent/tp2");
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_FALSE(b->on);
-  EXPECT_EQ(b->warnings.size(), 1u);
-}
-
-// The program's skew table, from "table skew {" to its closing brace.
-std::string SkewTable(const std::string& program) {
-  const size_t from = program.find("table skew {");
-  if (from == std::string::npos) return "";
-  return program.substr(from, program.find("\n}\n", from) - from);
-}
-
-// A program's comments with their wrapped lines joined.
-std::string Unwrapped(std::string program) {
-  for (size_t at; (at = program.find("\n//   ")) != std::string::npos;) program.replace(at, 6, " ");
-  return program;
-}
-
-size_t Count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
-  return n;
+  ASSERT_EQ(b->warnings.size(), 2u);  // the axes, and the blend left out
+  EXPECT_EQ(b->warnings[1], "testdata/vllm/meta-inline-buckets.yaml: no skew_fit.per_tp.2.alpha_default, no "
+                            "/nonexistent/tp2/skew.csv to compute it from, and no bucket fitted: attention at "
+                            "the decodes' mean KV, without the skew blend");
 }
 
 // The skew fit as each version of LLMServingSim's profiler writes it into
@@ -1235,6 +1284,20 @@ TEST(Generate, SkewFitsAsEachProfilerWritesThem) {
     EXPECT_TRUE(g->warnings.empty());
     EXPECT_EQ(SkewTable(g->program), table);
     EXPECT_NE(g->program.find("by bucket (profile/fit1.csv, pc 0, kp=0; 96 of 180"), std::string::npos);
+    // A row the profiler could not split (pc empty, the key in raw_key)
+    // matches no step and is passed by; a bucket fitted twice, or one the
+    // axes do not name, is an error at its line.
+    const std::string csv = Read(dir + "/profile/fit1.csv");
+    const int rows = static_cast<int>(Count(csv, "\n"));
+    Write(dir + "/profile/fit1.csv", csv + ",,,,,0.5,1\n");
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(SkewTable(g->program), table);
+    Write(dir + "/profile/fit1.csv", csv + "0,n<=64,sr<=15%,kvB<=4k,kp=0,0.5,1\n");
+    EXPECT_EQ(Error(dir), absl::StrCat(dir, "/profile/fit1.csv:", rows + 1, ": error: the bucket is fitted twice"));
+    Write(dir + "/profile/fit1.csv", csv + "0,n<=3,sr<=15%,kvB<=4k,kp=0,0.5,1\n");
+    EXPECT_EQ(Error(dir), absl::StrCat(dir, "/profile/fit1.csv:", rows + 1, ": error: a bucket the skew fit's axes "
+                                       "do not name ('n<=3', 'sr<=15%', 'kvB<=4k')"));
   }
   {
     // No table: every bucket at alpha_default (180 cells: 9 n bins x 5
