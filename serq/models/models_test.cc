@@ -9,6 +9,7 @@
 #include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
 #include "serq/models/presets.h"
+#include "serq/models/program_text.h"
 #include "serq/models/vllm_engine.h"
 
 namespace serq::models {
@@ -279,6 +280,16 @@ TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
   EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, INFINITY, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks + 1);
   // 2^30 GiB x 0.9 less 15.4 GiB: about 0.9 x 2^39 blocks, below the cap.
   EXPECT_LT(KvBlocksFromMemory(llama, 1, 1, 1073741824.0, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks);
+}
+
+// A comment's and a param's text from a file: a control character is
+// written as its escape, so the text cannot end its comment.
+TEST(ProgramText, ControlCharactersAreEscaped) {
+  ProgramText t;
+  t.Comment("a\nparam X = 1;\tb\x01");
+  t.Param("Y", "2", "why\rnot");
+  EXPECT_EQ(t.Take(), "// a\\nparam X = 1;\\tb\\x01\n"
+                      "param Y = 2;                 // why\\rnot\n");
 }
 
 }  // namespace

@@ -10,9 +10,37 @@
 
 namespace serq::models {
 
+namespace {
+
+// `s` with each control character written as its escape (\n, \x01): a
+// comment's text comes from the files a program is generated from, and a
+// line break there would end the comment and write program text.
+std::string Printable(absl::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void ProgramText::Line(absl::string_view s) { absl::StrAppend(&out_, s, "\n"); }
 
-void ProgramText::Comment(absl::string_view s) {
+void ProgramText::Comment(absl::string_view text) {
+  const std::string printable = Printable(text);
+  absl::string_view s = printable;
   size_t indent = 0;
   while (indent < s.size() && s[indent] == ' ') ++indent;
   const std::string lead = absl::StrCat("// ", s.substr(0, indent));
@@ -32,7 +60,7 @@ void ProgramText::Comment(absl::string_view s) {
 void ProgramText::Param(absl::string_view name, absl::string_view value, absl::string_view why) {
   std::string head = absl::StrCat("param ", name, " = ", value, ";");
   if (head.size() < 28) head.resize(28, ' ');
-  absl::StrAppend(&out_, head, " // ", why, "\n");
+  absl::StrAppend(&out_, head, " // ", Printable(why), "\n");
 }
 
 void DataParallelRouting(ProgramText* t, bool lockstep, bool dp) {

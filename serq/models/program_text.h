@@ -16,9 +16,11 @@ class ProgramText {
   void Line(absl::string_view s = "");
   // A comment, wrapped at 96 columns (a word longer than that stays whole);
   // a comment that starts with spaces keeps them as the indent of each of
-  // its lines.
+  // its lines. Control characters are written as escapes (\n, \x01), so
+  // text from a file cannot end the comment.
   void Comment(absl::string_view s);
-  // `param NAME = VALUE;` padded to 28 columns, then `// why`.
+  // `param NAME = VALUE;` padded to 28 columns, then `// why` (escaped as
+  // a comment is).
   void Param(absl::string_view name, absl::string_view value, absl::string_view why);
   std::string Take() { return std::move(out_); }
 

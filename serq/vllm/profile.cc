@@ -27,18 +27,6 @@ absl::Status At(const std::string& path, const YAML::Mark& mark, absl::string_vi
       absl::StrCat(path, ":", mark.line + 1, ":", mark.column + 1, ": error: ", message));
 }
 
-// Text of meta.yaml that the program's comments quote holds no control
-// character: a line break there would end the comment and write program.
-absl::Status NoControl(const std::string& path, const YAML::Node& n, absl::string_view what) {
-  for (char c : n.Scalar()) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return At(path, n.Mark(), absl::StrCat(what, ": a control character ('", absl::CHexEscape(std::string(1, c)),
-                                             "') in the text"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // A CSV file a row at a time: the header's columns found by name (each
 // required one, else an error naming those the header has), then each row
 // with its fields by those columns' places.
@@ -131,7 +119,6 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
         return absl::OkStatus();
       }
       if (!n.IsScalar()) return At(path, n.Mark(), absl::StrCat(key, ": expected text"));
-      if (absl::Status s = NoControl(path, n, key); !s.ok()) return s;
       *out = n.Scalar();
       return absl::OkStatus();
     };
@@ -253,7 +240,6 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
           }
           if (YAML::Node t = kv.second["bucket_table"]; t && !t.IsNull()) {
             if (!t.IsScalar()) return At(path, t.Mark(), where + ".bucket_table: expected a path");
-            if (absl::Status s = NoControl(path, t, where + ".bucket_table"); !s.ok()) return s;
             // The profiler names a file of its folder (tpN/skew_fit.csv).
             const std::filesystem::path table(t.Scalar());
             bool inside = !table.empty() && table.is_relative();

@@ -242,9 +242,6 @@ TEST(Profile, BadMeta) {
             "meta.yaml:3:1: error: end of sequence flow not found");
   // yaml-cpp's depth guard: a flow nested 3,000 deep is an error, not a crash.
   EXPECT_NE(bad(std::string(3000, '[')).find("error"), std::string::npos);
-  // Text the program's comments quote holds no line break.
-  EXPECT_EQ(bad("architecture: llama\nvllm_version: \"0.19\\n} x\"\ntp_degrees: [1]\n"),
-            "meta.yaml:2:15: error: vllm_version: a control character ('\\n') in the text");
   EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1]\nengine_effective: {max_num_seqs: 0}\n"),
             "meta.yaml:3:34: error: engine_effective.max_num_seqs: expected a whole number above 0");
   const std::string fit = "architecture: llama\ntp_degrees: [1]\nskew_fit:\n  enabled: true\n";
@@ -1189,6 +1186,22 @@ TEST(Generate, BadFolders) {
                                dir + "/profile/meta.yaml: the profile was swept to "
                                      "engine_effective.max_num_seqs 256, the engine runs to 512: "
                                      "its per-sequence lookups past that extrapolate"}));
+  }
+  {
+    // A line break in a text the program's comments quote (meta.json's
+    // model) is written as its escape: the program stays the generator's.
+    const std::string dir = Copy(kLlama, "line-break");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"model\": \"meta-llama/Llama-3.1-8B\",\n    \"tensor",
+                                      "\"model\": \"x\\nparam Evil = 1;\",\n    \"tensor"));
+    Options options;
+    options.program_dir = ".";
+    absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->program.find("\nparam Evil"), std::string::npos);
+    EXPECT_NE(g->program.find("// x\\nparam Evil = 1; (LlamaForCausalLM"), std::string::npos);
+    Diagnostics diags("gen.sq");
+    ir::Program program;
+    ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
   }
   {
     // A profile without a skew fit: the program says the blend is left out.
