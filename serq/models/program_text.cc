@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -101,6 +102,13 @@ std::string PathFor(const std::string& file, const std::string& program_dir) {
 
 std::string Quoted(const std::string& text) {
   return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
+}
+
+std::string ControlCharacter(absl::string_view text) {
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return absl::CHexEscape(std::string(1, c));
+  }
+  return "";
 }
 
 }  // namespace serq::models

@@ -49,6 +49,11 @@ std::string PathFor(const std::string& file, const std::string& program_dir);
 // only escapes (a path with a quote or a backslash stays one string).
 std::string Quoted(const std::string& text);
 
+// The first control character of `text`, escaped ("\\n"), or empty: a
+// string of the language cannot hold one (no escape writes it), so a path
+// with one cannot be named in a program.
+std::string ControlCharacter(absl::string_view text);
+
 }  // namespace serq::models
 
 #endif  // SERQ_SERQ_MODELS_PROGRAM_TEXT_H_

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -367,6 +368,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   Lengths lengths;
   if (!w.replay.empty()) {
     if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
+    if (const std::string c = models::ControlCharacter(w.replay); !c.empty()) {
+      return Invalid(absl::StrCat("--replay ", absl::CHexEscape(w.replay), ": the path holds a control character (",
+                                  c, "), which the program's strings cannot hold: rename the file"));
+    }
     prompt = w.prompt_column;
     output = w.output_column;
     if (absl::Status s = TraceColumns(w.replay, &prompt, &output); !s.ok()) return s;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "ir/cli.h"
 #include "serq/pipeline/commands.h"
@@ -470,6 +471,13 @@ TEST(Program, ShareGptLengths) {
 }
 
 TEST(Program, BadDeployments) {
+  // A trace whose path the program's string cannot hold (a line break).
+  ProgramOptions lone = LoneRequest();
+  lone.workload.replay += "\nx";
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", lone),
+            absl::StrCat("serq physics: error: --replay ", absl::CHexEscape(lone.workload.replay),
+                         ": the path holds a control character (\\n), which the program's strings cannot "
+                         "hold: rename the file"));
   ProgramOptions o = Rate();
   o.deployment.tp = 3;
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),

@@ -70,16 +70,12 @@ std::string BinExpression(absl::string_view x, const SkewAxis& axis) {
 }  // namespace
 
 absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Options& options) {
-  // The folder's path goes into the program's comments and strings, which
-  // end at a line break: one in the path would cut them, and what follows
-  // would be read as the program's.
-  for (char c : run_dir) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          absl::CHexEscape(run_dir), ": error: the run folder's path holds a control character (",
-          absl::CHexEscape(std::string(1, c)), "), which the program's comments and strings cannot "
-          "hold: rename the folder"));
-    }
+  // The folder's path goes into the program's strings (its tables, its
+  // requests), which cannot hold a line break.
+  if (const std::string c = models::ControlCharacter(run_dir); !c.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        absl::CHexEscape(run_dir), ": error: the run folder's path holds a control character (", c,
+        "), which the program's comments and strings cannot hold: rename the folder"));
   }
   absl::StatusOr<RunFolder> read = ReadRunFolder(run_dir, options.redeploy);
   if (!read.ok()) return read.status();
