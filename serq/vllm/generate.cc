@@ -111,13 +111,31 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       link_latency = link->latency;
       bw_why = absl::StrCat("--interconnect ", link->name, ": ", link->what, ", bytes/s a direction");
       latency_why = absl::StrCat("s a ring step (", link->source, ")");
-    } else if (r.cluster.present && r.cluster.link_bw > 0) {
-      link_bw = r.cluster.link_bw * 1073741824.0;
-      link_latency = r.cluster.link_latency * 1e-9;
-      bw_why = absl::StrCat("llmservingsim-config.json: link_bw ", Num(r.cluster.link_bw),
-                            " GB/s, read as ASTRA-Sim reads it (2^30 bytes)");
-      latency_why = absl::StrCat("llmservingsim-config.json: link_latency ",
-                                 Num(r.cluster.link_latency), " ns, a ring step");
+    } else if (r.cluster.present && !r.cluster.link_bw.empty()) {
+      // One figure, or one a dimension of ASTRA-Sim's topology, which
+      // LLMServingSim lays out tensor parallel first and a data-parallel
+      // group last (config_builder.py, _compute_network_dims): the
+      // collectives of an engine's GPUs on the first, the expert exchange
+      // between engines on the last.
+      const std::vector<double>& bws = r.cluster.link_bw;
+      const std::vector<double>& lats = r.cluster.link_latency;
+      const bool tp_comm = a.tp > 1, dp_comm = r.ep > 1 && a.dp > 1;
+      const size_t dims = std::max(bws.size(), lats.size());
+      auto at = [](const std::vector<double>& v, size_t i) { return v.empty() ? 0.0 : v[std::min(i, v.size() - 1)]; };
+      size_t dim = dp_comm && !tp_comm ? dims - 1 : 0;
+      if (tp_comm && dp_comm && (at(bws, 0) != at(bws, dims - 1) || at(lats, 0) != at(lats, dims - 1))) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            run_dir, "/llmservingsim-config.json: error: link_bw and link_latency give the tensor-parallel "
+            "dimension another link than the data-parallel one, and serq vllm models one link: give "
+            "--interconnect NAME"));
+      }
+      const std::string which = dims > 1 ? absl::StrCat(" (dimension ", dim + 1, " of ", dims, ")") : "";
+      link_bw = at(bws, dim) * 1073741824.0;
+      link_latency = at(lats, dim) * 1e-9;
+      bw_why = absl::StrCat("llmservingsim-config.json: link_bw ", Num(at(bws, dim)), " GB/s", which,
+                            ", read as ASTRA-Sim reads it (2^30 bytes)");
+      latency_why = absl::StrCat("llmservingsim-config.json: link_latency ", Num(at(lats, dim)), " ns", which,
+                                 ", a ring step");
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           run_dir, ": error: the GPUs exchange data (tensor or expert parallel) and the run "

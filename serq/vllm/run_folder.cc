@@ -1,5 +1,7 @@
 #include "serq/vllm/run_folder.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -498,14 +500,32 @@ absl::Status ReadHardware(const JsonFile& meta, RunFolder* r) {
 absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
                          std::vector<std::string>* warnings) {
   c->present = true;
-  absl::StatusOr<std::optional<double>> bw = json.Number("link_bw");
-  if (!bw.ok()) return bw.status();
-  absl::StatusOr<std::optional<double>> lat = json.Number("link_latency");
-  if (!lat.ok()) return lat.status();
-  if (bw->has_value() && !(**bw > 0)) return json.Error("link_bw", "expected GB/s above 0");
-  if (lat->has_value() && !(**lat >= 0)) return json.Error("link_latency", "expected ns, at least 0");
-  c->link_bw = bw->value_or(0);
-  c->link_latency = lat->value_or(0);
+  // A number, or a list of one a topology dimension (LLMServingSim's
+  // config_builder.py, _normalize_network_dim_values).
+  auto figures = [&](const char* key, bool positive, std::vector<double>* out) -> absl::Status {
+    const google::protobuf::Value* v = json.Find(key);
+    if (v == nullptr || v->kind_case() == google::protobuf::Value::kNullValue) return absl::OkStatus();
+    std::vector<const google::protobuf::Value*> items;
+    if (v->kind_case() == google::protobuf::Value::kListValue && v->list_value().values_size() >= 1 &&
+        v->list_value().values_size() <= 8) {
+      for (const google::protobuf::Value& e : v->list_value().values()) items.push_back(&e);
+    } else {
+      items.push_back(v);
+    }
+    for (const google::protobuf::Value* e : items) {
+      const double x = e->number_value();
+      if (e->kind_case() != google::protobuf::Value::kNumberValue || !std::isfinite(x) ||
+          (positive ? !(x > 0) : !(x >= 0))) {
+        return json.Error(key, absl::StrCat(positive ? "expected GB/s above 0" : "expected ns, at least 0",
+                                            ", or a list of such (one a topology dimension, up to 8), not ",
+                                            Describe(*v)));
+      }
+      out->push_back(x);
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = figures("link_bw", true, &c->link_bw); !s.ok()) return s;
+  if (absl::Status s = figures("link_latency", false, &c->link_latency); !s.ok()) return s;
   const google::protobuf::Value* nodes = json.Find("nodes");
   if (nodes == nullptr || nodes->kind_case() != google::protobuf::Value::kListValue ||
       nodes->list_value().values_size() == 0) {

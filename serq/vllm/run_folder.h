@@ -71,8 +71,10 @@ struct EngineArgs {
 // llmservingsim-config.json: that simulator's description of the cluster.
 struct Cluster {
   bool present = false;
-  double link_bw = 0;       // link_bw, GB/s (ASTRA-Sim reads 2^30 bytes)
-  double link_latency = 0;  // link_latency, ns
+  // link_bw, GB/s (ASTRA-Sim reads 2^30 bytes), and link_latency, ns: one
+  // figure, or one a dimension of ASTRA-Sim's topology (tensor parallel
+  // first, a data-parallel group last); empty when not given.
+  std::vector<double> link_bw, link_latency;
   double mem_size = 0;      // an instance's npu_mem.mem_size, GiB
   double mem_util = 0;      // npu_mem.mem_util
   std::string hardware;     // an instance's hardware

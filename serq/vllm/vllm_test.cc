@@ -372,6 +372,39 @@ TEST(Generate, TensorParallel) {
   EXPECT_NE(g->program.find("param LinkBw = 48000000000;"), std::string::npos);
 }
 
+// The link as one figure a dimension of ASTRA-Sim's topology, as
+// LLMServingSim's config may give it (tensor parallel first, the
+// data-parallel group last): the MoE run's expert exchange between its two
+// engines takes the last; a tensor-parallel run the first.
+TEST(Generate, TheLinkByTopologyDimension) {
+  const std::string base = Read(kMoe + "/llmservingsim-config.json");
+  {
+    const std::string dir = Copy(kMoe, "link-dims");
+    std::string cluster = Replace(base, "\"link_bw\": 16,", "\"link_bw\": [32, 16],");
+    cluster = Replace(cluster, "\"link_latency\": 20000,", "\"link_latency\": [1000, 20000],");
+    Write(dir + "/llmservingsim-config.json", cluster);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    // 16 x 2^30 = 17,179,869,184 bytes/s; 20,000 ns = 2e-05 s.
+    EXPECT_NE(g->program.find("param LinkBw = 17179869184;"), std::string::npos);
+    EXPECT_NE(g->program.find("link_bw 16 GB/s (dimension 2 of 2), read as ASTRA-Sim"), std::string::npos);
+    EXPECT_NE(g->program.find("param LinkLatency = 2e-05;"), std::string::npos);
+  }
+  {
+    const std::string dir = Copy(kLlama, "link-dims-tp");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
+                                      "\"tensor_parallel_size\": 2"));
+    const std::string file = dir + "/llmservingsim-config.json";
+    Write(file, Replace(Read(file), "\"link_bw\": 16,", "\"link_bw\": [8, 16],"));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("param LinkBw = 8589934592;"), std::string::npos);  // 8 x 2^30
+    Write(file, Replace(Read(file), "\"link_bw\": [8, 16],", "\"link_bw\": \"fast\","));
+    EXPECT_EQ(Error(dir), file + ": error: link_bw: expected GB/s above 0, or a list of such (one a topology "
+                                 "dimension, up to 8), not \"fast\"");
+  }
+}
+
 // A mixture of experts at tensor parallel 2 without expert parallelism, on
 // the MoE run's profile, whose experts were timed at TP 1 only (it has no
 // tp2/moe.csv, as LLMServingSim's profiler writes none): the whole
