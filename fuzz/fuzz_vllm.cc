@@ -1,10 +1,11 @@
 // Fuzz target: the readers of serq vllm (serq/vllm/) on any bytes: a
 // profile's meta.yaml (yaml-cpp, whose exceptions must not escape) and the
 // skew blend it gives, and a JSON file of a run folder read as a model's
-// config.json and as meta.json (its engine arguments, kv_cache,
-// resolved_config and hardware).
+// config.json, as meta.json (its engine arguments, kv_cache,
+// resolved_config and hardware) and as llmservingsim-config.json.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
@@ -30,6 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)json->Text("vllm_version");
     vllm::RunFolder run;
     (void)vllm::ReadMetaJson(*json, &run);
+    vllm::Cluster cluster;
+    std::vector<std::string> warnings;
+    (void)vllm::ReadCluster(*json, 1, &cluster, &warnings);
   }
   return 0;
 }

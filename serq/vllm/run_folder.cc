@@ -497,6 +497,30 @@ absl::Status ReadHardware(const JsonFile& meta, RunFolder* r) {
   return absl::OkStatus();
 }
 
+
+// The profile's operators against the architecture's: the same set.
+absl::Status CheckOperators(const std::string& file, const std::set<std::string>& found,
+                            const std::set<std::string>& needed, const std::string& model_type) {
+  for (const std::string& op : found) {
+    if (needed.count(op) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          file, ": error: operator '", op, "' is not one serq vllm knows for ", model_type,
+          " (it sums '", absl::StrJoin(needed, "', '"), "'); a program without it would drop "
+          "its time"));
+    }
+  }
+  for (const std::string& op : needed) {
+    if (found.count(op) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(file, ": error: no operator '", op, "' (",
+                                                     model_type, " runs it; the profile has '",
+                                                     absl::StrJoin(found, "', '"), "')"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
                          std::vector<std::string>* warnings) {
   c->present = true;
@@ -588,29 +612,6 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
   }
   return absl::OkStatus();
 }
-
-// The profile's operators against the architecture's: the same set.
-absl::Status CheckOperators(const std::string& file, const std::set<std::string>& found,
-                            const std::set<std::string>& needed, const std::string& model_type) {
-  for (const std::string& op : found) {
-    if (needed.count(op) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file, ": error: operator '", op, "' is not one serq vllm knows for ", model_type,
-          " (it sums '", absl::StrJoin(needed, "', '"), "'); a program without it would drop "
-          "its time"));
-    }
-  }
-  for (const std::string& op : needed) {
-    if (found.count(op) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(file, ": error: no operator '", op, "' (",
-                                                     model_type, " runs it; the profile has '",
-                                                     absl::StrJoin(found, "', '"), "')"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 std::string GpuName(const RunFolder& r) {
   if (!r.cluster.hardware.empty()) return r.cluster.hardware;

@@ -152,6 +152,12 @@ std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens);
 // of ReadRunFolder; alone for the fuzzer.
 absl::Status ReadMetaJson(const models::JsonFile& meta, RunFolder* r);
 
+// llmservingsim-config.json read into `c` (the link, an instance's GPU
+// memory and hardware), with a warning for each instance whose tp_size is
+// not `run_tp`. Part of ReadRunFolder; alone for the fuzzer.
+absl::Status ReadCluster(const models::JsonFile& json, int run_tp, Cluster* c,
+                         std::vector<std::string>* warnings);
+
 }  // namespace serq::vllm
 
 #endif  // SERQ_SERQ_VLLM_RUN_FOLDER_H_
