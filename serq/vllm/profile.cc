@@ -457,6 +457,7 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   // here), else 0. Where meta.yaml gives none the simulator takes 0 at
   // once: the fit is serq's.
   bool have_alpha = true;
+  std::string no_alpha = absl::StrCat("no ", profile_dir, "/skew.csv");
   if (entry != nullptr && entry->alpha_default) {
     b.alpha_default = *entry->alpha_default;
     b.alpha_why = absl::StrCat("profile/meta.yaml: ", entry_name, ".alpha_default");
@@ -466,8 +467,10 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   } else {
     const std::string raw = absl::StrCat(profile_dir, "/skew.csv");
     absl::StatusOr<double> fitted = AlphaFromSkew(raw);
-    if (absl::IsNotFound(fitted.status())) {
+    // No skew.csv, or one without a skewed timing: no alpha to fit.
+    if (absl::IsNotFound(fitted.status()) || absl::IsFailedPrecondition(fitted.status())) {
       have_alpha = false;
+      if (absl::IsFailedPrecondition(fitted.status())) no_alpha = absl::StrCat(raw, " has no skewed timing");
       b.alpha_default = 0;
       b.alpha_why = absl::StrCat("none in profile/meta.yaml and no ", tp_dir,
                                  "/skew.csv to fit it from: 0, as LLMServingSim takes it");
@@ -505,14 +508,14 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   if (!have_alpha && b.buckets.fitted == 0) {
     b.off_why = absl::StrCat("no ", entry_name, ".alpha_default in profile/meta.yaml, no ", tp_dir,
                              "/skew.csv to fit it from, and no bucket fitted.");
-    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default, no ", profile_dir,
-                                      "/skew.csv to compute it from, and no bucket fitted: attention at "
+    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default, ", no_alpha,
+                                      " to compute it from, and no bucket fitted: attention at "
                                       "the decodes' mean KV, without the skew blend"));
     return b;
   }
   if (!have_alpha) {
-    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default and no ", profile_dir,
-                                      "/skew.csv to compute it from: alpha 0 for a step with prefill and "
+    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default and ", no_alpha,
+                                      " to compute it from: alpha 0 for a step with prefill and "
                                       "for the buckets not fitted, as LLMServingSim takes it"));
   }
   if (!missing.empty()) {
@@ -545,7 +548,7 @@ absl::StatusOr<double> AlphaFromSkew(const std::string& path) {
       });
   if (!s.ok()) return s;
   if (rows == 0 || !(den > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return absl::FailedPreconditionError(absl::StrCat(
         path, ": error: no skewed timing (t_max_us above t_mean_us) to fit alpha_default from"));
   }
   return std::round(num / den * 1e4) / 1e4;

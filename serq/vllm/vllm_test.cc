@@ -1110,6 +1110,15 @@ TEST(Generate, BadFolders) {
     EXPECT_NE(g->program.find("param AlphaDefault = 0.0543;"), std::string::npos);
     EXPECT_NE(g->program.find("profile/tp1/skew.csv, fitted as the profiler fits"),
               std::string::npos);
+    // A skew.csv without a skewed timing fits nothing: the same as none.
+    const std::string raw = Read(dir + "/profile/tp1/skew.csv");
+    Write(dir + "/profile/tp1/skew.csv", raw.substr(0, raw.find('\n') + 1));
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/meta.yaml: no skew_fit.per_tp.1.alpha_default "
+                                                    "and " + dir + "/profile/tp1/skew.csv has no skewed timing "
+                                                    "to compute it from: alpha 0 for a step with prefill and "
+                                                    "for the buckets not fitted, as LLMServingSim takes it"});
     // Without either, alpha 0 where no bucket says otherwise, as
     // LLMServingSim's simulator takes it (entry.get("alpha_default", 0)):
     // the 96 fitted buckets stay, the other 84 of 180 are 1 + 0, and so
