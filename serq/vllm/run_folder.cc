@@ -1,8 +1,7 @@
 #include "serq/vllm/run_folder.h"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -496,7 +495,6 @@ absl::Status ReadHardware(const JsonFile& meta, RunFolder* r) {
   r->device_name = name->value_or("");
   return absl::OkStatus();
 }
-
 
 // The profile's operators against the architecture's: the same set.
 absl::Status CheckOperators(const std::string& file, const std::set<std::string>& found,
