@@ -432,7 +432,8 @@ int PlanMain(const CommandLine& line) {
     if (space.tps.empty() && folder) {
       return Failed(absl::InvalidArgumentError(absl::StrCat(
           run_dir, ": no engine of up to ", limit, " GPUs at a degree the profile has (tp_degrees [",
-          absl::StrJoin(folder->profile.tp_degrees, ", "), "]) can serve the run's model")));
+          absl::StrJoin(folder->profile.tp_degrees, ", "), "]) can serve the run's model",
+          why.empty() ? "" : ": ", why)));
     }
     if (space.tps.empty()) {
       return Failed(absl::InvalidArgumentError(absl::StrCat(model_name, " fits no engine of up to ", limit, " x ",

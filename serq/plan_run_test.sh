@@ -161,6 +161,13 @@ expect 2 "--run takes the model and the GPU from the run folder" -- "$serq" plan
 expect 1 "disaggregated candidates need the link the KV cache crosses: give --kv-link NAME" -- "$serq" plan \
   --run "$run" --kinds disaggregated --gpus 2 --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 1 "nope: error: not a folder" -- "$serq" plan --run "$tmp/nope" --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
+# A trace whose path a program's string cannot hold (a line break): said at
+# once, by plan's generator as by serq physics's (they share the reader).
+nl="$tmp/two
+lines"
+mkdir -p "$nl" && cp "$run/requests.jsonl" "$nl/requests.jsonl"
+expect 1 "the path holds a control character (\n), which the program's strings cannot hold" -- "$serq" plan \
+  --run "$run" --gpus 1 --replay "$nl/requests.jsonl" --until 'p99(ttft) <= 1' --out "$tmp/c"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq plan --run: all passed"

@@ -45,6 +45,12 @@ using Text = models::ProgramText;
 // A trace's prompt and output columns, told from its first non-blank line
 // as the trace readers tell the formats apart (docs/traces.md).
 absl::Status TraceColumns(const std::string& trace, std::string* prompt, std::string* output) {
+  // The program names the trace in a string, which cannot hold a control
+  // character (serq physics and serq plan alike read the trace here).
+  if (const std::string c = models::ControlCharacter(trace); !c.empty()) {
+    return Invalid(absl::StrCat("--replay ", absl::CHexEscape(trace), ": the path holds a control character (", c,
+                                "), which the program's strings cannot hold: rename the file"));
+  }
   std::ifstream in(trace, std::ios::binary);
   // A trace that cannot be read is misuse (not InvalidArgument: exit 2).
   if (!in) return absl::NotFoundError(absl::StrCat("--replay ", trace, ": cannot be read"));
@@ -368,10 +374,6 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   Lengths lengths;
   if (!w.replay.empty()) {
     if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
-    if (const std::string c = models::ControlCharacter(w.replay); !c.empty()) {
-      return Invalid(absl::StrCat("--replay ", absl::CHexEscape(w.replay), ": the path holds a control character (",
-                                  c, "), which the program's strings cannot hold: rename the file"));
-    }
     prompt = w.prompt_column;
     output = w.output_column;
     if (absl::Status s = TraceColumns(w.replay, &prompt, &output); !s.ok()) return s;

@@ -172,7 +172,8 @@ struct LengthLines {
 };
 absl::StatusOr<LengthLines> ParseLengthLines(const std::string& name);
 // --replay TRACE: its prompt and output columns, told from its first line
-// unless given (Workload.prompt_column, output_column).
+// unless given (Workload.prompt_column, output_column); an error for a
+// path a program's string cannot hold (a control character).
 absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::string* output);
 
 }  // namespace serq::physics
