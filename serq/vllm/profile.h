@@ -119,7 +119,9 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
 // alpha of t_skew - t_mean = alpha (t_max - t_mean) over every row,
 // sum((t_skew - t_mean)(t_max - t_mean)) / sum((t_max - t_mean)^2),
 // rounded to 4 decimals as meta.yaml writes it. It gives meta.yaml's value
-// on each of the profiles here (0.0543, 0.0654, 0.0645, 0.0748).
+// on each of the profiles here (0.0543, 0.0654, 0.0645, 0.0748). NotFound
+// without the file, FailedPrecondition when no row is skewed (nothing to
+// fit), InvalidArgument for a malformed file.
 absl::StatusOr<double> AlphaFromSkew(const std::string& path);
 
 }  // namespace serq::vllm
