@@ -254,11 +254,11 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
           if (YAML::Node by = kv.second["alpha_by_bucket"]; by && by.IsMap() && by.size() > 0) {
             entry.alpha_by_bucket.emplace();
             for (const auto& b : by) {
-              std::optional<double> alpha;
-              const std::string key = b.first.IsScalar() ? b.first.Scalar() : "";
               if (!b.first.IsScalar()) {
                 return At(path, b.first.Mark(), where + ".alpha_by_bucket: expected bucket keys");
               }
+              const std::string key = b.first.Scalar();
+              std::optional<double> alpha;
               if (absl::Status s = number(b.second, absl::StrCat(where, ".alpha_by_bucket.", key), &alpha);
                   !s.ok()) {
                 return s;
@@ -456,8 +456,14 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   // the profiler fits it (which gives meta.yaml's value on every profile
   // here), else 0. Where meta.yaml gives none the simulator takes 0 at
   // once: the fit is serq's.
+  // Why no alpha_default is fitted, where none is: skew.csv missing, or
+  // without a skewed timing; said of `dir` (the program's profile/tpN, or
+  // the folder's path on stderr).
   bool have_alpha = true;
-  std::string no_alpha = absl::StrCat("no ", profile_dir, "/skew.csv");
+  bool unskewed = false;
+  auto no_alpha = [&](const std::string& dir) {
+    return unskewed ? absl::StrCat(dir, "/skew.csv has no skewed timing") : absl::StrCat("no ", dir, "/skew.csv");
+  };
   if (entry != nullptr && entry->alpha_default) {
     b.alpha_default = *entry->alpha_default;
     b.alpha_why = absl::StrCat("profile/meta.yaml: ", entry_name, ".alpha_default");
@@ -465,15 +471,13 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
     b.alpha_default = *meta.alpha_default;
     b.alpha_why = "profile/meta.yaml: skew_fit.alpha_default";
   } else {
-    const std::string raw = absl::StrCat(profile_dir, "/skew.csv");
-    absl::StatusOr<double> fitted = AlphaFromSkew(raw);
-    // No skew.csv, or one without a skewed timing: no alpha to fit.
+    absl::StatusOr<double> fitted = AlphaFromSkew(absl::StrCat(profile_dir, "/skew.csv"));
     if (absl::IsNotFound(fitted.status()) || absl::IsFailedPrecondition(fitted.status())) {
       have_alpha = false;
-      if (absl::IsFailedPrecondition(fitted.status())) no_alpha = absl::StrCat(raw, " has no skewed timing");
+      unskewed = absl::IsFailedPrecondition(fitted.status());
       b.alpha_default = 0;
-      b.alpha_why = absl::StrCat("none in profile/meta.yaml and no ", tp_dir,
-                                 "/skew.csv to fit it from: 0, as LLMServingSim takes it");
+      b.alpha_why = absl::StrCat("none in profile/meta.yaml and ", no_alpha(tp_dir),
+                                 " to fit it from: 0, as LLMServingSim takes it");
     } else if (!fitted.ok()) {
       return fitted.status();
     } else {
@@ -506,15 +510,15 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   }
   b.buckets = grid.Take();
   if (!have_alpha && b.buckets.fitted == 0) {
-    b.off_why = absl::StrCat("no ", entry_name, ".alpha_default in profile/meta.yaml, no ", tp_dir,
-                             "/skew.csv to fit it from, and no bucket fitted.");
-    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default, ", no_alpha,
+    b.off_why = absl::StrCat("no ", entry_name, ".alpha_default in profile/meta.yaml, ", no_alpha(tp_dir),
+                             " to fit it from, and no bucket fitted.");
+    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default, ", no_alpha(profile_dir),
                                       " to compute it from, and no bucket fitted: attention at "
                                       "the decodes' mean KV, without the skew blend"));
     return b;
   }
   if (!have_alpha) {
-    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default and ", no_alpha,
+    b.warnings.push_back(absl::StrCat(meta.path, ": no ", entry_name, ".alpha_default and ", no_alpha(profile_dir),
                                       " to compute it from: alpha 0 for a step with prefill and "
                                       "for the buckets not fitted, as LLMServingSim takes it"));
   }
