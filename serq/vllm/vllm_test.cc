@@ -135,6 +135,15 @@ TEST(Architecture, TheProfilersCatalogs) {
   for (const auto& [op, n] : FindArchitecture("qwen3")->per_layer) EXPECT_EQ(n, op == "layernorm" ? 2 : 1) << op;
 }
 
+// A generated program parsed and linked as serq run reads it: empty when
+// it links, else what the parser or the linker said.
+std::string LinkErrors(const std::string& program) {
+  Diagnostics diags("gen.sq");
+  ir::Program parsed;
+  if (ParseProgram("gen.sq", program, &parsed, &diags) && LinkProgram(&parsed, LinkOptions(), &diags)) return "";
+  return "does not link:\n" + diags.Render();
+}
+
 TEST(ModelConfig, TheTwoModels) {
   absl::StatusOr<JsonFile> json = JsonFile::Read(kLlama + "/model.json");
   ASSERT_TRUE(json.ok()) << json.status();
@@ -270,11 +279,7 @@ TEST(Generate, TheTwoRunsLink) {
     options.program_dir = ".";
     absl::StatusOr<Generated> g = GenerateProgram(run, options);
     ASSERT_TRUE(g.ok()) << g.status();
-    Diagnostics diags("gen.sq");
-    ir::Program program;
-    ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
-    LinkOptions link;
-    ASSERT_TRUE(LinkProgram(&program, link, &diags)) << diags.Render();
+    EXPECT_EQ(LinkErrors(g->program), "");
     // The GPUs of the run, for the report's per-GPU figures: the Llama run's
     // one; the MoE run's data parallel 2 (its Engines param).
     EXPECT_NE(g->program.find(run == kLlama ? "run { seed 1; gpus 1; }" : "run { seed 1; gpus Engines; }"),
@@ -293,10 +298,7 @@ TEST(Generate, PathsThatAreNotPlain) {
   absl::StatusOr<Generated> g = GenerateProgram(dir, options);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("a \\\"quoted\\\" \\\\ run/profile/tp1/attention.csv\""), std::string::npos);
-  Diagnostics diags("gen.sq");
-  ir::Program program;
-  ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
-  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  EXPECT_EQ(LinkErrors(g->program), "");
   const std::string broken = Copy(kLlama, "two\nlines");
   EXPECT_PRED2(StartsWith, Error(broken), absl::StrCat(absl::CHexEscape(broken), ": error: the run folder's "
                                                        "path holds a control character (\\n)"));
@@ -352,10 +354,7 @@ TEST(Generate, TensorParallel) {
             std::string::npos);
   EXPECT_NE(p.find("param AlphaDefault = 0.0654;"), std::string::npos);
   EXPECT_NE(p.find("run { seed 1; gpus Tp; }"), std::string::npos);  // one engine of 2 GPUs
-  Diagnostics diags("gen.sq");
-  ir::Program program;
-  ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
-  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  EXPECT_EQ(LinkErrors(p), "");
   // Without the cluster file a TP run needs a named link.
   fs::remove(dir + "/llmservingsim-config.json");
   EXPECT_NE(Error(dir).find(": error: the GPUs exchange data (tensor or expert parallel) and the "
@@ -427,10 +426,7 @@ TEST(Generate, ExpertsSplitByTensorParallel) {
   EXPECT_NE(p.find("  let experts = moe(gathered, reached) / Tp;"), std::string::npos);
   EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
   EXPECT_NE(p.find("/profile/tp2/attention.csv"), std::string::npos);
-  Diagnostics diags("gen.sq");
-  ir::Program program;
-  ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
-  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  EXPECT_EQ(LinkErrors(p), "");
   // With a tp2/moe.csv of its own, that one, unsplit.
   fs::copy_file(dir + "/profile/tp1/moe.csv", dir + "/profile/tp2/moe.csv");
   g = GenerateProgram(dir, options);
@@ -481,10 +477,7 @@ TEST(Generate, DenseQwen3AtTensorParallel2) {
             std::string::npos);
   EXPECT_NE(p.find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"), std::string::npos);
   EXPECT_NE(p.find("bytes = 131072 bytes"), std::string::npos);
-  Diagnostics diags("gen.sq");
-  ir::Program program;
-  ASSERT_TRUE(ParseProgram("gen.sq", p, &program, &diags)) << diags.Render();
-  ASSERT_TRUE(LinkProgram(&program, LinkOptions(), &diags)) << diags.Render();
+  EXPECT_EQ(LinkErrors(p), "");
 }
 
 // CUDA graphs (vLLM 0.19's default; the profile's kernels ran eagerly): a
@@ -1119,6 +1112,9 @@ TEST(Generate, BadFolders) {
                                                     "and " + dir + "/profile/tp1/skew.csv has no skewed timing "
                                                     "to compute it from: alpha 0 for a step with prefill and "
                                                     "for the buckets not fitted, as LLMServingSim takes it"});
+    EXPECT_NE(g->program.find("// none in profile/meta.yaml and profile/tp1/skew.csv has no skewed timing to fit it "
+                              "from: 0, as LLMServingSim takes it: a step with prefill"),
+              std::string::npos);
     // Without either, alpha 0 where no bucket says otherwise, as
     // LLMServingSim's simulator takes it (entry.get("alpha_default", 0)):
     // the 96 fitted buckets stay, the other 84 of 180 are 1 + 0, and so
@@ -1241,9 +1237,7 @@ TEST(Generate, BadFolders) {
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->program.find("\nparam Evil"), std::string::npos);
     EXPECT_NE(g->program.find("// x\\nparam Evil = 1; (LlamaForCausalLM"), std::string::npos);
-    Diagnostics diags("gen.sq");
-    ir::Program program;
-    ASSERT_TRUE(ParseProgram("gen.sq", g->program, &program, &diags)) << diags.Render();
+    EXPECT_EQ(LinkErrors(g->program), "");
   }
   {
     // A profile without a skew fit: the program says the blend is left out.
