@@ -55,4 +55,37 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
   return kv;
 }
 
+std::vector<int64_t> CudaGraphSizesUpTo(int64_t top) {
+  std::vector<int64_t> sizes;
+  for (int64_t size : {1, 2, 4}) {
+    if (size <= top) sizes.push_back(size);
+  }
+  for (int64_t size = 8; size < 256 && size <= top; size += 8) sizes.push_back(size);
+  for (int64_t size = 256; size <= top; size += 16) sizes.push_back(size);
+  return sizes;
+}
+
+std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens) {
+  return CudaGraphSizesUpTo(std::min<int64_t>({2 * seqs, 512, tokens}));
+}
+
+std::string PaddedTokensExpression(const std::string& x, const std::vector<int64_t>& sizes) {
+  const int64_t largest = sizes.back();
+  std::string e;
+  if (sizes == CudaGraphSizesUpTo(largest)) {
+    e = absl::StrCat("(", x, " <= 2) * ", x);
+    if (largest >= 4) absl::StrAppend(&e, " + (", x, " > 2) * (", x, " <= 4) * 4");
+    if (largest >= 8) {
+      absl::StrAppend(&e, " + (", x, " > 4) * (", x, " <= 256) * 8 * ceil(", x, " / 8)");
+    }
+    if (largest > 256) absl::StrAppend(&e, " + (", x, " > 256) * (256 + 16 * ceil((", x, " - 256) / 16))");
+    return e;
+  }
+  e = absl::StrCat(sizes[0]);
+  for (size_t i = 1; i < sizes.size(); ++i) {
+    absl::StrAppend(&e, " + (", x, " > ", sizes[i - 1], ") * ", sizes[i] - sizes[i - 1]);
+  }
+  return e;
+}
+
 }  // namespace serq::models

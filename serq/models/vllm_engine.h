@@ -10,6 +10,8 @@
 #define SERQ_SERQ_MODELS_VLLM_ENGINE_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -50,6 +52,28 @@ struct KvFromMemory {
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
                                 double bytes_per_block);
+
+// CUDA graphs. vLLM 0.19 captures its forward pass at a list of token
+// counts and runs a step of at most the largest at the next size at or
+// above its own (the padded rows computed like any other), a larger step
+// eagerly; with data parallel the engines agree on their largest step's
+// size (coordinate_batch_across_dp).
+
+// vLLM's rule for the captured sizes, up to `top`: 1, 2, 4, the multiples
+// of 8 below 256, then of 16 from 256. Ascending; empty when top < 1.
+std::vector<int64_t> CudaGraphSizesUpTo(int64_t top);
+
+// vLLM 0.19's captured sizes for an engine's limits when nothing else is
+// given (VllmConfig._set_cudagraph_sizes, no speculative decoding): the
+// rule's sizes up to min(2 x max_num_seqs, 512, max_num_batched_tokens).
+std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens);
+
+// The expression, in the language, of the captured size a step of `x`
+// tokens (at most sizes.back()) runs at: the smallest size at or above x.
+// vLLM's default sizes are written as their rule (`8 * ceil(x / 8)`), other
+// lists as steps (the first size plus each gap x passes). `sizes` is
+// ascending and not empty.
+std::string PaddedTokensExpression(const std::string& x, const std::vector<int64_t>& sizes);
 
 }  // namespace serq::models
 

@@ -12,34 +12,12 @@
 #include "absl/strings/str_split.h"
 #include "net/interconnect.h"
 #include "serq/models/program_text.h"
+#include "serq/models/vllm_engine.h"
 #include "serq/vllm/architecture.h"
 #include "serq/vllm/run_folder.h"
 
 namespace serq::vllm {
 namespace {
-
-// The expression of the captured size a step of `x` tokens (at most the
-// largest size) runs at: the smallest size at or above x. vLLM's default
-// sizes read as their rule; others as steps, the first size plus each gap
-// that x passes.
-std::string PaddedExpression(const std::string& x, const std::vector<int64_t>& sizes) {
-  const int64_t largest = sizes.back();
-  std::string e;
-  if (sizes == VllmCudaGraphSizes(largest, largest)) {
-    e = absl::StrCat("(", x, " <= 2) * ", x);
-    if (largest >= 4) absl::StrAppend(&e, " + (", x, " > 2) * (", x, " <= 4) * 4");
-    if (largest >= 8) {
-      absl::StrAppend(&e, " + (", x, " > 4) * (", x, " <= 256) * 8 * ceil(", x, " / 8)");
-    }
-    if (largest > 256) absl::StrAppend(&e, " + (", x, " > 256) * (256 + 16 * ceil((", x, " - 256) / 16))");
-    return e;
-  }
-  e = absl::StrCat(sizes[0]);
-  for (size_t i = 1; i < sizes.size(); ++i) {
-    absl::StrAppend(&e, " + (", x, " > ", sizes[i - 1], ") * ", sizes[i] - sizes[i - 1]);
-  }
-  return e;
-}
 
 // A number as the program shows it: whole numbers in full, others to ten
 // significant digits (a profile's figures have four).
@@ -241,7 +219,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
           limit_why("max_num_batched_tokens", a.max_num_batched_tokens, a.max_num_batched_tokens_from));
   const std::vector<int64_t> graph_sizes =
       a.enforce_eager ? std::vector<int64_t>{}
-                      : a.graph_sizes.empty() ? VllmCudaGraphSizes(seqs, tokens) : a.graph_sizes;
+                      : a.graph_sizes.empty() ? models::VllmCudaGraphSizes(seqs, tokens) : a.graph_sizes;
   const int64_t graph_max = graph_sizes.empty() ? 0 : graph_sizes.back();
   if (graph_max > 0) {
     t.Param("GraphMax", Num(graph_max),
@@ -359,7 +337,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     } else {
       t.Line(absl::StrCat("  let graphed = ", base, " <= GraphMax;"));
     }
-    t.Line(absl::StrCat("  let padded = graphed * (", PaddedExpression(base, graph_sizes),
+    t.Line(absl::StrCat("  let padded = graphed * (", models::PaddedTokensExpression(base, graph_sizes),
                         ") + (1 - graphed) * tokens;"));
   }
   std::vector<std::string> layer_parts;

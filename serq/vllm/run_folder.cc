@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "serq/vllm/architecture.h"
 #include "serq/models/json_file.h"
+#include "serq/models/vllm_engine.h"
 
 namespace serq::vllm {
 
@@ -277,18 +278,6 @@ absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
   return ReadCacheDtype(meta, "kv_cache.cache_dtype", &a);
 }
 
-// vLLM's rule for the captured sizes, up to `top`: 1, 2, 4, the multiples
-// of 8 below 256, then of 16 from 256.
-std::vector<int64_t> CudaGraphSizesUpTo(int64_t top) {
-  std::vector<int64_t> sizes;
-  for (int64_t size : {1, 2, 4}) {
-    if (size <= top) sizes.push_back(size);
-  }
-  for (int64_t size = 8; size < 256 && size <= top; size += 8) sizes.push_back(size);
-  for (int64_t size = 256; size <= top; size += 16) sizes.push_back(size);
-  return sizes;
-}
-
 // CUDA graphs as vLLM resolved them (compilation_config): cudagraph_mode
 // as the bench records an enum, its value (0 NONE, 1 PIECEWISE, 2 FULL,
 // [2, 0] FULL_DECODE_ONLY, [2, 1] FULL_AND_PIECEWISE) or its name, and the
@@ -358,7 +347,7 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
     absl::StatusOr<std::optional<int64_t>> largest = meta.Whole(max_path, 1, 1 << 20);
     if (!wrong.empty() && sizes->kind_case() == google::protobuf::Value::kStringValue && largest.ok() &&
         largest->has_value()) {
-      a.graph_sizes = CudaGraphSizesUpTo(**largest);
+      a.graph_sizes = models::CudaGraphSizesUpTo(**largest);
       a.graph_sizes_from = max_path;
       r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong, ": vLLM's default sizes up to ",
                                          max_path, " ", **largest, " are assumed"));
@@ -616,10 +605,6 @@ std::string GpuName(const RunFolder& r) {
   return r.device_name.empty() ? "GPU" : r.device_name;
 }
 
-std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens) {
-  return CudaGraphSizesUpTo(std::min<int64_t>({2 * seqs, 512, tokens}));
-}
-
 absl::Status ReadMetaJson(const JsonFile& meta, RunFolder* r) {
   if (absl::Status s = ReadEngineArgs(meta, &r->args); !s.ok()) return s;
   if (absl::Status s = ReadKvCache(meta, r); !s.ok()) return s;
@@ -681,7 +666,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     const int64_t new_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
     const int64_t new_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
     if (!a.graph_sizes.empty() && (new_seqs != a.max_num_seqs || new_tokens != a.max_num_batched_tokens)) {
-      if (a.graph_sizes == VllmCudaGraphSizes(a.max_num_seqs, a.max_num_batched_tokens)) {
+      if (a.graph_sizes == models::VllmCudaGraphSizes(a.max_num_seqs, a.max_num_batched_tokens)) {
         a.graph_sizes.clear();
         a.graph_sizes_from.clear();
       } else if (new_tokens > 0) {

@@ -139,13 +139,6 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
 // device torch named (meta.json's hardware.device_name), else "GPU".
 std::string GpuName(const RunFolder& r);
 
-// vLLM 0.19's CUDA graph sizes for an engine's limits when the run gives
-// none (VllmConfig._set_cudagraph_sizes, no speculative decoding): 1, 2, 4,
-// the multiples of 8 below 256, then of 16 from 256, up to
-// min(2 x max_num_seqs, 512) and no more than max_num_batched_tokens.
-// Ascending; empty for none.
-std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens);
-
 // meta.json's records of the engine, read into `r` (its args, the KV count
 // the run logged, the GPU it ran on, warnings): engine_kwargs, then
 // kv_cache, resolved_config and hardware where the run records them. Part

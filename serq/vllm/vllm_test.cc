@@ -743,14 +743,16 @@ TEST(Generate, WhatVllmResolved) {
                        "list of sizes: vLLM 0.19's default sizes are assumed"}));
   // A tag with the largest size recorded: vLLM's rule up to it (600: 1, 2,
   // 4, 8 to 248 by 8, 256 to 592 by 16, 56 sizes, more than the 64 the
-  // recorder keeps only with other sizes; the rule's own list).
+  // recorder keeps only with other sizes; the rule's own list, written as
+  // the rule).
   with("\"cudagraph_capture_sizes\": \"<list len=70>\", \"max_cudagraph_capture_size\": 600");
   g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(line(g->program, "param GraphMax = "),
             "param GraphMax = 592;        // the largest CUDA graph, tokens (meta.json "
             "resolved_config.compilation_config.max_cudagraph_capture_size)");
-  EXPECT_NE(line(g->program, "  let padded = ").find("+ (tokens > 576) * 16)"), std::string::npos)
+  EXPECT_NE(line(g->program, "  let padded = ").find("+ (tokens > 256) * (256 + 16 * ceil((tokens - 256) / 16))"),
+            std::string::npos)
       << line(g->program, "  let padded = ");
   EXPECT_EQ(g->warnings,
             (std::vector<std::string>{meta + ": resolved_config.compilation_config.cudagraph_capture_sizes: "
