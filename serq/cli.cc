@@ -70,7 +70,7 @@ const char kSerqUsage[] =
     "                      [--nonnegative]\n"
     "       serq physics --model M --gpu G [--tp N] [--dp N] [--ep] [--interconnect NAME]\n"
     "                    (--replay TRACE | --rate R [--lengths L]) [--out x.sq]\n"
-    "                    [--mixed-attention] [--blis]\n"
+    "                    [--mixed-attention] [--enforce-eager] [--blis]\n"
     "       serq vllm RUN_DIR [--out x.sq] [--kv-blocks N] [--gpu-memory-utilization U]\n"
     "                 [--gpu-memory GIB] [--interconnect NAME] [--no-skew] [--no-prefix-cache]\n"
     "       serq plan (--model M --gpu G | --run RUN_DIR) (--gpus N | --rate R [--max-gpus C])\n"

@@ -59,6 +59,10 @@ ABSL_FLAG(std::optional<double>, link_latency, std::nullopt,
 ABSL_FLAG(bool, mixed_attention, false,
           "physics: charge the decodes of a step with a prefill at the attention kernel's padded "
           "query tile (FlashAttention 2's varlen path; docs/cli.md §serq physics)");
+ABSL_FLAG(bool, enforce_eager, false,
+          "physics: vLLM's enforce_eager: no CUDA graphs, every step at its own tokens (default: vLLM "
+          "0.19's graphs, a step of up to min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens "
+          "padded to the next captured size)");
 ABSL_FLAG(bool, blis, false,
           "physics: BLIS's own dense trained-physics form (head_dim = hidden / heads, the "
           "all-reduce at HBM bandwidth, BLIS's alphas), for conformance with BLIS");
@@ -92,6 +96,7 @@ std::vector<FlagUse> PhysicsFlagUses() {
       {"link-bw", {"physics"}},
       {"link-latency", {"physics"}},
       {"mixed-attention", {"physics"}},
+      {"enforce-eager", {"physics"}},
       {"blis", {"physics"}},
   };
 }
@@ -154,7 +159,7 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   options.seqs = static_cast<double>(absl::GetFlag(FLAGS_max_num_seqs).value_or(256));
   options.tokens = static_cast<double>(absl::GetFlag(FLAGS_max_num_batched_tokens).value_or(2048));
   for (const char* flag : {"dp", "ep", "rate", "lengths", "requests", "block-size", "kv-cache-dtype",
-                           "link-bw", "link-latency", "mixed-attention"}) {
+                           "link-bw", "link-latency", "mixed-attention", "enforce-eager"}) {
     for (const FlagUse& use : PhysicsFlagUses()) {
       if (FlagGiven(use.name) && use.name == std::string(flag)) {
         return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
@@ -243,6 +248,7 @@ int PhysicsMain(const CommandLine& line) {
   d.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   d.kv_cache_dtype = absl::GetFlag(FLAGS_kv_cache_dtype);
   d.mixed_attention = absl::GetFlag(FLAGS_mixed_attention);
+  d.enforce_eager = absl::GetFlag(FLAGS_enforce_eager);
   physics::Workload& w = options.workload;
   w.replay = absl::GetFlag(FLAGS_replay);
   w.rate = absl::GetFlag(FLAGS_rate);
@@ -308,6 +314,7 @@ int PhysicsMain(const CommandLine& line) {
   add(d.kv_blocks.has_value(), "--kv-blocks", absl::StrCat(d.kv_blocks.value_or(0)));
   add(!d.prefix_cache, "--no-prefix-cache", "");
   add(d.mixed_attention, "--mixed-attention", "");
+  add(d.enforce_eager, "--enforce-eager", "");
   add(!coefficients_path.empty(), "--coefficients", coefficients_path);
   add(!w.replay.empty(), "--replay", w.replay);
   add(!w.prompt_column.empty(), "--columns", absl::StrCat(w.prompt_column, ",", w.output_column));

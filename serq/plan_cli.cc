@@ -728,7 +728,7 @@ int PlanMain(const CommandLine& line) {
       coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
       "; no profile of this deployment). Its measured error on the two runs at hand (docs/examples.md "
       "§Predicting a GPU nobody profiled; means, simulated - measured): Llama-3.1-8B on one RTX PRO 6000 "
-      "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -17.17%, TPOT +4.11%, E2E +3.46%; "
+      "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -15.06%, TPOT +4.39%, E2E +3.82%; "
       "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
       "(replications), not this error.");
   context.command = emitted ? emitted->command : absl::StrJoin(line.argv, " ");

@@ -7,7 +7,8 @@
 Each column is one term of the step time `serq physics --mixed-attention` writes for the runs
 of examples/vllm/runs (examples/physics/*.sq), in microseconds at a coefficient of 1, from
 the model's shape and the RTX PRO 6000's datasheet, as the programs compute them:
-  pf_compute  prefill FLOPs (projections, attention, the experts' share) / peak
+  pf_compute  prefill FLOPs (projections, attention, the experts' share, and the padded rows
+              of a step run as a CUDA graph) / peak
   dc_kv       decode KV bytes / bandwidth
   weights     weight bytes read once a step (the experts reached) / bandwidth
   mixed       decodes beside a prefill at the padded query tile / peak
@@ -20,6 +21,7 @@ microseconds less `fixed`. The steps are those of the profile-driven programs
 fit to them is a fit to the profile, not to the run's latencies.
 """
 import collections
+import math
 import json
 import sys
 
@@ -38,7 +40,13 @@ def ring(n, size):  # net/collective.h's all-gather and reduce-scatter over a ri
     return (n - 1) * (size / n / LINK_BW + LINK_LATENCY)
 
 
-def basis(m, s, gathered):
+def padded(x):  # the CUDA graph a step of x tokens runs at (GraphMax 256), else x
+    if x > 256:
+        return x
+    return x if x <= 2 else 4 if x <= 4 else 8 * math.ceil(x / 8)
+
+
+def basis(m, s, gathered, pad):
     L, H, Heads, KvH, HD = m['L'], m['H'], m['Heads'], m['KvH'], m['HD']
     attn = H * (2 * Heads * HD + 2 * KvH * HD)
     flops_token = 2 * L * attn + 2 * L * 3 * H * m['I'] + 2 * L * H * m['E']  # the router's
@@ -54,7 +62,7 @@ def basis(m, s, gathered):
     # with more, the step's totals (the trace has no per-job figures).
     pa = prefill * (s['prefill_context'] / max(s['prefill_jobs'], 1) + prefill / max(s['prefill_jobs'], 1) / 2)
     out = collections.OrderedDict()
-    out['pf_compute'] = (flops_token * prefill + flops_pair * L * pa + 2 * L * expert * pairs * pf_share) / FLOPS_US
+    out['pf_compute'] = (flops_token * (prefill + (prefill > 0) * pad) + flops_pair * L * pa + 2 * L * expert * pairs * pf_share) / FLOPS_US
     out['dc_kv'] = kv_bytes * L * (s['decode_kv'] + decode) / BYTES_US
     out['weights'] = (weight_bytes + L * expert * 2 * reached) / BYTES_US
     out['mixed'] = (prefill > 0) * flops_pair * QUERY_TILE * L * s['decode_kv'] / FLOPS_US
@@ -69,11 +77,19 @@ def main():
     m = MODELS[sys.argv[1]]
     steps = [json.loads(line) for line in open(sys.argv[2]) if '"event":"step"' in line]
     group = collections.defaultdict(int)  # lockstep: the tokens of every engine's step at t
+    most = collections.defaultdict(int)   # and the largest, which every engine pads to
     for s in steps:
         group[s['t']] += s['tokens']
+        most[s['t']] = max(most[s['t']], s['tokens'])
     rows = []
     for s in steps:
-        b = basis(m, s, group[s['t']] if m['EP'] > 1 else s['tokens'])
+        if m['EP'] > 1:  # the engines at their largest step's graph, or all eagerly
+            top = most[s['t']]
+            gathered = m['EP'] * padded(top) if top <= 256 else group[s['t']]
+            pad = padded(top) - s['tokens'] if top <= 256 else 0
+        else:
+            gathered, pad = s['tokens'], padded(s['tokens']) - s['tokens']
+        b = basis(m, s, gathered, pad)
         rows.append(list(b.values()) + [s['tau'] * 1e6 - b['fixed']] + [s['prefill'], s['decode']])
     print(','.join(list(b.keys()) + ['tau', 'prefill', 'decode']))
     for r in rows:

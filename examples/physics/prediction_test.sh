@@ -75,14 +75,14 @@ check() {  # check PROGRAM RUN METRIC BOUND_LO BOUND_HI WHY [-D ...]
 # every mean (+7.2, +9.1, +8.5 today).
 for m in ttft tpot e2e; do check $llama $lrun $m -10 10 "target 10%"; done
 # The MoE run over the link its folder describes (16 GB/s read as 2^30
-# bytes, 20 us): TPOT and E2E within 10% (+4.1, +3.5); TTFT -17.2%, a miss.
+# bytes, 20 us): TPOT and E2E within 10% (+4.4, +3.8); TTFT -15.1%, a miss.
 check $moe $mrun tpot -10 10 "target 10%"
 check $moe $mrun e2e -10 10 "target 10%"
-check $moe $mrun ttft -18 -16 "target 10%, a documented miss"
-# Over the preset's link (pcie5-x16, NCCL's 48 GB/s): TTFT -65.0%, TPOT
-# -6.4%, E2E -8.3%.
+check $moe $mrun ttft -16 -14 "target 10%, a documented miss"
+# Over the preset's link (pcie5-x16, NCCL's 48 GB/s): TTFT -63.5%, TPOT
+# -5.9%, E2E -7.8%.
 pcie="-D LinkBw=48e9 -D LinkLatency=5.7e-6"
-check $moe $mrun ttft -66 -63 "target 10%, a documented miss" $pcie
+check $moe $mrun ttft -65 -62 "target 10%, a documented miss" $pcie
 check $moe $mrun tpot -10 10 "target 10%" $pcie
 check $moe $mrun e2e -10 10 "target 10%" $pcie
 
@@ -95,7 +95,7 @@ fitted=$(echo "$fit" | sed -n 's/^as flags: *//p')
 # The documented point (docs/examples.md), each param within 1% (the
 # optimiser's last digits may differ between builds).
 if echo "$fitted" | awk '{
-      split("1.4094451653522333 1.1635580950654538 1.4395229357646093", want, " ")
+      split("1.4086324462970845 1.1640674429366227 1.4392951482823939", want, " ")
       n = 0
       for (i = 1; i <= NF; i++) if ($i ~ /^PHYS_/) { split($i, kv, "="); n++; got[n] = kv[2] }
       if (n != 3) exit 1
@@ -124,7 +124,7 @@ done
 check $llama-rate $lrun ttft -2 0 "summary, nothing fitted"
 check $llama-rate $lrun tpot -10 10 "summary, nothing fitted, target 10%"
 check $llama-rate $lrun e2e -10 10 "summary, nothing fitted, target 10%"
-check $moe-rate $mrun ttft -44 -41 "summary, nothing fitted, a documented miss"
+check $moe-rate $mrun ttft -42 -39 "summary, nothing fitted, a documented miss"
 check $moe-rate $mrun tpot -10 10 "summary, nothing fitted, target 10%"
 check $moe-rate $mrun e2e -10 10 "summary, nothing fitted, target 10%"
 fit=$("$serq" fit examples/physics/$llama-rate.sq --param PHYS_B1A=0.02:3,PHYS_B2B=0.5:4,PHYS_B3=0.5:3 \
@@ -132,7 +132,7 @@ fit=$("$serq" fit examples/physics/$llama-rate.sq --param PHYS_B1A=0.02:3,PHYS_B
 checks=$((checks + 1))
 fitted=$(echo "$fit" | sed -n 's/^as flags: *//p')
 if echo "$fitted" | awk '{
-      split("1.5728379155027903 1.0870311832810047 1.4658974203914465", want, " ")
+      split("1.5675930318293729 1.0845281649097114 1.4707074029601883", want, " ")
       n = 0
       for (i = 1; i <= NF; i++) if ($i ~ /^PHYS_/) { split($i, kv, "="); n++; got[n] = kv[2] }
       if (n != 3) exit 1
@@ -145,30 +145,30 @@ fi
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $llama-rate $lrun $m -3 3 "summary, train, fitted" $fitted; done
 # shellcheck disable=SC2086
-check $moe-rate $mrun ttft -19 -17 "summary, test, a documented miss" $fitted
+check $moe-rate $mrun ttft -17.5 -15 "summary, test, a documented miss" $fitted
 # shellcheck disable=SC2086
 for m in tpot e2e; do check $moe-rate $mrun $m -10 10 "summary, test, target 10%" $fitted; done
 
 # --mixed-attention, BLIS's corrections otherwise (docs/examples.md, "Why
-# the MoE run's TTFT is low"): the MoE run within 10% on every mean (+5.4,
-# +8.5, +8.4), the Llama run out (+17.3, +13.1, +14.0), documented misses.
+# the MoE run's TTFT is low"): the MoE run within 10% on every mean (+7.1,
+# +8.7, +8.7), the Llama run out (+17.3, +13.1, +14.0), documented misses.
 check $llama-mixed $lrun ttft 16 19 "with the term, a documented miss"
 check $llama-mixed $lrun tpot 12 14.5 "with the term, a documented miss"
 check $llama-mixed $lrun e2e 13 15.5 "with the term, a documented miss"
 for m in ttft tpot e2e; do check $moe-mixed $mrun $m -10 10 "with the term, target 10%"; done
 # shellcheck disable=SC2086
-check $moe-mixed $mrun ttft -46 -43 "with the term, the preset's link, a documented miss" $pcie
+check $moe-mixed $mrun ttft -44 -41 "with the term, the preset's link, a documented miss" $pcie
 # shellcheck disable=SC2086
 for m in tpot e2e; do check $moe-mixed $mrun $m -10 10 "with the term, the preset's link" $pcie; done
 
 # The run fit with the term (docs/examples.md, "Calibration that
-# transfers"): train within 0.2%, the MoE run predicted -58 / -13 / -14%.
+# transfers"): train within 0.3%, the MoE run predicted -55 / -12 / -14%.
 fit=$("$serq" fit examples/physics/$llama-mixed.sq --param PHYS_B1A=0.02:3,PHYS_B2B=0.5:4,PHYS_B3=0.5:3 \
   --to examples/vllm/runs/$lrun/requests.jsonl 2>/dev/null) || fail "serq fit (mixed): exit $?"
 checks=$((checks + 1))
 fitted=$(echo "$fit" | sed -n 's/^as flags: *//p')
 if echo "$fitted" | awk '{
-      split("1.453190611173848 1.4255361117570335 0.95269927744022964", want, " ")
+      split("1.4581383919748148 1.4140362533424136 0.96138398192526431", want, " ")
       n = 0
       for (i = 1; i <= NF; i++) if ($i ~ /^PHYS_/) { split($i, kv, "="); n++; got[n] = kv[2] }
       if (n != 3) exit 1
@@ -181,7 +181,7 @@ fi
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $llama-mixed $lrun $m -0.3 0.3 "train, fitted, with the term" $fitted; done
 # shellcheck disable=SC2086
-check $moe-mixed $mrun ttft -60 -56 "test, with the term, a documented miss" $fitted
+check $moe-mixed $mrun ttft -57 -53 "test, with the term, a documented miss" $fitted
 # shellcheck disable=SC2086
 check $moe-mixed $mrun tpot -14 -11 "test, with the term, a documented miss" $fitted
 # shellcheck disable=SC2086
@@ -222,22 +222,22 @@ rows() {  # rows VAR MODEL PROFILE_PROGRAM WANT...: sets VAR to the fitted -D fl
   fi
   printf -v "$var" '%s' "$got"
 }
-rows lrows llama-3.1-8b $llama 1.2326451241747494 1.3283971471944442 1.164083641031747 1.527004366142972 0
-rows mrows qwen3-30b-a3b-dp2-ep $moe 1.1666951359157764 1.391613899950936 1.132785845271445 2.1751010581914323 13.112656341367337
+rows lrows llama-3.1-8b $llama 1.2327287779507388 1.3284104599055784 1.1640671194408423 1.526570951264195 0
+rows mrows qwen3-30b-a3b-dp2-ep $moe 1.2108973389508981 1.286288492178687 1.0708083106798914 2.1389264003029735 31.7525188015761
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $llama-mixed $lrun $m -1 1 "the Llama profile's rows" $lrows; done
 # shellcheck disable=SC2086
-check $moe-mixed $mrun ttft -22 -19 "test, the Llama profile's rows, a documented miss" $lrows
+check $moe-mixed $mrun ttft -21 -18 "test, the Llama profile's rows, a documented miss" $lrows
 # shellcheck disable=SC2086
 for m in tpot e2e; do check $moe-mixed $mrun $m -10 10 "test, the Llama profile's rows" $lrows; done
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $moe-mixed $mrun $m -4 4 "the MoE profile's rows" $mrows; done
 # shellcheck disable=SC2086
-check $llama-mixed $lrun ttft 15 20 "test, the MoE profile's rows, a documented miss" $mrows
+check $llama-mixed $lrun ttft 19 24 "test, the MoE profile's rows, a documented miss" $mrows
 # shellcheck disable=SC2086
 check $llama-mixed $lrun tpot -10 10 "test, the MoE profile's rows" $mrows
 # shellcheck disable=SC2086
-check $llama-mixed $lrun e2e 9 12 "test, the MoE profile's rows, a documented miss" $mrows
+check $llama-mixed $lrun e2e 11 14 "test, the MoE profile's rows, a documented miss" $mrows
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -53,6 +53,14 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
                                 double utilization, int64_t tokens, int64_t seqs,
                                 double bytes_per_block);
 
+// An engine's role: a whole one, or the decode instance of a prefill-decode
+// split (serq plan's disaggregated candidates), whose requests come with
+// their prompt's KV from the prefill instance over the link: it reserves
+// no prompt (the KV is there when the request is), and a preempted request
+// recomputes the KV of its last token only, as its prefill engine's
+// blocks are not its own (`recompute last`, docs/language.md).
+enum class EngineRole { kWhole, kDecode };
+
 // CUDA graphs. vLLM 0.19 captures its forward pass at a list of token
 // counts and runs a step of at most the largest at the next size at or
 // above its own (the padded rows computed like any other), a larger step

@@ -486,6 +486,12 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                            "8192 on a GPU of 70 GiB or more that is not an A100, else 256 and 2048 (",
                            absl::StrFormat("%.2f", gpu_gib), " GiB here)."));
   }
+  const std::vector<int64_t> graph_sizes =
+      d.enforce_eager ? std::vector<int64_t>{} : models::VllmCudaGraphSizes(seqs, tokens);
+  if (!graph_sizes.empty()) {
+    t.Param("GraphMax", N(graph_sizes.back()),
+            "vLLM 0.19's largest CUDA graph: min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens");
+  }
   t.Param("Block", N(d.block_size), d.block_size == 16 ? "block_size (vLLM's default)" : "block_size");
   t.Param("KvBlocks", N(num_gpu_blocks - 1), "KV blocks an engine holds requests in:");
   t.Comment(absl::StrCat("  ", absl::StrJoin(kv_why, " ")));
@@ -531,6 +537,23 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Comment(absl::StrCat(dp ? "The engines" : "The engine", ": a step's time on one GPU in microseconds, ",
                          "BLIS's roofline terms over the step's figures."));
   t.Line(absl::StrCat("stage E", arr, " : step(floor(max(us, 1)) * 1e-6) {"));
+  // The tokens the layers run at: a step's own, or with CUDA graphs the
+  // captured size it is padded to (vLLM pads the batch, the engines of a
+  // lockstep group to their largest step's size).
+  std::string at = "tokens";
+  if (!graph_sizes.empty()) {
+    at = "padded";
+    const std::string base = lockstep ? "group_tokens_max" : "tokens";
+    t.Line("  // CUDA graphs (vLLM 0.19's default): a step of at most GraphMax tokens runs at the captured");
+    t.Line("  // size above it, 1, 2, 4, then multiples of 8 (and of 16 from 256), its padded rows computed");
+    t.Line(lockstep ? "  // as a token's are outside attention; the engines agree on their largest step's, and every"
+                    : "  // as a token's are outside attention; a larger step runs eagerly at its own tokens.");
+    if (lockstep) t.Line("  // engine runs at that one (vLLM's DP padding), or all run eagerly at their own.");
+    t.Line(absl::StrCat("  let graphed = ", base, " <= GraphMax;"));
+    t.Line(absl::StrCat("  let padded = graphed * (", models::PaddedTokensExpression(base, graph_sizes),
+                        ") + (1 - graphed) * tokens;"));
+    t.Line("  let pad = padded - tokens;  // computed with the step's prefill if it has one, else its decodes");
+  }
   // A layer's parameters.
   {
     std::vector<std::string> parts = {"the attention's projections (split over Tp)"};
@@ -584,7 +607,11 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     if (lockstep) t.Line("  // reduce-scatter after), reached uniformly (each its TopK of the Experts);");
     t.Line(moe_group > 1 ? "  // a GPU computes its share of the (token, expert) pairs, on the experts any of them reach."
                          : "  // the GPU computes every (token, expert) pair, on the experts any of them reach.");
-    t.Line(absl::StrCat("  let gathered = ", lockstep ? "group_tokens" : "tokens", ";"));
+    t.Line(absl::StrCat("  let gathered = ",
+                        !lockstep                ? at
+                        : graph_sizes.empty()    ? "group_tokens"
+                                                 : "graphed * Engines * padded + (1 - graphed) * group_tokens",
+                        ";"));
     const std::string group = moe_group > 1 ? " / MoeGroup" : "";
     t.Line(absl::StrCat("  let pairs = gathered * TopK", group, ";"));
     t.Line(absl::StrCat("  let reached = Experts", d.ep ? group : "",
@@ -613,11 +640,14 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   }
   t.Line("  // BLIS's basis functions (us): prefill and decode compute at the peak, their KV");
   t.Line("  // traffic and the weights at the memory's bandwidth.");
-  t.Line(absl::StrCat("  let pf_compute = (flops_token * prefill + flops_pair * (", pf_attn, ")",
-                      expert_flops_pf, ") / FlopsUs;"));
+  // A padded row is computed with the step's kind: with its prefill when it
+  // has one, else with its decodes.
+  const bool graphs = !graph_sizes.empty();
+  t.Line(absl::StrCat("  let pf_compute = (flops_token * ", graphs ? "(prefill + (prefill > 0) * pad)" : "prefill",
+                      " + flops_pair * (", pf_attn, ")", expert_flops_pf, ") / FlopsUs;"));
   t.Line("  let pf_kv = Layers * kv_bytes * prefill / BytesUs;");
-  t.Line(absl::StrCat("  let dc_compute = (flops_token * decode + flops_pair * (", dc_attn, ")",
-                      expert_flops_dc, ") / FlopsUs;"));
+  t.Line(absl::StrCat("  let dc_compute = (flops_token * ", graphs ? "(decode + (prefill == 0) * pad)" : "decode",
+                      " + flops_pair * (", dc_attn, ")", expert_flops_dc, ") / FlopsUs;"));
   t.Line(absl::StrCat("  let dc_kv = kv_bytes * (", dc_kv, ") / BytesUs;"));
   t.Line(expert_weights.empty() ? "  let weights = weight_bytes / BytesUs;"
                                 : absl::StrCat("  let weights = (weight_bytes", expert_weights, ") / BytesUs;"));
@@ -640,7 +670,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
       t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention and");
       t.Line("  // after the MLP of each layer (vLLM's row-parallel layers), one after the embedding,");
       t.Line("  // and the logits gathered from every GPU.");
-      parts.push_back("(2 * Layers + 1) * all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency)");
+      parts.push_back(absl::StrCat("(2 * Layers + 1) * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
       parts.push_back("all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency)");
     }
     if (lockstep) {
@@ -656,7 +686,9 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line(absl::StrCat("  let us = PHYS_B1A * pf_compute + PHYS_B1B * pf_kv + PHYS_B2A * dc_compute + PHYS_B2B * dc_kv",
                       mixed));
   t.Line(absl::StrCat("         + PHYS_B3 * weights", comm, " + PHYS_B5 * Layers + PHYS_B6 * seqs + PHYS_B7;"));
-  std::string opts = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt;";
+  std::string opts = d.role == models::EngineRole::kDecode
+                         ? "  seqs Seqs; tokens Tokens; preempt by (-since); recompute last;"
+                         : "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt;";
   if (d.async_scheduling) opts += " async;";
   if (lockstep) opts += " lockstep;";
   t.Line(opts);

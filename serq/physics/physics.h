@@ -14,7 +14,9 @@
 // projections at heads x head_dim, charges the collectives over the link
 // (not at HBM bandwidth), and covers experts (the experts a step reaches,
 // their FLOPs on each GPU's share of the (token, expert) pairs, the router,
-// shared experts), latent attention, sliding windows and quantized weights:
+// shared experts), latent attention, sliding windows and quantized weights,
+// and runs a step as vLLM's CUDA graphs do, at the captured size above its
+// tokens (the padded rows costed as a token's outside attention):
 //   pf_compute  (FLOPs a token x prefill + FLOPs a query-key pair x
 //                sum over prefill jobs of t (c + t/2) + the experts' FLOPs
 //                of the prefill's share) / peak FLOP/s
@@ -47,6 +49,7 @@
 #include "absl/strings/string_view.h"
 #include "serq/models/gpu.h"
 #include "serq/models/model_config.h"
+#include "serq/models/vllm_engine.h"
 
 namespace serq::physics {
 
@@ -83,6 +86,11 @@ struct Deployment {
   std::optional<int64_t> kv_blocks;      // vLLM's num_gpu_blocks, instead of derived
   bool prefix_cache = true;
   bool async_scheduling = true;
+  // --enforce-eager: no CUDA graphs, every step at its own tokens. Off:
+  // vLLM 0.19's default graphs, a step of at most GraphMax tokens padded to
+  // the next captured size (serq/models/vllm_engine.h).
+  bool enforce_eager = false;
+  models::EngineRole role = models::EngineRole::kWhole;
   std::string kv_cache_dtype = "auto";   // auto (the model's) or fp8
   // --mixed-attention: in a step with a prefill, each decode's one query row
   // computed in the attention kernel's padded query tile, every query head

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "ir/cli.h"
@@ -261,8 +262,8 @@ bool Has(const std::string& program, const std::string& text) {
 //   compute (512 x 13,958,643,712 + 16,384 x 32 x 512 x (512 + 256))
 //           / 503.8e6 = 14,595.046 us, x 0.152128             =  2,220.30
 //   weights 32 x 218,103,808 x 2 / 1.597e6 = 8,740.541, x 1.36252915 = 11,909.24
-//   32 layers x 32.09546717 + 1 job x 4.41684444 + 126.024825  =  1,157.54
-//   a step of 15,287.05 us, truncated: TTFT 15,287 us (the engine was idle,
+//   32 layers x 32.09546717 + 1 job x 4.41684444 + 126.024825  =  1,157.50
+//   a step of 15,287.04 us, truncated: TTFT 15,287 us (the engine was idle,
 //   so the request is queued and stepped at once).
 // The decode at context 512: KV 2 x 8 x 128 x 2 x 32 x 513 / 1.597e6 =
 // 42.104 us, x 1.94710771 = 81.98; with the weights and the overheads
@@ -289,29 +290,58 @@ TEST(Program, LlamaLoneRequestByHand) {
   EXPECT_NEAR(s["tpot"][0], 13148e-6, 1e-9);
 }
 
+// A step below the largest CUDA graph runs at the captured size above it
+// (GraphMax min(2 x 1024, 512, 8192) = 512): a prompt of 100 tokens is
+// prefilled as 8 x ceil(100 / 8) = 104 rows, the 4 padded ones at the
+// prefill's compute. By hand as above: compute (104 x 13,958,643,712 +
+// 16,384 x 32 x 100 x (100 + 50)) / 503.8e6 = 2,897.109 us, x 0.152128 =
+// 440.73; with the weights 11,909.24 and the overheads 1,157.50 a step of
+// 13,507.47 us: TTFT 13,507 us. With --enforce-eager, 100 rows: compute
+// 2,786.282 x 0.152128 = 423.87, a step of 13,490.61 us: TTFT 13,490 us.
+TEST(Program, CudaGraphsPadAStep) {
+  ProgramOptions o = LoneRequest();
+  o.workload.replay = TempFile("hundred.csv", "time,input_tokens,output_tokens\n0,100,2\n");
+  const std::string graphs = Generate("llama-3.1-8b", "rtx-pro-6000", o);
+  EXPECT_TRUE(Has(graphs, "param GraphMax = 512;")) << graphs;
+  EXPECT_TRUE(Has(graphs, "let graphed = tokens <= GraphMax;"));
+  EXPECT_TRUE(Has(graphs, "let pf_compute = (flops_token * (prefill + (prefill > 0) * pad) + "));
+  EXPECT_NEAR(Simulate(graphs, "")["ttft"].at(0), 13507e-6, 1e-9);
+  o.deployment.enforce_eager = true;
+  const std::string eager = Generate("llama-3.1-8b", "rtx-pro-6000", o);
+  EXPECT_FALSE(Has(eager, "GraphMax")) << eager;
+  EXPECT_TRUE(Has(eager, "let pf_compute = (flops_token * prefill + "));
+  EXPECT_NEAR(Simulate(eager, "")["ttft"].at(0), 13490e-6, 1e-9);
+}
+
 // Qwen3-30B-A3B on two RTX PRO 6000, data parallel 2 with expert parallel,
 // a lone request, by hand. Per GPU: projections 2048 x (2 x 32 x 128 +
 // 2 x 4 x 128) = 18,874,368 a layer; FLOPs a token 2 x 48 x 18,874,368 +
 // the router's 2 x 48 x 2048 x 128 = 1,837,105,152; an expert 3 x 2048 x
 // 768 = 4,718,592; weights 2 x 1,837,105,152 bytes but the experts'.
 // The first step: engine 0 prefills 512 tokens, engine 1 runs vLLM's dummy
-// step of one token, so the group's 513 tokens reach each GPU's experts:
-// pairs 513 x 8 / 2 = 2052, experts reached 64 x (1 - (15/16)^513) = 64.
+// step of one token. The engines' largest step, 512 tokens, is at most
+// GraphMax (min(2 x 1024, 512, 8192) = 512), so both run the CUDA graph of
+// 512 (vLLM's DP padding: 256 + 16 x ceil(256 / 16)) and 2 x 512 = 1024
+// tokens reach each GPU's experts: pairs 1024 x 8 / 2 = 4096, experts
+// reached 64 x (1 - (15/16)^1024) = 64.
 //   compute (512 x 1,837,105,152 + 16,384 x 48 x 512 x 768 + 2 x 48 x
-//           4,718,592 x 2052) / 503.8e6 = 4,325.844 us, x 0.152128  =    658.08
+//           4,718,592 x 4096) / 503.8e6 = 6,163.679 us, x 0.152128  =    937.67
 //   weights (1,837,105,152 + 48 x 4,718,592 x 2 x 64) / 1.597e6
-//           = 19,303.779 us, x 1.36252915                          = 26,302.02
+//           = 19,303.779 us, x 1.36252915                          = 26,301.96
 //   exchange (pcie5-x16, 48e9 B/s, 5.7 us a step): 48 x (all-gather +
-//           reduce-scatter of 513 x 2048 x 2 bytes over 2) = 48 x 2 x
-//           (5.7 + 0.5 x 2,101,248 / 48e3) us                   =  2,648.45
+//           reduce-scatter of 1024 x 2048 x 2 bytes over 2) = 48 x 2 x
+//           (5.7 + 0.5 x 4,194,304 / 48e3) us                   =  4,741.50
 //   48 x 32.09546717 + 4.41684444 + 126.024825                  =  1,671.02
-//   31,279.52 us; engine 1's dummy step is shorter (no prefill): TTFT 31,279 us.
-// The decode at context 512 with the other engine's dummy: 2 tokens, pairs
-// 8, experts reached 64 x (1 - (15/16)^2) = 7.75: KV 48 x 2048 x 513 /
-// 1.597e6 = 31.578 us x 1.94710771 = 61.49, weights (1,837,105,152 + 48 x
-// 4,718,592 x 2 x 7.75) / 1.597e6 = 3,348.615 x 1.36252915 = 4,562.59,
-// exchange 48 x 2 x (5.7 + 0.5 x 8192 / 48e3) = 555.39, overheads 1,671.02:
-// 6,850.49, so 6,850 us; E2E 31,279 + 6,850 = 38,129 us.
+//   33,652.16 us; engine 1's dummy step is shorter (its 511 padded rows
+//   are decode compute, PHYS_B2A 0): TTFT 33,652 us. (Run eagerly, the
+//   group's 513 tokens: 31,279 us.)
+// The decode at context 512 with the other engine's dummy: 2 tokens (each
+// engine's graph of 1), pairs 8, experts reached 64 x (1 - (15/16)^2) =
+// 7.75: KV 48 x 2048 x 513 / 1.597e6 = 31.578 us x 1.94710771 = 61.49,
+// weights (1,837,105,152 + 48 x 4,718,592 x 2 x 7.75) / 1.597e6 =
+// 3,348.615 x 1.36252915 = 4,562.59, exchange 48 x 2 x (5.7 + 0.5 x 8192 /
+// 48e3) = 555.39, overheads 1,671.02: 6,850.49, so 6,850 us; E2E 33,652 +
+// 6,850 = 40,502 us.
 TEST(Program, MoeLockstepByHand) {
   ProgramOptions o = LoneRequest();
   o.deployment.dp = 2;
@@ -323,23 +353,33 @@ TEST(Program, MoeLockstepByHand) {
   EXPECT_TRUE(Has(program, " lockstep;"));
   EXPECT_TRUE(Has(program, "choose i in E by (4 * waiting(E[i]) + running(E[i])) every 0.1;"));
   EXPECT_TRUE(Has(program, "let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered));"));
+  EXPECT_TRUE(Has(program, "param GraphMax = 512;"));
+  EXPECT_TRUE(Has(program, "let graphed = group_tokens_max <= GraphMax;"));
+  EXPECT_TRUE(Has(program, "let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"));
   std::map<std::string, std::vector<double>> s = Simulate(program, "");
   ASSERT_EQ(s["ttft"].size(), 1u);
-  EXPECT_NEAR(s["ttft"][0], 31279e-6, 1e-9);
-  EXPECT_NEAR(s["e2e"][0], 38129e-6, 1e-9);
+  EXPECT_NEAR(s["ttft"][0], 33652e-6, 1e-9);
+  EXPECT_NEAR(s["e2e"][0], 40502e-6, 1e-9);
+  // --enforce-eager: no graph, the group's own 513 tokens gathered.
+  ProgramOptions eager = o;
+  eager.deployment.enforce_eager = true;
+  const std::string eager_program = Generate("qwen3-30b-a3b", "rtx-pro-6000", eager);
+  EXPECT_FALSE(Has(eager_program, "GraphMax")) << eager_program;
+  EXPECT_TRUE(Has(eager_program, "let gathered = group_tokens;"));
+  EXPECT_NEAR(Simulate(eager_program, "")["ttft"].at(0), 31279e-6, 1e-9);
   // The run block states the deployment's GPUs, Engines x Tp = 2 x 1, so
   // the report gives each throughput per GPU too. The replay drains: its
-  // window is [0, 0.038129 s], the request's E2E (it arrives at 0 on an
-  // idle engine). One request a window: 1 / 0.038129 = 26.2268 requests/s;
-  // output tokens 2, the prefill's first and the decode's one: 52.4535/s;
-  // with the 512 prompt tokens 514: 13,480.5529/s. Per GPU, halved:
-  // 13.1134, 26.2268, 6,740.2764.
+  // window is [0, 0.040502 s], the request's E2E (it arrives at 0 on an
+  // idle engine). One request a window: 1 / 0.040502 = 24.6901 requests/s;
+  // output tokens 2, the prefill's first and the decode's one: 49.3803/s;
+  // with the 512 prompt tokens 514: 12,690.7313/s. Per GPU, halved:
+  // 12.3451, 24.6901, 6,345.3657.
   EXPECT_TRUE(Has(program, "run { seed 1; gpus Engines * Tp; }"));
   const CommandResult report = RunCommand(TempFile("moe.sq", program), DriverOptions());
   EXPECT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_TRUE(Has(report.out, "throughput: 26.2268 requests/s, 52.4535 output tokens/s, 13480.5529 total "
-                              "tokens/s; per GPU (2 GPUs): 13.1134 requests/s, 26.2268 output tokens/s, "
-                              "6740.2764 total tokens/s\n"))
+  EXPECT_TRUE(Has(report.out, "throughput: 24.6901 requests/s, 49.3803 output tokens/s, 12690.7313 total "
+                              "tokens/s; per GPU (2 GPUs): 12.3451 requests/s, 24.6901 output tokens/s, "
+                              "6345.3657 total tokens/s\n"))
       << report.out;
   // -D Engines=4 (four engines of the same GPU): gpus follows, 4 GPUs.
   DriverOptions four;
@@ -394,6 +434,21 @@ TEST(Program, MixedAttentionChargesTheDecodesBesideAPrefill) {
             *std::min_element(p["ttft"].begin(), p["ttft"].end()));
 }
 
+// A decode instance of a prefill-decode split (serq plan's decode role):
+// no full-prompt reservation, a preempted request's last token recomputed;
+// nothing else differs from the whole engine's program.
+TEST(Program, TheDecodeRole) {
+  ProgramOptions o = Rate();
+  const std::string whole = Generate("llama-3.1-8b", "h100-sxm", o);
+  o.deployment.role = models::EngineRole::kDecode;
+  const std::string decode = Generate("llama-3.1-8b", "h100-sxm", o);
+  const std::string w = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt; async;\n";
+  const std::string d = "  seqs Seqs; tokens Tokens; preempt by (-since); recompute last; async;\n";
+  ASSERT_TRUE(Has(whole, w)) << whole;
+  EXPECT_FALSE(Has(whole, "recompute last"));
+  EXPECT_EQ(absl::StrReplaceAll(whole, {{w, d}}), decode);
+}
+
 // Tensor parallel: the all-reduces over the GPU's link, at NCCL's figures.
 TEST(Program, TensorParallel) {
   ProgramOptions o = Rate();
@@ -401,7 +456,8 @@ TEST(Program, TensorParallel) {
   const std::string program = Generate("llama-3.1-8b", "h100-sxm", o);
   EXPECT_TRUE(Has(program, "param LinkBw = 370800000000;")) << program;
   EXPECT_TRUE(Has(program, "param Vocab = 128256;"));
-  EXPECT_TRUE(Has(program, "(2 * Layers + 1) * all_reduce(Tp, tokens * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
+  // Run as a CUDA graph, at the padded tokens.
+  EXPECT_TRUE(Has(program, "(2 * Layers + 1) * all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
   EXPECT_TRUE(Has(program, "all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency)"));
   // KV a token on one GPU: 2 x 32 x 4 x 128 x 2 = 65,536.
   EXPECT_TRUE(Has(program, "x 2 bytes = 65536 bytes"));

@@ -335,6 +335,10 @@ TEST_F(DisaggregatedExperts, TwoAndTwo) {
     }
     EXPECT_EQ(block.find("Engines"), std::string::npos) << block;
   }
+  // The decode role's requests bring their prompt's KV: no full-prompt
+  // reservation there, and a preemption recomputes the last token only.
+  EXPECT_NE(p.find(" preempt by (-since); reserve prompt; async;"), std::string::npos) << p;
+  EXPECT_NE(d.find(" preempt by (-since); recompute last; async;"), std::string::npos) << d;
   // vLLM's data-parallel balancer picks each role's rank.
   EXPECT_NE(text.find("  choose i in P by (4 * waiting(P[i]) + running(P[i])) every 0.1;\n"), std::string::npos);
   EXPECT_NE(text.find("  choose j in D by (4 * waiting(D[j]) + running(D[j])) every 0.1;\n"), std::string::npos);

@@ -29,8 +29,10 @@ std::string Number(double x) { return absl::StrFormat("%.6g", x); }
 // The engines from the run folder's profile (serq vllm's generator) under
 // the workload of the settings, in serq physics's words (param Rate,
 // param Requests, the Poisson workload, the lengths set in the session).
-absl::StatusOr<std::string> FromRunFolder(int tp, int dp, const Candidate& c, const ProgramSettings& s) {
+absl::StatusOr<std::string> FromRunFolder(int tp, int dp, models::EngineRole role, const Candidate& c,
+                                          const ProgramSettings& s) {
   vllm::Options o = s.run;
+  o.role = role;
   o.program_dir = s.base.program_dir;
   o.command = s.base.command.empty() ? absl::StrCat("serq plan --run ", s.run_dir) : s.base.command;
   o.redeploy.tp = tp;
@@ -67,9 +69,11 @@ absl::StatusOr<std::string> FromRunFolder(int tp, int dp, const Candidate& c, co
 }
 
 absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const models::Gpu& gpu, int tp, int dp,
-                                     const Candidate& c, const ProgramSettings& s) {
-  if (!s.run_dir.empty()) return FromRunFolder(tp, dp, c, s);
+                                     const Candidate& c, const ProgramSettings& s,
+                                     models::EngineRole role = models::EngineRole::kWhole) {
+  if (!s.run_dir.empty()) return FromRunFolder(tp, dp, role, c, s);
   physics::ProgramOptions o = s.base;
+  o.deployment.role = role;
   o.deployment.tp = tp;
   o.deployment.dp = dp;
   o.deployment.max_num_seqs = c.max_num_seqs;
@@ -251,7 +255,9 @@ absl::StatusOr<Roles> CutRoles(const models::ModelConfig& model, const models::G
   const int p_engines = moe ? c.prefills : 1, d_engines = moe ? c.decodes : 1;
   absl::StatusOr<std::string> p = Generate(model, gpu, c.prefill_tp, p_engines, c, s);
   if (!p.ok()) return p.status();
-  absl::StatusOr<std::string> d = Generate(model, gpu, c.decode_tp, d_engines, c, s);
+  // The decode role's engines get their requests' prompt KV over the link
+  // (no full-prompt reservation, a preemption recomputes the last token).
+  absl::StatusOr<std::string> d = Generate(model, gpu, c.decode_tp, d_engines, c, s, models::EngineRole::kDecode);
   if (!d.ok()) return d.status();
   // The shared params: the model's and the GPU's (from the first param to
   // the engine's), the corrections (both roles', each once).
@@ -482,11 +488,7 @@ absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, cons
       roles->links.empty() ? "" : absl::StrCat(roles->links, "\n"), KvTransfer(model, c, s, **link),
       roles->step_time, "\n",
       "pool kvP[NP] { cap KvBlocksP * Block; block Block; }\n",
-      "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", roles->stage_p, "}\n\n",
-      // The decode engine recomputes a preempted request's last token's KV
-      // only, its prompt having come over the link (as the example's).
-      absl::StrReplaceAll(roles->stage_d, {{" reserve prompt;", ""},
-                                           {" preempt by (-since);", " preempt by (-since); recompute last;"}}),
+      "pool kvD[ND] { cap KvBlocksD * Block; block Block; }\n\n", roles->stage_p, "}\n\n", roles->stage_d,
       "}\n\n",
       "stage egress[NP] : ps(XferTokens);   // a prefill engine's sending side\n",
       "stage ingress[ND] : ps(XferTokens);  // a decode engine's receiving side\nshare maxmin;  // a transfer at the rate of its slower side\n\n",

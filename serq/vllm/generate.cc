@@ -417,7 +417,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Line(absl::StrCat("  let us = ", per_step));
   t.Line(absl::StrCat("         + Layers * (layer + attend + ", mlp, per_layer_comm, ");"));
   std::string opts = "  seqs Seqs; tokens Tokens; preempt by (-since);";
-  if (a.reserve_full_isl) opts += " reserve prompt;";
+  if (options.role == models::EngineRole::kDecode) {
+    opts += " recompute last;";
+  } else if (a.reserve_full_isl) {
+    opts += " reserve prompt;";
+  }
   if (a.async_scheduling) opts += " async;";
   if (a.long_prefill_token_threshold > 0) absl::StrAppend(&opts, " chunk ", a.long_prefill_token_threshold, ";");
   if (lockstep) opts += " lockstep;";

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "serq/models/vllm_engine.h"
 #include "serq/vllm/kv_capacity.h"
 #include "serq/vllm/run_folder.h"
 
@@ -34,6 +35,8 @@ struct Options {
   bool flags = false;   // it gives flags that change the program (serq vllm's)
   // serq plan: the engines deployed otherwise than the run's (run_folder.h).
   Redeployment redeploy;
+  // serq plan: a disaggregated candidate's decode engines (vllm_engine.h).
+  models::EngineRole role = models::EngineRole::kWhole;
   // serq plan: other requests than the run's (requests.jsonl): `what` for
   // the comment above them, `declare` the lines that declare workload
   // `requests` (its params and its `workload` statement), `session` the

@@ -10,6 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "ir/diagnostics.h"
@@ -539,6 +540,25 @@ TEST(Generate, CudaGraphsAcrossDataParallel) {
   EXPECT_NE(p.find("let graphed = group_tokens_max <= GraphMax;"), std::string::npos);
   EXPECT_NE(p.find("let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"),
             std::string::npos);
+}
+
+// A decode instance of a prefill-decode split (serq plan's decode role):
+// its requests' prompt KV comes over the link, so no full-prompt
+// reservation, and a preempted request recomputes its last token only;
+// the rest of the program is the whole engine's, line for line.
+TEST(Generate, TheDecodeRole) {
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> whole = GenerateProgram(kLlama, options);
+  options.role = models::EngineRole::kDecode;
+  absl::StatusOr<Generated> decode = GenerateProgram(kLlama, options);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_TRUE(decode.ok()) << decode.status();
+  const std::string w = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt; async;\n";
+  const std::string d = "  seqs Seqs; tokens Tokens; preempt by (-since); recompute last; async;\n";
+  ASSERT_NE(whole->program.find(w), std::string::npos);
+  EXPECT_EQ(whole->program.find("recompute last"), std::string::npos);
+  EXPECT_EQ(absl::StrReplaceAll(whole->program, {{w, d}}), decode->program);
 }
 
 TEST(Generate, KvCacheFromTheRun) {
