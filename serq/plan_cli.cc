@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 #include <regex>
+#include <set>
 #include <tuple>
 #include <string>
 #include <vector>
@@ -547,6 +548,14 @@ int PlanMain(const CommandLine& line) {
   // The plan of a budget of b GPUs: its candidates, their programs written
   // (a local run and --emit write them; the tasks and the merge read
   // them), and in `notes` the candidates not enumerated or not written.
+  // The generators' warnings, each said once on standard error as it first
+  // comes (a plan of many candidates, or budgets, would repeat them).
+  std::set<std::string> warned;
+  auto warn = [&](const std::vector<std::string>& warnings) {
+    for (const std::string& w : warnings) {
+      if (warned.insert(w).second) std::cerr << "serq plan: warning: " << w << "\n";
+    }
+  };
   auto plan_at = [&](int b, plan::PlanSpec* spec, std::vector<std::string>* notes, CommandResult* failure) {
     *spec = shared;
     plan::Space at = space;
@@ -561,7 +570,9 @@ int PlanMain(const CommandLine& line) {
     }
     std::vector<std::string> dropped;
     for (const plan::Candidate& c : plan::Enumerate(at)) {
-      absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, c, settings);
+      std::vector<std::string> warnings;
+      absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, c, settings, &warnings);
+      warn(warnings);
       if (!text.ok()) {
         if (!absl::IsInvalidArgument(text.status())) {
           *failure = Failure(kExitUsage, ToolError("serq", text.status().message()));

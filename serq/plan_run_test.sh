@@ -153,6 +153,17 @@ xfer=$(awk -v pd="$(median pd-1p-tp1-1d-tp1-s128-t2048 ttft)" -v col="$(median a
 awk -v x="$xfer" 'BEGIN {d = x - 1024 * 131072 / 48e9; exit !(d < 0.0005 && d > -0.0005)}' \
   || fail "the KV transfer: $xfer s, not 0.002796 s"
 
+# The generator's warnings, said once however many candidates carry them:
+# 4096 batched tokens pass the profile's sweep (engine_effective 2048) in
+# each of the three candidates of two GPUs at tp1 (x1, x2, 1P + 1D).
+"$serq" plan --run "$run" --gpus 2 --tps 1 --batched-tokens 4096 --kv-link pcie5-x16 --until 'p99(ttft) <= 2' \
+  --no-early-stop --emit=parallel --out "$tmp/w" >/dev/null 2>"$tmp/w.err" || fail "plan --batched-tokens: exit $?"
+[ "$(ls "$tmp/w/programs" | wc -l)" -eq 3 ] || fail "plan --batched-tokens: programs $(ls "$tmp/w/programs")"
+want="serq plan: warning: $run/profile/meta.yaml: the profile was swept to engine_effective.max_num_batched_tokens"
+want+=" 2048, the engine runs to 4096: its attention and dense lookups past that extrapolate"
+[ "$(grep -c 'warning' "$tmp/w.err")" -eq 1 ] && grep -qxF "$want" "$tmp/w.err" \
+  || fail "plan --batched-tokens 4096: warnings $(cat "$tmp/w.err")"
+
 # Misuse.
 expect 2 "--lengths and --requests go with Poisson arrivals, not --replay" -- "$serq" plan --run "$run" --gpus 1 \
   --replay "$run/requests.jsonl" --lengths sharegpt --until 'p99(ttft) <= 1' --out "$tmp/c"

@@ -30,7 +30,7 @@ std::string Number(double x) { return absl::StrFormat("%.6g", x); }
 // the workload of the settings, in serq physics's words (param Rate,
 // param Requests, the Poisson workload, the lengths set in the session).
 absl::StatusOr<std::string> FromRunFolder(int tp, int dp, models::EngineRole role, const Candidate& c,
-                                          const ProgramSettings& s) {
+                                          const ProgramSettings& s, std::vector<std::string>* warnings) {
   vllm::Options o = s.run;
   o.role = role;
   o.program_dir = s.base.program_dir;
@@ -52,6 +52,7 @@ absl::StatusOr<std::string> FromRunFolder(int tp, int dp, models::EngineRole rol
     o.requests = requests;
     absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
     if (!g.ok()) return g.status();
+    warnings->insert(warnings->end(), g->warnings.begin(), g->warnings.end());
     return g->program;
   }
   absl::StatusOr<physics::LengthLines> lengths = physics::ParseLengthLines(w.lengths);
@@ -65,13 +66,16 @@ absl::StatusOr<std::string> FromRunFolder(int tp, int dp, models::EngineRole rol
   o.requests = requests;
   absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
   if (!g.ok()) return g.status();
+  warnings->insert(warnings->end(), g->warnings.begin(), g->warnings.end());
   return g->program;
 }
 
+// The program of `dp` engines of `tp` GPUs, from the run folder's profile
+// (its generator's warnings appended to `warnings`) or from physics.
 absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const models::Gpu& gpu, int tp, int dp,
-                                     const Candidate& c, const ProgramSettings& s,
+                                     const Candidate& c, const ProgramSettings& s, std::vector<std::string>* warnings,
                                      models::EngineRole role = models::EngineRole::kWhole) {
-  if (!s.run_dir.empty()) return FromRunFolder(tp, dp, role, c, s);
+  if (!s.run_dir.empty()) return FromRunFolder(tp, dp, role, c, s, warnings);
   physics::ProgramOptions o = s.base;
   o.deployment.role = role;
   o.deployment.tp = tp;
@@ -237,7 +241,7 @@ struct Roles {
 };
 
 absl::StatusOr<Roles> CutRoles(const models::ModelConfig& model, const models::Gpu& gpu, const Candidate& c,
-                               const ProgramSettings& s) {
+                               const ProgramSettings& s, std::vector<std::string>* warnings) {
   // From a run folder, each role's step time is its degree's profile.
   const bool profiled = !s.run_dir.empty();
   const bool moe = model.experts > 0;
@@ -253,11 +257,12 @@ absl::StatusOr<Roles> CutRoles(const models::ModelConfig& model, const models::G
   // each server its own group. A dense model's engines are independent,
   // and one engine is plain: each role is then the one-engine program.
   const int p_engines = moe ? c.prefills : 1, d_engines = moe ? c.decodes : 1;
-  absl::StatusOr<std::string> p = Generate(model, gpu, c.prefill_tp, p_engines, c, s);
+  absl::StatusOr<std::string> p = Generate(model, gpu, c.prefill_tp, p_engines, c, s, warnings);
   if (!p.ok()) return p.status();
   // The decode role's engines get their requests' prompt KV over the link
   // (no full-prompt reservation, a preemption recomputes the last token).
-  absl::StatusOr<std::string> d = Generate(model, gpu, c.decode_tp, d_engines, c, s, models::EngineRole::kDecode);
+  absl::StatusOr<std::string> d =
+      Generate(model, gpu, c.decode_tp, d_engines, c, s, warnings, models::EngineRole::kDecode);
   if (!d.ok()) return d.status();
   // The shared params: the model's and the GPU's (from the first param to
   // the engine's), the corrections (both roles', each once).
@@ -468,13 +473,14 @@ std::string Session(const models::ModelConfig& model, const Candidate& c, const 
 // A disaggregated candidate: its roles' pieces put together, the KV's
 // transfer between them, the workload and the session.
 absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
-                                          const Candidate& c, const ProgramSettings& s) {
+                                          const Candidate& c, const ProgramSettings& s,
+                                          std::vector<std::string>* warnings) {
   if (model.experts > 0 && !s.run_dir.empty()) {
     return absl::InvalidArgumentError(
         "disaggregated candidates of a mixture of experts are not planned from a run folder yet (from --model "
         "and --gpu they are)");
   }
-  absl::StatusOr<Roles> roles = CutRoles(model, gpu, c, s);
+  absl::StatusOr<Roles> roles = CutRoles(model, gpu, c, s, warnings);
   if (!roles.ok()) return roles.status();
   absl::StatusOr<const net::Interconnect*> link = KvLink(gpu, s);
   if (!link.ok()) return link.status();
@@ -515,9 +521,12 @@ absl::StatusOr<std::string> Route(std::string text, const Candidate& c) {
 }  // namespace
 
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
-                                             const Candidate& c, const ProgramSettings& s) {
-  absl::StatusOr<std::string> text =
-      c.disaggregated ? Disaggregated(model, gpu, c, s) : Generate(model, gpu, c.tp, c.replicas, c, s);
+                                             const Candidate& c, const ProgramSettings& s,
+                                             std::vector<std::string>* warnings) {
+  std::vector<std::string> dropped;
+  if (warnings == nullptr) warnings = &dropped;
+  absl::StatusOr<std::string> text = c.disaggregated ? Disaggregated(model, gpu, c, s, warnings)
+                                                     : Generate(model, gpu, c.tp, c.replicas, c, s, warnings);
   if (!text.ok()) return text.status();
   if (!c.disaggregated && c.replicas > 1 && !c.router.empty()) {
     text = Route(*std::move(text), c);
@@ -529,7 +538,8 @@ absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, c
 absl::Status Fits(const models::ModelConfig& model, const models::Gpu& gpu, int tp, const ProgramSettings& s) {
   Candidate c;
   c.tp = tp;
-  return Generate(model, gpu, tp, 1, c, s).status();
+  std::vector<std::string> warnings;  // a candidate's program says them
+  return Generate(model, gpu, tp, 1, c, s, &warnings).status();
 }
 
 }  // namespace serq::plan

@@ -49,9 +49,12 @@ struct ProgramSettings {
 // The program, or the generator's error (a TP degree the model refuses, no
 // room for the KV cache: the candidate does not fit; a disaggregated one
 // of a mixture of experts from a run folder, not planned yet; no link
-// named for the KV) as InvalidArgument.
+// named for the KV) as InvalidArgument. The generator's warnings (serq
+// vllm's, for a run folder: limits past the profiler's sweep, a skew fit
+// it lacks) are appended to `warnings` when given, in the order said.
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
-                                             const Candidate& candidate, const ProgramSettings& settings);
+                                             const Candidate& candidate, const ProgramSettings& settings,
+                                             std::vector<std::string>* warnings = nullptr);
 
 // Whether an engine of `tp` GPUs can hold the model and some KV cache, and
 // the model allows that degree (serq physics generates its program): OK,
