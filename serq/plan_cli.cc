@@ -545,9 +545,6 @@ int PlanMain(const CommandLine& line) {
     settings.trace_rate = arrivals.Rate();
     settings.trace_last = arrivals.last;
   }
-  // The plan of a budget of b GPUs: its candidates, their programs written
-  // (a local run and --emit write them; the tasks and the merge read
-  // them), and in `notes` the candidates not enumerated or not written.
   // The generators' warnings, each said once on standard error as it first
   // comes (a plan of many candidates, or budgets, would repeat them).
   std::set<std::string> warned;
@@ -556,6 +553,9 @@ int PlanMain(const CommandLine& line) {
       if (warned.insert(w).second) std::cerr << "serq plan: warning: " << w << "\n";
     }
   };
+  // The plan of a budget of b GPUs: its candidates, their programs written
+  // (a local run and --emit write them; the tasks and the merge read
+  // them), and in `notes` the candidates not enumerated or not written.
   auto plan_at = [&](int b, plan::PlanSpec* spec, std::vector<std::string>* notes, CommandResult* failure) {
     *spec = shared;
     plan::Space at = space;
