@@ -73,6 +73,7 @@ const char kSerqUsage[] =
     "                    [--mixed-attention] [--enforce-eager] [--blis]\n"
     "       serq vllm RUN_DIR [--out x.sq] [--kv-blocks N] [--gpu-memory-utilization U]\n"
     "                 [--gpu-memory GIB] [--interconnect NAME] [--no-skew] [--no-prefix-cache]\n"
+    "                 [--enforce-eager]\n"
     "       serq plan (--model M --gpu G | --run RUN_DIR) (--gpus N | --rate R [--max-gpus C])\n"
     "                 --until CONDITION --out DIR\n"
     "                 [--rate R | --replay TRACE] [--price P] [--tps LIST] [--routers LIST]\n"

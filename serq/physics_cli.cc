@@ -59,10 +59,6 @@ ABSL_FLAG(std::optional<double>, link_latency, std::nullopt,
 ABSL_FLAG(bool, mixed_attention, false,
           "physics: charge the decodes of a step with a prefill at the attention kernel's padded "
           "query tile (FlashAttention 2's varlen path; docs/cli.md §serq physics)");
-ABSL_FLAG(bool, enforce_eager, false,
-          "physics: vLLM's enforce_eager: no CUDA graphs, every step at its own tokens (default: vLLM "
-          "0.19's graphs, a step of up to min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens "
-          "padded to the next captured size)");
 ABSL_FLAG(bool, blis, false,
           "physics: BLIS's own dense trained-physics form (head_dim = hidden / heads, the "
           "all-reduce at HBM bandwidth, BLIS's alphas), for conformance with BLIS");
@@ -71,6 +67,7 @@ ABSL_DECLARE_FLAG(std::optional<int64_t>, kv_blocks);
 ABSL_DECLARE_FLAG(std::optional<double>, gpu_memory_utilization);
 ABSL_DECLARE_FLAG(std::optional<double>, gpu_memory);
 ABSL_DECLARE_FLAG(bool, no_prefix_cache);
+ABSL_DECLARE_FLAG(bool, enforce_eager);
 ABSL_DECLARE_FLAG(std::string, interconnect);
 
 namespace serq {
@@ -96,7 +93,6 @@ std::vector<FlagUse> PhysicsFlagUses() {
       {"link-bw", {"physics"}},
       {"link-latency", {"physics"}},
       {"mixed-attention", {"physics"}},
-      {"enforce-eager", {"physics"}},
       {"blis", {"physics"}},
   };
 }

@@ -30,6 +30,10 @@ ABSL_FLAG(std::optional<double>, gpu_memory, std::nullopt,
 ABSL_FLAG(bool, no_skew, false,
           "vllm: attention at the decodes' mean KV only, without the profile's skew blend");
 ABSL_FLAG(bool, no_prefix_cache, false, "vllm, physics: prefix caching off (vLLM 0.19's default is on)");
+ABSL_FLAG(bool, enforce_eager, false,
+          "vllm, physics: vLLM's enforce_eager: no CUDA graphs, every step at its own tokens (default: the "
+          "run's graphs, else vLLM 0.19's: a step of up to min(2 x max_num_seqs, 512, "
+          "max_num_batched_tokens) tokens padded to the next captured size)");
 ABSL_FLAG(std::string, interconnect, "",
           "vllm, physics: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
           "instead of the run's llmservingsim-config.json");
@@ -44,6 +48,7 @@ std::vector<FlagUse> VllmFlagUses() {
       {"gpu-memory", {"vllm"}},
       {"no-skew", {"vllm"}},
       {"no-prefix-cache", {"vllm", "physics"}},
+      {"enforce-eager", {"vllm"}},
       {"interconnect", {"vllm"}},
       // serq physics has no run folder: the same flags, its own defaults.
       {"kv-blocks", {"physics"}, "",
@@ -53,6 +58,9 @@ std::vector<FlagUse> VllmFlagUses() {
        "the share of GPU memory vLLM may use, for the derived KV cache (default 0.9, vLLM's)"},
       {"gpu-memory", {"physics"}, "",
        "a GPU's memory in GiB, for the derived KV cache (default: the GPU's datasheet, MemoryGiB)"},
+      {"enforce-eager", {"physics"}, "",
+       "vLLM's enforce_eager: no CUDA graphs, every step at its own tokens (default: vLLM 0.19's graphs, a step "
+       "of up to min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens padded to the next captured size)"},
       {"interconnect", {"physics"}, "",
        "the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), instead of the GPU's "
        "datasheet's Interconnect"},
@@ -84,6 +92,7 @@ int VllmMain(const CommandLine& line) {
   if (std::string m = KvFlagsMisuse(); !m.empty()) return Usage(m);
   options.skew = !absl::GetFlag(FLAGS_no_skew);
   options.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
+  options.enforce_eager = absl::GetFlag(FLAGS_enforce_eager);
   options.interconnect = absl::GetFlag(FLAGS_interconnect);
   if (std::string m = net::UnknownInterconnect("interconnect", options.interconnect); !m.empty()) return Usage(m);
   const std::string out = absl::GetFlag(FLAGS_out);
@@ -106,6 +115,7 @@ int VllmMain(const CommandLine& line) {
   add(!options.interconnect.empty(), "--interconnect", options.interconnect);
   add(!options.skew, "--no-skew", "");
   add(!options.prefix_cache, "--no-prefix-cache", "");
+  add(options.enforce_eager, "--enforce-eager", "");
   options.command = absl::StrJoin(words, " ");
   absl::StatusOr<vllm::Generated> generated = vllm::GenerateProgram(line.positional[0], options);
   if (!generated.ok()) {

@@ -150,6 +150,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!collectives && !options.interconnect.empty()) {
     unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, no expert parallel)");
   }
+  if (options.enforce_eager && a.enforce_eager) {
+    unused("--enforce-eager", absl::StrCat("the run had no CUDA graphs (meta.json ",
+                                           a.enforce_eager_from.empty() ? "compilation_config" : a.enforce_eager_from,
+                                           ")"));
+  }
   // The skew blend: alpha by bucket for a pure-decode step, alpha_default
   // for the others.
   SkewBlend blend;
@@ -218,7 +223,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Param("Tokens", Num(tokens),
           limit_why("max_num_batched_tokens", a.max_num_batched_tokens, a.max_num_batched_tokens_from));
   const std::vector<int64_t> graph_sizes =
-      a.enforce_eager ? std::vector<int64_t>{}
+      a.enforce_eager || options.enforce_eager ? std::vector<int64_t>{}
                       : a.graph_sizes.empty() ? models::VllmCudaGraphSizes(seqs, tokens) : a.graph_sizes;
   const int64_t graph_max = graph_sizes.empty() ? 0 : graph_sizes.back();
   if (graph_max > 0) {

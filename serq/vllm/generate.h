@@ -28,6 +28,7 @@ struct Options {
   KvOptions kv;
   bool skew = true;          // --no-skew: attention at the decodes' mean KV only
   bool prefix_cache = true;  // --no-prefix-cache (the run's own argument otherwise)
+  bool enforce_eager = false;  // --enforce-eager: no CUDA graphs, whatever the run had
   // --interconnect NAME: the link between GPUs, instead of the run's
   // llmservingsim-config.json.
   std::string interconnect;

@@ -526,6 +526,26 @@ TEST(Generate, CudaGraphs) {
   EXPECT_EQ(eager.find("GraphMax"), std::string::npos);
   EXPECT_EQ(eager.find("padded"), std::string::npos);
   EXPECT_NE(eager.find("let us = embedding(tokens) + final_layernorm(tokens)"), std::string::npos);
+  // --enforce-eager writes the same step as the run's own enforce_eager;
+  // on that run it changes nothing, and says so.
+  Options flag = options;
+  flag.enforce_eager = true;
+  absl::StatusOr<Generated> forced = GenerateProgram(kLlama, flag);
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_EQ(forced->program.find("GraphMax"), std::string::npos);
+  const auto stage = [](const std::string& p) {  // the stage, to its end
+    const size_t at = p.find("stage E");
+    return p.substr(at, p.find("\n}\n", at) - at);
+  };
+  EXPECT_EQ(stage(forced->program), stage(eager));
+  EXPECT_TRUE(forced->warnings.empty()) << forced->warnings[0];
+  const std::string dir = Copy(kLlama, "eager-flag");
+  Write(dir + "/meta.json",
+        Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"enforce_eager\": true, \"max_num_seqs\": 128"));
+  absl::StatusOr<Generated> both = GenerateProgram(dir, flag);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->warnings, std::vector<std::string>{"--enforce-eager changes nothing: the run had no CUDA graphs "
+                                                     "(meta.json engine_kwargs.enforce_eager)"});
 }
 
 // The MoE run's engines pad to their largest step's captured size (vLLM's
