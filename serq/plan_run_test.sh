@@ -153,6 +153,37 @@ xfer=$(awk -v pd="$(median pd-1p-tp1-1d-tp1-s128-t2048 ttft)" -v col="$(median a
 awk -v x="$xfer" 'BEGIN {d = x - 1024 * 131072 / 48e9; exit !(d < 0.0005 && d > -0.0005)}' \
   || fail "the KV transfer: $xfer s, not 0.002796 s"
 
+# A mixture of experts' disaggregated candidates from its folder (the MoE
+# run: data parallel 2, expert parallel, profile tp1): each role serq vllm's
+# data-parallel engines at its count, one lockstep group a role, its experts
+# over its GPUs (EpP, EpD) and its own tables. By hand, as above: one
+# request at a time of 1024 prompt tokens, 2P + 2D at tp1 against the
+# colocated tp1 x2 (the same lockstep pair, the same steps): the TTFT
+# medians' difference less ITL is the transfer, 1024 x 98304 bytes (48
+# layers x 2 x 4 KV heads x 128 x 2 bytes a token) / 48e9 = 0.002097 s.
+moe=examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep
+"$serq" plan --run "$moe" --gpus 4 --tps 1 --kv-link pcie5-x16 --lengths fixed:1024,32 --until 'p99(ttft) <= 2' \
+  --no-early-stop --emit=parallel --out "$tmp/m" >/dev/null 2>"$tmp/m.err" || fail "plan --run MoE: exit $?: $(cat "$tmp/m.err")"
+f=$tmp/m/programs/pd-2p-tp1-2d-tp1-s128-t2048.sq
+[ -f "$f" ] || fail "MoE disaggregated: programs $(ls "$tmp/m/programs")"
+for want in '^param EpP = 2;' '^param EpD = 2;' 'table moeP = ' 'table moeD = ' 'experts = moeP(gathered / EpP, reached)' \
+            'experts = moeD(gathered / EpD, reached)' 'let gathered = graphed \* NP \* padded' \
+            '^  seqs SeqsP; tokens TokensP; preempt by (-since); reserve prompt; async; lockstep;' \
+            '^  seqs SeqsD; tokens TokensD; preempt by (-since); recompute last; async; lockstep;' \
+            'choose j in D by (4 \* waiting(D\[j\]) + running(D\[j\])) every 0.1;'; do
+  grep -q "$want" "$f" || fail "$f: no '$want'"
+done
+grep -qw 'Ep' "$f" && fail "$f: an Ep of no role"
+"$serq" check "$f" || fail "$f does not link"
+mmedian() {
+  "$serq" run "$tmp/m/programs/$1.sq" -D Rate=0.2 --quantiles=50 --format csv \
+    | awk -F, -v o="$2" '$1 == "observe" {for (i = 1; i <= NF; i++) if ($i == "p50") c = i} $1 == o {print $c}'
+}
+xfer=$(awk -v pd="$(mmedian pd-2p-tp1-2d-tp1-s128-t2048 ttft)" -v col="$(mmedian agg-tp1x2-s128-t2048 ttft)" \
+  -v itl="$(mmedian agg-tp1x2-s128-t2048 itl)" 'BEGIN {printf "%.6f", pd - col - itl}')
+awk -v x="$xfer" 'BEGIN {d = x - 1024 * 98304 / 48e9; exit !(d < 0.0005 && d > -0.0005)}' \
+  || fail "the MoE KV transfer: $xfer s, not 0.002097 s"
+
 # The generator's warnings, said once however many candidates carry them:
 # 4096 batched tokens pass the profile's sweep (engine_effective 2048) in
 # each of the three candidates of two GPUs at tp1 (x1, x2, 1P + 1D).

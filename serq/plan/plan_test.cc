@@ -367,16 +367,6 @@ TEST_F(DisaggregatedExperts, KvShares) {
   EXPECT_EQ(Link(*text), "");
 }
 
-// From a run folder, a mixture of experts' disaggregated candidates are
-// refused with why (the profile's MoE tables are not composed per role).
-TEST_F(DisaggregatedExperts, NotFromARunFolder) {
-  settings_.run_dir = "unused";
-  auto text = Program(1, 1);
-  ASSERT_FALSE(text.ok());
-  EXPECT_TRUE(absl::IsInvalidArgument(text.status()));
-  EXPECT_NE(text.status().message().find("not planned from a run folder yet"), std::string::npos);
-}
-
 TEST(Serve, DisaggregatedLaunchLines) {
   const Candidate c = PrefillDecode(1, 2, 2, 1);
   Context context;

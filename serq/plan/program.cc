@@ -163,11 +163,12 @@ absl::StatusOr<std::string> Section(const std::string& text, absl::string_view f
   return out;
 }
 
-// `block` with the role's names: an engine's params and its stage.
+// `block` with the role's names: an engine's params and its stage (a
+// mixture of experts' group: serq physics's MoeGroup, serq vllm's Ep).
 std::string Rename(std::string block, const std::string& role) {
   const std::string n = role == "P" ? "NP" : "ND";
   block = std::regex_replace(block, std::regex(R"(stage E(\[Engines\])? :)"), absl::StrCat("stage ", role, "[", n, "] :"));
-  for (const char* name : {"Tp", "Seqs", "Tokens", "GraphMax", "KvBlocks", "MoeGroup"}) {
+  for (const char* name : {"Tp", "Seqs", "Tokens", "GraphMax", "KvBlocks", "MoeGroup", "Ep"}) {
     block = std::regex_replace(block, std::regex(absl::StrCat("\\b", name, "\\b")), absl::StrCat(name, role));
   }
   return std::regex_replace(block, std::regex(R"(\bEngines\b)"), n);
@@ -475,11 +476,6 @@ std::string Session(const models::ModelConfig& model, const Candidate& c, const 
 absl::StatusOr<std::string> Disaggregated(const models::ModelConfig& model, const models::Gpu& gpu,
                                           const Candidate& c, const ProgramSettings& s,
                                           std::vector<std::string>* warnings) {
-  if (model.experts > 0 && !s.run_dir.empty()) {
-    return absl::InvalidArgumentError(
-        "disaggregated candidates of a mixture of experts are not planned from a run folder yet (from --model "
-        "and --gpu they are)");
-  }
   absl::StatusOr<Roles> roles = CutRoles(model, gpu, c, s, warnings);
   if (!roles.ok()) return roles.status();
   absl::StatusOr<const net::Interconnect*> link = KvLink(gpu, s);
