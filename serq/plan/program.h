@@ -47,9 +47,8 @@ struct ProgramSettings {
 };
 
 // The program, or the generator's error (a TP degree the model refuses, no
-// room for the KV cache: the candidate does not fit; a disaggregated one
-// of a mixture of experts from a run folder, not planned yet; no link
-// named for the KV) as InvalidArgument. The generator's warnings (serq
+// room for the KV cache: the candidate does not fit; no link named for the
+// KV) as InvalidArgument. The generator's warnings (serq
 // vllm's, for a run folder: limits past the profiler's sweep, a skew fit
 // it lacks) are appended to `warnings` when given, in the order said.
 absl::StatusOr<std::string> CandidateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
