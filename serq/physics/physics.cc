@@ -1,167 +1,32 @@
 #include "serq/physics/physics.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "ir/json.h"
 #include "net/interconnect.h"
 #include "serq/models/json_file.h"
 #include "serq/models/program_text.h"
 #include "serq/models/vllm_engine.h"
-#include "text/csv.h"
-#include "text/lines.h"
+#include "serq/physics/text.h"
 
 namespace serq::physics {
 namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-std::string N(double x) { return ShortestDouble(x); }
-
 std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
-
-absl::Status Invalid(absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat("serq physics: error: ", message));
-}
 
 using models::DataParallelRouting;
 using models::GpusRun;
 using models::PathFor;
 using Text = models::ProgramText;
-
-// A trace's prompt and output columns, told from its first non-blank line
-// as the trace readers tell the formats apart (docs/traces.md).
-absl::Status TraceColumns(const std::string& trace, std::string* prompt, std::string* output) {
-  // The program names the trace in a string, which cannot hold a control
-  // character (serq physics and serq plan alike read the trace here).
-  if (const std::string c = models::ControlCharacter(trace); !c.empty()) {
-    return Invalid(absl::StrCat("--replay ", absl::CHexEscape(trace), ": the path holds a control character (", c,
-                                "), which the program's strings cannot hold: rename the file"));
-  }
-  std::ifstream in(trace, std::ios::binary);
-  // A trace that cannot be read is misuse (not InvalidArgument: exit 2).
-  if (!in) return absl::NotFoundError(absl::StrCat("--replay ", trace, ": cannot be read"));
-  text::Lines lines(&in);
-  absl::string_view first;
-  if (!lines.NextNonBlank(&first)) {
-    if (in.bad()) {
-      return absl::DataLossError(absl::StrCat("--replay ", trace, ": cannot be read: ", std::strerror(errno)));
-    }
-    return Invalid(absl::StrCat("--replay ", trace, ": no line to tell its columns from"));
-  }
-  if (!prompt->empty() && !output->empty()) {
-    // Named columns (--columns): the first line names them (a CSV header,
-    // a JSON line's keys), or the program would fail at its first row.
-    const bool json = absl::StartsWith(absl::StripLeadingAsciiWhitespace(first), "{");
-    std::vector<absl::string_view> header;
-    if (!json) text::CsvFields(first, &header);
-    for (const std::string* c : {prompt, output}) {
-      const bool named = json ? absl::StrContains(first, absl::StrCat("\"", *c, "\""))
-                              : std::find(header.begin(), header.end(), *c) != header.end();
-      if (!named) {
-        return Invalid(absl::StrCat("--columns: the first line of ", trace, " names no column '", *c, "'"));
-      }
-    }
-    return absl::OkStatus();
-  }
-  struct Format {
-    const char* marker;
-    const char* prompt;
-    const char* output;
-  };
-  for (const Format& f : {Format{"input_toks", "input_toks", "output_toks"},
-                          Format{"input_length", "input_length", "output_length"},
-                          Format{"ContextTokens", "ContextTokens", "GeneratedTokens"},
-                          Format{"input_tokens", "input_tokens", "output_tokens"}}) {
-    if (absl::StrContains(first, f.marker)) {
-      *prompt = f.prompt;
-      *output = f.output;
-      return absl::OkStatus();
-    }
-  }
-  return Invalid(absl::StrCat("--replay ", trace, ": no prompt and output columns serq knows "
-                              "(input_toks, input_length, ContextTokens, input_tokens): name them "
-                              "with --columns PROMPT,OUTPUT"));
-}
-
-// A named length distribution: the session's lines that set input_toks
-// and output_toks, and what they are.
-struct Lengths {
-  std::vector<std::string> lines;
-  std::string what;
-};
-
-absl::StatusOr<Lengths> ParseLengths(const std::string& name) {
-  Lengths out;
-  auto whole = [](absl::string_view s, double* x) {
-    return absl::SimpleAtod(s, x) && *x >= 1 && *x <= (1 << 24) && *x == std::floor(*x);
-  };
-  const std::string usage =
-      "expected sharegpt, fixed:IN,OUT, uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token "
-      "counts, whole numbers from 1)";
-  if (name == "sharegpt") {
-    // The language's named lengths (docs/language.md §Named lengths): the
-    // same 600 requests' quantile function, which follows the outputs'
-    // bunching that the lognormal below does not.
-    out.lines = {"set input_toks = sharegpt_input();", "set output_toks = sharegpt_output();"};
-    out.what = "sharegpt: sharegpt_input() and sharegpt_output(), the quantile functions of the 600 "
-               "requests of examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
-    return out;
-  }
-  if (name == "llmservingsim-sharegpt") {
-    // The 600 requests of examples/vllm/runs (ShareGPT as LLMServingSim's
-    // bench samples it: prompts of 257 to 4570 tokens, outputs forced to
-    // 512 to 1224): the mean and standard deviation of the logs of each,
-    // a lognormal within the observed range; prompt and output drawn apart
-    // (their logs' correlation there is 0.16).
-    out.lines = {"set input_toks = round(min(max(lognormal(6.595, 0.561), 257), 4570));",
-                 "set output_toks = round(min(max(lognormal(6.478, 0.159), 512), 1224));"};
-    out.what = "llmservingsim-sharegpt: lognormal prompts (log mean 6.595, sd 0.561, 257 to 4570 "
-               "tokens) and outputs (6.478, 0.159, 512 to 1224), the 600 requests of "
-               "examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
-    return out;
-  }
-  if (absl::StartsWith(name, "fixed:")) {
-    std::vector<std::string> parts = absl::StrSplit(name.substr(6), ',');
-    double in = 0, o = 0;
-    if (parts.size() != 2 || !whole(parts[0], &in) || !whole(parts[1], &o)) {
-      return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
-    }
-    out.lines = {absl::StrCat("set input_toks = ", N(in), ";"),
-                 absl::StrCat("set output_toks = ", N(o), ";")};
-    out.what = absl::StrCat("fixed: prompts of ", N(in), " tokens, outputs of ", N(o));
-    return out;
-  }
-  if (absl::StartsWith(name, "uniform:")) {
-    std::vector<std::string> parts = absl::StrSplit(name.substr(8), ',');
-    double lo[2], hi[2];
-    bool ok = parts.size() == 2;
-    for (int i = 0; ok && i < 2; ++i) {
-      std::vector<std::string> range = absl::StrSplit(parts[i], ':');
-      ok = range.size() == 2 && whole(range[0], &lo[i]) && whole(range[1], &hi[i]) && lo[i] <= hi[i];
-    }
-    if (!ok) return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
-    out.lines = {absl::StrCat("set input_toks = floor(uniform(", N(lo[0]), ", ", N(hi[0] + 1), "));"),
-                 absl::StrCat("set output_toks = floor(uniform(", N(lo[1]), ", ", N(hi[1] + 1), "));")};
-    out.what = absl::StrCat("uniform: prompts of ", N(lo[0]), " to ", N(hi[0]), " tokens, outputs of ",
-                            N(lo[1]), " to ", N(hi[1]));
-    return out;
-  }
-  return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
-}
 
 }  // namespace
 
@@ -206,31 +71,6 @@ absl::StatusOr<Coefficients> ReadCoefficients(absl::string_view text, const std:
   for (int i = 0; i < 3; ++i) c.alpha[i] = alpha[i];
   for (int i = 0; i < 10; ++i) c.beta[i] = beta[i];
   return c;
-}
-
-absl::StatusOr<ModelShape> BlisShape(const models::ModelConfig& m, const std::string& file) {
-  if (m.moe() || m.mla()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        file, ": error: ", m.moe() ? "a mixture of experts" : "latent attention",
-        ": --blis writes BLIS's dense trained-physics form; serq's form (without --blis) covers it"));
-  }
-  if (m.hidden % m.heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": error: hidden_size ", m.hidden,
-                                                   " is not a multiple of the ", m.heads,
-                                                   " heads (BLIS takes head_dim = hidden / heads)"));
-  }
-  ModelShape s;
-  s.architecture = m.architecture.empty() ? m.model_type : m.architecture;
-  s.layers = m.layers;
-  s.hidden = m.hidden;
-  s.heads = m.heads;
-  s.kv_heads = m.kv_heads;
-  s.head_dim = m.hidden / m.heads;  // BLIS's d / h, whatever the config's head_dim
-  s.intermediate = m.intermediate;
-  s.vocab = m.vocab;
-  s.bytes_per_param = m.linear_bytes;
-  s.dtype = m.quantization.empty() ? m.dtype : m.quantization;
-  return s;
 }
 
 absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const models::Gpu& gpu,
@@ -371,18 +211,18 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   // The workload.
   const Workload& w = o.workload;
   std::string prompt = "input_toks", output = "output_toks";
-  Lengths lengths;
+  LengthLines lengths;
   if (!w.replay.empty()) {
     if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
     prompt = w.prompt_column;
     output = w.output_column;
-    if (absl::Status s = TraceColumns(w.replay, &prompt, &output); !s.ok()) return s;
+    if (absl::Status s = ReplayColumns(w.replay, &prompt, &output); !s.ok()) return s;
   } else {
     if (!(w.rate > 0) || !std::isfinite(w.rate)) {
       return Invalid("a workload: --replay TRACE, or --rate R (requests a second, above 0)");
     }
     if (w.requests < 1) return Invalid("--requests must be at least 1");
-    absl::StatusOr<Lengths> l = ParseLengths(w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths);
+    absl::StatusOr<LengthLines> l = ParseLengthLines(w.lengths);
     if (!l.ok()) return l.status();
     lengths = *l;
   }
@@ -728,120 +568,6 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line();
   GpusRun(&t, d.tp, d.dp, /*tp_param=*/true);
   return t.Take();
-}
-
-absl::StatusOr<std::string> PhysicsBlock(const ModelShape& m, const models::Gpu& gpu,
-                                         const Coefficients& c, const BlockOptions& o) {
-  if (o.tp < 1 || m.heads % o.tp != 0 || m.kv_heads % o.tp != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor parallel ", o.tp, " must be at least 1 and divide the heads (", m.heads,
-        ") and the KV heads (", m.kv_heads, ")"));
-  }
-  if (!(gpu.tflops > 0) || !(gpu.bw_tbs > 0)) {
-    return absl::InvalidArgumentError("the GPU's TFlopsPeak and BwPeakTBs must be positive");
-  }
-  for (double x : c.alpha) {
-    if (!std::isfinite(x) || x < 0) return absl::InvalidArgumentError("a negative coefficient");
-  }
-  for (double x : c.beta) {
-    if (!std::isfinite(x) || x < 0) return absl::InvalidArgumentError("a negative coefficient");
-  }
-  const double L = m.layers, d = m.hidden, dkv = double(m.kv_heads) * m.head_dim;
-  const double tp = o.tp, bpp = m.bytes_per_param;
-  // Per GPU. FLOPs of a token outside attention: the projections
-  // (q, o: d x d; k, v: d x dkv; 2 FLOPs a multiply-add) and the gated MLP
-  // (3 matrices d x dff).
-  const double flops_token = L * 2 * d * (2 * d + 2 * dkv) / tp + L * 6 * d * m.intermediate / tp;
-  const double flops_pair = 4 * L * (double(m.heads) / tp) * m.head_dim;  // a query-key pair
-  const double kv_bytes = L * 2 * (dkv / tp) * 2;  // K and V of a token, fp16
-  // BLIS sizes weights at bytes_per_param but reads 1-byte weights at the
-  // GPU's FP8 peak.
-  const double flops_us = (bpp == 1 && gpu.tflops_fp8 > 0 ? gpu.tflops_fp8 : gpu.tflops) * 1e6;
-  const double weight_bytes = (L * d * (2 * d + 2 * dkv) * bpp + L * 3 * d * m.intermediate * bpp) / tp;
-  const double allreduce_bytes = 2 * L * d * bpp * 2 * (tp - 1) / tp;  // a token
-  const double bytes_us = gpu.bw_tbs * 1e6;
-  const std::string s = o.stage;
-
-  std::string out;
-  absl::StrAppend(
-      &out, "// An analytic step time (serq physics): BLIS's trained-physics roofline terms\n",
-      "// (inference-sim f90a1e3a, sim/latency/trained_physics_model.go) with its global\n",
-      "// corrections (defaults.yaml, trained_physics_coefficients) unless --coefficients.\n",
-      "// Model ", o.config_file.empty() ? "" : absl::StrCat(o.config_file, ": "),
-      m.architecture.empty() ? "a dense transformer" : m.architecture, ", ", m.layers,
-      " layers, hidden ", m.hidden, ", ", m.heads, " heads (", m.kv_heads, " KV) of ", m.head_dim,
-      ", MLP ", m.intermediate, m.vocab > 0 ? absl::StrCat(", vocabulary ", m.vocab) : "", ", ",
-      m.dtype, ".\n", "// GPU ", o.hardware_file.empty() ? "" : absl::StrCat(o.hardware_file, " "),
-      gpu.name, ": ", N(flops_us / 1e6), " TFLOP/s, ", N(gpu.bw_tbs), " TB/s",
-      gpu.memory_gib > 0 ? absl::StrCat(", ", N(gpu.memory_gib), " GiB") : "",
-      "; tensor parallel ", o.tp, ".\n",
-      "// Microseconds. Decode contexts are the jobs' KV: run decodes 'growing' a pool\n",
-      "// that the prefill filled, so that decode_kv counts the prompt.\n",
-      "param PHYS_A0 = ", N(c.alpha[0]), ";  // before the queue, a request\n",
-      "param PHYS_A1 = ", N(c.alpha[1]), ";  // after the last token, a request (E2E only)\n",
-      "param PHYS_A2 = ", N(c.alpha[2]), ";  // an output token (TTFT has one)\n",
-      "param PHYS_B1A = ", N(c.beta[0]), ";  // prefill compute\n",
-      "param PHYS_B1B = ", N(c.beta[8]), ";  // prefill KV writes\n",
-      "param PHYS_B2A = ", N(c.beta[1]), ";  // decode compute\n",
-      "param PHYS_B2B = ", N(c.beta[9]), ";  // decode KV reads\n",
-      "param PHYS_B3 = ", N(c.beta[2]), ";  // weight reads\n",
-      "param PHYS_B4 = ", N(c.beta[3]), ";  // tensor-parallel all-reduce\n",
-      "param PHYS_B5 = ", N(c.beta[4]), ";  // a layer\n",
-      "param PHYS_B6 = ", N(c.beta[5]), ";  // a job in the batch\n",
-      "param PHYS_B7 = ", N(c.beta[6]), ";  // a step\n");
-  if (!o.trace.empty()) {
-    absl::StrAppend(&out, "pool kv { cap ", o.kv_tokens > 0 ? N(o.kv_tokens) : "inf", "; }\n");
-  }
-  absl::StrAppend(
-      &out, "stage ", o.queue, " : delay;\n", "stage ", s, " : step(floor(max(us, 1)) * 1e-6) {\n",
-      "  let flops_token = ", N(flops_token), ";  // FLOPs a token outside attention\n",
-      "  let flops_pair = ", N(flops_pair), ";  // FLOPs a query-key pair\n",
-      "  let kv_bytes = ", N(kv_bytes), ";  // KV bytes a token\n",
-      "  let weight_bytes = ", N(weight_bytes), ";  // read once a step\n",
-      "  let allreduce_bytes = ", N(allreduce_bytes), ";  // a token\n",
-      "  let flops_us = ", N(flops_us), ";  // peak FLOP a microsecond\n",
-      "  let bytes_us = ", N(bytes_us), ";  // HBM bytes a microsecond\n",
-      "  let pf_compute = (flops_token * prefill\n",
-      "                    + flops_pair * sum_prefill(prefill * (prefill_context + prefill / 2)))\n",
-      "                   / flops_us;\n",
-      "  let pf_kv = kv_bytes * prefill / bytes_us;\n",
-      "  let dc_compute = (flops_token * decode + flops_pair * decode_kv) / flops_us;\n",
-      "  let dc_kv = kv_bytes * (decode_kv + decode) / bytes_us;\n",
-      "  let us = PHYS_B1A * pf_compute + PHYS_B1B * pf_kv + PHYS_B2A * dc_compute\n",
-      "         + PHYS_B2B * dc_kv + PHYS_B3 * weight_bytes / bytes_us\n",
-      "         + PHYS_B4 * allreduce_bytes * tokens / bytes_us\n", "         + PHYS_B5 * ",
-      m.layers, " + PHYS_B6 * seqs + PHYS_B7;\n", "  seqs ", N(o.seqs), "; tokens ", N(o.tokens),
-      ";\n}\n");
-  const std::string session_lines = absl::StrCat(
-      "  run ", o.queue, " (floor(PHYS_A0) * 1e-6);\n", "  hold kv (0) {\n", "    run ", s,
-      " prefill (", o.prompt_column, ") growing kv;\n",
-      "    observe ttft = now - arrival + floor(PHYS_A2) * 1e-6;\n", "    set first = now;\n",
-      "    run ", s, " decode (", o.output_column, " - 1) growing kv;\n",
-      "    observe tpot = (now - first + (floor(PHYS_A2) * (", o.output_column,
-      " - 1) + floor(PHYS_A1)) * 1e-6) / (", o.output_column, " - 1);\n",
-      "    observe e2e = now - arrival + (floor(PHYS_A2) * ", o.output_column,
-      " + floor(PHYS_A1)) * 1e-6;\n", "  }\n");
-  if (o.trace.empty()) {
-    absl::StrAppend(&out, "// A session over it, with a pool kv { cap inf; } or of the GPU's KV:\n");
-    for (absl::string_view line : absl::StrSplit(session_lines, '\n', absl::SkipEmpty())) {
-      absl::StrAppend(&out, "//", line, "\n");
-    }
-  } else {
-    absl::StrAppend(&out, "workload w { arrive trace(", models::Quoted(o.trace), "); }\n", "session w {\n",
-                    session_lines, "}\n", "// The deployment's GPUs, tensor parallel (", o.tp,
-                    "): the report's per-GPU figures.\n", "run { gpus ", o.tp, "; }\n");
-  }
-  return out;
-}
-
-absl::StatusOr<LengthLines> ParseLengthLines(const std::string& name) {
-  absl::StatusOr<Lengths> l = ParseLengths(name.empty() ? "llmservingsim-sharegpt" : name);
-  if (!l.ok()) return l.status();
-  return LengthLines{l->lines, l->what};
-}
-
-absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::string* output) {
-  return TraceColumns(trace, prompt, output);
 }
 
 }  // namespace serq::physics

@@ -1,0 +1,137 @@
+// The workload of serq physics's program: a trace's columns, a named
+// length distribution (physics.h, ReplayColumns and ParseLengthLines).
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "serq/models/program_text.h"
+#include "serq/physics/physics.h"
+#include "serq/physics/text.h"
+#include "text/csv.h"
+#include "text/lines.h"
+
+namespace serq::physics {
+
+// A trace's prompt and output columns are told from its first non-blank
+// line as the trace readers tell the formats apart (docs/traces.md).
+absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::string* output) {
+  // The program names the trace in a string, which cannot hold a control
+  // character (serq physics and serq plan alike read the trace here).
+  if (const std::string c = models::ControlCharacter(trace); !c.empty()) {
+    return Invalid(absl::StrCat("--replay ", absl::CHexEscape(trace), ": the path holds a control character (", c,
+                                "), which the program's strings cannot hold: rename the file"));
+  }
+  std::ifstream in(trace, std::ios::binary);
+  // A trace that cannot be read is misuse (not InvalidArgument: exit 2).
+  if (!in) return absl::NotFoundError(absl::StrCat("--replay ", trace, ": cannot be read"));
+  text::Lines lines(&in);
+  absl::string_view first;
+  if (!lines.NextNonBlank(&first)) {
+    if (in.bad()) {
+      return absl::DataLossError(absl::StrCat("--replay ", trace, ": cannot be read: ", std::strerror(errno)));
+    }
+    return Invalid(absl::StrCat("--replay ", trace, ": no line to tell its columns from"));
+  }
+  if (!prompt->empty() && !output->empty()) {
+    // Named columns (--columns): the first line names them (a CSV header,
+    // a JSON line's keys), or the program would fail at its first row.
+    const bool json = absl::StartsWith(absl::StripLeadingAsciiWhitespace(first), "{");
+    std::vector<absl::string_view> header;
+    if (!json) text::CsvFields(first, &header);
+    for (const std::string* c : {prompt, output}) {
+      const bool named = json ? absl::StrContains(first, absl::StrCat("\"", *c, "\""))
+                              : std::find(header.begin(), header.end(), *c) != header.end();
+      if (!named) {
+        return Invalid(absl::StrCat("--columns: the first line of ", trace, " names no column '", *c, "'"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  struct Format {
+    const char* marker;
+    const char* prompt;
+    const char* output;
+  };
+  for (const Format& f : {Format{"input_toks", "input_toks", "output_toks"},
+                          Format{"input_length", "input_length", "output_length"},
+                          Format{"ContextTokens", "ContextTokens", "GeneratedTokens"},
+                          Format{"input_tokens", "input_tokens", "output_tokens"}}) {
+    if (absl::StrContains(first, f.marker)) {
+      *prompt = f.prompt;
+      *output = f.output;
+      return absl::OkStatus();
+    }
+  }
+  return Invalid(absl::StrCat("--replay ", trace, ": no prompt and output columns serq knows "
+                              "(input_toks, input_length, ContextTokens, input_tokens): name them "
+                              "with --columns PROMPT,OUTPUT"));
+}
+
+absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
+  // No name: the default, the runs' own mix.
+  const std::string name = given.empty() ? "llmservingsim-sharegpt" : given;
+  LengthLines out;
+  auto whole = [](absl::string_view s, double* x) {
+    return absl::SimpleAtod(s, x) && *x >= 1 && *x <= (1 << 24) && *x == std::floor(*x);
+  };
+  const std::string usage =
+      "expected sharegpt, fixed:IN,OUT, uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token "
+      "counts, whole numbers from 1)";
+  if (name == "sharegpt") {
+    // The language's named lengths (docs/language.md §Named lengths): the
+    // same 600 requests' quantile function, which follows the outputs'
+    // bunching that the lognormal below does not.
+    out.lines = {"set input_toks = sharegpt_input();", "set output_toks = sharegpt_output();"};
+    out.what = "sharegpt: sharegpt_input() and sharegpt_output(), the quantile functions of the 600 "
+               "requests of examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
+    return out;
+  }
+  if (name == "llmservingsim-sharegpt") {
+    // The 600 requests of examples/vllm/runs (ShareGPT as LLMServingSim's
+    // bench samples it: prompts of 257 to 4570 tokens, outputs forced to
+    // 512 to 1224): the mean and standard deviation of the logs of each,
+    // a lognormal within the observed range; prompt and output drawn apart
+    // (their logs' correlation there is 0.16).
+    out.lines = {"set input_toks = round(min(max(lognormal(6.595, 0.561), 257), 4570));",
+                 "set output_toks = round(min(max(lognormal(6.478, 0.159), 512), 1224));"};
+    out.what = "llmservingsim-sharegpt: lognormal prompts (log mean 6.595, sd 0.561, 257 to 4570 "
+               "tokens) and outputs (6.478, 0.159, 512 to 1224), the 600 requests of "
+               "examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
+    return out;
+  }
+  if (absl::StartsWith(name, "fixed:")) {
+    std::vector<std::string> parts = absl::StrSplit(name.substr(6), ',');
+    double in = 0, o = 0;
+    if (parts.size() != 2 || !whole(parts[0], &in) || !whole(parts[1], &o)) {
+      return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
+    }
+    out.lines = {absl::StrCat("set input_toks = ", N(in), ";"),
+                 absl::StrCat("set output_toks = ", N(o), ";")};
+    out.what = absl::StrCat("fixed: prompts of ", N(in), " tokens, outputs of ", N(o));
+    return out;
+  }
+  if (absl::StartsWith(name, "uniform:")) {
+    std::vector<std::string> parts = absl::StrSplit(name.substr(8), ',');
+    double lo[2], hi[2];
+    bool ok = parts.size() == 2;
+    for (int i = 0; ok && i < 2; ++i) {
+      std::vector<std::string> range = absl::StrSplit(parts[i], ':');
+      ok = range.size() == 2 && whole(range[0], &lo[i]) && whole(range[1], &hi[i]) && lo[i] <= hi[i];
+    }
+    if (!ok) return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
+    out.lines = {absl::StrCat("set input_toks = floor(uniform(", N(lo[0]), ", ", N(hi[0] + 1), "));"),
+                 absl::StrCat("set output_toks = floor(uniform(", N(lo[1]), ", ", N(hi[1] + 1), "));")};
+    out.what = absl::StrCat("uniform: prompts of ", N(lo[0]), " to ", N(hi[0]), " tokens, outputs of ",
+                            N(lo[1]), " to ", N(hi[1]));
+    return out;
+  }
+  return Invalid(absl::StrCat("--lengths ", name, ": ", usage));
+}
+
+}  // namespace serq::physics
