@@ -572,7 +572,7 @@ int PlanMain(const CommandLine& line) {
     for (const plan::Candidate& c : plan::Enumerate(at)) {
       std::vector<std::string> warnings;
       absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, c, settings, &warnings);
-      warn(warnings);
+      if (text.ok()) warn(warnings);  // a dropped candidate's note says why
       if (!text.ok()) {
         if (!absl::IsInvalidArgument(text.status())) {
           *failure = Failure(kExitUsage, ToolError("serq", text.status().message()));

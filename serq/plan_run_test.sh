@@ -186,8 +186,11 @@ awk -v x="$xfer" 'BEGIN {d = x - 1024 * 98304 / 48e9; exit !(d < 0.0005 && d > -
 
 # The generator's warnings, said once however many candidates carry them:
 # 4096 batched tokens pass the profile's sweep (engine_effective 2048) in
-# each of the three candidates of two GPUs at tp1 (x1, x2, 1P + 1D).
-"$serq" plan --run "$run" --gpus 2 --tps 1 --batched-tokens 4096 --kv-link pcie5-x16 --until 'p99(ttft) <= 2' \
+# each of the three candidates of two GPUs at tp1 (x1, x2, 1P + 1D). The
+# plan's --interconnect is no serq vllm flag that "changes nothing" on a
+# candidate of tp1: not said.
+"$serq" plan --run "$run" --gpus 2 --tps 1 --batched-tokens 4096 --kv-link pcie5-x16 --interconnect pcie5-x16 \
+  --until 'p99(ttft) <= 2' \
   --no-early-stop --emit=parallel --out "$tmp/w" >/dev/null 2>"$tmp/w.err" || fail "plan --batched-tokens: exit $?"
 [ "$(ls "$tmp/w/programs" | wc -l)" -eq 3 ] || fail "plan --batched-tokens: programs $(ls "$tmp/w/programs")"
 want="serq plan: warning: $run/profile/meta.yaml: the profile was swept to engine_effective.max_num_batched_tokens"

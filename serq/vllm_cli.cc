@@ -123,6 +123,7 @@ int VllmMain(const CommandLine& line) {
     return kExitInputRejected;
   }
   for (const std::string& w : generated->warnings) std::cerr << "serq vllm: warning: " << w << "\n";
+  for (const std::string& w : generated->unused_flags) std::cerr << "serq vllm: warning: " << w << "\n";
   absl::Status written =
       out.empty() ? WriteStdout(generated->program) : WriteFile(out, generated->program);
   if (!written.ok()) {

@@ -8,7 +8,8 @@ Each column is one term of the step time `serq physics --mixed-attention` writes
 of examples/vllm/runs (examples/physics/*.sq), in microseconds at a coefficient of 1, from
 the model's shape and the RTX PRO 6000's datasheet, as the programs compute them:
   pf_compute  prefill FLOPs (projections, attention, the experts' share, and the padded rows
-              of a step run as a CUDA graph) / peak
+              of a step with a prefill run as a CUDA graph; a decode-only step's padded rows
+              are decode compute, PHYS_B2A, 0 in BLIS's corrections and no column here) / peak
   dc_kv       decode KV bytes / bandwidth
   weights     weight bytes read once a step (the experts reached) / bandwidth
   mixed       decodes beside a prefill at the padded query tile / peak
@@ -40,8 +41,13 @@ def ring(n, size):  # net/collective.h's all-gather and reduce-scatter over a ri
     return (n - 1) * (size / n / LINK_BW + LINK_LATENCY)
 
 
-def padded(x):  # the CUDA graph a step of x tokens runs at (GraphMax 256), else x
-    if x > 256:
+# The largest CUDA graph of both runs' engines, as the programs' GraphMax:
+# min(2 x max_num_seqs 128, 512, max_num_batched_tokens 2048).
+GRAPH_MAX = min(2 * 128, 512, 2048)
+
+
+def padded(x):  # the CUDA graph a step of x tokens runs at (vLLM's sizes to GRAPH_MAX), else x
+    if x > GRAPH_MAX:
         return x
     return x if x <= 2 else 4 if x <= 4 else 8 * math.ceil(x / 8)
 
@@ -85,8 +91,8 @@ def main():
     for s in steps:
         if m['EP'] > 1:  # the engines at their largest step's graph, or all eagerly
             top = most[s['t']]
-            gathered = m['EP'] * padded(top) if top <= 256 else group[s['t']]
-            pad = padded(top) - s['tokens'] if top <= 256 else 0
+            gathered = m['EP'] * padded(top) if top <= GRAPH_MAX else group[s['t']]
+            pad = padded(top) - s['tokens'] if top <= GRAPH_MAX else 0
         else:
             gathered, pad = s['tokens'], padded(s['tokens']) - s['tokens']
         b = basis(m, s, gathered, pad)

@@ -39,6 +39,8 @@ std::string Printable(absl::string_view s) {
 
 void ProgramText::Line(absl::string_view s) { absl::StrAppend(&out_, s, "\n"); }
 
+void ProgramText::Lines(absl::string_view s) { absl::StrAppend(&out_, s); }
+
 void ProgramText::Comment(absl::string_view text) {
   const std::string printable = Printable(text);
   absl::string_view s = printable;

@@ -14,6 +14,8 @@ namespace serq::models {
 class ProgramText {
  public:
   void Line(absl::string_view s = "");
+  // Lines written elsewhere, each ending with a newline, as they are.
+  void Lines(absl::string_view s);
   // A comment, wrapped at 96 columns (a word longer than that stays whole);
   // a comment that starts with spaces keeps them as the indent of each of
   // its lines. Control characters are written as escapes (\n, \x01), so

@@ -88,4 +88,10 @@ std::string PaddedTokensExpression(const std::string& x, const std::vector<int64
   return e;
 }
 
+std::string CudaGraphLets(const std::string& base, const std::vector<int64_t>& sizes, bool decode_only) {
+  return absl::StrCat(decode_only ? absl::StrCat("  let graphed = (", base, " <= GraphMax) * (prefill == 0);\n")
+                                  : absl::StrCat("  let graphed = ", base, " <= GraphMax;\n"),
+                      "  let padded = graphed * (", PaddedTokensExpression(base, sizes), ") + (1 - graphed) * tokens;\n");
+}
+
 }  // namespace serq::models

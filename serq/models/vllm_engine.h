@@ -83,6 +83,13 @@ std::vector<int64_t> VllmCudaGraphSizes(int64_t seqs, int64_t tokens);
 // ascending and not empty.
 std::string PaddedTokensExpression(const std::string& x, const std::vector<int64_t>& sizes);
 
+// A step stage's lines that pad it (each ends with a newline): `graphed`,
+// whether the step runs as a graph (`base`, its tokens or with lockstep its
+// group's largest step's, at most GraphMax; with `decode_only`, as vLLM's
+// FULL_DECODE_ONLY mode, a step without a prefill only), and `padded`, the
+// tokens its layers run at (the captured size, else its own tokens).
+std::string CudaGraphLets(const std::string& base, const std::vector<int64_t>& sizes, bool decode_only);
+
 }  // namespace serq::models
 
 #endif  // SERQ_SERQ_MODELS_VLLM_ENGINE_H_

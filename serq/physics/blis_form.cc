@@ -1,6 +1,8 @@
 // BLIS's dense trained-physics form (`serq physics --blis`), kept for
 // conformance with BLIS: its shape of a model (head_dim = hidden / heads)
 // and its block of params and step stage (physics.h).
+#include "serq/physics/physics.h"
+
 #include <cmath>
 #include <string>
 
@@ -9,7 +11,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "serq/models/program_text.h"
-#include "serq/physics/physics.h"
 #include "serq/physics/text.h"
 
 namespace serq::physics {

@@ -328,7 +328,8 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   }
   const std::vector<int64_t> graph_sizes =
       d.enforce_eager ? std::vector<int64_t>{} : models::VllmCudaGraphSizes(seqs, tokens);
-  if (!graph_sizes.empty()) {
+  const bool graphs = !graph_sizes.empty();
+  if (graphs) {
     t.Param("GraphMax", N(graph_sizes.back()),
             "vLLM 0.19's largest CUDA graph: min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens");
   }
@@ -381,7 +382,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   // captured size it is padded to (vLLM pads the batch, the engines of a
   // lockstep group to their largest step's size).
   std::string at = "tokens";
-  if (!graph_sizes.empty()) {
+  if (graphs) {
     at = "padded";
     const std::string base = lockstep ? "group_tokens_max" : "tokens";
     t.Line("  // CUDA graphs (vLLM 0.19's default): a step of at most GraphMax tokens runs at the captured");
@@ -389,9 +390,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     t.Line(lockstep ? "  // as a token's are outside attention; the engines agree on their largest step's, and every"
                     : "  // as a token's are outside attention; a larger step runs eagerly at its own tokens.");
     if (lockstep) t.Line("  // engine runs at that one (vLLM's DP padding), or all run eagerly at their own.");
-    t.Line(absl::StrCat("  let graphed = ", base, " <= GraphMax;"));
-    t.Line(absl::StrCat("  let padded = graphed * (", models::PaddedTokensExpression(base, graph_sizes),
-                        ") + (1 - graphed) * tokens;"));
+    t.Lines(models::CudaGraphLets(base, graph_sizes, /*decode_only=*/false));
     t.Line("  let pad = padded - tokens;  // computed with the step's prefill if it has one, else its decodes");
   }
   // A layer's parameters.
@@ -449,7 +448,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                          : "  // the GPU computes every (token, expert) pair, on the experts any of them reach.");
     t.Line(absl::StrCat("  let gathered = ",
                         !lockstep                ? at
-                        : graph_sizes.empty()    ? "group_tokens"
+                        : !graphs                ? "group_tokens"
                                                  : "graphed * Engines * padded + (1 - graphed) * group_tokens",
                         ";"));
     const std::string group = moe_group > 1 ? " / MoeGroup" : "";
@@ -482,7 +481,6 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line("  // traffic and the weights at the memory's bandwidth.");
   // A padded row is computed with the step's kind: with its prefill when it
   // has one, else with its decodes.
-  const bool graphs = !graph_sizes.empty();
   t.Line(absl::StrCat("  let pf_compute = (flops_token * ", graphs ? "(prefill + (prefill > 0) * pad)" : "prefill",
                       " + flops_pair * (", pf_attn, ")", expert_flops_pf, ") / FlopsUs;"));
   t.Line("  let pf_kv = Layers * kv_bytes * prefill / BytesUs;");

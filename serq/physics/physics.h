@@ -17,12 +17,14 @@
 // shared experts), latent attention, sliding windows and quantized weights,
 // and runs a step as vLLM's CUDA graphs do, at the captured size above its
 // tokens (the padded rows costed as a token's outside attention):
-//   pf_compute  (FLOPs a token x prefill + FLOPs a query-key pair x
-//                sum over prefill jobs of t (c + t/2) + the experts' FLOPs
-//                of the prefill's share) / peak FLOP/s
+//   pf_compute  (FLOPs a token x (prefill + the padded rows of a step
+//                with a prefill) + FLOPs a query-key pair x sum over
+//                prefill jobs of t (c + t/2) + the experts' FLOPs of the
+//                prefill's share) / peak FLOP/s
 //   pf_kv       KV bytes a token x prefill / bandwidth
-//   dc_compute  (FLOPs a token x decode + FLOPs a pair x decode_kv + the
-//                experts' FLOPs of the decodes' share) / peak
+//   dc_compute  (FLOPs a token x (decode + the padded rows of a decode-only
+//                step) + FLOPs a pair x decode_kv + the experts' FLOPs of
+//                the decodes' share) / peak
 //   dc_kv       KV bytes a token x (decode_kv + decode) / bandwidth
 //   weights     (weights read once a step + the experts reached) / bandwidth
 //   comm        the collectives of tensor and expert parallel (the link model)
@@ -90,6 +92,7 @@ struct Deployment {
   // vLLM 0.19's default graphs, a step of at most GraphMax tokens padded to
   // the next captured size (serq/models/vllm_engine.h).
   bool enforce_eager = false;
+  // serq plan: a disaggregated candidate's decode engines (vllm_engine.h).
   models::EngineRole role = models::EngineRole::kWhole;
   std::string kv_cache_dtype = "auto";   // auto (the model's) or fp8
   // --mixed-attention: in a step with a prefill, each decode's one query row

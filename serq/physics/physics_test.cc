@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "ir/cli.h"
 #include "serq/pipeline/commands.h"
@@ -260,10 +260,10 @@ bool Has(const std::string& program, const std::string& text) {
 // 2 x 32 x 218,103,808 = 13,958,643,712; a query-key pair 4 x 32 x 128 =
 // 16,384 a layer. The prefill of 512 tokens:
 //   compute (512 x 13,958,643,712 + 16,384 x 32 x 512 x (512 + 256))
-//           / 503.8e6 = 14,595.046 us, x 0.152128             =  2,220.30
+//           / 503.8e6 = 14,595.046 us, x 0.152128             =  2,220.32
 //   weights 32 x 218,103,808 x 2 / 1.597e6 = 8,740.541, x 1.36252915 = 11,909.24
 //   32 layers x 32.09546717 + 1 job x 4.41684444 + 126.024825  =  1,157.50
-//   a step of 15,287.04 us, truncated: TTFT 15,287 us (the engine was idle,
+//   a step of 15,287.05 us, truncated: TTFT 15,287 us (the engine was idle,
 //   so the request is queued and stepped at once).
 // The decode at context 512: KV 2 x 8 x 128 x 2 x 32 x 513 / 1.597e6 =
 // 42.104 us, x 1.94710771 = 81.98; with the weights and the overheads

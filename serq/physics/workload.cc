@@ -1,17 +1,22 @@
 // The workload of serq physics's program: a trace's columns, a named
 // length distribution (physics.h, ReplayColumns and ParseLengthLines).
+#include "serq/physics/physics.h"
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "serq/models/program_text.h"
-#include "serq/physics/physics.h"
 #include "serq/physics/text.h"
 #include "text/csv.h"
 #include "text/lines.h"

@@ -231,12 +231,14 @@ TEST_F(Programs, DisaggregatedLinks) {
 //   floor(126.02) = 126 us, TTFT = 126 + 265.114 + 126 = 517.114 us.
 // 2P2D: each role's two engines step in lockstep, their own group only:
 //   the prefill step's group_tokens are the prompt's 1000 and the idle
-//   engine's dummy 1, 1001 (not the decode engines'), and its experts'
+//   engine's dummy 1, 1001 (not the decode engines'; 1000 is past the
+//   largest CUDA graph, GraphMax 512, so both run eagerly), and its experts'
 //   exchange is among the role's NP = 2 GPUs, every one of the 48 MoE
 //   layers an all-gather and a reduce-scatter of 1001 x 2048 x 2 bytes,
 //   each 1 ring step x 3.4 us + 1/2 x 4,100,096 B / 370.8e9 B/s = 8.928716
 //   us: 48 x 2 x 8.928716 = 857.157 us, + 126.025 = 983.18, a step of 983
-//   us; the decode step's group_tokens 1 + 1 dummy = 2: 48 x 2 x (3.4 +
+//   us; the decode step's group_tokens 1 + 1 dummy = 2 (each engine's graph
+//   of 1, Engines x 1): 48 x 2 x (3.4 +
 //   1/2 x 8192 / 370.8e9 s) = 327.460 us, + 126.025 = 453.49: 453 us.
 //   TTFT = 983 + 265.114 + 453 = 1701.114 us.
 class DisaggregatedExperts : public Programs {

@@ -139,7 +139,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   // A flag that changes nothing of this program is said, not dropped.
   auto unused = [&](const char* flag, const std::string& why) {
-    out.warnings.push_back(absl::StrCat(flag, " changes nothing: ", why));
+    out.unused_flags.push_back(absl::StrCat(flag, " changes nothing: ", why));
   };
   const std::string counted =
       absl::StrCat("the KV cache's count is given (", kv->given_by, "), not derived from the GPU's memory");
@@ -151,9 +151,12 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, no expert parallel)");
   }
   if (options.enforce_eager && a.enforce_eager) {
-    unused("--enforce-eager", absl::StrCat("the run had no CUDA graphs (meta.json ",
-                                           a.enforce_eager_from.empty() ? "compilation_config" : a.enforce_eager_from,
-                                           ")"));
+    // Said by the field that says it: enforce_eager, else the graphs' mode
+    // (NONE) or their sizes (none captured).
+    const std::string& from = !a.enforce_eager_from.empty() ? a.enforce_eager_from
+                              : !a.graph_mode_from.empty()  ? a.graph_mode_from
+                                                            : a.graph_sizes_from;
+    unused("--enforce-eager", absl::StrCat("the run had no CUDA graphs (meta.json ", from, ")"));
   }
   // The skew blend: alpha by bucket for a pure-decode step, alpha_default
   // for the others.
@@ -338,12 +341,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     if (a.graph_decode_only) {
       t.Line(absl::StrCat("  // Only a decode-only step runs as a graph (cudagraph_mode FULL_DECODE_ONLY, meta.json ",
                           a.graph_mode_from, "); a step with a prefill runs eagerly."));
-      t.Line(absl::StrCat("  let graphed = (", base, " <= GraphMax) * (prefill == 0);"));
-    } else {
-      t.Line(absl::StrCat("  let graphed = ", base, " <= GraphMax;"));
     }
-    t.Line(absl::StrCat("  let padded = graphed * (", models::PaddedTokensExpression(base, graph_sizes),
-                        ") + (1 - graphed) * tokens;"));
+    t.Lines(models::CudaGraphLets(base, graph_sizes, a.graph_decode_only));
   }
   std::vector<std::string> layer_parts;
   for (const auto& [op, count] : arch.per_layer) {

@@ -53,6 +53,10 @@ struct Options {
 struct Generated {
   std::string program;
   std::vector<std::string> warnings;  // for stderr: "serq vllm: warning: ..."
+  // Options given that change nothing of this program ("--interconnect
+  // changes nothing: ..."): serq vllm's flags, said after the warnings; not
+  // for serq plan, whose own flags set the options for every candidate.
+  std::vector<std::string> unused_flags;
 };
 
 absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Options& options);

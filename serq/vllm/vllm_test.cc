@@ -539,12 +539,13 @@ TEST(Generate, CudaGraphs) {
   };
   EXPECT_EQ(stage(forced->program), stage(eager));
   EXPECT_TRUE(forced->warnings.empty()) << forced->warnings[0];
+  EXPECT_TRUE(forced->unused_flags.empty()) << forced->unused_flags[0];
   const std::string dir = Copy(kLlama, "eager-flag");
   Write(dir + "/meta.json",
         Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"enforce_eager\": true, \"max_num_seqs\": 128"));
   absl::StatusOr<Generated> both = GenerateProgram(dir, flag);
   ASSERT_TRUE(both.ok()) << both.status();
-  EXPECT_EQ(both->warnings, std::vector<std::string>{"--enforce-eager changes nothing: the run had no CUDA graphs "
+  EXPECT_EQ(both->unused_flags, std::vector<std::string>{"--enforce-eager changes nothing: the run had no CUDA graphs "
                                                      "(meta.json engine_kwargs.enforce_eager)"});
 }
 
@@ -674,7 +675,8 @@ TEST(Generate, KvCacheFieldsOfTheRun) {
   g = GenerateProgram(dir, derive);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
-  EXPECT_EQ(g->warnings,
+  EXPECT_TRUE(g->warnings.empty()) << g->warnings[0];
+  EXPECT_EQ(g->unused_flags,
             (std::vector<std::string>{
                 "--gpu-memory-utilization changes nothing: the KV cache's count is given (meta.json "
                 "kv_cache.num_gpu_blocks), not derived from the GPU's memory",
