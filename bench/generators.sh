@@ -9,7 +9,7 @@
 # SERQ defaults to bazel-bin/serq/serq: build it with -c opt (bazel-bin is
 # the last configuration built, an ASan build's after one).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 serq=$(realpath "${1:-bazel-bin/serq/serq}")
 repeats=${2:-3}
 [ -x "$serq" ] || { echo "bench/generators.sh: no serq binary at $serq (bazel build -c opt //serq)" >&2; exit 2; }
@@ -18,13 +18,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 # cpu LABEL COMMAND: the pair's user and system seconds, REPEATS times.
 cpu() {
-  local label=$1 i out
+  local label=$1 i out user sys
   shift
   printf '%-58s' "$label"
   for ((i = 0; i < repeats; i++)); do
     # bash's `time` of a compound command counts its children's CPU.
     out=$( { TIMEFORMAT='%U %S'; time "$@" >/dev/null 2>&1; } 2>&1 ) || { echo " failed"; return; }
-    printf '  %s+%s' ${out}
+    read -r user sys <<<"$out"
+    printf '  %s+%s' "$user" "$sys"
   done
   echo
 }
