@@ -83,6 +83,7 @@ ABSL_DECLARE_FLAG(std::string, replay);
 ABSL_DECLARE_FLAG(std::string, columns);
 ABSL_DECLARE_FLAG(int64_t, requests);
 ABSL_DECLARE_FLAG(std::string, coefficients);
+ABSL_DECLARE_FLAG(bool, enforce_eager);
 ABSL_DECLARE_FLAG(std::string, interconnect);
 ABSL_DECLARE_FLAG(std::string, out);
 ABSL_DECLARE_FLAG(std::string, until);
@@ -134,6 +135,9 @@ std::vector<FlagUse> PlanFlagUses() {
        "the physics corrections (serq physics's --coefficients; default BLIS's global ones)"},
       {"interconnect", {"plan"}, "",
        "the link between an engine's GPUs (tensor and expert parallel), by name; default the GPU's"},
+      {"enforce-eager", {"plan"}, "",
+       "vLLM's enforce_eager for every candidate: no CUDA graphs, every step at its own tokens, and "
+       "--enforce-eager on its vllm serve lines"},
       {"out", {"plan"}, "", "the folder of the plan's files (required)"},
       {"until", {"plan"}, "",
        "the SLOs every candidate's rate meets, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05' (required)"},
@@ -371,6 +375,9 @@ int PlanMain(const CommandLine& line) {
   settings.run_dir = run_dir;
   if (folder) settings.kv_dtype_bytes = folder->args.kv_cache_dtype == "fp8" ? 1 : folder->model.dtype_bytes;
   settings.run.interconnect = base.deployment.interconnect;
+  // --enforce-eager: every candidate's engines without CUDA graphs, from
+  // presets or from the folder (whatever graphs the run had).
+  base.deployment.enforce_eager = settings.run.enforce_eager = absl::GetFlag(FLAGS_enforce_eager);
   // serq plan's own defaults where a flag shared with another command is
   // not given (given its value, whatever it is, is kept).
   settings.requests = FlagGiven("requests") ? absl::GetFlag(FLAGS_requests) : 1000;
@@ -703,6 +710,7 @@ int PlanMain(const CommandLine& line) {
   plan::Context context;
   context.model = model_name;
   context.moe = model->experts > 0;
+  context.enforce_eager = absl::GetFlag(FLAGS_enforce_eager);
   if (folder) context.model_id = folder->args.model;
   std::smatch m;
   if (std::regex_search(model_source, m, std::regex(R"(([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)'s config\.json)"))) {

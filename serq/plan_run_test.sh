@@ -198,6 +198,15 @@ want+=" 2048, the engine runs to 4096: its attention and dense lookups past that
 [ "$(grep -c 'warning' "$tmp/w.err")" -eq 1 ] && grep -qxF "$want" "$tmp/w.err" \
   || fail "plan --batched-tokens 4096: warnings $(cat "$tmp/w.err")"
 
+# --enforce-eager: the folder's engines without CUDA graphs (the run had
+# them), every operator at the step's own tokens.
+"$serq" plan --run "$run" --gpus 1 --enforce-eager --until 'p99(ttft) <= 2' --no-early-stop --emit=parallel \
+  --out "$tmp/e" >/dev/null 2>"$tmp/e.err" || fail "plan --enforce-eager: exit $?: $(cat "$tmp/e.err")"
+f=$tmp/e/programs/agg-tp1x1-s128-t2048.sq
+grep -q 'GraphMax' "$f" && fail "$f: CUDA graphs with --enforce-eager"
+grep -q 'let us = embedding(tokens)' "$f" || fail "$f: not at the step's own tokens"
+[ -s "$tmp/e.err" ] && fail "plan --enforce-eager said: $(cat "$tmp/e.err")"
+
 # Misuse.
 expect 2 "--lengths and --requests go with Poisson arrivals, not --replay" -- "$serq" plan --run "$run" --gpus 1 \
   --replay "$run/requests.jsonl" --lengths sharegpt --until 'p99(ttft) <= 1' --out "$tmp/c"

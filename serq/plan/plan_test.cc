@@ -153,6 +153,34 @@ TEST_F(Programs, ColocatedLinks) {
 // A router replaces the generator's routing: vLLM's own for a dense model
 // is in turn (`serial % Engines`); least-loaded chooses by 4 x waiting +
 // running, and the program still links.
+// --enforce-eager: every candidate's engines without CUDA graphs (both
+// roles of a disaggregated one), and its vllm serve lines say so.
+TEST_F(Programs, EnforceEager) {
+  Candidate c;
+  c.tp = 2;
+  c.replicas = 1;
+  auto graphs = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(graphs.ok()) << graphs.status();
+  EXPECT_NE(graphs->find("param GraphMax = "), std::string::npos);
+  settings_.base.deployment.enforce_eager = true;
+  auto eager = CandidateProgram(model_, gpu_, c, settings_);
+  ASSERT_TRUE(eager.ok()) << eager.status();
+  EXPECT_EQ(eager->find("GraphMax"), std::string::npos) << *eager;
+  EXPECT_NE(eager->find("all_reduce(Tp, tokens * Hidden"), std::string::npos);
+  EXPECT_EQ(Link(*eager), "");
+  settings_.kv_link = "nvlink4";
+  auto split = CandidateProgram(model_, gpu_, PrefillDecode(1, 1, 1, 1), settings_);
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ(split->find("GraphMax"), std::string::npos) << *split;
+  EXPECT_EQ(Link(*split), "");
+  Context context;
+  context.model = "llama-3.1-8b";
+  context.enforce_eager = true;
+  EXPECT_NE(VllmServe(c, context).find("vllm serve llama-3.1-8b --tensor-parallel-size 2 --enforce-eager\n"),
+            std::string::npos)
+      << VllmServe(c, context);
+}
+
 TEST_F(Programs, Routers) {
   Candidate c;
   c.replicas = 2;

@@ -242,6 +242,7 @@ std::string VllmServe(const Candidate& c, const Context& context) {
   std::string options;
   if (c.max_num_seqs > 0) absl::StrAppend(&options, " --max-num-seqs ", c.max_num_seqs);
   if (c.max_num_batched_tokens > 0) absl::StrAppend(&options, " --max-num-batched-tokens ", c.max_num_batched_tokens);
+  if (context.enforce_eager) absl::StrAppend(&options, " --enforce-eager");
   if (!c.disaggregated) {
     return absl::StrCat("# ", c.Label(), ": one vLLM server, ", c.replicas, " data-parallel engine",
                         c.replicas == 1 ? "" : "s", " of ", c.tp, " GPU", c.tp == 1 ? "" : "s", "\n",

@@ -16,6 +16,7 @@ struct Context {
   std::string model;      // as named: "llama-3.1-8b"
   std::string model_id;   // for `vllm serve` ("" : the name)
   bool moe = false;       // a mixture of experts: a disaggregated role's engines one server's DP ranks
+  bool enforce_eager = false;  // --enforce-eager: the servers without CUDA graphs
   std::string gpu;        // "NVIDIA H100 SXM5 80GB"
   int gpus = 0;           // the budget
   std::string workload;   // "Poisson arrivals, lengths llmservingsim-sharegpt"
