@@ -144,12 +144,15 @@ grep -q 'all_reduce(TpP' "$f" && fail "$f: the tp1 prefill role all-reduces"
 # medians' difference less that ITL is the transfer, to 0.5 ms.
 "$serq" plan --run "$run" --gpus 2 --tps 1 --kv-link pcie5-x16 --lengths fixed:1024,32 --until 'p99(ttft) <= 2' \
   --no-early-stop --emit=parallel --out "$tmp/k" >/dev/null 2>"$tmp/k.err" || fail "plan fixed lengths: exit $?"
-median() {
-  "$serq" run "$tmp/k/programs/$1.sq" -D Rate=0.2 --quantiles=50 --format csv \
-    | awk -F, -v o="$2" '$1 == "observe" {for (i = 1; i <= NF; i++) if ($i == "p50") c = i} $1 == o {print $c}'
+median() {  # median PROGRAMS_DIR PROGRAM OBSERVATION: its p50 at one request each 5 s
+  "$serq" run "$1/$2.sq" -D Rate=0.2 --quantiles=50 --format csv \
+    | awk -F, -v o="$3" '$1 == "observe" {for (i = 1; i <= NF; i++) if ($i == "p50") c = i} $1 == o {print $c}'
 }
-xfer=$(awk -v pd="$(median pd-1p-tp1-1d-tp1-s128-t2048 ttft)" -v col="$(median agg-tp1x1-s128-t2048 ttft)" \
-  -v itl="$(median agg-tp1x1-s128-t2048 itl)" 'BEGIN {printf "%.6f", pd - col - itl}')
+transfer() {  # transfer PROGRAMS_DIR SPLIT COLOCATED: SPLIT's TTFT median less COLOCATED's and its ITL
+  awk -v pd="$(median "$1" "$2" ttft)" -v col="$(median "$1" "$3" ttft)" -v itl="$(median "$1" "$3" itl)" \
+    'BEGIN {printf "%.6f", pd - col - itl}'
+}
+xfer=$(transfer "$tmp/k/programs" pd-1p-tp1-1d-tp1-s128-t2048 agg-tp1x1-s128-t2048)
 awk -v x="$xfer" 'BEGIN {d = x - 1024 * 131072 / 48e9; exit !(d < 0.0005 && d > -0.0005)}' \
   || fail "the KV transfer: $xfer s, not 0.002796 s"
 
@@ -175,12 +178,7 @@ for want in '^param EpP = 2;' '^param EpD = 2;' 'table moeP = ' 'table moeD = ' 
 done
 grep -qw 'Ep' "$f" && fail "$f: an Ep of no role"
 "$serq" check "$f" || fail "$f does not link"
-mmedian() {
-  "$serq" run "$tmp/m/programs/$1.sq" -D Rate=0.2 --quantiles=50 --format csv \
-    | awk -F, -v o="$2" '$1 == "observe" {for (i = 1; i <= NF; i++) if ($i == "p50") c = i} $1 == o {print $c}'
-}
-xfer=$(awk -v pd="$(mmedian pd-2p-tp1-2d-tp1-s128-t2048 ttft)" -v col="$(mmedian agg-tp1x2-s128-t2048 ttft)" \
-  -v itl="$(mmedian agg-tp1x2-s128-t2048 itl)" 'BEGIN {printf "%.6f", pd - col - itl}')
+xfer=$(transfer "$tmp/m/programs" pd-2p-tp1-2d-tp1-s128-t2048 agg-tp1x2-s128-t2048)
 awk -v x="$xfer" 'BEGIN {d = x - 1024 * 98304 / 48e9; exit !(d < 0.0005 && d > -0.0005)}' \
   || fail "the MoE KV transfer: $xfer s, not 0.002097 s"
 

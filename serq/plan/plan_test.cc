@@ -150,9 +150,6 @@ TEST_F(Programs, ColocatedLinks) {
   EXPECT_EQ(Link(*text), "");
 }
 
-// A router replaces the generator's routing: vLLM's own for a dense model
-// is in turn (`serial % Engines`); least-loaded chooses by 4 x waiting +
-// running, and the program still links.
 // --enforce-eager: every candidate's engines without CUDA graphs (both
 // roles of a disaggregated one), and its vllm serve lines say so.
 TEST_F(Programs, EnforceEager) {
@@ -181,6 +178,9 @@ TEST_F(Programs, EnforceEager) {
       << VllmServe(c, context);
 }
 
+// A router replaces the generator's routing: vLLM's own for a dense model
+// is in turn (`serial % Engines`); least-loaded chooses by 4 x waiting +
+// running, and the program still links.
 TEST_F(Programs, Routers) {
   Candidate c;
   c.replicas = 2;
