@@ -13,14 +13,19 @@ namespace serq::models {
 
 namespace {
 
+// A byte no comment or string of the language may hold: C0 and DEL.
+bool IsControl(char c) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
 // `s` with each control character written as its escape (\n, \x01): a
 // comment's text comes from the files a program is generated from, and a
 // line break there would end the comment and write program text.
 std::string Printable(absl::string_view s) {
   std::string out;
   for (char c : s) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
+    if (!IsControl(c)) {
       out += c;
     } else if (c == '\n') {
       out += "\\n";
@@ -29,7 +34,7 @@ std::string Printable(absl::string_view s) {
     } else if (c == '\r') {
       out += "\\r";
     } else {
-      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+      absl::StrAppend(&out, "\\x", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
     }
   }
   return out;
@@ -108,7 +113,7 @@ std::string Quoted(const std::string& text) {
 
 std::string ControlCharacter(absl::string_view text) {
   for (char c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return absl::CHexEscape(std::string(1, c));
+    if (IsControl(c)) return absl::CHexEscape(std::string(1, c));
   }
   return "";
 }

@@ -49,20 +49,16 @@ absl::StatusOr<std::string> FromRunFolder(int tp, int dp, models::EngineRole rol
                                      models::Quoted(models::PathFor(w.replay, s.base.program_dir)), "); }")};
     if (prompt != "input_toks") requests.session.push_back(absl::StrCat("set input_toks = ", prompt, ";"));
     if (output != "output_toks") requests.session.push_back(absl::StrCat("set output_toks = ", output, ";"));
-    o.requests = requests;
-    absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
-    if (!g.ok()) return g.status();
-    warnings->insert(warnings->end(), g->warnings.begin(), g->warnings.end());
-    return g->program;
+  } else {
+    absl::StatusOr<physics::LengthLines> lengths = physics::ParseLengthLines(w.lengths);
+    if (!lengths.ok()) return lengths.status();
+    requests.what = absl::StrCat("The requests: ", s.requests, " arriving as a Poisson process of ",
+                                 Number(w.rate), " a second, their lengths ", lengths->what, ".");
+    requests.declare = {absl::StrCat("param Rate = ", Number(w.rate), ";  // requests a second"),
+                        absl::StrCat("param Requests = ", s.requests, ";  // how many arrive"),
+                        "workload requests { arrive poisson(Rate); limit Requests; }"};
+    requests.session = lengths->lines;
   }
-  absl::StatusOr<physics::LengthLines> lengths = physics::ParseLengthLines(w.lengths);
-  if (!lengths.ok()) return lengths.status();
-  requests.what = absl::StrCat("The requests: ", s.requests, " arriving as a Poisson process of ", Number(w.rate),
-                               " a second, their lengths ", lengths->what, ".");
-  requests.declare = {absl::StrCat("param Rate = ", Number(w.rate), ";  // requests a second"),
-                      absl::StrCat("param Requests = ", s.requests, ";  // how many arrive"),
-                      "workload requests { arrive poisson(Rate); limit Requests; }"};
-  requests.session = lengths->lines;
   o.requests = requests;
   absl::StatusOr<vllm::Generated> g = vllm::GenerateProgram(s.run_dir, o);
   if (!g.ok()) return g.status();

@@ -417,12 +417,16 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   // as the simulator takes them (_resolve_skew_axes); an axis the chosen
   // block lacks takes LLMServingSim's bins.
   const SkewAxes none;
-  const SkewAxes& axes = entry != nullptr && entry->axes.present ? entry->axes
-                         : meta.axes.present                     ? meta.axes
-                                                                 : none;
-  const std::string axes_name = &axes == &none                ? ""
-                                : entry != nullptr && &axes == &entry->axes ? entry_name + ".bucket_axes"
-                                                                            : "bucket_axes";
+  const SkewAxes* chosen = &none;
+  std::string axes_name;  // where they are written in meta.yaml ("": nowhere)
+  if (entry != nullptr && entry->axes.present) {
+    chosen = &entry->axes;
+    axes_name = entry_name + ".bucket_axes";
+  } else if (meta.axes.present) {
+    chosen = &meta.axes;
+    axes_name = "bucket_axes";
+  }
+  const SkewAxes& axes = *chosen;
   const char* names[4] = {"n", "skew_rate", "kv_big", "kp"};
   const std::optional<SkewAxis>* given[4] = {&axes.n, &axes.skew_rate, &axes.kv_big, &axes.kp};
   SkewAxis kp;
