@@ -161,7 +161,7 @@ TEST(Presets, GpuFigures) {
   EXPECT_EQ(h100->tflops, 989.5);
   EXPECT_EQ(h100->tflops_fp8, 1979);
   EXPECT_EQ(h100->bw_tbs, 3.35);
-  EXPECT_EQ(h100->memory_gib, 81559.0 / 1024);
+  EXPECT_EQ(h100->memory_gib, 79.22);  // CUDA's total as vLLM logged it, not nvidia-smi's 79.65
   EXPECT_EQ(h100->interconnect, "nvlink4");
   EXPECT_EQ(h100->file, "serq/models/presets/gpus.json");
   EXPECT_TRUE(h100->preset);
@@ -280,6 +280,27 @@ TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
   EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, INFINITY, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks + 1);
   // 2^30 GiB x 0.9 less 15.4 GiB: about 0.9 x 2^39 blocks, below the cap.
   EXPECT_LT(KvBlocksFromMemory(llama, 1, 1, 1073741824.0, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks);
+}
+
+// A run's name for its GPU, CUDA's or a cluster file's short one, to the
+// preset it denotes; a name no preset's is in, or two presets' are, none.
+TEST(Presets, TheGpuADeviceNameDenotes) {
+  const auto named = [](const char* device) {
+    std::optional<Gpu> gpu = GpuPresetForDevice(device);
+    return gpu ? gpu->name : std::string("(none)");
+  };
+  EXPECT_EQ(named("RTXPRO6000"), "rtx-pro-6000");
+  EXPECT_EQ(named("NVIDIA RTX PRO 6000 Blackwell Server Edition"), "rtx-pro-6000");
+  EXPECT_EQ(named("NVIDIA GeForce RTX 4090"), "rtx-4090");
+  EXPECT_EQ(named("RTX4090"), "rtx-4090");
+  EXPECT_EQ(named("NVIDIA L40S"), "l40s");
+  EXPECT_EQ(named("H100"), "(none)");  // SXM or PCIe: the name does not say
+  EXPECT_EQ(named("RTX4090 + L40S"), "(none)");
+  EXPECT_EQ(named(""), "(none)");
+  std::optional<Gpu> gpu = GpuPresetForDevice("RTX4090");
+  ASSERT_TRUE(gpu.has_value());
+  EXPECT_TRUE(gpu->preset);
+  EXPECT_EQ(gpu->memory_gib, 23.64);  // CUDA's total (gpus.json's source)
 }
 
 // A comment's and a param's text from a file: a control character is

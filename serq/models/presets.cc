@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -24,6 +25,16 @@ const internal::PresetFile* Find(absl::string_view path) {
 
 absl::StatusOr<JsonFile> Parse(const internal::PresetFile& f) {
   return JsonFile::Parse(f.text, absl::StrCat(kDir, f.path));
+}
+
+// Lower case, letters and digits only: "RTX PRO 6000" and "rtx-pro-6000"
+// alike.
+std::string Folded(absl::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c))) out += absl::ascii_tolower(static_cast<unsigned char>(c));
+  }
+  return out;
 }
 
 bool IsFile(const std::string& path) {
@@ -103,6 +114,22 @@ absl::StatusOr<Gpu> ResolveGpu(const std::string& name) {
   absl::StatusOr<JsonFile> json = JsonFile::Read(file);
   if (!json.ok()) return json.status();
   return ReadGpu(*json, entry);
+}
+
+std::optional<Gpu> GpuPresetForDevice(absl::string_view device) {
+  const std::string folded = Folded(device);
+  absl::StatusOr<JsonFile> presets = GpuPresetsFile();
+  if (folded.empty() || !presets.ok()) return std::nullopt;
+  std::optional<Gpu> found;
+  for (const std::string& name : GpuNames(*presets)) {
+    absl::StatusOr<Gpu> gpu = ReadGpu(*presets, name);
+    if (!gpu.ok()) continue;
+    if (!absl::StrContains(folded, Folded(name)) && Folded(gpu->what) != folded) continue;
+    if (found) return std::nullopt;  // two presets: the name does not say which
+    gpu->preset = true;
+    found = *gpu;
+  }
+  return found;
 }
 
 }  // namespace serq::models

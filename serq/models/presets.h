@@ -6,6 +6,7 @@
 #ifndef SERQ_SERQ_MODELS_PRESETS_H_
 #define SERQ_SERQ_MODELS_PRESETS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ absl::StatusOr<JsonFile> GpuPresetsFile();
 absl::StatusOr<ModelConfig> ResolveModel(const std::string& name_or_file, const ReadOptions& options,
                                          std::string* source);
 absl::StatusOr<Gpu> ResolveGpu(const std::string& name_or_file);
+
+// The GPU preset a run's name for its device denotes: CUDA's name ("NVIDIA
+// GeForce RTX 4090") or a short one ("RTX4090", LLMServingSim's cluster
+// files' `hardware`), compared in lower case without spaces or punctuation:
+// a preset whose name is in the device's ("rtx4090" in
+// "nvidiageforcertx4090") or whose Name is the device's. nullopt when no
+// preset, or more than one, is named so.
+std::optional<Gpu> GpuPresetForDevice(absl::string_view device);
 
 }  // namespace serq::models
 

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "serq/models/presets.h"
 
 namespace serq::vllm {
 namespace {
@@ -26,7 +27,20 @@ GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options) {
   if (r.device_memory_bytes > 0) {
     return {r.device_memory_bytes / kGiB, "meta.json hardware.device_total_memory_bytes"};
   }
-  return {r.cluster.mem_size, "llmservingsim-config.json npu_mem.mem_size"};
+  const std::string config = "llmservingsim-config.json npu_mem.mem_size";
+  // The cluster file's figure is the vendor's (96 for a GPU CUDA gives
+  // 94.97 GiB of): vLLM sizes from CUDA's total, so a GPU serq has a preset
+  // for is taken at the preset's, when that is the vendor's figure less
+  // what the driver keeps (at most 5% below it). Another figure is the
+  // user's, and stands.
+  const std::string& device = r.device_name.empty() ? r.cluster.hardware : r.device_name;
+  if (std::optional<models::Gpu> gpu = models::GpuPresetForDevice(device);
+      gpu && gpu->memory_gib <= r.cluster.mem_size && gpu->memory_gib >= 0.95 * r.cluster.mem_size) {
+    return {gpu->memory_gib,
+            absl::StrCat("CUDA's total for the ", device, ", serq's GPU preset ", gpu->name, ", where ", config, " gives ",
+                         absl::StrFormat("%.6g", r.cluster.mem_size), ", the vendor's figure")};
+  }
+  return {r.cluster.mem_size, config};
 }
 
 absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, int64_t* tokens) {

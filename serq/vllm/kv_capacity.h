@@ -39,7 +39,9 @@ struct KvCapacity {
 
 // A GPU's memory and where it came from: --gpu-memory, else meta.json's
 // hardware.device_total_memory_bytes (torch's total, which vLLM budgets
-// from), else llmservingsim-config.json's npu_mem.mem_size; 0 when none.
+// from), else llmservingsim-config.json's npu_mem.mem_size, or the GPU
+// preset's total (CUDA's) where the run's GPU has one and mem_size is its
+// vendor's figure; 0 when none.
 struct GpuMemory {
   double gib = 0;
   std::string from;
