@@ -26,7 +26,8 @@ ABSL_FLAG(std::optional<double>, gpu_memory_utilization, std::nullopt,
           "run's, else 0.9)");
 ABSL_FLAG(std::optional<double>, gpu_memory, std::nullopt,
           "vllm, physics: a GPU's memory in GiB, for the derived KV cache (default: meta.json's "
-          "hardware.device_total_memory_bytes, else llmservingsim-config.json's mem_size)");
+          "hardware.device_total_memory_bytes, else llmservingsim-config.json's mem_size, or CUDA's total "
+          "of its GPU's preset where mem_size is the vendor's figure; physics: the datasheet's MemoryGiB)");
 ABSL_FLAG(bool, no_skew, false,
           "vllm: attention at the decodes' mean KV only, without the profile's skew blend");
 ABSL_FLAG(bool, no_prefix_cache, false, "vllm, physics: prefix caching off (vLLM 0.19's default is on)");
