@@ -1,0 +1,331 @@
+// The programs serq vllm writes for the two runs of examples/vllm/runs and
+// for copies of them changed one file at a time: they link, and every
+// figure is the one derived by hand in the comments from the files.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "serq/vllm/generate.h"
+#include "serq/vllm/test_folders.h"
+
+namespace serq::vllm {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Generate, TheTwoRunsLink) {
+  for (const std::string& run : {kLlama, kMoe}) {
+    Options options;
+    options.program_dir = ".";
+    absl::StatusOr<Generated> g = GenerateProgram(run, options);
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(LinkErrors(g->program), "");
+    // The GPUs of the run, for the report's per-GPU figures: the Llama run's
+    // one; the MoE run's data parallel 2 (its Engines param).
+    EXPECT_NE(g->program.find(run == kLlama ? "run { seed 1; gpus 1; }" : "run { seed 1; gpus Engines; }"),
+              std::string::npos);
+  }
+}
+
+// A folder's path is a string of the program: a quote or a backslash in it
+// escaped (the language's only escapes), so the program parses and links
+// and reads the folder's files; a line break, which would end the comment
+// or string it is in and let the rest be read as the program, refused.
+TEST(Generate, PathsThatAreNotPlain) {
+  const std::string dir = Copy(kLlama, "a \"quoted\" \\ run");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("a \\\"quoted\\\" \\\\ run/profile/tp1/attention.csv\""), std::string::npos);
+  EXPECT_EQ(LinkErrors(g->program), "");
+  const std::string broken = Copy(kLlama, "two\nlines");
+  EXPECT_PRED2(StartsWith, Error(broken), absl::StrCat(absl::CHexEscape(broken), ": error: the run folder's "
+                                                       "path holds a control character (\\n)"));
+}
+
+// The figures the programs are built from, derived from the files.
+TEST(Generate, TheMoeRunsFigures) {
+  absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  // Two engines in lockstep behind vLLM's balancer, the experts over both.
+  EXPECT_NE(p.find("param Engines = 2;"), std::string::npos);
+  EXPECT_NE(p.find("param Ep = 2;"), std::string::npos);
+  EXPECT_NE(p.find(" lockstep;"), std::string::npos);
+  EXPECT_NE(p.find("choose i in E by (4 * waiting(E[i]) + running(E[i])) every 0.1;"), std::string::npos);
+  // The link: 16 GB/s read as 2^30 bytes, 20,000 ns a step.
+  EXPECT_NE(p.find("param LinkBw = 17179869184;"), std::string::npos);
+  EXPECT_NE(p.find("param LinkLatency = 2e-05;"), std::string::npos);
+  // KV: CUDA's 94.97 GiB of the RTX PRO 6000 (the cluster file's mem_size
+  // 96 is the vendor's) x 0.9 = 91,775,934,923 bytes (rounded up); the weights of
+  // one GPU: attention 48 x (2048 x 4096 + 2 x 2048 x 512 + 4096 x 2048) =
+  // 905,969,664, embeddings 2 x 151,936 x 2048 = 622,329,856, norms
+  // 97 x 2048 + 96 x 128 = 210,944, routers 48 x 2048 x 128 = 12,582,912,
+  // half the experts 48 x 128 x 3 x 2048 x 768 / 2 = 14,495,514,624:
+  // 16,036,608,000 parameters, 32,073,216,000 bytes; the activation peak
+  // 2048 x (2 x 2048 + max(40 x 128, 8 x (3 x 768 + 2048))) x 2 + 2 x 128 x
+  // 151,936 x 4 = 159,383,552 + 155,582,464 = 314,966,016 bytes; so
+  // 59,387,752,907 bytes in blocks of 16 x 98,304 = 1,572,864: 37,757
+  // blocks, less the null one.
+  EXPECT_NE(p.find("param KvBlocks = 37756;"), std::string::npos) << p.substr(0, 3000);
+  EXPECT_NE(p.find("param AlphaDefault = 0.0645;"), std::string::npos);
+  // Its GPUs, data parallel 2 x tensor parallel 1, in the param -D moves.
+  EXPECT_NE(p.find("run { seed 1; gpus Engines; }"), std::string::npos);
+}
+
+// Tensor parallel 2 on the Llama run's TP 2 profile: the all-reduces and
+// the logits' gather over the run's link, the profile at tp2.
+TEST(Generate, TensorParallel) {
+  const std::string dir = Copy(kLlama, "tp2");
+  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
+                                    "\"tensor_parallel_size\": 2"));
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
+  EXPECT_NE(p.find("/profile/tp2/attention.csv"), std::string::npos);
+  // The all-reduce inside the CUDA graph, at the padded tokens.
+  EXPECT_NE(p.find("all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)"),
+            std::string::npos);
+  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(padded) + act_fn(padded) + "
+                   "down_proj(padded) + 2 * all_reduced);"),
+            std::string::npos);
+  EXPECT_NE(p.find("param AlphaDefault = 0.0654;"), std::string::npos);
+  EXPECT_NE(p.find("run { seed 1; gpus Tp; }"), std::string::npos);  // one engine of 2 GPUs
+  EXPECT_EQ(LinkErrors(p), "");
+  // Without the cluster file a TP run needs a named link.
+  fs::remove(dir + "/llmservingsim-config.json");
+  EXPECT_NE(Error(dir).find(": error: the GPUs exchange data (tensor or expert parallel) and the "
+                            "run describes no link"),
+            std::string::npos);
+  options.interconnect = "nvlink9";
+  EXPECT_EQ(Error(dir, options),
+            "serq vllm: error: --interconnect nvlink9: no such interconnect (known: pcie4-x16, "
+            "pcie5-x16, nvlink3, nvlink4, nvlink5)");
+  options.interconnect = "pcie5-x16";
+  options.kv.gpu_memory_gib = 96;
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param LinkBw = 48000000000;"), std::string::npos);
+}
+
+// The link as one figure a dimension of ASTRA-Sim's topology, as
+// LLMServingSim's config may give it (tensor parallel first, the
+// data-parallel group last): the MoE run's expert exchange between its two
+// engines takes the last; a tensor-parallel run the first.
+TEST(Generate, TheLinkByTopologyDimension) {
+  const std::string base = Read(kMoe + "/llmservingsim-config.json");
+  {
+    const std::string dir = Copy(kMoe, "link-dims");
+    std::string cluster = Replace(base, "\"link_bw\": 16,", "\"link_bw\": [32, 16],");
+    cluster = Replace(cluster, "\"link_latency\": 20000,", "\"link_latency\": [1000, 20000],");
+    Write(dir + "/llmservingsim-config.json", cluster);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    // 16 x 2^30 = 17,179,869,184 bytes/s; 20,000 ns = 2e-05 s.
+    EXPECT_NE(g->program.find("param LinkBw = 17179869184;"), std::string::npos);
+    EXPECT_NE(g->program.find("link_bw 16 GB/s (dimension 2 of 2), read as ASTRA-Sim"), std::string::npos);
+    EXPECT_NE(g->program.find("param LinkLatency = 2e-05;"), std::string::npos);
+  }
+  {
+    const std::string dir = Copy(kLlama, "link-dims-tp");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
+                                      "\"tensor_parallel_size\": 2"));
+    const std::string file = dir + "/llmservingsim-config.json";
+    Write(file, Replace(Read(file), "\"link_bw\": 16,", "\"link_bw\": [8, 16],"));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("param LinkBw = 8589934592;"), std::string::npos);  // 8 x 2^30
+    Write(file, Replace(Read(file), "\"link_bw\": [8, 16],", "\"link_bw\": \"fast\","));
+    EXPECT_EQ(Error(dir), file + ": error: link_bw: expected GB/s above 0, or a list of such (one a topology "
+                                 "dimension, up to 8), not \"fast\"");
+  }
+}
+
+// A mixture of experts at tensor parallel 2 without expert parallelism, on
+// the MoE run's profile, whose experts were timed at TP 1 only (it has no
+// tp2/moe.csv, as LLMServingSim's profiler writes none): the whole
+// experts' kernels, a GPU's share 1/Tp of them.
+TEST(Generate, ExpertsSplitByTensorParallel) {
+  const std::string dir = Copy(kMoe, "moe-tp2");
+  ASSERT_FALSE(fs::exists(dir + "/profile/tp2/moe.csv"));
+  std::string meta = Read(dir + "/meta.json");
+  meta = Replace(meta, "\"tensor_parallel_size\": 1", "\"tensor_parallel_size\": 2");
+  meta = Replace(meta, "\"data_parallel_size\": 2", "\"data_parallel_size\": 1");
+  meta = Replace(meta, "\"enable_expert_parallel\": true", "\"enable_expert_parallel\": false");
+  Write(dir + "/meta.json", meta);
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("/profile/tp1/moe.csv\" { key tokens, activated_experts; value time_us; }"),
+            std::string::npos);
+  EXPECT_NE(p.find("  let experts = moe(gathered, reached) / Tp;"), std::string::npos);
+  EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
+  EXPECT_NE(p.find("/profile/tp2/attention.csv"), std::string::npos);
+  EXPECT_EQ(LinkErrors(p), "");
+  // With a tp2/moe.csv of its own, that one, unsplit.
+  fs::copy_file(dir + "/profile/tp1/moe.csv", dir + "/profile/tp2/moe.csv");
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("/profile/tp2/moe.csv\""), std::string::npos);
+  EXPECT_NE(g->program.find("  let experts = moe(gathered, reached);"), std::string::npos);
+}
+
+// A dense Qwen3 at tensor parallel 2 (the shapes of Qwen3-32B's public
+// config.json on the Llama run's copy): the generator runs the qwen3
+// decoder's operators, the per-head q and k norms among them, from
+// profile/tp2, and the all-reduces of each layer; a profile without
+// qk_norm is an error naming the operator, never a step without it. KV a
+// token on one GPU: 2 x 64 layers x 8 / 2 KV heads x head_dim 128 (given,
+// not 5120 / 64 = 80) x 2 bytes = 131072.
+TEST(Generate, DenseQwen3AtTensorParallel2) {
+  const std::string dir = Copy(kLlama, "qwen3-tp2");
+  Write(dir + "/model.json", R"({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
+    "hidden_size": 5120, "intermediate_size": 25600, "num_hidden_layers": 64,
+    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"})");
+  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
+                                    "\"tensor_parallel_size\": 2"));
+  // A profile of another architecture than the run's model is refused.
+  const std::string meta = dir + "/profile/meta.yaml";
+  EXPECT_EQ(Error(dir), meta + ": error: the profile is of architecture 'llama', the run's model (model.json) of "
+                               "'qwen3'");
+  Write(meta, Replace(Read(meta), "architecture: llama", "architecture: qwen3"));
+  const std::string dense = dir + "/profile/tp2/dense.csv";
+  const std::string without = Read(dense);
+  EXPECT_EQ(Error(dir), dense + ": error: no operator 'qk_norm' (qwen3 runs it; the profile has 'act_fn', "
+                                "'down_proj', 'embedding', 'final_layernorm', 'gate_up_proj', 'layernorm', "
+                                "'o_proj', 'qkv_proj', 'rotary_emb')");
+  Write(dense, without + "qk_norm,1,3.5\nqk_norm,2048,9.5\n");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
+  EXPECT_NE(p.find("param Layers = 64;"), std::string::npos);
+  EXPECT_NE(p.find("{ where layer = \"qk_norm\"; key tokens; value time_us; }"), std::string::npos);
+  EXPECT_NE(p.find("let layer = 2 * layernorm(padded) + qkv_proj(padded) + qk_norm(padded) + rotary_emb(padded) + "
+                   "o_proj(padded);"),
+            std::string::npos);
+  EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(padded) + act_fn(padded) + "
+                   "down_proj(padded) + 2 * all_reduced);"),
+            std::string::npos);
+  EXPECT_NE(p.find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"), std::string::npos);
+  EXPECT_NE(p.find("bytes = 131072 bytes"), std::string::npos);
+  EXPECT_EQ(LinkErrors(p), "");
+}
+
+// CUDA graphs (vLLM 0.19's default; the profile's kernels ran eagerly): a
+// step of at most the largest captured size runs at the captured size at or
+// above its tokens. The sizes: 1, 2, 4, multiples of 8 below 256, multiples
+// of 16 from 256, up to min(2 x max_num_seqs, 512, max_num_batched_tokens):
+//   max_num_seqs 128, 2048 tokens: min(256, 512, 2048) = 256, the largest 256;
+//   max_num_seqs 8: min(16, ...) = 16 (1, 2, 4, 8, 16), the largest 16;
+//   max_num_seqs 100, 100 tokens: 100, the largest multiple of 8 at most 100, 96;
+//   max_num_seqs 200: 400, past 256 in steps of 16: 400 (= 256 + 9 x 16).
+// enforce_eager: no graphs, every operator at the step's own tokens.
+TEST(Generate, CudaGraphs) {
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(kLlama, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("param GraphMax = 256;"), std::string::npos);
+  EXPECT_NE(p.find("let graphed = tokens <= GraphMax;"), std::string::npos);
+  EXPECT_NE(p.find("let padded = graphed * ((tokens <= 2) * tokens + (tokens > 2) * (tokens <= 4) * 4 + "
+                   "(tokens > 4) * (tokens <= 256) * 8 * ceil(tokens / 8)) + (1 - graphed) * tokens;"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("let us = embedding(padded) + final_layernorm(padded) + lm_head(seqs) + sampler(seqs)"),
+            std::string::npos);
+  // Attention runs outside the graphs, at the step's own figures.
+  EXPECT_NE(p.find("let t_mean = attn(prefill, prefill_kv, decode, kv_mean);"), std::string::npos);
+
+  auto with = [&](const std::string& name, const std::string& from, const std::string& to) {
+    const std::string dir = Copy(kLlama, name);
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), from, to));
+    absl::StatusOr<Generated> out = GenerateProgram(dir, options);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? out->program : std::string();
+  };
+  EXPECT_NE(with("seqs8", "\"max_num_seqs\": 128", "\"max_num_seqs\": 8").find("param GraphMax = 16;"),
+            std::string::npos);
+  const std::string small = with("tokens100", "\"max_num_seqs\": 128,\n    \"max_num_batched_tokens\": 2048",
+                                 "\"max_num_seqs\": 100,\n    \"max_num_batched_tokens\": 100");
+  EXPECT_NE(small.find("param GraphMax = 96;"), std::string::npos) << small.substr(0, 2000);
+  const std::string big = with("seqs200", "\"max_num_seqs\": 128", "\"max_num_seqs\": 200");
+  EXPECT_NE(big.find("param GraphMax = 400;"), std::string::npos);
+  EXPECT_NE(big.find("+ (tokens > 256) * (256 + 16 * ceil((tokens - 256) / 16))"), std::string::npos);
+  const std::string eager = with("eager", "\"max_num_seqs\": 128", "\"enforce_eager\": true, \"max_num_seqs\": 128");
+  EXPECT_EQ(eager.find("GraphMax"), std::string::npos);
+  EXPECT_EQ(eager.find("padded"), std::string::npos);
+  EXPECT_NE(eager.find("let us = embedding(tokens) + final_layernorm(tokens)"), std::string::npos);
+  // --enforce-eager writes the same step as the run's own enforce_eager;
+  // on that run it changes nothing, and says so.
+  Options flag = options;
+  flag.enforce_eager = true;
+  absl::StatusOr<Generated> forced = GenerateProgram(kLlama, flag);
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_EQ(forced->program.find("GraphMax"), std::string::npos);
+  const auto stage = [](const std::string& p) {  // the stage, to its end
+    const size_t at = p.find("stage E");
+    return p.substr(at, p.find("\n}\n", at) - at);
+  };
+  EXPECT_EQ(stage(forced->program), stage(eager));
+  EXPECT_TRUE(forced->warnings.empty()) << forced->warnings[0];
+  EXPECT_TRUE(forced->unused_flags.empty()) << forced->unused_flags[0];
+  const std::string dir = Copy(kLlama, "eager-flag");
+  Write(dir + "/meta.json",
+        Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"enforce_eager\": true, \"max_num_seqs\": 128"));
+  absl::StatusOr<Generated> both = GenerateProgram(dir, flag);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->unused_flags, std::vector<std::string>{"--enforce-eager changes nothing: the run had no CUDA graphs "
+                                                     "(meta.json engine_kwargs.enforce_eager)"});
+}
+
+// The MoE run's engines pad to their largest step's captured size (vLLM's
+// DP padding), and the experts' all-gather carries every engine's padded
+// tokens; a step past the graphs' sizes on any engine runs eagerly.
+TEST(Generate, CudaGraphsAcrossDataParallel) {
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(kMoe, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_NE(p.find("let graphed = group_tokens_max <= GraphMax;"), std::string::npos);
+  EXPECT_NE(p.find("let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"),
+            std::string::npos);
+}
+
+// A decode instance of a prefill-decode split (serq plan's decode role):
+// its requests' prompt KV comes over the link, so no full-prompt
+// reservation, and a preempted request recomputes its last token only;
+// the rest of the program is the whole engine's, line for line.
+TEST(Generate, TheDecodeRole) {
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> whole = GenerateProgram(kLlama, options);
+  options.role = models::EngineRole::kDecode;
+  absl::StatusOr<Generated> decode = GenerateProgram(kLlama, options);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_TRUE(decode.ok()) << decode.status();
+  const std::string w = "  seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt; async;\n";
+  const std::string d = "  seqs Seqs; tokens Tokens; preempt by (-since); recompute last; async;\n";
+  ASSERT_NE(whole->program.find(w), std::string::npos);
+  EXPECT_EQ(whole->program.find("recompute last"), std::string::npos);
+  EXPECT_EQ(absl::StrReplaceAll(whole->program, {{w, d}}), decode->program);
+}
+
+}  // namespace
+}  // namespace serq::vllm

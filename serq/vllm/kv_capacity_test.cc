@@ -1,0 +1,235 @@
+// The KV cache serq vllm writes: the run's own count, flags over it, and the
+// count derived from the GPU's memory as vLLM 0.19 derives it.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "serq/vllm/generate.h"
+#include "serq/vllm/run_folder.h"
+#include "serq/vllm/test_folders.h"
+
+namespace serq::vllm {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(KvCapacity, KvCacheFromTheRun) {
+  // The run's own count (kv_cache.num_gpu_blocks): one block less holds
+  // requests; --kv-blocks over it.
+  const std::string dir = Copy(kLlama, "kv");
+  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                                    "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 3000},"));
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
+  Options options;
+  options.kv.num_gpu_blocks = 101;
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 100;"), std::string::npos);
+  // No room: 10 GiB less 14.96 GiB of weights.
+  Options small;
+  small.kv.gpu_memory_gib = 10;
+  fs::path meta = dir + "/meta.json";
+  Write(meta, Replace(Read(meta), "\"kv_cache\": {\"num_gpu_blocks\": 3000},", ""));
+  EXPECT_PRED2(StartsWith, Error(dir, small), dir + ": error: no room for the KV cache: 9");
+}
+
+// The GPU's memory where the run records no KV count and no torch total:
+// vLLM sizes from CUDA's total, which the cluster file's mem_size (the
+// vendor's 96 for the RTX PRO 6000) is not; the GPU preset's 94.97 GiB
+// stands in when mem_size is that GPU's vendor figure, at most 5% above.
+// By hand, Llama-3.1-8B at 2048 tokens and 128 sequences: weights
+// 16,060,522,496 bytes; activations 2048 x (2 x 4096 + 3 x 14,336) x 2 +
+// 2 x 128 x 128,256 x 4 = 341,049,344; blocks of 16 x 131,072 = 2,097,152.
+//   94.97 GiB: ceil(94.97 x 2^30 x 0.9) = 91,775,934,923; less both,
+//              75,374,363,083 bytes: 35,941 blocks (35,940 hold requests);
+//   96 GiB as given: 36,415; 100 GiB (94.97 is 5.03% below): 38,259;
+//   80 GiB (below the GPU's): 29,043.
+TEST(KvCapacity, TheGpusMemoryAsCudaReportsIt) {
+  const std::string dir = Copy(kLlama, "cuda-total");
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 35940;"), std::string::npos);
+  EXPECT_NE(g->program.find("GPU memory 94.97 GiB (CUDA's total for the RTXPRO6000"), std::string::npos);
+  const std::string cluster = dir + "/llmservingsim-config.json";
+  const std::string original = Read(cluster);
+  const auto blocks_at = [&](const std::string& mem_size, const std::string& hardware) {
+    std::string text = Replace(original, "\"mem_size\": 96,", "\"mem_size\": " + mem_size + ",");
+    Write(cluster, Replace(text, "\"hardware\": \"RTXPRO6000\"", "\"hardware\": \"" + hardware + "\""));
+    absl::StatusOr<Generated> p = GenerateProgram(dir, {});
+    if (!p.ok()) return std::string(p.status().message());
+    return p->program.substr(p->program.find("param KvBlocks = "), 23);
+  };
+  EXPECT_EQ(blocks_at("100", "RTXPRO6000"), "param KvBlocks = 38258;");
+  EXPECT_EQ(blocks_at("80", "RTXPRO6000"), "param KvBlocks = 29042;");
+  // A GPU serq has no preset for, or a name two presets share: as given.
+  EXPECT_EQ(blocks_at("96", "H100"), "param KvBlocks = 36414;");
+  EXPECT_EQ(blocks_at("96", "RTXPRO6000 RTX4090"), "param KvBlocks = 36414;");
+  // CUDA's name for it, as meta.json's hardware.device_name gives it.
+  Write(cluster, original);
+  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                                    "\"schema_version\": 1, \"hardware\": {\"device_name\": "
+                                    "\"NVIDIA RTX PRO 6000 Blackwell Server Edition\"},"));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 35940;"), std::string::npos);
+}
+
+// meta.json's kv_cache is vLLM's cache config as the run logged it: its
+// block_size is the size of the blocks num_gpu_blocks counts (3000 blocks
+// of 32 tokens are 96,000 tokens, not the 48,000 of vLLM's default 16), and
+// its fields that are also engine arguments fill in for engine_kwargs or
+// must agree with it; a kv_cache that is not an object is refused, never
+// read as no count.
+TEST(KvCapacity, KvCacheFieldsOfTheRun) {
+  const std::string dir = Copy(kLlama, "kv-fields");
+  const std::string meta = dir + "/meta.json";
+  const std::string original = Read(meta);
+  auto with = [&](const std::string& kv_cache, const std::string& engine = "") {
+    std::string text = Replace(original, "\"schema_version\": 1,",
+                               "\"schema_version\": 1, \"kv_cache\": " + kv_cache + ",");
+    if (!engine.empty()) text = Replace(text, "\"seed\": 42", "\"seed\": 42, " + engine);
+    Write(meta, text);
+  };
+  with(R"({"num_gpu_blocks": 3000, "block_size": 32, "num_cpu_blocks": null, "swap_space": 4})");
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param Block = 32;"), std::string::npos);
+  EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
+  EXPECT_NE(g->program.find("meta.json kv_cache.block_size"), std::string::npos);
+  // The same figure from both records is one.
+  with(R"({"num_gpu_blocks": 3000, "block_size": 32})", "\"block_size\": 32");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param Block = 32;"), std::string::npos);
+  with(R"({"num_gpu_blocks": 3000, "block_size": 32})", "\"block_size\": 16");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache.block_size: 32, where engine_kwargs.block_size is 16: "
+                               "the run's two records of the engine disagree");
+  with(R"({"num_gpu_blocks": 3000, "enable_prefix_caching": false})");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("pool kv { cap KvBlocks * Block; block Block; }"), std::string::npos);
+  EXPECT_EQ(g->program.find("prefix (-1 - serial"), std::string::npos);
+  with(R"({"num_gpu_blocks": 3000, "enable_prefix_caching": false})", "\"enable_prefix_caching\": true");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache.enable_prefix_caching: false, where "
+                                              "engine_kwargs.enable_prefix_caching is true");
+  // The run's utilization derives the count --gpu-memory-utilization 0.5
+  // derives; and a kv_cache without a count says so on stderr.
+  with(R"({"gpu_memory_utilization": 0.5})");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("x 0.5 (meta.json kv_cache.gpu_memory_utilization)"), std::string::npos);
+  ASSERT_EQ(g->warnings.size(), 1u);
+  EXPECT_EQ(g->warnings[0], meta + ": kv_cache has no num_gpu_blocks: the KV cache is derived from the "
+                                   "GPU's memory, not vLLM's count");
+  Write(meta, original);
+  Options half;
+  half.kv.gpu_memory_utilization = 0.5;
+  absl::StatusOr<Generated> flagged = GenerateProgram(dir, half);
+  ASSERT_TRUE(flagged.ok()) << flagged.status();
+  const auto kv_line = [](const std::string& p) { return p.substr(p.find("param KvBlocks = "), 30); };
+  EXPECT_EQ(kv_line(g->program), kv_line(flagged->program));
+  EXPECT_NE(kv_line(g->program), kv_line(GenerateProgram(dir, {})->program));
+  with(R"({"gpu_memory_utilization": 0.5})", "\"gpu_memory_utilization\": 0.9");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache.gpu_memory_utilization: 0.5, where "
+                                              "engine_kwargs.gpu_memory_utilization is 0.9");
+  with(R"({"num_gpu_blocks": 3000, "cache_dtype": "fp8_e5m2"})");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache.cache_dtype: 'fp8_e5m2': expected auto, bfloat16, "
+                               "float16 or fp8");
+  // Flags for a derived count, where the run gives one: said to change
+  // nothing, never dropped silently.
+  with(R"({"num_gpu_blocks": 3000})");
+  Options derive;
+  derive.kv.gpu_memory_utilization = 0.5;
+  derive.kv.gpu_memory_gib = 24;
+  derive.interconnect = "nvlink4";
+  g = GenerateProgram(dir, derive);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
+  EXPECT_TRUE(g->warnings.empty()) << g->warnings[0];
+  EXPECT_EQ(g->unused_flags,
+            (std::vector<std::string>{
+                "--gpu-memory-utilization changes nothing: the KV cache's count is given (meta.json "
+                "kv_cache.num_gpu_blocks), not derived from the GPU's memory",
+                "--gpu-memory changes nothing: the KV cache's count is given (meta.json kv_cache.num_gpu_blocks), "
+                "not derived from the GPU's memory, and meta.json gives max_num_seqs and max_num_batched_tokens",
+                "--interconnect changes nothing: the run's GPUs exchange nothing (tensor parallel 1, no expert "
+                "parallel)"}));
+  with("3000");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache: expected an object (vLLM's cache config: "
+                               "num_gpu_blocks, block_size, ...), not 3000");
+  with("\"3000 blocks\"");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache: expected an object");
+}
+
+// With data parallel, vLLM's front-end adds up its engines' counts as they
+// start (wait_for_engine_startup) and the bench records the front-end's:
+// the MoE run's two engines logging 10000 hold 5000 blocks each, 4999 for
+// requests; 10001 is 5000 each, rounded down.
+TEST(KvCapacity, TheLoggedCountIsTheEnginesSum) {
+  const std::string dir = Copy(kMoe, "dp-count");
+  const std::string meta = Read(dir + "/meta.json");
+  for (const auto& [logged, line] :
+       {std::pair{"10000", "5000 an engine."}, std::pair{"10001", "5000 an engine (rounded down)."}}) {
+    Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
+                                      absl::StrCat("\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": ",
+                                                   logged, "},")));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("param KvBlocks = 4999;"), std::string::npos) << logged;
+    std::string flat = g->program;
+    for (size_t at; (at = flat.find("\n//     ")) != std::string::npos;) flat.replace(at, 8, " ");
+    EXPECT_NE(flat.find(absl::StrCat("meta.json: kv_cache.num_gpu_blocks ", logged, " (vLLM's own count, as the run "
+                                     "logged it: its front-end's, the sum over the 2 data-parallel engines), ",
+                                     line)),
+              std::string::npos)
+        << flat.substr(0, 2500);
+  }
+  // 3 over 2 engines is 1 each: too few, said at the field.
+  Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
+                                    "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 3},"));
+  EXPECT_EQ(Error(dir), dir + "/meta.json: error: kv_cache.num_gpu_blocks: 3 blocks over 2 data-parallel engines "
+                              "is 1 an engine; vLLM needs at least 2");
+}
+
+// The count the run logged is of the run's engine: a plan's engine at
+// another data-parallel degree with expert parallel holds 1/4 of the
+// experts a GPU, not 1/2, so its count is derived again (as the count at
+// another TP degree is); a dense model's engines at another data-parallel
+// degree are the run's engine, and keep it.
+TEST(RunFolder, RedeployedEnginesDropTheLoggedCount) {
+  for (const std::string& run : {kMoe, kLlama}) {
+    const std::string dir = Copy(run, "redeploy");
+    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
+                                      "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 5000},"));
+    absl::StatusOr<RunFolder> same = ReadRunFolder(dir, {});
+    ASSERT_TRUE(same.ok()) << same.status();
+    // The MoE run's two engines: vLLM's front-end records their sum.
+    EXPECT_EQ(same->num_gpu_blocks, run == kMoe ? 2500 : 5000);
+    Redeployment four;
+    four.dp = 4;
+    absl::StatusOr<RunFolder> wider = ReadRunFolder(dir, four);
+    ASSERT_TRUE(wider.ok()) << wider.status();
+    if (run == kMoe) {
+      EXPECT_EQ(wider->ep, 4);
+      EXPECT_FALSE(wider->num_gpu_blocks.has_value());
+      // Its program's words: each GPU holds a quarter of the experts.
+      Options options;
+      options.redeploy = four;
+      absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+      ASSERT_TRUE(g.ok()) << g.status();
+      EXPECT_NE(g->program.find("// The experts: each GPU's 1/4 of them serve every engine's tokens"),
+                std::string::npos);
+      EXPECT_EQ(g->program.find("param KvBlocks = 4999;"), std::string::npos);
+    } else {
+      EXPECT_EQ(wider->num_gpu_blocks, 5000);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace serq::vllm
