@@ -83,13 +83,19 @@ absl::StatusOr<Gpu> ReadGpu(const JsonFile& json, const std::string& entry) {
   if (absl::Status s = number("TFlopsFP8", false, true, &out.tflops_fp8); !s.ok()) return s;
   if (absl::Status s = number("TFlopsFP32", false, true, &out.tflops_fp32); !s.ok()) return s;
   if (absl::Status s = number("MemoryGiB", false, false, &out.memory_gib); !s.ok()) return s;
-  for (auto [field, text] : {std::pair{"Name", &out.what}, std::pair{"Interconnect", &out.interconnect}}) {
+  for (auto [field, text] : {std::pair{"Name", &out.what}, std::pair{"Interconnect", &out.interconnect},
+                             std::pair{"MemorySource", &out.memory_source}}) {
     const Value* v = Field(*sheet, field);
     if (v == nullptr) continue;
     if (v->kind_case() != Value::kStringValue) {
       return json.Error(at + field, absl::StrCat("expected text in quotes, not ", Describe(*v)));
     }
     *text = v->string_value();
+  }
+  if (!out.memory_source.empty() && out.memory_source != "cuda" && out.memory_source != "nvidia-smi" &&
+      out.memory_source != "vendor") {
+    return json.Error(at + "MemorySource", absl::StrCat("'", out.memory_source,
+                                                        "': expected cuda, nvidia-smi or vendor"));
   }
   if (!out.interconnect.empty() && net::FindInterconnect(out.interconnect) == nullptr) {
     return json.Error(at + "Interconnect", absl::StrCat("'", out.interconnect, "': no such interconnect (known: ",

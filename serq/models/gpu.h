@@ -1,7 +1,7 @@
 // A GPU's datasheet, as serq physics reads it: BLIS's hardware_config.json
 // form (GPUs by name, each {TFlopsPeak, TFlopsFP8, BwPeakTBs, MemoryGiB}),
 // or one GPU's object, with serq's additions (Interconnect, Name,
-// TFlopsFP32, _sources). serq's presets (presets/gpus.json) are such a file.
+// TFlopsFP32, MemorySource, _sources). serq's presets (presets/gpus.json) are such a file.
 #ifndef SERQ_SERQ_MODELS_GPU_H_
 #define SERQ_SERQ_MODELS_GPU_H_
 
@@ -24,7 +24,11 @@ struct Gpu {
   double tflops_fp8 = 0;     // TFlopsFP8 (0: none)
   double tflops_fp32 = 0;    // TFlopsFP32 (0: not given)
   double bw_tbs = 0;         // BwPeakTBs: memory bandwidth, 10^12 bytes/s
-  double memory_gib = 0;     // MemoryGiB: the device's total (0: not given)
+  double memory_gib = 0;     // MemoryGiB: the device's total as CUDA reports it (0: not given)
+  // MemorySource: where memory_gib comes from, "cuda" (CUDA's total, what
+  // vLLM sizes its KV cache from), "nvidia-smi" (its total, above CUDA's by
+  // what the driver keeps) or "vendor" (the datasheet's GB); "": not said.
+  std::string memory_source;
   std::string interconnect;  // Interconnect: a name of net/interconnect.h ("": none given)
   std::map<std::string, std::string> sources;  // _sources: a figure's public source
 };

@@ -58,6 +58,7 @@ TEST(Presets, TheNamesTheIssueAsksFor) {
     absl::StatusOr<Gpu> g = ResolveGpu(name);
     ASSERT_TRUE(g.ok()) << name << ": " << g.status();
     EXPECT_GT(g->memory_gib, 0) << name;
+    EXPECT_FALSE(g->memory_source.empty()) << name;  // which total MemoryGiB is
     for (const char* figure : {"TFlopsPeak", "TFlopsFP8", "BwPeakTBs", "MemoryGiB", "Interconnect"}) {
       EXPECT_EQ(g->sources.count(figure), 1u) << name << " " << figure;
     }
@@ -224,6 +225,8 @@ TEST(Gpu, BadSheets) {
             "g.json: error: BwPeakTBs: missing: the datasheet's figure (docs/cli.md §serq physics)");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 0})"),
             "g.json: error: MemoryGiB: expected a number above 0, not 0");
+  EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 80, "MemorySource": "smi"})"),
+            "g.json: error: MemorySource: 'smi': expected cuda, nvidia-smi or vendor");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": "fast", "BwPeakTBs": 1})"),
             "g.json: error: TFlopsPeak: expected a number above 0, not \"fast\"");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 1, "BwPeakTBs": 1, "Interconnect": "nvlink9"})"),
@@ -291,16 +294,26 @@ TEST(Presets, TheGpuADeviceNameDenotes) {
   };
   EXPECT_EQ(named("RTXPRO6000"), "rtx-pro-6000");
   EXPECT_EQ(named("NVIDIA RTX PRO 6000 Blackwell Server Edition"), "rtx-pro-6000");
+  EXPECT_EQ(named("RTX PRO 6000"), "rtx-pro-6000");
   EXPECT_EQ(named("NVIDIA GeForce RTX 4090"), "rtx-4090");
   EXPECT_EQ(named("RTX4090"), "rtx-4090");
   EXPECT_EQ(named("NVIDIA L40S"), "l40s");
+  EXPECT_EQ(named("NVIDIA H100 PCIe"), "h100-pcie");
+  EXPECT_EQ(named("NVIDIA A100-SXM4-80GB"), "a100-80gb");
   EXPECT_EQ(named("H100"), "(none)");  // SXM or PCIe: the name does not say
+  EXPECT_EQ(named("NVIDIA H100 80GB HBM3"), "(none)");
+  EXPECT_EQ(named("NVIDIA L40"), "(none)");
+  // By whole words: a preset's name inside another GPU's word is not it.
+  EXPECT_EQ(named("NVIDIA GB200"), "(none)");
+  EXPECT_EQ(named("NVIDIA GH200 480GB"), "(none)");
   EXPECT_EQ(named("RTX4090 + L40S"), "(none)");
   EXPECT_EQ(named(""), "(none)");
   std::optional<Gpu> gpu = GpuPresetForDevice("RTX4090");
   ASSERT_TRUE(gpu.has_value());
   EXPECT_TRUE(gpu->preset);
   EXPECT_EQ(gpu->memory_gib, 23.64);  // CUDA's total (gpus.json's source)
+  EXPECT_EQ(gpu->memory_source, "cuda");
+  EXPECT_EQ(GpuPresetForDevice("H200")->memory_source, "nvidia-smi");
 }
 
 // A comment's and a param's text from a file: a control character is

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "serq/models/presets_data.h"
 
@@ -120,11 +122,21 @@ std::optional<Gpu> GpuPresetForDevice(absl::string_view device) {
   const std::string folded = Folded(device);
   absl::StatusOr<JsonFile> presets = GpuPresetsFile();
   if (folded.empty() || !presets.ok()) return std::nullopt;
+  // The device's words, and every run of them one after another, folded.
+  std::vector<std::string> words;
+  for (absl::string_view w : absl::StrSplit(device, absl::ByAnyChar(" -_/.,()"), absl::SkipEmpty())) {
+    if (std::string f = Folded(w); !f.empty()) words.push_back(f);
+  }
+  absl::flat_hash_set<std::string> runs;
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string run;
+    for (size_t j = i; j < words.size(); ++j) runs.insert(run += words[j]);
+  }
   std::optional<Gpu> found;
   for (const std::string& name : GpuNames(*presets)) {
     absl::StatusOr<Gpu> gpu = ReadGpu(*presets, name);
     if (!gpu.ok()) continue;
-    if (!absl::StrContains(folded, Folded(name)) && Folded(gpu->what) != folded) continue;
+    if (!runs.contains(Folded(name)) && Folded(gpu->what) != folded) continue;
     if (found) return std::nullopt;  // two presets: the name does not say which
     gpu->preset = true;
     found = *gpu;

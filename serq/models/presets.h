@@ -35,10 +35,11 @@ absl::StatusOr<Gpu> ResolveGpu(const std::string& name_or_file);
 
 // The GPU preset a run's name for its device denotes: CUDA's name ("NVIDIA
 // GeForce RTX 4090") or a short one ("RTX4090", LLMServingSim's cluster
-// files' `hardware`), compared in lower case without spaces or punctuation:
-// a preset whose name is in the device's ("rtx4090" in
-// "nvidiageforcertx4090") or whose Name is the device's. nullopt when no
-// preset, or more than one, is named so.
+// files' `hardware`). Compared in lower case, letters and digits only, by
+// whole words: a preset whose name is some words of the device's one after
+// another ("rtx" "4090" of "NVIDIA GeForce RTX 4090" are "rtx-4090"; the
+// "gb200" of "NVIDIA GB200" is not "b200"), or whose Name is the device's.
+// nullopt when no preset, or more than one, is named so.
 std::optional<Gpu> GpuPresetForDevice(absl::string_view device);
 
 }  // namespace serq::models

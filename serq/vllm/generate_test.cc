@@ -63,8 +63,8 @@ TEST(Generate, TheMoeRunsFigures) {
   EXPECT_NE(p.find("param LinkBw = 17179869184;"), std::string::npos);
   EXPECT_NE(p.find("param LinkLatency = 2e-05;"), std::string::npos);
   // KV: CUDA's 94.97 GiB of the RTX PRO 6000 (the cluster file's mem_size
-  // 96 is the vendor's) x 0.9 = 91,775,934,923 bytes (rounded up); the weights of
-  // one GPU: attention 48 x (2048 x 4096 + 2 x 2048 x 512 + 4096 x 2048) =
+  // 96 is the vendor's) x 0.9 = 91,775,934,923 bytes (rounded up); the
+  // weights of one GPU: attention 48 x (2048 x 4096 + 2 x 2048 x 512 + 4096 x 2048) =
   // 905,969,664, embeddings 2 x 151,936 x 2048 = 622,329,856, norms
   // 97 x 2048 + 96 x 128 = 210,944, routers 48 x 2048 x 128 = 12,582,912,
   // half the experts 48 x 128 x 3 x 2048 x 768 / 2 = 14,495,514,624:

@@ -29,13 +29,14 @@ GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options) {
   }
   const std::string config = "llmservingsim-config.json npu_mem.mem_size";
   // The cluster file's figure is the vendor's (96 for a GPU CUDA gives
-  // 94.97 GiB of): vLLM sizes from CUDA's total, so a GPU serq has a preset
-  // for is taken at the preset's, when that is the vendor's figure less
-  // what the driver keeps (at most 5% below it). Another figure is the
-  // user's, and stands.
+  // 94.97 GiB of): vLLM sizes from CUDA's total, so a GPU whose preset
+  // holds CUDA's total is taken at it, when that is the vendor's figure
+  // less what the driver (and ECC) keeps: at most 10% below it (the L40S's
+  // 44.42 of 48). Another figure is the user's, and stands.
   const std::string& device = r.device_name.empty() ? r.cluster.hardware : r.device_name;
   if (std::optional<models::Gpu> gpu = models::GpuPresetForDevice(device);
-      gpu && gpu->memory_gib <= r.cluster.mem_size && gpu->memory_gib >= 0.95 * r.cluster.mem_size) {
+      gpu && gpu->memory_source == "cuda" && gpu->memory_gib <= r.cluster.mem_size &&
+      gpu->memory_gib >= 0.9 * r.cluster.mem_size) {
     return {gpu->memory_gib,
             absl::StrCat("CUDA's total for the ", device, ", serq's GPU preset ", gpu->name, ", where ", config, " gives ",
                          absl::StrFormat("%.6g", r.cluster.mem_size), ", the vendor's figure")};

@@ -40,15 +40,18 @@ TEST(KvCapacity, KvCacheFromTheRun) {
 
 // The GPU's memory where the run records no KV count and no torch total:
 // vLLM sizes from CUDA's total, which the cluster file's mem_size (the
-// vendor's 96 for the RTX PRO 6000) is not; the GPU preset's 94.97 GiB
-// stands in when mem_size is that GPU's vendor figure, at most 5% above.
-// By hand, Llama-3.1-8B at 2048 tokens and 128 sequences: weights
-// 16,060,522,496 bytes; activations 2048 x (2 x 4096 + 3 x 14,336) x 2 +
-// 2 x 128 x 128,256 x 4 = 341,049,344; blocks of 16 x 131,072 = 2,097,152.
+// vendor's 96 for the RTX PRO 6000) is not; the GPU preset's 94.97 GiB,
+// CUDA's (its MemorySource), stands in when it is at most 10% below
+// mem_size. By hand, Llama-3.1-8B at 2048 tokens and 128 sequences:
+// weights 16,060,522,496 bytes; activations 2048 x (2 x 4096 + 3 x
+// 14,336) x 2 + 2 x 128 x 128,256 x 4 = 341,049,344; blocks of 16 x
+// 131,072 = 2,097,152.
 //   94.97 GiB: ceil(94.97 x 2^30 x 0.9) = 91,775,934,923; less both,
 //              75,374,363,083 bytes: 35,941 blocks (35,940 hold requests);
-//   96 GiB as given: 36,415; 100 GiB (94.97 is 5.03% below): 38,259;
-//   80 GiB (below the GPU's): 29,043.
+//   96 GiB as given: 36,415; 100 GiB (94.97 is 5% below): 94.97's;
+//   106 GiB (94.97 is 10.4% below): as given, 41,023; 80 GiB (below the
+//   GPU's): 29,043; the H200's 141 as given (its preset holds nvidia-smi's
+//   total, not CUDA's): 57,151.
 TEST(KvCapacity, TheGpusMemoryAsCudaReportsIt) {
   const std::string dir = Copy(kLlama, "cuda-total");
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});
@@ -64,11 +67,15 @@ TEST(KvCapacity, TheGpusMemoryAsCudaReportsIt) {
     if (!p.ok()) return std::string(p.status().message());
     return p->program.substr(p->program.find("param KvBlocks = "), 23);
   };
-  EXPECT_EQ(blocks_at("100", "RTXPRO6000"), "param KvBlocks = 38258;");
+  EXPECT_EQ(blocks_at("100", "RTXPRO6000"), "param KvBlocks = 35940;");
+  EXPECT_EQ(blocks_at("106", "RTXPRO6000"), "param KvBlocks = 41022;");
   EXPECT_EQ(blocks_at("80", "RTXPRO6000"), "param KvBlocks = 29042;");
-  // A GPU serq has no preset for, or a name two presets share: as given.
+  EXPECT_EQ(blocks_at("141", "H200"), "param KvBlocks = 57150;");
+  // A GPU serq has no preset for, a name two presets share, or one a
+  // preset's name is only part of a word of (GB200, not B200): as given.
   EXPECT_EQ(blocks_at("96", "H100"), "param KvBlocks = 36414;");
   EXPECT_EQ(blocks_at("96", "RTXPRO6000 RTX4090"), "param KvBlocks = 36414;");
+  EXPECT_EQ(blocks_at("96", "GB200"), "param KvBlocks = 36414;");
   // CUDA's name for it, as meta.json's hardware.device_name gives it.
   Write(cluster, original);
   Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
@@ -201,7 +208,7 @@ TEST(KvCapacity, TheLoggedCountIsTheEnginesSum) {
 // experts a GPU, not 1/2, so its count is derived again (as the count at
 // another TP degree is); a dense model's engines at another data-parallel
 // degree are the run's engine, and keep it.
-TEST(RunFolder, RedeployedEnginesDropTheLoggedCount) {
+TEST(KvCapacity, RedeployedEnginesDropTheLoggedCount) {
   for (const std::string& run : {kMoe, kLlama}) {
     const std::string dir = Copy(run, "redeploy");
     Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",

@@ -240,7 +240,7 @@ TEST(Profile, AnEarlierProfilersSkewFit) {
 // differ; the buckets in a table the entry names; an earlier version's
 // buckets inline), read as its simulator reads them
 // (serving/core/trace_generator.py: _resolve_skew_axes, _skew_alpha).
-TEST(Generate, SkewFitsAsEachProfilerWritesThem) {
+TEST(Profile, SkewFitsAsEachProfilerWritesThem) {
   absl::StatusOr<Generated> base = GenerateProgram(kLlama, {});
   ASSERT_TRUE(base.ok()) << base.status();
   const std::string table = SkewTable(base->program);
