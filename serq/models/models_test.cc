@@ -308,6 +308,11 @@ TEST(Presets, TheGpuADeviceNameDenotes) {
   EXPECT_EQ(named("NVIDIA GH200 480GB"), "(none)");
   EXPECT_EQ(named("RTX4090 + L40S"), "(none)");
   EXPECT_EQ(named(""), "(none)");
+  // A name of a million words is read in their number of steps, not its
+  // square (which would not end): the preset's name after them is found.
+  std::string many;
+  for (int i = 0; i < 1000000; ++i) many += "a ";
+  EXPECT_EQ(named((many + "RTX 4090").c_str()), "rtx-4090");
   std::optional<Gpu> gpu = GpuPresetForDevice("RTX4090");
   ASSERT_TRUE(gpu.has_value());
   EXPECT_TRUE(gpu->preset);

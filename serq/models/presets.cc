@@ -122,7 +122,12 @@ std::optional<Gpu> GpuPresetForDevice(absl::string_view device) {
   const std::string folded = Folded(device);
   absl::StatusOr<JsonFile> presets = GpuPresetsFile();
   if (folded.empty() || !presets.ok()) return std::nullopt;
-  // The device's words, and every run of them one after another, folded.
+  const std::vector<std::string> names = GpuNames(*presets);
+  size_t longest = 0;
+  for (const std::string& name : names) longest = std::max(longest, Folded(name).size());
+  // The device's words, and every run of them one after another, folded,
+  // as long as a preset's name can be: a name of many words (a cluster
+  // file's text is anyone's) costs its words times a few, never their square.
   std::vector<std::string> words;
   for (absl::string_view w : absl::StrSplit(device, absl::ByAnyChar(" -_/.,()"), absl::SkipEmpty())) {
     if (std::string f = Folded(w); !f.empty()) words.push_back(f);
@@ -130,10 +135,10 @@ std::optional<Gpu> GpuPresetForDevice(absl::string_view device) {
   absl::flat_hash_set<std::string> runs;
   for (size_t i = 0; i < words.size(); ++i) {
     std::string run;
-    for (size_t j = i; j < words.size(); ++j) runs.insert(run += words[j]);
+    for (size_t j = i; j < words.size() && run.size() + words[j].size() <= longest; ++j) runs.insert(run += words[j]);
   }
   std::optional<Gpu> found;
-  for (const std::string& name : GpuNames(*presets)) {
+  for (const std::string& name : names) {
     absl::StatusOr<Gpu> gpu = ReadGpu(*presets, name);
     if (!gpu.ok()) continue;
     if (!runs.contains(Folded(name)) && Folded(gpu->what) != folded) continue;
