@@ -20,6 +20,12 @@ int KvDtypeBytes(const RunFolder& r) {
   return r.args.kv_cache_dtype == "fp8" ? 1 : r.model.dtype_bytes;
 }
 
+// The device's name as vLLM asks it (meta.json's hardware where the run
+// records it), else the cluster file's name of the GPU.
+const std::string& DeviceName(const RunFolder& r) {
+  return r.device_name.empty() ? r.cluster.hardware : r.device_name;
+}
+
 }  // namespace
 
 GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options) {
@@ -33,7 +39,7 @@ GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options) {
   // holds CUDA's total is taken at it, when that is the vendor's figure
   // less what the driver (and ECC) keeps: at most 10% below it (the L40S's
   // 44.42 of 48). Another figure is the user's, and stands.
-  const std::string& device = r.device_name.empty() ? r.cluster.hardware : r.device_name;
+  const std::string& device = DeviceName(r);
   if (std::optional<models::Gpu> gpu = models::GpuPresetForDevice(device);
       gpu && gpu->memory_source == "cuda" && gpu->memory_gib <= r.cluster.mem_size &&
       gpu->memory_gib >= 0.9 * r.cluster.mem_size) {
@@ -55,10 +61,7 @@ absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, in
         "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json npu_mem.mem_size): give "
         "--gpu-memory GIB"));
   }
-  // vLLM asks the device's name (meta.json's hardware where the run records
-  // it; else the cluster file's name of the GPU).
-  const std::string& device = r.device_name.empty() ? r.cluster.hardware : r.device_name;
-  absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(device), "a100"),
+  absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(DeviceName(r)), "a100"),
                                          gpu_gib, seqs, tokens);
   // From meta.json, or a plan's --seqs and --batched-tokens over it.
   if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", s.message()));
