@@ -289,7 +289,9 @@ int PhysicsMain(const CommandLine& line) {
     options.program_dir = std::filesystem::path(out).parent_path().string();
     if (options.program_dir.empty()) options.program_dir = ".";
   }
-  // The command, its flags in a fixed order, for the program's first lines.
+  // The command, its flags in a fixed order, for the program's first lines:
+  // a figure as the user could have typed it, to the last digit, so that
+  // the command writes the program again.
   std::vector<std::string> words = {"serq physics --model", model_name, "--gpu", gpu_name};
   auto add = [&](bool given, const char* flag, const std::string& value) {
     if (given) words.push_back(value.empty() ? flag : absl::StrCat(flag, " ", value));
@@ -298,15 +300,15 @@ int PhysicsMain(const CommandLine& line) {
   add(d.dp != 1, "--dp", absl::StrCat(d.dp));
   add(d.ep, "--ep", "");
   add(!d.interconnect.empty(), "--interconnect", d.interconnect);
-  add(d.link_bw_gbps.has_value(), "--link-bw", absl::StrCat(d.link_bw_gbps.value_or(0)));
-  add(d.link_latency_us.has_value(), "--link-latency", absl::StrCat(d.link_latency_us.value_or(0)));
+  add(d.link_bw_gbps.has_value(), "--link-bw", report::FormatShortest(d.link_bw_gbps.value_or(0)));
+  add(d.link_latency_us.has_value(), "--link-latency", report::FormatShortest(d.link_latency_us.value_or(0)));
   add(d.max_num_seqs != 0, "--max-num-seqs", absl::StrCat(d.max_num_seqs));
   add(d.max_num_batched_tokens != 0, "--max-num-batched-tokens", absl::StrCat(d.max_num_batched_tokens));
   add(d.block_size != 16, "--block-size", absl::StrCat(d.block_size));
   add(d.kv_cache_dtype != "auto", "--kv-cache-dtype", d.kv_cache_dtype);
   add(absl::GetFlag(FLAGS_gpu_memory_utilization).has_value(), "--gpu-memory-utilization",
-      absl::StrCat(d.gpu_memory_utilization));
-  add(d.gpu_memory_gib.has_value(), "--gpu-memory", absl::StrCat(d.gpu_memory_gib.value_or(0)));
+      report::FormatShortest(d.gpu_memory_utilization));
+  add(d.gpu_memory_gib.has_value(), "--gpu-memory", report::FormatShortest(d.gpu_memory_gib.value_or(0)));
   add(d.kv_blocks.has_value(), "--kv-blocks", absl::StrCat(d.kv_blocks.value_or(0)));
   add(!d.prefix_cache, "--no-prefix-cache", "");
   add(d.mixed_attention, "--mixed-attention", "");
@@ -314,7 +316,7 @@ int PhysicsMain(const CommandLine& line) {
   add(!coefficients_path.empty(), "--coefficients", coefficients_path);
   add(!w.replay.empty(), "--replay", w.replay);
   add(!w.prompt_column.empty(), "--columns", absl::StrCat(w.prompt_column, ",", w.output_column));
-  add(w.rate != 0, "--rate", absl::StrCat(w.rate));
+  add(w.rate != 0, "--rate", report::FormatShortest(w.rate));
   add(!w.lengths.empty(), "--lengths", w.lengths);
   add(w.replay.empty() && w.requests != 300, "--requests", absl::StrCat(w.requests));
   options.command = absl::StrJoin(words, " ");

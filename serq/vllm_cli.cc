@@ -17,6 +17,7 @@
 #include "ir/output.h"
 #include "serq/models/vllm_engine.h"
 #include "serq/vllm/generate.h"
+#include "stats/format.h"
 
 ABSL_FLAG(std::optional<int64_t>, kv_blocks, std::nullopt,
           "vllm, physics: the KV cache of each engine in vLLM's blocks (its num_gpu_blocks, the null block "
@@ -102,7 +103,8 @@ int VllmMain(const CommandLine& line) {
     if (options.program_dir.empty()) options.program_dir = ".";
   }
   // The command, with the flags that change the program, for its first
-  // lines: the program is the folder's and theirs.
+  // lines: the program is the folder's and theirs (a figure to its last
+  // digit, so that the command writes the program again).
   std::vector<std::string> words = {"serq vllm", line.positional[0]};
   auto add = [&](bool given, const char* flag, const std::string& value) {
     if (!given) return;
@@ -111,8 +113,8 @@ int VllmMain(const CommandLine& line) {
   };
   add(options.kv.num_gpu_blocks.has_value(), "--kv-blocks", absl::StrCat(options.kv.num_gpu_blocks.value_or(0)));
   add(options.kv.gpu_memory_utilization.has_value(), "--gpu-memory-utilization",
-      absl::StrCat(options.kv.gpu_memory_utilization.value_or(0)));
-  add(options.kv.gpu_memory_gib.has_value(), "--gpu-memory", absl::StrCat(options.kv.gpu_memory_gib.value_or(0)));
+      report::FormatShortest(options.kv.gpu_memory_utilization.value_or(0)));
+  add(options.kv.gpu_memory_gib.has_value(), "--gpu-memory", report::FormatShortest(options.kv.gpu_memory_gib.value_or(0)));
   add(!options.interconnect.empty(), "--interconnect", options.interconnect);
   add(!options.skew, "--no-skew", "");
   add(!options.prefix_cache, "--no-prefix-cache", "");

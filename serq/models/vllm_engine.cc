@@ -35,8 +35,23 @@ double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t
   double mlp = m.dense_layers > 0 ? 3.0 * m.intermediate / tp : 0;
   if (m.moe()) mlp = std::max(mlp, m.top_k * (3.0 * m.expert_intermediate + m.hidden));
   const double forward = tokens * (2.0 * m.hidden + std::max(attention, mlp)) * m.dtype_bytes;
-  const double sampler = 2.0 * seqs * m.vocab * 4;
-  return forward + sampler;
+  // The sampler's logits are the whole vocabulary's on every rank.
+  const double sampler = static_cast<double>(tokens) * m.hidden * m.dtype_bytes +
+                         static_cast<double>(seqs) * m.vocab * kSamplerBytesPerLogit;
+  return std::max(forward, sampler);
+}
+
+std::string ActivationPeakWhy(const ModelConfig& m, int64_t tokens, int64_t seqs) {
+  return absl::StrCat("estimated: the larger of a forward pass of ", tokens, " tokens and the sampler's run over ",
+                      seqs, " sequences of ", m.vocab, " logits, ", kSamplerBytesPerLogit,
+                      " bytes a logit as vLLM's logs give it; vLLM measures it");
+}
+
+double NonTorchBytes(int tp, int ep) { return (tp > 1 || ep > 1 ? 0.55 : 0.13) * kGiB; }
+
+std::string NonTorchWhy(int tp, int ep) {
+  return tp > 1 || ep > 1 ? "vLLM's logs' figure where an engine's GPUs communicate; vLLM measures it"
+                          : "vLLM's logs' figure on one GPU; vLLM measures it";
 }
 
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
@@ -46,7 +61,8 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
   kv.requested = std::ceil(gpu_gib * kGiB * utilization);
   kv.weights = WeightBytesPerGpu(m, tp, ep);
   kv.activation = ActivationPeakBytes(m, tp, tokens, seqs);
-  kv.available = kv.requested - kv.weights - kv.activation;
+  kv.non_torch = NonTorchBytes(tp, ep);
+  kv.available = kv.requested - kv.weights - kv.activation - kv.non_torch;
   // In doubles first: an int64 cannot hold every quotient (nor inf).
   const double blocks = std::floor(kv.available / bytes_per_block);
   kv.blocks = !(blocks >= 1) ? 0

@@ -5,6 +5,7 @@
 //
 //   requested = GPU memory x gpu_memory_utilization
 //   available = requested - weights - the activation peak of a profile run
+//               - the memory outside PyTorch that grew while it ran
 //   blocks    = floor(available / (block_size x KV bytes a token))
 #ifndef SERQ_SERQ_MODELS_VLLM_ENGINE_H_
 #define SERQ_SERQ_MODELS_VLLM_ENGINE_H_
@@ -27,11 +28,43 @@ namespace serq::models {
 // config refuses it rather than lower it.
 absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens);
 
-// The activation peak vLLM's profile run leaves (bytes): a forward pass of
-// max_num_batched_tokens tokens, whose largest layer's tensors live at
-// once, and the sampler's logits and probabilities of max_num_seqs
-// sequences in float32. An estimate from the shapes (vLLM measures it).
+// The sampler's bytes a logit (a sequence's score of one vocabulary
+// entry) at the peak of vLLM's profile run. The run samples max_num_seqs
+// dummy sequences with top-k and top-p on (GPUModelRunner._dummy_sampler_run),
+// so the logits live at once in the model's dtype and in float32, sorted
+// (float32 values, int64 indices, and the sort's double buffer of both),
+// as probabilities and a mask, and scattered back: some 38 bytes each,
+// where a forward pass of the same tokens holds far less. The figure is
+// what vLLM's own logs give, (peak activation - the hidden states) /
+// (max_num_seqs x vocab): 38.40 (Llama-3.1-8B), 38.55 (Llama-3.3-70B at
+// TP 2: the logits are gathered whole on every rank), 38.38 (Qwen3-32B),
+// 38.26 (Qwen3-0.6B), 38.25 (gpt-oss-20b), all at 1024 sequences on an
+// H100 (llm-d-benchmark's empirical-vllm-memory-results.md), and 39.2 and
+// 38.2 at 256 in vLLM's older engine (vllm#10511, vllm#12529).
+inline constexpr double kSamplerBytesPerLogit = 38.4;
+
+// The activation peak vLLM's profile run leaves (bytes): the larger of a
+// forward pass of max_num_batched_tokens tokens, whose largest layer's
+// tensors live at once, and the sampler's run over max_num_seqs
+// sequences (kSamplerBytesPerLogit a logit) while the forward pass's
+// hidden states are still held. The two come one after the other, so the
+// peak is the larger, not the sum. An estimate from the shapes (vLLM
+// measures it); the sampler's is the larger at every size vLLM picks.
 double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
+// What the estimate is made of, in words, for a program's comment.
+std::string ActivationPeakWhy(const ModelConfig& m, int64_t tokens, int64_t seqs);
+
+// The memory outside PyTorch that vLLM's profile run sees grow (its
+// non_torch_increase: cuBLAS's workspaces, the kernels loaded, the
+// communicators' buffers), which vLLM subtracts too and serq cannot
+// measure: the figure vLLM's logs give, 0.13 GiB on one GPU (0.14 for
+// Qwen3-32B), 0.55 GiB where the GPUs of an engine communicate in its
+// forward pass (one log: Llama-3.3-70B at TP 2, NCCL's and the custom
+// all-reduce's buffers), taken for tensor and for expert parallel alike
+// (llm-d-benchmark's empirical-vllm-memory-results.md, H100s).
+double NonTorchBytes(int tp, int ep);
+// Where the figure comes from, in words, for a program's comment.
+std::string NonTorchWhy(int tp, int ep);
 
 // The KV cache vLLM derives from a GPU's memory, in bytes and blocks.
 // The most KV blocks serq takes an engine to hold (2^40, as a run's
@@ -44,7 +77,8 @@ struct KvFromMemory {
   double requested = 0;   // ceil(GiB x 2^30 x utilization)
   double weights = 0;     // WeightBytesPerGpu
   double activation = 0;  // ActivationPeakBytes
-  double available = 0;   // requested - weights - activation
+  double non_torch = 0;   // NonTorchBytes
+  double available = 0;   // requested - weights - activation - non_torch
   // floor(available / bytes a block); 0 when none fits; kMaxKvBlocks + 1
   // when more than kMaxKvBlocks would.
   int64_t blocks = 0;

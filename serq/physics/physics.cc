@@ -167,14 +167,17 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
       return models::GpuError(gpu, "MemoryGiB", "none, and the KV cache is derived from it: give "
                                                 "--gpu-memory GIB or --kv-blocks N");
     }
+    // The experts' share of a GPU: 1/moe_group of them when they are
+    // spread past the tensor-parallel group or over expert parallel.
+    const int kv_ep = moe_group > d.tp || (moe && d.ep) ? moe_group : 1;
     const models::KvFromMemory kv = models::KvBlocksFromMemory(
-        m, d.tp, moe_group > d.tp || (moe && d.ep) ? moe_group : 1, gpu_gib,
+        m, d.tp, kv_ep, gpu_gib,
         d.gpu_memory_utilization, tokens, seqs, per_block);
     if (kv.blocks < 2) {
       return Invalid(absl::StrCat(
           "no room for the KV cache: ", Gib(kv.requested), " of the GPU (", absl::StrFormat("%.2f", gpu_gib), " GiB x ",
-          N(d.gpu_memory_utilization), "), ", Gib(kv.weights), " of weights and ", Gib(kv.activation),
-          " of activations on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
+          N(d.gpu_memory_utilization), "), ", Gib(kv.weights), " of weights, ", Gib(kv.activation),
+          " of activations and ", Gib(kv.non_torch), " outside PyTorch on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
     }
     if (kv.blocks > models::kMaxKvBlocks) {
       return Invalid(absl::StrCat(gpu_gib, " GiB of GPU memory makes more than 2^40 KV "
@@ -190,14 +193,14 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
         "less the weights one GPU holds, ", Gib(kv.weights), " (counted from the config's shapes",
         d.tp > 1 ? absl::StrCat(", 1/", d.tp, " of the split layers") : "",
         moe && moe_group > 1 ? absl::StrCat(", 1/", moe_group, " of the experts") : "", "),"));
-    kv_why.push_back(absl::StrCat(
-        "less the activation peak of vLLM's profile run, ", Gib(kv.activation),
-        " (estimated: a forward pass of ", tokens, " tokens and the sampler's float32 logits of ",
-        seqs, " sequences; vLLM measures it),"));
+    kv_why.push_back(absl::StrCat("less the activation peak of vLLM's profile run, ", Gib(kv.activation), " (",
+                                  models::ActivationPeakWhy(m, tokens, seqs), "),"));
+    kv_why.push_back(absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", Gib(kv.non_torch),
+                                  " (", models::NonTorchWhy(d.tp, kv_ep), "),"));
     kv_why.push_back(absl::StrCat("= ", Gib(kv.available), ", in blocks of ", d.block_size,
                                   " tokens x ", N(kv_token), " bytes: ", num_gpu_blocks,
-                                  " blocks. Not subtracted: vLLM's allocations outside PyTorch "
-                                  "(CUDA graphs, NCCL), unknown before it runs."));
+                                  " blocks. Not subtracted: CUDA graphs' memory, which vLLM 0.19 "
+                                  "does not subtract."));
   }
   if (num_gpu_blocks < 2) return Invalid("--kv-blocks must be at least 2");
   kv_why.push_back(absl::StrCat(

@@ -272,13 +272,15 @@ TEST(Program, LlamaLoneRequestByHand) {
   const std::string program = Generate("llama-3.1-8b", "rtx-pro-6000", LoneRequest());
   // The engine as vLLM 0.19 sizes it on a GPU of 94.97 GiB (CUDA's total):
   // 1024 and 8192 (not an A100, 70 GiB or more); KV: ceil(94.97 x 2^30 x
-  // 0.9) = 91,775,934,923 bytes, less the weights 16,060,522,496 and the
-  // activations 8192 x (2 x 4096 + 3 x 14,336) x 2 + 2 x 1024 x 128,256 x
-  // 4 = 838,860,800 + 1,050,673,152: 73,825,878,475 bytes, in blocks of
-  // 16 x 131,072: 35,202 blocks, one of them vLLM's null block.
+  // 0.9) = 91,775,934,923 bytes, less the weights 16,060,522,496, the
+  // activation peak, the sampler's run (the forward pass, 8192 x (2 x 4096
+  // + 3 x 14,336) x 2 = 838,860,800, is less), 8192 x 4096 x 2 + 1024 x
+  // 128,256 x 38.4 = 5,110,339,993.6, and 0.13 x 2^30 = 139,586,437.12
+  // outside PyTorch: 70,465,485,996.28 bytes, in blocks of 16 x 131,072:
+  // 33,600 blocks, one of them vLLM's null block.
   EXPECT_TRUE(Has(program, "param Seqs = 1024;")) << program;
   EXPECT_TRUE(Has(program, "param Tokens = 8192;"));
-  EXPECT_TRUE(Has(program, "param KvBlocks = 35201;"));
+  EXPECT_TRUE(Has(program, "param KvBlocks = 33599;"));
   EXPECT_TRUE(Has(program, "param HeadDim = 128;"));
   EXPECT_TRUE(Has(program, "pool kv { cap KvBlocks * Block; block Block; cache Block; }"));
   EXPECT_TRUE(Has(program, "seqs Seqs; tokens Tokens; preempt by (-since); reserve prompt; async;"));
@@ -559,11 +561,13 @@ TEST(Program, BadDeployments) {
   EXPECT_EQ(GenerateError("mixtral-8x7b", "h100-sxm", o),
             "serq physics: error: the model's 8 experts do not split over the 3 GPUs of expert "
             "parallel (--tp x --dp)");
-  // Llama-3.1-70B's 131 GiB of weights on one 24 GiB GPU.
+  // Llama-3.1-70B's 131 GiB of weights on one 24 GiB GPU; the activation
+  // peak at 2048 tokens and 256 sequences is the sampler's, 2048 x 8192 x 2
+  // + 256 x 128,256 x 38.4 bytes = 1.21 GiB.
   EXPECT_EQ(GenerateError("llama-3.1-70b", "rtx-4090", Rate()),
             "serq physics: error: no room for the KV cache: 21.28 GiB of the GPU (23.64 GiB x 0.9), "
-            "131.42 GiB of weights and 0.64 GiB of activations on each GPU; more GPUs (--tp), "
-            "--gpu-memory-utilization or --kv-blocks N");
+            "131.42 GiB of weights, 1.21 GiB of activations and 0.13 GiB outside PyTorch on each GPU; "
+            "more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N");
   o = Rate();
   o.workload.lengths = "uniform:10:5,1:2";
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),

@@ -125,8 +125,8 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.dir, ": error: no room for the KV cache: ", Gib(m.requested), " requested of the GPU (",
-          gib, " GiB x ", util, "), ", Gib(m.weights), " of weights and ", Gib(m.activation),
-          " of activations on each GPU; give --kv-blocks N"));
+          gib, " GiB x ", util, "), ", Gib(m.weights), " of weights, ", Gib(m.activation),
+          " of activations and ", Gib(m.non_torch), " outside PyTorch on each GPU; give --kv-blocks N"));
     }
     if (m.blocks > models::kMaxKvBlocks) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -141,16 +141,14 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
         "less the weights one GPU holds, ", Gib(m.weights), " (", r.model.dtype,
         ", counted from model.json's shapes", r.ep > 1 ? absl::StrCat(", 1/", r.ep, " of the experts") : "",
         tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
-    kv.why.push_back(absl::StrCat(
-        "less the activation peak of vLLM's profile run, ", Gib(m.activation),
-        " (estimated: a forward pass of ", max_num_batched_tokens, " tokens and the sampler's "
-        "float32 logits of ", max_num_seqs, " sequences; vLLM measures it),"));
+    kv.why.push_back(absl::StrCat("less the activation peak of vLLM's profile run, ", Gib(m.activation), " (",
+                                  models::ActivationPeakWhy(r.model, max_num_batched_tokens, max_num_seqs), "),"));
+    kv.why.push_back(absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", Gib(m.non_torch),
+                                  " (", models::NonTorchWhy(tp, r.ep), "),"));
     kv.why.push_back(absl::StrCat("= ", Gib(m.available), ", in blocks of ", block, " tokens x ",
                                   static_cast<int64_t>(kv.bytes_per_token), " bytes: ",
-                                  kv.num_gpu_blocks, " blocks. Not subtracted: vLLM's allocations "
-                                  "outside PyTorch, unknown before it runs (nor CUDA graphs' "
-                                  "memory, which vLLM 0.19 does not subtract); --kv-blocks gives "
-                                  "vLLM's logged count."));
+                                  kv.num_gpu_blocks, " blocks. Not subtracted: CUDA graphs' memory, "
+                                  "which vLLM 0.19 does not subtract; --kv-blocks gives vLLM's logged count."));
   }
   if (kv.num_gpu_blocks < 2) {
     return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", kv.num_gpu_blocks,

@@ -4,6 +4,7 @@
 //
 //   requested = GPU memory x gpu_memory_utilization
 //   available = requested - weights - the activation peak of a profile run
+//               - the memory outside PyTorch that grew while it ran
 //   blocks    = floor(available / (block_size x KV bytes a token))
 //
 // and one block of them is vLLM's null block, never handed out. Each figure
