@@ -266,20 +266,23 @@ TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
   // rounded up): weights 16,060,522,496; the activation peak at 2048
   // tokens and 256 sequences the larger of the forward pass, 2048 x (2 x
   // 4096 + max(48 x 128, 3 x 14,336)) x 2 = 209,715,200, and the sampler's
-  // run, 2048 x 4096 x 2 + 256 x 128,256 x 38.4 = 16,777,216 +
-  // 1,260,807,782.4 = 1,277,584,998.4; outside PyTorch 0.13 x 2^30 =
-  // 139,586,437.12; available 5,703,804,846.48 bytes, in blocks of 16 x
-  // 131,072 = 2,097,152: 2,719.79, 2,719.
+  // warm-up, the hidden states 2048 x 4096 x 2 = 16,777,216, 14 bytes a
+  // logit 256 x 128,256 x 14 = 459,669,504 and the Triton kernel's 128
+  // rows 128 x 128,256 x 4 = 65,667,072: 542,113,792; outside PyTorch 0.25
+  // x 2^30 = 268,435,456; available 6,310,427,034 bytes, in blocks of 16 x
+  // 131,072 = 2,097,152: 3,009.05, 3,009.
   ModelConfig llama = Preset("llama-3.1-8b");
   KvFromMemory kv = KvBlocksFromMemory(llama, 1, 1, 24564.0 / 1024, 0.9, 2048, 256, 2097152);
   EXPECT_EQ(kv.requested, 23181498778.0);
   EXPECT_EQ(kv.weights, 16060522496.0);
-  EXPECT_DOUBLE_EQ(kv.activation, 1277584998.4);
-  EXPECT_DOUBLE_EQ(kv.non_torch, 139586437.12);
-  EXPECT_EQ(kv.blocks, 2719);
-  // At tensor parallel 2 the memory outside PyTorch is 0.55 GiB.
+  EXPECT_EQ(kv.activation, 542113792.0);
+  EXPECT_EQ(kv.non_torch, 268435456.0);
+  EXPECT_EQ(kv.blocks, 3009);
+  // Where an engine's GPUs communicate, 0.67 GiB outside PyTorch.
   EXPECT_DOUBLE_EQ(KvBlocksFromMemory(llama, 2, 1, 24564.0 / 1024, 0.9, 2048, 256, 2097152).non_torch,
-                   0.55 * 1073741824.0);
+                   0.67 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(KvBlocksFromMemory(llama, 1, 2, 24564.0 / 1024, 0.9, 2048, 256, 2097152).non_torch,
+                   0.67 * 1073741824.0);
   // No room: none.
   EXPECT_EQ(KvBlocksFromMemory(llama, 1, 1, 16, 0.9, 2048, 256, 2097152).blocks, 0);
   // Past 2^40 blocks, and where the quotient leaves an int64 (1e300 GiB,
@@ -292,33 +295,44 @@ TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
   EXPECT_LT(KvBlocksFromMemory(llama, 1, 1, 1073741824.0, 0.9, 2048, 256, 2097152).blocks, kMaxKvBlocks);
 }
 
-// vLLM's own memory logs, which the estimate must reproduce: the profile
-// run's activation peak, where the sampler's run over max_num_seqs
-// sequences is the larger part at the sizes vLLM picks, and the KV memory
-// left. llm-d-benchmark's empirical-vllm-memory-results.md logged vLLM on
-// an H100 (79.18 GiB, gpu_memory_utilization 0.9, `vllm serve`'s 8192
-// tokens and 1024 sequences): these figures are vLLM's, not fitted here
-// (kSamplerBytesPerLogit was read off the same logs, so this holds the
-// formula to them; the logs print two decimals).
-TEST(VllmEngine, TheActivationPeakAsVllmLogsIt) {
-  // Llama-3.1-8B: "peak activation 4.76 GiB". 8192 x 4096 x 2 + 1024 x
-  // 128,256 x 38.4 = 67,108,864 + 5,043,231,129.6 bytes = 4.7594 GiB; the
-  // forward pass, 8192 x (2 x 4096 + 43,008) x 2 bytes = 0.78 GiB, is less.
+// The activation peak of vLLM 0.19's profile run, by hand, on both sides
+// of the max, and against vLLM 0.19's own log of Llama-3.1-8B on an H100
+// (the figures it logs, not fitted: "torch peak memory increase: 1.89GiB",
+// "Available KV cache memory: 58.11 GiB" at gpu_memory_utilization 0.95;
+// the log names no batch sizes, and `vllm serve`'s on an H100 are 1024
+// sequences and 8192 tokens).
+TEST(VllmEngine, TheActivationPeakByHand) {
   constexpr double kGiB = 1073741824.0;
   const ModelConfig llama = Preset("llama-3.1-8b");
-  EXPECT_NEAR(ActivationPeakBytes(llama, 1, 8192, 1024) / kGiB, 4.76, 0.005);
-  // Llama-3.3-70B (Llama-3.1-70B's shapes) at TP 2: "4.84 GiB"; the logits
-  // are the whole vocabulary's on each rank: 8192 x 8192 x 2 + the same
-  // sampler = 4.8219 GiB, within 0.02.
-  EXPECT_NEAR(ActivationPeakBytes(Preset("llama-3.1-70b"), 2, 8192, 1024) / kGiB, 4.84, 0.02);
-  // Qwen3-32B: "5.64 GiB": 8192 x 5120 x 2 + 1024 x 151,936 x 38.4 =
-  // 5.6421 GiB.
-  EXPECT_NEAR(ActivationPeakBytes(Preset("qwen3-32b"), 1, 8192, 1024) / kGiB, 5.64, 0.005);
-  // And the KV memory the log gives Llama-3.1-8B, 51.38 GiB: 79.18 x 0.9 =
-  // 71.262, less 14.957 of weights (vLLM logged 14.99 for the Instruct
-  // checkpoint), 4.759 of activations and 0.13 outside PyTorch = 51.415.
-  const KvFromMemory kv = KvBlocksFromMemory(llama, 1, 1, 79.18, 0.9, 8192, 1024, 2097152);
-  EXPECT_NEAR(kv.available / kGiB, 51.38, 0.05);
+  // 1024 sequences, 8192 tokens: the sampler's warm-up, 8192 x 4096 x 2 =
+  // 67,108,864 of hidden states, 1024 x 128,256 x 14 = 1,838,678,016 of
+  // logits (bf16, a float32 copy, the probabilities, the noise: 2 + 4 + 4
+  // + 4), 128 x 128,256 x 4 = 65,667,072 of the Triton kernel's buffer:
+  // 1,971,453,952 bytes, 1.836 GiB, where vLLM logged 1.89; the forward
+  // pass, 8192 x (2 x 4096 + 43,008) x 2 = 838,860,800, is less.
+  EXPECT_EQ(ActivationPeakBytes(llama, 1, 8192, 1024), 1971453952.0);
+  EXPECT_NEAR(ActivationPeakBytes(llama, 1, 8192, 1024) / kGiB, 1.89, 0.06);
+  // The KV memory: ceil(79.18 x 2^30 x 0.95) = 80,767,933,744 bytes, less
+  // 16,060,522,496 of weights (vLLM logged 14.99 GiB for the Instruct
+  // checkpoint, 14.96 here), 1,971,453,952 and 0.25 GiB outside PyTorch:
+  // 62,467,521,840 bytes, 58.177 GiB, where vLLM logged 58.11.
+  const KvFromMemory kv = KvBlocksFromMemory(llama, 1, 1, 79.18, 0.95, 8192, 1024, 2097152);
+  EXPECT_EQ(kv.available, 62467521840.0);
+  EXPECT_NEAR(kv.available / kGiB, 58.11, 0.1);
+  // 16 sequences and 8192 tokens: the forward pass is the larger,
+  // 838,860,800 (the sampler's 67,108,864 + 16 x 128,256 x 14 + 16 x
+  // 128,256 x 4 = 104,046,592).
+  EXPECT_EQ(ActivationPeakBytes(llama, 1, 8192, 16), 838860800.0);
+  // Fewer than 8 sequences are sorted in PyTorch, 38.4 bytes a logit, and
+  // no kernel buffer: at 16 tokens 16 x 4096 x 2 + 4 x 128,256 x 38.4 =
+  // 19,831,193.6 (the forward pass, 16 x 51,200 x 2 = 1,638,400, is less).
+  EXPECT_DOUBLE_EQ(ActivationPeakBytes(llama, 1, 16, 4), 19831193.6);
+  // float32 logits are their own float32 copy: 12 bytes a logit.
+  EXPECT_EQ(SamplerBytesPerLogit(llama, 128), 14);
+  ModelConfig fp32 = llama;
+  fp32.dtype_bytes = 4;
+  EXPECT_EQ(SamplerBytesPerLogit(fp32, 128), 12);
+  EXPECT_EQ(SamplerBytesPerLogit(fp32, 7), 38.4);
 }
 
 // A run's name for its GPU, CUDA's or a cluster file's short one, to the

@@ -24,34 +24,63 @@ absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* to
   return absl::OkStatus();
 }
 
-double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
-  // A layer's live tensors at their largest, in the model's dtype: the
-  // residual stream and the normed input (2 hidden), then the larger of the
-  // attention's q, k, v (its share of the heads) and the MLP's gate-up
-  // output with its activation (3 intermediate, split over tp) or, with
-  // experts, the fused kernel's caches for each token's top-k experts
-  // (2 + 1 expert intermediate and a hidden each).
+double SamplerBytesPerLogit(const ModelConfig& m, int64_t seqs) {
+  if (seqs < kTritonSamplerMinRows) return kSortBytesPerLogit;
+  // The float32 copy is the logits themselves when they are float32.
+  return (m.dtype_bytes < 4 ? m.dtype_bytes : 0) + 3 * 4.0;
+}
+
+namespace {
+
+// The Triton kernel's buffer: a float32 vocabulary row a program.
+double TritonBufferBytes(const ModelConfig& m, int64_t seqs) {
+  if (seqs < kTritonSamplerMinRows) return 0;
+  int64_t rows = 1;
+  while (rows < seqs && rows < kTritonSamplerPrograms) rows *= 2;
+  return static_cast<double>(std::min(rows, kTritonSamplerPrograms)) * m.vocab * 4;
+}
+
+// A layer's live tensors at their largest, in the model's dtype: the
+// residual stream and the normed input (2 hidden), then the larger of the
+// attention's q, k, v (its share of the heads) and the MLP's gate-up
+// output with its activation (3 intermediate, split over tp) or, with
+// experts, the fused kernel's caches for each token's top-k experts
+// (2 + 1 expert intermediate and a hidden each).
+double ForwardBytes(const ModelConfig& m, int tp, int64_t tokens) {
   const double attention = (m.heads + 2.0 * m.kv_heads) * m.head_dim / tp;
   double mlp = m.dense_layers > 0 ? 3.0 * m.intermediate / tp : 0;
   if (m.moe()) mlp = std::max(mlp, m.top_k * (3.0 * m.expert_intermediate + m.hidden));
-  const double forward = tokens * (2.0 * m.hidden + std::max(attention, mlp)) * m.dtype_bytes;
-  // The sampler's logits are the whole vocabulary's on every rank.
-  const double sampler = static_cast<double>(tokens) * m.hidden * m.dtype_bytes +
-                         static_cast<double>(seqs) * m.vocab * kSamplerBytesPerLogit;
-  return std::max(forward, sampler);
+  return tokens * (2.0 * m.hidden + std::max(attention, mlp)) * m.dtype_bytes;
 }
 
-std::string ActivationPeakWhy(const ModelConfig& m, int64_t tokens, int64_t seqs) {
-  return absl::StrCat("estimated: the larger of a forward pass of ", tokens, " tokens and the sampler's run over ",
-                      seqs, " sequences of ", m.vocab, " logits, ", kSamplerBytesPerLogit,
-                      " bytes a logit as vLLM's logs give it; vLLM measures it");
+// The sampler's warm-up with the forward pass's hidden states held. Its
+// logits are the whole vocabulary's on every rank.
+double SamplerBytes(const ModelConfig& m, int64_t tokens, int64_t seqs) {
+  return static_cast<double>(tokens) * m.hidden * m.dtype_bytes +
+         static_cast<double>(seqs) * m.vocab * SamplerBytesPerLogit(m, seqs) + TritonBufferBytes(m, seqs);
 }
 
-double NonTorchBytes(int tp, int ep) { return (tp > 1 || ep > 1 ? 0.55 : 0.13) * kGiB; }
+}  // namespace
+
+double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
+  return std::max(ForwardBytes(m, tp, tokens), SamplerBytes(m, tokens, seqs));
+}
+
+std::string ActivationPeakWhy(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
+  const bool sampler = SamplerBytes(m, tokens, seqs) >= ForwardBytes(m, tp, tokens);
+  return absl::StrCat(
+      "estimated: the larger of a forward pass of ", tokens, " tokens and the sampler's warm-up over ", seqs,
+      " sequences of ", m.vocab, " logits, ", SamplerBytesPerLogit(m, seqs), " bytes a logit",
+      seqs < kTritonSamplerMinRows ? " (sorted: fewer than 8 rows)" : " and its Triton kernel's buffer",
+      ", here the ", sampler ? "sampler's" : "forward pass's", "; vLLM measures it");
+}
+
+double NonTorchBytes(int tp, int ep) { return (tp > 1 || ep > 1 ? 0.67 : 0.25) * kGiB; }
 
 std::string NonTorchWhy(int tp, int ep) {
-  return tp > 1 || ep > 1 ? "vLLM's logs' figure where an engine's GPUs communicate; vLLM measures it"
-                          : "vLLM's logs' figure on one GPU; vLLM measures it";
+  return tp > 1 || ep > 1 ? "vLLM's logs' figure on one GPU, 0.25, and 0.42 more where an engine's GPUs "
+                            "communicate; vLLM measures it"
+                          : "vLLM 0.19's logged figure on one GPU; vLLM measures it";
 }
 
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,

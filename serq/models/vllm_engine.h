@@ -28,40 +28,55 @@ namespace serq::models {
 // config refuses it rather than lower it.
 absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens);
 
-// The sampler's bytes a logit (a sequence's score of one vocabulary
-// entry) at the peak of vLLM's profile run. The run samples max_num_seqs
-// dummy sequences with top-k and top-p on (GPUModelRunner._dummy_sampler_run),
-// so the logits live at once in the model's dtype and in float32, sorted
-// (float32 values, int64 indices, and the sort's double buffer of both),
-// as probabilities and a mask, and scattered back: some 38 bytes each,
-// where a forward pass of the same tokens holds far less. The figure is
-// what vLLM's own logs give, (peak activation - the hidden states) /
-// (max_num_seqs x vocab): 38.40 (Llama-3.1-8B), 38.55 (Llama-3.3-70B at
-// TP 2: the logits are gathered whole on every rank), 38.38 (Qwen3-32B),
-// 38.26 (Qwen3-0.6B), 38.25 (gpt-oss-20b), all at 1024 sequences on an
-// H100 (llm-d-benchmark's empirical-vllm-memory-results.md), and 39.2 and
-// 38.2 at 256 in vLLM's older engine (vllm#10511, vllm#12529).
-inline constexpr double kSamplerBytesPerLogit = 38.4;
+// The sampler's warm-up in vLLM's profile run (GPUModelRunner.
+// _dummy_sampler_run) samples max_num_seqs dummy sequences with top-k and
+// top-p on, so each sequence's logits over the whole vocabulary (a
+// "logit" below is one sequence's score of one entry) live several times
+// at once. How many depends on the top-k/top-p masking:
+//
+// - vLLM 0.19 masks with its Triton kernel (apply_top_k_top_p, at 8 rows or
+//   more; topk_topp_triton.py, vllm#33538), in place: the logits in the
+//   model's dtype, their float32 copy, the probabilities and the
+//   exponential noise the sample divides them by, 4 bytes each, so 2 + 12
+//   bytes a logit for a 16-bit model (12 when the logits are float32
+//   already), and the kernel's buffer of one vocabulary row in float32 for
+//   each program, min(next power of 2 of the rows, the GPU's SMs) of
+//   them, taken here at 128 (the RTX 4090 has 128 SMs, the H100 132).
+//   vLLM 0.19's log of Llama-3.1-8B on an H100 at `vllm serve`'s 1024
+//   sequences gives 1.89 GiB of torch peak; this gives 1.84.
+// - Below 8 rows it sorts in PyTorch: logits, sort values and int64
+//   indices, the sort's buffers, probabilities, a mask, some 38.4 bytes a
+//   logit, as the logs of vLLM's versions that always sorted give it
+//   ((peak - hidden states) / (sequences x vocabulary): 38.25 to 38.55 for
+//   five models on an H100 at 1024 sequences, llm-d-benchmark's
+//   empirical-vllm-memory-results.md; vllm#33538's benchmark: 5.00 GB at
+//   1024 x 131,072, against 1.56 GB for the Triton kernel).
+inline constexpr int64_t kTritonSamplerMinRows = 8;
+inline constexpr double kSortBytesPerLogit = 38.4;
+inline constexpr int64_t kTritonSamplerPrograms = 128;
+double SamplerBytesPerLogit(const ModelConfig& m, int64_t seqs);
 
 // The activation peak vLLM's profile run leaves (bytes): the larger of a
 // forward pass of max_num_batched_tokens tokens, whose largest layer's
-// tensors live at once, and the sampler's run over max_num_seqs
-// sequences (kSamplerBytesPerLogit a logit) while the forward pass's
-// hidden states are still held. The two come one after the other, so the
-// peak is the larger, not the sum. An estimate from the shapes (vLLM
-// measures it); the sampler's is the larger at every size vLLM picks.
+// tensors live at once, and the sampler's warm-up over max_num_seqs
+// sequences while the forward pass's hidden states are still held. The
+// two come one after the other, so the peak is the larger, not the sum.
+// An estimate from the shapes (vLLM measures it): the sampler's is the
+// larger at 128 sequences and 2048 tokens, the forward pass's at 256 and
+// 8192.
 double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
 // What the estimate is made of, in words, for a program's comment.
-std::string ActivationPeakWhy(const ModelConfig& m, int64_t tokens, int64_t seqs);
+std::string ActivationPeakWhy(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
 
 // The memory outside PyTorch that vLLM's profile run sees grow (its
 // non_torch_increase: cuBLAS's workspaces, the kernels loaded, the
 // communicators' buffers), which vLLM subtracts too and serq cannot
-// measure: the figure vLLM's logs give, 0.13 GiB on one GPU (0.14 for
-// Qwen3-32B), 0.55 GiB where the GPUs of an engine communicate in its
-// forward pass (one log: Llama-3.3-70B at TP 2, NCCL's and the custom
-// all-reduce's buffers), taken for tensor and for expert parallel alike
-// (llm-d-benchmark's empirical-vllm-memory-results.md, H100s).
+// measure. On one GPU, 0.25 GiB, vLLM 0.19's log of Llama-3.1-8B on an
+// H100 ("non-torch forward increase memory: 0.25GiB"). Where the GPUs of
+// an engine communicate in its forward pass (tensor or expert parallel),
+// NCCL's and the custom all-reduce's buffers add 0.42 GiB more: an older
+// version's logs give 0.13 GiB on one GPU and 0.55 at TP 2 (Llama-3.3-70B;
+// llm-d-benchmark's empirical-vllm-memory-results.md, H100s); 0.67 GiB.
 double NonTorchBytes(int tp, int ep);
 // Where the figure comes from, in words, for a program's comment.
 std::string NonTorchWhy(int tp, int ep);

@@ -142,7 +142,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
         ", counted from model.json's shapes", r.ep > 1 ? absl::StrCat(", 1/", r.ep, " of the experts") : "",
         tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
     kv.why.push_back(absl::StrCat("less the activation peak of vLLM's profile run, ", Gib(m.activation), " (",
-                                  models::ActivationPeakWhy(r.model, max_num_batched_tokens, max_num_seqs), "),"));
+                                  models::ActivationPeakWhy(r.model, tp, max_num_batched_tokens, max_num_seqs), "),"));
     kv.why.push_back(absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", Gib(m.non_torch),
                                   " (", models::NonTorchWhy(tp, r.ep), "),"));
     kv.why.push_back(absl::StrCat("= ", Gib(m.available), ", in blocks of ", block, " tokens x ",
