@@ -388,25 +388,31 @@ expect 1 yes "drain-overload.sq: error: --sample: a time series needs a horizon"
 written_by() {  # the command in a program's first lines, without "serq "
   sed -n '/Written by `/,/`/p' "$1" | sed 's|^//||' | tr '\n' ' ' | sed 's/.*Written by `serq \([^`]*\)`.*/\1/'
 }
-has_words() {  # has_words WHAT COMMAND WORDS...
+has_words() {  # has_words WHAT COMMAND WORDS...: COMMAND holds each WORD (two words each)
   local what=$1 cmd=$2 word
+  local -a argv
   shift 2
+  read -r -a argv <<<"$cmd"
   for word in "$@"; do
-    case " $(echo $cmd) " in *" $word "*) ;; *) fail "$what's first lines: no '$word' in: $cmd" ;; esac
+    case " ${argv[*]} " in *" $word "*) ;; *) fail "$what's first lines: no '$word' in: $cmd" ;; esac
   done
+}
+rewrites() {  # rewrites WHAT PROGRAM: the program's own command writes it again, byte for byte
+  local -a argv
+  read -r -a argv <<<"$(written_by "$2")"
+  "$serq" "${argv[@]}" >"$tmp/again.sq" || fail "the $1 program's own command: exit $?"
+  cmp -s "$2" "$tmp/again.sq" || fail "the $1 program's own command writes another program"
 }
 "$serq" physics --model qwen3-30b-a3b --gpu rtx-pro-6000 --dp 2 --ep --link-bw 17.179869184 \
   --link-latency 2.5 --gpu-memory 94.97 --gpu-memory-utilization 0.875 --rate 10.2666 >"$tmp/p1.sq" ||
   fail "physics for the command: exit $?"
-cmd=$(written_by "$tmp/p1.sq")
-has_words physics "$cmd" "--link-bw 17.179869184" "--link-latency 2.5" "--gpu-memory 94.97" \
+has_words physics "$(written_by "$tmp/p1.sq")" "--link-bw 17.179869184" "--link-latency 2.5" "--gpu-memory 94.97" \
   "--gpu-memory-utilization 0.875" "--rate 10.2666"
-# shellcheck disable=SC2086  # the command's words, as the program gives them
-"$serq" $cmd >"$tmp/p2.sq" || fail "the physics program's own command: exit $?"
-cmp -s "$tmp/p1.sq" "$tmp/p2.sq" || fail "the physics program's own command writes another program"
+rewrites physics "$tmp/p1.sq"
 "$serq" vllm "$root/examples/vllm/runs/rtxpro6000-llama-3.1-8b" --gpu-memory 94.97123 \
   --gpu-memory-utilization 0.8765 >"$tmp/v1.sq" || fail "vllm for the command: exit $?"
 has_words vllm "$(written_by "$tmp/v1.sq")" "--gpu-memory 94.97123" "--gpu-memory-utilization 0.8765"
+rewrites vllm "$tmp/v1.sq"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq cli: all passed"

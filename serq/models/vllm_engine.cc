@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace serq::models {
 
@@ -37,7 +38,7 @@ double TritonBufferBytes(const ModelConfig& m, int64_t seqs) {
   if (seqs < kTritonSamplerMinRows) return 0;
   int64_t rows = 1;
   while (rows < seqs && rows < kTritonSamplerPrograms) rows *= 2;
-  return static_cast<double>(std::min(rows, kTritonSamplerPrograms)) * m.vocab * 4;
+  return static_cast<double>(rows) * m.vocab * 4;
 }
 
 // A layer's live tensors at their largest, in the model's dtype: the
@@ -66,21 +67,8 @@ double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t
   return std::max(ForwardBytes(m, tp, tokens), SamplerBytes(m, tokens, seqs));
 }
 
-std::string ActivationPeakWhy(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs) {
-  const bool sampler = SamplerBytes(m, tokens, seqs) >= ForwardBytes(m, tp, tokens);
-  return absl::StrCat(
-      "estimated: the larger of a forward pass of ", tokens, " tokens and the sampler's warm-up over ", seqs,
-      " sequences of ", m.vocab, " logits, ", SamplerBytesPerLogit(m, seqs), " bytes a logit",
-      seqs < kTritonSamplerMinRows ? " (sorted: fewer than 8 rows)" : " and its Triton kernel's buffer",
-      ", here the ", sampler ? "sampler's" : "forward pass's", "; vLLM measures it");
-}
-
-double NonTorchBytes(int tp, int ep) { return (tp > 1 || ep > 1 ? 0.67 : 0.25) * kGiB; }
-
-std::string NonTorchWhy(int tp, int ep) {
-  return tp > 1 || ep > 1 ? "vLLM's logs' figure on one GPU, 0.25, and 0.42 more where an engine's GPUs "
-                            "communicate; vLLM measures it"
-                          : "vLLM 0.19's logged figure on one GPU; vLLM measures it";
+double NonTorchBytes(int tp, int ep) {
+  return (kNonTorchOneGpuGiB + (tp > 1 || ep > 1 ? kNonTorchCommunicatorsGiB : 0)) * kGiB;
 }
 
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
@@ -98,6 +86,28 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
               : blocks > static_cast<double>(kMaxKvBlocks) ? kMaxKvBlocks + 1
                                                            : static_cast<int64_t>(blocks);
   return kv;
+}
+
+std::vector<std::string> KvEstimatesWhy(const ModelConfig& m, int tp, int ep, int64_t tokens, int64_t seqs,
+                                        const KvFromMemory& kv) {
+  const auto gib = [](double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); };
+  const bool sampler = SamplerBytes(m, tokens, seqs) >= ForwardBytes(m, tp, tokens);
+  const bool communicate = tp > 1 || ep > 1;
+  return {
+      absl::StrCat("less the activation peak of vLLM's profile run, ", gib(kv.activation),
+                   " (estimated: the larger of a forward pass of ", tokens,
+                   " tokens and the sampler's warm-up over ", seqs, " sequences of ", m.vocab, " logits, ",
+                   SamplerBytesPerLogit(m, seqs), " bytes a logit",
+                   seqs < kTritonSamplerMinRows
+                       ? absl::StrCat(" (sorted: fewer than ", kTritonSamplerMinRows, " rows)")
+                       : " and its Triton kernel's buffer",
+                   ", here the ", sampler ? "sampler's" : "forward pass's", "; vLLM measures it),"),
+      absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", gib(kv.non_torch), " (",
+                   communicate ? absl::StrCat("vLLM 0.19's logged figure on one GPU, ", kNonTorchOneGpuGiB,
+                                              ", and ", kNonTorchCommunicatorsGiB,
+                                              " more where an engine's GPUs communicate")
+                               : "vLLM 0.19's logged figure on one GPU",
+                   "; vLLM measures it),")};
 }
 
 std::vector<int64_t> CudaGraphSizesUpTo(int64_t top) {

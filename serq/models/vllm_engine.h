@@ -61,12 +61,10 @@ double SamplerBytesPerLogit(const ModelConfig& m, int64_t seqs);
 // tensors live at once, and the sampler's warm-up over max_num_seqs
 // sequences while the forward pass's hidden states are still held. The
 // two come one after the other, so the peak is the larger, not the sum.
-// An estimate from the shapes (vLLM measures it): the sampler's is the
-// larger at 128 sequences and 2048 tokens, the forward pass's at 256 and
-// 8192.
+// An estimate from the shapes (vLLM measures it): for Llama-3.1-8B the
+// sampler's is the larger at 128 sequences and 2048 tokens, the forward
+// pass's at 256 and 8192.
 double ActivationPeakBytes(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
-// What the estimate is made of, in words, for a program's comment.
-std::string ActivationPeakWhy(const ModelConfig& m, int tp, int64_t tokens, int64_t seqs);
 
 // The memory outside PyTorch that vLLM's profile run sees grow (its
 // non_torch_increase: cuBLAS's workspaces, the kernels loaded, the
@@ -77,9 +75,12 @@ std::string ActivationPeakWhy(const ModelConfig& m, int tp, int64_t tokens, int6
 // NCCL's and the custom all-reduce's buffers add 0.42 GiB more: an older
 // version's logs give 0.13 GiB on one GPU and 0.55 at TP 2 (Llama-3.3-70B;
 // llm-d-benchmark's empirical-vllm-memory-results.md, H100s); 0.67 GiB.
+// `ep` is the GPUs an engine's experts are spread over (expert parallel,
+// or a mixture of experts at data parallel, whose experts vLLM splits
+// over every GPU).
+inline constexpr double kNonTorchOneGpuGiB = 0.25;
+inline constexpr double kNonTorchCommunicatorsGiB = 0.42;
 double NonTorchBytes(int tp, int ep);
-// Where the figure comes from, in words, for a program's comment.
-std::string NonTorchWhy(int tp, int ep);
 
 // The KV cache vLLM derives from a GPU's memory, in bytes and blocks.
 // The most KV blocks serq takes an engine to hold (2^40, as a run's
@@ -101,6 +102,11 @@ struct KvFromMemory {
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
                                 double bytes_per_block);
+// The lines of a program's comment for the two deductions vLLM measures
+// and serq estimates, the activation peak and the memory outside PyTorch,
+// each saying what it is made of and ending with a comma.
+std::vector<std::string> KvEstimatesWhy(const ModelConfig& m, int tp, int ep, int64_t tokens, int64_t seqs,
+                                        const KvFromMemory& kv);
 
 // An engine's role: a whole one, or the decode instance of a prefill-decode
 // split (serq plan's disaggregated candidates), whose requests come with

@@ -193,10 +193,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
         "less the weights one GPU holds, ", Gib(kv.weights), " (counted from the config's shapes",
         d.tp > 1 ? absl::StrCat(", 1/", d.tp, " of the split layers") : "",
         moe && moe_group > 1 ? absl::StrCat(", 1/", moe_group, " of the experts") : "", "),"));
-    kv_why.push_back(absl::StrCat("less the activation peak of vLLM's profile run, ", Gib(kv.activation), " (",
-                                  models::ActivationPeakWhy(m, d.tp, tokens, seqs), "),"));
-    kv_why.push_back(absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", Gib(kv.non_torch),
-                                  " (", models::NonTorchWhy(d.tp, kv_ep), "),"));
+    for (std::string& line : models::KvEstimatesWhy(m, d.tp, kv_ep, tokens, seqs, kv)) kv_why.push_back(std::move(line));
     kv_why.push_back(absl::StrCat("= ", Gib(kv.available), ", in blocks of ", d.block_size,
                                   " tokens x ", N(kv_token), " bytes: ", num_gpu_blocks,
                                   " blocks. Not subtracted: CUDA graphs' memory, which vLLM 0.19 "

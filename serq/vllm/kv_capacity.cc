@@ -141,10 +141,9 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
         "less the weights one GPU holds, ", Gib(m.weights), " (", r.model.dtype,
         ", counted from model.json's shapes", r.ep > 1 ? absl::StrCat(", 1/", r.ep, " of the experts") : "",
         tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
-    kv.why.push_back(absl::StrCat("less the activation peak of vLLM's profile run, ", Gib(m.activation), " (",
-                                  models::ActivationPeakWhy(r.model, tp, max_num_batched_tokens, max_num_seqs), "),"));
-    kv.why.push_back(absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", Gib(m.non_torch),
-                                  " (", models::NonTorchWhy(tp, r.ep), "),"));
+    for (std::string& line : models::KvEstimatesWhy(r.model, tp, r.ep, max_num_batched_tokens, max_num_seqs, m)) {
+      kv.why.push_back(std::move(line));
+    }
     kv.why.push_back(absl::StrCat("= ", Gib(m.available), ", in blocks of ", block, " tokens x ",
                                   static_cast<int64_t>(kv.bytes_per_token), " bytes: ",
                                   kv.num_gpu_blocks, " blocks. Not subtracted: CUDA graphs' memory, "
