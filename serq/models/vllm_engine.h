@@ -42,8 +42,9 @@ absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* to
 //   already), and the kernel's buffer of one vocabulary row in float32 for
 //   each program, min(next power of 2 of the rows, the GPU's SMs) of
 //   them, taken here at 128 (the RTX 4090 has 128 SMs, the H100 132).
-//   vLLM 0.19's log of Llama-3.1-8B on an H100 at `vllm serve`'s 1024
-//   sequences gives 1.89 GiB of torch peak; this gives 1.84.
+//   vLLM 0.19's log of Llama-3.1-8B on an H100 gives 1.89 GiB of torch
+//   peak (it names no batch sizes); at `vllm serve`'s 1024 sequences and
+//   8192 tokens this gives 1.84.
 // - Below 8 rows it sorts in PyTorch: logits, sort values and int64
 //   indices, the sort's buffers, probabilities, a mask, some 38.4 bytes a
 //   logit, as the logs of vLLM's versions that always sorted give it

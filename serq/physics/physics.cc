@@ -177,7 +177,8 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
       return Invalid(absl::StrCat(
           "no room for the KV cache: ", Gib(kv.requested), " of the GPU (", absl::StrFormat("%.2f", gpu_gib), " GiB x ",
           N(d.gpu_memory_utilization), "), ", Gib(kv.weights), " of weights, ", Gib(kv.activation),
-          " of activations and ", Gib(kv.non_torch), " outside PyTorch on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
+          " of activations and ", Gib(kv.non_torch),
+          " outside PyTorch on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
     }
     if (kv.blocks > models::kMaxKvBlocks) {
       return Invalid(absl::StrCat(gpu_gib, " GiB of GPU memory makes more than 2^40 KV "
@@ -193,7 +194,9 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
         "less the weights one GPU holds, ", Gib(kv.weights), " (counted from the config's shapes",
         d.tp > 1 ? absl::StrCat(", 1/", d.tp, " of the split layers") : "",
         moe && moe_group > 1 ? absl::StrCat(", 1/", moe_group, " of the experts") : "", "),"));
-    for (std::string& line : models::KvEstimatesWhy(m, d.tp, kv_ep, tokens, seqs, kv)) kv_why.push_back(std::move(line));
+    for (std::string& line : models::KvEstimatesWhy(m, d.tp, kv_ep, tokens, seqs, kv)) {
+      kv_why.push_back(std::move(line));
+    }
     kv_why.push_back(absl::StrCat("= ", Gib(kv.available), ", in blocks of ", d.block_size,
                                   " tokens x ", N(kv_token), " bytes: ", num_gpu_blocks,
                                   " blocks. Not subtracted: CUDA graphs' memory, which vLLM 0.19 "
