@@ -85,8 +85,8 @@ TEST(Generate, TheMoeRunsFigures) {
 // the logits' gather over the run's link, the profile at tp2.
 TEST(Generate, TensorParallel) {
   const std::string dir = Copy(kLlama, "tp2");
-  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
-                                    "\"tensor_parallel_size\": 2"));
+  Edit(dir + "/meta.json", "\"tensor_parallel_size\": 1",
+       "\"tensor_parallel_size\": 2");
   Options options;
   options.program_dir = ".";
   absl::StatusOr<Generated> g = GenerateProgram(dir, options);
@@ -139,14 +139,14 @@ TEST(Generate, TheLinkByTopologyDimension) {
   }
   {
     const std::string dir = Copy(kLlama, "link-dims-tp");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
-                                      "\"tensor_parallel_size\": 2"));
+    Edit(dir + "/meta.json", "\"tensor_parallel_size\": 1",
+         "\"tensor_parallel_size\": 2");
     const std::string file = dir + "/llmservingsim-config.json";
-    Write(file, Replace(Read(file), "\"link_bw\": 16,", "\"link_bw\": [8, 16],"));
+    Edit(file, "\"link_bw\": 16,", "\"link_bw\": [8, 16],");
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_NE(g->program.find("param LinkBw = 8589934592;"), std::string::npos);  // 8 x 2^30
-    Write(file, Replace(Read(file), "\"link_bw\": [8, 16],", "\"link_bw\": \"fast\","));
+    Edit(file, "\"link_bw\": [8, 16],", "\"link_bw\": \"fast\",");
     EXPECT_EQ(Error(dir), file + ": error: link_bw: expected GB/s above 0, or a list of such (one a topology "
                                  "dimension, up to 8), not \"fast\"");
   }
@@ -196,13 +196,13 @@ TEST(Generate, DenseQwen3AtTensorParallel2) {
     "hidden_size": 5120, "intermediate_size": 25600, "num_hidden_layers": 64,
     "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
     "tie_word_embeddings": false, "torch_dtype": "bfloat16"})");
-  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
-                                    "\"tensor_parallel_size\": 2"));
+  Edit(dir + "/meta.json", "\"tensor_parallel_size\": 1",
+       "\"tensor_parallel_size\": 2");
   // A profile of another architecture than the run's model is refused.
   const std::string meta = dir + "/profile/meta.yaml";
   EXPECT_EQ(Error(dir), meta + ": error: the profile is of architecture 'llama', the run's model (model.json) of "
                                "'qwen3'");
-  Write(meta, Replace(Read(meta), "architecture: llama", "architecture: qwen3"));
+  Edit(meta, "architecture: llama", "architecture: qwen3");
   const std::string dense = dir + "/profile/tp2/dense.csv";
   const std::string without = Read(dense);
   EXPECT_EQ(Error(dir), dense + ": error: no operator 'qk_norm' (qwen3 runs it; the profile has 'act_fn', "
@@ -223,9 +223,8 @@ TEST(Generate, DenseQwen3AtTensorParallel2) {
   EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(padded) + act_fn(padded) + "
                    "down_proj(padded) + 2 * all_reduced);"),
             std::string::npos);
-  // The comment as one line, wherever its words wrap.
-  const std::string flat = absl::StrReplaceAll(p, {{"\n//     ", " "}});
-  EXPECT_NE(flat.find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"), std::string::npos)
+  EXPECT_NE(Unwrapped(p).find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"),
+            std::string::npos)
       << p.substr(0, 4000);
   EXPECT_NE(p.find("bytes = 131072 bytes"), std::string::npos);
   EXPECT_EQ(LinkErrors(p), "");
@@ -259,7 +258,7 @@ TEST(Generate, CudaGraphs) {
 
   auto with = [&](const std::string& name, const std::string& from, const std::string& to) {
     const std::string dir = Copy(kLlama, name);
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), from, to));
+    Edit(dir + "/meta.json", from, to);
     absl::StatusOr<Generated> out = GenerateProgram(dir, options);
     EXPECT_TRUE(out.ok()) << out.status();
     return out.ok() ? out->program : std::string();

@@ -20,8 +20,8 @@ TEST(KvCapacity, KvCacheFromTheRun) {
   // The run's own count (kv_cache.num_gpu_blocks): one block less holds
   // requests; --kv-blocks over it.
   const std::string dir = Copy(kLlama, "kv");
-  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
-                                    "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 3000},"));
+  Edit(dir + "/meta.json", "\"schema_version\": 1,",
+       "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 3000},");
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
@@ -34,7 +34,7 @@ TEST(KvCapacity, KvCacheFromTheRun) {
   Options small;
   small.kv.gpu_memory_gib = 10;
   fs::path meta = dir + "/meta.json";
-  Write(meta, Replace(Read(meta), "\"kv_cache\": {\"num_gpu_blocks\": 3000},", ""));
+  Edit(meta, "\"kv_cache\": {\"num_gpu_blocks\": 3000},", "");
   EXPECT_PRED2(StartsWith, Error(dir, small), dir + ": error: no room for the KV cache: 9");
 }
 
@@ -80,9 +80,9 @@ TEST(KvCapacity, TheGpusMemoryAsCudaReportsIt) {
   EXPECT_EQ(blocks_at("96", "GB200"), "param KvBlocks = 36300;");
   // CUDA's name for it, as meta.json's hardware.device_name gives it.
   Write(cluster, original);
-  Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
-                                    "\"schema_version\": 1, \"hardware\": {\"device_name\": "
-                                    "\"NVIDIA RTX PRO 6000 Blackwell Server Edition\"},"));
+  Edit(dir + "/meta.json", "\"schema_version\": 1,",
+       "\"schema_version\": 1, \"hardware\": {\"device_name\": "
+       "\"NVIDIA RTX PRO 6000 Blackwell Server Edition\"},");
   g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("param KvBlocks = 35826;"), std::string::npos);
@@ -213,8 +213,8 @@ TEST(KvCapacity, TheLoggedCountIsTheEnginesSum) {
 TEST(KvCapacity, RedeployedEnginesDropTheLoggedCount) {
   for (const std::string& run : {kMoe, kLlama}) {
     const std::string dir = Copy(run, "redeploy");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
-                                      "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 5000},"));
+    Edit(dir + "/meta.json", "\"schema_version\": 1,",
+         "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 5000},");
     absl::StatusOr<RunFolder> same = ReadRunFolder(dir, {});
     ASSERT_TRUE(same.ok()) << same.status();
     // The MoE run's two engines: vLLM's front-end records their sum.

@@ -141,17 +141,17 @@ TEST(RunFolder, WhatVllmResolved) {
   EXPECT_EQ(program().find("async;"), std::string::npos);
   // Records that disagree, or a schedule serq does not model: refused.
   with("\"backend\": \"inductor\"", "\"async_scheduling\": true, \"max_num_seqs\": 256");
-  Write(meta, Replace(Read(meta), "\"max_num_seqs\": 128, \"max_num_batched_tokens\": 2048, \"enable",
-                      "\"max_num_batched_tokens\": 2048, \"enable"));
+  Edit(meta, "\"max_num_seqs\": 128, \"max_num_batched_tokens\": 2048, \"enable",
+       "\"max_num_batched_tokens\": 2048, \"enable");
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.scheduler_config.max_num_seqs: 256, where "
                                "engine_kwargs.max_num_seqs is 128: the run's two records of the engine disagree");
   with("\"backend\": \"inductor\"", "\"policy\": \"priority\"");
-  Write(meta, Replace(Read(meta), "\"policy\": \"fcfs\", ", ""));
+  Edit(meta, "\"policy\": \"fcfs\", ", "");
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.scheduler_config.policy: 'priority': the requests carry "
                                "no priority; serq vllm models fcfs");
   with("\"backend\": \"inductor\"");
-  Write(meta, Replace(Read(meta), "\"block_size\": 16, \"num_gpu_blocks\": 36000", "\"block_size\": 16, "
-                                  "\"num_gpu_blocks\": 35000"));
+  Edit(meta, "\"block_size\": 16, \"num_gpu_blocks\": 36000", "\"block_size\": 16, "
+       "\"num_gpu_blocks\": 35000");
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.cache_config.num_gpu_blocks: 35000, where "
                                "kv_cache.num_gpu_blocks is 36000: the run's two records of the engine disagree");
   Write(meta, Replace(original, "\"schema_version\": 1,", "\"schema_version\": 1, \"resolved_config\": [],"));
@@ -166,11 +166,11 @@ TEST(RunFolder, WhatVllmResolved) {
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.scheduler_config.max_num_partial_prefills: 4: "
                                "concurrent partial prefills: serq vllm models one");
   with("\"backend\": \"inductor\"");
-  Write(meta, Replace(Read(meta), "\"lora_config\": null", "\"lora_config\": \"<LoRAConfig>\""));
+  Edit(meta, "\"lora_config\": null", "\"lora_config\": \"<LoRAConfig>\"");
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.lora_config: \"<LoRAConfig>\": LoRA adapters: serq "
                                "vllm does not model it");
   with("\"backend\": \"inductor\"");
-  Write(meta, Replace(Read(meta), "\"lora_config\": null", "\"speculative_config\": {\"method\": \"eagle\"}"));
+  Edit(meta, "\"lora_config\": null", "\"speculative_config\": {\"method\": \"eagle\"}");
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config.speculative_config: an object: "
                                               "speculative decoding");
   // The limits from resolved_config alone, and said so.
@@ -191,7 +191,7 @@ TEST(RunFolder, WhatVllmResolved) {
   // Python's json writes NaN and Infinity for such floats: read as null,
   // and said with the place of the first.
   with("\"backend\": \"inductor\"");
-  Write(meta, Replace(Read(meta), "\"lora_config\": null", "\"lora_config\": NaN, \"x\": [Infinity, -Infinity]"));
+  Edit(meta, "\"lora_config\": null", "\"lora_config\": NaN, \"x\": [Infinity, -Infinity]");
   g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
   ASSERT_EQ(g->warnings.size(), 1u);
@@ -324,8 +324,8 @@ TEST(RunFolder, BadFolders) {
   }
   {
     const std::string dir = Copy(kLlama, "unknown-arg");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"seed\": 42",
-                                      "\"seed\": 42, \"speculative_config\": {}"));
+    Edit(dir + "/meta.json", "\"seed\": 42",
+         "\"seed\": 42, \"speculative_config\": {}");
     EXPECT_EQ(Error(dir), dir + "/meta.json: error: engine_kwargs.speculative_config: an engine "
                                 "argument serq vllm does not know: its effect on the schedule is "
                                 "not modelled (docs/cli.md §serq vllm lists those it reads)");
@@ -340,15 +340,14 @@ TEST(RunFolder, BadFolders) {
   }
   {
     const std::string dir = Copy(kLlama, "tp4");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"tensor_parallel_size\": 1",
-                                      "\"tensor_parallel_size\": 4"));
+    Edit(dir + "/meta.json", "\"tensor_parallel_size\": 1",
+         "\"tensor_parallel_size\": 4");
     EXPECT_EQ(Error(dir), dir + "/profile/meta.yaml: error: the run is at tensor parallel 4, "
                                 "and the profile has tp_degrees [1, 2]");
   }
   {
     const std::string dir = Copy(kLlama, "arch");
-    Write(dir + "/profile/meta.yaml", Replace(Read(dir + "/profile/meta.yaml"),
-                                              "architecture: llama", "architecture: gpt_oss"));
+    Edit(dir + "/profile/meta.yaml", "architecture: llama", "architecture: gpt_oss");
     EXPECT_EQ(Error(dir), dir + "/profile/meta.yaml: error: architecture 'gpt_oss': serq vllm "
                                 "knows the operators of llama, mistral, mixtral, phimoe, qwen2, qwen3, "
                                 "qwen3_moe");
@@ -384,14 +383,14 @@ TEST(RunFolder, BadFolders) {
   }
   {
     const std::string dir = Copy(kMoe, "noep");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"enable_expert_parallel\": true",
-                                      "\"enable_expert_parallel\": false"));
+    Edit(dir + "/meta.json", "\"enable_expert_parallel\": true",
+         "\"enable_expert_parallel\": false");
     EXPECT_PRED2(StartsWith, Error(dir),
                  dir + "/meta.json: error: engine_kwargs.data_parallel_size: a mixture");
   }
   {
     const std::string dir = Copy(kLlama, "badmodel");
-    Write(dir + "/model.json", Replace(Read(dir + "/model.json"), "\"num_hidden_layers\": 32,", ""));
+    Edit(dir + "/model.json", "\"num_hidden_layers\": 32,", "");
     EXPECT_EQ(Error(dir), dir + "/model.json: error: num_hidden_layers: missing: the model's "
                                 "config.json gives it");
   }
@@ -454,7 +453,7 @@ TEST(RunFolder, BadFolders) {
     // says so on stderr, never silently.
     const std::string dir = Copy(kLlama, "cluster-tp");
     const std::string cluster = dir + "/llmservingsim-config.json";
-    Write(cluster, Replace(Read(cluster), "\"tp_size\": 1", "\"tp_size\": 2"));
+    Edit(cluster, "\"tp_size\": 1", "\"tp_size\": 2");
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->warnings, std::vector<std::string>{cluster + ": nodes[0].instances[0].tp_size is 2, meta.json's "
@@ -462,8 +461,8 @@ TEST(RunFolder, BadFolders) {
                                                     "describe two deployments; the program is meta.json's"});
     EXPECT_EQ(g->program.find("param Tp"), std::string::npos);
     // Said with the folder's other warnings, not instead of them.
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"schema_version\": 1,",
-                                      "\"schema_version\": 1, \"kv_cache\": {},"));
+    Edit(dir + "/meta.json", "\"schema_version\": 1,",
+         "\"schema_version\": 1, \"kv_cache\": {},");
     g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->warnings.size(), 2u);
@@ -473,7 +472,7 @@ TEST(RunFolder, BadFolders) {
     // the GPU's memory, which nothing gives.
     const std::string dir = Copy(kLlama, "no-memory");
     fs::remove(dir + "/llmservingsim-config.json");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128,", ""));
+    Edit(dir + "/meta.json", "\"max_num_seqs\": 128,", "");
     Options kv;
     kv.kv.num_gpu_blocks = 3000;
     EXPECT_EQ(Error(dir, kv), dir + ": error: meta.json gives no max_num_seqs (engine_kwargs, "
@@ -504,8 +503,8 @@ TEST(RunFolder, BadFolders) {
   {
     // A profile of another model than the run's: said on stderr.
     const std::string dir = Copy(kLlama, "other-model");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"model\": \"meta-llama/Llama-3.1-8B\",\n    \"tensor",
-                                      "\"model\": \"meta-llama/Llama-3.1-70B\",\n    \"tensor"));
+    Edit(dir + "/meta.json", "\"model\": \"meta-llama/Llama-3.1-8B\",\n    \"tensor",
+         "\"model\": \"meta-llama/Llama-3.1-70B\",\n    \"tensor");
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
     ASSERT_EQ(g->warnings.size(), 1u);
@@ -534,8 +533,8 @@ TEST(RunFolder, BadFolders) {
     // A line break in a text the program's comments quote (meta.json's
     // model) is written as its escape: the program stays the generator's.
     const std::string dir = Copy(kLlama, "line-break");
-    Write(dir + "/meta.json", Replace(Read(dir + "/meta.json"), "\"model\": \"meta-llama/Llama-3.1-8B\",\n    \"tensor",
-                                      "\"model\": \"x\\nparam Evil = 1;\",\n    \"tensor"));
+    Edit(dir + "/meta.json", "\"model\": \"meta-llama/Llama-3.1-8B\",\n    \"tensor",
+         "\"model\": \"x\\nparam Evil = 1;\",\n    \"tensor");
     Options options;
     options.program_dir = ".";
     absl::StatusOr<Generated> g = GenerateProgram(dir, options);

@@ -41,6 +41,11 @@ inline std::string Replace(std::string s, const std::string& from, const std::st
   return s;
 }
 
+// The file at `path` with its first `from` replaced by `to`.
+inline void Edit(const std::string& path, const std::string& from, const std::string& to) {
+  Write(path, Replace(Read(path), from, to));
+}
+
 // A copy of run folder `run` in the test's temporary directory, to change.
 inline std::string Copy(const std::string& run, const std::string& name) {
   const char* tmp = getenv("TEST_TMPDIR");
@@ -66,9 +71,15 @@ inline std::string SkewTable(const std::string& program) {
   return program.substr(from, program.find("\n}\n", from) - from);
 }
 
-// A program's comments with their wrapped lines joined.
+// A program's comments with their wrapped lines joined: a line break
+// before a comment's indented continuation ("//" and 3 spaces or more)
+// becomes one space.
 inline std::string Unwrapped(std::string program) {
-  for (size_t at; (at = program.find("\n//   ")) != std::string::npos;) program.replace(at, 6, " ");
+  for (size_t at; (at = program.find("\n//   ")) != std::string::npos;) {
+    size_t end = at + 6;
+    while (end < program.size() && program[end] == ' ') ++end;
+    program.replace(at, end - at, " ");
+  }
   return program;
 }
 
