@@ -1,6 +1,7 @@
 #include "serq/models/model_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -27,6 +28,100 @@ absl::Status LayerList(const JsonFile& json, const char* field, int layers, std:
     }
     out->insert(static_cast<int>(x));
   }
+  return absl::OkStatus();
+}
+
+
+// The rotary table's rows and width as vLLM's get_rope builds them, by the
+// RoPE scaling's type (vllm/model_executor/layers/rotary_embedding/): the
+// default, llama3 and ntk tables hold max_position_embeddings positions;
+// linear and dynamic scaling, that times the factor; YaRN (and DeepSeek's
+// YaRN), original_max_position_embeddings times the factor; longrope a long
+// and a short table. The scaling is rope_scaling (rope_parameters in newer
+// configs); its type is rope_type, or type in older ones.
+absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
+  absl::StatusOr<std::optional<int64_t>> most = json.Whole("max_position_embeddings", 1, int64_t{1} << 32);
+  if (!most.ok()) return most.status();
+  if (!most->has_value()) return absl::OkStatus();
+  const int64_t max_position = **most;
+  const std::string scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr
+                                  ? "rope_parameters"
+                                  : "rope_scaling";
+  if (const Value* rope = json.Find(scaling); rope != nullptr && rope->kind_case() != Value::kStructValue) {
+    return json.Error(scaling, absl::StrCat("expected an object, not ", Describe(*rope)));
+  }
+  auto field = [&](const char* name) { return absl::StrCat(scaling, ".", name); };
+  std::string type = "default";
+  for (const char* key : {"rope_type", "type"}) {
+    absl::StatusOr<std::optional<std::string>> t = json.Text(field(key));
+    if (!t.ok()) return t.status();
+    if (t->has_value()) {
+      type = **t;
+      break;
+    }
+  }
+  // The scaling's factor, which the types that scale the table need.
+  auto factor = [&]() -> absl::StatusOr<double> {
+    absl::StatusOr<std::optional<double>> f = json.Number(field("factor"));
+    if (!f.ok()) return f.status();
+    if (!f->has_value()) return json.Error(field("factor"), absl::StrCat("missing: RoPE scaling ", type, " needs it"));
+    if (!(**f > 0)) return json.Error(field("factor"), absl::StrCat("expected a positive number, not ", **f));
+    return **f;
+  };
+  auto original = [&]() -> absl::StatusOr<int64_t> {
+    const std::string at = field("original_max_position_embeddings");
+    absl::StatusOr<std::optional<int64_t>> o = json.Whole(at, 1, int64_t{1} << 32);
+    if (!o.ok()) return o.status();
+    if (!o->has_value()) {
+      return json.Error(at, absl::StrCat("missing: RoPE scaling ", type, " needs it"));
+    }
+    return **o;
+  };
+  // Dynamic NTK by an alpha instead of a factor keeps the default's table.
+  const bool dynamic_alpha = type == "dynamic" && json.Find(field("factor")) == nullptr;
+  if (!dynamic_alpha && (type == "linear" || type == "dynamic" || type == "yarn" || type == "deepseek_yarn")) {
+    absl::StatusOr<double> f = factor();
+    if (!f.ok()) return f.status();
+    int64_t base = max_position;
+    std::string base_from = absl::StrCat("max_position_embeddings ", max_position);
+    if (type == "yarn" || type == "deepseek_yarn") {
+      absl::StatusOr<int64_t> o = original();
+      if (!o.ok()) return o.status();
+      base = *o;
+      base_from = absl::StrCat("original_max_position_embeddings ", base);
+    }
+    // torch.arange(base x factor): its rows, ceil'd; a factor past any
+    // model's (the table would not fit a GPU) is refused, not cast wrapped.
+    const double rows = std::ceil(static_cast<double>(base) * *f);
+    if (!(rows <= static_cast<double>(int64_t{1} << 40))) {
+      return json.Error(field("factor"), absl::StrCat(*f, " x ", base, " positions: a table of more than 2^40 rows"));
+    }
+    m->rotary_positions = static_cast<int64_t>(rows);
+    m->rotary_from = absl::StrCat(base_from, " x ", type, " factor ", *f);
+  } else if (type == "longrope") {
+    absl::StatusOr<int64_t> o = original();
+    if (!o.ok()) return o.status();
+    m->rotary_positions = max_position + *o;
+    m->rotary_from = absl::StrCat("max_position_embeddings ", max_position, " + original_max_position_embeddings ", *o,
+                                  ", longrope's two tables");
+  } else {
+    m->rotary_positions = max_position;
+    m->rotary_from = type == "default" || type == "llama3" || type == "ntk" || dynamic_alpha
+                         ? std::string("max_position_embeddings")
+                         : absl::StrCat("max_position_embeddings, RoPE scaling ", type,
+                                        " taken as the default's table");
+  }
+  // The rotated part of a head: latent attention's rotary key, or
+  // partial_rotary_factor of head_dim.
+  std::string partial_at = "partial_rotary_factor";
+  if (json.Find(partial_at) == nullptr) partial_at = field("partial_rotary_factor");
+  absl::StatusOr<std::optional<double>> partial = json.Number(partial_at);
+  if (!partial.ok()) return partial.status();
+  const double share = partial->value_or(1.0);
+  if (!(share > 0 && share <= 1)) {
+    return json.Error(partial_at, absl::StrCat("expected a share in (0, 1], not ", share));
+  }
+  m->rotary_dim = m->mla() ? m->qk_rope_head_dim : static_cast<int>(m->head_dim * share);
   return absl::OkStatus();
 }
 
@@ -133,6 +228,7 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
                                                   " knows bfloat16, float16, float32"));
   }
   m.linear_bytes = m.expert_bytes = m.dtype_bytes;
+  if (absl::Status s = ReadRotaryTable(json, &m); !s.ok()) return s;
   if (json.Find("quantization_config") != nullptr) {
     absl::StatusOr<std::optional<std::string>> method = json.Text("quantization_config.quant_method");
     if (!method.ok()) return method.status();
@@ -235,6 +331,10 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
     }
   }
   return m;
+}
+
+double RotaryTableBytes(const ModelConfig& m) {
+  return static_cast<double>(m.rotary_positions) * m.rotary_dim * m.dtype_bytes;
 }
 
 double KvBytesPerToken(const ModelConfig& m, int tp, int kv_dtype_bytes) {

@@ -58,6 +58,16 @@ struct ModelConfig {
   std::string quantization;  // quantization_config.quant_method, or ""
   double linear_bytes = 0;
   double expert_bytes = 0;
+  // The rotary embedding's cos/sin table, which vLLM builds on the GPU as
+  // it loads the model and counts in the load's memory (get_rope: one table
+  // the layers share, in the dtype): `rotary_positions` rows of
+  // `rotary_dim` values, a cos and a sin half. The rows follow from
+  // max_position_embeddings and the RoPE scaling (`rotary_from` says how,
+  // for a program's comment); without max_position_embeddings, 0 rows and
+  // nothing counted.
+  int64_t rotary_positions = 0;
+  int rotary_dim = 0;
+  std::string rotary_from;
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora_rank > 0; }
@@ -92,6 +102,9 @@ double KvBytesPerToken(const ModelConfig& m, int tp, int kv_dtype_bytes);
 // it, every expert split over tp). A count from the shapes, as a
 // checkpoint's tensors are.
 double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep);
+
+// The rotary table's bytes on each GPU (every GPU builds its own).
+double RotaryTableBytes(const ModelConfig& m);
 
 // The parameters of one layer's attention projections (q, k, v, o; MLA's
 // down and up projections), the part split over tensor parallel and the

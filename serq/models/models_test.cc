@@ -1,9 +1,11 @@
 // serq/models: every preset read by the readers a user's file goes
 // through, the figures that follow from them derived by hand in the
 // comments, and each bad input a located error.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "serq/models/gpu.h"
 #include "serq/models/json_file.h"
@@ -219,6 +221,83 @@ TEST(ModelConfig, BadFields) {
   EXPECT_EQ(ModelError(R"({"model_type": "llava", "text_config": {)" + base + "}}"), "(no error)");
 }
 
+// The rotary embedding's cos/sin table vLLM builds as it loads a model
+// (get_rope): its rows by the RoPE scaling, a head's rotated width, in the
+// dtype; bytes = rows x width x dtype bytes.
+TEST(ModelConfig, TheRotaryTable) {
+  // Llama-3.1-8B: llama3 scaling keeps max_position_embeddings' table,
+  // 131,072 x 128 x 2 = 33,554,432 bytes.
+  ModelConfig m = Preset("llama-3.1-8b");
+  EXPECT_EQ(m.rotary_positions, 131072);
+  EXPECT_EQ(m.rotary_dim, 128);
+  EXPECT_EQ(RotaryTableBytes(m), 33554432.0);
+  EXPECT_EQ(m.rotary_from, "max_position_embeddings");
+  // Qwen3-30B-A3B, no scaling: 262,144 x 128 x 2 = 67,108,864.
+  EXPECT_EQ(RotaryTableBytes(Preset("qwen3-30b-a3b")), 67108864.0);
+  // DeepSeek-V3, YaRN over 4096 original positions x 40 = 163,840 rows of
+  // the rotary key, qk_rope_head_dim 64: x 2 bytes = 20,971,520.
+  m = Preset("deepseek-v3");
+  EXPECT_EQ(m.rotary_positions, 163840);
+  EXPECT_EQ(m.rotary_dim, 64);
+  EXPECT_EQ(RotaryTableBytes(m), 20971520.0);
+  EXPECT_EQ(m.rotary_from, "original_max_position_embeddings 4096 x yarn factor 40");
+  // gpt-oss-120b, YaRN 4096 x 32 = 131,072 rows of head_dim 64.
+  m = Preset("gpt-oss-120b");
+  EXPECT_EQ(m.rotary_positions, 131072);
+  EXPECT_EQ(m.rotary_dim, 64);
+  // Every preset has its table.
+  for (const char* name : {"llama-3.1-70b", "mixtral-8x7b", "qwen3-8b", "qwen3-32b", "qwen3-235b-a22b"}) {
+    EXPECT_GT(Preset(name).rotary_positions, 0) << name;
+  }
+  const std::string base =
+      R"("model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+         "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128)";
+  const auto read = [](const std::string& text) {
+    absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "m.json");
+    EXPECT_TRUE(json.ok());
+    absl::StatusOr<ModelConfig> c = ReadModelConfig(*json, All());
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? *c : ModelConfig{};
+  };
+  // No max_position_embeddings: no table counted.
+  EXPECT_EQ(RotaryTableBytes(read("{" + base + "}")), 0.0);
+  // Linear scaling: 100 x 2.5 = 250 rows; a partial rotary factor of 0.5
+  // rotates 8 of head_dim 16: 250 x 8 x 2 = 4,000 bytes.
+  m = read("{" + base + R"(, "max_position_embeddings": 100, "partial_rotary_factor": 0.5,
+                            "rope_scaling": {"type": "linear", "factor": 2.5}})");
+  EXPECT_EQ(m.rotary_positions, 250);
+  EXPECT_EQ(m.rotary_dim, 8);
+  EXPECT_EQ(RotaryTableBytes(m), 4000.0);
+  // rope_parameters (newer configs), longrope's two tables: 100 + 40 rows.
+  m = read("{" + base + R"(, "max_position_embeddings": 100,
+                            "rope_parameters": {"rope_type": "longrope", "original_max_position_embeddings": 40}})");
+  EXPECT_EQ(m.rotary_positions, 140);
+  // Dynamic NTK by an alpha keeps the default's table; a type serq does
+  // not know is taken as the default's, and said.
+  EXPECT_EQ(read("{" + base + R"(, "max_position_embeddings": 100,
+                                  "rope_scaling": {"rope_type": "dynamic", "alpha": 2}})")
+                .rotary_positions,
+            100);
+  m = read("{" + base + R"(, "max_position_embeddings": 100, "rope_scaling": {"rope_type": "mrope"}})");
+  EXPECT_EQ(m.rotary_positions, 100);
+  EXPECT_EQ(m.rotary_from, "max_position_embeddings, RoPE scaling mrope taken as the default's table");
+  // Bad fields: located.
+  EXPECT_EQ(ModelError("{" + base + R"(, "max_position_embeddings": 0})"),
+            "m.json: error: max_position_embeddings: expected a whole number from 1 to 4294967296, not 0");
+  EXPECT_EQ(ModelError("{" + base + R"(, "max_position_embeddings": 100, "rope_scaling": 4})"),
+            "m.json: error: rope_scaling: expected an object, not 4");
+  EXPECT_EQ(ModelError("{" + base +
+                       R"(, "max_position_embeddings": 100, "rope_scaling": {"type": "yarn", "factor": 4}})"),
+            "m.json: error: rope_scaling.original_max_position_embeddings: missing: RoPE scaling yarn needs it");
+  EXPECT_EQ(ModelError("{" + base + R"(, "max_position_embeddings": 100, "rope_scaling": {"type": "linear"}})"),
+            "m.json: error: rope_scaling.factor: missing: RoPE scaling linear needs it");
+  EXPECT_EQ(ModelError("{" + base +
+                       R"(, "max_position_embeddings": 100, "rope_scaling": {"type": "linear", "factor": -1}})"),
+            "m.json: error: rope_scaling.factor: expected a positive number, not -1");
+  EXPECT_EQ(ModelError("{" + base + R"(, "max_position_embeddings": 100, "partial_rotary_factor": 1.5})"),
+            "m.json: error: partial_rotary_factor: expected a share in (0, 1], not 1.5");
+}
+
 TEST(Gpu, BadSheets) {
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 80})"), "(no error)");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100})"),
@@ -263,21 +342,25 @@ TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
   EXPECT_TRUE(BatchDefaults(false, 80, &seqs, &tokens).ok());
   EXPECT_EQ(seqs, 8192);
   // Llama-3.1-8B on an RTX 4090 (24,564 MiB x 0.9 = 23,181,498,778 bytes,
-  // rounded up): weights 16,060,522,496; the activation peak at 2048
+  // rounded up): weights 16,060,522,496; the rotary table, 131,072
+  // positions (max_position_embeddings; llama3 scaling keeps the default's
+  // table) x 128 x 2 = 33,554,432; the activation peak at 2048
   // tokens and 256 sequences the larger of the forward pass, 2048 x (2 x
   // 4096 + max(48 x 128, 3 x 14,336)) x 2 = 209,715,200, and the sampler's
   // warm-up, the hidden states 2048 x 4096 x 2 = 16,777,216, 14 bytes a
   // logit 256 x 128,256 x 14 = 459,669,504 and the Triton kernel's 128
   // rows 128 x 128,256 x 4 = 65,667,072: 542,113,792; outside PyTorch 0.25
-  // x 2^30 = 268,435,456; available 6,310,427,034 bytes, in blocks of 16 x
-  // 131,072 = 2,097,152: 3,009.05, 3,009.
+  // x 2^30 = 268,435,456; available 6,276,872,602 bytes, in blocks of 16 x
+  // 131,072 = 2,097,152: 2,993.05, 2,993 (the table is 16 blocks exactly).
   ModelConfig llama = Preset("llama-3.1-8b");
   KvFromMemory kv = KvBlocksFromMemory(llama, 1, 1, 24564.0 / 1024, 0.9, 2048, 256, 2097152);
   EXPECT_EQ(kv.requested, 23181498778.0);
   EXPECT_EQ(kv.weights, 16060522496.0);
+  EXPECT_EQ(kv.rotary, 33554432.0);
   EXPECT_EQ(kv.activation, 542113792.0);
   EXPECT_EQ(kv.non_torch, 268435456.0);
-  EXPECT_EQ(kv.blocks, 3009);
+  EXPECT_EQ(kv.available, 6276872602.0);
+  EXPECT_EQ(kv.blocks, 2993);
   // Where an engine's GPUs communicate, 0.67 GiB outside PyTorch.
   EXPECT_DOUBLE_EQ(KvBlocksFromMemory(llama, 2, 1, 24564.0 / 1024, 0.9, 2048, 256, 2097152).non_torch,
                    0.67 * 1073741824.0);
@@ -313,12 +396,16 @@ TEST(VllmEngine, TheActivationPeakByHand) {
   EXPECT_EQ(ActivationPeakBytes(llama, 1, 8192, 1024), 1971453952.0);
   EXPECT_NEAR(ActivationPeakBytes(llama, 1, 8192, 1024) / kGiB, 1.89, 0.06);
   // The KV memory: ceil(79.18 x 2^30 x 0.95) = 80,767,933,744 bytes, less
-  // 16,060,522,496 of weights (vLLM logged 14.99 GiB for the Instruct
-  // checkpoint, 14.96 here), 1,971,453,952 and 0.25 GiB outside PyTorch:
-  // 62,467,521,840 bytes, 58.177 GiB, where vLLM logged 58.11.
+  // 16,060,522,496 of weights and 33,554,432 of rotary table (together
+  // 16,094,076,928, 14.9888 GiB: vLLM logged 14.99 GiB for the Instruct
+  // checkpoint, and an older version "14.9888 GB", vllm#10517),
+  // 1,971,453,952 and 0.25 GiB outside PyTorch: 62,433,967,408 bytes,
+  // 58.146 GiB, where vLLM logged 58.11.
   const KvFromMemory kv = KvBlocksFromMemory(llama, 1, 1, 79.18, 0.95, 8192, 1024, 2097152);
-  EXPECT_EQ(kv.available, 62467521840.0);
-  EXPECT_NEAR(kv.available / kGiB, 58.11, 0.1);
+  EXPECT_EQ(kv.weights + kv.rotary, 16094076928.0);
+  EXPECT_NEAR((kv.weights + kv.rotary) / kGiB, 14.9888, 0.00005);
+  EXPECT_EQ(kv.available, 62433967408.0);
+  EXPECT_NEAR(kv.available / kGiB, 58.11, 0.05);
   // 16 sequences and 8192 tokens: the forward pass is the larger,
   // 838,860,800 (the sampler's 67,108,864 + 16 x 128,256 x 14 + 16 x
   // 128,256 x 4 = 104,046,592).
@@ -373,6 +460,21 @@ TEST(Presets, TheGpuADeviceNameDenotes) {
 
 // A comment's and a param's text from a file: a control character is
 // written as its escape, so the text cannot end its comment.
+// A comment wrapped at 96 columns, with an indent, reads back as one line:
+// each continuation's line break and indent become one space; a line that
+// is not a continuation ("//" and fewer than 3 spaces, code) stays.
+TEST(ProgramText, WrappedCommentsReadBackWhole) {
+  std::string words;
+  for (int i = 0; i < 40; ++i) words += absl::StrCat(i == 0 ? "" : " ", "word", i);
+  ProgramText t;
+  t.Comment("  " + words);
+  t.Line("param X = 1;");
+  t.Comment("a short one");
+  const std::string text = t.Take();
+  ASSERT_GT(std::count(text.begin(), text.end(), '\n'), 4) << text;  // the first comment wrapped
+  EXPECT_EQ(UnwrappedComments(text), "//   " + words + "\nparam X = 1;\n// a short one\n");
+}
+
 TEST(ProgramText, ControlCharactersAreEscaped) {
   ProgramText t;
   t.Comment("a\nparam X = 1;\tb\x01");

@@ -118,4 +118,21 @@ std::string ControlCharacter(absl::string_view text) {
   return "";
 }
 
+std::string UnwrappedComments(const std::string& program) {
+  // One pass, copying: each continuation's "\n//" and its indent become a
+  // space.
+  std::string out;
+  out.reserve(program.size());
+  for (size_t at = 0; at < program.size();) {
+    if (program.compare(at, 6, "\n//   ") == 0) {
+      at += 6;
+      while (at < program.size() && program[at] == ' ') ++at;
+      out += ' ';
+    } else {
+      out += program[at++];
+    }
+  }
+  return out;
+}
+
 }  // namespace serq::models

@@ -30,6 +30,12 @@ class ProgramText {
   std::string out_;
 };
 
+// `program` with its comments' wrapped lines joined: a line break before a
+// comment's indented continuation ("//" and 3 spaces or more, as Comment
+// indents one) becomes one space. A figure in a comment reads the same
+// whatever column the wrapping put it at (the tests' way to read one).
+std::string UnwrappedComments(const std::string& program);
+
 // A session's choice of engine among E's data-parallel engines, as vLLM
 // 0.19 routes: with `lockstep` (experts) its balancer's least 4 x waiting +
 // running on the counts its coordinator publishes every 100 ms (`every

@@ -77,9 +77,10 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
   KvFromMemory kv;
   kv.requested = std::ceil(gpu_gib * kGiB * utilization);
   kv.weights = WeightBytesPerGpu(m, tp, ep);
+  kv.rotary = RotaryTableBytes(m);
   kv.activation = ActivationPeakBytes(m, tp, tokens, seqs);
   kv.non_torch = NonTorchBytes(tp, ep);
-  kv.available = kv.requested - kv.weights - kv.activation - kv.non_torch;
+  kv.available = kv.requested - kv.weights - kv.rotary - kv.activation - kv.non_torch;
   // In doubles first: an int64 cannot hold every quotient (nor inf).
   const double blocks = std::floor(kv.available / bytes_per_block);
   kv.blocks = !(blocks >= 1) ? 0
@@ -94,6 +95,11 @@ std::vector<std::string> KvEstimatesWhy(const ModelConfig& m, int tp, int ep, in
   const bool sampler = SamplerBytes(m, tokens, seqs) >= ForwardBytes(m, tp, tokens);
   const bool communicate = tp > 1 || ep > 1;
   return {
+      m.rotary_positions > 0
+          ? absl::StrCat("less the rotary embedding's cos/sin table, ", gib(kv.rotary), " (", m.rotary_positions,
+                         " positions, ", m.rotary_from, ", x ", m.rotary_dim, " x ", m.dtype_bytes,
+                         " bytes; vLLM builds it as it loads the model),")
+          : std::string("less no rotary table (the config gives no max_position_embeddings),"),
       absl::StrCat("less the activation peak of vLLM's profile run, ", gib(kv.activation),
                    " (estimated: the larger of a forward pass of ", tokens,
                    " tokens and the sampler's warm-up over ", seqs, " sequences of ", m.vocab, " logits, ",

@@ -93,9 +93,10 @@ inline constexpr int64_t kMaxKvBlocks = int64_t{1} << 40;
 struct KvFromMemory {
   double requested = 0;   // ceil(GiB x 2^30 x utilization)
   double weights = 0;     // WeightBytesPerGpu
+  double rotary = 0;      // RotaryTableBytes: vLLM counts it in the model's load
   double activation = 0;  // ActivationPeakBytes
   double non_torch = 0;   // NonTorchBytes
-  double available = 0;   // requested - weights - activation - non_torch
+  double available = 0;   // requested - weights - rotary - activation - non_torch
   // floor(available / bytes a block); 0 when none fits; kMaxKvBlocks + 1
   // when more than kMaxKvBlocks would.
   int64_t blocks = 0;
@@ -103,9 +104,10 @@ struct KvFromMemory {
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
                                 double bytes_per_block);
-// The lines of a program's comment for the two deductions vLLM measures
-// and serq estimates, the activation peak and the memory outside PyTorch,
-// each saying what it is made of and ending with a comma.
+// The lines of a program's comment for the deductions after the weights:
+// the rotary table, and the two vLLM measures and serq estimates, the
+// activation peak and the memory outside PyTorch; each says what it is
+// made of and ends with a comma.
 std::vector<std::string> KvEstimatesWhy(const ModelConfig& m, int tp, int ep, int64_t tokens, int64_t seqs,
                                         const KvFromMemory& kv);
 

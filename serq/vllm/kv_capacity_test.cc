@@ -43,22 +43,23 @@ TEST(KvCapacity, KvCacheFromTheRun) {
 // vendor's 96 for the RTX PRO 6000) is not; the GPU preset's 94.97 GiB,
 // CUDA's (its MemorySource), stands in when it is at most 10% below
 // mem_size. By hand, Llama-3.1-8B at 2048 tokens and 128 sequences:
-// weights 16,060,522,496 bytes; the activation peak the sampler's warm-up,
-// 2048 x 4096 x 2 + 128 x 128,256 x 14 + 128 x 128,256 x 4 = 312,279,040
-// (the forward pass, 2048 x (2 x 4096 + 3 x 14,336) x 2 = 209,715,200, is
-// less); outside PyTorch 0.25 x 2^30 = 268,435,456; blocks of 16 x 131,072
-// = 2,097,152.
-//   94.97 GiB: ceil(94.97 x 2^30 x 0.9) = 91,775,934,923; less the three,
-//              75,134,697,931 bytes: 35,827 blocks (35,826 hold requests);
-//   96 GiB as given: 36,301; 100 GiB (94.97 is 5% below): 94.97's;
-//   106 GiB (94.97 is 10.4% below): as given, 40,909; 80 GiB (below the
-//   GPU's): 28,928; the H200's 141 as given (its preset holds nvidia-smi's
-//   total, not CUDA's): 57,037.
+// weights 16,060,522,496 bytes; the rotary table, 131,072 positions x 128
+// x 2 = 33,554,432 (16 blocks exactly); the activation peak the sampler's
+// warm-up, 2048 x 4096 x 2 + 128 x 128,256 x 14 + 128 x 128,256 x 4 =
+// 312,279,040 (the forward pass, 2048 x (2 x 4096 + 3 x 14,336) x 2 =
+// 209,715,200, is less); outside PyTorch 0.25 x 2^30 = 268,435,456; blocks
+// of 16 x 131,072 = 2,097,152.
+//   94.97 GiB: ceil(94.97 x 2^30 x 0.9) = 91,775,934,923; less the four,
+//              75,101,143,499 bytes: 35,811 blocks (35,810 hold requests);
+//   96 GiB as given: 36,285; 100 GiB (94.97 is 5% below): 94.97's;
+//   106 GiB (94.97 is 10.4% below): as given, 40,893; 80 GiB (below the
+//   GPU's): 28,912; the H200's 141 as given (its preset holds nvidia-smi's
+//   total, not CUDA's): 57,021.
 TEST(KvCapacity, TheGpusMemoryAsCudaReportsIt) {
   const std::string dir = Copy(kLlama, "cuda-total");
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_NE(g->program.find("param KvBlocks = 35826;"), std::string::npos);
+  EXPECT_NE(g->program.find("param KvBlocks = 35810;"), std::string::npos);
   EXPECT_NE(g->program.find("GPU memory 94.97 GiB (CUDA's total for the RTXPRO6000"), std::string::npos);
   const std::string cluster = dir + "/llmservingsim-config.json";
   const std::string original = Read(cluster);
@@ -69,15 +70,15 @@ TEST(KvCapacity, TheGpusMemoryAsCudaReportsIt) {
     if (!p.ok()) return std::string(p.status().message());
     return p->program.substr(p->program.find("param KvBlocks = "), 23);
   };
-  EXPECT_EQ(blocks_at("100", "RTXPRO6000"), "param KvBlocks = 35826;");
-  EXPECT_EQ(blocks_at("106", "RTXPRO6000"), "param KvBlocks = 40908;");
-  EXPECT_EQ(blocks_at("80", "RTXPRO6000"), "param KvBlocks = 28927;");
-  EXPECT_EQ(blocks_at("141", "H200"), "param KvBlocks = 57036;");
+  EXPECT_EQ(blocks_at("100", "RTXPRO6000"), "param KvBlocks = 35810;");
+  EXPECT_EQ(blocks_at("106", "RTXPRO6000"), "param KvBlocks = 40892;");
+  EXPECT_EQ(blocks_at("80", "RTXPRO6000"), "param KvBlocks = 28911;");
+  EXPECT_EQ(blocks_at("141", "H200"), "param KvBlocks = 57020;");
   // A GPU serq has no preset for, a name two presets share, or one a
   // preset's name is only part of a word of (GB200, not B200): as given.
-  EXPECT_EQ(blocks_at("96", "H100"), "param KvBlocks = 36300;");
-  EXPECT_EQ(blocks_at("96", "RTXPRO6000 RTX4090"), "param KvBlocks = 36300;");
-  EXPECT_EQ(blocks_at("96", "GB200"), "param KvBlocks = 36300;");
+  EXPECT_EQ(blocks_at("96", "H100"), "param KvBlocks = 36284;");
+  EXPECT_EQ(blocks_at("96", "RTXPRO6000 RTX4090"), "param KvBlocks = 36284;");
+  EXPECT_EQ(blocks_at("96", "GB200"), "param KvBlocks = 36284;");
   // CUDA's name for it, as meta.json's hardware.device_name gives it.
   Write(cluster, original);
   Edit(dir + "/meta.json", "\"schema_version\": 1,",
@@ -85,7 +86,7 @@ TEST(KvCapacity, TheGpusMemoryAsCudaReportsIt) {
        "\"NVIDIA RTX PRO 6000 Blackwell Server Edition\"},");
   g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_NE(g->program.find("param KvBlocks = 35826;"), std::string::npos);
+  EXPECT_NE(g->program.find("param KvBlocks = 35810;"), std::string::npos);
 }
 
 // meta.json's kv_cache is vLLM's cache config as the run logged it: its

@@ -14,6 +14,7 @@
 #include "ir/diagnostics.h"
 #include "lang/link/link.h"
 #include "lang/parse/parse.h"
+#include "serq/models/program_text.h"
 #include "serq/vllm/generate.h"
 
 namespace serq::vllm {
@@ -71,17 +72,8 @@ inline std::string SkewTable(const std::string& program) {
   return program.substr(from, program.find("\n}\n", from) - from);
 }
 
-// A program's comments with their wrapped lines joined: a line break
-// before a comment's indented continuation ("//" and 3 spaces or more)
-// becomes one space.
-inline std::string Unwrapped(std::string program) {
-  for (size_t at; (at = program.find("\n//   ")) != std::string::npos;) {
-    size_t end = at + 6;
-    while (end < program.size() && program[end] == ' ') ++end;
-    program.replace(at, end - at, " ");
-  }
-  return program;
-}
+// A program's comments with their wrapped lines joined (serq/models).
+inline std::string Unwrapped(const std::string& program) { return models::UnwrappedComments(program); }
 
 inline size_t Count(const std::string& s, const std::string& what) {
   size_t n = 0;
