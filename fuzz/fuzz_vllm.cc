@@ -27,6 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (model.ok()) {
       (void)models::KvBytesPerToken(*model, 1, 2);
       (void)models::WeightBytesPerGpu(*model, 2, 2);
+      (void)models::RotaryTableBytes(*model);
     }
     (void)json->Text("vllm_version");
     vllm::RunFolder run;
