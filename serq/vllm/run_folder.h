@@ -142,7 +142,7 @@ std::string GpuName(const RunFolder& r);
 // meta.json's records of the engine, read into `r` (its args, the KV count
 // the run logged, the GPU it ran on, warnings): engine_kwargs, then
 // kv_cache, resolved_config and hardware where the run records them. Part
-// of ReadRunFolder; alone for the fuzzer.
+// of ReadRunFolder; alone for the fuzzer. (meta_json.cc)
 absl::Status ReadMetaJson(const models::JsonFile& meta, RunFolder* r);
 
 // llmservingsim-config.json read into `c` (the link, an instance's GPU
