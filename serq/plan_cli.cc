@@ -32,6 +32,7 @@
 #include "serq/physics/physics.h"
 #include "serq/plan/candidate.h"
 #include "serq/plan/emit.h"
+#include "serq/plan/folder.h"
 #include "serq/plan/grow.h"
 #include "serq/plan/plan.h"
 #include "serq/plan/program.h"
@@ -213,6 +214,36 @@ std::string WithoutEmit(const std::vector<std::string>& argv) {
 }
 
 }  // namespace
+
+// What the plan's step time comes from and its measured error on the runs
+// at hand (docs/examples.md), for the summary and the page: a run folder's
+// profile (`folder`; with `disaggregated` candidates, their KV link) or
+// serq physics with BLIS's corrections or a file's.
+std::string StepTimeSource(const vllm::RunFolder* folder, const std::string& run_dir, const std::string& gpu_name,
+                           bool disaggregated, const std::string& kv_link, const std::string& coefficients_path) {
+  return folder != nullptr ? absl::StrCat(
+      "the GPU profile of the run folder ", run_dir, " (", folder->profile.gpu.empty() ? gpu_name : folder->profile.gpu,
+      folder->profile.vllm_version.empty() ? "" : absl::StrCat(", vLLM ", folder->profile.vllm_version),
+      ", eager mode) at each candidate's TP degree, every operator the architecture runs, the collectives "
+      "over the run's link, the KV cache as vLLM derives it: serq vllm's program (docs/cli.md §serq vllm). Its "
+      "measured error replaying the runs at hand (docs/examples.md §The figures; simulated - measured): "
+      "Llama-3.1-8B on one RTX PRO 6000 TTFT mean +0.04%, p99 +1.80%, TPOT mean +0.42%, p99 +2.74%, E2E "
+      "mean +0.29%; Qwen3-30B-A3B DP 2 EP TTFT mean -1.80%, TPOT mean +1.15%, E2E mean +1.02%; no run "
+      "measures it at another TP degree or another engine count",
+      disaggregated ? absl::StrCat(", nor disaggregated: a disaggregated candidate's prefill and decode "
+                                   "engines each take the profile at their degree, and its KV transfer is "
+                                   "serq's model of ", kv_link, ", which no run measures")
+                    : "",
+      ". The ± below are the simulation's (replications), not this error.")
+                                    : absl::StrCat(
+      "serq physics (BLIS's trained-physics roofline over the model's config and the GPU's datasheet, ",
+      coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
+      "; no profile of this deployment). Its measured error on the two runs at hand (docs/examples.md "
+      "§Predicting a GPU nobody profiled; means, simulated - measured): Llama-3.1-8B on one RTX PRO 6000 "
+      "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -15.06%, TPOT +4.39%, E2E +3.82%; "
+      "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
+      "(replications), not this error.");
+}
 
 int PlanMain(const CommandLine& line) {
   if (!line.positional.empty()) return Usage("serq plan takes flags only (--model, --gpu, --gpus, --until, --out)");
@@ -727,74 +758,25 @@ int PlanMain(const CommandLine& line) {
                                   ", a window of about ", settings.requests, " arrivals a replication (at least ",
                                   settings.min_horizon, " s) after ", settings.warmup, " s");
   context.condition = until;
-  context.step_time = folder ? absl::StrCat(
-      "the GPU profile of the run folder ", run_dir, " (", folder->profile.gpu.empty() ? gpu->name : folder->profile.gpu,
-      folder->profile.vllm_version.empty() ? "" : absl::StrCat(", vLLM ", folder->profile.vllm_version),
-      ", eager mode) at each candidate's TP degree, every operator the architecture runs, the collectives "
-      "over the run's link, the KV cache as vLLM derives it: serq vllm's program (docs/cli.md §serq vllm). Its "
-      "measured error replaying the runs at hand (docs/examples.md §The figures; simulated - measured): "
-      "Llama-3.1-8B on one RTX PRO 6000 TTFT mean +0.04%, p99 +1.80%, TPOT mean +0.42%, p99 +2.74%, E2E "
-      "mean +0.29%; Qwen3-30B-A3B DP 2 EP TTFT mean -1.80%, TPOT mean +1.15%, E2E mean +1.02%; no run "
-      "measures it at another TP degree or another engine count",
-      space.disaggregated ? absl::StrCat(", nor disaggregated: a disaggregated candidate's prefill and decode "
-                                         "engines each take the profile at their degree, and its KV transfer is "
-                                         "serq's model of ", absl::GetFlag(FLAGS_kv_link),
-                                         ", which no run measures")
-                          : "",
-      ". The ± below are the simulation's (replications), not this error.")
-                                    : absl::StrCat(
-      "serq physics (BLIS's trained-physics roofline over the model's config and the GPU's datasheet, ",
-      coefficients_path.empty() ? "BLIS's global corrections" : absl::StrCat("the corrections of ", coefficients_path),
-      "; no profile of this deployment). Its measured error on the two runs at hand (docs/examples.md "
-      "§Predicting a GPU nobody profiled; means, simulated - measured): Llama-3.1-8B on one RTX PRO 6000 "
-      "TTFT +7.18%, TPOT +9.06%, E2E +8.45%; Qwen3-30B-A3B DP 2 EP TTFT -15.06%, TPOT +4.39%, E2E +3.82%; "
-      "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
-      "(replications), not this error.");
+  context.step_time = StepTimeSource(folder ? &*folder : nullptr, run_dir, gpu->name, space.disaggregated,
+                                      absl::GetFlag(FLAGS_kv_link), coefficients_path);
   context.command = emitted ? emitted->command : absl::StrJoin(line.argv, " ");
   context.top = absl::GetFlag(FLAGS_top);
 
-  auto write = [&](const std::string& name, const std::string& text) {
-    return WriteFile((std::filesystem::path(out) / name).string(), text);
-  };
-  std::vector<std::pair<std::string, std::string>> files = {
-      {"candidates.csv", plan::CandidatesCsv(spec, result, false)},
-      {"pareto.csv", plan::CandidatesCsv(spec, result, true)},
-      {"pareto.svg", plan::FrontSvg(spec, result, context)},
-      {"pareto.html", plan::FrontHtml(spec, result, context)},
-  };
-  // The best of each kind (by tokens/s/GPU) as a runnable program at its
-  // rate, and its vLLM command lines.
-  std::string serve, best_lines;
-  for (int kind = 0; kind < 2; ++kind) {
-    int best = -1;
-    for (int i : result.ranked) {
-      if (spec.candidates[i].disaggregated == (kind == 1)) {
-        best = i;
-        break;
-      }
-    }
-    if (best < 0) continue;
-    plan::ProgramSettings at = settings;
-    at.base.workload.rate = result.results[best].rate;
-    at.base.program_dir = out;
-    absl::StatusOr<std::string> text = plan::CandidateProgram(*model, *gpu, spec.candidates[best], at);
-    if (!text.ok()) return Failed(text.status());
-    const std::string name = kind == 0 ? "best-colocated.sq" : "best-disaggregated.sq";
-    files.push_back({name, *text});
-    absl::StrAppend(&serve, plan::VllmServe(spec.candidates[best], context), "\n");
-    absl::StrAppend(&best_lines, "best ", kind == 0 ? "colocated" : "disaggregated", ": ",
-                    spec.candidates[best].Label(), " at ", report::FormatShortest(result.results[best].rate),
-                    " req/s: ", name, "\n");
-  }
-  if (!serve.empty()) files.push_back({"vllm-serve.sh", absl::StrCat("#!/bin/sh\n# Written by serq plan.\n\n", serve)});
-  for (const auto& [name, text] : files) {
-    if (absl::Status s = write(name, text); !s.ok()) return Failed(s);
+  absl::StatusOr<plan::FolderFiles> folder_files =
+      plan::PlanFolderFiles(spec, result, context, *model, *gpu, settings, out);
+  if (!folder_files.ok()) return Failed(folder_files.status());
+  bool serve = false;
+  for (const auto& [name, text] : folder_files->files) {
+    if (absl::Status s = WriteFile((std::filesystem::path(out) / name).string(), text); !s.ok()) return Failed(s);
+    serve = serve || name == "vllm-serve.sh";
   }
   std::string summary = plan::Summary(spec, result, context);
   for (const std::string& d : notes) absl::StrAppend(&summary, "not a candidate: ", d, "\n");
   if (grows) absl::StrAppend(&summary, plan::GrowthLine(target, growth));
-  absl::StrAppend(&summary, best_lines, "files in ", out, ": candidates.csv, pareto.csv, pareto.svg, pareto.html",
-                  serve.empty() ? "" : ", vllm-serve.sh", ", programs/\n");
+  absl::StrAppend(&summary, folder_files->best_lines, "files in ", out,
+                  ": candidates.csv, pareto.csv, pareto.svg, pareto.html", serve ? ", vllm-serve.sh" : "",
+                  ", programs/\n");
   if (absl::Status s = WriteStdout(summary); !s.ok()) return Failed(s);
   // A plan whose every candidate failed to run answers nothing: its files
   // say why, and the exit status says it failed (a candidate that meets no

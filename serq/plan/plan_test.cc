@@ -18,6 +18,7 @@
 #include "serq/plan/program.h"
 #include "serq/plan/render.h"
 #include "serq/plan/emit.h"
+#include "serq/plan/folder.h"
 #include "serq/plan/grow.h"
 #include "serq/plan/result_file.h"
 
@@ -395,6 +396,42 @@ TEST_F(DisaggregatedExperts, KvShares) {
   EXPECT_NE(text->find("param KvTokenBytes = Layers * (KvLoraRank + QkRope) * KvBytes;"), std::string::npos);
   EXPECT_NE(text->find("param XferTokens = 1 * "), std::string::npos) << *text;
   EXPECT_EQ(Link(*text), "");
+}
+
+// A plan's folder: the four tables always; the best of each kind on the
+// ranking (the first ranked of its kind, not the first of the plan) as a
+// program at its rate, which links, and its serve lines. A plan that ranks
+// none: no program and no vllm-serve.sh.
+TEST_F(Programs, TheFolderOfAPlan) {
+  Candidate colocated;
+  colocated.tp = 1;
+  colocated.replicas = 2;
+  PlanSpec spec;
+  spec.candidates = {colocated, PrefillDecode(1, 1, 1, 1)};
+  Plan plan;
+  plan.results.resize(2);
+  plan.results[0].rate = 7;
+  plan.results[1].rate = 2.5;
+  plan.ranked = {1, 0};
+  Context context;
+  context.model = "llama-3.1-8b";
+  absl::StatusOr<FolderFiles> folder = PlanFolderFiles(spec, plan, context, model_, gpu_, settings_, "out");
+  ASSERT_TRUE(folder.ok()) << folder.status();
+  std::vector<std::string> names;
+  for (const auto& [name, text] : folder->files) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"candidates.csv", "pareto.csv", "pareto.svg", "pareto.html",
+                                             "best-colocated.sq", "best-disaggregated.sq", "vllm-serve.sh"}));
+  EXPECT_EQ(folder->best_lines, "best colocated: colocated tp1 x2 at 7 req/s: best-colocated.sq\n"
+                                "best disaggregated: " + spec.candidates[1].Label() +
+                                " at 2.5 req/s: best-disaggregated.sq\n");
+  // The program at its candidate's rate.
+  EXPECT_NE(folder->files[4].second.find("param Rate = 7;"), std::string::npos) << folder->files[4].second;
+  EXPECT_EQ(Link(folder->files[4].second), "");
+  plan.ranked.clear();
+  folder = PlanFolderFiles(spec, plan, context, model_, gpu_, settings_, "out");
+  ASSERT_TRUE(folder.ok()) << folder.status();
+  EXPECT_EQ(folder->files.size(), 4u);
+  EXPECT_EQ(folder->best_lines, "");
 }
 
 TEST(Serve, DisaggregatedLaunchLines) {
