@@ -24,7 +24,15 @@ Prints four tables:
    decodes. No latency enters this table. Seconds ending with fewer
    than 3 running are left out: a mean of the ends says little there.
 4. The run's last second with one request running, the same way.
+   Table 3 also gives serq's attention a layer in those steps (the
+   profile's attention.csv at the decodes' mean and longest KV, read
+   bilinearly: t_mean and t_max) and the difference a layer as a share of
+   t_mean: what attention would have to add to close it.
+5. The profile's own skew.csv: one decode 4 times longer than the others
+   (pc 0, kp 0), its attention over the uniform batch's at the same mean,
+   by the batch's decodes.
 """
+import bisect
 import csv
 import json
 import sys
@@ -119,9 +127,33 @@ def band_table(m, s):
                  100 * (ts / tm - 1), f(m, "end"), f(s, "end"), f(s, "end") - f(m, "end")))
 
 
-def drain_table(steps, series):
+def attention_table(run_dir):
+    """Attention of decodes alone, one layer (us): (n_decode, kv) -> time."""
+    t = {}
+    for r in csv.DictReader(open(f"{run_dir}/profile/tp1/attention.csv")):
+        if r["prefill_chunk"] == "0" and r["kv_prefill"] == "0" and int(r["n_decode"]) > 0:
+            t[(int(r["n_decode"]), int(r["kv_decode"]))] = float(r["time_us"])
+    ns = sorted({k[0] for k in t})
+    kvs = sorted({k[1] for k in t})
+
+    def at(xs, x):
+        i = max(0, min(bisect.bisect_right(xs, x) - 1, len(xs) - 2))
+        return i, (x - xs[i]) / (xs[i + 1] - xs[i])
+
+    def lookup(n, kv):
+        i, fn = at(ns, n)
+        j, fk = at(kvs, kv)
+        g = lambda a, b: t[(ns[a], kvs[b])]
+        return ((1 - fn) * ((1 - fk) * g(i, j) + fk * g(i, j + 1))
+                + fn * ((1 - fk) * g(i + 1, j) + fk * g(i + 1, j + 1)))
+    return lookup
+
+
+def drain_table(steps, series, run_dir):
+    attn = attention_table(run_dir)
+    layers = json.load(open(f"{run_dir}/model.json"))["num_hidden_layers"]
     print("\n3. step time by decode count, decoding alone after the queue empties")
-    print("second  decodes  measured ms  serq ms (steps)      d")
+    print("second  decodes  measured ms  serq ms (steps)      d | a layer (us): t_mean  t_max       d  d/t_mean")
     last_arrival_second = max(int(float(r["t"])) for r in series if int(r["waiting"]) > 0)
     prev = None
     for r in series:
@@ -129,13 +161,19 @@ def drain_table(steps, series):
         gen, prompt = float(r["gen_throughput"]), float(r["prompt_throughput"])
         if prev is not None and t > last_arrival_second + 1 and prompt == 0 and prev > 0 and run > 0:
             n = (prev + run) / 2
-            taus = [x["tau"] for x in steps
-                    if x["prefill"] == 0 and x["t"] > last_arrival_second - 5 and abs(x["decode"] - n) <= 2]
+            chosen = [x for x in steps
+                      if x["prefill"] == 0 and x["t"] > last_arrival_second - 5 and abs(x["decode"] - n) <= 2]
+            taus = [x["tau"] for x in chosen]
             # A second that ends with a request or two has too few
             # decodes at its ends for their mean to stand for its steps.
             if taus and run > 2:
                 sim = sum(taus) / len(taus)
-                print("%6d %8.1f %12.2f %8.2f (%3d) %+6.2f" % (t, n, ms(n / gen), ms(sim), len(taus), ms(n / gen - sim)))
+                t_mean = sum(attn(x["decode"], x["decode_kv"] / x["decode"]) for x in chosen) / len(chosen)
+                t_max = sum(attn(x["decode"], x["decode_kv_max"]) for x in chosen) / len(chosen)
+                d_layer = (n / gen - sim) * 1e6 / layers
+                print("%6d %8.1f %12.2f %8.2f (%3d) %+6.2f | %20.1f %6.1f %+7.1f %+8.0f%%"
+                      % (t, n, ms(n / gen), ms(sim), len(taus), ms(n / gen - sim),
+                         t_mean, t_max, d_layer, 100 * d_layer / t_mean))
             elif prev == 1 and run == 1:
                 one = [x["tau"] for x in steps if x["decode"] == 1 and x["prefill"] == 0 and x["t"] > last_arrival_second]
                 sim = sum(one) / len(one)
@@ -145,11 +183,23 @@ def drain_table(steps, series):
         prev = run
 
 
+def skew_table(run_dir):
+    print("\n5. the profile's skew.csv: one decode 4x the others' KV among n, over the uniform batch at the mean")
+    ratios = {}
+    for r in csv.DictReader(open(f"{run_dir}/profile/tp1/skew.csv")):
+        if (r["regime"] == "pure" and r["pc"] == "0" and r["kp"] == "0" and r["nb"] == "1"
+                and int(r["kv_big"]) == 4 * int(r["kvs"])):
+            ratios.setdefault(int(r["n"]), []).append(float(r["t_skew_us"]) / float(r["t_mean_us"]))
+    print("decodes  " + "  ".join("%6d" % n for n in sorted(ratios)))
+    print("ratio    " + "  ".join("%6.3f" % (sum(v) / len(v)) for n, v in sorted(ratios.items())))
+
+
 def main():
     m, s, steps, series = load(sys.argv[1], sys.argv[2])
     median_table(m, s)
     band_table(m, s)
-    drain_table(steps, series)
+    drain_table(steps, series, sys.argv[1])
+    skew_table(sys.argv[1])
 
 
 if __name__ == "__main__":
