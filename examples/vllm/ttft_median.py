@@ -5,7 +5,7 @@ section): the measured run beside serq's trace of the same replay.
   serq run examples/vllm/llama-3.1-8b-rtxpro6000.sq --trace /tmp/vllm.jsonl
   examples/vllm/ttft_median.py examples/vllm/runs/rtxpro6000-llama-3.1-8b /tmp/vllm.jsonl
 
-Prints four tables:
+Prints five tables:
 
 1. The requests around the median TTFT, each TTFT split at its seat: the
    time the running request whose place it takes finishes. Once 128 run,
@@ -23,14 +23,14 @@ Prints four tables:
    ends over its generated tokens), serq's from its steps of that many
    decodes. No latency enters this table. Seconds ending with fewer
    than 3 running are left out: a mean of the ends says little there.
+   It also gives serq's attention a layer in those steps (the profile's
+   attention.csv at the decodes' mean and longest KV, read bilinearly:
+   t_mean and t_max) and the difference a layer as a share of t_mean:
+   what attention would have to add to close it.
 4. The run's last second with one request running, the same way.
-   Table 3 also gives serq's attention a layer in those steps (the
-   profile's attention.csv at the decodes' mean and longest KV, read
-   bilinearly: t_mean and t_max) and the difference a layer as a share of
-   t_mean: what attention would have to add to close it.
-5. The profile's own skew.csv: one decode 4 times longer than the others
+5. The profile's own skew.csv: one decode with 4 times the others' KV
    (pc 0, kp 0), its attention over the uniform batch's at the same mean,
-   by the batch's decodes.
+   by the batch's decodes: the mean over the profile's KV sizes.
 """
 import bisect
 import csv

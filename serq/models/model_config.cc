@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace serq::models {
 namespace {
@@ -32,34 +37,35 @@ absl::Status LayerList(const JsonFile& json, const char* field, int layers, std:
 }
 
 
-// The rotary table's rows and width as vLLM's get_rope builds them, by the
-// RoPE scaling's type (vllm/model_executor/layers/rotary_embedding/): the
-// default, llama3 and ntk tables hold max_position_embeddings positions;
-// linear and dynamic scaling, that times the factor; YaRN (and DeepSeek's
-// YaRN), original_max_position_embeddings times the factor; longrope a long
-// and a short table. The scaling is rope_scaling (rope_parameters in newer
-// configs); its type is rope_type, or type in older ones.
-absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
-  absl::StatusOr<std::optional<int64_t>> most = json.Whole("max_position_embeddings", 1, int64_t{1} << 32);
-  if (!most.ok()) return most.status();
-  if (!most->has_value()) return absl::OkStatus();
-  const int64_t max_position = **most;
-  const std::string scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr
-                                  ? "rope_parameters"
-                                  : "rope_scaling";
-  if (const Value* rope = json.Find(scaling); rope != nullptr && rope->kind_case() != Value::kStructValue) {
-    return json.Error(scaling, absl::StrCat("expected an object, not ", Describe(*rope)));
-  }
-  auto field = [&](const char* name) { return absl::StrCat(scaling, ".", name); };
+// One rotary table's rows as vLLM's get_rope makes them
+// (vllm/model_executor/layers/rotary_embedding/), from the RoPE parameters
+// at `params` (an object's path; "" for none), by their type (rope_type,
+// or type in older configs): the default, llama3 and ntk tables hold
+// max_position_embeddings positions; linear and dynamic scaling, that
+// times the factor (dynamic by an alpha, the default's); YaRN (and
+// DeepSeek's), original_max_position_embeddings times the factor;
+// longrope (su in older configs), a long and a short table. The original
+// count is the config's own where it gives one, which vLLM copies over the
+// parameters' (patch_rope_parameters).
+struct RotaryRows {
+  int64_t rows = 0;
+  std::string from;
+};
+absl::StatusOr<RotaryRows> TableRows(const JsonFile& json, const std::string& params, int64_t max_position,
+                                     std::optional<int64_t> config_original) {
+  auto field = [&](const char* name) { return absl::StrCat(params, ".", name); };
   std::string type = "default";
-  for (const char* key : {"rope_type", "type"}) {
-    absl::StatusOr<std::optional<std::string>> t = json.Text(field(key));
-    if (!t.ok()) return t.status();
-    if (t->has_value()) {
-      type = **t;
-      break;
+  if (!params.empty()) {
+    for (const char* key : {"rope_type", "type"}) {
+      absl::StatusOr<std::optional<std::string>> t = json.Text(field(key));
+      if (!t.ok()) return t.status();
+      if (t->has_value()) {
+        type = **t;
+        break;
+      }
     }
   }
+  if (type == "su") type = "longrope";
   // The scaling's factor, which the types that scale the table need.
   auto factor = [&]() -> absl::StatusOr<double> {
     absl::StatusOr<std::optional<double>> f = json.Number(field("factor"));
@@ -69,16 +75,15 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
     return **f;
   };
   auto original = [&]() -> absl::StatusOr<int64_t> {
+    if (config_original) return *config_original;
     const std::string at = field("original_max_position_embeddings");
     absl::StatusOr<std::optional<int64_t>> o = json.Whole(at, 1, int64_t{1} << 32);
     if (!o.ok()) return o.status();
-    if (!o->has_value()) {
-      return json.Error(at, absl::StrCat("missing: RoPE scaling ", type, " needs it"));
-    }
+    if (!o->has_value()) return json.Error(at, absl::StrCat("missing: RoPE scaling ", type, " needs it"));
     return **o;
   };
-  // Dynamic NTK by an alpha instead of a factor keeps the default's table.
-  const bool dynamic_alpha = type == "dynamic" && json.Find(field("factor")) == nullptr;
+  const bool dynamic_alpha = type == "dynamic" && !params.empty() && json.Find(field("alpha")) != nullptr;
+  RotaryRows t;
   if (!dynamic_alpha && (type == "linear" || type == "dynamic" || type == "yarn" || type == "deepseek_yarn")) {
     absl::StatusOr<double> f = factor();
     if (!f.ok()) return f.status();
@@ -96,25 +101,84 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
     if (!(rows <= static_cast<double>(int64_t{1} << 40))) {
       return json.Error(field("factor"), absl::StrCat(*f, " x ", base, " positions: a table of more than 2^40 rows"));
     }
-    m->rotary_positions = static_cast<int64_t>(rows);
-    m->rotary_from = absl::StrCat(base_from, " x ", type, " factor ", *f);
+    t.rows = static_cast<int64_t>(rows);
+    t.from = absl::StrCat(base_from, " x ", type, " factor ", *f);
   } else if (type == "longrope") {
     absl::StatusOr<int64_t> o = original();
     if (!o.ok()) return o.status();
-    m->rotary_positions = max_position + *o;
-    m->rotary_from = absl::StrCat("max_position_embeddings ", max_position, " + original_max_position_embeddings ", *o,
-                                  ", longrope's two tables");
+    t.rows = max_position + *o;
+    t.from = absl::StrCat("max_position_embeddings ", max_position, " + original_max_position_embeddings ", *o,
+                          ", longrope's two tables");
   } else {
-    m->rotary_positions = max_position;
-    m->rotary_from = type == "default" || type == "llama3" || type == "ntk" || dynamic_alpha
-                         ? std::string("max_position_embeddings")
-                         : absl::StrCat("max_position_embeddings, RoPE scaling ", type,
-                                        " taken as the default's table");
+    t.rows = max_position;
+    t.from = type == "default" || type == "llama3" || type == "ntk" || dynamic_alpha
+                 ? std::string("max_position_embeddings")
+                 : absl::StrCat("max_position_embeddings, RoPE scaling ", type, " taken as the default's table");
   }
-  // The rotated part of a head: latent attention's rotary key, or
-  // partial_rotary_factor of head_dim.
-  std::string partial_at = "partial_rotary_factor";
-  if (json.Find(partial_at) == nullptr) partial_at = field("partial_rotary_factor");
+  return t;
+}
+
+// The rotary table of the model (one get_rope call a set of RoPE
+// parameters; a config of parameters by layer type, transformers' newer
+// form, one table each), its width and dtype. The scaling is rope_scaling,
+// or rope_parameters in newer configs.
+absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
+  absl::StatusOr<std::optional<int64_t>> most = json.Whole("max_position_embeddings", 1, int64_t{1} << 32);
+  if (!most.ok()) return most.status();
+  if (!most->has_value()) return absl::OkStatus();
+  const int64_t max_position = **most;
+  absl::StatusOr<std::optional<int64_t>> config_original =
+      json.Whole("original_max_position_embeddings", 1, int64_t{1} << 32);
+  if (!config_original.ok()) return config_original.status();
+  const std::string scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr
+                                  ? "rope_parameters"
+                                  : "rope_scaling";
+  const Value* rope = json.Find(scaling);
+  if (rope != nullptr && rope->kind_case() != Value::kStructValue) {
+    return json.Error(scaling, absl::StrCat("expected an object, not ", Describe(*rope)));
+  }
+  // Parameters by layer type: every value an object, no type of its own.
+  std::vector<std::string> layer_types;
+  if (rope != nullptr && rope->struct_value().fields_size() > 0 && json.Find(scaling + ".rope_type") == nullptr &&
+      json.Find(scaling + ".type") == nullptr) {
+    bool all_objects = true;
+    for (const auto& [key, value] : rope->struct_value().fields()) {
+      all_objects = all_objects && value.kind_case() == Value::kStructValue;
+      layer_types.push_back(key);
+    }
+    if (!all_objects) layer_types.clear();
+    std::sort(layer_types.begin(), layer_types.end());  // a map's order is not the file's
+  }
+  if (layer_types.empty()) {
+    absl::StatusOr<RotaryRows> t = TableRows(json, rope != nullptr ? scaling : "", max_position, *config_original);
+    if (!t.ok()) return t.status();
+    m->rotary_positions = t->rows;
+    m->rotary_from = t->from;
+  } else {
+    std::vector<std::string> parts;
+    for (const std::string& layer_type : layer_types) {
+      if (absl::StrContains(layer_type, '.')) {
+        return json.Error(scaling, absl::StrCat("a layer type named '", layer_type, "': serq reads no '.' in one"));
+      }
+      absl::StatusOr<RotaryRows> t =
+          TableRows(json, absl::StrCat(scaling, ".", layer_type), max_position, *config_original);
+      if (!t.ok()) return t.status();
+      m->rotary_positions += t->rows;
+      parts.push_back(absl::StrCat(layer_type, "'s ", t->rows, " (", t->from, ")"));
+    }
+    m->rotary_from = absl::StrCat("a table a layer type, ", absl::StrJoin(parts, " + "));
+  }
+  // The rotated part of a head: latent attention's rotary key, or a share
+  // of head_dim (partial_rotary_factor; GPT-NeoX's rotary_pct, and
+  // rotary_emb_fraction), the config's or the scaling's.
+  std::string partial_at;
+  for (const char* name : {"partial_rotary_factor", "rotary_pct", "rotary_emb_fraction"}) {
+    if (json.Find(name) != nullptr) {
+      partial_at = name;
+      break;
+    }
+  }
+  if (partial_at.empty()) partial_at = absl::StrCat(scaling, ".partial_rotary_factor");
   absl::StatusOr<std::optional<double>> partial = json.Number(partial_at);
   if (!partial.ok()) return partial.status();
   const double share = partial->value_or(1.0);
@@ -122,6 +186,9 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
     return json.Error(partial_at, absl::StrCat("expected a share in (0, 1], not ", share));
   }
   m->rotary_dim = m->mla() ? m->qk_rope_head_dim : static_cast<int>(m->head_dim * share);
+  // The table's dtype: the model's, but gpt-oss's, which vLLM builds in
+  // float32 (gpt_oss.py's get_rope(..., dtype=torch.float32)).
+  m->rotary_dtype_bytes = m->model_type == "gpt_oss" ? 4 : m->dtype_bytes;
   return absl::OkStatus();
 }
 
@@ -334,7 +401,7 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
 }
 
 double RotaryTableBytes(const ModelConfig& m) {
-  return static_cast<double>(m.rotary_positions) * m.rotary_dim * m.dtype_bytes;
+  return static_cast<double>(m.rotary_positions) * m.rotary_dim * m.rotary_dtype_bytes;
 }
 
 double KvBytesPerToken(const ModelConfig& m, int tp, int kv_dtype_bytes) {

@@ -60,13 +60,15 @@ struct ModelConfig {
   double expert_bytes = 0;
   // The rotary embedding's cos/sin table, which vLLM builds on the GPU as
   // it loads the model and counts in the load's memory (get_rope: one table
-  // the layers share, in the dtype): `rotary_positions` rows of
-  // `rotary_dim` values, a cos and a sin half. The rows follow from
-  // max_position_embeddings and the RoPE scaling (`rotary_from` says how,
-  // for a program's comment); without max_position_embeddings, 0 rows and
-  // nothing counted.
+  // the layers share; one a layer type where the RoPE parameters are by
+  // layer type): `rotary_positions` rows of `rotary_dim` values, a cos and
+  // a sin half, of `rotary_dtype_bytes` each (the model's dtype; gpt-oss's
+  // is float32). The rows follow from max_position_embeddings and the RoPE
+  // scaling (`rotary_from` says how, for a program's comment); without
+  // max_position_embeddings, 0 rows and nothing counted.
   int64_t rotary_positions = 0;
   int rotary_dim = 0;
+  int rotary_dtype_bytes = 0;
   std::string rotary_from;
 
   bool moe() const { return experts > 1; }

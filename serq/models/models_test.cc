@@ -241,10 +241,13 @@ TEST(ModelConfig, TheRotaryTable) {
   EXPECT_EQ(m.rotary_dim, 64);
   EXPECT_EQ(RotaryTableBytes(m), 20971520.0);
   EXPECT_EQ(m.rotary_from, "original_max_position_embeddings 4096 x yarn factor 40");
-  // gpt-oss-120b, YaRN 4096 x 32 = 131,072 rows of head_dim 64.
+  // gpt-oss-120b, YaRN 4096 x 32 = 131,072 rows of head_dim 64, in float32
+  // as vLLM's gpt_oss.py builds it: x 4 bytes = 33,554,432.
   m = Preset("gpt-oss-120b");
   EXPECT_EQ(m.rotary_positions, 131072);
   EXPECT_EQ(m.rotary_dim, 64);
+  EXPECT_EQ(m.rotary_dtype_bytes, 4);
+  EXPECT_EQ(RotaryTableBytes(m), 33554432.0);
   // Every preset has its table.
   for (const char* name : {"llama-3.1-70b", "mixtral-8x7b", "qwen3-8b", "qwen3-32b", "qwen3-235b-a22b"}) {
     EXPECT_GT(Preset(name).rotary_positions, 0) << name;
@@ -272,12 +275,33 @@ TEST(ModelConfig, TheRotaryTable) {
   m = read("{" + base + R"(, "max_position_embeddings": 100,
                             "rope_parameters": {"rope_type": "longrope", "original_max_position_embeddings": 40}})");
   EXPECT_EQ(m.rotary_positions, 140);
-  // Dynamic NTK by an alpha keeps the default's table; a type serq does
-  // not know is taken as the default's, and said.
+  // Phi-3's form: longrope (su in older configs) with the original count
+  // at the config's top level, which vLLM copies over the scaling's.
+  EXPECT_EQ(read("{" + base + R"(, "max_position_embeddings": 100, "original_max_position_embeddings": 40,
+                                  "rope_scaling": {"type": "su", "original_max_position_embeddings": 10}})")
+                .rotary_positions,
+            140);
+  // Dynamic NTK by an alpha keeps the default's table, a factor beside it
+  // or not (vLLM reads the alpha first); by a factor, 100 x 3 rows.
   EXPECT_EQ(read("{" + base + R"(, "max_position_embeddings": 100,
-                                  "rope_scaling": {"rope_type": "dynamic", "alpha": 2}})")
+                                  "rope_scaling": {"rope_type": "dynamic", "alpha": 2, "factor": 3}})")
                 .rotary_positions,
             100);
+  EXPECT_EQ(read("{" + base + R"(, "max_position_embeddings": 100,
+                                  "rope_scaling": {"rope_type": "dynamic", "factor": 3}})")
+                .rotary_positions,
+            300);
+  // Parameters by layer type (transformers' newer form): a table each,
+  // 100 x 8 for full attention and 100 for sliding; GPT-NeoX's rotary_pct
+  // rotates a quarter of head_dim 16.
+  m = read("{" + base + R"(, "max_position_embeddings": 100, "rotary_pct": 0.25,
+                            "rope_parameters": {"sliding_attention": {"rope_type": "default"},
+                                                "full_attention": {"rope_type": "linear", "factor": 8}}})");
+  EXPECT_EQ(m.rotary_positions, 900);
+  EXPECT_EQ(m.rotary_dim, 4);
+  EXPECT_EQ(m.rotary_from, "a table a layer type, full_attention's 800 (max_position_embeddings 100 x linear "
+                           "factor 8) + sliding_attention's 100 (max_position_embeddings)");
+  // A type serq does not know is taken as the default's, and said.
   m = read("{" + base + R"(, "max_position_embeddings": 100, "rope_scaling": {"rope_type": "mrope"}})");
   EXPECT_EQ(m.rotary_positions, 100);
   EXPECT_EQ(m.rotary_from, "max_position_embeddings, RoPE scaling mrope taken as the default's table");

@@ -97,7 +97,7 @@ std::vector<std::string> KvEstimatesWhy(const ModelConfig& m, int tp, int ep, in
   return {
       m.rotary_positions > 0
           ? absl::StrCat("less the rotary embedding's cos/sin table, ", gib(kv.rotary), " (", m.rotary_positions,
-                         " positions, ", m.rotary_from, ", x ", m.rotary_dim, " x ", m.dtype_bytes,
+                         " positions, ", m.rotary_from, ", x ", m.rotary_dim, " x ", m.rotary_dtype_bytes,
                          " bytes; vLLM builds it as it loads the model),")
           : std::string("less no rotary table (the config gives no max_position_embeddings),"),
       absl::StrCat("less the activation peak of vLLM's profile run, ", gib(kv.activation),

@@ -176,7 +176,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     if (kv.blocks < 2) {
       return Invalid(absl::StrCat(
           "no room for the KV cache: ", Gib(kv.requested), " of the GPU (", absl::StrFormat("%.2f", gpu_gib), " GiB x ",
-          N(d.gpu_memory_utilization), "), ", Gib(kv.weights + kv.rotary), " of weights (and the rotary table), ",
+          N(d.gpu_memory_utilization), "), ", Gib(kv.weights), " of weights, ", Gib(kv.rotary), " of rotary table, ",
           Gib(kv.activation),
           " of activations and ", Gib(kv.non_torch),
           " outside PyTorch on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));

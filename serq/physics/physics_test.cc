@@ -569,8 +569,8 @@ TEST(Program, BadDeployments) {
   // + 256 x 128,256 x 14 + 128 x 128,256 x 4 bytes = 0.52 GiB.
   EXPECT_EQ(GenerateError("llama-3.1-70b", "rtx-4090", Rate()),
             "serq physics: error: no room for the KV cache: 21.28 GiB of the GPU (23.64 GiB x 0.9), "
-            "131.45 GiB of weights (and the rotary table), 0.52 GiB of activations and 0.25 GiB outside "
-            "PyTorch on each GPU; "
+            "131.42 GiB of weights, 0.03 GiB of rotary table, 0.52 GiB of activations and 0.25 GiB "
+            "outside PyTorch on each GPU; "
             "more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N");
   o = Rate();
   o.workload.lengths = "uniform:10:5,1:2";

@@ -125,7 +125,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.dir, ": error: no room for the KV cache: ", Gib(m.requested), " requested of the GPU (",
-          gib, " GiB x ", util, "), ", Gib(m.weights + m.rotary), " of weights (and the rotary table), ",
+          gib, " GiB x ", util, "), ", Gib(m.weights), " of weights, ", Gib(m.rotary), " of rotary table, ",
           Gib(m.activation),
           " of activations and ", Gib(m.non_torch), " outside PyTorch on each GPU; give --kv-blocks N"));
     }
