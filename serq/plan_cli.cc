@@ -213,8 +213,6 @@ std::string WithoutEmit(const std::vector<std::string>& argv) {
   return absl::StrJoin(kept, " ");
 }
 
-}  // namespace
-
 // What the plan's step time comes from and its measured error on the runs
 // at hand (docs/examples.md), for the summary and the page: a run folder's
 // profile (`folder`; with `disaggregated` candidates, their KV link) or
@@ -244,6 +242,8 @@ std::string StepTimeSource(const vllm::RunFolder* folder, const std::string& run
       "BLIS publishes a 6.7% median E2E error on its 36 held-out runs. The ± below are the simulation's "
       "(replications), not this error.");
 }
+
+}  // namespace
 
 int PlanMain(const CommandLine& line) {
   if (!line.positional.empty()) return Usage("serq plan takes flags only (--model, --gpu, --gpus, --until, --out)");
