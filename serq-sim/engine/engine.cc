@@ -7,14 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <ctime>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "ir/words.h"
 #include "ir/json.h"
 #include "serq-sim/events/clock.h"
 
@@ -32,8 +30,6 @@ double WallSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-std::string Units(double n) { return absl::StrCat(n, n == 1 ? " unit" : " units"); }
 
 // The IR path of a stage's phi or tau, built only for a message.
 std::string RatePath(uint32_t decl) { return absl::StrCat("stage[", decl, "].rate"); }
@@ -760,168 +756,6 @@ void Engine::CountTokens(const Session& s, double tokens) {
   } else {
     decode_tokens_window_[s.decl] += tokens;
   }
-}
-
-void Engine::StartWindow(double at) {
-  window_started_ = true;
-  for (auto& station : stations_) {
-    present_start_[station->id()] = station->Queue();
-    station->StartWindow(at);
-  }
-  for (TimeAverage& a : in_progress_) a.Reset(at);
-  if (shared_) shared_->StartWindow(at);
-  double saved = now_;
-  now_ = at;
-  pools_.StartWindow(at);
-  now_ = saved;
-}
-
-void Engine::Checkpoint() {
-  int k = checkpoints_++;
-  double at = CheckpointTime(k);
-  station_integral_[k].clear();
-  for (const auto& station : stations_) station_integral_[k].push_back(station->PresentIntegral(at));
-  session_integral_[k].clear();
-  for (const TimeAverage& a : in_progress_) session_integral_[k].push_back(a.Integral(at));
-}
-
-namespace {
-
-// The time-averages over the window's thirds from the integrals at the
-// end of the first two thirds and at the horizon.
-template <typename Field>
-void AddThirds(double first, double second, double whole, double window, Field* out) {
-  if (!(window > 0)) return;
-  double third = window / 3;
-  out->Add(first / third);
-  out->Add((second - first) / third);
-  out->Add((whole - second) / third);
-}
-
-}  // namespace
-
-bool Engine::ReportDeadlock() {
-  std::vector<SessionId> blocked;
-  for (SessionId id = 0; id < sessions_.size(); ++id) {
-    SessionState st = sessions_[id].state;
-    if (st == SessionState::kWaitHold || st == SessionState::kWaitLoad ||
-        st == SessionState::kStalled) {
-      blocked.push_back(id);
-    }
-  }
-  // Jobs waiting at idle step stages with `preempt by` for units.
-  std::map<SessionId, double> blocked_units;
-  for (const auto& station : stations_) {
-    SessionId session;
-    double units;
-    if (station->Blocked(&session, &units)) {
-      blocked.push_back(session);
-      blocked_units[session] = units;
-    }
-  }
-  if (blocked.empty()) return true;
-  std::sort(blocked.begin(), blocked.end(), [&](SessionId a, SessionId b) {
-    return sessions_[a].serial < sessions_[b].serial;
-  });
-  constexpr size_t kShown = 10;
-  for (size_t i = 0; i < blocked.size() && i < kShown; ++i) {
-    const Session& s = sessions_[blocked[i]];
-    std::string what;
-    if (s.state == SessionState::kWaitHold) {
-      const Session::Frame& f = s.frames.back();
-      for (uint32_t k = 0; k < f.count; ++k) {
-        const Hold& h = pools_.hold(s.holds[f.first + k]);
-        absl::StrAppend(&what, k ? "; and " : "", Units(h.amount), " of '", PoolName(h.pool),
-                        "', ", pools_.DescribeUse(h.pool));
-      }
-    } else if (s.state == SessionState::kWaitLoad) {
-      const Hold& h = pools_.hold(s.wait_hold);
-      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
-                          ", ", pools_.DescribeUse(h.pool));
-    } else if (s.state == SessionState::kStalled) {
-      const Hold& h = pools_.hold(s.grow_hold);
-      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by 1 unit for its next ",
-                          "token on '", StationName(s.run_stations[0]), "', ",
-                          pools_.DescribeUse(h.pool));
-    } else {
-      // A job waiting at a step stage with `preempt by` for its chunk.
-      const Hold& h = pools_.hold(s.grow_hold);
-      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ",
-                          Units(blocked_units[blocked[i]]), " for its chunk on '",
-                          StationName(s.run_stations[0]), "', ", pools_.DescribeUse(h.pool));
-    }
-    current_ = blocked[i];
-    has_current_ = true;
-    failed_ = false;
-    FailAt(s.wait_statement,
-           model_.drain ? absl::StrCat("deadlock: waits for ", what, ", and no event is left")
-                        : absl::StrCat("deadlock: waits for ", what,
-                                       ", and no event is left before the horizon ",
-                                       model_.horizon));
-  }
-  if (blocked.size() > kShown) {
-    diags_->ErrorInFile(absl::StrCat("deadlock: ", blocked.size() - kShown,
-                                     " more sessions are blocked"));
-  }
-  failed_ = true;
-  return false;
-}
-
-void Engine::Report(results::Replication* out) {
-  out->set_index(replication_);
-  out->set_seed(stream_seed_);
-  if (model_.drain) out->set_end(now_);
-  const double window = now_ - model_.warmup;
-  // The thirds judge a steady state over a horizon; a run without one has
-  // none to judge (its checkpoints were never due).
-  const double thirds = model_.drain ? 0 : window;
-  for (size_t i = 0; i < model_.observations.size(); ++i) {
-    results::Observation* o = out->add_observation();
-    o->set_name(model_.observations[i]);
-    observations_[i].WriteTo(o);
-  }
-  for (uint32_t id = 0; id < stations_.size(); ++id) {
-    const StageDecl& d = model_.stages[model_.station_decl[id]];
-    results::StageStats* st = out->add_stage();
-    st->set_name(d.name);
-    st->set_index(id - d.base);
-    st->set_kind(std::string(StageKindWord(d.kind)));
-    st->set_shared(d.shared);
-    st->set_array(d.array);
-    stations_[id]->Report(now_, window, st);
-    st->set_present_start(present_start_[id]);
-    st->set_present_end(stations_[id]->Queue());
-    AddThirds(station_integral_[0][id], station_integral_[1][id],
-              stations_[id]->PresentIntegral(now_), thirds, st->mutable_present_third());
-  }
-  for (uint32_t id = 0; id < pools_.count(); ++id) {
-    const PoolDecl& d = model_.pools[model_.pool_decl[id]];
-    results::PoolStats* p = out->add_pool();
-    p->set_name(d.name);
-    p->set_index(id - d.base);
-    p->set_array(d.array);
-    pools_.Report(id, now_, window, p);
-  }
-  for (size_t i = 0; i < model_.sessions.size(); ++i) {
-    results::SessionStats* s = out->add_session();
-    s->set_name(model_.sessions[i].name);
-    s->set_arrived(arrived_[i]);
-    s->set_ended(ended_[i]);
-    s->set_in_progress(arrived_[i] - ended_[i]);
-    s->set_arrived_window(arrived_window_[i]);
-    s->set_ended_window(ended_window_[i]);
-    s->set_prefills_window(prefills_window_[i]);
-    s->set_prefill_tokens_window(prefill_tokens_window_[i]);
-    s->set_decode_tokens_window(decode_tokens_window_[i]);
-    AddThirds(session_integral_[0][i], session_integral_[1][i], in_progress_[i].Integral(now_),
-              thirds, s->mutable_in_progress_third());
-    if (model_.drain && last_arrival_[i] >= 0) {
-      s->set_last_arrival(last_arrival_[i]);
-      s->set_in_progress_last_arrival(in_progress_last_arrival_[i]);
-    }
-  }
-  out->set_events(events_processed_);
-  if (series_) series_->Release(out->mutable_series());
 }
 
 // On a terminal: drawn after a second of wall time, then four times a

@@ -28,6 +28,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ir/words.h"
 #include "serq-sim/engine/engine.h"
 
 namespace serq::sim {
@@ -424,6 +425,75 @@ void Engine::ReportStall(const StallSet& set) {
                                      " more sessions wait for those units"));
   }
   failed_ = true;
+}
+
+// The run ended with sessions that wait and no event to wake them (a
+// deadlock): each said, with what it waits for.
+bool Engine::ReportDeadlock() {
+  std::vector<SessionId> blocked;
+  for (SessionId id = 0; id < sessions_.size(); ++id) {
+    SessionState st = sessions_[id].state;
+    if (st == SessionState::kWaitHold || st == SessionState::kWaitLoad ||
+        st == SessionState::kStalled) {
+      blocked.push_back(id);
+    }
+  }
+  // Jobs waiting at idle step stages with `preempt by` for units.
+  std::map<SessionId, double> blocked_units;
+  for (const auto& station : stations_) {
+    SessionId session;
+    double units;
+    if (station->Blocked(&session, &units)) {
+      blocked.push_back(session);
+      blocked_units[session] = units;
+    }
+  }
+  if (blocked.empty()) return true;
+  std::sort(blocked.begin(), blocked.end(), [&](SessionId a, SessionId b) {
+    return sessions_[a].serial < sessions_[b].serial;
+  });
+  constexpr size_t kShown = 10;
+  for (size_t i = 0; i < blocked.size() && i < kShown; ++i) {
+    const Session& s = sessions_[blocked[i]];
+    std::string what;
+    if (s.state == SessionState::kWaitHold) {
+      const Session::Frame& f = s.frames.back();
+      for (uint32_t k = 0; k < f.count; ++k) {
+        const Hold& h = pools_.hold(s.holds[f.first + k]);
+        absl::StrAppend(&what, k ? "; and " : "", Units(h.amount), " of '", PoolName(h.pool),
+                        "', ", pools_.DescribeUse(h.pool));
+      }
+    } else if (s.state == SessionState::kWaitLoad) {
+      const Hold& h = pools_.hold(s.wait_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ", Units(s.wait_units),
+                          ", ", pools_.DescribeUse(h.pool));
+    } else if (s.state == SessionState::kStalled) {
+      const Hold& h = pools_.hold(s.grow_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by 1 unit for its next ",
+                          "token on '", StationName(s.run_stations[0]), "', ",
+                          pools_.DescribeUse(h.pool));
+    } else {
+      // A job waiting at a step stage with `preempt by` for its chunk.
+      const Hold& h = pools_.hold(s.grow_hold);
+      what = absl::StrCat("its hold on '", PoolName(h.pool), "' to grow by ",
+                          Units(blocked_units[blocked[i]]), " for its chunk on '",
+                          StationName(s.run_stations[0]), "', ", pools_.DescribeUse(h.pool));
+    }
+    current_ = blocked[i];
+    has_current_ = true;
+    failed_ = false;
+    FailAt(s.wait_statement,
+           model_.drain ? absl::StrCat("deadlock: waits for ", what, ", and no event is left")
+                        : absl::StrCat("deadlock: waits for ", what,
+                                       ", and no event is left before the horizon ",
+                                       model_.horizon));
+  }
+  if (blocked.size() > kShown) {
+    diags_->ErrorInFile(absl::StrCat("deadlock: ", blocked.size() - kShown,
+                                     " more sessions are blocked"));
+  }
+  failed_ = true;
+  return false;
 }
 
 }  // namespace serq::sim
