@@ -1,22 +1,17 @@
 #include "serq-sim/model/model.h"
 
-#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "ir/builtins.h"
 #include "ir/constant.h"
-#include "ir/io.h"
 #include "ir/json.h"
 #include "ir/limits.h"
-#include "ir/walk.h"
 #include "serq-sim/model/compiler.h"
 
 namespace serq::sim {

@@ -1,6 +1,5 @@
 // The compiler's declarations (compiler.h): the tables, and the stages,
 // pools and the other declarations a program's sessions name.
-#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -10,11 +9,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "ir/builtins.h"
 #include "ir/constant.h"
-#include "ir/io.h"
-#include "ir/json.h"
 #include "ir/limits.h"
 #include "ir/walk.h"
 #include "serq-sim/model/compiler.h"

@@ -2,10 +2,7 @@
 // statements as the interpreter's code, and the workloads' arrivals.
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <limits>
 #include <map>
-#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
