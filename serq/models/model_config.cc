@@ -36,7 +36,6 @@ absl::Status LayerList(const JsonFile& json, const char* field, int layers, std:
   return absl::OkStatus();
 }
 
-
 // One rotary table's rows as vLLM's get_rope makes them
 // (vllm/model_executor/layers/rotary_embedding/), from the RoPE parameters
 // at `params` (an object's path; "" for none), by their type (rope_type,
@@ -164,6 +163,9 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
           TableRows(json, absl::StrCat(scaling, ".", layer_type), max_position, *config_original);
       if (!t.ok()) return t.status();
       m->rotary_positions += t->rows;
+      if (m->rotary_positions > int64_t{1} << 40) {
+        return json.Error(scaling, "its layer types' tables come to more than 2^40 rows");
+      }
       parts.push_back(absl::StrCat(layer_type, "'s ", t->rows, " (", t->from, ")"));
     }
     m->rotary_from = absl::StrCat("a table a layer type, ", absl::StrJoin(parts, " + "));
