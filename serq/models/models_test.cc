@@ -318,6 +318,11 @@ TEST(ModelConfig, TheRotaryTable) {
   EXPECT_EQ(ModelError("{" + base +
                        R"(, "max_position_embeddings": 100, "rope_scaling": {"type": "linear", "factor": -1}})"),
             "m.json: error: rope_scaling.factor: expected a positive number, not -1");
+  // Two layer types' tables of 2^32 x 256 = 2^40 rows each: each allowed,
+  // not both.
+  EXPECT_EQ(ModelError("{" + base + R"(, "max_position_embeddings": 4294967296, "rope_parameters": {
+                            "a": {"rope_type": "linear", "factor": 256}, "b": {"rope_type": "linear", "factor": 256}}})"),
+            "m.json: error: rope_parameters: its layer types' tables come to more than 2^40 rows");
   EXPECT_EQ(ModelError("{" + base + R"(, "max_position_embeddings": 100, "partial_rotary_factor": 1.5})"),
             "m.json: error: partial_rotary_factor: expected a share in (0, 1], not 1.5");
 }
