@@ -27,4 +27,19 @@ void ForEachStatement(const ir::Program& program, const StatementVisitor& visit)
   }
 }
 
+bool AnyExpr(const ir::Expr& e, const std::function<bool(const ir::Expr&)>& pred) {
+  if (pred(e)) return true;
+  switch (e.kind_case()) {
+    case ir::Expr::kRef: return e.ref().has_index() && AnyExpr(e.ref().index(), pred);
+    case ir::Expr::kUnary: return AnyExpr(e.unary().operand(), pred);
+    case ir::Expr::kBinary: return AnyExpr(e.binary().lhs(), pred) || AnyExpr(e.binary().rhs(), pred);
+    case ir::Expr::kCall:
+      for (const ir::Expr& a : e.call().arg()) {
+        if (AnyExpr(a, pred)) return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
 }  // namespace serq

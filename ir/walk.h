@@ -1,5 +1,6 @@
 // Walking the statements of a program with their IR paths, the one way
-// every tool names a place in IR that has no source location.
+// every tool names a place in IR that has no source location; and the
+// parts of an expression.
 #ifndef SERQ_IR_WALK_H_
 #define SERQ_IR_WALK_H_
 
@@ -21,6 +22,10 @@ void ForEachStatement(const google::protobuf::RepeatedPtrField<ir::Statement>& b
 
 // Every statement of every session; paths start at "session[i].body[k]".
 void ForEachStatement(const ir::Program& program, const StatementVisitor& visit);
+
+// True when `pred` holds for `e` or for an expression in it: an element
+// reference's index, an operand, a call's arguments.
+bool AnyExpr(const ir::Expr& e, const std::function<bool(const ir::Expr&)>& pred);
 
 }  // namespace serq
 

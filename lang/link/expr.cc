@@ -5,8 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/builtins.h"
-#include <cmath>
-
+#include "ir/walk.h"
 #include "lang/link/linker.h"
 
 namespace serq {
@@ -83,19 +82,9 @@ bool IsConstantExpr(const ir::Expr& e) {
 }
 
 bool ReadsBuiltin(const ir::Expr& e, ir::Ref::Builtin b) {
-  switch (e.kind_case()) {
-    case ir::Expr::kRef:
-      return (e.ref().kind() == ir::Ref::BUILTIN && e.ref().decl() == static_cast<uint32_t>(b)) ||
-             (e.ref().has_index() && ReadsBuiltin(e.ref().index(), b));
-    case ir::Expr::kUnary: return ReadsBuiltin(e.unary().operand(), b);
-    case ir::Expr::kBinary: return ReadsBuiltin(e.binary().lhs(), b) || ReadsBuiltin(e.binary().rhs(), b);
-    case ir::Expr::kCall:
-      for (const ir::Expr& a : e.call().arg()) {
-        if (ReadsBuiltin(a, b)) return true;
-      }
-      return false;
-    default: return false;
-  }
+  return AnyExpr(e, [b](const ir::Expr& x) {
+    return x.has_ref() && x.ref().kind() == ir::Ref::BUILTIN && x.ref().decl() == static_cast<uint32_t>(b);
+  });
 }
 
 bool Linker::Required(ir::Expr* e, const Place& where, const Scope& scope,

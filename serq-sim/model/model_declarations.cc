@@ -18,27 +18,11 @@
 namespace serq::sim::compiler {
 namespace {
 
-// True when `pred` holds for `e` or any expression in it.
-bool Any(const ir::Expr& e, const std::function<bool(const ir::Expr&)>& pred) {
-  if (pred(e)) return true;
-  switch (e.kind_case()) {
-    case ir::Expr::kRef: return e.ref().has_index() && Any(e.ref().index(), pred);
-    case ir::Expr::kUnary: return Any(e.unary().operand(), pred);
-    case ir::Expr::kBinary: return Any(e.binary().lhs(), pred) || Any(e.binary().rhs(), pred);
-    case ir::Expr::kCall:
-      for (const ir::Expr& a : e.call().arg()) {
-        if (Any(a, pred)) return true;
-      }
-      return false;
-    default: return false;
-  }
-}
-
 // True when a stage's rate or one of its lets has a part `pred` holds for.
 bool RateHas(const ir::Stage& s, const std::function<bool(const ir::Expr&)>& pred) {
-  if (s.has_rate() && Any(s.rate(), pred)) return true;
+  if (s.has_rate() && AnyExpr(s.rate(), pred)) return true;
   for (const ir::Let& l : s.let()) {
-    if (Any(l.value(), pred)) return true;
+    if (AnyExpr(l.value(), pred)) return true;
   }
   return false;
 }
@@ -57,24 +41,9 @@ bool ReadsJobFigures(const ir::Expr& e) {
   return false;
 }
 
-// True when `e` reads `present` anywhere.
-bool ReadsPresent(const ir::Expr& e) {
-  switch (e.kind_case()) {
-    case ir::Expr::kRef:
-      return (e.ref().kind() == ir::Ref::BUILTIN && e.ref().decl() == ir::Ref::PRESENT) ||
-             (e.ref().has_index() && ReadsPresent(e.ref().index()));
-    case ir::Expr::kUnary:
-      return ReadsPresent(e.unary().operand());
-    case ir::Expr::kBinary:
-      return ReadsPresent(e.binary().lhs()) || ReadsPresent(e.binary().rhs());
-    case ir::Expr::kCall:
-      for (const ir::Expr& a : e.call().arg()) {
-        if (ReadsPresent(a)) return true;
-      }
-      return false;
-    default:
-      return false;
-  }
+// True when `e` is `present` (RateHas finds it anywhere in a rate).
+bool IsPresent(const ir::Expr& e) {
+  return e.has_ref() && e.ref().kind() == ir::Ref::BUILTIN && e.ref().decl() == ir::Ref::PRESENT;
 }
 
 }  // namespace
@@ -209,7 +178,7 @@ void Compiler::Declarations() {
     } else if (s.kind() == ir::Stage::PS || s.kind() == ir::Stage::FIFO) {
       // A phi in parts (lets) or that looks a table up is evaluated as it
       // runs, as one that reads present.
-      if (RateHas(s, ReadsPresent) || s.let_size() > 0 ||
+      if (RateHas(s, IsPresent) || s.let_size() > 0 ||
           RateHas(s, [](const ir::Expr& x) { return x.has_call() && x.call().table() != 0; })) {
         d.phi_constant = false;
       } else if (auto v = ConstantAt(s.rate(), path + ".rate")) {
