@@ -89,18 +89,25 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
   return kv;
 }
 
+std::string GibText(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
+
+std::string KvDeductionsText(const KvFromMemory& kv) {
+  return absl::StrCat(GibText(kv.weights), " of weights, ", GibText(kv.rotary), " of rotary table, ",
+                      GibText(kv.activation), " of activations and ", GibText(kv.non_torch),
+                      " outside PyTorch on each GPU");
+}
+
 std::vector<std::string> KvEstimatesWhy(const ModelConfig& m, int tp, int ep, int64_t tokens, int64_t seqs,
                                         const KvFromMemory& kv) {
-  const auto gib = [](double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); };
   const bool sampler = SamplerBytes(m, tokens, seqs) >= ForwardBytes(m, tp, tokens);
   const bool communicate = tp > 1 || ep > 1;
   return {
       m.rotary_positions > 0
-          ? absl::StrCat("less the rotary embedding's cos/sin table, ", gib(kv.rotary), " (", m.rotary_positions,
+          ? absl::StrCat("less the rotary embedding's cos/sin table, ", GibText(kv.rotary), " (", m.rotary_positions,
                          " positions, ", m.rotary_from, ", x ", m.rotary_dim, " x ", m.rotary_dtype_bytes,
                          " bytes; vLLM builds it as it loads the model),")
           : std::string("less no rotary table (the config gives no max_position_embeddings),"),
-      absl::StrCat("less the activation peak of vLLM's profile run, ", gib(kv.activation),
+      absl::StrCat("less the activation peak of vLLM's profile run, ", GibText(kv.activation),
                    " (estimated: the larger of a forward pass of ", tokens,
                    " tokens and the sampler's warm-up over ", seqs, " sequences of ", m.vocab, " logits, ",
                    SamplerBytesPerLogit(m, seqs), " bytes a logit",
@@ -108,7 +115,7 @@ std::vector<std::string> KvEstimatesWhy(const ModelConfig& m, int tp, int ep, in
                        ? absl::StrCat(" (sorted: fewer than ", kTritonSamplerMinRows, " rows)")
                        : " and its Triton kernel's buffer",
                    ", here the ", sampler ? "sampler's" : "forward pass's", "; vLLM measures it),"),
-      absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", gib(kv.non_torch), " (",
+      absl::StrCat("less the memory outside PyTorch the profile run sees grow, ", GibText(kv.non_torch), " (",
                    communicate ? absl::StrCat("vLLM 0.19's logged figure on one GPU, ", kNonTorchOneGpuGiB,
                                               ", and ", kNonTorchCommunicatorsGiB,
                                               " more where an engine's GPUs communicate")

@@ -104,6 +104,12 @@ struct KvFromMemory {
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
                                 double bytes_per_block);
+// Bytes as a program's comments and the errors say them: "14.96 GiB".
+std::string GibText(double bytes);
+// What a GPU holds besides the KV cache, for an error that finds no room
+// for it: "W GiB of weights, R GiB of rotary table, A GiB of activations
+// and N GiB outside PyTorch on each GPU".
+std::string KvDeductionsText(const KvFromMemory& kv);
 // The lines of a program's comment for the deductions after the weights:
 // the rotary table, and the two vLLM measures and serq estimates, the
 // activation peak and the memory outside PyTorch; each says what it is

@@ -19,10 +19,6 @@
 namespace serq::physics {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
-
-std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
-
 using models::DataParallelRouting;
 using models::GpusRun;
 using models::PathFor;
@@ -175,11 +171,9 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
         d.gpu_memory_utilization, tokens, seqs, per_block);
     if (kv.blocks < 2) {
       return Invalid(absl::StrCat(
-          "no room for the KV cache: ", Gib(kv.requested), " of the GPU (", absl::StrFormat("%.2f", gpu_gib), " GiB x ",
-          N(d.gpu_memory_utilization), "), ", Gib(kv.weights), " of weights, ", Gib(kv.rotary), " of rotary table, ",
-          Gib(kv.activation),
-          " of activations and ", Gib(kv.non_torch),
-          " outside PyTorch on each GPU; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
+          "no room for the KV cache: ", models::GibText(kv.requested), " of the GPU (",
+          absl::StrFormat("%.2f", gpu_gib), " GiB x ", N(d.gpu_memory_utilization), "), ", models::KvDeductionsText(kv),
+          "; more GPUs (--tp), --gpu-memory-utilization or --kv-blocks N"));
     }
     if (kv.blocks > models::kMaxKvBlocks) {
       return Invalid(absl::StrCat(gpu_gib, " GiB of GPU memory makes more than 2^40 KV "
@@ -190,15 +184,15 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     kv_why.push_back(absl::StrCat(
         "Derived as vLLM 0.19 derives it: GPU memory ", absl::StrFormat("%.2f", gpu_gib), " GiB (",
         d.gpu_memory_gib ? "--gpu-memory" : "the datasheet's MemoryGiB", ") x ",
-        N(d.gpu_memory_utilization), " (gpu_memory_utilization) = ", Gib(kv.requested), ","));
+        N(d.gpu_memory_utilization), " (gpu_memory_utilization) = ", models::GibText(kv.requested), ","));
     kv_why.push_back(absl::StrCat(
-        "less the weights one GPU holds, ", Gib(kv.weights), " (counted from the config's shapes",
+        "less the weights one GPU holds, ", models::GibText(kv.weights), " (counted from the config's shapes",
         d.tp > 1 ? absl::StrCat(", 1/", d.tp, " of the split layers") : "",
         moe && moe_group > 1 ? absl::StrCat(", 1/", moe_group, " of the experts") : "", "),"));
     for (std::string& line : models::KvEstimatesWhy(m, d.tp, kv_ep, tokens, seqs, kv)) {
       kv_why.push_back(std::move(line));
     }
-    kv_why.push_back(absl::StrCat("= ", Gib(kv.available), ", in blocks of ", d.block_size,
+    kv_why.push_back(absl::StrCat("= ", models::GibText(kv.available), ", in blocks of ", d.block_size,
                                   " tokens x ", N(kv_token), " bytes: ", num_gpu_blocks,
                                   " blocks. Not subtracted: CUDA graphs' memory, which vLLM 0.19 "
                                   "does not subtract."));

@@ -14,7 +14,6 @@ namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
 
 int KvDtypeBytes(const RunFolder& r) {
   return r.args.kv_cache_dtype == "fp8" ? 1 : r.model.dtype_bytes;
@@ -124,10 +123,8 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     const std::string& memory_from = memory.from;
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
-          r.dir, ": error: no room for the KV cache: ", Gib(m.requested), " requested of the GPU (",
-          gib, " GiB x ", util, "), ", Gib(m.weights), " of weights, ", Gib(m.rotary), " of rotary table, ",
-          Gib(m.activation),
-          " of activations and ", Gib(m.non_torch), " outside PyTorch on each GPU; give --kv-blocks N"));
+          r.dir, ": error: no room for the KV cache: ", models::GibText(m.requested), " requested of the GPU (",
+          gib, " GiB x ", util, "), ", models::KvDeductionsText(m), "; give --kv-blocks N"));
     }
     if (m.blocks > models::kMaxKvBlocks) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -137,15 +134,15 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     kv.num_gpu_blocks = m.blocks;
     kv.why.push_back(absl::StrCat(
         "Derived as vLLM 0.19 derives it: GPU memory ", absl::StrFormat("%.6g", gib), " GiB (", memory_from, ") x ", util, " (", util_from,
-        ") = ", Gib(m.requested), ","));
+        ") = ", models::GibText(m.requested), ","));
     kv.why.push_back(absl::StrCat(
-        "less the weights one GPU holds, ", Gib(m.weights), " (", r.model.dtype,
+        "less the weights one GPU holds, ", models::GibText(m.weights), " (", r.model.dtype,
         ", counted from model.json's shapes", r.ep > 1 ? absl::StrCat(", 1/", r.ep, " of the experts") : "",
         tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
     for (std::string& line : models::KvEstimatesWhy(r.model, tp, r.ep, max_num_batched_tokens, max_num_seqs, m)) {
       kv.why.push_back(std::move(line));
     }
-    kv.why.push_back(absl::StrCat("= ", Gib(m.available), ", in blocks of ", block, " tokens x ",
+    kv.why.push_back(absl::StrCat("= ", models::GibText(m.available), ", in blocks of ", block, " tokens x ",
                                   static_cast<int64_t>(kv.bytes_per_token), " bytes: ",
                                   kv.num_gpu_blocks, " blocks. Not subtracted: CUDA graphs' memory, "
                                   "which vLLM 0.19 does not subtract; --kv-blocks gives vLLM's logged count."));
