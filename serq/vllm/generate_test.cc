@@ -225,7 +225,7 @@ TEST(Generate, DenseQwen3AtTensorParallel2) {
   EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(padded) + act_fn(padded) + "
                    "down_proj(padded) + 2 * all_reduced);"),
             std::string::npos);
-  EXPECT_NE(Unwrapped(p).find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"),
+  EXPECT_NE(models::UnwrappedComments(p).find("2 (K, V) x 64 layers x 4 KV heads (of 8, over TP 2) x head_dim 128 x 2"),
             std::string::npos)
       << p.substr(0, 4000);
   EXPECT_NE(p.find("bytes = 131072 bytes"), std::string::npos);

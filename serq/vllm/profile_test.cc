@@ -303,7 +303,7 @@ TEST(Profile, SkewFitsAsEachProfilerWritesThem) {
                                                     "buckets): every pure-decode step takes alpha_default, as "
                                                     "LLMServingSim does"});
     EXPECT_EQ(Count(SkewTable(g->program), ", 1.0543;"), 180u);
-    EXPECT_NE(Unwrapped(g->program).find("(profile/tp1/skew_fit.csv missing, pc 0, kp=0; 0 of 180 buckets"),
+    EXPECT_NE(models::UnwrappedComments(g->program).find("(profile/tp1/skew_fit.csv missing, pc 0, kp=0; 0 of 180 buckets"),
               std::string::npos);
   }
   {
@@ -329,7 +329,7 @@ TEST(Profile, SkewFitsAsEachProfilerWritesThem) {
     EXPECT_EQ(Count(t, " row "), 160u);
     EXPECT_EQ(Count(t, ", 1.0543;"), 159u);
     EXPECT_NE(t.find("row 5, 1, 1, 1.2;"), std::string::npos);
-    EXPECT_NE(Unwrapped(g->program).find("(profile/meta.yaml skew_fit.per_tp.1.alpha_by_bucket, pc 0, kp=0; 1 "
+    EXPECT_NE(models::UnwrappedComments(g->program).find("(profile/meta.yaml skew_fit.per_tp.1.alpha_by_bucket, pc 0, kp=0; 1 "
                                          "of 160 buckets"),
               std::string::npos);
     EXPECT_NE(g->program.find("  let n_bin = (decode > 2) + (decode > 4) + (decode > 8) + (decode > 16) + "

@@ -72,9 +72,6 @@ inline std::string SkewTable(const std::string& program) {
   return program.substr(from, program.find("\n}\n", from) - from);
 }
 
-// A program's comments with their wrapped lines joined (serq/models).
-inline std::string Unwrapped(const std::string& program) { return models::UnwrappedComments(program); }
-
 inline size_t Count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
