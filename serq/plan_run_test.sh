@@ -96,6 +96,20 @@ p99ttft=$(printf '%.6f' "$(fig ttft 10)")
   --replications 2 --max-replications 2 --rate-steps 16 --out "$tmp/s" >"$tmp/s.out" 2>"$tmp/s.err" \
   || fail "plan --model --replay: exit $?: $(cat "$tmp/s.err")"
 grep -q 'TraceRate / Rate); }' "$tmp/s/programs/agg-tp1x1.sq" || fail "physics program: not the scaled trace"
+# The step-time line quotes the method's measured errors on the runs at
+# hand: each figure it quotes is one docs/examples.md's tables give (they
+# are held to serq compare's output by examples/vllm's and
+# examples/physics' prediction tests), so the line cannot go stale alone.
+sed 's/−/-/g' docs/examples.md >"$tmp/examples.md"
+for f in "$tmp/a.out" "$tmp/s.out"; do
+  line=$(grep '^step time: ' "$f")
+  [ -n "$line" ] || fail "$f: no step-time line"
+  figures=$(echo "$line" | grep -oE '[-+][0-9]+\.[0-9]+%' | sort -u)
+  [ "$(echo "$figures" | wc -l)" -ge 6 ] || fail "$f: the step-time line quotes fewer than 6 errors: $line"
+  for x in $figures; do
+    grep -qF -- "$x" "$tmp/examples.md" || fail "$f: the step-time line quotes $x, which docs/examples.md does not give"
+  done
+done
 # A trace in a folder whose name holds a quote and a backslash: every
 # generator writes its path as one string of the language (\" and \\), and
 # the programs parse and run (they did not: the quote ended the string).

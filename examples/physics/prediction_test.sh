@@ -239,5 +239,36 @@ check $llama-mixed $lrun tpot -10 10 "test, the MoE profile's rows" $mrows
 # shellcheck disable=SC2086
 check $llama-mixed $lrun e2e 11 14 "test, the MoE profile's rows, a documented miss" $mrows
 
+# docs/examples.md's tables of the means from config and datasheet alone
+# (§From config and datasheet alone, and with the term, §Why the MoE run's
+# TTFT is low) are these errors, rounded to two decimals as compare prints
+# them: the docs say what the programs give today.
+docs_means() {  # docs_means SECTION ROW_LABEL PROGRAM RUN [-D ...]
+  local section=$1 label=$2 prog=$3 run=$4 want got
+  shift 4
+  checks=$((checks + 1))
+  want=$("$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "examples/physics/$prog.sq" "$@" |
+    awk -F, '$2 == "error_pct" && ($1 == "ttft" || $1 == "tpot" || $1 == "e2e") { printf "%s%+.2f", sep, $4; sep = " " }')
+  # The minus is U+2212 and a miss is in bold.
+  got=$(awk -v s="## $section" '$0 == s { on = 1; next } on && /^## / { on = 0 } on' docs/examples.md |
+    sed 's/\*\*//g; s/−/-/g' | awk -F'|' -v row="$label" '
+      { gsub(/^ +| +$/, "", $2) }
+      $2 == row { out = ""; for (i = 3; i <= 5; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 3 ? " " : "") v }; print out }')
+  if [ "$want" = "$got" ]; then
+    echo "ok   docs/examples.md §$section '$label': $got"
+  else
+    fail "docs/examples.md §$section '$label' says '$got', serq compare gives '$want'"
+  fi
+}
+alone="From config and datasheet alone" why="Why the MoE run's TTFT is low"
+docs_means "$alone" "Llama-3.1-8B, one RTX PRO 6000" $llama $lrun
+docs_means "$alone" "Qwen3-30B-A3B, DP 2 EP, the folder's link (16 GB/s)" $moe $mrun
+# shellcheck disable=SC2086
+docs_means "$alone" 'Qwen3-30B-A3B, DP 2 EP, the preset'"'"'s link (`pcie5-x16`)' $moe $mrun $pcie
+docs_means "$why" "Llama-3.1-8B, one RTX PRO 6000" $llama-mixed $lrun
+docs_means "$why" "Qwen3-30B-A3B, DP 2 EP, the folder's link" $moe-mixed $mrun
+# shellcheck disable=SC2086
+docs_means "$why" "Qwen3-30B-A3B, DP 2 EP, the preset's link" $moe-mixed $mrun $pcie
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

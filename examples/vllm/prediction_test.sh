@@ -77,5 +77,37 @@ check $moe $mrun ttft p50_ms 5
 check $moe $mrun ttft p90_ms 10.9 "target 5%, a documented miss; LLMServingSim -10.9%"
 check $moe $mrun ttft p99_ms 9 "target 5%, a documented miss"
 
+# docs/examples.md's table of the figures (§The figures) is these errors:
+# each serq row's five figures, rounded to two decimals as compare prints
+# them, so the docs say what the replay gives today.
+docs_row() {  # docs_row RUN_LABEL METRIC PROGRAM RUN
+  local label=$1 metric=$2 want got
+  local upper
+  upper=$(echo "$metric" | tr a-z A-Z)
+  checks=$((checks + 1))
+  want=$("$serq" compare --format=csv "examples/vllm/runs/$4/requests.jsonl" "examples/vllm/$3.sq" |
+    awk -F, -v m="$metric" '$1 == m && $2 == "error_pct" { printf "%+.2f %+.2f %+.2f %+.2f %+.2f", $4, $5, $6, $7, $8 }')
+  # The table's rows: a run's first row names it, the next ones leave the
+  # cell empty; the minus is U+2212 and a miss is in bold.
+  got=$(sed -n '/^## The figures/,/^## /p' docs/examples.md | sed 's/\*\*//g; s/−/-/g' |
+    awk -F'|' -v run="$label" -v row="$upper serq" '
+      { gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $3) }
+      $2 != "" { current = $2 }
+      current == run && $3 == row {
+        out = ""
+        for (i = 4; i <= 8; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 4 ? " " : "") v }
+        print out
+      }')
+  if [ "$want" = "$got" ]; then
+    echo "ok   docs/examples.md $label $upper serq: $got"
+  else
+    fail "docs/examples.md $label $upper serq says '$got', serq compare gives '$want'"
+  fi
+}
+for m in ttft tpot e2e; do
+  docs_row Llama-3.1-8B $m $llama $lrun
+  docs_row "Qwen3-30B-A3B DP2 EP" $m $moe $mrun
+done
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
