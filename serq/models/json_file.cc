@@ -1,5 +1,6 @@
 #include "serq/models/json_file.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -123,7 +124,61 @@ absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::stri
   return out;
 }
 
+namespace {
+
+bool IsTag(const Value& v) {
+  if (v.kind_case() != Value::kStringValue) return false;
+  const std::string& s = v.string_value();
+  return s.size() >= 2 && s.front() == '<' && s.back() == '>';
+}
+
+// Moves each tag under `at` (at `path`) into `tags`, out of the object.
+void SetTagsAside(google::protobuf::Struct* at, const std::string& path, std::map<std::string, std::string>* tags) {
+  std::vector<std::string> tagged;
+  for (auto& [key, value] : *at->mutable_fields()) {
+    const std::string here = absl::StrCat(path, ".", key);
+    if (IsTag(value)) {
+      (*tags)[here] = value.string_value();
+      tagged.push_back(key);
+    } else if (value.kind_case() == Value::kStructValue) {
+      SetTagsAside(value.mutable_struct_value(), here, tags);
+    }
+  }
+  for (const std::string& key : tagged) at->mutable_fields()->erase(key);
+}
+
+}  // namespace
+
+void JsonFile::TagsAsAbsent(const std::vector<std::string>& parts) {
+  for (const std::string& part : parts) {
+    auto it = root_.mutable_fields()->find(part);
+    if (it == root_.mutable_fields()->end()) continue;
+    if (IsTag(it->second)) {
+      tags_[part] = it->second.string_value();
+      root_.mutable_fields()->erase(it);
+    } else if (it->second.kind_case() == Value::kStructValue) {
+      SetTagsAside(it->second.mutable_struct_value(), part, &tags_);
+    }
+  }
+}
+
+std::optional<std::string> JsonFile::Tag(absl::string_view path) const {
+  auto it = tags_.find(std::string(path));
+  if (it == tags_.end()) return std::nullopt;
+  return it->second;
+}
+
 const Value* JsonFile::Find(absl::string_view path) const {
+  // A tag on the way (the path itself, or an object above it, recorded as
+  // a tag): absent, and noted once.
+  for (size_t end = 0; !tags_.empty() && end != absl::string_view::npos;) {
+    end = path.find('.', end + 1);
+    auto it = tags_.find(std::string(path.substr(0, end)));
+    if (it == tags_.end()) continue;
+    const std::string note = absl::StrCat(it->first, " (\"", it->second, "\")");
+    if (std::find(tags_read_.begin(), tags_read_.end(), note) == tags_read_.end()) tags_read_.push_back(note);
+    return nullptr;
+  }
   const google::protobuf::Struct* at = &root_;
   const Value* found = nullptr;
   for (absl::string_view key : absl::StrSplit(path, '.')) {

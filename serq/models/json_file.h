@@ -7,6 +7,7 @@
 #ifndef SERQ_SERQ_MODELS_JSON_FILE_H_
 #define SERQ_SERQ_MODELS_JSON_FILE_H_
 
+#include <map>
 #include <optional>
 #include <utility>
 #include <string>
@@ -51,8 +52,22 @@ class JsonFile {
   const google::protobuf::Struct& root() const { return root_; }
 
   // The value at a dotted path of object keys ("engine_kwargs.max_num_seqs"),
-  // or null when a key on the way is absent (or a JSON null).
+  // or null when a key on the way is absent (or a JSON null), or is a tag
+  // TagsAsAbsent set aside (which the look-up notes: TagsRead).
   const google::protobuf::Value* Find(absl::string_view path) const;
+
+  // A writer's tag for a value it could not record, a string in angle
+  // brackets ("<dict len=80>", "<unreadable: AttributeError>", as
+  // LLMServingSim's bench records vLLM's configuration), under each of the
+  // top-level `parts`: read as absent from here on, since it says only
+  // that the value was not written. A reader that looks one up gets its
+  // default, and can say so (TagsRead), instead of refusing the file for a
+  // value its writer never gave.
+  void TagsAsAbsent(const std::vector<std::string>& parts);
+  // The tag set aside at `path` exactly, or nullopt (not a look-up).
+  std::optional<std::string> Tag(absl::string_view path) const;
+  // Each tagged value a look-up reached, once: "PATH (\"TAG\")".
+  const std::vector<std::string>& TagsRead() const { return tags_read_; }
   // Typed: absent (or null) gives nullopt; present and of another type, or
   // out of range, an error naming the path.
   absl::StatusOr<std::optional<double>> Number(absl::string_view path) const;
@@ -71,6 +86,8 @@ class JsonFile {
   google::protobuf::Struct root_;
   int python_floats_ = 0;
   std::string first_python_float_;
+  std::map<std::string, std::string> tags_;      // path -> the writer's tag
+  mutable std::vector<std::string> tags_read_;   // looked up, in order
 };
 
 // How a JSON value is described in a message: `"x"`, `true`, `an object`.

@@ -297,7 +297,23 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
     }
   }
   const std::string sizes_path = "resolved_config.compilation_config.cudagraph_capture_sizes";
-  if (const google::protobuf::Value* sizes = meta.Find(sizes_path)) {
+  // A list longer than the recorder keeps (64) is a tag; the largest size
+  // is a number still, and vLLM's default rule up to it is the likeliest
+  // list (the default list up to 512 has 51 sizes).
+  const std::string max_path = "resolved_config.compilation_config.max_cudagraph_capture_size";
+  if (std::optional<std::string> tag = meta.Tag(sizes_path)) {
+    absl::StatusOr<std::optional<int64_t>> largest = meta.Whole(max_path, 1, 1 << 20);
+    if (largest.ok() && largest->has_value()) {
+      a.graph_sizes = models::CudaGraphSizesUpTo(**largest);
+      a.graph_sizes_from = max_path;
+      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": \"", *tag,
+                                         "\" is not a list of sizes: vLLM's default sizes up to ", max_path, " ",
+                                         **largest, " are assumed"));
+    } else {
+      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": \"", *tag,
+                                         "\" is not a list of sizes: vLLM 0.19's default sizes are assumed"));
+    }
+  } else if (const google::protobuf::Value* sizes = meta.Find(sizes_path)) {
     std::set<int64_t> got;
     // What is wrong, where the value is not a list of whole numbers from 1.
     std::string wrong;
@@ -315,18 +331,7 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
         }
       }
     }
-    // A list longer than the recorder keeps (64) is a tag; the largest size
-    // is a number still, and vLLM's default rule up to it is the likeliest
-    // list (the default list up to 512 has 51 sizes).
-    const std::string max_path = "resolved_config.compilation_config.max_cudagraph_capture_size";
-    absl::StatusOr<std::optional<int64_t>> largest = meta.Whole(max_path, 1, 1 << 20);
-    if (!wrong.empty() && sizes->kind_case() == google::protobuf::Value::kStringValue && largest.ok() &&
-        largest->has_value()) {
-      a.graph_sizes = models::CudaGraphSizesUpTo(**largest);
-      a.graph_sizes_from = max_path;
-      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong, ": vLLM's default sizes up to ",
-                                         max_path, " ", **largest, " are assumed"));
-    } else if (!wrong.empty()) {
+    if (!wrong.empty()) {
       r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong,
                                          ": vLLM 0.19's default sizes are assumed"));
     } else if (got.empty()) {
@@ -403,6 +408,11 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
                                   std::pair{"lora_config", "LoRA adapters"},
                                   std::pair{"kv_transfer_config", "a KV connector (disaggregated prefill)"}}) {
     const std::string path = absl::StrCat("resolved_config.", key);
+    // A sub-config the recorder could only tag is there all the same: the
+    // feature is on.
+    if (std::optional<std::string> tag = meta.Tag(path)) {
+      return meta.Error(path, absl::StrCat("\"", *tag, "\": ", what, ": serq vllm does not model it"));
+    }
     if (const google::protobuf::Value* v = meta.Find(path)) {
       return meta.Error(path, absl::StrCat(Describe(*v), ": ", what, ": serq vllm does not model it"));
     }
@@ -462,11 +472,21 @@ absl::Status ReadHardware(const JsonFile& meta, RunFolder* r) {
 
 }  // namespace
 
-absl::Status ReadMetaJson(const JsonFile& meta, RunFolder* r) {
+absl::Status ReadMetaJson(const JsonFile& given, RunFolder* r) {
+  // What the bench wrote of vLLM's own objects (kv_cache, resolved_config,
+  // hardware) may hold its tags for values it could not record: each reads
+  // as not recorded, and one the reading looked for is said. engine_kwargs
+  // is the arguments as given: a tag there is refused as any odd value is.
+  JsonFile meta = given;
+  meta.TagsAsAbsent({"kv_cache", "resolved_config", "hardware"});
   if (absl::Status s = ReadEngineArgs(meta, &r->args); !s.ok()) return s;
   if (absl::Status s = ReadKvCache(meta, r); !s.ok()) return s;
   if (absl::Status s = ReadResolvedConfig(meta, r); !s.ok()) return s;
   if (absl::Status s = ReadHardware(meta, r); !s.ok()) return s;
+  for (const std::string& tag : meta.TagsRead()) {
+    r->warnings.push_back(absl::StrCat(meta.file(), ": ", tag, " is the recorder's tag for a value it could "
+                                       "not write: read as not recorded"));
+  }
   if (meta.Find("kv_cache") != nullptr && !r->num_gpu_blocks) {
     r->warnings.push_back(absl::StrCat(meta.file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
                                        "derived from the GPU's memory, not vLLM's count"));

@@ -105,10 +105,10 @@ TEST(RunFolder, WhatVllmResolved) {
   EXPECT_EQ(line(g->program, "  let padded = "), line(plain, "  let padded = "));
   EXPECT_EQ(g->warnings,
             (std::vector<std::string>{
-                meta + ": resolved_config.compilation_config.cudagraph_mode \"<CUDAGraphMode>\" is not a mode serq "
-                       "vllm knows: vLLM 0.19's default, FULL_AND_PIECEWISE, is assumed",
                 meta + ": resolved_config.compilation_config.cudagraph_capture_sizes: \"<list len=70>\" is not a "
-                       "list of sizes: vLLM 0.19's default sizes are assumed"}));
+                       "list of sizes: vLLM 0.19's default sizes are assumed",
+                meta + ": resolved_config.compilation_config.cudagraph_mode (\"<CUDAGraphMode>\") is the recorder's "
+                       "tag for a value it could not write: read as not recorded"}));
   // A tag with the largest size recorded: vLLM's rule up to it (600: 1, 2,
   // 4, 8 to 248 by 8, 256 to 592 by 16, 56 sizes, more than the 64 the
   // recorder keeps only with other sizes; the rule's own list, written as
@@ -266,6 +266,53 @@ TEST(RunFolder, TheBenchsNewerMetaJson) {
   EXPECT_NE(g->program.find("on 1 x NVIDIA RTX PRO 6000 Blackwell\n//   Server Edition: tensor parallel 1"),
             std::string::npos)
       << g->program.substr(0, 800);
+}
+
+// A value the bench could not record it writes as a tag in angle brackets
+// ("<unreadable: AttributeError>", "<dict len=30>"): in what vLLM resolved,
+// such a value is not recorded, said once a path, never a refused folder.
+// Both KV counts tagged: the KV cache derived from the GPU's memory, as
+// with no count (35,810 usable blocks on the Llama run: docs/cli.md
+// §serq vllm's derivation; the same figure as the run without a count);
+// a whole sub-config tagged: each of its fields at its default, one
+// warning for it; a tagged sub-config that turns on what serq does not
+// model (speculative_config) still refused.
+TEST(RunFolder, TheRecordersTags) {
+  const std::string dir = Copy(kLlama, "bench-tags");
+  const std::string resolved = Read("testdata/vllm/meta-resolved.json");
+  const std::string meta = dir + "/meta.json";
+  std::string tagged = Replace(resolved, "\"num_gpu_blocks\": 36000,\n    \"num_cpu",
+                               "\"num_gpu_blocks\": \"<unreadable: AttributeError>\",\n    \"num_cpu");
+  tagged = Replace(tagged, "\"num_gpu_blocks\": 36000,", "\"num_gpu_blocks\": \"<unreadable: AttributeError>\",");
+  Write(meta, tagged);
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{
+                meta + ": kv_cache.num_gpu_blocks (\"<unreadable: AttributeError>\") is the recorder's tag for a "
+                       "value it could not write: read as not recorded",
+                meta + ": resolved_config.cache_config.num_gpu_blocks (\"<unreadable: AttributeError>\") is the "
+                       "recorder's tag for a value it could not write: read as not recorded",
+                meta + ": kv_cache has no num_gpu_blocks: the KV cache is derived from the GPU's memory, not "
+                       "vLLM's count"}));
+  EXPECT_NE(g->program.find("Derived as vLLM 0.19 derives it"), std::string::npos);
+  EXPECT_EQ(g->program.find("param KvBlocks = 35999;"), std::string::npos);
+  // The scheduler's whole record a tag: its fields at their defaults.
+  const size_t from = resolved.find("\"scheduler_config\": {");
+  ASSERT_NE(from, std::string::npos);
+  const size_t to = resolved.find("}", from);
+  Write(meta, resolved.substr(0, from) + "\"scheduler_config\": \"<dict len=30>\"" + resolved.substr(to + 1));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, (std::vector<std::string>{meta + ": resolved_config.scheduler_config (\"<dict len=30>\") is "
+                                                          "the recorder's tag for a value it could not write: read "
+                                                          "as not recorded"}));
+  EXPECT_NE(g->program.find("param KvBlocks = 35999;"), std::string::npos);
+  EXPECT_NE(g->program.find("async;"), std::string::npos);
+  // A feature's whole sub-config tagged: it is on, and refused.
+  Write(meta, Replace(resolved, "\"speculative_config\": null", "\"speculative_config\": \"<SpeculativeConfig>\""));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.speculative_config: \"<SpeculativeConfig>\": speculative "
+                               "decoding: serq vllm does not model it");
 }
 
 // The sizes the run captured at other limits (a plan's engine): vLLM's
