@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
 #include "ir/limits.h"
+#include "nlohmann/json.hpp"
 
 namespace serq::text {
 
@@ -16,6 +17,81 @@ absl::Status CheckJsonDepth(absl::string_view json, JsonPlace* place) {
         absl::StrCat("JSON nested more than ", kMaxDataJsonDepth, " levels deep"));
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// Events accepted as they come (nothing is built); the first error kept.
+class SyntaxOnly : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    position_ = position;
+    what_ = e.what();
+    return false;
+  }
+
+  std::size_t position() const { return position_; }  // bytes read, the breaking one's included
+  const std::string& what() const { return what_; }
+
+ private:
+  std::size_t position_ = 0;
+  std::string what_;
+};
+
+// "an " before a vowel's word, "a " before another: "an object key".
+const char* ArticleFor(absl::string_view noun) {
+  return !noun.empty() && absl::string_view("aeiou").find(noun.front()) != absl::string_view::npos ? "an " : "a ";
+}
+
+}  // namespace
+
+absl::Status CheckJsonSyntax(absl::string_view json, JsonPlace* place) {
+  SyntaxOnly sax;
+  // strict: nothing after the value. No exception leaves the parser: a
+  // SAX handler's parse_error returning false ends it.
+  if (nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json, true)) {
+    return absl::OkStatus();
+  }
+  if (place != nullptr) {
+    // The line and column of byte position - 1 (0-based), counted here.
+    const std::size_t at = sax.position() == 0 ? 0 : sax.position() - 1;
+    *place = JsonPlace{1, 1};
+    for (std::size_t i = 0; i < at && i < json.size(); ++i) {
+      if (json[i] == '\n') {
+        ++place->line;
+        place->column = 1;
+      } else {
+        ++place->column;
+      }
+    }
+  }
+  // nlohmann's "[json.exception.parse_error.101] parse error at line L,
+  // column C: syntax error while parsing X - Y" as "Y (parsing X)": the
+  // place is the caller's to show.
+  absl::string_view what = sax.what();
+  const absl::string_view lead = "syntax error while parsing ";
+  std::string message(what);
+  if (size_t from = what.find(lead); from != absl::string_view::npos) {
+    absl::string_view rest = what.substr(from + lead.size());
+    const size_t dash = rest.find(" - ");
+    message = dash == absl::string_view::npos
+                  ? std::string(rest)
+                  : absl::StrCat(rest.substr(dash + 3), " (parsing ", ArticleFor(rest.substr(0, dash)),
+                                 rest.substr(0, dash), ")");
+  }
+  return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", message));
 }
 
 absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,

@@ -26,6 +26,15 @@ using serq::JsonPlace;
 absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,
                           JsonPlace* place = nullptr);
 
+// Whether `json` is one JSON value and nothing else, by the grammar alone
+// (RFC 8259: no trailing comma, no NaN, no comment), read by nlohmann's
+// SAX parser, which says where a text stops being JSON where protobuf's
+// says only what. InvalidArgument "invalid JSON: unexpected '}'; expected
+// string literal (parsing an object key)", with `*place` (when given) the
+// line and column, from 1, of the byte that broke it (one past the end for
+// a text cut short). Check the depth first: this walks any depth.
+absl::Status CheckJsonSyntax(absl::string_view json, JsonPlace* place = nullptr);
+
 // ParseJsonRow's depth check alone, for a reader that parses otherwise
 // (serq vllm's files, into a protobuf Value): the same error and place.
 absl::Status CheckJsonDepth(absl::string_view json, JsonPlace* place = nullptr);

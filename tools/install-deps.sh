@@ -6,8 +6,9 @@ set -eu
 # clang and its runtimes (libFuzzer, ASan, UBSan): the fuzz targets (fuzz/, tools/fuzz.sh);
 # python3-protobuf: examples/python builds IR with protobuf's Python bindings;
 # libnlopt-cxx-dev and libeigen3-dev: serq fit's optimiser and serq fit-steps' least squares;
-# libyaml-cpp-dev: serq vllm reads a profile's meta.yaml.
-packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev libnlopt-cxx-dev libeigen3-dev libyaml-cpp-dev librsvg2-bin graphviz python3 python3-protobuf parallel slurm-wlm munge chromium clang libclang-rt-dev"
+# libyaml-cpp-dev: serq vllm reads a profile's meta.yaml;
+# nlohmann-json3-dev: where a JSON file stops being JSON (text/json_row.h).
+packages="bazel-bootstrap libprotobuf-dev protobuf-compiler libabsl-dev libgtest-dev libnlopt-cxx-dev libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev librsvg2-bin graphviz python3 python3-protobuf parallel slurm-wlm munge chromium clang libclang-rt-dev"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

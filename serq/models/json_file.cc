@@ -104,6 +104,16 @@ absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::stri
         absl::StrCat(file, ":", deep.line, ":", deep.column, ": error: ", s.message()));
   }
   Diagnostics diags(file);
+  // Where it stops being JSON, shown at its line and column: protobuf's
+  // parser says what it expected but not where (and takes a trailing comma).
+  JsonPlace broken;
+  if (absl::Status s = text::CheckJsonSyntax(text, &broken); !s.ok()) {
+    diags.set_source(std::string(text));
+    diags.Error(broken.line, broken.column, std::string(s.message()));
+    std::string rendered = diags.Render();
+    while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
+    return absl::InvalidArgumentError(rendered);
+  }
   if (!CheckJsonShape(text, &diags)) {
     std::string rendered = diags.Render();
     while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();

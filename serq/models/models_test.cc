@@ -327,6 +327,38 @@ TEST(ModelConfig, TheRotaryTable) {
             "m.json: error: partial_rotary_factor: expected a share in (0, 1], not 1.5");
 }
 
+// Where a JSON file stops being JSON: its line and column, the source line
+// and a caret, as the language's errors (text/json_row.h's
+// CheckJsonSyntax). By hand: the trailing comma's object ends at line 3,
+// column 1 ('}' where a key is due); the missing comma's second key is
+// read to its closing quote, line 2, column 4; the text cut short breaks
+// one past its end; a NaN (not JSON unless the file is read as Python's)
+// at its N, line 1, column 7.
+TEST(JsonFile, WhereItStopsBeingJson) {
+  auto error = [](const std::string& text) {
+    absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "m.json");
+    return json.ok() ? "(no error)" : std::string(json.status().message());
+  };
+  EXPECT_EQ(error("{\"a\": 1,\n \"b\": 2,\n}"),
+            "m.json:3:1: error: invalid JSON: unexpected '}'; expected string literal (parsing an object key)\n"
+            "}\n"
+            "^");
+  EXPECT_EQ(error("{\"a\": 1\n \"b\": 2}"),
+            "m.json:2:4: error: invalid JSON: unexpected string literal; expected '}' (parsing an object)\n"
+            " \"b\": 2}\n"
+            "   ^");
+  EXPECT_EQ(error("{\"a\": 1"), "m.json:1:8: error: invalid JSON: unexpected end of input; expected '}' (parsing "
+                                "an object)\n{\"a\": 1\n       ^");
+  EXPECT_EQ(error("{\"a\": NaN}"),
+            "m.json:1:7: error: invalid JSON: invalid literal; last read: '\"a\": N' (parsing a value)\n"
+            "{\"a\": NaN}\n"
+            "      ^");
+  absl::StatusOr<JsonFile> python = JsonFile::Parse("{\"a\": NaN}", "m.json", /*python_floats=*/true);
+  ASSERT_TRUE(python.ok()) << python.status();
+  EXPECT_EQ(python->Find("a"), nullptr);
+  EXPECT_EQ(error("{\"a\": [1, 2], \"b\": {\"c\": null}}"), "(no error)");
+}
+
 TEST(Gpu, BadSheets) {
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 80})"), "(no error)");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100})"),
