@@ -171,7 +171,13 @@ bool Numbers(const std::string& flag, const std::string& text, std::vector<int64
 
 int Failed(const absl::Status& s) {
   if (absl::IsInvalidArgument(s)) {
-    std::cerr << "serq plan: error: " << s.message() << "\n";
+    // A message that names its file already ("run/meta.json: error: …",
+    // serq vllm's and the models' form) is printed as it is.
+    if (absl::StrContains(s.message(), ": error: ")) {
+      std::cerr << s.message() << "\n";
+    } else {
+      std::cerr << "serq plan: error: " << s.message() << "\n";
+    }
     return kExitInputRejected;
   }
   PrintToolError("serq", s.message());
@@ -447,6 +453,7 @@ int PlanMain(const CommandLine& line) {
       if (t > limit) return Usage(absl::StrCat("--tps ", t, " is more than ", limit_flag, " ", limit));
       if (!profiled(static_cast<int>(t))) continue;
       if (absl::Status fits = plan::Fits(*model, *gpu, static_cast<int>(t), settings); !fits.ok()) {
+        if (!absl::IsInvalidArgument(fits)) return Usage(absl::StripPrefix(fits.message(), "serq physics: error: "));
         if (folder) {
           return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " GPUs cannot serve the run's model: ",
                                     absl::StripPrefix(fits.message(), "serq physics: error: ")));
@@ -464,6 +471,10 @@ int PlanMain(const CommandLine& line) {
       if (!profiled(t)) continue;
       if (absl::Status fits = plan::Fits(*model, *gpu, t, settings); fits.ok()) {
         space.tps.push_back(t);
+      } else if (!absl::IsInvalidArgument(fits)) {
+        // A workload that cannot be read (NotFound, DataLoss) is misuse,
+        // as in serq physics, not a model too large for the GPUs.
+        return Usage(absl::StripPrefix(fits.message(), "serq physics: error: "));
       } else {
         why = absl::StrCat("at tensor parallel ", t, ", ", absl::StripPrefix(fits.message(), "serq physics: error: "));
       }
@@ -550,14 +561,32 @@ int PlanMain(const CommandLine& line) {
   if (grows && (!emit.empty() || emitted)) {
     return Usage("--emit, --candidate and --merge plan one budget: give --gpus N (--rate alone grows the budget here)");
   }
+  if (!emit.empty()) {
+    // The tasks: each candidate's search alone, so without early stopping
+    // (it needs the others' results); the merge then equals a local run
+    // with --no-early-stop, and the flag says so on the command line.
+    if (emit != "parallel" && emit != "slurm") {
+      return Usage(absl::StrCat("unknown --emit '", emit, "' (expected parallel or slurm)"));
+    }
+    if (absl::GetFlag(FLAGS_jobs)) return Usage("--jobs applies to running the candidates here, not to --emit");
+    if (shared.early_stop) {
+      return Usage(
+          "--emit runs each candidate's search alone, without early stopping (it needs the other candidates' "
+          "results): give --no-early-stop");
+    }
+  }
 
   std::error_code ec;
   // A plan refused before any result (--until naming what the programs do
-  // not observe) leaves no folder it made behind.
+  // not observe, a budget no candidate fits, a trace without a rate)
+  // leaves no folder it made behind: what it wrote there is no answer.
   const bool out_existed = out.empty() || std::filesystem::exists(out, ec);
-  auto abandon = [&](const CommandResult& failure) {
+  auto unmake = [&] {
     std::error_code ignored;
-    if (!out_existed && failure.exit_code == kExitUsage) std::filesystem::remove_all(out, ignored);
+    if (!out_existed) std::filesystem::remove_all(out, ignored);
+  };
+  auto abandon = [&](const CommandResult& failure) {
+    unmake();
     std::cerr << failure.err;
     return failure.exit_code;
   };
@@ -574,8 +603,7 @@ int PlanMain(const CommandLine& line) {
     CommandResult failure;
     if (!plan::MeasureTrace(base.workload.replay, (std::filesystem::path(out) / "programs" / "trace-arrivals.sq").string(),
                             &arrivals, &failure)) {
-      std::cerr << failure.err;
-      return failure.exit_code;
+      return abandon(failure);
     }
   }
   if (!base.workload.replay.empty()) {
@@ -644,7 +672,10 @@ int PlanMain(const CommandLine& line) {
   CommandResult failure;
   if (!grows) {
     if (!plan_at(gpus, &spec, &notes, &failure)) return abandon(failure);
-    if (spec.candidates.empty()) return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
+    if (spec.candidates.empty()) {
+      unmake();
+      return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
+    }
   } else {
     plan::GrowSpec g;
     g.target = target;
@@ -653,7 +684,10 @@ int PlanMain(const CommandLine& line) {
     if (!plan::GrowPlan(g, plan_at, [](const std::string& line) { std::cerr << line << "\n"; }, &growth, &failure)) {
       return abandon(failure);
     }
-    if (growth.gpus == 0) return Failed(absl::InvalidArgumentError(plan::ShortOf(g, growth)));
+    if (growth.gpus == 0) {
+      unmake();
+      return Failed(absl::InvalidArgumentError(plan::ShortOf(g, growth)));
+    }
     spec = growth.spec;
     notes = growth.notes;
   }
@@ -661,18 +695,6 @@ int PlanMain(const CommandLine& line) {
   plan::Plan result;
   const int count = static_cast<int>(spec.candidates.size());
   if (!emit.empty()) {
-    // The tasks: each candidate's search alone, so without early stopping
-    // (it needs the others' results); the merge then equals a local run
-    // with --no-early-stop, and the flag says so on the command line.
-    if (emit != "parallel" && emit != "slurm") {
-      return Usage(absl::StrCat("unknown --emit '", emit, "' (expected parallel or slurm)"));
-    }
-    if (absl::GetFlag(FLAGS_jobs)) return Usage("--jobs applies to running the candidates here, not to --emit");
-    if (spec.early_stop) {
-      return Usage(
-          "--emit runs each candidate's search alone, without early stopping (it needs the other candidates' "
-          "results): give --no-early-stop");
-    }
     if (!plan::CheckPlan(spec, &failure)) return abandon(failure);
     plan::Emitted e;
     e.cwd = std::filesystem::current_path().string();

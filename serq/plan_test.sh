@@ -110,6 +110,23 @@ expect 2 "--until: col" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gp
   --out "$tmp/c"
 expect 2 "--tps 8 is more than --gpus 2" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 8 \
   --until 'p99(ttft) <= 1' --out "$tmp/c"
+# A trace that cannot be read is misuse, as in serq physics, not a model
+# that fits no engine; each refusal below, misuse or not, leaves no folder
+# it made (--emit's flags are checked before any program is written; a
+# budget too small for the rate is known only once planned).
+expect 2 "serq: error: --replay $tmp/none.jsonl: cannot be read" -- "$serq" plan --model llama-3.1-8b \
+  --gpu h100-sxm --gpus 2 --until 'p99(ttft) <= 1' --replay "$tmp/none.jsonl" --out "$tmp/c"
+expect 2 "give --no-early-stop" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 \
+  --until 'p99(ttft) <= 1' --emit=parallel --out "$tmp/c"
+expect 2 "unknown --emit 'mpi'" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 \
+  --until 'p99(ttft) <= 1' --emit=mpi --no-early-stop --out "$tmp/c"
+expect 1 "serq plan: error: no budget of up to 2 GPUs (--max-gpus) meets 100 req/s" -- "$serq" plan \
+  --model llama-3.1-8b --gpu h100-sxm --rate 100 --max-gpus 2 --until 'p99(ttft) <= 1' --out "$tmp/c"
+[ -e "$tmp/c" ] && fail "a refused plan left $tmp/c behind: $(ls -R "$tmp/c")"
+# A run folder's own located error, once: not under a second "error:".
+expect 1 "$tmp/none: error: not a folder" -- "$serq" plan --run "$tmp/none" --gpus 1 --until 'p99(ttft) <= 1' \
+  --out "$tmp/c"
+grep -q "serq plan: error: $tmp/none" "$tmp/err" && fail "the run folder's error under a second prefix: $(cat "$tmp/err")"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq plan: all passed"
