@@ -40,11 +40,11 @@ expect 2 yes "serq: error: --kv-blocks must be from 2 (vLLM's null block and one
 expect 2 yes "serq: error: --kv-blocks must be from 2 (vLLM's null block and one more) to 1099511627776, not 1" \
   -- "$serq" vllm /nonexistent --kv-blocks 1
 # The KV flags' other checks, one function for both commands.
-expect 2 yes "serq: error: --gpu-memory-utilization must be above 0 and at most 1" \
+expect 2 yes "serq: error: --gpu-memory-utilization must be above 0 and at most 1, not 2" \
   -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --gpu-memory-utilization 2
-expect 2 yes "serq: error: --gpu-memory-utilization must be above 0 and at most 1" \
+expect 2 yes "serq: error: --gpu-memory-utilization must be above 0 and at most 1, not 0" \
   -- "$serq" vllm /nonexistent --gpu-memory-utilization 0
-expect 2 yes "serq: error: --gpu-memory must be a finite number above 0 (GiB)" \
+expect 2 yes "serq: error: --gpu-memory must be a finite number above 0 (GiB), not -1" \
   -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --gpu-memory -1
 expect 2 yes "serq: error: invalid value 'x' for flag '--seed'" -- "$serq" run --seed x $before
 expect 2 yes "serq: error: --replications must be from 1 to 100000, not 0" -- "$serq" run --replications 0 $before
@@ -163,7 +163,9 @@ expect 2 yes "invalid value '3000000000' for flag '--tp'" -- "$serq" physics --m
   --tp 3000000000 --rate 1
 expect 2 yes "invalid value '3000000000' for flag '--rate-steps'" -- "$serq" plan --model llama-3.1-8b \
   --gpu h100-sxm --gpus 1 --rate-steps 3000000000 --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
-expect 2 yes "--gpus must be at least 1" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus -3 \
+expect 2 yes "--gpus must be at least 1, not -3" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus -3 \
+  --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+expect 2 yes "--gpus must be at least 1, not 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 0 \
   --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 # A flag is given when the command line names it, whatever its value: a
 # flag's default given to a command that does not read it is misuse, and

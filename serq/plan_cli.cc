@@ -311,7 +311,9 @@ int PlanMain(const CommandLine& line) {
   // Signed flags, so that a value past an int's range is Abseil's error and
   // a negative one ours, never a wrapped count.
   const int gpus = absl::GetFlag(FLAGS_gpus);
-  if (gpus < 0) return Usage("--gpus must be at least 1");
+  // 0 is the flag's default (no budget: --rate grows one), so only a
+  // --gpus given as 0 or below is out of range.
+  if (gpus < 0 || (gpus == 0 && FlagGiven("gpus"))) return Usage(absl::StrCat("--gpus must be at least 1, not ", gpus));
   if (absl::GetFlag(FLAGS_top) < 0) return Usage("--top must be at least 0");
   const double target = absl::GetFlag(FLAGS_rate);
   if (!(target >= 0 && std::isfinite(target))) {

@@ -76,9 +76,13 @@ std::string KvFlagsMisuse() {
                         ", not ", *blocks);
   }
   const std::optional<double> util = absl::GetFlag(FLAGS_gpu_memory_utilization);
-  if (util && !(*util > 0 && *util <= 1)) return "--gpu-memory-utilization must be above 0 and at most 1";
+  if (util && !(*util > 0 && *util <= 1)) {
+    return absl::StrCat("--gpu-memory-utilization must be above 0 and at most 1, not ", report::FormatShortest(*util));
+  }
   const std::optional<double> gib = absl::GetFlag(FLAGS_gpu_memory);
-  if (gib && !(*gib > 0 && std::isfinite(*gib))) return "--gpu-memory must be a finite number above 0 (GiB)";
+  if (gib && !(*gib > 0 && std::isfinite(*gib))) {
+    return absl::StrCat("--gpu-memory must be a finite number above 0 (GiB), not ", report::FormatShortest(*gib));
+  }
   return "";
 }
 

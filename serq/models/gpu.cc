@@ -25,11 +25,23 @@ absl::Status GpuError(const Gpu& gpu, absl::string_view field, absl::string_view
   return FileError(gpu.file, absl::StrCat(gpu.at, field), message);
 }
 
+// Whether an object holds any of a datasheet's figures: a file of GPUs
+// is an object of such objects (another file's objects, as meta.json's
+// engine_kwargs, are not GPUs).
+bool HasSheetFigures(const Struct& s) {
+  for (const char* f : {"TFlopsPeak", "BwPeakTBs", "MemoryGiB", "TFlopsFP8", "TFlopsFP32"}) {
+    if (Field(s, f) != nullptr) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> GpuNames(const JsonFile& json) {
   std::vector<std::string> names;
-  if (Field(json.root(), "TFlopsPeak") != nullptr) return names;
+  if (HasSheetFigures(json.root())) return names;
   for (const auto& [name, value] : json.root().fields()) {
-    if (value.kind_case() == Value::kStructValue && name != "_sources") names.push_back(name);
+    if (value.kind_case() == Value::kStructValue && name != "_sources" && HasSheetFigures(value.struct_value())) {
+      names.push_back(name);
+    }
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -40,9 +52,13 @@ absl::StatusOr<Gpu> ReadGpu(const JsonFile& json, const std::string& entry) {
   out.file = json.file();
   const Struct* sheet = &json.root();
   std::string at;  // the path of the GPU's object in the file
-  if (Field(json.root(), "TFlopsPeak") == nullptr) {
+  if (!HasSheetFigures(json.root())) {
     const std::vector<std::string> names = GpuNames(json);
     std::string pick = entry;
+    if (names.empty()) {
+      return json.Error("", "not a GPU datasheet: no TFlopsPeak, BwPeakTBs or MemoryGiB, at the top or in an "
+                            "object of GPUs (docs/cli.md §serq physics)");
+    }
     if (pick.empty()) {
       if (names.size() != 1) {
         return json.Error("", absl::StrCat("the file has ", names.size(), " GPUs: name one (",

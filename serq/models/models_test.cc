@@ -379,6 +379,13 @@ TEST(Gpu, BadSheets) {
             "g.json: error: B.BwPeakTBs: missing: the datasheet's figure (docs/cli.md §serq physics)");
   EXPECT_EQ(GpuError(blis, "C"), "g.json: error: no GPU 'C' (the file has A, B)");
   EXPECT_EQ(GpuError(blis), "g.json: error: the file has 2 GPUs: name one (A, B)");
+  // A sheet without its peak FLOP/s is a sheet still (its figure missing);
+  // another file's objects are not GPUs (a run's meta.json given as --gpu).
+  EXPECT_EQ(GpuError(R"({"BwPeakTBs": 1, "MemoryGiB": 80})"),
+            "g.json: error: TFlopsPeak: missing: the datasheet's figure (docs/cli.md §serq physics)");
+  EXPECT_EQ(GpuError(R"({"schema_version": 1, "engine_kwargs": {"max_num_seqs": 128}})"),
+            "g.json: error: not a GPU datasheet: no TFlopsPeak, BwPeakTBs or MemoryGiB, at the top or in an "
+            "object of GPUs (docs/cli.md §serq physics)");
 }
 
 TEST(VllmEngine, BatchDefaultsAndTheKvCache) {
