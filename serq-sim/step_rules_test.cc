@@ -21,6 +21,7 @@ using ::serq::testing::Samples;
 using ::serq::testing::SimRun;
 using ::serq::testing::Stage;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 // One prefill of 7 tokens on a step of 1 + prefill seconds.
 //   No cap: one step of all 7: ttft 1 + 7 = 8.
@@ -117,6 +118,28 @@ run { horizon 100; }
   EXPECT_THAT(Samples(reserved.results, "e2e"), ElementsAre(4.0, 8.0));
   EXPECT_EQ(Stage(reserved.results, "E").preempted(), 0u);
   EXPECT_EQ(Stage(reserved.results, "E").steps(), 8u);
+}
+
+// `reserve prompt` and a prompt the pool can never hold: a prefill of 12
+// in a kv of 10, budget 4. Its chunk of 4 would fit, but all 12 must: the
+// stall says it waits for 12 units with 10 free (not for the chunk's 4,
+// which are free: that read as a contradiction).
+TEST(StepRulesTest, APromptLargerThanThePoolWaitsForAllOfIt) {
+  SimRun run = RunSource(R"(
+pool kv { cap 10; }
+stage E : step(1) { tokens 4; preempt by (-since); reserve prompt; }
+workload { arrive batch(1); }
+session {
+  hold kv (0) {
+    run E prefill (12) growing kv;
+    run E decode (2) growing kv;
+  }
+}
+run { horizon 100; }
+)");
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("at t=0, session 0: deadlock: its job at the head of 'E' waits for 12 units "
+                                    "of 'kv' since t=0; 'kv' has 10 units free of 10 units"));
 }
 
 // `reserve prompt` counts in blocks on a block pool: a prefill of 5 in

@@ -292,8 +292,10 @@ std::string Engine::DescribeWait(const StallSet& set, uint32_t c) const {
     stations_[set.station[c]]->Blocked(&head, &units);
     const std::string pool = PoolName(set.pools[c][0]);
     if (head == set.waiter[c]) {
-      return absl::StrCat("its chunk of ", Units(units), " on '", StationName(set.station[c]),
-                          "' waits for ", Units(units), " of '", pool, "'");
+      // (The units its chunk needs, or with `reserve prompt` its whole
+      // remaining prefill's: the stage's own account of what it waits for.)
+      return absl::StrCat("its job at the head of '", StationName(set.station[c]), "' waits for ", Units(units),
+                          " of '", pool, "'");
     }
     return absl::StrCat("its job on '", StationName(set.station[c]), "' waits behind session ",
                         sessions_[head].serial, ", whose chunk waits for ", Units(units), " of '",

@@ -177,12 +177,17 @@ bool StepStation::FormPreempting(StageHost& host) {
         // `reserve prompt`: its whole remaining prefill must fit, not just
         // this step's chunk (vLLM's allocate_slots with
         // full_sequence_must_fit); a cache hit was judged so by LookUp.
+        // What it waits for is then that whole prefill, which a stall's
+        // report names (not the chunk: a prompt larger than the pool
+        // waits for more than the pool has, not for units it has free).
+        double waits_for = t;
         if (joins && reserve_prompt_ && e.growing && !e.decode &&
             !host.GrowthFits(e.hold, e.remaining)) {
           joins = false;
+          waits_for = e.remaining;
         }
         if (!joins) {
-          if (stops(slot, t)) break;
+          if (stops(slot, waits_for)) break;
           continue;
         }
         if (e.received) {
