@@ -28,13 +28,15 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "ir/words.h"
 #include "serq-sim/engine/engine.h"
 
 namespace serq::sim {
 namespace {
 
-std::string Units(double n) { return absl::StrCat(n, n == 1 ? " unit" : " units"); }
+// A count in full to 15 digits (1000000, not StrCat's 1e+06; 2.5 as 2.5).
+std::string Units(double n) { return absl::StrCat(absl::StrFormat("%.15g", n), n == 1 ? " unit" : " units"); }
 
 }  // namespace
 

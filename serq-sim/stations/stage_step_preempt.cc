@@ -180,12 +180,10 @@ bool StepStation::FormPreempting(StageHost& host) {
         // What it waits for is then that whole prefill, which a stall's
         // report names (not the chunk: a prompt larger than the pool
         // waits for more than the pool has, not for units it has free).
-        double waits_for = t;
-        if (joins && reserve_prompt_ && e.growing && !e.decode &&
-            !host.GrowthFits(e.hold, e.remaining)) {
-          joins = false;
-          waits_for = e.remaining;
-        }
+        // (LookUp judged a job with a cache lookup to make the same way.)
+        const bool whole = reserve_prompt_ && e.growing && !e.decode;
+        if (joins && whole && !host.GrowthFits(e.hold, e.remaining)) joins = false;
+        const double waits_for = whole ? e.remaining : t;
         if (!joins) {
           if (stops(slot, waits_for)) break;
           continue;

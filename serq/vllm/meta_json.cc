@@ -141,6 +141,7 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   a->max_num_batched_tokens = v.value_or(0);
   if (v.has_value()) a->max_num_batched_tokens_from = "engine_kwargs.max_num_batched_tokens";
   if (absl::Status s = whole("max_model_len", 1, 1 << 26, &a->max_model_len); !s.ok()) return s;
+  if (a->max_model_len) a->max_model_len_from = "engine_kwargs.max_model_len";
   if (absl::Status s = whole("block_size", 1, 1024, &v); !s.ok()) return s;
   a->block_size = static_cast<int>(v.value_or(16));
   if (v.has_value()) a->block_size_from = "engine_kwargs.block_size";
@@ -444,6 +445,13 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
     r->num_gpu_blocks = count;
   }
   if (absl::Status s = ReadCacheDtype(meta, cache + "cache_dtype", &a); !s.ok()) return s;
+  int64_t model_len = a.max_model_len.value_or(0);
+  if (absl::Status s = whole("resolved_config.model_config.max_model_len", 1, 1 << 26, &model_len,
+                             &a.max_model_len_from);
+      !s.ok()) {
+    return s;
+  }
+  if (!a.max_model_len_from.empty()) a.max_model_len = model_len;
   if (absl::Status s = flag("resolved_config.model_config.enforce_eager", &a.enforce_eager, &a.enforce_eager_from);
       !s.ok()) {
     return s;

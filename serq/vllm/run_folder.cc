@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,8 @@
 #include "serq/vllm/architecture.h"
 #include "serq/models/json_file.h"
 #include "serq/models/vllm_engine.h"
+#include "serq-sim/workload/vllm_record.h"
+#include "text/lines.h"
 
 namespace serq::vllm {
 
@@ -29,6 +32,42 @@ std::string Join(const std::string& dir, const std::string& file) {
 absl::Status Missing(const std::string& path, absl::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat(path, ": error: missing (", what, "; a run folder in LLMServingSim's layout has it)"));
+}
+
+// The requests as the replay's trace reader takes them (its records, its
+// errors at their lines: here at once, not when the program runs), and
+// none longer than the run's max_model_len where the run records it: vLLM
+// refuses a prompt longer than it and stops a request that reaches it
+// (Scheduler's check_stop: FINISHED_LENGTH_CAPPED), so no run of that
+// engine holds one, and a replay would serve what vLLM never did.
+absl::Status CheckRequests(const RunFolder& r) {
+  std::ifstream in(r.requests, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(r.requests, ": error: cannot be read"));
+  text::Lines lines(&in);
+  absl::string_view line;
+  int64_t count = 0;
+  while (lines.NextNonBlank(&line)) {
+    const std::string at = absl::StrCat(r.requests, ":", lines.number(), ": error: ");
+    sim::VllmRecord record;
+    if (absl::Status s = sim::ParseVllmRecord(line, &record); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(at, s.message()));
+    }
+    ++count;
+    if (r.args.max_model_len && record.input_toks + record.output_toks > *r.args.max_model_len) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, "a request of ", record.input_toks, " prompt and ", record.output_toks, " output tokens, more than "
+          "max_model_len ", *r.args.max_model_len, " (meta.json ", r.args.max_model_len_from, "): vLLM refuses "
+          "a longer prompt and stops a request at max_model_len, so the run cannot hold it"));
+    }
+  }
+  if (lines.too_long()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(r.requests, ":", lines.number() + 1, ": error: a line longer than ", text::Lines::kMaxLine,
+                     " bytes: not a request record"));
+  }
+  if (in.bad()) return absl::InvalidArgumentError(absl::StrCat(r.requests, ": error: cannot be read"));
+  if (count == 0) return absl::InvalidArgumentError(absl::StrCat(r.requests, ": error: no requests"));
+  return absl::OkStatus();
 }
 
 // A JSON file of the folder. Python's json module wrote them, and writes
@@ -365,6 +404,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   }
   r.requests = Join(dir, "requests.jsonl");
   if (!std::filesystem::exists(r.requests, ec)) return Missing(r.requests, "the requests replayed");
+  if (absl::Status s = CheckRequests(r); !s.ok()) return s;
   return r;
 }
 

@@ -33,7 +33,11 @@ struct EngineArgs {
   // The field each came from (engine_kwargs' or resolved_config's), for
   // the program's comments; empty for vLLM's default.
   std::string max_num_seqs_from, max_num_batched_tokens_from;
+  // vLLM's max_model_len where the run records it (engine_kwargs', or
+  // resolved_config.model_config's), and which field gave it: a request
+  // longer than it vLLM refuses, so a folder holding one is refused.
   std::optional<int64_t> max_model_len;
+  std::string max_model_len_from;
   // Where block_size, enable_prefix_caching and gpu_memory_utilization came
   // from, for the program's comments: "" for vLLM's default, else the
   // field of meta.json (engine_kwargs' or, where it gives none, kv_cache's:

@@ -362,6 +362,35 @@ TEST(RunFolder, BadFolders) {
                                 "folder in LLMServingSim's layout has it)");
   }
   {
+    // The requests, read at once as the replay reads them: a record it
+    // refuses at its line; none at all; one longer than the run's
+    // max_model_len (the dev run's first request: 2,358 + 531 = 2,889
+    // tokens, above 2,048; its longest, line 248, 3,998 + 767 = 4,765, within
+    // 4,765 and not within 4,764), from
+    // engine_kwargs or from what vLLM resolved.
+    const std::string dir = Copy(kLlama, "requests");
+    const std::string requests = Read(dir + "/requests.jsonl");
+    Write(dir + "/requests.jsonl", "\n{\"input_toks\": 5, \"output_toks\": 0}\n");
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:2: error: output_toks 0: a vLLM request makes at least one token");
+    Write(dir + "/requests.jsonl", "\n\n");
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl: error: no requests");
+    Write(dir + "/requests.jsonl", requests);
+    const std::string meta = Read(dir + "/meta.json");
+    Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2048"));
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: a request of 2358 prompt and 531 output tokens, more "
+                                "than max_model_len 2048 (meta.json engine_kwargs.max_model_len): vLLM refuses a "
+                                "longer prompt and stops a request at max_model_len, so the run cannot hold it");
+    Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 4765"));
+    EXPECT_EQ(Error(dir), "(no error)");
+    Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
+                                      "\"schema_version\": 1, \"resolved_config\": {\"model_config\": "
+                                      "{\"max_model_len\": 4764}},"));
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:248: error: a request of 3998 prompt and 767 output tokens, more "
+                                "than max_model_len 4764 (meta.json resolved_config.model_config.max_model_len): "
+                                "vLLM refuses a longer prompt and stops a request at max_model_len, so the run "
+                                "cannot hold it");
+  }
+  {
     // A profile file that cannot be read (a directory: its read fails):
     // named, never read again for ever.
     const std::string dir = Copy(kLlama, "dir-csv");
