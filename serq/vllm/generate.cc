@@ -1,6 +1,7 @@
 #include "serq/vllm/generate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <tuple>
 
@@ -249,6 +250,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Param("LinkBw", Num(link_bw), bw_why);
     t.Param("LinkLatency", Num(link_latency), latency_why);
   }
+  double skew_shift = 1;  // what the skew table adds to each alpha (below)
   if (skew) {
     t.Line();
     t.Comment("Attention of decodes of unequal context (the profile's skew fit): a step takes");
@@ -281,19 +283,29 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     const SkewAxis& sr = blend.skew_rate;
     const SkewAxis& kb = blend.kv_big;
     const SkewBuckets& buckets = blend.buckets;
-    t.Comment(absl::StrCat("1 + alpha of a pure-decode step by bucket (", blend.buckets_why, ", pc 0, "
+    // A table's values are at least 0, so each alpha is written shifted:
+    // by 1 (1 + alpha), or where a bucket's fit is below -1 (a weighted
+    // least-squares slope of few samples can be) by the least whole number
+    // that lifts it to 0.
+    const double least = *std::min_element(buckets.alpha.begin(), buckets.alpha.end());
+    skew_shift = least >= -1 ? 1 : std::ceil(-least);
+    t.Comment(absl::StrCat(skew_shift == 1 ? "1 + alpha" : absl::StrCat("alpha + ", Num(skew_shift)),
+                           " of a pure-decode step by bucket (", blend.buckets_why, ", pc 0, "
                            "kp=0; ", buckets.fitted, " of ", buckets.alpha.size(),
                            " buckets fitted,"));
     t.Comment("the others AlphaDefault): decodes (n), skew rate (mean - min) / (max - min), the");
-    t.Comment(absl::StrCat("longest decode's KV, as ", blend.axes_why, " bin them."));
+    t.Comment(absl::StrCat("longest decode's KV, as ", blend.axes_why, " bin them",
+                           skew_shift == 1 ? "." : absl::StrCat("; shifted by ", Num(skew_shift),
+                                                                ", as a table's values are at least 0.")));
     t.Line("table skew {");
-    t.Line("  key n_bin, sr_bin, kvb_bin; value one_plus_alpha;");
+    t.Line(skew_shift == 1 ? "  key n_bin, sr_bin, kvb_bin; value one_plus_alpha;"
+                           : "  key n_bin, sr_bin, kvb_bin; value shifted_alpha;");
     size_t cell = 0;
     for (size_t i = 0; i < n.labels.size(); ++i) {
       for (size_t j = 0; j < sr.labels.size(); ++j) {
         std::string line = " ";
         for (size_t k = 0; k < kb.labels.size(); ++k) {
-          absl::StrAppend(&line, " row ", i, ", ", j, ", ", k, ", ", Num(1 + buckets.alpha[cell++]), ";");
+          absl::StrAppend(&line, " row ", i, ", ", j, ", ", k, ", ", Num(skew_shift + buckets.alpha[cell++]), ";");
         }
         t.Line(line);
       }
@@ -361,8 +373,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line(absl::StrCat("  let n_bin = ", BinExpression("decode", blend.n), ";"));
     t.Line(absl::StrCat("  let sr_bin = ", BinExpression("rate", blend.skew_rate), ";"));
     t.Line(absl::StrCat("  let kvb_bin = ", BinExpression("decode_kv_max", blend.kv_big), ";"));
-    t.Line("  let alpha = (prefill == 0) * (skew(n_bin, sr_bin, kvb_bin) - 1) + (prefill > 0) * AlphaDefault;");
-    t.Line("  let attend = t_mean + alpha * max(t_max - t_mean, 0);");
+    t.Line(absl::StrCat("  let alpha = (prefill == 0) * (skew(n_bin, sr_bin, kvb_bin) - ", Num(skew_shift),
+                        ") + (prefill > 0) * AlphaDefault;"));
+    // A negative alpha may take the blend below 0: LLMServingSim's floor
+    // (max(1 ns, ...)) as 0.
+    t.Line("  let attend = max(t_mean + alpha * max(t_max - t_mean, 0), 0);");
   } else {
     t.Line(absl::StrCat("  // No skew blend: ", blend.off_why));
     t.Line("  let attend = t_mean;");

@@ -49,6 +49,38 @@ TEST(Generate, PathsThatAreNotPlain) {
                                                        "path holds a control character (\\n)"));
 }
 
+// A skew fit below -1 (a weighted least-squares slope of few samples can
+// be: the MoE run's tp2 fit has -0.22 at pc 0 and -57 with a prefill) and
+// a negative alpha_default: the table's values are at least 0, so each
+// alpha is written shifted by the least whole number that lifts the least
+// to 0, and the program links. By hand: the bucket n<=64, sr<=15%,
+// kvB<=1k (row 5, 1, 0) fitted -2.5 and alpha_default -1.5 (the unfitted
+// buckets'): shift ceil(2.5) = 3, rows 0.5 and 1.5; the blend has a floor
+// of 0 (LLMServingSim's max(1 ns, ...)).
+TEST(Generate, ASkewFitBelowMinusOne) {
+  const std::string dir = Copy(kLlama, "negative-alpha");
+  Edit(dir + "/profile/tp1/skew_fit.csv", "0,n<=64,sr<=15%,kvB<=1k,kp=0,0.0639,4",
+       "0,n<=64,sr<=15%,kvB<=1k,kp=0,-2.5,4");
+  Edit(dir + "/profile/meta.yaml", "alpha_default: 0.0543", "alpha_default: -1.5");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(LinkErrors(g->program), "");
+  EXPECT_NE(g->program.find("  key n_bin, sr_bin, kvb_bin; value shifted_alpha;"), std::string::npos);
+  EXPECT_NE(g->program.find("row 5, 1, 0, 0.5;"), std::string::npos);
+  EXPECT_NE(g->program.find("row 0, 0, 0, 1.5;"), std::string::npos);
+  EXPECT_NE(g->program.find("let alpha = (prefill == 0) * (skew(n_bin, sr_bin, kvb_bin) - 3) + (prefill > 0) * "
+                            "AlphaDefault;"),
+            std::string::npos);
+  EXPECT_NE(g->program.find("let attend = max(t_mean + alpha * max(t_max - t_mean, 0), 0);"), std::string::npos);
+  // The runs' own fits are above -1 at pc 0: shifted by 1, as before.
+  g = GenerateProgram(kLlama, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("value one_plus_alpha;"), std::string::npos);
+  EXPECT_NE(g->program.find("(skew(n_bin, sr_bin, kvb_bin) - 1)"), std::string::npos);
+}
+
 // The figures the programs are built from, derived from the files.
 TEST(Generate, TheMoeRunsFigures) {
   absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});
