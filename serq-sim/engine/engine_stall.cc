@@ -300,7 +300,7 @@ std::string Engine::DescribeWait(const StallSet& set, uint32_t c) const {
                           " of '", pool, "'");
     }
     return absl::StrCat("its job on '", StationName(set.station[c]), "' waits behind session ",
-                        sessions_[head].serial, ", whose chunk waits for ", Units(units), " of '",
+                        sessions_[head].serial, ", whose job waits for ", Units(units), " of '",
                         pool, "'");
   }
   switch (s.state) {
