@@ -68,6 +68,16 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     out.warnings.push_back(absl::StrCat("the run is vLLM ", r.vllm_version,
                                         "; the program models vLLM 0.19's scheduler"));
   }
+  // The run's own requests longer than its max_model_len: capped in the
+  // replay as vLLM capped them (below), and said.
+  const bool capped = r.capped_requests > 0 && !options.requests;
+  if (capped) {
+    out.warnings.push_back(absl::StrCat(
+        r.requests, ": ", r.capped_requests, r.capped_requests == 1 ? " request has" : " requests have",
+        " more prompt and output tokens than max_model_len ", *a.max_model_len, " (meta.json ", a.max_model_len_from,
+        "), the first at line ", r.capped_first_line, ": vLLM stops a request at max_model_len, and the bench "
+        "records the dataset's output_toks, so the replay stops it there too"));
+  }
   const bool dp = a.dp > 1;
   const bool lockstep = dp && m.moe();
   if (dp && m.moe() && r.ep == 1) {
@@ -242,6 +252,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     block_why = absl::StrCat("meta.json ", a.block_size_from, " (the run's log)");
   }
   t.Param("Block", Num(a.block_size), block_why);
+  if (capped) {
+    t.Param("MaxModelLen", Num(*a.max_model_len),
+            absl::StrCat("meta.json ", a.max_model_len_from, ": vLLM stops a request at it"));
+  }
   t.Param("KvBlocks", Num(kv->usable_blocks), "KV blocks an engine holds requests in:");
   t.Comment(absl::StrCat("  ", absl::StrJoin(kv->why, " ")));
   if (collectives) {
@@ -459,10 +473,19 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     for (const std::string& line : options.requests->session) t.Line("  " + line);
   }
   DataParallelRouting(&t, lockstep, dp);
+  // The tokens a request makes: its output_toks, or up to max_model_len
+  // where the run's requests pass it (vLLM's FINISHED_LENGTH_CAPPED).
+  std::string made = "output_toks";
+  if (capped) {
+    t.Line("  // vLLM stops a request at max_model_len; output_toks is the dataset's count (its");
+    t.Line("  // TPOT below divides by it, as the measurement's does).");
+    t.Line("  set made = min(output_toks, MaxModelLen - input_toks);");
+    made = "made";
+  }
   if (cache) {
     t.Line("  // The replay has no token ids: a request's blocks are its own, and serve its");
     t.Line("  // recompute after a preemption (vLLM keeps a freed block's hash until reused).");
-    t.Line("  prefix (-1 - serial, ceil((input_toks + output_toks) / Block));");
+    t.Line(absl::StrCat("  prefix (-1 - serial, ceil((input_toks + ", made, ") / Block));"));
   }
   t.Line("  // TTFT and E2E count from `queued`, as vLLM's from queued_ts: when the engine took the");
   t.Line("  // request in, which it does between steps.");
@@ -470,7 +493,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Line(absl::StrCat("    run E", idx, " prefill (input_toks) growing kv", idx, ";"));
   t.Line("    observe ttft = now - queued;");
   t.Line("    set first = now;");
-  t.Line(absl::StrCat("    run E", idx, " decode (output_toks - 1) growing kv", idx, " observe itl;"));
+  t.Line(absl::StrCat("    run E", idx, " decode (", made, " - 1) growing kv", idx, " observe itl;"));
   t.Line("    if (output_toks > 1) { observe tpot = (now - first) / (output_toks - 1); }");
   t.Line("    observe e2e = now - queued;");
   t.Line("  }");

@@ -81,6 +81,40 @@ TEST(Generate, ASkewFitBelowMinusOne) {
   EXPECT_NE(g->program.find("(skew(n_bin, sr_bin, kvb_bin) - 1)"), std::string::npos);
 }
 
+// A request longer than the run's max_model_len: vLLM serves it and stops
+// it there, while the bench records the dataset's output_toks, so the
+// replay makes min(output_toks, MaxModelLen - input_toks) tokens and says
+// so. By hand on the dev run at max_model_len 4,096: of its requests, two
+// have more than 4,096 prompt and output tokens, the first at line 16
+// (the longest, line 248, 3,998 + 767 = 4,765). Within 4,765 nothing is
+// capped and the program is the run's own.
+TEST(Generate, RequestsLongerThanMaxModelLen) {
+  const std::string dir = Copy(kLlama, "max-model-len");
+  const std::string meta = Read(dir + "/meta.json");
+  Write(dir + "/meta.json", absl::StrReplaceAll(meta, {{"\"max_model_len\": null", "\"max_model_len\": 4096"}}));
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(LinkErrors(g->program), "");
+  EXPECT_EQ(g->warnings,
+            std::vector<std::string>{dir + "/requests.jsonl: 2 requests have more prompt and output tokens than "
+                                           "max_model_len 4096 (meta.json engine_kwargs.max_model_len), the first at "
+                                           "line 16: vLLM stops a request at max_model_len, and the bench records "
+                                           "the dataset's output_toks, so the replay stops it there too"});
+  EXPECT_NE(g->program.find("param MaxModelLen = 4096;"), std::string::npos);
+  EXPECT_NE(g->program.find("  set made = min(output_toks, MaxModelLen - input_toks);\n"), std::string::npos);
+  EXPECT_NE(g->program.find("    run E decode (made - 1) growing kv observe itl;"), std::string::npos);
+  EXPECT_NE(g->program.find("prefix (-1 - serial, ceil((input_toks + made) / Block));"), std::string::npos);
+  // TPOT as the measurement's: over the recorded count.
+  EXPECT_NE(g->program.find("observe tpot = (now - first) / (output_toks - 1);"), std::string::npos);
+  Write(dir + "/meta.json", absl::StrReplaceAll(meta, {{"\"max_model_len\": null", "\"max_model_len\": 4765"}}));
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{});
+  EXPECT_EQ(g->program.find("MaxModelLen"), std::string::npos);
+}
+
 // The figures the programs are built from, derived from the files.
 TEST(Generate, TheMoeRunsFigures) {
   absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});

@@ -35,12 +35,14 @@ absl::Status Missing(const std::string& path, absl::string_view what) {
 }
 
 // The requests as the replay's trace reader takes them (its records, its
-// errors at their lines: here at once, not when the program runs), and
-// none longer than the run's max_model_len where the run records it: vLLM
-// refuses a prompt longer than it and stops a request that reaches it
-// (Scheduler's check_stop: FINISHED_LENGTH_CAPPED), so no run of that
-// engine holds one, and a replay would serve what vLLM never did.
-absl::Status CheckRequests(const RunFolder& r) {
+// errors at their lines: here at once, not when the program runs), against
+// the run's max_model_len where the run records it. vLLM refuses a prompt
+// that leaves no room for one output token (its input processor: "plus the
+// number of requested output tokens (at least 1)"), so no run holds one.
+// A longer request it serves, and stops at max_model_len (Scheduler's
+// check_stop: FINISHED_LENGTH_CAPPED), while the bench records the
+// dataset's output_toks: those are counted, and the replay caps them.
+absl::Status CheckRequests(RunFolder& r) {
   std::ifstream in(r.requests, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat(r.requests, ": error: cannot be read"));
   text::Lines lines(&in);
@@ -53,11 +55,15 @@ absl::Status CheckRequests(const RunFolder& r) {
       return absl::InvalidArgumentError(absl::StrCat(at, s.message()));
     }
     ++count;
-    if (r.args.max_model_len && record.input_toks + record.output_toks > *r.args.max_model_len) {
+    if (!r.args.max_model_len) continue;
+    if (record.input_toks >= *r.args.max_model_len) {
       return absl::InvalidArgumentError(absl::StrCat(
-          at, "a request of ", record.input_toks, " prompt and ", record.output_toks, " output tokens, more than "
-          "max_model_len ", *r.args.max_model_len, " (meta.json ", r.args.max_model_len_from, "): vLLM refuses "
-          "a longer prompt and stops a request at max_model_len, so the run cannot hold it"));
+          at, "a prompt of ", record.input_toks, " tokens, not less than max_model_len ", *r.args.max_model_len,
+          " (meta.json ", r.args.max_model_len_from, "): vLLM refuses a prompt that leaves no room for an "
+          "output token, so the run cannot hold it"));
+    }
+    if (record.input_toks + record.output_toks > *r.args.max_model_len && r.capped_requests++ == 0) {
+      r.capped_first_line = lines.number();
     }
   }
   if (lines.too_long()) {

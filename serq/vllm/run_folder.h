@@ -118,6 +118,12 @@ struct RunFolder {
   // profile times the experts at TP 1 only; else 1.
   int moe_split = 1;
   std::string requests;
+  // The requests of more prompt and output tokens than the recorded
+  // max_model_len, and the line of the first: vLLM stops each at
+  // max_model_len (Scheduler's check_stop), while the bench records the
+  // dataset's output_toks, so the replay caps them.
+  int64_t capped_requests = 0;
+  int capped_first_line = 0;
 };
 
 // The run's engines deployed otherwise (serq plan's candidates): another

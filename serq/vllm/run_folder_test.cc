@@ -363,11 +363,10 @@ TEST(RunFolder, BadFolders) {
   }
   {
     // The requests, read at once as the replay reads them: a record it
-    // refuses at its line; none at all; one longer than the run's
-    // max_model_len (the dev run's first request: 2,358 + 531 = 2,889
-    // tokens, above 2,048; its longest, line 248, 3,998 + 767 = 4,765, within
-    // 4,765 and not within 4,764), from
-    // engine_kwargs or from what vLLM resolved.
+    // refuses at its line; none at all; a prompt that leaves no room for an
+    // output token under the run's max_model_len (from engine_kwargs or from
+    // what vLLM resolved), which vLLM refuses: the dev run's first request
+    // has a prompt of 2,358 tokens.
     const std::string dir = Copy(kLlama, "requests");
     const std::string requests = Read(dir + "/requests.jsonl");
     Write(dir + "/requests.jsonl", "\n{\"input_toks\": 5, \"output_toks\": 0}\n");
@@ -376,19 +375,16 @@ TEST(RunFolder, BadFolders) {
     EXPECT_EQ(Error(dir), dir + "/requests.jsonl: error: no requests");
     Write(dir + "/requests.jsonl", requests);
     const std::string meta = Read(dir + "/meta.json");
-    Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2048"));
-    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: a request of 2358 prompt and 531 output tokens, more "
-                                "than max_model_len 2048 (meta.json engine_kwargs.max_model_len): vLLM refuses a "
-                                "longer prompt and stops a request at max_model_len, so the run cannot hold it");
-    Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 4765"));
-    EXPECT_EQ(Error(dir), "(no error)");
+    Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2358"));
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: a prompt of 2358 tokens, not less than max_model_len "
+                                "2358 (meta.json engine_kwargs.max_model_len): vLLM refuses a prompt that leaves no "
+                                "room for an output token, so the run cannot hold it");
     Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
                                       "\"schema_version\": 1, \"resolved_config\": {\"model_config\": "
-                                      "{\"max_model_len\": 4764}},"));
-    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:248: error: a request of 3998 prompt and 767 output tokens, more "
-                                "than max_model_len 4764 (meta.json resolved_config.model_config.max_model_len): "
-                                "vLLM refuses a longer prompt and stops a request at max_model_len, so the run "
-                                "cannot hold it");
+                                      "{\"max_model_len\": 2358}},"));
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: a prompt of 2358 tokens, not less than max_model_len "
+                                "2358 (meta.json resolved_config.model_config.max_model_len): vLLM refuses a prompt "
+                                "that leaves no room for an output token, so the run cannot hold it");
   }
   {
     // A profile file that cannot be read (a directory: its read fails):
