@@ -148,6 +148,14 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                                           " lookups past that extrapolate"));
     }
   }
+  // A request longer than the attention table's KV: its last decodes are
+  // looked up past the grid (the run's own requests; a plan's are its own).
+  if (!options.requests && r.profile.max_kv && r.longest_request > *r.profile.max_kv) {
+    out.warnings.push_back(absl::StrCat(r.requests, ":", r.longest_line, ": a request of ", r.longest_request,
+                                        " tokens; the profile's attention was timed to a KV of ", *r.profile.max_kv,
+                                        " (", r.profile.path, " attention_grid.max_kv): its lookups past that "
+                                        "extrapolate"));
+  }
   // A flag that changes nothing of this program is said, not dropped.
   auto unused = [&](const char* flag, const std::string& why) {
     out.unused_flags.push_back(absl::StrCat(flag, " changes nothing: ", why));

@@ -115,6 +115,30 @@ TEST(Generate, RequestsLongerThanMaxModelLen) {
   EXPECT_EQ(g->program.find("MaxModelLen"), std::string::npos);
 }
 
+// A request whose KV passes the attention grid's (meta.yaml's
+// attention_grid.max_kv): said, at its line. By hand on the dev run with
+// the grid cut to 4,096: the longest request, line 248, 3,998 + 767 =
+// 4,765 tokens. Capped by a max_model_len of 4,096 it reads no KV past
+// the grid, and only the cap is said.
+TEST(Generate, RequestsPastTheAttentionGrid) {
+  const std::string dir = Copy(kLlama, "past-the-grid");
+  Edit(dir + "/profile/meta.yaml", "max_kv: 16384", "max_kv: 4096");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{
+                             dir + "/requests.jsonl:248: a request of 4765 tokens; the profile's attention was timed "
+                                   "to a KV of 4096 (" + dir + "/profile/meta.yaml attention_grid.max_kv): its "
+                                   "lookups past that extrapolate"});
+  Edit(dir + "/meta.json", "\"max_model_len\": null", "\"max_model_len\": 4096");
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->warnings.size(), 1u);
+  EXPECT_NE(g->warnings[0].find("2 requests have more prompt and output tokens than max_model_len 4096"),
+            std::string::npos);
+}
+
 // The figures the programs are built from, derived from the files.
 TEST(Generate, TheMoeRunsFigures) {
   absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});

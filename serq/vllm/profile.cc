@@ -152,6 +152,15 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
         *out = v;
       }
     }
+    if (YAML::Node grid = root["attention_grid"]; grid && grid.IsMap()) {
+      if (YAML::Node n = grid["max_kv"]; n && !n.IsNull()) {
+        int64_t v = 0;
+        if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v) || v < 1) {
+          return At(path, n.Mark(), "attention_grid.max_kv: expected a whole number above 0");
+        }
+        meta.max_kv = v;
+      }
+    }
     YAML::Node fit = root["skew_fit"];
     if (fit && fit.IsMap()) {
       // Without `enabled: true` the block is off, as LLMServingSim's

@@ -59,6 +59,9 @@ struct ProfileMeta {
   // engine_effective's limits: the batches the profiler swept to; a run's
   // larger ones extrapolate the tables.
   std::optional<int64_t> max_num_batched_tokens, max_num_seqs;
+  // attention_grid.max_kv: the longest KV the attention table was timed
+  // at; a decode past it extrapolates.
+  std::optional<int64_t> max_kv;
   bool skew_fit = false;  // skew_fit.enabled
   std::optional<double> alpha_default;  // skew_fit.alpha_default, rarely written
   SkewAxes axes;                        // skew_fit.bucket_axes

@@ -55,6 +55,12 @@ absl::Status CheckRequests(RunFolder& r) {
       return absl::InvalidArgumentError(absl::StrCat(at, s.message()));
     }
     ++count;
+    int64_t total = static_cast<int64_t>(record.input_toks + record.output_toks);
+    if (r.args.max_model_len) total = std::min(total, *r.args.max_model_len);
+    if (total > r.longest_request) {
+      r.longest_request = total;
+      r.longest_line = lines.number();
+    }
     if (!r.args.max_model_len) continue;
     if (record.input_toks >= *r.args.max_model_len) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -124,6 +124,10 @@ struct RunFolder {
   // dataset's output_toks, so the replay caps them.
   int64_t capped_requests = 0;
   int capped_first_line = 0;
+  // The longest request's prompt and output tokens, and its line: the KV
+  // its last decode reads (capped at max_model_len).
+  int64_t longest_request = 0;
+  int longest_line = 0;
 };
 
 // The run's engines deployed otherwise (serq plan's candidates): another
