@@ -108,6 +108,27 @@ for m in ttft tpot e2e; do
   docs_row Llama-3.1-8B $m $llama $lrun
   docs_row "Qwen3-30B-A3B DP2 EP" $m $moe $mrun
 done
+# ... and the first row of §How the program is built, the programs as
+# generated: the MoE run's five TTFT figures and TPOT mean, the Llama run's.
+errors() {  # errors PROGRAM RUN METRIC COLUMNS...: the figures, 2 decimals, signed
+  local prog=$1 run=$2 metric=$3
+  shift 3
+  "$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "examples/vllm/$prog.sq" |
+    awk -F, -v m="$metric" -v cols="$*" '
+      $2 == "side" { for (i = 1; i <= NF; i++) col[$i] = i }
+      $1 == m && $2 == "error_pct" { n = split(cols, c, " "); for (i = 1; i <= n; i++) printf "%s%+.2f", (i > 1 ? " " : ""), $(col[c[i]]) }'
+}
+checks=$((checks + 1))
+five="mean_ms p50_ms p90_ms p95_ms p99_ms"
+# shellcheck disable=SC2086
+want="$(errors $moe $mrun ttft $five) | $(errors $moe $mrun tpot mean_ms) | $(errors $llama $lrun ttft $five) | $(errors $llama $lrun tpot mean_ms)"
+got=$(grep '^| as generated |' docs/examples.md | sed 's/−/-/g; s/^| as generated | //; s/ |$//')
+# The table writes a positive figure with its sign, as compare's %+ does.
+if [ "$want" = "$got" ]; then
+  echo "ok   docs/examples.md 'as generated': $got"
+else
+  fail "docs/examples.md's 'as generated' row says '$got', serq compare gives '$want'"
+fi
 
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
