@@ -148,13 +148,21 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                                           " lookups past that extrapolate"));
     }
   }
-  // A request longer than the attention table's KV: its last decodes are
-  // looked up past the grid (the run's own requests; a plan's are its own).
-  if (!options.requests && r.profile.max_kv && r.longest_request > *r.profile.max_kv) {
+  // How far the attention table reaches, from its rows: the engine's
+  // decodes a step, and the run's longest request's KV (its own requests;
+  // a plan's are its own), past which the lookups extrapolate.
+  const std::string attention = r.profile_dir + "/attention.csv";
+  absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode"});
+  if (!reach.ok()) return reach.status();
+  if (seqs > (*reach)[0]) {
+    out.warnings.push_back(absl::StrCat(attention, ": its rows reach ", (*reach)[0],
+                                        (*reach)[0] == 1 ? " decode" : " decodes", ", the engine runs up to ", seqs,
+                                        " (max_num_seqs): its lookups past that extrapolate"));
+  }
+  if (!options.requests && r.longest_request > (*reach)[1]) {
     out.warnings.push_back(absl::StrCat(r.requests, ":", r.longest_line, ": a request of ", r.longest_request,
-                                        " tokens; the profile's attention was timed to a KV of ", *r.profile.max_kv,
-                                        " (", r.profile.path, " attention_grid.max_kv): its lookups past that "
-                                        "extrapolate"));
+                                        " tokens, past the longest KV ", attention, " times decodes at, ",
+                                        (*reach)[1], ": its lookups past that extrapolate"));
   }
   // A flag that changes nothing of this program is said, not dropped.
   auto unused = [&](const char* flag, const std::string& why) {

@@ -7,7 +7,9 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "serq/vllm/generate.h"
 #include "serq/vllm/test_folders.h"
@@ -115,28 +117,51 @@ TEST(Generate, RequestsLongerThanMaxModelLen) {
   EXPECT_EQ(g->program.find("MaxModelLen"), std::string::npos);
 }
 
-// A request whose KV passes the attention grid's (meta.yaml's
-// attention_grid.max_kv): said, at its line. By hand on the dev run with
-// the grid cut to 4,096: the longest request, line 248, 3,998 + 767 =
-// 4,765 tokens. Capped by a max_model_len of 4,096 it reads no KV past
-// the grid, and only the cap is said.
-TEST(Generate, RequestsPastTheAttentionGrid) {
-  const std::string dir = Copy(kLlama, "past-the-grid");
-  Edit(dir + "/profile/meta.yaml", "max_kv: 16384", "max_kv: 4096");
+// How far the attention table's rows reach: a request whose KV passes
+// the longest KV it times decodes at, or an engine of more decodes a step
+// than it times, is said. By hand on the dev run: its attention.csv
+// reaches 256 decodes and a KV of 16,384, past its 128 seqs and its
+// longest request (line 248, 3,998 + 767 = 4,765 tokens): nothing said.
+// Cut to its rows of KV up to 4,096 (a grid of 16 to 4,096 by 2): the
+// longest request is said; capped by a max_model_len of 4,096 it reads no
+// KV past the rows, and only the cap is said. Cut to its first row (one
+// decode at a KV of 16): both, the request the first to reach 4,096
+// (line 16, 3,452 + 745 capped).
+TEST(Generate, WhereTheAttentionTableEnds) {
   Options options;
   options.program_dir = ".";
-  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  absl::StatusOr<Generated> g = GenerateProgram(kLlama, options);
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->warnings, std::vector<std::string>{
-                             dir + "/requests.jsonl:248: a request of 4765 tokens; the profile's attention was timed "
-                                   "to a KV of 4096 (" + dir + "/profile/meta.yaml attention_grid.max_kv): its "
-                                   "lookups past that extrapolate"});
+  EXPECT_EQ(g->warnings, std::vector<std::string>{});
+  const std::string dir = Copy(kLlama, "past-the-grid");
+  const std::string table = dir + "/profile/tp1/attention.csv";
+  const std::string rows = Read(table);
+  std::string kept;
+  for (absl::string_view line : absl::StrSplit(rows, '\n', absl::SkipEmpty())) {
+    const std::vector<std::string> f = absl::StrSplit(line, ',');
+    double kv = 0;
+    if (!absl::SimpleAtod(f[3], &kv) || kv <= 4096) absl::StrAppend(&kept, line, "\n");
+  }
+  Write(table, kept);
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/requests.jsonl:248: a request of 4765 tokens, past the "
+                                                        "longest KV " + table + " times decodes at, 4096: its lookups "
+                                                        "past that extrapolate"});
   Edit(dir + "/meta.json", "\"max_model_len\": null", "\"max_model_len\": 4096");
   g = GenerateProgram(dir, options);
   ASSERT_TRUE(g.ok()) << g.status();
   ASSERT_EQ(g->warnings.size(), 1u);
   EXPECT_NE(g->warnings[0].find("2 requests have more prompt and output tokens than max_model_len 4096"),
             std::string::npos);
+  Write(table, rows.substr(0, rows.find('\n', rows.find('\n') + 1) + 1));
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->warnings.size(), 3u);
+  EXPECT_EQ(g->warnings[1], table + ": its rows reach 1 decode, the engine runs up to 128 (max_num_seqs): its "
+                                    "lookups past that extrapolate");
+  EXPECT_EQ(g->warnings[2], dir + "/requests.jsonl:16: a request of 4096 tokens, past the longest KV " + table +
+                                  " times decodes at, 16: its lookups past that extrapolate");
 }
 
 // The figures the programs are built from, derived from the files.

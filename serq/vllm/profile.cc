@@ -152,15 +152,6 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
         *out = v;
       }
     }
-    if (YAML::Node grid = root["attention_grid"]; grid && grid.IsMap()) {
-      if (YAML::Node n = grid["max_kv"]; n && !n.IsNull()) {
-        int64_t v = 0;
-        if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v) || v < 1) {
-          return At(path, n.Mark(), "attention_grid.max_kv: expected a whole number above 0");
-        }
-        meta.max_kv = v;
-      }
-    }
     YAML::Node fit = root["skew_fit"];
     if (fit && fit.IsMap()) {
       // Without `enabled: true` the block is off, as LLMServingSim's
@@ -285,6 +276,22 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
     return absl::InvalidArgumentError(absl::StrCat(path, ": error: ", e.what()));
   }
   return meta;
+}
+
+absl::StatusOr<std::vector<double>> ReadColumnMaxima(const std::string& path,
+                                                     const std::vector<std::string>& columns) {
+  std::vector<double> most(columns.size(), 0);
+  std::vector<size_t> at;
+  absl::Status s = ReadCsv(path, columns, &at, [&](int line, const std::vector<absl::string_view>& f) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      double v;
+      if (!absl::SimpleAtod(f[at[i]], &v) || !std::isfinite(v)) return NotNumber(path, line, columns[i], f[at[i]]);
+      most[i] = std::max(most[i], v);
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return most;
 }
 
 absl::StatusOr<std::set<std::string>> ReadColumnValues(const std::string& path,

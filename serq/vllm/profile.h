@@ -59,9 +59,6 @@ struct ProfileMeta {
   // engine_effective's limits: the batches the profiler swept to; a run's
   // larger ones extrapolate the tables.
   std::optional<int64_t> max_num_batched_tokens, max_num_seqs;
-  // attention_grid.max_kv: the longest KV the attention table was timed
-  // at; a decode past it extrapolates.
-  std::optional<int64_t> max_kv;
   bool skew_fit = false;  // skew_fit.enabled
   std::optional<double> alpha_default;  // skew_fit.alpha_default, rarely written
   SkewAxes axes;                        // skew_fit.bucket_axes
@@ -73,6 +70,12 @@ struct ProfileMeta {
 // whole numbers`.
 absl::StatusOr<ProfileMeta> ReadProfileMeta(const std::string& path);
 absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std::string& path);
+
+// The largest number in each of `columns` of a profile CSV (0 for a column
+// of no rows): how far its table reaches on each key, past which a lookup
+// extrapolates. A cell that is not a number is an error at its line.
+absl::StatusOr<std::vector<double>> ReadColumnMaxima(const std::string& path,
+                                                     const std::vector<std::string>& columns);
 
 // The distinct values of column `column` of a CSV file (dense.csv's and
 // per_sequence.csv's `layer`), sorted.

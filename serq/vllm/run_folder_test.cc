@@ -586,7 +586,8 @@ TEST(RunFolder, BadFolders) {
   }
   {
     // An engine past the profiler's sweep (engine_effective.max_num_seqs
-    // 256): said, as LLMServingSim says it.
+    // 256): said, as LLMServingSim says it; and past the attention table's
+    // rows, which reach 256 decodes.
     const std::string dir = Copy(kLlama, "past-sweep");
     std::string meta = Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"max_num_seqs\": 512");
     meta = Replace(meta, "\"max_num_batched_tokens\": 2048", "\"max_num_batched_tokens\": 4096");
@@ -599,7 +600,9 @@ TEST(RunFolder, BadFolders) {
                                      "attention and dense lookups past that extrapolate",
                                dir + "/profile/meta.yaml: the profile was swept to "
                                      "engine_effective.max_num_seqs 256, the engine runs to 512: "
-                                     "its per-sequence lookups past that extrapolate"}));
+                                     "its per-sequence lookups past that extrapolate",
+                               dir + "/profile/tp1/attention.csv: its rows reach 256 decodes, the engine runs up "
+                                     "to 512 (max_num_seqs): its lookups past that extrapolate"}));
   }
   {
     // A line break in a text the program's comments quote (meta.json's
