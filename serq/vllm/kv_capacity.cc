@@ -60,11 +60,21 @@ absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, in
         "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json npu_mem.mem_size): give "
         "--gpu-memory GIB"));
   }
+  const int64_t asked_seqs = *seqs, asked_tokens = *tokens;
   absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(DeviceName(r)), "a100"),
                                          gpu_gib, seqs, tokens);
-  // From meta.json, or a plan's --seqs and --batched-tokens over it.
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", s.message()));
-  return absl::OkStatus();
+  if (s.ok()) return absl::OkStatus();
+  // From meta.json (then at its fields), or a plan's --seqs and
+  // --batched-tokens over it.
+  const EngineArgs& a = r.args;
+  if (!a.max_num_seqs_from.empty() && !a.max_num_batched_tokens_from.empty() && asked_seqs == a.max_num_seqs &&
+      asked_tokens == a.max_num_batched_tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        r.dir, "/meta.json: error: ", a.max_num_seqs_from, " ", a.max_num_seqs, " is more than ",
+        a.max_num_batched_tokens_from, " ", a.max_num_batched_tokens,
+        ", which vLLM refuses (its scheduler config: max_num_batched_tokens must be at least max_num_seqs)"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", s.message()));
 }
 
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
@@ -124,7 +134,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
           r.dir, ": error: no room for the KV cache: ", models::GibText(m.requested), " requested of the GPU (",
-          gib, " GiB x ", util, "), ", models::KvDeductionsText(m), "; give --kv-blocks N"));
+          gib, " GiB, ", memory_from, ", x ", util, "), ", models::KvDeductionsText(m), "; give --kv-blocks N"));
     }
     if (m.blocks > models::kMaxKvBlocks) {
       return absl::InvalidArgumentError(absl::StrCat(

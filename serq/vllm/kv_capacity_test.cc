@@ -36,6 +36,14 @@ TEST(KvCapacity, KvCacheFromTheRun) {
   fs::path meta = dir + "/meta.json";
   Edit(meta, "\"kv_cache\": {\"num_gpu_blocks\": 3000},", "");
   EXPECT_PRED2(StartsWith, Error(dir, small), dir + ": error: no room for the KV cache: 9");
+  // The message says where the memory came from.
+  EXPECT_NE(Error(dir, small).find("of the GPU (10 GiB, --gpu-memory, x 0.9)"), std::string::npos)
+      << Error(dir, small);
+  // Limits vLLM refuses, at meta.json's fields when both came from there.
+  Edit(meta, "\"max_num_batched_tokens\": 2048", "\"max_num_batched_tokens\": 64");
+  EXPECT_EQ(Error(dir, {}), dir + "/meta.json: error: engine_kwargs.max_num_seqs 128 is more than "
+                                  "engine_kwargs.max_num_batched_tokens 64, which vLLM refuses (its scheduler "
+                                  "config: max_num_batched_tokens must be at least max_num_seqs)");
 }
 
 // The GPU's memory where the run records no KV count and no torch total:
