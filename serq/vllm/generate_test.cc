@@ -162,6 +162,9 @@ TEST(Generate, WhereTheAttentionTableEnds) {
                                     "lookups past that extrapolate");
   EXPECT_EQ(g->warnings[2], dir + "/requests.jsonl:16: a request of 4096 tokens, past the longest KV " + table +
                                   " times decodes at, 16: its lookups past that extrapolate");
+  // Its header alone: an error naming it, not a program whose lookups fail.
+  Write(table, rows.substr(0, rows.find('\n') + 1));
+  EXPECT_EQ(Error(dir), table + ": error: no rows: the table times nothing");
 }
 
 // The figures the programs are built from, derived from the files.

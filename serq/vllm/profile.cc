@@ -282,7 +282,9 @@ absl::StatusOr<std::vector<double>> ReadColumnMaxima(const std::string& path,
                                                      const std::vector<std::string>& columns) {
   std::vector<double> most(columns.size(), 0);
   std::vector<size_t> at;
+  int64_t rows = 0;
   absl::Status s = ReadCsv(path, columns, &at, [&](int line, const std::vector<absl::string_view>& f) {
+    ++rows;
     for (size_t i = 0; i < columns.size(); ++i) {
       double v;
       if (!absl::SimpleAtod(f[at[i]], &v) || !std::isfinite(v)) return NotNumber(path, line, columns[i], f[at[i]]);
@@ -291,6 +293,7 @@ absl::StatusOr<std::vector<double>> ReadColumnMaxima(const std::string& path,
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
+  if (rows == 0) return absl::InvalidArgumentError(absl::StrCat(path, ": error: no rows: the table times nothing"));
   return most;
 }
 

@@ -71,9 +71,9 @@ struct ProfileMeta {
 absl::StatusOr<ProfileMeta> ReadProfileMeta(const std::string& path);
 absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std::string& path);
 
-// The largest number in each of `columns` of a profile CSV (0 for a column
-// of no rows): how far its table reaches on each key, past which a lookup
-// extrapolates. A cell that is not a number is an error at its line.
+// The largest number in each of `columns` of a profile CSV: how far its
+// table reaches on each key, past which a lookup extrapolates. A cell that
+// is not a number is an error at its line, a file of no rows an error.
 absl::StatusOr<std::vector<double>> ReadColumnMaxima(const std::string& path,
                                                      const std::vector<std::string>& columns);
 
