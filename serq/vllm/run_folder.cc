@@ -120,7 +120,7 @@ absl::Status CheckOperators(const std::string& file, const std::set<std::string>
 
 }  // namespace
 
-absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
+absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* c,
                          std::vector<std::string>* warnings) {
   c->present = true;
   // A number, or a list of one a topology dimension (LLMServingSim's
@@ -209,6 +209,14 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, Cluster* c,
       if (absl::Status s = number("mem_util", &c->mem_util); !s.ok()) return s;
     }
   }
+  // An instance an engine: another count than meta.json's data-parallel
+  // degree is two deployments as well (said once, as the TP degree's).
+  if (!two_deployments && c->instances != run_dp) {
+    warnings->push_back(absl::StrCat(json.file(), ": nodes hold ", c->instances,
+                                     c->instances == 1 ? " instance" : " instances",
+                                     ", meta.json's engine_kwargs.data_parallel_size ", run_dp,
+                                     ": the run's files describe two deployments; the program is meta.json's"));
+  }
   return absl::OkStatus();
 }
 
@@ -249,7 +257,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                                       *r.num_gpu_blocks, " an engine; vLLM needs at least 2"));
     }
   }
-  const int run_tp = r.args.tp;
+  const int run_tp = r.args.tp, run_dp = r.args.dp;
   {
     EngineArgs& a = r.args;
     // With expert parallel the data-parallel degree is the experts' spread,
@@ -319,7 +327,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   if (std::filesystem::exists(cluster_path, ec)) {
     absl::StatusOr<JsonFile> cluster = ReadJson(cluster_path, "the cluster", &r.warnings);
     if (!cluster.ok()) return cluster.status();
-    if (absl::Status s = ReadCluster(*cluster, run_tp, &r.cluster, &r.warnings); !s.ok()) return s;
+    if (absl::Status s = ReadCluster(*cluster, run_tp, run_dp, &r.cluster, &r.warnings); !s.ok()) return s;
   }
 
   const std::string profile_meta = Join(dir, "profile/meta.yaml");

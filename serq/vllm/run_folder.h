@@ -160,9 +160,10 @@ std::string GpuName(const RunFolder& r);
 absl::Status ReadMetaJson(const models::JsonFile& meta, RunFolder* r);
 
 // llmservingsim-config.json read into `c` (the link, an instance's GPU
-// memory and hardware), with a warning for each instance whose tp_size is
-// not `run_tp`. Part of ReadRunFolder; alone for the fuzzer.
-absl::Status ReadCluster(const models::JsonFile& json, int run_tp, Cluster* c,
+// memory and hardware), with a warning where its instances are not the
+// run's engines (an instance's tp_size not `run_tp`, or not `run_dp` of
+// them). Part of ReadRunFolder; alone for the fuzzer.
+absl::Status ReadCluster(const models::JsonFile& json, int run_tp, int run_dp, Cluster* c,
                          std::vector<std::string>* warnings);
 
 }  // namespace serq::vllm

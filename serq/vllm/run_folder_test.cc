@@ -520,6 +520,18 @@ TEST(RunFolder, BadFolders) {
     EXPECT_EQ(g->program.find("AlphaDefault"), std::string::npos);
   }
   {
+    // llmservingsim-config.json of other engines than meta.json's: the
+    // Llama run's one instance where meta.json says data parallel 3.
+    const std::string dir = Copy(kLlama, "cluster-dp");
+    Edit(dir + "/meta.json", "\"data_parallel_size\": 1", "\"data_parallel_size\": 3");
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/llmservingsim-config.json: nodes hold 1 instance, "
+                                                          "meta.json's engine_kwargs.data_parallel_size 3: the run's "
+                                                          "files describe two deployments; the program is "
+                                                          "meta.json's"});
+  }
+  {
     // llmservingsim-config.json of another TP degree than meta.json's: the
     // folder describes two deployments; the program is meta.json's, and
     // says so on stderr, never silently.
