@@ -115,6 +115,25 @@ TEST(Generate, RequestsLongerThanMaxModelLen) {
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->warnings, std::vector<std::string>{});
   EXPECT_EQ(g->program.find("MaxModelLen"), std::string::npos);
+  // -1 (and "auto", its alias) asks vLLM to fit max_model_len to the KV
+  // cache: no figure, so nothing capped; the fitted one, where
+  // resolved_config records it, caps as above.
+  for (const char* fit : {"-1", "\"auto\""}) {
+    Write(dir + "/meta.json",
+          absl::StrReplaceAll(meta, {{"\"max_model_len\": null", absl::StrCat("\"max_model_len\": ", fit)}}));
+    g = GenerateProgram(dir, options);
+    ASSERT_TRUE(g.ok()) << fit << ": " << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{}) << fit;
+    EXPECT_EQ(g->program.find("MaxModelLen"), std::string::npos) << fit;
+  }
+  Write(dir + "/meta.json",
+        absl::StrReplaceAll(meta, {{"\"max_model_len\": null", "\"max_model_len\": -1"},
+                                   {"\"schema_version\": 1,", "\"schema_version\": 1, \"resolved_config\": "
+                                                              "{\"model_config\": {\"max_model_len\": 4096}},"}}));
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param MaxModelLen = 4096;    // meta.json resolved_config.model_config.max_model_len"),
+            std::string::npos);
 }
 
 // How far the attention table's rows reach: a request whose KV passes

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serq/models/json_file.h"
@@ -140,8 +141,18 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   if (absl::Status s = whole("max_num_batched_tokens", 1, 1 << 24, &v); !s.ok()) return s;
   a->max_num_batched_tokens = v.value_or(0);
   if (v.has_value()) a->max_num_batched_tokens_from = "engine_kwargs.max_num_batched_tokens";
-  if (absl::Status s = whole("max_model_len", 1, 1 << 26, &a->max_model_len); !s.ok()) return s;
-  if (a->max_model_len) a->max_model_len_from = "engine_kwargs.max_model_len";
+  // max_model_len -1 (or "auto", vLLM's alias) asks vLLM to fit it to the
+  // KV cache it finds: no figure of the run's, so what vLLM resolved
+  // (resolved_config.model_config), where recorded, fills it in.
+  const google::protobuf::Value* len = meta.Find("engine_kwargs.max_model_len");
+  const bool auto_fit = len != nullptr && ((len->kind_case() == google::protobuf::Value::kNumberValue &&
+                                            len->number_value() == -1) ||
+                                           (len->kind_case() == google::protobuf::Value::kStringValue &&
+                                            absl::AsciiStrToLower(len->string_value()) == "auto"));
+  if (!auto_fit) {
+    if (absl::Status s = whole("max_model_len", 1, 1 << 26, &a->max_model_len); !s.ok()) return s;
+    if (a->max_model_len) a->max_model_len_from = "engine_kwargs.max_model_len";
+  }
   if (absl::Status s = whole("block_size", 1, 1024, &v); !s.ok()) return s;
   a->block_size = static_cast<int>(v.value_or(16));
   if (v.has_value()) a->block_size_from = "engine_kwargs.block_size";
