@@ -42,43 +42,43 @@ absl::Status Missing(const std::string& path, absl::string_view what) {
 // A longer request it serves, and stops at max_model_len (Scheduler's
 // check_stop: FINISHED_LENGTH_CAPPED), while the bench records the
 // dataset's output_toks: those are counted, and the replay caps them.
-absl::Status CheckRequests(RunFolder& r) {
-  std::ifstream in(r.requests, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(r.requests, ": error: cannot be read"));
+absl::Status CheckRequests(RunFolder* r) {
+  std::ifstream in(r->requests, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(r->requests, ": error: cannot be read"));
   text::Lines lines(&in);
   absl::string_view line;
   int64_t count = 0;
   while (lines.NextNonBlank(&line)) {
-    const std::string at = absl::StrCat(r.requests, ":", lines.number(), ": error: ");
+    const std::string at = absl::StrCat(r->requests, ":", lines.number(), ": error: ");
     sim::VllmRecord record;
     if (absl::Status s = sim::ParseVllmRecord(line, &record); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(at, s.message()));
     }
     ++count;
     int64_t total = static_cast<int64_t>(record.input_toks + record.output_toks);
-    if (r.args.max_model_len) total = std::min(total, *r.args.max_model_len);
-    if (total > r.longest_request) {
-      r.longest_request = total;
-      r.longest_line = lines.number();
+    if (r->args.max_model_len) total = std::min(total, *r->args.max_model_len);
+    if (total > r->longest_request) {
+      r->longest_request = total;
+      r->longest_line = lines.number();
     }
-    if (!r.args.max_model_len) continue;
-    if (record.input_toks >= *r.args.max_model_len) {
+    if (!r->args.max_model_len) continue;
+    if (record.input_toks >= *r->args.max_model_len) {
       return absl::InvalidArgumentError(absl::StrCat(
-          at, "a prompt of ", record.input_toks, " tokens, not less than max_model_len ", *r.args.max_model_len,
-          " (meta.json ", r.args.max_model_len_from, "): vLLM refuses a prompt that leaves no room for an "
+          at, "a prompt of ", record.input_toks, " tokens, not less than max_model_len ", *r->args.max_model_len,
+          " (meta.json ", r->args.max_model_len_from, "): vLLM refuses a prompt that leaves no room for an "
           "output token, so the run cannot hold it"));
     }
-    if (record.input_toks + record.output_toks > *r.args.max_model_len && r.capped_requests++ == 0) {
-      r.capped_first_line = lines.number();
+    if (record.input_toks + record.output_toks > *r->args.max_model_len && r->capped_requests++ == 0) {
+      r->capped_first_line = lines.number();
     }
   }
   if (lines.too_long()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(r.requests, ":", lines.number() + 1, ": error: a line longer than ", text::Lines::kMaxLine,
+        absl::StrCat(r->requests, ":", lines.number() + 1, ": error: a line longer than ", text::Lines::kMaxLine,
                      " bytes: not a request record"));
   }
-  if (in.bad()) return absl::InvalidArgumentError(absl::StrCat(r.requests, ": error: cannot be read"));
-  if (count == 0) return absl::InvalidArgumentError(absl::StrCat(r.requests, ": error: no requests"));
+  if (in.bad()) return absl::InvalidArgumentError(absl::StrCat(r->requests, ": error: cannot be read"));
+  if (count == 0) return absl::InvalidArgumentError(absl::StrCat(r->requests, ": error: no requests"));
   return absl::OkStatus();
 }
 
@@ -424,7 +424,7 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   }
   r.requests = Join(dir, "requests.jsonl");
   if (!std::filesystem::exists(r.requests, ec)) return Missing(r.requests, "the requests replayed");
-  if (absl::Status s = CheckRequests(r); !s.ok()) return s;
+  if (absl::Status s = CheckRequests(&r); !s.ok()) return s;
   return r;
 }
 
