@@ -64,6 +64,12 @@ absl::Status CheckJsonSyntax(absl::string_view json, JsonPlace* place) {
   if (nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json, true)) {
     return absl::OkStatus();
   }
+  // Only the grammar's errors: another (a number too large for a double,
+  // which JSON's grammar allows) is left to the reader of the value.
+  const absl::string_view lead = "syntax error while parsing ";
+  const absl::string_view what = sax.what();
+  const size_t from = what.find(lead);
+  if (from == absl::string_view::npos) return absl::OkStatus();
   if (place != nullptr) {
     // The line and column of byte position - 1 (0-based), counted here.
     const std::size_t at = sax.position() == 0 ? 0 : sax.position() - 1;
@@ -80,17 +86,12 @@ absl::Status CheckJsonSyntax(absl::string_view json, JsonPlace* place) {
   // nlohmann's "[json.exception.parse_error.101] parse error at line L,
   // column C: syntax error while parsing X - Y" as "Y (parsing X)": the
   // place is the caller's to show.
-  absl::string_view what = sax.what();
-  const absl::string_view lead = "syntax error while parsing ";
-  std::string message(what);
-  if (size_t from = what.find(lead); from != absl::string_view::npos) {
-    absl::string_view rest = what.substr(from + lead.size());
-    const size_t dash = rest.find(" - ");
-    message = dash == absl::string_view::npos
-                  ? std::string(rest)
-                  : absl::StrCat(rest.substr(dash + 3), " (parsing ", ArticleFor(rest.substr(0, dash)),
-                                 rest.substr(0, dash), ")");
-  }
+  const absl::string_view rest = what.substr(from + lead.size());
+  const size_t dash = rest.find(" - ");
+  const std::string message = dash == absl::string_view::npos
+                                  ? std::string(rest)
+                                  : absl::StrCat(rest.substr(dash + 3), " (parsing ", ArticleFor(rest.substr(0, dash)),
+                                                 rest.substr(0, dash), ")");
   return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", message));
 }
 

@@ -32,7 +32,8 @@ absl::Status ParseJsonRow(absl::string_view json, google::protobuf::Struct* row,
 // says only what. InvalidArgument "invalid JSON: unexpected '}'; expected
 // string literal (parsing an object key)", with `*place` (when given) the
 // line and column, from 1, of the byte that broke it (one past the end for
-// a text cut short). Check the depth first: this walks any depth.
+// a text cut short). An error of another kind than the grammar's (a number
+// too large for a double) is not judged here: OK. Check the depth first.
 absl::Status CheckJsonSyntax(absl::string_view json, JsonPlace* place = nullptr);
 
 // ParseJsonRow's depth check alone, for a reader that parses otherwise

@@ -26,8 +26,10 @@ namespace {
 
 // `text` with each NaN, Infinity and -Infinity outside a string made null
 // (a NaN's line is then one column longer after it; Python writes one value
-// a line when it indents). Counts them, and the first one's place.
-std::string PythonFloatsAsNull(absl::string_view text, int* count, std::string* first) {
+// a line when it indents), or with `same_length` a number of as many
+// characters (0.0, 1.0e+000, -1.0e+000: every other byte where it was, for
+// an error's place in the file). Counts them, and the first one's place.
+std::string PythonFloatsAsNull(absl::string_view text, int* count, std::string* first, bool same_length = false) {
   std::string out;
   out.reserve(text.size());
   bool in_string = false;
@@ -55,7 +57,7 @@ std::string PythonFloatsAsNull(absl::string_view text, int* count, std::string* 
                                                             absl::string_view::npos);
       if (ends) {
         if ((*count)++ == 0) *first = absl::StrCat(line, ":", column);
-        out += "null";
+        out += !same_length ? "null" : n == 3 ? "0.0" : n == 8 ? "1.0e+000" : "-1.0e+000";
         i += n;
         column += static_cast<int>(n);
         continue;
@@ -90,16 +92,24 @@ absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::stri
   absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   int floats = 0;
   std::string first_float;
-  std::string lenient;
+  std::string lenient, placed;
+  const absl::string_view source = text;  // as written, for a syntax error's line
+  // The grammar is checked where each byte was written: the Python floats
+  // as numbers of their length.
+  absl::string_view grammar = text;
   if (python_floats) {
     lenient = PythonFloatsAsNull(text, &floats, &first_float);
+    int ignored = 0;
+    std::string ignored_first;
+    placed = PythonFloatsAsNull(text, &ignored, &ignored_first, /*same_length=*/true);
     text = lenient;
+    grammar = placed;
   }
   // Read into a protobuf Value, which protobuf refuses past ~49 levels
   // saying nothing of depth: the limit of every JSON that is not IR, at
   // the bracket that crosses it (text/json_row.h).
   JsonPlace deep;
-  if (absl::Status s = text::CheckJsonDepth(text, &deep); !s.ok()) {
+  if (absl::Status s = text::CheckJsonDepth(grammar, &deep); !s.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(file, ":", deep.line, ":", deep.column, ": error: ", s.message()));
   }
@@ -107,8 +117,8 @@ absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::stri
   // Where it stops being JSON, shown at its line and column: protobuf's
   // parser says what it expected but not where (and takes a trailing comma).
   JsonPlace broken;
-  if (absl::Status s = text::CheckJsonSyntax(text, &broken); !s.ok()) {
-    diags.set_source(std::string(text));
+  if (absl::Status s = text::CheckJsonSyntax(grammar, &broken); !s.ok()) {
+    diags.set_source(std::string(source));
     diags.Error(broken.line, broken.column, std::string(s.message()));
     std::string rendered = diags.Render();
     while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();

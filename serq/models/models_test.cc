@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "text/json_row.h"
 #include "serq/models/gpu.h"
 #include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
@@ -356,6 +357,16 @@ TEST(JsonFile, WhereItStopsBeingJson) {
   absl::StatusOr<JsonFile> python = JsonFile::Parse("{\"a\": NaN}", "m.json", /*python_floats=*/true);
   ASSERT_TRUE(python.ok()) << python.status();
   EXPECT_EQ(python->Find("a"), nullptr);
+  // Read as Python's, a NaN or Infinity before the break moves it nowhere:
+  // the '}' of {"a": -Infinity, "b": 1,} is at column 25, and the line
+  // shown is the file's.
+  python = JsonFile::Parse("{\"a\": -Infinity, \"b\": 1,}", "m.json", /*python_floats=*/true);
+  EXPECT_EQ(python.status().message(),
+            "m.json:1:25: error: invalid JSON: unexpected '}'; expected string literal (parsing an object key)\n"
+            "{\"a\": -Infinity, \"b\": 1,}\n"
+            "                        ^");
+  // A number past a double's range is JSON's grammar: not judged there.
+  EXPECT_TRUE(text::CheckJsonSyntax("{\"a\": 1e400}").ok());
   EXPECT_EQ(error("{\"a\": [1, 2], \"b\": {\"c\": null}}"), "(no error)");
 }
 

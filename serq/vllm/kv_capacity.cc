@@ -67,8 +67,8 @@ absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, in
   // From meta.json (then at its fields), or a plan's --seqs and
   // --batched-tokens over it.
   const EngineArgs& a = r.args;
-  if (!a.max_num_seqs_from.empty() && !a.max_num_batched_tokens_from.empty() && asked_seqs == a.max_num_seqs &&
-      asked_tokens == a.max_num_batched_tokens) {
+  if (!a.limits_redeployed && !a.max_num_seqs_from.empty() && !a.max_num_batched_tokens_from.empty() &&
+      asked_seqs == a.max_num_seqs && asked_tokens == a.max_num_batched_tokens) {
     return absl::InvalidArgumentError(absl::StrCat(
         r.dir, "/meta.json: error: ", a.max_num_seqs_from, " ", a.max_num_seqs, " is more than ",
         a.max_num_batched_tokens_from, " ", a.max_num_batched_tokens,

@@ -39,7 +39,13 @@ TEST(KvCapacity, KvCacheFromTheRun) {
   // The message says where the memory came from.
   EXPECT_NE(Error(dir, small).find("of the GPU (10 GiB, --gpu-memory, x 0.9)"), std::string::npos)
       << Error(dir, small);
-  // Limits vLLM refuses, at meta.json's fields when both came from there.
+  // Limits vLLM refuses: a plan's own, as its own (not meta.json's, which
+  // says 128); at meta.json's fields when both came from there.
+  Options plan;
+  plan.redeploy.max_num_seqs = 4096;
+  EXPECT_EQ(Error(dir, plan), dir + ": error: max_num_seqs 4096 is more than max_num_batched_tokens 2048, which "
+                                    "vLLM refuses (its scheduler config: max_num_batched_tokens must be at least "
+                                    "max_num_seqs)");
   Edit(meta, "\"max_num_batched_tokens\": 2048", "\"max_num_batched_tokens\": 64");
   EXPECT_EQ(Error(dir, {}), dir + "/meta.json: error: engine_kwargs.max_num_seqs 128 is more than "
                                   "engine_kwargs.max_num_batched_tokens 64, which vLLM refuses (its scheduler "

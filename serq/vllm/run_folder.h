@@ -33,6 +33,8 @@ struct EngineArgs {
   // The field each came from (engine_kwargs' or resolved_config's), for
   // the program's comments; empty for vLLM's default.
   std::string max_num_seqs_from, max_num_batched_tokens_from;
+  // Either limit is a plan's (Redeployment), not the run's record.
+  bool limits_redeployed = false;
   // vLLM's max_model_len where the run records it (engine_kwargs', or
   // resolved_config.model_config's), and which field gave it: a request
   // longer than it vLLM refuses, so a folder holding one is refused.
