@@ -11,6 +11,7 @@
 #include "serq/vllm/architecture.h"
 #include "serq/models/json_file.h"
 #include "serq/models/vllm_engine.h"
+#include "serq-sim/workload/trace.h"
 #include "serq-sim/workload/vllm_record.h"
 #include "text/lines.h"
 
@@ -43,18 +44,26 @@ absl::Status Missing(const std::string& path, absl::string_view what) {
 // check_stop: FINISHED_LENGTH_CAPPED), while the bench records the
 // dataset's output_toks: those are counted, and the replay caps them.
 absl::Status CheckRequests(RunFolder* r) {
+  // The replay's own reader first: its errors, at their lines, are the
+  // replay's (a row without an arrival, rows on two clocks, ...).
+  sim::Trace trace;
+  sim::TraceError error;
+  if (!sim::ReadTrace(r->requests, &trace, &error)) {
+    const std::string at = error.file.empty() ? r->requests : error.file;
+    return absl::InvalidArgumentError(
+        error.line > 0 ? absl::StrCat(at, ":", error.line, ": error: ", error.message)
+                       : absl::StrCat(at, ": error: ", error.message));
+  }
   std::ifstream in(r->requests, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat(r->requests, ": error: cannot be read"));
   text::Lines lines(&in);
   absl::string_view line;
-  int64_t count = 0;
   while (lines.NextNonBlank(&line)) {
     const std::string at = absl::StrCat(r->requests, ":", lines.number(), ": error: ");
     sim::VllmRecord record;
     if (absl::Status s = sim::ParseVllmRecord(line, &record); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(at, s.message()));
     }
-    ++count;
     int64_t total = static_cast<int64_t>(record.input_toks + record.output_toks);
     if (r->args.max_model_len) total = std::min(total, *r->args.max_model_len);
     if (total > r->longest_request) {
@@ -78,7 +87,6 @@ absl::Status CheckRequests(RunFolder* r) {
                      " bytes: not a request record"));
   }
   if (in.bad()) return absl::InvalidArgumentError(absl::StrCat(r->requests, ": error: cannot be read"));
-  if (count == 0) return absl::InvalidArgumentError(absl::StrCat(r->requests, ": error: no requests"));
   return absl::OkStatus();
 }
 

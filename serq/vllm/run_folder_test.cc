@@ -363,7 +363,7 @@ TEST(RunFolder, BadFolders) {
   }
   {
     // The requests, read at once as the replay reads them: a record it
-    // refuses at its line; none at all; a prompt that leaves no room for an
+    // refuses at its line; none at all (the replay's "empty trace"); a prompt that leaves no room for an
     // output token under the run's max_model_len (from engine_kwargs or from
     // what vLLM resolved), which vLLM refuses: the dev run's first request
     // has a prompt of 2,358 tokens.
@@ -372,7 +372,14 @@ TEST(RunFolder, BadFolders) {
     Write(dir + "/requests.jsonl", "\n{\"input_toks\": 5, \"output_toks\": 0}\n");
     EXPECT_EQ(Error(dir), dir + "/requests.jsonl:2: error: output_toks 0: a vLLM request makes at least one token");
     Write(dir + "/requests.jsonl", "\n\n");
-    EXPECT_EQ(Error(dir), dir + "/requests.jsonl: error: no requests");
+    EXPECT_PRED2(StartsWith, Error(dir), dir + "/requests.jsonl: error: empty trace: expected ");
+    // The replay reader's own checks, at their lines: a row without an
+    // arrival.
+    Write(dir + "/requests.jsonl", "{\"input_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1, "
+                                   "\"first_token_ts\": 2, \"last_token_ts\": 3}\n"
+                                   "{\"input_toks\": 5, \"output_toks\": 2}\n");
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:2: error: no arrival: the row has neither 'queued_ts' nor "
+                                "'arrival_time'");
     Write(dir + "/requests.jsonl", requests);
     const std::string meta = Read(dir + "/meta.json");
     Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2358"));
