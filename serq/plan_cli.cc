@@ -67,9 +67,11 @@ namespace {
 
 int Failed(const absl::Status& s) {
   if (absl::IsInvalidArgument(s)) {
-    // A message that names its file already ("run/meta.json: error: …",
-    // serq vllm's and the models' form) is printed as it is.
-    if (absl::StrContains(s.message(), ": error: ")) {
+    // A message that begins with its file ("run/meta.json: error: …",
+    // "m.json:3:1: error: …", serq vllm's and the models' form) is printed
+    // as it is; one that only quotes such an error keeps the prefix.
+    const absl::string_view m = s.message();
+    if (const size_t at = m.find(": "); at != absl::string_view::npos && m.substr(at, 9) == ": error: ") {
       std::cerr << s.message() << "\n";
     } else {
       std::cerr << "serq plan: error: " << s.message() << "\n";

@@ -235,5 +235,16 @@ mkdir -p "$nl" && cp "$run/requests.jsonl" "$nl/requests.jsonl"
 expect 1 "the path holds a control character (\n), which the program's strings cannot hold" -- "$serq" plan \
   --run "$run" --gpus 1 --replay "$nl/requests.jsonl" --until 'p99(ttft) <= 1' --out "$tmp/c"
 
+# A plan's own error that quotes a folder's located one keeps its prefix:
+# the run on a GPU of 10 GB (the cluster file's mem_size), where no engine
+# of one GPU holds the weights.
+small=$tmp/small-gpu
+cp -r "$run" "$small"
+sed -i 's/"mem_size": 96/"mem_size": 10/' "$small/llmservingsim-config.json"
+expect 1 "serq plan: error: $small: no engine of up to 1 GPUs" -- "$serq" plan --run "$small" --gpus 1 \
+  --until 'p99(ttft) <= 1' --out "$tmp/c"
+grep -q "at tensor parallel 1, $small: error: no room for the KV cache" "$tmp/err" \
+  || fail "the folder's own error not quoted: $(cat "$tmp/err")"
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq plan --run: all passed"
