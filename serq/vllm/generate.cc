@@ -159,7 +159,9 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                                         (*reach)[0] == 1 ? " decode" : " decodes", ", the engine runs up to ", seqs,
                                         " (max_num_seqs): its lookups past that extrapolate"));
   }
-  if (!options.requests && r.longest_request > (*reach)[1]) {
+  // A request of n tokens: its last decode reads the KV of n - 2 (the
+  // step that makes token n reads the n - 1 before it, less its own).
+  if (!options.requests && r.longest_request - 2 > (*reach)[1]) {
     out.warnings.push_back(absl::StrCat(r.requests, ":", r.longest_line, ": a request of ", r.longest_request,
                                         " tokens, past the longest KV ", attention, " times decodes at, ",
                                         (*reach)[1], ": its lookups past that extrapolate"));
