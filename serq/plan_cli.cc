@@ -65,6 +65,17 @@ namespace serq {
 
 namespace {
 
+// A generator's reason an engine does not fit, without the hint at its end
+// that names the generator's own flags (`give --kv-blocks N`, `more GPUs
+// (--tp), ... or --kv-blocks N`), which serq plan does not take.
+std::string WhyNot(const absl::Status& s) {
+  std::string m(absl::StripPrefix(s.message(), "serq physics: error: "));
+  if (const size_t at = m.rfind("; "); at != std::string::npos && m.find("--kv-blocks", at) != std::string::npos) {
+    m.erase(at);
+  }
+  return m;
+}
+
 int Failed(const absl::Status& s) {
   if (absl::IsInvalidArgument(s)) {
     // A message that begins with its file ("run/meta.json: error: …",
@@ -321,10 +332,10 @@ int PlanMain(const CommandLine& line) {
         if (!absl::IsInvalidArgument(fits)) return Usage(absl::StripPrefix(fits.message(), "serq physics: error: "));
         if (folder) {
           return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " GPUs cannot serve the run's model: ",
-                                    absl::StripPrefix(fits.message(), "serq physics: error: ")));
+                                    WhyNot(fits)));
         }
         return Usage(absl::StrCat("--tps ", t, ": an engine of ", t, " x ", gpu->name, " cannot serve ", model_name,
-                                  ": ", absl::StripPrefix(fits.message(), "serq physics: error: ")));
+                                  ": ", WhyNot(fits)));
       }
       space.tps.push_back(static_cast<int>(t));
     }
@@ -341,7 +352,7 @@ int PlanMain(const CommandLine& line) {
         // as in serq physics, not a model too large for the GPUs.
         return Usage(absl::StripPrefix(fits.message(), "serq physics: error: "));
       } else {
-        why = absl::StrCat("at tensor parallel ", t, ", ", absl::StripPrefix(fits.message(), "serq physics: error: "));
+        why = absl::StrCat("at tensor parallel ", t, ", ", WhyNot(fits));
       }
     }
     if (space.tps.empty() && folder) {

@@ -245,6 +245,8 @@ expect 1 "serq plan: error: $small: no engine of up to 1 GPUs" -- "$serq" plan -
   --until 'p99(ttft) <= 1' --out "$tmp/c"
 grep -q "at tensor parallel 1, $small: error: no room for the KV cache" "$tmp/err" \
   || fail "the folder's own error not quoted: $(cat "$tmp/err")"
+# ... without serq vllm's hint, a flag serq plan does not take.
+grep -q -- "--kv-blocks" "$tmp/err" && fail "serq vllm's --kv-blocks hint in a plan's error: $(cat "$tmp/err")"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq plan --run: all passed"
