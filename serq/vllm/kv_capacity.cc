@@ -60,15 +60,13 @@ absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, int64_t* seqs, in
         "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json npu_mem.mem_size): give "
         "--gpu-memory GIB"));
   }
-  const int64_t asked_seqs = *seqs, asked_tokens = *tokens;
   absl::Status s = models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(DeviceName(r)), "a100"),
                                          gpu_gib, seqs, tokens);
   if (s.ok()) return absl::OkStatus();
-  // From meta.json (then at its fields), or a plan's --seqs and
-  // --batched-tokens over it.
+  // From meta.json (then at its fields: both limits are the run's own,
+  // its fields named), or a plan's --seqs and --batched-tokens over it.
   const EngineArgs& a = r.args;
-  if (!a.limits_redeployed && !a.max_num_seqs_from.empty() && !a.max_num_batched_tokens_from.empty() &&
-      asked_seqs == a.max_num_seqs && asked_tokens == a.max_num_batched_tokens) {
+  if (!a.max_num_seqs_from.empty() && !a.max_num_batched_tokens_from.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         r.dir, "/meta.json: error: ", a.max_num_seqs_from, " ", a.max_num_seqs, " is more than ",
         a.max_num_batched_tokens_from, " ", a.max_num_batched_tokens,

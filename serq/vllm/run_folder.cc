@@ -295,9 +295,8 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     a.max_num_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
     a.max_num_batched_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
     // A plan's limit is its own, not a field of the run's.
-    a.limits_redeployed = as.max_num_seqs.has_value() || as.max_num_batched_tokens.has_value();
-    if (as.max_num_seqs) a.max_num_seqs_from = "engine_kwargs.max_num_seqs";
-    if (as.max_num_batched_tokens) a.max_num_batched_tokens_from = "engine_kwargs.max_num_batched_tokens";
+    if (as.max_num_seqs) a.max_num_seqs_from.clear();
+    if (as.max_num_batched_tokens) a.max_num_batched_tokens_from.clear();
   }
 
   absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json", &r.warnings);

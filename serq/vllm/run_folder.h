@@ -30,11 +30,10 @@ struct EngineArgs {
   // or more that is not an A100, else 256 and 2048, for an API server).
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
-  // The field each came from (engine_kwargs' or resolved_config's), for
-  // the program's comments; empty for vLLM's default.
+  // The field of meta.json each came from (engine_kwargs' or
+  // resolved_config's), for the program's comments and errors; empty for
+  // vLLM's default and for a plan's own limit (Redeployment).
   std::string max_num_seqs_from, max_num_batched_tokens_from;
-  // Either limit is a plan's (Redeployment), not the run's record.
-  bool limits_redeployed = false;
   // vLLM's max_model_len where the run records it (engine_kwargs', or
   // resolved_config.model_config's), and which field gave it: a request
   // longer than it vLLM refuses, so a folder holding one is refused.
