@@ -313,46 +313,44 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
   // is a number still, and vLLM's default rule up to it is the likeliest
   // list (the default list up to 512 has 51 sizes).
   const std::string max_path = "resolved_config.compilation_config.max_cudagraph_capture_size";
-  if (std::optional<std::string> tag = meta.Tag(sizes_path)) {
-    absl::StatusOr<std::optional<int64_t>> largest = meta.Whole(max_path, 1, 1 << 20);
-    if (largest.ok() && largest->has_value()) {
-      a.graph_sizes = models::CudaGraphSizesUpTo(**largest);
-      a.graph_sizes_from = max_path;
-      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": \"", *tag,
-                                         "\" is not a list of sizes: vLLM's default sizes up to ", max_path, " ",
-                                         **largest, " are assumed"));
-    } else {
-      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": \"", *tag,
-                                         "\" is not a list of sizes: vLLM 0.19's default sizes are assumed"));
-    }
-  } else if (const google::protobuf::Value* sizes = meta.Find(sizes_path)) {
-    std::set<int64_t> got;
-    // What is wrong, where the value is not a list of whole numbers from 1.
-    std::string wrong;
-    if (sizes->kind_case() != google::protobuf::Value::kListValue) {
-      wrong = absl::StrCat(Describe(*sizes), " is not a list of sizes");
-    } else {
-      for (int i = 0; i < sizes->list_value().values_size() && wrong.empty(); ++i) {
-        const google::protobuf::Value& v = sizes->list_value().values(i);
-        const double x = v.number_value();
-        if (v.kind_case() == google::protobuf::Value::kNumberValue && x >= 1 && x <= (1 << 20) &&
-            x == static_cast<double>(static_cast<int64_t>(x))) {
-          got.insert(static_cast<int64_t>(x));
-        } else {
-          wrong = absl::StrCat("element ", i, ", ", Describe(v), ", is not a size (a whole number from 1 to 2^20)");
-        }
+  const std::optional<std::string> tag = meta.Tag(sizes_path);
+  const google::protobuf::Value* sizes = tag ? nullptr : meta.Find(sizes_path);
+  if (!tag && sizes == nullptr) return absl::OkStatus();
+  std::set<int64_t> got;
+  // What is wrong, where the value is not a list of whole numbers from 1.
+  std::string wrong;
+  if (tag) {
+    wrong = absl::StrCat("\"", *tag, "\" is not a list of sizes");
+  } else if (sizes->kind_case() != google::protobuf::Value::kListValue) {
+    wrong = absl::StrCat(Describe(*sizes), " is not a list of sizes");
+  } else {
+    for (int i = 0; i < sizes->list_value().values_size() && wrong.empty(); ++i) {
+      const google::protobuf::Value& v = sizes->list_value().values(i);
+      const double x = v.number_value();
+      if (v.kind_case() == google::protobuf::Value::kNumberValue && x >= 1 && x <= (1 << 20) &&
+          x == static_cast<double>(static_cast<int64_t>(x))) {
+        got.insert(static_cast<int64_t>(x));
+      } else {
+        wrong = absl::StrCat("element ", i, ", ", Describe(v), ", is not a size (a whole number from 1 to 2^20)");
       }
     }
-    if (!wrong.empty()) {
-      r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong,
-                                         ": vLLM 0.19's default sizes are assumed"));
-    } else if (got.empty()) {
-      a.enforce_eager = true;  // nothing captured: every step eagerly
-      a.graph_mode_from = sizes_path;
-    } else {
-      a.graph_sizes.assign(got.begin(), got.end());
-      a.graph_sizes_from = sizes_path;
-    }
+  }
+  absl::StatusOr<std::optional<int64_t>> largest =
+      tag ? meta.Whole(max_path, 1, 1 << 20) : absl::StatusOr<std::optional<int64_t>>(std::nullopt);
+  if (!wrong.empty() && largest.ok() && largest->has_value()) {
+    a.graph_sizes = models::CudaGraphSizesUpTo(**largest);
+    a.graph_sizes_from = max_path;
+    r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong, ": vLLM's default sizes up to ",
+                                       max_path, " ", **largest, " are assumed"));
+  } else if (!wrong.empty()) {
+    r->warnings.push_back(absl::StrCat(meta.file(), ": ", sizes_path, ": ", wrong,
+                                       ": vLLM 0.19's default sizes are assumed"));
+  } else if (got.empty()) {
+    a.enforce_eager = true;  // nothing captured: every step eagerly
+    a.graph_mode_from = sizes_path;
+  } else {
+    a.graph_sizes.assign(got.begin(), got.end());
+    a.graph_sizes_from = sizes_path;
   }
   return absl::OkStatus();
 }
