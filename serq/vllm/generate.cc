@@ -291,7 +291,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   t.Line();
   t.Comment(absl::StrCat("One GPU's kernels, ", profile, " (one layer at a time, microseconds)."));
-  t.Line(absl::StrCat("table attn = ", path(r.profile_dir + "/attention.csv"),
+  t.Line(absl::StrCat("table attn = ", path(attention),
                       " { key prefill_chunk, kv_prefill, n_decode, kv_decode; value time_us; }"));
   std::vector<std::string> dense_ops = arch.per_step;
   for (const auto& [op, n] : arch.per_layer) dense_ops.push_back(op);
