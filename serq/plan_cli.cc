@@ -106,7 +106,7 @@ std::string StepTimeSource(const vllm::RunFolder* folder, const std::string& run
       "over the run's link, the KV cache as vLLM derives it: serq vllm's program (docs/cli.md §serq vllm). Its "
       "measured error replaying the runs at hand (docs/examples.md §The figures; simulated - measured): "
       "Llama-3.1-8B on one RTX PRO 6000 TTFT mean +0.04%, p99 +1.80%, TPOT mean +0.42%, p99 +2.74%, E2E "
-      "mean +0.29%; Qwen3-30B-A3B DP 2 EP TTFT mean -1.80%, TPOT mean +1.15%, E2E mean +1.02%; no run "
+      "mean +0.29%; Qwen3-30B-A3B DP 2 EP TTFT mean -0.56%, TPOT mean +1.24%, E2E mean +1.15%; no run "
       "measures it at another TP degree or another engine count",
       disaggregated ? absl::StrCat(", nor disaggregated: a disaggregated candidate's prefill and decode "
                                    "engines each take the profile at their degree, and its KV transfer is "

@@ -73,7 +73,7 @@ check $moe $mrun ttft p50_ms 5
 # (-10.9%), p99 not (LLMServingSim -1.0%): the requests that wait for a
 # seat, after 25 s, wait for it on the engine the balancer sent them to,
 # and serq's engines free seats at another pace than vLLM's
-# (docs/examples.md). -9.3% and +8.0% today.
+# (docs/examples.md). -8.0% and +8.6% today.
 check $moe $mrun ttft p90_ms 10.9 "target 5%, a documented miss; LLMServingSim -10.9%"
 check $moe $mrun ttft p99_ms 9 "target 5%, a documented miss"
 

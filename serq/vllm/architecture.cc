@@ -9,6 +9,11 @@ namespace {
 // profiler names their modules: a decoder layer is an RMSNorm, the QKV
 // projection (Qwen3: then the per-head q and k norms), the rotary
 // embedding, attention, the output projection, an RMSNorm, and the MLP.
+// A count is calls a layer: the profiler's row for a name is the mean of
+// its calls in a pass (its DedupSink averages samples of one key), so the
+// two RMSNorms are 2 x 'layernorm' and Qwen3Attention's q_norm and k_norm
+// (two RMSNorm modules, called one after the other) 2 x 'qk_norm'.
+// LLMServingSim's trace generator charges qk_norm once a layer.
 const std::vector<Architecture>& Catalog() {
   static const auto* catalog = new std::vector<Architecture>{
       {{"llama", "mistral", "qwen2"},
@@ -19,7 +24,7 @@ const std::vector<Architecture>& Catalog() {
        {"lm_head", "sampler"}},
       {{"qwen3", "qwen3_moe"},
        {"embedding", "final_layernorm"},
-       {{"layernorm", 2}, {"qkv_proj", 1}, {"qk_norm", 1}, {"rotary_emb", 1}, {"o_proj", 1}},
+       {{"layernorm", 2}, {"qkv_proj", 1}, {"qk_norm", 2}, {"rotary_emb", 1}, {"o_proj", 1}},
        {"gate_up_proj", "act_fn", "down_proj"},
        true,
        {"lm_head", "sampler"}},

@@ -393,7 +393,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     layer_parts.push_back(count == 1 ? absl::StrCat(op, "(", at, ")") : absl::StrCat(count, " * ", op, "(", at, ")"));
   }
   t.Line(absl::StrCat("  // A layer's operators but attention and the MLP, at the step's ",
-                      graph_max > 0 ? "padded tokens." : "tokens."));
+                      graph_max > 0 ? "padded tokens;" : "tokens;"));
+  // The profiler averages the calls of one name in a pass, so a row is one call's time
+  // (both RMSNorms of a layer are 'layernorm', Qwen3's q and k norms 'qk_norm').
+  t.Line("  // an operator vLLM calls twice a layer counts twice (a profile row is one call).");
   t.Line(absl::StrCat("  let layer = ", absl::StrJoin(layer_parts, " + "), ";"));
   t.Line("  // Attention, once a layer: the prefill chunks' tokens and KV, the decodes' count and");
   t.Line("  // mean KV (LLMServingSim's lookup).");

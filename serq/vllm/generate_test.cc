@@ -356,7 +356,7 @@ TEST(Generate, DenseQwen3AtTensorParallel2) {
   EXPECT_NE(p.find("param Tp = 2;"), std::string::npos);
   EXPECT_NE(p.find("param Layers = 64;"), std::string::npos);
   EXPECT_NE(p.find("{ where layer = \"qk_norm\"; key tokens; value time_us; }"), std::string::npos);
-  EXPECT_NE(p.find("let layer = 2 * layernorm(padded) + qkv_proj(padded) + qk_norm(padded) + rotary_emb(padded) + "
+  EXPECT_NE(p.find("let layer = 2 * layernorm(padded) + qkv_proj(padded) + 2 * qk_norm(padded) + rotary_emb(padded) + "
                    "o_proj(padded);"),
             std::string::npos);
   EXPECT_NE(p.find("+ Layers * (layer + attend + gate_up_proj(padded) + act_fn(padded) + "

@@ -66,8 +66,14 @@ TEST(Architecture, TheProfilersCatalogs) {
   for (const std::string& op : moe->dense_mlp) without_mlp.erase(op);
   EXPECT_EQ(without_mlp, qwen3_moe);
   EXPECT_EQ(FindArchitecture("phi3"), nullptr);
-  // Two RMSNorms a decoder layer, each other operator once.
-  for (const auto& [op, n] : FindArchitecture("qwen3")->per_layer) EXPECT_EQ(n, op == "layernorm" ? 2 : 1) << op;
+  // Calls a layer: two RMSNorms a decoder layer (input and post-attention),
+  // two per-head norms in Qwen3Attention (q_norm, then k_norm: vLLM's
+  // qwen3.py), each other operator once. The profiler's row for a name is
+  // the mean of its calls (its DedupSink), so the count multiplies it.
+  for (const auto& [op, n] : FindArchitecture("qwen3")->per_layer) {
+    EXPECT_EQ(n, op == "layernorm" || op == "qk_norm" ? 2 : 1) << op;
+  }
+  for (const auto& [op, n] : FindArchitecture("llama")->per_layer) EXPECT_EQ(n, op == "layernorm" ? 2 : 1) << op;
 }
 
 TEST(ModelConfig, TheTwoModels) {
