@@ -270,5 +270,32 @@ docs_means "$why" "Qwen3-30B-A3B, DP 2 EP, the folder's link" $moe-mixed $mrun
 # shellcheck disable=SC2086
 docs_means "$why" "Qwen3-30B-A3B, DP 2 EP, the preset's link" $moe-mixed $mrun $pcie
 
+# ... and §Calibration to a profile's rows: each fit predicting its own run
+# and the other one, a row by its first two cells.
+docs_fit() {  # docs_fit FITTED_TO RUN_CELL PROGRAM RUN -D ...
+  local fitted=$1 cell=$2 prog=$3 run=$4 want got
+  shift 4
+  checks=$((checks + 1))
+  want=$("$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "examples/physics/$prog.sq" "$@" |
+    awk -F, '$2 == "error_pct" && ($1 == "ttft" || $1 == "tpot" || $1 == "e2e") { printf "%s%+.2f", sep, $4; sep = " " }')
+  got=$(awk '$0 == "## Calibration to a profile'"'"'s rows" { on = 1; next } on && /^## / { on = 0 } on' docs/examples.md |
+    sed 's/\*\*//g; s/−/-/g' | awk -F'|' -v f="$fitted" -v r="$cell" '
+      { gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $3) }
+      $2 == f && $3 == r { out = ""; for (i = 4; i <= 6; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 4 ? " " : "") v }; print out }')
+  if [ "$want" = "$got" ]; then
+    echo "ok   docs/examples.md §Calibration to a profile's rows '$fitted' '$cell': $got"
+  else
+    fail "docs/examples.md §Calibration to a profile's rows '$fitted' '$cell' says '$got', serq compare gives '$want'"
+  fi
+}
+# shellcheck disable=SC2086
+docs_fit "the Llama profile" "Llama-3.1-8B (its own profile's rows)" $llama-mixed $lrun $lrows
+# shellcheck disable=SC2086
+docs_fit "the Llama profile" "test: Qwen3-30B-A3B, the folder's link" $moe-mixed $mrun $lrows
+# shellcheck disable=SC2086
+docs_fit "the MoE profile" "Qwen3-30B-A3B (its own profile's rows)" $moe-mixed $mrun $mrows
+# shellcheck disable=SC2086
+docs_fit "the MoE profile" "test: Llama-3.1-8B" $llama-mixed $lrun $mrows
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -130,5 +130,33 @@ else
   fail "docs/examples.md's 'as generated' row says '$got', serq compare gives '$want'"
 fi
 
+# ... and §Where serq and LLMServingSim differ: each row of its bands table
+# is bands.py's row for that band, on the MoE replay's trace.
+checks=$((checks + 1))
+tmp=$(mktemp -d)
+if ! "$serq" run "examples/vllm/$moe.sq" --trace "$tmp/moe.jsonl" >/dev/null 2>"$tmp/err"; then
+  fail "serq run examples/vllm/$moe.sq --trace: $(cat "$tmp/err")"
+elif ! python3 examples/vllm/bands.py "examples/vllm/runs/$mrun" "$tmp/moe.jsonl" >"$tmp/bands" 2>"$tmp/err"; then
+  fail "bands.py: $(cat "$tmp/err")"
+else
+  # The docs' rows, "| 0–19 | 156.1 | ... |", as bands.py prints them: "0-19 156.1 ...".
+  sed -n '/^## Where serq and LLMServingSim differ/,/^## /p' docs/examples.md | sed 's/–/-/g' |
+    awk -F'|' '$2 ~ /^ [0-9]+-[0-9]+ $/ { out = ""; for (i = 2; i <= 8; i++) { v = $i; gsub(/ /, "", v); out = out (i > 2 ? " " : "") v }; print out }' \
+    >"$tmp/docs"
+  tr -s ' |' ' ' <"$tmp/bands" | sed 's/^ //; s/ $//' >"$tmp/printed"
+  bad=""
+  while read -r row; do
+    grep -qxF "$row" "$tmp/printed" || bad="$bad; '$row'"
+  done <"$tmp/docs"
+  if [ ! -s "$tmp/docs" ]; then
+    fail "docs/examples.md: no bands table found"
+  elif [ -n "$bad" ]; then
+    fail "docs/examples.md's bands table has rows bands.py does not print${bad}"
+  else
+    echo "ok   docs/examples.md's bands table: $(wc -l <"$tmp/docs") rows, each bands.py's"
+  fi
+fi
+rm -rf "$tmp"
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
