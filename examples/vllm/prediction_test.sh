@@ -130,6 +130,61 @@ else
   fail "docs/examples.md's 'as generated' row says '$got', serq compare gives '$want'"
 fi
 
+# ... and the other rows of that table: each a program without CUDA graphs
+# (serq vllm --enforce-eager) with the one line the row names edited, its
+# figures as the docs round them (two decimals, or one).
+variants() {  # variants RUN PROGRAM_COLUMN(2|4) LABEL SED
+  local run=$1 col=$2 label=$3 edit=$4 want got
+  checks=$((checks + 1))
+  # Beside the programs, whose trace paths are relative to their folder.
+  sed "$edit" "$vtmp/examples/vllm/$run.sq" >"$vtmp/examples/vllm/v.sq"
+  if [ -n "$edit" ] && cmp -s "$vtmp/examples/vllm/$run.sq" "$vtmp/examples/vllm/v.sq"; then
+    fail "variant '$label': the edit '$edit' changes nothing"; return
+  fi
+  want=$("$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "$vtmp/examples/vllm/v.sq" |
+    awk -F, '$2 == "error_pct" && $1 == "ttft" { t = $4 " " $5 " " $6 " " $7 " " $8 }
+             $2 == "error_pct" && $1 == "tpot" { p = $4 } END { print t " " p }')
+  got=$(grep -F "| $label |" docs/examples.md | sed 's/−/-/g' |
+    awk -F'|' -v c="$col" '{ print $(c + 1) " " $(c + 2) }')
+  if [ -z "$got" ]; then fail "docs/examples.md: no variant row '$label'"; return; fi
+  # Each of the docs' figures within half its last digit of compare's.
+  if awk -v w="$want" -v g="$got" 'BEGIN {
+        n = split(w, a, " "); m = split(g, b, " "); if (n != m) exit 1
+        for (i = 1; i <= n; i++) {
+          d = b[i]; sub(/^[+-]?[0-9]*/, "", d); ulp = 10 ^ -(length(d) - 1)
+          if (a[i] - b[i] > ulp / 2 + 1e-9 || b[i] - a[i] > ulp / 2 + 1e-9) exit 1
+        }
+      }'; then
+    echo "ok   docs/examples.md variant '$label': $got"
+  else
+    fail "docs/examples.md variant '$label' says '$got', serq compare gives '$want'"
+  fi
+}
+vtmp=$(mktemp -d)
+mkdir -p "$vtmp/examples/vllm"
+ln -s "$here/examples/vllm/runs" "$vtmp/examples/vllm/runs"
+for run in $lrun $mrun; do
+  (cd "$vtmp" && "$here/$serq" vllm "examples/vllm/runs/$run" --enforce-eager --out "examples/vllm/$run.sq") \
+    2>/dev/null || fail "serq vllm $run --enforce-eager"
+done
+eager='without CUDA graphs (every operator at the step'"'"'s own tokens: `serq vllm --enforce-eager`, as a run with `enforce_eager` in its `meta.json` is written)'
+variants $lrun 4 "$eager" ''
+variants $lrun 4 'TTFT from the arrival, not `queued`' 's/observe ttft = now - queued;/observe ttft = now - arrival;/'
+variants $lrun 4 'without `async`' 's/ async;//'
+variants $lrun 4 'no skew blend (attention at the mean KV)' 's/let attend = max(t_mean + alpha \* max(t_max - t_mean, 0), 0);/let attend = t_mean;/'
+variants $mrun 2 "$eager" ''
+# The MoE rows below the second: the balancer on the counts of the instant.
+sed -i 's/ every 0\.1;/;/' "$vtmp/examples/vllm/$mrun.sq"
+variants $mrun 2 'the balancer on the counts of the instant (no `every 0.1`)' ''
+variants $mrun 2 'TTFT from the arrival, not `queued`' 's/observe ttft = now - queued;/observe ttft = now - arrival;/'
+variants $mrun 2 'without `async`' 's/ async;//'
+variants $mrun 2 'engines not in `lockstep`' 's/ lockstep;//'
+variants $mrun 2 'no expert exchange (no all-gather, reduce-scatter)' 's/let exchange = 1e6 \* (all_gather/let exchange = 0 * (all_gather/'
+variants $mrun 2 "experts at each engine's own tokens" 's/let gathered = group_tokens;/let gathered = tokens;/'
+variants $mrun 2 'requests to the engines in turn' 's/choose i in E by (4 \* waiting(E\[i\]) + running(E\[i\]));/choose i in E by abs(i - serial % Engines);/'
+variants $mrun 2 'no skew blend (attention at the mean KV)' 's/let attend = max(t_mean + alpha \* max(t_max - t_mean, 0), 0);/let attend = t_mean;/'
+rm -rf "$vtmp"
+
 # ... and §Where serq and LLMServingSim differ: each row of its bands table
 # is bands.py's row for that band, on the MoE replay's trace.
 checks=$((checks + 1))
