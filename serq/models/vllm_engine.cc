@@ -10,11 +10,14 @@ namespace serq::models {
 
 constexpr double kGiB = 1073741824.0;
 
-absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens) {
-  const bool big = gpu_gib >= 70 && !a100;
+namespace {
+
+// The limits not given (0) take the defaults; a default max_num_seqs is
+// then at most max_num_batched_tokens, a given one above it is refused.
+absl::Status FillLimits(int64_t default_seqs, int64_t default_tokens, int64_t* seqs, int64_t* tokens) {
   const bool seqs_given = *seqs != 0;
-  if (*seqs == 0) *seqs = big ? 1024 : 256;
-  if (*tokens == 0) *tokens = big ? 8192 : 2048;
+  if (*seqs == 0) *seqs = default_seqs;
+  if (*tokens == 0) *tokens = default_tokens;
   if (!seqs_given) {
     *seqs = std::min(*seqs, *tokens);
   } else if (*seqs > *tokens) {
@@ -23,6 +26,17 @@ absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* to
         ", which vLLM refuses (its scheduler config: max_num_batched_tokens must be at least max_num_seqs)"));
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens) {
+  const bool big = gpu_gib >= 70 && !a100;
+  return FillLimits(big ? 1024 : 256, big ? 8192 : 2048, seqs, tokens);
+}
+
+absl::Status EngineBatchDefaults(int64_t* seqs, int64_t* tokens) {
+  return FillLimits(kSchedulerDefaultSeqs, kSchedulerDefaultTokens, seqs, tokens);
 }
 
 double SamplerBytesPerLogit(const ModelConfig& m, int64_t seqs) {

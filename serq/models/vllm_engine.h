@@ -28,6 +28,16 @@ namespace serq::models {
 // config refuses it rather than lower it.
 absl::Status BatchDefaults(bool a100, double gpu_gib, int64_t* seqs, int64_t* tokens);
 
+// The same for an engine made by AsyncLLM.from_engine_args (LLMServingSim's
+// bench) or LLMEngine.from_engine_args: their usage context,
+// ENGINE_CONTEXT, is in neither of get_batch_defaults's tables, so vLLM
+// 0.19 falls back to SchedulerConfig's DEFAULT_MAX_NUM_SEQS, 128, and
+// DEFAULT_MAX_NUM_BATCHED_TOKENS, 2048, whatever the GPU; then the same
+// rules as above.
+inline constexpr int64_t kSchedulerDefaultSeqs = 128;
+inline constexpr int64_t kSchedulerDefaultTokens = 2048;
+absl::Status EngineBatchDefaults(int64_t* seqs, int64_t* tokens);
+
 // The sampler's warm-up in vLLM's profile run (GPUModelRunner.
 // _dummy_sampler_run) samples max_num_seqs dummy sequences with top-k and
 // top-p on, so each sequence's logits over the whole vocabulary (a

@@ -132,9 +132,15 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
           net::InterconnectNames(), ")"));
     }
   }
-  // The engine's limits, vLLM's defaults where the run gives none.
+  // The engine's limits, vLLM's defaults where the run gives none: the
+  // bench's engine's when the program replays the run, an API server's
+  // when it serves the model otherwise (serq plan's deployments).
+  const Redeployment& as = options.redeploy;
+  const bool served = as.tp || as.dp || as.max_num_seqs || as.max_num_batched_tokens;
   int64_t seqs = a.max_num_seqs, tokens = a.max_num_batched_tokens;
-  if (absl::Status s = BatchDefaults(r, GpuMemoryOf(r, options.kv).gib, &seqs, &tokens); !s.ok()) return s;
+  if (absl::Status s = BatchDefaults(r, GpuMemoryOf(r, options.kv).gib, served, &seqs, &tokens); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
   // Limits past the profiler's sweep: the lookups extrapolate (said as
@@ -246,9 +252,13 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                                           r.ep, " GPUs, whole"));
   }
   // Where a limit came from: engine_kwargs (its name), resolved_config, or
-  // vLLM's default for the GPU.
-  auto limit_why = [](const char* name, int64_t given, const std::string& from) {
-    if (given == 0) return absl::StrCat(name, ": vLLM's default for this GPU");
+  // vLLM's default (the bench's engine's, or an API server's for the GPU).
+  auto limit_why = [served](const char* name, int64_t given, const std::string& from) {
+    if (given == 0) {
+      return absl::StrCat(name, served ? ": vLLM's default for this GPU (an API server's)"
+                                       : ": vLLM's default for the bench's engine (AsyncLLM.from_engine_args: "
+                                         "SchedulerConfig's)");
+    }
     return absl::StartsWith(from, "resolved_config") ? absl::StrCat("meta.json ", from) : std::string(name);
   };
   t.Param("Seqs", Num(seqs), limit_why("max_num_seqs", a.max_num_seqs, a.max_num_seqs_from));
