@@ -254,7 +254,9 @@ docs_means() {  # docs_means SECTION ROW_LABEL PROGRAM RUN [-D ...]
     sed 's/\*\*//g; s/−/-/g' | awk -F'|' -v row="$label" '
       { gsub(/^ +| +$/, "", $2) }
       $2 == row { out = ""; for (i = 3; i <= 5; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 3 ? " " : "") v }; print out }')
-  if [ "$want" = "$got" ]; then
+  if [ -z "$want" ] || [ -z "$got" ]; then
+    fail "docs/examples.md §$section '$label': no figures (docs '$got', serq compare '$want')"
+  elif [ "$want" = "$got" ]; then
     echo "ok   docs/examples.md §$section '$label': $got"
   else
     fail "docs/examples.md §$section '$label' says '$got', serq compare gives '$want'"
@@ -282,7 +284,9 @@ docs_fit() {  # docs_fit FITTED_TO RUN_CELL PROGRAM RUN -D ...
     sed 's/\*\*//g; s/−/-/g' | awk -F'|' -v f="$fitted" -v r="$cell" '
       { gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $3) }
       $2 == f && $3 == r { out = ""; for (i = 4; i <= 6; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 4 ? " " : "") v }; print out }')
-  if [ "$want" = "$got" ]; then
+  if [ -z "$want" ] || [ -z "$got" ]; then
+    fail "docs/examples.md §Calibration to a profile's rows '$fitted' '$cell': no figures (docs '$got', serq compare '$want')"
+  elif [ "$want" = "$got" ]; then
     echo "ok   docs/examples.md §Calibration to a profile's rows '$fitted' '$cell': $got"
   else
     fail "docs/examples.md §Calibration to a profile's rows '$fitted' '$cell' says '$got', serq compare gives '$want'"

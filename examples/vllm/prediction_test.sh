@@ -98,7 +98,9 @@ docs_row() {  # docs_row RUN_LABEL METRIC PROGRAM RUN
         for (i = 4; i <= 8; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 4 ? " " : "") v }
         print out
       }')
-  if [ "$want" = "$got" ]; then
+  if [ -z "$want" ] || [ -z "$got" ]; then
+    fail "docs/examples.md $label $upper serq: no figures (docs '$got', serq compare '$want')"
+  elif [ "$want" = "$got" ]; then
     echo "ok   docs/examples.md $label $upper serq: $got"
   else
     fail "docs/examples.md $label $upper serq says '$got', serq compare gives '$want'"
@@ -151,7 +153,7 @@ variants() {  # variants RUN PROGRAM_COLUMN(2|4) LABEL SED
   if awk -v w="$want" -v g="$got" 'BEGIN {
         n = split(w, a, " "); m = split(g, b, " "); if (n != m) exit 1
         for (i = 1; i <= n; i++) {
-          d = b[i]; sub(/^[+-]?[0-9]*/, "", d); ulp = 10 ^ -(length(d) - 1)
+          d = b[i]; sub(/^[+-]?[0-9]*/, "", d); ulp = length(d) > 1 ? 10 ^ -(length(d) - 1) : 1
           if (a[i] - b[i] > ulp / 2 + 1e-9 || b[i] - a[i] > ulp / 2 + 1e-9) exit 1
         }
       }'; then
@@ -164,8 +166,9 @@ vtmp=$(mktemp -d)
 mkdir -p "$vtmp/examples/vllm"
 ln -s "$here/examples/vllm/runs" "$vtmp/examples/vllm/runs"
 for run in $lrun $mrun; do
+  checks=$((checks + 1))
   (cd "$vtmp" && "$here/$serq" vllm "examples/vllm/runs/$run" --enforce-eager --out "examples/vllm/$run.sq") \
-    2>/dev/null || fail "serq vllm $run --enforce-eager"
+    2>"$vtmp/err" || fail "serq vllm $run --enforce-eager: $(cat "$vtmp/err")"
 done
 eager='without CUDA graphs (every operator at the step'"'"'s own tokens: `serq vllm --enforce-eager`, as a run with `enforce_eager` in its `meta.json` is written)'
 variants $lrun 4 "$eager" ''

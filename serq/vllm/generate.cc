@@ -132,15 +132,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
           net::InterconnectNames(), ")"));
     }
   }
-  // The engine's limits, vLLM's defaults where the run gives none: the
-  // bench's engine's when the program replays the run, an API server's
-  // when it serves the model otherwise (serq plan's deployments).
-  const Redeployment& as = options.redeploy;
-  const bool served = as.tp || as.dp || as.max_num_seqs || as.max_num_batched_tokens;
-  int64_t seqs = a.max_num_seqs, tokens = a.max_num_batched_tokens;
-  if (absl::Status s = BatchDefaults(r, GpuMemoryOf(r, options.kv).gib, served, &seqs, &tokens); !s.ok()) {
-    return s;
-  }
+  // The engine's limits: the run's (vLLM's for the bench's engine where it
+  // gives none: ReadRunFolder), or a plan's.
+  if (absl::Status s = CheckLimits(r); !s.ok()) return s;
+  const int64_t seqs = a.max_num_seqs, tokens = a.max_num_batched_tokens;
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
   // Limits past the profiler's sweep: the lookups extrapolate (said as
@@ -251,19 +246,18 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Param("Ep", Num(r.ep), absl::StrCat("enable_expert_parallel: the experts over the ",
                                           r.ep, " GPUs, whole"));
   }
-  // Where a limit came from: engine_kwargs (its name), resolved_config, or
-  // vLLM's default (the bench's engine's, or an API server's for the GPU).
-  auto limit_why = [served](const char* name, int64_t given, const std::string& from) {
-    if (given == 0) {
-      return absl::StrCat(name, served ? ": vLLM's default for this GPU (an API server's)"
-                                       : ": vLLM's default for the bench's engine (AsyncLLM.from_engine_args: "
-                                         "SchedulerConfig's)");
+  // Where a limit came from: engine_kwargs (its name), resolved_config,
+  // vLLM's default for the bench's engine, or a plan.
+  auto limit_why = [](const char* name, bool by_default, const std::string& from) {
+    if (by_default) {
+      return absl::StrCat(name, ": vLLM's default for the bench's engine (AsyncLLM.from_engine_args: "
+                                "SchedulerConfig's)");
     }
     return absl::StartsWith(from, "resolved_config") ? absl::StrCat("meta.json ", from) : std::string(name);
   };
-  t.Param("Seqs", Num(seqs), limit_why("max_num_seqs", a.max_num_seqs, a.max_num_seqs_from));
-  t.Param("Tokens", Num(tokens),
-          limit_why("max_num_batched_tokens", a.max_num_batched_tokens, a.max_num_batched_tokens_from));
+  t.Param("Seqs", Num(seqs), limit_why("max_num_seqs", a.max_num_seqs_by_default, a.max_num_seqs_from));
+  t.Param("Tokens", Num(tokens), limit_why("max_num_batched_tokens", a.max_num_batched_tokens_by_default,
+                                           a.max_num_batched_tokens_from));
   const std::vector<int64_t> graph_sizes =
       a.enforce_eager || options.enforce_eager ? std::vector<int64_t>{}
                       : a.graph_sizes.empty() ? models::VllmCudaGraphSizes(seqs, tokens) : a.graph_sizes;

@@ -49,32 +49,21 @@ GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options) {
   return {r.cluster.mem_size, config};
 }
 
-absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, bool served, int64_t* seqs, int64_t* tokens) {
-  // An API server's defaults are by the GPU's memory: without it they
-  // would be a guess that changes the schedule.
-  if (served && (*seqs == 0 || *tokens == 0) && !(gpu_gib > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        r.dir, ": error: meta.json gives no ", *seqs == 0 ? "max_num_seqs" : "max_num_batched_tokens",
-        " (engine_kwargs, resolved_config.scheduler_config)",
-        ", an API server's default for it (vLLM's get_batch_defaults) depends on the GPU's memory, and the run "
-        "records none "
-        "(meta.json hardware.device_total_memory_bytes, llmservingsim-config.json npu_mem.mem_size): give "
-        "--gpu-memory GIB"));
-  }
-  absl::Status s = served ? models::BatchDefaults(absl::StrContains(absl::AsciiStrToLower(DeviceName(r)), "a100"),
-                                                  gpu_gib, seqs, tokens)
-                          : models::EngineBatchDefaults(seqs, tokens);
-  if (s.ok()) return absl::OkStatus();
-  // From meta.json (then at its fields: both limits are the run's own,
-  // its fields named), or a plan's --seqs and --batched-tokens over it.
+absl::Status CheckLimits(const RunFolder& r) {
   const EngineArgs& a = r.args;
+  if (a.max_num_seqs <= a.max_num_batched_tokens) return absl::OkStatus();
+  constexpr absl::string_view kRefused =
+      ", which vLLM refuses (its scheduler config: max_num_batched_tokens must be at least max_num_seqs)";
+  // Both the run's own (then at meta.json's fields), or a plan's --seqs
+  // or --batched-tokens over them.
   if (!a.max_num_seqs_from.empty() && !a.max_num_batched_tokens_from.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        r.dir, "/meta.json: error: ", a.max_num_seqs_from, " ", a.max_num_seqs, " is more than ",
-        a.max_num_batched_tokens_from, " ", a.max_num_batched_tokens,
-        ", which vLLM refuses (its scheduler config: max_num_batched_tokens must be at least max_num_seqs)"));
+    return absl::InvalidArgumentError(absl::StrCat(r.dir, "/meta.json: error: ", a.max_num_seqs_from, " ",
+                                                   a.max_num_seqs, " is more than ", a.max_num_batched_tokens_from,
+                                                   " ", a.max_num_batched_tokens, kRefused));
   }
-  return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", s.message()));
+  return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: max_num_seqs ", a.max_num_seqs,
+                                                 " is more than max_num_batched_tokens ", a.max_num_batched_tokens,
+                                                 kRefused));
 }
 
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,

@@ -52,16 +52,11 @@ GpuMemory GpuMemoryOf(const RunFolder& r, const KvOptions& options);
 // The activation peak of vLLM's profile run (serq/models/vllm_engine.h).
 using models::ActivationPeakBytes;
 
-// vLLM 0.19's max_num_seqs and max_num_batched_tokens where the run does
-// not give them. The run's own engine (`served` false) was the bench's,
-// AsyncLLM.from_engine_args: SchedulerConfig's 128 and 2048
-// (models::EngineBatchDefaults). An engine served in its place (`served`:
-// serq plan's deployments, `vllm serve`) takes an API server's
-// (EngineArgs.get_batch_defaults): 1024 and 8192 on a GPU of at least 70
-// GiB that is not an A100, else 256 and 2048. Either way a default
-// max_num_seqs is at most max_num_batched_tokens, and a given one above it
-// is an error naming the run folder.
-absl::Status BatchDefaults(const RunFolder& r, double gpu_gib, bool served, int64_t* seqs, int64_t* tokens);
+// The engine's limits (the run's, as ReadRunFolder filled them, or a
+// plan's over them) as vLLM's scheduler config takes them: a
+// max_num_seqs above max_num_batched_tokens is refused, at meta.json's
+// fields where both are the run's own.
+absl::Status CheckLimits(const RunFolder& r);
 
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
                                     int64_t max_num_batched_tokens, const KvOptions& options);

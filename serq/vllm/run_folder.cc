@@ -268,6 +268,21 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   const int run_tp = r.args.tp, run_dp = r.args.dp;
   {
     EngineArgs& a = r.args;
+    // The limits the run's engine ran at. The bench builds it with
+    // AsyncLLM.from_engine_args, whose usage context (ENGINE_CONTEXT) is in
+    // neither of vLLM's get_batch_defaults tables, so a limit it does not
+    // give is SchedulerConfig's, whatever the GPU.
+    if (a.max_num_seqs == 0 || a.max_num_batched_tokens == 0) {
+      a.max_num_seqs_by_default = a.max_num_seqs == 0;
+      a.max_num_batched_tokens_by_default = a.max_num_batched_tokens == 0;
+      if (absl::Status s = models::EngineBatchDefaults(&a.max_num_seqs, &a.max_num_batched_tokens); !s.ok()) {
+        return meta->Error(a.max_num_seqs_from,
+                           absl::StrCat(a.max_num_seqs, " is more than max_num_batched_tokens ",
+                                        a.max_num_batched_tokens, ", vLLM's default for the bench's engine, "
+                                        "which vLLM refuses (its scheduler config: max_num_batched_tokens must "
+                                        "be at least max_num_seqs)"));
+      }
+    }
     // With expert parallel the data-parallel degree is the experts' spread,
     // and so the weights each GPU holds.
     const bool same = as.tp.value_or(a.tp) == a.tp &&
@@ -294,9 +309,19 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     a.dp = as.dp.value_or(a.dp);
     a.max_num_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
     a.max_num_batched_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
-    // A plan's limit is its own, not a field of the run's.
-    if (as.max_num_seqs) a.max_num_seqs_from.clear();
-    if (as.max_num_batched_tokens) a.max_num_batched_tokens_from.clear();
+    // A plan's limit is its own, not a field of the run's nor a default;
+    // a default max_num_seqs is at most the plan's token limit, as vLLM
+    // makes its own.
+    if (as.max_num_seqs) {
+      a.max_num_seqs_from.clear();
+      a.max_num_seqs_by_default = false;
+    } else if (a.max_num_seqs_by_default) {
+      a.max_num_seqs = std::min(a.max_num_seqs, a.max_num_batched_tokens);
+    }
+    if (as.max_num_batched_tokens) {
+      a.max_num_batched_tokens_from.clear();
+      a.max_num_batched_tokens_by_default = false;
+    }
   }
 
   absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json", &r.warnings);

@@ -25,11 +25,13 @@ struct EngineArgs {
   int tp = 1;              // tensor_parallel_size
   int dp = 1;              // data_parallel_size
   bool expert_parallel = false;  // enable_expert_parallel
-  // max_num_seqs and max_num_batched_tokens; 0: not given (vLLM picks them
-  // by GPU, EngineArgs.get_batch_defaults: 1024 and 8192 on a GPU of 70 GiB
-  // or more that is not an A100, else 256 and 2048, for an API server).
+  // max_num_seqs and max_num_batched_tokens; 0: not given. ReadRunFolder
+  // fills those the run does not give with what vLLM gave the bench's
+  // engine (models::EngineBatchDefaults: 128 and 2048 whatever the GPU),
+  // and says so in *_by_default.
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
+  bool max_num_seqs_by_default = false, max_num_batched_tokens_by_default = false;
   // The field of meta.json each came from (engine_kwargs' or
   // resolved_config's), for the program's comments and errors; empty for
   // vLLM's default and for a plan's own limit (Redeployment).

@@ -563,64 +563,61 @@ TEST(RunFolder, BadFolders) {
     // AsyncLLM.from_engine_args, whose usage context (ENGINE_CONTEXT) is
     // in neither of get_batch_defaults's tables, so vLLM took
     // SchedulerConfig's 128 (and 2048 tokens) whatever the GPU: no GPU
-    // memory is needed to replay it.
-    const std::string dir = Copy(kLlama, "no-memory");
+    // memory is needed, and an A100's 80 GiB or an H100's change nothing.
+    const std::string dir = Copy(kLlama, "no-limits");
     fs::remove(dir + "/llmservingsim-config.json");
     Edit(dir + "/meta.json", "\"max_num_seqs\": 128,", "");
     Options kv;
     kv.kv.num_gpu_blocks = 3000;
-    absl::StatusOr<Generated> g = GenerateProgram(dir, kv);
+    const std::string plain = Read(dir + "/meta.json");
+    for (const char* device : {"", "NVIDIA A100-SXM4-80GB", "NVIDIA H100"}) {
+      if (*device != 0) {
+        Write(dir + "/meta.json",
+              Replace(plain, "\"schema_version\": 1,",
+                      absl::StrCat("\"schema_version\": 1, \"hardware\": {\"device_name\": \"", device,
+                                   "\", \"device_total_memory_bytes\": 85899345920},")));
+      }
+      absl::StatusOr<Generated> g = GenerateProgram(dir, kv);
+      ASSERT_TRUE(g.ok()) << g.status();
+      EXPECT_NE(g->program.find("param Seqs = 128;"), std::string::npos) << device;
+      EXPECT_NE(g->program.find("// max_num_seqs: vLLM's default for the bench's engine (AsyncLLM.from_engine_args: "
+                                "SchedulerConfig's)"),
+                std::string::npos)
+          << device;
+    }
+    Write(dir + "/meta.json", plain);
+    // A plan at the run's own degree and no limits of its own serves the
+    // run's engine: its limits, and the KV count the run logged for them
+    // (here 5000 blocks, the null block one of them).
+    Edit(dir + "/meta.json", "\"schema_version\": 1,", "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 5000},");
+    Options plan;
+    plan.redeploy.tp = 1;
+    absl::StatusOr<Generated> g = GenerateProgram(dir, plan);
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_NE(g->program.find("param Seqs = 128;"), std::string::npos);
-    EXPECT_NE(g->program.find("// max_num_seqs: vLLM's default for the bench's engine (AsyncLLM.from_engine_args: "
-                              "SchedulerConfig's)"),
-              std::string::npos);
+    EXPECT_NE(g->program.find("param KvBlocks = 4999;"), std::string::npos);
+    // A plan's token limit under the default 128: vLLM's default
+    // max_num_seqs is at most max_num_batched_tokens.
+    plan.redeploy.max_num_batched_tokens = 64;
+    plan.kv.gpu_memory_gib = 96;  // the count is derived at other limits
+    g = GenerateProgram(dir, plan);
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_NE(g->program.find("param Seqs = 64;"), std::string::npos);
+    EXPECT_EQ(g->program.find("param KvBlocks = 4999;"), std::string::npos);
     {
       // Without max_num_batched_tokens too: 2048; a given max_num_seqs
-      // above it is vLLM's error, at the field.
-      const std::string both = Copy(dir, "no-limits");
+      // above that default is vLLM's error, at the field.
+      const std::string both = Copy(dir, "no-limits-2");
+      Write(both + "/meta.json", plain);
       Edit(both + "/meta.json", "\"max_num_batched_tokens\": 2048,", "");
       g = GenerateProgram(both, kv);
       ASSERT_TRUE(g.ok()) << g.status();
       EXPECT_NE(g->program.find("param Tokens = 2048;"), std::string::npos);
       Edit(both + "/meta.json", "\"tensor_parallel_size\": 1,", "\"tensor_parallel_size\": 1, \"max_num_seqs\": 4096,");
-      EXPECT_EQ(Error(both, kv), both + ": error: max_num_seqs 4096 is more than max_num_batched_tokens 2048, which "
+      EXPECT_EQ(Error(both, kv), both + "/meta.json: error: engine_kwargs.max_num_seqs: 4096 is more than "
+                                        "max_num_batched_tokens 2048, vLLM's default for the bench's engine, which "
                                         "vLLM refuses (its scheduler config: max_num_batched_tokens must be at "
                                         "least max_num_seqs)");
-    }
-    // Served in its place (serq plan's deployments: any redeployment), an
-    // API server's default, which is by the GPU's memory (256 or 1024),
-    // which nothing here gives.
-    Options served = kv;
-    served.redeploy.tp = 1;
-    EXPECT_EQ(Error(dir, served), dir + ": error: meta.json gives no max_num_seqs (engine_kwargs, "
-                                        "resolved_config.scheduler_config), an API server's default for it "
-                                        "(vLLM's get_batch_defaults) depends on the GPU's memory, and the run "
-                                        "records none (meta.json hardware.device_total_memory_bytes, "
-                                        "llmservingsim-config.json npu_mem.mem_size): give --gpu-memory GIB");
-    served.kv.gpu_memory_gib = 96;  // 96 GiB, not an A100: vLLM's 1024, at most the 2048 tokens
-    g = GenerateProgram(dir, served);
-    ASSERT_TRUE(g.ok()) << g.status();
-    EXPECT_NE(g->program.find("param Seqs = 1024;"), std::string::npos);
-    EXPECT_NE(g->program.find("// max_num_seqs: vLLM's default for this GPU (an API server's)"), std::string::npos);
-    // The GPU the run records: an A100 of 80 GiB takes 256, as vLLM's
-    // get_batch_defaults excludes the A100 from its rule of 70 GiB or more;
-    // the same memory on another device, 1024. The replay, 128 on both.
-    const std::string plain = Read(dir + "/meta.json");
-    for (const auto& [device, seqs] : {std::pair{"NVIDIA A100-SXM4-80GB", "256"}, std::pair{"NVIDIA H100", "1024"}}) {
-      Write(dir + "/meta.json",
-            Replace(plain, "\"schema_version\": 1,",
-                    absl::StrCat("\"schema_version\": 1, \"hardware\": {\"device_name\": \"", device,
-                                 "\", \"device_total_memory_bytes\": 85899345920},")));
-      Options counted;
-      counted.kv.num_gpu_blocks = 3000;
-      g = GenerateProgram(dir, counted);
-      ASSERT_TRUE(g.ok()) << g.status();
-      EXPECT_NE(g->program.find("param Seqs = 128;"), std::string::npos) << device;
-      counted.redeploy.tp = 1;
-      g = GenerateProgram(dir, counted);
-      ASSERT_TRUE(g.ok()) << g.status();
-      EXPECT_NE(g->program.find(absl::StrCat("param Seqs = ", seqs, ";")), std::string::npos) << device;
     }
   }
   {
