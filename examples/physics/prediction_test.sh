@@ -243,24 +243,40 @@ check $llama-mixed $lrun e2e 11 14 "test, the MoE profile's rows, a documented m
 # (§From config and datasheet alone, and with the term, §Why the MoE run's
 # TTFT is low) are these errors, rounded to two decimals as compare prints
 # them: the docs say what the programs give today.
-docs_means() {  # docs_means SECTION ROW_LABEL PROGRAM RUN [-D ...]
-  local section=$1 label=$2 prog=$3 run=$4 want got
-  shift 4
+# The three means' errors of a program, as compare prints them (two
+# decimals, signed).
+means() {  # means PROGRAM RUN [-D ...]
+  local prog=$1 run=$2
+  shift 2
+  "$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "examples/physics/$prog.sq" "$@" |
+    awk -F, '$2 == "error_pct" && ($1 == "ttft" || $1 == "tpot" || $1 == "e2e") { printf "%s%+.2f", sep, $4; sep = " " }'
+}
+# A docs section's table rows whose first N cells are the keys, the next
+# three figures as "a b c" (the minus U+2212 made ASCII, bold dropped).
+docs_cells() {  # docs_cells SECTION KEY...
+  local section=$1
+  shift
+  awk -v s="## $section" '$0 == s { on = 1; next } on && /^## / { on = 0 } on' docs/examples.md |
+    sed 's/\*\*//g; s/−/-/g' | awk -F'|' -v keys="$(printf '%s\t' "$@")" '
+      BEGIN { n = split(keys, k, "\t") - 1 }
+      { for (i = 1; i <= n; i++) { c = $(i + 1); gsub(/^ +| +$/, "", c); if (c != k[i]) next }
+        out = ""; for (i = n + 2; i <= n + 4; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > n + 2 ? " " : "") v }
+        print out }'
+}
+same_figures() {  # same_figures WHAT GOT WANT
   checks=$((checks + 1))
-  want=$("$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "examples/physics/$prog.sq" "$@" |
-    awk -F, '$2 == "error_pct" && ($1 == "ttft" || $1 == "tpot" || $1 == "e2e") { printf "%s%+.2f", sep, $4; sep = " " }')
-  # The minus is U+2212 and a miss is in bold.
-  got=$(awk -v s="## $section" '$0 == s { on = 1; next } on && /^## / { on = 0 } on' docs/examples.md |
-    sed 's/\*\*//g; s/−/-/g' | awk -F'|' -v row="$label" '
-      { gsub(/^ +| +$/, "", $2) }
-      $2 == row { out = ""; for (i = 3; i <= 5; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 3 ? " " : "") v }; print out }')
-  if [ -z "$want" ] || [ -z "$got" ]; then
-    fail "docs/examples.md §$section '$label': no figures (docs '$got', serq compare '$want')"
-  elif [ "$want" = "$got" ]; then
-    echo "ok   docs/examples.md §$section '$label': $got"
+  if [ -z "$3" ] || [ -z "$2" ]; then
+    fail "docs/examples.md $1: no figures (docs '$2', serq compare '$3')"
+  elif [ "$3" = "$2" ]; then
+    echo "ok   docs/examples.md $1: $2"
   else
-    fail "docs/examples.md §$section '$label' says '$got', serq compare gives '$want'"
+    fail "docs/examples.md $1 says '$2', serq compare gives '$3'"
   fi
+}
+docs_means() {  # docs_means SECTION ROW_LABEL PROGRAM RUN [-D ...]
+  local section=$1 label=$2
+  shift 2
+  same_figures "§$section '$label'" "$(docs_cells "$section" "$label")" "$(means "$@")"
 }
 alone="From config and datasheet alone" why="Why the MoE run's TTFT is low"
 docs_means "$alone" "Llama-3.1-8B, one RTX PRO 6000" $llama $lrun
@@ -275,22 +291,9 @@ docs_means "$why" "Qwen3-30B-A3B, DP 2 EP, the preset's link" $moe-mixed $mrun $
 # ... and §Calibration to a profile's rows: each fit predicting its own run
 # and the other one, a row by its first two cells.
 docs_fit() {  # docs_fit FITTED_TO RUN_CELL PROGRAM RUN -D ...
-  local fitted=$1 cell=$2 prog=$3 run=$4 want got
-  shift 4
-  checks=$((checks + 1))
-  want=$("$serq" compare --format=csv "examples/vllm/runs/$run/requests.jsonl" "examples/physics/$prog.sq" "$@" |
-    awk -F, '$2 == "error_pct" && ($1 == "ttft" || $1 == "tpot" || $1 == "e2e") { printf "%s%+.2f", sep, $4; sep = " " }')
-  got=$(awk '$0 == "## Calibration to a profile'"'"'s rows" { on = 1; next } on && /^## / { on = 0 } on' docs/examples.md |
-    sed 's/\*\*//g; s/−/-/g' | awk -F'|' -v f="$fitted" -v r="$cell" '
-      { gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $3) }
-      $2 == f && $3 == r { out = ""; for (i = 4; i <= 6; i++) { v = $i; gsub(/[ %]/, "", v); out = out (i > 4 ? " " : "") v }; print out }')
-  if [ -z "$want" ] || [ -z "$got" ]; then
-    fail "docs/examples.md §Calibration to a profile's rows '$fitted' '$cell': no figures (docs '$got', serq compare '$want')"
-  elif [ "$want" = "$got" ]; then
-    echo "ok   docs/examples.md §Calibration to a profile's rows '$fitted' '$cell': $got"
-  else
-    fail "docs/examples.md §Calibration to a profile's rows '$fitted' '$cell' says '$got', serq compare gives '$want'"
-  fi
+  local fitted=$1 cell=$2 section="Calibration to a profile's rows"
+  shift 2
+  same_figures "§$section '$fitted' '$cell'" "$(docs_cells "$section" "$fitted" "$cell")" "$(means "$@")"
 }
 # shellcheck disable=SC2086
 docs_fit "the Llama profile" "Llama-3.1-8B (its own profile's rows)" $llama-mixed $lrun $lrows

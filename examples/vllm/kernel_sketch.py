@@ -35,10 +35,14 @@ import collections
 import csv
 import json
 import math
+import os
 import sys
 
 import numpy as np
 from scipy.optimize import least_squares
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ttft_median import attention_table  # noqa: E402  (the profile's lookup, bilinear as table 3's)
 
 HEADS_KV = 8
 SLOTS = 376        # 2 blocks an SM on 188 SMs
@@ -91,23 +95,6 @@ def load_profile(tp1):
     return att, skew, alpha
 
 
-def bilinear(att):
-    ns = sorted({k[0] for k in att})
-    kvs = sorted({k[1] for k in att})
-
-    def at(xs, x):
-        i = max(0, min(bisect.bisect_right(xs, x) - 1, len(xs) - 2))
-        return i, (x - xs[i]) / (xs[i + 1] - xs[i])
-
-    def lookup(n, kv):
-        i, fn = at(ns, n)
-        j, fk = at(kvs, kv)
-        g = lambda a, c: att[(ns[a], kvs[c])]
-        return ((1 - fn) * ((1 - fk) * g(i, j) + fk * g(i, j + 1))
-                + fn * ((1 - fk) * g(i + 1, j) + fk * g(i + 1, j + 1)))
-    return lookup
-
-
 def drain_steps(trace):
     """serq's decode-only steps, each with its decodes' KVs."""
     prompt, tokens, steps = {}, collections.defaultdict(list), []
@@ -143,7 +130,7 @@ def main():
           % (*fit.x, 100 * math.sqrt((r[:len(uniform)] ** 2).mean()), len(uniform),
              100 * math.sqrt((r[len(uniform):] ** 2).mean()), len(skew)))
 
-    lookup = bilinear(att)
+    lookup = attention_table(run)
     n_labels = ["n<=2", "n<=4", "n<=8", "n<=16", "n<=32", "n<=64", "n<=128", "n<=256", "n>256"]
     sr_labels = ["sr<=5%", "sr<=15%", "sr<=40%", "sr<=70%", "sr>70%"]
     kv_labels = ["kvB<=1k", "kvB<=4k", "kvB<=16k", "kvB>16k"]
