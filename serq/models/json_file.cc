@@ -24,30 +24,36 @@ absl::Status FileError(const std::string& file, absl::string_view path, absl::st
 
 namespace {
 
-// `text` with each NaN, Infinity and -Infinity outside a string made null
-// (a NaN's line is then one column longer after it; Python writes one value
-// a line when it indents), or with `same_length` a number of as many
-// characters (0.0, 1.0e+000, -1.0e+000: every other byte where it was, for
-// an error's place in the file). Counts them, and the first one's place.
-std::string PythonFloatsAsNull(absl::string_view text, int* count, std::string* first, bool same_length = false) {
-  std::string out;
-  out.reserve(text.size());
+// Python's json module's NaN, Infinity and -Infinity outside a string, in
+// one pass: `*as_null` is `text` with each made null (a NaN's line is then
+// one column longer after it; Python writes one value a line when it
+// indents), `*placed` with each a number of as many characters (0.0,
+// 1.0e+000, -1.0e+000: every other byte where it was, for an error's place
+// in the file). Counts them, and the first one's place.
+void PythonFloats(absl::string_view text, int* count, std::string* first, std::string* as_null,
+                  std::string* placed) {
+  as_null->reserve(text.size());
+  placed->reserve(text.size());
+  auto put = [&](absl::string_view bytes) {
+    absl::StrAppend(as_null, bytes);
+    absl::StrAppend(placed, bytes);
+  };
   bool in_string = false;
   int line = 1, column = 1;
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
     if (in_string) {
-      out += c;
       if (c == '\\' && i + 1 < text.size()) {
-        out += text[i + 1];
+        put(text.substr(i, 2));
         i += 2;
         column += 2;
         continue;
       }
+      put(text.substr(i, 1));
       if (c == '"') in_string = false;
     } else if (c == '"') {
       in_string = true;
-      out += c;
+      put(text.substr(i, 1));
     } else {
       size_t n = 0;
       for (absl::string_view token : {"NaN", "Infinity", "-Infinity"}) {
@@ -57,12 +63,13 @@ std::string PythonFloatsAsNull(absl::string_view text, int* count, std::string* 
                                                             absl::string_view::npos);
       if (ends) {
         if ((*count)++ == 0) *first = absl::StrCat(line, ":", column);
-        out += !same_length ? "null" : n == 3 ? "0.0" : n == 8 ? "1.0e+000" : "-1.0e+000";
+        as_null->append("null");
+        placed->append(n == 3 ? "0.0" : n == 8 ? "1.0e+000" : "-1.0e+000");
         i += n;
         column += static_cast<int>(n);
         continue;
       }
-      out += c;
+      put(text.substr(i, 1));
     }
     if (c == '\n') {
       ++line;
@@ -72,7 +79,6 @@ std::string PythonFloatsAsNull(absl::string_view text, int* count, std::string* 
     }
     ++i;
   }
-  return out;
 }
 
 }  // namespace
@@ -98,10 +104,7 @@ absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::stri
   // as numbers of their length.
   absl::string_view grammar = text;
   if (python_floats) {
-    lenient = PythonFloatsAsNull(text, &floats, &first_float);
-    int ignored = 0;
-    std::string ignored_first;
-    placed = PythonFloatsAsNull(text, &ignored, &ignored_first, /*same_length=*/true);
+    PythonFloats(text, &floats, &first_float, &lenient, &placed);
     text = lenient;
     grammar = placed;
   }
