@@ -156,6 +156,13 @@ grep -q -- "--rate must be a number of requests a second above 0, not -1$" "$tmp
 expect 2 yes "--rate must be a number of requests a second above 0, not nan" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate nan
 expect 2 yes "--tp and --dp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 0 --rate 1
 expect 2 yes "--tp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --blis --tp 0
+# A flag of serq's form that --blis shares with serq vllm is refused too,
+# not dropped (--kv-blocks once gave an unbounded pool without a word).
+for f in "--kv-blocks 100" "--enforce-eager" "--interconnect nvlink3" "--gpu-memory 10" \
+         "--gpu-memory-utilization 0.5" "--no-prefix-cache" "--dp 2"; do
+  expect 2 yes "^serq: error: ${f%% *} does not apply to --blis" -- "$serq" physics --model llama-3.1-8b \
+    --gpu h100-sxm --blis $f
+done
 # A count past an int's range is refused as it is written, not wrapped to
 # a negative count (a uint32 --rate-steps 3000000000 once searched
 # nothing and exited 0).
@@ -222,8 +229,9 @@ expect 2 yes "serq: error: --replay $tmp: cannot be read: Is a directory" -- "$s
   --gpu h100-sxm --replay "$tmp"
 expect 2 yes "serq: error: cannot read '$tmp': it is a directory" -- "$serq" physics --model llama-3.1-8b \
   --gpu h100-sxm --rate 1 --coefficients "$tmp"
-# A workload the generator cannot read: said as the reason no engine fits.
-expect 1 yes "fits no engine of up to 1 x h100-sxm: at tensor parallel 1, --columns: the first line of" \
+# A workload the generator cannot read: said once, as the trace's, before
+# any candidate (it was said as the reason no engine fits).
+expect 1 yes "^serq physics: error: --columns: the first line of examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl names no column 'a'$" \
   -- "$serq" "${plan1[@]}" --replay examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl --columns=a,b
 expect 2 yes "--replications 8 is more than --max-replications 2" -- "$serq" search testdata/sweep/flows.sq \
   --param W --range 1:2 --until 'mean(f3) <= 1' --replications 8 --max-replications 2
@@ -245,9 +253,9 @@ expect 2 yes "^run 'serq vllm --help' for usage$" -- "$serq" vllm "$tmp" --kv-bl
 expect 2 yes "--gpu-memory must be a finite number above 0 (GiB)" -- "$serq" vllm "$tmp" --gpu-memory inf
 # The flags that change the program are in its first lines' command, and
 # the program says it is the folder's and theirs, not the folder's alone.
-"$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --kv-blocks 100 --no-skew >"$tmp/vout" 2>"$tmp/err" ||
+"$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --kv-blocks 300 --no-skew >"$tmp/vout" 2>"$tmp/err" ||
   fail "vllm with flags: exit $?: $(head -3 "$tmp/err")"
-grep -q '^// Written by `serq vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --kv-blocks 100 --no-skew`$' \
+grep -q '^// Written by `serq vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --kv-blocks 300 --no-skew`$' \
   "$tmp/vout" || fail "vllm with flags: the program's command: $(sed -n 2p "$tmp/vout")"
 grep -q '^//   from the run folder and the flags: every figure' "$tmp/vout" ||
   fail "vllm with flags: 'from the run folder and the flags': $(sed -n 2,3p "$tmp/vout")"

@@ -154,12 +154,14 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   }
   options.seqs = static_cast<double>(absl::GetFlag(FLAGS_max_num_seqs).value_or(256));
   options.tokens = static_cast<double>(absl::GetFlag(FLAGS_max_num_batched_tokens).value_or(2048));
+  // Every flag of serq's form, its own and those it shares with serq vllm:
+  // BLIS's block has none of them, and one taken silently would be a
+  // deployment the user did not get (--kv-blocks, an unbounded pool).
   for (const char* flag : {"dp", "ep", "rate", "lengths", "requests", "block-size", "kv-cache-dtype",
-                           "link-bw", "link-latency", "mixed-attention", "enforce-eager"}) {
-    for (const FlagUse& use : PhysicsFlagUses()) {
-      if (FlagGiven(use.name) && use.name == std::string(flag)) {
-        return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
-      }
+                           "link-bw", "link-latency", "mixed-attention", "enforce-eager", "kv-blocks",
+                           "gpu-memory", "gpu-memory-utilization", "no-prefix-cache", "interconnect"}) {
+    if (FlagGiven(flag)) {
+      return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
     }
   }
   absl::StatusOr<std::string> block = physics::PhysicsBlock(*shape, gpu, coefficients, options);

@@ -279,6 +279,14 @@ int PlanMain(const CommandLine& line) {
     base.workload.prompt_column = parts[0];
     base.workload.output_column = parts[1];
   }
+  if (!base.workload.replay.empty()) {
+    // The trace's requests, once, as the replay reads them: a row vLLM
+    // would refuse is the trace's error at its row, not every candidate's.
+    std::string prompt = base.workload.prompt_column, output = base.workload.output_column;
+    absl::Status rows = physics::ReplayColumns(base.workload.replay, &prompt, &output);
+    if (rows.ok()) rows = physics::ReplayLongest(base.workload.replay, prompt, output).status();
+    if (!rows.ok()) return Failed(rows);
+  }
   base.model_name = model_name;
   base.model_source = model_source;
   // The files a program names (a trace, a profile's tables), relative to

@@ -116,6 +116,12 @@ expect 2 "--tps 8 is more than --gpus 2" -- "$serq" plan --model llama-3.1-8b --
 # budget too small for the rate is known only once planned).
 expect 2 "serq: error: --replay $tmp/none.jsonl: cannot be read" -- "$serq" plan --model llama-3.1-8b \
   --gpu h100-sxm --gpus 2 --until 'p99(ttft) <= 1' --replay "$tmp/none.jsonl" --out "$tmp/c"
+# A request vLLM refuses (no output token) is the trace's error at its
+# row, once, not a model that fits no engine.
+printf 'time,input_tokens,output_tokens\n0,5,1\n0.5,7,0\n' >"$tmp/out0.csv"
+expect 1 "$tmp/out0.csv: error: row 2, arriving at 0.5 s (rows in arrival order): output_tokens 0: expected" -- \
+  "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --until 'p99(ttft) <= 1' --replay "$tmp/out0.csv" \
+  --out "$tmp/c"
 expect 2 "give --no-early-stop" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 \
   --until 'p99(ttft) <= 1' --emit=parallel --out "$tmp/c"
 expect 2 "unknown --emit 'mpi'" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 \

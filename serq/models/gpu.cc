@@ -88,7 +88,7 @@ absl::StatusOr<Gpu> ReadGpu(const JsonFile& json, const std::string& entry) {
     }
     const double n = v->kind_case() == Value::kNumberValue ? v->number_value() : std::nan("");
     if (!std::isfinite(n) || n < 0 || (n == 0 && !zero_ok) || n > 1e9) {
-      return json.Error(at + field, absl::StrCat("expected a number ", zero_ok ? "at least 0" : "above 0",
+      return json.Error(at + field, absl::StrCat("expected a number ", zero_ok ? "from 0 to 1e9" : "above 0 and at most 1e9",
                                                  ", not ", Describe(*v)));
     }
     *x = n;

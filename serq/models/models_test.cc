@@ -375,11 +375,11 @@ TEST(Gpu, BadSheets) {
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100})"),
             "g.json: error: BwPeakTBs: missing: the datasheet's figure (docs/cli.md §serq physics)");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 0})"),
-            "g.json: error: MemoryGiB: expected a number above 0, not 0");
+            "g.json: error: MemoryGiB: expected a number above 0 and at most 1e9, not 0");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 100, "BwPeakTBs": 1, "MemoryGiB": 80, "MemorySource": "smi"})"),
             "g.json: error: MemorySource: 'smi': expected cuda, nvidia-smi or vendor");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": "fast", "BwPeakTBs": 1})"),
-            "g.json: error: TFlopsPeak: expected a number above 0, not \"fast\"");
+            "g.json: error: TFlopsPeak: expected a number above 0 and at most 1e9, not \"fast\"");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 1, "BwPeakTBs": 1, "Interconnect": "nvlink9"})"),
             "g.json: error: Interconnect: 'nvlink9': no such interconnect (known: pcie4-x16, "
             "pcie5-x16, nvlink3, nvlink4, nvlink5)");

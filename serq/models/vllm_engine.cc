@@ -103,6 +103,15 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
   return kv;
 }
 
+std::string KvCannotHold(int64_t tokens, int64_t block, int64_t usable_blocks) {
+  const int64_t kv = std::max<int64_t>(tokens - 1, 0);
+  const int64_t needed = (kv + block - 1) / block;
+  if (needed <= usable_blocks) return "";
+  return absl::StrCat("a request of ", tokens, " tokens (prompt and output) holds the KV of ", kv,
+                      " at its last decode, ", needed, " blocks of ", block, ", more than the ", usable_blocks,
+                      " the KV cache holds: vLLM would never finish it");
+}
+
 std::string GibText(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
 
 std::string KvDeductionsText(const KvFromMemory& kv) {

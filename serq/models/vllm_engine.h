@@ -114,6 +114,16 @@ struct KvFromMemory {
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
                                 double bytes_per_block);
+// A request the KV cache cannot hold whole, or "": one of `tokens`, prompt
+// and output, holds at its last decode the KV of all but its last token,
+// in blocks of `block`, and an engine has `usable_blocks` (num_gpu_blocks
+// less the null block). vLLM never finishes a longer one (its prompt
+// waits for room that never comes, or its decodes preempt every other
+// request and then itself), and the replay stops at it; so the generators
+// refuse it when they write the program. The text says what it needs
+// against what the cache holds; the caller says where the request is and
+// where the count came from.
+std::string KvCannotHold(int64_t tokens, int64_t block, int64_t usable_blocks);
 // Bytes as a program's comments and the errors say them: "14.96 GiB".
 std::string GibText(double bytes);
 // What a GPU holds besides the KV cache, for an error that finds no room

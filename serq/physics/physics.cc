@@ -215,6 +215,13 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     prompt = w.prompt_column;
     output = w.output_column;
     if (absl::Status s = ReplayColumns(w.replay, &prompt, &output); !s.ok()) return s;
+    absl::StatusOr<LongestRequest> longest = ReplayLongest(w.replay, prompt, output);
+    if (!longest.ok()) return longest.status();
+    if (const std::string why = models::KvCannotHold(longest->tokens, d.block_size, num_gpu_blocks - 1);
+        !why.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(w.replay, ": error: ", longest->which, ": ", why, " (",
+                                  d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory", ")"));
+    }
   } else {
     if (!(w.rate > 0) || !std::isfinite(w.rate)) {
       return Invalid("a workload: --replay TRACE, or --rate R (requests a second, above 0)");
@@ -223,6 +230,12 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     absl::StatusOr<LengthLines> l = ParseLengthLines(w.lengths);
     if (!l.ok()) return l.status();
     lengths = *l;
+    if (const std::string why = models::KvCannotHold(lengths.longest, d.block_size, num_gpu_blocks - 1);
+        !why.empty()) {
+      return Invalid(absl::StrCat("--lengths ", w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths,
+                                  ": the longest it draws, ", why, " (",
+                                  d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory", ")"));
+    }
   }
   const Coefficients& c = o.coefficients;
   for (double x : c.beta) {

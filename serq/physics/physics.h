@@ -180,12 +180,25 @@ absl::StatusOr<std::string> PhysicsBlock(const ModelShape& model, const models::
 struct LengthLines {
   std::vector<std::string> lines;
   std::string what;
+  int64_t longest = 0;  // the most prompt and output tokens a request can draw
 };
 absl::StatusOr<LengthLines> ParseLengthLines(const std::string& name);
 // --replay TRACE: its prompt and output columns, told from its first line
 // unless given (Workload.prompt_column, output_column); an error for a
 // path a program's string cannot hold (a control character).
 absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::string* output);
+// --replay TRACE read as the replay will read it (its reader's errors at
+// their lines, now rather than when the program runs), each request with a
+// whole number of prompt and output tokens from 1 (vLLM refuses an empty
+// prompt and makes at least one token): the longest request's prompt and
+// output tokens, and which it is ("row 3, arriving at 0.25 s"; rows in
+// arrival order).
+struct LongestRequest {
+  int64_t tokens = 0;
+  std::string which;
+};
+absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std::string& prompt,
+                                             const std::string& output);
 
 }  // namespace serq::physics
 

@@ -579,6 +579,40 @@ TEST(Program, BadDeployments) {
             "uniform:ILO:IHI,OLO:OHI or llmservingsim-sharegpt (token counts, whole numbers from 1)");
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", ProgramOptions{}),
             "serq physics: error: a workload: --replay TRACE, or --rate R (requests a second, above 0)");
+  // A request the KV cache cannot hold whole, by hand: 100 + 46 tokens
+  // hold the KV of 145 at the last decode, ceil(145 / 16) = 10 blocks, and
+  // --kv-blocks 10 holds 9 (one is vLLM's null block); 100 + 45 hold 144,
+  // 9 blocks, which fit. (serq run of the program at 100 + 46 stops at the
+  // first request's 146th token: its hold of 160 units past the cap 144.)
+  o = Rate();
+  o.deployment.kv_blocks = 10;
+  o.workload.lengths = "fixed:100,45";
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o), "(no error)");
+  o.workload.lengths = "fixed:100,46";
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
+            "serq physics: error: --lengths fixed:100,46: the longest it draws, a request of 146 tokens (prompt "
+            "and output) holds the KV of 145 at its last decode, 10 blocks of 16, more than the 9 the KV cache "
+            "holds: vLLM would never finish it (--kv-blocks)");
+  // A trace is read as the replay will read it, now: each request's
+  // tokens, and the longest against the cache, at its row.
+  o = ProgramOptions{};
+  o.deployment.kv_blocks = 10;
+  auto replay = [&](const std::string& rows) {
+    o.workload.replay = TempFile("t.csv", "time,input_tokens,output_tokens\n" + rows);
+    return GenerateError("llama-3.1-8b", "h100-sxm", o);
+  };
+  EXPECT_EQ(replay("0,100,45\n0.5,1,1\n"), "(no error)");
+  EXPECT_EQ(replay("0,5,1\n0.5,100,46\n"),
+            o.workload.replay + ": error: row 2, arriving at 0.5 s: a request of 146 tokens (prompt and output) "
+            "holds the KV of 145 at its last decode, 10 blocks of 16, more than the 9 the KV cache holds: vLLM "
+            "would never finish it (--kv-blocks)");
+  EXPECT_EQ(replay("0,5,1\n1,5,0\n"),
+            o.workload.replay + ": error: row 2, arriving at 1 s (rows in arrival order): output_tokens 0: "
+            "expected a whole number of tokens from 1 to 2^30 (vLLM refuses an empty prompt and makes at "
+            "least one token a request)");
+  EXPECT_EQ(replay("0,5,1\n1,x,1\n"), o.workload.replay +
+            ":3: error: 'x' in column 'input_tokens' is not a finite number");
+  EXPECT_EQ(replay(""), o.workload.replay + ": error: no request to replay");
   // KV heads that neither split over the GPUs nor replicate evenly.
   const std::string config = TempFile(
       "kv.json", R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 96,

@@ -15,9 +15,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "serq/models/program_text.h"
 #include "serq/physics/text.h"
+#include "serq-sim/workload/trace.h"
 #include "text/csv.h"
 #include "text/lines.h"
 
@@ -78,6 +80,52 @@ absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::s
                               "with --columns PROMPT,OUTPUT"));
 }
 
+absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std::string& prompt,
+                                             const std::string& output) {
+  sim::Trace t;
+  sim::TraceError error;
+  if (!sim::ReadTrace(trace, &t, &error)) {
+    if (!error.opened) return absl::NotFoundError(absl::StrCat("--replay ", trace, ": cannot be read"));
+    const std::string at = error.file.empty() ? trace : error.file;
+    return absl::InvalidArgumentError(error.line > 0 ? absl::StrCat(at, ":", error.line, ": error: ", error.message)
+                                                     : absl::StrCat(at, ": error: ", error.message));
+  }
+  int columns[2] = {-1, -1};
+  const std::string* names[2] = {&prompt, &output};
+  for (int c = 0; c < 2; ++c) {
+    for (size_t i = 0; i < t.columns.size(); ++i) {
+      if (t.columns[i] == *names[c]) columns[c] = static_cast<int>(i);
+    }
+    if (columns[c] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(trace, ": error: no column '", *names[c], "' in its rows (", t.format, ": ",
+                       absl::StrJoin(t.columns, ", "), "); name them with --columns PROMPT,OUTPUT"));
+    }
+  }
+  if (t.times.empty()) return absl::InvalidArgumentError(absl::StrCat(trace, ": error: no request to replay"));
+  LongestRequest out;
+  const size_t width = t.columns.size();
+  for (size_t row = 0; row < t.times.size(); ++row) {
+    auto which = [&] { return absl::StrCat("row ", row + 1, ", arriving at ", N(t.times[row]), " s"); };
+    int64_t tokens = 0;
+    for (int c = 0; c < 2; ++c) {
+      const double x = t.values[row * width + columns[c]];
+      if (!(x >= 1 && x <= (1 << 30) && x == std::floor(x))) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            trace, ": error: ", which(), " (rows in arrival order): ", *names[c], " ", N(x), ": expected a whole ",
+            "number of tokens from 1 to 2^30 (vLLM refuses an empty prompt and makes at least one token a "
+            "request)"));
+      }
+      tokens += static_cast<int64_t>(x);
+    }
+    if (tokens > out.tokens) {
+      out.tokens = tokens;
+      out.which = which();
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
   // No name: the default, the runs' own mix.
   const std::string name = given.empty() ? "llmservingsim-sharegpt" : given;
@@ -95,6 +143,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
     out.lines = {"set input_toks = sharegpt_input();", "set output_toks = sharegpt_output();"};
     out.what = "sharegpt: sharegpt_input() and sharegpt_output(), the quantile functions of the 600 "
                "requests of examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
+    out.longest = 4570 + 1224;  // the two functions' largest values (docs/language.md §Named lengths)
     return out;
   }
   if (name == "llmservingsim-sharegpt") {
@@ -108,6 +157,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
     out.what = "llmservingsim-sharegpt: lognormal prompts (log mean 6.595, sd 0.561, 257 to 4570 "
                "tokens) and outputs (6.478, 0.159, 512 to 1224), the 600 requests of "
                "examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
+    out.longest = 4570 + 1224;
     return out;
   }
   if (absl::StartsWith(name, "fixed:")) {
@@ -119,6 +169,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
     out.lines = {absl::StrCat("set input_toks = ", N(in), ";"),
                  absl::StrCat("set output_toks = ", N(o), ";")};
     out.what = absl::StrCat("fixed: prompts of ", N(in), " tokens, outputs of ", N(o));
+    out.longest = static_cast<int64_t>(in + o);
     return out;
   }
   if (absl::StartsWith(name, "uniform:")) {
@@ -134,6 +185,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
                  absl::StrCat("set output_toks = floor(uniform(", N(lo[1]), ", ", N(hi[1] + 1), "));")};
     out.what = absl::StrCat("uniform: prompts of ", N(lo[0]), " to ", N(hi[0]), " tokens, outputs of ",
                             N(lo[1]), " to ", N(hi[1]));
+    out.longest = static_cast<int64_t>(hi[0] + hi[1]);
     return out;
   }
   return Invalid(absl::StrCat("--lengths ", name, ": ", usage));

@@ -138,6 +138,17 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const int64_t seqs = a.max_num_seqs, tokens = a.max_num_batched_tokens;
   absl::StatusOr<KvCapacity> kv = KvBlocks(r, seqs, tokens, options.kv);
   if (!kv.ok()) return kv.status();
+  // The run's longest request (within max_model_len) against the cache: a
+  // count given smaller than the run's (--kv-blocks, the run's override)
+  // could not hold it, and the replay would stop there.
+  if (!options.requests) {
+    if (const std::string why = models::KvCannotHold(r.longest_request, a.block_size, kv->usable_blocks);
+        !why.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          r.requests, ":", r.longest_line, ": error: ", why, " (",
+          kv->given_by.empty() ? "derived from the GPU's memory" : kv->given_by, ")"));
+    }
+  }
   // Limits past the profiler's sweep: the lookups extrapolate (said as
   // LLMServingSim's simulator says it, warn_if_runtime_exceeds_profiled).
   for (auto [name, limit, swept, tables] :

@@ -26,10 +26,21 @@ TEST(KvCapacity, KvCacheFromTheRun) {
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("param KvBlocks = 2999;"), std::string::npos);
   Options options;
-  options.kv.num_gpu_blocks = 101;
+  options.kv.num_gpu_blocks = 301;
   g = GenerateProgram(dir, options);
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_NE(g->program.find("param KvBlocks = 100;"), std::string::npos);
+  EXPECT_NE(g->program.find("param KvBlocks = 300;"), std::string::npos);
+  // A count too small for the run's longest request, line 248's 3998 + 767
+  // = 4765 tokens: at its last decode it holds the KV of 4764, ceil(4764 /
+  // 16) = 298 blocks, so 299 (298 and the null block) hold it and 298 do
+  // not; the replay would stop at it (as vLLM would never finish it).
+  options.kv.num_gpu_blocks = 299;
+  EXPECT_TRUE(GenerateProgram(dir, options).ok());
+  options.kv.num_gpu_blocks = 298;
+  EXPECT_EQ(Error(dir, options),
+            dir + "/requests.jsonl:248: error: a request of 4765 tokens (prompt and output) holds the KV of 4764 "
+                  "at its last decode, 298 blocks of 16, more than the 297 the KV cache holds: vLLM would never "
+                  "finish it (--kv-blocks)");
   // No room: 10 GiB less 14.96 GiB of weights.
   Options small;
   small.kv.gpu_memory_gib = 10;
