@@ -251,6 +251,19 @@ expect 2 yes "--price must be a finite number, at least 0" -- "$serq" plan --mod
   --gpus 1 --price inf --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 expect 2 yes "^run 'serq vllm --help' for usage$" -- "$serq" vllm "$tmp" --kv-blocks 0
 expect 2 yes "--gpu-memory must be a finite number above 0 (GiB)" -- "$serq" vllm "$tmp" --gpu-memory inf
+# A profile table the run would refuse is refused when the program is
+# written (serq vllm links what it writes), at the table's line, and no
+# program is written; the same folder's program links and is written.
+# -L: the runfiles are symlinks to the workspace, which a write through one
+# would change.
+cp -rL examples/vllm/runs/rtxpro6000-llama-3.1-8b "$tmp/nan-run"
+awk -F, -v OFS=, 'NR==3{$NF="nan"}1' examples/vllm/runs/rtxpro6000-llama-3.1-8b/profile/tp1/dense.csv \
+  >"$tmp/nan-run/profile/tp1/dense.csv"
+expect 1 yes "^$tmp/nan-run/profile/tp1/dense.csv:3: error: table '[a-z_]*': the value is nan" -- \
+  "$serq" vllm "$tmp/nan-run" --out "$tmp/nan.sq"
+[ -e "$tmp/nan.sq" ] && fail "serq vllm wrote a program that does not link"
+cp examples/vllm/runs/rtxpro6000-llama-3.1-8b/profile/tp1/dense.csv "$tmp/nan-run/profile/tp1/dense.csv"
+expect 0 yes "" -- "$serq" vllm "$tmp/nan-run" --out "$tmp/nan.sq"
 # The flags that change the program are in its first lines' command, and
 # the program says it is the folder's and theirs, not the folder's alone.
 "$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --kv-blocks 300 --no-skew >"$tmp/vout" 2>"$tmp/err" ||

@@ -20,6 +20,7 @@
 #include "ir/output.h"
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
+#include "serq/pipeline/commands.h"
 #include "serq/vllm_cli.h"
 #include "stats/format.h"
 
@@ -324,6 +325,12 @@ int PhysicsMain(const CommandLine& line) {
   options.command = absl::StrJoin(words, " ");
   absl::StatusOr<std::string> program = physics::GenerateProgram(*model, *gpu, options);
   if (!program.ok()) return Rejected(program.status());
+  // The program links as written, or nothing is written (serq vllm's rule).
+  CommandResult linked;
+  if (!LinkGenerated(out, *program, &linked)) {
+    std::cerr << linked.err;
+    return linked.exit_code;
+  }
   return Write(*program);
 }
 

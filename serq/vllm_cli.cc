@@ -16,6 +16,7 @@
 #include "net/interconnect.h"
 #include "ir/output.h"
 #include "serq/models/vllm_engine.h"
+#include "serq/pipeline/commands.h"
 #include "serq/vllm/generate.h"
 #include "stats/format.h"
 
@@ -131,6 +132,13 @@ int VllmMain(const CommandLine& line) {
   }
   for (const std::string& w : generated->warnings) std::cerr << "serq vllm: warning: " << w << "\n";
   for (const std::string& w : generated->unused_flags) std::cerr << "serq vllm: warning: " << w << "\n";
+  // The program links as written (the profile's tables read as the run
+  // will read them), or nothing is written.
+  CommandResult linked;
+  if (!LinkGenerated(out, generated->program, &linked)) {
+    std::cerr << linked.err;
+    return linked.exit_code;
+  }
   absl::Status written =
       out.empty() ? WriteStdout(generated->program) : WriteFile(out, generated->program);
   if (!written.ok()) {

@@ -1,5 +1,6 @@
 #include "serq/pipeline/commands.h"
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -84,6 +85,24 @@ bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Pro
   link_options.data_dir = options.sim.data_dir;
   if (!LinkProgram(program, link_options, &diags)) {
     *result = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, *program, InputName(path)));
+    return false;
+  }
+  return true;
+}
+
+bool LinkGenerated(const std::string& out, const std::string& source, CommandResult* result) {
+  const std::filesystem::path folder = std::filesystem::path(out).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) return true;
+  const std::string name = out.empty() ? "<stdout>" : out;
+  ir::Program program;
+  Diagnostics diags(name, source);
+  if (!ParseProgram(name, source, &program, &diags)) {
+    *result = Failure(kExitInputRejected, diags.Render());
+    return false;
+  }
+  if (!LinkProgram(&program, LinkOptions(), &diags)) {
+    *result = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, name));
     return false;
   }
   return true;

@@ -76,6 +76,17 @@ bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::
 bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Program* program,
                   CommandResult* result);
 
+// Parses and links `source`, a program a generator wrote (serq vllm, serq
+// physics), as `serq run` would once it is written to `out` ("": standard
+// output; the files it names resolve from out's folder, or from the
+// current one): the generator's own check that what it writes links, so
+// that a table it names holding what no table can hold (a time of nan, a
+// row twice) is refused when the program is written, not when it runs. On
+// failure fills `result` (the linker's diagnostics, at the table's file and
+// line; exit code 1) and returns false. True without a check when out's
+// folder is not there: writing the program says so.
+bool LinkGenerated(const std::string& out, const std::string& source, CommandResult* result);
+
 }  // namespace serq
 
 #endif  // SERQ_SERQ_COMMANDS_H_

@@ -286,9 +286,38 @@ TEST(Generate, TheLinkByTopologyDimension) {
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_NE(g->program.find("param LinkBw = 8589934592;"), std::string::npos);  // 8 x 2^30
     Edit(file, "\"link_bw\": [8, 16],", "\"link_bw\": \"fast\",");
-    EXPECT_EQ(Error(dir), file + ": error: link_bw: expected GB/s above 0, or a list of such (one a topology "
-                                 "dimension, up to 8), not \"fast\"");
+    EXPECT_EQ(Error(dir), file + ": error: link_bw: expected GB/s above 0 and at most 1e9, or a list of such "
+                                 "(one a topology dimension, up to 8), not \"fast\"");
+    // A figure the program's bytes a second cannot hold (1e308 x 2^30 is
+    // inf), refused at the field, not written as inf.
+    Edit(file, "\"link_bw\": \"fast\",", "\"link_bw\": 1e308,");
+    EXPECT_EQ(Error(dir), file + ": error: link_bw: expected GB/s above 0 and at most 1e9, or a list of such "
+                                 "(one a topology dimension, up to 8), not 1e+308");
+    // One of the two without the other: LLMServingSim refuses the file;
+    // serq took the missing latency for 0.
+    Edit(file, "\"link_bw\": 1e308,", "\"link_bw\": 16,");
+    Edit(file, "\"link_latency\": 20000,", "");
+    EXPECT_EQ(Error(dir), file + ": error: link_latency: missing, where link_bw is given: the link is the two "
+                                 "together (LLMServingSim refuses one without the other)");
   }
+}
+
+// Instances unlike the first (LLMServingSim simulates unlike instances;
+// vLLM's data-parallel engines are alike): the first's GPU and memory,
+// and a warning for each field that differs.
+TEST(Generate, InstancesUnlikeTheFirst) {
+  const std::string dir = Copy(kMoe, "unlike");
+  const std::string file = dir + "/llmservingsim-config.json";
+  std::string cluster = Read(file);
+  const size_t second = cluster.rfind("\"mem_size\": 96");
+  ASSERT_NE(second, std::string::npos);
+  ASSERT_NE(second, cluster.find("\"mem_size\": 96"));  // two instances
+  cluster.replace(second, std::string("\"mem_size\": 96").size(), "\"mem_size\": 48");
+  Write(file, cluster);
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{file + ": nodes[0].instances[1].npu_mem.mem_size is 48, the "
+                                                  "first instance's 96: the program takes the first instance's"});
 }
 
 // A mixture of experts at tensor parallel 2 without expert parallelism, on

@@ -578,7 +578,15 @@ absl::StatusOr<double> AlphaFromSkew(const std::string& path) {
     return absl::FailedPreconditionError(absl::StrCat(
         path, ": error: no skewed timing (t_max_us above t_mean_us) to fit alpha_default from"));
   }
-  return std::round(num / den * 1e4) / 1e4;
+  // Times near the double's range overflow the sums (1e308 squared): the
+  // fit is then no number, and the program would hold inf or nan.
+  const double alpha = std::round(num / den * 1e4) / 1e4;
+  if (!std::isfinite(alpha)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": error: the fit of alpha_default over its rows is not a finite number (a time too large to "
+              "square)"));
+  }
+  return alpha;
 }
 
 }  // namespace serq::vllm

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "serq/models/json_file.h"
 #include "serq/models/model_config.h"
@@ -168,6 +169,21 @@ TEST(Profile, MetaAndTheProfilersAlpha) {
     ASSERT_TRUE(fitted.ok()) << fitted.status();
     EXPECT_EQ(*fitted, alpha) << run << " tp" << tp;
   }
+  // Times whose squares overflow: no alpha, at the file (the program held
+  // inf). By hand: d = 1e308 - 1, squared, is inf; (t_skew - t_mean) d too.
+  const std::string dir = Copy(kLlama, "skew-inf");
+  const std::string skew = dir + "/profile/tp1/skew.csv";
+  std::string text = Read(skew);
+  text = text.substr(0, text.find('\n') + 1);  // the header alone
+  const std::string header = text.substr(0, text.size() - 1);
+  std::vector<std::string> row;
+  for (absl::string_view c : absl::StrSplit(header, ',')) {
+    row.push_back(c == "t_mean_us" ? "1" : (c == "t_max_us" || c == "t_skew_us") ? "1e308" : "1");
+  }
+  Write(skew, text + absl::StrJoin(row, ",") + "\n");
+  EXPECT_EQ(AlphaFromSkew(skew).status().message(),
+            skew + ": error: the fit of alpha_default over its rows is not a finite number (a time too large to "
+                   "square)");
 }
 
 TEST(Profile, BadMeta) {

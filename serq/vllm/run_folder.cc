@@ -145,9 +145,12 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* 
     }
     for (const google::protobuf::Value* e : items) {
       const double x = e->number_value();
-      if (e->kind_case() != google::protobuf::Value::kNumberValue || !std::isfinite(x) ||
+      // At most 1e9 (GB/s, or ns a ring step): a figure past it is no
+      // link, and 1e308 GB/s would make the program's bytes a second inf.
+      if (e->kind_case() != google::protobuf::Value::kNumberValue || !std::isfinite(x) || x > 1e9 ||
           (positive ? !(x > 0) : !(x >= 0))) {
-        return json.Error(key, absl::StrCat(positive ? "expected GB/s above 0" : "expected ns, at least 0",
+        return json.Error(key, absl::StrCat(positive ? "expected GB/s above 0 and at most 1e9"
+                                                     : "expected ns from 0 to 1e9",
                                             ", or a list of such (one a topology dimension, up to 8), not ",
                                             Describe(*v)));
       }
@@ -157,6 +160,15 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* 
   };
   if (absl::Status s = figures("link_bw", true, &c->link_bw); !s.ok()) return s;
   if (absl::Status s = figures("link_latency", false, &c->link_latency); !s.ok()) return s;
+  // The link is the two together: LLMServingSim refuses a file with one
+  // (config_builder.py: "Both 'link_bw' and 'link_latency' must be
+  // specified"), where serq took a missing latency for 0.
+  if (c->link_bw.empty() != c->link_latency.empty()) {
+    const char* missing = c->link_bw.empty() ? "link_bw" : "link_latency";
+    return json.Error(missing, absl::StrCat("missing, where ", c->link_bw.empty() ? "link_latency" : "link_bw",
+                                            " is given: the link is the two together (LLMServingSim "
+                                            "refuses one without the other)"));
+  }
   const google::protobuf::Value* nodes = json.Find("nodes");
   if (nodes == nullptr || nodes->kind_case() != google::protobuf::Value::kListValue ||
       nodes->list_value().values_size() == 0) {
@@ -195,9 +207,21 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* 
                                          ": the run's files describe two deployments; the program is "
                                          "meta.json's"));
       }
+      // The GPU and its memory: the first instance's. A later instance
+      // with others (LLMServingSim simulates unlike instances) is not one
+      // vLLM deployment of data-parallel engines: said, not taken.
+      const bool first = c->instances == 1;
+      auto differs = [&](const std::string& field, const std::string& theirs, const std::string& first_one) {
+        warnings->push_back(absl::StrCat(json.file(), ": ", here, ".", field, " is ", theirs, ", the first "
+                                         "instance's ", first_one, ": the program takes the first instance's"));
+      };
       if (auto h = f.find("hardware"); h != f.end() &&
                                        h->second.kind_case() == google::protobuf::Value::kStringValue) {
-        c->hardware = h->second.string_value();
+        if (first) {
+          c->hardware = h->second.string_value();
+        } else if (h->second.string_value() != c->hardware) {
+          differs("hardware", Describe(h->second), c->hardware.empty() ? "none" : "\"" + c->hardware + "\"");
+        }
       }
       auto mem = f.find("npu_mem");
       if (mem == f.end() || mem->second.kind_case() != google::protobuf::Value::kStructValue) continue;
@@ -210,7 +234,11 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* 
           return json.Error(absl::StrCat(here, ".npu_mem.", key),
                             absl::StrCat("expected a number above 0, not ", Describe(x->second)));
         }
-        *out = x->second.number_value();
+        if (first) {
+          *out = x->second.number_value();
+        } else if (x->second.number_value() != *out) {
+          differs(absl::StrCat("npu_mem.", key), Describe(x->second), *out > 0 ? absl::StrCat(*out) : "none");
+        }
         return absl::OkStatus();
       };
       if (absl::Status s = number("mem_size", &c->mem_size); !s.ok()) return s;
