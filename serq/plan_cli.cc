@@ -318,14 +318,15 @@ int PlanMain(const CommandLine& line) {
   std::string error;
   // With a run folder, the degrees its profile has: a candidate at another
   // is not enumerated, and the summary says so (for the degrees up to the
-  // budget planned).
-  std::vector<std::pair<int, std::string>> unprofiled;
+  // budget planned); so is a degree that cannot serve the model while a
+  // smaller or larger one can (its reason, the generator's).
+  std::vector<std::pair<int, std::string>> unplanned;
   auto profiled = [&](int t) {
     if (!folder) return true;
     for (int p : folder->profile.tp_degrees) {
       if (p == t) return true;
     }
-    unprofiled.emplace_back(t, absl::StrCat("tensor parallel ", t, ": the profile (", folder->profile.path,
+    unplanned.emplace_back(t, absl::StrCat("tensor parallel ", t, ": the profile (", folder->profile.path,
                                             ") has tp_degrees [", absl::StrJoin(folder->profile.tp_degrees, ", "),
                                             "]"));
     return false;
@@ -361,6 +362,7 @@ int PlanMain(const CommandLine& line) {
         return Usage(absl::StripPrefix(fits.message(), "serq physics: error: "));
       } else {
         why = absl::StrCat("at tensor parallel ", t, ", ", WhyNot(fits));
+        unplanned.emplace_back(t, absl::StrCat("tensor parallel ", t, ": ", WhyNot(fits)));
       }
     }
     if (space.tps.empty() && folder) {
@@ -515,7 +517,7 @@ int PlanMain(const CommandLine& line) {
       if (t <= b) at.tps.push_back(t);
     }
     at.min_disaggregated_gpus = sizes == "budget" ? b : 2;
-    for (const auto& [t, note] : unprofiled) {
+    for (const auto& [t, note] : unplanned) {
       if (t <= b) notes->push_back(note);
     }
     std::vector<std::string> dropped;

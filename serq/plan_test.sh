@@ -133,6 +133,13 @@ expect 1 "serq plan: error: no budget of up to 2 GPUs (--max-gpus) meets 100 req
 expect 1 "$tmp/none: error: not a folder" -- "$serq" plan --run "$tmp/none" --gpus 1 --until 'p99(ttft) <= 1' \
   --out "$tmp/c"
 grep -q "serq plan: error: $tmp/none" "$tmp/err" && fail "the run folder's error under a second prefix: $(cat "$tmp/err")"
+# A degree that cannot serve the model while another can is said with its
+# reason, not dropped in silence: the MI300X preset names no link between
+# its GPUs, so tensor parallel 2 has none to cross (tp1 x1 and x2 remain).
+"$serq" plan --model llama-3.1-8b --gpu mi300x --gpus 2 --kinds colocated --requests 100 \
+  --until 'p99(ttft) <= 2' --out "$tmp/mi" >"$tmp/out" 2>"$tmp/err" || fail "mi300x plan: exit $?: $(tail -3 "$tmp/err")"
+grep -qF "not a candidate: tensor parallel 2: serq/models/presets/gpus.json: error: mi300x.Interconnect: none" \
+  "$tmp/out" || fail "mi300x plan: tensor parallel 2 dropped without a word: $(grep -F 'not a candidate' "$tmp/out")"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq plan: all passed"

@@ -510,6 +510,16 @@ TEST(ResultFile, RoundTrip) {
   broken.replace(broken.find("rate 0.1"), 8, "rate x");
   EXPECT_NE(ParseResult(broken, "r.txt", c).status().message().find("r.txt:4: error: rate: not a number"),
             std::string::npos);
+  // A number that is no rate, at its line too (nan once reached the merge
+  // as "no workload").
+  for (const char* x : {"nan", "inf", "-5", "1e400"}) {
+    broken = text;
+    const size_t at = broken.find("rate 0.1");
+    broken.replace(at, broken.find('\n', at) - at, std::string("rate ") + x);
+    EXPECT_EQ(ParseResult(broken, "r.txt", c).status().message(),
+              absl::StrCat("r.txt:4: error: rate: expected requests a second, finite and at least 0, not '", x, "'"))
+        << x;
+  }
 }
 
 // The plan's flags file reads back; the task list is one command a

@@ -1,5 +1,6 @@
 #include "serq/plan/result_file.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <utility>
@@ -104,6 +105,11 @@ absl::StatusOr<CandidateResult> ParseResult(absl::string_view text, const std::s
   if (!absl::CUnescape(value, &r.why)) return bad(line, "a 'why' that does not unescape");
   if (absl::Status s = field("rate", &value, &line); !s.ok()) return s;
   if (!ReadDouble(value, &r.rate)) return bad(line, absl::StrCat("rate: not a number: '", value, "'"));
+  // A searched rate, requests a second: what a task writes is finite and
+  // at least 0 (nan would reach the merge as no workload at all).
+  if (!(std::isfinite(r.rate) && r.rate >= 0)) {
+    return bad(line, absl::StrCat("rate: expected requests a second, finite and at least 0, not '", value, "'"));
+  }
   if (absl::Status s = field("at_top", &value, &line); !s.ok()) return s;
   if (value != "0" && value != "1") return bad(line, "at_top: expected 0 or 1");
   r.at_top = value == "1";
