@@ -347,7 +347,25 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   // DeepSeek's n_routed_experts.
   for (const char* field : {"num_experts", "num_local_experts", "n_routed_experts"}) {
     if (absl::Status s = whole(field, &m.experts, false); !s.ok()) return s;
+    if (m.experts == 1) {
+      // vLLM builds the experts' layer for one expert too (of
+      // moe_intermediate_size, routed): taken for a dense MLP of
+      // intermediate_size it would be another model, silently.
+      return json.Error(field, "1 expert: serq counts a mixture of experts from 2 (a model of one expert "
+                               "is written as a dense one, its MLP intermediate_size)");
+    }
     if (m.experts > 0) break;
+  }
+  if (m.experts == 0) {
+    // The fields of experts without their count: a mixture of experts
+    // whose count is missing, not a dense model.
+    for (const char* field : {"num_experts_per_tok", "experts_per_token", "moe_intermediate_size"}) {
+      const Value* v = json.Find(field);
+      if (v != nullptr && v->kind_case() == Value::kNumberValue && v->number_value() > 0) {
+        return json.Error("num_experts", absl::StrCat("missing, where ", field, " says the model has experts "
+                                                      "(num_experts, num_local_experts or n_routed_experts)"));
+      }
+    }
   }
   if (absl::Status s = whole("intermediate_size", &m.intermediate, !m.moe()); !s.ok()) return s;
   m.moe_layers = 0;

@@ -214,6 +214,14 @@ TEST(ModelConfig, BadFields) {
             "m.json: error: layer_types: expected a list of 2 layers' attention types");
   EXPECT_EQ(ModelError("{" + base + R"(, "num_local_experts": 8})"),
             "m.json: error: num_experts_per_tok: missing: the model's config.json gives it");
+  // One expert, or the experts' fields without their count: neither is the
+  // dense model of intermediate_size it was once read as.
+  EXPECT_EQ(ModelError("{" + base + R"(, "num_experts": 1, "num_experts_per_tok": 1})"),
+            "m.json: error: num_experts: 1 expert: serq counts a mixture of experts from 2 (a model of one "
+            "expert is written as a dense one, its MLP intermediate_size)");
+  EXPECT_EQ(ModelError("{" + base + R"(, "moe_intermediate_size": 32})"),
+            "m.json: error: num_experts: missing, where moe_intermediate_size says the model has experts "
+            "(num_experts, num_local_experts or n_routed_experts)");
   // serq vllm's reading refuses what its profiles do not cover, by name.
   EXPECT_EQ(ModelError("{" + base + R"(, "quantization_config": {"quant_method": "fp8"}})", {}),
             "m.json: error: quantization_config: a quantized model: serq vllm reads models in bf16 "
