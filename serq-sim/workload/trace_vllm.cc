@@ -47,10 +47,7 @@ class Reader {
     } else if (HasTokenTimes(record)) {
       std::optional<VllmClock> mine = ArrivalClock(record);
       if (mine && *mine != *clock_) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the arrival is ", ClockName(*mine), " here but ", ClockName(*clock_),
-            " in the first row with token times (the field on the clock of first_token_ts and "
-            "last_token_ts): the rows mix two clocks"));
+        return absl::InvalidArgumentError(MixedClocks(record, *mine, *clock_));
       }
     }
     return Add(record);

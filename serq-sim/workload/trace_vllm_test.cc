@@ -145,7 +145,16 @@ TEST(VllmTraceTest, BadRows) {
                 "\"queued_ts\": 100, \"first_token_ts\": 101, \"last_token_ts\": 102}"),
             "t:2: the arrival is arrival_time here but queued_ts in the first row with token "
             "times (the field on the clock of first_token_ts and last_token_ts): the rows mix "
-            "two clocks");
+            "two clocks; here arrival_time 100 is 1 s and queued_ts 100 is 1 s from first_token_ts 101");
+  // One field off by itself (a queued_ts shifted by 10^7 s): the row has no
+  // field on the token times' clock, and the message shows which is off
+  // (1700000001 - 102 = 1.7e9 s; 10000101 - 102 = 9999999, 1e7 s).
+  EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 1, \"arrival_time\": 1700000001, "
+                "\"queued_ts\": 10000101, \"first_token_ts\": 102, \"last_token_ts\": 103}"),
+            "t:2: the arrival is arrival_time here but queued_ts in the first row with token "
+            "times (the field on the clock of first_token_ts and last_token_ts): the rows mix "
+            "two clocks; here arrival_time 1700000001 is 1.7e+09 s and queued_ts 10000101 is 1e+07 s from "
+            "first_token_ts 102");
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 1, \"queued_ts\": -1}"),
             "t:2: queued_ts -1 is negative");
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 1, \"queued_ts\": \"NaN\"}"),

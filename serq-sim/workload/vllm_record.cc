@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/struct.pb.h"
 #include "ir/input_shape.h"
 #include "ir/limits.h"
@@ -127,6 +131,25 @@ double ArrivalIn(const VllmRecord& record, VllmClock clock) {
 
 absl::string_view ClockName(VllmClock clock) {
   return clock == VllmClock::kArrivalTime ? "arrival_time" : "queued_ts";
+}
+
+std::string MixedClocks(const VllmRecord& r, VllmClock mine, VllmClock first) {
+  std::string out = absl::StrCat("the arrival is ", ClockName(mine), " here but ", ClockName(first),
+                                 " in the first row with token times (the field on the clock of first_token_ts "
+                                 "and last_token_ts): the rows mix two clocks");
+  const std::optional<double>& token = r.first_token_ts ? r.first_token_ts : r.last_token_ts;
+  if (!token) return out;
+  std::vector<std::string> parts;
+  for (VllmClock clock : {VllmClock::kArrivalTime, VllmClock::kQueuedTs}) {
+    const std::optional<double>& field = clock == VllmClock::kArrivalTime ? r.arrival_time : r.queued_ts;
+    if (field) {
+      parts.push_back(absl::StrFormat("%s %.10g is %.3g s", ClockName(clock), *field, std::abs(*field - *token)));
+    }
+  }
+  if (parts.empty()) return out;
+  absl::StrAppend(&out, "; here ", absl::StrJoin(parts, " and "), " from ",
+                  r.first_token_ts ? "first_token_ts " : "last_token_ts ", absl::StrFormat("%.10g", *token));
+  return out;
 }
 
 }  // namespace serq::sim

@@ -79,6 +79,15 @@ double ArrivalIn(const VllmRecord& record, VllmClock clock);
 // "arrival_time" or "queued_ts".
 absl::string_view ClockName(VllmClock clock);
 
+// The error of a row whose arrival is on `mine` where the file's first row
+// with token times had `first`, with what the row shows of its fields, so
+// that one field off by itself (a queued_ts shifted) reads as that: "the
+// arrival is arrival_time here but queued_ts in the first row with token
+// times (…): the rows mix two clocks; here arrival_time 479748.4 is 0.2 s
+// and queued_ts 479748.4 is 0.2 s from first_token_ts 479748.6". The
+// replay's reader and serq compare's say it alike.
+std::string MixedClocks(const VllmRecord& record, VllmClock mine, VllmClock first);
+
 }  // namespace serq::sim
 
 #endif  // SERQ_SIM_WORKLOAD_VLLM_RECORD_H_

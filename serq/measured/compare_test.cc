@@ -86,7 +86,7 @@ TEST(VllmRequestsTest, SkippedRowsAndRefusals) {
                 "\"first_token_ts\": 6, \"last_token_ts\": 7}"),
             "r:2: error: the arrival is arrival_time here but queued_ts in the first row with "
             "token times (the field on the clock of first_token_ts and last_token_ts): the rows "
-            "mix two clocks");
+            "mix two clocks; here arrival_time 5 is 1 s and queued_ts 5 is 1 s from first_token_ts 6");
   EXPECT_EQ(bad("{\"input_toks\": 1, \"output_toks\": 2, \"queued_ts\": -5}"),
             "r:2: error: queued_ts -5 is negative");
   // 1e300 tokens was read, and its TPOT, (7 - 6) / (1e300 - 1) = 1e-300 s,

@@ -266,11 +266,7 @@ absl::StatusOr<Run> ParseVllmRequests(absl::string_view text, const std::string&
     if (!clock) {
       clock = mine;
     } else if (*mine != *clock) {
-      return At(file, number,
-                absl::StrCat("the arrival is ", sim::ClockName(*mine), " here but ",
-                             sim::ClockName(*clock),
-                             " in the first row with token times (the field on the clock of "
-                             "first_token_ts and last_token_ts): the rows mix two clocks"));
+      return At(file, number, sim::MixedClocks(record, *mine, *clock));
     }
     if (run.requests.size() == kMaxRequests) {
       return At(file, number, absl::StrCat("more than ", kMaxRequests, " requests"));

@@ -216,7 +216,13 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
     absl::StatusOr<std::optional<int64_t>> v = json.Whole(field, 1, kMostDimension);
     if (!v.ok()) return v.status();
     if (!v->has_value()) {
-      if (required) return json.Error(field, "missing: the model's config.json gives it");
+      if (required) {
+        // Present as null (Python's NaN or Infinity is read as null) is
+        // not missing: say what the file holds.
+        return json.Error(field, json.root().fields().count(field)
+                                     ? "null (or NaN or Infinity, read as null): expected a whole number"
+                                     : "missing: the model's config.json gives it");
+      }
       return absl::OkStatus();
     }
     *out = static_cast<int>(**v);

@@ -205,6 +205,10 @@ TEST(ModelConfig, BadFields) {
   EXPECT_EQ(ModelError(R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4,
                            "vocab_size": 100, "intermediate_size": 128})"),
             "m.json: error: hidden_size: missing: the model's config.json gives it");
+  // Present as null, or Python's NaN read as null: not "missing".
+  EXPECT_EQ(ModelError(R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4,
+                           "vocab_size": 100, "intermediate_size": 128, "hidden_size": null})"),
+            "m.json: error: hidden_size: null (or NaN or Infinity, read as null): expected a whole number");
   EXPECT_EQ(ModelError("{" + base + R"(, "quantization_config": {"quant_method": "awq"}})"),
             "m.json: error: quantization_config.quant_method: 'awq': serq physics knows fp8 (every "
             "linear layer) and mxfp4 (the experts)");
