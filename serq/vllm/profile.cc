@@ -1,11 +1,14 @@
 #include "serq/vllm/profile.h"
 
+#include <map>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <filesystem>
 #include <functional>
+#include <map>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
@@ -25,6 +28,31 @@ absl::Status At(const std::string& path, const YAML::Mark& mark, absl::string_vi
   if (mark.line < 0) return absl::InvalidArgumentError(absl::StrCat(path, ": error: ", message));
   return absl::InvalidArgumentError(
       absl::StrCat(path, ":", mark.line + 1, ":", mark.column + 1, ": error: ", message));
+}
+
+// A key twice in one mapping: yaml-cpp answers the first, PyYAML (which
+// LLMServingSim reads meta.yaml with) the last, so the file says two
+// things; refused at the second, as a JSON file's twice-given key is.
+absl::Status NoKeyTwice(const std::string& path, const YAML::Node& node) {
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) {
+      if (absl::Status s = NoKeyTwice(path, item); !s.ok()) return s;
+    }
+  } else if (node.IsMap()) {
+    std::map<std::string, int> seen;  // key -> its first line
+    for (const auto& kv : node) {
+      if (kv.first.IsScalar()) {
+        auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
+        if (!fresh) {
+          return At(path, kv.first.Mark(),
+                    absl::StrCat("'", kv.first.Scalar(), "' twice in one mapping (first at line ", it->second,
+                                 "): LLMServingSim's reader takes the last, serq's the first"));
+        }
+      }
+      if (absl::Status s = NoKeyTwice(path, kv.second); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
 }
 
 // A CSV file a row at a time: the header's columns found by name (each
@@ -112,6 +140,7 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
   try {
     YAML::Node root = YAML::Load(text);
     if (!root.IsMap()) return At(path, root.Mark(), "expected a mapping of the profile's facts");
+    if (absl::Status s = NoKeyTwice(path, root); !s.ok()) return s;
     auto text_field = [&](const char* key, std::string* out, bool required) -> absl::Status {
       YAML::Node n = root[key];
       if (!n) {

@@ -199,6 +199,15 @@ TEST(Profile, BadMeta) {
             "meta.yaml:3:1: error: end of sequence flow not found");
   // yaml-cpp's depth guard: a flow nested 3,000 deep is an error, not a crash.
   EXPECT_NE(bad(std::string(3000, '[')).find("error"), std::string::npos);
+  // A key twice in one mapping, at any depth: refused at the second (PyYAML
+  // would take the second, yaml-cpp the first).
+  EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1]\narchitecture: qwen3\n"),
+            "meta.yaml:3:1: error: 'architecture' twice in one mapping (first at line 1): LLMServingSim's "
+            "reader takes the last, serq's the first");
+  EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1]\nskew_fit:\n  per_tp:\n    1:\n      alpha_default: 0.05\n"
+                "      alpha_default: 0.5\n"),
+            "meta.yaml:7:7: error: 'alpha_default' twice in one mapping (first at line 6): LLMServingSim's "
+            "reader takes the last, serq's the first");
   EXPECT_EQ(bad("architecture: llama\ntp_degrees: [1]\nengine_effective: {max_num_seqs: 0}\n"),
             "meta.yaml:3:34: error: engine_effective.max_num_seqs: expected a whole number above 0");
   const std::string fit = "architecture: llama\ntp_degrees: [1]\nskew_fit:\n  enabled: true\n";
