@@ -250,6 +250,7 @@ expect 2 yes "--rate must be a number of requests a second, at least 0, not inf"
 expect 2 yes "--price must be a finite number, at least 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
   --gpus 1 --price inf --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 expect 2 yes "^run 'serq vllm --help' for usage$" -- "$serq" vllm "$tmp" --kv-blocks 0
+expect 2 yes "^serq: error: serq vllm: expected a run folder, got an empty name$" -- "$serq" vllm ""
 expect 2 yes "--gpu-memory must be a finite number above 0 (GiB)" -- "$serq" vllm "$tmp" --gpu-memory inf
 # A profile table the run would refuse is refused when the program is
 # written (serq vllm links what it writes), at the table's line, and no

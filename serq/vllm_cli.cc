@@ -88,7 +88,8 @@ std::string KvFlagsMisuse() {
 }
 
 int VllmMain(const CommandLine& line) {
-  if (line.positional.size() != 1) {
+  if (line.positional.size() != 1 || line.positional[0].empty()) {
+    if (line.positional.size() == 1) return Usage("serq vllm: expected a run folder, got an empty name");
     return Usage(absl::StrCat("serq vllm: expected one run folder, got ", line.positional.size()));
   }
   if (!line.defines.empty()) return Usage("-D does not apply to 'serq vllm'");
