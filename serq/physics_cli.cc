@@ -51,6 +51,8 @@ ABSL_FLAG(std::optional<int64_t>, max_num_seqs, std::nullopt,
 ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
           "physics: vLLM's max_num_batched_tokens (default: vLLM 0.19's for the GPU)");
 ABSL_FLAG(int32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
+ABSL_FLAG(std::optional<int64_t>, max_model_len, std::nullopt,
+          "physics: vLLM's max_model_len (default: the model's, as vLLM derives it from its config)");
 ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype, auto or fp8");
 ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
           "physics: the link between GPUs by its bandwidth, GB/s a direction (10^9 bytes), instead of "
@@ -90,6 +92,7 @@ std::vector<FlagUse> PhysicsFlagUses() {
       {"max-num-seqs", {"physics"}},
       {"max-num-batched-tokens", {"physics"}},
       {"block-size", {"physics"}},
+      {"max-model-len", {"physics"}},
       {"kv-cache-dtype", {"physics"}},
       {"link-bw", {"physics"}},
       {"link-latency", {"physics"}},
@@ -160,7 +163,8 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   // deployment the user did not get (--kv-blocks, an unbounded pool).
   for (const char* flag : {"dp", "ep", "rate", "lengths", "requests", "block-size", "kv-cache-dtype",
                            "link-bw", "link-latency", "mixed-attention", "enforce-eager", "kv-blocks",
-                           "gpu-memory", "gpu-memory-utilization", "no-prefix-cache", "interconnect"}) {
+                           "gpu-memory", "gpu-memory-utilization", "no-prefix-cache", "interconnect",
+                           "max-model-len"}) {
     if (FlagGiven(flag)) {
       return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
     }
@@ -174,6 +178,16 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
 }
 
 }  // namespace
+
+std::string MaxModelLenMisuse() {
+  const std::optional<int64_t> v = absl::GetFlag(FLAGS_max_model_len);
+  if (v && !(*v >= 2 && *v <= (int64_t{1} << 32))) {
+    return absl::StrCat("--max-model-len must be a number of tokens from 2 to 4294967296, not ", *v);
+  }
+  return "";
+}
+
+std::optional<int64_t> MaxModelLenFlag() { return absl::GetFlag(FLAGS_max_model_len); }
 
 int PhysicsMain(const CommandLine& line) {
   if (!line.defines.empty()) return Usage("-D does not apply to 'serq physics'");
@@ -240,6 +254,8 @@ int PhysicsMain(const CommandLine& line) {
   }
   d.block_size = absl::GetFlag(FLAGS_block_size);
   if (d.block_size < 1 || d.block_size > 1024) return Usage("--block-size must be from 1 to 1024");
+  if (std::string m = MaxModelLenMisuse(); !m.empty()) return Usage(m);
+  d.max_model_len = absl::GetFlag(FLAGS_max_model_len);
   if (std::string m = KvFlagsMisuse(); !m.empty()) return Usage(m);
   d.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization).value_or(0.9);
   d.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);

@@ -3,6 +3,9 @@
 #ifndef SERQ_SERQ_PHYSICS_CLI_H_
 #define SERQ_SERQ_PHYSICS_CLI_H_
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "serq/cli.h"
@@ -11,6 +14,10 @@ namespace serq {
 
 int PhysicsMain(const CommandLine& line);
 std::vector<FlagUse> PhysicsFlagUses();  // --gpu, --tp, --coefficients, --replay, --kv-tokens
+// --max-model-len, which serq plan takes too: its misuse ("" when none),
+// and its value.
+std::string MaxModelLenMisuse();
+std::optional<int64_t> MaxModelLenFlag();
 
 }  // namespace serq
 

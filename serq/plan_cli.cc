@@ -30,6 +30,7 @@
 #include "serq-sim/engine/simulate.h"
 #include "serq/models/presets.h"
 #include "serq/physics/physics.h"
+#include "serq/physics_cli.h"
 #include "serq/plan/candidate.h"
 #include "serq/plan/emit.h"
 #include "serq/plan/folder.h"
@@ -258,6 +259,12 @@ int PlanMain(const CommandLine& line) {
   }
   base.deployment.interconnect = absl::GetFlag(FLAGS_interconnect);
   if (std::string m = net::UnknownInterconnect("interconnect", base.deployment.interconnect); !m.empty()) return Usage(m);
+  // vLLM's max_model_len for every candidate (a run folder's is its own).
+  if (std::string m = MaxModelLenMisuse(); !m.empty()) return Usage(m);
+  if (folder && FlagGiven("max-model-len")) {
+    return Usage("--max-model-len does not apply to --run: the run folder's engine has its own");
+  }
+  base.deployment.max_model_len = MaxModelLenFlag();
   if (std::string m = net::UnknownInterconnect("kv-link", absl::GetFlag(FLAGS_kv_link)); !m.empty()) return Usage(m);
   if (FlagGiven("lengths")) {
     if (absl::StatusOr<physics::LengthLines> l = physics::ParseLengthLines(absl::GetFlag(FLAGS_lengths)); !l.ok()) {

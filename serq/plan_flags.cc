@@ -55,6 +55,9 @@ std::vector<FlagUse> PlanFlagUses() {
       {"kinds", {"plan"}},
       {"seqs", {"plan"}},
       {"batched-tokens", {"plan"}},
+      {"max-model-len", {"plan"}, "",
+       "vLLM's max_model_len for every candidate (default: the model's; a candidate whose KV cache cannot hold "
+       "one request of it is not one, as vLLM would not start)"},
       {"disaggregated-gpus", {"plan"}},
       {"kv-link", {"plan"}},
       {"price", {"plan"}},

@@ -140,6 +140,20 @@ grep -q "serq plan: error: $tmp/none" "$tmp/err" && fail "the run folder's error
   --until 'p99(ttft) <= 2' --out "$tmp/mi" >"$tmp/out" 2>"$tmp/err" || fail "mi300x plan: exit $?: $(tail -3 "$tmp/err")"
 grep -qF "not a candidate: tensor parallel 2: serq/models/presets/gpus.json: error: mi300x.Interconnect: none" \
   "$tmp/out" || fail "mi300x plan: tensor parallel 2 dropped without a word: $(grep -F 'not a candidate' "$tmp/out")"
+# A degree whose KV cache cannot hold one request of max_model_len is not
+# a candidate, as vLLM would not start it (Llama-3.1-70B at tp2 on H100s:
+# 1,224 blocks of 16, 19,584 tokens, against 131,072); --max-model-len
+# makes it one.
+"$serq" plan --model llama-3.1-70b --gpu h100-sxm --gpus 2 --kinds colocated --requests 100 \
+  --until 'p99(ttft) <= 2' --out "$tmp/l70" >"$tmp/out" 2>"$tmp/err"
+[ $? = 1 ] || fail "llama-3.1-70b on 2 x h100-sxm: expected exit 1"
+grep -qF "at tensor parallel 2, vLLM 0.19 would not start: one request of max_model_len 131072" "$tmp/err" ||
+  fail "llama-3.1-70b on 2 x h100-sxm: $(cat "$tmp/err")"
+"$serq" plan --model llama-3.1-70b --gpu h100-sxm --gpus 2 --kinds colocated --requests 100 --max-model-len 16384 \
+  --until 'p99(ttft) <= 2' --out "$tmp/l70" >"$tmp/out" 2>"$tmp/err" || fail "--max-model-len 16384: exit $?: $(tail -2 "$tmp/err")"
+grep -q "^1 candidates:" "$tmp/out" || fail "--max-model-len 16384: $(grep candidates "$tmp/out")"
+expect 2 "--max-model-len must be a number of tokens from 2 to 4294967296, not 1" -- "$serq" plan \
+  --model llama-3.1-8b --gpu h100-sxm --gpus 1 --max-model-len 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq plan: all passed"

@@ -117,6 +117,97 @@ absl::StatusOr<RotaryRows> TableRows(const JsonFile& json, const std::string& pa
   return t;
 }
 
+// vLLM's derived max_model_len (model_config.h says the rule).
+absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
+  int64_t derived = 0;
+  std::string key;
+  for (const char* k : {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                        "max_sequence_length", "max_seq_length", "seq_len"}) {
+    absl::StatusOr<std::optional<int64_t>> v = json.Whole(k, 1, int64_t{1} << 32);
+    if (!v.ok()) return v.status();
+    if (v->has_value() && (derived == 0 || **v < derived)) {
+      derived = **v;
+      key = k;
+    }
+  }
+  std::string from = absl::StrCat(key, " ", derived);
+  if (derived == 0) {
+    derived = 2048;
+    from = "2048, vLLM's length for a config with none of max_position_embeddings and its kind";
+  }
+  const std::string scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr
+                                  ? "rope_parameters"
+                                  : "rope_scaling";
+  const Value* rope = json.Find(scaling);
+  std::vector<std::string> sets;  // the parameter sets' paths: one, or one a layer type
+  if (rope != nullptr && rope->kind_case() == Value::kStructValue) {
+    if (json.Find(scaling + ".rope_type") != nullptr || json.Find(scaling + ".type") != nullptr) {
+      sets.push_back(scaling);
+    } else {
+      for (const auto& [k, v] : rope->struct_value().fields()) {
+        if (v.kind_case() == Value::kStructValue) sets.push_back(absl::StrCat(scaling, ".", k));
+      }
+      std::sort(sets.begin(), sets.end());
+    }
+  }
+  // Gemma 3's length is already the scaled one (vLLM skips it).
+  if (!absl::StrContains(m->model_type, "gemma3")) {
+    double factor = 1;
+    bool scaled = false;
+    for (const std::string& at : sets) {
+      std::string type;
+      for (const char* k : {"rope_type", "type"}) {
+        absl::StatusOr<std::optional<std::string>> t = json.Text(at + "." + k);
+        if (!t.ok()) return t.status();
+        if (t->has_value()) {
+          type = **t;
+          break;
+        }
+      }
+      if (type == "su") type = "longrope";
+      if (type == "llama3" || type.empty()) continue;
+      if (type == "longrope") {
+        // Without a max_model_len vLLM takes the original length for
+        // LongRoPE (its short factor's).
+        absl::StatusOr<std::optional<int64_t>> o = json.Whole("original_max_position_embeddings", 1, int64_t{1} << 32);
+        if (!o.ok()) return o.status();
+        if (!o->has_value()) o = json.Whole(at + ".original_max_position_embeddings", 1, int64_t{1} << 32);
+        if (!o.ok()) return o.status();
+        if (o->has_value()) {
+          derived = **o;
+          from = absl::StrCat("original_max_position_embeddings ", derived, " (longrope)");
+        }
+        continue;
+      }
+      absl::StatusOr<std::optional<double>> f = json.Number(at + ".factor");
+      if (!f.ok()) return f.status();
+      if (f->has_value() && **f > 0) factor = **f;
+      if (type == "yarn" || type == "deepseek_yarn") {
+        absl::StatusOr<std::optional<int64_t>> o = json.Whole(at + ".original_max_position_embeddings", 1, int64_t{1} << 32);
+        if (!o.ok()) return o.status();
+        if (!o->has_value()) o = json.Whole("original_max_position_embeddings", 1, int64_t{1} << 32);
+        if (!o.ok()) return o.status();
+        if (o->has_value()) {
+          derived = **o;
+          from = absl::StrCat("original_max_position_embeddings ", derived);
+        }
+      }
+      scaled = true;
+    }
+    if (scaled && factor != 1) {
+      const double scaled_len = static_cast<double>(derived) * factor;
+      if (!(scaled_len <= static_cast<double>(int64_t{1} << 40))) {
+        return json.Error(scaling, absl::StrCat("a factor of ", factor, " makes a length past 2^40 tokens"));
+      }
+      derived = static_cast<int64_t>(scaled_len);
+      absl::StrAppend(&from, " x RoPE factor ", factor);
+    }
+  }
+  m->max_model_len = derived;
+  m->max_model_len_from = from;
+  return absl::OkStatus();
+}
+
 // The rotary table of the model (one get_rope call a set of RoPE
 // parameters; a config of parameters by layer type, transformers' newer
 // form, one table each), its width and dtype. The scaling is rope_scaling,
@@ -304,6 +395,7 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   }
   m.linear_bytes = m.expert_bytes = m.dtype_bytes;
   if (absl::Status s = ReadRotaryTable(json, &m); !s.ok()) return s;
+  if (absl::Status s = DeriveMaxModelLen(json, &m); !s.ok()) return s;
   if (json.Find("quantization_config") != nullptr) {
     absl::StatusOr<std::optional<std::string>> method = json.Text("quantization_config.quant_method");
     if (!method.ok()) return method.status();

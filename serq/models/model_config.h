@@ -71,6 +71,16 @@ struct ModelConfig {
   int rotary_dtype_bytes = 0;
   std::string rotary_from;
 
+  // vLLM's max_model_len when none is given (ModelConfig's
+  // _get_and_verify_max_len): the least of the config's length keys
+  // (max_position_embeddings, n_positions, max_seq_len, seq_length,
+  // model_max_length, max_sequence_length, max_seq_length, seq_len), else
+  // 2048; then for RoPE scaling other than llama3 and longrope, times its
+  // factor (YaRN's from original_max_position_embeddings); longrope's is its
+  // original_max_position_embeddings. `max_model_len_from` says how.
+  int64_t max_model_len = 0;
+  std::string max_model_len_from;
+
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora_rank > 0; }
 };

@@ -206,22 +206,51 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                              " KV heads x head_dim ", m.head_dim),
       " x ", kv_dtype_bytes, " bytes = ", N(kv_token), " bytes. One block is vLLM's null block: ",
       num_gpu_blocks - 1, " blocks hold requests."));
-  // The workload.
+  // max_model_len: the flag's, at most the model's, else the model's; vLLM
+  // refuses to start when the KV cache cannot hold one request of it
+  // (its check_enough_kv_cache_memory), which with a count given
+  // (num_gpu_blocks_override) it checks against memory serq does not know.
+  const int64_t max_len = d.max_model_len.value_or(m.max_model_len);
+  const std::string max_len_from =
+      d.max_model_len ? "--max-model-len" : absl::StrCat("the model's, ", m.max_model_len_from);
+  if (d.max_model_len && *d.max_model_len > m.max_model_len) {
+    return Invalid(absl::StrCat("--max-model-len ", *d.max_model_len, " is more than the model's ", m.max_model_len,
+                                " (", m.max_model_len_from, "), which vLLM refuses"));
+  }
+  if (!d.kv_blocks && (max_len + d.block_size - 1) / d.block_size > num_gpu_blocks) {
+    return Invalid(absl::StrCat(
+        "vLLM 0.19 would not start: one request of max_model_len ", max_len, " (", max_len_from, ") needs ",
+        (max_len + d.block_size - 1) / d.block_size, " KV blocks of ", d.block_size, ", and the KV cache holds ",
+        num_gpu_blocks, " (", num_gpu_blocks * d.block_size, " tokens): give --max-model-len at most ",
+        num_gpu_blocks * d.block_size, ", more GPUs (--tp) or --gpu-memory-utilization"));
+  }
+  // The workload: no prompt of max_model_len tokens or more (vLLM refuses
+  // one that leaves no room for an output token); a longer request vLLM
+  // stops at max_model_len (FINISHED_LENGTH_CAPPED), so the program makes
+  // at most max_model_len - prompt tokens of it.
   const Workload& w = o.workload;
   std::string prompt = "input_toks", output = "output_toks";
   LengthLines lengths;
+  int64_t longest = 0;
   if (!w.replay.empty()) {
     if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
     prompt = w.prompt_column;
     output = w.output_column;
     if (absl::Status s = ReplayColumns(w.replay, &prompt, &output); !s.ok()) return s;
-    absl::StatusOr<LongestRequest> longest = ReplayLongest(w.replay, prompt, output);
-    if (!longest.ok()) return longest.status();
-    if (const std::string why = models::KvCannotHold(longest->tokens, d.block_size, num_gpu_blocks - 1);
-        !why.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(w.replay, ": error: ", longest->which, ": ", why, " (",
-                                  d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory", ")"));
+    absl::StatusOr<LongestRequest> r = ReplayLongest(w.replay, prompt, output);
+    if (!r.ok()) return r.status();
+    if (r->prompt >= max_len) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          w.replay, ": error: ", r->prompt_which, ": a prompt of ", r->prompt, " tokens, not less than max_model_len ",
+          max_len, " (", max_len_from, "): vLLM refuses a prompt that leaves no room for an output token"));
     }
+    longest = std::min(r->tokens, max_len);
+    if (const std::string why = models::KvCannotHold(longest, d.block_size, num_gpu_blocks - 1); !why.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(w.replay, ": error: ", r->which, ": ", why, " (",
+                                                     d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory",
+                                                     ")"));
+    }
+    longest = r->tokens;
   } else {
     if (!(w.rate > 0) || !std::isfinite(w.rate)) {
       return Invalid("a workload: --replay TRACE, or --rate R (requests a second, above 0)");
@@ -230,13 +259,21 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     absl::StatusOr<LengthLines> l = ParseLengthLines(w.lengths);
     if (!l.ok()) return l.status();
     lengths = *l;
-    if (const std::string why = models::KvCannotHold(lengths.longest, d.block_size, num_gpu_blocks - 1);
+    const std::string named = absl::StrCat("--lengths ", w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths);
+    if (lengths.longest_prompt >= max_len) {
+      return Invalid(absl::StrCat(named, ": it draws prompts of up to ", lengths.longest_prompt,
+                                  " tokens, not less than max_model_len ", max_len, " (", max_len_from,
+                                  "): vLLM refuses a prompt that leaves no room for an output token"));
+    }
+    if (const std::string why =
+            models::KvCannotHold(std::min(lengths.longest, max_len), d.block_size, num_gpu_blocks - 1);
         !why.empty()) {
-      return Invalid(absl::StrCat("--lengths ", w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths,
-                                  ": the longest it draws, ", why, " (",
+      return Invalid(absl::StrCat(named, ": the longest it draws, ", why, " (",
                                   d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory", ")"));
     }
+    longest = lengths.longest;
   }
+  const bool capped = longest > max_len;
   const Coefficients& c = o.coefficients;
   for (double x : c.beta) {
     if (!std::isfinite(x) || x < 0) return Invalid("a coefficient is negative or not finite");
@@ -345,6 +382,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
             "vLLM 0.19's largest CUDA graph: min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens");
   }
   t.Param("Block", N(d.block_size), d.block_size == 16 ? "block_size (vLLM's default)" : "block_size");
+  if (capped) {
+    t.Param("MaxModelLen", N(static_cast<double>(max_len)),
+            absl::StrCat("max_model_len, ", max_len_from, ": vLLM stops a request at it"));
+  }
   t.Param("KvBlocks", N(num_gpu_blocks - 1), "KV blocks an engine holds requests in:");
   t.Comment(absl::StrCat("  ", absl::StrJoin(kv_why, " ")));
   if (collectives) {
@@ -558,10 +599,18 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line("session requests {");
   for (const std::string& line : lengths.lines) t.Line("  " + line);
   DataParallelRouting(&t, lockstep, dp);
+  // The tokens a request makes: its output, or up to max_model_len where
+  // the workload passes it (vLLM's FINISHED_LENGTH_CAPPED).
+  std::string made = output;
+  if (capped) {
+    t.Line("  // vLLM stops a request at max_model_len.");
+    t.Line(absl::StrCat("  set made = min(", output, ", MaxModelLen - ", prompt, ");"));
+    made = "made";
+  }
   if (cache) {
     t.Line("  // No token ids: a request's blocks are its own, and serve its recompute after a");
     t.Line("  // preemption (vLLM keeps a freed block's hash until reused).");
-    t.Line(absl::StrCat("  prefix (-1 - serial, ceil((", prompt, " + ", output, ") / Block));"));
+    t.Line(absl::StrCat("  prefix (-1 - serial, ceil((", prompt, " + ", made, ") / Block));"));
   }
   t.Line("  // TTFT and E2E count from `queued`, as vLLM's engine counts them: from when it took the");
   t.Line("  // request in, which it does between steps.");
@@ -569,8 +618,8 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   t.Line(absl::StrCat("    run E", idx, " prefill (", prompt, ") growing kv", idx, ";"));
   t.Line("    observe ttft = now - queued;");
   t.Line("    set first = now;");
-  t.Line(absl::StrCat("    run E", idx, " decode (", output, " - 1) growing kv", idx, " observe itl;"));
-  t.Line(absl::StrCat("    if (", output, " > 1) { observe tpot = (now - first) / (", output, " - 1); }"));
+  t.Line(absl::StrCat("    run E", idx, " decode (", made, " - 1) growing kv", idx, " observe itl;"));
+  t.Line(absl::StrCat("    if (", made, " > 1) { observe tpot = (now - first) / (", made, " - 1); }"));
   t.Line("    observe e2e = now - queued;");
   t.Line("  }");
   t.Line("}");

@@ -86,6 +86,9 @@ struct Deployment {
   double gpu_memory_utilization = 0.9;
   std::optional<double> gpu_memory_gib;  // instead of the datasheet's
   std::optional<int64_t> kv_blocks;      // vLLM's num_gpu_blocks, instead of derived
+  // --max-model-len: vLLM's max_model_len, at most the model's derived one
+  // (ModelConfig::max_model_len), which it is when not given.
+  std::optional<int64_t> max_model_len;
   bool prefix_cache = true;
   bool async_scheduling = true;
   // --enforce-eager: no CUDA graphs, every step at its own tokens. Off:
@@ -180,7 +183,8 @@ absl::StatusOr<std::string> PhysicsBlock(const ModelShape& model, const models::
 struct LengthLines {
   std::vector<std::string> lines;
   std::string what;
-  int64_t longest = 0;  // the most prompt and output tokens a request can draw
+  int64_t longest = 0;         // the most prompt and output tokens a request can draw
+  int64_t longest_prompt = 0;  // the longest prompt it can draw
 };
 absl::StatusOr<LengthLines> ParseLengthLines(const std::string& name);
 // --replay TRACE: its prompt and output columns, told from its first line
@@ -196,6 +200,8 @@ absl::Status ReplayColumns(const std::string& trace, std::string* prompt, std::s
 struct LongestRequest {
   int64_t tokens = 0;
   std::string which;
+  int64_t prompt = 0;  // the longest prompt, and which request it is
+  std::string prompt_which;
 };
 absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std::string& prompt,
                                              const std::string& output);

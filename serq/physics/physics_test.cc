@@ -500,6 +500,10 @@ TEST(Program, EveryPresetRuns) {
     o.deployment.tp = c.tp;
     o.deployment.dp = c.dp;
     o.deployment.ep = c.ep;
+    // Llama-3.1-8B's 131,072 tokens do not fit a 24 GB GPU's KV cache (2,832
+    // blocks of 16, 45,312 tokens), so vLLM would not start at its default
+    // max_model_len: a user gives one (Program.MaxModelLen).
+    if (std::string(c.gpu) == "rtx-4090") o.deployment.max_model_len = 8192;
     const std::string program = Generate(c.model, c.gpu, o);
     std::map<std::string, std::vector<double>> s = Simulate(program, "");
     EXPECT_EQ(s["e2e"].size(), 20u) << c.model;
@@ -520,6 +524,54 @@ TEST(Program, EveryPresetRuns) {
 // --lengths sharegpt draws with the language's named lengths
 // (docs/language.md §Named lengths), and the program runs: every request
 // ends.
+// vLLM's max_model_len: the model's (its config, as vLLM derives it) unless
+// given, at most the model's; vLLM does not start when the KV cache cannot
+// hold one request of it; a prompt of it or more is refused; a longer
+// request is stopped at it (its tokens made, min(output, MaxModelLen -
+// prompt)).
+TEST(Program, MaxModelLen) {
+  // Llama-3.1-8B on one RTX 4090: 2,832 blocks of 16 = 45,312 tokens, and
+  // 131,072 / 16 = 8,192 blocks needed.
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "rtx-4090", Rate()),
+            "serq physics: error: vLLM 0.19 would not start: one request of max_model_len 131072 (the model's, "
+            "max_position_embeddings 131072) needs 8192 KV blocks of 16, and the KV cache holds 2832 (45312 "
+            "tokens): give --max-model-len at most 45312, more GPUs (--tp) or --gpu-memory-utilization");
+  ProgramOptions o = Rate();
+  o.deployment.max_model_len = 45312;  // 2,832 blocks exactly
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "rtx-4090", o), "(no error)");
+  o.deployment.max_model_len = 45313;
+  EXPECT_NE(GenerateError("llama-3.1-8b", "rtx-4090", o).find("would not start"), std::string::npos);
+  o.deployment.max_model_len = 131073;
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
+            "serq physics: error: --max-model-len 131073 is more than the model's 131072 (max_position_embeddings "
+            "131072), which vLLM refuses");
+  // A prompt of max_model_len or more; a longer request capped.
+  o = Rate();
+  o.deployment.max_model_len = 1000;
+  o.workload.lengths = "fixed:1000,5";
+  EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
+            "serq physics: error: --lengths fixed:1000,5: it draws prompts of up to 1000 tokens, not less than "
+            "max_model_len 1000 (--max-model-len): vLLM refuses a prompt that leaves no room for an output token");
+  o.workload.lengths = "fixed:990,50";  // 10 tokens made of the 50 asked
+  const std::string capped = Generate("llama-3.1-8b", "h100-sxm", o);
+  EXPECT_TRUE(Has(capped, "param MaxModelLen = 1000;"));
+  EXPECT_TRUE(Has(capped, "set made = min(output_toks, MaxModelLen - input_toks);"));
+  EXPECT_TRUE(Has(capped, "run E decode (made - 1) growing kv observe itl;")) << capped;
+  o.workload.lengths = "fixed:990,10";  // within it: no cap written
+  EXPECT_FALSE(Has(Generate("llama-3.1-8b", "h100-sxm", o), "MaxModelLen"));
+  // The derived length by the RoPE scaling (vLLM's rule): DeepSeek-V3's
+  // YaRN, 4,096 original positions x 40 = 163,840; gpt-oss's 4,096 x 32.
+  for (auto [name, len] : {std::pair{"deepseek-v3", 163840}, std::pair{"gpt-oss-120b", 131072},
+                           std::pair{"qwen3-8b", 40960}}) {
+    models::ReadOptions read;
+    read.latent_attention = read.quantized = true;
+    std::string source;
+    absl::StatusOr<models::ModelConfig> m = models::ResolveModel(name, read, &source);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(m->max_model_len, len) << name << ": " << m->max_model_len_from;
+  }
+}
+
 TEST(Program, ShareGptLengths) {
   ProgramOptions o = Rate();
   o.workload.lengths = "sharegpt";

@@ -107,7 +107,7 @@ absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std
   const size_t width = t.columns.size();
   for (size_t row = 0; row < t.times.size(); ++row) {
     auto which = [&] { return absl::StrCat("row ", row + 1, ", arriving at ", N(t.times[row]), " s"); };
-    int64_t tokens = 0;
+    int64_t tokens = 0, prompt_tokens = 0;
     for (int c = 0; c < 2; ++c) {
       const double x = t.values[row * width + columns[c]];
       if (!(x >= 1 && x <= (1 << 30) && x == std::floor(x))) {
@@ -117,10 +117,15 @@ absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std
             "request)"));
       }
       tokens += static_cast<int64_t>(x);
+      if (c == 0) prompt_tokens = static_cast<int64_t>(x);
     }
     if (tokens > out.tokens) {
       out.tokens = tokens;
       out.which = which();
+    }
+    if (prompt_tokens > out.prompt) {
+      out.prompt = prompt_tokens;
+      out.prompt_which = which();
     }
   }
   return out;
@@ -144,6 +149,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
     out.what = "sharegpt: sharegpt_input() and sharegpt_output(), the quantile functions of the 600 "
                "requests of examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
     out.longest = 4570 + 1224;  // the two functions' largest values (docs/language.md §Named lengths)
+    out.longest_prompt = 4570;
     return out;
   }
   if (name == "llmservingsim-sharegpt") {
@@ -158,6 +164,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
                "tokens) and outputs (6.478, 0.159, 512 to 1224), the 600 requests of "
                "examples/vllm/runs (ShareGPT as LLMServingSim's bench samples it)";
     out.longest = 4570 + 1224;
+    out.longest_prompt = 4570;
     return out;
   }
   if (absl::StartsWith(name, "fixed:")) {
@@ -170,6 +177,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
                  absl::StrCat("set output_toks = ", N(o), ";")};
     out.what = absl::StrCat("fixed: prompts of ", N(in), " tokens, outputs of ", N(o));
     out.longest = static_cast<int64_t>(in + o);
+    out.longest_prompt = static_cast<int64_t>(in);
     return out;
   }
   if (absl::StartsWith(name, "uniform:")) {
@@ -186,6 +194,7 @@ absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {
     out.what = absl::StrCat("uniform: prompts of ", N(lo[0]), " to ", N(hi[0]), " tokens, outputs of ",
                             N(lo[1]), " to ", N(hi[1]));
     out.longest = static_cast<int64_t>(hi[0] + hi[1]);
+    out.longest_prompt = static_cast<int64_t>(hi[0]);
     return out;
   }
   return Invalid(absl::StrCat("--lengths ", name, ": ", usage));

@@ -281,6 +281,9 @@ class DisaggregatedExperts : public Programs {
     model_ = *m;
     settings_.base.model_name = "qwen3-30b-a3b";
     settings_.base.workload.lengths = "fixed:1000,4";
+    // The preset's 262,144 tokens do not fit one GPU's KV cache here
+    // (130,880), where vLLM would not start: a user's max_model_len.
+    settings_.base.deployment.max_model_len = 32768;
   }
   absl::StatusOr<std::string> Program(int np, int nd) {
     return CandidateProgram(model_, gpu_, PrefillDecode(np, 1, nd, 1), settings_);
