@@ -158,6 +158,8 @@ expect 2 yes "--tp and --dp must be at least 1" -- "$serq" physics --model llama
 expect 2 yes "--tp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --blis --tp 0
 # A flag of serq's form that --blis shares with serq vllm is refused too,
 # not dropped (--kv-blocks once gave an unbounded pool without a word).
+expect 2 yes "^serq: error: --columns goes with --replay$" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
+  --blis --columns a,b
 for f in "--kv-blocks 100" "--enforce-eager" "--interconnect nvlink3" "--gpu-memory 10" \
          "--gpu-memory-utilization 0.5" "--no-prefix-cache" "--dp 2"; do
   expect 2 yes "^serq: error: ${f%% *} does not apply to --blis" -- "$serq" physics --model llama-3.1-8b \

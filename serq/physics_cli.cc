@@ -153,6 +153,7 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
     if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
       return Usage("--columns must be PROMPT,OUTPUT, e.g. input_toks,output_toks");
     }
+    if (options.trace.empty()) return Usage("--columns goes with --replay");
     options.prompt_column = parts[0];
     options.output_column = parts[1];
   }

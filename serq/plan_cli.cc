@@ -286,9 +286,17 @@ int PlanMain(const CommandLine& line) {
     base.workload.prompt_column = parts[0];
     base.workload.output_column = parts[1];
   }
-  if (!base.workload.replay.empty()) {
-    // The trace's requests, once, as the replay reads them: a row vLLM
-    // would refuse is the trace's error at its row, not every candidate's.
+  // The workload, once, against the model (the trace read as the replay
+  // reads it; max_model_len and the prompts): what vLLM would refuse
+  // whatever the GPUs is said here, not as every candidate's failure. The
+  // rate, which the search chooses, changes nothing of it. A run folder's
+  // engine has its own max_model_len: its trace is read alone.
+  if (!folder) {
+    physics::Workload w = base.workload;
+    w.rate = w.replay.empty() ? 1 : 0;
+    w.requests = 1;
+    if (absl::Status fit = physics::FitWorkload(*model, base.deployment, w).status(); !fit.ok()) return Failed(fit);
+  } else if (!base.workload.replay.empty()) {
     std::string prompt = base.workload.prompt_column, output = base.workload.output_column;
     absl::Status rows = physics::ReplayColumns(base.workload.replay, &prompt, &output);
     if (rows.ok()) rows = physics::ReplayLongest(base.workload.replay, prompt, output).status();

@@ -119,7 +119,7 @@ expect 2 "serq: error: --replay $tmp/none.jsonl: cannot be read" -- "$serq" plan
 # A request vLLM refuses (no output token) is the trace's error at its
 # row, once, not a model that fits no engine.
 printf 'time,input_tokens,output_tokens\n0,5,1\n0.5,7,0\n' >"$tmp/out0.csv"
-expect 1 "$tmp/out0.csv: error: row 2, arriving at 0.5 s (rows in arrival order): output_tokens 0: expected" -- \
+expect 1 "$tmp/out0.csv: error: row 2 in arrival order, 0.5 s after the first arrival: output_tokens 0: expected" -- \
   "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --until 'p99(ttft) <= 1' --replay "$tmp/out0.csv" \
   --out "$tmp/c"
 expect 2 "give --no-early-stop" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 \
@@ -152,6 +152,14 @@ grep -qF "at tensor parallel 2, vLLM 0.19 would not start: one request of max_mo
 "$serq" plan --model llama-3.1-70b --gpu h100-sxm --gpus 2 --kinds colocated --requests 100 --max-model-len 16384 \
   --until 'p99(ttft) <= 2' --out "$tmp/l70" >"$tmp/out" 2>"$tmp/err" || fail "--max-model-len 16384: exit $?: $(tail -2 "$tmp/err")"
 grep -q "^1 candidates:" "$tmp/out" || fail "--max-model-len 16384: $(grep candidates "$tmp/out")"
+# What vLLM refuses whatever the GPUs is said once, before any candidate,
+# not as "fits no engine".
+expect 1 "serq physics: error: --max-model-len 200000 is more than the model's 131072" -- "$serq" plan \
+  --model llama-3.1-8b --gpu h100-sxm --gpus 2 --max-model-len 200000 --until 'p99(ttft) <= 1' --out "$tmp/c"
+grep -q "fits no engine" "$tmp/err" && fail "--max-model-len 200000 said as fitting no engine: $(cat "$tmp/err")"
+expect 1 "serq physics: error: --lengths fixed:1000,5: it draws a prompt of 1000 tokens, not less than max_model_len 1000" \
+  -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --max-model-len 1000 --lengths fixed:1000,5 \
+  --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--max-model-len must be a number of tokens from 2 to 4294967296, not 1" -- "$serq" plan \
   --model llama-3.1-8b --gpu h100-sxm --gpus 1 --max-model-len 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
 

@@ -132,4 +132,10 @@ bool ReadTrace(const std::string& path, Trace* out, TraceError* error) {
   return ReadTrace(&in, path, out, error);
 }
 
+std::string TraceErrorText(const std::string& path, const TraceError& error) {
+  const std::string& at = error.file.empty() ? path : error.file;
+  return error.line > 0 ? absl::StrCat(at, ":", error.line, ": error: ", error.message)
+                        : absl::StrCat(at, ": error: ", error.message);
+}
+
 }  // namespace serq::sim

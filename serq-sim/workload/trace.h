@@ -77,6 +77,11 @@ struct TraceError {
   std::string file;    // the file at fault when not the trace (BLIS's header beside it)
 };
 
+// The error as a tool prints it: "FILE:LINE: error: MESSAGE" at the file at
+// fault (the trace, or the file beside it), "FILE: error: MESSAGE" for the
+// file as a whole.
+std::string TraceErrorText(const std::string& path, const TraceError& error);
+
 // Reads the trace at `path` (also its name in errors and in out->path), in
 // the format its first non-blank line shows. False after filling `error`.
 bool ReadTrace(const std::string& path, Trace* out, TraceError* error);

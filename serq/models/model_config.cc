@@ -119,22 +119,36 @@ absl::StatusOr<RotaryRows> TableRows(const JsonFile& json, const std::string& pa
 
 // vLLM's derived max_model_len (model_config.h says the rule).
 absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
+  auto length = [&](const std::string& key) -> absl::StatusOr<std::optional<int64_t>> {
+    return json.Whole(key, 1, int64_t{1} << 32);
+  };
   int64_t derived = 0;
-  std::string key;
-  for (const char* k : {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
-                        "max_sequence_length", "max_seq_length", "seq_len"}) {
-    absl::StatusOr<std::optional<int64_t>> v = json.Whole(k, 1, int64_t{1} << 32);
+  std::string from;
+  for (const char* k : {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length",
+                        "max_seq_length", "seq_len"}) {
+    absl::StatusOr<std::optional<int64_t>> v = length(k);
     if (!v.ok()) return v.status();
     if (v->has_value() && (derived == 0 || **v < derived)) {
       derived = **v;
-      key = k;
+      from = absl::StrCat(k, " ", derived);
     }
   }
-  std::string from = absl::StrCat(key, " ", derived);
+  absl::StatusOr<std::optional<int64_t>> model_max = length("model_max_length");
+  if (!model_max.ok()) return model_max.status();
+  if (model_max->has_value()) {
+    derived = **model_max;
+    from = absl::StrCat("model_max_length ", derived);
+  }
   if (derived == 0) {
     derived = 2048;
     from = "2048, vLLM's length for a config with none of max_position_embeddings and its kind";
   }
+  // The original length: the config's own, else the parameters'.
+  auto original = [&](const std::string& params) -> absl::StatusOr<std::optional<int64_t>> {
+    absl::StatusOr<std::optional<int64_t>> o = length("original_max_position_embeddings");
+    if (!o.ok() || o->has_value() || params.empty()) return o;
+    return length(params + ".original_max_position_embeddings");
+  };
   const std::string scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr
                                   ? "rope_parameters"
                                   : "rope_scaling";
@@ -150,61 +164,57 @@ absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
       std::sort(sets.begin(), sets.end());
     }
   }
-  // Gemma 3's length is already the scaled one (vLLM skips it).
-  if (!absl::StrContains(m->model_type, "gemma3")) {
-    double factor = 1;
-    bool scaled = false;
-    for (const std::string& at : sets) {
-      std::string type;
-      for (const char* k : {"rope_type", "type"}) {
-        absl::StatusOr<std::optional<std::string>> t = json.Text(at + "." + k);
-        if (!t.ok()) return t.status();
-        if (t->has_value()) {
-          type = **t;
-          break;
-        }
+  bool longrope = false;
+  double factor = 1;
+  for (const std::string& at : sets) {
+    std::string type;
+    for (const char* k : {"rope_type", "type"}) {
+      absl::StatusOr<std::optional<std::string>> t = json.Text(at + "." + k);
+      if (!t.ok()) return t.status();
+      if (t->has_value()) {
+        type = **t;
+        break;
       }
-      if (type == "su") type = "longrope";
-      if (type == "llama3" || type.empty()) continue;
-      if (type == "longrope") {
-        // Without a max_model_len vLLM takes the original length for
-        // LongRoPE (its short factor's).
-        absl::StatusOr<std::optional<int64_t>> o = json.Whole("original_max_position_embeddings", 1, int64_t{1} << 32);
-        if (!o.ok()) return o.status();
-        if (!o->has_value()) o = json.Whole(at + ".original_max_position_embeddings", 1, int64_t{1} << 32);
-        if (!o.ok()) return o.status();
-        if (o->has_value()) {
-          derived = **o;
-          from = absl::StrCat("original_max_position_embeddings ", derived, " (longrope)");
-        }
-        continue;
-      }
-      absl::StatusOr<std::optional<double>> f = json.Number(at + ".factor");
-      if (!f.ok()) return f.status();
-      if (f->has_value() && **f > 0) factor = **f;
-      if (type == "yarn" || type == "deepseek_yarn") {
-        absl::StatusOr<std::optional<int64_t>> o = json.Whole(at + ".original_max_position_embeddings", 1, int64_t{1} << 32);
-        if (!o.ok()) return o.status();
-        if (!o->has_value()) o = json.Whole("original_max_position_embeddings", 1, int64_t{1} << 32);
-        if (!o.ok()) return o.status();
-        if (o->has_value()) {
-          derived = **o;
-          from = absl::StrCat("original_max_position_embeddings ", derived);
-        }
-      }
-      scaled = true;
     }
-    if (scaled && factor != 1) {
-      const double scaled_len = static_cast<double>(derived) * factor;
-      if (!(scaled_len <= static_cast<double>(int64_t{1} << 40))) {
-        return json.Error(scaling, absl::StrCat("a factor of ", factor, " makes a length past 2^40 tokens"));
+    if (type == "su") type = "longrope";
+    longrope = longrope || type == "longrope";
+    // Gemma 3's length is already the scaled one (vLLM skips it).
+    if (type == "llama3" || type == "longrope" || type.empty() || absl::StrContains(m->model_type, "gemma3")) {
+      continue;
+    }
+    absl::StatusOr<std::optional<double>> f = json.Number(at + ".factor");
+    if (!f.ok()) return f.status();
+    if (f->has_value() && **f > 0) factor = **f;
+    if (type == "yarn" || type == "deepseek_yarn") {
+      absl::StatusOr<std::optional<int64_t>> o = original(at);
+      if (!o.ok()) return o.status();
+      if (o->has_value()) {
+        derived = **o;
+        from = absl::StrCat("original_max_position_embeddings ", derived);
       }
-      derived = static_cast<int64_t>(scaled_len);
-      absl::StrAppend(&from, " x RoPE factor ", factor);
     }
   }
-  m->max_model_len = derived;
+  if (factor != 1) {
+    const double scaled = static_cast<double>(derived) * factor;
+    if (!(scaled <= static_cast<double>(int64_t{1} << 40))) {
+      return json.Error(scaling, absl::StrCat("a factor of ", factor, " makes a length past 2^40 tokens"));
+    }
+    derived = static_cast<int64_t>(scaled);
+    absl::StrAppend(&from, " x RoPE factor ", factor);
+  }
+  m->max_model_len = m->max_model_len_limit = derived;
   m->max_model_len_from = from;
+  if (model_max->has_value()) m->max_model_len_limit = std::max(derived, **model_max);
+  if (longrope) {
+    // vLLM's default under LongRoPE, "to avoid performance degradation for
+    // shorter sequences": the config's original length.
+    absl::StatusOr<std::optional<int64_t>> o = length("original_max_position_embeddings");
+    if (!o.ok()) return o.status();
+    if (o->has_value()) {
+      m->max_model_len = **o;
+      m->max_model_len_from = absl::StrCat("original_max_position_embeddings ", **o, ", longrope's default");
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -74,11 +74,15 @@ struct ModelConfig {
   // vLLM's max_model_len when none is given (ModelConfig's
   // _get_and_verify_max_len): the least of the config's length keys
   // (max_position_embeddings, n_positions, max_seq_len, seq_length,
-  // model_max_length, max_sequence_length, max_seq_length, seq_len), else
-  // 2048; then for RoPE scaling other than llama3 and longrope, times its
-  // factor (YaRN's from original_max_position_embeddings); longrope's is its
+  // max_sequence_length, max_seq_length, seq_len), model_max_length over
+  // them where given (Command-R's), else 2048; times the RoPE scaling's
+  // factor for types other than llama3 and longrope (YaRN's from
+  // original_max_position_embeddings); Gemma 3's not scaled. That is the
+  // most a user may give, or model_max_length where larger
+  // (`max_model_len_limit`). Under longrope the default is the config's
   // original_max_position_embeddings. `max_model_len_from` says how.
   int64_t max_model_len = 0;
+  int64_t max_model_len_limit = 0;
   std::string max_model_len_from;
 
   bool moe() const { return experts > 1; }

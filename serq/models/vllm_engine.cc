@@ -112,6 +112,11 @@ std::string KvCannotHold(int64_t tokens, int64_t block, int64_t usable_blocks) {
                       " the KV cache holds: vLLM would never finish it");
 }
 
+std::string PromptPastMaxModelLen(int64_t prompt, int64_t max_model_len, const std::string& from) {
+  return absl::StrCat("a prompt of ", prompt, " tokens, not less than max_model_len ", max_model_len, " (", from,
+                      "): vLLM refuses a prompt that leaves no room for an output token");
+}
+
 std::string GibText(double bytes) { return absl::StrFormat("%.2f GiB", bytes / kGiB); }
 
 std::string KvDeductionsText(const KvFromMemory& kv) {

@@ -124,6 +124,10 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
 // against what the cache holds; the caller says where the request is and
 // where the count came from.
 std::string KvCannotHold(int64_t tokens, int64_t block, int64_t usable_blocks);
+// vLLM refuses a prompt of max_model_len tokens or more, which leaves no
+// room for an output token (its input processor): the text for one, "a
+// prompt of P tokens, not less than max_model_len M (FROM): vLLM refuses …".
+std::string PromptPastMaxModelLen(int64_t prompt, int64_t max_model_len, const std::string& from);
 // Bytes as a program's comments and the errors say them: "14.96 GiB".
 std::string GibText(double bytes);
 // What a GPU holds besides the KV cache, for an error that finds no room

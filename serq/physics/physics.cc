@@ -206,74 +206,53 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                              " KV heads x head_dim ", m.head_dim),
       " x ", kv_dtype_bytes, " bytes = ", N(kv_token), " bytes. One block is vLLM's null block: ",
       num_gpu_blocks - 1, " blocks hold requests."));
-  // max_model_len: the flag's, at most the model's, else the model's; vLLM
-  // refuses to start when the KV cache cannot hold one request of it
-  // (its check_enough_kv_cache_memory), which with a count given
-  // (num_gpu_blocks_override) it checks against memory serq does not know.
-  const int64_t max_len = d.max_model_len.value_or(m.max_model_len);
-  const std::string max_len_from =
-      d.max_model_len ? "--max-model-len" : absl::StrCat("the model's, ", m.max_model_len_from);
-  if (d.max_model_len && *d.max_model_len > m.max_model_len) {
-    return Invalid(absl::StrCat("--max-model-len ", *d.max_model_len, " is more than the model's ", m.max_model_len,
-                                " (", m.max_model_len_from, "), which vLLM refuses"));
-  }
-  if (!d.kv_blocks && (max_len + d.block_size - 1) / d.block_size > num_gpu_blocks) {
-    return Invalid(absl::StrCat(
-        "vLLM 0.19 would not start: one request of max_model_len ", max_len, " (", max_len_from, ") needs ",
-        (max_len + d.block_size - 1) / d.block_size, " KV blocks of ", d.block_size, ", and the KV cache holds ",
-        num_gpu_blocks, " (", num_gpu_blocks * d.block_size, " tokens): give --max-model-len at most ",
-        num_gpu_blocks * d.block_size, ", more GPUs (--tp) or --gpu-memory-utilization"));
-  }
-  // The workload: no prompt of max_model_len tokens or more (vLLM refuses
-  // one that leaves no room for an output token); a longer request vLLM
-  // stops at max_model_len (FINISHED_LENGTH_CAPPED), so the program makes
-  // at most max_model_len - prompt tokens of it.
+  // The workload against max_model_len (FitWorkload), then the cache.
+  absl::StatusOr<WorkloadFit> fit = FitWorkload(m, d, o.workload);
+  if (!fit.ok()) return fit.status();
+  const int64_t max_len = fit->max_len;
+  const std::string& max_len_from = fit->max_len_from;
   const Workload& w = o.workload;
-  std::string prompt = "input_toks", output = "output_toks";
-  LengthLines lengths;
-  int64_t longest = 0;
-  if (!w.replay.empty()) {
-    if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
-    prompt = w.prompt_column;
-    output = w.output_column;
-    if (absl::Status s = ReplayColumns(w.replay, &prompt, &output); !s.ok()) return s;
-    absl::StatusOr<LongestRequest> r = ReplayLongest(w.replay, prompt, output);
-    if (!r.ok()) return r.status();
-    if (r->prompt >= max_len) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          w.replay, ": error: ", r->prompt_which, ": a prompt of ", r->prompt, " tokens, not less than max_model_len ",
-          max_len, " (", max_len_from, "): vLLM refuses a prompt that leaves no room for an output token"));
+  const std::string& prompt = fit->prompt;
+  const std::string& output = fit->output;
+  const LengthLines& lengths = fit->lengths;
+  const bool capped = fit->longest > max_len;
+  // vLLM refuses to start when the KV cache cannot hold one request of
+  // max_model_len (check_enough_kv_cache_memory: each layer's most, a full
+  // layer ceil(max_model_len / block) blocks, a windowed one ceil(min(window
+  // - 1 + max_num_batched_tokens, max_model_len) / block) + 1, against the
+  // blocks of every layer), which with a count given (num_gpu_blocks_override)
+  // it checks against memory serq does not know.
+  if (!d.kv_blocks) {
+    auto blocks = [&](int64_t t) { return (t + d.block_size - 1) / d.block_size; };
+    const int window_layers = m.sliding_window > 0 ? m.window_layers : 0;
+    const int64_t full = blocks(max_len);
+    const int64_t windowed = blocks(std::min<int64_t>(m.sliding_window - 1 + tokens, max_len)) + 1;
+    const int64_t needed = (m.layers - window_layers) * full + window_layers * windowed;
+    if (needed > num_gpu_blocks * m.layers) {
+      // The most it holds: the longest whose full layers' blocks fit.
+      const int64_t most = m.layers > window_layers ? (num_gpu_blocks * m.layers - window_layers * windowed) /
+                                                          (m.layers - window_layers) * d.block_size
+                                                    : 0;
+      return Invalid(absl::StrCat(
+          "vLLM 0.19 would not start: one request of max_model_len ", max_len, " (", max_len_from, ") needs ",
+          full, " KV blocks of ", d.block_size,
+          window_layers > 0 ? absl::StrCat(" in each of its ", m.layers - window_layers, " full-attention layers")
+                            : "",
+          ", and the KV cache holds ", num_gpu_blocks, " (", num_gpu_blocks * d.block_size,
+          " tokens): give --max-model-len at most ", std::max<int64_t>(most, 0),
+          ", more GPUs (--tp) or --gpu-memory-utilization"));
     }
-    longest = std::min(r->tokens, max_len);
-    if (const std::string why = models::KvCannotHold(longest, d.block_size, num_gpu_blocks - 1); !why.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(w.replay, ": error: ", r->which, ": ", why, " (",
-                                                     d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory",
-                                                     ")"));
-    }
-    longest = r->tokens;
-  } else {
-    if (!(w.rate > 0) || !std::isfinite(w.rate)) {
-      return Invalid("a workload: --replay TRACE, or --rate R (requests a second, above 0)");
-    }
-    if (w.requests < 1) return Invalid("--requests must be at least 1");
-    absl::StatusOr<LengthLines> l = ParseLengthLines(w.lengths);
-    if (!l.ok()) return l.status();
-    lengths = *l;
-    const std::string named = absl::StrCat("--lengths ", w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths);
-    if (lengths.longest_prompt >= max_len) {
-      return Invalid(absl::StrCat(named, ": it draws prompts of up to ", lengths.longest_prompt,
-                                  " tokens, not less than max_model_len ", max_len, " (", max_len_from,
-                                  "): vLLM refuses a prompt that leaves no room for an output token"));
-    }
-    if (const std::string why =
-            models::KvCannotHold(std::min(lengths.longest, max_len), d.block_size, num_gpu_blocks - 1);
-        !why.empty()) {
-      return Invalid(absl::StrCat(named, ": the longest it draws, ", why, " (",
-                                  d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory", ")"));
-    }
-    longest = lengths.longest;
   }
-  const bool capped = longest > max_len;
+  // The longest request, within max_model_len, against the cache.
+  if (const std::string why = models::KvCannotHold(std::min(fit->longest, max_len), d.block_size, num_gpu_blocks - 1);
+      !why.empty()) {
+    const std::string count = d.kv_blocks ? "--kv-blocks" : "derived from the GPU's memory";
+    if (!w.replay.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(w.replay, ": error: ", fit->longest_which, ": ", why, " (",
+                                                     count, ")"));
+    }
+    return Invalid(absl::StrCat(fit->longest_which, ": the longest it draws, ", why, " (", count, ")"));
+  }
   const Coefficients& c = o.coefficients;
   for (double x : c.beta) {
     if (!std::isfinite(x) || x < 0) return Invalid("a coefficient is negative or not finite");

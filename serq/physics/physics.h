@@ -206,6 +206,25 @@ struct LongestRequest {
 absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std::string& prompt,
                                              const std::string& output);
 
+// The workload against vLLM's max_model_len, what does not depend on the
+// deployment's GPUs (serq plan checks it once, before any candidate): the
+// max_model_len (the deployment's, at most the model's limit, else the
+// model's), the trace read (ReplayColumns, ReplayLongest) or the lengths
+// parsed, no prompt of max_model_len tokens or more (vLLM refuses one that
+// leaves no room for an output token). A longer request vLLM stops at
+// max_model_len (FINISHED_LENGTH_CAPPED): the program makes at most
+// max_model_len - prompt tokens of it.
+struct WorkloadFit {
+  int64_t max_len = 0;
+  std::string max_len_from;
+  std::string prompt = "input_toks", output = "output_toks";  // the session's variables
+  LengthLines lengths;        // --rate's
+  int64_t longest = 0;        // the most prompt and output tokens a request has
+  std::string longest_which;  // "row 3 in arrival order, …", or "--lengths fixed:…"
+};
+absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& model, const Deployment& deployment,
+                                        const Workload& workload);
+
 }  // namespace serq::physics
 
 #endif  // SERQ_SERQ_PHYSICS_H_

@@ -550,7 +550,7 @@ TEST(Program, MaxModelLen) {
   o.deployment.max_model_len = 1000;
   o.workload.lengths = "fixed:1000,5";
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
-            "serq physics: error: --lengths fixed:1000,5: it draws prompts of up to 1000 tokens, not less than "
+            "serq physics: error: --lengths fixed:1000,5: it draws a prompt of 1000 tokens, not less than "
             "max_model_len 1000 (--max-model-len): vLLM refuses a prompt that leaves no room for an output token");
   o.workload.lengths = "fixed:990,50";  // 10 tokens made of the 50 asked
   const std::string capped = Generate("llama-3.1-8b", "h100-sxm", o);
@@ -559,6 +559,38 @@ TEST(Program, MaxModelLen) {
   EXPECT_TRUE(Has(capped, "run E decode (made - 1) growing kv observe itl;")) << capped;
   o.workload.lengths = "fixed:990,10";  // within it: no cap written
   EXPECT_FALSE(Has(Generate("llama-3.1-8b", "h100-sxm", o), "MaxModelLen"));
+  // Windowed layers need only their window's blocks (vLLM's
+  // SlidingWindowSpec): gpt-oss-120b on one H100, whose 18 full layers at
+  // 131,072 tokens would not fit a cache of every layer at that length, does
+  // start: 18 x 8192 + 18 x (ceil(min(127 + 8192, 131072) / 16) + 1 = 521)
+  // = 156,834 layer-blocks, within its cache's blocks x 36 layers.
+  EXPECT_EQ(GenerateError("gpt-oss-120b", "h100-sxm", Rate()), "(no error)");
+  // LongRoPE: vLLM's default is the original length, and a user may give up
+  // to max_position_embeddings; model_max_length (Command-R's) overrides the
+  // least of the length keys and is the most a user may give.
+  const std::string longrope = TempFile(
+      "longrope.json", R"({"model_type": "phi3", "num_hidden_layers": 2, "hidden_size": 64,
+                           "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+                           "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+                           "rope_scaling": {"type": "longrope", "long_factor": [1], "short_factor": [1]}})");
+  o = Rate();
+  o.workload.lengths = "fixed:5000,10";
+  EXPECT_EQ(GenerateError(longrope, "h100-sxm", o),
+            "serq physics: error: --lengths fixed:5000,10: it draws a prompt of 5000 tokens, not less than "
+            "max_model_len 4096 (the model's, original_max_position_embeddings 4096, longrope's default): vLLM "
+            "refuses a prompt that leaves no room for an output token");
+  o.deployment.max_model_len = 131072;
+  EXPECT_EQ(GenerateError(longrope, "h100-sxm", o), "(no error)");
+  const std::string cohere = TempFile(
+      "cohere.json", R"({"model_type": "cohere", "num_hidden_layers": 2, "hidden_size": 64,
+                         "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+                         "max_position_embeddings": 8192, "model_max_length": 131072})");
+  o = Rate();
+  o.deployment.max_model_len = 131072;
+  EXPECT_EQ(GenerateError(cohere, "h100-sxm", o), "(no error)");
+  o.deployment.max_model_len = 131073;
+  EXPECT_NE(GenerateError(cohere, "h100-sxm", o).find("is more than the model's 131072 (model_max_length"),
+            std::string::npos);
   // The derived length by the RoPE scaling (vLLM's rule): DeepSeek-V3's
   // YaRN, 4,096 original positions x 40 = 163,840; gpt-oss's 4,096 x 32.
   for (auto [name, len] : {std::pair{"deepseek-v3", 163840}, std::pair{"gpt-oss-120b", 131072},
@@ -655,11 +687,12 @@ TEST(Program, BadDeployments) {
   };
   EXPECT_EQ(replay("0,100,45\n0.5,1,1\n"), "(no error)");
   EXPECT_EQ(replay("0,5,1\n0.5,100,46\n"),
-            o.workload.replay + ": error: row 2, arriving at 0.5 s: a request of 146 tokens (prompt and output) "
+            o.workload.replay + ": error: row 2 in arrival order, 0.5 s after the first arrival: a request of 146 "
+            "tokens (prompt and output) "
             "holds the KV of 145 at its last decode, 10 blocks of 16, more than the 9 the KV cache holds: vLLM "
             "would never finish it (--kv-blocks)");
   EXPECT_EQ(replay("0,5,1\n1,5,0\n"),
-            o.workload.replay + ": error: row 2, arriving at 1 s (rows in arrival order): output_tokens 0: "
+            o.workload.replay + ": error: row 2 in arrival order, 1 s after the first arrival: output_tokens 0: "
             "expected a whole number of tokens from 1 to 2^30 (vLLM refuses an empty prompt and makes at "
             "least one token a request)");
   EXPECT_EQ(replay("0,5,1\n1,x,1\n"), o.workload.replay +

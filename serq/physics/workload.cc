@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "serq/models/program_text.h"
+#include "serq/models/vllm_engine.h"
 #include "serq/physics/text.h"
 #include "serq-sim/workload/trace.h"
 #include "text/csv.h"
@@ -86,9 +87,7 @@ absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std
   sim::TraceError error;
   if (!sim::ReadTrace(trace, &t, &error)) {
     if (!error.opened) return absl::NotFoundError(absl::StrCat("--replay ", trace, ": cannot be read"));
-    const std::string at = error.file.empty() ? trace : error.file;
-    return absl::InvalidArgumentError(error.line > 0 ? absl::StrCat(at, ":", error.line, ": error: ", error.message)
-                                                     : absl::StrCat(at, ": error: ", error.message));
+    return absl::InvalidArgumentError(sim::TraceErrorText(trace, error));
   }
   int columns[2] = {-1, -1};
   const std::string* names[2] = {&prompt, &output};
@@ -106,13 +105,15 @@ absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std
   LongestRequest out;
   const size_t width = t.columns.size();
   for (size_t row = 0; row < t.times.size(); ++row) {
-    auto which = [&] { return absl::StrCat("row ", row + 1, ", arriving at ", N(t.times[row]), " s"); };
+    auto which = [&] {
+      return absl::StrCat("row ", row + 1, " in arrival order, ", N(t.times[row]), " s after the first arrival");
+    };
     int64_t tokens = 0, prompt_tokens = 0;
     for (int c = 0; c < 2; ++c) {
       const double x = t.values[row * width + columns[c]];
       if (!(x >= 1 && x <= (1 << 30) && x == std::floor(x))) {
         return absl::InvalidArgumentError(absl::StrCat(
-            trace, ": error: ", which(), " (rows in arrival order): ", *names[c], " ", N(x), ": expected a whole ",
+            trace, ": error: ", which(), ": ", *names[c], " ", N(x), ": expected a whole ",
             "number of tokens from 1 to 2^30 (vLLM refuses an empty prompt and makes at least one token a "
             "request)"));
       }
@@ -129,6 +130,44 @@ absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std
     }
   }
   return out;
+}
+
+absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Deployment& d, const Workload& w) {
+  WorkloadFit fit;
+  fit.max_len = d.max_model_len.value_or(m.max_model_len);
+  fit.max_len_from = d.max_model_len ? "--max-model-len" : absl::StrCat("the model's, ", m.max_model_len_from);
+  if (d.max_model_len && *d.max_model_len > m.max_model_len_limit) {
+    return Invalid(absl::StrCat("--max-model-len ", *d.max_model_len, " is more than the model's ",
+                                m.max_model_len_limit, " (", m.max_model_len_from, "), which vLLM refuses"));
+  }
+  auto refused = [&](int64_t prompt) { return models::PromptPastMaxModelLen(prompt, fit.max_len, fit.max_len_from); };
+  if (!w.replay.empty()) {
+    if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
+    fit.prompt = w.prompt_column;
+    fit.output = w.output_column;
+    if (absl::Status s = ReplayColumns(w.replay, &fit.prompt, &fit.output); !s.ok()) return s;
+    absl::StatusOr<LongestRequest> r = ReplayLongest(w.replay, fit.prompt, fit.output);
+    if (!r.ok()) return r.status();
+    if (r->prompt >= fit.max_len) {
+      return absl::InvalidArgumentError(absl::StrCat(w.replay, ": error: ", r->prompt_which, ": ", refused(r->prompt)));
+    }
+    fit.longest = r->tokens;
+    fit.longest_which = r->which;
+    return fit;
+  }
+  if (!(w.rate > 0) || !std::isfinite(w.rate)) {
+    return Invalid("a workload: --replay TRACE, or --rate R (requests a second, above 0)");
+  }
+  if (w.requests < 1) return Invalid("--requests must be at least 1");
+  absl::StatusOr<LengthLines> l = ParseLengthLines(w.lengths);
+  if (!l.ok()) return l.status();
+  fit.lengths = *l;
+  fit.longest = l->longest;
+  fit.longest_which = absl::StrCat("--lengths ", w.lengths.empty() ? "llmservingsim-sharegpt" : w.lengths);
+  if (l->longest_prompt >= fit.max_len) {
+    return Invalid(absl::StrCat(fit.longest_which, ": it draws ", refused(l->longest_prompt)));
+  }
+  return fit;
 }
 
 absl::StatusOr<LengthLines> ParseLengthLines(const std::string& given) {

@@ -1,7 +1,5 @@
 #include "serq/vllm/profile.h"
 
-#include <map>
-
 #include <cerrno>
 #include <cmath>
 #include <cstring>

@@ -49,10 +49,7 @@ absl::Status CheckRequests(RunFolder* r) {
   sim::Trace trace;
   sim::TraceError error;
   if (!sim::ReadTrace(r->requests, &trace, &error)) {
-    const std::string at = error.file.empty() ? r->requests : error.file;
-    return absl::InvalidArgumentError(
-        error.line > 0 ? absl::StrCat(at, ":", error.line, ": error: ", error.message)
-                       : absl::StrCat(at, ": error: ", error.message));
+    return absl::InvalidArgumentError(sim::TraceErrorText(r->requests, error));
   }
   std::ifstream in(r->requests, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat(r->requests, ": error: cannot be read"));
@@ -73,9 +70,9 @@ absl::Status CheckRequests(RunFolder* r) {
     if (!r->args.max_model_len) continue;
     if (record.input_toks >= *r->args.max_model_len) {
       return absl::InvalidArgumentError(absl::StrCat(
-          at, "a prompt of ", record.input_toks, " tokens, not less than max_model_len ", *r->args.max_model_len,
-          " (meta.json ", r->args.max_model_len_from, "): vLLM refuses a prompt that leaves no room for an "
-          "output token, so the run cannot hold it"));
+          at, models::PromptPastMaxModelLen(static_cast<int64_t>(record.input_toks), *r->args.max_model_len,
+                                            "meta.json " + r->args.max_model_len_from),
+          ", so the run cannot hold it"));
     }
     if (record.input_toks + record.output_toks > *r->args.max_model_len && r->capped_requests++ == 0) {
       r->capped_first_line = lines.number();
