@@ -238,8 +238,9 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
           full, " KV blocks of ", d.block_size,
           window_layers > 0 ? absl::StrCat(" in each of its ", m.layers - window_layers, " full-attention layers")
                             : "",
-          ", and the KV cache holds ", num_gpu_blocks, " (", num_gpu_blocks * d.block_size,
-          " tokens): give --max-model-len at most ", std::max<int64_t>(most, 0),
+          ", and the KV cache holds ", num_gpu_blocks, " (", num_gpu_blocks * d.block_size, " tokens): give ",
+          most > 0 ? absl::StrCat("--max-model-len at most ", most)
+                   : std::string("a smaller --max-num-batched-tokens (every layer is windowed)"),
           ", more GPUs (--tp) or --gpu-memory-utilization"));
     }
   }
