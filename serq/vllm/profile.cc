@@ -539,7 +539,7 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
 
   // The buckets: inline, the table the entry names, or tpN/skew_fit.csv.
   BucketGrid grid(b, LabelOf(kp, 0), b.alpha_default);
-  std::string missing;
+  std::string missing, read_table;
   if (entry != nullptr && entry->alpha_by_bucket) {
     if (absl::Status s = ReadInlineBuckets(meta.path, *entry->alpha_by_bucket, &grid); !s.ok()) return s;
     b.buckets_why = absl::StrCat("profile/meta.yaml ", entry_name, ".alpha_by_bucket");
@@ -556,6 +556,8 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
       b.buckets_why = absl::StrCat(b.buckets_why, " missing");
     } else if (!s.ok()) {
       return s;
+    } else {
+      read_table = table;
     }
   }
   b.buckets = grid.Take();
@@ -575,6 +577,12 @@ absl::StatusOr<SkewBlend> ResolveSkewBlend(const ProfileMeta& meta, int tp,
   if (!missing.empty()) {
     b.warnings.push_back(absl::StrCat(missing, ": missing (the skew fit's buckets): every pure-decode step "
                                       "takes alpha_default, as LLMServingSim does"));
+  }
+  // A table that is there but fits no pure-decode bucket (a header alone)
+  // narrows the blend as a missing one does, and is said as one is.
+  if (!read_table.empty() && b.buckets.fitted == 0) {
+    b.warnings.push_back(absl::StrCat(read_table, ": no bucket of a pure-decode step in its rows: every "
+                                      "pure-decode step takes alpha_default, as LLMServingSim does"));
   }
   b.on = true;
   return b;

@@ -336,6 +336,15 @@ TEST(Profile, SkewFitsAsEachProfilerWritesThem) {
     EXPECT_EQ(Count(SkewTable(g->program), ", 1.0543;"), 180u);
     EXPECT_NE(models::UnwrappedComments(g->program).find("(profile/tp1/skew_fit.csv missing, pc 0, kp=0; 0 of 180 buckets"),
               std::string::npos);
+    // The table there, its header alone: the same blend, said as well.
+    const std::string header = Read(kLlama + "/profile/tp1/skew_fit.csv");
+    Write(dir + "/profile/tp1/skew_fit.csv", header.substr(0, header.find('\n') + 1));
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/tp1/skew_fit.csv: no bucket of a pure-decode "
+                                                    "step in its rows: every pure-decode step takes alpha_default, "
+                                                    "as LLMServingSim does"});
+    EXPECT_EQ(Count(SkewTable(g->program), ", 1.0543;"), 180u);
   }
   {
     // An earlier profiler: the buckets inline and no axes. The bins are
