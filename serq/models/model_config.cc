@@ -36,6 +36,69 @@ absl::Status LayerList(const JsonFile& json, const char* field, int layers, std:
   return absl::OkStatus();
 }
 
+// The RoPE parameters (rope_scaling, or rope_parameters in newer configs):
+// `scaling` the key, `paths` their sets: none, the one set, or one a layer
+// type (transformers' newer form: every value an object, no type of its
+// own), `layer_types` their names then, sorted (a map's order is not the
+// file's). The rotary table and vLLM's max_model_len read them alike.
+struct RopeSets {
+  std::string scaling;
+  std::vector<std::string> paths;
+  std::vector<std::string> layer_types;
+};
+absl::StatusOr<RopeSets> ReadRopeSets(const JsonFile& json) {
+  RopeSets out;
+  out.scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr ? "rope_parameters"
+                                                                                               : "rope_scaling";
+  const Value* rope = json.Find(out.scaling);
+  if (rope == nullptr) return out;
+  if (rope->kind_case() != Value::kStructValue) {
+    return json.Error(out.scaling, absl::StrCat("expected an object, not ", Describe(*rope)));
+  }
+  if (rope->struct_value().fields_size() > 0 && json.Find(out.scaling + ".rope_type") == nullptr &&
+      json.Find(out.scaling + ".type") == nullptr) {
+    bool all_objects = true;
+    for (const auto& [key, value] : rope->struct_value().fields()) {
+      all_objects = all_objects && value.kind_case() == Value::kStructValue;
+      out.layer_types.push_back(key);
+    }
+    if (!all_objects) out.layer_types.clear();
+    std::sort(out.layer_types.begin(), out.layer_types.end());
+  }
+  if (out.layer_types.empty()) {
+    out.paths.push_back(out.scaling);
+    return out;
+  }
+  for (const std::string& layer_type : out.layer_types) {
+    if (absl::StrContains(layer_type, '.')) {
+      return json.Error(out.scaling, absl::StrCat("a layer type named '", layer_type, "': serq reads no '.' in one"));
+    }
+    out.paths.push_back(absl::StrCat(out.scaling, ".", layer_type));
+  }
+  return out;
+}
+
+// A set's type: rope_type, or type in older configs (su is longrope's old
+// name); "" where it gives none.
+absl::StatusOr<std::string> RopeType(const JsonFile& json, const std::string& params) {
+  if (params.empty()) return std::string();
+  for (const char* key : {"rope_type", "type"}) {
+    absl::StatusOr<std::optional<std::string>> t = json.Text(absl::StrCat(params, ".", key));
+    if (!t.ok()) return t.status();
+    if (t->has_value()) return **t == "su" ? std::string("longrope") : **t;
+  }
+  return std::string();
+}
+
+// The original length a set scales: the config's own where it gives one,
+// which vLLM copies over the parameters' (patch_rope_parameters), else the
+// set's.
+absl::StatusOr<std::optional<int64_t>> OriginalPositions(const JsonFile& json, const std::string& params) {
+  absl::StatusOr<std::optional<int64_t>> o = json.Whole("original_max_position_embeddings", 1, int64_t{1} << 32);
+  if (!o.ok() || o->has_value() || params.empty()) return o;
+  return json.Whole(params + ".original_max_position_embeddings", 1, int64_t{1} << 32);
+}
+
 // One rotary table's rows as vLLM's get_rope makes them
 // (vllm/model_executor/layers/rotary_embedding/), from the RoPE parameters
 // at `params` (an object's path; "" for none), by their type (rope_type,
@@ -50,21 +113,11 @@ struct RotaryRows {
   int64_t rows = 0;
   std::string from;
 };
-absl::StatusOr<RotaryRows> TableRows(const JsonFile& json, const std::string& params, int64_t max_position,
-                                     std::optional<int64_t> config_original) {
+absl::StatusOr<RotaryRows> TableRows(const JsonFile& json, const std::string& params, int64_t max_position) {
   auto field = [&](const char* name) { return absl::StrCat(params, ".", name); };
-  std::string type = "default";
-  if (!params.empty()) {
-    for (const char* key : {"rope_type", "type"}) {
-      absl::StatusOr<std::optional<std::string>> t = json.Text(field(key));
-      if (!t.ok()) return t.status();
-      if (t->has_value()) {
-        type = **t;
-        break;
-      }
-    }
-  }
-  if (type == "su") type = "longrope";
+  absl::StatusOr<std::string> given = RopeType(json, params);
+  if (!given.ok()) return given.status();
+  const std::string type = given->empty() ? "default" : *given;
   // The scaling's factor, which the types that scale the table need.
   auto factor = [&]() -> absl::StatusOr<double> {
     absl::StatusOr<std::optional<double>> f = json.Number(field("factor"));
@@ -74,11 +127,12 @@ absl::StatusOr<RotaryRows> TableRows(const JsonFile& json, const std::string& pa
     return **f;
   };
   auto original = [&]() -> absl::StatusOr<int64_t> {
-    if (config_original) return *config_original;
-    const std::string at = field("original_max_position_embeddings");
-    absl::StatusOr<std::optional<int64_t>> o = json.Whole(at, 1, int64_t{1} << 32);
+    absl::StatusOr<std::optional<int64_t>> o = OriginalPositions(json, params);
     if (!o.ok()) return o.status();
-    if (!o->has_value()) return json.Error(at, absl::StrCat("missing: RoPE scaling ", type, " needs it"));
+    if (!o->has_value()) {
+      return json.Error(field("original_max_position_embeddings"),
+                        absl::StrCat("missing: RoPE scaling ", type, " needs it"));
+    }
     return **o;
   };
   const bool dynamic_alpha = type == "dynamic" && !params.empty() && json.Find(field("alpha")) != nullptr;
@@ -143,50 +197,23 @@ absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
     derived = 2048;
     from = "2048, vLLM's length for a config with none of max_position_embeddings and its kind";
   }
-  // The original length: the config's own, else the parameters'.
-  auto original = [&](const std::string& params) -> absl::StatusOr<std::optional<int64_t>> {
-    absl::StatusOr<std::optional<int64_t>> o = length("original_max_position_embeddings");
-    if (!o.ok() || o->has_value() || params.empty()) return o;
-    return length(params + ".original_max_position_embeddings");
-  };
-  const std::string scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr
-                                  ? "rope_parameters"
-                                  : "rope_scaling";
-  const Value* rope = json.Find(scaling);
-  std::vector<std::string> sets;  // the parameter sets' paths: one, or one a layer type
-  if (rope != nullptr && rope->kind_case() == Value::kStructValue) {
-    if (json.Find(scaling + ".rope_type") != nullptr || json.Find(scaling + ".type") != nullptr) {
-      sets.push_back(scaling);
-    } else {
-      for (const auto& [k, v] : rope->struct_value().fields()) {
-        if (v.kind_case() == Value::kStructValue) sets.push_back(absl::StrCat(scaling, ".", k));
-      }
-      std::sort(sets.begin(), sets.end());
-    }
-  }
+  absl::StatusOr<RopeSets> sets = ReadRopeSets(json);
+  if (!sets.ok()) return sets.status();
   bool longrope = false;
   double factor = 1;
-  for (const std::string& at : sets) {
-    std::string type;
-    for (const char* k : {"rope_type", "type"}) {
-      absl::StatusOr<std::optional<std::string>> t = json.Text(at + "." + k);
-      if (!t.ok()) return t.status();
-      if (t->has_value()) {
-        type = **t;
-        break;
-      }
-    }
-    if (type == "su") type = "longrope";
-    longrope = longrope || type == "longrope";
+  for (const std::string& at : sets->paths) {
+    absl::StatusOr<std::string> type = RopeType(json, at);
+    if (!type.ok()) return type.status();
+    longrope = longrope || *type == "longrope";
     // Gemma 3's length is already the scaled one (vLLM skips it).
-    if (type == "llama3" || type == "longrope" || type.empty() || absl::StrContains(m->model_type, "gemma3")) {
+    if (*type == "llama3" || *type == "longrope" || type->empty() || absl::StrContains(m->model_type, "gemma3")) {
       continue;
     }
     absl::StatusOr<std::optional<double>> f = json.Number(at + ".factor");
     if (!f.ok()) return f.status();
     if (f->has_value() && **f > 0) factor = **f;
-    if (type == "yarn" || type == "deepseek_yarn") {
-      absl::StatusOr<std::optional<int64_t>> o = original(at);
+    if (*type == "yarn" || *type == "deepseek_yarn") {
+      absl::StatusOr<std::optional<int64_t>> o = OriginalPositions(json, at);
       if (!o.ok()) return o.status();
       if (o->has_value()) {
         derived = **o;
@@ -197,7 +224,7 @@ absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
   if (factor != 1) {
     const double scaled = static_cast<double>(derived) * factor;
     if (!(scaled <= static_cast<double>(int64_t{1} << 40))) {
-      return json.Error(scaling, absl::StrCat("a factor of ", factor, " makes a length past 2^40 tokens"));
+      return json.Error(sets->scaling, absl::StrCat("a factor of ", factor, " makes a length past 2^40 tokens"));
     }
     derived = static_cast<int64_t>(scaled);
     absl::StrAppend(&from, " x RoPE factor ", factor);
@@ -227,47 +254,23 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
   if (!most.ok()) return most.status();
   if (!most->has_value()) return absl::OkStatus();
   const int64_t max_position = **most;
-  absl::StatusOr<std::optional<int64_t>> config_original =
-      json.Whole("original_max_position_embeddings", 1, int64_t{1} << 32);
-  if (!config_original.ok()) return config_original.status();
-  const std::string scaling = json.Find("rope_scaling") == nullptr && json.Find("rope_parameters") != nullptr
-                                  ? "rope_parameters"
-                                  : "rope_scaling";
-  const Value* rope = json.Find(scaling);
-  if (rope != nullptr && rope->kind_case() != Value::kStructValue) {
-    return json.Error(scaling, absl::StrCat("expected an object, not ", Describe(*rope)));
-  }
-  // Parameters by layer type: every value an object, no type of its own.
-  std::vector<std::string> layer_types;
-  if (rope != nullptr && rope->struct_value().fields_size() > 0 && json.Find(scaling + ".rope_type") == nullptr &&
-      json.Find(scaling + ".type") == nullptr) {
-    bool all_objects = true;
-    for (const auto& [key, value] : rope->struct_value().fields()) {
-      all_objects = all_objects && value.kind_case() == Value::kStructValue;
-      layer_types.push_back(key);
-    }
-    if (!all_objects) layer_types.clear();
-    std::sort(layer_types.begin(), layer_types.end());  // a map's order is not the file's
-  }
-  if (layer_types.empty()) {
-    absl::StatusOr<RotaryRows> t = TableRows(json, rope != nullptr ? scaling : "", max_position, *config_original);
+  absl::StatusOr<RopeSets> sets = ReadRopeSets(json);
+  if (!sets.ok()) return sets.status();
+  if (sets->layer_types.empty()) {
+    absl::StatusOr<RotaryRows> t = TableRows(json, sets->paths.empty() ? "" : sets->paths[0], max_position);
     if (!t.ok()) return t.status();
     m->rotary_positions = t->rows;
     m->rotary_from = t->from;
   } else {
     std::vector<std::string> parts;
-    for (const std::string& layer_type : layer_types) {
-      if (absl::StrContains(layer_type, '.')) {
-        return json.Error(scaling, absl::StrCat("a layer type named '", layer_type, "': serq reads no '.' in one"));
-      }
-      absl::StatusOr<RotaryRows> t =
-          TableRows(json, absl::StrCat(scaling, ".", layer_type), max_position, *config_original);
+    for (size_t i = 0; i < sets->paths.size(); ++i) {
+      absl::StatusOr<RotaryRows> t = TableRows(json, sets->paths[i], max_position);
       if (!t.ok()) return t.status();
       m->rotary_positions += t->rows;
       if (m->rotary_positions > int64_t{1} << 40) {
-        return json.Error(scaling, "its layer types' tables come to more than 2^40 rows");
+        return json.Error(sets->scaling, "its layer types' tables come to more than 2^40 rows");
       }
-      parts.push_back(absl::StrCat(layer_type, "'s ", t->rows, " (", t->from, ")"));
+      parts.push_back(absl::StrCat(sets->layer_types[i], "'s ", t->rows, " (", t->from, ")"));
     }
     m->rotary_from = absl::StrCat("a table a layer type, ", absl::StrJoin(parts, " + "));
   }
@@ -281,7 +284,7 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
       break;
     }
   }
-  if (partial_at.empty()) partial_at = absl::StrCat(scaling, ".partial_rotary_factor");
+  if (partial_at.empty()) partial_at = absl::StrCat(sets->scaling, ".partial_rotary_factor");
   absl::StatusOr<std::optional<double>> partial = json.Number(partial_at);
   if (!partial.ok()) return partial.status();
   const double share = partial->value_or(1.0);
