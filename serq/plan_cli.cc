@@ -297,10 +297,10 @@ int PlanMain(const CommandLine& line) {
     w.requests = 1;
     if (absl::Status fit = physics::FitWorkload(*model, base.deployment, w).status(); !fit.ok()) return Failed(fit);
   } else if (!base.workload.replay.empty()) {
-    std::string prompt = base.workload.prompt_column, output = base.workload.output_column;
-    absl::Status rows = physics::ReplayColumns(base.workload.replay, &prompt, &output);
-    if (rows.ok()) rows = physics::ReplayLongest(base.workload.replay, prompt, output).status();
-    if (!rows.ok()) return Failed(rows);
+    std::string prompt, output;
+    if (absl::Status rows = physics::ReplayRequests(base.workload, &prompt, &output).status(); !rows.ok()) {
+      return Failed(rows);
+    }
   }
   base.model_name = model_name;
   base.model_source = model_source;

@@ -205,6 +205,9 @@ struct LongestRequest {
 };
 absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std::string& prompt,
                                              const std::string& output);
+// The two for a workload's --replay: its columns (the workload's, else told
+// from the first line) into `prompt` and `output`, then its requests.
+absl::StatusOr<LongestRequest> ReplayRequests(const Workload& workload, std::string* prompt, std::string* output);
 
 // The workload against vLLM's max_model_len, what does not depend on the
 // deployment's GPUs (serq plan checks it once, before any candidate): the

@@ -132,6 +132,13 @@ absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std
   return out;
 }
 
+absl::StatusOr<LongestRequest> ReplayRequests(const Workload& w, std::string* prompt, std::string* output) {
+  *prompt = w.prompt_column;
+  *output = w.output_column;
+  if (absl::Status s = ReplayColumns(w.replay, prompt, output); !s.ok()) return s;
+  return ReplayLongest(w.replay, *prompt, *output);
+}
+
 absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Deployment& d, const Workload& w) {
   WorkloadFit fit;
   fit.max_len = d.max_model_len.value_or(m.max_model_len);
@@ -143,10 +150,7 @@ absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Depl
   auto refused = [&](int64_t prompt) { return models::PromptPastMaxModelLen(prompt, fit.max_len, fit.max_len_from); };
   if (!w.replay.empty()) {
     if (w.rate > 0) return Invalid("--replay and --rate: one workload or the other");
-    fit.prompt = w.prompt_column;
-    fit.output = w.output_column;
-    if (absl::Status s = ReplayColumns(w.replay, &fit.prompt, &fit.output); !s.ok()) return s;
-    absl::StatusOr<LongestRequest> r = ReplayLongest(w.replay, fit.prompt, fit.output);
+    absl::StatusOr<LongestRequest> r = ReplayRequests(w, &fit.prompt, &fit.output);
     if (!r.ok()) return r.status();
     if (r->prompt >= fit.max_len) {
       return absl::InvalidArgumentError(absl::StrCat(w.replay, ": error: ", r->prompt_which, ": ", refused(r->prompt)));
