@@ -105,10 +105,15 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
       }
     }
     // An empty value names no number, switch or choice: `--seed ''` was
-    // taken as no seed. Only a text flag may be empty (`--format=`, the
-    // default).
-    if (value.empty() && !flag->IsOfType<std::string>()) {
-      return absl::InvalidArgumentError(absl::StrCat("flag '--", shown, "' needs a value, not an empty one"));
+    // taken as no seed. A text flag whose default is empty would take it
+    // as not given, and `--replay="$TRACE"` with TRACE unset ran the rate's
+    // workload, `--out=` wrote to stdout: an unset variable, not a choice.
+    // A text flag whose default is not empty may be given empty, where
+    // empty means something of its own (`--quantiles=`: no quantile).
+    if (value.empty() && !(flag->IsOfType<std::string>() && !flag->DefaultValue().empty())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("flag '--", shown, "' needs a value, not an empty one",
+                       flag->IsOfType<std::string>() ? " (the flag left out has its default)" : ""));
     }
     std::string error;
     if (!flag->ParseFrom(value, &error)) {

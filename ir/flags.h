@@ -16,7 +16,9 @@ namespace serq {
 
 // Sets the flags named in `args` (args[0] is the program; `--name=value`,
 // `--name value`, `-name`, `--bool`, `--nobool`; everything after `--` is
-// positional) and returns the positional arguments, args[0] first. `--help`
+// positional) and returns the positional arguments, args[0] first. An
+// empty value is misuse but for a text flag whose default is not empty.
+// `--help`
 // (or `-h`) comes back as an error with code kCancelled after printing
 // nothing: callers use ParseFlagsOrExit.
 absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args);

@@ -73,10 +73,17 @@ TEST(Flags, MisuseIsAnErrorNotAnExit) {
   EXPECT_EQ(std::string(Parse({"tool", "--count=many"}).status().message()),
             "invalid value 'many' for flag '--count'");
   EXPECT_EQ(Parse({"tool", "--format"}).status().message(), "flag '--format' needs a value");
-  // An empty value is no number (it once parsed as the flag's nothing);
-  // a text flag may be empty.
+  // An empty value is no number (it once parsed as the flag's nothing).
+  // A text flag whose default is empty would take it as not given (an
+  // unset variable's `--data-dir="$DIR"`): misuse too. One whose default
+  // is not empty ("json") may be given empty: its own meaning.
   EXPECT_EQ(Parse({"tool", "--count="}).status().message(), "flag '--count' needs a value, not an empty one");
+  EXPECT_EQ(Parse({"tool", "--data-dir="}).status().message(),
+            "flag '--data-dir' needs a value, not an empty one (the flag left out has its default)");
+  EXPECT_EQ(Parse({"tool", "--data-dir", ""}).status().message(),
+            "flag '--data-dir' needs a value, not an empty one (the flag left out has its default)");
   EXPECT_TRUE(Parse({"tool", "--format="}).ok());
+  EXPECT_EQ(absl::GetFlag(FLAGS_format), "");
   EXPECT_TRUE(absl::IsCancelled(Parse({"tool", "--help"}).status()));
 }
 
@@ -85,7 +92,7 @@ TEST(Flags, GivenWhateverTheValue) {
   EXPECT_FALSE(FlagGiven("untouched"));
   ASSERT_TRUE(Parse({"tool", "--untouched=0"}).ok());  // the default
   EXPECT_TRUE(FlagGiven("untouched"));
-  ASSERT_TRUE(Parse({"tool", "--data_dir="}).ok());
+  ASSERT_TRUE(Parse({"tool", "--data_dir=d"}).ok());
   EXPECT_TRUE(FlagGiven("data-dir"));  // either spelling
   EXPECT_FALSE(FlagGiven("no-such-flag"));
   std::string error;

@@ -182,7 +182,7 @@ expect 2 yes "--gpus must be at least 1, not 0" -- "$serq" plan --model llama-3.
 # --requests 300 (the values the other commands default to) instead of
 # its own 0.5, 16 and 1000, in what --emit records for its tasks too.
 expect 2 yes "--tp applies to 'serq physics' only" -- "$serq" run examples/before.sq --tp 1
-expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples/before.sq --format=
+expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples/before.sq --format=text
 "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <= 1' --max-in-progress 0.1 \
   --max-replications 64 --requests 300 --no-early-stop --emit=parallel --out "$tmp/plan-given" >/dev/null 2>"$tmp/err" \
   || fail "plan --emit with the shared defaults: exit $?: $(cat "$tmp/err")"
@@ -191,10 +191,19 @@ expect 2 yes "--format does not apply to 'serq check'" -- "$serq" check examples
 # program, exit 1).
 expect 2 yes "serq: error: cannot write output '$tmp/no/such/t.jsonl' (--trace): No such file or directory" \
   -- "$serq" run examples/before.sq --trace "$tmp/no/such/t.jsonl"
-# An empty value names no number: misuse (`--seed=` was no seed); a text
-# flag may be empty (`--format=`, the default).
+# An empty value names no number: misuse (`--seed=` was no seed). A text
+# flag whose default is empty took it as not given: `--replay=` ran the
+# rate's workload, `--out ""` wrote to stdout. Misuse too. One whose
+# default is not empty may be empty (`--quantiles=`: no quantile column).
 expect 2 yes "flag '--seed' needs a value, not an empty one" -- "$serq" run examples/before.sq --seed=
-expect 0 no "" -- "$serq" run examples/before.sq --format=
+expect 2 yes "flag '--format' needs a value, not an empty one (the flag left out has its default)" \
+  -- "$serq" run examples/before.sq --format=
+expect 2 yes "flag '--replay' needs a value, not an empty one (the flag left out has its default)" \
+  -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --replay=
+expect 2 yes "flag '--out' needs a value, not an empty one (the flag left out has its default)" \
+  -- "$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --out ""
+"$serq" run --quantiles= examples/before.sq >"$tmp/noq" 2>"$tmp/err" || fail "--quantiles= (no quantile): exit $?"
+grep -q "p99" "$tmp/noq" && fail "--quantiles= still printed a p99 column: $(cat "$tmp/noq")"
 # --max-sessions near 2^64: its leases' bound (ten a session) saturates,
 # where it wrapped to 0 and failed examples/before.sq's first lease.
 expect 0 no "" -- "$serq" run examples/before.sq --max-sessions 9223372036854775808
