@@ -233,14 +233,20 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
       const int64_t most = m.layers > window_layers ? (num_gpu_blocks * m.layers - window_layers * windowed) /
                                                           (m.layers - window_layers) * d.block_size
                                                     : 0;
+      // Every layer windowed: the window and the step's tokens decide, not
+      // max_model_len.
+      const bool all_windowed = window_layers == m.layers;
       return Invalid(absl::StrCat(
           "vLLM 0.19 would not start: one request of max_model_len ", max_len, " (", max_len_from, ") needs ",
-          full, " KV blocks of ", d.block_size,
-          window_layers > 0 ? absl::StrCat(" in each of its ", m.layers - window_layers, " full-attention layers")
-                            : "",
+          all_windowed ? windowed : full, " KV blocks of ", d.block_size,
+          all_windowed ? absl::StrCat(" in each of its ", m.layers, " windowed layers (its sliding_window ",
+                                      m.sliding_window, " less 1, plus max_num_batched_tokens ", tokens,
+                                      ", and one block more)")
+          : window_layers > 0 ? absl::StrCat(" in each of its ", m.layers - window_layers, " full-attention layers")
+                              : "",
           ", and the KV cache holds ", num_gpu_blocks, " (", num_gpu_blocks * d.block_size, " tokens): give ",
           most > 0 ? absl::StrCat("--max-model-len at most ", most)
-                   : std::string("a smaller --max-num-batched-tokens (every layer is windowed)"),
+                   : std::string("a smaller --max-num-batched-tokens"),
           ", more GPUs (--tp) or --gpu-memory-utilization"));
     }
   }

@@ -565,6 +565,34 @@ TEST(Program, MaxModelLen) {
   // start: 18 x 8192 + 18 x (ceil(min(127 + 8192, 131072) / 16) + 1 = 521)
   // = 156,834 layer-blocks, within its cache's blocks x 36 layers.
   EXPECT_EQ(GenerateError("gpt-oss-120b", "h100-sxm", Rate()), "(no error)");
+  // Every layer windowed (Mistral-7B-v0.1's shapes, a window of 4,096, on
+  // a GPU of 16.3 GiB, under 70 GiB: vLLM's 2048 tokens and 256 sequences):
+  // one request needs ceil(min(4095 + 2048, 32768) / 16) + 1 = 385 blocks
+  // a layer, whatever max_model_len. The cache: 16.3 x 0.9 x 2^30 =
+  // 15,751,794,558.08, rounded up; less the weights, 32 layers x (4096 x
+  // (4096 + 2 x 1024 + 4096) + 3 x 4096 x 14,336 + 2 x 4096) + 2 x 32,000
+  // x 4096 (untied) + 4096 = 7,241,732,096 parameters, 14,483,464,192
+  // bytes; the rotary table, 32,768 x 128 x 2 = 8,388,608; the forward
+  // pass's activations, 2048 x (2 x 4096 + 3 x 14,336) x 2 = 209,715,200
+  // (above the sampler's 16,777,216 + 256 x 32,000 x 14 + 128 x 32,000 x
+  // 4 = 147,849,216); 0.25 GiB outside PyTorch, 268,435,456: 781,791,103
+  // bytes, 372 blocks of 2 x 32 x 8 x 128 x 2 x 16 = 2,097,152. At 16.4
+  // GiB, 418 blocks (the same sum): it starts.
+  const std::string mistral = TempFile(
+      "mistral.json", R"({"model_type": "mistral", "num_hidden_layers": 32, "hidden_size": 4096,
+                          "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+                          "intermediate_size": 14336, "max_position_embeddings": 32768,
+                          "sliding_window": 4096, "torch_dtype": "bfloat16"})");
+  o = Rate();
+  o.deployment.gpu_memory_gib = 16.3;
+  EXPECT_EQ(GenerateError(mistral, "h100-sxm", o),
+            "serq physics: error: vLLM 0.19 would not start: one request of max_model_len 32768 (the model's, "
+            "max_position_embeddings 32768) needs 385 KV blocks of 16 in each of its 32 windowed layers (its "
+            "sliding_window 4096 less 1, plus max_num_batched_tokens 2048, and one block more), and the KV cache "
+            "holds 372 (5952 tokens): give a smaller --max-num-batched-tokens, more GPUs (--tp) or "
+            "--gpu-memory-utilization");
+  o.deployment.gpu_memory_gib = 16.4;
+  EXPECT_EQ(GenerateError(mistral, "h100-sxm", o), "(no error)");
   // LongRoPE: vLLM's default is the original length, and a user may give up
   // to max_position_embeddings; model_max_length (Command-R's) overrides the
   // least of the length keys and is the most a user may give.
