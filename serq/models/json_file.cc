@@ -257,7 +257,8 @@ absl::StatusOr<std::optional<std::string>> JsonFile::Text(absl::string_view path
 std::string Describe(const Value& v) {
   switch (v.kind_case()) {
     case Value::kNullValue: return "null";
-    case Value::kNumberValue: return absl::StrCat(v.number_value());
+    // The number as the file wrote it (1000000001, not StrCat's 1e+09).
+    case Value::kNumberValue: return text::ShortestText(v.number_value());
     case Value::kStringValue: {
       std::string s = v.string_value();
       if (s.size() > 40) s = absl::StrCat(s.substr(0, 40), "...");

@@ -198,6 +198,11 @@ TEST(ModelConfig, BadFields) {
             "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 0");
   EXPECT_EQ(ModelError("{" + base + R"(, "head_dim": -8})"),
             "m.json: error: head_dim: expected a whole number from 1 to 16777216, not -8");
+  // The value as the file wrote it (it read 1.67772e+07, six digits).
+  EXPECT_EQ(ModelError("{" + base + R"(, "head_dim": 16777217})"),
+            "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 16777217");
+  EXPECT_EQ(ModelError("{" + base + R"(, "head_dim": 2.5})"),
+            "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 2.5");
   EXPECT_EQ(ModelError("{" + base + R"(, "num_key_value_heads": 8})"),
             "m.json: error: num_key_value_heads: 8 KV heads, more than the 4 heads");
   EXPECT_EQ(ModelError("{" + base + R"(, "num_key_value_heads": 3})"),
