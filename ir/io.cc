@@ -16,6 +16,7 @@
 #include "ir/builtins.h"
 #include "ir/input_shape.h"
 #include "ir/limits.h"
+#include "ir/utf8.h"
 #include "ir/walk.h"
 #include "google/protobuf/unknown_field_set.h"
 
@@ -72,6 +73,10 @@ void ReportJsonError(std::string text, absl::string_view what, Diagnostics* diag
 bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
                    Diagnostics* diags) {
   const bool results = out->GetDescriptor() == results::Results::descriptor();
+  // JSON saved by a Windows editor starts with a byte order mark; no
+  // protobuf binary does (0xEF would be field 29 of wire type 7, which
+  // does not exist).
+  SkipByteOrderMark(&bytes);
   if (LooksLikeJson(bytes)) {
     if (!CheckJsonShape(bytes, diags)) return false;
     google::protobuf::util::JsonParseOptions options;

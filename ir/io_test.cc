@@ -37,6 +37,17 @@ TEST(Io, JsonBinaryJsonIsIdentical) {
   EXPECT_NE(json.find("\"Infinity\""), std::string::npos);
 }
 
+// JSON saved by a Windows editor, a byte order mark first, reads as the
+// same program (it was taken for binary: "neither JSON nor a valid
+// protobuf binary message").
+TEST(Io, AByteOrderMarkBeforeJsonIsSkipped) {
+  const std::string json = EncodeMessage(SmallProgram(), Format::kJson);
+  Diagnostics d;
+  ir::Program read;
+  ASSERT_TRUE(ReadProgram("\xEF\xBB\xBF" + json, &read, &d)) << d.Render();
+  EXPECT_EQ(EncodeMessage(read, Format::kJson), json);
+}
+
 TEST(Io, EmptyAlsoIsAbsentFromJson) {
   ir::Program p = SmallProgram();
   EXPECT_NE(EncodeMessage(p, Format::kJson).find("\"also\""), std::string::npos);

@@ -23,6 +23,16 @@ inline bool IsUtf8(absl::string_view text) { return Utf8Prefix(text) == text.siz
 // \xHH: a name that is shown, never opened, kept readable and valid.
 std::string Utf8Escaped(absl::string_view text);
 
+// Removes a UTF-8 byte order mark (EF BB BF) from the start of `text`, as
+// a Windows editor writes one before a file's first character; true if
+// there was one. Every reader of a text file skips it here, so that no
+// reader takes it for a character of its first name or value.
+inline bool SkipByteOrderMark(absl::string_view* text) {
+  if (text->substr(0, 3) != "\xEF\xBB\xBF") return false;
+  text->remove_prefix(3);
+  return true;
+}
+
 }  // namespace serq
 
 #endif  // SERQ_IR_UTF8_H_

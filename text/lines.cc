@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "ir/utf8.h"
 
 namespace serq::text {
 
@@ -48,7 +49,7 @@ bool Lines::NextNonBlank(absl::string_view* line) {
   while (!too_long_ && ReadLine()) {
     ++number_;
     absl::string_view text = line_;
-    if (number_ == 1 && absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+    if (number_ == 1) SkipByteOrderMark(&text);
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if (absl::StripAsciiWhitespace(text).empty()) continue;
     *line = text;

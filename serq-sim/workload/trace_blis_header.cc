@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ir/utf8.h"
 #include "serq-sim/workload/trace_blis.h"
 
 namespace serq::sim {
@@ -132,7 +133,7 @@ absl::Status ParseBlisTraceHeader(absl::string_view text, BlisTraceHeader* out, 
                               "lines, at most ",
                               kMaxBlisHeader >> 20, " MB"));
   }
-  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  SkipByteOrderMark(&text);
   std::vector<std::pair<std::string, int>> seen;  // key, line
   bool in_block = false;  // the lines under a block key (skipped)
   bool content = false;   // a key was read (a later '---' is a second document)

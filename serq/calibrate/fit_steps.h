@@ -51,17 +51,19 @@ absl::StatusOr<StepRecords> ReadStepRecords(absl::string_view text, const std::s
 
 struct StepFit {
   std::vector<double> coefficients;     // by term
-  std::vector<double> standard_errors;  // by term (0 with as many steps as terms)
+  // By term; NaN where there is none: as many steps as free terms leave no
+  // degree of freedom for the residuals' variance. 0 for a term at its bound.
+  std::vector<double> standard_errors;
   std::vector<double> fitted;           // by step
   double rmse = 0;                      // of the residuals, the duration's unit
-  double r2 = 0;
+  double r2 = 0;                        // NaN where every duration is the same (none to explain)
   bool nonnegative = false;             // fitted with every coefficient at least 0
   std::vector<bool> at_bound;           // by term: held at 0 by the bound
 };
 
 // Least squares of `terms` over `records`; with `nonnegative`, every
-// coefficient at least 0 (NLopt's SLSQP, the active set's solution polished
-// by QR), so that terms that move together on these steps cannot trade
+// coefficient at least 0 (NLopt's SLSQP, then Lawson and Hanson's active
+// set to the exact optimum), so that terms that move together on these steps cannot trade
 // against each other through a negative coefficient. Errors
 // (InvalidArgument): a factor that is no column, fewer steps than terms,
 // collinear terms.

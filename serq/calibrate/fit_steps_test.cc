@@ -186,5 +186,131 @@ TEST(FitSteps, NonNegativeHoldsACoefficientAtZero) {
   EXPECT_NEAR(same->coefficients[1], 1, 1e-12);
 }
 
+// The bounded optimum is the exact one, not where SLSQP stops: on the Llama
+// run's profile (its 19,364 attention rows), `1, prefill_chunk, kv_decode,
+// n_decode` under the bound. SLSQP alone stopped at 3.4e-4 and 2.2e-7 for
+// the first two and so solved the wrong active set (kv_decode 0.172944,
+// n_decode 28.42999). The expected figures are those of every one of the
+// 16 active sets solved exactly on the normal equations, the best of those
+// whose coefficients are all at least 0 (an independent method: it
+// searches what Lawson and Hanson's walks): the first two at 0, kv_decode
+// 0.17289743536287, n_decode 28.435530600184, RMSE 2348.7446704214.
+// And the optimum's conditions (Karush-Kuhn-Tucker) hold: the residual is
+// orthogonal to the free terms' columns, and no held term's column points
+// along it.
+TEST(FitSteps, NonNegativeIsTheExactOptimum) {
+  std::ifstream in("examples/vllm/runs/rtxpro6000-llama-3.1-8b/profile/tp1/attention.csv");
+  ASSERT_TRUE(in) << "the Llama run's profile";
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string csv = text.str();
+  ASSERT_EQ(csv.rfind("prefill_chunk,kv_prefill,n_decode,kv_decode,time_us", 0), 0u);  // CRLF lines
+  csv.replace(csv.find("time_us"), 7, "duration");
+  absl::StatusOr<StepRecords> r = ReadStepRecords(csv, "attention.csv", "");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 19364u);
+  const std::vector<StepTerm> terms = Terms("B0=1,B1=prefill_chunk,B2=kv_decode,B3=n_decode");
+  absl::StatusOr<StepFit> fit = FitStepTerms(*r, terms, true);
+  ASSERT_TRUE(fit.ok()) << fit.status();
+  EXPECT_EQ(fit->coefficients[0], 0);
+  EXPECT_EQ(fit->coefficients[1], 0);
+  EXPECT_TRUE(fit->at_bound[0] && fit->at_bound[1]);
+  EXPECT_NEAR(fit->coefficients[2], 0.17289743536287, 1e-11);
+  EXPECT_NEAR(fit->coefficients[3], 28.435530600184, 1e-9);
+  EXPECT_NEAR(fit->rmse, 2348.7446704214, 1e-6);
+  // The conditions, on the columns as given: x_j . (y - fitted) is 0 for a
+  // free term and at most 0 for a held one (to rounding, relative to the
+  // column's and the durations' sizes).
+  for (size_t j = 0; j < terms.size(); ++j) {
+    double dot = 0, column = 0, duration = 0;
+    for (size_t i = 0; i < r->rows.size(); ++i) {
+      const std::vector<double>& row = r->rows[i];
+      const double xj = j == 0 ? 1 : j == 1 ? row[0] : j == 2 ? row[3] : row[2];
+      dot += xj * (r->duration[i] - fit->fitted[i]);
+      column += xj * xj;
+      duration += r->duration[i] * r->duration[i];
+    }
+    const double tolerance = 1e-9 * std::sqrt(column * duration);
+    if (fit->at_bound[j]) {
+      EXPECT_LE(dot, tolerance) << j;
+    } else {
+      EXPECT_NEAR(dot, 0, tolerance) << j;
+    }
+  }
+}
+
+// What the reader refuses or reads that it once took otherwise: a step of
+// other figures than the first (it crashed), `"event": "step"` spaced as
+// Python writes it (it was skipped), a negative duration, --step-stage on a
+// CSV, a byte order mark.
+TEST(FitSteps, StepsAsTheFirstAndAsWritten) {
+  EXPECT_EQ(ReadStepRecords("{\"event\":\"step\",\"tau\":1}\n{\"event\":\"step\",\"prefill\":5,\"tau\":2}\n",
+                            "t.jsonl", "")
+                .status()
+                .message(),
+            "t.jsonl:2: error: the step has a figure 'prefill', which the first step (line 1) has not");
+  EXPECT_EQ(ReadStepRecords("{\"event\":\"step\",\"prefill\":5,\"tau\":1}\n{\"event\":\"step\",\"tau\":2}\n",
+                            "t.jsonl", "")
+                .status()
+                .message(),
+            "t.jsonl:2: error: the step has no figure 'prefill', which the first step (line 1) has");
+  absl::StatusOr<StepRecords> spaced = ReadStepRecords(
+      "{\"event\": \"step\", \"prefill\": 5, \"tau\": 1}\n{\"event\":\"step\",\"prefill\":6,\"tau\":2}\n"
+      "{\"event\": \"arrive\", \"step\": 3}\n",
+      "t.jsonl", "");
+  ASSERT_TRUE(spaced.ok()) << spaced.status();
+  EXPECT_EQ(spaced->rows.size(), 2u);
+  EXPECT_EQ(ReadStepRecords("{\"event\":\"step\",\"prefill\":5,\"tau\":-1}\n", "t.jsonl", "").status().message(),
+            "t.jsonl:1: error: 'tau' is -1: a step's duration is at least 0");
+  EXPECT_EQ(ReadStepRecords("prefill,duration\n1,2\n3,-0.5\n", "s.csv", "").status().message(),
+            "s.csv:3: error: 'duration' is -0.5: a step's duration is at least 0");
+  EXPECT_EQ(ReadStepRecords("prefill,tau\n1,2\n", "s.csv", "E").status().message(),
+            "s.csv:1: error: --step-stage E selects a stage's steps of serq's --trace; a CSV of step records has "
+            "no stage column to select by");
+  absl::StatusOr<StepRecords> bom = ReadStepRecords("\xEF\xBB\xBFprefill,tau\n1,2\n", "s.csv", "");
+  ASSERT_TRUE(bom.ok()) << bom.status();
+  EXPECT_EQ(bom->columns, std::vector<std::string>{"prefill"});
+  EXPECT_EQ(ParseStepTerms("B0=1,B1=nan").status().message(), "--terms: 'nan' in 'B1=nan' is not a finite number");
+  EXPECT_EQ(ParseStepTerms("B0=1e400").status().message(), "--terms: '1e400' in 'B0=1e400' is not a finite number");
+}
+
+// Figures whose squares leave a double's range are fitted: the columns'
+// lengths are taken without squaring them whole (they were 0, "is 0 on
+// every step", and inf, "collinear"). tau = 1 + 2e200 x prefill and
+// 1 + 2e-200 x prefill exactly on prefill 1e-200, 2e-200, 3e-200 (1e200, ...).
+TEST(FitSteps, FiguresFarFromOne) {
+  for (const char* csv : {"prefill,tau\n1e-200,3\n2e-200,5\n3e-200,7\n", "prefill,tau\n1e200,3\n2e200,5\n3e200,7\n"}) {
+    StepRecords r = *ReadStepRecords(csv, "s.csv", "");
+    absl::StatusOr<StepFit> fit = FitStepTerms(r, Terms("A=1,B=prefill"));
+    ASSERT_TRUE(fit.ok()) << fit.status();
+    EXPECT_NEAR(fit->coefficients[0], 1, 1e-9) << csv;
+    EXPECT_NEAR(fit->coefficients[1] * r.rows[0][0], 2, 1e-9) << csv;
+  }
+  StepRecords r = *ReadStepRecords("prefill,tau\n1e200,3\n2e200,5\n", "s.csv", "");
+  EXPECT_EQ(FitStepTerms(r, Terms("A=1,B=prefill*prefill")).status().message(),
+            "--terms: 'B=prefill*prefill' is past a double's range on step 1 of the records: scale a factor down");
+}
+
+// Figures a fit cannot give: R^2 where every duration is the same (0 / 0),
+// a standard error with as many steps as terms (no degree of freedom).
+TEST(FitSteps, UndefinedFiguresAreSaid) {
+  StepRecords same = *ReadStepRecords("prefill,tau\n1,2\n2,2\n3,2\n", "s.csv", "");
+  absl::StatusOr<StepFit> a = FitStepTerms(same, Terms("B=prefill"));
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(std::isnan(a->r2));
+  EXPECT_NE(RenderStepFit(same, Terms("B=prefill"), *a, "s.csv")
+                .find("R^2 undefined (every step's duration is the same)"),
+            std::string::npos);
+  // Two steps, two terms: through both points exactly, 1 + 1 x prefill.
+  StepRecords two = *ReadStepRecords("prefill,tau\n1,2\n2,3\n", "s.csv", "");
+  absl::StatusOr<StepFit> b = FitStepTerms(two, Terms("A=1,B=prefill"));
+  ASSERT_TRUE(b.ok());
+  EXPECT_NEAR(b->coefficients[0], 1, 1e-12);
+  EXPECT_NEAR(b->coefficients[1], 1, 1e-12);
+  EXPECT_TRUE(std::isnan(b->standard_errors[0]) && std::isnan(b->standard_errors[1]));
+  const std::string report = RenderStepFit(two, Terms("A=1,B=prefill"), *b, "s.csv");
+  EXPECT_NE(report.find("B  prefill  1  undefined (as many steps as free terms)"), std::string::npos) << report;
+}
+
 }  // namespace
 }  // namespace serq::fit

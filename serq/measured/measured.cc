@@ -16,6 +16,7 @@
 #include "ir/diagnostics.h"
 #include "ir/io.h"
 #include "ir/limits.h"
+#include "ir/utf8.h"
 #include "serq-sim/workload/vllm_record.h"
 #include "serq/models/json_file.h"
 #include "stats/merge.h"
@@ -245,7 +246,7 @@ absl::StatusOr<Run> ParseVllmRequests(absl::string_view text, const std::string&
   Run run;
   run.file = file;
   run.source = "vLLM requests.jsonl";
-  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  SkipByteOrderMark(&text);
   std::optional<sim::VllmClock> clock;
   size_t skipped = 0;
   double earliest = std::numeric_limits<double>::infinity();
@@ -313,7 +314,7 @@ absl::StatusOr<Run> ParseBlisResults(absl::string_view text, const std::string& 
   Run run;
   run.file = file;
   run.source = "BLIS results.json";
-  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  SkipByteOrderMark(&text);
   ArrayElements elements(text);
   absl::string_view element;
   int line = 0;
@@ -458,7 +459,7 @@ constexpr absl::string_view kBlisMetrics = "BLIS metrics.json";
 }  // namespace
 
 absl::string_view DetectSource(absl::string_view text) {
-  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  SkipByteOrderMark(&text);
   absl::string_view rest = absl::StripLeadingAsciiWhitespace(text);
   if (!rest.empty() && rest.front() == '[') return "BLIS results.json";
   if (!rest.empty() && rest.front() == '{') {

@@ -10,6 +10,7 @@
 #include "ir/cli.h"
 #include "ir/diagnostics.h"
 #include "ir/input_shape.h"
+#include "ir/utf8.h"
 #include "text/json_row.h"
 
 namespace serq::models {
@@ -95,7 +96,7 @@ absl::StatusOr<JsonFile> JsonFile::Read(const std::string& file, bool python_flo
 absl::StatusOr<JsonFile> JsonFile::Parse(absl::string_view text, const std::string& file, bool python_floats) {
   // A UTF-8 byte-order mark, which editors on Windows write, is not JSON:
   // skipped, as the line readers of CSV, YAML and JSONL skip it (text/lines.h).
-  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
+  SkipByteOrderMark(&text);
   int floats = 0;
   std::string first_float;
   std::string lenient, placed;
