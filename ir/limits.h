@@ -10,6 +10,11 @@
 
 namespace serq {
 
+// The simulated clock's range: 2^63 nanoseconds (int64 ticks), about 292
+// years. A time or a duration past it is never reached; a measured figure
+// past it cannot be compared with a simulated one.
+inline constexpr double kClockRangeSeconds = 9223372036.854775808;
+
 // `stage s[n]`, `pool p[n]`: n at most this.
 inline constexpr int64_t kMaxArraySize = 1000000;
 

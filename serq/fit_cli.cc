@@ -27,11 +27,14 @@ ABSL_FLAG(std::string, terms, "",
           "'B0=1,B1=prefill,B2=decode_context'");
 ABSL_FLAG(std::string, step_stage, "", "fit-steps: in a --trace, the steps of this stage only");
 ABSL_FLAG(bool, nonnegative, false,
-          "fit-steps: every coefficient at least 0 (bounded least squares, NLopt)");
+          "fit-steps: every coefficient at least 0 (bounded least squares, exact: NLopt's SLSQP, then Lawson-Hanson's active set)");
 ABSL_FLAG(std::string, residuals, "", "fit-steps: also write each step's residual to this CSV file");
 
 namespace serq {
 namespace {
+
+// The most --max-evals: each evaluation simulates every measured run.
+constexpr uint32_t kMostEvaluations = 1000000;
 
 // The values of the repeated flags, taken before the flags are parsed.
 struct FitLists {
@@ -108,7 +111,9 @@ int FitMain(const CommandLine& line) {
   for (const auto* list : {&Lists().to, &Lists().test}) {
     for (const std::string& text : *list) {
       for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-        (list == &Lists().to ? spec.train : spec.test).push_back(fit::ParseMeasuredRun(item));
+        absl::StatusOr<fit::MeasuredRun> run = fit::ParseMeasuredRun(item);
+        if (!run.ok()) return Usage(absl::StrCat(list == &Lists().to ? "--to " : "--test ", run.status().message()));
+        (list == &Lists().to ? spec.train : spec.test).push_back(*std::move(run));
       }
     }
   }
@@ -116,7 +121,12 @@ int FitMain(const CommandLine& line) {
   if (spec.train.empty()) return Usage("serq fit needs --to MEASURED (a measured run to fit)");
   spec.objective = absl::GetFlag(FLAGS_objective);
   spec.max_evals = absl::GetFlag(FLAGS_max_evals);
-  if (spec.max_evals < 1) return Usage("--max-evals must be at least 1");
+  // Each evaluation is a simulation of every run: a million is past any
+  // fit's budget, and more would overflow NLopt's int (2^31 read as no
+  // limit at all).
+  if (spec.max_evals < 1 || spec.max_evals > kMostEvaluations) {
+    return Usage(absl::StrCat("--max-evals must be from 1 to ", kMostEvaluations, ", not ", spec.max_evals));
+  }
   spec.algorithm = absl::GetFlag(FLAGS_algorithm);
   if (spec.algorithm != "direct-bobyqa" && spec.algorithm != "direct-neldermead" &&
       spec.algorithm != "bobyqa" &&

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "ir/limits.h"
+
 namespace serq::sim {
 
 using Ticks = int64_t;
@@ -28,9 +30,8 @@ inline constexpr Ticks kMinTicks = std::numeric_limits<Ticks>::min();
 // beyond the range, kMinTicks below it. NaN is a bug of the caller.
 inline Ticks ToTicks(double seconds) {
   // 2^63 ns: the first double out of range.
-  constexpr double kLimit = 9223372036.854775808;
-  if (seconds >= kLimit) return kNever;
-  if (seconds <= -kLimit) return kMinTicks;
+  if (seconds >= kClockRangeSeconds) return kNever;
+  if (seconds <= -kClockRangeSeconds) return kMinTicks;
   double x = seconds * kTicksPerSecond;
   // A cast truncates; adding a half first rounds to nearest without a
   // libm call (llround is not inlined), and x + 0.5 is exact for the

@@ -48,7 +48,8 @@ inline constexpr size_t kMaxVllmLine = 1 << 20;
 // (the name the bench writes; Mooncake's rows have input_length). A line
 // longer than kMaxVllmLine is judged by the text "input_toks" in it, so
 // that ParseVllmRecord refuses it as too long rather than another format
-// parsing it.
+// parsing it; a line that is not JSON, by the texts "input_toks" and
+// "output_toks", so that its error is a vLLM record's, at its line.
 bool LooksLikeVllmRecord(absl::string_view line);
 
 // Parses one line. Errors (messages without file and line): not JSON, not

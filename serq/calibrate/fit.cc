@@ -57,6 +57,15 @@ std::string PointText(const std::vector<ParamRange>& params, const double* x) {
   return absl::StrJoin(parts, ", ");
 }
 
+// A fit compares like counts only: a figure over fewer requests than
+// were measured is not the run's, whatever the params.
+compare::CompareOptions FitCompareOptions() {
+  compare::CompareOptions o;
+  o.count_mismatch_hint =
+      "a fit compares the same requests only (a summary's program must generate its completed count)";
+  return o;
+}
+
 // Simulates the program replaying each target at `x` (up to `jobs` at a
 // time; each run's figures are its own, so the result is the same for any
 // jobs) and compares.
@@ -89,7 +98,7 @@ Evaluation Evaluate(const FitSpec& spec, const std::vector<Term>& terms,
       return;
     }
     absl::StatusOr<compare::Comparison> c =
-        compare::Compare(targets[i].run, *simulated, compare::CompareOptions{});
+        compare::Compare(targets[i].run, *simulated, FitCompareOptions());
     if (!c.ok()) {
       failures[i] = absl::StrCat(targets[i].name, ": ", c.status().message());
       return;
@@ -99,12 +108,33 @@ Evaluation Evaluate(const FitSpec& spec, const std::vector<Term>& terms,
     c->simulated_source = "serq run";
     for (const Term& t : terms) {
       std::optional<double> err;
+      const compare::MetricComparison* row = nullptr;
       for (const compare::MetricComparison& m : c->metrics) {
-        if (m.metric == t.metric) err = m.error_percent[t.figure];
+        if (m.metric == t.metric) {
+          err = m.error_percent[t.figure];
+          row = &m;
+        }
+      }
+      // A relative error needs a measured figure above 0; one of 1e-300
+      // gives errors whose squares pass a double.
+      const std::optional<double> measured =
+          row != nullptr && row->measured ? std::optional<double>(row->measured->values[t.figure]) : std::nullopt;
+      if (measured && row->simulated && std::isfinite(*measured) && *measured == 0) {
+        failures[i] = absl::StrCat(targets[i].name, ": the measured ", TermName(t),
+                                   " is 0: a relative error has no denominator (give the objective another "
+                                   "figure, --objective)");
+        return;
       }
       if (!err.has_value() || !std::isfinite(*err)) {
         failures[i] = absl::StrCat(targets[i].name, ": no ", TermName(t),
                                    " on both sides (the objective is NaN)");
+        return;
+      }
+      if (!std::isfinite(*err * *err)) {
+        failures[i] = absl::StrCat(targets[i].name, ": the relative error of ", TermName(t), " is ",
+                                   ShortestDouble(*err), "%, whose square passes a double (the measured figure ",
+                                   measured ? ShortestDouble(*measured) : std::string("?"),
+                                   " s is next to nothing)");
         return;
       }
       e.errors[i].push_back(*err / 100);
@@ -265,11 +295,17 @@ absl::Status ParseParamRanges(absl::string_view text, std::vector<ParamRange>* o
   return absl::OkStatus();
 }
 
-MeasuredRun ParseMeasuredRun(absl::string_view text) {
+absl::StatusOr<MeasuredRun> ParseMeasuredRun(absl::string_view text) {
   MeasuredRun r;
-  const size_t at = text.rfind('@');
+  std::error_code error;
+  const size_t at = std::filesystem::exists(std::string(text), error) ? absl::string_view::npos : text.rfind('@');
   r.measured = std::string(at == absl::string_view::npos ? text : text.substr(0, at));
   r.trace = at == absl::string_view::npos ? r.measured : std::string(text.substr(at + 1));
+  if (r.measured.empty() || r.trace.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", text, "': expected MEASURED or MEASURED@TRACE, each a file (", r.measured.empty() ? "MEASURED" : "TRACE",
+        " is empty)"));
+  }
   return r;
 }
 
@@ -277,11 +313,13 @@ absl::StatusOr<std::vector<Term>> ParseObjective(absl::string_view text) {
   std::vector<Term> terms;
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     item = absl::StripAsciiWhitespace(item);
-    std::pair<absl::string_view, absl::string_view> mf = absl::StrSplit(item, '.');
+    // Exactly two pieces: `ttft.mean.x` is no term (a pair split would
+    // drop the third).
+    const std::vector<absl::string_view> mf = absl::StrSplit(item, '.');
     std::optional<Term> term;
     for (compare::Metric m : compare::kAllMetrics) {
       for (int f = 0; f < compare::kFigures; ++f) {
-        if (mf.first == compare::MetricName(m) && mf.second == compare::FigureName(f)) {
+        if (mf.size() == 2 && mf[0] == compare::MetricName(m) && mf[1] == compare::FigureName(f)) {
           term = Term{m, f};
         }
       }
@@ -290,6 +328,12 @@ absl::StatusOr<std::vector<Term>> ParseObjective(absl::string_view text) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--objective: unknown term '", item,
           "' (expected METRIC.FIGURE: ttft, tpot, itl or e2e; mean, p50, p90, p95 or p99)"));
+    }
+    // A term twice would count twice in the root mean square, silently.
+    for (const Term& other : terms) {
+      if (other.metric == term->metric && other.figure == term->figure) {
+        return absl::InvalidArgumentError(absl::StrCat("--objective: '", item, "' appears twice"));
+      }
     }
     terms.push_back(*term);
   }
@@ -369,8 +413,10 @@ FitOutcome RunFit(const FitSpec& spec) {
   for (unsigned i = 0; i < n; ++i) {
     lo[i] = spec.params[i].lo;
     hi[i] = spec.params[i].hi;
-    x[i] = (lo[i] + hi[i]) / 2;
-    step[i] = (hi[i] - lo[i]) / 4;
+    // Halves first: lo + hi, or hi - lo, of two figures near the largest
+    // double is past it (1e308:1.7e308 had no centre).
+    x[i] = lo[i] / 2 + hi[i] / 2;
+    step[i] = hi[i] / 4 - lo[i] / 4;
   }
   // The phases: a global search of the box (DIRECT-L), then a local
   // polish from its best point (BOBYQA; Nelder-Mead for one param, which
@@ -381,7 +427,7 @@ FitOutcome RunFit(const FitSpec& spec) {
   if (spec.algorithm == "direct") {
     phases = {{NLOPT_GN_DIRECT_L, spec.max_evals}};
   } else if (spec.algorithm == "direct-bobyqa" || spec.algorithm == "direct-neldermead") {
-    const uint32_t global = spec.max_evals * 2 / 3;
+    const uint32_t global = static_cast<uint32_t>(uint64_t{spec.max_evals} * 2 / 3);
     phases = {{NLOPT_GN_DIRECT_L, global}, {local, spec.max_evals - global}};
   } else {
     phases = {{local, spec.max_evals}};

@@ -45,11 +45,13 @@ absl::Status ParseParamRanges(absl::string_view text, std::vector<ParamRange>* o
 
 // A measured run and the trace it replays: "MEASURED" (a vLLM
 // requests.jsonl is both) or "MEASURED@TRACE" (a BLIS results.json beside
-// its trace).
+// its trace), split at the last '@' unless the whole text names a file
+// (`runs@2/requests.jsonl`). Error (InvalidArgument): a side empty
+// (`@trace.csv` read standard input as the measured run).
 struct MeasuredRun {
   std::string measured, trace;
 };
-MeasuredRun ParseMeasuredRun(absl::string_view text);
+absl::StatusOr<MeasuredRun> ParseMeasuredRun(absl::string_view text);
 
 // One term of the objective: a metric's figure ("ttft.mean", "e2e.p90").
 struct Term {

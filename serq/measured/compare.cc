@@ -94,8 +94,8 @@ absl::StatusOr<Comparison> Compare(const Run& measured, const Run& simulated,
           return absl::InvalidArgumentError(absl::StrCat(
               MetricName(metric), ": ", counts,
               ": the distributions compared must hold the same requests (did the simulated run "
-              "finish every request? a replay must run until the last one is done); "
-              "--allow-count-mismatch compares them anyway"));
+              "finish every request? a replay must run until the last one is done); ",
+              options.count_mismatch_hint));
         }
         c.notes.push_back(absl::StrCat(MetricName(metric), ": counts differ (", counts, ")"));
       }

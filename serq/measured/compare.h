@@ -64,6 +64,9 @@ struct Comparison {
 struct CompareOptions {
   // Compare counts that differ (each side's figures over what it holds).
   bool allow_count_mismatch = false;
+  // What the error of counts that differ ends with: the way past it where
+  // the caller has one (serq compare's flag; serq fit has none).
+  std::string count_mismatch_hint = "--allow-count-mismatch compares them anyway";
 };
 
 // Compares two runs. Error (InvalidArgument): for a metric both hold,

@@ -95,6 +95,11 @@ TEST(VllmRequestsTest, SkippedRowsAndRefusals) {
                 "\"first_token_ts\": 6, \"last_token_ts\": 7}"),
             "r:2: error: output_toks 1e+300 is not a whole number of tokens from 0 to 1000000000");
   EXPECT_EQ(bad("not json"), "r:2: error: expected a JSON object '{...}' (one request a line)");
+  // A last token 1.7e308 s after the arrival: the run's mean E2E was inf.
+  EXPECT_EQ(bad("{\"input_toks\": 1, \"output_toks\": 2, \"queued_ts\": 5, \"first_token_ts\": 6, "
+                "\"last_token_ts\": 1.7e308}"),
+            "r:2: error: last_token_ts 1.7e+308 is, after the arrival, 1.7e+308 s, past the simulated clock's "
+            "range (2^63 ns, 9223372036.854776 s): no simulated figure compares with it");
   EXPECT_EQ(Error(ParseVllmRequests("", "r")), "r: error: no usable row: the file has no request");
   EXPECT_EQ(Error(ParseVllmRequests("\n\n", "r")),
             "r: error: no usable row: the file has no request");
@@ -148,6 +153,10 @@ TEST(BlisResultsTest, Refusals) {
   EXPECT_EQ(bad("[" + one + "] x"), "b:1: error: text after the array's end");
   EXPECT_EQ(bad("[" + one + " " + one + "]"), "b:1: error: expected ',' or ']' after element 0");
   EXPECT_EQ(bad("[" + one), "b:1: error: the array ends without ']'");
+  EXPECT_EQ(bad("[{\"request_id\": 0, \"ttft_us\": 1, \"e2e_us\": 1e308, \"input_tokens\": 1, "
+                "\"output_tokens\": 1}]"),
+            "b:1: error: element 0: e2e_us 1e+308 is 1e+302 s, past the simulated clock's range (2^63 ns, "
+            "9223372036.854776 s): no simulated figure compares with it");
   EXPECT_EQ(bad("[{\"a\": \"x]"), "b:1: error: a string runs to the end of the file");
   EXPECT_EQ(bad("[{\"a\": [1}"), "b:1: error: the array ends inside an element");
   EXPECT_EQ(bad("[1]"), "b:1: error: element 0: expected a JSON object '{...}'");
@@ -241,6 +250,18 @@ TEST(ResultsRunTest, MissingMetrics) {
             "that holds it)");
 }
 
+// An infinite sample (JSON's "Infinity", or binary) made the mean inf and
+// printed as '-'; NaN was already refused.
+TEST(ResultsRunTest, InfiniteSamplesAreRefused) {
+  results::Results r = TwoReplications();
+  r.mutable_replication(0)->mutable_observation(0)->set_sample(1, std::numeric_limits<double>::infinity());
+  MetricNames names;
+  ASSERT_TRUE(ParseMetricNames("e2e=latency", &names).ok());
+  EXPECT_EQ(Error(RunFromResults({r}, {"r.json"}, names)),
+            "r.json: error: observation 'ttft' (ttft) has a sample of inf: a measured duration is finite, within "
+            "the simulated clock's range");
+}
+
 TEST(MetricNamesTest, Parse) {
   MetricNames names;
   ASSERT_TRUE(ParseMetricNames(" ttft = first , itl=gap", &names).ok());
@@ -262,6 +283,11 @@ TEST(DetectSourceTest, ByContent) {
   EXPECT_EQ(DetectSource("{\n  \"version\": 9\n}"), "serq results");
   EXPECT_EQ(DetectSource("{\"version\": 9}"), "serq results");
   EXPECT_EQ(DetectSource("\x08\x09"), "serq results");
+  // A first row the parser refuses is still the bench's, so its error is
+  // at its line (it was "invalid results JSON" with no line).
+  EXPECT_EQ(DetectSource("{\"input_toks\": NaN, \"output_toks\": 1}\n"), "vLLM requests.jsonl");
+  EXPECT_EQ(Error(ParseVllmRequests("{\"input_toks\": NaN, \"output_toks\": 1}\n", "r")),
+            "r:1: error: malformed JSON: Unexpected token");
 }
 
 // 1, 2, 3, 4, 5: mean 3; rank h = p/100 * 4: p50 h 2 -> 3; p90 h 3.6 ->
@@ -431,6 +457,21 @@ TEST(SummaryTest, Refusals) {
             "s.json: error: a vLLM benchmark result without a mean TTFT and E2E");
   EXPECT_EQ(bad(R"({"completed_requests": 3, "ttft_mean_ms": -1, "e2e_mean_ms": 2})", "BLIS metrics.json"),
             "s.json: error: ttft_mean_ms: a latency below 0");
+  // Each figure at its own field (a negative p90 was blamed on the mean);
+  // the percentiles rise with their rank; a summary of no request.
+  EXPECT_EQ(bad(R"({"completed": 3, "mean_ttft_ms": 1, "p90_ttft_ms": -1, "mean_e2el_ms": 2})",
+                "vLLM benchmark result"),
+            "s.json: error: p90_ttft_ms: a latency below 0");
+  EXPECT_EQ(bad(R"({"completed": 3, "mean_ttft_ms": 1, "median_ttft_ms": 900, "p90_ttft_ms": 10,
+                    "mean_e2el_ms": 2})",
+                "vLLM benchmark result"),
+            "s.json: error: p90_ttft_ms: 10, below median_ttft_ms's 900: a percentile is at least the one of a "
+            "lower rank");
+  EXPECT_EQ(bad(R"({"completed": 0, "mean_ttft_ms": 1, "mean_e2el_ms": 2})", "vLLM benchmark result"),
+            "s.json: error: completed: expected a whole number from 1 to 1099511627776, not 0");
+  EXPECT_EQ(bad(R"({"completed": 3, "mean_ttft_ms": 1e300, "mean_e2el_ms": 2})", "vLLM benchmark result"),
+            "s.json: error: mean_ttft_ms: 1e+297 s, past the simulated clock's range (2^63 ns, 9223372036.854776 "
+            "s): no simulated figure compares with it");
 }
 
 // A summary beside a simulated run: its counts where it gives them, no

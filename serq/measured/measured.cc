@@ -42,6 +42,15 @@ absl::Status InFile(const std::string& file, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(file, ": error: ", message));
 }
 
+// A measured duration past the simulated clock's range (2^63 ns) has no
+// simulated figure to compare with, and a mean over such figures is inf:
+// "" when `seconds` is within it, else why not.
+std::string PastTheClock(double seconds) {
+  if (seconds < kClockRangeSeconds) return "";
+  return absl::StrCat(text::ShortestText(seconds), " s, past the simulated clock's range (2^63 ns, ",
+                      text::ShortestText(kClockRangeSeconds), " s): no simulated figure compares with it");
+}
+
 // The distribution of `values` (not empty), its mean as serq's report
 // computes one (Welford's, runs of equal values at once).
 Distribution Of(std::vector<double> values) {
@@ -84,7 +93,8 @@ absl::Status Field(const Struct& row, const char* name, bool required, double* o
   }
   double v = it->second.number_value();
   if (!std::isfinite(v) || v < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " ", text::ShortestText(v), " is negative"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " ", text::ShortestText(v), std::isfinite(v) ? " is negative" : " is not finite"));
   }
   *out = v;
   return absl::OkStatus();
@@ -283,6 +293,9 @@ absl::StatusOr<Run> ParseVllmRequests(absl::string_view text, const std::string&
       return At(file, number, absl::StrCat("last_token_ts ", text::ShortestText(last),
                                            " is before first_token_ts ", text::ShortestText(first)));
     }
+    if (const std::string past = PastTheClock(last - arrival); !past.empty()) {
+      return At(file, number, absl::StrCat("last_token_ts ", text::ShortestText(last), " is, after the arrival, ", past));
+    }
     MeasuredRequest r;
     r.input_tokens = record.input_toks;
     r.output_tokens = record.output_toks;
@@ -351,6 +364,9 @@ absl::StatusOr<Run> ParseBlisResults(absl::string_view text, const std::string& 
       return fail(absl::StrCat("e2e_us ", text::ShortestText(e2e_us), " is less than ttft_us ",
                                text::ShortestText(ttft_us)));
     }
+    if (const std::string past = PastTheClock(e2e_us / 1e6); !past.empty()) {
+      return fail(absl::StrCat("e2e_us ", text::ShortestText(e2e_us), " is ", past));
+    }
     r.arrival = kNaN;
     r.ttft = ttft_us / 1e6;
     r.e2e = e2e_us / 1e6;
@@ -400,6 +416,14 @@ absl::StatusOr<Run> RunFromResults(const std::vector<results::Results>& inputs,
         if (obs.name() != name) continue;
         present = true;
         if (!obs.sample().empty()) {
+          for (double x : obs.sample()) {
+            if (!std::isfinite(x) || x >= kClockRangeSeconds) {
+              return InFile(run.file, absl::StrCat("observation '", name, "' (", MetricName(metric),
+                                                   ") has a sample of ", text::ShortestText(x),
+                                                   ": a measured duration is finite, within the simulated "
+                                                   "clock's range"));
+            }
+          }
           report::Moments own;
           own.AddSamples(obs.sample());
           moments.Merge(own);
@@ -498,15 +522,33 @@ absl::StatusOr<Run> ParseSummary(absl::string_view text, const std::string& file
       if (!v.ok()) return v.status();
       if (v->has_value()) p[i] = **v * scale;
     }
-    for (double x : {d.mean, p[0], p[1], p[2], p[3]}) {
-      if (x < 0) return json->Error(path("mean"), "a latency below 0");
+    // Each figure at its own field: at least 0, within the clock; the
+    // percentiles given rise with their rank (a median above the p90 is a
+    // file whose fields were swapped or mistyped).
+    const char* field_names[5] = {"mean", "p50", "p90", "p95", "p99"};
+    const double figures[5] = {d.mean, p[0], p[1], p[2], p[3]};
+    int below = -1;  // the last percentile given
+    for (int i = 0; i < 5; ++i) {
+      const double x = figures[i];
+      if (std::isnan(x)) continue;
+      if (x < 0) return json->Error(path(field_names[i]), "a latency below 0");
+      if (const std::string past = PastTheClock(x); !past.empty()) return json->Error(path(field_names[i]), past);
+      if (i == 0) continue;
+      if (below > 0 && x < figures[below]) {
+        return json->Error(path(field_names[i]),
+                           absl::StrCat(text::ShortestText(x / scale), ", below ", path(field_names[below]),
+                                        "'s ", text::ShortestText(figures[below] / scale),
+                                        ": a percentile is at least the one of a lower rank"));
+      }
+      below = i;
     }
     d.percentiles = p;
     run.metrics[static_cast<int>(m)] = std::move(d);
     return absl::OkStatus();
   };
   auto count = [&](const char* key) -> absl::StatusOr<uint64_t> {
-    absl::StatusOr<std::optional<int64_t>> n = json->Whole(key, 0, int64_t{1} << 40);
+    // At least one: a summary of no completed request has no figures.
+    absl::StatusOr<std::optional<int64_t>> n = json->Whole(key, 1, int64_t{1} << 40);
     if (!n.ok()) return n.status();
     if (!n->has_value()) return json->Error(key, "missing: how many requests completed");
     return static_cast<uint64_t>(**n);

@@ -118,6 +118,35 @@ expect 1 "a vLLM benchmark result has no requests: @TRACE does not apply" -- \
   "$serq" fit $g --param B0=0.001:0.1 --to "$gs@testdata/fit/burst.csv"
 expect 1 "summaries (figures only) and runs with requests cannot be fitted together" -- \
   "$serq" fit $g --param B0=0.001:0.1 --to $gs --test "$m"
+# A measured figure of 0 gives no relative error (it was "no ttft.mean on
+# both sides"), one of 1e-300 an error whose square passes a double (the
+# objective had "no value" and no reason); counts that differ name no flag
+# serq fit does not take.
+sed 's/"mean_ttft_ms": [0-9.]*/"mean_ttft_ms": 0/' $gs >"$tmp/zero.json"
+expect 1 "zero.json: the measured ttft.mean is 0: a relative error has no denominator" -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to "$tmp/zero.json"
+sed 's/"mean_ttft_ms": [0-9.]*/"mean_ttft_ms": 1e-300/' $gs >"$tmp/tiny.json"
+expect 1 "tiny.json: the relative error of ttft.mean is " -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to "$tmp/tiny.json"
+sed 's/"completed": 100/"completed": 99/' $gs >"$tmp/c99.json"
+expect 1 "a fit compares the same requests only (a summary's program must generate its completed count)" -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to "$tmp/c99.json"
+# The objective's terms exactly (ttft.mean.x was read as ttft.mean) and
+# once each (a term twice counted twice); --max-evals within NLopt's int
+# (2^31 was a negative budget, read as none: one evaluation, "converged").
+expect 1 "--objective: unknown term 'ttft.mean.x'" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective ttft.mean.x
+expect 1 "--objective: 'ttft.mean' appears twice" -- \
+  "$serq" fit $p --param B0=200:20000 --to "$m" --objective ttft.mean,e2e.p90,ttft.mean
+expect 2 "--max-evals must be from 1 to 1000000, not 2147483648" -- \
+  "$serq" fit $p --param B0=200:20000 --to "$m" --max-evals 2147483648
+# MEASURED@TRACE splits at the last '@' unless the whole names a file; an
+# empty side is misuse (`@trace` read the measured run from stdin).
+mkdir -p "$tmp/at@2" && cp $gs "$tmp/at@2/g.json"
+expect 1 "the fit did not converge in 3 evaluations (--max-evals)" -- \
+  "$serq" fit $g --param B0=0.001:0.1 --to "$tmp/at@2/g.json" --max-evals 3
+expect 2 "--to '@$trace': expected MEASURED or MEASURED@TRACE, each a file (MEASURED is empty)" -- \
+  "$serq" fit $p --param B0=200:20000 --to "@$trace"
+expect 2 "(TRACE is empty)" -- "$serq" fit $p --param B0=200:20000 --to "$m@"
 
 # serq physics on the command line: the files' errors (exit 1), misuse and
 # output that cannot be written (exit 2). The two files as positionals are
