@@ -45,7 +45,7 @@ ABSL_FLAG(int64_t, requests, 300, "physics: with --rate, how many requests arriv
 ABSL_FLAG(double, kv_tokens, 0, "physics: with --blis --replay, the KV pool's tokens (default: unbounded)");
 ABSL_FLAG(std::string, columns, "",
           "physics: with --replay, the trace's prompt and output columns (default: told from the "
-          "file: input_toks,output_toks for a vLLM requests.jsonl)");
+          "file: input_toks,output_toks for a vLLM requests.jsonl; with --blis, input_tokens,output_tokens)");
 ABSL_FLAG(std::optional<int64_t>, max_num_seqs, std::nullopt,
           "physics: vLLM's max_num_seqs (default: vLLM 0.19's for the GPU)");
 ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
@@ -170,10 +170,25 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
       return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
     }
   }
+  // A whole program around a trace is held to serq's form's rules: the
+  // trace read as the replay will read it (its columns, whole prompts and
+  // outputs from 1), the program linked, before anything is written.
+  if (!options.trace.empty()) {
+    absl::StatusOr<physics::LongestRequest> longest =
+        physics::ReplayLongest(options.trace, options.prompt_column, options.output_column);
+    if (!longest.ok()) return Rejected(longest.status());
+  }
   absl::StatusOr<std::string> block = physics::PhysicsBlock(*shape, gpu, coefficients, options);
   if (!block.ok()) {
     PrintToolError("serq", block.status().message());
     return kExitInputRejected;
+  }
+  if (!options.trace.empty()) {
+    CommandResult linked;
+    if (!LinkGenerated(absl::GetFlag(FLAGS_out), *block, &linked)) {
+      std::cerr << linked.err;
+      return linked.exit_code;
+    }
   }
   return Write(*block);
 }

@@ -166,6 +166,16 @@ expect 1 "serq physics: error: --gpu 'h100': no such GPU preset or file (presets
 expect 2 "serq physics: expected --model M --gpu G (or CONFIG.json HARDWARE.json), got 1 files" -- "$serq" physics $hw
 expect 2 "serq physics: a workload: --replay TRACE, or --rate R" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm
 expect 2 "--kv-tokens needs --replay" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --blis --kv-tokens 5
+# --blis around a trace reads the trace as the replay will, before writing
+# (a program that `serq run` refused was written): its default columns,
+# and an output of 0 tokens.
+expect 1 "burst.csv: error: no column 'input_tokens' in its rows" -- \
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --blis --replay testdata/fit/burst.csv \
+  --out "$tmp/blis.sq"
+[ -e "$tmp/blis.sq" ] && fail "--blis --replay with a trace it cannot read wrote its program"
+printf 'time,input_tokens,output_tokens\n0,10,5\n1,10,0\n' >"$tmp/zero-out.csv"
+expect 1 "output_tokens 0: expected a whole number of tokens from 1" -- \
+  "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --blis --replay "$tmp/zero-out.csv"
 expect 2 "--dp does not apply to --blis" -- "$serq" physics testdata/blis/qwen3-14b.config.json $hw --gpu H100 --blis --dp 2
 expect 2 "--interconnect and --link-bw: one link or the other" -- \
   "$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 2 --rate 1 --interconnect nvlink4 --link-bw 100
