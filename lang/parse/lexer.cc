@@ -147,7 +147,11 @@ std::string ShowChar(char c) {
 class Lexer {
  public:
   Lexer(absl::string_view source, Diagnostics* diags)
-      : src_(source), data_(source.data()), size_(source.size()), diags_(diags) {}
+      : src_(source), data_(source.data()), size_(source.size()), diags_(diags) {
+    // A byte order mark (a Windows editor's) before the first line is no
+    // character of the program; its columns count from after it.
+    if (absl::string_view rest = source; SkipByteOrderMark(&rest)) pos_ = source.size() - rest.size();
+  }
 
   std::vector<Token> Run() {
     std::vector<Token> tokens;

@@ -155,6 +155,15 @@ TEST(Lexer, Errors) {
       {"x \xc3\xa9 y", "id(x) ERR(\xc3\xa9) id(y) EOF",
        "1:3: unexpected non-ASCII character (serq source is ASCII outside comments and "
        "strings)\n"},
+      // A byte order mark before the first line (a Windows editor's) is
+      // skipped, and line 1's columns count from after it; elsewhere it is
+      // a character like any other.
+      {"\xEF\xBB\xBFx \xc3\xa9", "id(x) ERR(\xc3\xa9) EOF",
+       "1:3: unexpected non-ASCII character (serq source is ASCII outside comments and "
+       "strings)\n"},
+      {"x\n\xEF\xBB\xBF", "id(x) ERR(\xEF\xBB\xBF) EOF",
+       "2:1: unexpected non-ASCII character (serq source is ASCII outside comments and "
+       "strings)\n"},
   };
   for (const Case& c : cases) {
     Diagnostics d;
