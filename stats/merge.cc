@@ -79,7 +79,7 @@ void CheckReplication(const results::Replication& rep, const std::string& path,
     }
     QuantileSketch sketch;
     if (absl::Status s = QuantileSketch::Read(o.sketch(), &sketch); !s.ok()) {
-      diags->ErrorAtPath(absl::StrCat(at, ".sketch.alpha"), std::string(s.message()));
+      diags->ErrorAtPath(absl::StrCat(at, ".sketch"), std::string(s.message()));
     } else if (sketch.count() != o.count()) {
       diags->ErrorAtPath(absl::StrCat(at, ".sketch"),
                          absl::StrCat("the sketch of '", o.name(), "' counts ", sketch.count(),

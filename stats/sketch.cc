@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "stats/quantile_step.h"
@@ -218,11 +219,28 @@ void QuantileSketch::WriteTo(results::QuantileSketch* out) const {
 }
 
 absl::Status QuantileSketch::Read(const results::QuantileSketch& in, QuantileSketch* out) {
-  if (!(in.alpha() >= 1e-6 && in.alpha() < 1)) {
+  // serq writes alpha 0.001. From 1e-4 up, a store over every finite double
+  // is at most 745 / (2e-4) = 3.7 million buckets each way (60 MB): a
+  // finer alpha could ask gigabytes of a file of a few bytes.
+  if (!(in.alpha() >= 1e-4 && in.alpha() < 1)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("sketch alpha ", in.alpha(), " is not in [1e-6, 1)"));
+        absl::StrCat("sketch alpha ", in.alpha(), " is not in [1e-4, 1)"));
   }
   *out = QuantileSketch(in.alpha());
+  // Buckets only where a finite double falls, from the smallest denormal to
+  // the largest: a bucket index past them (offset 2147483647) made a store
+  // of 2^31 counts, and two sketches' offsets far apart a merged store of
+  // their whole span.
+  const int64_t lowest = out->Index(std::numeric_limits<double>::denorm_min());
+  const int64_t highest = out->Index(std::numeric_limits<double>::max());
+  for (auto [name, offset, size] : {std::tuple{"positive", int64_t{in.positive_offset()}, in.positive_size()},
+                                    std::tuple{"negative", int64_t{in.negative_offset()}, in.negative_size()}}) {
+    if (size > 0 && (offset < lowest || offset + size - 1 > highest)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sketch's ", name, " buckets run from index ", offset, " to ", offset + size - 1,
+          ", past the finite doubles' ", lowest, " to ", highest, " at alpha ", in.alpha()));
+    }
+  }
   out->min_ = in.min();
   out->max_ = in.max();
   out->zero_ = in.zero();
@@ -232,8 +250,19 @@ absl::Status QuantileSketch::Read(const results::QuantileSketch& in, QuantileSke
   out->positive_.counts.assign(in.positive().begin(), in.positive().end());
   out->negative_.offset = in.negative_offset();
   out->negative_.counts.assign(in.negative().begin(), in.negative().end());
-  out->count_ = out->zero_ + out->positive_infinite_ + out->negative_infinite_ +
-                out->positive_.total() + out->negative_.total();
+  // The count, without wrapping: counts of hand-made files can sum past 2^64.
+  uint64_t count = 0;
+  auto add = [&count](uint64_t n) { return !__builtin_add_overflow(count, n, &count); };
+  bool whole = add(out->zero_) && add(out->positive_infinite_) && add(out->negative_infinite_);
+  for (const Store* store : {&out->positive_, &out->negative_}) {
+    for (uint64_t c : store->counts) whole = whole && add(c);
+  }
+  if (!whole) return absl::InvalidArgumentError("sketch's counts add up past 2^64");
+  out->count_ = count;
+  if (count > 0 && !(out->min_ <= out->max_)) {
+    return absl::InvalidArgumentError(absl::StrCat("sketch's min ", out->min_, " is not at most its max ",
+                                                   out->max_));
+  }
   return absl::OkStatus();
 }
 

@@ -135,8 +135,25 @@ TEST(Summary, DamagedSummariesAreRefused) {
   o->clear_sample();
   o->mutable_sketch()->set_alpha(2);
   EXPECT_EQ(MergeResults({{"r.json", &r}}).status().message(),
-            "r.json:replication[0].observation[0].sketch.alpha: error: sketch alpha 2 is not in "
-            "[1e-6, 1)\n");
+            "r.json:replication[0].observation[0].sketch: error: sketch alpha 2 is not in "
+            "[1e-4, 1)\n");
+  // Buckets where no finite double falls (an offset of 2^31 - 1 made a
+  // store of 2^31 counts and aborted): at alpha 0.001 the indices run from
+  // ceil(ln(denorm_min) / ln(1.001 / 0.999)) = ceil(-744.44 / 0.0020000007)
+  // = -372219 to ceil(ln(DBL_MAX) / ...) = ceil(709.78 / 0.0020000007) =
+  // 354892.
+  o->mutable_sketch()->set_alpha(0.001);
+  o->mutable_sketch()->set_positive_offset(2147483647);
+  o->mutable_sketch()->clear_positive();
+  o->mutable_sketch()->add_positive(3);
+  EXPECT_EQ(MergeResults({{"r.json", &r}}).status().message(),
+            "r.json:replication[0].observation[0].sketch: error: sketch's positive buckets run from index "
+            "2147483647 to 2147483647, past the finite doubles' -372219 to 354892 at alpha 0.001\n");
+  o->mutable_sketch()->set_positive_offset(354892);
+  o->mutable_sketch()->set_min(5);
+  o->mutable_sketch()->set_max(1);
+  EXPECT_EQ(MergeResults({{"r.json", &r}}).status().message(),
+            "r.json:replication[0].observation[0].sketch: error: sketch's min 5 is not at most its max 1\n");
 }
 
 }  // namespace
