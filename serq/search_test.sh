@@ -90,6 +90,10 @@ expect 2 "serq: error: unknown --format 'csv' for 'serq search' (expected text o
 
 # Misuse, and errors of the program or the condition.
 expect 2 "serq: error: serq search needs --param NAME" -- "$serq" search $flows --range 1:2 --until 'mean(f3) < 1'
+# A point that never decides doubles its replications up to the bound: 10^6
+# ran 47 s and 1.7 GB before; the bound is --replications' own.
+expect 2 "serq: error: --max-replications must be from 2 to 100000, not 1000000" -- \
+  "$serq" search $flows --param W --range 1:2 --until 'mean(f3) < 1' --max-replications 1000000
 expect 2 "serq: error: malformed --range '2:1': expected lo:hi with lo < hi" -- "$serq" search $flows --param W --range 2:1 --until 'mean(f3) < 1'
 # A step past the range leaves its low end alone to try: misuse, not
 # "W = 0, the top of the range".

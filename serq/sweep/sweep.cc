@@ -20,6 +20,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/match.h"
 #include "ir/cli.h"
+#include "ir/limits.h"
 #include "ir/output.h"
 #include "ir/words.h"
 #include "stats/merge.h"
@@ -33,6 +34,9 @@ namespace serq {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The most tasks a sweep plans: a task index is a 31-bit number.
+constexpr uint64_t kMaxTasks = uint64_t{1} << 31;
 
 // "Rate=2, NP=1", with "program=pd.sq" first in a sweep of several; a
 // param the point's program lacks is left out.
@@ -207,7 +211,6 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   plan->set_data_dir(spec.data_dir);
 
   const uint64_t points = PlanPointCount(*plan);
-  constexpr uint64_t kMaxTasks = uint64_t{1} << 31;
   // A point whose program is rejected runs as a failed task (the sweep
   // reports it with its diagnostics); a program rejected at every point
   // is refused here, before any task runs. With several programs, the
@@ -375,6 +378,29 @@ absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir) {
   if (!plan.ParseFromString(*bytes) || plan.version() != kPlanVersion) {
     return absl::FailedPreconditionError(absl::StrCat("'", PlanPath(dir), "' is not a sweep plan of version ",
                                                    kPlanVersion));
+  }
+  // What planning makes sure of, checked again of the file: a plan damaged
+  // or made by hand (4294967295 replications made a merge allocate past
+  // memory; an axis of no value, a sweep of no point and exit 0).
+  auto damaged = [&](absl::string_view why) {
+    return absl::FailedPreconditionError(absl::StrCat("'", PlanPath(dir), "' is damaged: ", why));
+  };
+  if (plan.replications() < 1 || plan.replications() > uint64_t{kMaxReplications}) {
+    return damaged(absl::StrCat("replications ", plan.replications(), ", not 1 to ", kMaxReplications));
+  }
+  // The axes' product, bounded as it grows (a program of several has a
+  // subset of the axes, so at most as many points).
+  uint64_t points = 1;
+  for (const sweep::Axis& a : plan.axis()) {
+    const uint64_t values = a.word_size() > 0 ? a.word_size() : a.value_size();
+    if (values == 0) return damaged(absl::StrCat("the axis of '", a.name(), "' has no value"));
+    if (__builtin_mul_overflow(points, values, &points) || points > kMaxTasks) {
+      return damaged(absl::StrCat("more than ", kMaxTasks, " points"));
+    }
+  }
+  uint64_t tasks = 0;
+  if (__builtin_mul_overflow(PlanPointCount(plan), uint64_t{plan.replications()}, &tasks) || tasks > kMaxTasks) {
+    return damaged(absl::StrCat("more than ", kMaxTasks, " tasks"));
   }
   return plan;
 }

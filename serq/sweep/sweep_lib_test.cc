@@ -1,6 +1,9 @@
 // The sweep's pieces alone: grids, points, figures with their intervals,
 // and the search's condition. Expected values are derived in the comments.
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "gmock/gmock.h"
@@ -11,6 +14,7 @@
 #include "serq/sweep/condition.h"
 #include "serq/sweep/grid.h"
 #include "serq/sweep/metrics.h"
+#include "serq/sweep/sweep.h"
 #include "serq/sweep/sweep_chart.h"
 
 namespace serq {
@@ -131,6 +135,42 @@ TEST(GridTest, SeveralProgramsEachOverTheAxesItHas) {
 // is under a second, else s (a latency by its name, or one the results
 // say is a time); another observation's none; rates /s; the
 // throughputs in their own units.
+// A plan.pb is checked as planning made it: a damaged one (by hand, or a
+// disk's) is refused before a merge allocates for it (4294967295
+// replications aborted with bad_alloc; an axis of no value, or 0
+// replications, merged an empty sweep with exit 0).
+TEST(PlanTest, ADamagedPlanIsRefused) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp ? tmp : "/tmp") + "/damaged-plan";
+  std::filesystem::create_directories(dir);
+  auto with = [&](const sweep::Plan& plan) {
+    std::ofstream(PlanPath(dir), std::ios::binary) << plan.SerializeAsString();
+    absl::StatusOr<sweep::Plan> read = ReadPlan(dir);
+    return read.ok() ? std::string("(read)") : std::string(read.status().message());
+  };
+  sweep::Plan plan;
+  plan.set_version(kPlanVersion);
+  plan.set_replications(2);
+  sweep::Axis* axis = plan.add_axis();
+  axis->set_name("W");
+  axis->add_value(1);
+  axis->add_value(2);
+  EXPECT_EQ(with(plan), "(read)");
+  const std::string at = "'" + PlanPath(dir) + "' is damaged: ";
+  plan.set_replications(4294967295u);
+  EXPECT_EQ(with(plan), at + "replications 4294967295, not 1 to 100000");
+  plan.set_replications(0);
+  EXPECT_EQ(with(plan), at + "replications 0, not 1 to 100000");
+  plan.set_replications(2);
+  axis->clear_value();
+  EXPECT_EQ(with(plan), at + "the axis of 'W' has no value");
+  // 2^16 x 2^16 points: 2^32, past 2^31 tasks.
+  for (int i = 0; i < 65536; ++i) axis->add_value(i);
+  *plan.add_axis() = *axis;
+  plan.mutable_axis(1)->set_name("V");
+  EXPECT_EQ(with(plan), at + "more than 2147483648 points");
+}
+
 TEST(ChartUnitTest, UnitsOfFigures) {
   ChartUnit ms = MetricUnit(*ParseMetric("p99(ttft)"), 0.5);
   EXPECT_EQ(ms.scale, 1000);
