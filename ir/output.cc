@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -237,6 +238,47 @@ class OutputFile::Buffer : public std::streambuf {
 OutputFile::OutputFile() : buffer_(std::make_unique<Buffer>()), stream_(buffer_.get()) {}
 
 OutputFile::~OutputFile() { Discard(); }
+
+namespace {
+
+// Whether `path` is compared (DistinctFiles): named, not "-", and a regular
+// file or nothing yet.
+bool Compared(const std::string& path) {
+  if (path.empty() || path == "-") return false;
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  return !std::filesystem::exists(status) || std::filesystem::is_regular_file(status);
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code error;
+  if (std::filesystem::exists(a, error) && std::filesystem::exists(b, error)) {
+    return std::filesystem::equivalent(a, b, error);
+  }
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(a, error), error) ==
+         std::filesystem::weakly_canonical(std::filesystem::absolute(b, error), error);
+}
+
+}  // namespace
+
+absl::Status DistinctFiles(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!Compared(outputs[i].path)) continue;
+    for (size_t j = 0; j < i; ++j) {
+      if (Compared(outputs[j].path) && SameFile(outputs[i].path, outputs[j].path)) {
+        return absl::InvalidArgumentError(absl::StrCat(outputs[j].what, " and ", outputs[i].what, " name one file, '",
+                                                       outputs[i].path, "': each would replace the other's"));
+      }
+    }
+    for (const NamedPath& in : inputs) {
+      if (Compared(in.path) && SameFile(outputs[i].path, in.path)) {
+        return absl::InvalidArgumentError(absl::StrCat(outputs[i].what, " names ", in.what, ", '", in.path,
+                                                       "': writing it would destroy what is read"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status WriteFile(const std::string& path, absl::string_view bytes) {
   OutputFile file;

@@ -42,6 +42,23 @@ absl::Status WriteAll(int fd, absl::string_view bytes);
 // then as it was.
 absl::Status WriteFile(const std::string& path, absl::string_view bytes);
 
+// A file a tool reads or writes, and the flag or argument that names it
+// ("--series", "the program").
+struct NamedPath {
+  std::string what;
+  std::string path;
+};
+
+// Every output a file of its own, and none of them a file the tool reads:
+// two outputs on one file keep only the one written last (--results and
+// --series both r.json), and an output over an input destroys it (--series
+// x.sq, the program itself). Files are the same when they are one file on
+// disk (a link to it included) or, not there yet, the same absolute path.
+// Empty paths, "-" (stdout, stdin) and files that are there but not
+// regular (/dev/null, a FIFO) are not compared. InvalidArgument: "--series
+// and --results name one file, 'r.json': each would replace the other's".
+absl::Status DistinctFiles(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
+
 // The temporary file OutputFile and WriteFile write `path` to:
 // `.NAME.tmp-PID` beside it (`attempt` > 0: `.NAME.tmp-PID-attempt`).
 std::string TemporaryPath(const std::string& path, int attempt = 0);

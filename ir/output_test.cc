@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -49,6 +50,26 @@ bool Exists(const std::string& path) {
 const std::string& Big() {
   static const std::string* big = new std::string(200000, 'n');
   return *big;
+}
+
+// Outputs on one file, or over an input, are refused: by the path, or
+// by the file on disk (a second name for it); "-" and files that are not
+// regular are not compared.
+TEST(DistinctFiles, OneFileOneRole) {
+  const std::string dir = Dir();
+  const std::string a = dir + "/a.json", program = dir + "/p.sq", link = dir + "/p-link.sq";
+  ASSERT_TRUE(WriteFile(program, "x").ok());
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(program, link);
+  EXPECT_TRUE(DistinctFiles({{"--results", a}, {"--series", dir + "/b.csv"}, {"--trace", ""}},
+                            {{"the program", program}})
+                  .ok());
+  EXPECT_EQ(DistinctFiles({{"--results", a}, {"--series", dir + "/./a.json"}}, {}).message(),
+            "--results and --series name one file, '" + dir + "/./a.json': each would replace the other's");
+  EXPECT_EQ(DistinctFiles({{"--series", link}}, {{"the program", program}}).message(),
+            "--series names the program, '" + program + "': writing it would destroy what is read");
+  EXPECT_TRUE(DistinctFiles({{"--results", "-"}, {"--series", "-"}}, {{"the program", "-"}}).ok());
+  EXPECT_TRUE(DistinctFiles({{"--results", "/dev/null"}, {"--series", "/dev/null"}}, {}).ok());
 }
 
 TEST(TemporaryPath, IsBesideTheFileAndNamesIt) {

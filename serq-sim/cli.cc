@@ -20,6 +20,7 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/io.h"
+#include "ir/output.h"
 #include "ir/limits.h"
 #include "ir/results_stream.h"
 #include "lang/link/link.h"
@@ -104,6 +105,13 @@ int Main(int argc, char** argv) {
   options.limits.max_cpu = absl::GetFlag(FLAGS_max_cpu);
   if (absl::Status valid = serq::ValidateSimOptions(options); !valid.ok()) {
     serq::PrintToolError(kTool, valid.message());
+    return serq::kExitUsage;
+  }
+  // The event log over the IR it simulates would destroy it.
+  if (absl::Status s = serq::DistinctFiles({{"--trace", options.trace_path}},
+                                           {{"the IR", positional.size() > 1 ? positional[1] : "-"}});
+      !s.ok()) {
+    serq::PrintToolError(kTool, s.message());
     return serq::kExitUsage;
   }
   serq::ir::Program program;

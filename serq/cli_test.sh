@@ -202,6 +202,22 @@ expect 2 yes "flag '--replay' needs a value, not an empty one (the flag left out
   -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --replay=
 expect 2 yes "flag '--out' needs a value, not an empty one (the flag left out has its default)" \
   -- "$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --out ""
+# Outputs on one file keep only the last written, and an output over an
+# input destroys it (--series x.sq overwrote the program with CSV): misuse,
+# before anything runs, and the files stay as they were.
+cp examples/before.sq "$tmp/victim.sq"
+expect 2 yes "serq: error: --series names the program, '$tmp/victim.sq': writing it would destroy what is read" \
+  -- "$serq" run "$tmp/victim.sq" --sample 1 --series "$tmp/victim.sq"
+cmp -s examples/before.sq "$tmp/victim.sq" || fail "--series over the program changed it"
+expect 2 yes "serq: error: --results and --series name one file, '$tmp/./r.json': each would replace the other's" \
+  -- "$serq" run examples/before.sq --sample 1 --results "$tmp/r.json" --series "$tmp/./r.json"
+expect 2 yes "serq: error: --series and --trace name one file" \
+  -- "$serq" run examples/before.sq --sample 1 --trace "$tmp/t.jsonl" --series "$tmp/t.jsonl"
+mkdir -p "$tmp/run" && cp -rL examples/vllm/runs/rtxpro6000-llama-3.1-8b/. "$tmp/run/"
+expect 2 yes "serq: error: --out names the run's requests.jsonl, '$tmp/run/requests.jsonl': writing it would destroy" \
+  -- "$serq" vllm "$tmp/run" --out "$tmp/run/requests.jsonl"
+cmp -s examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl "$tmp/run/requests.jsonl" ||
+  fail "serq vllm --out over the run's requests changed them"
 "$serq" run --quantiles= examples/before.sq >"$tmp/noq" 2>"$tmp/err" || fail "--quantiles= (no quantile): exit $?"
 grep -q "p99" "$tmp/noq" && fail "--quantiles= still printed a p99 column: $(cat "$tmp/noq")"
 # --max-sessions near 2^64: its leases' bound (ten a session) saturates,

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "ir/output.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/measured/compare_command.h"
 
@@ -67,6 +68,11 @@ int CompareMain(const CommandLine& line) {
     }
   }
   if (absl::Status valid = ValidateSimOptions(driver.sim); !valid.ok()) return Usage(valid.message());
+  if (absl::Status s = DistinctFiles({{"--svg", options.svg_path}},
+                                     {{"the measured run", measured}, {"the simulated run", simulated}});
+      !s.ok()) {
+    return Usage(s.message());
+  }
 
   CommandResult result = CompareCommand(measured, simulated, options);
   std::cerr << result.err;

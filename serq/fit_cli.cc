@@ -173,6 +173,10 @@ int FitStepsMain(const CommandLine& line) {
   }
   absl::StatusOr<std::vector<fit::StepTerm>> terms = fit::ParseStepTerms(absl::GetFlag(FLAGS_terms));
   if (!terms.ok()) return Usage(terms.status().message());
+  if (absl::Status s = DistinctFiles({{"--residuals", absl::GetFlag(FLAGS_residuals)}}, {{"the steps", path}});
+      !s.ok()) {
+    return Usage(s.message());
+  }
   absl::StatusOr<std::string> text = ReadInput(path);
   if (!text.ok()) {
     PrintToolError("serq", text.status().message());

@@ -132,6 +132,23 @@ int Write(const std::string& text) {
   return kExitOk;
 }
 
+// The files serq physics reads, which its --out must not replace: the
+// model's config and the GPU's datasheet where they are files (not preset
+// names), the trace, the coefficients.
+std::vector<NamedPath> PhysicsInputs(const std::string& model, const std::string& gpu,
+                                     const std::string& coefficients) {
+  std::vector<NamedPath> inputs;
+  std::error_code error;
+  if (std::filesystem::exists(model, error)) inputs.push_back({"the model's config", model});
+  // --gpu FILE:NAME names a GPU of a datasheet file.
+  const std::string gpu_file = gpu.substr(0, gpu.rfind(':'));
+  if (std::filesystem::exists(gpu, error)) inputs.push_back({"the GPU's datasheet", gpu});
+  if (std::filesystem::exists(gpu_file, error)) inputs.push_back({"the GPU's datasheet", gpu_file});
+  inputs.push_back({"--replay", absl::GetFlag(FLAGS_replay)});
+  inputs.push_back({"--coefficients", coefficients});
+  return inputs;
+}
+
 // BLIS's dense form (--blis): the block, or a whole program around a trace.
 int BlisMain(const models::ModelConfig& model, const std::string& model_file, const models::Gpu& gpu,
              const physics::Coefficients& coefficients) {
@@ -169,6 +186,11 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
     if (FlagGiven(flag)) {
       return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
     }
+  }
+  if (absl::Status s = DistinctFiles({{"--out", absl::GetFlag(FLAGS_out)}},
+                                     PhysicsInputs(model_file, gpu.file, absl::GetFlag(FLAGS_coefficients)));
+      !s.ok()) {
+    return Usage(s.message());
   }
   // A whole program around a trace is held to serq's form's rules: the
   // trace read as the replay will read it (its columns, whole prompts and
@@ -323,6 +345,10 @@ int PhysicsMain(const CommandLine& line) {
   if (!out.empty()) {
     options.program_dir = std::filesystem::path(out).parent_path().string();
     if (options.program_dir.empty()) options.program_dir = ".";
+  }
+  if (absl::Status s = DistinctFiles({{"--out", out}}, PhysicsInputs(model_name, gpu_name, coefficients_path));
+      !s.ok()) {
+    return Usage(s.message());
   }
   // The command, its flags in a fixed order, for the program's first lines:
   // a figure as the user could have typed it, to the last digit, so that

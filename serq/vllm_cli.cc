@@ -108,6 +108,22 @@ int VllmMain(const CommandLine& line) {
     options.program_dir = std::filesystem::path(out).parent_path().string();
     if (options.program_dir.empty()) options.program_dir = ".";
   }
+  // --out over a file of the run (--out RUN/requests.jsonl) would destroy
+  // the run: its files and its profile's.
+  {
+    const std::filesystem::path run(line.positional[0]);
+    std::vector<NamedPath> inputs;
+    for (const char* file : {"requests.jsonl", "meta.json", "model.json", "llmservingsim-config.json",
+                             "timeseries.csv"}) {
+      inputs.push_back({absl::StrCat("the run's ", file), (run / file).string()});
+    }
+    std::error_code error;
+    for (auto it = std::filesystem::recursive_directory_iterator(run / "profile", error);
+         !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+      if (it->is_regular_file(error)) inputs.push_back({"a file of the run's profile", it->path().string()});
+    }
+    if (absl::Status s = DistinctFiles({{"--out", out}}, inputs); !s.ok()) return Usage(s.message());
+  }
   // The command, with the flags that change the program, for its first
   // lines: the program is the folder's and theirs (a figure to its last
   // digit, so that the command writes the program again).

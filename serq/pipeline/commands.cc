@@ -181,6 +181,15 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   // A stall is an error whose figures up to it are still written and
   // reported (after the error on stderr).
   bool stalled = false;
+  // Outputs on one file, or over the program (--series x.sq), would
+  // destroy what the run meant to keep: misuse, before anything runs.
+  if (absl::Status s = DistinctFiles({{"--results", options.results_path},
+                                      {"--series", options.series_path},
+                                      {"--trace", options.sim.trace_path}},
+                                     {{"the program", path}});
+      !s.ok()) {
+    return Failure(kExitUsage, ToolError("serq", s.message()));
+  }
   if (!SimulateProgram(path, options, &program, &results, &result, &stalled) && !stalled) {
     return result;
   }
