@@ -252,17 +252,6 @@ std::string Count(bool has, uint64_t n) { return has ? absl::StrCat(n) : ""; }
 
 }  // namespace
 
-std::string CsvField(absl::string_view text) {
-  if (text.find_first_of(",\"\r\n") == absl::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 std::string RenderText(const Report& report) { return Render(report, false); }
 
 std::string RenderMarkdown(const Report& report) { return Render(report, true); }

@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 
 #include "proto/report.pb.h"
+#include "stats/format.h"  // CsvField, which every csv serq writes quotes with
 
 namespace serq::report {
 
@@ -22,10 +23,6 @@ std::string RenderMarkdown(const Report& report);
 // row and its rows, sections separated by a blank line; every section is
 // there even without rows. Figures at full precision, undefined ones empty.
 std::string RenderCsv(const Report& report);
-
-// A CSV field: quoted when it holds a comma, a quote or a line break, a
-// quote inside doubled (RFC 4180); every csv serq writes quotes so.
-std::string CsvField(absl::string_view text);
 
 // The Report message in the canonical proto3 JSON mapping, pretty-printed.
 std::string RenderJson(const Report& report);

@@ -30,4 +30,15 @@ std::string ElementName(absl::string_view name, bool array, uint32_t index) {
   return absl::StrCat(name, "[", index, "]");
 }
 
+std::string CsvField(absl::string_view text) {
+  if (text.find_first_of(",\"\r\n") == absl::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
 }  // namespace serq::report

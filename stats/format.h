@@ -21,6 +21,11 @@ std::string FormatFixed(double x, int decimals);
 // `-inf`.
 std::string FormatShortest(double x);
 
+// A CSV field: quoted when it holds a comma, a quote or a line break, a
+// quote inside doubled (RFC 4180); every csv serq writes quotes so (the
+// report's tables, the --series columns, a sweep's).
+std::string CsvField(absl::string_view text);
+
 // `name`, or `name[index]` for an element of an array.
 std::string ElementName(absl::string_view name, bool array, uint32_t index);
 

@@ -222,7 +222,9 @@ std::string RenderSeriesCsv(const std::vector<ReplicationSeries>& series) {
   std::string out;
   if (series.empty()) return out;
   std::vector<std::string> header = {"replication", "time"};
-  for (const SeriesColumn& c : series[0].columns) header.push_back(c.name);
+  // Names as the report's csv writes them: an observation named `a,b`
+  // would shift every column after it.
+  for (const SeriesColumn& c : series[0].columns) header.push_back(CsvField(c.name));
   absl::StrAppend(&out, absl::StrJoin(header, ","), "\n");
   for (const ReplicationSeries& r : series) {
     for (int t = 0; t < r.time->size(); ++t) {

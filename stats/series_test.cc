@@ -63,6 +63,20 @@ TEST(Series, IntervalColumns) {
             "0,1,2,1,1,1,1,8,0,2,0.5,0.9,0.99\n");
 }
 
+// A name with a comma or a quote is quoted as the report's csv quotes it
+// (RFC 4180): `a,b"c` as "a,b""c" and its figures' names with it; unquoted,
+// every column after it shifted.
+TEST(Series, NamesAreCsvFields) {
+  results::Results r = Sampled();
+  r.mutable_replication(0)->mutable_observation(0)->set_name("a,b\"c");
+  r.mutable_replication(0)->mutable_series()->mutable_observation(0)->set_name("a,b\"c");
+  std::vector<results::Results> inputs = {r};
+  absl::StatusOr<std::vector<ReplicationSeries>> c = CollectSeries(inputs);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::string csv = RenderSeriesCsv(*c);
+  EXPECT_NE(csv.find(",\"a,b\"\"c.count\",\"a,b\"\"c.p50\","), std::string::npos) << csv;
+}
+
 // Results written before the interval lists (none of them) read as before.
 TEST(Series, OldResultsHaveNoIntervalColumns) {
   results::Results r = Sampled();
