@@ -23,6 +23,9 @@ results::Replication* AddReplication(results::Results* r, uint32_t index,
                                      std::vector<double> samples, const std::string& name = "transferred") {
   results::Replication* rep = r->add_replication();
   rep->set_index(index);
+  // A stream seed of its own, as serq-sim derives one from the run's seed
+  // and the index (one stream seed twice is one replication twice).
+  rep->set_seed(r->seed() * 1000003 + index + 1);
   results::Observation* o = rep->add_observation();
   o->set_name(name);
   for (double x : samples) o->add_sample(x);
@@ -116,8 +119,8 @@ TEST(Report, ThroughputIsPerSecondOfTheMeasuredWindows) {
   r.set_warmup(2);
   AddReplication(&r, 0, {3, 5});
   AddReplication(&r, 1, {4});
-  results::Observation* none = r.mutable_replication(1)->add_observation();
-  none->set_name("zero");
+  // Every replication writes every observation, this one with no sample.
+  for (int k = 0; k < 2; ++k) r.mutable_replication(k)->add_observation()->set_name("zero");
   ReportOptions csv;
   csv.format = "csv";
   std::string text = Text({r}, csv);
@@ -282,7 +285,7 @@ TEST(Report, AReplicationTwiceIsRefused) {
   AddReplication(&b, 1, {1});
   AddReplication(&b, 0, {1});
   EXPECT_EQ(Error({a, b}),
-            "b.json:replication[1].index: error: replication 0 (stream seed 0) appears twice "
+            "b.json:replication[1].index: error: replication 0 (stream seed 1000004) appears twice "
             "(also replication[0] in a.json); merged results must hold each replication once\n");
 }
 
@@ -290,6 +293,33 @@ TEST(Report, AReplicationTwiceIsRefused) {
 // both number their replications from 0; their streams differ, so they
 // are four replications: n = 4 samples, and the interval is across the
 // four replication means 1, 2, 3, 4 (mean 2.5).
+// A replication's stream seed is derived from the run's seed and its
+// index: the same stream seed under another index is the same replication
+// copied and relabelled (it merged as a second one, with a spread of 0).
+// Within a file, each index once.
+TEST(Report, AStreamRelabelledOrAnIndexTwiceIsRefused) {
+  results::Results a = Results(), b = Results();
+  AddReplication(&a, 0, {1});
+  AddReplication(&b, 1, {1})->set_seed(a.replication(0).seed());
+  EXPECT_EQ(Error({a, b}),
+            "b.json:replication[0].index: error: replication 1 (stream seed 1000004) appears twice "
+            "(also replication[0] in a.json); merged results must hold each replication once\n");
+  results::Results c = Results();
+  AddReplication(&c, 0, {1});
+  AddReplication(&c, 0, {2})->set_seed(99);
+  EXPECT_EQ(Error({c}),
+            "a.json:replication[1].index: error: replication 0 appears twice in the file (also replication[0]); "
+            "a run writes each of its replications once\n");
+  // An observation some replications lack is not of one program.
+  results::Results d = Results();
+  AddReplication(&d, 0, {1});
+  AddReplication(&d, 1, {2}, "other");
+  EXPECT_NE(Error({d}).find("no observation 'transferred', which replication 0 in a.json has; merged results "
+                            "come from one program"),
+            std::string::npos)
+      << Error({d});
+}
+
 TEST(Report, RunsWithOtherSeedsMergeWhereIndicesCoincide) {
   results::Results a = Results(), b = Results();
   a.set_seed(1);

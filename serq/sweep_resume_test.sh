@@ -156,4 +156,18 @@ case "$dir" in "$tmp"/serq-sweep-*) ;; *) fail "notmp: the folder is not named: 
 grep -qF -- "--out $dir" "$tmp/notmp.err" || fail "notmp: the resume command lacks --out: $(cat "$tmp/notmp.err")"
 check_interrupted notmp SIGINT 130 "$dir"
 
+# A task file is its task's one replication: one whose results hold
+# another (by hand, or a copy) merged as that replication, silently. The
+# file is edited through its text form (protoc, as the build has it).
+if command -v protoc >/dev/null; then
+  "$serq" sweep testdata/sweep/mm1.sq -D Rate=0.5 --replications 2 --out "$tmp/relabel" >/dev/null 2>&1 ||
+    fail "relabel: the sweep failed"
+  protoc --proto_path=proto --decode=serq.sweep.Task sweep.proto <"$tmp/relabel/task-1.pb" |
+    sed 's/^    index: 1$/    index: 0/' |
+    protoc --proto_path=proto --encode=serq.sweep.Task sweep.proto >"$tmp/task-1.pb" &&
+    mv "$tmp/task-1.pb" "$tmp/relabel/task-1.pb"
+  expect 1 "$tmp/relabel/task-1.pb: error: task 1 is replication 1, and its results hold replication 0" -- \
+    "$serq" sweep --merge "$tmp/relabel"
+fi
+
 [ "$failed" -eq 0 ]

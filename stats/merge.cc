@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -227,6 +228,21 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
   // coincide; the same stream twice is the same replication counted twice.
   // Sorted by (index, stream seed), and within that in file order, so a
   // duplicate is reported in the later file, at the later position.
+  // Within one file the indices are the run's 0, 1, ...: each once (the
+  // same index of the same stream is the duplicate reported below).
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::map<uint32_t, int> seen;
+    for (int k = 0; k < files[i].results->replication_size(); ++k) {
+      const results::Replication& rep = files[i].results->replication(k);
+      const uint32_t index = rep.index();
+      if (auto [it, fresh] = seen.emplace(index, k);
+          !fresh && files[i].results->replication(it->second).seed() != rep.seed()) {
+        diags[i].ErrorAtPath(absl::StrCat("replication[", k, "].index"),
+                             absl::StrCat("replication ", index, " appears twice in the file (also replication[",
+                                          it->second, "]); a run writes each of its replications once"));
+      }
+    }
+  }
   auto identity = [](const results::Replication* r) { return std::make_pair(r->index(), r->seed()); };
   std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
     return identity(a.first) < identity(b.first);
@@ -234,11 +250,16 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
   auto where = [&](const Origin& o) {
     return absl::StrCat("replication[", o.position, "]");
   };
+  // A stream seed is derived from the run's seed and the index, so one
+  // stream seed is one stream, whatever index it is labelled with (a
+  // replication copied and relabelled merged as a second one, ± 0).
+  std::map<uint64_t, size_t> streams;  // seed -> its first in `all`
   for (size_t k = 0; k < all.size(); ++k) {
     const auto& [rep, origin] = all[k];
     std::string path = where(origin);
-    if (k > 0 && identity(all[k - 1].first) == identity(rep)) {
-      const Origin& before = all[k - 1].second;
+    auto [first, fresh] = streams.emplace(rep->seed(), k);
+    if (!fresh) {
+      const Origin& before = all[first->second].second;
       diags[origin.file].ErrorAtPath(
           absl::StrCat(path, ".index"),
           absl::StrCat("replication ", rep->index(), " (stream seed ", rep->seed(),
@@ -256,6 +277,30 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
     CheckSameElements(rep->stage(), ref->stage(), "stage", path, reference, d);
     CheckSameElements(rep->pool(), ref->pool(), "pool", path, reference, d);
     CheckSameElements(rep->session(), ref->session(), "session", path, reference, d);
+    // Every replication of a program writes every observation it declares
+    // (count 0 where none was made): one missing is another program's, or
+    // a file cut by hand, and its figures would be some replications'.
+    std::set<std::string> names, ref_names;
+    for (const results::Observation& o : rep->observation()) names.insert(o.name());
+    for (const results::Observation& o : ref->observation()) ref_names.insert(o.name());
+    if (names != ref_names) {
+      for (const std::string& n : ref_names) {
+        if (!names.count(n)) {
+          d->ErrorAtPath(absl::StrCat(path, ".observation"),
+                         absl::StrCat("no observation '", n, "', which ", reference,
+                                      " has; merged results come from one program"));
+          break;
+        }
+      }
+      for (const std::string& n : names) {
+        if (!ref_names.count(n)) {
+          d->ErrorAtPath(absl::StrCat(path, ".observation"),
+                         absl::StrCat("observation '", n, "', which ", reference,
+                                      " has not; merged results come from one program"));
+          break;
+        }
+      }
+    }
   }
   // Sketches of one name merge only at one accuracy.
   std::map<std::string, std::pair<double, std::string>> alphas;

@@ -187,7 +187,7 @@ TEST(BlisResultsTest, Refusals) {
 }
 
 // Results of one program, built here: ttft kept in both replications,
-// tpot summarised (a sketch) in one, e2e under another name.
+// tpot summarised (a sketch) in one and empty in the other, e2e under another name.
 results::Results TwoReplications() {
   results::Results r;
   r.set_version(kIrVersion);
@@ -196,6 +196,7 @@ results::Results TwoReplications() {
   for (int i = 0; i < 2; ++i) {
     results::Replication* rep = r.add_replication();
     rep->set_index(i);
+    rep->set_seed(100 + i);  // a stream of its own
     results::Observation* ttft = rep->add_observation();
     ttft->set_name("ttft");
     ttft->add_sample(i + 1.0);
@@ -204,7 +205,10 @@ results::Results TwoReplications() {
     latency->set_name("latency");
     latency->add_sample(10.0 * (i + 1));
   }
-  // Replication 1's tpot: a summary of 3 samples 1, 2, 3 (mean 2, m2 2).
+  // Replication 0's tpot has no sample (every replication writes every
+  // observation); replication 1's, a summary of 3 samples 1, 2, 3 (mean 2,
+  // m2 2).
+  r.mutable_replication(0)->add_observation()->set_name("tpot");
   results::Observation* tpot = r.mutable_replication(1)->add_observation();
   tpot->set_name("tpot");
   tpot->set_count(3);

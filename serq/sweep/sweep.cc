@@ -691,6 +691,15 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
           ", replication ", t.replication(), "), not task ", i, " of this sweep (", PointText(at),
           ", replication ", i % reps, ")"));
     }
+    // Its results are its one replication (a task file with another's
+    // merged as that one, silently).
+    if (t.has_results() &&
+        (t.results().replication_size() != 1 || t.results().replication(0).index() != i % reps)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": error: task ", i, " is replication ", i % reps, ", and its results hold ",
+          t.results().replication_size() == 1 ? absl::StrCat("replication ", t.results().replication(0).index())
+                                              : absl::StrCat(t.results().replication_size(), " replications")));
+    }
     present[i] = true;
   }
   table.metrics = metrics;

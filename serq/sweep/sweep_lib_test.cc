@@ -209,7 +209,7 @@ TEST(ChartUnitTest, BoundsOnTheFigureBecomeRules) {
 
 results::Results TwoReplications() {
   // Replication 0: x = 1, 2, 3 (mean 2, median 2); replication 1: x = 3, 4,
-  // 5 (mean 4, median 4), y in replication 0 only; window 10 - 0.
+  // 5 (mean 4, median 4), y's one sample in replication 0; window 10 - 0.
   results::Results r;
   r.set_version(kIrVersion);  // what the readers take
   r.set_horizon(10);
@@ -220,11 +220,11 @@ results::Results TwoReplications() {
     results::Observation* x = rep->add_observation();
     x->set_name("x");
     for (double v : {1.0, 2.0, 3.0}) x->add_sample(v + 2 * i);
-    if (i == 0) {
-      results::Observation* y = rep->add_observation();
-      y->set_name("y");
-      y->add_sample(7);
-    }
+    // Every replication writes every observation; y has a sample in
+    // replication 0 only.
+    results::Observation* y = rep->add_observation();
+    y->set_name("y");
+    if (i == 0) y->add_sample(7);
   }
   return r;
 }
