@@ -86,6 +86,13 @@ void CheckReplication(const results::Replication& rep, const std::string& path,
                          absl::StrCat("the sketch of '", o.name(), "' counts ", sketch.count(),
                                       " samples, the summary ", o.count()));
     }
+    // A sum of squared deviations: at least 0 (a negative one is a
+    // negative variance, and a standard deviation of NaN).
+    if (o.m2() < 0) {
+      diags->ErrorAtPath(absl::StrCat(at, ".m2"),
+                         absl::StrCat("m2 ", FormatShortest(o.m2()), " of '", o.name(),
+                                      "' is a sum of squares: at least 0"));
+    }
   }
   for (int j = 0; j < rep.stage_size(); ++j) {
     const std::string& kind = rep.stage(j).kind();
@@ -93,6 +100,13 @@ void CheckReplication(const results::Replication& rep, const std::string& path,
       diags->ErrorAtPath(absl::StrCat(path, ".stage[", j, "].kind"),
                          absl::StrCat("unknown stage kind '", kind,
                                       "' (expected delay, ps, fifo or step)"));
+    }
+    // A share of time: 0 to 1 (and the rounding of a shared stage's
+    // time-averaged rates above it).
+    const double util = rep.stage(j).utilisation();
+    if (!(util >= 0 && util <= 1 + 1e-9)) {
+      diags->ErrorAtPath(absl::StrCat(path, ".stage[", j, "].utilisation"),
+                         absl::StrCat("utilisation ", FormatShortest(util), " is a share of time: 0 to 1"));
     }
   }
 }
@@ -183,6 +197,12 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
                                              "; this serq reads version ", kIrVersion));
     }
     CheckNoNaN(r, "", d);
+    // The measured window [warmup, horizon]: a warmup below 0, or past a
+    // horizon, gave throughputs over a window of another length.
+    if (r.warmup() < 0 || (r.horizon() > 0 && r.warmup() > r.horizon())) {
+      d->ErrorAtPath("warmup", absl::StrCat("warmup ", FormatShortest(r.warmup()), " is not within [0, horizon ",
+                                            FormatShortest(r.horizon()), "]"));
+    }
     const results::Results& first = *merged.first;
     if (i > 0) {
       const std::string& other = files[0].name;

@@ -4,7 +4,9 @@
 #ifndef SERQ_STATS_MOMENTS_H_
 #define SERQ_STATS_MOMENTS_H_
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "absl/base/casts.h"
@@ -27,6 +29,10 @@ class Moments {
   void Add(double x) {
     ++count_;
     double delta = x - mean_;
+    if (!std::isfinite(delta)) [[unlikely]] {
+      AddPastFinite(x);
+      return;
+    }
     mean_ += delta / static_cast<double>(count_);
     m2_ += delta * (x - mean_);
   }
@@ -38,6 +44,10 @@ class Moments {
   void AddRun(double x, uint64_t k) {
     count_ += k;
     double delta = x - mean_;
+    if (!std::isfinite(delta)) [[unlikely]] {
+      AddPastFinite(x);
+      return;
+    }
     double weighted = delta * static_cast<double>(k);
     mean_ += weighted / static_cast<double>(count_);
     m2_ += weighted * (x - mean_);
@@ -74,6 +84,21 @@ class Moments {
   std::optional<double> Stddev() const;
 
  private:
+  // A sample or a mean that is infinite (count_ already counts it): the
+  // mean is the infinite one (both infinite, of two signs: NaN), whatever
+  // the order ({inf, 1} had become inf - inf = NaN, {1, inf} inf), and
+  // the spread has no value (NaN: the report shows none).
+  void AddPastFinite(double x) {
+    if (std::isnan(mean_) || std::isnan(x)) {
+      mean_ = std::numeric_limits<double>::quiet_NaN();
+    } else if (!std::isinf(mean_)) {
+      mean_ = x;  // the infinite sample
+    } else if (std::isinf(x) && x != mean_) {
+      mean_ = std::numeric_limits<double>::quiet_NaN();
+    }
+    m2_ = std::numeric_limits<double>::quiet_NaN();
+  }
+
   uint64_t count_ = 0;
   double mean_ = 0;
   double m2_ = 0;
