@@ -42,6 +42,7 @@
 #include "serq/plan/replay.h"
 #include "serq/plan/result_file.h"
 #include "serq/plan_flags.h"
+#include "serq/sweep/sweep.h"
 #include "serq/sweep/condition.h"
 #include "serq/vllm/run_folder.h"
 #include "stats/format.h"
@@ -610,11 +611,17 @@ int PlanMain(const CommandLine& line) {
     e.trace = arrivals;
     e.candidates = count;
     const std::string dir = std::filesystem::absolute(out).string();
-    if (absl::Status s = WriteFile(plan::FlagsPath(dir), plan::EmittedText(e)); !s.ok()) return Failed(s);
     // The task list names the executable the tasks run: this one, or
     // $SERQ (as serq sweep's).
     const char* installed = std::getenv("SERQ");
     const std::string exe = installed != nullptr && *installed != '\0' ? installed : line.self;
+    if (emit == "slurm") {
+      if (std::string problem = SlurmPathsProblem(exe, dir); !problem.empty()) {
+        unmake();
+        return Usage(problem);
+      }
+    }
+    if (absl::Status s = WriteFile(plan::FlagsPath(dir), plan::EmittedText(e)); !s.ok()) return Failed(s);
     const std::string tasks = emit == "parallel" ? plan::EmitParallel(exe, dir, count) : plan::EmitSlurm(exe, dir, count);
     if (absl::Status s = WriteStdout(tasks); !s.ok()) return Failed(s);
     return kExitOk;

@@ -387,6 +387,13 @@ int SweepMain(const CommandLine& line) {
   }
   std::error_code exists_error;
   const bool rerun = fs::exists(PlanPath(dir), exists_error);
+  if (emit == "slurm") {
+    const char* installed = std::getenv("SERQ");
+    if (std::string problem = SlurmPathsProblem(installed != nullptr && *installed != '\0' ? installed : args.self, dir);
+        !problem.empty()) {
+      return Usage(problem);
+    }
+  }
   if (absl::Status s = WritePlan(dir, plan); !s.ok()) {
     PrintToolError("serq", s.message());
     return kExitUsage;

@@ -165,6 +165,12 @@ SERQ=/opt/serq/bin/serq "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$t
 head -1 "$tmp/job.sh" | grep -qx '#!/bin/sh' || fail "slurm: no #!/bin/sh"
 grep -qx '#SBATCH --array=0-11' "$tmp/job.sh" || fail "slurm: no --array=0-11"
 grep -q -- "sweep --out '$tmp/slurm' --task \"\$SLURM_ARRAY_TASK_ID\"\$" "$tmp/job.sh" || fail "slurm: no task line"
+# sbatch reads an #SBATCH line word by word: a folder with a space (or a
+# line break, which broke the script's comment into a line of shell) is
+# misuse, and nothing is written.
+expect 2 "serq: error: --emit=slurm: the folder '$tmp/a b' holds a space or a control character" -- \
+  "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/a b"
+[ -e "$tmp/a b" ] && fail "slurm: a folder with a space was made"
 
 # The chart: mean(t) of an M/M/1 queue against Rate, a line per Mu, held to
 # testdata/sweep/mm1-chart.svg. Checked by hand: the mean time in system is

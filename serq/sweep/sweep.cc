@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -22,6 +23,7 @@
 #include "ir/cli.h"
 #include "ir/limits.h"
 #include "ir/output.h"
+#include "ir/utf8.h"
 #include "ir/words.h"
 #include "stats/merge.h"
 #include "serq-sim/model/model.h"
@@ -634,12 +636,29 @@ std::string EmitParallel(const std::string& self, const std::string& dir, const 
   return out;
 }
 
+std::string SlurmPathsProblem(const std::string& self, const std::string& dir) {
+  auto control = [](absl::string_view text) {
+    return std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  };
+  if (control(dir) || std::any_of(dir.begin(), dir.end(), [](char c) { return c == ' '; })) {
+    return absl::StrCat("--emit=slurm: the folder '", Utf8Escaped(absl::CEscape(dir)),
+                        "' holds a space or a control character, which an #SBATCH --output= line cannot (sbatch "
+                        "reads it word by word): give --out a folder without them");
+  }
+  if (control(self)) {
+    return absl::StrCat("--emit=slurm: the executable's path '", Utf8Escaped(absl::CEscape(self)),
+                        "' holds a control character, which would break the script's lines: set $SERQ");
+  }
+  return "";
+}
+
 std::string SlurmArrayScript(absl::string_view what, absl::string_view job, const std::string& self,
                              absl::string_view verb, const std::string& dir, absl::string_view index_flag,
                              uint64_t count) {
   return absl::StrCat(
       "#!/bin/sh\n",
-      "# ", what, ", one array element each.\n",
+      // A program's name may hold a line break: escaped, it stays a comment.
+      "# ", absl::CEscape(what), ", one array element each.\n",
       "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
       "#   ", ShellQuote(self), " ", verb, " --merge ", ShellQuote(dir), "\n",
       "#SBATCH --job-name=", job, "\n",

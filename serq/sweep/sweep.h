@@ -134,6 +134,13 @@ std::string SlurmArrayScript(absl::string_view what, absl::string_view job, cons
                              absl::string_view verb, const std::string& dir, absl::string_view index_flag,
                              uint64_t count);
 
+// Whether an sbatch script can name `self` and `dir`: sbatch reads its
+// #SBATCH lines word by word, so the folder (in --output=) has no white
+// space, and no line of the script may be broken by a line break in
+// either. "" when it can, else why not (misuse: the folder is the user's
+// to choose).
+std::string SlurmPathsProblem(const std::string& self, const std::string& dir);
+
 // The task list for GNU parallel: one shell command a line.
 std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan);
 // An sbatch script: a job array of the tasks, each `serq sweep --task`.
