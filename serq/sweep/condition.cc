@@ -1,5 +1,6 @@
 #include "serq/sweep/condition.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
@@ -72,11 +73,18 @@ class Parser {
     const char* begin = text_.data() + pos_;
     std::string rest(begin, text_.size() - pos_);
     char* end = nullptr;
+    errno = 0;
     double x = std::strtod(rest.c_str(), &end);
     const bool starts_number = absl::ascii_isdigit(rest[0]) || rest[0] == '-' ||
                                rest[0] == '.' || rest[0] == '+';
     if (end == rest.c_str() || std::isnan(x) || !starts_number) {
       return Error("expected a number");
+    }
+    // A bound a figure can be held to: finite, and not a number past a
+    // double that strtod rounds (1e999 and -inf were taken as infinite
+    // bounds, 1e-400 as 0).
+    if (!std::isfinite(x) || errno == ERANGE) {
+      return Error("expected a finite number within a double's range");
     }
     pos_ += end - rest.c_str();
     return x;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/io.h"
@@ -374,6 +375,13 @@ TEST(ConditionTest, Errors) {
             "                   ^");
   EXPECT_THAT(msg("p99(ttft) = 2"), HasSubstr("col 11: expected a comparison: <=, <, >= or >"));
   EXPECT_THAT(msg("p99(ttft) <= x"), HasSubstr("col 14: expected a number"));
+  // Bounds within a double: -inf and 1e999 were infinite bounds, 1e-400 a
+  // bound of 0.
+  for (const char* bound : {"-inf", "1e999", "-1e999", "1e-400"}) {
+    EXPECT_THAT(msg(absl::StrCat("p99(ttft) <= ", bound)),
+                HasSubstr("col 14: expected a finite number within a double's range"))
+        << bound;
+  }
   EXPECT_THAT(msg("p99(ttft) <= 2 || mean(ok) > 1"),
               HasSubstr("col 16: expected '&&' or the end of the condition"));
   EXPECT_THAT(msg("avg(ttft) <= 2"), HasSubstr("unknown function 'avg'"));
