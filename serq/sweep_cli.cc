@@ -124,6 +124,15 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
   chart_options.x = absl::GetFlag(FLAGS_chart_x);
   chart_options.lines = absl::GetFlag(FLAGS_chart_lines);
   chart_options.log_y = absl::GetFlag(FLAGS_log_y);
+  // The chart's own flags draw nothing without a chart: taken silently,
+  // a user would wonder where the axis went.
+  if (absl::GetFlag(FLAGS_chart).empty() && format != "html") {
+    for (const char* flag : {"chart-x", "chart-lines", "log-y"}) {
+      if (FlagGiven(flag)) {
+        return Usage(absl::StrCat("--", flag, " shapes a chart: give --chart FIGURE or --format=html"));
+      }
+    }
+  }
   auto slo = SloCondition();
   if (!slo.ok()) return Usage(slo.status().message());
   if (*slo) {

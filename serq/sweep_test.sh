@@ -171,6 +171,9 @@ grep -q -- "sweep --out '$tmp/slurm' --task \"\$SLURM_ARRAY_TASK_ID\"\$" "$tmp/j
 expect 2 "serq: error: --emit=slurm: the folder '$tmp/a b' holds a space or a control character" -- \
   "$serq" sweep $flows "${grid[@]}" --emit=slurm --out "$tmp/a b"
 [ -e "$tmp/a b" ] && fail "slurm: a folder with a space was made"
+# The chart's own flags without a chart drew nothing, silently.
+expect 2 "serq: error: --chart-x shapes a chart: give --chart FIGURE or --format=html" -- \
+  "$serq" sweep --merge "$tmp/slurm" --chart-x W
 
 # The chart: mean(t) of an M/M/1 queue against Rate, a line per Mu, held to
 # testdata/sweep/mm1-chart.svg. Checked by hand: the mean time in system is
