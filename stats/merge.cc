@@ -303,23 +303,22 @@ absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files
     std::set<std::string> names, ref_names;
     for (const results::Observation& o : rep->observation()) names.insert(o.name());
     for (const results::Observation& o : ref->observation()) ref_names.insert(o.name());
-    if (names != ref_names) {
-      for (const std::string& n : ref_names) {
-        if (!names.count(n)) {
-          d->ErrorAtPath(absl::StrCat(path, ".observation"),
-                         absl::StrCat("no observation '", n, "', which ", reference,
-                                      " has; merged results come from one program"));
-          break;
-        }
+    // The first name of `a` that `b` lacks ("" when none).
+    auto first_lacking = [](const std::set<std::string>& a, const std::set<std::string>& b) {
+      for (const std::string& n : a) {
+        if (!b.count(n)) return n;
       }
-      for (const std::string& n : names) {
-        if (!ref_names.count(n)) {
-          d->ErrorAtPath(absl::StrCat(path, ".observation"),
-                         absl::StrCat("observation '", n, "', which ", reference,
-                                      " has not; merged results come from one program"));
-          break;
-        }
-      }
+      return std::string();
+    };
+    if (std::string n = first_lacking(ref_names, names); !n.empty()) {
+      d->ErrorAtPath(absl::StrCat(path, ".observation"),
+                     absl::StrCat("no observation '", n, "', which ", reference,
+                                  " has; merged results come from one program"));
+    }
+    if (std::string n = first_lacking(names, ref_names); !n.empty()) {
+      d->ErrorAtPath(absl::StrCat(path, ".observation"),
+                     absl::StrCat("observation '", n, "', which ", reference,
+                                  " has not; merged results come from one program"));
     }
   }
   // Sketches of one name merge only at one accuracy.
