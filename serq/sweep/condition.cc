@@ -60,11 +60,19 @@ class Parser {
     Skip();
     if (!AtFigure()) return Error(absl::StrCat("expected a figure such as p99(ttft)", after));
     size_t start = pos_;
-    size_t close = text_.find(')', pos_);
-    if (close == absl::string_view::npos) return Error("expected ')' to close the figure");
-    auto m = ParseMetric(text_.substr(start, close + 1 - start));
+    // A function of an observation, `p99(ttft)`, or a figure of its own
+    // name, `request_throughput` (as --metrics takes them).
+    size_t word_end = start;
+    while (word_end < text_.size() && (absl::ascii_isalnum(text_[word_end]) || text_[word_end] == '_')) ++word_end;
+    size_t end = word_end;
+    if (word_end < text_.size() && text_[word_end] == '(') {
+      size_t close = text_.find(')', pos_);
+      if (close == absl::string_view::npos) return Error("expected ')' to close the figure");
+      end = close + 1;
+    }
+    auto m = ParseMetric(text_.substr(start, end - start));
     if (!m.ok()) return Error(m.status().message());
-    pos_ = close + 1;
+    pos_ = end;
     return m;
   }
 

@@ -350,6 +350,12 @@ TEST(ConditionTest, ParsesAndDecidesByTheInterval) {
   EXPECT_EQ(Decide(*c, {F(1, std::numeric_limits<double>::infinity()), F(0.95, 0)}),
             Verdict::kUndecided);
   EXPECT_EQ(Decide(*c, {Figure{}, F(0.95, 0)}), Verdict::kUndecided);
+  // A figure of its own name, as --metrics takes it (it was "expected ')'
+  // to close the figure").
+  auto t = ParseCondition("request_throughput >= 5 && p99(ttft) <= 2");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->metrics[0].label, "request_throughput");
+  EXPECT_EQ(t->metrics[1].label, "p99(ttft)");
 }
 
 TEST(ConditionTest, NumberFirstAndStrictComparisons) {
