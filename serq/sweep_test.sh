@@ -118,6 +118,13 @@ rm "$tmp/fails/task-5.pb"
 expect 1 "lacks 1 of its 6 task files: task 5; run one with: serq sweep --out $tmp/fails --task 5" -- \
   "$serq" sweep --merge "$tmp/fails" --metrics 'mean(x)' --format csv
 grep -qxF '1,2,,,missing' "$tmp/out" || fail "--merge with a missing task: no missing row: $(cat "$tmp/out")"
+# Every point failed: the horizon, warmup and seeds are no merged results'
+# (the header said "horizon 0, warmup 0, seeds ").
+"$serq" sweep testdata/sweep/fails.sq -D P=1.5 --replications 2 >"$tmp/allfail" 2>/dev/null
+head -1 "$tmp/allfail" | grep -qxF "sweep of testdata/sweep/fails.sq: 1 point x 2 replications, no point merged: horizon, warmup and seed as the program gives them" ||
+  fail "every point failed: the header says $(head -1 "$tmp/allfail")"
+"$serq" sweep testdata/sweep/fails.sq -D P=1.5 --replications 2 --format json 2>/dev/null | grep -qF '"horizon": null' ||
+  fail "every point failed: the json's horizon is not null"
 grep -qxF '0,2,0,0,STABLE' "$tmp/out" || fail "--merge with a missing task: the first point is not merged"
 
 # A program whose path is not UTF-8 (POSIX allows any bytes but / and NUL):

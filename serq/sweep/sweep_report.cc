@@ -25,11 +25,17 @@ std::string RunLine(const SweepTable& t) {
   std::vector<std::string> seeds;
   for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));
   size_t points = t.points.size();
+  // The horizon, warmup and seeds are the merged results'; with no point
+  // merged (every one failed or missing) there are none to say: "horizon
+  // 0, warmup 0, seeds " was said instead.
+  const std::string run = seeds.empty()
+                              ? std::string(", no point merged: horizon, warmup and seed as the program gives them")
+                              : absl::StrCat(", horizon ", FormatShortest(t.horizon), ", warmup ",
+                                             FormatShortest(t.warmup), seeds.size() == 1 ? ", seed " : ", seeds ",
+                                             absl::StrJoin(seeds, ", "));
   return absl::StrCat("sweep of ", PlanPrograms(t.plan), ": ", points, points == 1 ? " point" : " points",
                       " x ", t.plan.replications(),
-                      t.plan.replications() == 1 ? " replication" : " replications", ", horizon ",
-                      FormatShortest(t.horizon), ", warmup ", FormatShortest(t.warmup),
-                      seeds.size() == 1 ? ", seed " : ", seeds ", absl::StrJoin(seeds, ", "));
+                      t.plan.replications() == 1 ? " replication" : " replications", run);
 }
 
 // A point's last column: its steady-state verdict (docs/report.md §steady
@@ -188,8 +194,9 @@ std::string Json(const SweepTable& t) {
   std::string head = programs.empty() ? absl::StrCat("\"program\": ", JsonString(t.plan.program()))
                                       : absl::StrCat("\"programs\": [", absl::StrJoin(programs, ", "), "]");
   std::string out = absl::StrCat("{\n  ", head,
-                                 ",\n  \"horizon\": ", JsonNumber(t.horizon),
-                                 ",\n  \"warmup\": ", JsonNumber(t.warmup), ",\n  \"seed\": [",
+                                 ",\n  \"horizon\": ", seeds.empty() ? "null" : JsonNumber(t.horizon),
+                                 ",\n  \"warmup\": ", seeds.empty() ? "null" : JsonNumber(t.warmup),
+                                 ",\n  \"seed\": [",
                                  absl::StrJoin(seeds, ", "), "],\n  \"replications\": ",
                                  t.plan.replications(), ",\n  \"parameters\": [",
                                  absl::StrJoin(params, ", "), "],\n  \"metrics\": [",
