@@ -135,15 +135,13 @@ int Write(const std::string& text) {
 // The files serq physics reads, which its --out must not replace: the
 // model's config and the GPU's datasheet where they are files (not preset
 // names), the trace, the coefficients.
-std::vector<NamedPath> PhysicsInputs(const std::string& model, const std::string& gpu,
+std::vector<NamedPath> PhysicsInputs(const std::string& model, const models::Gpu& gpu,
                                      const std::string& coefficients) {
   std::vector<NamedPath> inputs;
   std::error_code error;
   if (std::filesystem::exists(model, error)) inputs.push_back({"the model's config", model});
-  // --gpu FILE:NAME names a GPU of a datasheet file.
-  const std::string gpu_file = gpu.substr(0, gpu.rfind(':'));
-  if (std::filesystem::exists(gpu, error)) inputs.push_back({"the GPU's datasheet", gpu});
-  if (std::filesystem::exists(gpu_file, error)) inputs.push_back({"the GPU's datasheet", gpu_file});
+  // The file ResolveGpu read the GPU from (--gpu FILE:NAME's FILE too).
+  if (!gpu.preset) inputs.push_back({"the GPU's datasheet", gpu.file});
   inputs.push_back({"--replay", absl::GetFlag(FLAGS_replay)});
   inputs.push_back({"--coefficients", coefficients});
   return inputs;
@@ -188,7 +186,7 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
     }
   }
   if (absl::Status s = DistinctFiles({{"--out", absl::GetFlag(FLAGS_out)}},
-                                     PhysicsInputs(model_file, gpu.file, absl::GetFlag(FLAGS_coefficients)));
+                                     PhysicsInputs(model_file, gpu, absl::GetFlag(FLAGS_coefficients)));
       !s.ok()) {
     return Usage(s.message());
   }
@@ -346,7 +344,7 @@ int PhysicsMain(const CommandLine& line) {
     options.program_dir = std::filesystem::path(out).parent_path().string();
     if (options.program_dir.empty()) options.program_dir = ".";
   }
-  if (absl::Status s = DistinctFiles({{"--out", out}}, PhysicsInputs(model_name, gpu_name, coefficients_path));
+  if (absl::Status s = DistinctFiles({{"--out", out}}, PhysicsInputs(model_name, *gpu, coefficients_path));
       !s.ok()) {
     return Usage(s.message());
   }

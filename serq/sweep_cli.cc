@@ -396,22 +396,18 @@ int SweepMain(const CommandLine& line) {
   }
   std::error_code exists_error;
   const bool rerun = fs::exists(PlanPath(dir), exists_error);
-  if (emit == "slurm") {
-    const char* installed = std::getenv("SERQ");
-    if (std::string problem = SlurmPathsProblem(installed != nullptr && *installed != '\0' ? installed : args.self, dir);
-        !problem.empty()) {
-      return Usage(problem);
-    }
-  }
-  if (absl::Status s = WritePlan(dir, plan); !s.ok()) {
-    PrintToolError("serq", s.message());
-    return kExitUsage;
-  }
   // The task list names the executable the tasks run: this one, or
   // $SERQ, for hosts where serq lives elsewhere (this one may be a build
   // tree's path that exists nowhere else).
   const char* installed = std::getenv("SERQ");
   const std::string exe = installed != nullptr && *installed != '\0' ? installed : args.self;
+  if (emit == "slurm") {
+    if (std::string problem = SlurmPathsProblem(exe, dir); !problem.empty()) return Usage(problem);
+  }
+  if (absl::Status s = WritePlan(dir, plan); !s.ok()) {
+    PrintToolError("serq", s.message());
+    return kExitUsage;
+  }
   if (emit == "parallel") {
     return Emit(EmitParallel(exe, dir, plan));
   }

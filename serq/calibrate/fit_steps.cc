@@ -185,13 +185,14 @@ absl::StatusOr<std::vector<StepTerm>> ParseStepTerms(absl::string_view text) {
     for (absl::string_view f : absl::StrSplit(t.text, '*')) {
       f = absl::StripAsciiWhitespace(f);
       double number;
-      if (!IsName(f) && !absl::SimpleAtod(f, &number)) {
+      const bool is_number = absl::SimpleAtod(f, &number);
+      if (!IsName(f) && !is_number) {
         return absl::InvalidArgumentError(
             absl::StrCat("--terms: '", f, "' in '", item, "' is neither a figure nor a number"));
       }
       // `nan` and `inf` read as numbers (and as names), 1e400 as inf: a
       // factor must be a finite number.
-      if (absl::SimpleAtod(f, &number) && !std::isfinite(number)) {
+      if (is_number && !std::isfinite(number)) {
         return absl::InvalidArgumentError(
             absl::StrCat("--terms: '", f, "' in '", item, "' is not a finite number"));
       }

@@ -92,7 +92,10 @@ absl::StatusOr<std::vector<std::string>> ParseShareList(absl::string_view text) 
 
 uint64_t PointCount(const google::protobuf::RepeatedPtrField<sweep::Axis>& axes) {
   uint64_t n = 1;
-  for (const sweep::Axis& a : axes) n *= a.word_size() > 0 ? a.word_size() : a.value_size();
+  for (const sweep::Axis& a : axes) {
+    const uint64_t values = a.word_size() > 0 ? a.word_size() : a.value_size();
+    if (__builtin_mul_overflow(n, values, &n)) n = UINT64_MAX;
+  }
   return n;
 }
 
@@ -136,7 +139,9 @@ google::protobuf::RepeatedPtrField<sweep::Axis> AxesOf(const sweep::Plan& plan, 
 uint64_t PlanPointCount(const sweep::Plan& plan) {
   if (plan.programs_size() == 0) return PointCount(plan.axis());
   uint64_t n = 0;
-  for (int p = 0; p < plan.programs_size(); ++p) n += PointCount(AxesOf(plan, p));
+  for (int p = 0; p < plan.programs_size(); ++p) {
+    if (__builtin_add_overflow(n, PointCount(AxesOf(plan, p)), &n)) n = UINT64_MAX;
+  }
   return n;
 }
 

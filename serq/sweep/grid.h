@@ -29,7 +29,8 @@ inline constexpr size_t kMaxAxisValues = 100000;
 // `--share=maxmin,bottleneck`: the words, each maxmin or bottleneck.
 absl::StatusOr<std::vector<std::string>> ParseShareList(absl::string_view text);
 
-// The number of points of `axes` (the product of their sizes).
+// The number of points of `axes` (the product of their sizes), UINT64_MAX
+// where the product passes it (a hand-made plan's axes).
 uint64_t PointCount(const google::protobuf::RepeatedPtrField<sweep::Axis>& axes);
 
 // Point `index`'s value on every axis (index < PointCount), first axis
@@ -44,7 +45,8 @@ std::string SettingText(const sweep::Setting& s);
 // A plan's points: those of its axes (one program), or, with several
 // programs (Plan.programs), each program's points in turn, each over the
 // axes it has; an axis it lacks is in its settings as `lacked`, so that
-// every point has a setting an axis, in axis order.
+// every point has a setting an axis, in axis order. UINT64_MAX where the
+// count passes it.
 uint64_t PlanPointCount(const sweep::Plan& plan);
 struct PlanPoint {
   int program = -1;  // several programs: the index in Plan.programs; else -1

@@ -273,7 +273,8 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       replications = model.replications;
     }
     plan->set_replications(replications);
-    if (points * replications > kMaxTasks) {
+    // points saturates: compared alone first, so the product cannot wrap.
+    if (points > kMaxTasks || points * replications > kMaxTasks) {
       *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep has ", points, " points × ",
                                                                   replications, " replications: too many tasks")));
       return false;
@@ -390,20 +391,14 @@ absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir) {
   if (plan.replications() < 1 || plan.replications() > uint64_t{kMaxReplications}) {
     return damaged(absl::StrCat("replications ", plan.replications(), ", not 1 to ", kMaxReplications));
   }
-  // The axes' product, bounded as it grows (a program of several has a
-  // subset of the axes, so at most as many points).
-  uint64_t points = 1;
   for (const sweep::Axis& a : plan.axis()) {
-    const uint64_t values = a.word_size() > 0 ? a.word_size() : a.value_size();
-    if (values == 0) return damaged(absl::StrCat("the axis of '", a.name(), "' has no value"));
-    if (__builtin_mul_overflow(points, values, &points) || points > kMaxTasks) {
-      return damaged(absl::StrCat("more than ", kMaxTasks, " points"));
+    if (a.word_size() == 0 && a.value_size() == 0) {
+      return damaged(absl::StrCat("the axis of '", a.name(), "' has no value"));
     }
   }
-  uint64_t tasks = 0;
-  if (__builtin_mul_overflow(PlanPointCount(plan), uint64_t{plan.replications()}, &tasks) || tasks > kMaxTasks) {
-    return damaged(absl::StrCat("more than ", kMaxTasks, " tasks"));
-  }
+  const uint64_t points = PlanPointCount(plan);  // saturating
+  if (points > kMaxTasks) return damaged(absl::StrCat("more than ", kMaxTasks, " points"));
+  if (points * plan.replications() > kMaxTasks) return damaged(absl::StrCat("more than ", kMaxTasks, " tasks"));
   return plan;
 }
 

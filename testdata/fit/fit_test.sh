@@ -176,6 +176,9 @@ expect 1 "burst.csv: error: no column 'input_tokens' in its rows" -- \
 printf 'time,input_tokens,output_tokens\n0,10,5\n1,10,0\n' >"$tmp/zero-out.csv"
 expect 2 "serq: error: --out names --replay, '$tmp/zero-out.csv': writing it would destroy what is read" -- \
   "$serq" physics --model llama-3.1-8b --gpu h100-sxm --replay "$tmp/zero-out.csv" --out "$tmp/zero-out.csv"
+cp $hw "$tmp/hw.json"
+expect 2 "serq: error: --out names the GPU's datasheet, '$tmp/hw.json'" -- \
+  "$serq" physics testdata/blis/qwen3-14b.config.json "$tmp/hw.json" --gpu H100 --rate 1 --out "$tmp/hw.json"
 expect 2 "serq: error: --residuals names the steps, 'testdata/fit/burst.csv'" -- \
   "$serq" fit-steps testdata/fit/burst.csv --terms B0=1 --residuals testdata/fit/burst.csv
 expect 1 "output_tokens 0: expected a whole number of tokens from 1" -- \
