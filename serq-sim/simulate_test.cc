@@ -320,6 +320,19 @@ session { run S (Work); observe t = now - arrival; }
   EXPECT_TRUE(run.ok) << run.errors;
   run = RunSource("param Work = 1e9;" + program + "run { seed 1; }\n");
   EXPECT_TRUE(run.ok) << run.errors;
+  // The same over shared stages, whose events have one target for the
+  // group: the message names a flow's end (it was cut off after "a shared
+  // stage's").
+  run = RunSource(R"(
+stage A : ps(1);
+stage B : ps(2);
+share maxmin;
+workload { arrive batch(1); }
+session { run A, B (1e12); }
+run { seed 1; }
+)");
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("the latest event: a flow ending over the shared stages"));
 }
 
 // A step shorter than the clock's tick: 0.4 ns rounds to 0 ticks, so the

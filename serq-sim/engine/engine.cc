@@ -787,7 +787,9 @@ std::string Engine::DescribeEvent(const Event& e) const {
     case kArrival:
       return absl::StrCat("the latest event: an arrival of ", WorkloadName(e.target));
     case kStation:
-      if (shared_ && e.target == shared_->target()) return "the latest event: a shared stage's";
+      // One target serves every shared stage: the event is a flow's end
+      // (or the solver's rescheduling), not one stage's.
+      if (shared_ && e.target == shared_->target()) return "the latest event: a flow ending over the shared stages";
       return absl::StrCat("the latest event: stage '", StationName(e.target), "'");
     case kResume:
       return absl::StrCat("the latest event: session ", sessions_[e.target].serial, " resuming");
