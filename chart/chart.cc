@@ -20,8 +20,6 @@ constexpr char kRule[] = "#b22222";
 constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 constexpr int kFontSize = 12;
-// Characters of the monospace font, 0.602 em wide; 0.61 reserved.
-int TextWidth(const std::string& s) { return static_cast<int>(std::ceil(s.size() * 0.61 * kFontSize)); }
 
 // The plot area inside a chart.
 constexpr int kLeft = 70;
