@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/progress.h"
 #include "ir/flags.h"
 #include "ir/io.h"
 #include "ir/output.h"

@@ -79,5 +79,19 @@ TEST(TraceJson, TheChromeTraceOfThemIsJson) {
   EXPECT_EQ(seen, 2);
 }
 
+// A window that starts after the horizon (0.5 s here) would trace nothing:
+// refused, naming both; one that starts before it traces.
+TEST(TraceJson, AWindowPastTheHorizonIsRefused) {
+  SimOptions options;
+  options.trace_path = TempPath("late.trace");
+  options.trace_window = "2:3";
+  SimRun run = RunSource(kProgram, options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("--trace-window starts at 2 s, after the run's horizon (0.5 s)"));
+  options.trace_window = "0.25:3";
+  run = RunSource(kProgram, options);
+  EXPECT_TRUE(run.ok) << run.errors;
+}
+
 }  // namespace
 }  // namespace serq::testing

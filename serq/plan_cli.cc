@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
+#include "ir/progress.h"
 #include "ir/limits.h"
 #include "ir/flags.h"
 #include "net/interconnect.h"

@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/progress.h"
 #include "ir/flags.h"
 #include "ir/limits.h"
 #include "ir/words.h"

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -24,11 +23,6 @@ namespace {
 // does), its arrivals.
 std::string ShorterRun(double horizon) {
   return std::isfinite(horizon) ? "lower the horizon" : "give the run fewer arrivals or a horizon";
-}
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 // The IR path of a stage's phi or tau, built only for a message.
@@ -517,7 +511,9 @@ void Engine::RefreshCopies(Ticks now) {
 }
 
 bool Engine::Run(results::Replication* out) {
-  started_wall_ = WallSeconds();
+  progress_.emplace(options_.progress         ? ProgressLine::Mode::kInPlace
+                    : options_.progress_lines ? ProgressLine::Mode::kLines
+                                              : ProgressLine::Mode::kNone);
   std::vector<const ArrivalPlan*> plans;
   for (const WorkloadDecl& w : model_.workloads) plans.push_back(&w.plan);
   if (!arrivals_.Start(plans, model_.horizon, &random_, this)) return false;
@@ -603,7 +599,7 @@ bool Engine::Run(results::Replication* out) {
     }
     if (failed()) {
       if (!failed_) FailEvalAt("");  // an evaluator error nobody reported
-      if (progress_shown_) std::fputs("\r\033[K", stderr);
+      progress_->Clear();
       return false;
     }
     if ((events_processed_ & 0xffff) == 0) {
@@ -612,12 +608,12 @@ bool Engine::Run(results::Replication* out) {
       // A trace that cannot be written stops the run (Simulate says why).
       bool stop = options_.trace != nullptr && options_.trace->fail();
       if (stop || !WithinRunLimits() || !OnCourse()) {
-        if (progress_shown_) std::fputs("\r\033[K", stderr);
+        progress_->Clear();
         return false;
       }
     }
   }
-  if (progress_shown_) std::fputs("\r\033[K", stderr);
+  progress_->Clear();
   if (!window_started_) StartWindow(model_.warmup);
   while (checkpoints_ < kCheckpoints) Checkpoint();
   // A stale event (the expiry of a lease released early) is
@@ -758,28 +754,21 @@ void Engine::CountTokens(const Session& s, double tokens) {
   }
 }
 
-// On a terminal: drawn after a second of wall time, then four times a
-// second, in place. For a log (progress_lines): a whole line every 5 s
-// once the replication has run 5 s. The rate of events and of simulated
+// When a line is due (ir/progress.h: in place on a terminal, a line every
+// 5 s in a log), the replication's place. The rate of events and of simulated
 // time tell a run that will not end (a huge horizon, time that crawls)
 // from one that is merely long.
 void Engine::Progress() {
-  const double wall = WallSeconds();
-  const bool lines = options_.progress_lines;
-  const double after = lines ? 5.0 : 1.0, every = lines ? 5.0 : 0.25;
-  if (wall - started_wall_ < after || wall - last_progress_wall_ < every) return;
-  last_progress_wall_ = wall;
-  progress_shown_ = !lines;
-  const double elapsed = wall - started_wall_;
+  if (!progress_->Due()) return;
+  const double elapsed = progress_->Elapsed();
   // A run without a horizon (a replay that drains) has no end to give a
   // share of: "of inf (0%)" would read as a run that will never end.
   const std::string of = std::isfinite(model_.horizon)
                              ? absl::StrFormat("of %.6g (%.0f%%)", model_.horizon, 100 * now_ / model_.horizon)
                              : std::string("(no horizon: until every session has ended)");
-  std::fprintf(stderr, "%s%s: replication %u of %u, t = %.6g %s, %.3g events/s, %.3g simulated s/s%s",
-               lines ? "" : "\r", options_.progress_tool, replication_ + 1, model_.replications, now_, of.c_str(),
-               events_processed_ / elapsed, now_ / elapsed, lines ? "\n" : "\033[K");
-  std::fflush(stderr);
+  progress_->Show(absl::StrFormat("%s: replication %u of %u, t = %.6g %s, %.3g events/s, %.3g simulated s/s",
+                                  options_.progress_tool, replication_ + 1, model_.replications, now_, of,
+                                  events_processed_ / elapsed, now_ / elapsed));
 }
 
 std::string Engine::DescribeEvent(const Event& e) const {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
+#include "ir/progress.h"
 #include "proto/results.pb.h"
 #include "serq-sim/workload/arrivals.h"
 #include "serq-sim/events/event_queue.h"
@@ -399,9 +401,7 @@ class Engine final : public StageHost, public PoolHost, public StateView, public
   std::vector<std::unique_ptr<ChooseCopy>> copies_;
   Ticks next_copy_ = kNever;
   void RefreshCopies(Ticks now);
-  double started_wall_ = 0;        // for progress
-  double last_progress_wall_ = 0;
-  bool progress_shown_ = false;
+  std::optional<ProgressLine> progress_;  // of the replication running
 };
 
 }  // namespace serq::sim

@@ -262,7 +262,7 @@ double Engine::StallDate(StallSet* set) const {
 }
 
 bool Engine::Stalled(StallSet* set, results::Replication* out) {
-  if (progress_shown_) std::fputs("\r\033[K", stderr);
+  if (progress_) progress_->Clear();
   const double at = StallDate(set);
   // The same replication again, up to the stall's time: its figures are
   // the run's up to then, and its sessions as they were when the last of

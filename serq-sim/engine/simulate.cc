@@ -17,11 +17,6 @@
 
 namespace serq {
 
-bool ProgressLinesWanted() {
-  const char* v = std::getenv("SERQ_PROGRESS");
-  return v == nullptr || std::strcmp(v, "0") != 0;
-}
-
 absl::Status ValidateSimOptions(const SimOptions& options) {
   if (options.replications &&
       !(*options.replications >= 1 && *options.replications <= kMaxReplications)) {
@@ -124,6 +119,13 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   absl::StatusOr<sim::TraceSelect> parsed =
       sim::ParseTraceSelect(options.trace_window, options.trace_select);
   const sim::TraceSelect select = parsed.ok() ? *parsed : sim::TraceSelect();
+  if (trace && !model.drain && select.from > model.horizon) {
+    // Every event is before the window: the trace would be empty, and a
+    // user would look for a bug in the program.
+    diags->ErrorInFile(absl::StrCat("--trace-window starts at ", select.from, " s, after the run's horizon (",
+                                    model.horizon, " s): nothing would be traced"));
+    return SimOutcome::kRejected;
+  }
   if (trace && options.trace_format == "chrome") {
     chrome = std::make_unique<sim::ChromeTrace>(&trace->stream(), model.horizon, select);
     lines = std::make_unique<sim::ChromeTrace::LineBuffer>(chrome.get());

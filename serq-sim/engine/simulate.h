@@ -68,10 +68,6 @@ struct SimOptions {
 // an error of the program.
 absl::Status ValidateSimOptions(const SimOptions& options);
 
-// Whether a stderr that is not a terminal gets progress lines: yes unless
-// the environment says SERQ_PROGRESS=0 (a test that compares stderr).
-bool ProgressLinesWanted();
-
 // How a simulation ended: kRejected with the runtime error (or deadlock) in
 // the diagnostics (exit 1); kWriteFailed when an output (the trace, or what
 // the sink wrote) could not be written, with the reason in `*write_error`

@@ -23,6 +23,7 @@
 #include "ir/cli.h"
 #include "ir/limits.h"
 #include "ir/output.h"
+#include "ir/progress.h"
 #include "ir/utf8.h"
 #include "ir/words.h"
 #include "stats/merge.h"
@@ -221,7 +222,14 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   bool linked_once = false;
   std::set<int> observed_programs;
   CommandResult first_rejection;
+  // Each point's program is parsed and linked: a grid of millions of
+  // points takes minutes, which a user should see going.
+  ProgressLine progress(ProgressLine::ForStderr());
   for (uint64_t p = 0; p < points; ++p) {
+    if (progress.Due()) {
+      progress.Show(absl::StrCat("serq: planning the sweep: ", p, " of ", points,
+                                 " points' programs parsed and linked"));
+    }
     PlanPoint point = PointOfPlan(*plan, p);
     const std::vector<sweep::Setting>& settings = point.settings;
     ir::Program program;
@@ -548,6 +556,8 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
   std::map<pid_t, uint64_t> running;
   uint64_t next = 0;
   std::string failed;
+  uint64_t ended_here = 0, failed_here = 0;  // for the progress line
+  ProgressLine progress(ProgressLine::ForStderr());
   StopSignals signals;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -558,7 +568,9 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
     if (it == running.end()) return;
     const uint64_t t = it->second;
     running.erase(it);
+    ++ended_here;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+    ++failed_here;
     if (WIFSIGNALED(status) && g_stop_signal != 0) {
       // Stopped by the interruption: unfinished, not failed. Its file was
       // never renamed into place; its temporary one goes.
@@ -607,6 +619,11 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
       continue;
     }
     if (running.empty() && (!starting || next >= count)) break;
+    if (progress.Due()) {
+      progress.Show(absl::StrCat("serq: ", run->resumed + ended_here, " of ", count, " tasks finished",
+                                 failed_here > 0 ? absl::StrCat(" (", failed_here, " failed)") : "", ", ",
+                                 running.size(), " running"));
+    }
     signals.Wait();
   }
   posix_spawnattr_destroy(&attr);
