@@ -59,6 +59,16 @@ int ReportMain(int argc, char** argv) {
     return serq::kExitUsage;
   }
 
+  // --series prints CSV of the series alone: the report's flags would be
+  // ignored.
+  if (absl::GetFlag(FLAGS_series)) {
+    for (const char* flag : {"format", "quantiles", "ir"}) {
+      if (serq::FlagGiven(flag)) {
+        serq::PrintToolError(kTool, absl::StrCat("--", flag, " applies to the report, not to --series (always CSV)"));
+        return serq::kExitUsage;
+      }
+    }
+  }
   const std::string ir_path = absl::GetFlag(FLAGS_ir);
   serq::ir::Program program;
   if (!ir_path.empty()) {

@@ -5,6 +5,7 @@
 // --results, the stations carry a simulation's figures.
 #include "serq-view/cli.h"
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/io.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "ir/diagnostics.h"
 #include "chart/plot.h"
@@ -57,7 +59,21 @@ int Plot(const std::vector<char*>& positional) {
     serq::PrintToolError(kTool, "--plot draws SVG only");
     return serq::kExitUsage;
   }
+  // Each mode's own flag: taken by the other, it would be ignored.
+  if (options.kind == "cdf" && absl::GetFlag(FLAGS_replication)) {
+    serq::PrintToolError(kTool, "--replication applies to --plot series (a CDF pools every replication)");
+    return serq::kExitUsage;
+  }
+  if (options.kind == "series" && !absl::GetFlag(FLAGS_observe).empty()) {
+    serq::PrintToolError(kTool, "--observe applies to --plot cdf (a series draws every stage and pool)");
+    return serq::kExitUsage;
+  }
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_observe), ',', absl::SkipEmpty())) {
+    if (std::find(options.observations.begin(), options.observations.end(), name) != options.observations.end()) {
+      // Twice would draw one line over the other.
+      serq::PrintToolError(kTool, absl::StrCat("--observe names '", name, "' twice"));
+      return serq::kExitUsage;
+    }
     options.observations.emplace_back(name);
   }
   options.replication = absl::GetFlag(FLAGS_replication);

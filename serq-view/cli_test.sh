@@ -140,6 +140,17 @@ expect plot-bad-kind 2 $?
 expect plot-with-ir 2 $?
 "$view" --observe x "$tmp/egress.json" >/dev/null 2>&1
 expect observe-without-plot 2 $?
+# Each plot's own flag: with the other plot it would be ignored; an
+# observation twice would draw one line over the other.
+"$view" --results "$tmp/res.json" --plot cdf --replication 0 >/dev/null 2>"$tmp/err"
+expect plot-cdf-replication 2 $?
+grep -q "replication applies to --plot series" "$tmp/err" || fail "plot-cdf-replication: $(cat "$tmp/err")"
+"$view" --results "$tmp/res.json" --plot series --observe transferred >/dev/null 2>"$tmp/err"
+expect plot-series-observe 2 $?
+grep -q "observe applies to --plot cdf" "$tmp/err" || fail "plot-series-observe: $(cat "$tmp/err")"
+"$view" --results "$tmp/res.json" --plot cdf --observe transferred,transferred >/dev/null 2>"$tmp/err"
+expect plot-observe-twice 2 $?
+grep -q "observe names 'transferred' twice" "$tmp/err" || fail "plot-observe-twice: $(cat "$tmp/err")"
 
 # IR that serq-link refuses is refused here too, with serq-link's error: a
 # param whose value is NaN (a number JSON IR can carry, the source cannot).

@@ -192,6 +192,17 @@ std::string FlagNotFor(absl::string_view command, const std::vector<FlagUse>& us
   return "";
 }
 
+std::string FlagNotForMode(absl::string_view command, absl::string_view mode, const std::vector<FlagUse>& uses,
+                           std::initializer_list<absl::string_view> reads) {
+  for (const FlagUse& use : uses) {
+    if (std::find(use.commands.begin(), use.commands.end(), command) == use.commands.end()) continue;
+    if (!FlagGiven(use.name)) continue;
+    if (std::find(reads.begin(), reads.end(), absl::string_view(use.name)) != reads.end()) continue;
+    return absl::StrCat("--", use.name, " does not apply to ", mode);
+  }
+  return "";
+}
+
 std::string SelfPath(const char* argv0) {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);

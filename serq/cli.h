@@ -6,6 +6,7 @@
 #define SERQ_SERQ_CLI_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -78,6 +79,14 @@ std::vector<FlagUse> SharedFlagUses();
 // read, as the message refusing it ("--seed applies to 'serq run' only",
 // "--format does not apply to 'serq fmt'"); "" when there is none.
 std::string FlagNotFor(absl::string_view command, const std::vector<FlagUse>& uses);
+
+// For a command with modes (serq sweep's --merge, --task, --emit): the
+// first flag of `uses` that `command` reads and that was given, but that
+// the mode does not (`reads`), as the message refusing it ("--jobs does
+// not apply to --merge"); "" when there is none. Taken silently, such a
+// flag would be ignored.
+std::string FlagNotForMode(absl::string_view command, absl::string_view mode, const std::vector<FlagUse>& uses,
+                           std::initializer_list<absl::string_view> reads);
 
 // This executable's absolute path (argv0 when /proc cannot say).
 std::string SelfPath(const char* argv0);

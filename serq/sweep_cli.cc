@@ -26,6 +26,7 @@
 #include "ir/flags.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/cli.h"
+#include "serq/help.h"
 #include "serq/sweep/grid.h"
 #include "serq/sweep/metrics.h"
 #include "serq/sweep/search.h"
@@ -305,6 +306,12 @@ int SweepMain(const CommandLine& line) {
                                       "--seed, --replications, --horizon, --data-dir, --emit when planning"));
     }
     if (!merge.empty() && task) return Usage("--merge and --task do not go together");
+    const std::string refused =
+        !merge.empty()
+            ? FlagNotForMode("sweep", "--merge", AllFlagUses(),
+                             {"merge", "metrics", "slo", "format", "chart", "chart-x", "chart-lines", "log-y"})
+            : FlagNotForMode("sweep", "--task", AllFlagUses(), {"task", "out"});
+    if (!refused.empty()) return Usage(refused);
   }
   if (!merge.empty()) return MergeAndPrint(Absolute(merge), args.format);
   if (task) {
@@ -335,6 +342,16 @@ int SweepMain(const CommandLine& line) {
   }
   if (!emit.empty() && args.jobs) return Usage("--jobs applies to running the tasks here, not to --emit");
   if (!args.format.empty() && !emit.empty()) return Usage("--format applies to the report: give it to --merge");
+  if (!emit.empty()) {
+    // The report is --merge's: its figures (--metrics, --slo, --chart) are
+    // checked against the program here, so that a typo shows before the
+    // tasks run, but its shape (--format, --chart-x, ...) would be lost.
+    const std::string refused =
+        FlagNotForMode("sweep", "--emit", AllFlagUses(),
+                       {"emit", "out", "seed", "replications", "horizon", "warmup", "data-dir", "share", "metrics",
+                        "slo", "chart"});
+    if (!refused.empty()) return Usage(absl::StrCat(refused, ": the report's flags go to --merge"));
+  }
   if (!args.format.empty() && args.format != "text" && args.format != "csv" && args.format != "json" &&
       args.format != "md" && args.format != "html") {
     return Usage(absl::StrCat("unknown --format '", args.format, "' (expected text, csv, json, md or html)"));

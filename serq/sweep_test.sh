@@ -90,6 +90,19 @@ cp "$tmp/emitted/task-6.pb" "$tmp/emitted/task-5.pb"
 expect 1 "emitted/task-5.pb: error: the file is task 6 (W=1, share=bottleneck, replication 0), not task 5 of this sweep (W=1, share=maxmin, replication 1)" -- \
   "$serq" sweep --merge "$tmp/emitted"
 
+# Each mode reads its own flags; another of serq sweep's flags is refused,
+# not ignored (--jobs with --merge, --metrics with --task or --emit).
+expect 2 "serq: error: --jobs does not apply to --merge" -- "$serq" sweep --merge "$tmp/emitted" --jobs 2
+expect 2 "serq: error: --out does not apply to --merge" -- "$serq" sweep --merge "$tmp/emitted" --out "$tmp/x"
+expect 2 "serq: error: --metrics does not apply to --task" -- \
+  "$serq" sweep --out "$tmp/emitted" --task 0 --metrics 'mean(f1)'
+expect 2 "serq: error: --log-y does not apply to --emit: the report's flags go to --merge" -- \
+  "$serq" sweep $flows "${grid[@]}" --emit=parallel --out "$tmp/emitted" --chart 'mean(f1)' --log-y
+# A percentile has one spelling: p50.0 is p50, so listed beside it it is
+# the same figure twice.
+expect 2 "serq: error: --metrics: 'p50(f1)' is listed twice" -- \
+  "$serq" sweep --merge "$tmp/emitted" --metrics 'p50(f1),p50.0(f1)'
+
 # Errors of the program: at a point (exit 1, naming it); in a task.
 expect 1 "serq: error: the program is rejected at the sweep's point Nope=1" -- "$serq" sweep $flows -D Nope=1,2
 expect 1 "serq: error: 1 of 1 point failed" -- "$serq" sweep testdata/sim/bad-distribution.sq

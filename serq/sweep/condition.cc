@@ -61,9 +61,13 @@ class Parser {
     if (!AtFigure()) return Error(absl::StrCat("expected a figure such as p99(ttft)", after));
     size_t start = pos_;
     // A function of an observation, `p99(ttft)`, or a figure of its own
-    // name, `request_throughput` (as --metrics takes them).
+    // name, `request_throughput` (as --metrics takes them); a percentile's
+    // function may have a fraction, `p99.9(ttft)`.
     size_t word_end = start;
-    while (word_end < text_.size() && (absl::ascii_isalnum(text_[word_end]) || text_[word_end] == '_')) ++word_end;
+    while (word_end < text_.size() &&
+           (absl::ascii_isalnum(text_[word_end]) || text_[word_end] == '_' || text_[word_end] == '.')) {
+      ++word_end;
+    }
     size_t end = word_end;
     if (word_end < text_.size() && text_[word_end] == '(') {
       size_t close = text_.find(')', pos_);

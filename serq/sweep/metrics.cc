@@ -1,6 +1,7 @@
 #include "serq/sweep/metrics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -108,7 +109,16 @@ absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
   } else {
     return bad(absl::StrCat("unknown function '", fn, "' (expected mean, pNN, rate or goodput)"));
   }
-  m.label = absl::StrCat(fn, "(", name, ")");
+  // The label is the figure's one spelling (p50.0 and p050 are p50), so
+  // that a figure listed twice is found, and --chart, --slo and --metrics
+  // name one column.
+  std::string spelled(fn);
+  if (m.kind == Metric::kQuantile) {
+    char digits[32];
+    const auto end = std::to_chars(digits, digits + sizeof digits, m.percent).ptr;
+    spelled = absl::StrCat("p", absl::string_view(digits, end - digits));
+  }
+  m.label = absl::StrCat(spelled, "(", name, ")");
   return m;
 }
 

@@ -330,6 +330,13 @@ TEST(MetricsTest, Errors) {
               HasSubstr("expected mean(x), pNN(x), rate(x) or goodput(x)"));
   EXPECT_THAT(std::string(ParseMetrics("mean(x),mean(x)").status().message()),
               HasSubstr("'mean(x)' is listed twice"));
+  // A percentage has one spelling: p50.0 and p050 are p50, and listed
+  // beside it they are the same figure twice (they were two columns).
+  EXPECT_EQ(ParseMetric("p50.0(x)")->label, "p50(x)");
+  EXPECT_EQ(ParseMetric("p050( x )")->label, "p50(x)");
+  EXPECT_EQ(ParseMetric("p99.90(x)")->label, "p99.9(x)");
+  EXPECT_THAT(std::string(ParseMetrics("p50(x),p50.0(x)").status().message()),
+              HasSubstr("'p50(x)' is listed twice"));
 }
 
 Figure F(double value, double hw) { return Figure{true, value, hw}; }
@@ -364,10 +371,17 @@ TEST(ConditionTest, NumberFirstAndStrictComparisons) {
   EXPECT_EQ(c->comparisons[0].op, Comparison::kLt);
   EXPECT_EQ(Decide(*c, {F(1.9, 0.1)}), Verdict::kUndecided);  // 2 is not < 2
   EXPECT_EQ(Decide(*c, {F(1.8, 0.1)}), Verdict::kPass);
-  // The same figure twice is one metric.
+  // The same figure twice is one metric, in any spelling.
   auto d = ParseCondition("mean(x) > 1 && mean(x) < 3");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->metrics.size(), 1u);
+  auto q = ParseCondition("p99(x) > 1 && p99.0(x) < 3");
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->metrics.size(), 1u);
+  // A percentile with a fraction (it was read as the figure 'p99').
+  auto f = ParseCondition("p99.9(x) <= 2");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->metrics[0].label, "p99.9(x)");
   EXPECT_EQ(Decide(*d, {F(2, 0.5)}), Verdict::kPass);
   EXPECT_EQ(Decide(*d, {F(3.5, 0.1)}), Verdict::kFail);
 }

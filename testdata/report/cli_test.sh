@@ -34,6 +34,11 @@ expect 2 "serq-report: error: --quantiles: quantile 'p99' is not a number" \
   $tool --quantiles=p99 $suite/before.json
 expect 2 "serq-report: error: --quantiles: quantile 99 is given twice" \
   $tool --quantiles=99,99 $suite/before.json
+# --series prints the series as CSV: the report's flags would be ignored.
+expect 2 "serq-report: error: --format applies to the report, not to --series (always CSV)" \
+  $tool --series --format=json $suite/before.json
+expect 2 "serq-report: error: --quantiles applies to the report, not to --series (always CSV)" \
+  $tool --series --quantiles=50 $suite/before.json
 expect 2 "serq-report: error: standard input ('-') can be read only once" \
   $tool - -
 expect 2 "serq-report: error: cannot open 'no-such-file.json'" $tool no-such-file.json
