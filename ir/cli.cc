@@ -140,7 +140,13 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ExtractDefineTe
       return absl::InvalidArgumentError(
           absl::StrCat("malformed -D '", text, "': expected name=number, e.g. -D Bw=1e9"));
     }
-    defines.emplace_back(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+    const std::string name(text.substr(0, eq));
+    for (const auto& given : defines) {
+      // The second would replace the first unseen (a sweep's grid of one
+      // param is one -D: 1,2 or 1:2:1).
+      if (given.first == name) return absl::InvalidArgumentError(absl::StrCat("-D ", name, " is given twice"));
+    }
+    defines.emplace_back(name, std::string(text.substr(eq + 1)));
   }
   std::vector<char*> out;
   if (!args->empty()) out.push_back((*args)[0]);

@@ -38,6 +38,10 @@ TEST(ExtractDefines, MalformedOnesAreErrors) {
     std::vector<char*> args = Args(storage);
     EXPECT_FALSE(ExtractDefines(&args).ok()) << storage.back();
   }
+  // A param twice: the second would replace the first unseen.
+  std::vector<std::string> storage = {"tool", "-D", "a=1", "-Da=2"};
+  std::vector<char*> args = Args(storage);
+  EXPECT_EQ(ExtractDefines(&args).status().message(), "-D a is given twice");
 }
 
 TEST(RenderProgramDiagnostics, LocatedAgainstTheSourceAndPathsAgainstTheInput) {

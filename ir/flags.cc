@@ -55,6 +55,10 @@ std::string FlagHelpEntry(absl::string_view name, const absl::CommandLineFlag& f
 absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
   std::vector<char*> positional;
   if (!args.empty()) positional.push_back(args[0]);
+  // Each flag once: a second value would replace the first unseen
+  // (`--metrics a --metrics b` reported b alone, `--results a --results b`
+  // never wrote a).
+  std::set<std::string> seen;
   for (size_t i = 1; i < args.size(); ++i) {
     absl::string_view arg = args[i];
     if (arg == "--") {
@@ -121,6 +125,10 @@ absl::StatusOr<std::vector<char*>> ParseFlags(const std::vector<char*>& args) {
       // no more than this.
       return absl::InvalidArgumentError(
           absl::StrCat("invalid value '", value, "' for flag '--", shown, "'"));
+    }
+    if (!seen.insert(std::string(flag->Name())).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "flag '--", absl::StrReplaceAll(flag->Name(), {{"_", "-"}}), "' is given twice"));
     }
     Given().insert(std::string(flag->Name()));
   }

@@ -85,6 +85,14 @@ TEST(Flags, MisuseIsAnErrorNotAnExit) {
   EXPECT_TRUE(Parse({"tool", "--format="}).ok());
   EXPECT_EQ(absl::GetFlag(FLAGS_format), "");
   EXPECT_TRUE(absl::IsCancelled(Parse({"tool", "--help"}).status()));
+  // A flag twice, in any spelling: the second value would replace the
+  // first unseen. Once a parse is fine, again in the next.
+  EXPECT_EQ(Parse({"tool", "--count=1", "x", "--count", "2"}).status().message(),
+            "flag '--count' is given twice");
+  EXPECT_EQ(Parse({"tool", "--data-dir=a", "--data_dir=b"}).status().message(), "flag '--data-dir' is given twice");
+  EXPECT_EQ(Parse({"tool", "--check", "--nocheck"}).status().message(), "flag '--check' is given twice");
+  EXPECT_TRUE(Parse({"tool", "--count=1"}).ok());
+  EXPECT_TRUE(Parse({"tool", "--count=2"}).ok());
 }
 
 // A flag is given when the command line names it, its default included.

@@ -250,6 +250,8 @@ bool Compared(const std::string& path) {
   return !std::filesystem::exists(status) || std::filesystem::is_regular_file(status);
 }
 
+}  // namespace
+
 bool SameFile(const std::string& a, const std::string& b) {
   std::error_code error;
   if (std::filesystem::exists(a, error) && std::filesystem::exists(b, error)) {
@@ -258,8 +260,6 @@ bool SameFile(const std::string& a, const std::string& b) {
   return std::filesystem::weakly_canonical(std::filesystem::absolute(a, error), error) ==
          std::filesystem::weakly_canonical(std::filesystem::absolute(b, error), error);
 }
-
-}  // namespace
 
 absl::Status DistinctFiles(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -59,6 +59,10 @@ struct NamedPath {
 // and --results name one file, 'r.json': each would replace the other's".
 absl::Status DistinctFiles(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
+// Whether `a` and `b` name one file: one file on disk (through a link, or
+// spelled `./x`, `d/../x`), or, not both there yet, the same absolute path.
+bool SameFile(const std::string& a, const std::string& b);
+
 // The temporary file OutputFile and WriteFile write `path` to:
 // `.NAME.tmp-PID` beside it (`attempt` > 0: `.NAME.tmp-PID-attempt`).
 std::string TemporaryPath(const std::string& path, int attempt = 0);
