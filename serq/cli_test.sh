@@ -90,6 +90,10 @@ expect 2 yes "serq: error: --names: unknown metric 'ttfb'" -- "$serq" compare --
 expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare --seed 2 $c/vllm.measured $c/vllm.results.json
 expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare -D x=1 $c/vllm.measured $c/vllm.results.json
 expect 2 yes "serq: error: --quantiles applies to 'serq run' only" -- "$serq" compare --quantiles=50 $c/vllm.measured $c/vllm.sq
+# --names renames serq's observations: with no serq run on either side it
+# would be ignored.
+expect 2 yes "serq: error: --names names serq's observations, and neither run is serq's" -- \
+  "$serq" compare --names ttft=x $c/vllm.measured $c/vllm.measured
 expect 2 yes "serq: error: --svg applies to 'serq compare' only" -- "$serq" run --svg x.svg $before
 expect 2 yes "serq: error: cannot open 'no/such.jsonl'" -- "$serq" compare no/such.jsonl $c/vllm.sq
 expect 2 yes "serq: error: cannot open 'no/such.sq'" -- "$serq" compare $c/vllm.measured no/such.sq
@@ -234,6 +238,16 @@ expect 2 yes "--max-in-progress must be a share from 0 to 1" -- "$serq" "${plan1
 expect 2 yes "--replications 20 is more than --max-replications 16" -- "$serq" "${plan1[@]}" --replications 20
 expect 2 yes "--jobs must be at least 1" -- "$serq" "${plan1[@]}" --jobs 0
 expect 2 yes "--warmup must be a number of seconds from 0 to 1e9" -- "$serq" "${plan1[@]}" --warmup inf
+# A kind's own flags with the kind left out, or physics corrections for a
+# run folder's profile-timed candidates, would be ignored.
+expect 2 yes "--kv-link applies to disaggregated candidates, and --kinds has none" -- \
+  "$serq" "${plan1[@]}" --kinds colocated --kv-link nvlink4
+expect 2 yes "--routers applies to colocated candidates, and --kinds has none" -- \
+  "$serq" "${plan1[@]}" --kinds disaggregated --routers round-robin
+echo '{"alpha_coeffs": [0, 0, 0], "beta_coeffs": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]}' >"$tmp/coefficients.json"
+expect 2 yes "--coefficients corrects the physics step time of --model and --gpu" -- "$serq" plan \
+  --run examples/vllm/runs/rtxpro6000-llama-3.1-8b --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/plan-q" \
+  --coefficients "$tmp/coefficients.json"
 # A plan whose every candidate's search failed (here at its first point:
 # 1e300 requests a second start more sessions than --max-sessions) writes
 # its files and exits 1.
@@ -246,6 +260,15 @@ rm -rf "$tmp/plan-q"
 expect 2 yes "--interconnect foo: no such interconnect (known: pcie4-x16" -- "$serq" physics --model llama-3.1-8b \
   --gpu h100-sxm --rate 1 --interconnect foo
 expect 2 yes "--kv-link foo: no such interconnect" -- "$serq" "${plan1[@]}" --kv-link foo
+# A flag that changes nothing of the program is said (serq vllm's rule):
+# a link where no GPUs exchange anything, expert parallel on one GPU, a
+# utilization beside a given block count. The program is still written.
+expect 0 no "serq physics: warning: --interconnect changes nothing: the GPUs exchange nothing (tensor parallel 1, a dense model)" -- \
+  "$serq" physics --model llama-3.1-8b --gpu rtx-pro-6000 --rate 10 --dp 2 --interconnect nvlink4
+expect 0 no "serq physics: warning: --ep changes nothing: the experts are on one GPU" -- \
+  "$serq" physics --model qwen3-30b-a3b --gpu rtx-pro-6000 --rate 10 --ep
+expect 0 no "serq physics: warning: --gpu-memory-utilization changes nothing: --kv-blocks gives" -- \
+  "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --kv-blocks 30000 --gpu-memory-utilization 0.8
 expect 2 yes "--lengths foo: expected sharegpt" -- "$serq" "${plan1[@]}" --lengths foo
 expect 2 yes "--lengths foo: expected sharegpt" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --lengths foo
 expect 2 yes "--kv-cache-dtype fp16: expected auto or fp8" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
@@ -431,7 +454,13 @@ expect 2 yes "serq: error: --series applies to 'serq run' only" -- "$serq" check
 expect 1 yes "drain-overload.sq: error: --series: a time series needs a horizon" -- \
   "$serq" run --series "$tmp/d.csv" testdata/sim/drain-overload.sq
 expect 1 yes "drain-overload.sq: error: --sample: a time series needs a horizon" -- \
-  "$serq" run --sample 1 testdata/sim/drain-overload.sq
+  "$serq" run --sample 1 --results "$tmp/d.json" testdata/sim/drain-overload.sq
+# A series that nothing shows (the text report has none) is misuse.
+expect 2 yes "serq: error: --sample records a time series, which only --series FILE, --results FILE and --format=html show" -- \
+  "$serq" run --sample 1 $before
+# A flag twice would keep its second value unseen; a -D twice likewise.
+expect 2 yes "serq: error: flag '--seed' is given twice" -- "$serq" run --seed 1 $before --seed 2
+expect 2 yes "serq: error: -D W is given twice" -- "$serq" run -D W=1 -D W=2 testdata/sweep/flows.sq
 
 # A program's first lines name the command that writes it again: each
 # figure as it was given, to its last digit (a --link-bw 17.179869184 was

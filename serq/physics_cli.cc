@@ -381,6 +381,26 @@ int PhysicsMain(const CommandLine& line) {
   options.command = absl::StrJoin(words, " ");
   absl::StatusOr<std::string> program = physics::GenerateProgram(*model, *gpu, options);
   if (!program.ok()) return Rejected(program.status());
+  // A flag that changes nothing of this program is said, not dropped
+  // (serq vllm's rule).
+  std::vector<std::string> unused;
+  if (!physics::ExchangesOverLink(*model, d)) {
+    for (const char* flag : {"interconnect", "link-bw", "link-latency"}) {
+      if (FlagGiven(flag)) {
+        unused.push_back(absl::StrCat("--", flag, " changes nothing: the GPUs exchange nothing (tensor parallel 1, ",
+                                      model->moe() ? "one engine" : "a dense model", ")"));
+      }
+    }
+  }
+  if (d.ep && d.tp * d.dp == 1) unused.push_back("--ep changes nothing: the experts are on one GPU (--tp x --dp 1)");
+  if (d.kv_blocks && FlagGiven("gpu-memory-utilization")) {
+    unused.push_back("--gpu-memory-utilization changes nothing: --kv-blocks gives the KV cache's count");
+  }
+  if (d.kv_blocks && d.gpu_memory_gib && d.max_num_seqs > 0 && d.max_num_batched_tokens > 0) {
+    unused.push_back("--gpu-memory changes nothing: --kv-blocks gives the KV cache's count, and --max-num-seqs and "
+                     "--max-num-batched-tokens vLLM's limits");
+  }
+  for (const std::string& u : unused) std::cerr << "serq physics: warning: " << u << "\n";
   // The program links as written, or nothing is written (serq vllm's rule).
   CommandResult linked;
   if (!LinkGenerated(out, *program, &linked)) {

@@ -143,6 +143,11 @@ int PlanMain(const CommandLine& line) {
     const char* what = !merge_dir.empty() ? "--merge" : "--candidate";
     if (!merge_dir.empty() && task) return Usage("--merge and --candidate do not go together");
     if (!emit.empty()) return Usage(absl::StrCat(what, " and --emit do not go together"));
+    if (absl::GetFlag(FLAGS_jobs)) {
+      // A task is one candidate's search and the merge runs none: taken,
+      // it would be ignored.
+      return Usage(absl::StrCat("--jobs applies to running the candidates here, not to ", what));
+    }
     if (task && absl::GetFlag(FLAGS_out).empty()) return Usage("--candidate needs --out DIR, the plan's folder");
     if (!merge_dir.empty() && !absl::GetFlag(FLAGS_out).empty()) {
       return Usage("--merge writes into the plan's own folder: no --out");
@@ -256,6 +261,12 @@ int PlanMain(const CommandLine& line) {
   plan::ProgramSettings settings;
   physics::ProgramOptions& base = settings.base;
   const std::string coefficients_path = absl::GetFlag(FLAGS_coefficients);
+  if (folder && !coefficients_path.empty()) {
+    // A run folder's candidates are timed by its profile: the physics
+    // corrections would be read and ignored.
+    return Usage("--coefficients corrects the physics step time of --model and --gpu; a --run folder's candidates "
+                 "are timed by its profile");
+  }
   if (!coefficients_path.empty()) {
     absl::StatusOr<std::string> text = ReadInput(coefficients_path);
     if (!text.ok()) return Failed(text.status());
@@ -413,6 +424,17 @@ int PlanMain(const CommandLine& line) {
   }
   const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
   if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
+  // Each kind's own flags: with the kind left out they would be ignored.
+  if (!space.disaggregated) {
+    for (const char* flag : {"kv-link", "disaggregated-gpus"}) {
+      if (FlagGiven(flag)) {
+        return Usage(absl::StrCat("--", flag, " applies to disaggregated candidates, and --kinds has none"));
+      }
+    }
+  }
+  if (!space.colocated && FlagGiven("routers")) {
+    return Usage("--routers applies to colocated candidates, and --kinds has none");
+  }
   if (const std::string routers = absl::GetFlag(FLAGS_routers); !routers.empty()) {
     space.routers.clear();
     for (absl::string_view r : absl::StrSplit(routers, ',')) {

@@ -65,6 +65,9 @@ expect 2 "give --no-early-stop" -- "$serq" "${no_stop[@]}" --out "$tmp/x" --emit
 expect 2 "unknown --emit 'pbs'" -- "$serq" "${args[@]}" --out "$tmp/x" --emit=pbs
 expect 2 "has 3 candidates, numbered from 0" -- "$serq" plan --out "$tmp/p" --candidate 3
 expect 2 "give --gpus to the \`serq plan --emit\`" -- "$serq" plan --merge "$tmp/p" --gpus 4
+expect 2 "--jobs applies to running the candidates here, not to --merge" -- "$serq" plan --merge "$tmp/p" --jobs 2
+expect 2 "--jobs applies to running the candidates here, not to --candidate" -- \
+  "$serq" plan --out "$tmp/p" --candidate 0 --jobs 2
 expect 2 "is $tmp/nothing a folder \`serq plan --emit\` wrote?" -- "$serq" plan --merge "$tmp/nothing"
 
 [ "$failed" -eq 0 ] || { echo "$failed failed"; exit 1; }

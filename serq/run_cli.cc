@@ -105,6 +105,12 @@ int RunMain(const CommandLine& line) {
   CommandResult result;
   if (command == "run") {
     options.report.format = format.empty() ? "text" : format;
+    if (options.sim.sample && options.results_path.empty() && options.series_path.empty() &&
+        options.report.format != "html") {
+      // The text, csv, json and md reports show no series: the samples
+      // would be taken and dropped.
+      return Usage("--sample records a time series, which only --series FILE, --results FILE and --format=html show");
+    }
     auto quantiles = report::ParseQuantiles(absl::GetFlag(FLAGS_quantiles));
     if (!quantiles.ok()) return Usage(absl::StrCat("--quantiles: ", quantiles.status().message()));
     options.report.quantiles = *quantiles;

@@ -60,6 +60,10 @@ grep -q '^  Rate = 1.5: not in a steady state (OVERLOADED)' "$tmp/o" || fail "no
 "$serq" search $over --param Rate --range 0.3:1.5 --step 0.4 --until 'p99(size) <= 10' --allow-overload >"$tmp/a" ||
   fail "--allow-overload: exit $?"
 grep -q '^answer: Rate = 1.5, the top of the range' "$tmp/a" || fail "--allow-overload answer: $(grep answer "$tmp/a")"
+# With it, --max-in-progress would be ignored: misuse.
+expect 2 "serq: error: --max-in-progress applies without --allow-overload" -- \
+  "$serq" search $over --param Rate --range 0.3:1.5 --step 0.4 --until 'p99(size) <= 10' --allow-overload \
+  --max-in-progress 0.2
 # A failing figure is named with its value and bound (flows: mean(f3) at
 # W = 2.9 is 2 * 2.9 / 3 = 1.9333, exactly, every half-width 0).
 grep -q '^  W = 2.9: mean(f3) = 1.9333 ± 0.0000, not <= 0.81$' "$tmp/f" || fail "no reason for W = 2.9: $(cat "$tmp/f")"

@@ -113,8 +113,27 @@ void AddMetrics(const std::vector<Metric>& more, std::vector<Metric>* metrics) {
   }
 }
 
+// The report's flags that do not go together, as the refusal; "" when
+// they do. Checked before a sweep plans, so that no task runs for a
+// report that cannot be printed, and again by --merge.
+std::string ReportFlagsMisuse(const std::string& format) {
+  const bool chart = !absl::GetFlag(FLAGS_chart).empty();
+  // The chart's own flags draw nothing without a chart: taken silently,
+  // a user would wonder where the axis went.
+  if (!chart && format != "html") {
+    for (const char* flag : {"chart-x", "chart-lines", "log-y"}) {
+      if (FlagGiven(flag)) return absl::StrCat("--", flag, " shapes a chart: give --chart FIGURE or --format=html");
+    }
+  }
+  if (chart && !format.empty()) return "--format applies to the report, not to --chart (always SVG)";
+  // The chart draws its one figure instead of the report.
+  if (chart && FlagGiven("metrics")) return "--metrics lists the report's figures: --chart draws its own figure instead";
+  return "";
+}
+
 // Merges `dir` and prints the report in `format`.
 int MergeAndPrint(const std::string& dir, const std::string& format) {
+  if (std::string misuse = ReportFlagsMisuse(format); !misuse.empty()) return Usage(misuse);
   std::vector<Metric> metrics;
   if (std::string list = absl::GetFlag(FLAGS_metrics); !list.empty()) {
     auto parsed = ParseMetrics(list);
@@ -125,15 +144,6 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
   chart_options.x = absl::GetFlag(FLAGS_chart_x);
   chart_options.lines = absl::GetFlag(FLAGS_chart_lines);
   chart_options.log_y = absl::GetFlag(FLAGS_log_y);
-  // The chart's own flags draw nothing without a chart: taken silently,
-  // a user would wonder where the axis went.
-  if (absl::GetFlag(FLAGS_chart).empty() && format != "html") {
-    for (const char* flag : {"chart-x", "chart-lines", "log-y"}) {
-      if (FlagGiven(flag)) {
-        return Usage(absl::StrCat("--", flag, " shapes a chart: give --chart FIGURE or --format=html"));
-      }
-    }
-  }
   auto slo = SloCondition();
   if (!slo.ok()) return Usage(slo.status().message());
   if (*slo) {
@@ -149,7 +159,6 @@ int MergeAndPrint(const std::string& dir, const std::string& format) {
     bool listed = false;
     for (const Metric& x : metrics) listed = listed || x.label == m->label;
     if (!listed) metrics.push_back(*m);
-    if (!format.empty()) return Usage("--format applies to the report, not to --chart (always SVG)");
   }
   // --slo with default figures: the defaults, then its own (the merge
   // fills in the defaults; they are known once a point is).
@@ -356,6 +365,9 @@ int SweepMain(const CommandLine& line) {
       args.format != "md" && args.format != "html") {
     return Usage(absl::StrCat("unknown --format '", args.format, "' (expected text, csv, json, md or html)"));
   }
+  if (emit.empty()) {
+    if (std::string misuse = ReportFlagsMisuse(args.format); !misuse.empty()) return Usage(misuse);
+  }
   // --metrics and --chart's figure, checked against the program below.
   std::vector<std::pair<const char*, std::vector<Metric>>> asked;
   if (std::string list = absl::GetFlag(FLAGS_metrics); !list.empty()) {
@@ -526,6 +538,11 @@ int SearchMain(const CommandLine& line) {
   spec.max_in_progress = absl::GetFlag(FLAGS_max_in_progress);
   if (!(spec.max_in_progress >= 0 && spec.max_in_progress <= 1)) {
     return Usage("--max-in-progress must be a share from 0 to 1");
+  }
+  if (spec.allow_overload && FlagGiven("max-in-progress")) {
+    // --allow-overload judges the figures alone: the share would be taken
+    // and ignored.
+    return Usage("--max-in-progress applies without --allow-overload, which judges the figures alone");
   }
   if (absl::GetFlag(FLAGS_log_y).has_value() && args.format != "html") {
     return Usage("--log-y applies to the charts of --format=html");

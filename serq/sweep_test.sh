@@ -222,8 +222,12 @@ expect 2 "serq: error: --chart-x: 'share' is not a number: give it to --chart-li
   "$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x share
 expect 2 "serq: error: --chart-lines: the same parameter as --chart-x" -- \
   "$serq" sweep --merge "$tmp/mm1" --chart 'mean(t)' --chart-x Rate --chart-lines Rate
-"$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --metrics 'mean(t)' --chart-x Mu | grep -q '^<svg' ||
-  fail "chart of a figure --metrics does not list"
+"$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --chart-x Mu | grep -q '^<svg' ||
+  fail "chart of a figure the default figures do not list"
+# The chart is drawn instead of the report: --metrics beside it would be
+# ignored.
+expect 2 "serq: error: --metrics lists the report's figures: --chart draws its own figure instead" -- \
+  "$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --metrics 'mean(t)' --chart-x Mu
 "$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x W >/dev/null || fail "chart of flows: exit $?"
 
 # Overload is marked (testdata/sweep/overload.sq, M/M/1 with mu = 1): at
@@ -310,6 +314,8 @@ expect 2 "serq: error: -D Q: none of the programs (testdata/sweep/flows.sq and t
   "$serq" sweep testdata/sweep/flows.sq testdata/sweep/flows-fixed.sq -D Q=1,2
 expect 2 "serq: error: the program 'testdata/sweep/flows.sq' is given twice" -- \
   "$serq" sweep testdata/sweep/flows.sq testdata/sweep/flows.sq -D W=1
+expect 2 "serq: error: the program './testdata/sweep/flows.sq' is given twice (as 'testdata/sweep/flows.sq')" -- \
+  "$serq" sweep testdata/sweep/flows.sq ./testdata/sweep/flows.sq -D W=1
 # A figure must be of an observation every program makes (mm1.sq makes t
 # alone): found before any task runs.
 expect 2 "serq: error: --metrics: mean(f3): the program observes no 'f3'" -- \

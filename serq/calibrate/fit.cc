@@ -23,6 +23,7 @@
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "ir/json.h"
+#include "ir/output.h"
 #include "serq/measured/compare_render.h"
 #include "serq/measured/measured.h"
 
@@ -374,6 +375,30 @@ FitOutcome RunFit(const FitSpec& spec) {
       if (!declared.count(p.name)) {
         return done(FailureLine(kExitInputRejected,
                             ToolError("serq", absl::StrCat("--param '", p.name, "': ", InputName(spec.program), " declares no param '", p.name, "'"))));
+      }
+    }
+  }
+  // A measured run (with its trace) once: twice in --to it would weigh
+  // twice in the objective (`--to R --to ./R`), in --to and --test its
+  // test error would be a train error.
+  {
+    std::vector<std::pair<const char*, const MeasuredRun*>> all;
+    for (const MeasuredRun& r : spec.train) all.emplace_back("--to", &r);
+    for (const MeasuredRun& r : spec.test) all.emplace_back("--test", &r);
+    for (size_t i = 0; i < all.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (!SameFile(all[i].second->measured, all[j].second->measured) ||
+            !SameFile(all[i].second->trace, all[j].second->trace)) {
+          continue;
+        }
+        const std::string both = absl::StrCat(all[j].first, " ", all[j].second->measured, " and ", all[i].first,
+                                              " ", all[i].second->measured);
+        return done(FailureLine(
+            kExitUsage,
+            ToolError("serq", absl::StrCat("the measured run '", all[i].second->measured, "' is given twice (", both,
+                                           std::string_view(all[i].first) == all[j].first
+                                               ? "): it would count twice in the objective"
+                                               : "): a run fitted to is not held out"))));
       }
     }
   }

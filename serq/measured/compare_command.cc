@@ -1,5 +1,6 @@
 #include "serq/measured/compare_command.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -58,6 +59,14 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
   }
   if (!simulated.ok()) return ReadFailure(simulated.status());
   if (IsProgramPath(simulated_path)) simulated->source = "serq run";
+  // --names renames serq's observations: with neither side serq's, it
+  // would be taken and ignored.
+  const bool named = std::any_of(options.names.given.begin(), options.names.given.end(), [](bool b) { return b; });
+  if (named && measured->source != "serq results" && inputs.empty()) {
+    return FailureLine(kExitUsage, ToolError("serq", absl::StrCat("--names names serq's observations, and neither run is "
+                                                                  "serq's (", measured->source, ", ",
+                                                                  simulated->source, ")")));
+  }
 
   absl::StatusOr<compare::Comparison> comparison =
       compare::Compare(*measured, *simulated, options.compare);

@@ -69,6 +69,10 @@ absl::StatusOr<Coefficients> ReadCoefficients(absl::string_view text, const std:
   return c;
 }
 
+bool ExchangesOverLink(const models::ModelConfig& m, const Deployment& d) {
+  return d.tp > 1 || (m.moe() && d.dp > 1);  // the latter: lockstep engines' experts
+}
+
 absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const models::Gpu& gpu,
                                             const ProgramOptions& o) {
   const Deployment& d = o.deployment;
@@ -115,7 +119,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     flops_field = "TFlopsFP32";
   }
   // The link, where GPUs exchange anything: named, or given by its figures.
-  const bool collectives = d.tp > 1 || lockstep;
+  const bool collectives = ExchangesOverLink(m, d);
   net::Interconnect link;
   if (collectives && d.link_bw_gbps) {
     if (!(*d.link_bw_gbps > 0) || !(d.link_latency_us.value_or(0) >= 0)) {

@@ -140,6 +140,12 @@ struct ProgramOptions {
 absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
                                             const ProgramOptions& options);
 
+// Whether the deployment's GPUs exchange anything over a link: tensor
+// parallel, or a mixture of experts over data-parallel engines (the
+// experts' tokens). Only then does the link (--interconnect, --link-bw)
+// change the program.
+bool ExchangesOverLink(const models::ModelConfig& model, const Deployment& deployment);
+
 // BLIS's dense form (--blis), kept for conformance with BLIS.
 
 // A dense transformer as BLIS reads it: head_dim = hidden / heads.

@@ -182,12 +182,19 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     // Each program's params: an axis a program lacks is not set at its
     // points; one every program lacks is a typo.
     std::map<std::string, int> lacked_by;
-    std::set<std::string> paths;
+    std::vector<std::string> paths;  // in the order given
     for (const std::string& path : spec.programs) {
-      if (!paths.insert(path).second) {
-        *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the program '", path, "' is given twice")));
-        return false;
+      // One file, however spelled (flows.sq, ./flows.sq): its rows twice.
+      for (const std::string& before : paths) {
+        if (before == path || SameFile(before, path)) {
+          *error = Failure(kExitUsage, ToolError("serq", before == path
+                                                             ? absl::StrCat("the program '", path, "' is given twice")
+                                                             : absl::StrCat("the program '", path,
+                                                                            "' is given twice (as '", before, "')")));
+          return false;
+        }
       }
+      paths.push_back(path);
       sweep::SweptProgram* p = plan->add_programs();
       p->set_path(path);
       if (auto text = ReadFile(path); text.ok()) p->set_digest(ProgramDigest(*text));

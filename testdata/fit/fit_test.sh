@@ -72,6 +72,11 @@ expect 1 "--param 'B0=1:2:3': expected NAME=LO:HI" -- "$serq" fit $p --param B0=
 expect 1 "--param 'B0=1=2:3': expected NAME=LO:HI" -- "$serq" fit $p --param B0=1=2:3 --to "$m"
 expect 2 "--jobs must be at least 1" -- "$serq" fit $p --param B0=1:2 --to "$m" --jobs 0
 expect 1 "--param 'X': testdata/fit/small.sq declares no param 'X'" -- "$serq" fit $p --param X=1:2 --to "$m"
+# A measured run with its trace once: spelled twice in --to it would weigh
+# twice; in --to and --test its test error would be a train error.
+expect 2 "serq: error: the measured run '$tmp/./truth.json' is given twice (--to $tmp/truth.json and --to $tmp/./truth.json): it would count twice" -- \
+  "$serq" fit $p --param B0=200:20000 --to "$m" --to "$tmp/./truth.json@$trace"
+expect 2 "): a run fitted to is not held out" -- "$serq" fit $p --param B0=200:20000 --to "$m" --test "$tmp/truth.json@./$trace"
 expect 1 "no usable row" -- "$serq" fit $p --param B0=1:2 --to testdata/compare/bad-unusable.measured@$trace
 expect 1 "the objective has no value at B0=" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean
 expect 1 "no itl.mean on both sides (the objective is NaN)" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean
