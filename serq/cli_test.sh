@@ -90,6 +90,13 @@ expect 2 yes "serq: error: --names: unknown metric 'ttfb'" -- "$serq" compare --
 expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare --seed 2 $c/vllm.measured $c/vllm.results.json
 expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare -D x=1 $c/vllm.measured $c/vllm.results.json
 expect 2 yes "serq: error: --quantiles applies to 'serq run' only" -- "$serq" compare --quantiles=50 $c/vllm.measured $c/vllm.sq
+# --svg draws the runs' values: two summaries have none (it drew empty
+# charts).
+summ="$tmp/summary.json"  # vLLM's benchmark result: figures only
+echo '{"completed": 2, "mean_ttft_ms": 10, "p99_ttft_ms": 12, "mean_e2el_ms": 90, "p99_e2el_ms": 99}' >"$summ"
+expect 2 yes "serq: error: --svg draws the runs' values, and neither run has any" -- \
+  "$serq" compare $summ $summ --svg "$tmp/empty.svg"
+[ -e "$tmp/empty.svg" ] && fail "compare --svg of two summaries wrote a file"
 # --names renames serq's observations: with no serq run on either side it
 # would be ignored.
 expect 2 yes "serq: error: --names names serq's observations, and neither run is serq's" -- \

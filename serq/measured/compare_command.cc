@@ -101,6 +101,11 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
     result.out = *std::move(out);
   }
 
+  if (!options.svg_path.empty() && compare::CdfCharts(*measured, *simulated).empty()) {
+    // Two summaries: no values on either side, nothing to draw.
+    return FailureLine(kExitUsage, ToolError("serq", "--svg draws the runs' values, and neither run has any (both "
+                                                     "are summaries: figures only)"));
+  }
   if (!options.svg_path.empty()) {
     OutputFile svg;
     absl::Status s = svg.Open(options.svg_path);

@@ -207,16 +207,17 @@ std::vector<view::Chart> CdfCharts(const Run& measured, const Run& simulated) {
     chart.x_label = absl::StrCat(MetricName(metric), " (ms)");
     chart.y_label = "fraction <= x";
     chart.y_max = 1;
-    // A summary has no values to draw.
+    // A summary has no values to draw, on either side (a summary as the
+    // simulated run drew an empty "simulated (n=0)").
     if (measured.metrics[m] && !measured.metrics[m]->percentiles) {
       chart.lines.push_back(Line("measured", *measured.metrics[m]));
     }
-    if (simulated.metrics[m]) {
+    if (simulated.metrics[m] && !simulated.metrics[m]->percentiles) {
       view::ChartLine line = Line("simulated", *simulated.metrics[m]);
       line.dashed = true;  // told apart in print too
       chart.lines.push_back(std::move(line));
     }
-    charts.push_back(std::move(chart));
+    if (!chart.lines.empty()) charts.push_back(std::move(chart));
   }
   return charts;
 }

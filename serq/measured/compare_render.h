@@ -21,8 +21,10 @@ namespace serq::compare {
 absl::StatusOr<std::string> RenderComparison(const Comparison& comparison,
                                              absl::string_view format);
 
-// One chart a metric either run holds (ttft, tpot, itl, e2e): the CDF of
-// each side that holds it, in ms, labelled measured and simulated.
+// One chart a metric either run holds values of (ttft, tpot, itl, e2e):
+// the CDF of each side that holds them, in ms, labelled measured and
+// simulated. A summary (figures only) draws no line; a metric with no line
+// has no chart.
 std::vector<view::Chart> CdfCharts(const Run& measured, const Run& simulated);
 
 // CdfCharts as one SVG document.
