@@ -128,6 +128,20 @@ std::string ReportFlagsMisuse(const std::string& format) {
   if (chart && !format.empty()) return "--format applies to the report, not to --chart (always SVG)";
   // The chart draws its one figure instead of the report.
   if (chart && FlagGiven("metrics")) return "--metrics lists the report's figures: --chart draws its own figure instead";
+  // And of --slo, the bounds on that figure: one with none would draw
+  // nothing. (A condition or figure that does not parse is said later.)
+  if (chart) {
+    absl::StatusOr<std::optional<Condition>> slo = SloCondition();
+    absl::StatusOr<Metric> figure = ParseMetric(absl::GetFlag(FLAGS_chart));
+    if (slo.ok() && *slo && figure.ok()) {
+      bool drawn = false;
+      for (const Comparison& c : (*slo)->comparisons) drawn = drawn || c.metric.label == figure->label;
+      if (!drawn) {
+        return absl::StrCat("--slo bounds no ", figure->label, ", the figure --chart draws: none of its bounds would "
+                            "be drawn");
+      }
+    }
+  }
   return "";
 }
 

@@ -228,6 +228,8 @@ expect 2 "serq: error: --chart-lines: the same parameter as --chart-x" -- \
 # ignored.
 expect 2 "serq: error: --metrics lists the report's figures: --chart draws its own figure instead" -- \
   "$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --metrics 'mean(t)' --chart-x Mu
+expect 2 "serq: error: --slo bounds no p50(t), the figure --chart draws: none of its bounds would be drawn" -- \
+  "$serq" sweep --merge "$tmp/mm1" --chart 'p50(t)' --slo 'mean(t) <= 2' --chart-x Mu
 "$serq" sweep --merge "$tmp/local" --chart 'mean(f3)' --chart-x W >/dev/null || fail "chart of flows: exit $?"
 
 # Overload is marked (testdata/sweep/overload.sq, M/M/1 with mu = 1): at
