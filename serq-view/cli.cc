@@ -65,7 +65,7 @@ int Plot(const std::vector<char*>& positional) {
     return serq::kExitUsage;
   }
   if (options.kind == "series" && !absl::GetFlag(FLAGS_observe).empty()) {
-    serq::PrintToolError(kTool, "--observe applies to --plot cdf (a series draws every stage and pool)");
+    serq::PrintToolError(kTool, "--observe applies to --plot cdf (a series draws the stages, pools and sessions over time)");
     return serq::kExitUsage;
   }
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_observe), ',', absl::SkipEmpty())) {

@@ -425,10 +425,14 @@ int PlanMain(const CommandLine& line) {
   const std::string sizes = absl::GetFlag(FLAGS_disaggregated_gpus);
   if (sizes != "budget" && sizes != "all") return Usage("--disaggregated-gpus must be budget or all");
   // Each kind's own flags: with the kind left out they would be ignored.
+  // The kinds as chosen: by --kinds, or for a run folder colocated unless
+  // --kv-link names the link a disaggregated candidate's KV would cross.
+  const std::string none = kinds_given ? "--kinds has none"
+                                       : "a --run folder plans none unless --kv-link or --kinds asks for them";
   if (!space.disaggregated) {
     for (const char* flag : {"kv-link", "disaggregated-gpus"}) {
       if (FlagGiven(flag)) {
-        return Usage(absl::StrCat("--", flag, " applies to disaggregated candidates, and --kinds has none"));
+        return Usage(absl::StrCat("--", flag, " applies to disaggregated candidates, and ", none));
       }
     }
   }

@@ -379,9 +379,7 @@ int SweepMain(const CommandLine& line) {
       args.format != "md" && args.format != "html") {
     return Usage(absl::StrCat("unknown --format '", args.format, "' (expected text, csv, json, md or html)"));
   }
-  if (emit.empty()) {
-    if (std::string misuse = ReportFlagsMisuse(args.format); !misuse.empty()) return Usage(misuse);
-  }
+  if (std::string misuse = ReportFlagsMisuse(args.format); !misuse.empty()) return Usage(misuse);
   // --metrics and --chart's figure, checked against the program below.
   std::vector<std::pair<const char*, std::vector<Metric>>> asked;
   if (std::string list = absl::GetFlag(FLAGS_metrics); !list.empty()) {

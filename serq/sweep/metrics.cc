@@ -115,7 +115,9 @@ absl::StatusOr<Metric> ParseMetric(absl::string_view text) {
   std::string spelled(fn);
   if (m.kind == Metric::kQuantile) {
     char digits[32];
-    const auto end = std::to_chars(digits, digits + sizeof digits, m.percent).ptr;
+    // Fixed, not scientific: p0.0001 stays p0.0001 (shortest is 1e-04,
+    // which --slo's figures could not be written as).
+    const auto end = std::to_chars(digits, digits + sizeof digits, m.percent, std::chars_format::fixed).ptr;
     spelled = absl::StrCat("p", absl::string_view(digits, end - digits));
   }
   m.label = absl::StrCat(spelled, "(", name, ")");

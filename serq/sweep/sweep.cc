@@ -1,5 +1,6 @@
 #include "serq/sweep/sweep.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -524,8 +525,14 @@ class StopSignals {
   }
   // The mask a child starts with: the sweep's own.
   const sigset_t& child_mask() const { return old_mask_; }
-  // Waits for a signal (a child's end, SIGINT, SIGTERM).
-  void Wait() const { sigsuspend(&wait_mask_); }
+  // Waits for a signal (a child's end, SIGINT, SIGTERM), or at most a
+  // second: the progress line is redrawn while tasks run, not only when one
+  // ends. ppoll with no descriptor is sigsuspend with a timeout (the mask
+  // set and the wait begun atomically, so no signal is missed between).
+  void Wait() const {
+    const struct timespec second = {1, 0};
+    ppoll(nullptr, 0, &second, &wait_mask_);
+  }
   // Runs the handlers of an interruption pending now. A ^C reaches every
   // process of the group in one kill(2), so by the time a task it killed
   // can be reaped, the sweep's own SIGINT is pending; taken before the
@@ -564,7 +571,10 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
   uint64_t next = 0;
   std::string failed;
   uint64_t ended_here = 0, failed_here = 0;  // for the progress line
-  ProgressLine progress(ProgressLine::ForStderr());
+  // Whole lines, even on a terminal: the tasks write to the same stderr (a
+  // failed task its error), which would land on a line drawn in place.
+  ProgressLine progress(ProgressLine::ForStderr() == ProgressLine::Mode::kNone ? ProgressLine::Mode::kNone
+                                                                                : ProgressLine::Mode::kLines);
   StopSignals signals;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -575,9 +585,10 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
     if (it == running.end()) return;
     const uint64_t t = it->second;
     running.erase(it);
-    ++ended_here;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
-    ++failed_here;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      ++ended_here;
+      return;
+    }
     if (WIFSIGNALED(status) && g_stop_signal != 0) {
       // Stopped by the interruption: unfinished, not failed. Its file was
       // never renamed into place; its temporary one goes.
@@ -585,6 +596,8 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
       fs::remove(absl::StrCat(TaskPath(dir, t), ".tmp.", pid), ec);
       return;
     }
+    ++ended_here;  // failed: finished, its file says why
+    ++failed_here;
     // A task that failed wrote its Failure; one killed or crashed could
     // not: say what happened in its file.
     auto bytes = ReadFile(TaskPath(dir, t));

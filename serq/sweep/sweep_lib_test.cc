@@ -335,6 +335,7 @@ TEST(MetricsTest, Errors) {
   EXPECT_EQ(ParseMetric("p50.0(x)")->label, "p50(x)");
   EXPECT_EQ(ParseMetric("p050( x )")->label, "p50(x)");
   EXPECT_EQ(ParseMetric("p99.90(x)")->label, "p99.9(x)");
+  EXPECT_EQ(ParseMetric("p1e-4(x)")->label, "p0.0001(x)");  // fixed, never scientific
   EXPECT_THAT(std::string(ParseMetrics("p50(x),p50.0(x)").status().message()),
               HasSubstr("'p50(x)' is listed twice"));
 }
