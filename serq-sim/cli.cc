@@ -98,8 +98,7 @@ int Main(int argc, char** argv) {
   options.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.trace_window = absl::GetFlag(FLAGS_trace_window);
   options.trace_select = absl::GetFlag(FLAGS_trace_select);
-  options.progress = isatty(STDERR_FILENO);
-  options.progress_lines = !options.progress && serq::ProgressLinesWanted();
+  options.progress = serq::ProgressLine::ForStderr();
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   options.limits.max_events = absl::GetFlag(FLAGS_max_events);

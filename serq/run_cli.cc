@@ -1,7 +1,5 @@
 #include "serq/run_cli.h"
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <iostream>
 #include <optional>
@@ -86,8 +84,7 @@ int RunMain(const CommandLine& line) {
   options.sim.trace_format = absl::GetFlag(FLAGS_trace_format);
   options.sim.trace_window = absl::GetFlag(FLAGS_trace_window);
   options.sim.trace_select = absl::GetFlag(FLAGS_trace_select);
-  options.sim.progress = isatty(2);
-  options.sim.progress_lines = !options.sim.progress && ProgressLinesWanted();
+  options.sim.progress = ProgressLine::ForStderr();
   options.sim.progress_tool = "serq";
   options.sim.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
   options.sim.limits.max_events = absl::GetFlag(FLAGS_max_events);

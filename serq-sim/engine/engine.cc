@@ -511,9 +511,7 @@ void Engine::RefreshCopies(Ticks now) {
 }
 
 bool Engine::Run(results::Replication* out) {
-  progress_.emplace(options_.progress         ? ProgressLine::Mode::kInPlace
-                    : options_.progress_lines ? ProgressLine::Mode::kLines
-                                              : ProgressLine::Mode::kNone);
+  progress_.emplace(options_.progress);
   std::vector<const ArrivalPlan*> plans;
   for (const WorkloadDecl& w : model_.workloads) plans.push_back(&w.plan);
   if (!arrivals_.Start(plans, model_.horizon, &random_, this)) return false;
@@ -604,7 +602,7 @@ bool Engine::Run(results::Replication* out) {
     }
     if ((events_processed_ & 0xffff) == 0) {
       stall_check_due_ = !std::isfinite(options_.stop_at);
-      if (options_.progress || options_.progress_lines) Progress();
+      Progress();  // nothing unless a line is due (never with no progress)
       // A trace that cannot be written stops the run (Simulate says why).
       bool stop = options_.trace != nullptr && options_.trace->fail();
       if (stop || !WithinRunLimits() || !OnCourse()) {

@@ -43,8 +43,7 @@ namespace serq::sim {
 
 struct EngineOptions {
   std::ostream* trace = nullptr;  // --trace: one JSON object per line
-  bool progress = false;          // a progress line on stderr when the run is long
-  bool progress_lines = false;    // not a terminal: a line every 5 s once past 5 s
+  ProgressLine::Mode progress = ProgressLine::Mode::kNone;  // on stderr when the run is long
   const char* progress_tool = "serq-sim";  // the tool the progress line names
   bool check_pools = false;       // tests: Pools::CheckInvariants after every event
   bool lanes = true;              // tests: false, no step stage steps a lane (SimOptions)

@@ -269,7 +269,7 @@ bool Engine::Stalled(StallSet* set, results::Replication* out) {
   // the stall began to wait, which the report names.
   EngineOptions again = options_;
   again.trace = nullptr;
-  again.progress = again.progress_lines = false;
+  again.progress = ProgressLine::Mode::kNone;
   again.stop_at = at;
   {
     Engine second(model_, replication_, again, diags_);

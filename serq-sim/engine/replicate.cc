@@ -108,8 +108,7 @@ class Parallel {
  private:
   void Work(bool progress) {
     EngineOptions own = options_;
-    own.progress = options_.progress && progress;
-    own.progress_lines = options_.progress_lines && progress;
+    if (!progress) own.progress = ProgressLine::Mode::kNone;
     Diagnostics diags = pristine_;  // the file name and source, for the error
     for (;;) {
       uint32_t i;

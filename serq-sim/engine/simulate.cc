@@ -87,7 +87,6 @@ SimOutcome SimulateStreaming(const ir::Program& linked, const SimOptions& option
   std::unique_ptr<OutputFile> trace;
   sim::EngineOptions engine_options;
   engine_options.progress = options.progress;
-  engine_options.progress_lines = options.progress_lines;
   engine_options.progress_tool = options.progress_tool;
   engine_options.check_pools = options.check_pools;
   engine_options.lanes = options.lanes;

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "ir/diagnostics.h"
 #include "ir/limits.h"
+#include "ir/progress.h"
 #include "serq-sim/engine/run_limits.h"
 #include "proto/ir.pb.h"
 #include "proto/results.pb.h"
@@ -38,10 +39,9 @@ struct SimOptions {
   // "" = all of the run, every kind).
   std::string trace_window;
   std::string trace_select;
-  bool progress = false;   // a progress line on stderr (the caller checks it is a terminal)
-  // stderr not a terminal (a log, a script): a whole line every 5 s once
-  // a replication has run 5 s, so a long run is seen to move.
-  bool progress_lines = false;
+  // A progress line on stderr (ir/progress.h): in place on a terminal, a
+  // whole line every 5 s in a log, none; callers take ProgressLine::ForStderr().
+  ProgressLine::Mode progress = ProgressLine::Mode::kNone;
   // The tool the progress line names: "serq-sim", or "serq" under `serq run`.
   const char* progress_tool = "serq-sim";
   // Tests: check the pools' invariants after every event (a violation is
