@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "ir/limits.h"
 
 ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json, md or html; "
@@ -119,6 +120,11 @@ void SetUsageCommand(absl::string_view command) { UsageCommand() = std::string(c
 
 std::string UsageHelpCommand() {
   return UsageCommand().empty() ? "serq --help" : absl::StrCat("serq ", UsageCommand(), " --help");
+}
+
+std::string MaxReplicationsMisuse(uint64_t most) {
+  if (most >= 2 && most <= static_cast<uint64_t>(kMaxReplications)) return "";
+  return absl::StrCat("--max-replications must be from 2 to ", kMaxReplications, ", not ", most);
 }
 
 std::string ReplicationsAboveMost(uint64_t replications, uint64_t most) {

@@ -43,6 +43,12 @@ struct CommandLine {
 // code.
 int Usage(absl::string_view message);
 
+// The misuse message when --max-replications is outside 2 to
+// kMaxReplications (serq search, serq plan): as --replications, each
+// replication is a run, and a point that never decides (a figure with no
+// sample) ran to 10^6 replications and 1.7 GB; "" when it is within.
+std::string MaxReplicationsMisuse(uint64_t most);
+
 // The misuse message when a searched point would start with more
 // replications than the most it may get (serq search, serq plan); "" when
 // it would not.

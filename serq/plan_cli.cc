@@ -25,7 +25,6 @@
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "ir/progress.h"
-#include "ir/limits.h"
 #include "ir/flags.h"
 #include "net/interconnect.h"
 #include "ir/output.h"
@@ -227,11 +226,7 @@ int PlanMain(const CommandLine& line) {
     return Usage("--max-rate-per-gpu must be a finite number above 0");
   }
   if (absl::GetFlag(FLAGS_rate_steps) < 2) return Usage("--rate-steps must be at least 2");
-  // As --replications: each replication is a run, and a point that never
-  // decides (a figure with no sample) ran to 10^6 replications and 1.7 GB.
-  if (absl::GetFlag(FLAGS_max_replications) < 2 || absl::GetFlag(FLAGS_max_replications) > kMaxReplications) {
-    return Usage(absl::StrCat("--max-replications must be from 2 to ", kMaxReplications, ", not ", absl::GetFlag(FLAGS_max_replications)));
-  }
+  if (std::string m = MaxReplicationsMisuse(absl::GetFlag(FLAGS_max_replications)); !m.empty()) return Usage(m);
 
   std::string model_source;
   absl::StatusOr<models::ModelConfig> model;

@@ -22,7 +22,6 @@
 #include "absl/strings/str_split.h"
 #include "ir/words.h"
 #include "ir/cli.h"
-#include "ir/limits.h"
 #include "ir/flags.h"
 #include "serq-sim/engine/simulate.h"
 #include "serq/cli.h"
@@ -540,11 +539,7 @@ int SearchMain(const CommandLine& line) {
   spec.base.sim.jobs = args.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   spec.replications = args.replications.value_or(4);
   spec.max_replications = absl::GetFlag(FLAGS_max_replications);
-  // As --replications: each replication is a run, and a point that never
-  // decides (a figure with no sample) ran to 10^6 replications and 1.7 GB.
-  if (spec.max_replications < 2 || spec.max_replications > kMaxReplications) {
-    return Usage(absl::StrCat("--max-replications must be from 2 to ", kMaxReplications, ", not ", spec.max_replications));
-  }
+  if (std::string m = MaxReplicationsMisuse(spec.max_replications); !m.empty()) return Usage(m);
   if (std::string m = ReplicationsAboveMost(spec.replications, spec.max_replications); !m.empty()) return Usage(m);
   spec.allow_overload = absl::GetFlag(FLAGS_allow_overload);
   spec.max_in_progress = absl::GetFlag(FLAGS_max_in_progress);
