@@ -620,6 +620,31 @@ int PlanMain(const CommandLine& line) {
     spec = growth.spec;
     notes = growth.notes;
   }
+  // --interconnect where no candidate's GPUs exchange anything (one GPU
+  // each at tensor parallel 1, as every candidate of --gpus 1 is): said, as
+  // serq physics says it, since the plan's figures are those without it.
+  if (!base.deployment.interconnect.empty()) {
+    auto exchanges = [&](int tp, int engines) {
+      physics::Deployment d;
+      d.tp = tp;
+      d.dp = engines;
+      return physics::ExchangesOverLink(*model, d);
+    };
+    const bool used = std::any_of(spec.candidates.begin(), spec.candidates.end(), [&](const plan::Candidate& c) {
+      // A disaggregated candidate's KV crosses --kv-link, else --interconnect.
+      return c.disaggregated ? exchanges(c.prefill_tp, c.prefills) || exchanges(c.decode_tp, c.decodes) ||
+                                   settings.kv_link.empty()
+                             : exchanges(c.tp, c.replicas);
+    });
+    if (!used) {
+      const bool kv = std::any_of(spec.candidates.begin(), spec.candidates.end(),
+                                  [](const plan::Candidate& c) { return c.disaggregated; });
+      warn({absl::StrCat("--interconnect ", base.deployment.interconnect,
+                         " changes nothing: no candidate's GPUs exchange anything over it (each engine is one "
+                         "GPU, at tensor parallel 1, stepping on its own", kv ? "; the KV cache crosses --kv-link" : "",
+                         ")")});
+    }
+  }
 
   plan::Plan result;
   const int count = static_cast<int>(spec.candidates.size());

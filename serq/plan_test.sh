@@ -140,6 +140,17 @@ grep -q "serq plan: error: $tmp/none" "$tmp/err" && fail "the run folder's error
   --until 'p99(ttft) <= 2' --out "$tmp/mi" >"$tmp/out" 2>"$tmp/err" || fail "mi300x plan: exit $?: $(tail -3 "$tmp/err")"
 grep -qF "not a candidate: tensor parallel 2: serq/models/presets/gpus.json: error: mi300x.Interconnect: none" \
   "$tmp/out" || fail "mi300x plan: tensor parallel 2 dropped without a word: $(grep -F 'not a candidate' "$tmp/out")"
+# --interconnect where no candidate's GPUs exchange anything is said, as
+# serq physics says it: at --gpus 1 the one candidate is one GPU at tensor
+# parallel 1. Where a disaggregated candidate's KV cache crosses it (no
+# --kv-link), it is used, and nothing is said.
+"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --interconnect nvlink4 --requests 100 \
+  --until 'p99(ttft) <= 2' --out "$tmp/ic1" >"$tmp/out" 2>"$tmp/err" || fail "--interconnect at --gpus 1: exit $?"
+grep -qF "serq plan: warning: --interconnect nvlink4 changes nothing: no candidate's GPUs exchange anything over it" \
+  "$tmp/err" || fail "--interconnect at --gpus 1: not said: $(cat "$tmp/err")"
+"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 1 --kinds disaggregated --interconnect nvlink4 \
+  --requests 100 --until 'p99(ttft) <= 2' --out "$tmp/ic2" >"$tmp/out" 2>"$tmp/err" || fail "1P1D over nvlink4: exit $?"
+grep -q "warning" "$tmp/err" && fail "1P1D over nvlink4: the KV link's use said unused: $(cat "$tmp/err")"
 # A degree whose KV cache cannot hold one request of max_model_len is not
 # a candidate, as vLLM would not start it (Llama-3.1-70B at tp2 on H100s:
 # 1,224 blocks of 16, 19,584 tokens, against 131,072); --max-model-len
