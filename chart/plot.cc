@@ -226,11 +226,7 @@ std::vector<Chart> SeriesPlots(const results::Replication& rep) {
 absl::StatusOr<std::string> PlotResults(const std::vector<results::Results>& inputs,
                                         const std::vector<std::string>& files,
                                         const PlotOptions& options) {
-  std::vector<report::ResultsFile> named;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    named.push_back({i < files.size() ? files[i] : absl::StrCat("<results ", i + 1, ">"),
-                     &inputs[i]});
-  }
+  const std::vector<report::ResultsFile> named = report::NamedResults(inputs, files);
   const std::string file = named.empty() ? std::string("<results>") : named[0].name;
   if (options.kind == "series") {
     absl::StatusOr<std::vector<report::ReplicationSeries>> series =

@@ -44,10 +44,7 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
   if (!text.ok()) return text.status();
   absl::StatusOr<std::string> csv = RenderReport(inputs, csv_options, files);
   if (!csv.ok()) return csv.status();
-  std::vector<ResultsFile> named;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    named.push_back({i < files.size() ? files[i] : absl::StrCat("<results ", i + 1, ">"), &inputs[i]});
-  }
+  const std::vector<ResultsFile> named = NamedResults(inputs, files);
   absl::StatusOr<MergedResults> merged = MergeResults(named);
   if (!merged.ok()) return merged.status();
   // Times by their names or by the program's expressions.

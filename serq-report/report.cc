@@ -61,14 +61,7 @@ absl::StatusOr<std::string> RenderReport(const std::vector<results::Results>& in
                                          const ReportOptions& options,
                                          const std::vector<std::string>& files) {
   if (absl::Status s = ValidateReportOptions(options); !s.ok()) return s;
-  std::vector<ResultsFile> named;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = i < files.size()            ? files[i]
-                       : inputs.size() == 1        ? std::string("<results>")
-                                                   : absl::StrCat("<results ", i + 1, ">");
-    named.push_back({std::move(name), &inputs[i]});
-  }
-  absl::StatusOr<MergedResults> merged = MergeResults(named);
+  absl::StatusOr<MergedResults> merged = MergeResults(NamedResults(inputs, files));
   if (!merged.ok()) return merged.status();
   // html needs serq-view's pictures, which depend on this library.
   if (options.format == "html") {

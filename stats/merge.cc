@@ -179,6 +179,19 @@ const char kSameRun[] = "; merged results must come from the same program, horiz
 
 }  // namespace
 
+std::vector<ResultsFile> NamedResults(const std::vector<results::Results>& inputs,
+                                      const std::vector<std::string>& files) {
+  std::vector<ResultsFile> named;
+  named.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string name = i < files.size()     ? files[i]
+                       : inputs.size() == 1 ? std::string("<results>")
+                                            : absl::StrCat("<results ", i + 1, ">");
+    named.push_back({std::move(name), &inputs[i]});
+  }
+  return named;
+}
+
 absl::StatusOr<MergedResults> MergeResults(const std::vector<ResultsFile>& files) {
   if (files.empty()) return absl::InvalidArgumentError("no results to report\n");
   std::vector<Diagnostics> diags;

@@ -33,6 +33,12 @@ struct MergedResults {
   }
 };
 
+// `inputs` named for errors by `files`, one a name in order; an input past
+// the names is "<results>" when it is the only one, else "<results N>"
+// (N from 1). The results are not owned: `inputs` must outlive the list.
+std::vector<ResultsFile> NamedResults(const std::vector<results::Results>& inputs,
+                                      const std::vector<std::string>& files);
+
 // Checks every file on its own (version, NaN figures, stage kinds,
 // duplicate observations) and against the others (program, horizon,
 // warmup, replication indices, the stages, pools and sessions of each

@@ -164,13 +164,7 @@ ReplicationSeries Columns(const results::Replication& rep) {
 
 absl::StatusOr<std::vector<ReplicationSeries>> CollectSeries(
     const std::vector<results::Results>& inputs, const std::vector<std::string>& files) {
-  std::vector<ResultsFile> named;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = i < files.size()     ? files[i]
-                       : inputs.size() == 1 ? std::string("<results>")
-                                            : absl::StrCat("<results ", i + 1, ">");
-    named.push_back({std::move(name), &inputs[i]});
-  }
+  const std::vector<ResultsFile> named = NamedResults(inputs, files);
   absl::StatusOr<MergedResults> merged = MergeResults(named);
   if (!merged.ok()) return merged.status();
 

@@ -112,6 +112,22 @@ TEST(AddTimes, SameBitsAsOneAtATime) {
   }
 }
 
+// Inputs without a name are named by their place: alone "<results>", one
+// of several "<results N>" counted from 1; a name given stands.
+TEST(NamedResults, NamesWhatIsNotNamed) {
+  const std::vector<results::Results> one(1), three(3);
+  std::vector<ResultsFile> named = NamedResults(one, {});
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0].name, "<results>");
+  EXPECT_EQ(named[0].results, &one[0]);
+  named = NamedResults(three, {"a.json"});
+  ASSERT_EQ(named.size(), 3u);
+  EXPECT_EQ(named[0].name, "a.json");
+  EXPECT_EQ(named[1].name, "<results 2>");
+  EXPECT_EQ(named[2].name, "<results 3>");
+  EXPECT_EQ(named[2].results, &three[2]);
+}
+
 TEST(Summary, DamagedSummariesAreRefused) {
   results::Results r;
   r.set_version(kIrVersion);

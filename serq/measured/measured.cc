@@ -392,11 +392,7 @@ absl::StatusOr<Run> ParseBlisResults(absl::string_view text, const std::string& 
 absl::StatusOr<Run> RunFromResults(const std::vector<results::Results>& inputs,
                                    const std::vector<std::string>& files,
                                    const MetricNames& names) {
-  std::vector<report::ResultsFile> named;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    named.push_back({i < files.size() ? files[i] : absl::StrCat("<results ", i + 1, ">"),
-                     &inputs[i]});
-  }
+  const std::vector<report::ResultsFile> named = report::NamedResults(inputs, files);
   absl::StatusOr<report::MergedResults> merged = report::MergeResults(named);
   if (!merged.ok()) return merged.status();
   Run run;
