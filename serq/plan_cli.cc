@@ -42,8 +42,8 @@
 #include "serq/plan/replay.h"
 #include "serq/plan/result_file.h"
 #include "serq/plan_flags.h"
-#include "serq/sweep/sweep.h"
 #include "serq/sweep/condition.h"
+#include "serq/sweep/emit.h"
 #include "serq/vllm/run_folder.h"
 #include "stats/format.h"
 

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "serq/sweep/sweep.h"
+#include "serq/sweep/emit.h"
 
 namespace serq::plan {
 

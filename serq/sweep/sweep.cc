@@ -1,38 +1,22 @@
 #include "serq/sweep/sweep.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
-#include "absl/strings/match.h"
 #include "ir/cli.h"
 #include "ir/limits.h"
 #include "ir/output.h"
 #include "ir/progress.h"
-#include "ir/utf8.h"
 #include "ir/words.h"
-#include "stats/merge.h"
 #include "serq-sim/model/model.h"
 #include "serq/sweep/grid.h"
 #include "serq/sweep/metrics.h"
-
-extern char** environ;
 
 namespace serq {
 namespace {
@@ -41,19 +25,6 @@ namespace fs = std::filesystem;
 
 // The most tasks a sweep plans: a task index is a 31-bit number.
 constexpr uint64_t kMaxTasks = uint64_t{1} << 31;
-
-// "Rate=2, NP=1", with "program=pd.sq" first in a sweep of several; a
-// param the point's program lacks is left out.
-std::string PointText(const std::vector<sweep::Setting>& settings, const std::string& program = "") {
-  std::vector<std::string> parts;
-  if (!program.empty()) parts.push_back(absl::StrCat("program=", program));
-  for (const sweep::Setting& s : settings) {
-    if (!s.lacked()) parts.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
-  }
-  return parts.empty() ? "(the program as it is)" : absl::StrJoin(parts, ", ");
-}
-
-std::string PointText(const PlanPoint& p) { return PointText(p.settings, p.program < 0 ? "" : p.path); }
 
 // The driver's options at a point: its params as -D, its policy as --share.
 DriverOptions PointOptions(const std::vector<sweep::Setting>& settings) {
@@ -78,23 +49,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return s.str();
 }
 
-// The task file of a task that failed: its settings and why, so that the
-// merge reports its point as failed rather than missing.
-absl::Status WriteFailure(const std::string& dir, const sweep::Plan& plan, uint64_t task,
-                          int exit_code, const std::string& what, const std::string& error) {
-  sweep::Task out;
-  out.set_task(static_cast<uint32_t>(task));
-  out.set_point(static_cast<uint32_t>(task / plan.replications()));
-  out.set_replication(static_cast<uint32_t>(task % plan.replications()));
-  PlanPoint point = PointOfPlan(plan, task / plan.replications());
-  for (const sweep::Setting& s : point.settings) *out.add_setting() = s;
-  if (point.program >= 0) out.set_program(static_cast<uint32_t>(point.program));
-  out.mutable_failure()->set_exit_code(exit_code);
-  out.mutable_failure()->set_what(what);
-  out.mutable_failure()->set_error(error);
-  return WriteFile(TaskPath(dir, task), out.SerializeAsString());
-}
-
 // A task's failure: recorded in its file, and said on stderr with the task.
 CommandResult RecordFailure(const std::string& dir, const sweep::Plan& plan, uint64_t task,
                             CommandResult failed) {
@@ -112,14 +66,33 @@ CommandResult RecordFailure(const std::string& dir, const sweep::Plan& plan, uin
   return failed;
 }
 
-// The first line of a task's error that says something (its diagnostics'
-// first line), for the one-line list of failed points.
-std::string FirstLine(absl::string_view text) {
-  size_t end = text.find('\n');
-  return std::string(text.substr(0, end));
+}  // namespace
+
+std::string PointText(const std::vector<sweep::Setting>& settings, const std::string& program) {
+  std::vector<std::string> parts;
+  if (!program.empty()) parts.push_back(absl::StrCat("program=", program));
+  for (const sweep::Setting& s : settings) {
+    if (!s.lacked()) parts.push_back(absl::StrCat(s.name(), "=", SettingText(s)));
+  }
+  return parts.empty() ? "(the program as it is)" : absl::StrJoin(parts, ", ");
 }
 
-}  // namespace
+std::string PointText(const PlanPoint& p) { return PointText(p.settings, p.program < 0 ? "" : p.path); }
+
+absl::Status WriteFailure(const std::string& dir, const sweep::Plan& plan, uint64_t task,
+                          int exit_code, const std::string& what, const std::string& error) {
+  sweep::Task out;
+  out.set_task(static_cast<uint32_t>(task));
+  out.set_point(static_cast<uint32_t>(task / plan.replications()));
+  out.set_replication(static_cast<uint32_t>(task % plan.replications()));
+  PlanPoint point = PointOfPlan(plan, task / plan.replications());
+  for (const sweep::Setting& s : point.settings) *out.add_setting() = s;
+  if (point.program >= 0) out.set_program(static_cast<uint32_t>(point.program));
+  out.mutable_failure()->set_exit_code(exit_code);
+  out.mutable_failure()->set_what(what);
+  out.mutable_failure()->set_error(error);
+  return WriteFile(TaskPath(dir, task), out.SerializeAsString());
+}
 
 uint64_t ProgramDigest(absl::string_view text) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a's offset basis and prime
@@ -379,12 +352,22 @@ std::string PlanDifference(const sweep::Plan& a, const sweep::Plan& b) {
   return absl::StrJoin(parts, ", ");
 }
 
-bool TaskFinished(const std::string& dir, uint64_t task) {
-  auto bytes = ReadFile(TaskPath(dir, task));
+absl::StatusOr<sweep::Task> ReadTask(const std::string& dir, uint64_t task) {
+  const std::string path = TaskPath(dir, task);
+  auto bytes = ReadFile(path);
+  if (!bytes.ok()) return bytes.status();
   sweep::Task t;
-  if (!bytes.ok() || !t.ParseFromString(*bytes) || t.task() != task) return false;
-  if (t.has_failure()) return t.failure().exit_code() != 0;
-  return t.has_results();
+  if (!t.ParseFromString(*bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": error: not a sweep task file"));
+  }
+  return t;
+}
+
+bool TaskFinished(const std::string& dir, uint64_t task) {
+  absl::StatusOr<sweep::Task> t = ReadTask(dir, task);
+  if (!t.ok() || t->task() != task) return false;
+  if (t->has_failure()) return t->failure().exit_code() != 0;
+  return t->has_results();
 }
 
 absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir) {
@@ -475,394 +458,6 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
     return Failure(kExitUsage, ToolError("serq", s.message()));
   }
   return result;
-}
-
-namespace {
-
-// The signal that interrupts a local run (SIGINT, SIGTERM) and how many
-// came; SIGCHLD only wakes the loop.
-volatile sig_atomic_t g_stop_signal = 0;
-volatile sig_atomic_t g_stop_count = 0;
-
-extern "C" void OnStopSignal(int sig) {
-  if (g_stop_signal == 0) g_stop_signal = sig;
-  if (g_stop_count < 2) g_stop_count = g_stop_count + 1;
-}
-extern "C" void OnChildSignal(int) {}
-
-// Installs the handlers of a local run for its lifetime, with SIGINT,
-// SIGTERM and SIGCHLD blocked except while the loop waits (sigsuspend),
-// so that none is lost between a check and the wait. A signal ignored
-// when the sweep started stays ignored.
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal = 0;
-    g_stop_count = 0;
-    sigset_t block;
-    sigemptyset(&block);
-    for (int sig : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&block, sig);
-    sigprocmask(SIG_BLOCK, &block, &old_mask_);
-    wait_mask_ = old_mask_;
-    for (int sig : {SIGINT, SIGTERM, SIGCHLD}) sigdelset(&wait_mask_, sig);
-    for (int k = 0; k < 3; ++k) {
-      const int sig = kSignals[k];
-      struct sigaction act {};
-      act.sa_handler = sig == SIGCHLD ? OnChildSignal : OnStopSignal;
-      sigemptyset(&act.sa_mask);
-      act.sa_flags = sig == SIGCHLD ? SA_NOCLDSTOP : 0;
-      sigaction(sig, nullptr, &old_[k]);
-      if (sig != SIGCHLD && old_[k].sa_handler == SIG_IGN) continue;
-      sigaction(sig, &act, nullptr);
-      installed_[k] = true;
-    }
-  }
-  ~StopSignals() {
-    for (int k = 0; k < 3; ++k) {
-      if (installed_[k]) sigaction(kSignals[k], &old_[k], nullptr);
-    }
-    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
-  }
-  // The mask a child starts with: the sweep's own.
-  const sigset_t& child_mask() const { return old_mask_; }
-  // Waits for a signal (a child's end, SIGINT, SIGTERM), or at most a
-  // second: the progress line is redrawn while tasks run, not only when one
-  // ends. ppoll with no descriptor is sigsuspend with a timeout (the mask
-  // set and the wait begun atomically, so no signal is missed between).
-  void Wait() const {
-    const struct timespec second = {1, 0};
-    ppoll(nullptr, 0, &second, &wait_mask_);
-  }
-  // Runs the handlers of an interruption pending now. A ^C reaches every
-  // process of the group in one kill(2), so by the time a task it killed
-  // can be reaped, the sweep's own SIGINT is pending; taken before the
-  // reaping, it marks that task stopped rather than failed (without this,
-  // a task reaped between two waits read as failed).
-  void TakePending() const {
-    sigset_t pending;
-    sigpending(&pending);
-    if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM)) {
-      sigset_t blocked;
-      sigprocmask(SIG_SETMASK, &wait_mask_, &blocked);  // the handlers run here
-      sigprocmask(SIG_SETMASK, &blocked, nullptr);
-    }
-  }
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGCHLD};
-  sigset_t old_mask_, wait_mask_;
-  struct sigaction old_[3];
-  bool installed_[3] = {false, false, false};
-};
-
-}  // namespace
-
-CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
-                              const sweep::Plan& plan, uint32_t jobs, LocalRun* run) {
-  const uint64_t count = TaskCount(plan);
-  *run = LocalRun();
-  run->tasks = count;
-  std::vector<bool> finished(count, false);
-  for (uint64_t i = 0; i < count; ++i) {
-    finished[i] = TaskFinished(dir, i);
-    if (finished[i]) ++run->resumed;
-  }
-  std::map<pid_t, uint64_t> running;
-  uint64_t next = 0;
-  std::string failed;
-  uint64_t ended_here = 0, failed_here = 0;  // for the progress line
-  // Whole lines, even on a terminal: the tasks write to the same stderr (a
-  // failed task its error), which would land on a line drawn in place.
-  ProgressLine progress(ProgressLine::ForStderr() == ProgressLine::Mode::kNone ? ProgressLine::Mode::kNone
-                                                                                : ProgressLine::Mode::kLines);
-  StopSignals signals;
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setsigmask(&attr, &signals.child_mask());
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  auto ended = [&](pid_t pid, int status) {
-    auto it = running.find(pid);
-    if (it == running.end()) return;
-    const uint64_t t = it->second;
-    running.erase(it);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-      ++ended_here;
-      return;
-    }
-    if (WIFSIGNALED(status) && g_stop_signal != 0) {
-      // Stopped by the interruption: unfinished, not failed. Its file was
-      // never renamed into place; its temporary one goes.
-      std::error_code ec;
-      fs::remove(absl::StrCat(TaskPath(dir, t), ".tmp.", pid), ec);
-      return;
-    }
-    ++ended_here;  // failed: finished, its file says why
-    ++failed_here;
-    // A task that failed wrote its Failure; one killed or crashed could
-    // not: say what happened in its file.
-    auto bytes = ReadFile(TaskPath(dir, t));
-    sweep::Task written;
-    if (!bytes.ok() || !written.ParseFromString(*bytes) || !written.has_failure()) {
-      std::string what = WIFEXITED(status) ? absl::StrCat("exited with ", WEXITSTATUS(status))
-                                           : absl::StrCat("was killed by signal ", WTERMSIG(status));
-      absl::Status s = WriteFailure(dir, plan, t, WIFEXITED(status) ? WEXITSTATUS(status) : 0, what,
-                                    absl::StrCat("task ", t, " ", what, " and wrote no results\n"));
-      if (!s.ok() && failed.empty()) failed = std::string(s.message());
-    }
-  };
-  int forwarded = 0;  // the interruptions passed on to the running tasks
-  while (true) {
-    // Reap whatever ended, an interruption seen first.
-    signals.TakePending();
-    int status = 0;
-    for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) ended(pid, status);
-    const int stops = g_stop_count;
-    if (stops > forwarded) {
-      // The first signal goes on to the tasks as it came; a second kills them.
-      for (const auto& [pid, t] : running) kill(pid, stops >= 2 ? SIGKILL : g_stop_signal);
-      forwarded = stops;
-    }
-    const bool starting = g_stop_signal == 0 && failed.empty();
-    while (starting && next < count && finished[next]) ++next;
-    if (starting && next < count && running.size() < jobs) {
-      std::string task = absl::StrCat(next);
-      std::vector<std::string> argv = {self, "sweep", "--out", dir, "--task", task};
-      std::vector<char*> cargv;
-      for (std::string& a : argv) cargv.push_back(a.data());
-      cargv.push_back(nullptr);
-      pid_t pid;
-      if (int rc = posix_spawn(&pid, self.c_str(), nullptr, &attr, cargv.data(), environ); rc != 0) {
-        failed = absl::StrCat("cannot start task ", next, ": ", std::strerror(rc));
-        continue;
-      }
-      running[pid] = next++;
-      continue;
-    }
-    if (running.empty() && (!starting || next >= count)) break;
-    if (progress.Due()) {
-      progress.Show(absl::StrCat("serq: ", run->resumed + ended_here, " of ", count, " tasks finished",
-                                 failed_here > 0 ? absl::StrCat(" (", failed_here, " failed)") : "", ", ",
-                                 running.size(), " running"));
-    }
-    signals.Wait();
-  }
-  posix_spawnattr_destroy(&attr);
-  run->signal = g_stop_signal;
-  for (uint64_t i = 0; i < count; ++i) run->finished += TaskFinished(dir, i) ? 1 : 0;
-  // Only the executor's own failure (a task that cannot start, a file that
-  // cannot be written) stops the sweep; a task's is in its file.
-  if (!failed.empty()) return Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep stopped: ", failed)));
-  return CommandResult();
-}
-
-std::string ShellQuote(absl::string_view text) {
-  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "'\\''"}}), "'");
-}
-
-std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan) {
-  std::string out;
-  const uint64_t count = TaskCount(plan);
-  for (uint64_t i = 0; i < count; ++i) {
-    absl::StrAppend(&out, ShellQuote(self), " sweep --out ", ShellQuote(dir), " --task ", i, "\n");
-  }
-  return out;
-}
-
-std::string SlurmPathsProblem(const std::string& self, const std::string& dir) {
-  auto control = [](absl::string_view text) {
-    return std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
-  };
-  if (control(dir) || std::any_of(dir.begin(), dir.end(), [](char c) { return c == ' '; })) {
-    return absl::StrCat("--emit=slurm: the folder '", Utf8Escaped(absl::CEscape(dir)),
-                        "' holds a space or a control character, which an #SBATCH --output= line cannot (sbatch "
-                        "reads it word by word): give --out a folder without them");
-  }
-  if (control(self)) {
-    return absl::StrCat("--emit=slurm: the executable's path '", Utf8Escaped(absl::CEscape(self)),
-                        "' holds a control character, which would break the script's lines: set $SERQ");
-  }
-  return "";
-}
-
-std::string SlurmArrayScript(absl::string_view what, absl::string_view job, const std::string& self,
-                             absl::string_view verb, const std::string& dir, absl::string_view index_flag,
-                             uint64_t count) {
-  return absl::StrCat(
-      "#!/bin/sh\n",
-      // A program's name may hold a line break: escaped, it stays a comment.
-      "# ", absl::CEscape(what), ", one array element each.\n",
-      "# Submit with `sbatch THIS_FILE` (add --wait to block), then merge with\n",
-      "#   ", ShellQuote(self), " ", verb, " --merge ", ShellQuote(dir), "\n",
-      "#SBATCH --job-name=", job, "\n",
-      "#SBATCH --array=0-", count - 1, "\n",
-      "#SBATCH --ntasks=1\n",
-      "#SBATCH --cpus-per-task=1\n",
-      "#SBATCH --output=", dir, "/slurm-%A_%a.out\n",
-      "exec ", ShellQuote(self), " ", verb, " --out ", ShellQuote(dir), " ", index_flag, " \"$SLURM_ARRAY_TASK_ID\"\n");
-}
-
-std::string EmitSlurm(const std::string& self, const std::string& dir, const sweep::Plan& plan) {
-  const uint64_t count = TaskCount(plan);
-  const uint64_t points = PlanPointCount(plan);
-  const std::string what = absl::StrCat(
-      "serq sweep of ", PlanPrograms(plan), ": ", count, count == 1 ? " task (" : " tasks (", points,
-      points == 1 ? " point x " : " points x ", plan.replications(),
-      plan.replications() == 1 ? " replication" : " replications", ")");
-  return SlurmArrayScript(what, "serq-sweep", self, "sweep", dir, "--task", count);
-}
-
-absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<Metric>& metrics) {
-  auto plan = ReadPlan(dir);
-  if (!plan.ok()) return plan.status();
-  SweepTable table;
-  table.plan = *plan;
-  const uint64_t count = TaskCount(*plan);
-  const uint32_t reps = plan->replications();
-  std::vector<sweep::Task> tasks(count);
-  std::vector<bool> present(count, false);
-  for (uint64_t i = 0; i < count; ++i) {
-    std::string path = TaskPath(dir, i);
-    auto bytes = ReadFile(path);
-    if (!bytes.ok()) continue;
-    sweep::Task& t = tasks[i];
-    if (!t.ParseFromString(*bytes)) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": error: not a sweep task file"));
-    }
-    const PlanPoint at = PointOfPlan(*plan, i / reps);
-    const std::vector<sweep::Setting>& want = at.settings;
-    bool same = t.task() == i && t.point() == i / reps && t.replication() == i % reps &&
-                t.program() == static_cast<uint32_t>(std::max(at.program, 0)) &&
-                t.setting_size() == static_cast<int>(want.size());
-    for (size_t k = 0; same && k < want.size(); ++k) {
-      same = t.setting(k).SerializeAsString() == want[k].SerializeAsString();
-    }
-    if (!same) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": error: the file is task ", t.task(), " (", PointText({t.setting().begin(), t.setting().end()}),
-          ", replication ", t.replication(), "), not task ", i, " of this sweep (", PointText(at),
-          ", replication ", i % reps, ")"));
-    }
-    // Its results are its one replication (a task file with another's
-    // merged as that one, silently).
-    if (t.has_results() &&
-        (t.results().replication_size() != 1 || t.results().replication(0).index() != i % reps)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": error: task ", i, " is replication ", i % reps, ", and its results hold ",
-          t.results().replication_size() == 1 ? absl::StrCat("replication ", t.results().replication(0).index())
-                                              : absl::StrCat(t.results().replication_size(), " replications")));
-    }
-    present[i] = true;
-  }
-  table.metrics = metrics;
-  std::set<uint64_t> seeds;
-  bool first = true;
-  // Each point's replications merged, then the figures: with several
-  // programs the default figures are known only once every program's
-  // first point is.
-  std::vector<std::optional<report::MergedResults>> merged_at;
-  std::vector<Metric> common;   // several programs: the default figures every program has
-  std::set<int> defaulted;      // the programs whose first merged point gave them
-  for (uint64_t p = 0; p * reps < count; ++p) {
-    SweepPoint point;
-    const PlanPoint at = PointOfPlan(*plan, p);
-    point.settings = at.settings;
-    if (at.program >= 0) point.program = at.path;
-    point.replications = reps;
-    merged_at.emplace_back();
-    std::vector<report::ResultsFile> files;
-    for (uint32_t r = 0; r < reps; ++r) {
-      const uint64_t i = p * reps + r;
-      if (!present[i]) {
-        if (point.status == SweepPoint::kMerged) point.status = SweepPoint::kMissing;
-        table.missing.push_back(i);
-        continue;
-      }
-      if (tasks[i].has_failure()) {
-        if (point.status != SweepPoint::kFailed) {
-          point.status = SweepPoint::kFailed;
-          point.failure = absl::StrCat("task ", i, " ", tasks[i].failure().what(), ": ",
-                                       FirstLine(tasks[i].failure().error()));
-        }
-        continue;
-      }
-      files.push_back({TaskPath(dir, i), &tasks[i].results()});
-    }
-    if (point.status != SweepPoint::kMerged) {
-      table.points.push_back(std::move(point));
-      continue;
-    }
-    auto merged = report::MergeResults(files);
-    if (!merged.ok()) return merged.status();
-    if (first) {
-      first = false;
-      table.horizon = merged->first->horizon();
-      table.warmup = merged->first->warmup();
-    }
-    if (metrics.empty() && defaulted.insert(at.program).second) {
-      std::vector<Metric> mine = DefaultMetrics(*merged);
-      if (defaulted.size() == 1) {
-        common = std::move(mine);
-      } else {
-        std::vector<Metric> both;
-        for (const Metric& m : common) {
-          for (const Metric& x : mine) {
-            if (x.label == m.label) {
-              both.push_back(m);
-              break;
-            }
-          }
-        }
-        common = std::move(both);
-      }
-    }
-    seeds.insert(merged->seeds.begin(), merged->seeds.end());
-    table.times.insert(merged->first->time_observation().begin(), merged->first->time_observation().end());
-    point.health = ComputeHealth(*merged);
-    merged_at.back() = *std::move(merged);
-    table.points.push_back(std::move(point));
-  }
-  if (table.metrics.empty()) table.metrics = std::move(common);
-  for (size_t p = 0; p < table.points.size(); ++p) {
-    if (!merged_at[p]) continue;
-    auto figures = ComputeFigures(*merged_at[p], table.metrics);
-    if (!figures.ok()) return figures.status();
-    table.points[p].figures = *std::move(figures);
-  }
-  table.seeds.assign(seeds.begin(), seeds.end());
-  return table;
-}
-
-std::vector<std::string> SweepProblems(const std::string& dir, const SweepTable& table) {
-  std::vector<std::string> lines;
-  std::vector<const SweepPoint*> failed;
-  for (const SweepPoint& p : table.points) {
-    if (p.status == SweepPoint::kFailed) failed.push_back(&p);
-  }
-  const size_t points = table.points.size();
-  if (!failed.empty()) {
-    std::string head = absl::StrCat(failed.size(), " of ", points, points == 1 ? " point" : " points",
-                                    " failed:");
-    // One failure on one line; more, one a line under the count.
-    if (failed.size() == 1) {
-      lines.push_back(absl::StrCat(head, " ", PointText(failed[0]->settings, failed[0]->program), ": ",
-                                   failed[0]->failure));
-    } else {
-      lines.push_back(head);
-      for (const SweepPoint* p : failed) {
-        lines.push_back(absl::StrCat("  ", PointText(p->settings, p->program), ": ", p->failure));
-      }
-    }
-  }
-  const std::vector<uint64_t>& missing = table.missing;
-  if (!missing.empty()) {
-    const uint64_t count = TaskCount(table.plan);
-    std::vector<uint64_t> shown(missing.begin(), missing.begin() + std::min<size_t>(missing.size(), 10));
-    lines.push_back(absl::StrCat(
-        "'", dir, "' lacks ", missing.size(), " of its ", count, " task files: task",
-        missing.size() == 1 ? " " : "s ", absl::StrJoin(shown, ", "), missing.size() > 10 ? ", ..." : "",
-        "; run one with: serq sweep --out ", dir, " --task ", missing[0]));
-  }
-  return lines;
 }
 
 }  // namespace serq

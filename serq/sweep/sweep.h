@@ -1,6 +1,8 @@
 // `serq sweep`: a grid of points, each point × replication one task whose
 // results go to a file of its own in the sweep's directory, and the merge
-// of those files into the sweep report (docs/cli.md §sweep).
+// of those files into the sweep report (docs/cli.md §sweep). This header:
+// the plan, the files and one task; local_run.h runs the tasks here,
+// emit.h writes them for GNU parallel and Slurm, merge.h merges them.
 //
 // The directory holds `plan.pb` (sweep.proto's Plan: the program, where it
 // was given, the axes, replications, seed and horizon) and one
@@ -29,7 +31,7 @@
 #include "absl/strings/string_view.h"
 #include "proto/sweep.pb.h"
 #include "serq/pipeline/commands.h"
-#include "serq/sweep/metrics.h"
+#include "serq/sweep/grid.h"
 
 namespace serq {
 
@@ -90,98 +92,25 @@ std::string PlanDifference(const sweep::Plan& old_plan, const sweep::Plan& plan)
 // resumed sweep runs it again.
 bool TaskFinished(const std::string& dir, uint64_t task);
 absl::StatusOr<sweep::Plan> ReadPlan(const std::string& dir);
+// Task `task`'s file: NotFound when there is none, InvalidArgument
+// (`path: error: …`) when it is not a task file.
+absl::StatusOr<sweep::Task> ReadTask(const std::string& dir, uint64_t task);
+
+// The task file of a task that failed: its settings and why, so that the
+// merge reports its point as failed rather than missing.
+absl::Status WriteFailure(const std::string& dir, const sweep::Plan& plan, uint64_t task, int exit_code,
+                          const std::string& what, const std::string& error);
+
+// A point in words: "Rate=2, NP=1", with "program=pd.sq" first in a sweep
+// of several; a param the point's program lacks is left out.
+std::string PointText(const std::vector<sweep::Setting>& settings, const std::string& program = "");
+std::string PointText(const PlanPoint& point);
 
 // Runs task `task` of the plan in `dir` in this process and writes its file
 // (atomically: a task killed half-way leaves no file). Relative paths are
 // the plan's: the caller runs it in plan.cwd(). `jobs` is ignored (one
 // replication); the result's stderr has any runtime error.
 CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t task);
-
-// What a local run of a sweep's tasks did.
-struct LocalRun {
-  uint64_t tasks = 0;     // the sweep's
-  uint64_t resumed = 0;   // finished before this run (kept, not run again)
-  uint64_t finished = 0;  // finished at the end (resumed included)
-  int signal = 0;         // SIGINT or SIGTERM when one interrupted the run, else 0
-};
-
-// Runs every unfinished task of the plan in `dir` (TaskFinished: a rerun
-// resumes) as local processes of `self` (this executable: `self sweep
-// --out DIR --task i`), `jobs` at a time. Every task runs: a failed one
-// leaves a task file with its Failure (the task writes it, or this, when
-// its process died without one), so that the merge reports its point as
-// failed and the others as they are.
-//
-// SIGINT or SIGTERM stops the run: no task starts after it, the running
-// ones get the signal (a terminal's ^C reaches them too), and a task it
-// killed leaves no file (it is unfinished, not failed); those that finished
-// keep theirs. A second signal kills the running tasks outright. The
-// signal is in `run`, and the caller says where the files are and how to
-// resume. A signal that was ignored when the sweep started (a background
-// job of a script) stays ignored.
-CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
-                              const sweep::Plan& plan, uint32_t jobs, LocalRun* run);
-
-// 'text' for sh, with every ' written '\'' (the task lines of sweep and
-// plan alike).
-std::string ShellQuote(absl::string_view text);
-
-// An sbatch script of a job array of `count` elements, element i running
-// `self VERB --out DIR INDEX_FLAG i`: `what` is its first comment line's
-// subject ("serq sweep of x.sq: 12 tasks (...)"), `job` its job name. The
-// one script of sweep and plan, so that both submit and merge alike.
-std::string SlurmArrayScript(absl::string_view what, absl::string_view job, const std::string& self,
-                             absl::string_view verb, const std::string& dir, absl::string_view index_flag,
-                             uint64_t count);
-
-// Whether an sbatch script can name `self` and `dir`: sbatch reads its
-// #SBATCH lines word by word, so the folder (in --output=) has no white
-// space, and no line of the script may be broken by a line break in
-// either. "" when it can, else why not (misuse: the folder is the user's
-// to choose).
-std::string SlurmPathsProblem(const std::string& self, const std::string& dir);
-
-// The task list for GNU parallel: one shell command a line.
-std::string EmitParallel(const std::string& self, const std::string& dir, const sweep::Plan& plan);
-// An sbatch script: a job array of the tasks, each `serq sweep --task`.
-std::string EmitSlurm(const std::string& self, const std::string& dir, const sweep::Plan& plan);
-
-// A sweep's figures, point by point, merged from the files in `dir`.
-struct SweepPoint {
-  enum Status { kMerged, kFailed, kMissing };
-  Status status = kMerged;
-  std::string program;  // a sweep of several programs: the point's; else ""
-  std::vector<sweep::Setting> settings;
-  uint32_t replications = 0;
-  std::vector<Figure> figures;  // kMerged: one per metric
-  Health health;                // kMerged
-  std::string failure;          // kFailed: "task 2 exited with 1: <its first error line>"
-};
-struct SweepTable {
-  sweep::Plan plan;
-  double horizon = 0, warmup = 0;
-  std::vector<uint64_t> seeds;
-  std::vector<Metric> metrics;
-  std::vector<SweepPoint> points;  // every point, merged or not
-  std::vector<uint64_t> missing;    // the tasks whose files are absent
-  // The observations the points' results say are times (results.proto
-  // time_observation), whatever their names: their charts in ms or s.
-  std::set<std::string> times;
-};
-
-// The points that did not merge, as the lines the merge prints on stderr
-// ("1 of 3 points failed: P=1.5: task 2 exited with 1: ...", "lacks 1 of
-// its 6 task files: ..."); empty when every point merged.
-std::vector<std::string> SweepProblems(const std::string& dir, const SweepTable& table);
-
-// Reads and checks every task file (each present once, its settings its
-// point's) and merges each point's replications: a point with a failed
-// task is kFailed, one with a task file missing kMissing, the others
-// merged. `metrics` empty: the default (DefaultMetrics of the first merged
-// point; with several programs, those of every program's first merged
-// point that the others have too). Errors: a bad file, a figure the
-// results lack.
-absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<Metric>& metrics);
 
 }  // namespace serq
 

@@ -14,8 +14,8 @@
 #include "absl/status/statusor.h"
 #include "chart/chart.h"
 #include "serq/sweep/condition.h"
+#include "serq/sweep/merge.h"
 #include "serq/sweep/metrics.h"
-#include "serq/sweep/sweep.h"
 
 namespace serq {
 

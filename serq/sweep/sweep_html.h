@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "serq/sweep/sweep.h"
+#include "serq/sweep/merge.h"
 #include "serq/sweep/sweep_chart.h"
 
 namespace serq {

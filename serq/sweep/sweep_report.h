@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "serq/sweep/sweep.h"
+#include "serq/sweep/merge.h"
 
 namespace serq {
 
