@@ -200,14 +200,17 @@ awk -v x="$xfer" 'BEGIN {d = x - 1024 * 98304 / 48e9; exit !(d < 0.0005 && d > -
 # 4096 batched tokens pass the profile's sweep (engine_effective 2048) in
 # each of the three candidates of two GPUs at tp1 (x1, x2, 1P + 1D). The
 # plan's --interconnect is no serq vllm flag that "changes nothing" on a
-# candidate of tp1: not said.
+# candidate of tp1: not said a candidate; said once of the plan, where no
+# candidate uses it (tp1 only, the KV over --kv-link).
 "$serq" plan --run "$run" --gpus 2 --tps 1 --batched-tokens 4096 --kv-link pcie5-x16 --interconnect pcie5-x16 \
   --until 'p99(ttft) <= 2' \
   --no-early-stop --emit=parallel --out "$tmp/w" >/dev/null 2>"$tmp/w.err" || fail "plan --batched-tokens: exit $?"
 [ "$(ls "$tmp/w/programs" | wc -l)" -eq 3 ] || fail "plan --batched-tokens: programs $(ls "$tmp/w/programs")"
 want="serq plan: warning: $run/profile/meta.yaml: the profile was swept to engine_effective.max_num_batched_tokens"
 want+=" 2048, the engine runs to 4096: its attention and dense lookups past that extrapolate"
-[ "$(grep -c 'warning' "$tmp/w.err")" -eq 1 ] && grep -qxF "$want" "$tmp/w.err" \
+unused="serq plan: warning: --interconnect pcie5-x16 changes nothing: no candidate's GPUs exchange anything over it"
+unused+=" (each engine is one GPU, at tensor parallel 1, stepping on its own; the KV cache crosses --kv-link)"
+[ "$(grep -c 'warning' "$tmp/w.err")" -eq 2 ] && grep -qxF "$want" "$tmp/w.err" && grep -qxF "$unused" "$tmp/w.err" \
   || fail "plan --batched-tokens 4096: warnings $(cat "$tmp/w.err")"
 
 # --enforce-eager: the folder's engines without CUDA graphs (the run had
