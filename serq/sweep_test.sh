@@ -384,5 +384,24 @@ awk -F, 'NR > 1 {
 } END { if (n != 3) { print n " rows"; bad = 1 } exit bad }' "$tmp/goodput.csv" >"$tmp/goodput.bad" ||
   fail "goodput: $(cat "$tmp/goodput.bad")"
 
+# --data-dir: a table's file resolves there, as in `serq run --data-dir`,
+# at planning and in every task (the linker read it next to the program).
+# The service time is the table's t at x = W: 2 s at W = 1 and 4 s at W =
+# 2 in data/, so three requests of a batch on one server end at 2, 4, 6
+# (mean 4) and at 4, 8, 12 (mean 8); the program's own folder has no file.
+mkdir -p "$tmp/dd/prog" "$tmp/dd/data"
+cat >"$tmp/dd/prog/t.sq" <<'EOF'
+param W = 1;
+run { horizon 100; }
+table svc = "svc.csv" { key x; value t; }
+stage S : fifo(1 / svc(W));
+workload { arrive batch(3); }
+session { run S (1); observe done = now; }
+EOF
+printf 'x,t\n1,2\n2,4\n' >"$tmp/dd/data/svc.csv"
+"$serq" sweep "$tmp/dd/prog/t.sq" -D W=1,2 --data-dir "$tmp/dd/data" --metrics 'mean(done)' --format csv \
+  --jobs 1 --out "$tmp/dd/s" >"$tmp/dd.csv" 2>"$tmp/dd.err" || fail "--data-dir sweep: exit $?: $(cat "$tmp/dd.err")"
+[ "$(cut -d, -f1,3 "$tmp/dd.csv" | tr '\n' ' ')" = "W,mean(done) 1,4 2,8 " ] || fail "--data-dir sweep: $(cat "$tmp/dd.csv")"
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"

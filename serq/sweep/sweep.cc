@@ -26,9 +26,12 @@ namespace fs = std::filesystem;
 // The most tasks a sweep plans: a task index is a 31-bit number.
 constexpr uint64_t kMaxTasks = uint64_t{1} << 31;
 
-// The driver's options at a point: its params as -D, its policy as --share.
-DriverOptions PointOptions(const std::vector<sweep::Setting>& settings) {
+// The driver's options at a point: its params as -D, its policy as --share,
+// the sweep's --data-dir (where the linker reads a table's file and the
+// simulator a trace's, as `serq run --data-dir` has both).
+DriverOptions PointOptions(const std::vector<sweep::Setting>& settings, const std::string& data_dir) {
   DriverOptions options;
+  options.sim.data_dir = data_dir;
   for (const sweep::Setting& s : settings) {
     if (s.lacked()) continue;  // the point's program has no such param
     if (s.word().empty()) {
@@ -108,9 +111,10 @@ namespace {
 // The params of the program at `path` as it is (no -D), for a sweep of
 // several programs to know which axes each lacks. False, with `error`, when
 // it cannot be read or is rejected as it is.
-bool ProgramParams(const std::string& path, std::set<std::string>* params, CommandResult* error) {
+bool ProgramParams(const std::string& path, const std::string& data_dir, std::set<std::string>* params,
+                   CommandResult* error) {
   ir::Program program;
-  if (!ParseAndLink(path, DriverOptions(), &program, error)) {
+  if (!ParseAndLink(path, PointOptions({}, data_dir), &program, error)) {
     absl::StrAppend(&error->err, ToolError("serq", absl::StrCat("the sweep reads the params of '", path,
                                                                 "' from the program as it is")));
     return false;
@@ -173,7 +177,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       p->set_path(path);
       if (auto text = ReadFile(path); text.ok()) p->set_digest(ProgramDigest(*text));
       std::set<std::string> params;
-      if (!ProgramParams(path, &params, error)) return false;
+      if (!ProgramParams(path, spec.data_dir, &params, error)) return false;
       for (const sweep::Axis& a : plan->axis()) {
         if (a.word_size() > 0 || params.count(a.name()) > 0) continue;
         p->add_lacks(a.name());
@@ -215,7 +219,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     const std::vector<sweep::Setting>& settings = point.settings;
     ir::Program program;
     CommandResult linked;
-    if (!ParseAndLink(point.path, PointOptions(settings), &program, &linked)) {
+    if (!ParseAndLink(point.path, PointOptions(settings, spec.data_dir), &program, &linked)) {
       if (linked.exit_code != kExitInputRejected) {  // a file that cannot be read
         *error = linked;
         return false;
@@ -247,7 +251,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       // The program's own `run { replications }` at the first point (of
       // the first program, in a sweep of several).
       sim::ModelOptions model_options;
-      model_options.defines = PointOptions(settings).defines;
+      model_options.defines = PointOptions(settings, spec.data_dir).defines;
       model_options.seed = spec.seed;
       model_options.horizon = spec.horizon;
       model_options.warmup = spec.warmup;
@@ -412,7 +416,7 @@ CommandResult RunTask(const std::string& dir, const sweep::Plan& plan, uint64_t 
   const PlanPoint at = PointOfPlan(plan, point);
   const std::vector<sweep::Setting>& settings = at.settings;
   const std::string& path = at.path;
-  DriverOptions options = PointOptions(settings);
+  DriverOptions options = PointOptions(settings, plan.data_dir());
   ir::Program program;
   CommandResult result;
   const bool has_digest = at.program >= 0 || plan.has_program_digest();
