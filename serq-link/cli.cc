@@ -74,6 +74,10 @@ int Main(int argc, char** argv) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }
+  for (const std::string& w : serq::UnusedLinkFlags(program, share, options.data_dir,
+                                                    program.file().empty() ? name : program.file())) {
+    std::cerr << kTool << ": warning: " << w << "\n";
+  }
   if (absl::GetFlag(FLAGS_check)) return serq::kExitOk;
   return serq::WriteMessageOutput(kTool, program, *format);
 }

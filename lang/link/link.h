@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "ir/diagnostics.h"
 #include "proto/ir.pb.h"
 
@@ -34,6 +35,15 @@ struct LinkOptions {
 // when the IR has one, else by IR path. Sets `program->linked` and returns
 // true only when there is none. Linking linked IR again gives the same IR.
 bool LinkProgram(ir::Program* program, const LinkOptions& options, Diagnostics* diags);
+
+// The flags of the link that change nothing of `program` (as parsed or
+// linked), each a sentence for a warning: `--share` (its text as given,
+// "maxmin" or a sweep's "maxmin,bottleneck") where no run names several
+// stages, since the policy divides only their flows; `--data-dir` where
+// the program reads no file by a relative path (a trace workload's, a
+// table's). "" is a flag not given. `subject` names the program ("x.sq").
+std::vector<std::string> UnusedLinkFlags(const ir::Program& program, absl::string_view share,
+                                         absl::string_view data_dir, absl::string_view subject);
 
 }  // namespace serq
 
