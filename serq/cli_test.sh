@@ -426,6 +426,22 @@ cmp -s "$tmp/a" "$tmp/b" || fail "run --share=maxmin: not the maxmin program's r
 grep -q '"share": "BOTTLENECK"' "$tmp/ir.json" || fail "serq-link --share: the IR keeps its policy"
 "$sim" "$tmp/ir.json" | sed 's/three-flows-maxmin/three-flows-bottleneck/' >"$tmp/a"
 cmp -s "$tmp/a" $tf-bottleneck.results.json || fail "serq-link --share | serq-sim: not the bottleneck results"
+# A flag of the link that changes nothing of the program is said, and the
+# program runs: --share where no run names several stages (before.sq runs
+# each stage alone), --data-dir where no file is read by a relative path
+# (before.sq reads none). Where it does change something (three-flows'
+# flows, above), nothing is said.
+expect 0 no "serq: warning: --share maxmin changes nothing: no run of $before names several stages" -- \
+  "$serq" run --share=maxmin $before
+expect 0 no "serq: warning: --data-dir $tmp changes nothing: $before reads no file by a relative path" -- \
+  "$serq" run --data-dir "$tmp" $before
+expect 0 no "serq: warning: --share bottleneck changes nothing" -- "$serq" view --share=bottleneck $before
+expect 0 yes "serq: warning: --share bottleneck changes nothing" -- "$serq" check --share=bottleneck $before
+"$parse" $before | "$link" --share=maxmin >/dev/null 2>"$tmp/err" || fail "serq-link --share on before.sq: exit $?"
+grep -qF "serq-link: warning: --share maxmin changes nothing: no run of $before names several stages" "$tmp/err" ||
+  fail "serq-link --share on before.sq: $(cat "$tmp/err")"
+"$serq" run --share=maxmin $tf-bottleneck.sq >/dev/null 2>"$tmp/err" || fail "run --share on flows: exit $?"
+[ -s "$tmp/err" ] && fail "run --share on a program of flows said: $(cat "$tmp/err")"
 expect 2 yes "serq: error: unknown --share 'fair' (expected maxmin or bottleneck)" -- "$serq" run --share=fair $before
 expect 2 yes "serq: error: --share does not apply to 'serq fmt'" -- "$serq" fmt --share=maxmin $before
 expect 2 yes "serq-link: error: unknown --share 'fair' (expected maxmin or bottleneck)" -- "$link" --share=fair $root/testdata/link-ir/before.json

@@ -125,5 +125,14 @@ grep -qxF 'answer: Rate = 0.3; Rate = 0.4, one step above, fails' "$tmp/slo" ||
 expect 2 "unknown function 'goodputs' (expected mean, pNN, rate or goodput)" -- \
   "$serq" search testdata/sweep/mm1-slo.sq --param Rate --range 0.1:0.9 --until 'goodputs(ok) >= 0.1'
 
+# --share on a program whose runs each name one stage changes nothing: said
+# before the search runs (and it runs); on flows.sq, above, nothing is.
+expect 0 "serq: warning: --share maxmin changes nothing: no run of testdata/sweep/mm1-slo.sq names several stages" \
+  -- "$serq" search testdata/sweep/mm1-slo.sq --share=maxmin --param Rate --range 0.1:0.3 --until 'mean(ok) <= 100' \
+  --replications 2 --max-replications 2
+"$serq" search $flows --share=bottleneck --param W --range 0.1:0.3 --step 0.1 --until 'mean(f3) <= 0.81' \
+  >/dev/null 2>"$tmp/err" || fail "flows search --share: exit $?"
+[ -s "$tmp/err" ] && fail "search --share on flows.sq said: $(cat "$tmp/err")"
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq search: all passed"

@@ -415,8 +415,9 @@ int SweepMain(const CommandLine& line) {
   spec.data_dir = args.data_dir;
   sweep::Plan plan;
   CommandResult planned;
-  std::vector<std::string> observations;
-  if (!PlanSweep(spec, &plan, &planned, &observations)) return Print(planned);
+  std::vector<std::string> observations, unused;
+  if (!PlanSweep(spec, &plan, &planned, &observations, &unused)) return Print(planned);
+  for (const std::string& w : unused) std::cerr << "serq: warning: " << w << "\n";
   // A figure of nothing the program observes is found now, not after
   // every task ran.
   for (const auto& [flag, metrics] : asked) {
@@ -557,6 +558,7 @@ int SearchMain(const CommandLine& line) {
   if (absl::GetFlag(FLAGS_log_y).has_value() && args.format != "html") {
     return Usage("--log-y applies to the charts of --format=html");
   }
+  spec.warn = [](const std::string& w) { std::cerr << "serq: warning: " << w << "\n"; };
   SearchOutcome outcome;
   CommandResult error;
   if (!RunSearch(spec, &outcome, &error)) return Print(error);

@@ -403,5 +403,17 @@ printf 'x,t\n1,2\n2,4\n' >"$tmp/dd/data/svc.csv"
   --jobs 1 --out "$tmp/dd/s" >"$tmp/dd.csv" 2>"$tmp/dd.err" || fail "--data-dir sweep: exit $?: $(cat "$tmp/dd.err")"
 [ "$(cut -d, -f1,3 "$tmp/dd.csv" | tr '\n' ' ')" = "W,mean(done) 1,4 2,8 " ] || fail "--data-dir sweep: $(cat "$tmp/dd.csv")"
 
+# A --share axis over a program whose runs each name one stage makes the
+# same point twice: said once, at planning, and the sweep runs. flows.sq
+# (the hand-checked sweep above) has flows: nothing said there.
+"$serq" sweep testdata/sweep/mm1-slo.sq -D Rate=0.25 --share=maxmin,bottleneck --replications 1 --jobs 1 \
+  >/dev/null 2>"$tmp/share.err" || fail "--share axis on mm1-slo.sq: exit $?"
+[ "$(grep -c 'warning' "$tmp/share.err")" = 1 ] && grep -qxF "serq: warning: --share maxmin,bottleneck changes \
+nothing: no run of testdata/sweep/mm1-slo.sq names several stages (the policy divides only their flows)" "$tmp/share.err" ||
+  fail "--share axis on mm1-slo.sq: $(cat "$tmp/share.err")"
+"$serq" sweep $flows "${grid[@]}" --emit=parallel --out "$tmp/flows-emit" >/dev/null 2>"$tmp/share.err" ||
+  fail "flows emit: exit $?"
+[ -s "$tmp/share.err" ] && fail "--share axis on flows.sq said: $(cat "$tmp/share.err")"
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"

@@ -14,6 +14,7 @@
 #include "ir/io.h"
 #include "ir/output.h"
 #include "ir/utf8.h"
+#include "ir/words.h"
 #include "lang/link/link.h"
 #include "lang/parse/format.h"
 #include "lang/parse/parse.h"
@@ -127,10 +128,20 @@ absl::StatusOr<Format> ResultsFormatForPath(absl::string_view path) {
                    "': the name must end in .json (JSON) or .pb (protobuf binary)"));
 }
 
+std::string UnusedFlagWarnings(const ir::Program& program, const DriverOptions& options,
+                               const std::string& path) {
+  std::string out;
+  for (const std::string& w :
+       UnusedLinkFlags(program, ShareWord(options.share), options.sim.data_dir, InputName(path))) {
+    absl::StrAppend(&out, "serq: warning: ", w, "\n");
+  }
+  return out;
+}
+
 CommandResult CheckCommand(const std::string& path, const DriverOptions& options) {
   CommandResult result;
   ir::Program program;
-  ParseAndLink(path, options, &program, &result);
+  if (ParseAndLink(path, options, &program, &result)) result.err = UnusedFlagWarnings(program, options, path);
   return result;
 }
 
@@ -193,6 +204,7 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
   if (!SimulateProgram(path, options, &program, &results, &result, &stalled) && !stalled) {
     return result;
   }
+  result.err = UnusedFlagWarnings(program, options, path) + result.err;
   // The file first: a results file that cannot be written is misuse (as
   // an output that cannot be written is for every tool), and the report
   // is not printed then.
@@ -222,6 +234,7 @@ CommandResult ViewCommand(const std::string& path, const DriverOptions& options)
   CommandResult result;
   ir::Program program;
   if (!ParseAndLink(path, options, &program, &result)) return result;
+  result.err = UnusedFlagWarnings(program, options, path);
   result.exit_code = DrawProgram(program, InputName(path), options.view_format,
                                  options.results_path, "serq", &result.out, &result.err);
   return result;

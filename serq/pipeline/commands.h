@@ -70,6 +70,12 @@ bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::
                      results::Results* results, CommandResult* result,
                      bool* stalled = nullptr);
 
+// "serq: warning: …" lines, one for each flag of the link in `options`
+// that changes nothing of `program` (UnusedLinkFlags: --share, --data-dir);
+// "" when each does something. serq run, check and view print them.
+std::string UnusedFlagWarnings(const ir::Program& program, const DriverOptions& options,
+                               const std::string& path);
+
 // Parses and links `path` as `serq-parse path | serq-link -D… --share=…`
 // would; on failure fills `result` (the rendered diagnostics, exit code)
 // and returns false. The sweep and the search link each point with it.

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/cli.h"
+#include "ir/words.h"
+#include "lang/link/link.h"
 #include "stats/format.h"
 #include "stats/merge.h"
 #include "serq-report/table.h"
@@ -164,6 +166,12 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
     options.defines.emplace_back(spec.param, spec.lo);
     ir::Program program;
     if (!ParseAndLink(spec.program, options, &program, error)) return false;
+    if (spec.warn) {
+      for (const std::string& w :
+           UnusedLinkFlags(program, ShareWord(spec.base.share), spec.base.sim.data_dir, spec.program)) {
+        spec.warn(w);
+      }
+    }
     if (absl::Status s = CheckObserved(spec.condition.metrics, ProgramObservations(program)); !s.ok()) {
       *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--until: ", s.message())));
       return false;

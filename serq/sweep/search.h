@@ -46,6 +46,9 @@ struct SearchSpec {
   // (SearchOutcome.stopped), the answer the value that passed. serq plan
   // stops a candidate that can no longer reach the front with it.
   std::function<bool(const SearchPoint& passed, double failed)> stop;
+  // Given each flag of the link in `base` that changes nothing of the
+  // program (UnusedLinkFlags: --share, --data-dir), before any point runs.
+  std::function<void(const std::string& warning)> warn;
 };
 
 struct SearchPoint {

@@ -14,6 +14,7 @@
 #include "ir/output.h"
 #include "ir/progress.h"
 #include "ir/words.h"
+#include "lang/link/link.h"
 #include "serq-sim/model/model.h"
 #include "serq/sweep/grid.h"
 #include "serq/sweep/metrics.h"
@@ -126,7 +127,7 @@ bool ProgramParams(const std::string& path, const std::string& data_dir, std::se
 }  // namespace
 
 bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
-               std::vector<std::string>* observations) {
+               std::vector<std::string>* observations, std::vector<std::string>* warnings) {
   plan->Clear();
   plan->set_version(kPlanVersion);
   const bool several = spec.programs.size() > 1;
@@ -233,7 +234,13 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       }
       continue;
     }
-    if (observations != nullptr && observed_programs.insert(point.program).second) {
+    const bool first_of_program = observed_programs.insert(point.program).second;
+    if (warnings != nullptr && first_of_program) {
+      for (std::string& w : UnusedLinkFlags(program, absl::StrJoin(spec.share, ","), spec.data_dir, point.path)) {
+        warnings->push_back(std::move(w));
+      }
+    }
+    if (observations != nullptr && first_of_program) {
       std::vector<std::string> seen = ProgramObservations(program);
       if (observed_programs.size() == 1) {
         *observations = seen;

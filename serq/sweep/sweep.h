@@ -61,8 +61,11 @@ struct SweepSpec {
 // point exit 1, in `error`. `observations`, when given, gets the
 // observations of the program at its first valid point (ProgramObservations),
 // so that the figures asked for can be checked before any task runs.
+// `warnings`, when given, gets each program's flags of the link that
+// change nothing of it (UnusedLinkFlags at its first valid point: the
+// --share axis, --data-dir).
 bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
-               std::vector<std::string>* observations = nullptr);
+               std::vector<std::string>* observations = nullptr, std::vector<std::string>* warnings = nullptr);
 
 // The digest a plan records of a program's text: FNV-1a over its bytes.
 uint64_t ProgramDigest(absl::string_view text);
