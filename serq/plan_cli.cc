@@ -621,9 +621,19 @@ int PlanMain(const CommandLine& line) {
     notes = growth.notes;
   }
   // --interconnect where no candidate's GPUs exchange anything (one GPU
-  // each at tensor parallel 1, as every candidate of --gpus 1 is): said, as
-  // serq physics says it, since the plan's figures are those without it.
-  if (!base.deployment.interconnect.empty()) {
+  // each at tensor parallel 1, as every candidate of --gpus 1 is), or
+  // --kv-link where no candidate is disaggregated: said, as serq physics
+  // says it, since the plan's figures are those without it. Once, where the
+  // plan is made: not again in each task (--candidate) or the merge, which
+  // read the flags from the plan's folder.
+  const bool planning = !task && !emitted;
+  if (planning && !settings.kv_link.empty() &&
+      std::none_of(spec.candidates.begin(), spec.candidates.end(),
+                   [](const plan::Candidate& c) { return c.disaggregated; })) {
+    warn({absl::StrCat("--kv-link ", settings.kv_link,
+                       " changes nothing: no candidate is disaggregated (no KV cache moves between engines)")});
+  }
+  if (planning && !base.deployment.interconnect.empty()) {
     auto exchanges = [&](int tp, int engines) {
       physics::Deployment d;
       d.tp = tp;

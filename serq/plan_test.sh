@@ -144,10 +144,17 @@ grep -qF "not a candidate: tensor parallel 2: serq/models/presets/gpus.json: err
 # serq physics says it: at --gpus 1 the one candidate is one GPU at tensor
 # parallel 1. Where a disaggregated candidate's KV cache crosses it (no
 # --kv-link), it is used, and nothing is said.
-"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --interconnect nvlink4 --requests 100 \
-  --until 'p99(ttft) <= 2' --out "$tmp/ic1" >"$tmp/out" 2>"$tmp/err" || fail "--interconnect at --gpus 1: exit $?"
+# --kv-link where no candidate is disaggregated, likewise. Said where the
+# plan is made, not again by its tasks.
+"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --interconnect nvlink4 --kv-link nvlink4 --requests 100 \
+  --until 'p99(ttft) <= 2' --no-early-stop --emit=parallel --out "$tmp/ic1" >"$tmp/out" 2>"$tmp/err" ||
+  fail "--interconnect at --gpus 1: exit $?"
 grep -qF "serq plan: warning: --interconnect nvlink4 changes nothing: no candidate's GPUs exchange anything over it" \
   "$tmp/err" || fail "--interconnect at --gpus 1: not said: $(cat "$tmp/err")"
+grep -qF "serq plan: warning: --kv-link nvlink4 changes nothing: no candidate is disaggregated" "$tmp/err" ||
+  fail "--kv-link at --gpus 1: not said: $(cat "$tmp/err")"
+"$serq" plan --out "$tmp/ic1" --candidate 0 >/dev/null 2>"$tmp/err" || fail "--candidate 0: exit $?"
+grep -q warning "$tmp/err" && fail "the plan's task said the plan's warnings again: $(cat "$tmp/err")"
 "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 1 --kinds disaggregated --interconnect nvlink4 \
   --requests 100 --until 'p99(ttft) <= 2' --out "$tmp/ic2" >"$tmp/out" 2>"$tmp/err" || fail "1P1D over nvlink4: exit $?"
 grep -q "warning" "$tmp/err" && fail "1P1D over nvlink4: the KV link's use said unused: $(cat "$tmp/err")"
