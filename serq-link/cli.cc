@@ -70,11 +70,13 @@ int Main(int argc, char** argv) {
   }
   options.defines = *std::move(defines);
   serq::Diagnostics diags(name);
+  // Judged on the IR as given: linked IR keeps the rows its tables read.
+  const serq::LinkFlagUses uses = serq::UsesOfLinkFlags(program, /*traces=*/false);
   if (!serq::LinkProgram(&program, options, &diags)) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }
-  for (const std::string& w : serq::UnusedLinkFlags(program, share, options.data_dir,
+  for (const std::string& w : serq::UnusedLinkFlags(uses, share, options.data_dir,
                                                     program.file().empty() ? name : program.file())) {
     std::cerr << kTool << ": warning: " << w << "\n";
   }

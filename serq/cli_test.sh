@@ -442,6 +442,37 @@ grep -qF "serq-link: warning: --share maxmin changes nothing: no run of $before 
   fail "serq-link --share on before.sq: $(cat "$tmp/err")"
 "$serq" run --share=maxmin $tf-bottleneck.sq >/dev/null 2>"$tmp/err" || fail "run --share on flows: exit $?"
 [ -s "$tmp/err" ] && fail "run --share on a program of flows said: $(cat "$tmp/err")"
+# A file that cannot be written keeps the warning before its error.
+expect 2 yes "serq: warning: --share maxmin changes nothing" -- "$serq" run --share=maxmin --results "$tmp/no/r.json" $before
+grep -q "cannot write '$tmp/no/r.json'" "$tmp/err" || fail "run --results unwritable: $(cat "$tmp/err")"
+# serq-link's --data-dir places tables only (serq-sim's, traces), and a
+# table whose rows linked IR holds is not read again: a relative table
+# file is a use, a trace is not, nor is the table of linked IR.
+mkdir -p "$tmp/dd"
+printf 'x,t\n1,2\n2,4\n' >"$tmp/dd/svc.csv"
+printf 'time\n0\n1\n' >"$tmp/dd/arrivals.csv"
+cat >"$tmp/traced.sq" <<'EOF'
+run { horizon 10; }
+stage S : fifo(1);
+workload { arrive trace("arrivals.csv"); }
+session { run S (1); }
+EOF
+cat >"$tmp/tabled.sq" <<'EOF'
+run { horizon 10; }
+table svc = "svc.csv" { key x; value t; }
+stage S : fifo(1 / svc(1));
+workload { arrive batch(2); }
+session { run S (1); }
+EOF
+"$parse" "$tmp/traced.sq" | "$link" --check --data-dir "$tmp/dd" 2>"$tmp/err" || fail "serq-link --data-dir on a trace: exit $?"
+grep -qF "serq-link: warning: --data-dir $tmp/dd changes nothing: $tmp/traced.sq reads no file by a relative path" \
+  "$tmp/err" || fail "serq-link --data-dir on a trace: $(cat "$tmp/err")"
+expect 0 no "" -- "$serq" run --data-dir "$tmp/dd" "$tmp/traced.sq"
+"$parse" "$tmp/tabled.sq" | "$link" --data-dir "$tmp/dd" >"$tmp/tables.json" 2>"$tmp/err" ||
+  fail "serq-link --data-dir on a table: exit $?: $(cat "$tmp/err")"
+[ -s "$tmp/err" ] && fail "serq-link --data-dir on a table said: $(cat "$tmp/err")"
+"$link" --check --data-dir "$tmp" "$tmp/tables.json" 2>"$tmp/err" || fail "serq-link on linked tables: exit $?"
+grep -qF -- "--data-dir $tmp changes nothing" "$tmp/err" || fail "serq-link --data-dir on linked tables: $(cat "$tmp/err")"
 expect 2 yes "serq: error: unknown --share 'fair' (expected maxmin or bottleneck)" -- "$serq" run --share=fair $before
 expect 2 yes "serq: error: --share does not apply to 'serq fmt'" -- "$serq" fmt --share=maxmin $before
 expect 2 yes "serq-link: error: unknown --share 'fair' (expected maxmin or bottleneck)" -- "$link" --share=fair $root/testdata/link-ir/before.json

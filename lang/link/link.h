@@ -36,13 +36,25 @@ struct LinkOptions {
 // true only when there is none. Linking linked IR again gives the same IR.
 bool LinkProgram(ir::Program* program, const LinkOptions& options, Diagnostics* diags);
 
-// The flags of the link that change nothing of `program` (as parsed or
-// linked), each a sentence for a warning: `--share` (its text as given,
-// "maxmin" or a sweep's "maxmin,bottleneck") where no run names several
-// stages, since the policy divides only their flows; `--data-dir` where
-// the program reads no file by a relative path (a trace workload's, a
-// table's). "" is a flag not given. `subject` names the program ("x.sq").
-std::vector<std::string> UnusedLinkFlags(const ir::Program& program, absl::string_view share,
+// Whether `program`, as it is given to LinkProgram, has a use for each
+// flag of the link: `--share` where a run names several stages (the policy
+// divides only their flows); `--data-dir` where a file is read by a
+// relative path: a table's that holds no rows yet (the linker reads it;
+// linked IR keeps the rows it read), and with `traces` a trace workload's
+// (the driver's --data-dir places traces too; serq-link's places tables
+// only, serq-sim's traces).
+struct LinkFlagUses {
+  bool share = false;
+  bool data_dir = false;
+  bool traces = false;  // whether a trace's file counted for data_dir
+};
+LinkFlagUses UsesOfLinkFlags(const ir::Program& program, bool traces);
+
+// A sentence for a warning for each flag given ("": not given) that `uses`
+// says changes nothing: `--share maxmin changes nothing: no run of x.sq
+// names several stages (…)`. `share` as given (a sweep's list:
+// "maxmin,bottleneck"); `subject` names the program or programs.
+std::vector<std::string> UnusedLinkFlags(const LinkFlagUses& uses, absl::string_view share,
                                          absl::string_view data_dir, absl::string_view subject);
 
 }  // namespace serq

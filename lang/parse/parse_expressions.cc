@@ -15,7 +15,6 @@ namespace serq::parser_internal {
 namespace {
 
 // The binary operator a token spells.
-// The binary operator a token spells.
 bool BinaryOperator(TokenKind kind, ir::Expr::BinaryOp* op) {
   switch (kind) {
     case K::kOrOr: *op = ir::Expr::OR; return true;

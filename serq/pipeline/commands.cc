@@ -57,7 +57,7 @@ bool Parse(const std::string& path, ir::Program* program, CommandResult* result)
 }  // namespace
 
 bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Program* program,
-                  CommandResult* result) {
+                  CommandResult* result, LinkFlagUses* uses) {
   if (!Parse(path, program, result)) return false;
   if (!options.replay.empty()) {
     // The path becomes the IR's `file`, a protobuf string: UTF-8 only. It
@@ -79,6 +79,7 @@ bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Pro
       w.clear_arg();
     }
   }
+  if (uses != nullptr) *uses = UsesOfLinkFlags(*program, /*traces=*/true);
   Diagnostics diags(InputName(path));
   LinkOptions link_options;
   link_options.defines = options.defines;
@@ -128,11 +129,9 @@ absl::StatusOr<Format> ResultsFormatForPath(absl::string_view path) {
                    "': the name must end in .json (JSON) or .pb (protobuf binary)"));
 }
 
-std::string UnusedFlagWarnings(const ir::Program& program, const DriverOptions& options,
-                               const std::string& path) {
+std::string UnusedFlagWarnings(const LinkFlagUses& uses, const DriverOptions& options, const std::string& path) {
   std::string out;
-  for (const std::string& w :
-       UnusedLinkFlags(program, ShareWord(options.share), options.sim.data_dir, InputName(path))) {
+  for (const std::string& w : UnusedLinkFlags(uses, ShareWord(options.share), options.sim.data_dir, InputName(path))) {
     absl::StrAppend(&out, "serq: warning: ", w, "\n");
   }
   return out;
@@ -141,7 +140,8 @@ std::string UnusedFlagWarnings(const ir::Program& program, const DriverOptions& 
 CommandResult CheckCommand(const std::string& path, const DriverOptions& options) {
   CommandResult result;
   ir::Program program;
-  if (ParseAndLink(path, options, &program, &result)) result.err = UnusedFlagWarnings(program, options, path);
+  LinkFlagUses uses;
+  if (ParseAndLink(path, options, &program, &result, &uses)) result.err = UnusedFlagWarnings(uses, options, path);
   return result;
 }
 
@@ -153,8 +153,8 @@ CommandResult FmtCommand(const std::string& path) {
 }
 
 bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::Program* program,
-                     results::Results* results, CommandResult* result, bool* stalled) {
-  if (!ParseAndLink(path, options, program, result)) return false;
+                     results::Results* results, CommandResult* result, bool* stalled, LinkFlagUses* uses) {
+  if (!ParseAndLink(path, options, program, result, uses)) return false;
   // --series without an interval: one sample a second (docs/cli.md §run).
   SimOptions sim = options.sim;
   if (!options.series_path.empty() && !sim.sample && !program->run().has_sample()) {
@@ -201,24 +201,27 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
       !s.ok()) {
     return Failure(kExitUsage, ToolError("serq", s.message()));
   }
-  if (!SimulateProgram(path, options, &program, &results, &result, &stalled) && !stalled) {
+  LinkFlagUses uses;
+  if (!SimulateProgram(path, options, &program, &results, &result, &stalled, &uses) && !stalled) {
     return result;
   }
-  result.err = UnusedFlagWarnings(program, options, path) + result.err;
+  // Said before whatever follows: a stall's error, and a failure below,
+  // each of which keeps what stderr has so far (result.err).
+  result.err = UnusedFlagWarnings(uses, options, path) + result.err;
   // The file first: a results file that cannot be written is misuse (as
   // an output that cannot be written is for every tool), and the report
   // is not printed then.
   if (!options.results_path.empty()) {
     if (absl::Status s = WriteResultsFile(options.results_path, results); !s.ok()) {
-      return Failure(kExitUsage, ToolError("serq", s.message()));
+      return Failure(kExitUsage, absl::StrCat(result.err, ToolError("serq", s.message())));
     }
   }
   if (!options.series_path.empty()) {
     auto series = report::CollectSeries(all, {InputName(path)});
-    if (!series.ok()) return Failure(kExitInputRejected, std::string(series.status().message()));
+    if (!series.ok()) return Failure(kExitInputRejected, absl::StrCat(result.err, series.status().message()));
     if (absl::Status s = WriteFile(options.series_path, report::RenderSeriesCsv(*series));
         !s.ok()) {
-      return Failure(kExitUsage, ToolError("serq", s.message()));
+      return Failure(kExitUsage, absl::StrCat(result.err, ToolError("serq", s.message())));
     }
   }
   auto report = report::RenderAnyReport(all, options.report, {}, &program);
@@ -233,8 +236,9 @@ CommandResult RunCommand(const std::string& path, const DriverOptions& options) 
 CommandResult ViewCommand(const std::string& path, const DriverOptions& options) {
   CommandResult result;
   ir::Program program;
-  if (!ParseAndLink(path, options, &program, &result)) return result;
-  result.err = UnusedFlagWarnings(program, options, path);
+  LinkFlagUses uses;
+  if (!ParseAndLink(path, options, &program, &result, &uses)) return result;
+  result.err = UnusedFlagWarnings(uses, options, path);
   result.exit_code = DrawProgram(program, InputName(path), options.view_format,
                                  options.results_path, "serq", &result.out, &result.err);
   return result;

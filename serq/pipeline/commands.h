@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/io.h"
+#include "lang/link/link.h"
 #include "serq-report/report.h"
 #include "serq-sim/engine/simulate.h"
 #include "diagram/view.h"
@@ -68,19 +69,21 @@ CommandResult ViewCommand(const std::string& path, const DriverOptions& options)
 // (`*stalled` set when given) `results` holds the figures up to it.
 bool SimulateProgram(const std::string& path, const DriverOptions& options, ir::Program* program,
                      results::Results* results, CommandResult* result,
-                     bool* stalled = nullptr);
+                     bool* stalled = nullptr, LinkFlagUses* uses = nullptr);
 
 // "serq: warning: …" lines, one for each flag of the link in `options`
-// that changes nothing of `program` (UnusedLinkFlags: --share, --data-dir);
-// "" when each does something. serq run, check and view print them.
-std::string UnusedFlagWarnings(const ir::Program& program, const DriverOptions& options,
-                               const std::string& path);
+// that changes nothing of the program at `path` (UnusedLinkFlags over its
+// `uses`: --share, --data-dir); "" when each does something. serq run,
+// check and view print them.
+std::string UnusedFlagWarnings(const LinkFlagUses& uses, const DriverOptions& options, const std::string& path);
 
 // Parses and links `path` as `serq-parse path | serq-link -D… --share=…`
 // would; on failure fills `result` (the rendered diagnostics, exit code)
 // and returns false. The sweep and the search link each point with it.
+// `uses`, when given, gets the program's uses of the link's flags, judged
+// as parsed (UsesOfLinkFlags; the driver's --data-dir places traces too).
 bool ParseAndLink(const std::string& path, const DriverOptions& options, ir::Program* program,
-                  CommandResult* result);
+                  CommandResult* result, LinkFlagUses* uses = nullptr);
 
 // Parses and links `source`, a program a generator wrote (serq vllm, serq
 // physics), as `serq run` would once it is written to `out` ("": standard

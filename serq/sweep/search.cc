@@ -165,10 +165,11 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
     DriverOptions options = spec.base;
     options.defines.emplace_back(spec.param, spec.lo);
     ir::Program program;
-    if (!ParseAndLink(spec.program, options, &program, error)) return false;
+    LinkFlagUses uses;
+    if (!ParseAndLink(spec.program, options, &program, error, &uses)) return false;
     if (spec.warn) {
       for (const std::string& w :
-           UnusedLinkFlags(program, ShareWord(spec.base.share), spec.base.sim.data_dir, spec.program)) {
+           UnusedLinkFlags(uses, ShareWord(spec.base.share), spec.base.sim.data_dir, spec.program)) {
         spec.warn(w);
       }
     }

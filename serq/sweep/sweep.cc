@@ -1,7 +1,9 @@
 #include "serq/sweep/sweep.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -208,6 +210,12 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   bool linked_once = false;
   std::set<int> observed_programs;
   CommandResult first_rejection;
+  // The link's flags each program has a use for, at its first valid point:
+  // the --share axis is said of each program without flows (its points
+  // come out twice), --data-dir once where no program reads by it.
+  const std::string share = absl::StrJoin(spec.share, ",");
+  bool data_dir_used = false;
+  std::vector<std::string> program_paths;
   // Each point's program is parsed and linked: a grid of millions of
   // points takes minutes, which a user should see going.
   ProgressLine progress(ProgressLine::ForStderr());
@@ -220,7 +228,8 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     const std::vector<sweep::Setting>& settings = point.settings;
     ir::Program program;
     CommandResult linked;
-    if (!ParseAndLink(point.path, PointOptions(settings, spec.data_dir), &program, &linked)) {
+    LinkFlagUses uses;
+    if (!ParseAndLink(point.path, PointOptions(settings, spec.data_dir), &program, &linked, &uses)) {
       if (linked.exit_code != kExitInputRejected) {  // a file that cannot be read
         *error = linked;
         return false;
@@ -236,9 +245,9 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     }
     const bool first_of_program = observed_programs.insert(point.program).second;
     if (warnings != nullptr && first_of_program) {
-      for (std::string& w : UnusedLinkFlags(program, absl::StrJoin(spec.share, ","), spec.data_dir, point.path)) {
-        warnings->push_back(std::move(w));
-      }
+      for (std::string& w : UnusedLinkFlags(uses, share, "", point.path)) warnings->push_back(std::move(w));
+      data_dir_used = data_dir_used || uses.data_dir;
+      program_paths.push_back(point.path);
     }
     if (observations != nullptr && first_of_program) {
       std::vector<std::string> seen = ProgramObservations(program);
@@ -283,6 +292,14 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   if (!linked_once) {
     *error = first_rejection;
     return false;
+  }
+  if (warnings != nullptr && !data_dir_used) {
+    LinkFlagUses none;
+    none.traces = true;
+    const std::string subject = program_paths.size() == 1
+                                    ? program_paths[0]
+                                    : absl::StrCat("each of ", absl::StrJoin(program_paths, ", "));
+    for (std::string& w : UnusedLinkFlags(none, "", spec.data_dir, subject)) warnings->push_back(std::move(w));
   }
   return true;
 }
