@@ -402,6 +402,17 @@ printf 'x,t\n1,2\n2,4\n' >"$tmp/dd/data/svc.csv"
 "$serq" sweep "$tmp/dd/prog/t.sq" -D W=1,2 --data-dir "$tmp/dd/data" --metrics 'mean(done)' --format csv \
   --jobs 1 --out "$tmp/dd/s" >"$tmp/dd.csv" 2>"$tmp/dd.err" || fail "--data-dir sweep: exit $?: $(cat "$tmp/dd.err")"
 [ "$(cut -d, -f1,3 "$tmp/dd.csv" | tr '\n' ' ')" = "W,mean(done) 1,4 2,8 " ] || fail "--data-dir sweep: $(cat "$tmp/dd.csv")"
+[ -s "$tmp/dd.err" ] && fail "--data-dir sweep said: $(cat "$tmp/dd.err")"
+# With a program that reads nothing by it beside: still used, nothing said;
+# over programs none of which reads by it, said once.
+"$serq" sweep "$tmp/dd/prog/t.sq" testdata/sweep/mm1-slo.sq -D W=1 --data-dir "$tmp/dd/data" --replications 1 \
+  --jobs 1 >/dev/null 2>"$tmp/dd.err" || fail "--data-dir sweep of two: exit $?: $(cat "$tmp/dd.err")"
+[ -s "$tmp/dd.err" ] && fail "--data-dir sweep of two said: $(cat "$tmp/dd.err")"
+"$serq" sweep $flows testdata/sweep/mm1-slo.sq -D W=1 --data-dir "$tmp/dd/data" --replications 1 --jobs 1 \
+  >/dev/null 2>"$tmp/dd.err" || fail "--data-dir sweep of two, no file: exit $?"
+[ "$(grep -c warning "$tmp/dd.err")" = 1 ] && grep -qF "serq: warning: --data-dir $tmp/dd/data changes nothing: \
+each of $flows, testdata/sweep/mm1-slo.sq reads no file by a relative path" "$tmp/dd.err" ||
+  fail "--data-dir sweep of two, no file: $(cat "$tmp/dd.err")"
 
 # A --share axis over a program whose runs each name one stage makes the
 # same point twice: said once, at planning, and the sweep runs. flows.sq
