@@ -322,6 +322,7 @@ int PlanMain(const CommandLine& line) {
   base.program_dir = (std::filesystem::path(out) / "programs").string();
   settings.kv_link = absl::GetFlag(FLAGS_kv_link);
   settings.run_dir = run_dir;
+  settings.seed = absl::GetFlag(FLAGS_seed);
   if (folder) settings.kv_dtype_bytes = folder->args.kv_cache_dtype == "fp8" ? 1 : folder->model.dtype_bytes;
   settings.run.interconnect = base.deployment.interconnect;
   // --enforce-eager: every candidate's engines without CUDA graphs, from

@@ -158,6 +158,18 @@ grep -q warning "$tmp/err" && fail "the plan's task said the plan's warnings aga
 "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --tps 1 --kinds disaggregated --interconnect nvlink4 \
   --requests 100 --until 'p99(ttft) <= 2' --out "$tmp/ic2" >"$tmp/out" 2>"$tmp/err" || fail "1P1D over nvlink4: exit $?"
 grep -q "warning" "$tmp/err" && fail "1P1D over nvlink4: the KV link's use said unused: $(cat "$tmp/err")"
+# --seed is the written programs' seed: the best program rerun alone at the
+# plan's replications gives the plan's p99 TTFT (it said seed 1, the
+# default's figures).
+"$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --kinds colocated --requests 100 --seed 5 \
+  --until 'p99(ttft) <= 2' --out "$tmp/seed" >"$tmp/out" 2>"$tmp/err" || fail "plan --seed 5: exit $?"
+grep -q '^run { .*; seed 5; gpus ' "$tmp/seed/best-colocated.sq" || fail "plan --seed 5: $(grep '^run' "$tmp/seed/best-colocated.sq")"
+row=$(awk -F, 'NR == 2' "$tmp/seed/candidates.csv")
+"$serq" run "$tmp/seed/best-colocated.sq" --replications "$(echo "$row" | cut -d, -f15)" --format csv >"$tmp/run.csv" ||
+  fail "serq run of the --seed plan's best"
+got=$(printf '%.6f' "$(awk -F, '$1 == "ttft" {print $10}' "$tmp/run.csv")")
+[ "$got" = "$(echo "$row" | cut -d, -f28)" ] || fail "plan --seed 5: p99 ttft run $got, plan $(echo "$row" | cut -d, -f28)"
+
 # A degree whose KV cache cannot hold one request of max_model_len is not
 # a candidate, as vLLM would not start it (Llama-3.1-70B at tp2 on H100s:
 # 1,224 blocks of 16, 19,584 tokens, against 131,072); --max-model-len

@@ -84,13 +84,16 @@ absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const mod
 }
 
 // The generator's run block, `run { seed 1; gpus G; }`, with `options`
-// (its horizon and warm-up) put before its seed; its gpus kept, so that
-// the report of a candidate's program gives its figures per GPU.
-absl::StatusOr<std::string> WithHorizon(std::string text, absl::string_view options) {
+// (its horizon and warm-up) put before its seed, the seed the plan's
+// (--seed); its gpus kept, so that the report of a candidate's program
+// gives its figures per GPU.
+absl::StatusOr<std::string> WithHorizon(std::string text, absl::string_view options,
+                                        const ProgramSettings& s) {
   const std::string run = "run { seed 1; gpus ";
   size_t at = text.rfind(run);
   if (at == std::string::npos) return Internal("run block `run { seed 1; gpus G; }`");
-  text.insert(at + std::string("run { ").size(), std::string(options));
+  const std::string seed = absl::StrCat("seed ", s.seed.value_or(1), "; ");
+  text.replace(at, run.size(), absl::StrCat("run { ", options, seed, "gpus "));
   return text;
 }
 
@@ -121,7 +124,7 @@ absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s
                      "param Warmup = ", Number(s.warmup), ";\n",
                      "workload requests { arrive trace(", file, ", TraceRate / Rate); }"));
     return WithHorizon(std::move(text),
-                       "horizon TraceLast * TraceRate / Rate; warmup min(Warmup, TraceLast * TraceRate / Rate / 4); ");
+                       "horizon TraceLast * TraceRate / Rate; warmup min(Warmup, TraceLast * TraceRate / Rate / 4); ", s);
   }
   // serq physics writes `param Rate = R;`, `param Requests = N;` and
   // `workload requests { arrive poisson(Rate); limit Requests; }`.
@@ -140,7 +143,7 @@ absl::StatusOr<std::string> RateParam(std::string text, const ProgramSettings& s
                             "param Rate = ", rate, ";\n", "param Requests = ", s.requests, ";\n",
                             "param MinHorizon = ", Number(s.min_horizon), ";\n", "param Warmup = ",
                             Number(s.warmup), ";\n", "workload requests { arrive poisson(Rate); }"));
-  return WithHorizon(std::move(text), "horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; ");
+  return WithHorizon(std::move(text), "horizon Warmup + max(Requests / Rate, MinHorizon); warmup Warmup; ", s);
 }
 
 // The lines of `text` from the first that starts with `first` up to (not

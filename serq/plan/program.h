@@ -11,6 +11,7 @@
 #define SERQ_SERQ_PLAN_PROGRAM_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -31,6 +32,9 @@ struct ProgramSettings {
   int64_t requests = 1000;    // arrivals a replication, about (the horizon Requests / Rate)
   double min_horizon = 60;    // seconds: the window at least this
   double warmup = 30;         // seconds before the window
+  // --seed: the programs' `run { seed }`, so that `serq run` of a written
+  // program gives the plan's figures (absent: the generator's seed 1).
+  std::optional<uint64_t> seed;
   // --run DIR: the engines from a run folder's GPU profile (serq vllm's
   // generator, at the candidate's TP degree, which the profile must have;
   // a disaggregated candidate's each role at its own) instead of serq
