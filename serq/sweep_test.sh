@@ -426,5 +426,44 @@ nothing: no run of testdata/sweep/mm1-slo.sq names several stages (the policy di
   fail "flows emit: exit $?"
 [ -s "$tmp/share.err" ] && fail "--share axis on flows.sq said: $(cat "$tmp/share.err")"
 
+# A point rejected when its model is built (its warmup past the horizon)
+# fails as its task, and the other points run, whether or not the sweep
+# reads the replications from the program there (it read them at the
+# first point and refused the whole sweep). At Wu = 1 the two jobs of the
+# batch end at 1 and 2 s, both in the window [1, 10]: mean(t) 1.5. A count
+# of replications that reads a swept param is refused: a sweep runs one
+# count at every point.
+cat >"$tmp/wu.sq" <<'EOF'
+param Wu = 0;
+param Rp = 2;
+run { horizon 10; warmup Wu; replications Rp; seed 3; }
+stage S : fifo(1);
+workload { arrive batch(2); }
+session { run S (1); observe t = now; }
+EOF
+"$serq" sweep "$tmp/wu.sq" -D Wu=20,1 --metrics 'mean(t)' --format csv --jobs 1 >"$tmp/wu.csv" 2>"$tmp/wu.err"
+[ $? = 1 ] || fail "a sweep with a rejected point: expected exit 1"
+[ "$(cut -d, -f1,2,3,5 "$tmp/wu.csv" | tr '\n' ' ')" = "Wu,replications,mean(t),status 20,2,,failed 1,2,1.5,STABLE " ] ||
+  fail "a sweep with a rejected first point: $(cat "$tmp/wu.csv")"
+expect 2 "serq: error: the program's run { replications } reads the swept param 'Rp', and a sweep runs one count" \
+  -- "$serq" sweep "$tmp/wu.sq" -D Rp=2,5 --jobs 1
+"$serq" sweep "$tmp/wu.sq" -D Rp=2,5 --replications 1 --jobs 1 >/dev/null 2>&1 || fail "-D Rp=2,5 --replications 1: exit $?"
+
+# A run without a horizon (each replication to its last event): rate(t)
+# over [warmup, end], as the report's. By hand: three jobs of a batch on
+# one server end at 1, 2 and 3 s, so 3 samples over 3 s, 1 a second in
+# every replication.
+cat >"$tmp/drained.sq" <<'EOF'
+run { seed 1; replications 3; }
+stage S : fifo(1);
+workload { arrive batch(3); }
+session { run S (1); observe t = now; }
+EOF
+"$serq" sweep "$tmp/drained.sq" --metrics 'rate(t),goodput(t)' --jobs 1 --format csv >"$tmp/drained.csv" ||
+  fail "drained sweep: exit $?"
+[ "$(sed -n 2p "$tmp/drained.csv" | cut -d, -f2,3,4)" = "1,0,2" ] || fail "drained sweep: $(cat "$tmp/drained.csv")"
+"$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1 | grep -qF "no horizon (each run to its last event)" ||
+  fail "drained sweep's first line: $("$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1)"
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"

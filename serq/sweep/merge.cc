@@ -108,6 +108,7 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
     if (first) {
       first = false;
       table.horizon = merged->first->horizon();
+      table.drained = merged->first->drained();
       table.warmup = merged->first->warmup();
     }
     if (metrics.empty() && defaulted.insert(at.program).second) {

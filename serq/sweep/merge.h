@@ -29,6 +29,7 @@ struct SweepPoint {
 struct SweepTable {
   sweep::Plan plan;
   double horizon = 0, warmup = 0;
+  bool drained = false;  // a run without a horizon: each replication to its last event
   std::vector<uint64_t> seeds;
   std::vector<Metric> metrics;
   std::vector<SweepPoint> points;  // every point, merged or not

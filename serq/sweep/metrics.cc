@@ -233,7 +233,6 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
     }
   }
   report::Report rep = report::BuildReport(merged, quantiles);
-  const double window = merged.first->horizon() - merged.first->warmup();
   std::vector<Figure> figures;
   int quantile_column = 0;
   for (const Metric& m : metrics) {
@@ -298,17 +297,22 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
       }
       case Metric::kRate:
       case Metric::kGoodput: {
-        if (!(window > 0)) break;
-        // Every replication counts, those without a sample as 0 a second.
+        // Every replication counts, those without a sample as 0 a second,
+        // each over its own window: [warmup, horizon], or [warmup, its end]
+        // in a run without a horizon (MergedResults::Window, as the report).
         const bool rate = m.kind == Metric::kRate;
         std::vector<double> per_second;
+        bool windows = true;
         for (const results::Replication* r : merged.replications) {
+          const double window = merged.Window(*r);
+          windows = windows && window > 0;
           double n = 0;
           for (const results::Observation& x : r->observation()) {
             if (x.name() == m.observation) n = rate ? Count(x) : Sum(x);
           }
-          per_second.push_back(n / window);
+          per_second.push_back(window > 0 ? n / window : 0);
         }
+        if (!windows) break;
         f.defined = true;
         // The value is serq-report's (n, or the sum, over R window), the
         // mean of the replications' figures; the interval is over those.

@@ -15,6 +15,7 @@
 #include "ir/limits.h"
 #include "ir/output.h"
 #include "ir/progress.h"
+#include "ir/walk.h"
 #include "ir/words.h"
 #include "lang/link/link.h"
 #include "serq-sim/model/model.h"
@@ -110,6 +111,18 @@ uint64_t ProgramDigest(absl::string_view text) {
 }
 
 namespace {
+
+// The params `e` reads in the linked `program`, through the values of the
+// params it reads (a derived param's own), into `params`.
+void ParamsRead(const ir::Program& program, const ir::Expr& e, std::set<std::string>* params) {
+  AnyExpr(e, [&](const ir::Expr& x) {
+    if (x.has_ref() && x.ref().kind() == ir::Ref::PARAM && x.ref().decl() < program.param_size()) {
+      const ir::Param& p = program.param(x.ref().decl());
+      if (params->insert(p.name()).second) ParamsRead(program, p.value(), params);
+    }
+    return false;
+  });
+}
 
 // The params of the program at `path` as it is (no -D), for a sweep of
 // several programs to know which axes each lacks. False, with `error`, when
@@ -265,7 +278,21 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     uint32_t replications = spec.replications.value_or(0);
     if (replications == 0) {
       // The program's own `run { replications }` at the first point (of
-      // the first program, in a sweep of several).
+      // the first program, in a sweep of several): one count for every
+      // point, so a count that reads a swept param is refused, not taken
+      // at its first value.
+      if (program.run().has_replications()) {
+        std::set<std::string> read;
+        ParamsRead(program, program.run().replications(), &read);
+        for (const sweep::Axis& a : plan->axis()) {
+          if (a.value_size() > 1 && read.count(a.name()) > 0) {
+            *error = Failure(kExitUsage, ToolError("serq", absl::StrCat(
+                "the program's run { replications } reads the swept param '", a.name(),
+                "', and a sweep runs one count of replications at every point: give --replications N")));
+            return false;
+          }
+        }
+      }
       sim::ModelOptions model_options;
       model_options.defines = PointOptions(settings, spec.data_dir).defines;
       model_options.seed = spec.seed;
@@ -275,9 +302,17 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       sim::Model model;
       Diagnostics diags(InputName(point.path));
       if (!sim::CompileModel(program, model_options, &model, &diags)) {
-        *error = Failure(kExitInputRejected,
-                         RenderProgramDiagnostics(diags, program, InputName(point.path)));
-        return false;
+        // Rejected at this point (a trace that cannot be read, a warmup
+        // past the horizon): its task will fail as any rejected point's
+        // does, and the count is read at the next point.
+        linked_once = false;
+        if (first_rejection.err.empty()) {
+          first_rejection = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(point.path)));
+          absl::StrAppend(&first_rejection.err,
+                          ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ",
+                                                         PointText(point), points > 1 ? " and at every other" : "")));
+        }
+        continue;
       }
       replications = model.replications;
     }

@@ -30,7 +30,9 @@ std::string RunLine(const SweepTable& t) {
   // 0, warmup 0, seeds " was said instead.
   const std::string run = seeds.empty()
                               ? std::string(", no point merged: horizon, warmup and seed as the program gives them")
-                              : absl::StrCat(", horizon ", FormatShortest(t.horizon), ", warmup ",
+                              : absl::StrCat(t.drained ? ", no horizon (each run to its last event)"
+                                                       : absl::StrCat(", horizon ", FormatShortest(t.horizon)),
+                                             ", warmup ",
                                              FormatShortest(t.warmup), seeds.size() == 1 ? ", seed " : ", seeds ",
                                              absl::StrJoin(seeds, ", "));
   return absl::StrCat("sweep of ", PlanPrograms(t.plan), ": ", points, points == 1 ? " point" : " points",
@@ -194,7 +196,7 @@ std::string Json(const SweepTable& t) {
   std::string head = programs.empty() ? absl::StrCat("\"program\": ", JsonString(t.plan.program()))
                                       : absl::StrCat("\"programs\": [", absl::StrJoin(programs, ", "), "]");
   std::string out = absl::StrCat("{\n  ", head,
-                                 ",\n  \"horizon\": ", seeds.empty() ? "null" : JsonNumber(t.horizon),
+                                 ",\n  \"horizon\": ", seeds.empty() || t.drained ? "null" : JsonNumber(t.horizon),
                                  ",\n  \"warmup\": ", seeds.empty() ? "null" : JsonNumber(t.warmup),
                                  ",\n  \"seed\": [",
                                  absl::StrJoin(seeds, ", "), "],\n  \"replications\": ",
