@@ -465,5 +465,26 @@ EOF
 "$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1 | grep -qF "no horizon (each run to its last event)" ||
   fail "drained sweep's first line: $("$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1)"
 
+# inf as a value of a list, as every command's -D takes it (a pool without
+# a limit). Three sessions of a batch each hold one unit of a pool of Cap
+# units while a delay of 1 s runs. Cap = 1: one at a time, they end at 1,
+# 2 and 3 s (mean 2); Cap = inf: all at once, each at 1 s (mean 1). A
+# range's ends stay finite, and no x axis places inf.
+cat >"$tmp/cap.sq" <<'EOF'
+param Cap = 1;
+run { horizon 10; }
+pool kv { cap Cap; }
+stage S : delay;
+workload { arrive batch(3); }
+session { hold kv (1) { run S (1); } observe t = now; }
+EOF
+"$serq" sweep "$tmp/cap.sq" -D Cap=1,inf --metrics 'mean(t)' --format csv --jobs 1 >"$tmp/cap.csv" ||
+  fail "-D Cap=1,inf: exit $?"
+[ "$(cut -d, -f1,3 "$tmp/cap.csv" | tr '\n' ' ')" = "Cap,mean(t) 1,2 inf,1 " ] || fail "-D Cap=1,inf: $(cat "$tmp/cap.csv")"
+"$serq" run "$tmp/cap.sq" -D Cap=inf --format csv | grep -q '^t,3,1,' || fail "run -D Cap=inf: not mean 1"
+expect 2 "malformed -D 'Cap=1:inf:1': expected start:stop:step" -- "$serq" sweep "$tmp/cap.sq" -D Cap=1:inf:1
+expect 2 "--chart-x: 'Cap' has the value inf, which no x axis places" -- \
+  "$serq" sweep "$tmp/cap.sq" -D Cap=1,inf --chart 'mean(t)' --jobs 1
+
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"

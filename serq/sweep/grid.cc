@@ -22,6 +22,12 @@ bool Number(absl::string_view s, double* x) {
   return absl::SimpleAtod(s, x) && std::isfinite(*x);
 }
 
+// A value of a list: a number, or inf as every other command's -D takes it
+// (a pool's unlimited cap). A range's ends stay finite.
+bool ListValue(absl::string_view s, double* x) {
+  return absl::SimpleAtod(s, x) && !std::isnan(*x);
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
@@ -58,7 +64,7 @@ absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
   }
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     double x;
-    if (!Number(part, &x)) {
+    if (!ListValue(part, &x)) {
       return Malformed(name, text,
                        "expected a number, a list (2,4,6) or a range (start:stop:step)");
     }

@@ -110,6 +110,15 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
       if (i != xi && AxisSize(axes[i]) > 1) li = i;
     }
   }
+  // An infinite value (`-D Cap=1,inf`) has no place on the x axis; as a
+  // line's value it is a label like any other.
+  for (double v : axes[xi].value()) {
+    if (!std::isfinite(v)) {
+      return absl::InvalidArgumentError(absl::StrCat("--chart-x: '", axes[xi].name(), "' has the value ",
+                                                     report::FormatShortest(v), ", which no x axis places: chart it "
+                                                     "by its lines (--chart-lines) or sweep it without"));
+    }
+  }
   for (int i = 0; i < axes.size(); ++i) {
     if (i != xi && i != li && AxisSize(axes[i]) > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
