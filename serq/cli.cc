@@ -15,24 +15,29 @@ ABSL_FLAG(std::string, format, "",
           "run: the report's format, text (default), csv, json, md or html; "
           "view: svg (default) or dot; sweep: text, csv, json, md or html; search: text or html; "
           "compare: text (default), csv, json or html");
+// Each description names the commands that read the flag, as
+// SharedFlagUses (below) lists them: `serq COMMAND --help` shows the
+// description without them, and cli_test holds the two to each other.
 ABSL_FLAG(std::optional<uint64_t>, seed, std::nullopt,
-          "run, sweep, search, compare: the seed of the random streams (overrides run { seed })");
+          "run, sweep, search, compare, fit, plan: the seed of the random streams (overrides run { seed })");
 ABSL_FLAG(std::optional<uint32_t>, replications, std::nullopt,
-          "run, sweep, search: the number of replications (overrides run { replications })");
+          "run, sweep, compare, fit: the number of replications (overrides run { replications }); "
+          "search, plan: those a point starts with");
 ABSL_FLAG(std::optional<double>, horizon, std::nullopt,
-          "run, sweep, search: the simulated time to stop at, in seconds (overrides run { horizon })");
+          "run, sweep, search, compare: the simulated time to stop at, in seconds (overrides run { horizon })");
 ABSL_FLAG(std::optional<double>, warmup, std::nullopt,
           "run, sweep, search: the time before which nothing is measured, in seconds (overrides "
-          "run { warmup })");
+          "run { warmup }); plan: each candidate's run's");
 ABSL_FLAG(std::string, data_dir, "",
-          "run, sweep, search: where relative trace file names resolve (default: the program's "
-          "directory)");
+          "run, sweep, search, compare, fit: where relative trace and table file names resolve "
+          "(default: the program's directory)");
 ABSL_FLAG(std::string, share, "",
           "run, check, view, search: the sharing policy, maxmin or bottleneck, replacing the "
           "program's 'share'; sweep: a list of them, e.g. maxmin,bottleneck");
 ABSL_FLAG(std::optional<uint32_t>, jobs, std::nullopt,
           "run, search: replications on this many threads (the same output for any N); sweep: "
-          "tasks run as this many local processes (default: the machine's cores)");
+          "tasks run as this many local processes (default: the machine's cores); fit: measured runs "
+          "simulated at once; plan: candidates searched at once");
 
 namespace serq {
 
@@ -47,7 +52,8 @@ const char kSerqUsage[] =
     "                     [--share=maxmin|bottleneck] [--jobs N] [--max-sessions N]\n"
     "                     [--max-events N] [--max-cpu SECONDS]\n"
     "       serq sweep x.sq [y.sq...] [-D name=10:30:5|2,4,6]... [--share=maxmin,bottleneck]\n"
-    "                       [--replications R] [--out DIR] [--jobs N | --emit=parallel|slurm]\n"
+    "                       [--replications R] [--seed N] [--data-dir D] [--out DIR]\n"
+    "                       [--jobs N | --emit=parallel|slurm]\n"
     "                       [--metrics 'mean(ttft),p99(ttft)'] [--format=text|csv|json|md|html]\n"
     "                       [--slo 'p99(ttft) <= 2'] [--log-y[=off]] [--horizon T] [--warmup W]\n"
     "                       [--chart 'p99(ttft)' [--chart-x P] [--chart-lines P]]\n"
@@ -56,10 +62,12 @@ const char kSerqUsage[] =
     "       serq search x.sq --param P --range lo:hi --until 'p99(ttft) <= 2' [--step S]\n"
     "                        [--replications R] [--max-replications C] [-D name=value]...\n"
     "                        [--allow-overload] [--max-in-progress SHARE]\n"
-    "                        [--horizon T] [--warmup W] [--format=text|html] [--log-y[=off]]\n"
-    "       serq check x.sq [-D name=value]...\n"
+    "                        [--horizon T] [--warmup W] [--seed N] [--data-dir D] [--jobs N]\n"
+    "                        [--share=maxmin|bottleneck] [--format=text|html] [--log-y[=off]]\n"
+    "       serq check x.sq [-D name=value]... [--share=maxmin|bottleneck]\n"
     "       serq fmt x.sq\n"
-    "       serq view x.sq [--format=svg|dot] [--results r.json]\n"
+    "       serq view x.sq [-D name=value]... [--share=maxmin|bottleneck] [--format=svg|dot]\n"
+    "                      [--results r.json]\n"
     "       serq compare MEASURED SIMULATED [--format=text|csv|json|html] [--svg FILE]\n"
     "                    [--names ttft=NAME,...] [--allow-count-mismatch]\n"
     "                    [-D name=value]... [--seed N] [--replications R] [--horizon T]\n"

@@ -404,6 +404,19 @@ expect 2 yes "serq: error: --quantiles: quantile 150 is not between 0 and 100 (e
 expect 2 yes "serq: error: unknown --format 'png' (expected svg or dot)" -- "$serq" view --format=png $before
 expect 2 yes "serq: error: cannot open 'no/such.json'" -- "$serq" view --results no/such.json $before
 
+# `serq --help` names, for each flag several commands read, the commands
+# that read it; each command's own --help lists its flags from the one
+# table (SharedFlagUses). The two must agree (they had drifted: --seed
+# named neither fit nor plan).
+for f in format seed replications horizon warmup data-dir share jobs; do
+  readers=$(for c in run sweep search check fmt view compare fit fit-steps physics vllm plan; do
+              "$serq" $c --help 2>/dev/null | grep -q "^  --$f[=]" && echo $c
+            done | sort -u | tr '\n' ' ')
+  named=$("$serq" --help 2>&1 | grep -A1 "^  --$f=" | tail -1 | tr ';' '\n' | sed 's/^ *//' |
+          awk -F': ' 'NF > 1 {print $1}' | tr ',' '\n' | tr -d ' ' | sort -u | tr '\n' ' ')
+  [ "$readers" = "$named" ] || fail "serq --help's --$f names [$named], the commands' --help [$readers]"
+done
+
 # Same program, same seed: the same bytes.
 "$serq" run testdata/sim/egress-maxmin.sq >"$tmp/a"
 "$serq" run testdata/sim/egress-maxmin.sq >"$tmp/b"
