@@ -223,6 +223,14 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   bool linked_once = false;
   std::set<int> observed_programs;
   CommandResult first_rejection;
+  // The first point's rejection, said if every point is rejected.
+  auto rejected = [&](CommandResult why, const PlanPoint& point) {
+    if (!first_rejection.err.empty()) return;
+    first_rejection = std::move(why);
+    absl::StrAppend(&first_rejection.err,
+                    ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ", PointText(point),
+                                                   points > 1 ? " and at every other" : "")));
+  };
   // The link's flags each program has a use for, at its first valid point:
   // the --share axis is said of each program without flows (its points
   // come out twice), --data-dir once where no program reads by it.
@@ -247,13 +255,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
         *error = linked;
         return false;
       }
-      if (first_rejection.err.empty()) {
-        first_rejection = linked;
-        absl::StrAppend(&first_rejection.err,
-                        ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ",
-                                                       PointText(point),
-                                                       points > 1 ? " and at every other" : "")));
-      }
+      rejected(linked, point);
       continue;
     }
     const bool first_of_program = observed_programs.insert(point.program).second;
@@ -306,12 +308,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
         // past the horizon): its task will fail as any rejected point's
         // does, and the count is read at the next point.
         linked_once = false;
-        if (first_rejection.err.empty()) {
-          first_rejection = Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(point.path)));
-          absl::StrAppend(&first_rejection.err,
-                          ToolError("serq", absl::StrCat("the program is rejected at the sweep's point ",
-                                                         PointText(point), points > 1 ? " and at every other" : "")));
-        }
+        rejected(Failure(kExitInputRejected, RenderProgramDiagnostics(diags, program, InputName(point.path))), point);
         continue;
       }
       replications = model.replications;
