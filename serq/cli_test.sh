@@ -90,6 +90,13 @@ expect 2 yes "serq: error: --names: unknown metric 'ttfb'" -- "$serq" compare --
 expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare --seed 2 $c/vllm.measured $c/vllm.results.json
 expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare -D x=1 $c/vllm.measured $c/vllm.results.json
 expect 2 yes "serq: error: --quantiles applies to 'serq run' only" -- "$serq" compare --quantiles=50 $c/vllm.measured $c/vllm.sq
+# --data-dir that changes nothing of the simulated program is said, as in
+# serq run: vllm.sq with its trace by an absolute path reads nothing by it;
+# as it is (a relative trace), nothing is said.
+sed "s|trace(\"vllm.measured\")|trace(\"$PWD/$c/vllm.measured\")|" $c/vllm.sq >"$tmp/vllm-abs.sq"
+expect 0 no "serq: warning: --data-dir $tmp changes nothing: $tmp/vllm-abs.sq reads no file by a relative path" -- \
+  "$serq" compare --data-dir "$tmp" $c/vllm.measured "$tmp/vllm-abs.sq"
+expect 0 no "" -- "$serq" compare --data-dir $c $c/vllm.measured $c/vllm.sq
 # --svg draws the runs' values: two summaries have none (it drew empty
 # charts).
 summ="$tmp/summary.json"  # vLLM's benchmark result: figures only

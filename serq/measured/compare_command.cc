@@ -36,12 +36,15 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
   ir::Program program;
   std::vector<results::Results> inputs;
   absl::StatusOr<compare::Run> simulated;
+  std::string warnings;  // the link's flags that change nothing of the program (--data-dir)
   if (IsProgramPath(simulated_path)) {
     CommandResult failed;
     inputs.resize(1);
-    if (!SimulateProgram(simulated_path, options.driver, &program, &inputs[0], &failed)) {
+    LinkFlagUses uses;
+    if (!SimulateProgram(simulated_path, options.driver, &program, &inputs[0], &failed, nullptr, &uses)) {
       return failed;
     }
+    warnings = UnusedFlagWarnings(uses, options.driver, simulated_path);
     simulated = compare::RunFromResults(inputs, {InputName(simulated_path)}, options.names);
   } else {
     absl::StatusOr<std::string> text = ReadInput(simulated_path);
@@ -119,6 +122,7 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
                                                                s.message())));
     }
   }
+  result.err = warnings;
   return result;
 }
 
