@@ -323,6 +323,11 @@ int PlanMain(const CommandLine& line) {
   settings.kv_link = absl::GetFlag(FLAGS_kv_link);
   settings.run_dir = run_dir;
   settings.seed = absl::GetFlag(FLAGS_seed);
+  // Written into the programs' run { seed }, which the language bounds.
+  if (settings.seed && *settings.seed > (uint64_t{1} << 53)) {
+    return Usage(absl::StrCat("--seed ", *settings.seed, ": serq plan writes it into its programs' run { seed }, "
+                              "a whole number from 0 to 2^53"));
+  }
   if (folder) settings.kv_dtype_bytes = folder->args.kv_cache_dtype == "fp8" ? 1 : folder->model.dtype_bytes;
   settings.run.interconnect = base.deployment.interconnect;
   // --enforce-eager: every candidate's engines without CUDA graphs, from

@@ -169,6 +169,12 @@ row=$(awk -F, 'NR == 2' "$tmp/seed/candidates.csv")
   fail "serq run of the --seed plan's best"
 got=$(printf '%.6f' "$(awk -F, '$1 == "ttft" {print $10}' "$tmp/run.csv")")
 [ "$got" = "$(echo "$row" | cut -d, -f28)" ] || fail "plan --seed 5: p99 ttft run $got, plan $(echo "$row" | cut -d, -f28)"
+# A seed the programs' run { seed } cannot hold (above 2^53) is misuse,
+# not a plan that fails at its own program.
+expect 2 "--seed 9007199254740993: serq plan writes it into its programs' run { seed }, a whole number from 0 to 2^53" \
+  -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1 --seed 9007199254740993 --until 'p99(ttft) <= 2' \
+  --out "$tmp/seed-big"
+[ -e "$tmp/seed-big" ] && fail "a refused --seed left $tmp/seed-big"
 
 # A degree whose KV cache cannot hold one request of max_model_len is not
 # a candidate, as vLLM would not start it (Llama-3.1-70B at tp2 on H100s:

@@ -418,12 +418,16 @@ int SweepMain(const CommandLine& line) {
   std::vector<std::string> observations, unused;
   if (!PlanSweep(spec, &plan, &planned, &observations, &unused)) return Print(planned);
   for (const std::string& w : unused) std::cerr << "serq: warning: " << w << "\n";
-  // A figure of nothing the program observes is found now, not after
-  // every task ran.
+  // A figure of nothing the program observes, or a chart whose axes the
+  // plan cannot give, is found now, not after every task ran.
   for (const auto& [flag, metrics] : asked) {
     if (absl::Status s = CheckObserved(metrics, observations); !s.ok()) {
       return Usage(absl::StrCat(flag, ": ", s.message()));
     }
+  }
+  if (!absl::GetFlag(FLAGS_chart).empty()) {
+    absl::StatusOr<ChartAxisChoice> axes = ChartAxes(plan, absl::GetFlag(FLAGS_chart_x), absl::GetFlag(FLAGS_chart_lines));
+    if (!axes.ok()) return Usage(std::string(axes.status().message()));
   }
 
   std::string dir;

@@ -426,28 +426,32 @@ nothing: no run of testdata/sweep/mm1-slo.sq names several stages (the policy di
   fail "flows emit: exit $?"
 [ -s "$tmp/share.err" ] && fail "--share axis on flows.sq said: $(cat "$tmp/share.err")"
 
-# A point rejected when its model is built (its warmup past the horizon)
-# fails as its task, and the other points run, whether or not the sweep
-# reads the replications from the program there (it read them at the
-# first point and refused the whole sweep). At Wu = 1 the two jobs of the
-# batch end at 1 and 2 s, both in the window [1, 10]: mean(t) 1.5. A count
-# of replications that reads a swept param is refused: a sweep runs one
-# count at every point.
+# A point rejected when its model is built (its warmup past the --horizon
+# given: the program has none, so the link cannot know) fails as its task,
+# and the other points run, whether or not the sweep reads the
+# replications from the program there (it read them at the first point and
+# refused the whole sweep). At Wu = 1 the two jobs of the batch end at 1
+# and 2 s, both in the window [1, 10]: mean(t) 1.5. A count of
+# replications that reads a swept param is refused, of any program of the
+# sweep: a sweep runs one count at every point.
 cat >"$tmp/wu.sq" <<'EOF'
 param Wu = 0;
 param Rp = 2;
-run { horizon 10; warmup Wu; replications Rp; seed 3; }
+run { warmup Wu; replications Rp; seed 3; }
 stage S : fifo(1);
 workload { arrive batch(2); }
 session { run S (1); observe t = now; }
 EOF
-"$serq" sweep "$tmp/wu.sq" -D Wu=20,1 --metrics 'mean(t)' --format csv --jobs 1 >"$tmp/wu.csv" 2>"$tmp/wu.err"
+"$serq" sweep "$tmp/wu.sq" -D Wu=20,1 --horizon 10 --metrics 'mean(t)' --format csv --jobs 1 >"$tmp/wu.csv" 2>"$tmp/wu.err"
 [ $? = 1 ] || fail "a sweep with a rejected point: expected exit 1"
 [ "$(cut -d, -f1,2,3,5 "$tmp/wu.csv" | tr '\n' ' ')" = "Wu,replications,mean(t),status 20,2,,failed 1,2,1.5,STABLE " ] ||
   fail "a sweep with a rejected first point: $(cat "$tmp/wu.csv")"
-expect 2 "serq: error: the program's run { replications } reads the swept param 'Rp', and a sweep runs one count" \
-  -- "$serq" sweep "$tmp/wu.sq" -D Rp=2,5 --jobs 1
-"$serq" sweep "$tmp/wu.sq" -D Rp=2,5 --replications 1 --jobs 1 >/dev/null 2>&1 || fail "-D Rp=2,5 --replications 1: exit $?"
+expect 2 "serq: error: $tmp/wu.sq: its run { replications } reads the swept param 'Rp', and a sweep runs one count" \
+  -- "$serq" sweep "$tmp/wu.sq" -D Rp=2,5 --horizon 10 --jobs 1
+expect 2 "serq: error: $tmp/wu.sq: its run { replications } reads the swept param 'Rp'" \
+  -- "$serq" sweep $flows "$tmp/wu.sq" -D Rp=2,5 --horizon 10 --jobs 1
+"$serq" sweep "$tmp/wu.sq" -D Rp=2,5 --replications 1 --horizon 10 --jobs 1 >/dev/null 2>&1 ||
+  fail "-D Rp=2,5 --replications 1: exit $?"
 
 # A run without a horizon (each replication to its last event): rate(t)
 # over [warmup, end], as the report's. By hand: three jobs of a batch on
@@ -462,6 +466,15 @@ EOF
 "$serq" sweep "$tmp/drained.sq" --metrics 'rate(t),goodput(t)' --jobs 1 --format csv >"$tmp/drained.csv" ||
   fail "drained sweep: exit $?"
 [ "$(sed -n 2p "$tmp/drained.csv" | cut -d, -f2,3,4)" = "1,0,2" ] || fail "drained sweep: $(cat "$tmp/drained.csv")"
+# With a warmup of 2.5 s every replication's window is [2.5, 3]: one
+# sample (t = 3) in 0.5 s, 2 a second. With a warmup of 5 no replication
+# has a window (each ended by then): the figure is blank, not 0 a second.
+"$serq" sweep "$tmp/drained.sq" --warmup 2.5 --metrics 'rate(t)' --jobs 1 --format csv >"$tmp/drained.csv" ||
+  fail "drained sweep --warmup 2.5: exit $?"
+[ "$(sed -n 2p "$tmp/drained.csv" | cut -d, -f2,3)" = "2,0" ] || fail "drained sweep --warmup 2.5: $(cat "$tmp/drained.csv")"
+"$serq" sweep "$tmp/drained.sq" --warmup 5 --metrics 'rate(t)' --jobs 1 --format csv >"$tmp/drained.csv" ||
+  fail "drained sweep --warmup 5: exit $?"
+[ "$(sed -n 2p "$tmp/drained.csv" | cut -d, -f2,3)" = "," ] || fail "drained sweep --warmup 5: $(cat "$tmp/drained.csv")"
 "$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1 | grep -qF "no horizon (each run to its last event)" ||
   fail "drained sweep's first line: $("$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1)"
 
@@ -472,19 +485,29 @@ EOF
 # range's ends stay finite, and no x axis places inf.
 cat >"$tmp/cap.sq" <<'EOF'
 param Cap = 1;
+param D = 1;
 run { horizon 10; }
 pool kv { cap Cap; }
 stage S : delay;
 workload { arrive batch(3); }
-session { hold kv (1) { run S (1); } observe t = now; }
+session { hold kv (1) { run S (D); } observe t = now; }
 EOF
 "$serq" sweep "$tmp/cap.sq" -D Cap=1,inf --metrics 'mean(t)' --format csv --jobs 1 >"$tmp/cap.csv" ||
   fail "-D Cap=1,inf: exit $?"
 [ "$(cut -d, -f1,3 "$tmp/cap.csv" | tr '\n' ' ')" = "Cap,mean(t) 1,2 inf,1 " ] || fail "-D Cap=1,inf: $(cat "$tmp/cap.csv")"
 "$serq" run "$tmp/cap.sq" -D Cap=inf --format csv | grep -q '^t,3,1,' || fail "run -D Cap=inf: not mean 1"
 expect 2 "malformed -D 'Cap=1:inf:1': expected start:stop:step" -- "$serq" sweep "$tmp/cap.sq" -D Cap=1:inf:1
-expect 2 "--chart-x: 'Cap' has the value inf, which no x axis places" -- \
+# The chart's axes are checked against the plan before any task runs (no
+# folder is left); without --chart-x the x axis is the first that an axis
+# places, and inf is a line's label.
+expect 2 "--chart-x: 'Cap' has an infinite value, which no x axis places" -- \
+  "$serq" sweep "$tmp/cap.sq" -D Cap=1,inf -D D=1,2 --chart 'mean(t)' --chart-x Cap --jobs 1 --out "$tmp/cx"
+[ -e "$tmp/cx" ] && fail "a refused chart left $tmp/cx: $(ls "$tmp/cx")"
+expect 2 "--chart: the sweep has no numeric parameter of several values that an x axis places" -- \
   "$serq" sweep "$tmp/cap.sq" -D Cap=1,inf --chart 'mean(t)' --jobs 1
+"$serq" sweep "$tmp/cap.sq" -D Cap=1,inf -D D=1,2 --chart 'mean(t)' --jobs 1 >"$tmp/cap.svg" ||
+  fail "a chart of D with Cap's lines: exit $?"
+grep -q 'Cap=inf' "$tmp/cap.svg" || fail "a chart of D with Cap's lines: no line Cap=inf"
 
 if [ "$failed" -ne 0 ]; then echo "$failed failed"; exit 1; fi
 echo "serq sweep: all passed"

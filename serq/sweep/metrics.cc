@@ -297,33 +297,35 @@ absl::StatusOr<std::vector<Figure>> ComputeFigures(const report::MergedResults& 
       }
       case Metric::kRate:
       case Metric::kGoodput: {
-        // Every replication counts, those without a sample as 0 a second,
-        // each over its own window: [warmup, horizon], or [warmup, its end]
-        // in a run without a horizon (MergedResults::Window, as the report).
+        // The value is serq-report's: the samples (or their sum) over the
+        // replications' windows pooled, each [warmup, horizon], or [warmup,
+        // its end] in a run without a horizon (MergedResults::Window). The
+        // interval is over the replications' own figures, each over its
+        // window, those without a sample 0 a second; a replication of no
+        // window (a run without a horizon that ended by its warmup)
+        // measured nothing and has no figure.
         const bool rate = m.kind == Metric::kRate;
         std::vector<double> per_second;
-        bool windows = true;
+        double samples = 0, seconds = 0;
         for (const results::Replication* r : merged.replications) {
           const double window = merged.Window(*r);
-          windows = windows && window > 0;
           double n = 0;
           for (const results::Observation& x : r->observation()) {
             if (x.name() == m.observation) n = rate ? Count(x) : Sum(x);
           }
-          per_second.push_back(window > 0 ? n / window : 0);
+          if (!(window > 0)) continue;
+          samples += n;
+          seconds += window;
+          per_second.push_back(n / window);
         }
-        if (!windows) break;
+        if (!(seconds > 0)) break;
         f.defined = true;
-        // The value is serq-report's (n, or the sum, over R window), the
-        // mean of the replications' figures; the interval is over those.
-        double sum = 0;
-        for (double r : per_second) sum += r;
         if (rate && o != nullptr && o->has_rate()) {
           f.value = o->rate();
         } else if (!rate && o != nullptr && o->has_sum_rate()) {
           f.value = o->sum_rate();
         } else {
-          f.value = sum / per_second.size();
+          f.value = samples / seconds;
         }
         f.half_width = HalfWidthOf(per_second);
         break;

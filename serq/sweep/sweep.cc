@@ -259,6 +259,21 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       continue;
     }
     const bool first_of_program = observed_programs.insert(point.program).second;
+    // One count of replications runs at every point: a program's count that
+    // reads a swept param (itself, or through the params it reads) is
+    // refused, not taken at one point's value, whichever program it is.
+    if (first_of_program && !spec.replications && program.run().has_replications()) {
+      std::set<std::string> read;
+      ParamsRead(program, program.run().replications(), &read);
+      for (const sweep::Axis& a : plan->axis()) {
+        if (a.value_size() > 1 && read.count(a.name()) > 0) {
+          *error = Failure(kExitUsage, ToolError("serq", absl::StrCat(
+              point.path, ": its run { replications } reads the swept param '", a.name(),
+              "', and a sweep runs one count of replications at every point: give --replications N")));
+          return false;
+        }
+      }
+    }
     if (warnings != nullptr && first_of_program) {
       for (std::string& w : UnusedLinkFlags(uses, share, "", point.path)) warnings->push_back(std::move(w));
       data_dir_used = data_dir_used || uses.data_dir;
@@ -280,21 +295,8 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     uint32_t replications = spec.replications.value_or(0);
     if (replications == 0) {
       // The program's own `run { replications }` at the first point (of
-      // the first program, in a sweep of several): one count for every
-      // point, so a count that reads a swept param is refused, not taken
-      // at its first value.
-      if (program.run().has_replications()) {
-        std::set<std::string> read;
-        ParamsRead(program, program.run().replications(), &read);
-        for (const sweep::Axis& a : plan->axis()) {
-          if (a.value_size() > 1 && read.count(a.name()) > 0) {
-            *error = Failure(kExitUsage, ToolError("serq", absl::StrCat(
-                "the program's run { replications } reads the swept param '", a.name(),
-                "', and a sweep runs one count of replications at every point: give --replications N")));
-            return false;
-          }
-        }
-      }
+      // the first program, in a sweep of several); each program's count
+      // was checked above not to read a swept param.
       sim::ModelOptions model_options;
       model_options.defines = PointOptions(settings, spec.data_dir).defines;
       model_options.seed = spec.seed;

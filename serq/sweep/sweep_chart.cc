@@ -64,6 +64,63 @@ std::vector<view::ChartRule> BoundRules(const std::vector<Comparison>& bounds, c
   return rules;
 }
 
+absl::StatusOr<ChartAxisChoice> ChartAxes(const sweep::Plan& plan, const std::string& x, const std::string& lines) {
+  const auto& axes = plan.axis();
+  // An infinite value (`-D Cap=1,inf`) has no place on an x axis; as a
+  // line's value it is a label like any other.
+  auto placeable = [](const sweep::Axis& a) {
+    return std::all_of(a.value().begin(), a.value().end(), [](double v) { return std::isfinite(v); });
+  };
+  auto find = [&](const std::string& name) {
+    for (int i = 0; i < axes.size(); ++i) {
+      if (axes[i].name() == name) return i;
+    }
+    return -1;
+  };
+  int xi = -1, li = -1;
+  if (!x.empty()) {
+    xi = find(x);
+    if (xi < 0) return absl::InvalidArgumentError(absl::StrCat("--chart-x: the sweep has no parameter '", x, "'"));
+    if (axes[xi].word_size() > 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--chart-x: '", x, "' is not a number: give it to --chart-lines"));
+    }
+  } else {
+    for (int i = 0; i < axes.size() && xi < 0; ++i) {
+      if (axes[i].word_size() == 0 && AxisSize(axes[i]) > 1 && axes[i].name() != lines && placeable(axes[i])) {
+        xi = i;
+      }
+    }
+    if (xi < 0) {
+      const bool unplaced = std::any_of(axes.begin(), axes.end(), [&](const sweep::Axis& a) { return !placeable(a); });
+      return absl::InvalidArgumentError(absl::StrCat("--chart: the sweep has no numeric parameter of several values",
+                                                     unplaced ? " that an x axis places (one of infinite values does not)"
+                                                              : ""));
+    }
+  }
+  if (!lines.empty()) {
+    li = find(lines);
+    if (li < 0) return absl::InvalidArgumentError(absl::StrCat("--chart-lines: the sweep has no parameter '", lines, "'"));
+    if (li == xi) return absl::InvalidArgumentError("--chart-lines: the same parameter as --chart-x");
+  } else {
+    for (int i = 0; i < axes.size() && li < 0; ++i) {
+      if (i != xi && AxisSize(axes[i]) > 1) li = i;
+    }
+  }
+  if (!placeable(axes[xi])) {
+    return absl::InvalidArgumentError(absl::StrCat("--chart-x: '", axes[xi].name(), "' has an infinite value, which "
+                                                   "no x axis places: chart it by its lines (--chart-lines) or sweep it "
+                                                   "without"));
+  }
+  for (int i = 0; i < axes.size(); ++i) {
+    if (i != xi && i != li && AxisSize(axes[i]) > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--chart: '", axes[i].name(), "' has several values too; a chart has one line per value of "
+          "one parameter (--chart-lines), so sweep the others at one value"));
+    }
+  }
+  return ChartAxisChoice{xi, li};
+}
+
 absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::string& metric,
                                        const std::string& x, const std::string& lines) {
   SweepChartOptions options;
@@ -82,50 +139,9 @@ absl::StatusOr<std::string> SweepChart(const SweepTable& table, const std::strin
     if (table.metrics[i].label == metric) m = static_cast<int>(i);
   }
   if (m < 0) return absl::InvalidArgumentError(absl::StrCat("--chart: '", metric, "' is not among the figures"));
-  auto find = [&](const std::string& name) {
-    for (int i = 0; i < axes.size(); ++i) {
-      if (axes[i].name() == name) return i;
-    }
-    return -1;
-  };
-  int xi = -1, li = -1;
-  if (!x.empty()) {
-    xi = find(x);
-    if (xi < 0) return absl::InvalidArgumentError(absl::StrCat("--chart-x: the sweep has no parameter '", x, "'"));
-    if (axes[xi].word_size() > 0) {
-      return absl::InvalidArgumentError(absl::StrCat("--chart-x: '", x, "' is not a number: give it to --chart-lines"));
-    }
-  } else {
-    for (int i = 0; i < axes.size() && xi < 0; ++i) {
-      if (axes[i].word_size() == 0 && AxisSize(axes[i]) > 1 && axes[i].name() != lines) xi = i;
-    }
-    if (xi < 0) return absl::InvalidArgumentError("--chart: the sweep has no numeric parameter of several values");
-  }
-  if (!lines.empty()) {
-    li = find(lines);
-    if (li < 0) return absl::InvalidArgumentError(absl::StrCat("--chart-lines: the sweep has no parameter '", lines, "'"));
-    if (li == xi) return absl::InvalidArgumentError("--chart-lines: the same parameter as --chart-x");
-  } else {
-    for (int i = 0; i < axes.size() && li < 0; ++i) {
-      if (i != xi && AxisSize(axes[i]) > 1) li = i;
-    }
-  }
-  // An infinite value (`-D Cap=1,inf`) has no place on the x axis; as a
-  // line's value it is a label like any other.
-  for (double v : axes[xi].value()) {
-    if (!std::isfinite(v)) {
-      return absl::InvalidArgumentError(absl::StrCat("--chart-x: '", axes[xi].name(), "' has the value ",
-                                                     report::FormatShortest(v), ", which no x axis places: chart it "
-                                                     "by its lines (--chart-lines) or sweep it without"));
-    }
-  }
-  for (int i = 0; i < axes.size(); ++i) {
-    if (i != xi && i != li && AxisSize(axes[i]) > 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--chart: '", axes[i].name(), "' has several values too; a chart has one line per value of "
-          "one parameter (--chart-lines), so sweep the others at one value"));
-    }
-  }
+  absl::StatusOr<ChartAxisChoice> chosen = ChartAxes(table.plan, x, lines);
+  if (!chosen.ok()) return chosen.status();
+  const int xi = chosen->x, li = chosen->lines;
   view::Chart chart;
   chart.title = absl::StrCat(metric, " against ", axes[xi].name(), ", ", PlanPrograms(table.plan));
   chart.x_label = axes[xi].name();

@@ -47,6 +47,16 @@ struct SweepChartOptions {
   std::vector<Comparison> bounds;
 };
 
+// The chart's axes of `plan`: x (an index of plan.axis), a numeric axis
+// without inf, `x` or the first of several values; lines (-1: none), `lines`
+// or the next of several values. Every other axis must have one value.
+// Errors (InvalidArgument) say which axis is wrong: found from the plan, so
+// before any task runs.
+struct ChartAxisChoice {
+  int x = -1, lines = -1;
+};
+absl::StatusOr<ChartAxisChoice> ChartAxes(const sweep::Plan& plan, const std::string& x, const std::string& lines);
+
 // `metric` is a label of table.metrics. Every axis other than x and lines
 // must have one value, so that each (x, line) is one point. Errors
 // (InvalidArgument) say which axis is wrong. In a sweep of several
