@@ -33,7 +33,8 @@ ABSL_FLAG(std::string, data_dir, "",
           "(default: the program's directory)");
 ABSL_FLAG(std::string, share, "",
           "run, check, view, search: the sharing policy, maxmin or bottleneck, replacing the "
-          "program's 'share'; sweep: a list of them, e.g. maxmin,bottleneck");
+          "program's 'share'; sweep: a list of sharing policies, one axis of the points, e.g. "
+          "maxmin,bottleneck");
 ABSL_FLAG(std::optional<uint32_t>, jobs, std::nullopt,
           "run, search: replications on this many threads (the same output for any N); sweep: "
           "tasks run as this many local processes (default: the machine's cores); fit: measured runs "

@@ -412,17 +412,28 @@ expect 2 yes "serq: error: unknown --format 'png' (expected svg or dot)" -- "$se
 expect 2 yes "serq: error: cannot open 'no/such.json'" -- "$serq" view --results no/such.json $before
 
 # `serq --help` names, for each flag several commands read, the commands
-# that read it; each command's own --help lists its flags from the one
-# table (SharedFlagUses). The two must agree (they had drifted: --seed
-# named neither fit nor plan).
-for f in format seed replications horizon warmup data-dir share jobs; do
-  readers=$(for c in run sweep search check fmt view compare fit fit-steps physics vllm plan; do
-              "$serq" $c --help 2>/dev/null | grep -q "^  --$f[=]" && echo $c
-            done | sort -u | tr '\n' ' ')
-  named=$("$serq" --help 2>&1 | grep -A1 "^  --$f=" | tail -1 | tr ';' '\n' | sed 's/^ *//' |
+# that read it; each command's own --help lists its flags from the tables
+# of uses (SharedFlagUses and each command's). The two must agree, for
+# every flag more than one command reads (they had drifted: --seed named
+# neither fit nor plan, --model not plan).
+commands="run sweep search check fmt view compare fit fit-steps physics vllm plan"
+for c in $commands; do
+  "$serq" $c --help 2>/dev/null | sed -n 's/^  --\([a-z-]*\).*/\1/p' | sed "s/\$/ $c/"
+done | sort -u >"$tmp/flag-readers"
+shared=$(awk '{n[$1]++} END {for (f in n) if (n[f] > 1 && f != "help") print f}' "$tmp/flag-readers" | sort)
+[ "$(echo "$shared" | wc -w)" -ge 20 ] || fail "flags several commands read: only [$shared]"
+for f in $shared; do
+  readers=$(awk -v f="$f" '$1 == f {print $2}' "$tmp/flag-readers" | sort -u | tr '\n' ' ')
+  named=$("$serq" --help 2>&1 | grep -A1 "^  --$f[=]\|^  --$f\$" | tail -1 | tr ';' '\n' | sed 's/^ *//' |
           awk -F': ' 'NF > 1 {print $1}' | tr ',' '\n' | tr -d ' ' | sort -u | tr '\n' ' ')
   [ "$readers" = "$named" ] || fail "serq --help's --$f names [$named], the commands' --help [$readers]"
 done
+# A command's --help gives its part of a help of several parts: sweep's
+# --out is its folder, physics' --rate the Poisson rate alone.
+"$serq" sweep --help | grep -A1 '^  --out=' | tail -1 | grep -qx '      the directory of the sweep.s plan and task files (default: a temporary one)' ||
+  fail "sweep --help's --out: $("$serq" sweep --help | grep -A1 '^  --out=')"
+"$serq" physics --help | grep -A1 '^  --rate=' | tail -1 | grep -q 'plan' &&
+  fail "physics --help's --rate has plan's part: $("$serq" physics --help | grep -A1 '^  --rate=')"
 
 # Same program, same seed: the same bytes.
 "$serq" run testdata/sim/egress-maxmin.sq >"$tmp/a"

@@ -1,7 +1,10 @@
 #include "serq/help.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -30,15 +33,42 @@ std::string UsageCommand(absl::string_view line) {
   return std::string(line.substr(0, line.find(' ')));
 }
 
-// A flag's help without the commands it begins with ("physics: the
-// workload: ..." -> "the workload: ..."): here the command is known.
-std::string WithoutCommands(absl::string_view help) {
-  size_t colon = help.find(": ");
-  if (colon == absl::string_view::npos || colon > 40) return std::string(help);
-  for (char c : help.substr(0, colon)) {
-    if (!absl::ascii_islower(c) && c != ',' && c != ' ' && c != '-') return std::string(help);
+// The commands a part of a flag's help begins with ("sweep, search: ..."
+// -> {sweep, search}), or none when it does not begin with a list of them.
+std::vector<std::string> LeadingCommands(absl::string_view part) {
+  static const char* const kCommands[] = {"run",     "sweep", "search",    "check",   "fmt",  "view",
+                                          "compare", "fit",   "fit-steps", "physics", "vllm", "plan"};
+  size_t colon = part.find(": ");
+  if (colon == absl::string_view::npos || colon > 40) return {};
+  std::vector<std::string> names;
+  for (absl::string_view name : absl::StrSplit(part.substr(0, colon), ", ")) {
+    if (std::find(std::begin(kCommands), std::end(kCommands), name) == std::end(kCommands)) return {};
+    names.emplace_back(name);
   }
-  return std::string(help.substr(colon + 2));
+  return names;
+}
+
+// A flag's help as `command` reads it: a help of several parts, each for
+// its commands ("sweep: the directory...; physics, vllm: the program's
+// file..."), gives the part of `command`, without the commands it begins
+// with; a help of one part, the part without them ("physics: the
+// workload: ..." -> "the workload: ..."): here the command is known.
+std::string ForCommand(absl::string_view help, absl::string_view command) {
+  std::vector<std::string> parts;  // each from one list of commands to the next
+  std::vector<std::vector<std::string>> readers;
+  for (absl::string_view piece : absl::StrSplit(help, "; ")) {
+    std::vector<std::string> names = LeadingCommands(piece);
+    if (names.empty() && !parts.empty()) {
+      absl::StrAppend(&parts.back(), "; ", piece);
+      continue;
+    }
+    readers.push_back(names);
+    parts.emplace_back(names.empty() ? piece : piece.substr(piece.find(": ") + 2));
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (std::find(readers[i].begin(), readers[i].end(), command) != readers[i].end()) return parts[i];
+  }
+  return readers.empty() || readers[0].empty() ? std::string(help) : parts[0];
 }
 
 }  // namespace
@@ -91,7 +121,7 @@ std::string CommandHelp(absl::string_view command) {
     const bool own = use->commands.size() == 1;
     absl::StrAppend(&out, FlagHelpEntry(name, *flag,
                                         own && *use->shown_default != '\0' ? use->shown_default : flag->DefaultValue(),
-                                        own && *use->help != '\0' ? use->help : WithoutCommands(flag->Help())));
+                                        own && *use->help != '\0' ? use->help : ForCommand(flag->Help(), command)));
   }
   absl::StrAppend(&out, kHelpFlagEntry);
   if (command == "physics" || command == "plan") {

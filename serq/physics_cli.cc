@@ -25,26 +25,26 @@
 #include "stats/format.h"
 
 ABSL_FLAG(std::string, model, "",
-          "physics: the model, a preset's name (llama-3.1-8b, qwen3-30b-a3b, ...) or its config.json");
+          "physics, plan: the model, a preset's name (llama-3.1-8b, qwen3-30b-a3b, ...) or its config.json");
 ABSL_FLAG(std::string, gpu, "",
-          "physics: the GPU, a preset's name (h100-sxm, rtx-pro-6000, ...) or a datasheet file "
+          "physics, plan: the GPU, a preset's name (h100-sxm, rtx-pro-6000, ...) or a datasheet file "
           "(FILE:NAME picks one of several); with CONFIG HARDWARE given as files, the GPU of "
           "HARDWARE");
 ABSL_FLAG(int32_t, tp, 1, "physics: tensor-parallel degree");
 ABSL_FLAG(int32_t, dp, 1, "physics: data-parallel degree (engines)");
 ABSL_FLAG(bool, ep, false, "physics: expert parallel: the experts whole over the --tp x --dp GPUs");
 ABSL_FLAG(std::string, coefficients, "",
-          "physics: a JSON file of {alpha_coeffs, beta_coeffs} (default: BLIS's trained-physics "
+          "physics, plan: a JSON file of {alpha_coeffs, beta_coeffs} (default: BLIS's trained-physics "
           "defaults)");
-ABSL_FLAG(std::string, replay, "", "physics: the workload: replay this trace (any format serq reads)");
-ABSL_FLAG(double, rate, 0, "physics: the workload: Poisson arrivals of this many requests a second");
+ABSL_FLAG(std::string, replay, "", "physics, plan: the workload: replay this trace (any format serq reads)");
+ABSL_FLAG(double, rate, 0, "physics: the workload: Poisson arrivals of this many requests a second; plan: the target rate");
 ABSL_FLAG(std::string, lengths, "",
-          "physics: with --rate, the requests' lengths: llmservingsim-sharegpt (default), "
+          "physics, plan: with --rate, the requests' lengths: llmservingsim-sharegpt (default), "
           "sharegpt, fixed:IN,OUT or uniform:ILO:IHI,OLO:OHI");
-ABSL_FLAG(int64_t, requests, 300, "physics: with --rate, how many requests arrive");
+ABSL_FLAG(int64_t, requests, 300, "physics, plan: with --rate, how many requests arrive");
 ABSL_FLAG(double, kv_tokens, 0, "physics: with --blis --replay, the KV pool's tokens (default: unbounded)");
 ABSL_FLAG(std::string, columns, "",
-          "physics: with --replay, the trace's prompt and output columns (default: told from the "
+          "physics, plan: with --replay, the trace's prompt and output columns (default: told from the "
           "file: input_toks,output_toks for a vLLM requests.jsonl; with --blis, input_tokens,output_tokens)");
 ABSL_FLAG(std::optional<int64_t>, max_num_seqs, std::nullopt,
           "physics: vLLM's max_num_seqs (default: vLLM 0.19's for the GPU)");
@@ -52,7 +52,7 @@ ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
           "physics: vLLM's max_num_batched_tokens (default: vLLM 0.19's for the GPU)");
 ABSL_FLAG(int32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
 ABSL_FLAG(std::optional<int64_t>, max_model_len, std::nullopt,
-          "physics: vLLM's max_model_len (default: the model's, as vLLM derives it from its config)");
+          "physics, plan: vLLM's max_model_len (default: the model's, as vLLM derives it from its config)");
 ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype, auto or fp8");
 ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
           "physics: the link between GPUs by its bandwidth, GB/s a direction (10^9 bytes), instead of "

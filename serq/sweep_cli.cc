@@ -39,7 +39,8 @@
 #include "serq/sweep/sweep_report.h"
 
 ABSL_FLAG(std::string, out, "",
-          "sweep: the directory of the sweep's plan and task files (default: a temporary one)");
+          "sweep: the directory of the sweep's plan and task files (default: a temporary one); "
+          "physics, vllm: the program's file (default: standard output); plan: the plan's folder");
 ABSL_FLAG(std::optional<uint64_t>, task, std::nullopt,
           "sweep: run task i of the sweep in --out (what each executor runs)");
 ABSL_FLAG(std::string, merge, "",
@@ -60,22 +61,22 @@ ABSL_FLAG(std::string, slo, "",
           "sweep: bounds the figures are held to, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05': "
           "their figures are reported and each is drawn as a line on its chart");
 ABSL_FLAG(std::optional<bool>, log_y, std::nullopt,
-          "sweep, search: the charts' y axis logarithmic (--log-y) or linear (--log-y=off); "
-          "default: logarithmic where the values drawn span ten times or more");
+          "sweep, search: the charts' y axis logarithmic (--log-y) or linear (--log-y=off), by "
+          "default logarithmic where the values drawn span ten times or more");
 ABSL_FLAG(std::string, param, "", "search: the param to search over");
 ABSL_FLAG(std::string, range, "", "search: lo:hi, the interval of --param to search");
 ABSL_FLAG(std::string, until, "",
-          "search: the condition a value must meet, e.g. 'p99(ttft) <= 2 && mean(ok) >= 0.9'");
+          "search, plan: the condition a value must meet, e.g. 'p99(ttft) <= 2 && mean(ok) >= 0.9'");
 ABSL_FLAG(std::optional<double>, step, std::nullopt,
           "search: the values tried are lo + k * step (default: (hi - lo) / 100)");
 ABSL_FLAG(bool, allow_overload, false,
           "search: judge a point by its figures alone, even when it is not in a steady state "
           "(default: such a point fails)");
 ABSL_FLAG(double, max_in_progress, 0.1,
-          "search: the largest share of the sessions a point's window saw that may be in progress "
+          "search, plan: the largest share of the sessions a point's window saw that may be in progress "
           "at the horizon; more fails the point");
 ABSL_FLAG(uint32_t, max_replications, 64,
-          "search: the most replications a point gets while it is undecided");
+          "search, plan: the most replications a point gets while it is undecided");
 
 namespace serq {
 namespace {

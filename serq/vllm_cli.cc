@@ -34,11 +34,11 @@ ABSL_FLAG(bool, no_skew, false,
           "vllm: attention at the decodes' mean KV only, without the profile's skew blend");
 ABSL_FLAG(bool, no_prefix_cache, false, "vllm, physics: prefix caching off (vLLM 0.19's default is on)");
 ABSL_FLAG(bool, enforce_eager, false,
-          "vllm, physics: vLLM's enforce_eager: no CUDA graphs, every step at its own tokens (default: the "
+          "vllm, physics, plan: vLLM's enforce_eager: no CUDA graphs, every step at its own tokens (default: the "
           "run's graphs, else vLLM 0.19's: a step of up to min(2 x max_num_seqs, 512, "
           "max_num_batched_tokens) tokens padded to the next captured size)");
 ABSL_FLAG(std::string, interconnect, "",
-          "vllm, physics: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
+          "vllm, physics, plan: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
           "instead of the run's llmservingsim-config.json");
 ABSL_DECLARE_FLAG(std::string, out);
 
