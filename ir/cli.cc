@@ -243,6 +243,10 @@ std::string ToolError(absl::string_view tool, absl::string_view message) {
   return absl::StrCat(tool, ": error: ", message, "\n");
 }
 
+std::string ToolWarning(absl::string_view tool, absl::string_view message) {
+  return absl::StrCat(tool, ": warning: ", message, "\n");
+}
+
 void PrintToolError(absl::string_view tool, absl::string_view message) {
   std::cerr << ToolError(tool, message);
 }

@@ -87,6 +87,10 @@ std::string ToolError(absl::string_view tool, absl::string_view message);
 // Prints ToolError(tool, message) to stderr.
 void PrintToolError(absl::string_view tool, absl::string_view message);
 
+// "<tool>: warning: <message>" and a newline: what a tool takes and says
+// (a flag that changes nothing, a lookup past its table).
+std::string ToolWarning(absl::string_view tool, absl::string_view message);
+
 }  // namespace serq
 
 #endif  // SERQ_IR_CLI_H_

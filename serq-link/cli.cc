@@ -78,7 +78,7 @@ int Main(int argc, char** argv) {
   }
   for (const std::string& w : serq::UnusedLinkFlags(uses, share, options.data_dir,
                                                     program.file().empty() ? name : program.file())) {
-    std::cerr << kTool << ": warning: " << w << "\n";
+    std::cerr << serq::ToolWarning(kTool, w);
   }
   if (absl::GetFlag(FLAGS_check)) return serq::kExitOk;
   return serq::WriteMessageOutput(kTool, program, *format);

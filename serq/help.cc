@@ -1,8 +1,8 @@
 #include "serq/help.h"
 
 #include <algorithm>
-#include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,15 +34,21 @@ std::string UsageCommand(absl::string_view line) {
 }
 
 // The commands a part of a flag's help begins with ("sweep, search: ..."
-// -> {sweep, search}), or none when it does not begin with a list of them.
+// -> {sweep, search}), or none when it does not begin with a list of them:
+// commands as the usage lines name them (UsageCommand).
 std::vector<std::string> LeadingCommands(absl::string_view part) {
-  static const char* const kCommands[] = {"run",     "sweep", "search",    "check",   "fmt",  "view",
-                                          "compare", "fit",   "fit-steps", "physics", "vllm", "plan"};
+  static const std::set<std::string> kCommands = [] {
+    std::set<std::string> commands;
+    for (absl::string_view line : absl::StrSplit(kSerqUsage, '\n')) {
+      if (std::string c = UsageCommand(line); !c.empty()) commands.insert(c);
+    }
+    return commands;
+  }();
   size_t colon = part.find(": ");
   if (colon == absl::string_view::npos || colon > 40) return {};
   std::vector<std::string> names;
   for (absl::string_view name : absl::StrSplit(part.substr(0, colon), ", ")) {
-    if (std::find(std::begin(kCommands), std::end(kCommands), name) == std::end(kCommands)) return {};
+    if (kCommands.count(std::string(name)) == 0) return {};
     names.emplace_back(name);
   }
   return names;

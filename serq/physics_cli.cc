@@ -400,7 +400,7 @@ int PhysicsMain(const CommandLine& line) {
     unused.push_back("--gpu-memory changes nothing: --kv-blocks gives the KV cache's count, and --max-num-seqs and "
                      "--max-num-batched-tokens vLLM's limits");
   }
-  for (const std::string& u : unused) std::cerr << "serq physics: warning: " << u << "\n";
+  for (const std::string& u : unused) std::cerr << ToolWarning("serq physics", u);
   // The program links as written, or nothing is written (serq vllm's rule).
   CommandResult linked;
   if (!LinkGenerated(out, *program, &linked)) {

@@ -551,7 +551,7 @@ int PlanMain(const CommandLine& line) {
   std::set<std::string> warned;
   auto warn = [&](const std::vector<std::string>& warnings) {
     for (const std::string& w : warnings) {
-      if (warned.insert(w).second) std::cerr << "serq plan: warning: " << w << "\n";
+      if (warned.insert(w).second) std::cerr << ToolWarning("serq plan", w);
     }
   };
   // The plan of a budget of b GPUs: its candidates, their programs written
@@ -633,9 +633,9 @@ int PlanMain(const CommandLine& line) {
   // plan is made: not again in each task (--candidate) or the merge, which
   // read the flags from the plan's folder.
   const bool planning = !task && !emitted;
-  if (planning && !settings.kv_link.empty() &&
-      std::none_of(spec.candidates.begin(), spec.candidates.end(),
-                   [](const plan::Candidate& c) { return c.disaggregated; })) {
+  const bool any_disaggregated = std::any_of(spec.candidates.begin(), spec.candidates.end(),
+                                             [](const plan::Candidate& c) { return c.disaggregated; });
+  if (planning && !settings.kv_link.empty() && !any_disaggregated) {
     warn({absl::StrCat("--kv-link ", settings.kv_link,
                        " changes nothing: no candidate is disaggregated (no KV cache moves between engines)")});
   }
@@ -653,11 +653,10 @@ int PlanMain(const CommandLine& line) {
                              : exchanges(c.tp, c.replicas);
     });
     if (!used) {
-      const bool kv = std::any_of(spec.candidates.begin(), spec.candidates.end(),
-                                  [](const plan::Candidate& c) { return c.disaggregated; });
       warn({absl::StrCat("--interconnect ", base.deployment.interconnect,
                          " changes nothing: no candidate's GPUs exchange anything over it (each engine is one "
-                         "GPU, at tensor parallel 1, stepping on its own", kv ? "; the KV cache crosses --kv-link" : "",
+                         "GPU, at tensor parallel 1, stepping on its own",
+                         any_disaggregated ? "; the KV cache crosses --kv-link" : "",
                          ")")});
     }
   }

@@ -418,7 +418,7 @@ int SweepMain(const CommandLine& line) {
   CommandResult planned;
   std::vector<std::string> observations, unused;
   if (!PlanSweep(spec, &plan, &planned, &observations, &unused)) return Print(planned);
-  for (const std::string& w : unused) std::cerr << "serq: warning: " << w << "\n";
+  for (const std::string& w : unused) std::cerr << ToolWarning("serq", w);
   // A figure of nothing the program observes, or a chart whose axes the
   // plan cannot give, is found now, not after every task ran.
   for (const auto& [flag, metrics] : asked) {
@@ -563,7 +563,7 @@ int SearchMain(const CommandLine& line) {
   if (absl::GetFlag(FLAGS_log_y).has_value() && args.format != "html") {
     return Usage("--log-y applies to the charts of --format=html");
   }
-  spec.warn = [](const std::string& w) { std::cerr << "serq: warning: " << w << "\n"; };
+  spec.warn = [](const std::string& w) { std::cerr << ToolWarning("serq", w); };
   SearchOutcome outcome;
   CommandResult error;
   if (!RunSearch(spec, &outcome, &error)) return Print(error);

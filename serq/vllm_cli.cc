@@ -147,8 +147,8 @@ int VllmMain(const CommandLine& line) {
     std::cerr << generated.status().message() << "\n";
     return kExitInputRejected;
   }
-  for (const std::string& w : generated->warnings) std::cerr << "serq vllm: warning: " << w << "\n";
-  for (const std::string& w : generated->unused_flags) std::cerr << "serq vllm: warning: " << w << "\n";
+  for (const std::string& w : generated->warnings) std::cerr << ToolWarning("serq vllm", w);
+  for (const std::string& w : generated->unused_flags) std::cerr << ToolWarning("serq vllm", w);
   // The program links as written (the profile's tables read as the run
   // will read them), or nothing is written.
   CommandResult linked;

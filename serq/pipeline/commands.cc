@@ -132,7 +132,7 @@ absl::StatusOr<Format> ResultsFormatForPath(absl::string_view path) {
 std::string UnusedFlagWarnings(const LinkFlagUses& uses, const DriverOptions& options, const std::string& path) {
   std::string out;
   for (const std::string& w : UnusedLinkFlags(uses, ShareWord(options.share), options.sim.data_dir, InputName(path))) {
-    absl::StrAppend(&out, "serq: warning: ", w, "\n");
+    absl::StrAppend(&out, ToolWarning("serq", w));
   }
   return out;
 }
