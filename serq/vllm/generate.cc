@@ -183,7 +183,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     out.unused_flags.push_back(absl::StrCat(flag, " changes nothing: ", why));
   };
   const std::string counted =
-      absl::StrCat("the KV cache's count is given (", kv->given_by, "), not derived from the GPU's memory");
+      absl::StrCat("the KV cache's size is given (", kv->given_by, "), not derived from the GPU's memory");
   if (!kv->given_by.empty() && options.kv.gpu_memory_utilization) unused("--gpu-memory-utilization", counted);
   if (!kv->given_by.empty() && options.kv.gpu_memory_gib && a.max_num_seqs > 0 && a.max_num_batched_tokens > 0) {
     unused("--gpu-memory", counted + ", and meta.json gives max_num_seqs and max_num_batched_tokens");
@@ -478,6 +478,9 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention's");
     t.Line("  // output and after the MLP (vLLM's row-parallel layers), one after the embedding,");
     t.Line("  // and the logits gathered from every GPU.");
+    if (a.disable_custom_all_reduce) {
+      t.Line("  // Every all-reduce by NCCL (meta.json engine_kwargs.disable_custom_all_reduce).");
+    }
     t.Line(absl::StrCat("  let all_reduced = 1e6 * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, LinkBw, LinkLatency);"));
     t.Line("  let logits = 1e6 * all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency);");
     per_layer_comm = " + 2 * all_reduced";

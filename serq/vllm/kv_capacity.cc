@@ -98,6 +98,19 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
       kv.why.push_back(absl::StrCat("meta.json: ", r.num_gpu_blocks_from, " ", kv.num_gpu_blocks,
                                     " (vLLM's own count, as the run logged it)."));
     }
+  } else if (r.args.kv_cache_memory_bytes) {
+    // vLLM takes the bytes whole (Worker.determine_available_memory returns
+    // them without profiling the GPU's memory) and cuts them in blocks of
+    // every layer's KV, rounded down.
+    const int64_t bytes = *r.args.kv_cache_memory_bytes;
+    const double per_block = kv.bytes_per_token * block;
+    kv.num_gpu_blocks = static_cast<int64_t>(std::floor(static_cast<double>(bytes) / per_block));
+    kv.given_by = "meta.json " + r.args.kv_cache_memory_bytes_from;
+    kv.why.push_back(absl::StrCat("meta.json: ", r.args.kv_cache_memory_bytes_from, " ", bytes,
+                                  " (the KV cache's bytes on each GPU, which vLLM takes instead of deriving them "
+                                  "from the GPU's memory), in blocks of ", block, " tokens x ",
+                                  static_cast<int64_t>(kv.bytes_per_token), " bytes: ", kv.num_gpu_blocks,
+                                  " blocks."));
   } else {
     const GpuMemory memory = GpuMemoryOf(r, options);
     const double gib = memory.gib;

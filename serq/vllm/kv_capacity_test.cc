@@ -188,9 +188,9 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
   EXPECT_TRUE(g->warnings.empty()) << g->warnings[0];
   EXPECT_EQ(g->unused_flags,
             (std::vector<std::string>{
-                "--gpu-memory-utilization changes nothing: the KV cache's count is given (meta.json "
+                "--gpu-memory-utilization changes nothing: the KV cache's size is given (meta.json "
                 "kv_cache.num_gpu_blocks), not derived from the GPU's memory",
-                "--gpu-memory changes nothing: the KV cache's count is given (meta.json kv_cache.num_gpu_blocks), "
+                "--gpu-memory changes nothing: the KV cache's size is given (meta.json kv_cache.num_gpu_blocks), "
                 "not derived from the GPU's memory, and meta.json gives max_num_seqs and max_num_batched_tokens",
                 "--interconnect changes nothing: the run's GPUs exchange nothing (tensor parallel 1, no expert "
                 "parallel)"}));
@@ -199,6 +199,60 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
                                "num_gpu_blocks, block_size, ...), not 3000");
   with("\"3000 blocks\"");
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache: expected an object");
+}
+
+// kv_cache_memory_bytes: vLLM takes the bytes as each GPU's KV cache
+// (Worker.determine_available_memory returns them unprofiled) in blocks of
+// every layer's KV, rounded down. Llama-3.1-8B: 16 tokens x 2 x 32 layers
+// x 8 KV heads x 128 x 2 bytes = 2 MiB a block, so 10 GiB is 5120 blocks
+// (5119 for requests) and a byte less 5119. Qwen3-30B-A3B, each of the
+// MoE run's GPUs: 16 x 2 x 48 x 4 x 128 x 2 = 1.5 MiB a block, 10 GiB is
+// 6826.67, 6826 blocks an engine. The run's own count comes first; two
+// records of the bytes must agree.
+TEST(KvCapacity, KvCacheMemoryBytes) {
+  const std::string dir = Copy(kLlama, "kv-bytes");
+  const std::string meta = dir + "/meta.json";
+  const std::string original = Read(meta);
+  auto with = [&](const std::string& engine, const std::string& kv_cache = "") {
+    std::string text = Replace(original, "\"seed\": 42", "\"seed\": 42, " + engine);
+    if (!kv_cache.empty()) {
+      text = Replace(text, "\"schema_version\": 1,", "\"schema_version\": 1, \"kv_cache\": " + kv_cache + ",");
+    }
+    Write(meta, text);
+  };
+  const auto blocks = [&](const std::string& d) {
+    absl::StatusOr<Generated> g = GenerateProgram(d, {});
+    EXPECT_TRUE(g.ok()) << g.status();
+    if (!g.ok()) return std::string();
+    const size_t at = g->program.find("param KvBlocks = ");
+    return g->program.substr(at, g->program.find(';', at) - at);
+  };
+  with("\"kv_cache_memory_bytes\": 10737418240");
+  EXPECT_EQ(blocks(dir), "param KvBlocks = 5119");
+  EXPECT_NE(GenerateProgram(dir, {})->program.find("engine_kwargs.kv_cache_memory_bytes 10737418240"),
+            std::string::npos);
+  with("\"kv_cache_memory_bytes\": 10737418239");
+  EXPECT_EQ(blocks(dir), "param KvBlocks = 5118");
+  // From kv_cache where the arguments give none; the same from both is one.
+  with("\"kv_cache_memory_bytes\": null", R"({"kv_cache_memory_bytes": 10737418240})");
+  EXPECT_EQ(blocks(dir), "param KvBlocks = 5119");
+  with("\"kv_cache_memory_bytes\": 10737418240", R"({"kv_cache_memory_bytes": 10737418240})");
+  EXPECT_EQ(blocks(dir), "param KvBlocks = 5119");
+  with("\"kv_cache_memory_bytes\": 10737418240", R"({"kv_cache_memory_bytes": 2147483648})");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache.kv_cache_memory_bytes: 2147483648, where "
+                               "engine_kwargs.kv_cache_memory_bytes is 10737418240: the run's two records of the "
+                               "engine disagree");
+  // vLLM's own count is what ran.
+  with("\"kv_cache_memory_bytes\": 10737418240", R"({"num_gpu_blocks": 3000})");
+  EXPECT_EQ(blocks(dir), "param KvBlocks = 2999");
+  with("\"kv_cache_memory_bytes\": 0");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.kv_cache_memory_bytes: ");
+  // Too few bytes for two blocks.
+  with("\"kv_cache_memory_bytes\": 3000000");
+  EXPECT_EQ(Error(dir), dir + ": error: 1 KV blocks: vLLM needs at least 2");
+  const std::string moe = Copy(kMoe, "kv-bytes-moe");
+  Edit(moe + "/meta.json", "\"seed\": 42", "\"seed\": 42, \"kv_cache_memory_bytes\": 10737418240");
+  EXPECT_EQ(blocks(moe), "param KvBlocks = 6825");
 }
 
 // With data parallel, vLLM's front-end adds up its engines' counts as they

@@ -62,6 +62,15 @@ absl::Status FillIn(const JsonFile& meta, const std::string& path, const std::op
   return absl::OkStatus();
 }
 
+// kv_cache_memory_bytes as a record of what ran gives it (FillIn's rule).
+absl::Status FillInBytes(const JsonFile& meta, const std::string& path, const std::optional<int64_t>& logged,
+                         EngineArgs* a) {
+  int64_t bytes = a->kv_cache_memory_bytes.value_or(0);
+  if (absl::Status s = FillIn(meta, path, logged, &bytes, &a->kv_cache_memory_bytes_from); !s.ok()) return s;
+  if (!a->kv_cache_memory_bytes_from.empty()) a->kv_cache_memory_bytes = bytes;
+  return absl::OkStatus();
+}
+
 // What both engine_kwargs and resolved_config may say of the schedule and
 // serq vllm does not model, refused the same way at `path` in either.
 absl::Status RefuseWholePrompts(const JsonFile& meta, const std::string& path) {
@@ -101,12 +110,15 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       "async_scheduling", "long_prefill_token_threshold", "gpu_memory_utilization",
       "num_gpu_blocks_override", "dtype", "kv_cache_dtype", "pipeline_parallel_size", "enforce_eager",
       "enable_chunked_prefill", "scheduling_policy", "quantization", "cpu_offload_gb",
-      "scheduler_reserve_full_isl"};
+      "scheduler_reserve_full_isl", "kv_cache_memory_bytes", "disable_custom_all_reduce", "compilation_config"};
   static const std::set<std::string> kHarmless = {
       "model", "seed", "tokenizer", "revision", "trust_remote_code", "download_dir",
       "load_format", "served_model_name", "disable_log_stats",
-      "disable_log_requests", "swap_space", "max_logprobs", "tokenizer_mode"};
+      "disable_log_requests", "swap_space", "max_logprobs", "tokenizer_mode", "skip_tokenizer_init"};
   for (const auto& [key, value] : kwargs->struct_value().fields()) {
+    // The bench writes every argument it names, null where the run gave
+    // none: null is vLLM's default for it, whatever the argument.
+    if (value.kind_case() == google::protobuf::Value::kNullValue) continue;
     if (kRead.count(key) == 0 && kHarmless.count(key) == 0) {
       return meta.Error(absl::StrCat("engine_kwargs.", key),
                         "an engine argument serq vllm does not know: its effect on the schedule "
@@ -197,8 +209,43 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   if (offload->value_or(0) != 0) {
     return meta.Error("engine_kwargs.cpu_offload_gb", "weights offloaded to the CPU: not modelled");
   }
+  if (absl::Status s = whole("kv_cache_memory_bytes", 1, int64_t{1} << 50, &a->kv_cache_memory_bytes); !s.ok()) {
+    return s;
+  }
+  if (a->kv_cache_memory_bytes) a->kv_cache_memory_bytes_from = "engine_kwargs.kv_cache_memory_bytes";
+  if (absl::Status s = flag("disable_custom_all_reduce", &a->disable_custom_all_reduce); !s.ok()) return s;
   if (a->kv_cache_dtype != "auto") a->kv_cache_dtype_from = "engine_kwargs.kv_cache_dtype";
   return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
+}
+
+// engine_kwargs.compilation_config, as given: its pass_config (the passes
+// that fuse an all-reduce or a GEMM with its neighbour, which serq does not
+// model: it costs the fused kernels as the two apart) changes nothing of
+// the schedule. Anything else (CUDA graphs' mode and sizes, the compile
+// mode) is what vLLM resolved it to that the program needs, read from
+// resolved_config.compilation_config; a run that does not record that is
+// refused at the key, never modelled with vLLM's default graphs instead.
+absl::Status ReadGivenCompilation(const JsonFile& meta) {
+  const std::string path = "engine_kwargs.compilation_config";
+  const google::protobuf::Value* given = meta.Find(path);
+  if (given == nullptr || given->kind_case() == google::protobuf::Value::kNullValue) return absl::OkStatus();
+  if (given->kind_case() != google::protobuf::Value::kStructValue) {
+    return meta.Error(path, absl::StrCat("expected an object (vLLM's CompilationConfig), not ", Describe(*given)));
+  }
+  const google::protobuf::Value* resolved = meta.Find("resolved_config.compilation_config");
+  if (resolved != nullptr && resolved->kind_case() == google::protobuf::Value::kStructValue) {
+    return absl::OkStatus();
+  }
+  // Keys in order, for the same error whatever the map's order.
+  std::set<std::string> keys;
+  for (const auto& [key, value] : given->struct_value().fields()) {
+    if (key != "pass_config" && value.kind_case() != google::protobuf::Value::kNullValue) keys.insert(key);
+  }
+  if (keys.empty()) return absl::OkStatus();
+  return meta.Error(absl::StrCat(path, ".", *keys.begin()),
+                    "serq vllm reads what vLLM made of the compilation config (CUDA graphs' mode and sizes) "
+                    "from resolved_config.compilation_config, which this run does not record; only its "
+                    "pass_config is read from the arguments");
 }
 
 // A part of meta.json that is an object where the run records it (what
@@ -262,6 +309,9 @@ absl::Status ReadKvCache(const JsonFile& meta, RunFolder* r) {
       !s.ok()) {
     return s;
   }
+  absl::StatusOr<std::optional<int64_t>> bytes = meta.Whole("kv_cache.kv_cache_memory_bytes", 1, int64_t{1} << 50);
+  if (!bytes.ok()) return bytes.status();
+  if (absl::Status s = FillInBytes(meta, "kv_cache.kv_cache_memory_bytes", *bytes, &a); !s.ok()) return s;
   return ReadCacheDtype(meta, "kv_cache.cache_dtype", &a);
 }
 
@@ -453,6 +503,9 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
     }
     r->num_gpu_blocks = count;
   }
+  absl::StatusOr<std::optional<int64_t>> bytes = meta.Whole(cache + "kv_cache_memory_bytes", 1, int64_t{1} << 50);
+  if (!bytes.ok()) return bytes.status();
+  if (absl::Status s = FillInBytes(meta, cache + "kv_cache_memory_bytes", *bytes, &a); !s.ok()) return s;
   if (absl::Status s = ReadCacheDtype(meta, cache + "cache_dtype", &a); !s.ok()) return s;
   int64_t model_len = a.max_model_len.value_or(0);
   if (absl::Status s = whole("resolved_config.model_config.max_model_len", 1, 1 << 26, &model_len,
@@ -497,6 +550,7 @@ absl::Status ReadMetaJson(const JsonFile& given, RunFolder* r) {
   JsonFile meta = given;
   meta.TagsAsAbsent({"kv_cache", "resolved_config", "hardware"});
   if (absl::Status s = ReadEngineArgs(meta, &r->args); !s.ok()) return s;
+  if (absl::Status s = ReadGivenCompilation(meta); !s.ok()) return s;
   if (absl::Status s = ReadKvCache(meta, r); !s.ok()) return s;
   if (absl::Status s = ReadResolvedConfig(meta, r); !s.ok()) return s;
   if (absl::Status s = ReadHardware(meta, r); !s.ok()) return s;

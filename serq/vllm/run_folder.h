@@ -70,6 +70,15 @@ struct EngineArgs {
   double gpu_memory_utilization = 0.9;
   std::string gpu_memory_utilization_from;
   std::optional<int64_t> num_gpu_blocks_override;
+  // kv_cache_memory_bytes: the KV cache's bytes on each GPU, which vLLM
+  // then takes whole instead of deriving them from the GPU's memory and
+  // gpu_memory_utilization; the field that gave it (engine_kwargs', or
+  // kv_cache's or resolved_config's where engine_kwargs gives none).
+  std::optional<int64_t> kv_cache_memory_bytes;
+  std::string kv_cache_memory_bytes_from;
+  // disable_custom_all_reduce: every all-reduce by NCCL, as serq costs
+  // them (docs/simulation.md); false or absent is vLLM's default.
+  bool disable_custom_all_reduce = false;
   std::string dtype = "auto";
   std::string kv_cache_dtype = "auto";
   std::string kv_cache_dtype_from;  // the field that gave one other than auto

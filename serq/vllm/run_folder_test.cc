@@ -268,6 +268,69 @@ TEST(RunFolder, TheBenchsNewerMetaJson) {
       << g->program.substr(0, 800);
 }
 
+// The engine's arguments as the bench's runner names them since it pins
+// NCCL for every all-reduce: each field it names, null where the run gave
+// none (vLLM's default, whatever the argument), disable_custom_all_reduce,
+// skip_tokenizer_init and a compilation_config of fusion passes. The
+// program is the one the older record gives, but for the comment on NCCL
+// at tensor parallel; a compilation_config that sets what vLLM resolves
+// (CUDA graphs) is read from resolved_config, and refused at its key where
+// the run does not record that; a non-null argument serq does not know is
+// refused as before.
+TEST(RunFolder, TheRunnersNewerEngineArguments) {
+  const std::string dir = Copy(kLlama, "runner-args");
+  const std::string meta = dir + "/meta.json";
+  const std::string resolved = Read("testdata/vllm/meta-resolved.json");
+  const std::string newer =
+      "\"seed\": 42, \"disable_custom_all_reduce\": true, \"kv_cache_memory_bytes\": null, "
+      "\"load_format\": \"auto\", \"skip_tokenizer_init\": false, \"enforce_eager\": false, "
+      "\"scheduler_cls\": null, \"additional_config\": null, "
+      "\"compilation_config\": {\"pass_config\": {\"fuse_allreduce_rms\": false, \"fuse_gemm_comms\": false}}";
+  Write(meta, resolved);
+  const std::string before = GenerateProgram(dir, {})->program;
+  Write(meta, Replace(resolved, "\"seed\": 42", newer));
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{});
+  EXPECT_EQ(g->program, before);
+  // The older record, without resolved_config: the same arguments read.
+  const std::string plain = Read(kLlama + "/meta.json");
+  Write(meta, plain);
+  const std::string plain_program = GenerateProgram(dir, {})->program;
+  Write(meta, Replace(plain, "\"seed\": 42", newer));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->program, plain_program);
+  // CUDA graphs set in the arguments: what vLLM made of them is
+  // resolved_config's; without it, refused at the key.
+  const std::string graphs = Replace(newer, "{\"pass_config\"", "{\"cudagraph_mode\": \"FULL\", \"pass_config\"");
+  Write(meta, Replace(resolved, "\"seed\": 42", graphs));
+  EXPECT_TRUE(GenerateProgram(dir, {}).ok());
+  Write(meta, Replace(plain, "\"seed\": 42", graphs));
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.compilation_config.cudagraph_mode: serq vllm reads what vLLM "
+                               "made of the compilation config (CUDA graphs' mode and sizes) from "
+                               "resolved_config.compilation_config, which this run does not record; only its "
+                               "pass_config is read from the arguments");
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"compilation_config\": 3"));
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.compilation_config: expected an object (vLLM's "
+                               "CompilationConfig), not 3");
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"disable_custom_all_reduce\": \"yes\""));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.disable_custom_all_reduce: ");
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"scheduler_cls\": \"my.Scheduler\""));
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.scheduler_cls: an engine argument serq vllm does not know: "
+                               "its effect on the schedule is not modelled (docs/cli.md §serq vllm lists those it "
+                               "reads)");
+  // At tensor parallel 2, the program says NCCL carries every all-reduce.
+  Write(meta, Replace(Replace(plain, "\"seed\": 42", newer), "\"tensor_parallel_size\": 1",
+                      "\"tensor_parallel_size\": 2"));
+  Edit(dir + "/llmservingsim-config.json", "\"tp_size\": 1", "\"tp_size\": 2");
+  Edit(dir + "/llmservingsim-config.json", "\"num_npus\": 1", "\"num_npus\": 2");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("  // Every all-reduce by NCCL (meta.json engine_kwargs.disable_custom_all_reduce).\n"),
+            std::string::npos);
+}
+
 // A value the bench could not record it writes as a tag in angle brackets
 // ("<unreadable: AttributeError>", "<dict len=30>"): in what vLLM resolved,
 // such a value is not recorded, said once a path, never a refused folder.
