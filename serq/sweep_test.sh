@@ -478,6 +478,34 @@ EOF
 "$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1 | grep -qF "no horizon (each run to its last event)" ||
   fail "drained sweep's first line: $("$serq" sweep "$tmp/drained.sq" --metrics 'rate(t)' --jobs 1 | head -1)"
 
+# A window a swept param sets differs by point: the first line gives its
+# range, not the first point's, and the json each point's. By hand: a
+# batch of three jobs of 1 s on one server ends at 1, 2 and 3 s; over a
+# horizon of H = 2.5 two end, over 4 all three (rate(t) 2 / 2.5 and 3 / 4).
+# A program without a horizon beside one with: "or none".
+cat >"$tmp/window.sq" <<'EOF'
+param H = 2;
+param W = 0;
+run { horizon H; warmup W; seed 1; }
+stage S : fifo(1);
+workload { arrive batch(3); }
+session { run S (1); observe t = now; }
+EOF
+"$serq" sweep "$tmp/window.sq" -D H=2.5,4 --metrics 'rate(t)' --jobs 1 >"$tmp/window.txt" || fail "window sweep: exit $?"
+[ "$(head -1 "$tmp/window.txt")" = "sweep of $tmp/window.sq: 2 points x 1 replication, horizon by point (2.5 to 4), warmup 0, seed 1" ] ||
+  fail "window by point: $(head -1 "$tmp/window.txt")"
+"$serq" sweep "$tmp/window.sq" -D H=2.5,4 --metrics 'rate(t)' --jobs 1 --format json >"$tmp/window.json" ||
+  fail "window sweep json: exit $?"
+grep -q '^  "horizon": null,$' "$tmp/window.json" || fail "window json's top-level horizon: $(cat "$tmp/window.json")"
+grep -q '"settings": {"H": 2.5}, "figures": {"rate(t)": {"value": 0.8,.*"horizon": 2.5}' "$tmp/window.json" &&
+  grep -q '"settings": {"H": 4}, "figures": {"rate(t)": {"value": 0.75,.*"horizon": 4}' "$tmp/window.json" ||
+  fail "window json's points: $(cat "$tmp/window.json")"
+"$serq" sweep "$tmp/window.sq" -D W=0,1 --jobs 1 | head -1 | grep -qF "horizon 2, warmup by point (0 to 1), seed 1" ||
+  fail "warmup by point: $("$serq" sweep "$tmp/window.sq" -D W=0,1 --jobs 1 | head -1)"
+"$serq" sweep "$tmp/window.sq" "$tmp/drained.sq" --jobs 1 | head -1 |
+  grep -qF "horizon by point (2, or none), warmup 0, seed" ||
+  fail "a horizon beside none: $("$serq" sweep "$tmp/window.sq" "$tmp/drained.sq" --jobs 1 | head -1)"
+
 # inf as a value of a list, as every command's -D takes it (a pool without
 # a limit). Three sessions of a batch each hold one unit of a pool of Cap
 # units while a delay of 1 s runs. Cap = 1: one at a time, they end at 1,

@@ -105,12 +105,19 @@ absl::StatusOr<SweepTable> MergeSweep(const std::string& dir, const std::vector<
     }
     auto merged = report::MergeResults(files);
     if (!merged.ok()) return merged.status();
+    point.horizon = merged->first->horizon();
+    point.drained = merged->first->drained();
+    point.warmup = merged->first->warmup();
     if (first) {
       first = false;
-      table.horizon = merged->first->horizon();
-      table.drained = merged->first->drained();
-      table.warmup = merged->first->warmup();
+      table.horizon = point.horizon;
+      table.drained = point.drained;
+      table.warmup = point.warmup;
     }
+    if (point.drained != table.drained || (!point.drained && point.horizon != table.horizon)) {
+      table.horizon_by_point = true;
+    }
+    if (point.warmup != table.warmup) table.warmup_by_point = true;
     if (metrics.empty() && defaulted.insert(at.program).second) {
       std::vector<Metric> mine = DefaultMetrics(*merged);
       if (defaulted.size() == 1) {

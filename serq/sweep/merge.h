@@ -25,11 +25,19 @@ struct SweepPoint {
   std::vector<Figure> figures;  // kMerged: one per metric
   Health health;                // kMerged
   std::string failure;          // kFailed: "task 2 exited with 1: <its first error line>"
+  // kMerged: the point's window, its results' (a swept param may set the
+  // horizon or the warmup, and programs may differ in them).
+  double horizon = 0, warmup = 0;
+  bool drained = false;
 };
 struct SweepTable {
   sweep::Plan plan;
+  // The first merged point's window; the two flags say the merged points'
+  // horizons (or their draining) or warmups are not all the same, and
+  // each point's own is then the one to read.
   double horizon = 0, warmup = 0;
   bool drained = false;  // a run without a horizon: each replication to its last event
+  bool horizon_by_point = false, warmup_by_point = false;
   std::vector<uint64_t> seeds;
   std::vector<Metric> metrics;
   std::vector<SweepPoint> points;  // every point, merged or not

@@ -1,6 +1,8 @@
 #include "serq/sweep/sweep_report.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -21,19 +23,54 @@ using report::CsvField;
 using report::FormatFixed;
 using report::FormatShortest;
 
+// "10 to 20" of the merged points' figures `of` gives (`none`: of the
+// points it gives none of, a drained run's horizon), for a window that
+// differs by point.
+template <typename Of>
+std::string Range(const SweepTable& t, Of of) {
+  double lo = 0, hi = 0;
+  bool any = false, none = false;
+  for (const SweepPoint& p : t.points) {
+    if (p.status != SweepPoint::kMerged) continue;
+    std::optional<double> x = of(p);
+    if (!x) {
+      none = true;
+      continue;
+    }
+    lo = any ? std::min(lo, *x) : *x;
+    hi = any ? std::max(hi, *x) : *x;
+    any = true;
+  }
+  std::string out = any ? (lo == hi ? FormatShortest(lo) : absl::StrCat(FormatShortest(lo), " to ",
+                                                                        FormatShortest(hi)))
+                        : "";
+  if (none) absl::StrAppend(&out, any ? ", or " : "", "none");
+  return out;
+}
+
 std::string RunLine(const SweepTable& t) {
   std::vector<std::string> seeds;
   for (uint64_t s : t.seeds) seeds.push_back(absl::StrCat(s));
   size_t points = t.points.size();
   // The horizon, warmup and seeds are the merged results'; with no point
   // merged (every one failed or missing) there are none to say: "horizon
-  // 0, warmup 0, seeds " was said instead.
+  // 0, warmup 0, seeds " was said instead. A window that differs by point
+  // is said as the range of its points' (a swept param may set it).
+  const std::string horizon =
+      t.horizon_by_point
+          ? absl::StrCat(", horizon by point (", Range(t, [](const SweepPoint& p) {
+                           return p.drained ? std::nullopt : std::optional<double>(p.horizon);
+                         }), ")")
+      : t.drained ? ", no horizon (each run to its last event)"
+                  : absl::StrCat(", horizon ", FormatShortest(t.horizon));
+  const std::string warmup =
+      t.warmup_by_point
+          ? absl::StrCat(", warmup by point (",
+                         Range(t, [](const SweepPoint& p) { return std::optional<double>(p.warmup); }), ")")
+          : absl::StrCat(", warmup ", FormatShortest(t.warmup));
   const std::string run = seeds.empty()
                               ? std::string(", no point merged: horizon, warmup and seed as the program gives them")
-                              : absl::StrCat(t.drained ? ", no horizon (each run to its last event)"
-                                                       : absl::StrCat(", horizon ", FormatShortest(t.horizon)),
-                                             ", warmup ",
-                                             FormatShortest(t.warmup), seeds.size() == 1 ? ", seed " : ", seeds ",
+                              : absl::StrCat(horizon, warmup, seeds.size() == 1 ? ", seed " : ", seeds ",
                                              absl::StrJoin(seeds, ", "));
   return absl::StrCat("sweep of ", PlanPrograms(t.plan), ": ", points, points == 1 ? " point" : " points",
                       " x ", t.plan.replications(),
@@ -196,8 +233,9 @@ std::string Json(const SweepTable& t) {
   std::string head = programs.empty() ? absl::StrCat("\"program\": ", JsonString(t.plan.program()))
                                       : absl::StrCat("\"programs\": [", absl::StrJoin(programs, ", "), "]");
   std::string out = absl::StrCat("{\n  ", head,
-                                 ",\n  \"horizon\": ", seeds.empty() || t.drained ? "null" : JsonNumber(t.horizon),
-                                 ",\n  \"warmup\": ", seeds.empty() ? "null" : JsonNumber(t.warmup),
+                                 ",\n  \"horizon\": ",
+                                 seeds.empty() || t.drained || t.horizon_by_point ? "null" : JsonNumber(t.horizon),
+                                 ",\n  \"warmup\": ", seeds.empty() || t.warmup_by_point ? "null" : JsonNumber(t.warmup),
                                  ",\n  \"seed\": [",
                                  absl::StrJoin(seeds, ", "), "],\n  \"replications\": ",
                                  t.plan.replications(), ",\n  \"parameters\": [",
@@ -224,6 +262,11 @@ std::string Json(const SweepTable& t) {
     if (p.status == SweepPoint::kFailed) absl::StrAppend(&status, ", \"failure\": ", JsonString(p.failure));
     if (p.status == SweepPoint::kMerged) {
       absl::StrAppend(&status, ", \"in_progress_share\": ", JsonNumber(p.health.in_progress_share));
+      // The window where it differs by point: the top level's is null.
+      if (t.horizon_by_point) {
+        absl::StrAppend(&status, ", \"horizon\": ", p.drained ? "null" : JsonNumber(p.horizon));
+      }
+      if (t.warmup_by_point) absl::StrAppend(&status, ", \"warmup\": ", JsonNumber(p.warmup));
     }
     absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "    {",
                     p.program.empty() ? "" : absl::StrCat("\"program\": ", JsonString(p.program), ", "),
