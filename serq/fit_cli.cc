@@ -149,6 +149,7 @@ int FitMain(const CommandLine& line) {
   if (spec.jobs == 0) return Usage("--jobs must be at least 1");
   if (absl::Status valid = ValidateSimOptions(spec.driver.sim); !valid.ok()) return Usage(valid.message());
 
+  spec.warn = [](const std::string& w) { std::cerr << ToolWarning("serq", w); };
   fit::FitOutcome outcome = fit::RunFit(spec);
   std::cerr << outcome.result.err;
   if (absl::Status s = WriteStdout(outcome.result.out); !s.ok()) {

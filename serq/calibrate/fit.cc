@@ -24,6 +24,7 @@
 #include "ir/cli.h"
 #include "ir/json.h"
 #include "ir/output.h"
+#include "lang/link/link.h"
 #include "serq/measured/compare_render.h"
 #include "serq/measured/measured.h"
 
@@ -367,7 +368,15 @@ FitOutcome RunFit(const FitSpec& spec) {
   {
     ir::Program program;
     CommandResult failed;
-    if (!ParseAndLink(spec.program, spec.driver, &program, &failed)) return done(failed);
+    LinkFlagUses uses;
+    if (!ParseAndLink(spec.program, spec.driver, &program, &failed, &uses)) return done(failed);
+    // The program's own trace counts as a use: this link reads it, though
+    // the fit then replays the measured runs' requests instead.
+    if (spec.warn) {
+      for (const std::string& w : UnusedLinkFlags(uses, "", spec.driver.sim.data_dir, InputName(spec.program))) {
+        spec.warn(w);
+      }
+    }
     for (const ir::Workload& w : program.workload()) traces += w.process() == ir::Workload::TRACE;
     std::set<std::string> declared;
     for (const ir::Param& p : program.param()) declared.insert(p.name());

@@ -22,6 +22,7 @@
 #define SERQ_SERQ_FIT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +74,10 @@ struct FitSpec {
   double ftol_abs = 1e-6;  // or improves the objective (relative errors) less than this
   uint32_t jobs = 1;                 // measured runs simulated at once
   DriverOptions driver;              // -D, --seed, --replications, --data-dir
+  // Said as the program is first linked, before any simulation: a flag
+  // that changes nothing of it (--data-dir where it reads no file by a
+  // relative path).
+  std::function<void(const std::string& warning)> warn;
 };
 
 // The fit's result, rendered as text (stdout) with the CPU time apart

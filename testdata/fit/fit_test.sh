@@ -33,6 +33,18 @@ grep -qx "param B0 = $b0;" "$tmp/one" || fail "the param block"
 grep -q '^training run at the fitted point$' "$tmp/one" || fail "the compare table"
 grep -q '^ttft    error %' "$tmp/one" || fail "the compare table's errors"
 
+# --data-dir where the program reads no file by a relative path is said
+# before the fit's first simulation, as serq run says it; where its trace
+# is relative (small.sq's), nothing is said.
+sed "s|trace(\"burst.csv\")|trace(\"$PWD/$trace\")|" $p >"$tmp/abs.sq"
+"$serq" fit "$tmp/abs.sq" --data-dir "$tmp" --param B0=200:20000 --max-evals 3 --to "$tmp/truth.json@$trace" \
+  >/dev/null 2>"$tmp/abs.err"
+[ "$(head -1 "$tmp/abs.err")" = "serq: warning: --data-dir $tmp changes nothing: $tmp/abs.sq reads no file by a relative path (a trace workload's or a table's)" ] ||
+  fail "fit --data-dir unused: $(cat "$tmp/abs.err")"
+"$serq" fit $p --data-dir testdata/fit --param B0=200:20000 --max-evals 3 --to "$tmp/truth.json@$trace" \
+  >/dev/null 2>"$tmp/rel.err"
+grep -q warning "$tmp/rel.err" && fail "fit --data-dir used: $(cat "$tmp/rel.err")"
+
 # Two params, comma-separated and repeated alike.
 "$serq" fit $p --param B0=200:20000,B1=0:100 --to "$tmp/truth.json@$trace" >"$tmp/two" || fail "two params: exit $?"
 "$serq" fit $p --param B0=200:20000 --param B1=0:100 --to "$tmp/truth.json@$trace" >"$tmp/two2" || fail "two params, repeated: exit $?"
