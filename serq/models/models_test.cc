@@ -571,6 +571,21 @@ TEST(ProgramText, WrappedCommentsReadBackWhole) {
   EXPECT_EQ(UnwrappedComments(text), "//   " + words + "\nparam X = 1;\n// a short one\n");
 }
 
+// A generated sum: flat up to 16 terms; past that, halves until runs of
+// at most 8, so 17 terms are [0, 8) and [8, 17), the second halved again
+// into [8, 12) and [12, 17): 4 levels of sums where the flat form had 17.
+// 2^20 terms are 17 halvings and a run of 8 deep, inside the IR's 64.
+TEST(ProgramText, LongSumsAreGroupedInHalves) {
+  std::vector<std::string> terms;
+  for (int i = 0; i < 17; ++i) terms.push_back(absl::StrCat("t", i));
+  EXPECT_EQ(SumOf({}), "0");
+  EXPECT_EQ(SumOf({"a"}), "a");
+  EXPECT_EQ(SumOf(std::vector<std::string>(terms.begin(), terms.begin() + 16)),
+            "t0 + t1 + t2 + t3 + t4 + t5 + t6 + t7 + t8 + t9 + t10 + t11 + t12 + t13 + t14 + t15");
+  EXPECT_EQ(SumOf(terms), "(t0 + t1 + t2 + t3 + t4 + t5 + t6 + t7) + ((t8 + t9 + t10 + t11) + "
+                          "(t12 + t13 + t14 + t15 + t16))");
+}
+
 TEST(ProgramText, ControlCharactersAreEscaped) {
   ProgramText t;
   t.Comment("a\nparam X = 1;\tb\x01");

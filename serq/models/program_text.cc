@@ -71,6 +71,27 @@ void ProgramText::Param(absl::string_view name, absl::string_view value, absl::s
   absl::StrAppend(&out_, head, " // ", Printable(why), "\n");
 }
 
+namespace {
+
+// Terms [lo, hi) of a sum, halved until a run of at most 8 is flat.
+std::string SumOfRange(const std::vector<std::string>& terms, size_t lo, size_t hi) {
+  if (hi - lo <= 8) {
+    std::string out;
+    for (size_t i = lo; i < hi; ++i) absl::StrAppend(&out, i == lo ? "" : " + ", terms[i]);
+    return out;
+  }
+  const size_t mid = lo + (hi - lo) / 2;
+  return absl::StrCat("(", SumOfRange(terms, lo, mid), ") + (", SumOfRange(terms, mid, hi), ")");
+}
+
+}  // namespace
+
+std::string SumOf(const std::vector<std::string>& terms) {
+  if (terms.empty()) return "0";
+  if (terms.size() <= 16) return absl::StrJoin(terms, " + ");
+  return SumOfRange(terms, 0, terms.size());
+}
+
 void DataParallelRouting(ProgramText* t, bool lockstep, bool dp) {
   if (lockstep) {
     // vLLM 0.19's DPLBAsyncMPClient.get_core_engine_for_request scores its

@@ -6,6 +6,7 @@
 #define SERQ_SERQ_MODELS_PROGRAM_TEXT_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 
@@ -35,6 +36,12 @@ class ProgramText {
 // indents one) becomes one space. A figure in a comment reads the same
 // whatever column the wrapping put it at (the tests' way to read one).
 std::string UnwrappedComments(const std::string& program);
+
+// `terms` joined by " + ": flat up to 16 of them; more are grouped in
+// halves, "(a + b + ...) + (...)", so that the expression's depth grows
+// with the log of their count, not the count (the IR holds at most 64
+// levels, and a flat sum of n terms is n deep). A sum of none is "0".
+std::string SumOf(const std::vector<std::string>& terms);
 
 // A session's choice of engine among E's data-parallel engines, as vLLM
 // 0.19 routes: with `lockstep` (experts) its balancer's least 4 x waiting +

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "serq/models/program_text.h"
 
 namespace serq::models {
 
@@ -177,11 +178,11 @@ std::string PaddedTokensExpression(const std::string& x, const std::vector<int64
     if (largest > 256) absl::StrAppend(&e, " + (", x, " > 256) * (256 + 16 * ceil((", x, " - 256) / 16))");
     return e;
   }
-  e = absl::StrCat(sizes[0]);
+  std::vector<std::string> terms = {absl::StrCat(sizes[0])};
   for (size_t i = 1; i < sizes.size(); ++i) {
-    absl::StrAppend(&e, " + (", x, " > ", sizes[i - 1], ") * ", sizes[i] - sizes[i - 1]);
+    terms.push_back(absl::StrCat("(", x, " > ", sizes[i - 1], ") * ", sizes[i] - sizes[i - 1]));
   }
-  return e;
+  return SumOf(terms);
 }
 
 std::string CudaGraphLets(const std::string& base, const std::vector<int64_t>& sizes, bool decode_only) {

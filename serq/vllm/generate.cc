@@ -43,7 +43,7 @@ std::string BinExpression(absl::string_view x, const SkewAxis& axis) {
   for (size_t i = 1; i + 1 < axis.edges.size(); ++i) {
     parts.push_back(absl::StrCat("(", x, " > ", Num(axis.edges[i]), ")"));
   }
-  return parts.empty() ? "0" : absl::StrJoin(parts, " + ");
+  return models::SumOf(parts);
 }
 
 }  // namespace

@@ -86,6 +86,16 @@ TEST(RunFolder, WhatVllmResolved) {
   Diagnostics diags("gen.sq");
   ir::Program parsed;
   ASSERT_TRUE(ParseProgram("gen.sq", p, &parsed, &diags)) << diags.Render();
+  // 64 sizes of no pattern vLLM's rule makes (1, 3, 5, ..., 127): a sum
+  // of 64 terms, grouped so that the program stays inside the IR's 64
+  // levels (a flat sum of more than about 25 was refused by the link).
+  std::string odd = "[1";
+  for (int s = 3; s <= 127; s += 2) odd += absl::StrCat(", ", s);
+  with("\"cudagraph_capture_sizes\": " + odd + "]");
+  p = program();
+  EXPECT_EQ(line(p, "param GraphMax = ").substr(0, 31), "param GraphMax = 127;        //");
+  EXPECT_NE(line(p, "  let padded = ").find("((1 + (tokens > 1) * 2 + (tokens > 3) * 2"), std::string::npos)
+      << line(p, "  let padded = ");
   // FULL_DECODE_ONLY: a step with a prefill runs eagerly; by value or name.
   for (const char* mode : {"[2, 0]", "\"FULL_DECODE_ONLY\"", "\"CUDAGraphMode.FULL_DECODE_ONLY\""}) {
     with(std::string("\"cudagraph_mode\": ") + mode);
