@@ -151,10 +151,13 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   // Limits past the profiler's sweep: the lookups extrapolate (said as
   // LLMServingSim's simulator says it, warn_if_runtime_exceeds_profiled).
+  // A limit said here is not said again of each table it reaches past.
+  std::set<std::string> swept_past;
   for (auto [name, limit, swept, tables] :
        {std::tuple{"max_num_batched_tokens", tokens, r.profile.max_num_batched_tokens, "attention and dense"},
         std::tuple{"max_num_seqs", seqs, r.profile.max_num_seqs, "per-sequence"}}) {
     if (swept && limit > *swept) {
+      swept_past.insert(name);
       out.warnings.push_back(absl::StrCat(r.profile.path, ": the profile was swept to engine_effective.", name,
                                           " ", *swept, ", the engine runs to ", limit, ": its ", tables,
                                           " lookups past that extrapolate"));
@@ -170,6 +173,40 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     out.warnings.push_back(absl::StrCat(attention, ": its rows reach ", (*reach)[0],
                                         (*reach)[0] == 1 ? " decode" : " decodes", ", the engine runs up to ", seqs,
                                         " (max_num_seqs): its lookups past that extrapolate"));
+  }
+  // Each table's other keys against the largest the program looks up at
+  // (a profiler stopped part-way writes a table that ends short, and its
+  // lookups past the end extrapolate without a word): a step's tokens,
+  // its prefill chunk, its sequences, and the experts' share of the tokens
+  // gathered from every engine of a lockstep group.
+  struct Reach {
+    std::string file, column;
+    int64_t needed;
+    std::string why;
+  };
+  std::vector<Reach> reaches;
+  if (!swept_past.count("max_num_batched_tokens")) {
+    reaches.push_back({attention, "prefill_chunk", tokens, "max_num_batched_tokens, a step's prefill tokens"});
+    reaches.push_back({r.profile_dir + "/dense.csv", "tokens", tokens, "max_num_batched_tokens, a step's tokens"});
+  }
+  if (!swept_past.count("max_num_seqs")) {
+    reaches.push_back({r.profile_dir + "/per_sequence.csv", "sequences", seqs, "max_num_seqs, a step's sequences"});
+  }
+  if (r.model.moe()) {
+    const int64_t engines = lockstep ? a.dp : 1;
+    const int64_t share = r.ep > 1 && r.moe_split <= 1 ? r.ep : 1;
+    reaches.push_back({r.moe_file, "tokens", (engines * tokens + share - 1) / share,
+                       engines > 1 ? absl::StrCat("the tokens of ", engines, " engines' steps that the experts of a GPU serve")
+                                   : "the tokens of a step that the experts of a GPU serve"});
+  }
+  for (const Reach& reach_of : reaches) {
+    absl::StatusOr<std::vector<double>> most = ReadColumnMaxima(reach_of.file, {reach_of.column});
+    if (!most.ok()) return most.status();
+    if (reach_of.needed > (*most)[0]) {
+      out.warnings.push_back(absl::StrCat(reach_of.file, ": its rows reach ", reach_of.column, " ", (*most)[0],
+                                          ", the engine runs up to ", reach_of.needed, " (", reach_of.why,
+                                          "): its lookups past that extrapolate"));
+    }
   }
   // A request of n tokens: its last decode reads the KV of n - 2 (the
   // step that makes token n reads the n - 1 before it, less its own).

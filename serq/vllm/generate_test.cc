@@ -176,14 +176,66 @@ TEST(Generate, WhereTheAttentionTableEnds) {
   Write(table, rows.substr(0, rows.find('\n', rows.find('\n') + 1) + 1));
   g = GenerateProgram(dir, options);
   ASSERT_TRUE(g.ok()) << g.status();
-  ASSERT_EQ(g->warnings.size(), 3u);
+  ASSERT_EQ(g->warnings.size(), 4u);
   EXPECT_EQ(g->warnings[1], table + ": its rows reach 1 decode, the engine runs up to 128 (max_num_seqs): its "
                                     "lookups past that extrapolate");
-  EXPECT_EQ(g->warnings[2], dir + "/requests.jsonl:16: a request of 4096 tokens, past the longest KV " + table +
+  // Its one row has no prefill: the table ends short of a step's chunk.
+  EXPECT_EQ(g->warnings[2], table + ": its rows reach prefill_chunk 0, the engine runs up to 2048 "
+                                    "(max_num_batched_tokens, a step's prefill tokens): its lookups past that "
+                                    "extrapolate");
+  EXPECT_EQ(g->warnings[3], dir + "/requests.jsonl:16: a request of 4096 tokens, past the longest KV " + table +
                                   " times decodes at, 16: its lookups past that extrapolate");
   // Its header alone: an error naming it, not a program whose lookups fail.
   Write(table, rows.substr(0, rows.find('\n') + 1));
   EXPECT_EQ(Error(dir), table + ": error: no rows: the table times nothing");
+}
+
+// Each table of the profile against the largest figure the program looks
+// it up at: a table cut short (a profiler stopped part-way) is said, as
+// the attention table's decodes are. The runs' own tables reach every
+// limit (no warning on either, below); cut, each is said: dense.csv to 512
+// tokens of a step's 2048; per_sequence.csv to 16 sequences of 128;
+// moe.csv to 256 tokens, where the experts of each of the MoE run's 2
+// GPUs serve 2 engines' 2048 tokens gathered, over 2 GPUs: 2048.
+TEST(Generate, TablesThatEndShortAreSaid) {
+  for (const std::string& run : {kLlama, kMoe}) {
+    absl::StatusOr<Generated> g = GenerateProgram(run, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{}) << run;
+  }
+  const auto cut = [](const std::string& path, const std::string& column, double most) {
+    std::istringstream in(Read(path));
+    std::string header, line, kept;
+    std::getline(in, header);
+    const std::vector<std::string> names = absl::StrSplit(header, ',');
+    const size_t at = std::find(names.begin(), names.end(), column) - names.begin();
+    while (std::getline(in, line)) {
+      const std::vector<std::string> f = absl::StrSplit(line, ',');
+      double x = 0;
+      if (absl::SimpleAtod(f[at], &x) && x <= most) absl::StrAppend(&kept, line, "\n");
+    }
+    Write(path, header + "\n" + kept);
+  };
+  for (const auto& [file, column, most, said] :
+       {std::tuple{"dense.csv", "tokens", 512.0, "its rows reach tokens 512, the engine runs up to 2048 "
+                                                 "(max_num_batched_tokens, a step's tokens)"},
+        std::tuple{"per_sequence.csv", "sequences", 16.0, "its rows reach sequences 16, the engine runs up to 128 "
+                                                          "(max_num_seqs, a step's sequences)"}}) {
+    const std::string dir = Copy(kLlama, "short");
+    cut(dir + "/profile/tp1/" + file, column, most);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{absl::StrCat(dir, "/profile/tp1/", file, ": ", said,
+                                                                 ": its lookups past that extrapolate")});
+  }
+  const std::string dir = Copy(kMoe, "short-moe");
+  cut(dir + "/profile/tp1/moe.csv", "tokens", 256);
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/tp1/moe.csv: its rows reach tokens 256, the "
+                                                        "engine runs up to 2048 (the tokens of 2 engines' steps that "
+                                                        "the experts of a GPU serve): its lookups past that "
+                                                        "extrapolate"});
 }
 
 // The figures the programs are built from, derived from the files.
