@@ -158,4 +158,19 @@ std::string MixedClocks(const VllmRecord& r, VllmClock mine, VllmClock first) {
   return out;
 }
 
+std::string TokenTimesOutOfOrder(const VllmRecord& record, VllmClock clock) {
+  if (!record.first_token_ts || !record.last_token_ts) return "";
+  const double arrival = ArrivalIn(record, clock);
+  const double first = *record.first_token_ts, last = *record.last_token_ts;
+  if (first < arrival) {
+    return absl::StrCat("first_token_ts ", text::ShortestText(first), " is before the arrival, ", ClockName(clock),
+                        " ", text::ShortestText(arrival));
+  }
+  if (last < first) {
+    return absl::StrCat("last_token_ts ", text::ShortestText(last), " is before first_token_ts ",
+                        text::ShortestText(first));
+  }
+  return "";
+}
+
 }  // namespace serq::sim

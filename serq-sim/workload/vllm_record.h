@@ -89,6 +89,14 @@ absl::string_view ClockName(VllmClock clock);
 // replay's reader and serq compare's say it alike.
 std::string MixedClocks(const VllmRecord& record, VllmClock mine, VllmClock first);
 
+// A row's token times against its arrival on `clock`: "" when they are in
+// order (or the row lacks one of them), else what is wrong: first_token_ts
+// before the arrival (an arrival on another clock than the tokens', as an
+// arrival_time of the wall clock beside the engine's monotonic token
+// times), or last_token_ts before first_token_ts. serq compare refuses
+// such a row, and serq vllm refuses a folder holding one, alike.
+std::string TokenTimesOutOfOrder(const VllmRecord& record, VllmClock clock);
+
 }  // namespace serq::sim
 
 #endif  // SERQ_SIM_WORKLOAD_VLLM_RECORD_H_

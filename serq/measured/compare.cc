@@ -91,10 +91,14 @@ absl::StatusOr<Comparison> Compare(const Run& measured, const Run& simulated,
                                        : std::string(),
             " simulated");
         if (!options.allow_count_mismatch) {
+          // A measured side that skipped rows (requests with no token)
+          // says so: a replay of its file serves them.
+          std::string skipped;
+          for (const std::string& note : measured.notes) absl::StrAppend(&skipped, "; the measured run: ", note);
           return absl::InvalidArgumentError(absl::StrCat(
               MetricName(metric), ": ", counts,
               ": the distributions compared must hold the same requests (did the simulated run "
-              "finish every request? a replay must run until the last one is done); ",
+              "finish every request? a replay must run until the last one is done)", skipped, "; ",
               options.count_mismatch_hint));
         }
         c.notes.push_back(absl::StrCat(MetricName(metric), ": counts differ (", counts, ")"));

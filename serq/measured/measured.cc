@@ -284,14 +284,8 @@ absl::StatusOr<Run> ParseVllmRequests(absl::string_view text, const std::string&
     }
     const double arrival = sim::ArrivalIn(record, *mine);
     const double first = *record.first_token_ts, last = *record.last_token_ts;
-    if (first < arrival) {
-      return At(file, number, absl::StrCat("first_token_ts ", text::ShortestText(first),
-                                           " is before the arrival, ", sim::ClockName(*mine),
-                                           " ", text::ShortestText(arrival)));
-    }
-    if (last < first) {
-      return At(file, number, absl::StrCat("last_token_ts ", text::ShortestText(last),
-                                           " is before first_token_ts ", text::ShortestText(first)));
+    if (const std::string wrong = sim::TokenTimesOutOfOrder(record, *mine); !wrong.empty()) {
+      return At(file, number, wrong);
     }
     if (const std::string past = PastTheClock(last - arrival); !past.empty()) {
       return At(file, number, absl::StrCat("last_token_ts ", text::ShortestText(last), " is, after the arrival, ", past));

@@ -78,6 +78,16 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
         "), the first at line ", r.capped_first_line, ": vLLM stops a request at max_model_len, and the bench "
         "records the dataset's output_toks, so the replay stops it there too"));
   }
+  // Requests that got no token in the run: served by the replay, skipped
+  // by serq compare, which then counts the two sides apart.
+  if (r.unfinished_requests > 0 && !options.requests) {
+    out.warnings.push_back(absl::StrCat(
+        r.requests, ":", r.unfinished_first_line, ": ", r.unfinished_requests,
+        r.unfinished_requests == 1 ? " request has" : " requests have",
+        " no first_token_ts or last_token_ts (no token in the run; this line the first): the replay serves ",
+        r.unfinished_requests == 1 ? "it" : "them", ", and serq compare, which skips ",
+        r.unfinished_requests == 1 ? "it" : "them", ", counts the two sides apart"));
+  }
   const bool dp = a.dp > 1;
   const bool lockstep = dp && m.moe();
   if (dp && m.moe() && r.ep == 1) {

@@ -136,6 +136,11 @@ struct RunFolder {
   // dataset's output_toks, so the replay caps them.
   int64_t capped_requests = 0;
   int capped_first_line = 0;
+  // Requests without first_token_ts or last_token_ts (no token in the
+  // run): the replay serves them, serq compare skips them; how many, and
+  // the first one's line.
+  int64_t unfinished_requests = 0;
+  int unfinished_first_line = 0;
   // The longest request's prompt and output tokens, and its line: the KV
   // its last decode reads (capped at max_model_len).
   int64_t longest_request = 0;

@@ -453,6 +453,30 @@ TEST(RunFolder, BadFolders) {
                                    "{\"input_toks\": 5, \"output_toks\": 2}\n");
     EXPECT_EQ(Error(dir), dir + "/requests.jsonl:2: error: no arrival: the row has neither 'queued_ts' nor "
                                 "'arrival_time'");
+    // Token times serq compare could not measure, refused here as there:
+    // an arrival on the wall clock (arrival_time, no queued_ts) beside the
+    // engine's monotonic token times; a last token before the first.
+    Write(dir + "/requests.jsonl", "{\"input_toks\": 5, \"output_toks\": 2, \"arrival_time\": 1777142838.5, "
+                                   "\"first_token_ts\": 479748.5, \"last_token_ts\": 479749}\n");
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: first_token_ts 479748.5 is before the arrival, "
+                                "arrival_time 1777142838.5: serq compare could not measure it");
+    Write(dir + "/requests.jsonl", "{\"input_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1, "
+                                   "\"first_token_ts\": 3, \"last_token_ts\": 2}\n");
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: last_token_ts 2 is before first_token_ts 3: serq compare "
+                                "could not measure it");
+    // Requests that got no token: the replay serves them, compare skips
+    // them, and the generator says so (lines 2 and 3; the first named).
+    Write(dir + "/requests.jsonl", "{\"input_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1, "
+                                   "\"first_token_ts\": 2, \"last_token_ts\": 3}\n"
+                                   "{\"input_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1.5}\n"
+                                   "{\"input_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1.6, "
+                                   "\"first_token_ts\": 2}\n");
+    absl::StatusOr<Generated> unfinished = GenerateProgram(dir, {});
+    ASSERT_TRUE(unfinished.ok()) << unfinished.status();
+    EXPECT_EQ(unfinished->warnings,
+              std::vector<std::string>{dir + "/requests.jsonl:2: 2 requests have no first_token_ts or last_token_ts "
+                                             "(no token in the run; this line the first): the replay serves them, "
+                                             "and serq compare, which skips them, counts the two sides apart"});
     Write(dir + "/requests.jsonl", requests);
     const std::string meta = Read(dir + "/meta.json");
     Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2358"));
