@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serq/vllm/architecture.h"
@@ -412,9 +413,24 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                                       "': the step times are that model's kernels"));
   }
   // Likewise a profile of another GPU: meta.json's hardware names the run's.
+  // Without it, the cluster file's hardware names the run's GPU as the
+  // profile's hardware names the profile's (LLMServingSim's keys of its
+  // profiles, "RTXPRO6000"), compared without case or punctuation.
+  const auto key = [](absl::string_view name) {
+    std::string k;
+    for (char c : name) {
+      if (absl::ascii_isalnum(c)) k += absl::ascii_tolower(c);
+    }
+    return k;
+  };
   if (!r.device_name.empty() && !r.profile.gpu.empty() && r.device_name != r.profile.gpu) {
     r.warnings.push_back(absl::StrCat(profile_meta, ": the profile was taken on '", r.profile.gpu,
                                       "', the run (meta.json hardware.device_name) on '", r.device_name,
+                                      "': the step times are that GPU's kernels"));
+  } else if (r.device_name.empty() && !r.cluster.hardware.empty() && !r.profile.hardware.empty() &&
+             key(r.cluster.hardware) != key(r.profile.hardware)) {
+    r.warnings.push_back(absl::StrCat(profile_meta, ": the profile was taken on '", r.profile.hardware,
+                                      "', the run (llmservingsim-config.json hardware) on '", r.cluster.hardware,
                                       "': the step times are that GPU's kernels"));
   }
   const Architecture* arch = FindArchitecture(r.profile.architecture);

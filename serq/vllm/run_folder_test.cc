@@ -234,6 +234,25 @@ TEST(RunFolder, WhatVllmResolved) {
   ASSERT_TRUE(flagged.ok()) << flagged.status();
   EXPECT_EQ(line(g->program, "param KvBlocks = "), line(flagged->program, "param KvBlocks = "));
   EXPECT_NE(line(g->program, "param KvBlocks = "), line(plain, "param KvBlocks = "));
+  // Without meta.json's hardware, the cluster file's names the run's GPU
+  // as meta.yaml's hardware names the profile's (RTXPRO6000 in both runs):
+  // another is said; the same in another spelling is not.
+  const std::string cluster = dir + "/llmservingsim-config.json";
+  const std::string cluster_text = Read(cluster);
+  Write(meta, original);
+  absl::StatusOr<Generated> other;
+  Write(cluster, Replace(cluster_text, "\"hardware\": \"RTXPRO6000\"", "\"hardware\": \"RTX4090\""));
+  other = GenerateProgram(dir, {});
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->warnings, std::vector<std::string>{
+                             dir + "/profile/meta.yaml: the profile was taken on 'RTXPRO6000', the run "
+                                   "(llmservingsim-config.json hardware) on 'RTX4090': the step times are that "
+                                   "GPU's kernels"});
+  Write(cluster, Replace(cluster_text, "\"hardware\": \"RTXPRO6000\"", "\"hardware\": \"rtx-pro-6000\""));
+  other = GenerateProgram(dir, {});
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->warnings, std::vector<std::string>{});
+  Write(cluster, cluster_text);
   Write(meta, Replace(original, "\"schema_version\": 1,",
                       "\"schema_version\": 1, \"hardware\": {\"device_total_memory_bytes\": \"96 GB\"},"));
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: hardware.device_total_memory_bytes: ");
