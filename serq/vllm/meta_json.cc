@@ -2,6 +2,7 @@
 // the records of what the engine ran with (kv_cache, resolved_config,
 // hardware), read into a RunFolder and checked against each other. The
 // rest of the folder is run_folder.cc's.
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -110,15 +111,33 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       "async_scheduling", "long_prefill_token_threshold", "gpu_memory_utilization",
       "num_gpu_blocks_override", "dtype", "kv_cache_dtype", "pipeline_parallel_size", "enforce_eager",
       "enable_chunked_prefill", "scheduling_policy", "quantization", "cpu_offload_gb",
-      "scheduler_reserve_full_isl", "kv_cache_memory_bytes", "disable_custom_all_reduce", "compilation_config"};
+      "scheduler_reserve_full_isl", "kv_cache_memory_bytes", "disable_custom_all_reduce", "compilation_config",
+      "cuda_graph_sizes", "max_cudagraph_capture_size"};
   static const std::set<std::string> kHarmless = {
       "model", "seed", "tokenizer", "revision", "trust_remote_code", "download_dir",
       "load_format", "served_model_name", "disable_log_stats",
-      "disable_log_requests", "swap_space", "max_logprobs", "tokenizer_mode", "skip_tokenizer_init"};
+      "disable_log_requests", "enable_log_requests", "swap_space", "max_logprobs", "tokenizer_mode",
+      "skip_tokenizer_init", "generation_config", "logprobs_mode", "prefix_caching_hash_algo",
+      "enable_sleep_mode", "distributed_executor_backend", "disable_cascade_attn"};
+  // Arguments that change what serq models unless at vLLM 0.19's default:
+  // accepted at it, refused at another value.
+  static const auto* kAtDefault = new std::map<std::string, std::string>{
+      {"max_num_partial_prefills", "1"},
+      {"all2all_backend", "\"allgather_reducescatter\""},
+      {"enable_eplb", "false"},
+      {"stream_interval", "1"},
+      {"hf_overrides", "{}"}};
   for (const auto& [key, value] : kwargs->struct_value().fields()) {
     // The bench writes every argument it names, null where the run gave
     // none: null is vLLM's default for it, whatever the argument.
     if (value.kind_case() == google::protobuf::Value::kNullValue) continue;
+    if (auto d = kAtDefault->find(key); d != kAtDefault->end()) {
+      const bool empty_object =
+          value.kind_case() == google::protobuf::Value::kStructValue && value.struct_value().fields().empty();
+      if (d->second == "{}" ? empty_object : Describe(value) == d->second) continue;
+      return meta.Error(absl::StrCat("engine_kwargs.", key),
+                        absl::StrCat(Describe(value), ": serq vllm models vLLM 0.19's default, ", d->second));
+    }
     if (kRead.count(key) == 0 && kHarmless.count(key) == 0) {
       return meta.Error(absl::StrCat("engine_kwargs.", key),
                         "an engine argument serq vllm does not know: its effect on the schedule "
@@ -228,21 +247,32 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
 absl::Status ReadGivenCompilation(const JsonFile& meta) {
   const std::string path = "engine_kwargs.compilation_config";
   const google::protobuf::Value* given = meta.Find(path);
-  if (given == nullptr || given->kind_case() == google::protobuf::Value::kNullValue) return absl::OkStatus();
-  if (given->kind_case() != google::protobuf::Value::kStructValue) {
+  const bool given_object = given != nullptr && given->kind_case() == google::protobuf::Value::kStructValue;
+  if (given != nullptr && given->kind_case() != google::protobuf::Value::kNullValue && !given_object) {
     return meta.Error(path, absl::StrCat("expected an object (vLLM's CompilationConfig), not ", Describe(*given)));
   }
   const google::protobuf::Value* resolved = meta.Find("resolved_config.compilation_config");
   if (resolved != nullptr && resolved->kind_case() == google::protobuf::Value::kStructValue) {
     return absl::OkStatus();
   }
-  // Keys in order, for the same error whatever the map's order.
-  std::set<std::string> keys;
-  for (const auto& [key, value] : given->struct_value().fields()) {
-    if (key != "pass_config" && value.kind_case() != google::protobuf::Value::kNullValue) keys.insert(key);
+  // Keys in order, for the same error whatever the map's order; the
+  // engine arguments that set the graphs' sizes outside it first.
+  std::vector<std::string> keys;
+  for (const char* key : {"cuda_graph_sizes", "max_cudagraph_capture_size"}) {
+    const google::protobuf::Value* v = meta.Find(absl::StrCat("engine_kwargs.", key));
+    if (v != nullptr && v->kind_case() != google::protobuf::Value::kNullValue) {
+      keys.push_back(absl::StrCat("engine_kwargs.", key));
+    }
   }
+  std::set<std::string> inside;
+  if (given_object) {
+    for (const auto& [key, value] : given->struct_value().fields()) {
+      if (key != "pass_config" && value.kind_case() != google::protobuf::Value::kNullValue) inside.insert(key);
+    }
+  }
+  for (const std::string& key : inside) keys.push_back(absl::StrCat(path, ".", key));
   if (keys.empty()) return absl::OkStatus();
-  return meta.Error(absl::StrCat(path, ".", *keys.begin()),
+  return meta.Error(keys.front(),
                     "serq vllm reads what vLLM made of the compilation config (CUDA graphs' mode and sizes) "
                     "from resolved_config.compilation_config, which this run does not record; only its "
                     "pass_config is read from the arguments");

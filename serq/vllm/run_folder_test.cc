@@ -349,6 +349,33 @@ TEST(RunFolder, TheRunnersNewerEngineArguments) {
   EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.scheduler_cls: an engine argument serq vllm does not know: "
                                "its effect on the schedule is not modelled (docs/cli.md §serq vllm lists those it "
                                "reads)");
+  // Arguments that change nothing serq models, at any value, and those
+  // accepted at vLLM 0.19's default only.
+  Write(meta, Replace(plain, "\"seed\": 42",
+                      "\"seed\": 42, \"distributed_executor_backend\": \"mp\", \"enable_log_requests\": false, "
+                      "\"generation_config\": \"vllm\", \"max_num_partial_prefills\": 1, \"all2all_backend\": "
+                      "\"allgather_reducescatter\", \"enable_eplb\": false, \"stream_interval\": 1, "
+                      "\"hf_overrides\": {}"));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->program, plain_program);
+  for (const auto& [given, said] :
+       {std::pair{"\"max_num_partial_prefills\": 2", "engine_kwargs.max_num_partial_prefills: 2: serq vllm models "
+                                                   "vLLM 0.19's default, 1"},
+        std::pair{"\"all2all_backend\": \"deepep_low_latency\"",
+                  "engine_kwargs.all2all_backend: \"deepep_low_latency\": serq vllm models vLLM 0.19's default, "
+                  "\"allgather_reducescatter\""},
+        std::pair{"\"hf_overrides\": {\"num_hidden_layers\": 1}",
+                  "engine_kwargs.hf_overrides: an object: serq vllm models vLLM 0.19's default, {}"}}) {
+    Write(meta, Replace(plain, "\"seed\": 42", absl::StrCat("\"seed\": 42, ", given)));
+    EXPECT_EQ(Error(dir), meta + ": error: " + said) << given;
+  }
+  // The graphs' sizes as engine arguments: resolved_config's, or refused.
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"max_cudagraph_capture_size\": 64"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.max_cudagraph_capture_size: serq vllm reads "
+                                              "what vLLM made of the compilation config");
+  Write(meta, Replace(resolved, "\"seed\": 42", "\"seed\": 42, \"max_cudagraph_capture_size\": 256"));
+  EXPECT_TRUE(GenerateProgram(dir, {}).ok());
   // At tensor parallel 2, the program says NCCL carries every all-reduce.
   Write(meta, Replace(Replace(plain, "\"seed\": 42", newer), "\"tensor_parallel_size\": 1",
                       "\"tensor_parallel_size\": 2"));
