@@ -285,7 +285,7 @@ expect 0 no "serq physics: warning: --gpu-memory-utilization changes nothing: --
   "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --kv-blocks 30000 --gpu-memory-utilization 0.8
 expect 2 yes "--lengths foo: expected sharegpt" -- "$serq" "${plan1[@]}" --lengths foo
 expect 2 yes "--lengths foo: expected sharegpt" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --lengths foo
-expect 2 yes "--kv-cache-dtype fp16: expected auto or fp8" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
+expect 2 yes "--kv-cache-dtype fp16: expected auto, bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
   --rate 1 --kv-cache-dtype fp16
 expect 2 yes "--replay and --rate: one workload or the other" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \
   --rate 1 --replay examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl

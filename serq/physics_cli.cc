@@ -53,7 +53,7 @@ ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
 ABSL_FLAG(int32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
 ABSL_FLAG(std::optional<int64_t>, max_model_len, std::nullopt,
           "physics, plan: vLLM's max_model_len (default: the model's, as vLLM derives it from its config)");
-ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype, auto or fp8");
+ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype: auto (the model's), bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2");
 ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
           "physics: the link between GPUs by its bandwidth, GB/s a direction (10^9 bytes), instead of "
           "a named --interconnect");
@@ -319,8 +319,8 @@ int PhysicsMain(const CommandLine& line) {
       return Usage(absl::StripPrefix(l.status().message(), "serq physics: error: "));
     }
   }
-  if (d.kv_cache_dtype != "auto" && d.kv_cache_dtype != "fp8") {
-    return Usage(absl::StrCat("--kv-cache-dtype ", d.kv_cache_dtype, ": expected auto or fp8"));
+  if (!models::KnownKvCacheDtype(d.kv_cache_dtype)) {
+    return Usage(absl::StrCat("--kv-cache-dtype ", d.kv_cache_dtype, ": expected ", models::kKvCacheDtypes));
   }
   if (!w.replay.empty() && (FlagGiven("lengths") || FlagGiven("requests"))) {
     return Usage("--lengths and --requests go with --rate, not --replay");

@@ -328,7 +328,7 @@ int PlanMain(const CommandLine& line) {
     return Usage(absl::StrCat("--seed ", *settings.seed, ": serq plan writes it into its programs' run { seed }, "
                               "a whole number from 0 to 2^53"));
   }
-  if (folder) settings.kv_dtype_bytes = folder->args.kv_cache_dtype == "fp8" ? 1 : folder->model.dtype_bytes;
+  if (folder) settings.kv_dtype_bytes = models::KvDtypeBytes(folder->args.kv_cache_dtype, folder->model);
   settings.run.interconnect = base.deployment.interconnect;
   // --enforce-eager: every candidate's engines without CUDA graphs, from
   // presets or from the folder (whatever graphs the run had).

@@ -535,6 +535,16 @@ double RotaryTableBytes(const ModelConfig& m) {
   return static_cast<double>(m.rotary_positions) * m.rotary_dim * m.rotary_dtype_bytes;
 }
 
+bool KnownKvCacheDtype(absl::string_view dtype) {
+  return dtype == "auto" || dtype == "bfloat16" || dtype == "float16" || dtype == "fp8" || dtype == "fp8_e4m3" ||
+         dtype == "fp8_e5m2";
+}
+
+int KvDtypeBytes(absl::string_view kv_cache_dtype, const ModelConfig& m) {
+  if (kv_cache_dtype == "bfloat16" || kv_cache_dtype == "float16") return 2;
+  return absl::StartsWith(kv_cache_dtype, "fp8") ? 1 : m.dtype_bytes;
+}
+
 double KvBytesPerToken(const ModelConfig& m, int tp, int kv_dtype_bytes) {
   if (m.mla()) {
     // One latent and one rotary key a layer, the same on every GPU.

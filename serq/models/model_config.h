@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "serq/models/json_file.h"
 
 namespace serq::models {
@@ -110,6 +111,14 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& json, const ReadOpti
 // `tp` (K and V of every layer, its share of the KV heads, at least one; a
 // latent-attention model's latent and rotary key, on every GPU).
 double KvBytesPerToken(const ModelConfig& m, int tp, int kv_dtype_bytes);
+
+// vLLM's kv_cache_dtype values serq models, "auto" (the model's dtype),
+// "bfloat16", "float16", "fp8" and its two formats "fp8_e4m3" and
+// "fp8_e5m2": whether `dtype` is one, and its bytes an element.
+bool KnownKvCacheDtype(absl::string_view dtype);
+int KvDtypeBytes(absl::string_view kv_cache_dtype, const ModelConfig& m);
+// The list of them, for a message: "auto, bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2".
+inline constexpr absl::string_view kKvCacheDtypes = "auto, bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2";
 
 // The bytes of weights one GPU holds: the attention, the dense MLPs, the
 // shared experts and the embeddings split over the `tp` GPUs of its

@@ -151,10 +151,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   const bool a100 = absl::StrContains(absl::AsciiStrToLower(absl::StrCat(gpu.name, " ", gpu.what)), "a100");
   if (absl::Status s = models::BatchDefaults(a100, gpu_gib, &seqs, &tokens); !s.ok()) return Invalid(s.message());
   // The KV cache.
-  if (d.kv_cache_dtype != "auto" && d.kv_cache_dtype != "fp8") {
-    return Invalid(absl::StrCat("--kv-cache-dtype ", d.kv_cache_dtype, ": expected auto or fp8"));
+  if (!models::KnownKvCacheDtype(d.kv_cache_dtype)) {
+    return Invalid(absl::StrCat("--kv-cache-dtype ", d.kv_cache_dtype, ": expected ", models::kKvCacheDtypes));
   }
-  const int kv_dtype_bytes = d.kv_cache_dtype == "fp8" ? 1 : m.dtype_bytes;
+  const int kv_dtype_bytes = models::KvDtypeBytes(d.kv_cache_dtype, m);
   const double kv_token = models::KvBytesPerToken(m, d.tp, kv_dtype_bytes);
   const double per_block = kv_token * d.block_size;
   int64_t num_gpu_blocks = 0;
@@ -335,7 +335,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
             m.quantization == "mxfp4" ? "quantization_config mxfp4: 4.25 bits an expert's weight"
                                       : "an expert's weight");
   }
-  t.Param("KvBytes", N(kv_dtype_bytes), d.kv_cache_dtype == "fp8" ? "--kv-cache-dtype fp8" : "the KV cache's dtype, the model's");
+  t.Param("KvBytes", N(kv_dtype_bytes), d.kv_cache_dtype == "auto" ? "the KV cache's dtype, the model's" : "--kv-cache-dtype " + d.kv_cache_dtype);
   t.Line();
   t.Comment(absl::StrCat("The GPU: ", gpu.preset ? absl::StrCat("preset ", gpu.name) : gpu.name,
                          gpu.what.empty() ? "" : ", " + gpu.what, " (", gpu.file, ")."));

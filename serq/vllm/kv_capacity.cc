@@ -16,7 +16,7 @@ constexpr double kGiB = 1073741824.0;
 
 
 int KvDtypeBytes(const RunFolder& r) {
-  return r.args.kv_cache_dtype == "fp8" ? 1 : r.model.dtype_bytes;
+  return models::KvDtypeBytes(r.args.kv_cache_dtype, r.model);
 }
 
 // The device's name as vLLM asks it (meta.json's hardware where the run

@@ -172,9 +172,18 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
   with(R"({"gpu_memory_utilization": 0.5})", "\"gpu_memory_utilization\": 0.9");
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache.gpu_memory_utilization: 0.5, where "
                                               "engine_kwargs.gpu_memory_utilization is 0.9");
-  with(R"({"num_gpu_blocks": 3000, "cache_dtype": "fp8_e5m2"})");
-  EXPECT_EQ(Error(dir), meta + ": error: kv_cache.cache_dtype: 'fp8_e5m2': expected auto, bfloat16, "
-                               "float16 or fp8");
+  with(R"({"num_gpu_blocks": 3000, "cache_dtype": "fp8_inc"})");
+  EXPECT_EQ(Error(dir), meta + ": error: kv_cache.cache_dtype: 'fp8_inc': expected auto, bfloat16, "
+                               "float16, fp8, fp8_e4m3 or fp8_e5m2");
+  // fp8's two formats are fp8, a byte an element: the derived count of
+  // the Llama run (35,811 blocks of 2 bytes an element) at 1 byte holds
+  // twice the tokens, 71,622 blocks, within the rounding of the bytes.
+  for (const char* fp8 : {"fp8", "fp8_e4m3", "fp8_e5m2"}) {
+    with(absl::StrCat(R"({"cache_dtype": ")", fp8, R"("})"));
+    absl::StatusOr<Generated> one_byte = GenerateProgram(dir, {});
+    ASSERT_TRUE(one_byte.ok()) << one_byte.status();
+    EXPECT_NE(one_byte->program.find("x 1 bytes = 65536 bytes"), std::string::npos) << fp8;
+  }
   // Flags for a derived count, where the run gives one: said to change
   // nothing, never dropped silently.
   with(R"({"num_gpu_blocks": 3000})");

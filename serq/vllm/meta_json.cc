@@ -35,8 +35,8 @@ absl::StatusOr<std::optional<double>> Fraction(const JsonFile& meta, const std::
 
 // kv_cache_dtype (engine_kwargs') or cache_dtype (kv_cache's), at `path`.
 absl::Status CheckKvCacheDtype(const JsonFile& meta, const std::string& path, const std::string& dtype) {
-  if (dtype == "auto" || dtype == "bfloat16" || dtype == "float16" || dtype == "fp8") return absl::OkStatus();
-  return meta.Error(path, absl::StrCat("'", dtype, "': expected auto, bfloat16, float16 or fp8"));
+  if (models::KnownKvCacheDtype(dtype)) return absl::OkStatus();
+  return meta.Error(path, absl::StrCat("'", dtype, "': expected ", models::kKvCacheDtypes));
 }
 
 std::string Shown(bool b) { return b ? "true" : "false"; }
