@@ -191,7 +191,8 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
       meta.skew_fit = on;
       auto number = [&](const YAML::Node& a, const std::string& where,
                         std::optional<double>* out) -> absl::Status {
-        if (!a) return absl::OkStatus();
+        // A null (`alpha_default:`, `~`, `null`) is not written: as absent.
+        if (!a || a.IsNull()) return absl::OkStatus();
         double x = 0;
         if (!a.IsScalar() || !YAML::convert<double>::decode(a, x) || !std::isfinite(x)) {
           return At(path, a.Mark(), absl::StrCat(where, ": expected a number"));

@@ -222,6 +222,16 @@ TEST(Profile, BadMeta) {
             "expected a number");
   EXPECT_EQ(bad(fit + "  bucket_axes: {n_bins: [0, 2, 1000000]}\n"),
             "meta.yaml:5:25: error: skew_fit.bucket_axes: n_bins and n_labels go together");
+  // A null alpha_default is one not written (it is then fitted from
+  // skew.csv, as an absent one is), in each spelling YAML has.
+  for (const char* none : {"", " ~", " null"}) {
+    absl::StatusOr<ProfileMeta> null_alpha = ParseProfileMeta(
+        absl::StrCat(fit, "  alpha_default:", none, "\n  per_tp:\n    1:\n      alpha_default:", none, "\n"),
+        "meta.yaml");
+    ASSERT_TRUE(null_alpha.ok()) << null_alpha.status();
+    EXPECT_FALSE(null_alpha->alpha_default.has_value()) << none;
+    EXPECT_FALSE(null_alpha->per_tp.at(1).alpha_default.has_value()) << none;
+  }
   // Without `enabled: true` the block is off.
   absl::StatusOr<ProfileMeta> off =
       ParseProfileMeta("architecture: llama\ntp_degrees: [1]\nskew_fit: {per_tp: {1: {alpha_default: 0.1}}}\n",
