@@ -393,11 +393,17 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   m.tied = tied->value_or(false);
   absl::StatusOr<std::optional<std::string>> dtype = json.Text("torch_dtype");
   if (!dtype.ok()) return dtype.status();
+  std::string dtype_field = "torch_dtype";
   if (!dtype->has_value()) {
     dtype = json.Text("dtype");
     if (!dtype.ok()) return dtype.status();
+    dtype_field = "dtype";
   }
   m.dtype = dtype->value_or("bfloat16");
+  // vLLM's dtype "auto" takes the config's; a config without one reads as
+  // float32, which auto runs as bfloat16.
+  m.dtype_from = dtype->has_value() ? absl::StrCat(dtype_field, " ", m.dtype)
+                                    : "bfloat16 (the config gives no torch_dtype; vLLM's auto runs it so)";
   if (m.dtype == "bfloat16" || m.dtype == "float16") {
     m.dtype_bytes = 2;
   } else if (m.dtype == "float32") {

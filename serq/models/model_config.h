@@ -31,6 +31,9 @@ struct ModelConfig {
   bool tied = false;         // tie_word_embeddings
   bool qk_norm = false;      // Qwen3's RMSNorm of each head's q and k (by model_type)
   std::string dtype;         // torch_dtype (or dtype)
+  // Where dtype came from, for a program's comment: "torch_dtype bfloat16",
+  // or the default taken where the config gives neither field.
+  std::string dtype_from;
   int dtype_bytes = 0;
   // Multi-head latent attention (DeepSeek-V2/V3): the KV a token keeps is
   // one latent of kv_lora_rank and one rotary key of qk_rope_head_dim, for

@@ -68,6 +68,26 @@ TEST(Presets, TheNamesTheIssueAsksFor) {
   }
 }
 
+// The dtype and what a program's comment says of it: the config's field,
+// or, where it gives none, bfloat16 as vLLM's auto runs a config that
+// reads as float32 then.
+TEST(ModelConfigTest, TheDtypeAndWhereItCameFrom) {
+  const std::string base = R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+      "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128)";
+  for (const auto& [field, dtype, bytes, from] :
+       {std::tuple{R"(, "torch_dtype": "float16")", "float16", 2, "torch_dtype float16"},
+        std::tuple{R"(, "dtype": "float32")", "float32", 4, "dtype float32"},
+        std::tuple{"", "bfloat16", 2, "bfloat16 (the config gives no torch_dtype; vLLM's auto runs it so)"}}) {
+    absl::StatusOr<JsonFile> json = JsonFile::Parse(base + field + "}", "m.json");
+    ASSERT_TRUE(json.ok()) << json.status();
+    absl::StatusOr<ModelConfig> m = ReadModelConfig(*json, All());
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(m->dtype, dtype);
+    EXPECT_EQ(m->dtype_bytes, bytes);
+    EXPECT_EQ(m->dtype_from, from);
+  }
+}
+
 TEST(Presets, DenseModels) {
   // Llama-3.1-8B: head_dim 4096 / 32 = 128; 8.03 B parameters (vllm_test
   // derives them): 2 x 8,030,261,248 bytes.

@@ -326,7 +326,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
             m.window_layers == m.layers ? "every layer" : "layer_types' sliding_attention layers");
   }
   if (d.tp > 1) t.Param("Vocab", N(m.vocab), "vocab_size");
-  t.Param("DtypeBytes", N(m.dtype_bytes), absl::StrCat("torch_dtype ", m.dtype, ": activations"));
+  t.Param("DtypeBytes", N(m.dtype_bytes), absl::StrCat(m.dtype_from, ": activations"));
   t.Param("WeightBytes", N(m.linear_bytes),
           m.quantization == "fp8" ? "quantization_config fp8: a byte a weight of the linear layers"
                                   : absl::StrCat(m.dtype, ": a weight of the linear layers"));

@@ -287,7 +287,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Comment("The model (model.json).");
   t.Param("Layers", Num(m.layers), "num_hidden_layers");
   t.Param("Hidden", Num(m.hidden), "hidden_size");
-  t.Param("DtypeBytes", Num(m.dtype_bytes), absl::StrCat("torch_dtype ", m.dtype));
+  t.Param("DtypeBytes", Num(m.dtype_bytes), m.dtype_from);
   if (a.tp > 1) t.Param("Vocab", Num(m.vocab), "vocab_size");
   if (m.moe()) {
     t.Param("Experts", Num(m.experts), "num_experts");
