@@ -96,6 +96,19 @@ TEST(RunFolder, WhatVllmResolved) {
   EXPECT_EQ(line(p, "param GraphMax = ").substr(0, 31), "param GraphMax = 127;        //");
   EXPECT_NE(line(p, "  let padded = ").find("((1 + (tokens > 1) * 2 + (tokens > 3) * 2"), std::string::npos)
       << line(p, "  let padded = ");
+  // Sizes past max_num_batched_tokens (2048), which vLLM never captures:
+  // dropped and said; 1, 2, 4 and 8 are left, the default rule's form.
+  with("\"cudagraph_capture_sizes\": [1, 2, 4, 8, 4096, 8192]");
+  {
+    absl::StatusOr<Generated> past = GenerateProgram(dir, {});
+    ASSERT_TRUE(past.ok()) << past.status();
+    EXPECT_EQ(line(past->program, "param GraphMax = ").substr(0, 29), "param GraphMax = 8;          ");
+    EXPECT_EQ(past->warnings,
+              std::vector<std::string>{meta + ": resolved_config.compilation_config.cudagraph_capture_sizes: 2 of "
+                                              "its sizes pass max_num_batched_tokens 2048, a step's most tokens, the "
+                                              "largest 8192: vLLM captures none of them, and the program pads to "
+                                              "none"});
+  }
   // FULL_DECODE_ONLY: a step with a prefill runs eagerly; by value or name.
   for (const char* mode : {"[2, 0]", "\"FULL_DECODE_ONLY\"", "\"CUDAGraphMode.FULL_DECODE_ONLY\""}) {
     with(std::string("\"cudagraph_mode\": ") + mode);
