@@ -45,6 +45,19 @@ absl::Status Missing(const std::string& path, absl::string_view what) {
 // check_stop: FINISHED_LENGTH_CAPPED), while the bench records the
 // dataset's output_toks: those are counted, and the replay caps them.
 absl::Status CheckRequests(RunFolder* r) {
+  // The bench's records, not another format the replay's reader knows (a
+  // row without input_toks reads as Mooncake's, and its error asks for a
+  // timestamp): the first record's error is a vLLM record's.
+  {
+    std::ifstream in(r->requests, std::ios::binary);
+    text::Lines lines(&in);
+    absl::string_view first;
+    if (lines.NextNonBlank(&first) && !sim::LooksLikeVllmRecord(first)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          r->requests, ":", lines.number(), ": error: not a vLLM request record (the bench's rows have "
+          "input_toks, output_toks, queued_ts, first_token_ts, last_token_ts)"));
+    }
+  }
   // The replay's own reader first: its errors, at their lines, are the
   // replay's (a row without an arrival, rows on two clocks, ...).
   sim::Trace trace;

@@ -512,6 +512,11 @@ TEST(RunFolder, BadFolders) {
                                    "{\"input_toks\": 5, \"output_toks\": 2}\n");
     EXPECT_EQ(Error(dir), dir + "/requests.jsonl:2: error: no arrival: the row has neither 'queued_ts' nor "
                                 "'arrival_time'");
+    // A row without input_toks is not the bench's (the replay's reader
+    // would take it for Mooncake's and ask for a timestamp).
+    Write(dir + "/requests.jsonl", "\n{\"prompt_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1}\n");
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:2: error: not a vLLM request record (the bench's rows have "
+                                "input_toks, output_toks, queued_ts, first_token_ts, last_token_ts)");
     // Token times serq compare could not measure, refused here as there:
     // an arrival on the wall clock (arrival_time, no queued_ts) beside the
     // engine's monotonic token times; a last token before the first.
