@@ -68,6 +68,20 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     out.warnings.push_back(absl::StrCat("the run is vLLM ", r.vllm_version,
                                         "; the program models vLLM 0.19's scheduler"));
   }
+  // A profile of another vLLM times other kernels (attention backends and
+  // fused operators change between versions).
+  if (!r.vllm_version.empty() && !r.profile.vllm_version.empty() && r.vllm_version != r.profile.vllm_version) {
+    out.warnings.push_back(absl::StrCat(r.profile.path, ": the profile was taken with vLLM ", r.profile.vllm_version,
+                                        ", the run (meta.json vllm_version) with ", r.vllm_version,
+                                        ": the step times are that version's kernels"));
+  }
+  // A file of fewer requests than the run sent (a copy cut short): the
+  // replay and the comparison are of those only.
+  if (r.num_requests && r.request_rows != *r.num_requests && !options.requests) {
+    out.warnings.push_back(absl::StrCat(r.requests, ": ", r.request_rows, r.request_rows == 1 ? " request" : " requests",
+                                        ", where meta.json's num_requests is ", *r.num_requests,
+                                        ": the replay is of the file's"));
+  }
   // The run's own requests longer than its max_model_len: capped in the
   // replay as vLLM capped them (below), and said.
   const bool capped = r.capped_requests > 0 && !options.requests;

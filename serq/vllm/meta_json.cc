@@ -162,10 +162,14 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   std::optional<int64_t> v;
   if (absl::Status s = whole("tensor_parallel_size", 1, 1024, &v); !s.ok()) return s;
   a->tp = static_cast<int>(v.value_or(1));
+  if (v) a->tp_from = "engine_kwargs.tensor_parallel_size";
   if (absl::Status s = whole("data_parallel_size", 1, 1024, &v); !s.ok()) return s;
   a->dp = static_cast<int>(v.value_or(1));
+  if (v) a->dp_from = "engine_kwargs.data_parallel_size";
   if (absl::Status s = RefusePipeline(meta, "engine_kwargs.pipeline_parallel_size"); !s.ok()) return s;
-  if (absl::Status s = flag("enable_expert_parallel", &a->expert_parallel); !s.ok()) return s;
+  if (absl::Status s = flag("enable_expert_parallel", &a->expert_parallel, &a->expert_parallel_from); !s.ok()) {
+    return s;
+  }
   if (absl::Status s = whole("max_num_seqs", 1, 1 << 20, &v); !s.ok()) return s;
   a->max_num_seqs = v.value_or(0);
   if (v.has_value()) a->max_num_seqs_from = "engine_kwargs.max_num_seqs";
@@ -492,6 +496,18 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
                       absl::StrCat(**partial, ": concurrent partial prefills: serq vllm models one"));
   }
   if (absl::Status s = RefusePipeline(meta, "resolved_config.parallel_config.pipeline_parallel_size"); !s.ok()) {
+    return s;
+  }
+  // The parallelism that ran: it fills in and must agree, as the rest.
+  const std::string parallel = "resolved_config.parallel_config.";
+  for (auto [key, value, from] : {std::tuple{"tensor_parallel_size", &a.tp, &a.tp_from},
+                                  std::tuple{"data_parallel_size", &a.dp, &a.dp_from}}) {
+    absl::StatusOr<std::optional<int64_t>> n = meta.Whole(parallel + key, 1, 1024);
+    if (!n.ok()) return n.status();
+    if (absl::Status s = FillIn(meta, parallel + key, *n, value, from); !s.ok()) return s;
+  }
+  if (absl::Status s = flag(parallel + "enable_expert_parallel", &a.expert_parallel, &a.expert_parallel_from);
+      !s.ok()) {
     return s;
   }
   for (const auto& [key, what] : {std::pair{"speculative_config", "speculative decoding"},

@@ -75,6 +75,7 @@ absl::Status CheckRequests(RunFolder* r) {
     if (absl::Status s = sim::ParseVllmRecord(line, &record); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(at, s.message()));
     }
+    ++r->request_rows;
     // What serq compare will measure of the row: its token times on its
     // arrival's clock, or none (a request that got no token in the run,
     // which the replay serves and the comparison cannot).
@@ -300,6 +301,9 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   absl::StatusOr<std::optional<std::string>> version = meta->Text("vllm_version");
   if (!version.ok()) return version.status();
   r.vllm_version = version->value_or("");
+  absl::StatusOr<std::optional<int64_t>> sent = meta->Whole("num_requests", 0, int64_t{1} << 40);
+  if (!sent.ok()) return sent.status();
+  r.num_requests = *sent;
   if (absl::Status s = ReadMetaJson(*meta, &r); !s.ok()) return s;
   // vLLM's front-end adds up its engines' counts as they start
   // (wait_for_engine_startup: "Sum values from all engines in DP case"),

@@ -25,6 +25,9 @@ struct EngineArgs {
   int tp = 1;              // tensor_parallel_size
   int dp = 1;              // data_parallel_size
   bool expert_parallel = false;  // enable_expert_parallel
+  // The field each came from (engine_kwargs', or resolved_config's
+  // parallel_config's where the arguments give none); "": vLLM's default.
+  std::string tp_from, dp_from, expert_parallel_from;
   // max_num_seqs and max_num_batched_tokens; 0: not given. ReadRunFolder
   // fills those the run does not give with what vLLM gave the bench's
   // engine (models::EngineBatchDefaults: 128 and 2048 whatever the GPU),
@@ -141,6 +144,10 @@ struct RunFolder {
   // the first one's line.
   int64_t unfinished_requests = 0;
   int unfinished_first_line = 0;
+  // The rows of requests.jsonl, and meta.json's num_requests where it
+  // gives one (the requests the bench sent).
+  int64_t request_rows = 0;
+  std::optional<int64_t> num_requests;
   // The longest request's prompt and output tokens, and its line: the KV
   // its last decode reads (capped at max_model_len).
   int64_t longest_request = 0;

@@ -400,6 +400,37 @@ TEST(RunFolder, TheRunnersNewerEngineArguments) {
             std::string::npos);
 }
 
+// What else the folder's files say of the run, against each other: the
+// parallelism vLLM resolved against the arguments (an error where they
+// disagree, as every record's field); the profile's vLLM against the
+// run's, and the requests the bench sent against the file's rows (said).
+TEST(RunFolder, TheFilesAgainstEachOther) {
+  const std::string dir = Copy(kLlama, "agree");
+  const std::string meta = dir + "/meta.json";
+  const std::string original = Read(meta);
+  Write(meta, Replace(original, "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
+                      "{\"tensor_parallel_size\": 2, \"data_parallel_size\": 1}},"));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.parallel_config.tensor_parallel_size: 2, where "
+                               "engine_kwargs.tensor_parallel_size is 1: the run's two records of the engine "
+                               "disagree");
+  Write(meta, Replace(original, "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
+                      "{\"tensor_parallel_size\": 1, \"enable_expert_parallel\": true}},"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config.parallel_config.enable_expert_parallel: "
+                                              "true, where engine_kwargs.enable_expert_parallel is false");
+  Write(meta, Replace(Replace(original, "\"num_requests\": 300", "\"num_requests\": 310"),
+                      "\"vllm_version\": \"0.19.0\"", "\"vllm_version\": \"0.19.1\""));
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{dir + "/profile/meta.yaml: the profile was taken with vLLM 0.19.0, the run "
+                                            "(meta.json vllm_version) with 0.19.1: the step times are that "
+                                            "version's kernels",
+                                      dir + "/requests.jsonl: 300 requests, where meta.json's num_requests is "
+                                            "310: the replay is of the file's"}));
+}
+
 // A value the bench could not record it writes as a tag in angle brackets
 // ("<unreadable: AttributeError>", "<dict len=30>"): in what vLLM resolved,
 // such a value is not recorded, said once a path, never a refused folder.
@@ -538,9 +569,12 @@ TEST(RunFolder, BadFolders) {
     absl::StatusOr<Generated> unfinished = GenerateProgram(dir, {});
     ASSERT_TRUE(unfinished.ok()) << unfinished.status();
     EXPECT_EQ(unfinished->warnings,
-              std::vector<std::string>{dir + "/requests.jsonl:2: 2 requests have no first_token_ts or last_token_ts "
-                                             "(no token in the run; this line the first): the replay serves them, "
-                                             "and serq compare, which skips them, counts the two sides apart"});
+              (std::vector<std::string>{dir + "/requests.jsonl: 3 requests, where meta.json's num_requests is 300: "
+                                              "the replay is of the file's",
+                                        dir + "/requests.jsonl:2: 2 requests have no first_token_ts or "
+                                              "last_token_ts (no token in the run; this line the first): the "
+                                              "replay serves them, and serq compare, which skips them, counts "
+                                              "the two sides apart"}));
     Write(dir + "/requests.jsonl", requests);
     const std::string meta = Read(dir + "/meta.json");
     Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2358"));
