@@ -158,6 +158,12 @@ std::string MixedClocks(const VllmRecord& r, VllmClock mine, VllmClock first) {
   return out;
 }
 
+std::string PastTheClock(double seconds) {
+  if (seconds < kClockRangeSeconds) return "";
+  return absl::StrCat(text::ShortestText(seconds), " s, past the simulated clock's range (2^63 ns, ",
+                      text::ShortestText(kClockRangeSeconds), " s): no simulated figure compares with it");
+}
+
 std::string TokenTimesOutOfOrder(const VllmRecord& record, VllmClock clock) {
   if (!record.first_token_ts || !record.last_token_ts) return "";
   const double arrival = ArrivalIn(record, clock);
@@ -169,6 +175,9 @@ std::string TokenTimesOutOfOrder(const VllmRecord& record, VllmClock clock) {
   if (last < first) {
     return absl::StrCat("last_token_ts ", text::ShortestText(last), " is before first_token_ts ",
                         text::ShortestText(first));
+  }
+  if (const std::string past = PastTheClock(last - arrival); !past.empty()) {
+    return absl::StrCat("last_token_ts ", text::ShortestText(last), " is, after the arrival, ", past);
   }
   return "";
 }

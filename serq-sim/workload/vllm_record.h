@@ -89,12 +89,18 @@ absl::string_view ClockName(VllmClock clock);
 // replay's reader and serq compare's say it alike.
 std::string MixedClocks(const VllmRecord& record, VllmClock mine, VllmClock first);
 
+// A measured duration past the simulated clock's range (2^63 ns) has no
+// simulated figure to compare with, and a mean over such figures is inf:
+// "" when `seconds` is within it, else why not.
+std::string PastTheClock(double seconds);
+
 // A row's token times against its arrival on `clock`: "" when they are in
 // order (or the row lacks one of them), else what is wrong: first_token_ts
 // before the arrival (an arrival on another clock than the tokens', as an
 // arrival_time of the wall clock beside the engine's monotonic token
-// times), or last_token_ts before first_token_ts. serq compare refuses
-// such a row, and serq vllm refuses a folder holding one, alike.
+// times), last_token_ts before first_token_ts, or the request's time past
+// the simulated clock's range. serq compare refuses such a row, and serq
+// vllm refuses a folder holding one where its program replays the row.
 std::string TokenTimesOutOfOrder(const VllmRecord& record, VllmClock clock);
 
 }  // namespace serq::sim

@@ -42,14 +42,7 @@ absl::Status InFile(const std::string& file, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(file, ": error: ", message));
 }
 
-// A measured duration past the simulated clock's range (2^63 ns) has no
-// simulated figure to compare with, and a mean over such figures is inf:
-// "" when `seconds` is within it, else why not.
-std::string PastTheClock(double seconds) {
-  if (seconds < kClockRangeSeconds) return "";
-  return absl::StrCat(text::ShortestText(seconds), " s, past the simulated clock's range (2^63 ns, ",
-                      text::ShortestText(kClockRangeSeconds), " s): no simulated figure compares with it");
-}
+using sim::PastTheClock;
 
 // The distribution of `values` (not empty), its mean as serq's report
 // computes one (Welford's, runs of equal values at once).
@@ -286,9 +279,6 @@ absl::StatusOr<Run> ParseVllmRequests(absl::string_view text, const std::string&
     const double first = *record.first_token_ts, last = *record.last_token_ts;
     if (const std::string wrong = sim::TokenTimesOutOfOrder(record, *mine); !wrong.empty()) {
       return At(file, number, wrong);
-    }
-    if (const std::string past = PastTheClock(last - arrival); !past.empty()) {
-      return At(file, number, absl::StrCat("last_token_ts ", text::ShortestText(last), " is, after the arrival, ", past));
     }
     MeasuredRequest r;
     r.input_tokens = record.input_toks;

@@ -62,6 +62,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const EngineArgs& a = r.args;
   const models::ModelConfig& m = r.model;
   const Architecture& arch = *FindArchitecture(m.model_type);
+  if (!r.unmeasurable.empty() && !options.requests) return absl::InvalidArgumentError(r.unmeasurable);
   Generated out;
   out.warnings = r.warnings;
   if (!r.vllm_version.empty() && r.vllm_version.rfind("0.19", 0) != 0) {
@@ -92,13 +93,15 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
         "), the first at line ", r.capped_first_line, ": vLLM stops a request at max_model_len, and the bench "
         "records the dataset's output_toks, so the replay stops it there too"));
   }
-  // Requests that got no token in the run: served by the replay, skipped
-  // by serq compare, which then counts the two sides apart.
+  // Requests the run recorded no figures for (no first or last token
+  // time): served by the replay, skipped by serq compare, which then
+  // counts the two sides apart.
   if (r.unfinished_requests > 0 && !options.requests) {
     out.warnings.push_back(absl::StrCat(
         r.requests, ":", r.unfinished_first_line, ": ", r.unfinished_requests,
-        r.unfinished_requests == 1 ? " request has" : " requests have",
-        " no first_token_ts or last_token_ts (no token in the run; this line the first): the replay serves ",
+        r.unfinished_requests == 1 ? " request lacks" : " requests lack",
+        " first_token_ts or last_token_ts (the run recorded no figures for ",
+        r.unfinished_requests == 1 ? "it" : "them", "; this line the first): the replay serves ",
         r.unfinished_requests == 1 ? "it" : "them", ", and serq compare, which skips ",
         r.unfinished_requests == 1 ? "it" : "them", ", counts the two sides apart"));
   }

@@ -77,13 +77,14 @@ absl::Status CheckRequests(RunFolder* r) {
     }
     ++r->request_rows;
     // What serq compare will measure of the row: its token times on its
-    // arrival's clock, or none (a request that got no token in the run,
+    // arrival's clock, or none (a request the run recorded no figures for,
     // which the replay serves and the comparison cannot).
     if (!record.first_token_ts || !record.last_token_ts) {
       if (r->unfinished_requests++ == 0) r->unfinished_first_line = lines.number();
     } else if (std::optional<sim::VllmClock> clock = sim::ArrivalClock(record)) {
-      if (const std::string wrong = sim::TokenTimesOutOfOrder(record, *clock); !wrong.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(at, wrong, ": serq compare could not measure it"));
+      if (const std::string wrong = sim::TokenTimesOutOfOrder(record, *clock); !wrong.empty() &&
+          r->unmeasurable.empty()) {
+        r->unmeasurable = absl::StrCat(at, wrong, ": serq compare could not measure it");
       }
     }
     int64_t total = static_cast<int64_t>(record.input_toks + record.output_toks);

@@ -139,11 +139,16 @@ struct RunFolder {
   // dataset's output_toks, so the replay caps them.
   int64_t capped_requests = 0;
   int capped_first_line = 0;
-  // Requests without first_token_ts or last_token_ts (no token in the
-  // run): the replay serves them, serq compare skips them; how many, and
-  // the first one's line.
+  // Requests without first_token_ts or last_token_ts (the run recorded
+  // no figures for them): the replay serves them, serq compare skips them;
+  // how many, and the first one's line.
   int64_t unfinished_requests = 0;
   int unfinished_first_line = 0;
+  // The first row whose token times serq compare could not measure (out
+  // of order, on another clock than its arrival), as its error: a program
+  // that replays the run's requests is refused with it, a plan's own
+  // workload is not.
+  std::string unmeasurable;
   // The rows of requests.jsonl, and meta.json's num_requests where it
   // gives one (the requests the bench sent).
   int64_t request_rows = 0;

@@ -559,6 +559,17 @@ TEST(RunFolder, BadFolders) {
                                    "\"first_token_ts\": 3, \"last_token_ts\": 2}\n");
     EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: last_token_ts 2 is before first_token_ts 3: serq compare "
                                 "could not measure it");
+    // A program of other requests (a plan's own workload) replays none of
+    // the run's, and is written.
+    Options own;
+    own.requests = Options::Requests{"The requests: a plan's.", {"workload requests { arrive batch(1); }"}, {}};
+    EXPECT_TRUE(GenerateProgram(dir, own).ok());
+    // A request past the simulated clock's range (2^63 ns, 9.2 x 10^9 s).
+    Write(dir + "/requests.jsonl", "{\"input_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1, "
+                                   "\"first_token_ts\": 2, \"last_token_ts\": 1e10}\n");
+    EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: last_token_ts 1e+10 is, after the arrival, "
+                                "9999999999 s, past the simulated clock's range (2^63 ns, 9223372036.854776 s): no "
+                                "simulated figure compares with it: serq compare could not measure it");
     // Requests that got no token: the replay serves them, compare skips
     // them, and the generator says so (lines 2 and 3; the first named).
     Write(dir + "/requests.jsonl", "{\"input_toks\": 5, \"output_toks\": 2, \"queued_ts\": 1, "
@@ -571,10 +582,10 @@ TEST(RunFolder, BadFolders) {
     EXPECT_EQ(unfinished->warnings,
               (std::vector<std::string>{dir + "/requests.jsonl: 3 requests, where meta.json's num_requests is 300: "
                                               "the replay is of the file's",
-                                        dir + "/requests.jsonl:2: 2 requests have no first_token_ts or "
-                                              "last_token_ts (no token in the run; this line the first): the "
-                                              "replay serves them, and serq compare, which skips them, counts "
-                                              "the two sides apart"}));
+                                        dir + "/requests.jsonl:2: 2 requests lack first_token_ts or "
+                                              "last_token_ts (the run recorded no figures for them; this line the "
+                                              "first): the replay serves them, and serq compare, which skips "
+                                              "them, counts the two sides apart"}));
     Write(dir + "/requests.jsonl", requests);
     const std::string meta = Read(dir + "/meta.json");
     Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2358"));
