@@ -16,6 +16,7 @@
 #include "serq/models/vllm_engine.h"
 #include "serq/vllm/architecture.h"
 #include "serq/vllm/run_folder.h"
+#include "serq/vllm/table_reach.h"
 
 namespace serq::vllm {
 namespace {
@@ -176,72 +177,14 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
           kv->given_by.empty() ? "derived from the GPU's memory" : kv->given_by, ")"));
     }
   }
-  // Limits past the profiler's sweep: the lookups extrapolate (said as
-  // LLMServingSim's simulator says it, warn_if_runtime_exceeds_profiled).
-  // A limit said here is not said again of each table it reaches past.
-  std::set<std::string> swept_past;
-  for (auto [name, limit, swept, tables] :
-       {std::tuple{"max_num_batched_tokens", tokens, r.profile.max_num_batched_tokens, "attention and dense"},
-        std::tuple{"max_num_seqs", seqs, r.profile.max_num_seqs, "per-sequence"}}) {
-    if (swept && limit > *swept) {
-      swept_past.insert(name);
-      out.warnings.push_back(absl::StrCat(r.profile.path, ": the profile was swept to engine_effective.", name,
-                                          " ", *swept, ", the engine runs to ", limit, ": its ", tables,
-                                          " lookups past that extrapolate"));
-    }
-  }
-  // How far the attention table reaches, from its rows: the engine's
-  // decodes a step, and the run's longest request's KV (its own requests;
-  // a plan's are its own), past which the lookups extrapolate.
-  const std::string attention = r.profile_dir + "/attention.csv";
-  absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode"});
+  EngineReach engine;
+  engine.max_num_seqs = seqs;
+  engine.max_num_batched_tokens = tokens;
+  engine.lockstep_engines = lockstep ? a.dp : 1;
+  engine.own_requests = !options.requests;
+  absl::StatusOr<std::vector<std::string>> reach = TableReachWarnings(r, engine);
   if (!reach.ok()) return reach.status();
-  if (seqs > (*reach)[0]) {
-    out.warnings.push_back(absl::StrCat(attention, ": its rows reach ", (*reach)[0],
-                                        (*reach)[0] == 1 ? " decode" : " decodes", ", the engine runs up to ", seqs,
-                                        " (max_num_seqs): its lookups past that extrapolate"));
-  }
-  // Each table's other keys against the largest the program looks up at
-  // (a profiler stopped part-way writes a table that ends short, and its
-  // lookups past the end extrapolate without a word): a step's tokens,
-  // its prefill chunk, its sequences, and the experts' share of the tokens
-  // gathered from every engine of a lockstep group.
-  struct Reach {
-    std::string file, column;
-    int64_t needed;
-    std::string why;
-  };
-  std::vector<Reach> reaches;
-  if (!swept_past.count("max_num_batched_tokens")) {
-    reaches.push_back({attention, "prefill_chunk", tokens, "max_num_batched_tokens, a step's prefill tokens"});
-    reaches.push_back({r.profile_dir + "/dense.csv", "tokens", tokens, "max_num_batched_tokens, a step's tokens"});
-  }
-  if (!swept_past.count("max_num_seqs")) {
-    reaches.push_back({r.profile_dir + "/per_sequence.csv", "sequences", seqs, "max_num_seqs, a step's sequences"});
-  }
-  if (r.model.moe()) {
-    const int64_t engines = lockstep ? a.dp : 1;
-    const int64_t share = r.ep > 1 && r.moe_split <= 1 ? r.ep : 1;
-    reaches.push_back({r.moe_file, "tokens", (engines * tokens + share - 1) / share,
-                       engines > 1 ? absl::StrCat("the tokens of ", engines, " engines' steps that the experts of a GPU serve")
-                                   : "the tokens of a step that the experts of a GPU serve"});
-  }
-  for (const Reach& reach_of : reaches) {
-    absl::StatusOr<std::vector<double>> most = ReadColumnMaxima(reach_of.file, {reach_of.column});
-    if (!most.ok()) return most.status();
-    if (reach_of.needed > (*most)[0]) {
-      out.warnings.push_back(absl::StrCat(reach_of.file, ": its rows reach ", reach_of.column, " ", (*most)[0],
-                                          ", the engine runs up to ", reach_of.needed, " (", reach_of.why,
-                                          "): its lookups past that extrapolate"));
-    }
-  }
-  // A request of n tokens: its last decode reads the KV of n - 2 (the
-  // step that makes token n reads the n - 1 before it, less its own).
-  if (!options.requests && r.longest_request - 2 > (*reach)[1]) {
-    out.warnings.push_back(absl::StrCat(r.requests, ":", r.longest_line, ": a request of ", r.longest_request,
-                                        " tokens, past the longest KV ", attention, " times decodes at, ",
-                                        (*reach)[1], ": its lookups past that extrapolate"));
-  }
+  out.warnings.insert(out.warnings.end(), reach->begin(), reach->end());
   // A flag that changes nothing of this program is said, not dropped.
   auto unused = [&](const char* flag, const std::string& why) {
     out.unused_flags.push_back(absl::StrCat(flag, " changes nothing: ", why));
@@ -383,6 +326,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   t.Line();
   t.Comment(absl::StrCat("One GPU's kernels, ", profile, " (one layer at a time, microseconds)."));
+  const std::string attention = r.profile_dir + "/attention.csv";
   t.Line(absl::StrCat("table attn = ", path(attention),
                       " { key prefill_chunk, kv_prefill, n_decode, kv_decode; value time_us; }"));
   std::vector<std::string> dense_ops = arch.per_step;

@@ -192,18 +192,27 @@ TEST(Generate, WhereTheAttentionTableEnds) {
 
 // Each table of the profile against the largest figure the program looks
 // it up at: a table cut short (a profiler stopped part-way) is said, as
-// the attention table's decodes are. The runs' own tables reach every
-// limit (no warning on either, below); cut, each is said: dense.csv to 512
-// tokens of a step's 2048; per_sequence.csv to 16 sequences of 128;
-// moe.csv to 256 tokens, where the experts of each of the MoE run's 2
-// GPUs serve 2 engines' 2048 tokens gathered, over 2 GPUs: 2048.
+// the attention table's decodes are, each operator of dense.csv and
+// per_sequence.csv apart (each is a table of its own). The runs' own
+// tables reach every limit (no warning on either, below); cut, each is
+// said, the operator that ends first named (of several at the same
+// reach, the first by name): dense.csv to 512 tokens of a step's 2048;
+// o_proj alone to 128; per_sequence.csv to 16 sequences of 128, sampler
+// alone to 64; moe.csv to 256 tokens, where the experts of each of the MoE
+// run's 2 GPUs serve 2 engines' 2048 tokens gathered, over 2 GPUs: 2048.
+// An engine past the profiler's sweep (meta.yaml's engine_effective 2048
+// tokens, the engine at 4096) says the sweep; a table that reaches the
+// sweep is not said again, one that ends short of it (dense.csv at 1024)
+// is.
 TEST(Generate, TablesThatEndShortAreSaid) {
   for (const std::string& run : {kLlama, kMoe}) {
     absl::StatusOr<Generated> g = GenerateProgram(run, {});
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->warnings, std::vector<std::string>{}) << run;
   }
-  const auto cut = [](const std::string& path, const std::string& column, double most) {
+  // Rows of `layer` ("": every row) past `most` in `column` dropped.
+  const auto cut = [](const std::string& path, const std::string& column, double most,
+                      const std::string& layer = "") {
     std::istringstream in(Read(path));
     std::string header, line, kept;
     std::getline(in, header);
@@ -212,30 +221,53 @@ TEST(Generate, TablesThatEndShortAreSaid) {
     while (std::getline(in, line)) {
       const std::vector<std::string> f = absl::StrSplit(line, ',');
       double x = 0;
-      if (absl::SimpleAtod(f[at], &x) && x <= most) absl::StrAppend(&kept, line, "\n");
+      const bool other = !layer.empty() && f[0] != layer;
+      if (other || (absl::SimpleAtod(f[at], &x) && x <= most)) absl::StrAppend(&kept, line, "\n");
     }
     Write(path, header + "\n" + kept);
   };
-  for (const auto& [file, column, most, said] :
-       {std::tuple{"dense.csv", "tokens", 512.0, "its rows reach tokens 512, the engine runs up to 2048 "
-                                                 "(max_num_batched_tokens, a step's tokens)"},
-        std::tuple{"per_sequence.csv", "sequences", 16.0, "its rows reach sequences 16, the engine runs up to 128 "
-                                                          "(max_num_seqs, a step's sequences)"}}) {
+  for (const auto& [file, column, most, layer, said] :
+       {std::tuple{"dense.csv", "tokens", 512.0, "", "its rows of act_fn reach tokens 512, the engine runs up to "
+                                                    "2048 (max_num_batched_tokens, a step's tokens)"},
+        std::tuple{"dense.csv", "tokens", 128.0, "o_proj", "its rows of o_proj reach tokens 128, the engine runs "
+                                                          "up to 2048 (max_num_batched_tokens, a step's tokens)"},
+        std::tuple{"per_sequence.csv", "sequences", 16.0, "", "its rows of lm_head reach sequences 16, the engine "
+                                                             "runs up to 128 (max_num_seqs, a step's sequences)"},
+        std::tuple{"per_sequence.csv", "sequences", 64.0, "sampler", "its rows of sampler reach sequences 64, the "
+                                                                    "engine runs up to 128 (max_num_seqs, a step's "
+                                                                    "sequences)"}}) {
     const std::string dir = Copy(kLlama, "short");
-    cut(dir + "/profile/tp1/" + file, column, most);
+    cut(dir + "/profile/tp1/" + file, column, most, layer);
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->warnings, std::vector<std::string>{absl::StrCat(dir, "/profile/tp1/", file, ": ", said,
                                                                  ": its lookups past that extrapolate")});
   }
-  const std::string dir = Copy(kMoe, "short-moe");
-  cut(dir + "/profile/tp1/moe.csv", "tokens", 256);
+  {
+    const std::string dir = Copy(kMoe, "short-moe");
+    cut(dir + "/profile/tp1/moe.csv", "tokens", 256);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/tp1/moe.csv: its rows reach tokens 256, the "
+                                                          "engine runs up to 2048 (the tokens of 2 engines' steps "
+                                                          "that the experts of a GPU serve): its lookups past that "
+                                                          "extrapolate"});
+  }
+  const std::string dir = Copy(kLlama, "past-sweep-short");
+  Edit(dir + "/meta.json", "\"max_num_batched_tokens\": 2048", "\"max_num_batched_tokens\": 4096");
+  const std::string swept = dir + "/profile/meta.yaml: the profile was swept to engine_effective."
+                                  "max_num_batched_tokens 2048, the engine runs to 4096: its attention and dense "
+                                  "lookups past that extrapolate";
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->warnings, std::vector<std::string>{dir + "/profile/tp1/moe.csv: its rows reach tokens 256, the "
-                                                        "engine runs up to 2048 (the tokens of 2 engines' steps that "
-                                                        "the experts of a GPU serve): its lookups past that "
-                                                        "extrapolate"});
+  EXPECT_EQ(g->warnings, std::vector<std::string>{swept});
+  cut(dir + "/profile/tp1/dense.csv", "tokens", 1024);
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{swept, dir + "/profile/tp1/dense.csv: its rows of act_fn reach tokens 1024, "
+                                                   "the engine runs up to 4096 (max_num_batched_tokens, a step's "
+                                                   "tokens): its lookups past that extrapolate"}));
 }
 
 // The figures the programs are built from, derived from the files.

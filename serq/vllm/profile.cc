@@ -325,6 +325,22 @@ absl::StatusOr<std::vector<double>> ReadColumnMaxima(const std::string& path,
   return most;
 }
 
+absl::StatusOr<std::map<std::string, double>> ReadColumnMaximaBy(const std::string& path, const std::string& group,
+                                                                 const std::string& column) {
+  std::map<std::string, double> most;
+  std::vector<size_t> at;
+  absl::Status s = ReadCsv(path, {group, column}, &at, [&](int line, const std::vector<absl::string_view>& f) {
+    double v;
+    if (!absl::SimpleAtod(f[at[1]], &v) || !std::isfinite(v)) return NotNumber(path, line, column, f[at[1]]);
+    auto [it, added] = most.emplace(std::string(f[at[0]]), v);
+    if (!added) it->second = std::max(it->second, v);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  if (most.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": error: no rows: the table times nothing"));
+  return most;
+}
+
 absl::StatusOr<std::set<std::string>> ReadColumnValues(const std::string& path,
                                                        const std::string& column) {
   std::set<std::string> values;

@@ -77,6 +77,12 @@ absl::StatusOr<ProfileMeta> ParseProfileMeta(const std::string& text, const std:
 absl::StatusOr<std::vector<double>> ReadColumnMaxima(const std::string& path,
                                                      const std::vector<std::string>& columns);
 
+// The largest number of `column` in each group of rows that share
+// `group`'s value (dense.csv's and per_sequence.csv's `layer`, each a table
+// of the program's), by that value: how far each such table reaches.
+absl::StatusOr<std::map<std::string, double>> ReadColumnMaximaBy(const std::string& path, const std::string& group,
+                                                                 const std::string& column);
+
 // The distinct values of column `column` of a CSV file (dense.csv's and
 // per_sequence.csv's `layer`), sorted.
 absl::StatusOr<std::set<std::string>> ReadColumnValues(const std::string& path,
