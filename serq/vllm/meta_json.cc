@@ -241,13 +241,16 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
 }
 
-// engine_kwargs.compilation_config, as given: its pass_config (the passes
+// engine_kwargs.compilation_config, as given, and the engine arguments
+// that set the CUDA graphs' sizes outside it: its pass_config (the passes
 // that fuse an all-reduce or a GEMM with its neighbour, which serq does not
 // model: it costs the fused kernels as the two apart) changes nothing of
-// the schedule. Anything else (CUDA graphs' mode and sizes, the compile
-// mode) is what vLLM resolved it to that the program needs, read from
-// resolved_config.compilation_config; a run that does not record that is
-// refused at the key, never modelled with vLLM's default graphs instead.
+// the schedule. What vLLM made of the rest is read from
+// resolved_config.compilation_config: a key that sets the graphs' mode
+// needs its cudagraph_mode there, one that sets their sizes its
+// cudagraph_capture_sizes (or max_cudagraph_capture_size), any other the
+// record at all; else it is refused at the key, never modelled with vLLM's
+// default graphs instead.
 absl::Status ReadGivenCompilation(const JsonFile& meta) {
   const std::string path = "engine_kwargs.compilation_config";
   const google::protobuf::Value* given = meta.Find(path);
@@ -255,17 +258,25 @@ absl::Status ReadGivenCompilation(const JsonFile& meta) {
   if (given != nullptr && given->kind_case() != google::protobuf::Value::kNullValue && !given_object) {
     return meta.Error(path, absl::StrCat("expected an object (vLLM's CompilationConfig), not ", Describe(*given)));
   }
-  const google::protobuf::Value* resolved = meta.Find("resolved_config.compilation_config");
-  if (resolved != nullptr && resolved->kind_case() == google::protobuf::Value::kStructValue) {
-    return absl::OkStatus();
-  }
-  // Keys in order, for the same error whatever the map's order; the
-  // engine arguments that set the graphs' sizes outside it first.
-  std::vector<std::string> keys;
+  const std::string resolved = "resolved_config.compilation_config";
+  const google::protobuf::Value* record = meta.Find(resolved);
+  const bool recorded = record != nullptr && record->kind_case() == google::protobuf::Value::kStructValue;
+  // Recorded readably: a tag (the recorder could not write the value) is
+  // not, and is not a look-up here (ReadCudaGraphs says it).
+  auto has = [&](const char* key) {
+    const std::string at = absl::StrCat(resolved, ".", key);
+    if (!recorded || meta.Tag(at)) return false;
+    const google::protobuf::Value* v = meta.Find(at);
+    return v != nullptr && v->kind_case() != google::protobuf::Value::kNullValue;
+  };
+  const bool sizes = has("cudagraph_capture_sizes") || has("max_cudagraph_capture_size");
+  // What each set key needs recorded, and what that is, in order: the
+  // engine arguments outside the config first, then its keys by name.
+  std::vector<std::pair<std::string, std::string>> needs;  // (key, the record it needs)
   for (const char* key : {"cuda_graph_sizes", "max_cudagraph_capture_size"}) {
     const google::protobuf::Value* v = meta.Find(absl::StrCat("engine_kwargs.", key));
-    if (v != nullptr && v->kind_case() != google::protobuf::Value::kNullValue) {
-      keys.push_back(absl::StrCat("engine_kwargs.", key));
+    if (v != nullptr && v->kind_case() != google::protobuf::Value::kNullValue && !sizes) {
+      needs.push_back({absl::StrCat("engine_kwargs.", key), "cudagraph_capture_sizes"});
     }
   }
   std::set<std::string> inside;
@@ -274,12 +285,18 @@ absl::Status ReadGivenCompilation(const JsonFile& meta) {
       if (key != "pass_config" && value.kind_case() != google::protobuf::Value::kNullValue) inside.insert(key);
     }
   }
-  for (const std::string& key : inside) keys.push_back(absl::StrCat(path, ".", key));
-  if (keys.empty()) return absl::OkStatus();
-  return meta.Error(keys.front(),
-                    "serq vllm reads what vLLM made of the compilation config (CUDA graphs' mode and sizes) "
-                    "from resolved_config.compilation_config, which this run does not record; only its "
-                    "pass_config is read from the arguments");
+  for (const std::string& key : inside) {
+    const bool mode = key == "cudagraph_mode";
+    const bool size = key == "cudagraph_capture_sizes" || key == "max_cudagraph_capture_size";
+    if (mode ? has("cudagraph_mode") : size ? sizes : recorded) continue;
+    needs.push_back({absl::StrCat(path, ".", key), mode ? "cudagraph_mode" : size ? "cudagraph_capture_sizes" : ""});
+  }
+  if (needs.empty()) return absl::OkStatus();
+  const auto& [key, needed] = needs.front();
+  return meta.Error(key, absl::StrCat("serq vllm reads what vLLM made of the compilation config (CUDA graphs' "
+                                      "mode and sizes) from ", resolved, needed.empty() ? "" : "." + needed,
+                                      ", which this run does not record; only its pass_config is read from the "
+                                      "arguments"));
 }
 
 // A part of meta.json that is an object where the run records it (what

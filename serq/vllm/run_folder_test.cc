@@ -351,8 +351,14 @@ TEST(RunFolder, TheRunnersNewerEngineArguments) {
   Write(meta, Replace(plain, "\"seed\": 42", graphs));
   EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.compilation_config.cudagraph_mode: serq vllm reads what vLLM "
                                "made of the compilation config (CUDA graphs' mode and sizes) from "
-                               "resolved_config.compilation_config, which this run does not record; only its "
-                               "pass_config is read from the arguments");
+                               "resolved_config.compilation_config.cudagraph_mode, which this run does not record; "
+                               "only its pass_config is read from the arguments");
+  // A record of the compilation config without the mode is no record of
+  // it: refused the same.
+  Write(meta, Replace(Replace(resolved, "\"seed\": 42", graphs), "\"cudagraph_mode\": [\n        2,\n        1\n      ],",
+                      ""));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.compilation_config.cudagraph_mode: serq vllm "
+                                              "reads what vLLM made of the compilation config");
   Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"compilation_config\": 3"));
   EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.compilation_config: expected an object (vLLM's "
                                "CompilationConfig), not 3");
