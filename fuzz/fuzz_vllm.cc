@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)vllm::ReadMetaJson(*json, &run);
     vllm::Cluster cluster;
     std::vector<std::string> warnings;
-    (void)vllm::ReadCluster(*json, 1, 1, &cluster, &warnings);
+    (void)vllm::ReadCluster(*json, 1, 1, "engine_kwargs.tensor_parallel_size", "engine_kwargs.data_parallel_size",
+                            &cluster, &warnings);
   }
   return 0;
 }

@@ -110,7 +110,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const bool lockstep = dp && m.moe();
   if (dp && m.moe() && r.ep == 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        run_dir, "/meta.json: error: engine_kwargs.data_parallel_size: a mixture of experts at "
+        run_dir, "/meta.json: error: ", Field(a.dp_from, "data_parallel_size"), ": a mixture of experts at "
         "data parallel without expert parallel: serq vllm models data parallel experts with "
         "enable_expert_parallel"));
   }

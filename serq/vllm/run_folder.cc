@@ -151,7 +151,12 @@ absl::Status CheckOperators(const std::string& file, const std::set<std::string>
 
 }  // namespace
 
-absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* c,
+std::string Field(const std::string& from, const std::string& key) {
+  return from.empty() ? absl::StrCat("engine_kwargs.", key) : from;
+}
+
+absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, const std::string& tp_from,
+                         const std::string& dp_from, Cluster* c,
                          std::vector<std::string>* warnings) {
   c->present = true;
   // A number, or a list of one a topology dimension (LLMServingSim's
@@ -226,7 +231,7 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* 
                                          tp->second.number_value() == run_tp)) {
         two_deployments = true;  // said once, at the first instance
         warnings->push_back(absl::StrCat(json.file(), ": ", here, ".tp_size is ", Describe(tp->second),
-                                         ", meta.json's engine_kwargs.tensor_parallel_size ", run_tp,
+                                         ", meta.json's ", tp_from, " ", run_tp,
                                          ": the run's files describe two deployments; the program is "
                                          "meta.json's"));
       }
@@ -273,7 +278,7 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, Cluster* 
   if (!two_deployments && c->instances != run_dp) {
     warnings->push_back(absl::StrCat(json.file(), ": nodes hold ", c->instances,
                                      c->instances == 1 ? " instance" : " instances",
-                                     ", meta.json's engine_kwargs.data_parallel_size ", run_dp,
+                                     ", meta.json's ", dp_from, " ", run_dp,
                                      ": the run's files describe two deployments; the program is meta.json's"));
   }
   return absl::OkStatus();
@@ -390,22 +395,22 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                                     ": serq vllm models the model's own dtype"));
   }
   if (r.model.heads % a.tp != 0) {
-    return meta->Error("engine_kwargs.tensor_parallel_size",
+    return meta->Error(Field(a.tp_from, "tensor_parallel_size"),
                        absl::StrCat(a.tp, " does not divide the model's ", r.model.heads,
                                     " attention heads"));
   }
   if (a.expert_parallel && !r.model.moe()) {
-    return meta->Error("engine_kwargs.enable_expert_parallel",
+    return meta->Error(Field(a.expert_parallel_from, "enable_expert_parallel"),
                        "expert parallelism, and the model has no experts");
   }
   r.ep = a.expert_parallel ? a.dp * a.tp : 1;
   if (r.model.moe() && a.tp > 1 && a.dp > 1) {
-    return meta->Error("engine_kwargs.tensor_parallel_size",
+    return meta->Error(Field(a.tp_from, "tensor_parallel_size"),
                        "a mixture of experts at tensor and data parallel both: serq vllm models "
                        "one or the other");
   }
   if (r.ep > 1 && r.model.experts % r.ep != 0) {
-    return meta->Error("engine_kwargs.enable_expert_parallel",
+    return meta->Error(Field(a.expert_parallel_from, "enable_expert_parallel"),
                        absl::StrCat("the model's ", r.model.experts, " experts do not split over ",
                                     r.ep, " GPUs"));
   }
@@ -414,7 +419,11 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   if (std::filesystem::exists(cluster_path, ec)) {
     absl::StatusOr<JsonFile> cluster = ReadJson(cluster_path, "the cluster", &r.warnings);
     if (!cluster.ok()) return cluster.status();
-    if (absl::Status s = ReadCluster(*cluster, run_tp, run_dp, &r.cluster, &r.warnings); !s.ok()) return s;
+    if (absl::Status s = ReadCluster(*cluster, run_tp, run_dp, Field(r.args.tp_from, "tensor_parallel_size"),
+                                     Field(r.args.dp_from, "data_parallel_size"), &r.cluster, &r.warnings);
+        !s.ok()) {
+      return s;
+    }
   }
 
   const std::string profile_meta = Join(dir, "profile/meta.yaml");

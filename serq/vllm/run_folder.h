@@ -191,9 +191,15 @@ absl::Status ReadMetaJson(const models::JsonFile& meta, RunFolder* r);
 // llmservingsim-config.json read into `c` (the link, an instance's GPU
 // memory and hardware), with a warning where its instances are not the
 // run's engines (an instance's tp_size not `run_tp`, or not `run_dp` of
-// them). Part of ReadRunFolder; alone for the fuzzer.
-absl::Status ReadCluster(const models::JsonFile& json, int run_tp, int run_dp, Cluster* c,
-                         std::vector<std::string>* warnings);
+// them; `tp_from` and `dp_from` name meta.json's fields that gave them).
+// Part of ReadRunFolder; alone for the fuzzer.
+absl::Status ReadCluster(const models::JsonFile& json, int run_tp, int run_dp, const std::string& tp_from,
+                         const std::string& dp_from, Cluster* c, std::vector<std::string>* warnings);
+
+// The field of meta.json that gave an engine argument (`from`), or where
+// none did, the engine argument vLLM's default stands for
+// ("engine_kwargs.KEY"), for messages.
+std::string Field(const std::string& from, const std::string& key);
 
 }  // namespace serq::vllm
 

@@ -425,6 +425,12 @@ TEST(RunFolder, TheFilesAgainstEachOther) {
                       "{\"tensor_parallel_size\": 1, \"enable_expert_parallel\": true}},"));
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config.parallel_config.enable_expert_parallel: "
                                               "true, where engine_kwargs.enable_expert_parallel is false");
+  // A degree only what vLLM resolved gives is named by its field there.
+  Write(meta, Replace(Replace(original, "\"tensor_parallel_size\": 1,", ""), "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
+                      "{\"tensor_parallel_size\": 3}},"));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.parallel_config.tensor_parallel_size: 3 does not divide "
+                               "the model's 32 attention heads");
   Write(meta, Replace(Replace(original, "\"num_requests\": 300", "\"num_requests\": 310"),
                       "\"vllm_version\": \"0.19.0\"", "\"vllm_version\": \"0.19.1\""));
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});
