@@ -91,10 +91,15 @@ absl::StatusOr<Comparison> Compare(const Run& measured, const Run& simulated,
                                        : std::string(),
             " simulated");
         if (!options.allow_count_mismatch) {
-          // A measured side that skipped rows (requests with no token)
-          // says so: a replay of its file serves them.
+          // A measured side that skipped rows (requests with no token
+          // time) says so where the simulated side counts more: a replay
+          // of its file serves them.
           std::string skipped;
-          for (const std::string& note : measured.notes) absl::StrAppend(&skipped, "; the measured run: ", note);
+          if (measured.skipped_rows > 0 && b->count * measured.replications > a->count * simulated.replications) {
+            skipped = absl::StrCat("; the measured run skipped ", measured.skipped_rows, " row",
+                                   measured.skipped_rows == 1 ? "" : "s",
+                                   " without first_token_ts or last_token_ts, which a replay of its file serves");
+          }
           return absl::InvalidArgumentError(absl::StrCat(
               MetricName(metric), ": ", counts,
               ": the distributions compared must hold the same requests (did the simulated run "

@@ -298,6 +298,7 @@ absl::StatusOr<Run> ParseVllmRequests(absl::string_view text, const std::string&
                             : std::string("no usable row: the file has no request"));
   }
   for (MeasuredRequest& r : run.requests) r.arrival -= earliest;
+  run.skipped_rows = skipped;
   if (skipped > 0) {
     run.notes.push_back(absl::StrCat(skipped, " row", skipped == 1 ? "" : "s",
                                      " without first_token_ts or last_token_ts skipped (as "

@@ -86,6 +86,9 @@ struct Run {
   std::array<std::string, kMetrics> observations;
   // Said beside the figures: rows skipped and why.
   std::vector<std::string> notes;
+  // vLLM: the rows skipped for want of a token time (a replay of the same
+  // file serves them, so a simulated side counts them where this does not).
+  uint64_t skipped_rows = 0;
 };
 
 // The observation names of serq results that hold each metric.

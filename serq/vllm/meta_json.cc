@@ -318,7 +318,9 @@ absl::Status ReadCacheDtype(const JsonFile& meta, const std::string& path, Engin
   absl::StatusOr<std::optional<std::string>> dtype = meta.Text(path);
   if (!dtype.ok()) return dtype.status();
   if (!dtype->has_value() || **dtype == "auto") return absl::OkStatus();
-  if (a->kv_cache_dtype != "auto" && **dtype != a->kv_cache_dtype) {
+  // fp8's spellings name one format of a byte: "fp8" is vLLM's e4m3.
+  const auto format = [](const std::string& d) { return d == "fp8" ? std::string("fp8_e4m3") : d; };
+  if (a->kv_cache_dtype != "auto" && format(**dtype) != format(a->kv_cache_dtype)) {
     return meta.Error(path, absl::StrCat("'", **dtype, "', where ", a->kv_cache_dtype_from, " is '",
                                          a->kv_cache_dtype, "': the run's two records of the engine disagree"));
   }
@@ -621,7 +623,7 @@ absl::Status ReadMetaJson(const JsonFile& given, RunFolder* r) {
     r->warnings.push_back(absl::StrCat(meta.file(), ": ", tag, " is the recorder's tag for a value it could "
                                        "not write: read as not recorded"));
   }
-  if (meta.Find("kv_cache") != nullptr && !r->num_gpu_blocks) {
+  if (meta.Find("kv_cache") != nullptr && !r->num_gpu_blocks && !r->args.kv_cache_memory_bytes) {
     r->warnings.push_back(absl::StrCat(meta.file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
                                        "derived from the GPU's memory, not vLLM's count"));
   }
