@@ -178,6 +178,17 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
   // fp8's two formats are fp8, a byte an element: the derived count of
   // the Llama run (35,811 blocks of 2 bytes an element) at 1 byte holds
   // twice the tokens, 71,622 blocks, within the rounding of the bytes.
+  // fp8 is vLLM's e4m3: the two spellings of one format agree, e5m2 not.
+  const auto fp8_given = [&](const std::string& logged) {
+    Write(meta, Replace(Replace(original, "\"kv_cache_dtype\": \"auto\"", "\"kv_cache_dtype\": \"fp8\""),
+                        "\"schema_version\": 1,",
+                        "\"schema_version\": 1, \"kv_cache\": {\"cache_dtype\": \"" + logged + "\"},"));
+  };
+  fp8_given("fp8_e4m3");
+  EXPECT_TRUE(GenerateProgram(dir, {}).ok()) << Error(dir);
+  fp8_given("fp8_e5m2");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: kv_cache.cache_dtype: 'fp8_e5m2', where "
+                                              "engine_kwargs.kv_cache_dtype is 'fp8'");
   for (const char* fp8 : {"fp8", "fp8_e4m3", "fp8_e5m2"}) {
     with(absl::StrCat(R"({"cache_dtype": ")", fp8, R"("})"));
     absl::StatusOr<Generated> one_byte = GenerateProgram(dir, {});
@@ -242,9 +253,12 @@ TEST(KvCapacity, KvCacheMemoryBytes) {
             std::string::npos);
   with("\"kv_cache_memory_bytes\": 10737418239");
   EXPECT_EQ(blocks(dir), "param KvBlocks = 5118");
-  // From kv_cache where the arguments give none; the same from both is one.
+  // From kv_cache where the arguments give none (and no warning that the
+  // cache is derived from the GPU's memory: it is not); the same from both
+  // is one.
   with("\"kv_cache_memory_bytes\": null", R"({"kv_cache_memory_bytes": 10737418240})");
   EXPECT_EQ(blocks(dir), "param KvBlocks = 5119");
+  EXPECT_EQ(GenerateProgram(dir, {})->warnings, std::vector<std::string>{});
   with("\"kv_cache_memory_bytes\": 10737418240", R"({"kv_cache_memory_bytes": 10737418240})");
   EXPECT_EQ(blocks(dir), "param KvBlocks = 5119");
   with("\"kv_cache_memory_bytes\": 10737418240", R"({"kv_cache_memory_bytes": 2147483648})");
