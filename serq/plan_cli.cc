@@ -738,7 +738,11 @@ int PlanMain(const CommandLine& line) {
   plan::Context context;
   context.model = model_name;
   context.moe = model->experts > 0;
-  context.enforce_eager = absl::GetFlag(FLAGS_enforce_eager);
+  context.enforce_eager = absl::GetFlag(FLAGS_enforce_eager) || (folder && folder->args.enforce_eager);
+  context.engine_options = folder ? plan::ServeOptionsOfRun(folder->args) : std::string();
+  if (!folder && base.deployment.max_model_len) {
+    context.engine_options = absl::StrCat(" --max-model-len ", *base.deployment.max_model_len);
+  }
   if (folder) context.model_id = folder->args.model;
   std::smatch m;
   if (std::regex_search(model_source, m, std::regex(R"(([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)'s config\.json)"))) {

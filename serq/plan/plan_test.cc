@@ -179,6 +179,41 @@ TEST_F(Programs, EnforceEager) {
       << VllmServe(c, context);
 }
 
+// The run's engine arguments its candidates' programs keep go on their
+// serve lines where they differ from vLLM 0.19's defaults: none for the
+// defaults; each in vLLM's own flag otherwise, after the candidate's.
+TEST(ServeLines, TheRunsEngineArguments) {
+  vllm::EngineArgs a;  // vLLM 0.19's defaults
+  EXPECT_EQ(ServeOptionsOfRun(a), "");
+  a.block_size = 32;
+  a.kv_cache_dtype = "fp8";
+  a.kv_cache_memory_bytes = 10737418240;
+  a.gpu_memory_utilization = 0.95;
+  a.gpu_memory_utilization_from = "engine_kwargs.gpu_memory_utilization";
+  a.prefix_caching = false;
+  a.async_scheduling = false;
+  a.reserve_full_isl = false;
+  a.long_prefill_token_threshold = 512;
+  a.max_model_len = 8192;
+  a.num_gpu_blocks_override = 3000;
+  a.disable_custom_all_reduce = true;
+  EXPECT_EQ(ServeOptionsOfRun(a), " --block-size 32 --kv-cache-dtype fp8 --kv-cache-memory-bytes 10737418240 "
+                                  "--gpu-memory-utilization 0.95 --num-gpu-blocks-override 3000 "
+                                  "--no-enable-prefix-caching --long-prefill-token-threshold 512 "
+                                  "--no-async-scheduling --no-scheduler-reserve-full-isl --max-model-len 8192 "
+                                  "--disable-custom-all-reduce");
+  Candidate c;
+  c.tp = 1;
+  c.replicas = 2;
+  c.max_num_seqs = 64;
+  Context context;
+  context.model = "m";
+  context.engine_options = " --block-size 32";
+  EXPECT_EQ(VllmServe(c, context), "# " + c.Label() + ": one vLLM server, 2 data-parallel engines of 1 GPU\n"
+                                   "vllm serve m --tensor-parallel-size 1 --data-parallel-size 2 --max-num-seqs 64 "
+                                   "--block-size 32\n");
+}
+
 // A router replaces the generator's routing: vLLM's own for a dense model
 // is in turn (`serial % Engines`); least-loaded chooses by 4 x waiting +
 // running, and the program still links.

@@ -237,12 +237,39 @@ std::string FrontHtml(const PlanSpec& spec, const Plan& plan, const Context& con
   return out;
 }
 
+// The run's engine arguments that its plan's programs keep and vLLM
+// 0.19's defaults differ from, as `vllm serve` flags, so that the server
+// launched is the engine planned: its KV cache's (block size, dtype,
+// bytes or share of the GPU, a block count), prefix caching off, the
+// chunk cap, async scheduling or full-prompt reservation off,
+// max_model_len, NCCL for every all-reduce.
+std::string ServeOptionsOfRun(const vllm::EngineArgs& a) {
+  std::string out;
+  if (a.block_size != 16) absl::StrAppend(&out, " --block-size ", a.block_size);
+  if (a.kv_cache_dtype != "auto") absl::StrAppend(&out, " --kv-cache-dtype ", a.kv_cache_dtype);
+  if (a.kv_cache_memory_bytes) absl::StrAppend(&out, " --kv-cache-memory-bytes ", *a.kv_cache_memory_bytes);
+  if (!a.gpu_memory_utilization_from.empty()) {
+    absl::StrAppend(&out, " --gpu-memory-utilization ", report::FormatShortest(a.gpu_memory_utilization));
+  }
+  if (a.num_gpu_blocks_override) absl::StrAppend(&out, " --num-gpu-blocks-override ", *a.num_gpu_blocks_override);
+  if (!a.prefix_caching) absl::StrAppend(&out, " --no-enable-prefix-caching");
+  if (a.long_prefill_token_threshold > 0) {
+    absl::StrAppend(&out, " --long-prefill-token-threshold ", a.long_prefill_token_threshold);
+  }
+  if (!a.async_scheduling) absl::StrAppend(&out, " --no-async-scheduling");
+  if (!a.reserve_full_isl) absl::StrAppend(&out, " --no-scheduler-reserve-full-isl");
+  if (a.max_model_len) absl::StrAppend(&out, " --max-model-len ", *a.max_model_len);
+  if (a.disable_custom_all_reduce) absl::StrAppend(&out, " --disable-custom-all-reduce");
+  return out;
+}
+
 std::string VllmServe(const Candidate& c, const Context& context) {
   const std::string model = context.model_id.empty() ? context.model : context.model_id;
   std::string options;
   if (c.max_num_seqs > 0) absl::StrAppend(&options, " --max-num-seqs ", c.max_num_seqs);
   if (c.max_num_batched_tokens > 0) absl::StrAppend(&options, " --max-num-batched-tokens ", c.max_num_batched_tokens);
   if (context.enforce_eager) absl::StrAppend(&options, " --enforce-eager");
+  absl::StrAppend(&options, context.engine_options);
   if (!c.disaggregated) {
     return absl::StrCat("# ", c.Label(), ": one vLLM server, ", c.replicas, " data-parallel engine",
                         c.replicas == 1 ? "" : "s", " of ", c.tp, " GPU", c.tp == 1 ? "" : "s", "\n",

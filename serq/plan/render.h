@@ -8,6 +8,7 @@
 #include <string>
 
 #include "serq/plan/plan.h"
+#include "serq/vllm/run_folder.h"
 
 namespace serq::plan {
 
@@ -17,6 +18,10 @@ struct Context {
   std::string model_id;   // for `vllm serve` ("" : the name)
   bool moe = false;       // a mixture of experts: a disaggregated role's engines one server's DP ranks
   bool enforce_eager = false;  // --enforce-eager: the servers without CUDA graphs
+  // The engine's other arguments every candidate's program models, as
+  // `vllm serve` flags (" --block-size 32 --kv-cache-dtype fp8"): a run
+  // folder's where they differ from vLLM's defaults, or --max-model-len.
+  std::string engine_options;
   std::string gpu;        // "NVIDIA H100 SXM5 80GB"
   int gpus = 0;           // the budget
   std::string workload;   // "Poisson arrivals, lengths llmservingsim-sharegpt"
@@ -35,6 +40,11 @@ std::string FrontSvg(const PlanSpec& spec, const Plan& plan, const Context& cont
 // The page: the chart, the inputs, the step-time source, the front and the
 // candidates not plotted and why.
 std::string FrontHtml(const PlanSpec& spec, const Plan& plan, const Context& context);
+// A run folder's engine arguments that its plan's programs keep and that
+// differ from vLLM 0.19's defaults, as `vllm serve` flags
+// (Context::engine_options).
+std::string ServeOptionsOfRun(const vllm::EngineArgs& a);
+
 // The `vllm serve` command lines of candidate i (a disaggregated one's P/D
 // launch lines and the proxy between them).
 std::string VllmServe(const Candidate& c, const Context& context);
