@@ -409,7 +409,7 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   } else if (m.dtype == "float32") {
     m.dtype_bytes = 4;
   } else {
-    return json.Error("torch_dtype", absl::StrCat("dtype '", m.dtype, "': ", tool,
+    return json.Error(dtype_field, absl::StrCat("dtype '", m.dtype, "': ", tool,
                                                   " knows bfloat16, float16, float32"));
   }
   m.linear_bytes = m.expert_bytes = m.dtype_bytes;

@@ -104,6 +104,10 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     // every layer's KV, rounded down.
     const int64_t bytes = *r.args.kv_cache_memory_bytes;
     const double per_block = kv.bytes_per_token * block;
+    if (static_cast<double>(bytes) / per_block > static_cast<double>(models::kMaxKvBlocks)) {
+      return absl::InvalidArgumentError(absl::StrCat(r.dir, "/meta.json: error: ", r.args.kv_cache_memory_bytes_from,
+                                                     ": ", bytes, " bytes make more than 2^40 KV blocks"));
+    }
     kv.num_gpu_blocks = static_cast<int64_t>(std::floor(static_cast<double>(bytes) / per_block));
     kv.given_by = "meta.json " + r.args.kv_cache_memory_bytes_from;
     kv.why.push_back(absl::StrCat("meta.json: ", r.args.kv_cache_memory_bytes_from, " ", bytes,

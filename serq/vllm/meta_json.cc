@@ -112,7 +112,7 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       "num_gpu_blocks_override", "dtype", "kv_cache_dtype", "pipeline_parallel_size", "enforce_eager",
       "enable_chunked_prefill", "scheduling_policy", "quantization", "cpu_offload_gb",
       "scheduler_reserve_full_isl", "kv_cache_memory_bytes", "disable_custom_all_reduce", "compilation_config",
-      "cuda_graph_sizes", "max_cudagraph_capture_size"};
+      "cuda_graph_sizes", "max_cudagraph_capture_size", "all2all_backend", "enable_eplb"};
   static const std::set<std::string> kHarmless = {
       "model", "seed", "tokenizer", "revision", "trust_remote_code", "download_dir",
       "load_format", "served_model_name", "disable_log_stats",
@@ -120,23 +120,31 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
       "skip_tokenizer_init", "generation_config", "logprobs_mode", "prefix_caching_hash_algo",
       "enable_sleep_mode", "distributed_executor_backend", "disable_cascade_attn"};
   // Arguments that change what serq models unless at vLLM 0.19's default:
-  // accepted at it, refused at another value.
-  static const auto* kAtDefault = new std::map<std::string, std::string>{
-      {"max_num_partial_prefills", "1"},
-      {"all2all_backend", "\"allgather_reducescatter\""},
-      {"enable_eplb", "false"},
-      {"stream_interval", "1"},
-      {"hf_overrides", "{}"}};
+  // accepted at it, refused at another value (the experts' exchange and
+  // load balancer are read instead, below: they matter to experts only).
+  struct AtDefault {
+    const char* key;
+    const char* shown;                                    // the default, as a message gives it
+    bool (*is)(const google::protobuf::Value& v);         // whether `v` is it
+  };
+  static constexpr AtDefault kAtDefault[] = {
+      {"max_num_partial_prefills", "1", [](const google::protobuf::Value& v) { return Describe(v) == "1"; }},
+      {"stream_interval", "1", [](const google::protobuf::Value& v) { return Describe(v) == "1"; }},
+      {"hf_overrides", "{}", [](const google::protobuf::Value& v) {
+         return v.kind_case() == google::protobuf::Value::kStructValue && v.struct_value().fields().empty();
+       }}};
   for (const auto& [key, value] : kwargs->struct_value().fields()) {
     // The bench writes every argument it names, null where the run gave
     // none: null is vLLM's default for it, whatever the argument.
     if (value.kind_case() == google::protobuf::Value::kNullValue) continue;
-    if (auto d = kAtDefault->find(key); d != kAtDefault->end()) {
-      const bool empty_object =
-          value.kind_case() == google::protobuf::Value::kStructValue && value.struct_value().fields().empty();
-      if (d->second == "{}" ? empty_object : Describe(value) == d->second) continue;
+    const AtDefault* d = nullptr;
+    for (const AtDefault& x : kAtDefault) {
+      if (key == x.key) d = &x;
+    }
+    if (d != nullptr) {
+      if (d->is(value)) continue;
       return meta.Error(absl::StrCat("engine_kwargs.", key),
-                        absl::StrCat(Describe(value), ": serq vllm models vLLM 0.19's default, ", d->second));
+                        absl::StrCat(Describe(value), ": serq vllm models vLLM 0.19's default, ", d->shown));
     }
     if (kRead.count(key) == 0 && kHarmless.count(key) == 0) {
       return meta.Error(absl::StrCat("engine_kwargs.", key),
@@ -237,6 +245,13 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   }
   if (a->kv_cache_memory_bytes) a->kv_cache_memory_bytes_from = "engine_kwargs.kv_cache_memory_bytes";
   if (absl::Status s = flag("disable_custom_all_reduce", &a->disable_custom_all_reduce); !s.ok()) return s;
+  if (absl::Status s = flag("enable_eplb", &a->enable_eplb, &a->enable_eplb_from); !s.ok()) return s;
+  absl::StatusOr<std::optional<std::string>> backend = meta.Text("engine_kwargs.all2all_backend");
+  if (!backend.ok()) return backend.status();
+  if (backend->has_value()) {
+    a->all2all_backend = **backend;
+    a->all2all_backend_from = "engine_kwargs.all2all_backend";
+  }
   if (a->kv_cache_dtype != "auto") a->kv_cache_dtype_from = "engine_kwargs.kv_cache_dtype";
   return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
 }
@@ -528,6 +543,20 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
   if (absl::Status s = flag(parallel + "enable_expert_parallel", &a.expert_parallel, &a.expert_parallel_from);
       !s.ok()) {
     return s;
+  }
+  if (absl::Status s = flag(parallel + "enable_eplb", &a.enable_eplb, &a.enable_eplb_from); !s.ok()) return s;
+  absl::StatusOr<std::optional<std::string>> backend = meta.Text(parallel + "all2all_backend");
+  if (!backend.ok()) return backend.status();
+  if (absl::Status s = FillIn(meta, parallel + "all2all_backend", *backend, &a.all2all_backend,
+                              &a.all2all_backend_from);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::optional<int64_t>> interval = meta.Whole(sched + "stream_interval", 1, 1 << 20);
+  if (!interval.ok()) return interval.status();
+  if (interval->value_or(1) != 1) {
+    return meta.Error(sched + "stream_interval",
+                      absl::StrCat(**interval, ": serq vllm models vLLM 0.19's default, 1"));
   }
   for (const auto& [key, what] : {std::pair{"speculative_config", "speculative decoding"},
                                   std::pair{"lora_config", "LoRA adapters"},

@@ -307,9 +307,14 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   absl::StatusOr<std::optional<std::string>> version = meta->Text("vllm_version");
   if (!version.ok()) return version.status();
   r.vllm_version = version->value_or("");
-  absl::StatusOr<std::optional<int64_t>> sent = meta->Whole("num_requests", 0, int64_t{1} << 40);
-  if (!sent.ok()) return sent.status();
-  r.num_requests = *sent;
+  // The requests the bench sent, for a warning only: a value that is not
+  // a count is said and set aside, not a refused folder.
+  if (absl::StatusOr<std::optional<int64_t>> sent = meta->Whole("num_requests", 0, int64_t{1} << 40); sent.ok()) {
+    r.num_requests = *sent;
+  } else {
+    r.warnings.push_back(absl::StrCat(meta_path, ": num_requests ", Describe(*meta->Find("num_requests")),
+                                      " is not a count of requests: not read"));
+  }
   if (absl::Status s = ReadMetaJson(*meta, &r); !s.ok()) return s;
   // vLLM's front-end adds up its engines' counts as they start
   // (wait_for_engine_startup: "Sum values from all engines in DP case"),
@@ -409,6 +414,15 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                        "a mixture of experts at tensor and data parallel both: serq vllm models "
                        "one or the other");
   }
+  if (r.ep > 1 && a.all2all_backend != "allgather_reducescatter") {
+    return meta->Error(a.all2all_backend_from,
+                       absl::StrCat("'", a.all2all_backend, "': serq vllm models the experts' exchange of vLLM "
+                                    "0.19's default backend, allgather_reducescatter"));
+  }
+  if (r.model.moe() && a.enable_eplb) {
+    return meta->Error(a.enable_eplb_from, "true: the experts' load balancer moves experts between GPUs as the "
+                                           "run goes; serq vllm models them where they are placed");
+  }
   if (r.ep > 1 && r.model.experts % r.ep != 0) {
     return meta->Error(Field(a.expert_parallel_from, "enable_expert_parallel"),
                        absl::StrCat("the model's ", r.model.experts, " experts do not split over ",
@@ -450,11 +464,12 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     }
     return k;
   };
-  if (!r.device_name.empty() && !r.profile.gpu.empty() && r.device_name != r.profile.gpu) {
+  const bool by_device = !r.device_name.empty() && !r.profile.gpu.empty();
+  if (by_device && r.device_name != r.profile.gpu) {
     r.warnings.push_back(absl::StrCat(profile_meta, ": the profile was taken on '", r.profile.gpu,
                                       "', the run (meta.json hardware.device_name) on '", r.device_name,
                                       "': the step times are that GPU's kernels"));
-  } else if (r.device_name.empty() && !r.cluster.hardware.empty() && !r.profile.hardware.empty() &&
+  } else if (!by_device && !r.cluster.hardware.empty() && !r.profile.hardware.empty() &&
              key(r.cluster.hardware) != key(r.profile.hardware)) {
     r.warnings.push_back(absl::StrCat(profile_meta, ": the profile was taken on '", r.profile.hardware,
                                       "', the run (llmservingsim-config.json hardware) on '", r.cluster.hardware,

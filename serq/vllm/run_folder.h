@@ -82,6 +82,14 @@ struct EngineArgs {
   // disable_custom_all_reduce: every all-reduce by NCCL, as serq costs
   // them (docs/simulation.md); false or absent is vLLM's default.
   bool disable_custom_all_reduce = false;
+  // The experts' exchange and load balancer (engine_kwargs', or
+  // resolved_config.parallel_config's): serq models vLLM 0.19's defaults,
+  // allgather_reducescatter without EPLB, and a run of experts over GPUs
+  // with another is refused (a dense model's are not read).
+  std::string all2all_backend = "allgather_reducescatter";
+  std::string all2all_backend_from;
+  bool enable_eplb = false;
+  std::string enable_eplb_from;
   std::string dtype = "auto";
   std::string kv_cache_dtype = "auto";
   std::string kv_cache_dtype_from;  // the field that gave one other than auto

@@ -1,0 +1,169 @@
+// serq vllm's reading of meta.json's engine arguments as the bench's newer
+// runner writes them, and of the folder's files against each other.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "serq/vllm/generate.h"
+#include "serq/vllm/run_folder.h"
+#include "serq/vllm/test_folders.h"
+
+namespace serq::vllm {
+
+namespace {
+
+// The engine's arguments as the bench's runner names them since it pins
+// NCCL for every all-reduce: each field it names, null where the run gave
+// none (vLLM's default, whatever the argument), disable_custom_all_reduce,
+// skip_tokenizer_init and a compilation_config of fusion passes. The
+// program is the one the older record gives, but for the comment on NCCL
+// at tensor parallel; a compilation_config that sets what vLLM resolves
+// (CUDA graphs) is read from resolved_config, and refused at its key where
+// the run does not record that; a non-null argument serq does not know is
+// refused as before.
+TEST(MetaJson, TheRunnersNewerEngineArguments) {
+  const std::string dir = Copy(kLlama, "runner-args");
+  const std::string meta = dir + "/meta.json";
+  const std::string resolved = Read("testdata/vllm/meta-resolved.json");
+  const std::string newer =
+      "\"seed\": 42, \"disable_custom_all_reduce\": true, \"kv_cache_memory_bytes\": null, "
+      "\"load_format\": \"auto\", \"skip_tokenizer_init\": false, \"enforce_eager\": false, "
+      "\"scheduler_cls\": null, \"additional_config\": null, "
+      "\"compilation_config\": {\"pass_config\": {\"fuse_allreduce_rms\": false, \"fuse_gemm_comms\": false}}";
+  Write(meta, resolved);
+  const std::string before = GenerateProgram(dir, {})->program;
+  Write(meta, Replace(resolved, "\"seed\": 42", newer));
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings, std::vector<std::string>{});
+  EXPECT_EQ(g->program, before);
+  // The older record, without resolved_config: the same arguments read.
+  const std::string plain = Read(kLlama + "/meta.json");
+  Write(meta, plain);
+  const std::string plain_program = GenerateProgram(dir, {})->program;
+  Write(meta, Replace(plain, "\"seed\": 42", newer));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->program, plain_program);
+  // CUDA graphs set in the arguments: what vLLM made of them is
+  // resolved_config's; without it, refused at the key.
+  const std::string graphs = Replace(newer, "{\"pass_config\"", "{\"cudagraph_mode\": \"FULL\", \"pass_config\"");
+  Write(meta, Replace(resolved, "\"seed\": 42", graphs));
+  EXPECT_TRUE(GenerateProgram(dir, {}).ok());
+  Write(meta, Replace(plain, "\"seed\": 42", graphs));
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.compilation_config.cudagraph_mode: serq vllm reads what vLLM "
+                               "made of the compilation config (CUDA graphs' mode and sizes) from "
+                               "resolved_config.compilation_config.cudagraph_mode, which this run does not record; "
+                               "only its pass_config is read from the arguments");
+  // A record of the compilation config without the mode is no record of
+  // it: refused the same.
+  Write(meta, Replace(Replace(resolved, "\"seed\": 42", graphs), "\"cudagraph_mode\": [\n        2,\n        1\n      ],",
+                      ""));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.compilation_config.cudagraph_mode: serq vllm "
+                                              "reads what vLLM made of the compilation config");
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"compilation_config\": 3"));
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.compilation_config: expected an object (vLLM's "
+                               "CompilationConfig), not 3");
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"disable_custom_all_reduce\": \"yes\""));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.disable_custom_all_reduce: ");
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"scheduler_cls\": \"my.Scheduler\""));
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.scheduler_cls: an engine argument serq vllm does not know: "
+                               "its effect on the schedule is not modelled (docs/cli.md §serq vllm lists those it "
+                               "reads)");
+  // Arguments that change nothing serq models, at any value, and those
+  // accepted at vLLM 0.19's default only.
+  Write(meta, Replace(plain, "\"seed\": 42",
+                      "\"seed\": 42, \"distributed_executor_backend\": \"mp\", \"enable_log_requests\": false, "
+                      "\"generation_config\": \"vllm\", \"max_num_partial_prefills\": 1, \"all2all_backend\": "
+                      "\"allgather_reducescatter\", \"enable_eplb\": false, \"stream_interval\": 1, "
+                      "\"hf_overrides\": {}"));
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->program, plain_program);
+  for (const auto& [given, said] :
+       {std::pair{"\"max_num_partial_prefills\": 2", "engine_kwargs.max_num_partial_prefills: 2: serq vllm models "
+                                                   "vLLM 0.19's default, 1"},
+        std::pair{"\"hf_overrides\": {\"num_hidden_layers\": 1}",
+                  "engine_kwargs.hf_overrides: an object: serq vllm models vLLM 0.19's default, {}"}}) {
+    Write(meta, Replace(plain, "\"seed\": 42", absl::StrCat("\"seed\": 42, ", given)));
+    EXPECT_EQ(Error(dir), meta + ": error: " + said) << given;
+  }
+  // The experts' exchange and load balancer: a dense model's are not
+  // read; a mixture's over GPUs other than vLLM 0.19's default are
+  // refused, from the arguments or from what vLLM resolved.
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"all2all_backend\": \"deepep_low_latency\", "
+                                            "\"enable_eplb\": true"));
+  EXPECT_TRUE(GenerateProgram(dir, {}).ok()) << Error(dir);
+  const std::string moe = Copy(kMoe, "runner-args-moe");
+  const std::string moe_meta = moe + "/meta.json";
+  const std::string moe_plain = Read(moe_meta);
+  Write(moe_meta, Replace(moe_plain, "\"seed\": 42", "\"seed\": 42, \"all2all_backend\": \"deepep_low_latency\""));
+  EXPECT_EQ(Error(moe), moe_meta + ": error: engine_kwargs.all2all_backend: 'deepep_low_latency': serq vllm models the "
+                                   "experts' exchange of vLLM 0.19's default backend, allgather_reducescatter");
+  Write(moe_meta, Replace(moe_plain, "\"schema_version\": 1,",
+                          "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
+                          "{\"all2all_backend\": \"allgather_reducescatter\", \"enable_eplb\": true}},"));
+  EXPECT_PRED2(StartsWith, Error(moe), moe_meta + ": error: resolved_config.parallel_config.enable_eplb: true: the "
+                                                  "experts' load balancer");
+  Write(moe_meta, Replace(moe_plain, "\"schema_version\": 1,",
+                          "\"schema_version\": 1, \"resolved_config\": {\"scheduler_config\": "
+                          "{\"stream_interval\": 4}},"));
+  EXPECT_EQ(Error(moe), moe_meta + ": error: resolved_config.scheduler_config.stream_interval: 4: serq vllm models "
+                                   "vLLM 0.19's default, 1");
+  // The graphs' sizes as engine arguments: resolved_config's, or refused.
+  Write(meta, Replace(plain, "\"seed\": 42", "\"seed\": 42, \"max_cudagraph_capture_size\": 64"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.max_cudagraph_capture_size: serq vllm reads "
+                                              "what vLLM made of the compilation config");
+  Write(meta, Replace(resolved, "\"seed\": 42", "\"seed\": 42, \"max_cudagraph_capture_size\": 256"));
+  EXPECT_TRUE(GenerateProgram(dir, {}).ok());
+  // At tensor parallel 2, the program says NCCL carries every all-reduce.
+  Write(meta, Replace(Replace(plain, "\"seed\": 42", newer), "\"tensor_parallel_size\": 1",
+                      "\"tensor_parallel_size\": 2"));
+  Edit(dir + "/llmservingsim-config.json", "\"tp_size\": 1", "\"tp_size\": 2");
+  Edit(dir + "/llmservingsim-config.json", "\"num_npus\": 1", "\"num_npus\": 2");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("  // Every all-reduce by NCCL (meta.json engine_kwargs.disable_custom_all_reduce).\n"),
+            std::string::npos);
+}
+
+// What else the folder's files say of the run, against each other: the
+// parallelism vLLM resolved against the arguments (an error where they
+// disagree, as every record's field); the profile's vLLM against the
+// run's, and the requests the bench sent against the file's rows (said).
+TEST(MetaJson, TheFilesAgainstEachOther) {
+  const std::string dir = Copy(kLlama, "agree");
+  const std::string meta = dir + "/meta.json";
+  const std::string original = Read(meta);
+  Write(meta, Replace(original, "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
+                      "{\"tensor_parallel_size\": 2, \"data_parallel_size\": 1}},"));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.parallel_config.tensor_parallel_size: 2, where "
+                               "engine_kwargs.tensor_parallel_size is 1: the run's two records of the engine "
+                               "disagree");
+  Write(meta, Replace(original, "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
+                      "{\"tensor_parallel_size\": 1, \"enable_expert_parallel\": true}},"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config.parallel_config.enable_expert_parallel: "
+                                              "true, where engine_kwargs.enable_expert_parallel is false");
+  // A degree only what vLLM resolved gives is named by its field there.
+  Write(meta, Replace(Replace(original, "\"tensor_parallel_size\": 1,", ""), "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
+                      "{\"tensor_parallel_size\": 3}},"));
+  EXPECT_EQ(Error(dir), meta + ": error: resolved_config.parallel_config.tensor_parallel_size: 3 does not divide "
+                               "the model's 32 attention heads");
+  Write(meta, Replace(Replace(original, "\"num_requests\": 300", "\"num_requests\": 310"),
+                      "\"vllm_version\": \"0.19.0\"", "\"vllm_version\": \"0.19.1\""));
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->warnings,
+            (std::vector<std::string>{dir + "/profile/meta.yaml: the profile was taken with vLLM 0.19.0, the run "
+                                            "(meta.json vllm_version) with 0.19.1: the step times are that "
+                                            "version's kernels",
+                                      dir + "/requests.jsonl: 300 requests, where meta.json's num_requests is "
+                                            "310: the replay is of the file's"}));
+}
+
+}  // namespace
+}  // namespace serq::vllm
