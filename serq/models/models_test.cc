@@ -86,6 +86,9 @@ TEST(ModelConfigTest, TheDtypeAndWhereItCameFrom) {
     EXPECT_EQ(m->dtype_bytes, bytes);
     EXPECT_EQ(m->dtype_from, from);
   }
+  // A dtype serq does not know is an error at the field that gave it.
+  EXPECT_EQ(ModelError(base + R"(, "dtype": "float8"})"),
+            "m.json: error: dtype: dtype 'float8': serq physics knows bfloat16, float16, float32");
 }
 
 TEST(Presets, DenseModels) {

@@ -194,6 +194,9 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
     absl::StatusOr<Generated> one_byte = GenerateProgram(dir, {});
     ASSERT_TRUE(one_byte.ok()) << one_byte.status();
     EXPECT_NE(one_byte->program.find("x 1 bytes = 65536 bytes"), std::string::npos) << fp8;
+    // 69.94 GiB of KV (the derivation's, unchanged) in blocks of 16 x
+    // 65,536 bytes: 71,622 blocks (twice 2-byte's 35,811), 71,621 usable.
+    EXPECT_NE(one_byte->program.find("param KvBlocks = 71621;"), std::string::npos) << fp8;
   }
   // Flags for a derived count, where the run gives one: said to change
   // nothing, never dropped silently.
@@ -269,6 +272,12 @@ TEST(KvCapacity, KvCacheMemoryBytes) {
   with("\"kv_cache_memory_bytes\": 10737418240", R"({"num_gpu_blocks": 3000})");
   EXPECT_EQ(blocks(dir), "param KvBlocks = 2999");
   with("\"kv_cache_memory_bytes\": 0");
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.kv_cache_memory_bytes: ");
+  // 2^50 bytes, the most the field takes, are 2^29 blocks of 2 MiB; a
+  // byte more is refused at the field.
+  with("\"kv_cache_memory_bytes\": 1125899906842624");
+  EXPECT_EQ(blocks(dir), "param KvBlocks = 536870911");
+  with("\"kv_cache_memory_bytes\": 1125899906842625");
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.kv_cache_memory_bytes: ");
   // Too few bytes for two blocks.
   with("\"kv_cache_memory_bytes\": 3000000");

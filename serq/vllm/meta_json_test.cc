@@ -153,6 +153,12 @@ TEST(MetaJson, TheFilesAgainstEachOther) {
                       "{\"tensor_parallel_size\": 3}},"));
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.parallel_config.tensor_parallel_size: 3 does not divide "
                                "the model's 32 attention heads");
+  // num_requests feeds a warning only: one that is not a count is said.
+  Write(meta, Replace(original, "\"num_requests\": 300", "\"num_requests\": \"300\""));
+  absl::StatusOr<Generated> text = GenerateProgram(dir, {});
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(text->warnings, std::vector<std::string>{meta + ": num_requests \"300\" is not a count of requests: "
+                                                            "not read"});
   Write(meta, Replace(Replace(original, "\"num_requests\": 300", "\"num_requests\": 310"),
                       "\"vllm_version\": \"0.19.0\"", "\"vllm_version\": \"0.19.1\""));
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});

@@ -96,6 +96,7 @@ TEST(RunFolder, WhatVllmResolved) {
   EXPECT_EQ(line(p, "param GraphMax = ").substr(0, 31), "param GraphMax = 127;        //");
   EXPECT_NE(line(p, "  let padded = ").find("((1 + (tokens > 1) * 2 + (tokens > 3) * 2"), std::string::npos)
       << line(p, "  let padded = ");
+  EXPECT_EQ(LinkErrors(p), "");
   // Sizes past max_num_batched_tokens (2048), which vLLM never captures:
   // dropped and said; 1, 2, 4 and 8 are left, the default rule's form.
   with("\"cudagraph_capture_sizes\": [1, 2, 4, 8, 4096, 8192]");
@@ -265,6 +266,21 @@ TEST(RunFolder, WhatVllmResolved) {
   other = GenerateProgram(dir, {});
   ASSERT_TRUE(other.ok()) << other.status();
   EXPECT_EQ(other->warnings, std::vector<std::string>{});
+  // A device named, but a profile without its gpu: the keys compared.
+  const std::string yaml = dir + "/profile/meta.yaml";
+  const std::string yaml_text = Read(yaml);
+  Write(yaml, Replace(yaml_text, "gpu: NVIDIA RTX PRO 6000 Blackwell Server Edition\n", ""));
+  Write(cluster, Replace(cluster_text, "\"hardware\": \"RTXPRO6000\"", "\"hardware\": \"RTX4090\""));
+  Write(meta, Replace(original, "\"schema_version\": 1,",
+                      "\"schema_version\": 1, \"hardware\": {\"device_name\": \"NVIDIA GeForce RTX 4090\"},"));
+  other = GenerateProgram(dir, {});
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->warnings, std::vector<std::string>{
+                                 dir + "/profile/meta.yaml: the profile was taken on 'RTXPRO6000', the run "
+                                       "(llmservingsim-config.json hardware) on 'RTX4090': the step times are that "
+                                       "GPU's kernels"});
+  Write(yaml, yaml_text);
+  Write(meta, original);
   Write(cluster, cluster_text);
   Write(meta, Replace(original, "\"schema_version\": 1,",
                       "\"schema_version\": 1, \"hardware\": {\"device_total_memory_bytes\": \"96 GB\"},"));

@@ -41,8 +41,14 @@ sed "s|trace(\"burst.csv\")|trace(\"$PWD/$trace\")|" $p >"$tmp/abs.sq"
   >/dev/null 2>"$tmp/abs.err"
 [ "$(head -1 "$tmp/abs.err")" = "serq: warning: --data-dir $tmp changes nothing: $tmp/abs.sq reads no file by a relative path (a trace workload's or a table's)" ] ||
   fail "fit --data-dir unused: $(cat "$tmp/abs.err")"
+# (--max-evals 3 stops the fit unconverged: exit 1, the best point
+# printed, both times.)
+[ "$(head -1 "$tmp/abs.err")" != "" ] && grep -q "did not converge in 3 evaluations" "$tmp/abs.err" ||
+  fail "fit --data-dir unused: the fit did not run: $(cat "$tmp/abs.err")"
 "$serq" fit $p --data-dir testdata/fit --param B0=200:20000 --max-evals 3 --to "$tmp/truth.json@$trace" \
   >/dev/null 2>"$tmp/rel.err"
+[ $? = 1 ] && grep -q "did not converge in 3 evaluations" "$tmp/rel.err" ||
+  fail "fit --data-dir used: the fit did not run: $(cat "$tmp/rel.err")"
 grep -q warning "$tmp/rel.err" && fail "fit --data-dir used: $(cat "$tmp/rel.err")"
 
 # Two params, comma-separated and repeated alike.
