@@ -29,8 +29,13 @@ absl::StatusOr<JsonFile> Parse(const internal::PresetFile& f) {
   return JsonFile::Parse(f.text, absl::StrCat(kDir, f.path));
 }
 
-// Lower case, letters and digits only: "RTX PRO 6000" and "rtx-pro-6000"
-// alike.
+bool IsFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+}  // namespace
+
 std::string Folded(absl::string_view s) {
   std::string out;
   for (char c : s) {
@@ -38,13 +43,6 @@ std::string Folded(absl::string_view s) {
   }
   return out;
 }
-
-bool IsFile(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec);
-}
-
-}  // namespace
 
 std::vector<std::string> ModelPresetNames() {
   std::vector<std::string> names;

@@ -42,6 +42,10 @@ absl::StatusOr<Gpu> ResolveGpu(const std::string& name_or_file);
 // nullopt when no preset, or more than one, is named so.
 std::optional<Gpu> GpuPresetForDevice(absl::string_view device);
 
+// Lower case, letters and digits only: "RTX PRO 6000" and "rtx-pro-6000"
+// alike, as GPU names are matched.
+std::string Folded(absl::string_view s);
+
 }  // namespace serq::models
 
 #endif  // SERQ_SERQ_MODELS_PRESETS_H_

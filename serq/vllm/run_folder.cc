@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "serq/vllm/architecture.h"
 #include "serq/models/json_file.h"
+#include "serq/models/presets.h"
 #include "serq/models/vllm_engine.h"
 #include "serq-sim/workload/trace.h"
 #include "serq-sim/workload/vllm_record.h"
@@ -457,20 +458,13 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   // Without it, the cluster file's hardware names the run's GPU as the
   // profile's hardware names the profile's (LLMServingSim's keys of its
   // profiles, "RTXPRO6000"), compared without case or punctuation.
-  const auto key = [](absl::string_view name) {
-    std::string k;
-    for (char c : name) {
-      if (absl::ascii_isalnum(c)) k += absl::ascii_tolower(c);
-    }
-    return k;
-  };
   const bool by_device = !r.device_name.empty() && !r.profile.gpu.empty();
   if (by_device && r.device_name != r.profile.gpu) {
     r.warnings.push_back(absl::StrCat(profile_meta, ": the profile was taken on '", r.profile.gpu,
                                       "', the run (meta.json hardware.device_name) on '", r.device_name,
                                       "': the step times are that GPU's kernels"));
   } else if (!by_device && !r.cluster.hardware.empty() && !r.profile.hardware.empty() &&
-             key(r.cluster.hardware) != key(r.profile.hardware)) {
+             models::Folded(r.cluster.hardware) != models::Folded(r.profile.hardware)) {
     r.warnings.push_back(absl::StrCat(profile_meta, ": the profile was taken on '", r.profile.hardware,
                                       "', the run (llmservingsim-config.json hardware) on '", r.cluster.hardware,
                                       "': the step times are that GPU's kernels"));
