@@ -6,7 +6,6 @@
 #include <fstream>
 #include <set>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serq/vllm/architecture.h"
