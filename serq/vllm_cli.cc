@@ -106,7 +106,8 @@ int VllmMain(const CommandLine& line) {
   const std::string out = absl::GetFlag(FLAGS_out);
   if (!out.empty()) {
     options.program_dir = std::filesystem::path(out).parent_path().string();
-    if (options.program_dir.empty()) options.program_dir = ".";
+    // assign(1, ...), not = ".": GCC 12 warns falsely (-Wrestrict) of the latter here.
+    if (options.program_dir.empty()) options.program_dir.assign(1, '.');
   }
   // --out over a file of the run (--out RUN/requests.jsonl) would destroy
   // the run: its files and its profile's.

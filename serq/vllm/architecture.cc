@@ -42,6 +42,16 @@ const std::vector<Architecture>& Catalog() {
 }  // namespace
 
 const Architecture* FindArchitecture(absl::string_view model_type) {
+  // A Hugging Face architecture class (config.json's `architectures`) is
+  // its model_type's, for a profile that names the class.
+  static const auto* kClasses = new std::vector<std::pair<std::string, std::string>>{
+      {"LlamaForCausalLM", "llama"},         {"MistralForCausalLM", "mistral"},
+      {"Qwen2ForCausalLM", "qwen2"},         {"Qwen3ForCausalLM", "qwen3"},
+      {"Qwen3MoeForCausalLM", "qwen3_moe"}, {"MixtralForCausalLM", "mixtral"},
+      {"PhiMoEForCausalLM", "phimoe"}};
+  for (const auto& [cls, type] : *kClasses) {
+    if (model_type == cls) return FindArchitecture(type);
+  }
   for (const Architecture& a : Catalog()) {
     for (const std::string& t : a.model_types) {
       if (t == model_type) return &a;

@@ -35,7 +35,8 @@ struct Architecture {
   std::vector<std::string> per_sequence;
 };
 
-// The architecture of `model_type`, or null.
+// The architecture of `model_type` (or of its Hugging Face class name,
+// "Qwen3ForCausalLM"), or null.
 const Architecture* FindArchitecture(absl::string_view model_type);
 // Every model_type known, sorted, for a message.
 std::vector<std::string> KnownModelTypes();

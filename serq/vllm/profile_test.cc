@@ -67,6 +67,11 @@ TEST(Architecture, TheProfilersCatalogs) {
   for (const std::string& op : moe->dense_mlp) without_mlp.erase(op);
   EXPECT_EQ(without_mlp, qwen3_moe);
   EXPECT_EQ(FindArchitecture("phi3"), nullptr);
+  // A profile that names the Hugging Face class: its model_type's entry.
+  EXPECT_EQ(FindArchitecture("Qwen3ForCausalLM"), FindArchitecture("qwen3"));
+  EXPECT_EQ(FindArchitecture("Qwen3MoeForCausalLM"), FindArchitecture("qwen3"));
+  EXPECT_EQ(FindArchitecture("LlamaForCausalLM"), FindArchitecture("llama"));
+  EXPECT_EQ(FindArchitecture("Phi3ForCausalLM"), nullptr);
   // Calls a layer: two RMSNorms a decoder layer (input and post-attention),
   // two per-head norms in Qwen3Attention (q_norm, then k_norm: vLLM's
   // qwen3.py), each other operator once. The profiler's row for a name is
