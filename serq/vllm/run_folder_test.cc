@@ -255,13 +255,13 @@ TEST(RunFolder, WhatVllmResolved) {
   const std::string cluster_text = Read(cluster);
   Write(meta, original);
   absl::StatusOr<Generated> other;
+  const std::vector<std::string> on_4090 = {dir + "/profile/meta.yaml: the profile was taken on 'RTXPRO6000', the "
+                                                  "run (llmservingsim-config.json hardware) on 'RTX4090': the step "
+                                                  "times are that GPU's kernels"};
   Write(cluster, Replace(cluster_text, "\"hardware\": \"RTXPRO6000\"", "\"hardware\": \"RTX4090\""));
   other = GenerateProgram(dir, {});
   ASSERT_TRUE(other.ok()) << other.status();
-  EXPECT_EQ(other->warnings, std::vector<std::string>{
-                             dir + "/profile/meta.yaml: the profile was taken on 'RTXPRO6000', the run "
-                                   "(llmservingsim-config.json hardware) on 'RTX4090': the step times are that "
-                                   "GPU's kernels"});
+  EXPECT_EQ(other->warnings, on_4090);
   Write(cluster, Replace(cluster_text, "\"hardware\": \"RTXPRO6000\"", "\"hardware\": \"rtx-pro-6000\""));
   other = GenerateProgram(dir, {});
   ASSERT_TRUE(other.ok()) << other.status();
@@ -275,10 +275,7 @@ TEST(RunFolder, WhatVllmResolved) {
                       "\"schema_version\": 1, \"hardware\": {\"device_name\": \"NVIDIA GeForce RTX 4090\"},"));
   other = GenerateProgram(dir, {});
   ASSERT_TRUE(other.ok()) << other.status();
-  EXPECT_EQ(other->warnings, std::vector<std::string>{
-                                 dir + "/profile/meta.yaml: the profile was taken on 'RTXPRO6000', the run "
-                                       "(llmservingsim-config.json hardware) on 'RTX4090': the step times are that "
-                                       "GPU's kernels"});
+  EXPECT_EQ(other->warnings, on_4090);
   Write(yaml, yaml_text);
   Write(meta, original);
   Write(cluster, cluster_text);
