@@ -195,13 +195,32 @@ TEST(ServeLines, TheRunsEngineArguments) {
   a.reserve_full_isl = false;
   a.long_prefill_token_threshold = 512;
   a.max_model_len = 8192;
+  a.max_model_len_from = "engine_kwargs.max_model_len";
   a.num_gpu_blocks_override = 3000;
   a.disable_custom_all_reduce = true;
+  a.expert_parallel = true;
+  a.graph_decode_only = true;
+  a.max_num_seqs = 128;
+  a.max_num_batched_tokens = 2048;
+  a.graph_sizes = {1, 2, 4, 8, 16};
   EXPECT_EQ(ServeOptionsOfRun(a), " --block-size 32 --kv-cache-dtype fp8 --kv-cache-memory-bytes 10737418240 "
                                   "--gpu-memory-utilization 0.95 --num-gpu-blocks-override 3000 "
                                   "--no-enable-prefix-caching --long-prefill-token-threshold 512 "
                                   "--no-async-scheduling --no-scheduler-reserve-full-isl --max-model-len 8192 "
-                                  "--disable-custom-all-reduce");
+                                  "--disable-custom-all-reduce --enable-expert-parallel --compilation-config "
+                                  "'{\"cudagraph_mode\": \"FULL_DECODE_ONLY\", \"cudagraph_capture_sizes\": "
+                                  "[1, 2, 4, 8, 16]}'");
+  // At vLLM's defaults, said by the run or resolved from the model (its
+  // max_model_len, the sizes of its rule for 128 sequences and 2048
+  // tokens): nothing.
+  vllm::EngineArgs d;
+  d.gpu_memory_utilization_from = "engine_kwargs.gpu_memory_utilization";
+  d.max_model_len = 131072;
+  d.max_model_len_from = "resolved_config.model_config.max_model_len";
+  d.max_num_seqs = 128;
+  d.max_num_batched_tokens = 2048;
+  d.graph_sizes = models::VllmCudaGraphSizes(128, 2048);
+  EXPECT_EQ(ServeOptionsOfRun(d), "");
   Candidate c;
   c.tp = 1;
   c.replicas = 2;

@@ -10,6 +10,7 @@
 #include "chart/chart.h"
 #include "chart/xml.h"
 #include "serq-report/render.h"
+#include "serq/models/vllm_engine.h"
 #include "serq-report/table.h"
 #include "serq/sweep/metrics.h"
 #include "stats/format.h"
@@ -248,7 +249,7 @@ std::string ServeOptionsOfRun(const vllm::EngineArgs& a) {
   if (a.block_size != 16) absl::StrAppend(&out, " --block-size ", a.block_size);
   if (a.kv_cache_dtype != "auto") absl::StrAppend(&out, " --kv-cache-dtype ", a.kv_cache_dtype);
   if (a.kv_cache_memory_bytes) absl::StrAppend(&out, " --kv-cache-memory-bytes ", *a.kv_cache_memory_bytes);
-  if (!a.gpu_memory_utilization_from.empty()) {
+  if (a.gpu_memory_utilization != 0.9) {
     absl::StrAppend(&out, " --gpu-memory-utilization ", report::FormatShortest(a.gpu_memory_utilization));
   }
   if (a.num_gpu_blocks_override) absl::StrAppend(&out, " --num-gpu-blocks-override ", *a.num_gpu_blocks_override);
@@ -258,8 +259,20 @@ std::string ServeOptionsOfRun(const vllm::EngineArgs& a) {
   }
   if (!a.async_scheduling) absl::StrAppend(&out, " --no-async-scheduling");
   if (!a.reserve_full_isl) absl::StrAppend(&out, " --no-scheduler-reserve-full-isl");
-  if (a.max_model_len) absl::StrAppend(&out, " --max-model-len ", *a.max_model_len);
+  // The run's own limit, not the one vLLM resolved from the model's.
+  if (a.max_model_len && a.max_model_len_from == "engine_kwargs.max_model_len") {
+    absl::StrAppend(&out, " --max-model-len ", *a.max_model_len);
+  }
   if (a.disable_custom_all_reduce) absl::StrAppend(&out, " --disable-custom-all-reduce");
+  if (a.expert_parallel) absl::StrAppend(&out, " --enable-expert-parallel");
+  // CUDA graphs other than vLLM 0.19's for the run's limits: the mode
+  // (decode-only steps alone), and sizes of no default rule.
+  std::vector<std::string> graphs;
+  if (a.graph_decode_only) graphs.push_back("\"cudagraph_mode\": \"FULL_DECODE_ONLY\"");
+  if (!a.graph_sizes.empty() && a.graph_sizes != models::VllmCudaGraphSizes(a.max_num_seqs, a.max_num_batched_tokens)) {
+    graphs.push_back(absl::StrCat("\"cudagraph_capture_sizes\": [", absl::StrJoin(a.graph_sizes, ", "), "]"));
+  }
+  if (!graphs.empty()) absl::StrAppend(&out, " --compilation-config '{", absl::StrJoin(graphs, ", "), "}'");
   return out;
 }
 

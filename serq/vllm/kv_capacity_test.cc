@@ -256,6 +256,10 @@ TEST(KvCapacity, KvCacheMemoryBytes) {
             std::string::npos);
   with("\"kv_cache_memory_bytes\": 10737418239");
   EXPECT_EQ(blocks(dir), "param KvBlocks = 5118");
+  // A count overridden: no warning of a derivation either.
+  with("\"num_gpu_blocks_override\": 5000", R"({"block_size": 16})");
+  EXPECT_EQ(blocks(dir), "param KvBlocks = 4999");
+  EXPECT_EQ(GenerateProgram(dir, {})->warnings, std::vector<std::string>{});
   // From kv_cache where the arguments give none (and no warning that the
   // cache is derived from the GPU's memory: it is not); the same from both
   // is one.

@@ -256,6 +256,28 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   return CheckKvCacheDtype(meta, "engine_kwargs.kv_cache_dtype", a->kv_cache_dtype);
 }
 
+// A cudagraph_mode as the bench records vLLM's enum: its name, or ""
+// for a form this does not know.
+std::string GraphModeName(const google::protobuf::Value& mode) {
+  std::string name;
+  if (mode.kind_case() == google::protobuf::Value::kNumberValue) {
+    const double v = mode.number_value();
+    name = v == 0 ? "NONE" : v == 1 ? "PIECEWISE" : v == 2 ? "FULL" : "";
+  } else if (mode.kind_case() == google::protobuf::Value::kListValue && mode.list_value().values_size() == 2) {
+    const auto& l = mode.list_value();
+    const double d = l.values(0).number_value(), m = l.values(1).number_value();
+    if (d == 2 && m == 0) name = "FULL_DECODE_ONLY";
+    if (d == 2 && m == 1) name = "FULL_AND_PIECEWISE";
+  } else if (mode.kind_case() == google::protobuf::Value::kStringValue) {
+    name = mode.string_value();
+    if (absl::StartsWith(name, "CUDAGraphMode.")) name = name.substr(14);
+  }
+  for (const char* known : {"NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"}) {
+    if (name == known) return name;
+  }
+  return "";
+}
+
 // engine_kwargs.compilation_config, as given, and the engine arguments
 // that set the CUDA graphs' sizes outside it: its pass_config (the passes
 // that fuse an all-reduce or a GEMM with its neighbour, which serq does not
@@ -263,9 +285,9 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
 // the schedule. What vLLM made of the rest is read from
 // resolved_config.compilation_config: a key that sets the graphs' mode
 // needs its cudagraph_mode there, one that sets their sizes its
-// cudagraph_capture_sizes (or max_cudagraph_capture_size), any other the
-// record at all; else it is refused at the key, never modelled with vLLM's
-// default graphs instead.
+// cudagraph_capture_sizes (or max_cudagraph_capture_size), any other
+// (the compile mode or level) the graphs' mode; else it is refused at the
+// key, never modelled with vLLM's default graphs instead.
 absl::Status ReadGivenCompilation(const JsonFile& meta) {
   const std::string path = "engine_kwargs.compilation_config";
   const google::protobuf::Value* given = meta.Find(path);
@@ -284,6 +306,10 @@ absl::Status ReadGivenCompilation(const JsonFile& meta) {
     const google::protobuf::Value* v = meta.Find(at);
     return v != nullptr && v->kind_case() != google::protobuf::Value::kNullValue;
   };
+  // The mode recorded in a form ReadCudaGraphs reads (one it does not is
+  // modelled as the default, which a mode given must not be).
+  const bool mode_read = has("cudagraph_mode") &&
+                         !GraphModeName(*meta.Find(absl::StrCat(resolved, ".cudagraph_mode"))).empty();
   const bool sizes = has("cudagraph_capture_sizes") || has("max_cudagraph_capture_size");
   // What each set key needs recorded, and what that is, in order: the
   // engine arguments outside the config first, then its keys by name.
@@ -300,18 +326,19 @@ absl::Status ReadGivenCompilation(const JsonFile& meta) {
       if (key != "pass_config" && value.kind_case() != google::protobuf::Value::kNullValue) inside.insert(key);
     }
   }
+  // A size key needs the sizes recorded; any other (the mode, the compile
+  // mode or level, which change the graphs vLLM resolves) the mode.
   for (const std::string& key : inside) {
-    const bool mode = key == "cudagraph_mode";
     const bool size = key == "cudagraph_capture_sizes" || key == "max_cudagraph_capture_size";
-    if (mode ? has("cudagraph_mode") : size ? sizes : recorded) continue;
-    needs.push_back({absl::StrCat(path, ".", key), mode ? "cudagraph_mode" : size ? "cudagraph_capture_sizes" : ""});
+    if (size ? sizes : mode_read) continue;
+    needs.push_back({absl::StrCat(path, ".", key), size ? "cudagraph_capture_sizes" : "cudagraph_mode"});
   }
   if (needs.empty()) return absl::OkStatus();
   const auto& [key, needed] = needs.front();
   return meta.Error(key, absl::StrCat("serq vllm reads what vLLM made of the compilation config (CUDA graphs' "
-                                      "mode and sizes) from ", resolved, needed.empty() ? "" : "." + needed,
-                                      ", which this run does not record; only its pass_config is read from the "
-                                      "arguments"));
+                                      "mode and sizes) from ", resolved, ".", needed,
+                                      ", which this run does not record in a form it reads; only its "
+                                      "pass_config is read from the arguments"));
 }
 
 // A part of meta.json that is an object where the run records it (what
@@ -392,19 +419,7 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
   EngineArgs& a = r->args;
   const std::string mode_path = "resolved_config.compilation_config.cudagraph_mode";
   if (const google::protobuf::Value* mode = meta.Find(mode_path)) {
-    std::string name;
-    if (mode->kind_case() == google::protobuf::Value::kNumberValue) {
-      const double v = mode->number_value();
-      name = v == 0 ? "NONE" : v == 1 ? "PIECEWISE" : v == 2 ? "FULL" : "";
-    } else if (mode->kind_case() == google::protobuf::Value::kListValue && mode->list_value().values_size() == 2) {
-      const auto& l = mode->list_value();
-      const double d = l.values(0).number_value(), m = l.values(1).number_value();
-      if (d == 2 && m == 0) name = "FULL_DECODE_ONLY";
-      if (d == 2 && m == 1) name = "FULL_AND_PIECEWISE";
-    } else if (mode->kind_case() == google::protobuf::Value::kStringValue) {
-      name = mode->string_value();
-      if (absl::StartsWith(name, "CUDAGraphMode.")) name = name.substr(14);
-    }
+    const std::string name = GraphModeName(*mode);
     if (name == "NONE") {
       a.enforce_eager = true;
       a.graph_mode_from = mode_path;
@@ -433,7 +448,16 @@ absl::Status ReadCudaGraphs(const JsonFile& meta, RunFolder* r) {
   const std::string max_path = "resolved_config.compilation_config.max_cudagraph_capture_size";
   const std::optional<std::string> tag = meta.Tag(sizes_path);
   const google::protobuf::Value* sizes = tag ? nullptr : meta.Find(sizes_path);
-  if (!tag && sizes == nullptr) return absl::OkStatus();
+  if (!tag && sizes == nullptr) {
+    // The largest size alone: vLLM's rule up to it.
+    absl::StatusOr<std::optional<int64_t>> largest = meta.Whole(max_path, 1, 1 << 20);
+    if (!largest.ok()) return largest.status();
+    if (largest->has_value()) {
+      a.graph_sizes = models::CudaGraphSizesUpTo(**largest);
+      a.graph_sizes_from = max_path;
+    }
+    return absl::OkStatus();
+  }
   std::set<int64_t> got;
   // What is wrong, where the value is not a list of whole numbers from 1.
   std::string wrong;
@@ -652,7 +676,8 @@ absl::Status ReadMetaJson(const JsonFile& given, RunFolder* r) {
     r->warnings.push_back(absl::StrCat(meta.file(), ": ", tag, " is the recorder's tag for a value it could "
                                        "not write: read as not recorded"));
   }
-  if (meta.Find("kv_cache") != nullptr && !r->num_gpu_blocks && !r->args.kv_cache_memory_bytes) {
+  if (meta.Find("kv_cache") != nullptr && !r->num_gpu_blocks && !r->args.kv_cache_memory_bytes &&
+      !r->args.num_gpu_blocks_override) {
     r->warnings.push_back(absl::StrCat(meta.file(), ": kv_cache has no num_gpu_blocks: the KV cache is "
                                        "derived from the GPU's memory, not vLLM's count"));
   }

@@ -54,8 +54,16 @@ TEST(MetaJson, TheRunnersNewerEngineArguments) {
   Write(meta, Replace(plain, "\"seed\": 42", graphs));
   EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.compilation_config.cudagraph_mode: serq vllm reads what vLLM "
                                "made of the compilation config (CUDA graphs' mode and sizes) from "
-                               "resolved_config.compilation_config.cudagraph_mode, which this run does not record; "
-                               "only its pass_config is read from the arguments");
+                               "resolved_config.compilation_config.cudagraph_mode, which this run does not record "
+                               "in a form it reads; only its pass_config is read from the arguments");
+  // A mode recorded in a form serq does not read is none; a compile mode
+  // given needs the graphs' mode recorded too.
+  Write(meta, Replace(Replace(resolved, "\"seed\": 42", graphs), "\"cudagraph_mode\": [\n        2,\n        1\n      ],",
+                      "\"cudagraph_mode\": {\"x\": 1},"));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.compilation_config.cudagraph_mode: ");
+  Write(meta, Replace(Replace(resolved, "\"seed\": 42", "\"seed\": 42, \"compilation_config\": {\"mode\": 0}"),
+                      "\"cudagraph_mode\": [\n        2,\n        1\n      ],", ""));
+  EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.compilation_config.mode: ");
   // A record of the compilation config without the mode is no record of
   // it: refused the same.
   Write(meta, Replace(Replace(resolved, "\"seed\": 42", graphs), "\"cudagraph_mode\": [\n        2,\n        1\n      ],",

@@ -399,10 +399,17 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                        absl::StrCat("'", a.dtype, "', where the model is ", r.model.dtype,
                                     ": serq vllm models the model's own dtype"));
   }
+  // A degree a plan asked for (`as`) is the plan's, not a field of the
+  // run's: said of the engine asked for.
+  const bool planned = (as.tp && *as.tp != run_tp) || (as.dp && *as.dp != run_dp);
+  auto refuse = [&](const std::string& field, const std::string& message) {
+    if (!planned) return meta->Error(field, message);
+    return absl::InvalidArgumentError(absl::StrCat(dir, ": error: the engine asked for, tensor parallel ", a.tp,
+                                                   " and data parallel ", a.dp, ": ", message));
+  };
   if (r.model.heads % a.tp != 0) {
-    return meta->Error(Field(a.tp_from, "tensor_parallel_size"),
-                       absl::StrCat(a.tp, " does not divide the model's ", r.model.heads,
-                                    " attention heads"));
+    return refuse(Field(a.tp_from, "tensor_parallel_size"),
+                  absl::StrCat(a.tp, " does not divide the model's ", r.model.heads, " attention heads"));
   }
   if (a.expert_parallel && !r.model.moe()) {
     return meta->Error(Field(a.expert_parallel_from, "enable_expert_parallel"),
@@ -410,9 +417,8 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   }
   r.ep = a.expert_parallel ? a.dp * a.tp : 1;
   if (r.model.moe() && a.tp > 1 && a.dp > 1) {
-    return meta->Error(Field(a.tp_from, "tensor_parallel_size"),
-                       "a mixture of experts at tensor and data parallel both: serq vllm models "
-                       "one or the other");
+    return refuse(Field(a.tp_from, "tensor_parallel_size"),
+                  "a mixture of experts at tensor and data parallel both: serq vllm models one or the other");
   }
   if (r.ep > 1 && a.all2all_backend != "allgather_reducescatter") {
     return meta->Error(a.all2all_backend_from,
@@ -424,9 +430,8 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                                            "run goes; serq vllm models them where they are placed");
   }
   if (r.ep > 1 && r.model.experts % r.ep != 0) {
-    return meta->Error(Field(a.expert_parallel_from, "enable_expert_parallel"),
-                       absl::StrCat("the model's ", r.model.experts, " experts do not split over ",
-                                    r.ep, " GPUs"));
+    return refuse(Field(a.expert_parallel_from, "enable_expert_parallel"),
+                  absl::StrCat("the model's ", r.model.experts, " experts do not split over ", r.ep, " GPUs"));
   }
 
   const std::string cluster_path = Join(dir, "llmservingsim-config.json");

@@ -97,6 +97,10 @@ TEST(RunFolder, WhatVllmResolved) {
   EXPECT_NE(line(p, "  let padded = ").find("((1 + (tokens > 1) * 2 + (tokens > 3) * 2"), std::string::npos)
       << line(p, "  let padded = ");
   EXPECT_EQ(LinkErrors(p), "");
+  // The largest size recorded without the list: vLLM's rule up to it (8:
+  // 1, 2, 4, 8).
+  with("\"max_cudagraph_capture_size\": 8");
+  EXPECT_EQ(line(program(), "param GraphMax = ").substr(0, 29), "param GraphMax = 8;          ");
   // Sizes past max_num_batched_tokens (2048), which vLLM never captures:
   // dropped and said; 1, 2, 4 and 8 are left, the default rule's form.
   with("\"cudagraph_capture_sizes\": [1, 2, 4, 8, 4096, 8192]");
@@ -404,6 +408,16 @@ TEST(RunFolder, RedeployedEnginesAndTheCapturedSizes) {
   with(defaults + "]");
   EXPECT_EQ(read({}, {}).args.graph_sizes.size(), 35u);
   EXPECT_TRUE(read(64, {}).args.graph_sizes.empty());
+  // A degree a plan asks for that serq does not model is said of the
+  // engine asked for, not of the run's field (the MoE run's is TP 1).
+  Redeployment both;
+  both.tp = 2;
+  both.dp = 2;
+  absl::StatusOr<RunFolder> asked = ReadRunFolder(kMoe, both);
+  ASSERT_FALSE(asked.ok());
+  EXPECT_EQ(std::string(asked.status().message()),
+            kMoe + ": error: the engine asked for, tensor parallel 2 and data parallel 2: a mixture of experts at "
+                   "tensor and data parallel both: serq vllm models one or the other");
 }
 
 TEST(RunFolder, BadFolders) {
