@@ -13,9 +13,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "ir/limits.h"
 #include "ir/output.h"
 
@@ -156,14 +158,25 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ExtractDefineTe
   return defines;
 }
 
+std::string DefineValueProblem(absl::string_view text, double* value) {
+  if (!absl::SimpleAtod(text, value) || std::isnan(*value)) return "expected name=number, e.g. -D Bw=1e9";
+  if (std::isinf(*value)) {
+    absl::string_view word = absl::StripAsciiWhitespace(text);
+    absl::ConsumePrefix(&word, "+") || absl::ConsumePrefix(&word, "-");
+    if (!absl::EqualsIgnoreCase(word, "inf") && !absl::EqualsIgnoreCase(word, "infinity")) {
+      return "past the largest number (write inf for an unlimited value)";
+    }
+  }
+  return "";
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, double>>> ParseDefines(
     const std::vector<std::pair<std::string, std::string>>& texts) {
   std::vector<std::pair<std::string, double>> defines;
   for (const auto& [name, text] : texts) {
     double value = 0;
-    if (!absl::SimpleAtod(text, &value) || std::isnan(value)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "malformed -D '", name, "=", text, "': expected name=number, e.g. -D Bw=1e9"));
+    if (const std::string why = DefineValueProblem(text, &value); !why.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("malformed -D '", name, "=", text, "': ", why));
     }
     defines.emplace_back(name, value);
   }

@@ -56,6 +56,11 @@ absl::StatusOr<std::vector<std::pair<std::string, double>>> ExtractDefines(
 // then each value read as a number.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ExtractDefineTexts(
     std::vector<char*>* args);
+// A -D value: a number, or inf (an unlimited value: "inf", "infinity",
+// signed, any case). A literal past the largest double (1e400), which
+// reads as inf, is refused: empty when `text` is one, else why not.
+std::string DefineValueProblem(absl::string_view text, double* value);
+
 absl::StatusOr<std::vector<std::pair<std::string, double>>> ParseDefines(
     const std::vector<std::pair<std::string, std::string>>& texts);
 

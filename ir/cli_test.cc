@@ -1,5 +1,6 @@
 #include "ir/cli.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -37,6 +38,21 @@ TEST(ExtractDefines, MalformedOnesAreErrors) {
            {"tool", "-D", "a=x"}, {"tool", "-D", "a=nan"}, {"tool", "-D", "a-b=1"}}) {
     std::vector<char*> args = Args(storage);
     EXPECT_FALSE(ExtractDefines(&args).ok()) << storage.back();
+  }
+  // inf in each spelling is a value (a pool's unlimited cap); a literal
+  // past the largest double, which reads as inf, is not.
+  for (const char* inf : {"inf", "-inf", "+Infinity", "INF"}) {
+    std::vector<std::string> one = {"tool", "-D", std::string("a=") + inf};
+    std::vector<char*> these = Args(one);
+    absl::StatusOr<std::vector<std::pair<std::string, double>>> d = ExtractDefines(&these);
+    ASSERT_TRUE(d.ok()) << inf << ": " << d.status();
+    EXPECT_TRUE(std::isinf((*d)[0].second)) << inf;
+  }
+  {
+    std::vector<std::string> big = {"tool", "-D", "a=1e400"};
+    std::vector<char*> these = Args(big);
+    EXPECT_EQ(ExtractDefines(&these).status().message(),
+              "malformed -D 'a=1e400': past the largest number (write inf for an unlimited value)");
   }
   // A param twice: the second would replace the first unseen.
   std::vector<std::string> storage = {"tool", "-D", "a=1", "-Da=2"};

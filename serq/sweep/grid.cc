@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "ir/cli.h"
 #include "stats/format.h"
 
 namespace serq {
@@ -22,11 +23,6 @@ bool Number(absl::string_view s, double* x) {
   return absl::SimpleAtod(s, x) && std::isfinite(*x);
 }
 
-// A value of a list: a number, or inf as every other command's -D takes it
-// (a pool's unlimited cap). A range's ends stay finite.
-bool ListValue(absl::string_view s, double* x) {
-  return absl::SimpleAtod(s, x) && !std::isnan(*x);
-}
 
 }  // namespace
 
@@ -62,11 +58,16 @@ absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
     }
     return values;
   }
+  // A value of a list: a number, or inf as every other command's -D takes
+  // it (a pool's unlimited cap; ir/cli.h's rule, so 1e400 is refused). A
+  // range's ends stay finite.
   for (absl::string_view part : absl::StrSplit(text, ',')) {
-    double x;
-    if (!ListValue(part, &x)) {
+    double x = 0;
+    if (const std::string why = DefineValueProblem(part, &x); !why.empty()) {
+      // A number past the largest says so; anything else is the list's form.
       return Malformed(name, text,
-                       "expected a number, a list (2,4,6) or a range (start:stop:step)");
+                       absl::StartsWith(why, "past") ? absl::StrCat("the value ", part, " is ", why)
+                                                     : "expected a number, a list (2,4,6) or a range (start:stop:step)");
     }
     for (double seen : values) {
       if (seen == x) return Malformed(name, text, absl::StrCat("the value ", part, " is listed twice"));

@@ -29,6 +29,11 @@ TEST(GridTest, RangesListsAndValues) {
   EXPECT_THAT(*ParseAxisValues("Rate", "10:32:5"), ElementsAre(10, 15, 20, 25, 30));
   // 0.1 + 2 * 0.1 is 0.30000000000000004 in doubles; the grid has 0.3.
   EXPECT_THAT(*ParseAxisValues("X", "0.1:0.3:0.1"), ElementsAre(0.1, 0.2, 0.3));
+  // inf is a list's value; 1e400, past the largest double, is not.
+  EXPECT_EQ(ParseAxisValues("Cap", "1,inf")->size(), 2u);
+  EXPECT_EQ(ParseAxisValues("Cap", "1,1e400").status().message(),
+            "malformed -D 'Cap=1,1e400': the value 1e400 is past the largest number (write inf for an unlimited "
+            "value)");
   EXPECT_THAT(*ParseAxisValues("ND", "2,4,6"), ElementsAre(2, 4, 6));
   EXPECT_THAT(*ParseAxisValues("ND", "7"), ElementsAre(7));
   EXPECT_THAT(*ParseAxisValues("ND", "3:3:1"), ElementsAre(3));
