@@ -276,22 +276,9 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   t.Param("Seqs", Num(seqs), limit_why("max_num_seqs", a.max_num_seqs_by_default, a.max_num_seqs_from));
   t.Param("Tokens", Num(tokens), limit_why("max_num_batched_tokens", a.max_num_batched_tokens_by_default,
                                            a.max_num_batched_tokens_from));
-  std::vector<int64_t> graph_sizes =
+  const std::vector<int64_t> graph_sizes =
       a.enforce_eager || options.enforce_eager ? std::vector<int64_t>{}
                       : a.graph_sizes.empty() ? models::VllmCudaGraphSizes(seqs, tokens) : a.graph_sizes;
-  // vLLM captures no graph of more tokens than a step holds: a recorded
-  // size past max_num_batched_tokens (a plan's smaller limit, or a list
-  // written by hand) is dropped, said where the limit is the run's.
-  if (!graph_sizes.empty() && graph_sizes.back() > tokens) {
-    const size_t kept = std::upper_bound(graph_sizes.begin(), graph_sizes.end(), tokens) - graph_sizes.begin();
-    if (!options.redeploy.max_num_batched_tokens) {
-      out.warnings.push_back(absl::StrCat(run_dir, "/meta.json: ", a.graph_sizes_from, ": ", graph_sizes.size() - kept,
-                                          " of its sizes pass max_num_batched_tokens ", tokens,
-                                          ", a step's most tokens, the largest ", graph_sizes.back(),
-                                          ": vLLM captures none of them, and the program pads to none"));
-    }
-    graph_sizes.resize(kept);
-  }
   const int64_t graph_max = graph_sizes.empty() ? 0 : graph_sizes.back();
   if (graph_max > 0) {
     t.Param("GraphMax", Num(graph_max),

@@ -355,19 +355,14 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                       as.max_num_batched_tokens.value_or(a.max_num_batched_tokens) == a.max_num_batched_tokens;
     if (!same) r.num_gpu_blocks.reset();
     // The captured sizes the run recorded: vLLM's default ones follow the
-    // limits, and are the new limits' defaults; others stay, but for those
-    // above the new token limit (vLLM drops them), and none left is none
-    // captured.
+    // limits, and are the new limits' defaults; others stay (but for those
+    // past the token limit: below).
     const int64_t new_seqs = as.max_num_seqs.value_or(a.max_num_seqs);
     const int64_t new_tokens = as.max_num_batched_tokens.value_or(a.max_num_batched_tokens);
-    if (!a.graph_sizes.empty() && (new_seqs != a.max_num_seqs || new_tokens != a.max_num_batched_tokens)) {
-      if (a.graph_sizes == models::VllmCudaGraphSizes(a.max_num_seqs, a.max_num_batched_tokens)) {
-        a.graph_sizes.clear();
-        a.graph_sizes_from.clear();
-      } else if (new_tokens > 0) {
-        std::erase_if(a.graph_sizes, [&](int64_t size) { return size > new_tokens; });
-        if (a.graph_sizes.empty()) a.enforce_eager = true;
-      }
+    if (!a.graph_sizes.empty() && (new_seqs != a.max_num_seqs || new_tokens != a.max_num_batched_tokens) &&
+        a.graph_sizes == models::VllmCudaGraphSizes(a.max_num_seqs, a.max_num_batched_tokens)) {
+      a.graph_sizes.clear();
+      a.graph_sizes_from.clear();
     }
     a.tp = as.tp.value_or(a.tp);
     a.dp = as.dp.value_or(a.dp);
@@ -385,6 +380,22 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     if (as.max_num_batched_tokens) {
       a.max_num_batched_tokens_from.clear();
       a.max_num_batched_tokens_by_default = false;
+    }
+    // vLLM captures no graph of more tokens than a step holds: a recorded
+    // size past max_num_batched_tokens (a plan's smaller limit, or a list
+    // written by hand) is dropped, said where the limit is the run's, and
+    // none left is none captured.
+    if (!a.graph_sizes.empty() && a.graph_sizes.back() > a.max_num_batched_tokens) {
+      const size_t kept = std::upper_bound(a.graph_sizes.begin(), a.graph_sizes.end(), a.max_num_batched_tokens) -
+                          a.graph_sizes.begin();
+      if (!as.max_num_batched_tokens) {
+        r.warnings.push_back(absl::StrCat(meta_path, ": ", a.graph_sizes_from, ": ", a.graph_sizes.size() - kept,
+                                          " of its sizes pass max_num_batched_tokens ", a.max_num_batched_tokens,
+                                          ", a step's most tokens, the largest ", a.graph_sizes.back(),
+                                          ": vLLM captures none of them, and the program pads to none"));
+      }
+      a.graph_sizes.resize(kept);
+      if (a.graph_sizes.empty()) a.enforce_eager = true;
     }
   }
 
