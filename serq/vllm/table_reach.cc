@@ -27,7 +27,7 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
   // KV: the engine's decodes, and the run's longest request's KV (its own
   // requests; a plan's are its own).
   const std::string attention = r.profile_dir + "/attention.csv";
-  absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode"});
+  absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode", "prefill_chunk"});
   if (!reach.ok()) return reach.status();
   if (seqs > (*reach)[0]) {
     out.push_back(absl::StrCat(attention, ": its rows reach ", (*reach)[0], (*reach)[0] == 1 ? " decode" : " decodes",
@@ -40,9 +40,10 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
     std::string file, group, column;  // group: the column whose values are tables apart ("layer")
     int64_t needed;
     std::string limit, why;           // the limit it comes from ("" for none), and what it is
+    std::optional<double> most;       // the file's, where it is read already
   };
   std::vector<Reach> reaches = {
-      {attention, "", "prefill_chunk", tokens, "max_num_batched_tokens", "a step's prefill tokens"},
+      {attention, "", "prefill_chunk", tokens, "max_num_batched_tokens", "a step's prefill tokens", (*reach)[2]},
       {r.profile_dir + "/dense.csv", "layer", "tokens", tokens, "max_num_batched_tokens", "a step's tokens"},
       {r.profile_dir + "/per_sequence.csv", "layer", "sequences", seqs, "max_num_seqs", "a step's sequences"}};
   if (r.model.moe()) {
@@ -57,7 +58,9 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
     // The table that ends first: the file's, or its shortest group's.
     std::string which;
     double most = 0;
-    if (t.group.empty()) {
+    if (t.most) {
+      most = *t.most;
+    } else if (t.group.empty()) {
       absl::StatusOr<std::vector<double>> m = ReadColumnMaxima(t.file, {t.column});
       if (!m.ok()) return m.status();
       most = (*m)[0];
