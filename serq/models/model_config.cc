@@ -18,6 +18,18 @@ constexpr int64_t kMostDimension = 1 << 24;
 
 using google::protobuf::Value;
 
+// The head_dim a model type's Hugging Face config class sets when its
+// config.json has none (0: the class has none, and the model takes hidden /
+// heads). vLLM reads the class's attribute, so Qwen3-32B without the field
+// would still be 128 wide, not 5120 / 64 = 80. From transformers'
+// configuration_qwen3.py, configuration_qwen3_moe.py and
+// configuration_gpt_oss.py (`head_dim: int = 128`, `= 128`, `= 64`).
+int ClassHeadDim(absl::string_view model_type) {
+  if (model_type == "qwen3" || model_type == "qwen3_moe") return 128;
+  if (model_type == "gpt_oss") return 64;
+  return 0;
+}
+
 // Layer numbers from a list field (mlp_only_layers), each in [0, layers).
 absl::Status LayerList(const JsonFile& json, const char* field, int layers, std::set<int>* out) {
   const Value* list = json.Find(field);
@@ -381,12 +393,20 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
     m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
     m.head_dim_given = true;
   }
+  m.head_dim_from = "head_dim";
   if (!m.head_dim_given) {
-    if (m.hidden % m.heads != 0) {
-      return json.Error("head_dim", absl::StrCat("missing, and hidden_size ", m.hidden,
-                                                 " is not a multiple of the ", m.heads, " heads"));
+    if (const int fixed = ClassHeadDim(m.model_type); fixed > 0) {
+      m.head_dim = fixed;
+      m.head_dim_from = absl::StrCat("head_dim: absent, ", m.model_type,
+                                     "'s default in transformers' config class");
+    } else {
+      if (m.hidden % m.heads != 0) {
+        return json.Error("head_dim", absl::StrCat("missing, and hidden_size ", m.hidden,
+                                                   " is not a multiple of the ", m.heads, " heads"));
+      }
+      m.head_dim = m.hidden / m.heads;
+      m.head_dim_from = "head_dim: absent, hidden / heads";
     }
-    m.head_dim = m.hidden / m.heads;
   }
   absl::StatusOr<std::optional<bool>> tied = json.Bool("tie_word_embeddings");
   if (!tied.ok()) return tied.status();

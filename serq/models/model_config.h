@@ -24,8 +24,12 @@ struct ModelConfig {
   int hidden = 0;            // hidden_size
   int heads = 0;             // num_attention_heads
   int kv_heads = 0;          // num_key_value_heads (absent: heads)
-  int head_dim = 0;          // head_dim (absent: hidden / heads; MLA: qk_nope + qk_rope)
+  int head_dim = 0;          // head_dim (absent: the config class's default; MLA: qk_nope + qk_rope)
   bool head_dim_given = false;
+  // Where head_dim came from, for a program's comment: "head_dim", or, where
+  // the config has none, the default its Hugging Face class gives (vLLM
+  // reads the class's attribute: Qwen3Config's 128, not hidden / heads).
+  std::string head_dim_from;
   int intermediate = 0;      // intermediate_size (a dense MLP's)
   int vocab = 0;             // vocab_size
   bool tied = false;         // tie_word_embeddings

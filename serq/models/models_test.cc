@@ -207,6 +207,39 @@ TEST(Presets, GpuFigures) {
             "qwen3-8b)");
 }
 
+// A config without head_dim takes what its Hugging Face class gives, which
+// is what vLLM reads: Qwen3Config and Qwen3MoeConfig default to 128 and
+// GptOssConfig to 64 (transformers' configuration_*.py); Llama's class has
+// none, so hidden / heads. Here hidden / heads is 5120 / 64 = 80, so a
+// reading by hidden / heads shows as 80 where the class says 128.
+TEST(ModelConfig, AnAbsentHeadDimIsTheConfigClasssDefault) {
+  auto read = [](const std::string& type) {
+    const std::string text = R"({"model_type": ")" + type +
+                             R"(", "num_hidden_layers": 2, "hidden_size": 5120,
+        "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 100,
+        "intermediate_size": 128, "num_experts": 8, "num_local_experts": 8,
+        "num_experts_per_tok": 2, "moe_intermediate_size": 64})";
+    absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "m.json");
+    EXPECT_TRUE(json.ok()) << json.status();
+    absl::StatusOr<ModelConfig> m = ReadModelConfig(*json, All());
+    EXPECT_TRUE(m.ok()) << type << ": " << m.status();
+    return m.ok() ? *m : ModelConfig{};
+  };
+  for (const char* type : {"qwen3", "qwen3_moe"}) {
+    ModelConfig m = read(type);
+    EXPECT_EQ(m.head_dim, 128) << type;
+    EXPECT_FALSE(m.head_dim_given);
+    EXPECT_EQ(m.head_dim_from, absl::StrCat("head_dim: absent, ", type,
+                                            "'s default in transformers' config class"));
+    // KV a token: 2 x 2 layers x 8 KV heads x 128 x 2 bytes = 8,192.
+    EXPECT_EQ(KvBytesPerToken(m, 1, 2), 8192) << type;
+  }
+  EXPECT_EQ(read("gpt_oss").head_dim, 64);
+  ModelConfig llama = read("llama");
+  EXPECT_EQ(llama.head_dim, 80);
+  EXPECT_EQ(llama.head_dim_from, "head_dim: absent, hidden / heads");
+}
+
 TEST(ModelConfig, BadFields) {
   const std::string base =
       R"("model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,

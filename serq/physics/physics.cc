@@ -305,7 +305,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   } else {
     t.Param("KvHeads", N(m.kv_heads), m.kv_heads == m.heads ? "num_key_value_heads (or the heads)"
                                                             : "num_key_value_heads (grouped-query)");
-    t.Param("HeadDim", N(m.head_dim), m.head_dim_given ? "head_dim" : "head_dim: absent, hidden / heads");
+    t.Param("HeadDim", N(m.head_dim), m.head_dim_from);
   }
   if (m.dense_layers > 0) t.Param("Intermediate", N(m.intermediate), "intermediate_size: a dense MLP's");
   if (moe) {
