@@ -18,16 +18,26 @@ constexpr int64_t kMostDimension = 1 << 24;
 
 using google::protobuf::Value;
 
-// The head_dim a model type's Hugging Face config class sets when its
-// config.json has none (0: the class has none, and the model takes hidden /
-// heads). vLLM reads the class's attribute, so Qwen3-32B without the field
+// What a model type's Hugging Face config class sets for a field its
+// config.json leaves out (0: the class has no default, and the model takes
+// hidden / heads for head_dim, the heads for num_key_value_heads). vLLM
+// reads the class's attributes, so Qwen3-32B's config without head_dim
 // would still be 128 wide, not 5120 / 64 = 80. From transformers'
-// configuration_qwen3.py, configuration_qwen3_moe.py and
-// configuration_gpt_oss.py (`head_dim: int = 128`, `= 128`, `= 64`).
-int ClassHeadDim(absl::string_view model_type) {
-  if (model_type == "qwen3" || model_type == "qwen3_moe") return 128;
-  if (model_type == "gpt_oss") return 64;
-  return 0;
+// configuration_*.py: Qwen3Config `head_dim: int = 128`,
+// `num_key_value_heads = 32`; Qwen3MoeConfig 128 and 4; GptOssConfig 64
+// and 8; MixtralConfig and MistralConfig 8 KV heads; Qwen2Config 32;
+// LlamaConfig none.
+struct ClassDefaults {
+  int head_dim = 0;
+  int kv_heads = 0;
+};
+ClassDefaults DefaultsOfClass(absl::string_view model_type) {
+  if (model_type == "qwen3") return {128, 32};
+  if (model_type == "qwen3_moe") return {128, 4};
+  if (model_type == "gpt_oss") return {64, 8};
+  if (model_type == "mixtral" || model_type == "mistral") return {0, 8};
+  if (model_type == "qwen2") return {0, 32};
+  return {};
 }
 
 // Layer numbers from a list field (mlp_only_layers), each in [0, layers).
@@ -369,16 +379,27 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
                             std::pair{"vocab_size", &m.vocab}}) {
     if (absl::Status s = whole(field, out, true); !s.ok()) return s;
   }
-  m.kv_heads = m.heads;
+  const ClassDefaults class_defaults = DefaultsOfClass(m.model_type);
+  const std::string class_default = absl::StrCat(m.model_type, "'s default in transformers' config class");
+  m.kv_heads = 0;
   if (absl::Status s = whole("num_key_value_heads", &m.kv_heads, false); !s.ok()) return s;
+  m.kv_heads_from = "num_key_value_heads";
+  if (m.kv_heads == 0) {
+    m.kv_heads = class_defaults.kv_heads > 0 ? class_defaults.kv_heads : m.heads;
+    m.kv_heads_from = class_defaults.kv_heads > 0
+                          ? absl::StrCat("num_key_value_heads: absent, ", class_default)
+                          : "num_key_value_heads: absent, the heads";
+  }
+  const std::string kv_absent =
+      m.kv_heads_from == "num_key_value_heads" ? "" : absl::StrCat(" (absent: ", class_default, ")");
   if (m.kv_heads > m.heads) {
-    return json.Error("num_key_value_heads", absl::StrCat(m.kv_heads, " KV heads, more than the ",
-                                                          m.heads, " heads"));
+    return json.Error("num_key_value_heads", absl::StrCat(m.kv_heads, " KV heads", kv_absent,
+                                                          ", more than the ", m.heads, " heads"));
   }
   if (m.heads % m.kv_heads != 0) {
     return json.Error("num_key_value_heads",
-                      absl::StrCat(m.kv_heads, " KV heads do not divide the ", m.heads,
-                                   " heads evenly"));
+                      absl::StrCat(m.kv_heads, " KV heads", kv_absent, " do not divide the ",
+                                   m.heads, " heads evenly"));
   }
   if (absl::Status s = whole("head_dim", &m.head_dim, false); !s.ok()) return s;
   m.head_dim_given = m.head_dim > 0;
@@ -395,10 +416,9 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   }
   m.head_dim_from = "head_dim";
   if (!m.head_dim_given) {
-    if (const int fixed = ClassHeadDim(m.model_type); fixed > 0) {
-      m.head_dim = fixed;
-      m.head_dim_from = absl::StrCat("head_dim: absent, ", m.model_type,
-                                     "'s default in transformers' config class");
+    if (class_defaults.head_dim > 0) {
+      m.head_dim = class_defaults.head_dim;
+      m.head_dim_from = absl::StrCat("head_dim: absent, ", class_default);
     } else {
       if (m.hidden % m.heads != 0) {
         return json.Error("head_dim", absl::StrCat("missing, and hidden_size ", m.hidden,

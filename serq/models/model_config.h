@@ -23,7 +23,8 @@ struct ModelConfig {
   int layers = 0;            // num_hidden_layers
   int hidden = 0;            // hidden_size
   int heads = 0;             // num_attention_heads
-  int kv_heads = 0;          // num_key_value_heads (absent: heads)
+  int kv_heads = 0;          // num_key_value_heads (absent: the config class's default, or heads)
+  std::string kv_heads_from;  // "num_key_value_heads", or the default taken, for a comment
   int head_dim = 0;          // head_dim (absent: the config class's default; MLA: qk_nope + qk_rope)
   bool head_dim_given = false;
   // Where head_dim came from, for a program's comment: "head_dim", or, where

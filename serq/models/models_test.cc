@@ -213,10 +213,10 @@ TEST(Presets, GpuFigures) {
 // none, so hidden / heads. Here hidden / heads is 5120 / 64 = 80, so a
 // reading by hidden / heads shows as 80 where the class says 128.
 TEST(ModelConfig, AnAbsentHeadDimIsTheConfigClasssDefault) {
-  auto read = [](const std::string& type) {
+  auto read = [](const std::string& type, const std::string& kv_heads = R"("num_key_value_heads": 8,)") {
     const std::string text = R"({"model_type": ")" + type +
                              R"(", "num_hidden_layers": 2, "hidden_size": 5120,
-        "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 100,
+        "num_attention_heads": 64, )" + kv_heads + R"( "vocab_size": 100,
         "intermediate_size": 128, "num_experts": 8, "num_local_experts": 8,
         "num_experts_per_tok": 2, "moe_intermediate_size": 64})";
     absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "m.json");
@@ -238,6 +238,21 @@ TEST(ModelConfig, AnAbsentHeadDimIsTheConfigClasssDefault) {
   ModelConfig llama = read("llama");
   EXPECT_EQ(llama.head_dim, 80);
   EXPECT_EQ(llama.head_dim_from, "head_dim: absent, hidden / heads");
+  // num_key_value_heads the same way: the class's default where it has one
+  // (Qwen3Config 32, Qwen3MoeConfig 4, GptOssConfig, MixtralConfig and
+  // MistralConfig 8, Qwen2Config 32), else the heads (LlamaConfig: 64 here).
+  for (auto [type, kv] : {std::pair{"qwen3", 32}, std::pair{"qwen3_moe", 4}, std::pair{"gpt_oss", 8},
+                          std::pair{"mixtral", 8}, std::pair{"mistral", 8}, std::pair{"qwen2", 32},
+                          std::pair{"llama", 64}}) {
+    ModelConfig m = read(type, "");
+    EXPECT_EQ(m.kv_heads, kv) << type;
+    EXPECT_EQ(m.kv_heads_from, std::string(type) == "llama"
+                                   ? "num_key_value_heads: absent, the heads"
+                                   : absl::StrCat("num_key_value_heads: absent, ", type,
+                                                  "'s default in transformers' config class"))
+        << type;
+  }
+  EXPECT_EQ(read("qwen3").kv_heads_from, "num_key_value_heads");
 }
 
 TEST(ModelConfig, BadFields) {
@@ -261,6 +276,12 @@ TEST(ModelConfig, BadFields) {
             "m.json: error: head_dim: expected a whole number from 1 to 16777216, not 2.5");
   EXPECT_EQ(ModelError("{" + base + R"(, "num_key_value_heads": 8})"),
             "m.json: error: num_key_value_heads: 8 KV heads, more than the 4 heads");
+  // A class's default that does not fit the heads says it was the default.
+  std::string qwen3 = base;
+  qwen3.replace(qwen3.find("llama"), 5, "qwen3");
+  EXPECT_EQ(ModelError("{" + qwen3 + "}"),
+            "m.json: error: num_key_value_heads: 32 KV heads (absent: qwen3's default in "
+            "transformers' config class), more than the 4 heads");
   EXPECT_EQ(ModelError("{" + base + R"(, "num_key_value_heads": 3})"),
             "m.json: error: num_key_value_heads: 3 KV heads do not divide the 4 heads evenly");
   EXPECT_EQ(ModelError(R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4,

@@ -303,8 +303,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     t.Param("QkRope", N(m.qk_rope_head_dim), "qk_rope_head_dim");
     t.Param("VHeadDim", N(m.v_head_dim), "v_head_dim");
   } else {
-    t.Param("KvHeads", N(m.kv_heads), m.kv_heads == m.heads ? "num_key_value_heads (or the heads)"
-                                                            : "num_key_value_heads (grouped-query)");
+    t.Param("KvHeads", N(m.kv_heads),
+            m.kv_heads_from == "num_key_value_heads"
+                ? (m.kv_heads == m.heads ? "num_key_value_heads" : "num_key_value_heads (grouped-query)")
+                : m.kv_heads_from);
     t.Param("HeadDim", N(m.head_dim), m.head_dim_from);
   }
   if (m.dense_layers > 0) t.Param("Intermediate", N(m.intermediate), "intermediate_size: a dense MLP's");

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_format.h"
 #include "serq/models/presets.h"
 
@@ -75,7 +76,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
   const std::string per_token = absl::StrCat(
       "KV a token on one GPU: 2 (K, V) x ", r.model.layers, " layers x ",
       std::max(1, r.model.kv_heads / tp), " KV heads", tp > 1 ? absl::StrCat(" (of ", r.model.kv_heads, ", over TP ", tp, ")") : "",
-      " x head_dim ", r.model.head_dim, r.model.head_dim_given ? "" : absl::StrCat(" (", r.model.head_dim_from, ")"), " x ",
+      " x head_dim ", r.model.head_dim, r.model.head_dim_given ? "" : absl::StrCat(" (", absl::StripPrefix(r.model.head_dim_from, "head_dim: "), ")"), " x ",
       KvDtypeBytes(r), " bytes = ", static_cast<int64_t>(kv.bytes_per_token), " bytes");
   if (options.num_gpu_blocks) {
     kv.num_gpu_blocks = *options.num_gpu_blocks;
