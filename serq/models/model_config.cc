@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace serq::models {
 namespace {
@@ -26,18 +27,39 @@ using google::protobuf::Value;
 // configuration_*.py: Qwen3Config `head_dim: int = 128`,
 // `num_key_value_heads = 32`; Qwen3MoeConfig 128 and 4; GptOssConfig 64
 // and 8; MixtralConfig and MistralConfig 8 KV heads; Qwen2Config 32;
-// LlamaConfig none.
+// LlamaConfig none. And max_position_embeddings, which vLLM's length and
+// rotary table read: Llama's 2048, Qwen2's and Qwen3's 32,768, Mistral's,
+// Mixtral's and gpt-oss's 131,072.
 struct ClassDefaults {
   int head_dim = 0;
   int kv_heads = 0;
+  int64_t max_positions = 0;
 };
 ClassDefaults DefaultsOfClass(absl::string_view model_type) {
-  if (model_type == "qwen3") return {128, 32};
-  if (model_type == "qwen3_moe") return {128, 4};
-  if (model_type == "gpt_oss") return {64, 8};
-  if (model_type == "mixtral" || model_type == "mistral") return {0, 8};
-  if (model_type == "qwen2") return {0, 32};
+  if (model_type == "qwen3" || model_type == "qwen2") return {model_type == "qwen3" ? 128 : 0, 32, 32768};
+  if (model_type == "qwen3_moe") return {128, 4, 32768};
+  if (model_type == "gpt_oss") return {64, 8, 131072};
+  if (model_type == "mixtral" || model_type == "mistral") return {0, 8, 131072};
+  if (model_type == "llama") return {0, 0, 2048};
   return {};
+}
+std::string ClassDefault(absl::string_view model_type) {
+  return absl::StrCat(model_type, "'s default in transformers' config class");
+}
+
+// max_position_embeddings, or its class's default where the file has none
+// (`from` then says so); nullopt where neither gives one.
+absl::StatusOr<std::optional<int64_t>> MaxPositions(const JsonFile& json, const ModelConfig& m,
+                                                     std::string* from) {
+  absl::StatusOr<std::optional<int64_t>> v = json.Whole("max_position_embeddings", 1, int64_t{1} << 32);
+  if (!v.ok() || v->has_value()) {
+    *from = "max_position_embeddings";
+    return v;
+  }
+  const int64_t fixed = DefaultsOfClass(m.model_type).max_positions;
+  if (fixed == 0) return std::optional<int64_t>();
+  *from = absl::StrCat("max_position_embeddings: absent, ", ClassDefault(m.model_type));
+  return std::optional<int64_t>(fixed);
 }
 
 // Layer numbers from a list field (mlp_only_layers), each in [0, layers).
@@ -202,11 +224,13 @@ absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
   std::string from;
   for (const char* k : {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length",
                         "max_seq_length", "seq_len"}) {
-    absl::StatusOr<std::optional<int64_t>> v = length(k);
+    std::string named = k;
+    absl::StatusOr<std::optional<int64_t>> v =
+        named == "max_position_embeddings" ? MaxPositions(json, *m, &named) : length(k);
     if (!v.ok()) return v.status();
     if (v->has_value() && (derived == 0 || **v < derived)) {
       derived = **v;
-      from = absl::StrCat(k, " ", derived);
+      from = named == k ? absl::StrCat(k, " ", derived) : absl::StrCat(derived, " (", named, ")");
     }
   }
   absl::StatusOr<std::optional<int64_t>> model_max = length("model_max_length");
@@ -272,7 +296,8 @@ absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
 // form, one table each), its width and dtype. The scaling is rope_scaling,
 // or rope_parameters in newer configs.
 absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
-  absl::StatusOr<std::optional<int64_t>> most = json.Whole("max_position_embeddings", 1, int64_t{1} << 32);
+  std::string most_from;
+  absl::StatusOr<std::optional<int64_t>> most = MaxPositions(json, *m, &most_from);
   if (!most.ok()) return most.status();
   if (!most->has_value()) return absl::OkStatus();
   const int64_t max_position = **most;
@@ -295,6 +320,10 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
       parts.push_back(absl::StrCat(sets->layer_types[i], "'s ", t->rows, " (", t->from, ")"));
     }
     m->rotary_from = absl::StrCat("a table a layer type, ", absl::StrJoin(parts, " + "));
+  }
+  if (most_from != "max_position_embeddings") {
+    absl::StrAppend(&m->rotary_from, " (", absl::StripPrefix(most_from, "max_position_embeddings: "), ": ",
+                    max_position, ")");
   }
   // The rotated part of a head: latent attention's rotary key, or a share
   // of head_dim (partial_rotary_factor; GPT-NeoX's rotary_pct, and
@@ -380,7 +409,7 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
     if (absl::Status s = whole(field, out, true); !s.ok()) return s;
   }
   const ClassDefaults class_defaults = DefaultsOfClass(m.model_type);
-  const std::string class_default = absl::StrCat(m.model_type, "'s default in transformers' config class");
+  const std::string class_default = ClassDefault(m.model_type);
   m.kv_heads = 0;
   if (absl::Status s = whole("num_key_value_heads", &m.kv_heads, false); !s.ok()) return s;
   m.kv_heads_from = "num_key_value_heads";

@@ -357,8 +357,26 @@ TEST(ModelConfig, TheRotaryTable) {
     EXPECT_TRUE(c.ok()) << c.status();
     return c.ok() ? *c : ModelConfig{};
   };
-  // No max_position_embeddings: no table counted.
-  EXPECT_EQ(RotaryTableBytes(read("{" + base + "}")), 0.0);
+  // No max_position_embeddings: LlamaConfig's default, 2048 (vLLM reads
+  // the class's attribute), for the table and the length; for a model
+  // type serq knows no class default of, no table counted and vLLM's 2048.
+  m = read("{" + base + "}");
+  EXPECT_EQ(m.rotary_positions, 2048);
+  EXPECT_EQ(m.rotary_from,
+            "max_position_embeddings (absent, llama's default in transformers' config class: 2048)");
+  EXPECT_EQ(m.max_model_len, 2048);
+  EXPECT_EQ(m.max_model_len_from,
+            "2048 (max_position_embeddings: absent, llama's default in transformers' config class)");
+  std::string olmo = base;
+  olmo.replace(olmo.find("llama"), 5, "olmo");
+  m = read("{" + olmo + "}");
+  EXPECT_EQ(RotaryTableBytes(m), 0.0);
+  EXPECT_EQ(m.max_model_len, 2048);
+  EXPECT_EQ(m.max_model_len_from, "2048, vLLM's length for a config with none of max_position_embeddings and its kind");
+  // Qwen3's class: 32,768.
+  std::string qwen3 = base;
+  qwen3.replace(qwen3.find("llama"), 5, "qwen3");
+  EXPECT_EQ(read("{" + qwen3 + R"(, "num_key_value_heads": 4, "head_dim": 16})").max_model_len, 32768);
   // Linear scaling: 100 x 2.5 = 250 rows; a partial rotary factor of 0.5
   // rotates 8 of head_dim 16: 250 x 8 x 2 = 4,000 bytes.
   m = read("{" + base + R"(, "max_position_embeddings": 100, "partial_rotary_factor": 0.5,
