@@ -30,16 +30,21 @@ using google::protobuf::Value;
 // LlamaConfig none. And max_position_embeddings, which vLLM's length and
 // rotary table read: Llama's 2048, Qwen2's and Qwen3's 32,768, Mistral's,
 // Mixtral's and gpt-oss's 131,072.
+// And a sliding window where the file has no sliding_window at all (null is
+// none): MistralConfig's 4096 on every layer, GptOssConfig's 128 on the
+// layers its default layer_types marks, every other one from the first.
 struct ClassDefaults {
   int head_dim = 0;
   int kv_heads = 0;
   int64_t max_positions = 0;
+  int window = 0;
 };
 ClassDefaults DefaultsOfClass(absl::string_view model_type) {
   if (model_type == "qwen3" || model_type == "qwen2") return {model_type == "qwen3" ? 128 : 0, 32, 32768};
   if (model_type == "qwen3_moe") return {128, 4, 32768};
-  if (model_type == "gpt_oss") return {64, 8, 131072};
-  if (model_type == "mixtral" || model_type == "mistral") return {0, 8, 131072};
+  if (model_type == "gpt_oss") return {64, 8, 131072, 128};
+  if (model_type == "mistral") return {0, 8, 131072, 4096};
+  if (model_type == "mixtral") return {0, 8, 131072};
   if (model_type == "llama") return {0, 0, 2048};
   return {};
 }
@@ -510,10 +515,23 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   if (!window.ok()) return window.status();
   absl::StatusOr<std::optional<bool>> use_window = json.Bool("use_sliding_window");
   if (!use_window.ok()) return use_window.status();
+  const bool window_absent = json.root().fields().count("sliding_window") == 0;
+  m.window_from = "sliding_window";
+  if (window_absent && class_defaults.window > 0) {
+    *window = class_defaults.window;
+    m.window_from = absl::StrCat("sliding_window: absent, ", class_default);
+  }
   if (window->has_value() && use_window->value_or(true)) {
     m.sliding_window = static_cast<int>(std::min<int64_t>(**window, kMostDimension));
     m.window_layers = m.layers;
-    if (const Value* types = json.Find("layer_types")) {
+    m.window_layers_from = "every layer";
+    const Value* types = json.Find("layer_types");
+    if (types == nullptr && m.model_type == "gpt_oss") {
+      m.window_layers = (m.layers + 1) / 2;
+      m.window_layers_from = "every other layer from the first (layer_types: absent, " + class_default + ")";
+    }
+    if (types != nullptr) {
+      m.window_layers_from = "layer_types' sliding_attention layers";
       if (types->kind_case() != Value::kListValue || types->list_value().values_size() != m.layers) {
         return json.Error("layer_types", absl::StrCat("expected a list of ", m.layers,
                                                       " layers' attention types"));

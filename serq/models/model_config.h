@@ -51,6 +51,8 @@ struct ModelConfig {
   // Sliding-window attention (gpt-oss, Mistral): the layers that attend to
   // their last `sliding_window` tokens only (0: none).
   int sliding_window = 0;
+  std::string window_from;  // "sliding_window", or the config class's default taken
+  std::string window_layers_from;  // which layers: every one, layer_types', or the class's default
   int window_layers = 0;
   // Mixture of experts: num_experts (or num_local_experts, n_routed_experts),
   // top-k, an expert's intermediate size (moe_intermediate_size; Mixtral's

@@ -253,6 +253,24 @@ TEST(ModelConfig, AnAbsentHeadDimIsTheConfigClasssDefault) {
         << type;
   }
   EXPECT_EQ(read("qwen3").kv_heads_from, "num_key_value_heads");
+  // sliding_window absent (not null): MistralConfig's 4096 on every layer,
+  // GptOssConfig's 128 on every other layer from the first (its default
+  // layer_types: 1 of these 2); given as null, none; Qwen3's class has 4096
+  // but use_sliding_window false.
+  ModelConfig mistral = read("mistral");
+  EXPECT_EQ(mistral.sliding_window, 4096);
+  EXPECT_EQ(mistral.window_layers, 2);
+  EXPECT_EQ(mistral.window_from, "sliding_window: absent, mistral's default in transformers' config class");
+  EXPECT_EQ(mistral.window_layers_from, "every layer");
+  ModelConfig oss = read("gpt_oss");
+  EXPECT_EQ(oss.sliding_window, 128);
+  EXPECT_EQ(oss.window_layers, 1);
+  EXPECT_EQ(oss.window_layers_from,
+            "every other layer from the first (layer_types: absent, gpt_oss's default in transformers' config "
+            "class)");
+  EXPECT_EQ(read("mistral", R"("num_key_value_heads": 8, "sliding_window": null,)").sliding_window, 0);
+  EXPECT_EQ(read("qwen3").sliding_window, 0);
+  EXPECT_EQ(read("llama").sliding_window, 0);
 }
 
 TEST(ModelConfig, BadFields) {

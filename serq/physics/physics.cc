@@ -323,9 +323,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     }
   }
   if (m.window_layers > 0) {
-    t.Param("Window", N(m.sliding_window), "sliding_window: tokens a windowed layer attends to");
-    t.Param("WindowLayers", N(m.window_layers),
-            m.window_layers == m.layers ? "every layer" : "layer_types' sliding_attention layers");
+    t.Param("Window", N(m.sliding_window),
+            m.window_from == "sliding_window" ? "sliding_window: tokens a windowed layer attends to"
+                                              : absl::StrCat(m.window_from, ": tokens a windowed layer attends to"));
+    t.Param("WindowLayers", N(m.window_layers), m.window_layers_from);
   }
   if (d.tp > 1) t.Param("Vocab", N(m.vocab), "vocab_size");
   t.Param("DtypeBytes", N(m.dtype_bytes), absl::StrCat(m.dtype_from, ": activations"));

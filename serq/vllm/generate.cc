@@ -185,6 +185,18 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   absl::StatusOr<std::vector<std::string>> reach = TableReachWarnings(r, engine);
   if (!reach.ok()) return reach.status();
   out.warnings.insert(out.warnings.end(), reach->begin(), reach->end());
+  // A sliding window: vLLM frees the blocks a window has left behind (its
+  // SlidingWindowManager), where the program's pool keeps a request's
+  // whole context, so a request past the window holds more KV here.
+  if (r.model.sliding_window > 0 && r.model.window_layers > 0 &&
+      (options.requests || r.longest_request > r.model.sliding_window)) {
+    out.warnings.push_back(absl::StrCat(
+        r.model_file, ": sliding_window ", r.model.sliding_window, " on ", r.model.window_layers, " of ",
+        r.model.layers, " layers: the program's KV cache keeps every token of a request, where vLLM frees ",
+        "the blocks its window has left", options.requests ? "" : absl::StrCat(
+            " (the longest request, ", r.requests, ":", r.longest_line, ", has ", r.longest_request, " tokens)"),
+        ", so a request longer than the window holds more KV here than in vLLM"));
+  }
   // A flag that changes nothing of this program is said, not dropped.
   auto unused = [&](const char* flag, const std::string& why) {
     out.unused_flags.push_back(absl::StrCat(flag, " changes nothing: ", why));

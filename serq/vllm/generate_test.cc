@@ -271,6 +271,29 @@ TEST(Generate, TablesThatEndShortAreSaid) {
 }
 
 // The figures the programs are built from, derived from the files.
+// A model with a sliding window: vLLM frees the blocks a window has left,
+// the program's pool keeps a request's whole context, which is said where
+// a request is longer than the window. The Llama run's longest request is
+// longer than 256 tokens and shorter than 100,000.
+TEST(Generate, ASlidingWindowIsSaid) {
+  for (const int window : {256, 100000}) {
+    const std::string dir = Copy(kLlama, absl::StrCat("window", window));
+    Edit(dir + "/model.json", R"("model_type": "llama",)",
+         absl::StrCat(R"("model_type": "llama", "sliding_window": )", window, ","));
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    if (window == 100000) {
+      EXPECT_EQ(g->warnings, std::vector<std::string>{});
+      continue;
+    }
+    ASSERT_EQ(g->warnings.size(), 1u);
+    EXPECT_PRED2(StartsWith, g->warnings[0],
+                 absl::StrCat(dir, "/model.json: sliding_window 256 on 32 of 32 layers: the program's KV cache "
+                                   "keeps every token of a request, where vLLM frees the blocks its window has "
+                                   "left (the longest request, ", dir, "/requests.jsonl:"));
+  }
+}
+
 TEST(Generate, TheMoeRunsFigures) {
   absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});
   ASSERT_TRUE(g.ok()) << g.status();

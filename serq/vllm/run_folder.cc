@@ -399,7 +399,8 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     }
   }
 
-  absl::StatusOr<JsonFile> model = ReadJson(Join(dir, "model.json"), "the model's config.json", &r.warnings);
+  r.model_file = Join(dir, "model.json");
+  absl::StatusOr<JsonFile> model = ReadJson(r.model_file, "the model's config.json", &r.warnings);
   if (!model.ok()) return model.status();
   absl::StatusOr<ModelConfig> config = ReadModelConfig(*model);
   if (!config.ok()) return config.status();

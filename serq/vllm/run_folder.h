@@ -141,6 +141,7 @@ struct RunFolder {
   // profile times the experts at TP 1 only; else 1.
   int moe_split = 1;
   std::string requests;
+  std::string model_file;  // model.json
   // The requests of more prompt and output tokens than the recorded
   // max_model_len, and the line of the first: vLLM stops each at
   // max_model_len (Scheduler's check_stop), while the bench records the
