@@ -473,19 +473,21 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
     if (!dtype.ok()) return dtype.status();
     dtype_field = "dtype";
   }
-  m.dtype = dtype->value_or("bfloat16");
-  // vLLM's dtype "auto" takes the config's; a config without one reads as
-  // float32, which auto runs as bfloat16.
-  m.dtype_from = dtype->has_value() ? absl::StrCat(dtype_field, " ", m.dtype)
-                                    : "bfloat16 (the config gives no torch_dtype; vLLM's auto runs it so)";
-  if (m.dtype == "bfloat16" || m.dtype == "float16") {
-    m.dtype_bytes = 2;
-  } else if (m.dtype == "float32") {
-    m.dtype_bytes = 4;
-  } else {
-    return json.Error(dtype_field, absl::StrCat("dtype '", m.dtype, "': ", tool,
+  m.config_dtype = dtype->value_or("float32");
+  if (m.config_dtype != "bfloat16" && m.config_dtype != "float16" && m.config_dtype != "float32") {
+    return json.Error(dtype_field, absl::StrCat("dtype '", m.config_dtype, "': ", tool,
                                                   " knows bfloat16, float16, float32"));
   }
+  // vLLM's dtype "auto" takes the config's, but a float32 model (and a
+  // config without a dtype, which reads as float32) it runs in its GPU's
+  // preferred dtype, bfloat16 (_resolve_auto_dtype: "downcast for float32
+  // models").
+  m.dtype = m.config_dtype == "float32" ? "bfloat16" : m.config_dtype;
+  m.dtype_from = !dtype->has_value() ? "bfloat16 (the config gives no torch_dtype; vLLM's auto runs it so)"
+                 : m.config_dtype == "float32"
+                     ? absl::StrCat(dtype_field, " float32, which vLLM's auto runs as bfloat16")
+                     : absl::StrCat(dtype_field, " ", m.dtype);
+  m.dtype_bytes = 2;
   m.linear_bytes = m.expert_bytes = m.dtype_bytes;
   if (absl::Status s = ReadRotaryTable(json, &m); !s.ok()) return s;
   if (absl::Status s = DeriveMaxModelLen(json, &m); !s.ok()) return s;

@@ -35,7 +35,8 @@ struct ModelConfig {
   int vocab = 0;             // vocab_size
   bool tied = false;         // tie_word_embeddings
   bool qk_norm = false;      // Qwen3's RMSNorm of each head's q and k (by model_type)
-  std::string dtype;         // torch_dtype (or dtype)
+  std::string dtype;         // what vLLM's dtype auto serves: torch_dtype (or dtype), float32 as bfloat16
+  std::string config_dtype;  // torch_dtype (or dtype) as the config gives it (absent: float32)
   // Where dtype came from, for a program's comment: "torch_dtype bfloat16",
   // or the default taken where the config gives neither field.
   std::string dtype_from;

@@ -69,14 +69,16 @@ TEST(Presets, TheNamesTheIssueAsksFor) {
 }
 
 // The dtype and what a program's comment says of it: the config's field,
-// or, where it gives none, bfloat16 as vLLM's auto runs a config that
-// reads as float32 then.
+// a float32 one as bfloat16, which vLLM's dtype auto serves it as
+// (_resolve_auto_dtype downcasts float32 models to the GPU's preferred
+// dtype), and, where it gives none, bfloat16 likewise (the config then
+// reads as float32).
 TEST(ModelConfigTest, TheDtypeAndWhereItCameFrom) {
   const std::string base = R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
       "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128)";
   for (const auto& [field, dtype, bytes, from] :
        {std::tuple{R"(, "torch_dtype": "float16")", "float16", 2, "torch_dtype float16"},
-        std::tuple{R"(, "dtype": "float32")", "float32", 4, "dtype float32"},
+        std::tuple{R"(, "dtype": "float32")", "bfloat16", 2, "dtype float32, which vLLM's auto runs as bfloat16"},
         std::tuple{"", "bfloat16", 2, "bfloat16 (the config gives no torch_dtype; vLLM's auto runs it so)"}}) {
     absl::StatusOr<JsonFile> json = JsonFile::Parse(base + field + "}", "m.json");
     ASSERT_TRUE(json.ok()) << json.status();

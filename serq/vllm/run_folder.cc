@@ -406,10 +406,18 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
   if (!config.ok()) return config.status();
   r.model = *config;
   const EngineArgs& a = r.args;
+  // The dtype vLLM's auto serves the model in (a float32 model in
+  // bfloat16), or the same given.
   if (a.dtype != "auto" && a.dtype != r.model.dtype) {
     return meta->Error("engine_kwargs.dtype",
-                       absl::StrCat("'", a.dtype, "', where the model is ", r.model.dtype,
-                                    ": serq vllm models the model's own dtype"));
+                       a.dtype == r.model.config_dtype
+                           ? absl::StrCat("'", a.dtype, "': serq vllm models a model served in 16 bits (a ",
+                                          a.dtype, " model vLLM's dtype auto serves as ", r.model.dtype, ")")
+                           : absl::StrCat("'", a.dtype, "', where the model is ", r.model.config_dtype,
+                                          r.model.config_dtype == r.model.dtype
+                                              ? ""
+                                              : absl::StrCat(" (vLLM's dtype auto serves it as ", r.model.dtype, ")"),
+                                          ": serq vllm models the model's own dtype"));
   }
   // A degree a plan asked for (`as`) is the plan's, not a field of the
   // run's: said of the engine asked for.
