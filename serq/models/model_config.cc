@@ -23,16 +23,18 @@ using google::protobuf::Value;
 // config.json leaves out (0: the class has no default, and the model takes
 // hidden / heads for head_dim, the heads for num_key_value_heads). vLLM
 // reads the class's attributes, so Qwen3-32B's config without head_dim
-// would still be 128 wide, not 5120 / 64 = 80. From transformers'
-// configuration_*.py: Qwen3Config `head_dim: int = 128`,
-// `num_key_value_heads = 32`; Qwen3MoeConfig 128 and 4; GptOssConfig 64
-// and 8; MixtralConfig and MistralConfig 8 KV heads; Qwen2Config 32;
-// LlamaConfig none. And max_position_embeddings, which vLLM's length and
-// rotary table read: Llama's 2048, Qwen2's and Qwen3's 32,768, Mistral's,
-// Mixtral's and gpt-oss's 131,072.
-// And a sliding window where the file has no sliding_window at all (null is
-// none): MistralConfig's 4096 on every layer, GptOssConfig's 128 on the
-// layers its default layer_types marks, every other one from the first.
+// would still be 128 wide, not 5120 / 64 = 80. A field present as null is
+// not absent: the classes make a null num_key_value_heads the heads, and
+// vLLM takes a null head_dim as hidden / heads and skips a null length.
+// From transformers' configuration_*.py: Qwen3Config `head_dim: int =
+// 128`, `num_key_value_heads = 32`; Qwen3MoeConfig no head_dim and 4 KV
+// heads; GptOssConfig 64 and 8; MixtralConfig and MistralConfig 8 KV heads;
+// Qwen2Config 32; LlamaConfig none. And max_position_embeddings, which
+// vLLM's length and rotary table read: Llama's 2048, Qwen2's and Qwen3's
+// 32,768, Mistral's, Mixtral's and gpt-oss's 131,072. And a sliding window
+// where the file has no sliding_window key: MistralConfig's 4096 on every
+// layer, GptOssConfig's 128 (on every other layer: below); Qwen's classes
+// carry 4096 with use_sliding_window false, so none.
 struct ClassDefaults {
   int head_dim = 0;
   int kv_heads = 0;
@@ -41,13 +43,14 @@ struct ClassDefaults {
 };
 ClassDefaults DefaultsOfClass(absl::string_view model_type) {
   if (model_type == "qwen3" || model_type == "qwen2") return {model_type == "qwen3" ? 128 : 0, 32, 32768};
-  if (model_type == "qwen3_moe") return {128, 4, 32768};
+  if (model_type == "qwen3_moe") return {0, 4, 32768};
   if (model_type == "gpt_oss") return {64, 8, 131072, 128};
   if (model_type == "mistral") return {0, 8, 131072, 4096};
   if (model_type == "mixtral") return {0, 8, 131072};
   if (model_type == "llama") return {0, 0, 2048};
   return {};
 }
+bool Absent(const JsonFile& json, const char* field) { return json.root().fields().count(field) == 0; }
 std::string ClassDefault(absl::string_view model_type) {
   return absl::StrCat(model_type, "'s default in transformers' config class");
 }
@@ -62,7 +65,7 @@ absl::StatusOr<std::optional<int64_t>> MaxPositions(const JsonFile& json, const 
     return v;
   }
   const int64_t fixed = DefaultsOfClass(m.model_type).max_positions;
-  if (fixed == 0) return std::optional<int64_t>();
+  if (fixed == 0 || !Absent(json, "max_position_embeddings")) return std::optional<int64_t>();
   *from = absl::StrCat("max_position_embeddings: absent, ", ClassDefault(m.model_type));
   return std::optional<int64_t>(fixed);
 }
@@ -235,7 +238,8 @@ absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
     if (!v.ok()) return v.status();
     if (v->has_value() && (derived == 0 || **v < derived)) {
       derived = **v;
-      from = named == k ? absl::StrCat(k, " ", derived) : absl::StrCat(derived, " (", named, ")");
+      from = named == k ? absl::StrCat(k, " ", derived)
+                        : absl::StrCat(k, " ", derived, ", absent: ", ClassDefault(m->model_type));
     }
   }
   absl::StatusOr<std::optional<int64_t>> model_max = length("model_max_length");
@@ -418,14 +422,14 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   m.kv_heads = 0;
   if (absl::Status s = whole("num_key_value_heads", &m.kv_heads, false); !s.ok()) return s;
   m.kv_heads_from = "num_key_value_heads";
+  const bool kv_by_class = m.kv_heads == 0 && class_defaults.kv_heads > 0 && Absent(json, "num_key_value_heads");
   if (m.kv_heads == 0) {
-    m.kv_heads = class_defaults.kv_heads > 0 ? class_defaults.kv_heads : m.heads;
-    m.kv_heads_from = class_defaults.kv_heads > 0
-                          ? absl::StrCat("num_key_value_heads: absent, ", class_default)
-                          : "num_key_value_heads: absent, the heads";
+    m.kv_heads = kv_by_class ? class_defaults.kv_heads : m.heads;
+    m.kv_heads_from = kv_by_class ? absl::StrCat("num_key_value_heads: absent, ", class_default)
+                      : Absent(json, "num_key_value_heads") ? "num_key_value_heads: absent, the heads"
+                                                             : "num_key_value_heads: null, the heads";
   }
-  const std::string kv_absent =
-      m.kv_heads_from == "num_key_value_heads" ? "" : absl::StrCat(" (absent: ", class_default, ")");
+  const std::string kv_absent = kv_by_class ? absl::StrCat(" (absent: ", class_default, ")") : "";
   if (m.kv_heads > m.heads) {
     return json.Error("num_key_value_heads", absl::StrCat(m.kv_heads, " KV heads", kv_absent,
                                                           ", more than the ", m.heads, " heads"));
@@ -450,7 +454,7 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   }
   m.head_dim_from = "head_dim";
   if (!m.head_dim_given) {
-    if (class_defaults.head_dim > 0) {
+    if (class_defaults.head_dim > 0 && Absent(json, "head_dim")) {
       m.head_dim = class_defaults.head_dim;
       m.head_dim_from = absl::StrCat("head_dim: absent, ", class_default);
     } else {
@@ -459,7 +463,7 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
                                                    " is not a multiple of the ", m.heads, " heads"));
       }
       m.head_dim = m.hidden / m.heads;
-      m.head_dim_from = "head_dim: absent, hidden / heads";
+      m.head_dim_from = Absent(json, "head_dim") ? "head_dim: absent, hidden / heads" : "head_dim: null, hidden / heads";
     }
   }
   absl::StatusOr<std::optional<bool>> tied = json.Bool("tie_word_embeddings");
@@ -523,14 +527,21 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
     *window = class_defaults.window;
     m.window_from = absl::StrCat("sliding_window: absent, ", class_default);
   }
-  if (window->has_value() && use_window->value_or(true)) {
+  // Qwen's classes default use_sliding_window to false, and window only
+  // the layers from max_window_layers (28) on when no layer_types is given.
+  const bool qwen = m.model_type == "qwen2" || m.model_type == "qwen3" || m.model_type == "qwen3_moe";
+  if (window->has_value() && use_window->value_or(!qwen)) {
     m.sliding_window = static_cast<int>(std::min<int64_t>(**window, kMostDimension));
     m.window_layers = m.layers;
     m.window_layers_from = "every layer";
     const Value* types = json.Find("layer_types");
-    if (types == nullptr && m.model_type == "gpt_oss") {
-      m.window_layers = (m.layers + 1) / 2;
-      m.window_layers_from = "every other layer from the first (layer_types: absent, " + class_default + ")";
+    if (types == nullptr && (m.model_type == "qwen2" || m.model_type == "qwen3")) {
+      absl::StatusOr<std::optional<int64_t>> from = json.Whole("max_window_layers", 0, kMostDimension);
+      if (!from.ok()) return from.status();
+      const int64_t first = from->value_or(28);
+      m.window_layers = static_cast<int>(std::max<int64_t>(0, m.layers - first));
+      m.window_layers_from = absl::StrCat("the layers from max_window_layers ", first, " on (layer_types: absent, ",
+                                          class_default, ")");
     }
     if (types != nullptr) {
       m.window_layers_from = "layer_types' sliding_attention layers";
@@ -547,6 +558,13 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
         }
         m.window_layers += t.string_value() == "sliding_attention";
       }
+    }
+    if (m.model_type == "gpt_oss") {
+      // vLLM's gpt-oss windows the even layers whatever layer_types says
+      // (GptOssForCausalLM's attention: sliding_window if layer_idx % 2 ==
+      // 0), as the class's default layer_types also does.
+      m.window_layers = (m.layers + 1) / 2;
+      m.window_layers_from = "every other layer from the first (vLLM's gpt-oss, whatever layer_types says)";
     }
   }
   // Experts: Qwen's num_experts, Mixtral's and gpt-oss's num_local_experts,

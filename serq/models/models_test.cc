@@ -210,36 +210,43 @@ TEST(Presets, GpuFigures) {
 }
 
 // A config without head_dim takes what its Hugging Face class gives, which
-// is what vLLM reads: Qwen3Config and Qwen3MoeConfig default to 128 and
-// GptOssConfig to 64 (transformers' configuration_*.py); Llama's class has
+// is what vLLM reads: Qwen3Config defaults to 128 and GptOssConfig to 64
+// (transformers' configuration_*.py); Qwen3MoeConfig and LlamaConfig have
 // none, so hidden / heads. Here hidden / heads is 5120 / 64 = 80, so a
 // reading by hidden / heads shows as 80 where the class says 128.
-TEST(ModelConfig, AnAbsentHeadDimIsTheConfigClasssDefault) {
-  auto read = [](const std::string& type, const std::string& kv_heads = R"("num_key_value_heads": 8,)") {
-    const std::string text = R"({"model_type": ")" + type +
-                             R"(", "num_hidden_layers": 2, "hidden_size": 5120,
-        "num_attention_heads": 64, )" + kv_heads + R"( "vocab_size": 100,
-        "intermediate_size": 128, "num_experts": 8, "num_local_experts": 8,
-        "num_experts_per_tok": 2, "moe_intermediate_size": 64})";
+TEST(ModelConfig, AnAbsentFieldIsTheConfigClasssDefault) {
+  auto parse = [](const std::string& text) {
     absl::StatusOr<JsonFile> json = JsonFile::Parse(text, "m.json");
     EXPECT_TRUE(json.ok()) << json.status();
     absl::StatusOr<ModelConfig> m = ReadModelConfig(*json, All());
-    EXPECT_TRUE(m.ok()) << type << ": " << m.status();
+    EXPECT_TRUE(m.ok()) << text << ": " << m.status();
     return m.ok() ? *m : ModelConfig{};
   };
-  for (const char* type : {"qwen3", "qwen3_moe"}) {
-    ModelConfig m = read(type);
-    EXPECT_EQ(m.head_dim, 128) << type;
-    EXPECT_FALSE(m.head_dim_given);
-    EXPECT_EQ(m.head_dim_from, absl::StrCat("head_dim: absent, ", type,
-                                            "'s default in transformers' config class"));
-    // KV a token: 2 x 2 layers x 8 KV heads x 128 x 2 bytes = 8,192.
-    EXPECT_EQ(KvBytesPerToken(m, 1, 2), 8192) << type;
-  }
+  auto read = [&](const std::string& type, const std::string& more = R"("num_key_value_heads": 8,)") {
+    return parse(R"({"model_type": ")" + type + R"(", "num_hidden_layers": 2, "hidden_size": 5120,
+        "num_attention_heads": 64, )" + more + R"( "vocab_size": 100,
+        "intermediate_size": 128, "num_experts": 8, "num_local_experts": 8,
+        "num_experts_per_tok": 2, "moe_intermediate_size": 64})");
+  };
+  ModelConfig qwen3 = read("qwen3");
+  EXPECT_EQ(qwen3.head_dim, 128);
+  EXPECT_FALSE(qwen3.head_dim_given);
+  EXPECT_EQ(qwen3.head_dim_from, "head_dim: absent, qwen3's default in transformers' config class");
+  // KV a token: 2 x 2 layers x 8 KV heads x 128 x 2 bytes = 8,192.
+  EXPECT_EQ(KvBytesPerToken(qwen3, 1, 2), 8192);
   EXPECT_EQ(read("gpt_oss").head_dim, 64);
-  ModelConfig llama = read("llama");
-  EXPECT_EQ(llama.head_dim, 80);
-  EXPECT_EQ(llama.head_dim_from, "head_dim: absent, hidden / heads");
+  for (const char* type : {"qwen3_moe", "llama"}) {
+    ModelConfig m = read(type);
+    EXPECT_EQ(m.head_dim, 80) << type;
+    EXPECT_EQ(m.head_dim_from, "head_dim: absent, hidden / heads") << type;
+  }
+  // Present as null is not absent: vLLM takes a null head_dim as hidden /
+  // heads (get_head_size), and the classes a null KV count as the heads.
+  ModelConfig nulls = read("qwen3", R"("num_key_value_heads": null, "head_dim": null,)");
+  EXPECT_EQ(nulls.head_dim, 80);
+  EXPECT_EQ(nulls.head_dim_from, "head_dim: null, hidden / heads");
+  EXPECT_EQ(nulls.kv_heads, 64);
+  EXPECT_EQ(nulls.kv_heads_from, "num_key_value_heads: null, the heads");
   // num_key_value_heads the same way: the class's default where it has one
   // (Qwen3Config 32, Qwen3MoeConfig 4, GptOssConfig, MixtralConfig and
   // MistralConfig 8, Qwen2Config 32), else the heads (LlamaConfig: 64 here).
@@ -255,24 +262,41 @@ TEST(ModelConfig, AnAbsentHeadDimIsTheConfigClasssDefault) {
         << type;
   }
   EXPECT_EQ(read("qwen3").kv_heads_from, "num_key_value_heads");
-  // sliding_window absent (not null): MistralConfig's 4096 on every layer,
-  // GptOssConfig's 128 on every other layer from the first (its default
-  // layer_types: 1 of these 2); given as null, none; Qwen3's class has 4096
-  // but use_sliding_window false.
+  // sliding_window absent (not null): MistralConfig's 4096 on every layer;
+  // given as null, none.
   ModelConfig mistral = read("mistral");
   EXPECT_EQ(mistral.sliding_window, 4096);
   EXPECT_EQ(mistral.window_layers, 2);
   EXPECT_EQ(mistral.window_from, "sliding_window: absent, mistral's default in transformers' config class");
   EXPECT_EQ(mistral.window_layers_from, "every layer");
+  EXPECT_EQ(read("mistral", R"("num_key_value_heads": 8, "sliding_window": null,)").sliding_window, 0);
+  EXPECT_EQ(read("llama").sliding_window, 0);
+  // gpt-oss: the class's 128 where the key is absent, and vLLM windows the
+  // even layers whatever layer_types says (1 of 2 layers; 2 of 3).
   ModelConfig oss = read("gpt_oss");
   EXPECT_EQ(oss.sliding_window, 128);
   EXPECT_EQ(oss.window_layers, 1);
-  EXPECT_EQ(oss.window_layers_from,
-            "every other layer from the first (layer_types: absent, gpt_oss's default in transformers' config "
-            "class)");
-  EXPECT_EQ(read("mistral", R"("num_key_value_heads": 8, "sliding_window": null,)").sliding_window, 0);
-  EXPECT_EQ(read("qwen3").sliding_window, 0);
-  EXPECT_EQ(read("llama").sliding_window, 0);
+  EXPECT_EQ(oss.window_layers_from, "every other layer from the first (vLLM's gpt-oss, whatever layer_types says)");
+  EXPECT_EQ(read("gpt_oss", R"("sliding_window": 64, "layer_types": ["full_attention", "full_attention"],)")
+                .window_layers,
+            1);
+  EXPECT_EQ(parse(R"({"model_type": "gpt_oss", "num_hidden_layers": 3, "hidden_size": 64,
+                      "num_attention_heads": 8, "vocab_size": 100, "intermediate_size": 128,
+                      "num_local_experts": 4, "num_experts_per_tok": 2})")
+                .window_layers,
+            2);
+  // Qwen's classes: use_sliding_window false by default, so a window the
+  // config carries is none; on, without layer_types, the layers from
+  // max_window_layers (28 by default) on: none of 2, and 1 from layer 1.
+  EXPECT_EQ(read("qwen3", R"("num_key_value_heads": 8, "sliding_window": 4096,)").window_layers, 0);
+  EXPECT_EQ(read("qwen3", R"("num_key_value_heads": 8, "sliding_window": 4096, "use_sliding_window": true,)")
+                .window_layers,
+            0);
+  ModelConfig from1 = read("qwen2", R"("num_key_value_heads": 8, "sliding_window": 4096,
+                                       "use_sliding_window": true, "max_window_layers": 1,)");
+  EXPECT_EQ(from1.window_layers, 1);
+  EXPECT_EQ(from1.window_layers_from, "the layers from max_window_layers 1 on (layer_types: absent, qwen2's "
+                                      "default in transformers' config class)");
 }
 
 TEST(ModelConfig, BadFields) {
@@ -386,7 +410,12 @@ TEST(ModelConfig, TheRotaryTable) {
             "max_position_embeddings (absent, llama's default in transformers' config class: 2048)");
   EXPECT_EQ(m.max_model_len, 2048);
   EXPECT_EQ(m.max_model_len_from,
-            "2048 (max_position_embeddings: absent, llama's default in transformers' config class)");
+            "max_position_embeddings 2048, absent: llama's default in transformers' config class");
+  // Present as null, the length key is skipped (vLLM's getattr gives None):
+  // no table, and vLLM's 2048.
+  m = read("{" + base + R"(, "max_position_embeddings": null})");
+  EXPECT_EQ(m.rotary_positions, 0);
+  EXPECT_EQ(m.max_model_len_from, "2048, vLLM's length for a config with none of max_position_embeddings and its kind");
   std::string olmo = base;
   olmo.replace(olmo.find("llama"), 5, "olmo");
   m = read("{" + olmo + "}");

@@ -270,7 +270,6 @@ TEST(Generate, TablesThatEndShortAreSaid) {
                                                    "tokens): its lookups past that extrapolate"}));
 }
 
-// The figures the programs are built from, derived from the files.
 // A model with a sliding window: vLLM frees the blocks a window has left,
 // the program's pool keeps a request's whole context, which is said where
 // a request is longer than the window. The Llama run's longest request is
@@ -294,6 +293,7 @@ TEST(Generate, ASlidingWindowIsSaid) {
   }
 }
 
+// The figures the programs are built from, derived from the files.
 TEST(Generate, TheMoeRunsFigures) {
   absl::StatusOr<Generated> g = GenerateProgram(kMoe, {});
   ASSERT_TRUE(g.ok()) << g.status();

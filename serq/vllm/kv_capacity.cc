@@ -76,6 +76,9 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
   const std::string per_token = absl::StrCat(
       "KV a token on one GPU: 2 (K, V) x ", r.model.layers, " layers x ",
       std::max(1, r.model.kv_heads / tp), " KV heads", tp > 1 ? absl::StrCat(" (of ", r.model.kv_heads, ", over TP ", tp, ")") : "",
+      r.model.kv_heads_from == "num_key_value_heads"
+          ? ""
+          : absl::StrCat(" (", absl::StripPrefix(r.model.kv_heads_from, "num_key_value_heads: "), ")"),
       " x head_dim ", r.model.head_dim, r.model.head_dim_given ? "" : absl::StrCat(" (", absl::StripPrefix(r.model.head_dim_from, "head_dim: "), ")"), " x ",
       KvDtypeBytes(r), " bytes = ", static_cast<int64_t>(kv.bytes_per_token), " bytes");
   if (options.num_gpu_blocks) {

@@ -230,6 +230,11 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
     if (!t.ok()) return t.status();
     if (t->has_value()) *out = **t;
   }
+  // vLLM lowercases a dtype and takes "half" for float16 and "float" for
+  // float32 (_get_and_verify_dtype's _STR_DTYPE_TO_TORCH_DTYPE).
+  a->dtype = absl::AsciiStrToLower(a->dtype);
+  if (a->dtype == "half") a->dtype = "float16";
+  if (a->dtype == "float") a->dtype = "float32";
   if (absl::Status s = RefusePriority(meta, "engine_kwargs.scheduling_policy"); !s.ok()) return s;
   if (const google::protobuf::Value* q = meta.Find("engine_kwargs.quantization")) {
     return meta.Error("engine_kwargs.quantization",

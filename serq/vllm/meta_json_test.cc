@@ -183,26 +183,40 @@ TEST(MetaJson, TheFilesAgainstEachOther) {
 // the model in, given, is accepted; another is refused. A float32 model
 // auto serves in bfloat16 (_resolve_auto_dtype), so "bfloat16" is the same
 // engine, and "float32" (a 4-byte model) is one serq vllm does not model.
+// vLLM lowercases the name and reads "half" as float16, "float" as float32.
 TEST(MetaJson, TheEngineDtypeAgainstTheModels) {
   const std::string dir = Copy(kLlama, "dtype");
   const std::string meta = dir + "/meta.json", model = dir + "/model.json";
   const std::string original = Read(meta);
-  Write(meta, Replace(original, R"("dtype": "bfloat16")", R"("dtype": "float16")"));
+  auto with = [&](const std::string& dtype) {
+    Write(meta, Replace(original, R"("dtype": "bfloat16")", R"("dtype": )" + dtype));
+  };
+  with(R"("float16")");
   EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.dtype: 'float16', where the model is bfloat16: serq vllm "
                                "models the model's own dtype");
+  with(R"("half")");
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.dtype: 'float16', where the model is bfloat16: serq vllm "
+                               "models the model's own dtype");
+  with(R"("BFloat16")");
+  EXPECT_TRUE(GenerateProgram(dir, {}).ok());
   Edit(model, "\"torch_dtype\": \"bfloat16\"", "\"torch_dtype\": \"float32\"");
-  Write(meta, original);
-  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
-  ASSERT_TRUE(g.ok()) << g.status();
   // The weights are the bfloat16 model's, 2 bytes a parameter: the KV
-  // cache is the one derived for the run as it is (35,810 blocks).
-  EXPECT_NE(g->program.find("35810 blocks hold requests"), std::string::npos);
-  Write(meta, Replace(original, R"("dtype": "bfloat16")", R"("dtype": "float32")"));
-  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.dtype: 'float32': serq vllm models a model served in 16 "
-                               "bits (a float32 model vLLM's dtype auto serves as bfloat16)");
-  Write(meta, Replace(original, R"("dtype": "bfloat16")", R"("dtype": "float16")"));
-  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.dtype: 'float16', where the model is float32 (vLLM's "
-                               "dtype auto serves it as bfloat16): serq vllm models the model's own dtype");
+  // cache is the one derived for the run as it is (35,810 blocks), with
+  // the run's "bfloat16" and with "auto".
+  for (const char* given : {R"("bfloat16")", R"("auto")", "null"}) {
+    with(given);
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << given << ": " << g.status();
+    EXPECT_NE(g->program.find("35810 blocks hold requests"), std::string::npos) << given;
+  }
+  for (const char* given : {R"("float32")", R"("float")"}) {
+    with(given);
+    EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.dtype: 'float32': serq vllm models a model served in "
+                                 "16 bits (a float32 model vLLM's dtype auto serves as bfloat16)");
+  }
+  with(R"("float16")");
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.dtype: 'float16', where vLLM's dtype auto serves the "
+                               "model (float32 in model.json) in bfloat16: serq vllm models that dtype");
 }
 
 }  // namespace

@@ -413,11 +413,12 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                        a.dtype == r.model.config_dtype
                            ? absl::StrCat("'", a.dtype, "': serq vllm models a model served in 16 bits (a ",
                                           a.dtype, " model vLLM's dtype auto serves as ", r.model.dtype, ")")
-                           : absl::StrCat("'", a.dtype, "', where the model is ", r.model.config_dtype,
-                                          r.model.config_dtype == r.model.dtype
-                                              ? ""
-                                              : absl::StrCat(" (vLLM's dtype auto serves it as ", r.model.dtype, ")"),
-                                          ": serq vllm models the model's own dtype"));
+                           : r.model.config_dtype == r.model.dtype
+                               ? absl::StrCat("'", a.dtype, "', where the model is ", r.model.dtype,
+                                              ": serq vllm models the model's own dtype")
+                               : absl::StrCat("'", a.dtype, "', where vLLM's dtype auto serves the model (",
+                                              r.model.config_dtype, " in model.json) in ", r.model.dtype,
+                                              ": serq vllm models that dtype"));
   }
   // A degree a plan asked for (`as`) is the plan's, not a field of the
   // run's: said of the engine asked for.
