@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -191,8 +192,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (r.model.sliding_window > 0 && r.model.window_layers > 0 &&
       (options.requests || r.longest_request > r.model.sliding_window)) {
     out.warnings.push_back(absl::StrCat(
-        r.model_file, ": ", r.model.window_from == "sliding_window" ? "sliding_window" : r.model.window_from, " ",
-        r.model.sliding_window, " on ", r.model.window_layers, " of ",
+        r.model_file, ": sliding_window ", r.model.sliding_window,
+        r.model.window_from == "sliding_window"
+            ? ""
+            : absl::StrCat(" (", absl::StripPrefix(r.model.window_from, "sliding_window: "), ")"),
+        " on ", r.model.window_layers, " of ",
         r.model.layers, " layers: the program's KV cache keeps every token of a request, where vLLM frees ",
         "the blocks its window has left", options.requests ? "" : absl::StrCat(
             " (the longest request, ", r.requests, ":", r.longest_line, ", has ", r.longest_request, " tokens)"),

@@ -291,6 +291,16 @@ TEST(Generate, ASlidingWindowIsSaid) {
                                    "keeps every token of a request, where vLLM frees the blocks its window has "
                                    "left (the longest request, ", dir, "/requests.jsonl:"));
   }
+  // Mistral's class windows every layer at 4096 where model.json has no
+  // sliding_window: the longest request, 4,765 tokens, is past it.
+  const std::string dir = Copy(kLlama, "mistral");
+  Edit(dir + "/model.json", R"("model_type": "llama",)", R"("model_type": "mistral",)");
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->warnings.size(), 1u);
+  EXPECT_PRED2(StartsWith, g->warnings[0],
+               absl::StrCat(dir, "/model.json: sliding_window 4096 (absent, mistral's default in transformers' "
+                                 "config class) on 32 of 32 layers: "));
 }
 
 // The figures the programs are built from, derived from the files.
