@@ -521,9 +521,8 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   if (!window.ok()) return window.status();
   absl::StatusOr<std::optional<bool>> use_window = json.Bool("use_sliding_window");
   if (!use_window.ok()) return use_window.status();
-  const bool window_absent = json.root().fields().count("sliding_window") == 0;
   m.window_from = "sliding_window";
-  if (window_absent && class_defaults.window > 0) {
+  if (Absent(json, "sliding_window") && class_defaults.window > 0) {
     *window = class_defaults.window;
     m.window_from = absl::StrCat("sliding_window: absent, ", class_default);
   }
