@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -86,6 +88,11 @@ bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* erro
   out->key.clear();
   out->value.clear();
   std::vector<double> key(k);
+  // Each kept row's line, and whether the rows came in ascending order: a
+  // file in another order is sorted, as a reader of the file by its keys
+  // (pandas, LLMServingSim's) takes it; only a key twice is an error.
+  std::vector<int> line_of;
+  bool ascending = true;
   while (lines.NextNonBlank(&line)) {
     if (const size_t n = text::CsvFieldCount(line); n != header.size()) {
       return fail(lines.number(), absl::StrCat("the row has ", n, " fields; the header has ",
@@ -109,18 +116,47 @@ bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* erro
     }
     double value;
     if (!number(value_at, spec.value, &value)) return false;
-    const double* previous = out->size() == 0 ? nullptr : &out->key[(out->size() - 1) * k];
-    if (absl::Status s = CheckRow(previous, key.data(), value, k); !s.ok()) {
+    if (absl::Status s = CheckRow(nullptr, key.data(), value, k); !s.ok()) {
       return fail(lines.number(), std::string(s.message()));
+    }
+    if (ascending && out->size() > 0) {
+      const double* previous = &out->key[(out->size() - 1) * k];
+      ascending = std::lexicographical_compare(previous, previous + k, key.begin(), key.end());
     }
     out->key.insert(out->key.end(), key.begin(), key.end());
     out->value.push_back(value);
+    line_of.push_back(lines.number());
   }
   if (!ended()) return false;
   if (out->size() == 0) {
     return fail(0, spec.where.empty() ? std::string("the table has no rows")
                                       : std::string("no row matches the table's 'where'"));
   }
+  if (ascending) return true;
+  // Sorted by the keys, the first key first; equal keys stay in the file's
+  // order, so the error names the earlier line.
+  std::vector<size_t> order(out->size());
+  for (size_t r = 0; r < order.size(); ++r) order[r] = r;
+  const double* keys = out->key.data();
+  auto less = [&](size_t a, size_t b) {
+    return std::lexicographical_compare(keys + a * k, keys + a * k + k, keys + b * k, keys + b * k + k);
+  };
+  std::stable_sort(order.begin(), order.end(), less);
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (!less(order[i - 1], order[i])) {
+      return fail(line_of[order[i]], absl::StrCat("the same keys as line ", line_of[order[i - 1]],
+                                                  " (a key twice)"));
+    }
+  }
+  Rows sorted;
+  sorted.keys = k;
+  sorted.key.reserve(out->key.size());
+  sorted.value.reserve(out->value.size());
+  for (size_t r : order) {
+    sorted.key.insert(sorted.key.end(), keys + r * k, keys + r * k + k);
+    sorted.value.push_back(out->value[r]);
+  }
+  *out = std::move(sorted);
   return true;
 }
 

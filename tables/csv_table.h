@@ -41,9 +41,11 @@ struct ReadError {
 // the traces' CSV headers share.
 inline constexpr size_t kMaxColumns = text::kMaxColumns;
 
-// Reads the rows `spec` selects, as CheckRows wants them (ascending, keys
-// and values finite, values >= 0, at most spec.max_rows: a row past it is
-// refused); false after filling `error`.
+// Reads the rows `spec` selects, as CheckRows wants them (keys and values
+// finite, values >= 0, at most spec.max_rows: a row past it is refused),
+// sorted ascending by their keys where the file has them in another order
+// (a key twice is an error at its second line); false after filling
+// `error`.
 bool ReadCsvTable(std::istream* in, const Spec& spec, Rows* out, ReadError* error);
 // The same from the file at `path`; a directory or a file that cannot be
 // opened is an error of line 0.

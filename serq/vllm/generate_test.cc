@@ -2,6 +2,7 @@
 // for copies of them changed one file at a time: they link, and every
 // figure is the one derived by hand in the comments from the files.
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -301,6 +302,42 @@ TEST(Generate, ASlidingWindowIsSaid) {
   EXPECT_PRED2(StartsWith, g->warnings[0],
                absl::StrCat(dir, "/model.json: sliding_window 4096 (absent, mistral's default in transformers' "
                                  "config class) on 32 of 32 layers: "));
+}
+
+// A profile whose rows come in another order (a profiler that loops over
+// its grid otherwise) is the same table: its file is sorted as it is read,
+// so the linked program holds the same rows as the run's own. Here
+// attention.csv's rows reversed.
+TEST(Generate, AProfileInAnotherRowOrder) {
+  const std::string dir = Copy(kLlama, "reversed");
+  const std::string file = dir + "/profile/tp1/attention.csv";
+  std::istringstream in(Read(file));
+  std::string header, line;
+  std::getline(in, header);
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) rows.push_back(line);
+  std::string reversed = header + "\n";
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) absl::StrAppend(&reversed, *it, "\n");
+  Write(file, reversed);
+  auto attention = [](const std::string& run) {
+    Options options;
+    options.program_dir = ".";
+    absl::StatusOr<Generated> g = GenerateProgram(run, options);
+    EXPECT_TRUE(g.ok()) << g.status();
+    Diagnostics diags("gen.sq");
+    ir::Program program;
+    EXPECT_TRUE(g.ok() && ParseProgram("gen.sq", g->program, &program, &diags) &&
+                LinkProgram(&program, LinkOptions(), &diags))
+        << diags.Render();
+    for (const ir::Table& t : program.table()) {
+      if (t.name() == "attn") return std::make_pair(std::vector<double>(t.grid_key().begin(), t.grid_key().end()),
+                                                  std::vector<double>(t.grid_value().begin(), t.grid_value().end()));
+    }
+    return std::make_pair(std::vector<double>{}, std::vector<double>{});
+  };
+  const auto ours = attention(kLlama), theirs = attention(dir);
+  EXPECT_GT(ours.second.size(), 1000u);
+  EXPECT_EQ(ours, theirs);
 }
 
 // The figures the programs are built from, derived from the files.
