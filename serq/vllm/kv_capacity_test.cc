@@ -125,8 +125,7 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
   const std::string meta = dir + "/meta.json";
   const std::string original = Read(meta);
   auto with = [&](const std::string& kv_cache, const std::string& engine = "") {
-    std::string text = Replace(original, "\"schema_version\": 1,",
-                               "\"schema_version\": 1, \"kv_cache\": " + kv_cache + ",");
+    std::string text = AddToMeta(original, "\"kv_cache\": " + kv_cache + ",");
     if (!engine.empty()) text = Replace(text, "\"seed\": 42", "\"seed\": 42, " + engine);
     Write(meta, text);
   };
@@ -180,9 +179,8 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
   // twice the tokens, 71,622 blocks, within the rounding of the bytes.
   // fp8 is vLLM's e4m3: the two spellings of one format agree, e5m2 not.
   const auto fp8_given = [&](const std::string& logged) {
-    Write(meta, Replace(Replace(original, "\"kv_cache_dtype\": \"auto\"", "\"kv_cache_dtype\": \"fp8\""),
-                        "\"schema_version\": 1,",
-                        "\"schema_version\": 1, \"kv_cache\": {\"cache_dtype\": \"" + logged + "\"},"));
+    Write(meta, AddToMeta(Replace(original, "\"kv_cache_dtype\": \"auto\"", "\"kv_cache_dtype\": \"fp8\""),
+                          "\"kv_cache\": {\"cache_dtype\": \"" + logged + "\"},"));
   };
   fp8_given("fp8_e4m3");
   EXPECT_TRUE(GenerateProgram(dir, {}).ok()) << Error(dir);
@@ -239,7 +237,7 @@ TEST(KvCapacity, KvCacheMemoryBytes) {
   auto with = [&](const std::string& engine, const std::string& kv_cache = "") {
     std::string text = Replace(original, "\"seed\": 42", "\"seed\": 42, " + engine);
     if (!kv_cache.empty()) {
-      text = Replace(text, "\"schema_version\": 1,", "\"schema_version\": 1, \"kv_cache\": " + kv_cache + ",");
+      text = AddToMeta(text, "\"kv_cache\": " + kv_cache + ",");
     }
     Write(meta, text);
   };
@@ -300,9 +298,7 @@ TEST(KvCapacity, TheLoggedCountIsTheEnginesSum) {
   const std::string meta = Read(dir + "/meta.json");
   for (const auto& [logged, line] :
        {std::pair{"10000", "5000 an engine."}, std::pair{"10001", "5000 an engine (rounded down)."}}) {
-    Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
-                                      absl::StrCat("\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": ",
-                                                   logged, "},")));
+    Write(dir + "/meta.json", AddToMeta(meta, absl::StrCat("\"kv_cache\": {\"num_gpu_blocks\": ", logged, "},")));
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_NE(g->program.find("param KvBlocks = 4999;"), std::string::npos) << logged;
@@ -315,8 +311,7 @@ TEST(KvCapacity, TheLoggedCountIsTheEnginesSum) {
         << flat.substr(0, 2500);
   }
   // 3 over 2 engines is 1 each: too few, said at the field.
-  Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
-                                    "\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 3},"));
+  Write(dir + "/meta.json", AddToMeta(meta, "\"kv_cache\": {\"num_gpu_blocks\": 3},"));
   EXPECT_EQ(Error(dir), dir + "/meta.json: error: kv_cache.num_gpu_blocks: 3 blocks over 2 data-parallel engines "
                               "is 1 an engine; vLLM needs at least 2");
 }

@@ -109,14 +109,14 @@ TEST(MetaJson, TheRunnersNewerEngineArguments) {
   Write(moe_meta, Replace(moe_plain, "\"seed\": 42", "\"seed\": 42, \"all2all_backend\": \"deepep_low_latency\""));
   EXPECT_EQ(Error(moe), moe_meta + ": error: engine_kwargs.all2all_backend: 'deepep_low_latency': serq vllm models the "
                                    "experts' exchange of vLLM 0.19's default backend, allgather_reducescatter");
-  Write(moe_meta, Replace(moe_plain, "\"schema_version\": 1,",
-                          "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
-                          "{\"all2all_backend\": \"allgather_reducescatter\", \"enable_eplb\": true}},"));
+  Write(moe_meta, AddToMeta(moe_plain,
+                            "\"resolved_config\": {\"parallel_config\": "
+                            "{\"all2all_backend\": \"allgather_reducescatter\", \"enable_eplb\": true}},"));
   EXPECT_PRED2(StartsWith, Error(moe), moe_meta + ": error: resolved_config.parallel_config.enable_eplb: true: the "
                                                   "experts' load balancer");
-  Write(moe_meta, Replace(moe_plain, "\"schema_version\": 1,",
-                          "\"schema_version\": 1, \"resolved_config\": {\"scheduler_config\": "
-                          "{\"stream_interval\": 4}},"));
+  Write(moe_meta, AddToMeta(moe_plain,
+                            "\"resolved_config\": {\"scheduler_config\": "
+                            "{\"stream_interval\": 4}},"));
   EXPECT_EQ(Error(moe), moe_meta + ": error: resolved_config.scheduler_config.stream_interval: 4: serq vllm models "
                                    "vLLM 0.19's default, 1");
   // The graphs' sizes as engine arguments: resolved_config's, or refused.
@@ -144,21 +144,21 @@ TEST(MetaJson, TheFilesAgainstEachOther) {
   const std::string dir = Copy(kLlama, "agree");
   const std::string meta = dir + "/meta.json";
   const std::string original = Read(meta);
-  Write(meta, Replace(original, "\"schema_version\": 1,",
-                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
-                      "{\"tensor_parallel_size\": 2, \"data_parallel_size\": 1}},"));
+  Write(meta, AddToMeta(original,
+                        "\"resolved_config\": {\"parallel_config\": "
+                        "{\"tensor_parallel_size\": 2, \"data_parallel_size\": 1}},"));
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.parallel_config.tensor_parallel_size: 2, where "
                                "engine_kwargs.tensor_parallel_size is 1: the run's two records of the engine "
                                "disagree");
-  Write(meta, Replace(original, "\"schema_version\": 1,",
-                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
-                      "{\"tensor_parallel_size\": 1, \"enable_expert_parallel\": true}},"));
+  Write(meta, AddToMeta(original,
+                        "\"resolved_config\": {\"parallel_config\": "
+                        "{\"tensor_parallel_size\": 1, \"enable_expert_parallel\": true}},"));
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config.parallel_config.enable_expert_parallel: "
                                               "true, where engine_kwargs.enable_expert_parallel is false");
   // A degree only what vLLM resolved gives is named by its field there.
-  Write(meta, Replace(Replace(original, "\"tensor_parallel_size\": 1,", ""), "\"schema_version\": 1,",
-                      "\"schema_version\": 1, \"resolved_config\": {\"parallel_config\": "
-                      "{\"tensor_parallel_size\": 3}},"));
+  Write(meta, AddToMeta(Replace(original, "\"tensor_parallel_size\": 1,", ""),
+                        "\"resolved_config\": {\"parallel_config\": "
+                        "{\"tensor_parallel_size\": 3}},"));
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.parallel_config.tensor_parallel_size: 3 does not divide "
                                "the model's 32 attention heads");
   // num_requests feeds a warning only: one that is not a count is said.

@@ -32,21 +32,21 @@ TEST(RunFolder, WhatVllmResolved) {
   sizes += "]";
   auto with = [&](const std::string& compilation, const std::string& scheduler = "\"async_scheduling\": true",
                   const std::string& hardware = "") {
-    Write(meta, Replace(original, "\"schema_version\": 1,",
-                        absl::StrCat("\"schema_version\": 1, \"kv_cache\": {\"num_gpu_blocks\": 36000, "
-                                     "\"num_cpu_blocks\": null, \"block_size\": 16, \"gpu_memory_utilization\": 0.9, "
-                                     "\"enable_prefix_caching\": true, \"kv_cache_memory_bytes\": null, "
-                                     "\"num_kv_tokens\": 576000}, \"hardware\": {\"torch_version\": \"2.10.0\", "
-                                     "\"device_count\": 1, \"device_name\": \"NVIDIA RTX PRO 6000 Blackwell Server "
-                                     "Edition\", \"device_total_memory_bytes\": 102005473280",
-                                     hardware, "}, \"resolved_config\": {\"lora_config\": null, \"instance_id\": "
-                                     "\"a1\", \"cache_config\": {\"block_size\": 16, \"num_gpu_blocks\": 36000, "
-                                     "\"cache_dtype\": \"auto\", \"enable_prefix_caching\": true}, "
-                                     "\"model_config\": {\"enforce_eager\": false, \"max_model_len\": 131072, "
-                                     "\"dtype\": \"torch.bfloat16\"}, \"scheduler_config\": {\"max_num_seqs\": 128, "
-                                     "\"max_num_batched_tokens\": 2048, \"enable_chunked_prefill\": true, "
-                                     "\"policy\": \"fcfs\", \"long_prefill_token_threshold\": 0, ",
-                                     scheduler, "}, \"compilation_config\": {\"mode\": 3, ", compilation, "}},")));
+    Write(meta, AddToMeta(original,
+                          absl::StrCat("\"kv_cache\": {\"num_gpu_blocks\": 36000, "
+                                       "\"num_cpu_blocks\": null, \"block_size\": 16, \"gpu_memory_utilization\": 0.9, "
+                                       "\"enable_prefix_caching\": true, \"kv_cache_memory_bytes\": null, "
+                                       "\"num_kv_tokens\": 576000}, \"hardware\": {\"torch_version\": \"2.10.0\", "
+                                       "\"device_count\": 1, \"device_name\": \"NVIDIA RTX PRO 6000 Blackwell Server "
+                                       "Edition\", \"device_total_memory_bytes\": 102005473280",
+                                       hardware, "}, \"resolved_config\": {\"lora_config\": null, \"instance_id\": "
+                                       "\"a1\", \"cache_config\": {\"block_size\": 16, \"num_gpu_blocks\": 36000, "
+                                       "\"cache_dtype\": \"auto\", \"enable_prefix_caching\": true}, "
+                                       "\"model_config\": {\"enforce_eager\": false, \"max_model_len\": 131072, "
+                                       "\"dtype\": \"torch.bfloat16\"}, \"scheduler_config\": {\"max_num_seqs\": 128, "
+                                       "\"max_num_batched_tokens\": 2048, \"enable_chunked_prefill\": true, "
+                                       "\"policy\": \"fcfs\", \"long_prefill_token_threshold\": 0, ",
+                                       scheduler, "}, \"compilation_config\": {\"mode\": 3, ", compilation, "}},")));
   };
   auto program = [&]() {
     absl::StatusOr<Generated> g = GenerateProgram(dir, {});
@@ -182,7 +182,7 @@ TEST(RunFolder, WhatVllmResolved) {
        "\"num_gpu_blocks\": 35000");
   EXPECT_EQ(Error(dir), meta + ": error: resolved_config.cache_config.num_gpu_blocks: 35000, where "
                                "kv_cache.num_gpu_blocks is 36000: the run's two records of the engine disagree");
-  Write(meta, Replace(original, "\"schema_version\": 1,", "\"schema_version\": 1, \"resolved_config\": [],"));
+  Write(meta, AddToMeta(original, "\"resolved_config\": [],"));
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: resolved_config: expected an object");
   // What changes the schedule and serq does not model: refused, as
   // engine_kwargs refuses it. Full-prompt admission off: no `reserve prompt`.
@@ -234,9 +234,9 @@ TEST(RunFolder, WhatVllmResolved) {
   // The GPU's memory as torch reports it derives the count --gpu-memory
   // derives from the same GiB (102005473280 bytes = 95.0 GiB), where the
   // run logs no count; a run on another GPU than the profile's is said.
-  Write(meta, Replace(original, "\"schema_version\": 1,",
-                      "\"schema_version\": 1, \"hardware\": {\"device_name\": \"NVIDIA GeForce RTX 4090\", "
-                      "\"device_total_memory_bytes\": 102005473280},"));
+  Write(meta, AddToMeta(original,
+                        "\"hardware\": {\"device_name\": \"NVIDIA GeForce RTX 4090\", "
+                        "\"device_total_memory_bytes\": 102005473280},"));
   g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("GPU memory 95 GiB (meta.json\n//     hardware.device_total_memory_bytes) x 0.9"),
@@ -275,18 +275,16 @@ TEST(RunFolder, WhatVllmResolved) {
   const std::string yaml_text = Read(yaml);
   Write(yaml, Replace(yaml_text, "gpu: NVIDIA RTX PRO 6000 Blackwell Server Edition\n", ""));
   Write(cluster, Replace(cluster_text, "\"hardware\": \"RTXPRO6000\"", "\"hardware\": \"RTX4090\""));
-  Write(meta, Replace(original, "\"schema_version\": 1,",
-                      "\"schema_version\": 1, \"hardware\": {\"device_name\": \"NVIDIA GeForce RTX 4090\"},"));
+  Write(meta, AddToMeta(original, "\"hardware\": {\"device_name\": \"NVIDIA GeForce RTX 4090\"},"));
   other = GenerateProgram(dir, {});
   ASSERT_TRUE(other.ok()) << other.status();
   EXPECT_EQ(other->warnings, on_4090);
   Write(yaml, yaml_text);
   Write(meta, original);
   Write(cluster, cluster_text);
-  Write(meta, Replace(original, "\"schema_version\": 1,",
-                      "\"schema_version\": 1, \"hardware\": {\"device_total_memory_bytes\": \"96 GB\"},"));
+  Write(meta, AddToMeta(original, "\"hardware\": {\"device_total_memory_bytes\": \"96 GB\"},"));
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: hardware.device_total_memory_bytes: ");
-  Write(meta, Replace(original, "\"schema_version\": 1,", "\"schema_version\": 1, \"hardware\": \"RTX 4090\","));
+  Write(meta, AddToMeta(original, "\"hardware\": \"RTX 4090\","));
   EXPECT_EQ(Error(dir), meta + ": error: hardware: expected an object (the GPU: device_name, "
                                "device_total_memory_bytes, ...), not \"RTX 4090\"");
   Write(meta, original);
@@ -382,9 +380,9 @@ TEST(RunFolder, RedeployedEnginesAndTheCapturedSizes) {
   const std::string dir = Copy(kLlama, "redeploy-graphs");
   const std::string meta = Read(dir + "/meta.json");
   auto with = [&](const std::string& sizes) {
-    Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
-                                      "\"schema_version\": 1, \"resolved_config\": {\"compilation_config\": "
-                                      "{\"cudagraph_capture_sizes\": " + sizes + "}},"));
+    Write(dir + "/meta.json", AddToMeta(meta,
+                                        "\"resolved_config\": {\"compilation_config\": "
+                                        "{\"cudagraph_capture_sizes\": " + sizes + "}},"));
   };
   auto read = [&](std::optional<int64_t> seqs, std::optional<int64_t> tokens) {
     Redeployment as;
@@ -498,9 +496,9 @@ TEST(RunFolder, BadFolders) {
     EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: a prompt of 2358 tokens, not less than max_model_len "
                                 "2358 (meta.json engine_kwargs.max_model_len): vLLM refuses a prompt that leaves no "
                                 "room for an output token, so the run cannot hold it");
-    Write(dir + "/meta.json", Replace(meta, "\"schema_version\": 1,",
-                                      "\"schema_version\": 1, \"resolved_config\": {\"model_config\": "
-                                      "{\"max_model_len\": 2358}},"));
+    Write(dir + "/meta.json", AddToMeta(meta,
+                                        "\"resolved_config\": {\"model_config\": "
+                                        "{\"max_model_len\": 2358}},"));
     EXPECT_EQ(Error(dir), dir + "/requests.jsonl:1: error: a prompt of 2358 tokens, not less than max_model_len "
                                 "2358 (meta.json resolved_config.model_config.max_model_len): vLLM refuses a prompt "
                                 "that leaves no room for an output token, so the run cannot hold it");
@@ -685,9 +683,9 @@ TEST(RunFolder, BadFolders) {
     for (const char* device : {"", "NVIDIA A100-SXM4-80GB", "NVIDIA H100"}) {
       if (*device != 0) {
         Write(dir + "/meta.json",
-              Replace(plain, "\"schema_version\": 1,",
-                      absl::StrCat("\"schema_version\": 1, \"hardware\": {\"device_name\": \"", device,
-                                   "\", \"device_total_memory_bytes\": 85899345920},")));
+              AddToMeta(plain,
+                        absl::StrCat("\"hardware\": {\"device_name\": \"", device,
+                                     "\", \"device_total_memory_bytes\": 85899345920},")));
       }
       absl::StatusOr<Generated> g = GenerateProgram(dir, kv);
       ASSERT_TRUE(g.ok()) << g.status();

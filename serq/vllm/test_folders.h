@@ -42,6 +42,13 @@ inline std::string Replace(std::string s, const std::string& from, const std::st
   return s;
 }
 
+// meta.json's text with `keys` ("\"kv_cache\": {...},", their comma
+// last) as its first keys after schema_version, as a newer bench runner
+// writes them.
+inline std::string AddToMeta(const std::string& meta, const std::string& keys) {
+  return Replace(meta, "\"schema_version\": 1,", "\"schema_version\": 1, " + keys);
+}
+
 // The file at `path` with its first `from` replaced by `to`.
 inline void Edit(const std::string& path, const std::string& from, const std::string& to) {
   Write(path, Replace(Read(path), from, to));
