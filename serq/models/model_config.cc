@@ -50,6 +50,8 @@ ClassDefaults DefaultsOfClass(absl::string_view model_type) {
   if (model_type == "llama") return {0, 0, 2048};
   return {};
 }
+// A top-level key the file does not have (JsonFile::Find takes a null
+// for absent too; here a null is present).
 bool Absent(const JsonFile& json, const char* field) { return json.root().fields().count(field) == 0; }
 std::string ClassDefault(absl::string_view model_type) {
   return absl::StrCat(model_type, "'s default in transformers' config class");
@@ -383,9 +385,9 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
       if (required) {
         // Present as null (Python's NaN or Infinity is read as null) is
         // not missing: say what the file holds.
-        return json.Error(field, json.root().fields().count(field)
-                                     ? "null (or NaN or Infinity, read as null): expected a whole number"
-                                     : "missing: the model's config.json gives it");
+        return json.Error(field, Absent(json, field)
+                                     ? "missing: the model's config.json gives it"
+                                     : "null (or NaN or Infinity, read as null): expected a whole number");
       }
       return absl::OkStatus();
     }
