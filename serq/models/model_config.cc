@@ -33,18 +33,26 @@ using google::protobuf::Value;
 // vLLM's length and rotary table read: Llama's 2048, Qwen2's and Qwen3's
 // 32,768, Mistral's, Mixtral's and gpt-oss's 131,072. And a sliding window
 // where the file has no sliding_window key: MistralConfig's 4096 on every
-// layer, GptOssConfig's 128 (on every other layer: below); Qwen's classes
-// carry 4096 with use_sliding_window false, so none.
+// layer, GptOssConfig's 128; Qwen's classes carry 4096 but off. And how the
+// windows fall: Qwen's classes turn them off unless
+// use_sliding_window says otherwise, and Qwen2's and Qwen3's window the
+// layers from max_window_layers (28) on where no layer_types says which;
+// vLLM's gpt-oss windows its even layers whatever layer_types says.
 struct ClassDefaults {
   int head_dim = 0;
   int kv_heads = 0;
   int64_t max_positions = 0;
   int window = 0;
+  bool window_off = false;         // use_sliding_window's default false
+  int64_t first_window_layer = 0;  // max_window_layers' default (0: every layer)
+  bool even_layers = false;        // the windowed layers: every other one from the first
 };
 ClassDefaults DefaultsOfClass(absl::string_view model_type) {
-  if (model_type == "qwen3" || model_type == "qwen2") return {model_type == "qwen3" ? 128 : 0, 32, 32768};
-  if (model_type == "qwen3_moe") return {0, 4, 32768};
-  if (model_type == "gpt_oss") return {64, 8, 131072, 128};
+  if (model_type == "qwen3" || model_type == "qwen2") {
+    return {model_type == "qwen3" ? 128 : 0, 32, 32768, 0, true, 28};
+  }
+  if (model_type == "qwen3_moe") return {0, 4, 32768, 0, true};
+  if (model_type == "gpt_oss") return {64, 8, 131072, 128, false, 0, true};
   if (model_type == "mistral") return {0, 8, 131072, 4096};
   if (model_type == "mixtral") return {0, 8, 131072};
   if (model_type == "llama") return {0, 0, 2048};
@@ -528,18 +536,15 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
     *window = class_defaults.window;
     m.window_from = absl::StrCat("sliding_window: absent, ", class_default);
   }
-  // Qwen's classes default use_sliding_window to false, and window only
-  // the layers from max_window_layers (28) on when no layer_types is given.
-  const bool qwen = m.model_type == "qwen2" || m.model_type == "qwen3" || m.model_type == "qwen3_moe";
-  if (window->has_value() && use_window->value_or(!qwen)) {
+  if (window->has_value() && use_window->value_or(!class_defaults.window_off)) {
     m.sliding_window = static_cast<int>(std::min<int64_t>(**window, kMostDimension));
     m.window_layers = m.layers;
     m.window_layers_from = "every layer";
     const Value* types = json.Find("layer_types");
-    if (types == nullptr && (m.model_type == "qwen2" || m.model_type == "qwen3")) {
+    if (types == nullptr && class_defaults.first_window_layer > 0) {
       absl::StatusOr<std::optional<int64_t>> from = json.Whole("max_window_layers", 0, kMostDimension);
       if (!from.ok()) return from.status();
-      const int64_t first = from->value_or(28);
+      const int64_t first = from->value_or(class_defaults.first_window_layer);
       m.window_layers = static_cast<int>(std::max<int64_t>(0, m.layers - first));
       m.window_layers_from = absl::StrCat("the layers from max_window_layers ", first, " on (layer_types: absent, ",
                                           class_default, ")");
@@ -560,10 +565,10 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
         m.window_layers += t.string_value() == "sliding_attention";
       }
     }
-    if (m.model_type == "gpt_oss") {
+    if (class_defaults.even_layers) {
       // vLLM's gpt-oss windows the even layers whatever layer_types says
-      // (GptOssForCausalLM's attention: sliding_window if layer_idx % 2 ==
-      // 0), as the class's default layer_types also does.
+      // (its attention: sliding_window if layer_idx % 2 == 0), as the
+      // class's default layer_types also does.
       m.window_layers = (m.layers + 1) / 2;
       m.window_layers_from = "every other layer from the first (vLLM's gpt-oss, whatever layer_types says)";
     }
