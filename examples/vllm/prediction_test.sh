@@ -216,5 +216,48 @@ else
 fi
 rm -rf "$tmp"
 
+# ... and §How much a derived KV count matters: the Llama folder at an RTX
+# 4090's memory. The count derived (2,942, 2,941 holding requests), the
+# warning that the requests can fill it, and the table's rows: the derived
+# count's figures as they are, the larger counts' as changes from them.
+tmp=$(mktemp -d)
+checks=$((checks + 1))
+"$serq" vllm "examples/vllm/runs/$lrun" --gpu-memory 23.64 --out "$tmp/kv.sq" 2>"$tmp/err"
+if grep -q '^param KvBlocks = 2941;' "$tmp/kv.sq" &&
+   grep -qF "KV cache: 2941 blocks of 16 tokens, derived from the GPU's memory (the run records no count), and the run's requests can fill it: its 128 longest (max_num_seqs 128) hold up to 15988 blocks together." "$tmp/err"; then
+  echo "ok   §How much a derived KV count matters: 2941 blocks derived, and said"
+else
+  fail "serq vllm --gpu-memory 23.64: not 2941 blocks with the warning ($(cat "$tmp/err"))"
+fi
+kv_figures() {  # kv_figures PROGRAM: preemptions, TTFT mean and p50, TPOT mean, E2E mean (ms)
+  local p
+  p=$("$serq" run "$1" | sed -n 's/^preemptions: \([0-9]*\) .*/\1/p')
+  "$serq" compare --format=csv "examples/vllm/runs/$lrun/requests.jsonl" "$1" |
+    awk -F, -v p="$p" '$2 == "simulated" && $1 == "ttft" { t = $4; t50 = $5 }
+      $2 == "simulated" && $1 == "tpot" { tp = $4 } $2 == "simulated" && $1 == "e2e" { e = $4 }
+      END { print p, t, t50, tp, e }'
+}
+base=$(kv_figures "$tmp/kv.sq")
+want=$(echo "$base" | awk '{ printf "| 2,941 (derived) | %d | %.2f s | %.2f s | %.2f ms | %.2f s |", $1, $2 / 1e3, $3 / 1e3, $4, $5 / 1e3 }')
+for pair in 3201:"3,200 (+8.8%)" 3401:"3,400 (+15.6%)"; do
+  "$serq" vllm "examples/vllm/runs/$lrun" --gpu-memory 23.64 --kv-blocks "${pair%%:*}" --out "$tmp/kv.sq" 2>/dev/null
+  want="$want
+$(kv_figures "$tmp/kv.sq" | awk -v b="$base" -v label="${pair#*:}" '{
+    split(b, z, " "); printf "| %s | %d |", label, $1
+    for (i = 2; i <= 5; i++) { d = ($i - z[i]) / z[i] * 100; printf " %+.2f%% |", d }
+  }')"
+done
+got=$(sed -n '/^## How much a derived KV count matters/,/^#/p' docs/examples.md | grep -E '^\| [0-9],[0-9]{3} ' | sed 's/−/-/g')
+checks=$((checks + 1))
+if [ "$want" = "$got" ]; then
+  echo "ok   §How much a derived KV count matters: its table is the replays'"
+else
+  fail "docs/examples.md §How much a derived KV count matters says
+$got
+where the replays give
+$want"
+fi
+rm -rf "$tmp"
+
 echo "$((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

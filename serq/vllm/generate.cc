@@ -178,6 +178,9 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
           kv->given_by.empty() ? "derived from the GPU's memory" : kv->given_by, ")"));
     }
   }
+  if (!options.requests) {
+    if (std::string fill = DerivedCountCanFill(r, *kv, seqs); !fill.empty()) out.warnings.push_back(std::move(fill));
+  }
   EngineReach engine;
   engine.max_num_seqs = seqs;
   engine.max_num_batched_tokens = tokens;

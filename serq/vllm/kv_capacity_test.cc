@@ -351,5 +351,66 @@ TEST(KvCapacity, RedeployedEnginesDropTheLoggedCount) {
   }
 }
 
+// The most KV an engine of `seats` sequences can hold of the requests: the
+// blocks of its `seats` longest. By hand, blocks of 16: 33 tokens take 3
+// blocks, 17 take 2, 16 and 1 take 1 each.
+TEST(KvCapacity, SeatedBlocksAtMost) {
+  const std::vector<int64_t> tokens = {17, 16, 1, 33};
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 2, 16), 3 + 2);
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 3, 16), 3 + 2 + 1);
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 128, 16), 3 + 2 + 1 + 1);  // fewer requests than seats
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 0, 16), 0);
+  EXPECT_EQ(SeatedBlocksAtMost({}, 128, 16), 0);
+}
+
+// A derived count the run's requests can fill is said: a replay that
+// preempts moves with it. The Llama run's 128 longest requests hold 15,988
+// blocks of 16 together (the sum of ceil((input_toks + output_toks) / 16)
+// over the 128 largest rows of its requests.jsonl:
+//   python3 -c "import json,math; t=sorted((r['input_toks']+r['output_toks']
+//     for r in map(json.loads, open('requests.jsonl'))), reverse=True);
+//     print(sum(math.ceil(x/16) for x in t[:128]))"
+// ), the MoE run's 16,305. On the run's GPU the cache holds 35,810: nothing
+// said. On 24 GiB, by the figures of TheGpusMemoryAsCudaReportsIt:
+// ceil(24 x 2^30 x 0.9) = 23,192,823,399 bytes, less 16,060,522,496 +
+// 33,554,432 + 312,279,040 + 268,435,456 = 6,518,031,975: 3,108 blocks,
+// 3,107 holding requests, fewer than 15,988. A count given is not said.
+TEST(KvCapacity, ADerivedCountTheRequestsCanFillIsSaid) {
+  auto filling = [](const absl::StatusOr<Generated>& g) {
+    std::vector<std::string> said;
+    for (const std::string& w : g->warnings) {
+      if (w.rfind("KV cache: ", 0) == 0) said.push_back(w);
+    }
+    return said;
+  };
+  const std::string llama = Copy(kLlama, "fill");
+  absl::StatusOr<Generated> g = GenerateProgram(llama, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(filling(g), std::vector<std::string>{});
+  Options small;
+  small.kv.gpu_memory_gib = 24;
+  g = GenerateProgram(llama, small);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param KvBlocks = 3107;"), std::string::npos);
+  EXPECT_EQ(filling(g), std::vector<std::string>{
+      "KV cache: 3107 blocks of 16 tokens, derived from the GPU's memory (the run records no count), and the "
+      "run's requests can fill it: its 128 longest (max_num_seqs 128) hold up to 15988 blocks together. Where "
+      "the replay preempts (serq run's `preemptions:` line), its figures move with the count: vLLM logs it at "
+      "start-up (`GPU KV cache size: N tokens`, N / 16 blocks), and --kv-blocks takes it"});
+  Options given = small;
+  given.kv.num_gpu_blocks = 3108;
+  g = GenerateProgram(llama, given);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(filling(g), std::vector<std::string>{});
+  // Data-parallel engines: each its own cache and seats.
+  Options moe;
+  moe.kv.gpu_memory_gib = 40;
+  g = GenerateProgram(Copy(kMoe, "fill"), moe);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(filling(g).size(), 1u);
+  EXPECT_NE(filling(g)[0].find(" tokens an engine, derived "), std::string::npos) << filling(g)[0];
+  EXPECT_NE(filling(g)[0].find("hold up to 16305 blocks together"), std::string::npos) << filling(g)[0];
+}
+
 }  // namespace
 }  // namespace serq::vllm

@@ -89,6 +89,7 @@ absl::Status CheckRequests(RunFolder* r) {
     }
     int64_t total = static_cast<int64_t>(record.input_toks + record.output_toks);
     if (r->args.max_model_len) total = std::min(total, *r->args.max_model_len);
+    r->request_tokens.push_back(total);
     if (total > r->longest_request) {
       r->longest_request = total;
       r->longest_line = lines.number();

@@ -166,6 +166,9 @@ struct RunFolder {
   // its last decode reads (capped at max_model_len).
   int64_t longest_request = 0;
   int longest_line = 0;
+  // Every request's prompt and output tokens (capped as above), in file
+  // order: what the requests can hold of the KV cache together.
+  std::vector<int64_t> request_tokens;
 };
 
 // The run's engines deployed otherwise (serq plan's candidates): another
