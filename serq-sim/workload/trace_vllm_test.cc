@@ -176,6 +176,9 @@ TEST(VllmTraceTest, BadRows) {
   // line (a replay would run a decode of -1 tokens, and fail at the program).
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 0, \"queued_ts\": 200}"),
             "t:2: output_toks 0: a vLLM request makes at least one token");
+  // Nor is a request without a prompt (vLLM refuses an empty one).
+  EXPECT_EQ(bad("{\"input_toks\": 0, \"output_toks\": 3, \"queued_ts\": 200}"),
+            "t:2: input_toks 0: vLLM refuses an empty prompt");
   // A whole number, but no request's (ir/limits.h: kMaxTokens, 10^9).
   EXPECT_EQ(bad("{\"input_toks\": 10, \"output_toks\": 1e300, \"queued_ts\": 200}"),
             "t:2: output_toks 1e+300 is not a whole number of tokens from 0 to 1000000000");

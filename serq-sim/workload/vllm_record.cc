@@ -100,8 +100,10 @@ absl::Status ParseVllmRecord(absl::string_view line, VllmRecord* out) {
   *out = VllmRecord();
   if (absl::Status s = Count(row, "input_toks", &out->input_toks); !s.ok()) return s;
   if (absl::Status s = Count(row, "output_toks", &out->output_toks); !s.ok()) return s;
-  // vLLM makes at least one token a request (max_tokens >= 1): a row of 0
-  // is not vLLM's, and a replay would run a decode of -1 tokens.
+  // vLLM refuses an empty prompt and makes at least one token a request
+  // (max_tokens >= 1): a row of 0 of either is not vLLM's (and a replay
+  // would run a decode of -1 tokens).
+  if (out->input_toks < 1) return absl::InvalidArgumentError("input_toks 0: vLLM refuses an empty prompt");
   if (out->output_toks < 1) {
     return absl::InvalidArgumentError("output_toks 0: a vLLM request makes at least one token");
   }
