@@ -20,6 +20,7 @@
 #include "absl/strings/strip.h"
 #include "ir/limits.h"
 #include "ir/output.h"
+#include "ir/utf8.h"
 
 namespace serq {
 
@@ -252,12 +253,13 @@ int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& 
   return kExitOk;
 }
 
+
 std::string ToolError(absl::string_view tool, absl::string_view message) {
-  return absl::StrCat(tool, ": error: ", message, "\n");
+  return absl::StrCat(tool, ": error: ", ControlEscaped(message, /*keep_lines=*/true), "\n");
 }
 
 std::string ToolWarning(absl::string_view tool, absl::string_view message) {
-  return absl::StrCat(tool, ": warning: ", message, "\n");
+  return absl::StrCat(tool, ": warning: ", ControlEscaped(message, /*keep_lines=*/true), "\n");
 }
 
 void PrintToolError(absl::string_view tool, absl::string_view message) {

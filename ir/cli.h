@@ -86,7 +86,9 @@ int ReadProgramArgument(absl::string_view tool, const std::vector<char*>& positi
 int WriteMessageOutput(absl::string_view tool, const google::protobuf::Message& message,
                        Format format);
 
-// "<tool>: error: <message>" and a newline: how a tool reports misuse.
+// "<tool>: error: <message>" and a newline: how a tool reports misuse. The
+// message's control characters but line breaks and tabs are written as
+// escapes (\x1b), as ToolWarning's.
 std::string ToolError(absl::string_view tool, absl::string_view message);
 
 // Prints ToolError(tool, message) to stderr.

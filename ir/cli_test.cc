@@ -87,5 +87,13 @@ TEST(RenderProgramDiagnostics, LocatedAgainstTheSourceAndPathsAgainstTheInput) {
   std::remove(file.c_str());
 }
 
+// A message quoting an input's text shows its control characters as
+// escapes (a terminal takes ESC [ ... for its own commands), and keeps the
+// line breaks of a message of several lines.
+TEST(ToolMessages, ControlCharactersAreEscaped) {
+  EXPECT_EQ(ToolWarning("serq vllm", "model \x1b[2Jx"), "serq vllm: warning: model \\x1b[2Jx\n");
+  EXPECT_EQ(ToolError("serq", "a\nb\x07"), "serq: error: a\nb\\x07\n");
+}
+
 }  // namespace
 }  // namespace serq

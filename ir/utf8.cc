@@ -38,4 +38,24 @@ std::string Utf8Escaped(absl::string_view text) {
   return out;
 }
 
+std::string ControlEscaped(absl::string_view text, bool keep_lines) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((u >= 0x20 && u != 0x7f) || (keep_lines && (c == '\n' || c == '\t'))) {
+      out.push_back(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      absl::StrAppendFormat(&out, "\\x%02x", u);
+    }
+  }
+  return out;
+}
+
 }  // namespace serq

@@ -23,6 +23,13 @@ inline bool IsUtf8(absl::string_view text) { return Utf8Prefix(text) == text.siz
 // \xHH: a name that is shown, never opened, kept readable and valid.
 std::string Utf8Escaped(absl::string_view text);
 
+// `text` with its control characters (C0 and DEL) written as escapes: \n,
+// \t, \r, else \xHH. With `keep_lines`, line breaks and tabs stay as they
+// are (a message of several lines). Text read from an input and shown (in a
+// message, a program's comment) cannot then end a line or send a terminal
+// its commands.
+std::string ControlEscaped(absl::string_view text, bool keep_lines = false);
+
 // Removes a UTF-8 byte order mark (EF BB BF) from the start of `text`, as
 // a Windows editor writes one before a file's first character; true if
 // there was one. Every reader of a text file skips it here, so that no

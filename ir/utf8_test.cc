@@ -32,5 +32,15 @@ TEST(Utf8, EscapedShowsEachStrayByte) {
   EXPECT_TRUE(IsUtf8(Utf8Escaped("\xc3(\xf0\x9f")));
 }
 
+// Control characters (C0, DEL) as escapes; UTF-8 and the rest of ASCII as
+// they are. With keep_lines, a message's line breaks and tabs stay.
+TEST(Utf8, ControlEscapedShowsEachControlCharacter) {
+  EXPECT_EQ(ControlEscaped("Llama \xc3\xa9 (8B)"), "Llama \xc3\xa9 (8B)");
+  EXPECT_EQ(ControlEscaped("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+  EXPECT_EQ(ControlEscaped("\x1b[31mred\x7f"), "\\x1b[31mred\\x7f");
+  EXPECT_EQ(ControlEscaped(absl::string_view("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(ControlEscaped("a\nb\tc\rd\x1b", /*keep_lines=*/true), "a\nb\tc\\rd\\x1b");
+}
+
 }  // namespace
 }  // namespace serq
