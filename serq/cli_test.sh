@@ -146,6 +146,16 @@ grep -q 'llmservingsim-config\|the run'"'"'s' "$tmp/out" && fail "physics --help
 grep -A1 -- '^  --gpu-memory=' "$tmp/out" | grep -q "the GPU's datasheet, MemoryGiB" || fail "physics --help: --gpu-memory's default"
 "$serq" vllm --help >"$tmp/vout" 2>"$tmp/err" || fail "vllm --help: exit $?"
 grep -A1 -- '^  --gpu-memory=' "$tmp/vout" | grep -q "llmservingsim-config.json's mem_size" || fail "vllm --help: --gpu-memory's default"
+# A flag's help for one command is cut from a text for several (ForCommand):
+# each command's part must close what it opens (vllm's --gpu-memory once
+# ended "...the vendor's figure", its ')' left in physics' part).
+for c in run sweep search check fmt view compare fit fit-steps physics vllm plan; do
+  "$serq" $c --help >"$tmp/hout" 2>/dev/null || fail "$c --help: exit $?"
+  awk -v c="$c" '/^  --/ { flag = $1; next } flag != "" && /^      / {
+      s = $0; if (gsub(/\(/, "(", s) != gsub(/\)/, ")", s)) print c " --help: " flag "\x27s text opens and closes unequally: " $0 }' \
+    "$tmp/hout" >"$tmp/unbalanced"
+  [ -s "$tmp/unbalanced" ] && fail "$(cat "$tmp/unbalanced")"
+done
 "$serq" view --help >"$tmp/out" 2>"$tmp/err" || fail "view --help: exit $?"
 grep -A1 -- '^  --format=' "$tmp/out" | grep -q 'svg (the default) or dot' || fail "view --help: --format is the report's"
 grep -A1 -- '^  --results=' "$tmp/out" | grep -q 'whose figures to overlay' || fail "view --help: --results"
@@ -172,8 +182,12 @@ expect 2 yes "--metrics applies to 'serq sweep' only: serq search reports the fi
 expect 2 yes "^run 'serq physics --help' for usage$" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate -1
 grep -q -- "--rate must be a number of requests a second above 0, not -1$" "$tmp/err" || fail "physics --rate -1: $(head -1 "$tmp/err")"
 expect 2 yes "--rate must be a number of requests a second above 0, not nan" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate nan
-expect 2 yes "--tp and --dp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 0 --rate 1
-expect 2 yes "--tp must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --blis --tp 0
+expect 2 yes "--tp and --dp must be from 1 to 4096, not 0 and 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --tp 0 --rate 1
+expect 2 yes "--tp and --dp must be from 1 to 4096, not 0 and 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --blis --tp 0
+# A degree past the language's elements is the flag's misuse, not an error in
+# a program never written (it was: "<stdout>:67:9: error: the size of 'kv' ...").
+expect 2 yes "--tp and --dp must be from 1 to 4096, not 1 and 2147483647" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --dp 2147483647
+expect 2 yes "--tp and --dp must be from 1 to 4096, not 1 and 4097" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --dp 4097
 # A flag of serq's form that --blis shares with serq vllm is refused too,
 # not dropped (--kv-blocks once gave an unbounded pool without a word).
 expect 2 yes "^serq: error: --columns goes with --replay$" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm \

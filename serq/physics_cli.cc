@@ -19,6 +19,7 @@
 #include "net/interconnect.h"
 #include "ir/output.h"
 #include "serq/models/presets.h"
+#include "serq/models/program_text.h"
 #include "serq/physics/physics.h"
 #include "serq/pipeline/commands.h"
 #include "serq/vllm_cli.h"
@@ -148,16 +149,28 @@ std::vector<NamedPath> PhysicsInputs(const std::string& model, const models::Gpu
 }
 
 // BLIS's dense form (--blis): the block, or a whole program around a trace.
+// --tp and --dp out of range, or "". Bounded so that a deployment's
+// program stays within the language's million elements (an engine is an
+// element of its stage and of its pool) and tp x dp within an int.
+constexpr int kMostDegree = 4096;
+std::string DegreeMisuse(int tp, int dp) {
+  if (tp < 1 || tp > kMostDegree || dp < 1 || dp > kMostDegree) {
+    return absl::StrCat("--tp and --dp must be from 1 to ", kMostDegree, ", not ", tp, " and ", dp);
+  }
+  return "";
+}
+
 int BlisMain(const models::ModelConfig& model, const std::string& model_file, const models::Gpu& gpu,
              const physics::Coefficients& coefficients) {
   absl::StatusOr<physics::ModelShape> shape = physics::BlisShape(model, model_file);
   if (!shape.ok()) return Rejected(shape.status());
   physics::BlockOptions options;
   options.tp = absl::GetFlag(FLAGS_tp);
-  if (options.tp < 1) return Usage("--tp must be at least 1");
+  if (std::string m = DegreeMisuse(options.tp, 1); !m.empty()) return Usage(m);
   options.config_file = model_file;
   options.hardware_file = gpu.file == "the GPU" ? "" : gpu.file;
   options.trace = absl::GetFlag(FLAGS_replay);
+  options.program_dir = models::ProgramDirOf(absl::GetFlag(FLAGS_out));
   options.kv_tokens = absl::GetFlag(FLAGS_kv_tokens);
   if (!(options.kv_tokens >= 0 && std::isfinite(options.kv_tokens))) {
     return Usage("--kv-tokens must be a finite number, at least 0");
@@ -267,7 +280,7 @@ int PhysicsMain(const CommandLine& line) {
   d.tp = absl::GetFlag(FLAGS_tp);
   d.dp = absl::GetFlag(FLAGS_dp);
   // A flag's value out of its range is misuse, as every command's is.
-  if (d.tp < 1 || d.dp < 1) return Usage("--tp and --dp must be at least 1");
+  if (std::string m = DegreeMisuse(d.tp, d.dp); !m.empty()) return Usage(m);
   d.ep = absl::GetFlag(FLAGS_ep);
   d.interconnect = absl::GetFlag(FLAGS_interconnect);
   // A link name is checked when given, whether or not the deployment uses a link.
@@ -340,10 +353,7 @@ int PhysicsMain(const CommandLine& line) {
   options.model_source = model_source;
   options.model_name = model_name;
   const std::string out = absl::GetFlag(FLAGS_out);
-  if (!out.empty()) {
-    options.program_dir = std::filesystem::path(out).parent_path().string();
-    if (options.program_dir.empty()) options.program_dir = ".";
-  }
+  options.program_dir = models::ProgramDirOf(out);
   if (absl::Status s = DistinctFiles({{"--out", out}}, PhysicsInputs(model_name, *gpu, coefficients_path));
       !s.ok()) {
     return Usage(s.message());

@@ -15,6 +15,7 @@
 #include "ir/flags.h"
 #include "net/interconnect.h"
 #include "ir/output.h"
+#include "serq/models/program_text.h"
 #include "serq/models/vllm_engine.h"
 #include "serq/pipeline/commands.h"
 #include "serq/vllm/generate.h"
@@ -29,7 +30,8 @@ ABSL_FLAG(std::optional<double>, gpu_memory_utilization, std::nullopt,
 ABSL_FLAG(std::optional<double>, gpu_memory, std::nullopt,
           "vllm, physics: a GPU's memory in GiB, for the derived KV cache (default: meta.json's "
           "hardware.device_total_memory_bytes, else llmservingsim-config.json's mem_size, or CUDA's total "
-          "of its GPU's preset where mem_size is the vendor's figure; physics: the datasheet's MemoryGiB)");
+          "of its GPU's preset where mem_size is the vendor's figure); physics: a GPU's memory in GiB, for the "
+          "derived KV cache (default: the datasheet's MemoryGiB)");
 ABSL_FLAG(bool, no_skew, false,
           "vllm: attention at the decodes' mean KV only, without the profile's skew blend");
 ABSL_FLAG(bool, no_prefix_cache, false, "vllm, physics: prefix caching off (vLLM 0.19's default is on)");
@@ -104,11 +106,7 @@ int VllmMain(const CommandLine& line) {
   options.interconnect = absl::GetFlag(FLAGS_interconnect);
   if (std::string m = net::UnknownInterconnect("interconnect", options.interconnect); !m.empty()) return Usage(m);
   const std::string out = absl::GetFlag(FLAGS_out);
-  if (!out.empty()) {
-    options.program_dir = std::filesystem::path(out).parent_path().string();
-    // assign(1, ...), not = ".": GCC 12 warns falsely (-Wrestrict) of the latter here.
-    if (options.program_dir.empty()) options.program_dir.assign(1, '.');
-  }
+  options.program_dir = models::ProgramDirOf(out);
   // --out over a file of the run (--out RUN/requests.jsonl) would destroy
   // the run: its files and its profile's.
   {

@@ -295,8 +295,11 @@ absl::Status DeriveMaxModelLen(const JsonFile& json, ModelConfig* m) {
     absl::StrAppend(&from, " x RoPE factor ", factor);
   }
   m->max_model_len = m->max_model_len_limit = derived;
-  m->max_model_len_from = from;
-  if (model_max->has_value()) m->max_model_len_limit = std::max(derived, **model_max);
+  m->max_model_len_from = m->max_model_len_limit_from = from;
+  if (model_max->has_value() && **model_max > derived) {
+    m->max_model_len_limit = **model_max;
+    m->max_model_len_limit_from = absl::StrCat("model_max_length ", **model_max);
+  }
   if (longrope) {
     // vLLM's default under LongRoPE, "to avoid performance degradation for
     // shorter sequences": the config's original length.

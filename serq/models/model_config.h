@@ -92,10 +92,12 @@ struct ModelConfig {
   // original_max_position_embeddings); Gemma 3's not scaled. That is the
   // most a user may give, or model_max_length where larger
   // (`max_model_len_limit`). Under longrope the default is the config's
-  // original_max_position_embeddings. `max_model_len_from` says how.
+  // original_max_position_embeddings. `max_model_len_from` and
+  // `max_model_len_limit_from` say how each came (they differ under
+  // longrope and where model_max_length is the larger).
   int64_t max_model_len = 0;
   int64_t max_model_len_limit = 0;
-  std::string max_model_len_from;
+  std::string max_model_len_from, max_model_len_limit_from;
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora_rank > 0; }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "ir/utf8.h"
 
 namespace serq::models {
 
@@ -19,26 +20,6 @@ bool IsControl(char c) {
   return u < 0x20 || u == 0x7f;
 }
 
-// `s` with each control character written as its escape (\n, \x01): a
-// comment's text comes from the files a program is generated from, and a
-// line break there would end the comment and write program text.
-std::string Printable(absl::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (!IsControl(c)) {
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      absl::StrAppend(&out, "\\x", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -47,7 +28,7 @@ void ProgramText::Line(absl::string_view s) { absl::StrAppend(&out_, s, "\n"); }
 void ProgramText::Lines(absl::string_view s) { absl::StrAppend(&out_, s); }
 
 void ProgramText::Comment(absl::string_view text) {
-  const std::string printable = Printable(text);
+  const std::string printable = ControlEscaped(text);
   absl::string_view s = printable;
   size_t indent = 0;
   while (indent < s.size() && s[indent] == ' ') ++indent;
@@ -68,7 +49,7 @@ void ProgramText::Comment(absl::string_view text) {
 void ProgramText::Param(absl::string_view name, absl::string_view value, absl::string_view why) {
   std::string head = absl::StrCat("param ", name, " = ", value, ";");
   if (head.size() < 28) head.resize(28, ' ');
-  absl::StrAppend(&out_, head, " // ", Printable(why), "\n");
+  absl::StrAppend(&out_, head, " // ", ControlEscaped(why), "\n");
 }
 
 namespace {
@@ -126,6 +107,10 @@ std::string PathFor(const std::string& file, const std::string& program_dir) {
   fs::path target = fs::absolute(file, ec).lexically_normal();
   fs::path rel = target.lexically_relative(base.lexically_normal());
   return rel.empty() ? target.string() : rel.string();
+}
+
+std::string ProgramDirOf(const std::string& out) {
+  return std::filesystem::path(out).parent_path().string();
 }
 
 std::string Quoted(const std::string& text) {

@@ -60,6 +60,10 @@ void GpusRun(ProgramText* t, int tp, int dp, bool tp_param);
 // (the current one when empty), or absolute when it has no relative form.
 std::string PathFor(const std::string& file, const std::string& program_dir);
 
+// The folder of a program written to `out`, as PathFor takes it: its
+// parent, or "" (the current folder) for a bare file name or none.
+std::string ProgramDirOf(const std::string& out);
+
 // `text` as a string of the language: in double quotes, with \" and \\ its
 // only escapes (a path with a quote or a backslash stays one string).
 std::string Quoted(const std::string& text);

@@ -137,7 +137,7 @@ absl::StatusOr<std::string> PhysicsBlock(const ModelShape& m, const models::Gpu&
       absl::StrAppend(&out, "//", line, "\n");
     }
   } else {
-    absl::StrAppend(&out, "workload w { arrive trace(", models::Quoted(o.trace), "); }\n", "session w {\n",
+    absl::StrAppend(&out, "workload w { arrive trace(", models::Quoted(models::PathFor(o.trace, o.program_dir)), "); }\n", "session w {\n",
                     session_lines, "}\n", "// The deployment's GPUs, tensor parallel (", o.tp,
                     "): the report's per-GPU figures.\n", "run { gpus ", o.tp, "; }\n");
   }

@@ -358,7 +358,11 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     t.Param("MoeGroup", N(moe_group), d.ep ? "the GPUs of expert parallel, whole experts on each"
                                            : "the GPUs each expert is split over (tensor x data parallel)");
   }
-  t.Param("Seqs", N(seqs), d.max_num_seqs ? "max_num_seqs" : "max_num_seqs: vLLM's default for this GPU");
+  // vLLM's EngineArgs takes a default max_num_seqs at most max_num_batched_tokens.
+  t.Param("Seqs", N(seqs), d.max_num_seqs                ? "max_num_seqs"
+                           : seqs == tokens && d.max_num_batched_tokens
+                               ? "max_num_seqs: vLLM's default for this GPU, at most max_num_batched_tokens"
+                               : "max_num_seqs: vLLM's default for this GPU");
   t.Param("Tokens", N(tokens), d.max_num_batched_tokens
                                    ? "max_num_batched_tokens"
                                    : "max_num_batched_tokens: vLLM's default for this GPU");

@@ -173,6 +173,10 @@ struct BlockOptions {
   std::string trace;
   std::string prompt_column = "input_tokens", output_column = "output_tokens";
   double kv_tokens = 0;
+  // The folder the program is written to: the trace's path is written
+  // relative to it, as serq run reads it (models::PathFor; "" the current
+  // folder).
+  std::string program_dir;
 };
 
 // BLIS's block (ends with a newline). Errors (InvalidArgument): tp below 1

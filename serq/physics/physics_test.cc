@@ -202,6 +202,13 @@ TEST(Physics, BlisCoefficientsAndShape) {
   EXPECT_EQ(PhysicsBlock(m, gpu, BlisDefaults(), tp2)->find("run {"), std::string::npos);
   tp2.trace = "t.csv";
   EXPECT_NE(PhysicsBlock(m, gpu, BlisDefaults(), tp2)->find("\nrun { gpus 2; }\n"), std::string::npos);
+  // The trace as the program's folder names it (--out elsewhere): serq run
+  // reads a trace relative to its program, so sub/t.csv from out/ is
+  // ../sub/t.csv (it was written as given, and did not open).
+  tp2.trace = "sub/t.csv";
+  tp2.program_dir = "out";
+  EXPECT_NE(PhysicsBlock(m, gpu, BlisDefaults(), tp2)->find("arrive trace(\"../sub/t.csv\");"), std::string::npos)
+      << *PhysicsBlock(m, gpu, BlisDefaults(), tp2);
 }
 
 
@@ -269,6 +276,21 @@ bool Has(const std::string& program, const std::string& text) {
 // The decode at context 512: KV 2 x 8 x 128 x 2 x 32 x 513 / 1.597e6 =
 // 42.104 us, x 1.94710771 = 81.98; with the weights and the overheads
 // 13,148.72: 13,148 us. E2E 15,287 + 13,148 = 28,435 us.
+// vLLM's EngineArgs takes a default max_num_seqs at most the
+// max_num_batched_tokens given (min(1024, 64) here), and the comment says
+// so; a max_num_seqs given is the user's, and one above the tokens refused.
+TEST(Program, ADefaultMaxNumSeqsIsAtMostTheTokens) {
+  ProgramOptions o = LoneRequest();
+  o.deployment.max_num_batched_tokens = 64;
+  std::string program = Generate("llama-3.1-8b", "rtx-pro-6000", o);
+  EXPECT_TRUE(Has(program, "param Seqs = 64;")) << program;
+  EXPECT_TRUE(Has(program, "// max_num_seqs: vLLM's default for this GPU, at most max_num_batched_tokens"));
+  o.deployment.max_num_batched_tokens = 2048;
+  program = Generate("llama-3.1-8b", "rtx-pro-6000", o);
+  EXPECT_TRUE(Has(program, "param Seqs = 1024;")) << program;
+  EXPECT_FALSE(Has(program, "at most max_num_batched_tokens"));
+}
+
 TEST(Program, LlamaLoneRequestByHand) {
   const std::string program = Generate("llama-3.1-8b", "rtx-pro-6000", LoneRequest());
   // The engine as vLLM 0.19 sizes it on a GPU of 94.97 GiB (CUDA's total):
@@ -609,6 +631,11 @@ TEST(Program, MaxModelLen) {
             "refuses a prompt that leaves no room for an output token");
   o.deployment.max_model_len = 131072;
   EXPECT_EQ(GenerateError(longrope, "h100-sxm", o), "(no error)");
+  // One more is refused, by the limit's own source (not the default's).
+  o.deployment.max_model_len = 131073;
+  EXPECT_EQ(GenerateError(longrope, "h100-sxm", o),
+            "serq physics: error: --max-model-len 131073 is more than the model's 131072 (max_position_embeddings "
+            "131072), which vLLM refuses");
   const std::string cohere = TempFile(
       "cohere.json", R"({"model_type": "cohere", "num_hidden_layers": 2, "hidden_size": 64,
                          "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,

@@ -145,7 +145,7 @@ absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Depl
   fit.max_len_from = d.max_model_len ? "--max-model-len" : absl::StrCat("the model's, ", m.max_model_len_from);
   if (d.max_model_len && *d.max_model_len > m.max_model_len_limit) {
     return Invalid(absl::StrCat("--max-model-len ", *d.max_model_len, " is more than the model's ",
-                                m.max_model_len_limit, " (", m.max_model_len_from, "), which vLLM refuses"));
+                                m.max_model_len_limit, " (", m.max_model_len_limit_from, "), which vLLM refuses"));
   }
   auto refused = [&](int64_t prompt) { return models::PromptPastMaxModelLen(prompt, fit.max_len, fit.max_len_from); };
   if (!w.replay.empty()) {

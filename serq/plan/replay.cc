@@ -1,6 +1,5 @@
 #include "serq/plan/replay.h"
 
-#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
@@ -11,7 +10,7 @@ namespace serq::plan {
 
 bool MeasureTrace(const std::string& trace, const std::string& probe_path, TraceArrivals* out,
                   CommandResult* error) {
-  const std::string dir = std::filesystem::path(probe_path).parent_path().string();
+  const std::string dir = models::ProgramDirOf(probe_path);
   const std::string text = absl::StrCat(
       "// Written by serq plan: the arrivals of ", trace, ", to measure its mean rate.\n",
       "workload requests { arrive trace(", models::Quoted(models::PathFor(trace, dir)), "); }\n",

@@ -67,7 +67,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!r.unmeasurable.empty() && !options.requests) return absl::InvalidArgumentError(r.unmeasurable);
   Generated out;
   out.warnings = r.warnings;
-  if (!r.vllm_version.empty() && r.vllm_version.rfind("0.19", 0) != 0) {
+  // 0.19 and its patch releases ("0.19.1", "0.19.0rc1"), not "0.190".
+  if (!r.vllm_version.empty() && r.vllm_version != "0.19" && !absl::StartsWith(r.vllm_version, "0.19.")) {
     out.warnings.push_back(absl::StrCat("the run is vLLM ", r.vllm_version,
                                         "; the program models vLLM 0.19's scheduler"));
   }
@@ -212,9 +213,9 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const std::string counted =
       absl::StrCat("the KV cache's size is given (", kv->given_by, "), not derived from the GPU's memory");
   if (!kv->given_by.empty() && options.kv.gpu_memory_utilization) unused("--gpu-memory-utilization", counted);
-  if (!kv->given_by.empty() && options.kv.gpu_memory_gib && a.max_num_seqs > 0 && a.max_num_batched_tokens > 0) {
-    unused("--gpu-memory", counted + ", and meta.json gives max_num_seqs and max_num_batched_tokens");
-  }
+  // The GPU's memory sizes the derived cache only (the engine's limits a
+  // run does not give are the bench's engine's, whatever the GPU).
+  if (!kv->given_by.empty() && options.kv.gpu_memory_gib) unused("--gpu-memory", counted);
   if (!collectives && !options.interconnect.empty()) {
     unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, no expert parallel)");
   }
@@ -293,7 +294,14 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     }
     return absl::StartsWith(from, "resolved_config") ? absl::StrCat("meta.json ", from) : std::string(name);
   };
-  t.Param("Seqs", Num(seqs), limit_why("max_num_seqs", a.max_num_seqs_by_default, a.max_num_seqs_from));
+  // A default max_num_seqs is at most max_num_batched_tokens
+  // (models::EngineBatchDefaults), and says so where that bound it.
+  t.Param("Seqs", Num(seqs),
+          absl::StrCat(limit_why("max_num_seqs", a.max_num_seqs_by_default, a.max_num_seqs_from),
+                       a.max_num_seqs_by_default && !a.max_num_batched_tokens_by_default &&
+                               seqs == tokens && seqs < models::kSchedulerDefaultSeqs
+                           ? ", at most max_num_batched_tokens"
+                           : ""));
   t.Param("Tokens", Num(tokens), limit_why("max_num_batched_tokens", a.max_num_batched_tokens_by_default,
                                            a.max_num_batched_tokens_from));
   const std::vector<int64_t> graph_sizes =

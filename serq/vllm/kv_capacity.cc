@@ -169,8 +169,21 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
                                   "which vLLM 0.19 does not subtract; --kv-blocks gives vLLM's logged count."));
   }
   if (kv.num_gpu_blocks < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", kv.num_gpu_blocks,
-                                                   " KV blocks: vLLM needs at least 2"));
+    // Said at what gave the count: meta.json's field, or the derivation
+    // (--kv-blocks is held to 2 and more as a flag).
+    std::string count = absl::StrCat(kv.num_gpu_blocks, kv.num_gpu_blocks == 1 ? " KV block" : " KV blocks");
+    if (absl::StartsWith(kv.given_by, "meta.json ")) {
+      const absl::string_view field = absl::StripPrefix(kv.given_by, "meta.json ");
+      if (field == r.args.kv_cache_memory_bytes_from) {
+        count = absl::StrCat(*r.args.kv_cache_memory_bytes, " bytes make ", count, " of ", block, " tokens x ",
+                             static_cast<int64_t>(kv.bytes_per_token), " bytes");
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.dir, "/meta.json: error: ", field, ": ", count, "; vLLM needs at least 2"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(r.dir, ": error: ", count, " (",
+                                                   kv.given_by.empty() ? "derived from the GPU's memory" : kv.given_by,
+                                                   "); vLLM needs at least 2"));
   }
   kv.usable_blocks = kv.num_gpu_blocks - 1;
   kv.why.push_back(per_token + ".");

@@ -212,7 +212,7 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
                 "--gpu-memory-utilization changes nothing: the KV cache's size is given (meta.json "
                 "kv_cache.num_gpu_blocks), not derived from the GPU's memory",
                 "--gpu-memory changes nothing: the KV cache's size is given (meta.json kv_cache.num_gpu_blocks), "
-                "not derived from the GPU's memory, and meta.json gives max_num_seqs and max_num_batched_tokens",
+                "not derived from the GPU's memory",
                 "--interconnect changes nothing: the run's GPUs exchange nothing (tensor parallel 1, no expert "
                 "parallel)"}));
   with("3000");
@@ -283,7 +283,12 @@ TEST(KvCapacity, KvCacheMemoryBytes) {
   EXPECT_PRED2(StartsWith, Error(dir), meta + ": error: engine_kwargs.kv_cache_memory_bytes: ");
   // Too few bytes for two blocks.
   with("\"kv_cache_memory_bytes\": 3000000");
-  EXPECT_EQ(Error(dir), dir + ": error: 1 KV blocks: vLLM needs at least 2");
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.kv_cache_memory_bytes: 3000000 bytes make 1 KV block of 16 "
+                               "tokens x 131072 bytes; vLLM needs at least 2");
+  // A count of 1 given by vLLM's override, at the field (the range it
+  // reads is vLLM's, from 1; the error is the cache's).
+  with("\"num_gpu_blocks_override\": 1");
+  EXPECT_EQ(Error(dir), meta + ": error: engine_kwargs.num_gpu_blocks_override: 1 KV block; vLLM needs at least 2");
   const std::string moe = Copy(kMoe, "kv-bytes-moe");
   Edit(moe + "/meta.json", "\"seed\": 42", "\"seed\": 42, \"kv_cache_memory_bytes\": 10737418240");
   EXPECT_EQ(blocks(moe), "param KvBlocks = 6825");

@@ -1,5 +1,6 @@
 // serq vllm's reading of meta.json's engine arguments as the bench's newer
 // runner writes them, and of the folder's files against each other.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,16 @@ TEST(MetaJson, TheFilesAgainstEachOther) {
                                             "version's kernels",
                                       dir + "/requests.jsonl: 300 requests, where meta.json's num_requests is "
                                             "310: the replay is of the file's"}));
+  // A run of another vLLM than 0.19 (a patch release is 0.19): said. The
+  // test is of the release's number, not of its first characters.
+  for (const auto& [version, other] : {std::pair{"0.19.1", false}, std::pair{"0.19.0rc1", false},
+                                       std::pair{"0.190.1", true}, std::pair{"0.20.0", true}}) {
+    Write(meta, Replace(original, "\"vllm_version\": \"0.19.0\"", absl::StrCat("\"vllm_version\": \"", version, "\"")));
+    absl::StatusOr<Generated> v = GenerateProgram(dir, {});
+    ASSERT_TRUE(v.ok()) << v.status();
+    const std::string said = absl::StrCat("the run is vLLM ", version, "; the program models vLLM 0.19's scheduler");
+    EXPECT_EQ(std::count(v->warnings.begin(), v->warnings.end(), said), other ? 1 : 0) << version;
+  }
 }
 
 // engine_kwargs.dtype against model.json's: the dtype vLLM's auto serves

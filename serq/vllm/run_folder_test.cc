@@ -694,7 +694,16 @@ TEST(RunFolder, BadFolders) {
                                 "SchedulerConfig's)"),
                 std::string::npos)
           << device;
+      EXPECT_EQ(g->program.find("at most max_num_batched_tokens"), std::string::npos) << device;
     }
+    // Fewer tokens than the 128: serq's default max_num_seqs is at most
+    // max_num_batched_tokens (min(128, 64)), and the comment says so.
+    Write(dir + "/meta.json", Replace(plain, "\"max_num_batched_tokens\": 2048", "\"max_num_batched_tokens\": 64"));
+    absl::StatusOr<Generated> few = GenerateProgram(dir, kv);
+    ASSERT_TRUE(few.ok()) << few.status();
+    EXPECT_NE(few->program.find("param Seqs = 64;"), std::string::npos);
+    EXPECT_NE(few->program.find("SchedulerConfig's), at most max_num_batched_tokens"), std::string::npos)
+        << few->program.substr(0, 3000);
     Write(dir + "/meta.json", plain);
     // A plan at the run's own degree and no limits of its own serves the
     // run's engine: its limits, and the KV count the run logged for them
