@@ -99,7 +99,8 @@ const char kSerqUsage[] =
     "sweep  run a grid of points (each point x replication a task: here, with GNU\n"
     "       parallel or as a Slurm array) and report one row per point\n"
     "search the largest value of a param meeting a condition, by bisection\n"
-    "compare a measured run (vLLM requests.jsonl, BLIS results.json, serq results)\n"
+    "compare a measured run (vLLM requests.jsonl, BLIS results.json, serq results, or a\n"
+    "       summary: vLLM's benchmark result, inference-perf's, BLIS's metrics.json)\n"
     "       beside a simulated one (serq results, or a program run here): TTFT, TPOT,\n"
     "       ITL, E2E, each figure with its error\n"
     "fit    the params that make a program's run match measured ones (NLopt)\n"
@@ -168,7 +169,7 @@ std::vector<FlagUse> SharedFlagUses() {
        "--max-replications"},
       {"horizon", {"run", "sweep", "search", "compare"}},
       {"warmup", {"run", "sweep", "search"}},
-      {"warmup", {"plan"}, "", "the warm-up of each candidate's runs, in seconds (default 30, at most a quarter "
+      {"warmup", {"plan"}, "", "the warm-up of each candidate's runs, in seconds (default 30; a --replay run's at most a quarter "
                                "of the run)"},
       {"data-dir", {"run", "sweep", "search", "compare", "fit"}},
       {"share", {"run", "check", "view", "sweep", "search"}},

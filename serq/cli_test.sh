@@ -112,6 +112,8 @@ expect 2 yes "serq: error: --svg applies to 'serq compare' only" -- "$serq" run 
 expect 2 yes "serq: error: cannot open 'no/such.jsonl'" -- "$serq" compare no/such.jsonl $c/vllm.sq
 expect 2 yes "serq: error: cannot open 'no/such.sq'" -- "$serq" compare $c/vllm.measured no/such.sq
 expect 2 yes "serq: error: --format=html is the simulated run's report page" -- "$serq" compare --format=html $c/vllm.measured $c/vllm.measured
+# ... misuse before what the runs hold: other counts on the two sides too.
+expect 2 yes "serq: error: --format=html is the simulated run's report page" -- "$serq" compare --format=html $c/vllm.measured testdata/blis/w1.results.json
 # The simulated program's own errors are the program's: exit 1, located.
 expect 1 yes "testdata/sim/bad-division.sq:" -- "$serq" compare $c/vllm.measured testdata/sim/bad-division.sq
 # The html page: the simulated run's report with the comparison's tables and
@@ -309,7 +311,7 @@ expect 2 yes "serq: error: cannot read '$tmp': it is a directory" -- "$serq" phy
   --gpu h100-sxm --rate 1 --coefficients "$tmp"
 # A workload the generator cannot read: said once, as the trace's, before
 # any candidate (it was said as the reason no engine fits).
-expect 1 yes "^serq physics: error: --columns: the first line of examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl names no column 'a'$" \
+expect 1 yes "^serq plan: error: --columns: the first line of examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl names no column 'a'$" \
   -- "$serq" "${plan1[@]}" --replay examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl --columns=a,b
 expect 2 yes "--replications 8 is more than --max-replications 2" -- "$serq" search testdata/sweep/flows.sq \
   --param W --range 1:2 --until 'mean(f3) <= 1' --replications 8 --max-replications 2

@@ -68,14 +68,27 @@ namespace serq {
 
 namespace {
 
-// A generator's reason an engine does not fit, without the hint at its end
-// that names the generator's own flags (`give --kv-blocks N`, `more GPUs
-// (--tp), ... or --kv-blocks N`), which serq plan does not take.
-std::string WhyNot(const absl::Status& s) {
-  std::string m(absl::StripPrefix(s.message(), "serq physics: error: "));
-  if (const size_t at = m.rfind("; "); at != std::string::npos && m.find("--kv-blocks", at) != std::string::npos) {
-    m.erase(at);
+// A generator's message without its tool's prefix ("serq physics: error: "):
+// serq plan says it as its own.
+absl::string_view WithoutTool(absl::string_view m) {
+  for (absl::string_view tool : {"serq physics: error: ", "serq vllm: error: "}) {
+    if (absl::ConsumePrefix(&m, tool)) break;
   }
+  return m;
+}
+
+// A generator's reason an engine does not fit, without the hint at its end
+// ("...: give --kv-blocks N or --gpu-memory GIB", "; give --max-model-len at
+// most N, more GPUs (--tp) or --gpu-memory-utilization"): it names the
+// generator's flags, which serq plan does not take, and the plan says what
+// to widen instead.
+std::string WhyNot(const absl::Status& s) {
+  std::string m(WithoutTool(s.message()));
+  size_t at = std::string::npos;
+  for (const char* hint : {": give ", "; give "}) {
+    if (const size_t h = m.rfind(hint); h != std::string::npos && (at == std::string::npos || h > at)) at = h;
+  }
+  if (at != std::string::npos) m.erase(at);
   return m;
 }
 
@@ -83,12 +96,14 @@ int Failed(const absl::Status& s) {
   if (absl::IsInvalidArgument(s)) {
     // A message that begins with its file ("run/meta.json: error: …",
     // "m.json:3:1: error: …", serq vllm's and the models' form) is printed
-    // as it is; one that only quotes such an error keeps the prefix.
-    const absl::string_view m = s.message();
-    if (const size_t at = m.find(": "); at != absl::string_view::npos && m.substr(at, 9) == ": error: ") {
-      std::cerr << s.message() << "\n";
+    // as it is; one that only quotes such an error, or a generator's own
+    // ("serq physics: error: --replay …"), is serq plan's.
+    const absl::string_view m = WithoutTool(s.message());
+    if (const size_t at = m.find(": "); m.size() == s.message().size() && at != absl::string_view::npos &&
+                                        m.substr(at, 9) == ": error: ") {
+      std::cerr << m << "\n";
     } else {
-      std::cerr << "serq plan: error: " << s.message() << "\n";
+      std::cerr << "serq plan: error: " << m << "\n";
     }
     return kExitInputRejected;
   }
@@ -183,11 +198,11 @@ int PlanMain(const CommandLine& line) {
   const std::string run_dir = absl::GetFlag(FLAGS_run);
   std::string model_name = absl::GetFlag(FLAGS_model), gpu_name = absl::GetFlag(FLAGS_gpu);
   if (!run_dir.empty() && (!model_name.empty() || !gpu_name.empty())) {
-    return Usage("serq plan: --run takes the model and the GPU from the run folder: no --model or --gpu");
+    return Usage("--run takes the model and the GPU from the run folder: no --model or --gpu");
   }
   if (run_dir.empty() && (model_name.empty() || gpu_name.empty())) {
     return Usage(
-        "serq plan: expected --model (a preset or a config.json) and --gpu (a preset or a datasheet), or --run "
+        "expected --model (a preset or a config.json) and --gpu (a preset or a datasheet), or --run "
         "RUN_DIR");
   }
   // Signed flags, so that a value past an int's range is Abseil's error and
@@ -205,18 +220,18 @@ int PlanMain(const CommandLine& line) {
   // --rate without --gpus: the budget grown to the fewest GPUs meeting it.
   const bool grows = gpus < 1 && target > 0;
   if (gpus < 1 && !grows) {
-    return Usage("serq plan: expected --gpus N, the GPU budget, or --rate R alone, a target rate (the fewest GPUs "
+    return Usage("expected --gpus N, the GPU budget, or --rate R alone, a target rate (the fewest GPUs "
                  "that meet it)");
   }
   const int max_gpus = absl::GetFlag(FLAGS_max_gpus);
-  if (!grows && max_gpus != 64) {
+  if (!grows && FlagGiven("max-gpus")) {
     return Usage("--max-gpus goes with --rate without --gpus (the most GPUs the budget grows to)");
   }
   if (max_gpus < 1) return Usage("--max-gpus must be at least 1");
   const std::string until = absl::GetFlag(FLAGS_until);
-  if (until.empty()) return Usage("serq plan: expected --until, the SLOs, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05'");
+  if (until.empty()) return Usage("expected --until, the SLOs, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05'");
   const std::string out = absl::GetFlag(FLAGS_out);
-  if (out.empty()) return Usage("serq plan: expected --out DIR, the folder of its files");
+  if (out.empty()) return Usage("expected --out DIR, the folder of its files");
   absl::StatusOr<Condition> condition = ParseCondition(until);
   if (!condition.ok()) return Usage(absl::StrCat("--until: ", condition.status().message()));
   if (!(absl::GetFlag(FLAGS_price) >= 0 && std::isfinite(absl::GetFlag(FLAGS_price)))) {
@@ -609,7 +624,10 @@ int PlanMain(const CommandLine& line) {
     if (!plan_at(gpus, &spec, &notes, &failure)) return abandon(failure);
     if (spec.candidates.empty()) {
       unmake();
-      return Usage("serq plan: no candidate: widen --gpus, --tps or --kinds");
+      // What left none, where the enumeration said (a degree the profile
+      // lacks, an engine that cannot serve the model).
+      return Usage(absl::StrCat("no candidate", notes.empty() ? "" : absl::StrCat(" (", absl::StrJoin(notes, "; "), ")"),
+                                ": widen --gpus, --tps or --kinds"));
     }
   } else {
     plan::GrowSpec g;
@@ -667,7 +685,7 @@ int PlanMain(const CommandLine& line) {
     if (!plan::CheckPlan(spec, &failure)) return abandon(failure);
     plan::Emitted e;
     e.cwd = std::filesystem::current_path().string();
-    e.command = WithoutEmit(line.argv);
+    e.command = RecordedCommand(line.argv);
     e.flags = SettingFlags(true);
     e.has_trace = !base.workload.replay.empty();
     e.trace = arrivals;
@@ -761,7 +779,7 @@ int PlanMain(const CommandLine& line) {
   context.condition = until;
   context.step_time = StepTimeSource(folder ? &*folder : nullptr, run_dir, gpu->name, space.disaggregated,
                                       absl::GetFlag(FLAGS_kv_link), coefficients_path);
-  context.command = emitted ? emitted->command : absl::StrJoin(line.argv, " ");
+  context.command = emitted ? emitted->command : RecordedCommand(line.argv);
   context.top = absl::GetFlag(FLAGS_top);
 
   absl::StatusOr<plan::FolderFiles> folder_files =

@@ -142,18 +142,23 @@ std::vector<std::pair<std::string, std::string>> SettingFlags(bool record_out) {
   return out;
 }
 
-// The command line without its --emit (as `--emit=X` or `--emit X`): the
-// command a local run of the same plan prints.
-std::string WithoutEmit(const std::vector<std::string>& argv) {
+// The command line without --emit and --jobs (as `--emit=X` or `--emit
+// X`): how the plan is run changes none of its files, and the page records
+// the command, so a local run, an emitted one and any --jobs write it alike.
+std::string RecordedCommand(const std::vector<std::string>& argv) {
   std::vector<std::string> kept;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    if (a == "--emit" || a == "-emit") {
-      ++i;
-      continue;
+    bool dropped = false;
+    for (absl::string_view flag : {"emit", "jobs"}) {
+      if (a == absl::StrCat("--", flag) || a == absl::StrCat("-", flag)) {
+        ++i;  // its value
+        dropped = true;
+      } else if (absl::StartsWith(a, absl::StrCat("--", flag, "=")) || absl::StartsWith(a, absl::StrCat("-", flag, "="))) {
+        dropped = true;
+      }
     }
-    if (absl::StartsWith(a, "--emit=") || absl::StartsWith(a, "-emit=")) continue;
-    kept.push_back(a);
+    if (!dropped) kept.push_back(a);
   }
   return absl::StrJoin(kept, " ");
 }

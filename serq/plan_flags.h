@@ -44,9 +44,9 @@ bool CommaNumbers(const std::string& flag, const std::string& text, std::vector<
 // value.
 std::vector<std::pair<std::string, std::string>> SettingFlags(bool record_out);
 
-// The command line without its --emit (as `--emit=X` or `--emit X`): the
-// command a local run of the same plan prints.
-std::string WithoutEmit(const std::vector<std::string>& argv);
+// The command line without --emit and --jobs (`--emit=X` or `--emit X`):
+// the command the plan's page records, the same however the plan was run.
+std::string RecordedCommand(const std::vector<std::string>& argv);
 
 }  // namespace serq
 

@@ -68,7 +68,7 @@ grep -q "^serq plan: 2 GPUs: " "$tmp/err" || fail "cap: no progress line for 2 G
 expect 1 "no budget of up to 8 GPUs (--max-gpus) meets 1000 req/s: a candidate of g GPUs is searched up to g x 16 req/s (--max-rate-per-gpu), so 1000 req/s takes at least 63 GPUs" \
   -- "$serq" "${args[@]}" --rate 1000 --max-gpus 8 --out "$tmp/far"
 # Misuse.
-expect 2 "serq plan: expected --gpus N, the GPU budget, or --rate R alone" -- "$serq" plan --model llama-3.1-8b \
+expect 2 "serq: error: expected --gpus N, the GPU budget, or --rate R alone" -- "$serq" plan --model llama-3.1-8b \
   --gpu h100-sxm --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--max-gpus goes with --rate without --gpus" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 \
   --rate 5 --max-gpus 8 --until 'p99(ttft) <= 1' --out "$tmp/c"

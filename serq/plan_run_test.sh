@@ -229,6 +229,11 @@ expect 2 "--run takes the model and the GPU from the run folder" -- "$serq" plan
   --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 1 "disaggregated candidates need the link the KV cache crosses: give --kv-link NAME" -- "$serq" plan \
   --run "$run" --kinds disaggregated --gpus 2 --until 'p99(ttft) <= 1' --out "$tmp/c"
+# No candidate left: the reason the enumeration gave (here a degree the
+# profile lacks) is said with the flags to widen.
+expect 2 "no candidate (tensor parallel 4: the profile (" -- "$serq" plan --run "$run" --gpus 4 --tps 4 \
+  --until 'p99(ttft) <= 1' --out "$tmp/c"
+grep -q "has tp_degrees \[1, 2\]): widen --gpus, --tps or --kinds" "$tmp/err" || fail "no candidate: $(cat "$tmp/err")"
 expect 1 "nope: error: not a folder" -- "$serq" plan --run "$tmp/nope" --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/c"
 # A trace whose path a program's string cannot hold (a line break): said at
 # once, by plan's generator as by serq physics's (they share the reader).

@@ -23,8 +23,8 @@ for f in candidates.csv pareto.csv pareto.svg pareto.html best-colocated.sq best
          programs/agg-tp1x1.sq programs/agg-tp1x2.sq programs/pd-1p-tp1-1d-tp1.sq; do
   [ -s "$tmp/a/$f" ] || fail "no $f"
 done
-# A progress line on stderr as each candidate's search ends (in the order
-# they end: two at a time here), each candidate once, numbered 1 to 3.
+# A progress line on stderr as the candidates' searches end (in candidate
+# order, whatever --jobs), each candidate once, numbered 1 to 3.
 [ "$(grep -c '^serq plan: candidate [123] of 3 searched (' "$tmp/a.err")" = 3 ] ||
   fail "progress: not three lines: $(cat "$tmp/a.err")"
 for c in 'colocated tp1 x1' 'colocated tp1 x2' 'disaggregated 1P tp1 + 1D tp1'; do
@@ -51,6 +51,20 @@ awk -F, 'NR > 1 && $16 != "" {c = 2 * $3 / 3600 / $16 * 1e6; if (c - $42 > 1e-3 
 for f in candidates.csv pareto.csv pareto.svg best-colocated.sq; do
   cmp -s "$tmp/a/$f" "$tmp/b/$f" || fail "$f differs between --jobs 2 and --jobs 1"
 done
+# The page records the command without --jobs (it once held it): the same
+# but for the --out each was given.
+sed "s|$tmp/b|$tmp/a|g" "$tmp/b/pareto.html" | cmp -s - "$tmp/a/pareto.html" ||
+  fail "pareto.html differs between --jobs 2 and --jobs 1 beyond --out"
+grep -q -- '--jobs' "$tmp/a/pareto.html" && fail "pareto.html records --jobs"
+# --max-gpus goes with a budget grown to a rate: refused beside --gpus at
+# any value, its default's too (it was refused at other values only).
+expect 2 "--max-gpus goes with --rate without --gpus" -- "$serq" "${args[@]}" --max-gpus 64 --out "$tmp/m"
+# An engine that fits no budget's GPUs says why without the generator's own
+# flags (--tp, --gpu-memory-utilization, which serq plan does not take).
+expect 1 "qwen3-30b-a3b fits no engine of up to 1 x h100-sxm: at tensor parallel 1, vLLM 0.19 would not start" -- \
+  "$serq" plan --model qwen3-30b-a3b --gpu h100-sxm --gpus 1 --until 'p99(ttft) <= 1' --out "$tmp/q"
+grep -q -- 'give \|--tp)\|--gpu-memory-utilization' "$tmp/err" && fail "a generator's hint: $(cat "$tmp/err")"
+
 # The best colocated program, rerun alone at the plan's replications, gives
 # the plan's figures.
 row=$(awk -F, -v want="$(sed -n 's/^best colocated: .* at \([0-9.]*\) req\/s.*/\1/p' "$tmp/a.out")" \
@@ -97,7 +111,7 @@ grep -q 'class="point disaggregated' "$tmp/a/pareto.html" || fail "page: no disa
 grep -q 'CUDA_VISIBLE_DEVICES=0 vllm serve meta-llama/Llama-3.1-8B --port 8100 --tensor-parallel-size 1' \
   "$tmp/a/vllm-serve.sh" || fail "vllm-serve.sh: no prefill line"
 # Misuse.
-expect 2 "serq plan: expected --gpus N" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
+expect 2 "serq: error: expected --gpus N" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
   --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--tps 3: an engine of 3 x h100-sxm cannot serve llama-3.1-8b: tensor parallel 3 does not divide the model's 32 attention heads" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
   --gpus 4 --tps 3 --until 'p99(ttft) <= 1' --out "$tmp/c"
@@ -190,10 +204,10 @@ grep -qF "at tensor parallel 2, vLLM 0.19 would not start: one request of max_mo
 grep -q "^1 candidates:" "$tmp/out" || fail "--max-model-len 16384: $(grep candidates "$tmp/out")"
 # What vLLM refuses whatever the GPUs is said once, before any candidate,
 # not as "fits no engine".
-expect 1 "serq physics: error: --max-model-len 200000 is more than the model's 131072" -- "$serq" plan \
+expect 1 "serq plan: error: --max-model-len 200000 is more than the model's 131072" -- "$serq" plan \
   --model llama-3.1-8b --gpu h100-sxm --gpus 2 --max-model-len 200000 --until 'p99(ttft) <= 1' --out "$tmp/c"
 grep -q "fits no engine" "$tmp/err" && fail "--max-model-len 200000 said as fitting no engine: $(cat "$tmp/err")"
-expect 1 "serq physics: error: --lengths fixed:1000,5: it draws a prompt of 1000 tokens, not less than max_model_len 1000" \
+expect 1 "serq plan: error: --lengths fixed:1000,5: it draws a prompt of 1000 tokens, not less than max_model_len 1000" \
   -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 --max-model-len 1000 --lengths fixed:1000,5 \
   --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--max-model-len must be a number of tokens from 2 to 4294967296, not 1" -- "$serq" plan \

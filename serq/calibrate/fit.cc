@@ -181,6 +181,10 @@ struct Optimisation {
 
 double Objective(unsigned n, const double* x, double* /*gradient: none*/, void* data) {
   auto* o = static_cast<Optimisation*>(data);
+  // After a failure nlopt may still ask for a point (DIRECT-L finishes its
+  // sweep before it sees the stop): the first failure stands, and nothing
+  // more is simulated.
+  if (!o->failure.empty()) return std::numeric_limits<double>::infinity();
   ++o->evaluations;
   Evaluation e = Evaluate(*o->spec, *o->terms, *o->train, x);
   if (!e.failure.empty() || !std::isfinite(e.rmse)) {

@@ -16,6 +16,8 @@ std::string Lacks(const Run& run, Metric metric) {
   if (run.source == "BLIS results.json" && metric == Metric::kItl) {
     return "BLIS's results.json holds a mean gap per request, not the gaps";
   }
+  // A summary gives the figures it gives: none of this metric.
+  if (run.summary) return absl::StrCat("the ", run.source, " gives no ", MetricName(metric), " figures");
   const std::string& observation = run.observations[static_cast<int>(metric)];
   if (!observation.empty()) return absl::StrCat("no observation '", observation, "'");
   if (metric == Metric::kTpot) return "no request has more than one output token";

@@ -70,6 +70,11 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
                                                                   "serq's (", measured->source, ", ",
                                                                   simulated->source, ")")));
   }
+  // Misuse before what the runs hold: the page is serq's results'.
+  if (options.format == "html" && inputs.empty()) {
+    return FailureLine(kExitUsage, ToolError("serq", "--format=html is the simulated run's report page: the "
+                                                     "simulated run must be a program or serq results"));
+  }
 
   absl::StatusOr<compare::Comparison> comparison =
       compare::Compare(*measured, *simulated, options.compare);
@@ -79,11 +84,6 @@ CommandResult CompareCommand(const std::string& measured_path, const std::string
 
   CommandResult result;
   if (options.format == "html") {
-    if (inputs.empty()) {
-      return FailureLine(kExitUsage,
-                     ToolError("serq", "--format=html is the simulated run's report page: the "
-                                       "simulated run must be a program or serq results"));
-    }
     absl::StatusOr<std::string> csv = compare::RenderComparison(*comparison, "csv");
     report::HtmlSection section;
     section.csv = *csv;

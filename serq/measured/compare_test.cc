@@ -520,6 +520,13 @@ TEST(SummaryTest, Compared) {
   EXPECT_NEAR(*c->metrics[0].error_percent[0], 10, 1e-9);
   EXPECT_NEAR(*c->metrics[0].error_percent[2], -41, 1e-9);
   EXPECT_FALSE(c->metrics[0].error_percent[1].has_value());
+  // ITL, which this summary does not give, is said to be the summary's lack
+  // (not a lack of requests with more than one token).
+  simulated.metrics[static_cast<int>(Metric::kItl)] = dist({0.01, 0.01});
+  c = Compare(*measured, simulated, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(c->notes, ::testing::Contains("itl: not compared, the measured run has none (the vLLM benchmark result "
+                                          "gives no itl figures)"));
   // A count the summary gives is held to the simulated one.
   simulated.metrics[static_cast<int>(Metric::kE2e)] = dist({1.0, 1.2, 1.4});
   EXPECT_FALSE(Compare(*measured, simulated, {}).ok());

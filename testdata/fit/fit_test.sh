@@ -97,6 +97,11 @@ expect 2 "serq: error: the measured run '$tmp/./truth.json' is given twice (--to
 expect 2 "): a run fitted to is not held out" -- "$serq" fit $p --param B0=200:20000 --to "$m" --test "$tmp/truth.json@./$trace"
 expect 1 "no usable row" -- "$serq" fit $p --param B0=1:2 --to testdata/compare/bad-unusable.measured@$trace
 expect 1 "the objective has no value at B0=" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean
+# The first point that fails is the one named, the range's centre (200 +
+# 20000) / 2 = 10100, and nothing more is simulated: DIRECT-L asks for more
+# points after the stop, and named its second once.
+expect 1 "the objective has no value at B0=10100:" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean --algorithm direct
+grep -qx 'serq fit: 1 simulations, [0-9.]* CPU seconds' "$tmp/err" || fail "after the failure: $(cat "$tmp/err")"
 expect 1 "no itl.mean on both sides (the objective is NaN)" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective itl.mean
 expect 1 "--objective: unknown term 'ttft.p42'" -- "$serq" fit $p --param B0=200:20000 --to "$m" --objective ttft.p42
 expect 1 "the fit did not converge in 5 evaluations (--max-evals)" -- "$serq" fit $p --param B0=200:20000 --to "$m" --max-evals 5
