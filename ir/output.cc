@@ -151,7 +151,7 @@ absl::Status Resolve(const std::string& path, bool* in_place, std::string* targe
 // Creates the temporary file of `target` (absolute), trying the next name
 // when one is taken (a killed run's, or another writer's of the same path).
 int CreateTemporary(const std::string& target, mode_t mode, std::string* temporary) {
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  for (int attempt = 0; attempt < kTemporaryAttempts; ++attempt) {
     *temporary = TemporaryPath(target, attempt);
     int fd = ::open(temporary->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
@@ -165,11 +165,11 @@ int CreateTemporary(const std::string& target, mode_t mode, std::string* tempora
 
 }  // namespace
 
-std::string TemporaryPath(const std::string& path, int attempt) {
+std::string TemporaryPath(const std::string& path, int attempt, int pid) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  std::string out = absl::StrCat(dir, ".", name, ".tmp-", ::getpid());
+  std::string out = absl::StrCat(dir, ".", name, ".tmp-", pid != 0 ? pid : ::getpid());
   if (attempt > 0) absl::StrAppend(&out, "-", attempt);
   return out;
 }

@@ -64,8 +64,11 @@ absl::Status DistinctFiles(const std::vector<NamedPath>& outputs, const std::vec
 bool SameFile(const std::string& a, const std::string& b);
 
 // The temporary file OutputFile and WriteFile write `path` to:
-// `.NAME.tmp-PID` beside it (`attempt` > 0: `.NAME.tmp-PID-attempt`).
-std::string TemporaryPath(const std::string& path, int attempt = 0);
+// `.NAME.tmp-PID` beside it (`attempt` > 0: `.NAME.tmp-PID-attempt`), PID
+// this process's, or `pid`'s when given (a child's, to clean up after it).
+// A writer tries attempts from 0 up to kTemporaryAttempts - 1.
+inline constexpr int kTemporaryAttempts = 100;
+std::string TemporaryPath(const std::string& path, int attempt = 0, int pid = 0);
 
 // A std::ostream over a file that keeps the first write error. Writes are
 // buffered (64 KB). Nothing is at `path` until Commit().

@@ -76,6 +76,9 @@ TEST(TemporaryPath, IsBesideTheFileAndNamesIt) {
   const std::string pid = absl::StrCat(::getpid());
   EXPECT_EQ(TemporaryPath("/a/b/r.json"), "/a/b/.r.json.tmp-" + pid);
   EXPECT_EQ(TemporaryPath("r.json"), ".r.json.tmp-" + pid);
+  // Another process's (a sweep's task, cleaned up after by its parent).
+  EXPECT_EQ(TemporaryPath("d/task-3.pb", 0, 4242), "d/.task-3.pb.tmp-4242");
+  EXPECT_EQ(TemporaryPath("d/task-3.pb", 2, 4242), "d/.task-3.pb.tmp-4242-2");
   EXPECT_EQ(TemporaryPath("/a/r.json", 2), "/a/.r.json.tmp-" + pid + "-2");
 }
 

@@ -398,6 +398,10 @@ TEST(CacheTest, BadPrefixCounts) {
     EXPECT_THAT(run.errors, HasSubstr("the count of a prefix must be a whole number >= 0"));
     EXPECT_THAT(run.errors, HasSubstr("at t=0, session 0"));
   }
+  // So is a family (it was taken as it was: 0.5 a family of its own).
+  SimRun run = Checked(Setting("prefix (serial + 0.5, 1);"));
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("the family of a prefix must be a whole number, got 0.5"));
 }
 
 // Random small programs: families, prompt and output lengths, caps, block

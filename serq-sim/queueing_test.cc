@@ -80,6 +80,18 @@ run { horizon 100000; warmup 1000; replications 10; seed 11; }
 // M/D/1, FIFO: lambda = 0.5, service 1, rho = 0.5. Pollaczek-Khinchine:
 // Wq = lambda E[S^2] / (2 (1 - rho)) = 0.5 * 1 / (2 * 0.5) = 0.5; sojourn
 // 1.5. The stage's own wait (arrival to start of service) is Wq.
+// periodic(inf): one arrival, at 0 (language.md §11; the linker took it and
+// the simulator refused it): the k-th arrival at k x inf.
+TEST(QueueingTest, PeriodicOfAnInfinitePeriodIsOneArrival) {
+  SimRun run = RunSource(R"(
+workload { arrive periodic(inf); }
+session { observe t = now; }
+run { horizon 5; }
+)");
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_EQ(Samples(run.results, "t"), std::vector<double>{0});
+}
+
 TEST(QueueingTest, MD1Fifo) {
   SimRun run = RunSource(R"(
 stage S : fifo(2);

@@ -39,8 +39,10 @@ bool Engine::ExecPrefix(Session& s, const Instr& in) {
   if (evaluator_.failed()) return FailEval(in.statement), false;
   double count = Eval(in.b, s);
   if (evaluator_.failed()) return FailEval(in.statement), false;
-  if (!std::isfinite(family)) {
-    FailAt(in.statement, absl::StrCat("the family of a prefix must be finite, got ", family));
+  // A whole number, as the linker holds a constant family (0.2 and 0.7
+  // would otherwise be two families no request shares).
+  if (!(std::isfinite(family) && family == std::floor(family))) {
+    FailAt(in.statement, absl::StrCat("the family of a prefix must be a whole number, got ", family));
     return false;
   }
   if (!(count >= 0 && count == std::floor(count))) {

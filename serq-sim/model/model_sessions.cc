@@ -258,9 +258,11 @@ void Compiler::Workloads() {
         auto v = ConstantAt(w.arg(), path + ".arg");
         if (v) {
           plan.period = *v;
-          if (!(*v > 0 && std::isfinite(*v))) {
+          // inf is one arrival, at 0 (the linker's rule, language.md §11):
+          // the k-th arrival at k x period.
+          if (!(*v > 0)) {
             Error(w.arg().loc(), path + ".arg",
-                  absl::StrCat("periodic(dt): the period must be > 0 and finite, got ", ShortestDouble(*v)));
+                  absl::StrCat("periodic(dt): the period must be > 0, got ", ShortestDouble(*v)));
           }
         }
         break;

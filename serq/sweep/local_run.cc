@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/cli.h"
+#include "ir/output.h"
 #include "ir/progress.h"
 #include "serq/sweep/sweep.h"
 
@@ -136,9 +137,12 @@ CommandResult RunTasksLocally(const std::string& self, const std::string& dir,
     }
     if (WIFSIGNALED(status) && g_stop_signal != 0) {
       // Stopped by the interruption: unfinished, not failed. Its file was
-      // never renamed into place; its temporary one goes.
+      // never renamed into place; its temporary one, named as the task's
+      // WriteFile names it (it once removed another name), goes.
       std::error_code ec;
-      std::filesystem::remove(absl::StrCat(TaskPath(dir, t), ".tmp.", pid), ec);
+      for (int attempt = 0; attempt < kTemporaryAttempts; ++attempt) {
+        std::filesystem::remove(TemporaryPath(TaskPath(dir, t), attempt, pid), ec);
+      }
       return;
     }
     ++ended_here;  // failed: finished, its file says why
