@@ -626,8 +626,8 @@ int PlanMain(const CommandLine& line) {
       unmake();
       // What left none, where the enumeration said (a degree the profile
       // lacks, an engine that cannot serve the model).
-      return Usage(absl::StrCat("no candidate", notes.empty() ? "" : absl::StrCat(" (", absl::StrJoin(notes, "; "), ")"),
-                                ": widen --gpus, --tps or --kinds"));
+      const std::string why = notes.empty() ? "" : absl::StrCat(" (", absl::StrJoin(notes, "; "), ")");
+      return Usage(absl::StrCat("no candidate", why, ": widen --gpus, --tps or --kinds"));
     }
   } else {
     plan::GrowSpec g;

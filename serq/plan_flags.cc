@@ -154,7 +154,8 @@ std::string RecordedCommand(const std::vector<std::string>& argv) {
       if (a == absl::StrCat("--", flag) || a == absl::StrCat("-", flag)) {
         ++i;  // its value
         dropped = true;
-      } else if (absl::StartsWith(a, absl::StrCat("--", flag, "=")) || absl::StartsWith(a, absl::StrCat("-", flag, "="))) {
+      } else if (absl::StartsWith(a, absl::StrCat("--", flag, "=")) ||
+                 absl::StartsWith(a, absl::StrCat("-", flag, "="))) {
         dropped = true;
       }
     }

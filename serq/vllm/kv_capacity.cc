@@ -209,10 +209,11 @@ std::string DerivedCountCanFill(const RunFolder& r, const KvCapacity& kv, int64_
   // A KV-bound replay's figures move with the count (docs/examples.md: on
   // the Llama folder at an RTX 4090's memory, 16% more blocks take 12% off
   // the TTFT mean), and the derivation estimates two of its terms.
+  const int64_t seated = std::min<int64_t>(max_num_seqs, static_cast<int64_t>(r.request_tokens.size()));
   return absl::StrCat(
       "KV cache: ", kv.usable_blocks, " blocks of ", block, " tokens", r.args.dp > 1 ? " an engine" : "",
-      ", derived from the GPU's memory (the run records no count), and the run's requests can fill it: its ", std::min<int64_t>(max_num_seqs, static_cast<int64_t>(r.request_tokens.size())),
-      " longest (max_num_seqs ", max_num_seqs, ") hold up to ", held, " blocks together. Where the replay "
+      ", derived from the GPU's memory (the run records no count), and the run's requests can fill it: its ",
+      seated, " longest (max_num_seqs ", max_num_seqs, ") hold up to ", held, " blocks together. Where the replay "
       "preempts (serq run's `preemptions:` line), its figures move with the count: vLLM logs it at start-up "
       "(`GPU KV cache size: N tokens`, N / ", block, " blocks), and --kv-blocks takes it");
 }
