@@ -111,7 +111,8 @@ expect 2 "serq: error: --until: col 13: expected a number" -- "$serq" search $fl
 expect 2 "serq: error: -D W is the searched --param" -- "$serq" search $flows -D W=1 --param W --range 1:2 --until 'mean(f3) < 1'
 expect 2 "serq: error: --param applies to 'serq search' only" -- "$serq" sweep $flows --param W
 expect 2 "serq: error: --until: mean(zz): the program observes no 'zz' (it observes 'f1', 'f2', 'f3')" -- "$serq" search $flows --param W --range 1:2 --until 'mean(zz) < 1'
-expect 1 "there is no param 'Nope'" -- "$serq" search $flows --param Nope --range 1:2 --until 'mean(f3) < 1'
+# A --param the program lacks is the flag's mistake (it was the link's, as '-D Nope', exit 1).
+expect 2 "serq: error: --param Nope: testdata/sweep/flows.sq has no param 'Nope'" -- "$serq" search $flows --param Nope --range 1:2 --until 'mean(f3) < 1'
 
 
 # Goodput at an SLO (docs/cli.md §serq search): the highest rate at which at

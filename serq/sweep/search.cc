@@ -1,5 +1,6 @@
 #include "serq/sweep/search.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -159,6 +160,21 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
                                                                 FormatShortest(spec.lo), ", ", FormatShortest(spec.hi),
                                                                 "] makes more than 2^53 points to search")));
     return false;
+  }
+  {
+    // --param names one of the program's params: a flag's mistake, said as
+    // one (the link of a point would say "-D Q", a flag not given). Read
+    // from the program as it is; one that links only at the searched
+    // values is left to its points.
+    ir::Program as_is;
+    CommandResult unused;
+    if (ParseAndLink(spec.program, spec.base, &as_is, &unused) &&
+        std::none_of(as_is.param().begin(), as_is.param().end(),
+                     [&](const ir::Param& p) { return p.name() == spec.param; })) {
+      *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--param ", spec.param, ": ", spec.program,
+                                                                  " has no param '", spec.param, "'")));
+      return false;
+    }
   }
   {
     // The condition's figures against the program, before any point runs.
