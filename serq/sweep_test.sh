@@ -104,7 +104,11 @@ expect 2 "serq: error: --metrics: 'p50(f1)' is listed twice" -- \
   "$serq" sweep --merge "$tmp/emitted" --metrics 'p50(f1),p50.0(f1)'
 
 # Errors of the program: at a point (exit 1, naming it); in a task.
-expect 1 "serq: error: the program is rejected at the sweep's point Nope=1" -- "$serq" sweep $flows -D Nope=1,2
+expect 1 "serq: error: the program is rejected at the sweep's point Rate=-1" -- "$serq" sweep testdata/sweep/mm1.sq -D Rate=-1
+grep -qF "poisson(rate) needs a finite rate above 0, not -1" "$tmp/err" || fail "the point's link error is not shown"
+# A -D the one program lacks is the flag's mistake, as with several (it was
+# the program rejected at the first point, exit 1).
+expect 2 "serq: error: -D Nope: testdata/sweep/flows.sq has no param 'Nope'" -- "$serq" sweep $flows -D Nope=1,2
 expect 1 "serq: error: 1 of 1 point failed" -- "$serq" sweep testdata/sim/bad-distribution.sq
 grep -qF "bernoulli(1.5): p must be between 0 and 1" "$tmp/err" || fail "the task's runtime error is not shown"
 
