@@ -148,7 +148,8 @@ std::string Json(const Comparison& c) {
   absl::StrAppend(&out, "},\n  \"simulated\": {\"file\": ", JsonString(c.simulated_file),
                   ", \"source\": ", JsonString(c.simulated_source),
                   ", \"replications\": ", c.simulated_replications,
-                  "},\n  \"compared\": \"distributions\",\n  \"unit\": \"ms\",\n  \"metrics\": [");
+                  "},\n  \"compared\": \"", c.summary ? "figures" : "distributions",
+                  "\",\n  \"unit\": \"ms\",\n  \"metrics\": [");
   for (size_t k = 0; k < c.metrics.size(); ++k) {
     const MetricComparison& m = c.metrics[k];
     absl::StrAppend(&out, k > 0 ? "," : "", "\n    {\"metric\": ", JsonString(MetricName(m.metric)),

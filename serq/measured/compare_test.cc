@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "ir/io.h"
 #include "serq/measured/compare.h"
+#include "serq/measured/compare_render.h"
 #include "serq/measured/measured.h"
 #include "stats/sketch.h"
 
@@ -527,6 +528,10 @@ TEST(SummaryTest, Compared) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_THAT(c->notes, ::testing::Contains("itl: not compared, the measured run has none (the vLLM benchmark result "
                                           "gives no itl figures)"));
+  // json says what was compared as the text does: the summary's figures.
+  absl::StatusOr<std::string> json = RenderComparison(*c, "json");
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(*json, HasSubstr("\"compared\": \"figures\""));
   // A count the summary gives is held to the simulated one.
   simulated.metrics[static_cast<int>(Metric::kE2e)] = dist({1.0, 1.2, 1.4});
   EXPECT_FALSE(Compare(*measured, simulated, {}).ok());
