@@ -151,6 +151,11 @@ std::string ReportFlagsMisuse(const std::string& format) {
 // Merges `dir` and prints the report in `format`.
 int MergeAndPrint(const std::string& dir, const std::string& format) {
   if (std::string misuse = ReportFlagsMisuse(format); !misuse.empty()) return Usage(misuse);
+  // A folder that holds no sweep is the flag's mistake, as --task says it.
+  if (absl::StatusOr<sweep::Plan> plan = ReadPlan(dir); absl::IsNotFound(plan.status())) {
+    PrintToolError("serq", plan.status().message());
+    return kExitUsage;
+  }
   std::vector<Metric> metrics;
   if (std::string list = absl::GetFlag(FLAGS_metrics); !list.empty()) {
     auto parsed = ParseMetrics(list);

@@ -172,6 +172,8 @@ expect 2 "serq: error: --task needs --out DIR" -- "$serq" sweep --task 1
 expect 2 "serq: error: serq sweep needs a program file, not standard input" -- "$serq" sweep -
 expect 2 "serq: error: --task 12: the sweep has 12 tasks, 0 to 11" -- "$serq" sweep --out "$tmp/local" --task 12
 expect 2 "holds no sweep (no plan.pb" -- "$serq" sweep --out "$tmp/nothing" --task 0
+# ... and for --merge alike (it was exit 1 there).
+expect 2 "holds no sweep (no plan.pb" -- "$serq" sweep --merge "$tmp/nothing"
 expect 2 "holds another sweep (its plan.pb differs: the axes (-D, --share), the replications (2, now 1))" -- "$serq" sweep $flows -D W=2 --out "$tmp/local"
 expect 2 "serq: error: --out does not apply to 'serq run'" -- "$serq" run $flows --out "$tmp/x"
 expect 2 "serq: error: --metrics: bad figure 'avg(f3)'" -- "$serq" sweep $flows --metrics 'avg(f3)'
