@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "ir/diagnostics.h"
 #include "stats/format.h"
 #include "stats/merge.h"
@@ -84,10 +85,14 @@ absl::StatusOr<std::string> RenderHtml(const std::vector<results::Results>& inpu
       return absl::InvalidArgumentError(diags.empty() ? std::string(row.status().message())
                                                       : diags.Render());
     }
+    // Inline, without the XML declaration a standalone SVG file begins with
+    // (in HTML's body it is a parse error).
+    absl::string_view svg = *row;
+    absl::ConsumePrefix(&svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     absl::StrAppend(&out, "<h2>Station row</h2>\n",
                     Figure("each station filled by its utilisation (a step stage by its batch fill), each "
                            "pool bar by its occupancy (docs/view.md)",
-                           *row, "row"));
+                           std::string(svg), "row"));
   }
 
   absl::StrAppend(&out, TablesHtml(*csv, is_time));

@@ -34,8 +34,9 @@ void Moments::Merge(const Moments& other) {
   double delta = other.mean_ - mean_;
   // mean + delta * nb / n rather than the weighted average of the two
   // means: it leaves a merge of two equal means exactly that mean.
-  // An infinite mean would turn delta into inf - inf; weighted, inf stays.
-  if (std::isinf(delta)) {
+  // An infinite mean would turn delta into inf - inf (NaN, where both are
+  // +inf); weighted, inf stays (and +inf beside -inf is NaN, as it is).
+  if (std::isinf(mean_) || std::isinf(other.mean_)) {
     mean_ = (na * mean_ + nb * other.mean_) / n;
   } else {
     mean_ += delta * nb / n;

@@ -86,6 +86,24 @@ TEST(Moments, MergingEqualMeansKeepsTheMeanExactly) {
   EXPECT_EQ(c.m2(), 0.0);
 }
 
+// Infinite samples (`observe x = inf`): the mean of two replications of
+// +inf each is +inf (inf - inf in the update was NaN, and the report's
+// mean went missing once replications merged); +inf beside -inf has no mean.
+TEST(Moments, MergingInfiniteMeansKeepsThem) {
+  Moments a, b;
+  a.Add(INFINITY);
+  b.Add(INFINITY);
+  b.Add(INFINITY);
+  a.Merge(b);
+  EXPECT_EQ(a.count(), 3u);
+  EXPECT_EQ(a.mean(), INFINITY);
+  Moments c, d;
+  c.Add(-INFINITY);
+  d.Add(INFINITY);
+  c.Merge(d);
+  EXPECT_TRUE(std::isnan(c.mean()));
+}
+
 TEST(Moments, MergingAnEmptyAccumulatorChangesNothing) {
   Moments a, empty;
   a.Add(1);
