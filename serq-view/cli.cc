@@ -14,6 +14,7 @@
 #include "ir/cli.h"
 #include "ir/flags.h"
 #include "ir/io.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "ir/diagnostics.h"
@@ -68,7 +69,14 @@ int Plot(const std::vector<char*>& positional) {
     serq::PrintToolError(kTool, "--observe applies to --plot cdf (a series draws the stages, pools and sessions over time)");
     return serq::kExitUsage;
   }
-  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_observe), ',', absl::SkipEmpty())) {
+  const std::string observe = absl::GetFlag(FLAGS_observe);
+  // "x," or "," is a list with a name missing, as serq-report's
+  // --quantiles=50, is (taken, ',' alone drew every observation).
+  if (!observe.empty() && (absl::StrContains(observe, ",,") || observe.front() == ',' || observe.back() == ',')) {
+    serq::PrintToolError(kTool, absl::StrCat("--observe '", observe, "': an empty name in the list"));
+    return serq::kExitUsage;
+  }
+  for (absl::string_view name : absl::StrSplit(observe, ',', absl::SkipEmpty())) {
     if (std::find(options.observations.begin(), options.observations.end(), name) != options.observations.end()) {
       // Twice would draw one line over the other.
       serq::PrintToolError(kTool, absl::StrCat("--observe names '", name, "' twice"));

@@ -122,6 +122,11 @@ expect plot-series 0 $?
 grep -q '>pool kvD (cap 100) (replication 0): used</text>' "$tmp/series.svg" ||
   fail "plot-series: no chart of kvD's use"
 "$view" --results - --plot cdf <"$tmp/res.json" | cmp -s - "$tmp/cdf.svg" || fail "plot: stdin"
+for list in , transferred, ,transferred 'transferred,,transferred'; do
+  "$view" --results "$tmp/res.json" --plot cdf --observe "$list" >/dev/null 2>"$tmp/err"
+  expect "plot-empty-observe-$list" 2 $?
+  grep -qF -- "--observe '$list': an empty name in the list" "$tmp/err" || fail "observe '$list': $(cat "$tmp/err")"
+done
 "$view" --results "$tmp/res.json" --plot cdf --observe nope >/dev/null 2>"$tmp/err"
 expect plot-unknown-observation 1 $?
 grep -qx "$tmp/res.json: error: no observation 'nope' in the results (they have transferred)" \
