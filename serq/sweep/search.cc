@@ -162,27 +162,26 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
     return false;
   }
   {
-    // --param names one of the program's params: a flag's mistake, said as
-    // one (the link of a point would say "-D Q", a flag not given). Read
-    // from the program as it is; one that links only at the searched
-    // values is left to its points.
-    ir::Program as_is;
-    CommandResult unused;
-    if (ParseAndLink(spec.program, spec.base, &as_is, &unused) &&
-        std::none_of(as_is.param().begin(), as_is.param().end(),
-                     [&](const ir::Param& p) { return p.name() == spec.param; })) {
-      *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--param ", spec.param, ": ", spec.program,
-                                                                  " has no param '", spec.param, "'")));
-      return false;
-    }
-  }
-  {
     // The condition's figures against the program, before any point runs.
     DriverOptions options = spec.base;
     options.defines.emplace_back(spec.param, spec.lo);
     ir::Program program;
     LinkFlagUses uses;
-    if (!ParseAndLink(spec.program, options, &program, error, &uses)) return false;
+    if (!ParseAndLink(spec.program, options, &program, error, &uses)) {
+      // --param naming no param of the program is a flag's mistake, said as
+      // one (the link says "-D Q", a flag not given). Read from the program
+      // as it is; one that links only at the searched values keeps its
+      // link's error.
+      ir::Program as_is;
+      CommandResult unused;
+      if (ParseAndLink(spec.program, spec.base, &as_is, &unused) &&
+          std::none_of(as_is.param().begin(), as_is.param().end(),
+                       [&](const ir::Param& p) { return p.name() == spec.param; })) {
+        *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--param ", spec.param, ": ", spec.program,
+                                                                    " has no param '", spec.param, "'")));
+      }
+      return false;
+    }
     if (spec.warn) {
       for (const std::string& w :
            UnusedLinkFlags(uses, ShareWord(spec.base.share), spec.base.sim.data_dir, spec.program)) {

@@ -172,22 +172,6 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     axis->set_name("share");
     for (const std::string& w : spec.share) axis->add_word(w);
   }
-  if (!several && !plan->program().empty()) {
-    // One program: an axis it lacks is a typo, said as the flag's (as with
-    // several programs) rather than as the program rejected at the first
-    // point. Read from the program as it is; one that links only at the
-    // swept values is left to its points.
-    std::set<std::string> params;
-    CommandResult unused;
-    if (ProgramParams(plan->program(), spec.data_dir, &params, &unused)) {
-      for (const sweep::Axis& a : plan->axis()) {
-        if (a.word_size() > 0 || params.count(a.name()) > 0) continue;
-        *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("-D ", a.name(), ": ", plan->program(),
-                                                                    " has no param '", a.name(), "'")));
-        return false;
-      }
-    }
-  }
   if (several) {
     // Each program's params: an axis a program lacks is not set at its
     // points; one every program lacks is a typo.
@@ -340,6 +324,20 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     }
   }
   if (!linked_once) {
+    // Every point rejected. One program lacking an axis's param is a typo,
+    // said as the flag's (as with several programs, above), not as the
+    // program rejected; read from the program as it is, and one that links
+    // only at the swept values keeps its points' rejection.
+    std::set<std::string> params;
+    CommandResult unused;
+    if (!several && ProgramParams(plan->program(), spec.data_dir, &params, &unused)) {
+      for (const sweep::Axis& a : plan->axis()) {
+        if (a.word_size() > 0 || params.count(a.name()) > 0) continue;
+        *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("-D ", a.name(), ": ", plan->program(),
+                                                                    " has no param '", a.name(), "'")));
+        return false;
+      }
+    }
     *error = first_rejection;
     return false;
   }
