@@ -389,7 +389,8 @@ int PhysicsMain(const CommandLine& line) {
   add(!w.lengths.empty(), "--lengths", w.lengths);
   add(w.replay.empty() && w.requests != 300, "--requests", absl::StrCat(w.requests));
   options.command = absl::StrJoin(words, " ");
-  absl::StatusOr<std::string> program = physics::GenerateProgram(*model, *gpu, options);
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::string> program = physics::GenerateProgram(*model, *gpu, options, &warnings);
   if (!program.ok()) return Rejected(program.status());
   // A flag that changes nothing of this program is said, not dropped
   // (serq vllm's rule).
@@ -411,6 +412,7 @@ int PhysicsMain(const CommandLine& line) {
                      "--max-num-batched-tokens vLLM's limits");
   }
   for (const std::string& u : unused) std::cerr << ToolWarning("serq physics", u);
+  for (const std::string& w : warnings) std::cerr << ToolWarning("serq physics", w);
   // The program links as written, or nothing is written (serq vllm's rule).
   CommandResult linked;
   if (!LinkGenerated(out, *program, &linked)) {

@@ -664,6 +664,18 @@ TEST(VllmEngine, TheActivationPeakByHand) {
 
 // A run's name for its GPU, CUDA's or a cluster file's short one, to the
 // preset it denotes; a name no preset's is in, or two presets' are, none.
+// The most KV an engine of `seats` sequences can hold of the requests: the
+// blocks of its `seats` longest. By hand, blocks of 16: 33 tokens take 3
+// blocks, 17 take 2, 16 and 1 take 1 each.
+TEST(VllmEngine, SeatedBlocksAtMost) {
+  const std::vector<int64_t> tokens = {17, 16, 1, 33};
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 2, 16), 3 + 2);
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 3, 16), 3 + 2 + 1);
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 128, 16), 3 + 2 + 1 + 1);  // fewer requests than seats
+  EXPECT_EQ(SeatedBlocksAtMost(tokens, 0, 16), 0);
+  EXPECT_EQ(SeatedBlocksAtMost({}, 128, 16), 0);
+}
+
 TEST(Presets, TheGpuADeviceNameDenotes) {
   const auto named = [](const char* device) {
     std::optional<Gpu> gpu = GpuPresetForDevice(device);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 #include "serq/models/model_config.h"
 
@@ -124,6 +125,21 @@ KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu
 // against what the cache holds; the caller says where the request is and
 // where the count came from.
 std::string KvCannotHold(int64_t tokens, int64_t block, int64_t usable_blocks);
+// The blocks of `block` tokens that the `seats` longest of `tokens` (each
+// request's prompt and output tokens) hold together: the most KV an engine
+// of `seats` sequences can ever hold of these requests. Where it passes the
+// cache's usable blocks, the cache can fill and the engine preempt.
+int64_t SeatedBlocksAtMost(const std::vector<int64_t>& tokens, int64_t seats, int64_t block);
+// The warning for a KV count derived from the GPU's memory that the
+// requests can fill, or "": their `seats` (max_num_seqs) longest hold more
+// than an engine's `usable_blocks`. Where the replay then preempts, its
+// figures move with the count, and two of the derivation's terms are
+// estimates of what vLLM measures (the activation peak, the memory outside
+// PyTorch); the text names vLLM's start-up log line, whose count --kv-blocks
+// takes. `not_given` says why the count is derived ("the run records no
+// count"), `whose` whose requests ("the run's").
+std::string DerivedKvCanFill(const std::vector<int64_t>& tokens, int64_t seats, int64_t block, int64_t usable_blocks,
+                             bool per_engine, absl::string_view not_given, absl::string_view whose);
 // vLLM refuses a prompt of max_model_len tokens or more, which leaves no
 // room for an output token (its input processor): the text for one, "a
 // prompt of P tokens, not less than max_model_len M (FROM): vLLM refuses …".

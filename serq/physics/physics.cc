@@ -74,7 +74,7 @@ bool ExchangesOverLink(const models::ModelConfig& m, const Deployment& d) {
 }
 
 absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const models::Gpu& gpu,
-                                            const ProgramOptions& o) {
+                                            const ProgramOptions& o, std::vector<std::string>* warnings) {
   const Deployment& d = o.deployment;
   // The parallel layout.
   if (d.tp < 1 || d.dp < 1) return Invalid("--tp and --dp must be at least 1");
@@ -263,6 +263,16 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                                                      count, ")"));
     }
     return Invalid(absl::StrCat(fit->longest_which, ": the longest it draws, ", why, " (", count, ")"));
+  }
+  if (warnings != nullptr && !d.kv_blocks) {
+    // vLLM stops a request at max_model_len, so none holds more.
+    std::vector<int64_t> held = fit->each;
+    for (int64_t& t : held) t = std::min(t, max_len);
+    if (std::string fill = models::DerivedKvCanFill(held, seqs, d.block_size, num_gpu_blocks - 1, d.dp > 1,
+                                                    "no --kv-blocks", "the trace's");
+        !fill.empty()) {
+      warnings->push_back(std::move(fill));
+    }
   }
   const Coefficients& c = o.coefficients;
   for (double x : c.beta) {

@@ -137,8 +137,12 @@ struct ProgramOptions {
 // datasheet without the figure the weights' dtype needs (TFlopsFP8,
 // TFlopsFP32) or without memory (and no --gpu-memory or --kv-blocks), no
 // room for the KV cache, a workload that is not one.
+// What the program cannot settle but the user should know goes to
+// `warnings` when given: a KV count derived from the GPU's memory that the
+// replayed requests can fill (models::DerivedKvCanFill).
 absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& model, const models::Gpu& gpu,
-                                            const ProgramOptions& options);
+                                            const ProgramOptions& options,
+                                            std::vector<std::string>* warnings = nullptr);
 
 // Whether the deployment's GPUs exchange anything over a link: tensor
 // parallel, or a mixture of experts over data-parallel engines (the
@@ -212,6 +216,7 @@ struct LongestRequest {
   std::string which;
   int64_t prompt = 0;  // the longest prompt, and which request it is
   std::string prompt_which;
+  std::vector<int64_t> each;  // every request's prompt and output tokens, in arrival order
 };
 absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std::string& prompt,
                                              const std::string& output);
@@ -234,6 +239,7 @@ struct WorkloadFit {
   LengthLines lengths;        // --rate's
   int64_t longest = 0;        // the most prompt and output tokens a request has
   std::string longest_which;  // "row 3 in arrival order, …", or "--lengths fixed:…"
+  std::vector<int64_t> each;  // --replay's: every request's prompt and output tokens
 };
 absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& model, const Deployment& deployment,
                                         const Workload& workload);

@@ -14,6 +14,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "ir/cli.h"
@@ -314,6 +315,45 @@ TEST(Program, LlamaLoneRequestByHand) {
   EXPECT_NEAR(s["ttft"][0], 15287e-6, 1e-9);
   EXPECT_NEAR(s["e2e"][0], 28435e-6, 1e-9);
   EXPECT_NEAR(s["tpot"][0], 13148e-6, 1e-9);
+}
+
+// A KV count derived from the GPU's memory that the replayed requests can
+// fill is said (a warning; the program is written). The engine of
+// LlamaLoneRequestByHand: 1024 seats, 35,018 blocks of 16 that hold
+// requests. 1024 requests of 202 x 35 blocks (560 tokens) + 822 x 34 blocks
+// (544 tokens) hold 7,070 + 27,948 = 35,018 together: the cache, not more.
+// One token more on a 544-token request makes it 35 blocks: 35,019. A
+// 1025th request of 2 tokens is not among the 1024 longest either way.
+TEST(Program, ADerivedKvCountTheTraceCanFillIsSaid) {
+  auto warnings = [](int extra_token, bool kv_blocks_given) {
+    std::string rows = "time,input_tokens,output_tokens\n";
+    for (int i = 0; i < 1024; ++i) {
+      const int tokens = i < 202 ? 560 : i == 202 ? 544 + extra_token : 544;
+      rows += absl::StrCat(i * 0.01, ",", tokens - 10, ",10\n");
+    }
+    rows += "11,1,1\n";
+    ProgramOptions o = LoneRequest();
+    o.workload.replay = TempFile("fill.csv", rows);
+    if (kv_blocks_given) o.deployment.kv_blocks = 35019;  // the same count, given: nothing to say
+    models::ReadOptions read;
+    std::string source;
+    absl::StatusOr<models::ModelConfig> m = models::ResolveModel("llama-3.1-8b", read, &source);
+    absl::StatusOr<models::Gpu> g = models::ResolveGpu("rtx-pro-6000");
+    EXPECT_TRUE(m.ok() && g.ok());
+    std::vector<std::string> w;
+    absl::StatusOr<std::string> program = GenerateProgram(*m, *g, o, &w);
+    EXPECT_TRUE(program.ok()) << program.status();
+    EXPECT_TRUE(Has(*program, "param KvBlocks = 35018;"));
+    return absl::StrJoin(w, "\n");
+  };
+  EXPECT_EQ(warnings(0, false), "");
+  EXPECT_EQ(warnings(1, false),
+            "KV cache: 35018 blocks of 16 tokens, derived from the GPU's memory (no --kv-blocks), and the "
+            "trace's requests can fill it: its 1024 longest (max_num_seqs 1024) hold up to 35019 blocks "
+            "together. Where the replay preempts (serq run's `preemptions:` line), its figures move with the "
+            "count: vLLM logs it at start-up (`GPU KV cache size: N tokens`, N / 16 blocks), and --kv-blocks "
+            "takes it");
+  EXPECT_EQ(warnings(1, true), "");
 }
 
 // A step below the largest CUDA graph runs at the captured size above it

@@ -192,30 +192,10 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
   return kv;
 }
 
-int64_t SeatedBlocksAtMost(const std::vector<int64_t>& tokens, int64_t seats, int64_t block) {
-  std::vector<int64_t> longest = tokens;
-  const size_t n = static_cast<size_t>(std::clamp<int64_t>(seats, 0, static_cast<int64_t>(longest.size())));
-  std::partial_sort(longest.begin(), longest.begin() + n, longest.end(), std::greater<int64_t>());
-  int64_t blocks = 0;
-  for (size_t i = 0; i < n; ++i) blocks += (longest[i] + block - 1) / block;
-  return blocks;
-}
-
 std::string DerivedCountCanFill(const RunFolder& r, const KvCapacity& kv, int64_t max_num_seqs) {
   if (!kv.given_by.empty()) return "";
-  const int64_t block = r.args.block_size;
-  const int64_t held = SeatedBlocksAtMost(r.request_tokens, max_num_seqs, block);
-  if (held <= kv.usable_blocks) return "";
-  // A KV-bound replay's figures move with the count (docs/examples.md: on
-  // the Llama folder at an RTX 4090's memory, 16% more blocks take 12% off
-  // the TTFT mean), and the derivation estimates two of its terms.
-  const int64_t seated = std::min<int64_t>(max_num_seqs, static_cast<int64_t>(r.request_tokens.size()));
-  return absl::StrCat(
-      "KV cache: ", kv.usable_blocks, " blocks of ", block, " tokens", r.args.dp > 1 ? " an engine" : "",
-      ", derived from the GPU's memory (the run records no count), and the run's requests can fill it: its ",
-      seated, " longest (max_num_seqs ", max_num_seqs, ") hold up to ", held, " blocks together. Where the replay "
-      "preempts (serq run's `preemptions:` line), its figures move with the count: vLLM logs it at start-up "
-      "(`GPU KV cache size: N tokens`, N / ", block, " blocks), and --kv-blocks takes it");
+  return models::DerivedKvCanFill(r.request_tokens, max_num_seqs, r.args.block_size, kv.usable_blocks, r.args.dp > 1,
+                                  "the run records no count", "the run's");
 }
 
 }  // namespace serq::vllm

@@ -61,12 +61,6 @@ absl::Status CheckLimits(const RunFolder& r);
 absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
                                     int64_t max_num_batched_tokens, const KvOptions& options);
 
-// The blocks of `block` tokens that the `seats` longest of `tokens` (each
-// request's prompt and output tokens) hold together: the most KV an engine
-// of `seats` sequences can ever hold of these requests. Where it passes the
-// cache's usable blocks, the cache can fill and the engine preempt.
-int64_t SeatedBlocksAtMost(const std::vector<int64_t>& tokens, int64_t seats, int64_t block);
-
 // A warning where the KV count is derived (not the run's, nor given) and
 // the run's requests can fill the cache: a replay that preempts moves with
 // the count, and vLLM's start-up log gives it. "" otherwise.

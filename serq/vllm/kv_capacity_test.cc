@@ -356,18 +356,6 @@ TEST(KvCapacity, RedeployedEnginesDropTheLoggedCount) {
   }
 }
 
-// The most KV an engine of `seats` sequences can hold of the requests: the
-// blocks of its `seats` longest. By hand, blocks of 16: 33 tokens take 3
-// blocks, 17 take 2, 16 and 1 take 1 each.
-TEST(KvCapacity, SeatedBlocksAtMost) {
-  const std::vector<int64_t> tokens = {17, 16, 1, 33};
-  EXPECT_EQ(SeatedBlocksAtMost(tokens, 2, 16), 3 + 2);
-  EXPECT_EQ(SeatedBlocksAtMost(tokens, 3, 16), 3 + 2 + 1);
-  EXPECT_EQ(SeatedBlocksAtMost(tokens, 128, 16), 3 + 2 + 1 + 1);  // fewer requests than seats
-  EXPECT_EQ(SeatedBlocksAtMost(tokens, 0, 16), 0);
-  EXPECT_EQ(SeatedBlocksAtMost({}, 128, 16), 0);
-}
-
 // A derived count the run's requests can fill is said: a replay that
 // preempts moves with it. The Llama run's 128 longest requests hold 15,988
 // blocks of 16 together (the sum of ceil((input_toks + output_toks) / 16)
