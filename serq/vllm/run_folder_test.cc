@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "serq/vllm/generate.h"
 #include "serq/vllm/run_folder.h"
@@ -753,8 +756,8 @@ TEST(RunFolder, BadFolders) {
   }
   {
     // An engine past the profiler's sweep (engine_effective.max_num_seqs
-    // 256): said, as LLMServingSim says it; and past the attention table's
-    // rows, which reach 256 decodes.
+    // 256): said, as LLMServingSim says it, once: the attention table's
+    // rows reach the sweep's 256 decodes, so they are not said again.
     const std::string dir = Copy(kLlama, "past-sweep");
     std::string meta = Replace(Read(dir + "/meta.json"), "\"max_num_seqs\": 128", "\"max_num_seqs\": 512");
     meta = Replace(meta, "\"max_num_batched_tokens\": 2048", "\"max_num_batched_tokens\": 4096");
@@ -767,9 +770,36 @@ TEST(RunFolder, BadFolders) {
                                      "attention and dense lookups past that extrapolate",
                                dir + "/profile/meta.yaml: the profile was swept to "
                                      "engine_effective.max_num_seqs 256, the engine runs to 512: "
-                                     "its per-sequence lookups past that extrapolate",
-                               dir + "/profile/tp1/attention.csv: its rows reach 256 decodes, the engine runs up "
-                                     "to 512 (max_num_seqs): its lookups past that extrapolate"}));
+                                     "its per-sequence and decode attention lookups past that extrapolate"}));
+  }
+  {
+    // An attention table that ends short of the sweep (a profiler stopped
+    // part-way: rows to 64 decodes, the sweep to 256) is said where the
+    // engine runs past it: at 128 decodes on its own, and at 512 beside the
+    // sweep's warning, since the sweep's does not cover 64 to 256.
+    const std::string dir = Copy(kLlama, "short-attention");
+    const std::string attention = dir + "/profile/tp1/attention.csv";
+    std::string kept;
+    for (absl::string_view line : absl::StrSplit(Read(attention), '\n')) {
+      if (line.empty()) continue;
+      const std::vector<std::string> cells = absl::StrSplit(line, ',');
+      int n = 0;
+      if (!absl::SimpleAtoi(cells[2], &n) || n <= 64) absl::StrAppend(&kept, line, "\n");
+    }
+    Write(attention, kept);
+    const std::string short_rows = attention + ": its rows reach 64 decodes, the engine runs up to ";
+    absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, (std::vector<std::string>{
+                               short_rows + "128 (max_num_seqs): its lookups past that extrapolate"}));
+    Edit(dir + "/meta.json", "\"max_num_seqs\": 128", "\"max_num_seqs\": 512");
+    g = GenerateProgram(dir, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->warnings, (std::vector<std::string>{
+                               dir + "/profile/meta.yaml: the profile was swept to "
+                                     "engine_effective.max_num_seqs 256, the engine runs to 512: "
+                                     "its per-sequence and decode attention lookups past that extrapolate",
+                               short_rows + "512 (max_num_seqs): its lookups past that extrapolate"}));
   }
   {
     // A line break in a text the program's comments quote (meta.json's

@@ -16,7 +16,7 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
   std::map<std::string, int64_t> swept_past;
   for (auto [name, limit, swept, tables] :
        {std::tuple{"max_num_batched_tokens", tokens, r.profile.max_num_batched_tokens, "attention and dense"},
-        std::tuple{"max_num_seqs", seqs, r.profile.max_num_seqs, "per-sequence"}}) {
+        std::tuple{"max_num_seqs", seqs, r.profile.max_num_seqs, "per-sequence and decode attention"}}) {
     if (swept && limit > *swept) {
       swept_past[name] = *swept;
       out.push_back(absl::StrCat(r.profile.path, ": the profile was swept to engine_effective.", name, " ", *swept,
@@ -29,7 +29,8 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
   const std::string attention = r.profile_dir + "/attention.csv";
   absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode", "prefill_chunk"});
   if (!reach.ok()) return reach.status();
-  if (seqs > (*reach)[0]) {
+  const auto seqs_swept = swept_past.find("max_num_seqs");
+  if (seqs > (*reach)[0] && (seqs_swept == swept_past.end() || (*reach)[0] < seqs_swept->second)) {
     out.push_back(absl::StrCat(attention, ": its rows reach ", (*reach)[0], (*reach)[0] == 1 ? " decode" : " decodes",
                                ", the engine runs up to ", seqs, " (max_num_seqs): its lookups past that extrapolate"));
   }
