@@ -498,9 +498,16 @@ int EmitKey(int top, const Drawing& drawing, bool with_results, Figure* figure) 
   text("0", x + 9, y + 24, Anchor::kMiddle);
   text("0.5", x + 18 * 5 + 9, y + 24, Anchor::kMiddle);
   text("1", x + 18 * 10 + 9, y + 24, Anchor::kMiddle);
-  x += 18 * 11 + 24;
-  figure->boxes.push_back({BoxMark::kSwatch, {x, y + 1, 18, 10}, kNoCapacityFill, -1, -1});
-  text("delay: no capacity", x + 24, y + 10, Anchor::kStart);
+  // The grey of a delay stage, only where the drawing has one.
+  bool delays = false;
+  for (const Row& row : drawing.rows) {
+    for (const Station& s : row.stations) delays |= s.stats && !s.stats->has_util;
+  }
+  if (delays) {
+    x += 18 * 11 + 24;
+    figure->boxes.push_back({BoxMark::kSwatch, {x, y + 1, 18, 10}, kNoCapacityFill, -1, -1});
+    text("delay: no capacity", x + 24, y + 10, Anchor::kStart);
+  }
   text("present: mean jobs present, summed over the elements of an array", kMargin, y + 42,
        Anchor::kStart);
   text("util: mean utilisation over the elements; max: the busiest element, which the fill "
