@@ -282,6 +282,13 @@ void RefuseVersion11Fields(const ir::Program& p, Diagnostics* diags) {
       CannotHold(p.version(), absl::StrCat("stage[", i, "].lockstep"), "'lockstep'", 11, diags);
     }
   }
+  // A choice on a copy of the state refreshed every DT: an older reader
+  // would choose on the live state.
+  ForEachStatement(p, [&](const ir::Statement& s, const std::string& path) {
+    if (s.has_choose() && s.choose().has_every()) {
+      CannotHold(p.version(), absl::StrCat(path, ".choose.every"), "'every'", 11, diags);
+    }
+  });
   // The workloads' new forms: load stages, exactly n in T, a trace's time
   // scale and a file name that takes params.
   for (int i = 0; i < p.workload_size(); ++i) {

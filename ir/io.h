@@ -53,18 +53,15 @@ bool LooksLikeJson(absl::string_view bytes);
 bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
                    Diagnostics* diags);
 
-// Decodes a Program and checks its version: 9 is read as is; 8 and 7 are
-// read and upgraded to 9 in memory, unless they hold what their version
-// cannot (7: `also` on a run, `share` on the program; 7 and 8: a pool's
-// `cache`, a stage's `preemptBy`, `growing` on a prefill run, `observe` on
-// a run, a `prefix` statement, the run's `sample`, the step variable
-// `attention`, calls of `interp`, `cached`, `hit`), each an error at its IR
-// path; any other version is refused with a message naming the versions
-// this build reads.
+// Decodes a Program and checks its version: kIrVersion (11) is read as is;
+// 10 to 7 are read and upgraded to 11 in memory, unless they hold what
+// their version cannot (docs/ir.md §Versions lists each field and the
+// version that added it), each an error at its IR path; any other version
+// is refused with a message naming the versions this build reads.
 // IR nested deeper than kMaxIrDepth is refused.
 bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags);
 
-// Decodes Results and checks their version: 9, or 8 upgraded to 9.
+// Decodes Results and checks their version: 11, or 10 to 8 upgraded to 11.
 bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* diags);
 
 // Encodes a message: pretty JSON ending in a newline, or binary. Both are

@@ -190,7 +190,8 @@ TEST(Io, UnknownVersionsAreRefusedNamingTheSupportedOnes) {
 }
 
 // Each part IR 11 added, in a file that says 10: a stage's lockstep, the
-// group's step figures and the collectives, running and waiting. A file
+// group's step figures and the collectives, running and waiting, a choice
+// on a copy of the state (`every`). A file
 // of 10 without them is read as 11.
 TEST(Io, Version10WithIr11FieldsIsRefusedAtTheirPaths) {
   Diagnostics d("v10.json");
@@ -204,13 +205,16 @@ TEST(Io, Version10WithIr11FieldsIsRefusedAtTheirPaths) {
                                              "decl": 26}},
                      {"number": 1e9}, {"number": 0}]}}}],
       "session": [{"body": [{"set": {"variable": "r", "value": {"call": {
-          "function": "waiting", "arg": [{"ref": {"name": "E"}}]}}}}]}],
+          "function": "waiting", "arg": [{"ref": {"name": "E"}}]}}}},
+                            {"choose": {"variable": "e", "array": {"name": "E"},
+                                        "every": {"number": 0.1}}}]}],
       "run": {"horizon": {"number": 1}, "gpus": {"number": 4}}})",
                            &p, &d));
   std::string v = "error: IR version 10 cannot hold ";
   EXPECT_EQ(d.Render(),
             absl::StrCat("v10.json:run.gpus: ", v, "'gpus' (added in version 11)\n",
                          "v10.json:stage[0].lockstep: ", v, "'lockstep' (added in version 11)\n",
+                         "v10.json:session[0].body[1].choose.every: ", v, "'every' (added in version 11)\n",
                          "v10.json:stage[0].rate.call.function: ", v,
                          "the function 'all_reduce' (added in version 11)\n",
                          "v10.json:stage[0].rate.call.arg[1].ref: ", v,
