@@ -37,7 +37,7 @@ ABSL_FLAG(std::string, results, "",
           "serq-sim would; view: a results file (from serq-sim) whose figures to overlay");
 ABSL_FLAG(uint64_t, max_sessions, serq::kDefaultMaxSessions,
           "run: the most sessions alive at once (and 10 times as many live leases)");
-ABSL_FLAG(uint64_t, max_events, 0, "run: the most events a replication may process; 0: no limit");
+ABSL_FLAG(uint64_t, max_events, 0, "run: the most events a replication may process; 0: the runaway bound (docs/cli.md §Limits)");
 ABSL_FLAG(double, max_cpu, 0, "run: the most CPU seconds the run may take; 0: no limit");
 
 namespace serq {

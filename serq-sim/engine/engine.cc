@@ -174,6 +174,9 @@ void Engine::RefreshCopies(Ticks now) {
 
 bool Engine::Run(results::Replication* out) {
   progress_.emplace(options_.progress);
+  // --max-cpu between replications too: a run of many short ones may never
+  // reach the loop's check, every 65,536 events of one replication.
+  if (!WithinRunLimits()) return false;
   std::vector<const ArrivalPlan*> plans;
   for (const WorkloadDecl& w : model_.workloads) plans.push_back(&w.plan);
   if (!arrivals_.Start(plans, model_.horizon, &random_, this)) return false;

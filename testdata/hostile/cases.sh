@@ -42,7 +42,7 @@ case_ write-help 500 20 2 "serq-sim: error: $w" -- bash -c 'sh_to /dev/full "$@"
 
 # --- Finding 1: state that grows with the run is bounded, with an error
 # naming the workload, the time, the count and the flag. Each program piled
-# up sessions until std::bad_alloc (2.5 GB, 16-38 s); now ~300 MB, 2 s.
+# up sessions until std::bad_alloc (2.5 GB, 16-38 s); now ~470 MB, 0.7 s.
 lim="the --max-sessions limit"
 case_ sessions-poisson 1500 60 1 "sessions-poisson.sq:3:1: error: at t=" -- serq run $here/sessions-poisson.sq
 case_ sessions-poisson-flag 1500 60 1 "$lim" -- serq run $here/sessions-poisson.sq
@@ -83,6 +83,9 @@ case_ runaway-periodic-rate 300 20 1 "$rw 1.05e+16 events" -- serq run $here/han
 case_ runaway-sim 300 20 1 "$rw" -- serq-sim "$tmp/hang.linked.json"
 case_ hang-cpu 300 60 1 "the --max-cpu limit" -- serq run --max-cpu 1 --max-events 1000000000000000 $here/hang-ps.sq
 case_ hang-cpu-sim 300 60 1 "the --max-cpu limit" -- serq-sim --max-cpu 1 --max-events 1000000000000000 "$tmp/hang.linked.json"
+# Many short replications, none of 65,536 events (the loop's check): the
+# limit is checked as each starts too (100,000 of before.sq take 5 s).
+case_ many-replications-cpu 300 60 1 "the --max-cpu limit, in replication" -- serq-sim --replications 100000 --max-cpu 0.2 "$tmp/before.linked.json"
 
 # --- Finding 3: 10^7 empty stages, 20 MB of binary IR, took 3.7 GB in
 # serq-link and 1 GB in serq-sim and serq-view: now refused by counting the
