@@ -20,7 +20,11 @@ using ::serq::testing::RunWithOptions;
 using ::serq::testing::Samples;
 using ::serq::testing::SimRun;
 using ::serq::testing::Stage;
+using ::serq::testing::ReadAll;
+using ::serq::testing::TempPath;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Two requests at t = 0, request j on E[j]: a prefill of 15 and 7 tokens,
 // then 2 and 5 decode tokens; tau = (1 + tokens) / 8 s: a prefill step of
@@ -80,6 +84,27 @@ TEST(LockstepTest, EveryElementReadsTheGroupsTokens) {
   ASSERT_TRUE(largest.ok) << largest.errors;
   EXPECT_THAT(Samples(largest.results, "ttft"), ElementsAre(2.0, 2.0));
   EXPECT_THAT(Samples(largest.results, "e2e"), ElementsAre(2.5, 3.25));
+}
+
+// The trace's step events carry the group's figures, as every figure a tau
+// may read (serq fit-steps fits a tau to them): the first step's group has
+// 15 + 7 = 22 tokens, its largest 15; each element's tau its own,
+// (1 + 15) / 8 = 2 and (1 + 7) / 8 = 1. Alone, the group is the element:
+// 15 and 15.
+TEST(LockstepTest, TheTracesStepsCarryTheGroupsTokens) {
+  std::string tokens = absl::StrReplaceAll(kTwoRequests, {{"TOKENS", "tokens"}});
+  SimOptions options = CheckingPools();
+  options.trace_path = TempPath("lockstep.trace");
+  SimRun lockstep = RunSource(absl::StrReplaceAll(tokens, {{"OPTIONS", "lockstep;"}}), options);
+  ASSERT_TRUE(lockstep.ok) << lockstep.errors;
+  std::string trace = ReadAll(options.trace_path);
+  EXPECT_THAT(trace, HasSubstr(R"("group_tokens":22,"group_tokens_max":15,"tau":2})"));
+  EXPECT_THAT(trace, HasSubstr(R"("group_tokens":22,"group_tokens_max":15,"tau":1})"));
+  SimRun alone = RunSource(absl::StrReplaceAll(tokens, {{"OPTIONS", ""}}), options);
+  ASSERT_TRUE(alone.ok) << alone.errors;
+  trace = ReadAll(options.trace_path);
+  EXPECT_THAT(trace, HasSubstr(R"("group_tokens":15,"group_tokens_max":15,"tau":2})"));
+  EXPECT_THAT(trace, Not(HasSubstr(R"("group_tokens":22)")));
 }
 
 // One request on E[0], a prefill of 7 (1 s alone); an idle element's

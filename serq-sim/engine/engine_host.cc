@@ -141,6 +141,8 @@ ABSL_ATTRIBUTE_NOINLINE void Engine::LogStep(uint32_t station, double v, const S
       R"(,"decode_context":)", JsonNumber(vars.decode_context),
       R"(,"decode_context_max":)", JsonNumber(vars.decode_context_max),
       R"(,"decode_context_min":)", JsonNumber(vars.decode_context_min),
+      R"(,"group_tokens":)", JsonNumber(vars.group_tokens),
+      R"(,"group_tokens_max":)", JsonNumber(vars.group_tokens_max),
       R"(,"tau":)", JsonNumber(v), "}"));
 }
 
