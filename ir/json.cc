@@ -18,6 +18,8 @@ std::string ShortestDouble(double x) {
 std::string JsonNumber(double x) {
   if (std::isnan(x)) return "\"NaN\"";
   if (std::isinf(x)) return x > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  // -0 keeps its sign, as protobuf's JSON mapping writes it in the results.
+  if (x == 0 && std::signbit(x)) return "-0";
   return ShortestDouble(x);
 }
 

@@ -17,7 +17,14 @@ TEST(Json, FiniteNumbersInTheShortestExactForm) {
   EXPECT_EQ(JsonNumber(0.1), "0.1");  // %.17g would be 0.10000000000000001
   EXPECT_EQ(JsonNumber(1.5), "1.5");
   EXPECT_EQ(JsonNumber(3), "3");
-  EXPECT_EQ(JsonNumber(-0.0), "0");
+  // -0 with its sign, as protobuf's JSON mapping writes it (the results'
+  // samples of `observe x = -0;`): the two files read alike.
+  EXPECT_EQ(JsonNumber(-0.0), "-0");
+  google::protobuf::Value zero;
+  zero.set_number_value(-0.0);
+  std::string protobufs;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(zero, &protobufs).ok());
+  EXPECT_EQ(JsonNumber(-0.0), protobufs);
   EXPECT_EQ(JsonNumber(1e300), "1e+300");
   // 0.1 + 0.2 needs 17 digits to read back.
   EXPECT_EQ(JsonNumber(0.1 + 0.2), "0.30000000000000004");
