@@ -128,6 +128,20 @@ int Main(int argc, char** argv) {
     std::cerr << serq::RenderProgramDiagnostics(diags, program, name);
     return serq::kExitInputRejected;
   }
+  // The overrides meet every static rule, as serq-link -D's would (a
+  // `limit`, `batch`, `seqs` or `tokens` of 2.5 is refused there, and was
+  // floored here): a copy is linked with them for its diagnostics only,
+  // and the simulator applies them to the IR as given (an array's size
+  // stays the linked one's, which the simulator says).
+  if (program.linked() && !options.defines.empty()) {
+    serq::ir::Program overridden = program;
+    serq::LinkOptions overrides;
+    overrides.defines = options.defines;
+    if (!serq::LinkProgram(&overridden, overrides, &diags)) {
+      std::cerr << serq::RenderProgramDiagnostics(diags, overridden, name);
+      return serq::kExitInputRejected;
+    }
+  }
   if (*format == serq::Format::kBinary && isatty(STDOUT_FILENO)) {
     serq::PrintToolError(kTool, "refusing to write binary IR to a terminal; redirect it or use "
                                 "--format=json");

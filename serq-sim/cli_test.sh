@@ -19,8 +19,9 @@ expect() {  # expect NAME WANT_EXIT GOT_EXIT
 cat >"$tmp/p.sq" <<'SQ'
 param W = 2;
 param N = 2;
+param L = 10;
 stage D[N] : delay;
-workload { arrive periodic(1); }
+workload { arrive periodic(1); limit L; }
 session { run D[0] (W); observe t = now - arrival; }
 run { horizon 3; seed 5; }
 SQ
@@ -86,6 +87,12 @@ grep -q "param 'N' sizes array 'D'.*give -D N=3 to serq-link" "$tmp/err" ||
   fail "define-size: $(cat "$tmp/err")"
 "$sim" -D N "$tmp/p.json" >/dev/null 2>"$tmp/err"
 expect define-malformed 2 $?
+# An override meets every static rule, as serq-link -D's does: a limit of
+# 2.5 is refused at its line with the linker's words (it was floored to 2).
+"$sim" -D L=2.5 "$tmp/p.json" >/dev/null 2>"$tmp/err"
+expect define-rule 1 $?
+grep -q "p.sq:5:38: error: the limit must be a whole number at least 0, not 2.5" "$tmp/err" ||
+  fail "define-rule: $(cat "$tmp/err")"
 
 # --trace writes JSON lines: every line parses, and the run's events are
 # there. Horizon 3: arrivals at 0, 1, 2; only the run from 0 (2 s) ends
