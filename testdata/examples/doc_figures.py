@@ -1,0 +1,554 @@
+#!/usr/bin/env python3
+"""docs/examples.md's figures against the runs that make them.
+
+  doc_figures.py --serq BIN --doc docs/examples.md [--root DIR]
+
+Run from the repository's root (or --root: the Bazel runfiles' serq
+directory). For each table (or paragraph) listed below, the expected
+figures are read from the doc itself, the markdown row found by its first
+cell(s) under its section and its header, and the command the doc gives for
+it is run; every figure must equal what the run prints, at the precision
+the doc prints it. So the doc and the runs cannot drift apart silently.
+
+The runs are read as `--format=json`: the same results as the text report,
+at full precision. The doc rounds them (a figure "52.1" in ms is the
+report's 0.0521 s; "1.711" its 1.7110; "6.29" its 6.2874), so a figure
+passes when it is the run's value rounded to the decimals the doc prints:
+|doc - run| <= half a unit of the doc's last digit. Units are converted
+explicitly where the doc prints ms and the tool seconds (x 1000: `scale`).
+
+A figure rounded twice (the text report's 4 decimals, then the doc's:
+0.0395 printed for 0.03947 made "0.040") fails: the doc gives the value
+rounded once.
+
+A mismatch names the doc's line, the figure there, the run's figure and the
+command; the last line says how many figures were checked. Exit status 1
+on any mismatch (or a table, row or run not found), else 0.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from decimal import ROUND_HALF_UP, Decimal
+
+PD = "examples/pd-disaggregation/"
+PC = "examples/prefix-cache/"
+
+failures = []
+checked = {}  # table -> count of figures checked
+
+
+def fail(message):
+    failures.append(message)
+    print("FAIL " + message)
+
+
+# --- the doc's tables -------------------------------------------------------
+
+
+class Table:
+    def __init__(self, section, header, line):
+        self.section, self.header, self.line = section, header, line
+        self.rows = []  # (line number, cells)
+
+    def __str__(self):
+        return f"the table at line {self.line} ({self.section.lstrip('# ')})"
+
+
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def read_tables(doc):
+    """Every markdown table of the doc (indented ones too, as in a list
+    item), with the heading it is under."""
+    tables, section, table = [], "", None
+    for number, line in enumerate(open(doc, encoding="utf-8").read().split("\n"), 1):
+        s = line.strip()
+        if s.startswith("#"):
+            section = s
+        if s.startswith("|") and s.endswith("|") and len(s) > 1:
+            c = cells(s)
+            if table is None:
+                table = Table(section, c, number)
+                tables.append(table)
+            elif all(re.fullmatch(r":?-+:?", x) for x in c):
+                pass  # the separator row
+            else:
+                table.rows.append((number, c))
+        else:
+            table = None
+    return tables
+
+
+def find_table(tables, section, header):
+    """The table under the heading that starts with `section` whose header
+    row is `header`, cell for cell."""
+    found = [t for t in tables if t.section.startswith(section) and t.header == header]
+    if len(found) != 1:
+        fail(f"docs/examples.md: {len(found)} tables under '{section}' with the header "
+             f"| {' | '.join(header)} | (expected one)")
+        return None
+    return found[0]
+
+
+def find_row(table, *key):
+    """The row whose first cells are `key`: (line number, {column: cell})."""
+    found = [(n, c) for n, c in table.rows if tuple(c[:len(key)]) == key]
+    if len(found) != 1:
+        fail(f"docs/examples.md: {len(found)} rows '{' | '.join(key)}' in {table} (expected one)")
+        return None, {}
+    n, c = found[0]
+    return n, dict(zip(table.header, c))
+
+
+def figures(cell):
+    """A cell's figures: "52.1 / 274.7" and "0.0033, 0.0035" are two; a
+    thousands comma is no separator ("37,644, 38,508"); a unit is dropped
+    ("48 ms")."""
+    cell = re.sub(r"\s*ms$", "", cell.strip())
+    if not cell:
+        return []
+    return [x.strip() for x in re.split(r" / |, ", cell)]
+
+
+# --- the runs ---------------------------------------------------------------
+
+
+class Runner:
+    def __init__(self, serq, scratch):
+        self.serq, self.scratch, self.cache = serq, scratch, {}
+
+    def _json(self, argv):
+        key = tuple(argv)
+        if key not in self.cache:
+            p = subprocess.run([self.serq] + argv + ["--format=json"], capture_output=True,
+                               text=True, timeout=300)
+            if p.returncode != 0:
+                fail(f"serq {' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()[:500]}")
+                self.cache[key] = None
+            else:
+                self.cache[key] = json.loads(p.stdout)
+        return self.cache[key]
+
+    def run(self, *argv):
+        """`serq run --quantiles=50,99 ARGV...`: a Report, or None."""
+        argv = ["run", "--quantiles=50,99"] + list(argv)
+        r = self._json(argv)
+        return Report(r, "serq " + " ".join(argv)) if r else None
+
+    def sweep(self, *argv):
+        argv = ["sweep"] + list(argv)
+        return self._json(argv), "serq " + " ".join(argv)
+
+
+class Report:
+    """One run's results (serq run --format=json), by the report's names."""
+
+    def __init__(self, r, command):
+        self.r, self.command = r, command
+
+    def obs(self, name):
+        return next(o for o in self.r["observation"] if o["name"] == name)
+
+    def mean(self, name):
+        return self.obs(name)["mean"]
+
+    def p(self, q, name):
+        return self.obs(name)["quantile"][self.r["quantile"].index(q)]
+
+    def n(self, name):
+        return int(self.obs(name)["n"])
+
+    def stage(self, name):
+        return next(s for s in self.r["stage"] if s["name"] == name)
+
+    def stages(self, prefix):
+        return [s for s in self.r["stage"] if s["name"].startswith(prefix + "[")]
+
+    def pool(self, name):
+        return next(p for p in self.r["pool"] if p["name"] == name)
+
+    def preempted(self, prefix):
+        return sum(int(s.get("preempted", 0)) for s in self.stages(prefix))
+
+    def recomputed(self, prefix):
+        return sum(int(s.get("recomputed", 0)) for s in self.stages(prefix))
+
+    def hit_rate(self):
+        # All engines' hit tokens over their looked-up tokens (the cache
+        # table's hit rate, its engines pooled).
+        c = self.r["cache"]
+        return sum(x["hitTokens"] for x in c) / sum(x["lookupTokens"] for x in c)
+
+    def evicted(self):
+        return sum(int(x["blocksEvicted"]) for x in self.r["cache"])
+
+    def prefills(self, prefix):
+        # The engines' `done` (the stage table's column): a request's
+        # prefill and decode runs both count, on the same engine, so the
+        # busiest over the mean is the prefills'. The doc's "2483 against
+        # 2351" are these (the mean: 9402 / 4 = 2350.5).
+        return [int(s["done"]) for s in self.stages(prefix)]
+
+
+# --- comparing --------------------------------------------------------------
+
+
+def check(table, line, what, doc, value, command, scale=1):
+    """The doc's figure `doc` against the run's `value` (in the tool's unit;
+    the doc's is `scale` times it), rounded once to the doc's digits."""
+    checked[table] = checked.get(table, 0) + 1
+    if isinstance(value, str):  # a word (a verdict): equal as written
+        if doc != value:
+            fail(f"docs/examples.md:{line}: {what}: the doc says {doc}, the run gives {value} — {command}")
+        else:
+            print(f"ok   docs/examples.md:{line}: {what}: {doc}")
+        return
+    if not re.fullmatch(r"-?\d[\d,]*(\.\d+)?", doc):
+        fail(f"docs/examples.md:{line}: {what}: the doc's '{doc}' is not a number — {command}")
+        return
+    d = Decimal(doc.replace(",", ""))
+    places = max(0, -d.as_tuple().exponent)
+    unit = Decimal(1).scaleb(-places)
+    # Rounded once: within half a unit of the doc's last digit.
+    v = Decimal(repr(float(value))) * Decimal(scale)
+    once = v.quantize(unit, rounding=ROUND_HALF_UP)
+    if abs(d - v) <= unit / 2 * (1 + Decimal("1e-12")):
+        print(f"ok   docs/examples.md:{line}: {what}: {doc}")
+        return
+    fail(f"docs/examples.md:{line}: {what}: the doc says {doc}, the run gives {once} "
+         f"({float(v)!r}) — {command}")
+
+
+def check_cell(table, line, what, cell, values, command, scale=1):
+    """The cell's figures, in order, against `values` (in the tool's unit;
+    the doc's is `scale` times it)."""
+    got = figures(cell)
+    if len(got) != len(values):
+        fail(f"docs/examples.md:{line}: {what}: the doc has {len(got)} figures ({cell!r}), "
+             f"the check expects {len(values)}")
+        return
+    for i, (doc, value) in enumerate(zip(got, values)):
+        check(table, line, what + (f" [{i + 1}]" if len(values) > 1 else ""), doc, value, command, scale)
+
+
+MS = 1000  # scale: the doc's ms from the tool's seconds
+
+
+# --- the tables -------------------------------------------------------------
+
+
+def table1(tables, run):
+    # §1, "Pull, push and colocated": the p50s (and the p99s in the same
+    # cells) of TTFT, in ms, from the three programs as they stand
+    # ("Reproducing the figures": serq run --quantiles=50,99 PROGRAM, table 1).
+    name = "§1 table 1 (ttft p50 / p99)"
+    t = find_table(tables, "## 1. Pull, push and colocated", ["", "pull", "push", "colocated"])
+    if not t:
+        return
+    line, row = find_row(t, "ttft p50 / p99")
+    for column, program in [("pull", "llmd_nixl_pull.sq"), ("push", "llmd_nixl_push.sq"),
+                            ("colocated", "colocated.sq")]:
+        r = run(PD + program)
+        if r and line:
+            check_cell(name, line, f"table 1, ttft p50 / p99 (ms), {column}", row[column],
+                       [r.p(50, "ttft"), r.p(99, "ttft")], r.command, scale=MS)
+
+
+def table2(tables, run):
+    # §2, "maxmin against bottleneck": pull at 400 Gb/s under bottleneck,
+    # and at 25 Gb/s under both (-D NicGbps=25; --share=bottleneck replaces
+    # the program's `share maxmin;`: "Reproducing the figures"). TTFT in ms;
+    # the reads are the egress NICs' stages: read mean = egress[i]'s mean
+    # service (s), reads in flight = its mean present, and its utilisation.
+    name = "§2 table 2 (maxmin against bottleneck)"
+    t = find_table(tables, "## 2. maxmin against bottleneck",
+                   ["NIC", "share", "ttft mean", "ttft p99", "read mean (s)",
+                    "reads in flight, egress", "egress utilisation"])
+    if not t:
+        return
+    rows = {
+        ("400 Gb/s", "maxmin"): [],
+        ("400 Gb/s", "bottleneck"): ["--share=bottleneck"],
+        ("25 Gb/s", "maxmin"): ["-D", "NicGbps=25"],
+        ("25 Gb/s", "bottleneck"): ["-D", "NicGbps=25", "--share=bottleneck"],
+    }
+    for key, args in rows.items():
+        line, row = find_row(t, *key)
+        r = run(*args, PD + "llmd_nixl_pull.sq")
+        if not (r and line):
+            continue
+        what = f"table 2, {key[0]} {key[1]}"
+        egress = [r.stage(f"egress[{i}]") for i in range(2)]
+        check_cell(name, line, what + ", ttft mean (ms)", row["ttft mean"], [r.mean("ttft")], r.command,
+                   scale=MS)
+        check_cell(name, line, what + ", ttft p99 (ms)", row["ttft p99"], [r.p(99, "ttft")], r.command,
+                   scale=MS)
+        check_cell(name, line, what + ", read mean (s)", row["read mean (s)"],
+                   [e["meanService"] for e in egress], r.command)
+        check_cell(name, line, what + ", reads in flight", row["reads in flight, egress"],
+                   [e["meanPresent"] for e in egress], r.command)
+        check_cell(name, line, what + ", egress utilisation", row["egress utilisation"],
+                   [e["utilisation"] for e in egress], r.command)
+
+
+def table3(tables, run):
+    # §3, "When the decoder's memory binds", in full: pull and push with
+    # -D KvCapD=50000 ("Reproducing the figures", table 3). TTFT in ms; the
+    # decoders' admission wait is pool kvD[i]'s mean wait (s), the
+    # prefillers' KV pool kvP[i]'s mean used (tokens).
+    name = "§3 table 3 (KvCapD=50000)"
+    t = find_table(tables, "## 3. When the decoder's memory binds", ["", "pull", "push"])
+    if not t:
+        return
+    figures_of = {  # row: (its figures, in the tool's unit; the doc's scale)
+        "ttft mean": (lambda r: [r.mean("ttft")], MS),
+        "ttft p50 / p99": (lambda r: [r.p(50, "ttft"), r.p(99, "ttft")], MS),
+        "decoder admission wait, mean (s)":
+            (lambda r: [r.pool(f"kvD[{i}]")["meanWait"] for i in range(2)], 1),
+        "prefiller KV used, mean (tokens)":
+            (lambda r: [r.pool(f"kvP[{i}]")["meanUsed"] for i in range(2)], 1),
+        "e2e mean (s)": (lambda r: [r.mean("e2e")], 1),
+    }
+    # In full: a row the test does not know is a figure no test holds.
+    for line, c in t.rows:
+        if c[0] not in figures_of:
+            fail(f"docs/examples.md:{line}: table 3 has a row '{c[0]}' this test does not check")
+    for column in ["pull", "push"]:
+        r = run("-D", "KvCapD=50000", PD + f"llmd_nixl_{column}.sq")
+        if not r:
+            continue
+        for first, (values, scale) in figures_of.items():
+            line, row = find_row(t, first)
+            if line:
+                check_cell(name, line, f"table 3, {first}, {column}", row[column], values(r), r.command,
+                           scale=scale)
+
+
+def section5(tables, run):
+    # §5, "Two allocation policies": times in seconds (the doc says so).
+    # Colocated: "reserve, 30k" is `serq run --quantiles=50,99 -D
+    # KvCap=30000 colocated.sq`; "vLLM, full" `-D KvCap=396270
+    # colocated_vllm.sq` (the section's commands). Preempted and tokens
+    # recomputed are the engines' (E[0..3]) sums (the report's preemptions
+    # line). A blank cell (reserve has no itl and no preemption) is not a
+    # figure.
+    def by_row(r, engines):
+        return {
+            "ttft mean": [r.mean("ttft")],
+            "ttft p50 / p99": [r.p(50, "ttft"), r.p(99, "ttft")],
+            "tpot p50 / p99": [r.p(50, "tpot"), r.p(99, "tpot")],
+            "itl p50 / p99": lambda: [r.p(50, "itl"), r.p(99, "itl")],
+            "preempted (4 engines, 300 s)": lambda: [r.preempted(engines)],
+            "preempted (2 decoders)": lambda: [r.preempted(engines)],
+            "tokens recomputed": lambda: [r.recomputed(engines)],
+        }
+
+    def columns(name, which, t, spec, engines):
+        for column, args in spec:
+            r = run(*args)
+            if not r:
+                continue
+            known = by_row(r, engines)
+            for line, c in t.rows:
+                cell = dict(zip(t.header, c))[column]
+                if not cell:
+                    continue
+                if c[0] not in known:
+                    fail(f"docs/examples.md:{line}: row '{c[0]}' this test does not check")
+                    continue
+                values = known[c[0]]
+                values = values() if callable(values) else values
+                check_cell(name, line, f"§5 {which} table, {c[0]}, {column}", cell, values, r.command)
+
+    name = "§5 colocated table (reserve 30k, vLLM full)"
+    t = find_table(tables, "## 5. Two allocation policies",
+                   ["", "reserve, 30k", "reserve, full", "vLLM, 30k", "vLLM, full"])
+    if t:
+        columns(name, "colocated", t, [("reserve, 30k", ["-D", "KvCap=30000", PD + "colocated.sq"]),
+                                       ("vLLM, full", ["-D", "KvCap=396270", PD + "colocated_vllm.sq"])],
+                "E")
+    # Pull, decoders of 55,000 tokens: "reserve, 55k" is `-D KvCapD=55000
+    # llmd_nixl_pull.sq` (the section's commands); "vLLM, full" the vLLM
+    # variant at 396,270 tokens (the KvCapD table's "396,270 (full)" row:
+    # `-D KvCapD=396270 llmd_nixl_pull_vllm.sq`). Preempted: D[0] + D[1].
+    name = "§5 pull table (reserve 55k, vLLM full)"
+    t = find_table(tables, "## 5. Two allocation policies", ["", "reserve, 55k", "vLLM, 55k", "vLLM, full"])
+    if t:
+        columns(name, "pull", t, [("reserve, 55k", ["-D", "KvCapD=55000", PD + "llmd_nixl_pull.sq"]),
+                                  ("vLLM, full", ["-D", "KvCapD=396270", PD + "llmd_nixl_pull_vllm.sq"])],
+                "D")
+
+
+def kvcapd(tables, run, sweep):
+    # §5's sweep over the decoders' KV, both vLLM variants: ttft p99 and itl
+    # p99 (s) and the verdict are the sweep's (`serq sweep
+    # llmd_nixl_${v}_vllm.sq -D KvCapD=20000,40000,55000,100000,396270
+    # --metrics 'p99(ttft),p99(itl)'`; the doc runs its tasks with GNU
+    # parallel and merges them, which gives the same figures: serq/
+    # sweep_test.sh; here they run in place, as JSON for full precision:
+    # the text table rounds to the interval, 120 for the doc's 119.6).
+    # Preempted (D[0] + D[1]) and ttft n are `serq run -D KvCapD=…
+    # llmd_nixl_${v}_vllm.sq`'s. The rows at 20k, 40k, 100k and 396k.
+    name = "§5 KvCapD table (20k/40k/100k/396k)"
+    t = find_table(tables, "## 5. Two allocation policies",
+                   ["variant", "KvCapD", "ttft p99", "itl p99", "preempted", "ttft n", "verdict"])
+    if not t:
+        return
+    grid = [20000, 40000, 55000, 100000, 396270]
+    for v in ["pull", "push"]:
+        program = PD + f"llmd_nixl_{v}_vllm.sq"
+        s, command = sweep(program, "-D", "KvCapD=" + ",".join(map(str, grid)),
+                           "--metrics", "p99(ttft),p99(itl)", "--jobs", "1")
+        points = {int(p["settings"]["KvCapD"]): p for p in s["points"]} if s else {}
+        for kv, label in [(20000, "20,000"), (40000, "40,000"), (100000, "100,000"),
+                          (396270, "396,270 (full)")]:
+            line, row = find_row(t, v, label)
+            if not line:
+                continue
+            what = f"KvCapD table, {v} {label}"
+            p = points.get(kv)
+            if p is None:
+                fail(f"docs/examples.md:{line}: {what}: no point KvCapD={kv} in {command}")
+            else:
+                check_cell(name, line, what + ", ttft p99", row["ttft p99"],
+                           [p["figures"]["p99(ttft)"]["value"]], command)
+                check_cell(name, line, what + ", itl p99", row["itl p99"],
+                           [p["figures"]["p99(itl)"]["value"]], command)
+                check(name, line, what + ", verdict", row["verdict"], p["status"], command)
+            r = run("-D", f"KvCapD={kv}", program)
+            if r:
+                check_cell(name, line, what + ", preempted", row["preempted"], [r.preempted("D")], r.command)
+                check_cell(name, line, what + ", ttft n", row["ttft n"], [r.n("ttft")], r.command)
+
+
+def prefix(tables, run, doc, scratch):
+    # Prefix caching, "Shared system prompt: three routings": the rows of
+    # Route 0 and 1, `serq run examples/prefix-cache/shared_prompt.sq
+    # --quantiles 50,99 -D Route=N` (the section's opening). Hit rate: the
+    # engines' hit tokens over their looked-up tokens; TTFT in ms (0
+    # decimals); blocks evicted: the caches' sum; imbalance: the busiest
+    # engine's prefills over the mean (Report.prefills).
+    name = "prefix caching, shared prompt (Route 0, 1)"
+    t = find_table(tables, "## Shared system prompt", ["`Route`", "routing", "hit rate", "ttft mean",
+                                                       "ttft p50", "ttft p99", "blocks evicted", "imbalance"])
+    if t:
+        for route in ["0", "1"]:
+            line, row = find_row(t, route)
+            r = run(PC + "shared_prompt.sq", "-D", f"Route={route}")
+            if not (r and line):
+                continue
+            what = f"shared prompt, Route {route}"
+            done = r.prefills("E")
+            # The hit rate and the imbalance are computed here, not printed.
+            check_cell(name, line, what + ", hit rate", row["hit rate"], [r.hit_rate()], r.command)
+            check_cell(name, line, what + ", ttft mean (ms)", row["ttft mean"], [r.mean("ttft")], r.command,
+                       scale=MS)
+            check_cell(name, line, what + ", ttft p50 (ms)", row["ttft p50"], [r.p(50, "ttft")], r.command,
+                       scale=MS)
+            check_cell(name, line, what + ", ttft p99 (ms)", row["ttft p99"], [r.p(99, "ttft")], r.command,
+                       scale=MS)
+            check_cell(name, line, what + ", blocks evicted", row["blocks evicted"], [r.evicted()], r.command)
+            check_cell(name, line, what + ", imbalance", row["imbalance"],
+                       [max(done) / (sum(done) / len(done))], r.command)
+
+    # The weighted score: the doc gives no command line, but says what the
+    # run is, "`Route = 2` with that line": the program's lexicographic
+    # choose replaced by the doc's own code line (read from the doc, the
+    # fenced block after "Weigh the two in one score instead"), in a copy
+    # in a scratch folder. Its figures are prose, read by pattern from the
+    # paragraph that starts "Here 2048 cached blocks". (cached()
+    # counts blocks, docs/language.md, so this run's figures are the same
+    # for any divisor from 256 up: they hold the figures, not the weight.)
+    name = "prefix caching, weighted score"
+    lines = open(doc, encoding="utf-8").read().split("\n")
+    section = next((i for i, l in enumerate(lines) if l.startswith("## Shared system prompt")), len(lines))
+    fence, weighted = False, None
+    for l in lines[section:]:
+        if l.startswith("#") and l is not lines[section]:
+            break
+        if l.strip().startswith("```"):
+            fence = not fence
+        elif fence and l.strip().startswith("choose e in E by (queue"):
+            weighted = l.strip()
+            break
+    start = next((i for i in range(section, len(lines))
+                  if lines[i].startswith("Here 2048 cached blocks")), None)
+    if weighted is None or start is None:
+        fail("docs/examples.md: under '## Shared system prompt', the weighted score's choose line "
+             "(a fenced 'choose e in E by (queue...') or its paragraph ('Here 2048 cached tokens "
+             "are worth') not found")
+        return
+    source = open(PC + "shared_prompt.sq", encoding="utf-8").read()
+    lexicographic = "choose e in E by (-cached(kv[e]), queue(E[e]));"
+    if source.count(lexicographic) != 1:
+        fail(f"{PC}shared_prompt.sq: not one line '{lexicographic}' to replace")
+        return
+    program = os.path.join(scratch, "shared_prompt_weighted.sq")
+    with open(program, "w", encoding="utf-8") as f:
+        f.write(source.replace(lexicographic, weighted))
+    r = run(program, "-D", "Route=2")
+    if not r:
+        return
+    r.command += f"  (shared_prompt.sq with '{weighted}')"
+    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
+    paragraph = lines[start:end]
+    text = "\n".join(paragraph)
+
+    def at_line(offset):
+        return start + 1 + text.count("\n", 0, offset)
+
+    done = r.prefills("E")
+    mean = sum(done) / len(done)
+    patterns = [  # (pattern, figures in the tool's unit, the doc's scale, what)
+        (r"the hit rate is\s+([\d.]+)", [r.hit_rate()], 1, "hit rate"),
+        (r"does\s+(\d+)% more prefills than the mean", [max(done) / mean - 1], 100,
+         "busiest engine's prefills over the mean, % more"),
+        (r"\((\d+)\s+against\s+(\d+)\)", [max(done), mean], 1,
+         "busiest engine's prefills, against the mean"),
+        (r"ttft mean\s+(\d+)\s*ms", [r.mean("ttft")], MS, "ttft mean (ms)"),
+        (r"p99\s+(\d+)\s*ms", [r.p(99, "ttft")], MS, "ttft p99 (ms)"),
+    ]
+    for pattern, values, scale, what in patterns:
+        m = re.search(pattern, text)
+        if not m:
+            fail(f"docs/examples.md:{start + 1}: the weighted score's paragraph lacks /{pattern}/")
+            continue
+        for i, value in enumerate(values):
+            check(name, at_line(m.start(i + 1)), "weighted score, " + what, m.group(i + 1), value, r.command,
+                  scale)
+
+
+def main():
+    a = argparse.ArgumentParser()
+    a.add_argument("--serq", required=True)
+    a.add_argument("--doc", required=True)
+    a.add_argument("--root", default=".")
+    args = a.parse_args()
+    doc = os.path.abspath(args.doc)
+    os.chdir(args.root)
+    tables = read_tables(doc)
+    with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
+        runner = Runner(args.serq, scratch)
+        table1(tables, runner.run)
+        table2(tables, runner.run)
+        table3(tables, runner.run)
+        section5(tables, runner.run)
+        kvcapd(tables, runner.run, runner.sweep)
+        prefix(tables, runner.run, doc, scratch)
+    total = sum(checked.values())
+    print(f"docs/examples.md ({args.doc}): {total} figures checked against "
+          f"{sum(1 for k, v in runner.cache.items() if k[0] == 'run')} runs and "
+          f"{sum(1 for k in runner.cache if k[0] == 'sweep')} sweeps:")
+    for table, count in checked.items():
+        print(f"  {count:3}  {table}")
+    print(f"{len(failures)} mismatch(es)" if failures else "all equal")
+    return 1 if failures or total == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
