@@ -8,7 +8,18 @@ directory). For each table (or paragraph) listed below, the expected
 figures are read from the doc itself, the markdown row found by its first
 cell(s) under its section and its header, and the command the doc gives for
 it is run; every figure must equal what the run prints, at the precision
-the doc prints it. So the doc and the runs cannot drift apart silently.
+the doc prints it (tools/docfig.py's rule). So the doc and the runs cannot
+drift apart silently. The tables:
+  §1  table 1, ttft p50 / p99 (pull, push, colocated as they stand)
+  §2  table 2, all four rows (400 and 25 Gb/s, maxmin and bottleneck;
+      -D NicGbps=25, --share=bottleneck)
+  §3  table 3 in full (-D KvCapD=50000, pull and push)
+  §5  the colocated table's "reserve, 30k" and "vLLM, full" columns, the
+      pull table's "reserve, 55k" and "vLLM, full", and the KvCapD sweep's
+      rows at 20k, 40k, 100k and 396k (serq sweep + serq run, both variants)
+  prefix caching: the shared-prompt table's Route 0 and 1 rows, and the
+      weighted score's figures (Route 2 with the doc's choose line)
+About 35 simulations of well under a second.
 
 The runs are read as `--format=json`: the same results as the text report,
 at full precision. The doc rounds them (a figure "52.1" in ms is the
@@ -16,10 +27,6 @@ report's 0.0521 s; "1.711" its 1.7110; "6.29" its 6.2874), so a figure
 passes when it is the run's value rounded to the decimals the doc prints:
 |doc - run| <= half a unit of the doc's last digit. Units are converted
 explicitly where the doc prints ms and the tool seconds (x 1000: `scale`).
-
-A figure rounded twice (the text report's 4 decimals, then the doc's:
-0.0395 printed for 0.03947 made "0.040") fails: the doc gives the value
-rounded once.
 
 A mismatch names the doc's line, the figure there, the run's figure and the
 command; the last line says how many figures were checked. Exit status 1
@@ -32,19 +39,11 @@ import re
 import subprocess
 import sys
 import tempfile
-from decimal import ROUND_HALF_UP, Decimal
+
+from docfig import MS, cells, check, fail, finish  # tools/docfig.py
 
 PD = "examples/pd-disaggregation/"
 PC = "examples/prefix-cache/"
-
-failures = []
-checked = {}  # table -> count of figures checked
-
-
-def fail(message):
-    failures.append(message)
-    print("FAIL " + message)
-
 
 # --- the doc's tables -------------------------------------------------------
 
@@ -56,10 +55,6 @@ class Table:
 
     def __str__(self):
         return f"the table at line {self.line} ({self.section.lstrip('# ')})"
-
-
-def cells(line):
-    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 def read_tables(doc):
@@ -198,32 +193,6 @@ class Report:
 # --- comparing --------------------------------------------------------------
 
 
-def check(table, line, what, doc, value, command, scale=1):
-    """The doc's figure `doc` against the run's `value` (in the tool's unit;
-    the doc's is `scale` times it), rounded once to the doc's digits."""
-    checked[table] = checked.get(table, 0) + 1
-    if isinstance(value, str):  # a word (a verdict): equal as written
-        if doc != value:
-            fail(f"docs/examples.md:{line}: {what}: the doc says {doc}, the run gives {value} — {command}")
-        else:
-            print(f"ok   docs/examples.md:{line}: {what}: {doc}")
-        return
-    if not re.fullmatch(r"-?\d[\d,]*(\.\d+)?", doc):
-        fail(f"docs/examples.md:{line}: {what}: the doc's '{doc}' is not a number — {command}")
-        return
-    d = Decimal(doc.replace(",", ""))
-    places = max(0, -d.as_tuple().exponent)
-    unit = Decimal(1).scaleb(-places)
-    # Rounded once: within half a unit of the doc's last digit.
-    v = Decimal(repr(float(value))) * Decimal(scale)
-    once = v.quantize(unit, rounding=ROUND_HALF_UP)
-    if abs(d - v) <= unit / 2 * (1 + Decimal("1e-12")):
-        print(f"ok   docs/examples.md:{line}: {what}: {doc}")
-        return
-    fail(f"docs/examples.md:{line}: {what}: the doc says {doc}, the run gives {once} "
-         f"({float(v)!r}) — {command}")
-
-
 def check_cell(table, line, what, cell, values, command, scale=1):
     """The cell's figures, in order, against `values` (in the tool's unit;
     the doc's is `scale` times it)."""
@@ -236,7 +205,6 @@ def check_cell(table, line, what, cell, values, command, scale=1):
         check(table, line, what + (f" [{i + 1}]" if len(values) > 1 else ""), doc, value, command, scale)
 
 
-MS = 1000  # scale: the doc's ms from the tool's seconds
 
 
 # --- the tables -------------------------------------------------------------
@@ -540,15 +508,9 @@ def main():
         section5(tables, runner.run)
         kvcapd(tables, runner.run, runner.sweep)
         prefix(tables, runner.run, doc, scratch)
-    total = sum(checked.values())
-    print(f"docs/examples.md ({args.doc}): {total} figures checked against "
-          f"{sum(1 for k, v in runner.cache.items() if k[0] == 'run')} runs and "
-          f"{sum(1 for k in runner.cache if k[0] == 'sweep')} sweeps:")
-    for table, count in checked.items():
-        print(f"  {count:3}  {table}")
-    print(f"{len(failures)} mismatch(es)" if failures else "all equal")
-    return 1 if failures or total == 0 else 0
-
+    return finish(f"docs/examples.md ({args.doc}), against "
+                  f"{sum(1 for k in runner.cache if k[0] == 'run')} runs and "
+                  f"{sum(1 for k in runner.cache if k[0] == 'sweep')} sweeps")
 
 if __name__ == "__main__":
     sys.exit(main())

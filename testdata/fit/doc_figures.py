@@ -6,7 +6,7 @@ make them.
 
 Run from the repository's root (or --root: the Bazel runfiles' serq
 directory). As testdata/examples/doc_figures.py does for the other
-sections (its approach, copied: nothing is imported from it), the expected
+sections (the rule and the counts are tools/docfig.py's), the expected
 figures are read from the doc itself, a table's row found by its first cell
 under its section and its header, a figure of prose by the words around it
 within its section, and the command the doc gives for it is run; every
@@ -47,8 +47,9 @@ Every fit's errors are read at full precision from `serq compare
 that compare must give the fit's own printed errors and RMSE (checked, not
 counted as the doc's figures), so it is the fit's run.
 
-Not held: the first fit's "512 evaluations, 513 simulations" and "4.0 CPU
-seconds" (only that fit prints them; dev_run_test.sh runs it).
+Not held here: the first fit's "512 evaluations, 513 simulations"
+(dev_run_test.sh, which runs that fit, holds them) and its "4.0 CPU
+seconds" (the machine's).
 
 A mismatch names the doc's line, the figure there, the run's figure and the
 command; the last lines count the figures checked. Exit status 1 on any
@@ -63,21 +64,14 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+
+from docfig import MS, cells, check, checked, fail, finish, number  # tools/docfig.py
 
 RUN = "examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl"
 SECTION = "# Examples: fitting a step time"
 OBJECTIVE = ["ttft.mean", "ttft.p90", "e2e.mean", "e2e.p90"]  # serq fit's default
 MEANS = ["ttft.mean", "tpot.mean", "e2e.mean"]
-
-failures = []
-checked = {}  # table or paragraph -> count of figures checked
-
-
-def fail(message):
-    failures.append(message)
-    print("FAIL " + message)
-
 
 # --- the doc ----------------------------------------------------------------
 
@@ -110,10 +104,6 @@ class Doc:
                 end = i
                 break
         return start + 1, "\n".join(self.lines[start:end])
-
-
-def cells(line):
-    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 def find_table(doc, heading, header):
@@ -181,35 +171,6 @@ def documented(doc, heading, command):
 # --- comparing --------------------------------------------------------------
 
 
-def number(text):
-    """A doc figure as a plain decimal: the minus sign (−) as '-', a '+',
-    a unit and a thousands comma dropped ("−0.18%" -0.18, "7,607.0 ms"
-    7607.0); None if it is no number."""
-    s = re.sub(r"\s*(%|ms|s|µs|us)$", "", text.strip()).replace("\u2212", "-").lstrip("+")
-    if not re.fullmatch(r"-?\d[\d,]*(\.\d+)?", s):
-        return None
-    return s.replace(",", "")
-
-
-def check(table, line, what, doc, value, command, scale=1):
-    """The doc's figure `doc` against the run's `value` (the doc's unit is
-    `scale` times the value's), rounded once to the doc's digits."""
-    checked[table] = checked.get(table, 0) + 1
-    s = number(doc)
-    if s is None:
-        fail(f"docs/examples.md:{line}: {what}: the doc's '{doc}' is not a number — {command}")
-        return
-    d = Decimal(s)
-    places = max(0, -d.as_tuple().exponent)
-    unit = Decimal(1).scaleb(-places)
-    v = Decimal(repr(float(value))) * Decimal(scale)
-    once = v.quantize(unit, rounding=ROUND_HALF_UP)
-    if abs(d - v) <= unit / 2 * (1 + Decimal("1e-12")):
-        print(f"ok   docs/examples.md:{line}: {what}: {doc}")
-        return
-    fail(f"docs/examples.md:{line}: {what}: the doc says {doc}, the run gives {once} ({float(v)!r}) — {command}")
-
-
 def check_bound(table, line, what, doc, values, command):
     """"Within `doc`%": every value's magnitude at most the doc's figure."""
     checked[table] = checked.get(table, 0) + 1
@@ -236,7 +197,6 @@ def check_phrase(table, found, items, command):
         check(table, line, what, doc, value, command, scale)
 
 
-MS = 1000  # scale: the doc's ms from the tool's seconds
 US_MS = Decimal("0.001")  # the doc's ms from a param in µs
 
 
@@ -549,14 +509,8 @@ def main():
         the_prediction(doc, serq, scratch, dev)
         the_analytic(doc, serq)
     consistency = checked.pop("(the compares are the fits' runs)", 0)
-    total = sum(checked.values())
-    print(f"docs/examples.md ({args.doc}), '{SECTION}': {total} figures checked "
-          f"({consistency} fits' runs reproduced by serq compare):")
-    for table, count in checked.items():
-        print(f"  {count:3}  {table}")
-    print(f"{len(failures)} mismatch(es)" if failures else "all equal")
-    return 1 if failures or total == 0 else 0
-
+    return finish(f"docs/examples.md ({args.doc}), '{SECTION}' ({consistency} fits' runs reproduced by "
+                  f"serq compare)")
 
 if __name__ == "__main__":
     sys.exit(main())
