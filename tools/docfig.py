@@ -9,6 +9,7 @@ printed for 0.03947 made "0.040") fails: the doc gives the value rounded
 once. Units are converted by the caller (`scale`: the doc's ms from the
 tool's seconds is 1000).
 """
+import argparse
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -16,6 +17,15 @@ failures = []
 checked = {}  # table or paragraph -> count of figures checked
 
 MS = 1000  # scale: the doc's ms from the tool's seconds
+
+
+def arguments():
+    """The tests' command line: --serq BIN --doc DOC [--root DIR]."""
+    a = argparse.ArgumentParser()
+    a.add_argument("--serq", required=True)
+    a.add_argument("--doc", required=True)
+    a.add_argument("--root", default=".")
+    return a.parse_args()
 
 
 def fail(message):

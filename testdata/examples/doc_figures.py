@@ -32,7 +32,6 @@ A mismatch names the doc's line, the figure there, the run's figure and the
 command; the last line says how many figures were checked. Exit status 1
 on any mismatch (or a table, row or run not found), else 0.
 """
-import argparse
 import json
 import os
 import re
@@ -40,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 
-from docfig import MS, cells, check, fail, finish  # tools/docfig.py
+from docfig import MS, arguments, cells, check, fail, finish  # tools/docfig.py
 
 PD = "examples/pd-disaggregation/"
 PC = "examples/prefix-cache/"
@@ -492,11 +491,7 @@ def prefix(tables, run, doc, scratch):
 
 
 def main():
-    a = argparse.ArgumentParser()
-    a.add_argument("--serq", required=True)
-    a.add_argument("--doc", required=True)
-    a.add_argument("--root", default=".")
-    args = a.parse_args()
+    args = arguments()
     doc = os.path.abspath(args.doc)
     os.chdir(args.root)
     tables = read_tables(doc)

@@ -55,7 +55,6 @@ A mismatch names the doc's line, the figure there, the run's figure and the
 command; the last lines count the figures checked. Exit status 1 on any
 mismatch (or a table, row, figure or run not found), else 0.
 """
-import argparse
 import json
 import math
 import os
@@ -66,7 +65,7 @@ import sys
 import tempfile
 from decimal import Decimal
 
-from docfig import MS, cells, check, checked, fail, finish, number  # tools/docfig.py
+from docfig import MS, arguments, cells, check, checked, fail, finish, number  # tools/docfig.py
 
 RUN = "examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl"
 SECTION = "# Examples: fitting a step time"
@@ -496,11 +495,7 @@ def the_analytic(doc, serq):
 
 
 def main():
-    a = argparse.ArgumentParser()
-    a.add_argument("--serq", required=True)
-    a.add_argument("--doc", required=True)
-    a.add_argument("--root", default=".")
-    args = a.parse_args()
+    args = arguments()
     doc = Doc(os.path.abspath(args.doc))
     os.chdir(args.root)
     serq = Serq(args.serq)
