@@ -54,7 +54,8 @@ ABSL_FLAG(uint64_t, max_sessions, serq::kDefaultMaxSessions,
           "the most sessions alive at once (and 10 times as many live leases); past it the run "
           "stops with an error");
 ABSL_FLAG(uint64_t, max_events, 0,
-          "the most events a replication may process before its horizon; 0: the runaway bound (docs/cli.md §Limits)");
+          "the most events a replication may process before its horizon; 0: the runaway bound "
+          "(docs/cli.md §Limits)");
 ABSL_FLAG(double, max_cpu, 0,
           "the most CPU seconds the whole run may take; 0: no limit");
 
