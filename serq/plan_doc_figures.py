@@ -84,13 +84,13 @@ import csv
 import io
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
 from decimal import Decimal
 
-from docfig import MS, arguments, cells, check, checked, fail, finish, number  # tools/docfig.py
+from docfig import (MS, Doc, arguments, check, check_bound, check_phrase, checked, documented, fail,  # tools/docfig.py
+                    find_row, find_table, finish, number, phrase, shell)
 
 SECTION = "# Examples: planning a deployment"
 RUN_DIR = "examples/vllm/runs/rtxpro6000-llama-3.1-8b"
@@ -103,150 +103,7 @@ PLAN_KV = ["plan", "--run", RUN_DIR, "--gpus", "2", "--tps", "1", "--kv-link", "
 PRICE = 2.5  # the plans' --price, a GPU-hour
 CONSISTENT = "(the reruns are the plans' points)"
 
-# --- the doc ----------------------------------------------------------------
-
-
-class Doc:
-    def __init__(self, path):
-        self.lines = open(path, encoding="utf-8").read().split("\n")
-
-    def section(self, heading):
-        """SECTION's opening (heading SECTION) or its subsection `heading`
-        ("## ...", the first after SECTION: "## Cost" is also an earlier
-        section's): (first line number, its text up to the next heading of
-        level 1 or 2; a fenced block's "#" is no heading)."""
-        top = next((i for i, l in enumerate(self.lines) if l.strip() == SECTION), None)
-        if top is None:
-            fail(f"docs/examples.md: no heading '{SECTION}'")
-            return None, ""
-        start = next((i for i in range(top, len(self.lines)) if self.lines[i].startswith(heading)), None)
-        if start is None:
-            fail(f"docs/examples.md: no heading '{heading}' (after line {top + 1})")
-            return None, ""
-        fence, end = False, len(self.lines)
-        for i in range(start + 1, len(self.lines)):
-            s = self.lines[i]
-            if s.strip().startswith("```"):
-                fence = not fence
-            elif not fence and re.match(r"#{1,2} ", s):
-                end = i
-                break
-        return start + 1, "\n".join(self.lines[start:end])
-
-    def block(self, heading, first):
-        """The fenced block under `heading` whose first line matches
-        `first`: [(line number, line)]."""
-        start, text = self.section(heading)
-        if start is None:
-            return []
-        found, fence, current = [], False, None
-        for k, line in enumerate(text.split("\n")):
-            if line.strip().startswith("```"):
-                fence = not fence
-                current = [] if fence else None
-                if fence:
-                    found.append(current)
-            elif fence:
-                current.append((start + k, line))
-        found = [b for b in found if b and re.match(first, b[0][1])]
-        if len(found) != 1:
-            fail(f"docs/examples.md:{start}: {len(found)} blocks under '{heading}' starting /{first}/ (expected one)")
-            return []
-        return found[0]
-
-
-def find_table(doc, heading, header):
-    """The table under `heading` whose header row matches `header`, a
-    pattern a cell: (line of its header, its header's cells, [(line
-    number, cells)])."""
-    first, text = doc.section(heading)
-    if first is None:
-        return None, [], []
-    found, table = [], None
-    for k, line in enumerate(text.split("\n")):
-        s = line.strip()
-        if s.startswith("|") and s.endswith("|") and len(s) > 1:
-            c = cells(s)
-            if table is None:
-                table = (first + k, c, [])
-                found.append(table)
-            elif not all(re.fullmatch(r":?-+:?", x) for x in c):
-                table[2].append((first + k, c))
-        else:
-            table = None
-    found = [t for t in found if len(t[1]) == len(header) and all(re.fullmatch(h, c) for h, c in zip(header, t[1]))]
-    if len(found) != 1:
-        fail(f"docs/examples.md: {len(found)} tables under '{heading}' with the header "
-             f"| {' | '.join(header)} | (expected one)")
-        return None, [], []
-    return found[0]
-
-
-def find_row(rows, first, where):
-    """The row whose first cell is `first`: (line number, cells)."""
-    found = [(n, c) for n, c in rows if c and c[0] == first]
-    if len(found) != 1:
-        fail(f"docs/examples.md: {len(found)} rows '{first}' in the table at line {where} (expected one)")
-        return None, []
-    return found[0]
-
-
-def phrase(doc, heading, pattern):
-    """The figures of prose: `pattern` (its spaces match any white space, a
-    line's end too) must match once in the subsection; its groups, each with
-    its line: [(line, figure)]."""
-    first, text = doc.section(heading)
-    if first is None:
-        return None
-    rx = re.compile(pattern.replace(" ", r"\s+"))
-    found = list(rx.finditer(text))
-    if len(found) != 1:
-        fail(f"docs/examples.md:{first}: {len(found)} matches of /{pattern}/ under '{heading}' (expected one)")
-        return None
-    m = found[0]
-    return [(first + text.count("\n", 0, m.start(g)), m.group(g)) for g in range(1, len(m.groups()) + 1)]
-
-
-def documented(doc, heading, command):
-    """The doc gives `command` under `heading` (in a fenced block, its
-    continuation lines joined, or in backticks over lines): a test that ran
-    another command would hold nothing."""
-    first, text = doc.section(heading)
-    flat = " ".join(text.replace("\\\n", " ").split())
-    if first is not None and " ".join(command.split()) not in flat:
-        fail(f"docs/examples.md:{first}: '{heading}' does not give the command this test runs: {command}")
-
-
-def shell(argv):
-    return "serq " + " ".join(shlex.quote(a) for a in argv)
-
-
 # --- comparing --------------------------------------------------------------
-
-
-def check_phrase(table, found, items, command):
-    """The figures of a phrase() against `items`: (what, value, scale) for
-    each group, in order (a str value: the word as written)."""
-    if found is None:
-        return
-    if len(found) != len(items):
-        fail(f"docs/examples.md:{found[0][0] if found else '?'}: {len(found)} figures, the check expects {len(items)}")
-        return
-    for (line, doc), (what, value, scale) in zip(found, items):
-        check(table, line, what, doc, value, command, scale)
-
-
-def check_bound(table, line, what, doc, values, command):
-    """"Within `doc`%": every value's magnitude at most the doc's figure."""
-    checked[table] = checked.get(table, 0) + 1
-    s = number(doc)
-    worst = max(abs(v) for v in values)
-    if s is None:
-        fail(f"docs/examples.md:{line}: {what}: the doc's '{doc}' is not a number — {command}")
-    elif worst <= float(s):
-        print(f"ok   docs/examples.md:{line}: {what}: within {doc} (at most {worst:.4g})")
-    else:
-        fail(f"docs/examples.md:{line}: {what}: the doc says within {doc}, the run's largest is {worst!r} — {command}")
 
 
 def check_ten(table, line, what, doc, value, command):
@@ -401,7 +258,8 @@ def plan8(doc, serq, scratch):
     program's path, the header's rate), "disaggregated": ...})."""
     documented(doc, SECTION, shell(PLAN8))
     where, header, rows = find_table(doc, "## A check by hand", [
-        "figure", r"best colocated \(.+\): plan", "rerun", r"best disaggregated \(.+\): plan", "rerun"])
+        "figure", re.compile(r"best colocated \(.+\): plan"), "rerun", re.compile(r"best disaggregated \(.+\): plan"),
+        "rerun"])
     if where is None:
         return None, [], {}
     labels = {}
@@ -757,7 +615,7 @@ def from_a_run_folder(doc, serq, scratch):
 
 def main():
     args = arguments()
-    doc = Doc(os.path.abspath(args.doc))
+    doc = Doc(os.path.abspath(args.doc), SECTION)
     os.chdir(args.root)
     root = os.getcwd()
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:

@@ -65,136 +65,13 @@ import sys
 import tempfile
 from decimal import Decimal
 
-from docfig import MS, arguments, cells, check, checked, fail, finish, number  # tools/docfig.py
+from docfig import (MS, Doc, arguments, check, check_bound, check_phrase, checked, documented, fail,  # tools/docfig.py
+                    find_row, find_table, finish, phrase)
 
 RUN = "examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl"
 SECTION = "# Examples: fitting a step time"
 OBJECTIVE = ["ttft.mean", "ttft.p90", "e2e.mean", "e2e.p90"]  # serq fit's default
 MEANS = ["ttft.mean", "tpot.mean", "e2e.mean"]
-
-# --- the doc ----------------------------------------------------------------
-
-
-class Doc:
-    def __init__(self, path):
-        self.lines = open(path, encoding="utf-8").read().split("\n")
-
-    def section(self, heading):
-        """The subsection `heading` ("## ..."): under SECTION, or for a
-        heading that starts "## Calibration", anywhere in the doc. (first
-        line number, its text up to the next heading of level 1 or 2; a
-        fenced block's "#" is no heading)."""
-        top = 0
-        if not heading.startswith("## Calibration"):
-            top = next((i for i, l in enumerate(self.lines) if l.strip() == SECTION), None)
-            if top is None:
-                fail(f"docs/examples.md: no heading '{SECTION}'")
-                return None, ""
-        start = next((i for i in range(top, len(self.lines)) if self.lines[i].startswith(heading)), None)
-        if start is None:
-            fail(f"docs/examples.md: no heading '{heading}' (after line {top + 1})")
-            return None, ""
-        fence, end = False, len(self.lines)
-        for i in range(start + 1, len(self.lines)):
-            s = self.lines[i]
-            if s.strip().startswith("```"):
-                fence = not fence
-            elif not fence and re.match(r"#{1,2} ", s):
-                end = i
-                break
-        return start + 1, "\n".join(self.lines[start:end])
-
-
-def find_table(doc, heading, header):
-    """The table under `heading` whose header row is `header`, cell for
-    cell: (line of its header, [(line number, cells)])."""
-    first, text = doc.section(heading)
-    if first is None:
-        return None, []
-    found, table = [], None
-    for k, line in enumerate(text.split("\n")):
-        s = line.strip()
-        if s.startswith("|") and s.endswith("|") and len(s) > 1:
-            c = cells(s)
-            if table is None:
-                table = (first + k, c, [])
-                found.append(table)
-            elif not all(re.fullmatch(r":?-+:?", x) for x in c):
-                table[2].append((first + k, c))
-        else:
-            table = None
-    found = [t for t in found if t[1] == header]
-    if len(found) != 1:
-        fail(f"docs/examples.md: {len(found)} tables under '{heading}' with the header "
-             f"| {' | '.join(header)} | (expected one)")
-        return None, []
-    return found[0][0], found[0][2]
-
-
-def find_row(rows, first, where):
-    """The row whose first cell is `first`: (line number, cells). By index,
-    not by header: the tables repeat "error"."""
-    found = [(n, c) for n, c in rows if c and c[0] == first]
-    if len(found) != 1:
-        fail(f"docs/examples.md: {len(found)} rows '{first}' in the table at line {where} (expected one)")
-        return None, []
-    return found[0]
-
-
-def phrase(doc, heading, pattern):
-    """The figures of prose: `pattern` (its spaces match any white space, a
-    line's end too) must match once in the subsection; its groups, each with
-    its line: [(line, figure)]."""
-    first, text = doc.section(heading)
-    if first is None:
-        return None
-    rx = re.compile(pattern.replace(" ", r"\s+"))
-    found = list(rx.finditer(text))
-    if len(found) != 1:
-        fail(f"docs/examples.md:{first}: {len(found)} matches of /{pattern}/ under '{heading}' (expected one)")
-        return None
-    m = found[0]
-    return [(first + text.count("\n", 0, m.start(g)), m.group(g)) for g in range(1, len(m.groups()) + 1)]
-
-
-def documented(doc, heading, command):
-    """The doc gives `command` under `heading` (in a fenced block, its
-    continuation lines joined, or in backticks over lines): a test that ran
-    another command would hold nothing."""
-    first, text = doc.section(heading)
-    flat = " ".join(text.replace("\\\n", " ").split())
-    if first is not None and " ".join(command.split()) not in flat:
-        fail(f"docs/examples.md:{first}: '{heading}' does not give the command this test runs: {command}")
-
-
-# --- comparing --------------------------------------------------------------
-
-
-def check_bound(table, line, what, doc, values, command):
-    """"Within `doc`%": every value's magnitude at most the doc's figure."""
-    checked[table] = checked.get(table, 0) + 1
-    s = number(doc)
-    worst = max(abs(v) for v in values)
-    if s is None:
-        fail(f"docs/examples.md:{line}: {what}: the doc's '{doc}' is not a number — {command}")
-    elif worst <= float(s):
-        print(f"ok   docs/examples.md:{line}: {what}: within {doc} (at most {worst:.4g})")
-    else:
-        fail(f"docs/examples.md:{line}: {what}: the doc says within {doc}, the run's largest is "
-             f"{worst!r} — {command}")
-
-
-def check_phrase(table, found, items, command):
-    """The figures of a phrase() against `items`: (what, value, scale) for
-    each group, in order."""
-    if found is None:
-        return
-    if len(found) != len(items):
-        fail(f"docs/examples.md:{found[0][0] if found else '?'}: {len(found)} figures, the check expects {len(items)}")
-        return
-    for (line, doc), (what, value, scale) in zip(found, items):
-        check(table, line, what, doc, value, command, scale)
-
 
 US_MS = Decimal("0.001")  # the doc's ms from a param in µs
 
@@ -330,7 +207,7 @@ def the_fit(doc, serq, scratch):
                   ("tau, B2 (µs)", float(predict["B2"]), 1)], "examples/fit/predict.sq's params")
 
     name = "the fit: the fitted run's table"
-    where, rows = find_table(doc, H, ["", "measured mean", "fitted mean", "error", "measured p90", "fitted p90",
+    where, _, rows = find_table(doc, H, ["", "measured mean", "fitted mean", "error", "measured p90", "fitted p90",
                                       "error"])
     if where and ctx:
         for first, metric in [("TTFT", "ttft"), ("TPOT", "tpot"), ("E2E", "e2e")]:
@@ -473,7 +350,7 @@ def the_analytic(doc, serq):
     name = "the analytic step time: the table"
     documented(doc, H, "serq compare " + RUN + " examples/fit/llama-physics.sq")
     c = compare(serq, "examples/fit/llama-physics.sq", [])
-    where, rows = find_table(doc, H, ["", "mean", "error", "p90", "error"])
+    where, _, rows = find_table(doc, H, ["", "mean", "error", "p90", "error"])
     if not (where and c):
         return
     for first, metric in [("TTFT", "ttft"), ("TPOT", "tpot"), ("E2E", "e2e")]:
@@ -496,7 +373,7 @@ def the_analytic(doc, serq):
 
 def main():
     args = arguments()
-    doc = Doc(os.path.abspath(args.doc))
+    doc = Doc(os.path.abspath(args.doc), SECTION, anywhere=("## Calibration",))
     os.chdir(args.root)
     serq = Serq(args.serq)
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
