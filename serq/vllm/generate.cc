@@ -182,6 +182,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!options.requests) {
     if (std::string fill = DerivedCountCanFill(r, *kv, seqs); !fill.empty()) out.warnings.push_back(std::move(fill));
   }
+  if (std::string graphs = LaterVllmSubtractsGraphs(r, *kv); !graphs.empty()) out.warnings.push_back(std::move(graphs));
   EngineReach engine;
   engine.max_num_seqs = seqs;
   engine.max_num_batched_tokens = tokens;

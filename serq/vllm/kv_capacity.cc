@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/numbers.h"
 #include "serq/models/presets.h"
 
 namespace serq::vllm {
@@ -196,6 +198,18 @@ std::string DerivedCountCanFill(const RunFolder& r, const KvCapacity& kv, int64_
   if (!kv.given_by.empty()) return "";
   return models::DerivedKvCanFill(r.request_tokens, max_num_seqs, r.args.block_size, kv.usable_blocks, r.args.dp > 1,
                                   "the run records no count", "the run's");
+}
+
+std::string LaterVllmSubtractsGraphs(const RunFolder& r, const KvCapacity& kv) {
+  if (!kv.given_by.empty() || r.args.enforce_eager) return "";
+  const std::vector<std::string> parts = absl::StrSplit(r.vllm_version, '.');
+  int major = 0, minor = 0;
+  if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &major) || !absl::SimpleAtoi(parts[1], &minor)) return "";
+  if (major == 0 && minor < 21) return "";
+  return absl::StrCat("KV cache: ", kv.usable_blocks, " blocks, derived as vLLM 0.19 derives them, but the run is vLLM ",
+                      r.vllm_version, ", which also subtracts an estimate of its CUDA graphs' memory "
+                      "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default from 0.21): the run had fewer. Its "
+                      "log's `GPU KV cache size: N tokens` (N / ", r.args.block_size, " blocks) goes to --kv-blocks");
 }
 
 }  // namespace serq::vllm

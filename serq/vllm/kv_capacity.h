@@ -66,6 +66,14 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
 // the count, and vLLM's start-up log gives it. "" otherwise.
 std::string DerivedCountCanFill(const RunFolder& r, const KvCapacity& kv, int64_t max_num_seqs);
 
+// A warning where the KV count is derived and the run is of vLLM 0.21 or
+// later with CUDA graphs: those versions subtract an estimate of the
+// graphs' memory too (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, off by
+// default in 0.19, on from 0.21), so the run had fewer blocks than the
+// derivation gives. "" otherwise (a version serq cannot read is not said
+// here: the generator says the run is not 0.19).
+std::string LaterVllmSubtractsGraphs(const RunFolder& r, const KvCapacity& kv);
+
 }  // namespace serq::vllm
 
 #endif  // SERQ_SERQ_VLLM_KV_CAPACITY_H_

@@ -405,5 +405,42 @@ TEST(KvCapacity, ADerivedCountTheRequestsCanFillIsSaid) {
   EXPECT_NE(filling(g)[0].find("hold up to 16305 blocks together"), std::string::npos) << filling(g)[0];
 }
 
+// vLLM 0.21 and later subtract an estimate of the CUDA graphs' memory from
+// the KV cache (on by default from 0.21; off in 0.19, whose derivation serq
+// keeps): a derived count of such a run is said to be high. Not for 0.20,
+// nor a run without graphs (enforce_eager), nor a count given.
+TEST(KvCapacity, ALaterVllmsGraphsAreSaid) {
+  auto graphs = [](const absl::StatusOr<Generated>& g) {
+    std::vector<std::string> said;
+    for (const std::string& w : g->warnings) {
+      if (w.find("CUDA graphs' memory") != std::string::npos) said.push_back(w);
+    }
+    return said;
+  };
+  const std::string llama = Copy(kLlama, "later");
+  Edit(llama + "/meta.json", "\"vllm_version\": \"0.19.0\"", "\"vllm_version\": \"0.21.0\"");
+  absl::StatusOr<Generated> g = GenerateProgram(llama, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(graphs(g), std::vector<std::string>{
+      "KV cache: 35810 blocks, derived as vLLM 0.19 derives them, but the run is vLLM 0.21.0, which also "
+      "subtracts an estimate of its CUDA graphs' memory (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default "
+      "from 0.21): the run had fewer. Its log's `GPU KV cache size: N tokens` (N / 16 blocks) goes to "
+      "--kv-blocks"});
+  Options given;
+  given.kv.num_gpu_blocks = 30000;
+  g = GenerateProgram(llama, given);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(graphs(g), std::vector<std::string>{});
+  Edit(llama + "/meta.json", "\"vllm_version\": \"0.21.0\"", "\"vllm_version\": \"0.20.2\"");
+  g = GenerateProgram(llama, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(graphs(g), std::vector<std::string>{});
+  Edit(llama + "/meta.json", "\"vllm_version\": \"0.20.2\"", "\"vllm_version\": \"1.0.0\"");
+  Edit(llama + "/meta.json", "\"tensor_parallel_size\": 1,", "\"tensor_parallel_size\": 1,\n    \"enforce_eager\": true,");
+  g = GenerateProgram(llama, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(graphs(g), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace serq::vllm
