@@ -10,15 +10,16 @@ cell(s) under its section and its header, and the command the doc gives for
 it is run; every figure must equal what the run prints, at the precision
 the doc prints it (tools/docfig.py's rule). So the doc and the runs cannot
 drift apart silently. The tables:
-  §1  table 1, ttft p50 / p99 (pull, push, colocated as they stand)
+  §1  table 1's latencies: ttft, tpot and e2e (pull, push, colocated)
   §2  table 2, all four rows (400 and 25 Gb/s, maxmin and bottleneck;
       -D NicGbps=25, --share=bottleneck)
   §3  table 3 in full (-D KvCapD=50000, pull and push)
   §5  the colocated table's "reserve, 30k" and "vLLM, full" columns, the
       pull table's "reserve, 55k" and "vLLM, full", and the KvCapD sweep's
       rows at 20k, 40k, 100k and 396k (serq sweep + serq run, both variants)
-  prefix caching: the shared-prompt table's Route 0 and 1 rows, and the
-      weighted score's figures (Route 2 with the doc's choose line)
+  prefix caching: the multi-turn chat table, the shared-prompt table's
+      rows (Route 0, 1 and 2), and the weighted score's figures (Route 2
+      with the doc's choose line)
 About 35 simulations of well under a second.
 
 The runs are read as `--format=json`: the same results as the text report,
@@ -210,20 +211,26 @@ def check_cell(table, line, what, cell, values, command, scale=1):
 
 
 def table1(tables, run):
-    # §1, "Pull, push and colocated": the p50s (and the p99s in the same
-    # cells) of TTFT, in ms, from the three programs as they stand
-    # ("Reproducing the figures": serq run --quantiles=50,99 PROGRAM, table 1).
-    name = "§1 table 1 (ttft p50 / p99)"
+    # §1, "Pull, push and colocated": the latencies of the three programs as
+    # they stand ("Reproducing the figures": serq run --quantiles=50,99
+    # PROGRAM, table 1), in ms but the e2e row's seconds. (The rows of
+    # utilisation, batch and KV, one stage or pool of each program, are
+    # not held here.)
+    name = "§1 table 1 (latencies)"
     t = find_table(tables, "## 1. Pull, push and colocated", ["", "pull", "push", "colocated"])
     if not t:
         return
-    line, row = find_row(t, "ttft p50 / p99")
-    for column, program in [("pull", "llmd_nixl_pull.sq"), ("push", "llmd_nixl_push.sq"),
-                            ("colocated", "colocated.sq")]:
-        r = run(PD + program)
-        if r and line:
-            check_cell(name, line, f"table 1, ttft p50 / p99 (ms), {column}", row[column],
-                       [r.p(50, "ttft"), r.p(99, "ttft")], r.command, scale=MS)
+    rows = [("ttft mean", lambda r: [r.mean("ttft")], MS),
+            ("ttft p50 / p99", lambda r: [r.p(50, "ttft"), r.p(99, "ttft")], MS),
+            ("tpot mean / p99", lambda r: [r.mean("tpot"), r.p(99, "tpot")], MS),
+            ("e2e mean / p99 (s)", lambda r: [r.mean("e2e"), r.p(99, "e2e")], 1)]
+    for first, values, scale in rows:
+        line, row = find_row(t, first)
+        for column, program in [("pull", "llmd_nixl_pull.sq"), ("push", "llmd_nixl_push.sq"),
+                                ("colocated", "colocated.sq")]:
+            r = run(PD + program)
+            if r and line:
+                check_cell(name, line, f"table 1, {first}, {column}", row[column], values(r), r.command, scale)
 
 
 def table2(tables, run):
@@ -394,17 +401,37 @@ def kvcapd(tables, run, sweep):
 
 
 def prefix(tables, run, doc, scratch):
+    # Prefix caching, "Multi-turn chat: caching against none": `serq run
+    # examples/prefix-cache/NAME.sq --quantiles 50,99` (the section's
+    # opening). TTFT in ms; preempted: the engine's (its stage `E`).
+    name = "prefix caching, multi-turn chat"
+    t = find_table(tables, "## Multi-turn chat", ["", "hit rate", "ttft mean", "ttft p50", "ttft p99", "preempted"])
+    if t:
+        for first, program in [("`chat.sq` (cache 16)", "chat.sq"), ("`chat_nocache.sq`", "chat_nocache.sq")]:
+            line, row = find_row(t, first)
+            r = run(PC + program)
+            if not (r and line):
+                continue
+            what = f"multi-turn chat, {program}"
+            if program == "chat.sq":  # the other has no cache: "—"
+                check_cell(name, line, what + ", hit rate", row["hit rate"], [r.hit_rate()], r.command)
+            for column, q in [("ttft mean", None), ("ttft p50", 50), ("ttft p99", 99)]:
+                value = r.mean("ttft") if q is None else r.p(q, "ttft")
+                check_cell(name, line, f"{what}, {column} (ms)", row[column], [value], r.command, scale=MS)
+            check_cell(name, line, what + ", preempted", row["preempted"],
+                       [int(r.stage("E").get("preempted", 0))], r.command)
+
     # Prefix caching, "Shared system prompt: three routings": the rows of
-    # Route 0 and 1, `serq run examples/prefix-cache/shared_prompt.sq
+    # Route 0, 1 and 2, `serq run examples/prefix-cache/shared_prompt.sq
     # --quantiles 50,99 -D Route=N` (the section's opening). Hit rate: the
     # engines' hit tokens over their looked-up tokens; TTFT in ms (0
     # decimals); blocks evicted: the caches' sum; imbalance: the busiest
     # engine's prefills over the mean (Report.prefills).
-    name = "prefix caching, shared prompt (Route 0, 1)"
+    name = "prefix caching, shared prompt (Route 0, 1, 2)"
     t = find_table(tables, "## Shared system prompt", ["`Route`", "routing", "hit rate", "ttft mean",
                                                        "ttft p50", "ttft p99", "blocks evicted", "imbalance"])
     if t:
-        for route in ["0", "1"]:
+        for route in ["0", "1", "2"]:
             line, row = find_row(t, route)
             r = run(PC + "shared_prompt.sq", "-D", f"Route={route}")
             if not (r and line):
