@@ -116,7 +116,8 @@ absl::StatusOr<std::string> ExpandFileName(
       return absl::InvalidArgumentError(absl::StrCat("the file name '", file, "' takes param '", name,
                                                      "', whose value is ", JsonNumber(**v)));
     }
-    out += JsonNumber(**v);
+    // The number as a name, not JSON: -0 is 0 ("day0.csv").
+    out += ShortestDouble(**v);
     i = close + 1;
   }
   return out;

@@ -1,6 +1,8 @@
 #include "ir/constant.h"
 
 #include <cmath>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -81,6 +83,25 @@ TEST(Constant, ErrorsAreReported) {
             "'exponential' is not a constant (only numbers, params and math functions are)");
   EXPECT_EQ(EvaluateConstant(Call("pow", {Num(1)}), NoParams).status().message(),
             "wrong number of arguments to 'pow'");
+}
+
+// A trace's {NAME} is the param's value in the shortest form that reads
+// back (3, 0.5, 1e+21), and -0 is 0: the file name of -D Day=-0 is
+// day0.csv, as of -D Day=0.
+TEST(Constant, AFileNamesParam) {
+  auto expand = [](double day) {
+    absl::StatusOr<std::string> name = ExpandFileName(
+        "day{Day}.csv", [day](const std::string& n) -> std::optional<absl::StatusOr<double>> {
+          if (n == "Day") return absl::StatusOr<double>(day);
+          return std::nullopt;
+        });
+    return name.ok() ? *name : std::string(name.status().message());
+  };
+  EXPECT_EQ(expand(3), "day3.csv");
+  EXPECT_EQ(expand(0.5), "day0.5.csv");
+  EXPECT_EQ(expand(1e21), "day1e+21.csv");
+  EXPECT_EQ(expand(-0.0), "day0.csv");
+  EXPECT_EQ(expand(INFINITY), "the file name 'day{Day}.csv' takes param 'Day', whose value is \"Infinity\"");
 }
 
 }  // namespace

@@ -53,15 +53,17 @@ bool LooksLikeJson(absl::string_view bytes);
 bool DecodeMessage(absl::string_view bytes, google::protobuf::Message* out,
                    Diagnostics* diags);
 
-// Decodes a Program and checks its version: kIrVersion (11) is read as is;
-// 10 to 7 are read and upgraded to 11 in memory, unless they hold what
+// Decodes a Program and checks its version: kIrVersion is read as is;
+// kOldestIrVersion and the versions after it are read and upgraded to
+// kIrVersion in memory, unless they hold what
 // their version cannot (docs/ir.md §Versions lists each field and the
 // version that added it), each an error at its IR path; any other version
 // is refused with a message naming the versions this build reads.
 // IR nested deeper than kMaxIrDepth is refused.
 bool ReadProgram(absl::string_view bytes, ir::Program* out, Diagnostics* diags);
 
-// Decodes Results and checks their version: 11, or 10 to 8 upgraded to 11.
+// Decodes Results and checks their version: kIrVersion, or from
+// kOldestResultsVersion on, upgraded to it.
 bool ReadResults(absl::string_view bytes, results::Results* out, Diagnostics* diags);
 
 // Encodes a message: pretty JSON ending in a newline, or binary. Both are

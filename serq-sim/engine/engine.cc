@@ -472,11 +472,11 @@ bool Engine::WithinRunLimits() {
   if (options_.cpu_deadline > 0 &&
       static_cast<double>(std::clock()) / CLOCKS_PER_SEC >= options_.cpu_deadline) {
     has_current_ = false;
-    Fail(0, 0, "", absl::StrCat("the run used ", options_.limits.max_cpu,
-                                " s of CPU time, the --max-cpu limit, in replication ",
-                                replication_ + 1, " of ", model_.replications, " after ",
-                                events_processed_, " events (raise --max-cpu, lower the replications, or ",
-                                ShorterRun(model_.horizon), ")"));
+    Fail(0, 0, "", absl::StrCat("the run used ", options_.limits.max_cpu, " s of CPU time, the --max-cpu limit, ",
+                                events_processed_ == 0 ? "as replication " : "in replication ", replication_ + 1,
+                                " of ", model_.replications,
+                                events_processed_ == 0 ? " started" : absl::StrCat(" after ", events_processed_, " events"),
+                                " (raise --max-cpu, lower the replications, or ", ShorterRun(model_.horizon), ")"));
     return false;
   }
   return true;

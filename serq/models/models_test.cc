@@ -662,8 +662,6 @@ TEST(VllmEngine, TheActivationPeakByHand) {
   EXPECT_EQ(SamplerBytesPerLogit(fp32, 7), 38.4);
 }
 
-// A run's name for its GPU, CUDA's or a cluster file's short one, to the
-// preset it denotes; a name no preset's is in, or two presets' are, none.
 // The most KV an engine of `seats` sequences can hold of the requests: the
 // blocks of its `seats` longest. By hand, blocks of 16: 33 tokens take 3
 // blocks, 17 take 2, 16 and 1 take 1 each.
@@ -676,6 +674,8 @@ TEST(VllmEngine, SeatedBlocksAtMost) {
   EXPECT_EQ(SeatedBlocksAtMost({}, 128, 16), 0);
 }
 
+// A run's name for its GPU, CUDA's or a cluster file's short one, to the
+// preset it denotes; a name no preset's is in, or two presets' are, none.
 TEST(Presets, TheGpuADeviceNameDenotes) {
   const auto named = [](const char* device) {
     std::optional<Gpu> gpu = GpuPresetForDevice(device);

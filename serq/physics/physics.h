@@ -216,7 +216,7 @@ struct LongestRequest {
   std::string which;
   int64_t prompt = 0;  // the longest prompt, and which request it is
   std::string prompt_which;
-  std::vector<int64_t> each;  // every request's prompt and output tokens, in arrival order
+  std::vector<int64_t> request_tokens;  // every request's prompt and output tokens, in arrival order
 };
 absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std::string& prompt,
                                              const std::string& output);
@@ -239,7 +239,7 @@ struct WorkloadFit {
   LengthLines lengths;        // --rate's
   int64_t longest = 0;        // the most prompt and output tokens a request has
   std::string longest_which;  // "row 3 in arrival order, …", or "--lengths fixed:…"
-  std::vector<int64_t> each;  // --replay's: every request's prompt and output tokens
+  std::vector<int64_t> request_tokens;  // --replay's: every request's prompt and output tokens
 };
 absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& model, const Deployment& deployment,
                                         const Workload& workload);

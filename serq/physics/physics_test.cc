@@ -339,10 +339,10 @@ TEST(Program, ADerivedKvCountTheTraceCanFillIsSaid) {
     std::string source;
     absl::StatusOr<models::ModelConfig> m = models::ResolveModel("llama-3.1-8b", read, &source);
     absl::StatusOr<models::Gpu> g = models::ResolveGpu("rtx-pro-6000");
-    EXPECT_TRUE(m.ok() && g.ok());
+    if (!m.ok() || !g.ok()) return std::string("(no preset)");
     std::vector<std::string> w;
     absl::StatusOr<std::string> program = GenerateProgram(*m, *g, o, &w);
-    EXPECT_TRUE(program.ok()) << program.status();
+    if (!program.ok()) return std::string(program.status().message());
     EXPECT_TRUE(Has(*program, "param KvBlocks = 35018;"));
     return absl::StrJoin(w, "\n");
   };

@@ -121,7 +121,7 @@ absl::StatusOr<LongestRequest> ReplayLongest(const std::string& trace, const std
       tokens += static_cast<int64_t>(x);
       if (c == 0) prompt_tokens = static_cast<int64_t>(x);
     }
-    out.each.push_back(tokens);
+    out.request_tokens.push_back(tokens);
     if (tokens > out.tokens) {
       out.tokens = tokens;
       out.which = which();
@@ -159,7 +159,7 @@ absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Depl
     }
     fit.longest = r->tokens;
     fit.longest_which = r->which;
-    fit.each = std::move(r->each);
+    fit.request_tokens = std::move(r->request_tokens);
     return fit;
   }
   if (!(w.rate > 0) || !std::isfinite(w.rate)) {

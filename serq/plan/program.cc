@@ -80,6 +80,9 @@ absl::StatusOr<std::string> Generate(const models::ModelConfig& model, const mod
   o.deployment.max_num_batched_tokens = c.max_num_batched_tokens;
   o.workload.requests = s.requests;
   if (!o.workload.replay.empty()) o.workload.rate = 0;  // the trace's arrivals, scaled by RateParam
+  // No warnings: a plan's candidates derive their KV counts from each
+  // deployment's GPUs, and a count the trace can fill is what the search
+  // measures (its preemptions), not a doubt about the count.
   return physics::GenerateProgram(model, gpu, o);
 }
 

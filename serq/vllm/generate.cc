@@ -67,8 +67,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!r.unmeasurable.empty() && !options.requests) return absl::InvalidArgumentError(r.unmeasurable);
   Generated out;
   out.warnings = r.warnings;
-  // 0.19 and its patch releases ("0.19.1", "0.19.0rc1"), not "0.190".
-  if (!r.vllm_version.empty() && r.vllm_version != "0.19" && !absl::StartsWith(r.vllm_version, "0.19.")) {
+  // 0.19 and its patch releases ("0.19.1", "0.19.0rc1", a tag's "v0.19.0"),
+  // not "0.190".
+  if (const absl::string_view v = absl::StripPrefix(r.vllm_version, "v");
+      !v.empty() && v != "0.19" && !absl::StartsWith(v, "0.19.")) {
     out.warnings.push_back(absl::StrCat("the run is vLLM ", r.vllm_version,
                                         "; the program models vLLM 0.19's scheduler"));
   }

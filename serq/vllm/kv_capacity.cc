@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/numbers.h"
 #include "serq/models/presets.h"
 
 namespace serq::vllm {
@@ -202,9 +200,18 @@ std::string DerivedCountCanFill(const RunFolder& r, const KvCapacity& kv, int64_
 
 std::string LaterVllmSubtractsGraphs(const RunFolder& r, const KvCapacity& kv) {
   if (!kv.given_by.empty() || r.args.enforce_eager) return "";
-  const std::vector<std::string> parts = absl::StrSplit(r.vllm_version, '.');
+  // MAJOR.MINOR, each the digits it starts with ("v0.21.0", "0.21rc1").
+  absl::string_view v = r.vllm_version;
+  absl::ConsumePrefix(&v, "v");
+  auto digits = [&v](int* out) {
+    size_t n = 0;
+    while (n < v.size() && n < 6 && absl::ascii_isdigit(v[n])) ++n;
+    const bool ok = n > 0 && absl::SimpleAtoi(v.substr(0, n), out);
+    v.remove_prefix(n);
+    return ok;
+  };
   int major = 0, minor = 0;
-  if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &major) || !absl::SimpleAtoi(parts[1], &minor)) return "";
+  if (!digits(&major) || !absl::ConsumePrefix(&v, ".") || !digits(&minor)) return "";
   if (major == 0 && minor < 21) return "";
   return absl::StrCat("KV cache: ", kv.usable_blocks, " blocks, derived as vLLM 0.19 derives them, but the run is vLLM ",
                       r.vllm_version, ", which also subtracts an estimate of its CUDA graphs' memory "

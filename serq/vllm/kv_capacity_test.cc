@@ -431,6 +431,15 @@ TEST(KvCapacity, ALaterVllmsGraphsAreSaid) {
   g = GenerateProgram(llama, given);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(graphs(g), std::vector<std::string>{});
+  // Versions as they are written: a tag's v, a release candidate's suffix.
+  for (const char* later : {"v0.21.0", "0.21rc1", "1.0.0"}) {
+    const std::string version = absl::StrCat("\"vllm_version\": \"", later, "\"");
+    Edit(llama + "/meta.json", "\"vllm_version\": \"0.21.0\"", version);
+    g = GenerateProgram(llama, {});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(graphs(g).size(), 1u) << later;
+    Edit(llama + "/meta.json", version, "\"vllm_version\": \"0.21.0\"");
+  }
   Edit(llama + "/meta.json", "\"vllm_version\": \"0.21.0\"", "\"vllm_version\": \"0.20.2\"");
   g = GenerateProgram(llama, {});
   ASSERT_TRUE(g.ok()) << g.status();

@@ -181,7 +181,8 @@ TEST(MetaJson, TheFilesAgainstEachOther) {
   // A run of another vLLM than 0.19 (a patch release is 0.19): said. The
   // test is of the release's number, not of its first characters.
   for (const auto& [version, other] : {std::pair{"0.19.1", false}, std::pair{"0.19.0rc1", false},
-                                       std::pair{"0.190.1", true}, std::pair{"0.20.0", true}}) {
+                                       std::pair{"v0.19.0", false}, std::pair{"0.190.1", true},
+                                       std::pair{"0.20.0", true}}) {
     Write(meta, Replace(original, "\"vllm_version\": \"0.19.0\"", absl::StrCat("\"vllm_version\": \"", version, "\"")));
     absl::StatusOr<Generated> v = GenerateProgram(dir, {});
     ASSERT_TRUE(v.ok()) << v.status();

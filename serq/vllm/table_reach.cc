@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "serq/vllm/profile.h"
 
 namespace serq::vllm {
@@ -13,22 +14,25 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
   const int64_t seqs = e.max_num_seqs, tokens = e.max_num_batched_tokens;
   // Limits past the profiler's sweep: the lookups extrapolate. The sweep
   // each limit said is kept: a table that reaches it is not said again.
-  std::map<std::string, int64_t> swept_past;
-  for (auto [name, limit, swept, tables] :
-       {std::tuple{"max_num_batched_tokens", tokens, r.profile.max_num_batched_tokens, "attention and dense"},
-        std::tuple{"max_num_seqs", seqs, r.profile.max_num_seqs, "per-sequence and decode attention"}}) {
-    if (swept && limit > *swept) {
-      swept_past[name] = *swept;
-      out.push_back(absl::StrCat(r.profile.path, ": the profile was swept to engine_effective.", name, " ", *swept,
-                                 ", the engine runs to ", limit, ": its ", tables, " lookups past that extrapolate"));
-    }
-  }
   // How far the attention table reaches on the decodes a step and their
   // KV: the engine's decodes, and the run's longest request's KV (its own
   // requests; a plan's are its own).
   const std::string attention = r.profile_dir + "/attention.csv";
   absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode", "prefill_chunk"});
   if (!reach.ok()) return reach.status();
+  std::map<std::string, int64_t> swept_past;
+  for (auto [name, limit, swept, tables] :
+       {std::tuple{"max_num_batched_tokens", tokens, r.profile.max_num_batched_tokens, "attention and dense"},
+        std::tuple{"max_num_seqs", seqs, r.profile.max_num_seqs, "per-sequence"}}) {
+    if (swept && limit > *swept) {
+      swept_past[name] = *swept;
+      // The attention table's decodes, where its rows end at the sweep too.
+      const bool decodes = absl::string_view(name) == "max_num_seqs" && (*reach)[0] <= *swept;
+      out.push_back(absl::StrCat(r.profile.path, ": the profile was swept to engine_effective.", name, " ", *swept,
+                                 ", the engine runs to ", limit, ": its ", tables, decodes ? " and decode attention" : "",
+                                 " lookups past that extrapolate"));
+    }
+  }
   const auto seqs_swept = swept_past.find("max_num_seqs");
   if (seqs > (*reach)[0] && (seqs_swept == swept_past.end() || (*reach)[0] < seqs_swept->second)) {
     out.push_back(absl::StrCat(attention, ": its rows reach ", (*reach)[0], (*reach)[0] == 1 ? " decode" : " decodes",

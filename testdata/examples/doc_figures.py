@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 
-from docfig import MS, arguments, cells, check, fail, finish  # tools/docfig.py
+from docfig import MS, arguments, cells, check, fail, finish, stated  # tools/docfig.py
 
 PD = "examples/pd-disaggregation/"
 PC = "examples/prefix-cache/"
@@ -474,8 +474,8 @@ def prefix(tables, run, doc, scratch):
                   if lines[i].startswith("Here 2048 cached blocks")), None)
     if weighted is None or start is None:
         fail("docs/examples.md: under '## Shared system prompt', the weighted score's choose line "
-             "(a fenced 'choose e in E by (queue...') or its paragraph ('Here 2048 cached tokens "
-             "are worth') not found")
+             "(a fenced 'choose e in E by (queue...') or its paragraph ('Here 2048 cached "
+             "blocks') not found")
         return
     source = open(PC + "shared_prompt.sq", encoding="utf-8").read()
     lexicographic = "choose e in E by (-cached(kv[e]), queue(E[e]));"
@@ -517,6 +517,42 @@ def prefix(tables, run, doc, scratch):
                   scale)
 
 
+# The commands this test runs that the doc gives in other words, each with
+# the words it must still give: the doc's own command for them.
+IN_OTHER_WORDS = {
+    # §2: "--share does", beside the 25 Gb/s command; at the program's own
+    # 400 Gb/s, the same without -D.
+    "serq run --quantiles=50,99 --share=bottleneck examples/pd-disaggregation/llmd_nixl_pull.sq":
+        "serq run --quantiles=50,99 -D NicGbps=25 --share=bottleneck examples/pd-disaggregation/llmd_nixl_pull.sq",
+    # §5's KvCapD table (and the pull table's "vLLM, full", its 396,270
+    # row): "the report's, `serq run -D KvCapD=… …pull_vllm.sq`", for both
+    # variants.
+    **{f"serq run --quantiles=50,99 -D KvCapD={kv} examples/pd-disaggregation/llmd_nixl_{v}_vllm.sq":
+       "serq run -D KvCapD=… examples/pd-disaggregation/llmd_nixl_pull_vllm.sq"
+       for kv in [20000, 40000, 55000, 100000, 396270] for v in ["pull", "push"]},
+    # Prefix caching: "from `serq run examples/prefix-cache/NAME.sq
+    # --quantiles 50,99` (and `-D Route=N`)".
+    **{f"serq run --quantiles=50,99 examples/prefix-cache/{name}": "serq run examples/prefix-cache/NAME.sq --quantiles 50,99"
+       for name in ["chat.sq", "chat_nocache.sq"] + [f"shared_prompt.sq -D Route={k}" for k in range(3)]},
+}
+
+
+def stated_commands(doc, runner):
+    """Every `serq run` this test made is one the doc gives, or one it gives
+    in other words (IN_OTHER_WORDS): a command edited in the doc, and not
+    here, fails rather than holding figures another command made. The
+    sweeps and the weighted score's program (a copy the doc describes, not
+    a file) are the doc's in other words, held by their own checks."""
+    text = open(doc, encoding="utf-8").read()
+    for key in runner.cache:
+        if key[0] != "run" or any(a.startswith(runner.scratch) for a in key):
+            continue
+        command = "serq " + " ".join(key)
+        said = IN_OTHER_WORDS.get(command, command)
+        if not stated(text, said):
+            fail(f"docs/examples.md: the doc does not give '{said}', the command behind its figures: {command}")
+
+
 def main():
     args = arguments()
     doc = os.path.abspath(args.doc)
@@ -530,6 +566,7 @@ def main():
         section5(tables, runner.run)
         kvcapd(tables, runner.run, runner.sweep)
         prefix(tables, runner.run, doc, scratch)
+        stated_commands(doc, runner)
     return finish(f"docs/examples.md ({args.doc}), against "
                   f"{sum(1 for k in runner.cache if k[0] == 'run')} runs and "
                   f"{sum(1 for k in runner.cache if k[0] == 'sweep')} sweeps")

@@ -85,7 +85,7 @@ case_ hang-cpu 300 60 1 "the --max-cpu limit" -- serq run --max-cpu 1 --max-even
 case_ hang-cpu-sim 300 60 1 "the --max-cpu limit" -- serq-sim --max-cpu 1 --max-events 1000000000000000 "$tmp/hang.linked.json"
 # Many short replications, none of 65,536 events (the loop's check): the
 # limit is checked as each starts too (100,000 of before.sq take 5 s).
-case_ many-replications-cpu 300 60 1 "the --max-cpu limit, in replication" -- serq-sim --replications 100000 --max-cpu 0.2 "$tmp/before.linked.json"
+case_ many-replications-cpu 300 60 1 "the --max-cpu limit, as replication" -- serq-sim --replications 100000 --max-cpu 0.2 "$tmp/before.linked.json"
 
 # --- Finding 3: 10^7 empty stages, 20 MB of binary IR, took 3.7 GB in
 # serq-link and 1 GB in serq-sim and serq-view: now refused by counting the
