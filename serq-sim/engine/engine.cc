@@ -175,8 +175,10 @@ void Engine::RefreshCopies(Ticks now) {
 bool Engine::Run(results::Replication* out) {
   progress_.emplace(options_.progress);
   // --max-cpu between replications too: a run of many short ones may never
-  // reach the loop's check, every 65,536 events of one replication.
-  if (!WithinRunLimits()) return false;
+  // reach the loop's check, every 65,536 events of one replication. Not on
+  // a stall's second pass (stop_at), which replays events the first pass
+  // ran, to say where it stalled.
+  if (!std::isfinite(options_.stop_at) && !WithinRunLimits()) return false;
   std::vector<const ArrivalPlan*> plans;
   for (const WorkloadDecl& w : model_.workloads) plans.push_back(&w.plan);
   if (!arrivals_.Start(plans, model_.horizon, &random_, this)) return false;
