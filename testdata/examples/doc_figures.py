@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 
-from docfig import MS, arguments, cells, check, fail, finish, stated  # tools/docfig.py
+from docfig import MS, Doc, arguments, check, fail, find_table, finish, stated  # tools/docfig.py
 
 PD = "examples/pd-disaggregation/"
 PC = "examples/prefix-cache/"
@@ -49,45 +49,33 @@ PC = "examples/prefix-cache/"
 
 
 class Table:
-    def __init__(self, section, header, line):
-        self.section, self.header, self.line = section, header, line
-        self.rows = []  # (line number, cells)
+    """A table docfig.find_table found: its header's line and cells, and its
+    rows [(line number, cells)]."""
+
+    def __init__(self, section, line, header, rows):
+        self.section, self.line, self.header, self.rows = section, line, header, rows
 
     def __str__(self):
         return f"the table at line {self.line} ({self.section.lstrip('# ')})"
 
 
-def read_tables(doc):
-    """Every markdown table of the doc (indented ones too, as in a list
-    item), with the heading it is under."""
-    tables, section, table = [], "", None
-    for number, line in enumerate(open(doc, encoding="utf-8").read().split("\n"), 1):
-        s = line.strip()
-        if s.startswith("#"):
-            section = s
-        if s.startswith("|") and s.endswith("|") and len(s) > 1:
-            c = cells(s)
-            if table is None:
-                table = Table(section, c, number)
-                tables.append(table)
-            elif all(re.fullmatch(r":?-+:?", x) for x in c):
-                pass  # the separator row
-            else:
-                table.rows.append((number, c))
-        else:
-            table = None
-    return tables
+class Tables:
+    """The doc's tables by their subsection: §1 to §5 are the prefill/decode
+    section's, the multi-turn chat and the shared prompt prefix caching's."""
 
+    PREFIX_CACHING = ("## Multi-turn chat", "## Shared system prompt", "## Mooncake sample")
 
-def find_table(tables, section, header):
-    """The table under the heading that starts with `section` whose header
-    row is `header`, cell for cell."""
-    found = [t for t in tables if t.section.startswith(section) and t.header == header]
-    if len(found) != 1:
-        fail(f"docs/examples.md: {len(found)} tables under '{section}' with the header "
-             f"| {' | '.join(header)} | (expected one)")
-        return None
-    return found[0]
+    def __init__(self, path):
+        self.pd = Doc(path, "# Examples: prefill/decode disaggregation")
+        self.pc = Doc(path, "# Examples: prefix caching")
+
+    def find(self, section, header):
+        """The table under the subsection that starts with `section` whose
+        header row is `header`, cell for cell; None (and a failure) if not
+        one."""
+        doc = self.pc if section.startswith(self.PREFIX_CACHING) else self.pd
+        line, head, rows = find_table(doc, section, header)
+        return Table(section, line, head, rows) if line is not None else None
 
 
 def find_row(table, *key):
@@ -217,7 +205,7 @@ def table1(tables, run):
     # utilisation, batch and KV, one stage or pool of each program, are
     # not held here.)
     name = "§1 table 1 (latencies)"
-    t = find_table(tables, "## 1. Pull, push and colocated", ["", "pull", "push", "colocated"])
+    t = tables.find("## 1. Pull, push and colocated", ["", "pull", "push", "colocated"])
     if not t:
         return
     rows = [("ttft mean", lambda r: [r.mean("ttft")], MS),
@@ -240,7 +228,7 @@ def table2(tables, run):
     # the reads are the egress NICs' stages: read mean = egress[i]'s mean
     # service (s), reads in flight = its mean present, and its utilisation.
     name = "§2 table 2 (maxmin against bottleneck)"
-    t = find_table(tables, "## 2. maxmin against bottleneck",
+    t = tables.find("## 2. maxmin against bottleneck",
                    ["NIC", "share", "ttft mean", "ttft p99", "read mean (s)",
                     "reads in flight, egress", "egress utilisation"])
     if not t:
@@ -276,7 +264,7 @@ def table3(tables, run):
     # decoders' admission wait is pool kvD[i]'s mean wait (s), the
     # prefillers' KV pool kvP[i]'s mean used (tokens).
     name = "§3 table 3 (KvCapD=50000)"
-    t = find_table(tables, "## 3. When the decoder's memory binds", ["", "pull", "push"])
+    t = tables.find("## 3. When the decoder's memory binds", ["", "pull", "push"])
     if not t:
         return
     figures_of = {  # row: (its figures, in the tool's unit; the doc's scale)
@@ -340,7 +328,7 @@ def section5(tables, run):
                 check_cell(name, line, f"§5 {which} table, {c[0]}, {column}", cell, values, r.command)
 
     name = "§5 colocated table (reserve 30k, vLLM full)"
-    t = find_table(tables, "## 5. Two allocation policies",
+    t = tables.find("## 5. Two allocation policies",
                    ["", "reserve, 30k", "reserve, full", "vLLM, 30k", "vLLM, full"])
     if t:
         columns(name, "colocated", t, [("reserve, 30k", ["-D", "KvCap=30000", PD + "colocated.sq"]),
@@ -351,7 +339,7 @@ def section5(tables, run):
     # variant at 396,270 tokens (the KvCapD table's "396,270 (full)" row:
     # `-D KvCapD=396270 llmd_nixl_pull_vllm.sq`). Preempted: D[0] + D[1].
     name = "§5 pull table (reserve 55k, vLLM full)"
-    t = find_table(tables, "## 5. Two allocation policies", ["", "reserve, 55k", "vLLM, 55k", "vLLM, full"])
+    t = tables.find("## 5. Two allocation policies", ["", "reserve, 55k", "vLLM, 55k", "vLLM, full"])
     if t:
         columns(name, "pull", t, [("reserve, 55k", ["-D", "KvCapD=55000", PD + "llmd_nixl_pull.sq"]),
                                   ("vLLM, full", ["-D", "KvCapD=396270", PD + "llmd_nixl_pull_vllm.sq"])],
@@ -369,7 +357,7 @@ def kvcapd(tables, run, sweep):
     # Preempted (D[0] + D[1]) and ttft n are `serq run -D KvCapD=…
     # llmd_nixl_${v}_vllm.sq`'s. The rows at 20k, 40k, 100k and 396k.
     name = "§5 KvCapD table (20k/40k/100k/396k)"
-    t = find_table(tables, "## 5. Two allocation policies",
+    t = tables.find("## 5. Two allocation policies",
                    ["variant", "KvCapD", "ttft p99", "itl p99", "preempted", "ttft n", "verdict"])
     if not t:
         return
@@ -405,7 +393,7 @@ def prefix(tables, run, doc, scratch):
     # examples/prefix-cache/NAME.sq --quantiles 50,99` (the section's
     # opening). TTFT in ms; preempted: the engine's (its stage `E`).
     name = "prefix caching, multi-turn chat"
-    t = find_table(tables, "## Multi-turn chat", ["", "hit rate", "ttft mean", "ttft p50", "ttft p99", "preempted"])
+    t = tables.find("## Multi-turn chat", ["", "hit rate", "ttft mean", "ttft p50", "ttft p99", "preempted"])
     if t:
         for first, program in [("`chat.sq` (cache 16)", "chat.sq"), ("`chat_nocache.sq`", "chat_nocache.sq")]:
             line, row = find_row(t, first)
@@ -428,7 +416,7 @@ def prefix(tables, run, doc, scratch):
     # decimals); blocks evicted: the caches' sum; imbalance: the busiest
     # engine's prefills over the mean (Report.prefills).
     name = "prefix caching, shared prompt (Route 0, 1, 2)"
-    t = find_table(tables, "## Shared system prompt", ["`Route`", "routing", "hit rate", "ttft mean",
+    t = tables.find("## Shared system prompt", ["`Route`", "routing", "hit rate", "ttft mean",
                                                        "ttft p50", "ttft p99", "blocks evicted", "imbalance"])
     if t:
         for route in ["0", "1", "2"]:
@@ -557,7 +545,7 @@ def main():
     args = arguments()
     doc = os.path.abspath(args.doc)
     os.chdir(args.root)
-    tables = read_tables(doc)
+    tables = Tables(doc)
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
         runner = Runner(args.serq, scratch)
         table1(tables, runner.run)
