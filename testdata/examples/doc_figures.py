@@ -18,8 +18,8 @@ drift apart silently. The tables:
       pull table's "reserve, 55k" and "vLLM, full", and the KvCapD sweep's
       rows at 20k, 40k, 100k and 396k (serq sweep + serq run, both variants)
   prefix caching: the multi-turn chat table, the shared-prompt table's
-      rows (Route 0, 1 and 2), and the weighted score's figures (Route 2
-      with the doc's choose line)
+      rows (Route 0, 1 and 2), the weighted score's figures (Route 2 with
+      the doc's choose line), and the Mooncake replay's
 About 35 simulations of well under a second.
 
 The runs are read as `--format=json`: the same results as the text report,
@@ -40,7 +40,8 @@ import subprocess
 import sys
 import tempfile
 
-from docfig import MS, Doc, arguments, check, fail, find_table, finish, stated  # tools/docfig.py
+from docfig import (MS, Doc, arguments, check, check_phrase, fail, find_table, finish, phrase,  # tools/docfig.py
+                    stated)
 
 PD = "examples/pd-disaggregation/"
 PC = "examples/prefix-cache/"
@@ -438,6 +439,25 @@ def prefix(tables, run, doc, scratch):
             check_cell(name, line, what + ", imbalance", row["imbalance"],
                        [max(done) / (sum(done) / len(done))], r.command)
 
+    # "Mooncake sample": `serq run examples/prefix-cache/mooncake.sq
+    # --quantiles 50,99`, its figures prose: each engine's hit rate (the
+    # cache table's), the mean of the observations `hit` and
+    # `shared_bound`, TTFT's mean and p99 in seconds.
+    r = run(PC + "mooncake.sq")
+    if r:
+        name = "prefix caching, Mooncake sample"
+        c = {x["name"]: x["hitTokens"] / x["lookupTokens"] for x in r.r["cache"]}
+        check_phrase(name, phrase(tables.pc, "## Mooncake sample", r"the hit rate is ([\d.]+) and ([\d.]+) on the "
+                                                                   r"two engines"),
+                     [("hit rate, kv[0]", c.get("kv[0]", -1), 1), ("hit rate, kv[1]", c.get("kv[1]", -1), 1)],
+                     r.command)
+        check_phrase(name, phrase(tables.pc, "## Mooncake sample", r"\(per request ([\d.]+) on average, against "
+                                                                   r"([\d.]+) for the trace's"),
+                     [("hit per request, mean", r.mean("hit"), 1),
+                      ("shared_bound, mean", r.mean("shared_bound"), 1)], r.command)
+        check_phrase(name, phrase(tables.pc, "## Mooncake sample", r"ttft mean ([\d.]+) s, p99 ([\d.]+) s"),
+                     [("ttft mean (s)", r.mean("ttft"), 1), ("ttft p99 (s)", r.p(99, "ttft"), 1)], r.command)
+
     # The weighted score: the doc gives no command line, but says what the
     # run is, "`Route = 2` with that line": the program's lexicographic
     # choose replaced by the doc's own code line (read from the doc, the
@@ -521,7 +541,7 @@ IN_OTHER_WORDS = {
     # Prefix caching: "from `serq run examples/prefix-cache/NAME.sq
     # --quantiles 50,99` (and `-D Route=N`)".
     **{f"serq run --quantiles=50,99 examples/prefix-cache/{name}": "serq run examples/prefix-cache/NAME.sq --quantiles 50,99"
-       for name in ["chat.sq", "chat_nocache.sq"] + [f"shared_prompt.sq -D Route={k}" for k in range(3)]},
+       for name in ["chat.sq", "chat_nocache.sq", "mooncake.sq"] + [f"shared_prompt.sq -D Route={k}" for k in range(3)]},
 }
 
 
