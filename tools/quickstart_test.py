@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Walks the README's quick start as written.
+"""Walks a doc's terminal sessions as written: the README's quick start.
 
-Every fenced block under the README's "## Quick start" heading is a
-terminal session: a line "$ CMD" is run with bash (serq on the PATH, in a
+  quickstart_test.py [DOC HEADING]   (default: README.md "## Quick start")
+
+Every fenced block under the section whose heading starts with HEADING is a
+terminal session: a line "$ CMD" (a line ending in "\\" continued by the
+next) is run with bash (serq on the PATH, in a
 scratch folder where examples/ is the repository's), and the lines after
 it, up to the next "$ " line or the block's end, are what CMD must print:
 each line, in order, must be a line of the command's output (standard
@@ -18,12 +21,12 @@ import sys
 import tempfile
 
 
-def blocks(readme):
+def blocks(doc, heading):
     inside_section = inside_block = False
     block = []
-    for line in open(readme, encoding="utf-8").read().split("\n"):
-        if line.startswith("## "):
-            inside_section = line.strip() == "## Quick start"
+    for line in open(doc, encoding="utf-8").read().split("\n"):
+        if line.startswith("## ") or line.startswith("# "):
+            inside_section = line.strip().startswith(heading)
             continue
         if not inside_section:
             continue
@@ -38,11 +41,16 @@ def blocks(readme):
 
 def commands(block):
     cmd, expected = None, []
+    continued = False
     for line in block:
-        if line.startswith("$ "):
+        if continued:
+            cmd = cmd[:-1] + " " + line.strip()
+            continued = cmd.endswith("\\")
+        elif line.startswith("$ "):
             if cmd is not None:
                 yield cmd, expected
             cmd, expected = line[2:], []
+            continued = cmd.endswith("\\")
         elif cmd is not None:
             expected.append(line.rstrip())
     if cmd is not None:
@@ -73,7 +81,8 @@ def main():
     os.symlink(os.path.join(root, "examples"), os.path.join(scratch, "examples"))
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     ran = failed = 0
-    for block in blocks(os.path.join(root, "README.md")):
+    doc, heading = sys.argv[1:3] if len(sys.argv) == 3 else ("README.md", "## Quick start")
+    for block in blocks(os.path.join(root, doc), heading):
         for cmd, expected in commands(block):
             ran += 1
             p = subprocess.run(["bash", "-c", cmd], cwd=scratch, env=env,
@@ -85,13 +94,13 @@ def main():
                 print(f"FAIL $ {cmd}: exit {p.returncode}\n{p.stderr}")
             elif missing is not None:
                 failed += 1
-                print(f"FAIL $ {cmd}: the README shows a line it did not print (in order):\n"
+                print(f"FAIL $ {cmd}: {doc} shows a line it did not print (in order):\n"
                       f"  {missing}\nit printed:\n" + "\n".join(actual))
             else:
                 print(f"ok   $ {cmd}")
     shutil.rmtree(scratch)
     if ran == 0:
-        print("FAIL: the README has no quick start commands")
+        print(f"FAIL: {doc} has no commands under '{heading}'")
         return 1
     print(f"{ran} commands, {failed} failed")
     return 1 if failed else 0
