@@ -12,14 +12,14 @@ namespace serq::vllm {
 absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, const EngineReach& e) {
   std::vector<std::string> out;
   const int64_t seqs = e.max_num_seqs, tokens = e.max_num_batched_tokens;
-  // Limits past the profiler's sweep: the lookups extrapolate. The sweep
-  // each limit said is kept: a table that reaches it is not said again.
   // How far the attention table reaches on the decodes a step and their
   // KV: the engine's decodes, and the run's longest request's KV (its own
   // requests; a plan's are its own).
   const std::string attention = r.profile_dir + "/attention.csv";
   absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode", "prefill_chunk"});
   if (!reach.ok()) return reach.status();
+  // Limits past the profiler's sweep: the lookups extrapolate. The sweep
+  // each limit said is kept: a table that reaches it is not said again.
   std::map<std::string, int64_t> swept_past;
   for (auto [name, limit, swept, tables] :
        {std::tuple{"max_num_batched_tokens", tokens, r.profile.max_num_batched_tokens, "attention and dense"},
@@ -33,8 +33,13 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
                                  " lookups past that extrapolate"));
     }
   }
-  const auto seqs_swept = swept_past.find("max_num_seqs");
-  if (seqs > (*reach)[0] && (seqs_swept == swept_past.end() || (*reach)[0] < seqs_swept->second)) {
+  // A table whose `most` reaches the sweep of `limit`, which the sweep's
+  // warning said already.
+  auto said_by_sweep = [&swept_past](const std::string& limit, double most) {
+    const auto s = swept_past.find(limit);
+    return s != swept_past.end() && most >= s->second;
+  };
+  if (seqs > (*reach)[0] && !said_by_sweep("max_num_seqs", (*reach)[0])) {
     out.push_back(absl::StrCat(attention, ": its rows reach ", (*reach)[0], (*reach)[0] == 1 ? " decode" : " decodes",
                                ", the engine runs up to ", seqs, " (max_num_seqs): its lookups past that extrapolate"));
   }
@@ -79,7 +84,7 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
       }
     }
     if (t.needed <= most) continue;
-    if (auto s = swept_past.find(t.limit); s != swept_past.end() && most >= s->second) continue;
+    if (said_by_sweep(t.limit, most)) continue;
     out.push_back(absl::StrCat(t.file, ": its rows", which.empty() ? "" : absl::StrCat(" of ", which), " reach ",
                                t.column, " ", most, ", the engine runs up to ", t.needed, " (",
                                t.limit.empty() ? t.why : absl::StrCat(t.limit, ", ", t.why),
