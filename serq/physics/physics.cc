@@ -265,11 +265,8 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     return Invalid(absl::StrCat(fit->longest_which, ": the longest it draws, ", why, " (", count, ")"));
   }
   if (warnings != nullptr && !d.kv_blocks) {
-    // vLLM stops a request at max_model_len, so none holds more.
-    std::vector<int64_t> held = fit->request_tokens;
-    for (int64_t& t : held) t = std::min(t, max_len);
-    if (std::string fill = models::DerivedKvCanFill(held, seqs, d.block_size, num_gpu_blocks - 1, d.dp > 1,
-                                                    "no --kv-blocks", "the trace's");
+    if (std::string fill = models::DerivedKvCanFill(fit->request_tokens, seqs, d.block_size, num_gpu_blocks - 1,
+                                                    d.dp > 1, "no --kv-blocks", "the trace's");
         !fill.empty()) {
       warnings->push_back(std::move(fill));
     }

@@ -239,7 +239,8 @@ struct WorkloadFit {
   LengthLines lengths;        // --rate's
   int64_t longest = 0;        // the most prompt and output tokens a request has
   std::string longest_which;  // "row 3 in arrival order, …", or "--lengths fixed:…"
-  std::vector<int64_t> request_tokens;  // --replay's: every request's prompt and output tokens
+  // --replay's: every request's prompt and output tokens, at most max_len.
+  std::vector<int64_t> request_tokens;
 };
 absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& model, const Deployment& deployment,
                                         const Workload& workload);

@@ -160,6 +160,8 @@ absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Depl
     fit.longest = r->tokens;
     fit.longest_which = r->which;
     fit.request_tokens = std::move(r->request_tokens);
+    // vLLM stops a request at max_model_len, so none holds more.
+    for (int64_t& t : fit.request_tokens) t = std::min(t, fit.max_len);
     return fit;
   }
   if (!(w.rate > 0) || !std::isfinite(w.rate)) {
