@@ -389,7 +389,7 @@ def kvcapd(tables, run, sweep):
                 check_cell(name, line, what + ", ttft n", row["ttft n"], [r.n("ttft")], r.command)
 
 
-def prefix(tables, run, doc, scratch):
+def prefix(tables, run, scratch):
     # Prefix caching, "Multi-turn chat: caching against none": `serq run
     # examples/prefix-cache/NAME.sq --quantiles 50,99` (the section's
     # opening). TTFT in ms; preempted: the engine's (its stage `E`).
@@ -461,30 +461,18 @@ def prefix(tables, run, doc, scratch):
     # The weighted score: the doc gives no command line, but says what the
     # run is, "`Route = 2` with that line": the program's lexicographic
     # choose replaced by the doc's own code line (read from the doc, the
-    # fenced block after "Weigh the two in one score instead"), in a copy
-    # in a scratch folder. Its figures are prose, read by pattern from the
+    # fenced block that starts "choose e in E by (queue"), in a copy in a
+    # scratch folder. Its figures are prose, read by pattern from the
     # paragraph that starts "Here 2048 cached blocks". (cached()
     # counts blocks, docs/language.md, so this run's figures are the same
     # for any divisor from 256 up: they hold the figures, not the weight.)
     name = "prefix caching, weighted score"
-    lines = open(doc, encoding="utf-8").read().split("\n")
-    section = next((i for i, l in enumerate(lines) if l.startswith("## Shared system prompt")), len(lines))
-    fence, weighted = False, None
-    for l in lines[section:]:
-        if l.startswith("#") and l is not lines[section]:
-            break
-        if l.strip().startswith("```"):
-            fence = not fence
-        elif fence and l.strip().startswith("choose e in E by (queue"):
-            weighted = l.strip()
-            break
-    start = next((i for i in range(section, len(lines))
-                  if lines[i].startswith("Here 2048 cached blocks")), None)
-    if weighted is None or start is None:
-        fail("docs/examples.md: under '## Shared system prompt', the weighted score's choose line "
-             "(a fenced 'choose e in E by (queue...') or its paragraph ('Here 2048 cached "
-             "blocks') not found")
+    H = "## Shared system prompt"
+    block = tables.pc.block(H, r"choose e in E by \(queue")
+    paragraph = phrase(tables.pc, H, r"Here 2048 cached blocks")
+    if not block or paragraph is None:
         return
+    weighted = block[0][1].strip()
     source = open(PC + "shared_prompt.sq", encoding="utf-8").read()
     lexicographic = "choose e in E by (-cached(kv[e]), queue(E[e]));"
     if source.count(lexicographic) != 1:
@@ -497,32 +485,18 @@ def prefix(tables, run, doc, scratch):
     if not r:
         return
     r.command += f"  (shared_prompt.sq with '{weighted}')"
-    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
-    paragraph = lines[start:end]
-    text = "\n".join(paragraph)
-
-    def at_line(offset):
-        return start + 1 + text.count("\n", 0, offset)
-
     done = r.prefills("E")
     mean = sum(done) / len(done)
-    patterns = [  # (pattern, figures in the tool's unit, the doc's scale, what)
-        (r"the hit rate is\s+([\d.]+)", [r.hit_rate()], 1, "hit rate"),
-        (r"does\s+(\d+)% more prefills than the mean", [max(done) / mean - 1], 100,
-         "busiest engine's prefills over the mean, % more"),
-        (r"\((\d+)\s+against\s+(\d+)\)", [max(done), mean], 1,
-         "busiest engine's prefills, against the mean"),
-        (r"ttft mean\s+(\d+)\s*ms", [r.mean("ttft")], MS, "ttft mean (ms)"),
-        (r"p99\s+(\d+)\s*ms", [r.p(99, "ttft")], MS, "ttft p99 (ms)"),
-    ]
-    for pattern, values, scale, what in patterns:
-        m = re.search(pattern, text)
-        if not m:
-            fail(f"docs/examples.md:{start + 1}: the weighted score's paragraph lacks /{pattern}/")
-            continue
-        for i, value in enumerate(values):
-            check(name, at_line(m.start(i + 1)), "weighted score, " + what, m.group(i + 1), value, r.command,
-                  scale)
+    # Each pattern once in the subsection, the paragraph's words around it.
+    for pattern, items in [
+            (r"the hit rate is ([\d.]+)", [("hit rate", r.hit_rate(), 1)]),
+            (r"the busiest engine does (\d+)% more prefills than the mean \((\d+) against (\d+)\)",
+             [("busiest engine's prefills over the mean, % more", max(done) / mean - 1, 100),
+              ("busiest engine's prefills", max(done), 1), ("their mean", mean, 1)]),
+            (r"ttft mean (\d+) ?ms", [("ttft mean (ms)", r.mean("ttft"), MS)]),
+            (r"p99 (\d+) ?ms", [("ttft p99 (ms)", r.p(99, "ttft"), MS)])]:
+        check_phrase(name, phrase(tables.pc, H, pattern),
+                     [("weighted score, " + what, value, scale) for what, value, scale in items], r.command)
 
 
 # The commands this test runs that the doc gives in other words, each with
@@ -573,7 +547,7 @@ def main():
         table3(tables, runner.run)
         section5(tables, runner.run)
         kvcapd(tables, runner.run, runner.sweep)
-        prefix(tables, runner.run, doc, scratch)
+        prefix(tables, runner.run, scratch)
         stated_commands(doc, runner)
     return finish(f"docs/examples.md ({args.doc}), against "
                   f"{sum(1 for k in runner.cache if k[0] == 'run')} runs and "
