@@ -84,13 +84,12 @@ import csv
 import io
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from decimal import Decimal
 
 from docfig import (MS, Doc, arguments, check, check_bound, check_phrase, checked, documented, fail,  # tools/docfig.py
-                    find_row, find_table, finish, number, phrase, shell)
+                    find_row, find_table, finish, number, phrase, run_serq, shell)
 
 SECTION = "# Examples: planning a deployment"
 RUN_DIR = "examples/vllm/runs/rtxpro6000-llama-3.1-8b"
@@ -187,11 +186,8 @@ class Serq:
     def __call__(self, argv, status=0):
         """`serq ARGV` in the scratch folder: (stdout, stderr), or None on
         an exit status other than `status`."""
-        p = subprocess.run([self.serq] + argv, capture_output=True, text=True, timeout=300, cwd=self.cwd)
-        if p.returncode != status:
-            fail(f"{shell(argv)}: exit {p.returncode} (expected {status}): {p.stderr.strip()[:500]}")
-            return None
-        return p.stdout, p.stderr
+        p = run_serq(self.serq, argv, self.cwd, status)
+        return (p.stdout, p.stderr) if p else None
 
 
 class Csv:

@@ -12,6 +12,7 @@ tool's seconds is 1000).
 import argparse
 import re
 import shlex
+import subprocess
 from decimal import ROUND_HALF_UP, Decimal
 
 failures = []
@@ -172,6 +173,16 @@ def documented(doc, heading, command):
     first, text = doc.section(heading)
     if first is not None and not stated(text, command):
         fail(f"docs/examples.md:{first}: '{heading}' does not give the command this test runs: {command}")
+
+
+def run_serq(serq, argv, cwd=None, status=0):
+    """`serq ARGV` (in `cwd`): its completed process, or None (and a
+    failure naming the command) on an exit status other than `status`."""
+    p = subprocess.run([serq] + argv, capture_output=True, text=True, timeout=300, cwd=cwd)
+    if p.returncode != status:
+        fail(f"{shell(argv)}: exit {p.returncode} (expected {status}): {p.stderr.strip()[:500]}")
+        return None
+    return p
 
 
 def fail(message):

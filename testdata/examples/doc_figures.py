@@ -36,12 +36,11 @@ on any mismatch (or a table, row or run not found), else 0.
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 from docfig import (MS, Doc, arguments, check, check_phrase, fail, find_table, finish, phrase,  # tools/docfig.py
-                    stated)
+                    run_serq, stated)
 
 PD = "examples/pd-disaggregation/"
 PC = "examples/prefix-cache/"
@@ -109,13 +108,8 @@ class Runner:
     def _json(self, argv):
         key = tuple(argv)
         if key not in self.cache:
-            p = subprocess.run([self.serq] + argv + ["--format=json"], capture_output=True,
-                               text=True, timeout=300)
-            if p.returncode != 0:
-                fail(f"serq {' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()[:500]}")
-                self.cache[key] = None
-            else:
-                self.cache[key] = json.loads(p.stdout)
+            p = run_serq(self.serq, argv + ["--format=json"])
+            self.cache[key] = json.loads(p.stdout) if p else None
         return self.cache[key]
 
     def run(self, *argv):

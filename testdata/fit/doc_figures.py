@@ -60,13 +60,12 @@ import math
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 from decimal import Decimal
 
 from docfig import (MS, Doc, arguments, check, check_bound, check_phrase, checked, documented, fail,  # tools/docfig.py
-                    find_row, find_table, finish, phrase)
+                    find_row, find_table, finish, phrase, run_serq)
 
 RUN = "examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl"
 SECTION = "# Examples: fitting a step time"
@@ -85,11 +84,8 @@ class Serq:
 
     def __call__(self, argv, cwd=None):
         """The output of `serq ARGV` (run in `cwd`), or None on an error."""
-        p = subprocess.run([self.serq] + argv, capture_output=True, text=True, timeout=300, cwd=cwd)
-        if p.returncode != 0:
-            fail(f"serq {' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()[:500]}")
-            return None
-        return p.stdout
+        p = run_serq(self.serq, argv, cwd)
+        return p.stdout if p else None
 
 
 class Compare:
