@@ -64,6 +64,11 @@ for a in "${args[@]}"; do [ "$a" = --no-early-stop ] || no_stop+=("$a"); done
 expect 2 "give --no-early-stop" -- "$serq" "${no_stop[@]}" --out "$tmp/x" --emit=parallel
 expect 2 "unknown --emit 'pbs'" -- "$serq" "${args[@]}" --out "$tmp/x" --emit=pbs
 expect 2 "has 3 candidates, numbered from 0" -- "$serq" plan --out "$tmp/p" --candidate 3
+# Past an int's range: once cast to a negative index (a crash: 2^31 a
+# segfault, 2^32 - 1 a bad_alloc), now past the count as 3 is.
+for k in 2147483648 4294967295; do
+  expect 2 "--candidate $k: the plan in $tmp/p has 3 candidates" -- "$serq" plan --out "$tmp/p" --candidate $k
+done
 expect 2 "give --gpus to the \`serq plan --emit\`" -- "$serq" plan --merge "$tmp/p" --gpus 4
 expect 2 "--jobs applies to running the candidates here, not to --merge" -- "$serq" plan --merge "$tmp/p" --jobs 2
 expect 2 "--jobs applies to running the candidates here, not to --candidate" -- \

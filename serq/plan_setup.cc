@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <tuple>
@@ -448,7 +449,9 @@ Stop ReadSearch(PlanSetup* s) {
   if (absl::GetFlag(FLAGS_jobs) && *absl::GetFlag(FLAGS_jobs) == 0) return Usage("--jobs must be at least 1");
   shared.max_rate_per_gpu = absl::GetFlag(FLAGS_max_rate_per_gpu);
   shared.steps = absl::GetFlag(FLAGS_rate_steps);
-  shared.jobs = static_cast<int>(absl::GetFlag(FLAGS_jobs).value_or(1));
+  // More threads than candidates are never started: a count past an int's
+  // range is held to it, not cast to a negative one.
+  shared.jobs = static_cast<int>(std::min<uint32_t>(absl::GetFlag(FLAGS_jobs).value_or(1), INT32_MAX));
   shared.price = absl::GetFlag(FLAGS_price);
   shared.target_rate = s->target;
   shared.early_stop = !absl::GetFlag(FLAGS_no_early_stop);
