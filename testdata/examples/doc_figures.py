@@ -10,7 +10,10 @@ cell(s) under its section and its header, and the command the doc gives for
 it is run; every figure must equal what the run prints, at the precision
 the doc prints it (tools/docfig.py's rule). So the doc and the runs cannot
 drift apart silently. The tables:
-  §1  table 1's latencies: ttft, tpot and e2e (pull, push, colocated)
+  §1  table 1 in full: the latencies (ttft, tpot, e2e), the prefill GPUs'
+      utilisation, the decode jobs a step and the decoders' KV used (pull,
+      push, colocated; the colocated cells' words too: "—", "and 66
+      prefill tokens", "about 22,100 (each of 4)")
   §2  table 2, all four rows (400 and 25 Gb/s, maxmin and bottleneck;
       -D NicGbps=25, --share=bottleneck)
   §3  table 3 in full (-D KvCapD=50000, pull and push)
@@ -28,6 +31,8 @@ report's 0.0521 s; "1.711" its 1.7110; "6.29" its 6.2874), so a figure
 passes when it is the run's value rounded to the decimals the doc prints:
 |doc - run| <= half a unit of the doc's last digit. Units are converted
 explicitly where the doc prints ms and the tool seconds (x 1000: `scale`).
+A figure the doc gives as "about N" is held at N's last nonzero digit
+(check_about: "about 22,100" at the hundreds).
 
 A mismatch names the doc's line, the figure there, the run's figure and the
 command; the last line says how many figures were checked. Exit status 1
@@ -38,9 +43,10 @@ import os
 import re
 import sys
 import tempfile
+from decimal import ROUND_HALF_UP, Decimal
 
-from docfig import (MS, Doc, arguments, check, check_phrase, fail, find_table, finish, phrase,  # tools/docfig.py
-                    run_serq, stated)
+from docfig import (MS, Doc, arguments, check, check_phrase, fail, find_table, finish, number,  # tools/docfig.py
+                    phrase, run_serq, stated)
 
 PD = "examples/pd-disaggregation/"
 PC = "examples/prefix-cache/"
@@ -150,6 +156,9 @@ class Report:
     def pool(self, name):
         return next(p for p in self.r["pool"] if p["name"] == name)
 
+    def pools(self, prefix):
+        return [p for p in self.r["pool"] if p["name"].startswith(prefix + "[")]
+
     def preempted(self, prefix):
         return sum(int(s.get("preempted", 0)) for s in self.stages(prefix))
 
@@ -188,6 +197,27 @@ def check_cell(table, line, what, cell, values, command, scale=1):
         check(table, line, what + (f" [{i + 1}]" if len(values) > 1 else ""), doc, value, command, scale)
 
 
+def check_about(table, line, what, doc, value, command, coarser=1):
+    """"about DOC": `value` at DOC's last digit (a power of ten `unit`: a
+    whole number's last nonzero digit, "22,100" the hundreds; a decimal's
+    last decimal) is DOC there, check()'s rule on both in units of `unit`;
+    `coarser` (10, 100...) holds it that many times coarser."""
+    s = number(doc)
+    if s is None:
+        fail(f"docs/examples.md:{line}: {what}: the doc's '{doc}' is not a number — {command}")
+        return
+    d = Decimal(s)
+    exponent = d.as_tuple().exponent
+    if exponent == 0:
+        exponent = d.normalize().as_tuple().exponent if d else 0
+    unit = Decimal(10) ** exponent * coarser
+    if unit == 1 and exponent == 0:
+        check(table, line, what, doc, value, command)
+        return
+    figure = (d / unit).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    check(table, line, f"{what} (about {doc}: in {unit:,}s)", str(figure), value, command, 1 / unit)
+
+
 
 
 # --- the tables -------------------------------------------------------------
@@ -198,7 +228,7 @@ def table1(tables, run):
     # they stand ("Reproducing the figures": serq run --quantiles=50,99
     # PROGRAM, table 1), in ms but the e2e row's seconds. (The rows of
     # utilisation, batch and KV, one stage or pool of each program, are
-    # not held here.)
+    # table1_engines'.)
     name = "§1 table 1 (latencies)"
     t = tables.find("## 1. Pull, push and colocated", ["", "pull", "push", "colocated"])
     if not t:
@@ -214,6 +244,94 @@ def table1(tables, run):
             r = run(PD + program)
             if r and line:
                 check_cell(name, line, f"table 1, {first}, {column}", row[column], values(r), r.command, scale)
+
+
+def table1_engines(tables, run):
+    # §1, table 1's other rows, from the same runs as table1's: one stage or
+    # pool of each program, its array's elements in order. Pull and push
+    # (the stages and pools of llmd_nixl_{pull,push}.sq):
+    #   prefill GPU utilisation          P[i]'s `utilisation` (a step stage:
+    #                                    the time in a step)
+    #   decode jobs a step               D[i]'s `meanBatchJobs` (jobs/step;
+    #                                    D runs decodes only)
+    #   decoder KV used, mean (tokens)   pool kvD[i]'s `meanUsed`
+    # Colocated (colocated.sq: engines E[0..3], each with its pool kv[e]
+    # of the request's prompt and output, as a decoder's kvD[j]):
+    #   "—"  the program has no prefill GPU: its only stages are the
+    #        engines E[i], which prefill and decode both (held as the word,
+    #        "—" when so, else the stages it has).
+    #   "13.8 (and 66 prefill tokens)"  13.8 is the engines' jobs/step
+    #        (`meanBatchJobs`) pooled, one figure for four engines: Σ steps
+    #        x jobs/step / Σ steps, 13.83 (not each engine's: E[2]'s is
+    #        13.85, 13.9). That counts a step's prefill chunk as a job too;
+    #        the decode jobs alone, (Σ steps x jobs/step − the prefill runs)
+    #        / Σ steps (each prefill run a job in at least one step;
+    #        throughput `prefills`), are 13.77, also held. 66 is
+    #        the prefill tokens a step: throughput `promptTokens` (the work
+    #        of the prefill runs completed in the window, `prompt - c`, the
+    #        cached prefix off) over the engines' steps Σ E[i].steps
+    #        (66.08; Σ steps x tokens/step less `decodeTokens`, the batches'
+    #        tokens less the decode ones, is 66.07).
+    #   "about 22,100 (each of 4)"  4 is the count of pools kv[e]; their
+    #        `meanUsed`s' mean is 22,100 at the hundreds (22,105; check_about),
+    #        and each is 22,100 at the thousands (21,871 to 22,232: kv[3]
+    #        would be 21,900 and kv[2] 22,200 at the hundreds, so "each" is
+    #        "about", held a digit coarser).
+    name = "§1 table 1 (utilisation, batch, KV)"
+    t = tables.find("## 1. Pull, push and colocated", ["", "pull", "push", "colocated"])
+    if not t:
+        return
+    util, batch, kv = "prefill GPU utilisation", "decode jobs a step", "decoder KV used, mean (tokens)"
+    rows = {first: find_row(t, first) for first in [util, batch, kv]}
+    of = {util: lambda r: [s["utilisation"] for s in r.stages("P")],
+          batch: lambda r: [s["meanBatchJobs"] for s in r.stages("D")],
+          kv: lambda r: [p["meanUsed"] for p in r.pools("kvD")]}
+    for column, program in [("pull", "llmd_nixl_pull.sq"), ("push", "llmd_nixl_push.sq")]:
+        r = run(PD + program)
+        for first, (line, row) in rows.items():
+            if r and line:
+                check_cell(name, line, f"table 1, {first}, {column}", row[column], of[first](r), r.command)
+
+    r = run(PD + "colocated.sq")
+    if not r:
+        return
+    engines = r.stages("E")
+    line, row = rows[util]
+    if line:
+        others = [s["name"] for s in r.r["stage"] if s not in engines]
+        check(name, line, f"table 1, {util}, colocated (no stage but the engines E)", row["colocated"],
+              "—" if engines and not others else "stages " + ", ".join(others), r.command)
+    line, row = rows[batch]
+    if line:
+        m = re.fullmatch(r"([\d.]+) \(and (\d+) prefill tokens\)", row["colocated"])
+        if not m:
+            fail(f"docs/examples.md:{line}: table 1, {batch}, colocated: '{row['colocated']}' is not "
+                 f"'JOBS (and TOKENS prefill tokens)'")
+        else:
+            steps = sum(int(s["steps"]) for s in engines)
+            jobs = sum(int(s["steps"]) * s["meanBatchJobs"] for s in engines)
+            tp = r.r["throughput"]
+            check(name, line, f"table 1, {batch}, colocated, E[0..3]'s jobs/step pooled", m.group(1),
+                  jobs / steps, r.command)
+            check(name, line, f"table 1, {batch}, colocated, decode jobs alone (less a job a prefill)",
+                  m.group(1), (jobs - int(tp["prefills"])) / steps, r.command)
+            check(name, line, f"table 1, {batch}, colocated, prefill tokens a step (promptTokens / steps)",
+                  m.group(2), tp["promptTokens"] / steps, r.command)
+    line, row = rows[kv]
+    if line:
+        m = re.fullmatch(r"about ([\d,]+) \(each of (\d+)\)", row["colocated"])
+        if not m:
+            fail(f"docs/examples.md:{line}: table 1, {kv}, colocated: '{row['colocated']}' is not "
+                 f"'about TOKENS (each of N)'")
+        else:
+            used = [p["meanUsed"] for p in r.pools("kv")]
+            check(name, line, f"table 1, {kv}, colocated, pools kv[e]", m.group(2), len(used), r.command)
+            if used:
+                check_about(name, line, f"table 1, {kv}, colocated, the pools' mean", m.group(1),
+                            sum(used) / len(used), r.command)
+            for i, u in enumerate(used):
+                check_about(name, line, f"table 1, {kv}, colocated, kv[{i}]", m.group(1), u, r.command,
+                            coarser=10)
 
 
 def table2(tables, run):
@@ -537,6 +655,7 @@ def main():
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as scratch:
         runner = Runner(args.serq, scratch)
         table1(tables, runner.run)
+        table1_engines(tables, runner.run)
         table2(tables, runner.run)
         table3(tables, runner.run)
         section5(tables, runner.run)
