@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
@@ -23,6 +24,31 @@
 #include "ir/utf8.h"
 
 namespace serq {
+
+namespace {
+
+const char* out_of_memory_tool = "serq";
+
+// std::new_handler: nothing here may allocate (the allocator has just
+// failed), so the parts go out by write(2), and the process ends by _exit
+// (no destructor or atexit handler, which may allocate, runs; an output
+// file half written stays as the atomic writes leave it: the old one whole).
+[[noreturn]] void OutOfMemory() {
+  static constexpr char kWhy[] =
+      ": error: out of memory: an allocation failed (the memory this process may use is spent; docs/cli.md "
+      "§Limits says what grows with a run)\n";
+  ssize_t ignored = write(STDERR_FILENO, out_of_memory_tool, std::strlen(out_of_memory_tool));
+  ignored = write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+  (void)ignored;
+  _exit(kExitUsage);
+}
+
+}  // namespace
+
+void ExitOnOutOfMemory(const char* tool) {
+  out_of_memory_tool = tool;
+  std::set_new_handler(OutOfMemory);
+}
 
 absl::StatusOr<std::string> ReadInput(absl::string_view path) {
   const bool stdin_input = path.empty() || path == "-";

@@ -43,7 +43,10 @@ inline constexpr int64_t kMaxExactly = int64_t{1} << 53;
 
 // `run { replications n; }` and --replications. serq-sim streams each
 // replication out as it ends, but `serq run` and serq-report keep every
-// replication's summary (~7 KB without samples): 10^5 of them is ~0.7 GB.
+// replication's summary (~7 KB without samples: 10^5 of them is ~0.7 GB)
+// and its observations' samples, which can be megabytes a replication (a
+// vLLM replay's per-token gaps): past the memory they end in
+// ExitOnOutOfMemory's error (ir/cli.h), docs/cli.md §Limits.
 inline constexpr int64_t kMaxReplications = 100000;
 // run { gpus N; }: the GPUs of a deployment, at most this many.
 inline constexpr int64_t kMaxGpus = 1000000;

@@ -20,6 +20,7 @@ constexpr char kTool[] = "serq-parse";
 }  // namespace
 
 int main(int argc, char** argv) {
+  serq::ExitOnOutOfMemory("serq-parse");
   // The versions and the limit from where they are defined: the text said
   // "version 8" for two versions after it.
   const std::string usage = absl::StrCat(

@@ -36,6 +36,7 @@ constexpr Command kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  serq::ExitOnOutOfMemory("serq");
   std::vector<char*> raw(argv, argv + argc);
   // `serq COMMAND --help`: that command's usage and flags alone.
   if (raw.size() >= 3 && std::find_if(raw.begin() + 2, raw.end(), [](const char* a) {

@@ -53,6 +53,17 @@ case_ sessions-pipe 1500 60 1 "$lim" -- serq-sim --max-sessions 1000 "$tmp/poiss
 case_ leases 300 20 1 "leases are alive (10 times --max-sessions)" -- serq run --max-sessions 1000 $here/leases.sq
 case_ bad-batch 300 20 1 "bad-batch.sq:3:25: error: batch(n) needs a whole number n from 0 to 1000000, not 1000000000000" -- serq run $here/bad-batch.sq
 
+# What no bound covers ends as a clear error, exit 2, not std::bad_alloc's
+# abort (exit 134): the same program under 300 MB of address space, where
+# its million live sessions need ~470 MB (each binary's main installs the
+# handler: ir/cli.h ExitOnOutOfMemory). Not under ASan, whose allocator
+# reports and aborts by itself at hard_rss_limit_mb.
+oom="error: out of memory: an allocation failed"
+if [ "${SERQ_ASAN:-0}" != 1 ]; then
+  case_ out-of-memory-run 300 20 2 "serq: $oom" -- serq run $here/sessions-poisson.sq
+  case_ out-of-memory-sim 300 20 2 "serq-sim: $oom" -- serq-sim "$tmp/poisson.linked.json"
+fi
+
 # --- Finding 2: replications bounded on the command line like in the source.
 case_ replications-flag 300 20 2 "--replications must be from 1 to 100000, not 1000000000" -- serq run --replications 1000000000 $before
 case_ replications-flag-sim 300 20 2 "--replications must be from 1 to 100000" -- serq-sim --replications 1000000000 "$tmp/before.linked.json"
