@@ -31,9 +31,11 @@ const char* out_of_memory_tool = "serq";
 
 // std::new_handler: nothing here may allocate (the allocator has just
 // failed), so the parts go out by write(2), and the process ends by _exit
-// (no destructor or atexit handler, which may allocate, runs; an output
-// file half written stays as the atomic writes leave it: the old one whole).
+// (no destructor or atexit handler, which may allocate, runs). An output
+// file being replaced stays its old self: its temporary file is removed,
+// as a fatal signal's handler removes it (ir/output.h).
 [[noreturn]] void OutOfMemory() {
+  RemoveTemporaryOutputs();
   static constexpr char kWhy[] =
       ": error: out of memory: an allocation failed (the memory this process may use is spent; docs/cli.md "
       "§Limits says what grows with a run)\n";

@@ -45,6 +45,16 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
 
 extern "C" void RemoveTemporaryFiles(int sig) {
   const int saved_errno = errno;
+  RemoveTemporaryOutputs();
+  errno = saved_errno;
+  // SA_RESETHAND put back the default action; the signal, blocked while
+  // this runs, is delivered again when it returns, and ends the process.
+  ::raise(sig);
+}
+
+}  // namespace
+
+void RemoveTemporaryOutputs() {
   char path[kPathMax];
   for (Slot& slot : g_slots) {
     const uint64_t before = slot.word.load(std::memory_order_acquire);
@@ -54,11 +64,9 @@ extern "C" void RemoveTemporaryFiles(int sig) {
     path[i] = '\0';
     if (slot.word.load(std::memory_order_acquire) == before) ::unlink(path);
   }
-  errno = saved_errno;
-  // SA_RESETHAND put back the default action; the signal, blocked while
-  // this runs, is delivered again when it returns, and ends the process.
-  ::raise(sig);
 }
+
+namespace {
 
 // Installed on the first temporary file, for the signals whose action is
 // still the default: a signal the process ignores (nohup, a background

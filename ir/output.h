@@ -11,7 +11,8 @@
 // either its old self or the whole new file, never empty or cut short. A
 // write that fails, or a tool that stops without committing, removes the
 // temporary file; SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGXFSZ remove it
-// too, before the process dies of the signal as it would have. SIGKILL cannot be
+// too, before the process dies of the signal as it would have, and so does
+// running out of memory (ir/cli.h ExitOnOutOfMemory). SIGKILL cannot be
 // caught: the temporary file stays, and its name says what it is. A path
 // that exists and is not a regular file (/dev/null, /dev/full, a FIFO,
 // /dev/stdout) is written in place, as a stream; so is "-", stdout. A
@@ -35,6 +36,12 @@ namespace serq {
 // Writes all of `bytes` to file descriptor `fd` (retrying short writes and
 // EINTR). The error names the reason: "No space left on device".
 absl::Status WriteAll(int fd, absl::string_view bytes);
+
+// Removes the temporary files being written, as the signals above do, for
+// a handler that ends the process without unwinding (ir/cli.h
+// ExitOnOutOfMemory). Async-signal-safe: it takes no lock and allocates
+// nothing.
+void RemoveTemporaryOutputs();
 
 // Writes `bytes` as the whole of file `path` (through a temporary file and
 // a rename, as OutputFile does); every write, the close and the rename
