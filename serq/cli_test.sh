@@ -206,9 +206,9 @@ expect 2 yes "invalid value '3000000000' for flag '--tp'" -- "$serq" physics --m
   --tp 3000000000 --rate 1
 expect 2 yes "invalid value '3000000000' for flag '--rate-steps'" -- "$serq" plan --model llama-3.1-8b \
   --gpu h100-sxm --gpus 1 --rate-steps 3000000000 --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
-expect 2 yes "--gpus must be at least 1, not -3" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus -3 \
+expect 2 yes "--gpus must be from 1 to 1024, not -3" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus -3 \
   --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
-expect 2 yes "--gpus must be at least 1, not 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 0 \
+expect 2 yes "--gpus must be from 1 to 1024, not 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 0 \
   --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 # A flag is given when the command line names it, whatever its value: a
 # flag's default given to a command that does not read it is misuse, and
@@ -268,6 +268,35 @@ expect 2 yes "--max-in-progress must be a share from 0 to 1" -- "$serq" "${plan1
 expect 2 yes "--replications 20 is more than --max-replications 16" -- "$serq" "${plan1[@]}" --replications 20
 expect 2 yes "--jobs must be at least 1" -- "$serq" "${plan1[@]}" --jobs 0
 expect 2 yes "--warmup must be a number of seconds from 0 to 1e9" -- "$serq" "${plan1[@]}" --warmup inf
+# Counts inside an int's range but past what a plan can mean: a budget of
+# 2^31 GPUs doubled its degrees past the range (t *= 2 wrapped to 0: a loop
+# to std::bad_alloc, exit 134); a grid of 2^31 steps searched rates too
+# small to simulate; max_num_seqs past 2^62 wrapped 2 x max_num_seqs (the
+# CUDA graphs went silently). Each is refused at its flag.
+expect 2 yes "--gpus must be from 1 to 1024, not 2147483647" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm \
+  --gpus 2147483647 --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+expect 2 yes "--max-gpus must be from 1 to 1024, not 1073741825" -- "$serq" plan --model llama-3.1-8b \
+  --gpu h100-sxm --rate 5 --max-gpus 1073741825 --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+expect 2 yes "--rate-steps must be from 2 to 10000, not 10001" -- "$serq" "${plan1[@]}" --rate-steps 10001
+expect 2 yes "--seqs 1048577 is more than 1048576" -- "$serq" "${plan1[@]}" --seqs 1048577
+expect 2 yes "--batched-tokens 16777217 is more than 16777216" -- "$serq" "${plan1[@]}" --batched-tokens 16777217
+# The enumeration's bound: every disaggregated size up to 1024 GPUs at tp 1
+# is x + y <= 1024 over x, y >= 1: 1023 x 1024 / 2 = 523,776 of them, with
+# 1024 colocated, past 10,000.
+expect 2 yes "the plan of 1024 GPUs has 524800 candidates, more than the 10000 one plan searches" -- "$serq" plan \
+  --model llama-3.1-8b --gpu h100-sxm --gpus 1024 --tps 1 --disaggregated-gpus all --until 'p99(ttft) <= 1' \
+  --out "$tmp/plan-many"
+[ ! -e "$tmp/plan-many" ] || fail "a plan refused for its candidates left its folder"
+for v in 0 1048577 4611686018427387904; do
+  expect 2 yes "--max-num-seqs must be from 1 to 1048576, not $v" -- "$serq" physics --model llama-3.1-8b \
+    --gpu h100-sxm --rate 1 --max-num-seqs $v
+done
+expect 2 yes "--max-num-batched-tokens must be from 1 to 16777216, not 16777217" -- "$serq" physics \
+  --model llama-3.1-8b --gpu h100-sxm --rate 1 --max-num-batched-tokens 16777217
+expect 2 yes "--requests must be from 1 to 2^53, not 9007199254740993" -- "$serq" physics --model llama-3.1-8b \
+  --gpu h100-sxm --rate 1 --requests 9007199254740993
+expect 2 yes "--requests must be from 100 to 10^7 for serq plan (arrivals a replication), not 2147483648" -- \
+  "$serq" "${plan1[@]}" --requests 2147483648
 # A kind's own flags with the kind left out, or physics corrections for a
 # run folder's profile-timed candidates, would be ignored.
 expect 2 yes "--kv-link applies to disaggregated candidates, and --kinds has none" -- \
@@ -320,7 +349,7 @@ expect 1 yes "serq physics: error: max_num_seqs 100000 is more than max_num_batc
 for line in "flag max-in-progress 0.1" "flag max-replications 64" "flag requests 300"; do
   grep -qx "$line" "$tmp/plan-given/plan.flags" || fail "plan.flags lacks '$line': $(cat "$tmp/plan-given/plan.flags")"
 done
-expect 2 yes "--requests must be at least 1" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --requests 0
+expect 2 yes "--requests must be from 1 to 2^53, not 0" -- "$serq" physics --model llama-3.1-8b --gpu h100-sxm --rate 1 --requests 0
 expect 2 yes "--link-bw must be above 0 (GB/s) and --link-latency at least 0 (us)" -- "$serq" physics \
   --model qwen3-30b-a3b --gpu h100-sxm --dp 2 --ep --link-bw 10 --link-latency -3 --rate 1
 expect 2 yes "^run 'serq plan --help' for usage$" -- "$serq" plan --gpus abc

@@ -16,10 +16,12 @@
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
 #include "ir/flags.h"
+#include "ir/limits.h"
 #include "net/interconnect.h"
 #include "ir/output.h"
 #include "serq/models/presets.h"
 #include "serq/models/program_text.h"
+#include "serq/models/vllm_engine.h"
 #include "serq/physics/physics.h"
 #include "serq/pipeline/commands.h"
 #include "serq/vllm_cli.h"
@@ -297,9 +299,15 @@ int PhysicsMain(const CommandLine& line) {
   }
   d.max_num_seqs = absl::GetFlag(FLAGS_max_num_seqs).value_or(0);
   d.max_num_batched_tokens = absl::GetFlag(FLAGS_max_num_batched_tokens).value_or(0);
-  if (absl::GetFlag(FLAGS_max_num_seqs) && d.max_num_seqs < 1) return Usage("--max-num-seqs must be at least 1");
-  if (absl::GetFlag(FLAGS_max_num_batched_tokens) && d.max_num_batched_tokens < 1) {
-    return Usage("--max-num-batched-tokens must be at least 1");
+  // At most models::kMostMaxNumSeqs and kMostMaxNumBatchedTokens: past
+  // 2^62, 2 x max_num_seqs wrapped and the CUDA graphs went silently.
+  if (absl::GetFlag(FLAGS_max_num_seqs) && (d.max_num_seqs < 1 || d.max_num_seqs > models::kMostMaxNumSeqs)) {
+    return Usage(absl::StrCat("--max-num-seqs must be from 1 to ", models::kMostMaxNumSeqs, ", not ", d.max_num_seqs));
+  }
+  if (absl::GetFlag(FLAGS_max_num_batched_tokens) &&
+      (d.max_num_batched_tokens < 1 || d.max_num_batched_tokens > models::kMostMaxNumBatchedTokens)) {
+    return Usage(absl::StrCat("--max-num-batched-tokens must be from 1 to ", models::kMostMaxNumBatchedTokens,
+                              ", not ", d.max_num_batched_tokens));
   }
   d.block_size = absl::GetFlag(FLAGS_block_size);
   if (d.block_size < 1 || d.block_size > 1024) return Usage("--block-size must be from 1 to 1024");
@@ -325,7 +333,12 @@ int PhysicsMain(const CommandLine& line) {
   if (w.replay.empty() && w.rate == 0) {
     return Usage("serq physics: a workload: --replay TRACE, or --rate R (requests a second)");
   }
-  if (w.requests < 1) return Usage("--requests must be at least 1");
+  // Written into the program's `limit Requests`: a whole number a double
+  // holds exactly (physics::FitWorkload says the same to a caller that
+  // reads no flag).
+  if (w.requests < 1 || w.requests > kMaxExactly) {
+    return Usage(absl::StrCat("--requests must be from 1 to 2^53, not ", w.requests));
+  }
   if (!w.replay.empty() && w.rate != 0) return Usage("--replay and --rate: one workload or the other");
   if (FlagGiven("lengths")) {
     if (absl::StatusOr<physics::LengthLines> l = physics::ParseLengthLines(w.lengths); !l.ok()) {

@@ -125,8 +125,16 @@ bool PlanBudget(const PlanSetup& s, int b, Warnings* warnings, plan::PlanSpec* s
   for (const auto& [t, note] : s.unplanned) {
     if (t <= b) notes->push_back(note);
   }
+  const std::vector<plan::Candidate> candidates = plan::Enumerate(at);
+  if (candidates.size() > plan::kMostCandidates) {
+    *failure = Failure(kExitUsage, ToolError("serq", absl::StrCat(
+        "the plan of ", b, " GPUs has ", candidates.size(), " candidates, more than the ", plan::kMostCandidates,
+        " one plan searches: narrow --tps, --kinds, --seqs, --batched-tokens or --routers, or give "
+        "--disaggregated-gpus budget")));
+    return false;
+  }
   std::vector<std::string> dropped;
-  for (const plan::Candidate& c : plan::Enumerate(at)) {
+  for (const plan::Candidate& c : candidates) {
     std::vector<std::string> said;
     absl::StatusOr<std::string> text = plan::CandidateProgram(s.model, s.gpu, c, s.settings, &said);
     if (!text.ok()) {

@@ -72,7 +72,7 @@ expect 2 "serq: error: expected --gpus N, the GPU budget, or --rate R alone" -- 
   --gpu h100-sxm --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--max-gpus goes with --rate without --gpus" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 2 \
   --rate 5 --max-gpus 8 --until 'p99(ttft) <= 1' --out "$tmp/c"
-expect 2 "--max-gpus must be at least 1" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --rate 5 --max-gpus 0 \
+expect 2 "--max-gpus must be from 1 to 1024, not 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --rate 5 --max-gpus 0 \
   --until 'p99(ttft) <= 1' --out "$tmp/c"
 expect 2 "--tps 16 is more than --max-gpus 8" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --rate 5 \
   --max-gpus 8 --tps 16 --until 'p99(ttft) <= 1' --out "$tmp/c"

@@ -22,6 +22,7 @@
 #include "ir/progress.h"
 #include "net/interconnect.h"
 #include "serq/models/presets.h"
+#include "serq/models/vllm_engine.h"
 #include "serq/physics/physics.h"
 #include "serq/physics_cli.h"
 #include "serq/plan_flags.h"
@@ -134,8 +135,8 @@ Stop ReadBudget(PlanSetup* s) {
   s->gpus = absl::GetFlag(FLAGS_gpus);
   // 0 is the flag's default (no budget: --rate grows one), so only a
   // --gpus given as 0 or below is out of range.
-  if (s->gpus < 0 || (s->gpus == 0 && FlagGiven("gpus"))) {
-    return Usage(absl::StrCat("--gpus must be at least 1, not ", s->gpus));
+  if (s->gpus < 0 || (s->gpus == 0 && FlagGiven("gpus")) || s->gpus > plan::kMostGpus) {
+    return Usage(absl::StrCat("--gpus must be from 1 to ", plan::kMostGpus, ", not ", s->gpus));
   }
   if (absl::GetFlag(FLAGS_top) < 0) return Usage("--top must be at least 0");
   s->target = absl::GetFlag(FLAGS_rate);
@@ -153,7 +154,9 @@ Stop ReadBudget(PlanSetup* s) {
   if (!s->grows && FlagGiven("max-gpus")) {
     return Usage("--max-gpus goes with --rate without --gpus (the most GPUs the budget grows to)");
   }
-  if (s->max_gpus < 1) return Usage("--max-gpus must be at least 1");
+  if (s->max_gpus < 1 || s->max_gpus > plan::kMostGpus) {
+    return Usage(absl::StrCat("--max-gpus must be from 1 to ", plan::kMostGpus, ", not ", s->max_gpus));
+  }
   s->until = absl::GetFlag(FLAGS_until);
   if (s->until.empty()) return Usage("expected --until, the SLOs, e.g. 'p99(ttft) <= 2 && p99(tpot) <= 0.05'");
   s->out = absl::GetFlag(FLAGS_out);
@@ -167,7 +170,11 @@ Stop ReadBudget(PlanSetup* s) {
   if (!(absl::GetFlag(FLAGS_max_rate_per_gpu) > 0 && std::isfinite(absl::GetFlag(FLAGS_max_rate_per_gpu)))) {
     return Usage("--max-rate-per-gpu must be a finite number above 0");
   }
-  if (absl::GetFlag(FLAGS_rate_steps) < 2) return Usage("--rate-steps must be at least 2");
+  // The grid's step is the top over this: 10^4 steps is a rate finer than
+  // any figure tells apart (2^31 gave a rate too small to simulate).
+  if (absl::GetFlag(FLAGS_rate_steps) < 2 || absl::GetFlag(FLAGS_rate_steps) > 10000) {
+    return Usage(absl::StrCat("--rate-steps must be from 2 to 10000, not ", absl::GetFlag(FLAGS_rate_steps)));
+  }
   if (std::string m = MaxReplicationsMisuse(absl::GetFlag(FLAGS_max_replications)); !m.empty()) return Usage(m);
   return std::nullopt;
 }
@@ -293,7 +300,11 @@ Stop ReadProgramSettings(PlanSetup* s) {
       return Usage("--warmup must be a number of seconds from 0 to 1e9");
     }
   }
-  if (settings.requests < 100) return Usage("--requests must be at least 100 for serq plan (arrivals a replication)");
+  // Each candidate's search runs many replications of this many arrivals.
+  if (settings.requests < 100 || settings.requests > 10000000) {
+    return Usage(absl::StrCat("--requests must be from 100 to 10^7 for serq plan (arrivals a replication), not ",
+                              settings.requests));
+  }
   return std::nullopt;
 }
 
@@ -341,7 +352,7 @@ Stop ReadDegrees(PlanSetup* s) {
   // Why the largest degree tried does not fit: the generator's own words
   // (the memory, or a workload it cannot read).
   std::string why;
-  for (int t = 1; t <= limit; t *= 2) {
+  for (int t = 1; t <= limit; t *= 2) {  // limit <= kMostGpus: t never wraps
     if (!profiled(t)) continue;
     if (absl::Status fits = plan::Fits(s->model, s->gpu, t, s->settings); fits.ok()) {
       s->space.tps.push_back(t);
@@ -419,13 +430,17 @@ Stop ReadKinds(PlanSetup* s) {
       space.max_num_batched_tokens = {s->folder->args.max_num_batched_tokens};
     }
   }
-  for (auto [flag, list, target_list] :
-       {std::tuple{"seqs", absl::GetFlag(FLAGS_seqs), &space.max_num_seqs},
-        std::tuple{"batched-tokens", absl::GetFlag(FLAGS_batched_tokens), &space.max_num_batched_tokens}}) {
+  for (auto [flag, list, target_list, most] :
+       {std::tuple{"seqs", absl::GetFlag(FLAGS_seqs), &space.max_num_seqs, models::kMostMaxNumSeqs},
+        std::tuple{"batched-tokens", absl::GetFlag(FLAGS_batched_tokens), &space.max_num_batched_tokens,
+                   models::kMostMaxNumBatchedTokens}}) {
     if (list.empty()) continue;
     target_list->clear();
     std::string error;
     if (!CommaNumbers(flag, list, target_list, &error)) return Usage(error);
+    for (int64_t v : *target_list) {
+      if (v > most) return Usage(absl::StrCat("--", flag, " ", v, " is more than ", most, ", the most serq takes"));
+    }
   }
   return std::nullopt;
 }

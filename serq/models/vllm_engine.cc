@@ -17,6 +17,15 @@ namespace {
 // The limits not given (0) take the defaults; a default max_num_seqs is
 // then at most max_num_batched_tokens, a given one above it is refused.
 absl::Status FillLimits(int64_t default_seqs, int64_t default_tokens, int64_t* seqs, int64_t* tokens) {
+  // The callers' readers refuse these at their flag or path; here for a
+  // caller that reads none.
+  if (*seqs < 0 || *seqs > kMostMaxNumSeqs) {
+    return absl::InvalidArgumentError(absl::StrCat("max_num_seqs ", *seqs, " is not from 1 to ", kMostMaxNumSeqs));
+  }
+  if (*tokens < 0 || *tokens > kMostMaxNumBatchedTokens) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_num_batched_tokens ", *tokens, " is not from 1 to ", kMostMaxNumBatchedTokens));
+  }
   const bool seqs_given = *seqs != 0;
   if (*seqs == 0) *seqs = default_seqs;
   if (*tokens == 0) *tokens = default_tokens;

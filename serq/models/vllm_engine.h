@@ -21,6 +21,14 @@
 
 namespace serq::models {
 
+// The largest max_num_seqs and max_num_batched_tokens serq takes (a run's
+// meta.json, serq physics' flags, serq plan's lists): vLLM bounds neither,
+// but 2^20 sequences and 2^24 tokens a step are far past any GPU's, and
+// keep what is computed from them (2 x max_num_seqs, the CUDA graphs'
+// sizes, the program's params) exact.
+inline constexpr int64_t kMostMaxNumSeqs = int64_t{1} << 20;
+inline constexpr int64_t kMostMaxNumBatchedTokens = int64_t{1} << 24;
+
 // vLLM 0.19's max_num_seqs and max_num_batched_tokens for an API server
 // where the user gives none (0) (EngineArgs.get_batch_defaults): 1024 and
 // 8192 on a GPU of at least 70 GiB that is not an A100, else 256 and 2048;

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "ir/limits.h"
 #include "serq/models/program_text.h"
 #include "serq/models/vllm_engine.h"
 #include "serq/physics/text.h"
@@ -167,7 +168,11 @@ absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Depl
   if (!(w.rate > 0) || !std::isfinite(w.rate)) {
     return Invalid("a workload: --replay TRACE, or --rate R (requests a second, above 0)");
   }
-  if (w.requests < 1) return Invalid("--requests must be at least 1");
+  // Written into the program's `limit Requests`: a whole number a double
+  // holds exactly.
+  if (w.requests < 1 || w.requests > kMaxExactly) {
+    return Invalid(absl::StrCat("--requests must be from 1 to 2^53, not ", w.requests));
+  }
   absl::StatusOr<LengthLines> l = ParseLengthLines(w.lengths);
   if (!l.ok()) return l.status();
   fit.lengths = *l;

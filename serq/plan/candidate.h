@@ -41,6 +41,14 @@ struct Candidate {
 // and `decodes` of `decode_tp`, vLLM's defaults.
 Candidate PrefillDecode(int prefills, int prefill_tp, int decodes, int decode_tp);
 
+// The largest budget (--gpus, --max-gpus) and the most candidates one
+// plan enumerates: a candidate is a program written and a search run, and
+// the enumeration grows with the budget (disaggregated, with its square),
+// so a budget past these is refused at its flag rather than enumerated for
+// minutes or out of memory (--gpus 2^31 did both).
+inline constexpr int kMostGpus = 1024;
+inline constexpr size_t kMostCandidates = 10000;
+
 struct Space {
   int gpus = 8;                 // the budget: no candidate uses more
   std::vector<int> tps;         // the degrees that fit (each a divisor the model allows)

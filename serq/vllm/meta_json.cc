@@ -178,10 +178,12 @@ absl::Status ReadEngineArgs(const JsonFile& meta, EngineArgs* a) {
   if (absl::Status s = flag("enable_expert_parallel", &a->expert_parallel, &a->expert_parallel_from); !s.ok()) {
     return s;
   }
-  if (absl::Status s = whole("max_num_seqs", 1, 1 << 20, &v); !s.ok()) return s;
+  if (absl::Status s = whole("max_num_seqs", 1, models::kMostMaxNumSeqs, &v); !s.ok()) return s;
   a->max_num_seqs = v.value_or(0);
   if (v.has_value()) a->max_num_seqs_from = "engine_kwargs.max_num_seqs";
-  if (absl::Status s = whole("max_num_batched_tokens", 1, 1 << 24, &v); !s.ok()) return s;
+  if (absl::Status s = whole("max_num_batched_tokens", 1, models::kMostMaxNumBatchedTokens, &v); !s.ok()) {
+    return s;
+  }
   a->max_num_batched_tokens = v.value_or(0);
   if (v.has_value()) a->max_num_batched_tokens_from = "engine_kwargs.max_num_batched_tokens";
   // max_model_len -1 (or "auto", vLLM's alias) asks vLLM to fit it to the
@@ -529,12 +531,13 @@ absl::Status ReadResolvedConfig(const JsonFile& meta, RunFolder* r) {
   if (absl::Status s = flag(sched + "async_scheduling", &a.async_scheduling, &a.async_scheduling_from); !s.ok()) {
     return s;
   }
-  if (absl::Status s = whole(sched + "max_num_seqs", 1, 1 << 20, &a.max_num_seqs, &a.max_num_seqs_from);
+  if (absl::Status s =
+          whole(sched + "max_num_seqs", 1, models::kMostMaxNumSeqs, &a.max_num_seqs, &a.max_num_seqs_from);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = whole(sched + "max_num_batched_tokens", 1, 1 << 24, &a.max_num_batched_tokens,
-                             &a.max_num_batched_tokens_from);
+  if (absl::Status s = whole(sched + "max_num_batched_tokens", 1, models::kMostMaxNumBatchedTokens,
+                             &a.max_num_batched_tokens, &a.max_num_batched_tokens_from);
       !s.ok()) {
     return s;
   }
