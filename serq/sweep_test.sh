@@ -106,6 +106,20 @@ expect 2 "serq: error: --metrics: 'p50(f1)' is listed twice" -- \
 # Errors of the program: at a point (exit 1, naming it); in a task.
 expect 1 "serq: error: the program is rejected at the sweep's point Rate=-1" -- "$serq" sweep testdata/sweep/mm1.sq -D Rate=-1
 grep -qF "poisson(rate) needs a finite rate above 0, not -1" "$tmp/err" || fail "the point's link error is not shown"
+# Too many tasks, said with the count before any point is linked: 10^5 x
+# 10^5 points is 10^10; four such axes, 10^20, are past 2^64, where the
+# count saturates, and are said as more than it (it read
+# "18446744073709551615 points", a count the sweep does not have). The
+# program is rejected at every point: the count was checked only once a
+# point linked, so these linked point after point for hours. With
+# replications, the product: 2^16 points x 2^16 replications.
+printf 'param A = 1;\nparam B = 1;\nparam C = 1;\nparam D = 1;\nstage S : fifo(1);\nnot a program\n' >"$tmp/four.sq"
+expect 2 "serq: error: the sweep has 10000000000 points: too many tasks (at most 2147483648 points × replications)" -- \
+  "$serq" sweep "$tmp/four.sq" -D A=1:100000:1 -D B=1:100000:1
+expect 2 "serq: error: the sweep has more than 18446744073709551615 points: too many tasks" -- \
+  "$serq" sweep "$tmp/four.sq" -D A=1:100000:1 -D B=1:100000:1 -D C=1:100000:1 -D D=1:100000:1
+expect 2 "serq: error: the sweep has 65536 points × 65536 replications: too many tasks" -- \
+  "$serq" sweep testdata/sweep/mm1-slo.sq -D Rate=1:65536:1 --replications 65536
 # A -D the one program lacks is the flag's mistake, as with several (it was
 # the program rejected at the first point, exit 1).
 expect 2 "serq: error: -D Nope: testdata/sweep/flows.sq has no param 'Nope'" -- "$serq" sweep $flows -D Nope=1,2

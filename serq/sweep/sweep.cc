@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -214,7 +215,19 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   if (spec.warmup) plan->set_warmup(*spec.warmup);
   plan->set_data_dir(spec.data_dir);
 
-  const uint64_t points = PlanPointCount(*plan);
+  const uint64_t points = PlanPointCount(*plan);  // saturating
+  // A count that saturated is past 2^64, not that count.
+  const std::string point_count =
+      points == std::numeric_limits<uint64_t>::max() ? absl::StrCat("more than ", points) : absl::StrCat(points);
+  // Too many points whatever the replications: said before any point is
+  // linked (the loop below links each, and a program rejected at every
+  // point never reached the count's check: 10^10 points ran for hours).
+  if (points > kMaxTasks) {
+    *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep has ", point_count,
+                                                                " points: too many tasks (at most ", kMaxTasks,
+                                                                " points × replications)")));
+    return false;
+  }
   // A point whose program is rejected runs as a failed task (the sweep
   // reports it with its diagnostics); a program rejected at every point
   // is refused here, before any task runs. With several programs, the
@@ -316,8 +329,8 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
       replications = model.replications;
     }
     plan->set_replications(replications);
-    // points saturates: compared alone first, so the product cannot wrap.
-    if (points > kMaxTasks || points * replications > kMaxTasks) {
+    // points <= kMaxTasks (above) and replications < 2^32: no wrap.
+    if (points * replications > kMaxTasks) {
       *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep has ", points, " points × ",
                                                                   replications, " replications: too many tasks")));
       return false;
