@@ -172,6 +172,10 @@ struct Optimisation {
   const std::vector<Term>* terms;
   const std::vector<Target>* train;
   uint64_t evaluations = 0;
+  // The phase's share of --max-evals, and how much of it is left: NLopt's
+  // DIRECT-L given 1 evaluated 2 points (--max-evals 2 printed "after 3
+  // evaluations" under "at most 2"), so the objective holds the bound.
+  uint64_t phase_left = 0;
   std::string failure;  // set: the objective stopped the optimiser
   int failure_code = kExitInputRejected;
   std::vector<double> best;
@@ -185,6 +189,13 @@ double Objective(unsigned n, const double* x, double* /*gradient: none*/, void* 
   // sweep before it sees the stop): the first failure stands, and nothing
   // more is simulated.
   if (!o->failure.empty()) return std::numeric_limits<double>::infinity();
+  if (o->phase_left == 0) {
+    // Past the phase's share: not simulated, and the phase ends as at its
+    // maxeval (not converged, unless a later phase converges).
+    nlopt_force_stop(o->opt);
+    return std::numeric_limits<double>::infinity();
+  }
+  --o->phase_left;
   ++o->evaluations;
   Evaluation e = Evaluate(*o->spec, *o->terms, *o->train, x);
   if (!e.failure.empty() || !std::isfinite(e.rmse)) {
@@ -475,6 +486,7 @@ FitOutcome RunFit(const FitSpec& spec) {
   for (const auto& [algorithm, evals] : phases) {
     if (evals == 0) continue;
     o.opt = nlopt_create(algorithm, n);
+    o.phase_left = evals;
     nlopt_set_lower_bounds(o.opt, lo.data());
     nlopt_set_upper_bounds(o.opt, hi.data());
     nlopt_set_min_objective(o.opt, Objective, &o);

@@ -81,6 +81,15 @@ grep -q '^held-out run at the fitted point$' "$tmp/held" || fail "held out: no t
 cmp -s "$tmp/j1" "$tmp/j2" || fail "--jobs 1 and 2 differ"
 grep -q '1 param to 2 measured runs' "$tmp/j1" || fail "two runs: $(head -1 "$tmp/j1")"
 
+# --max-evals is a bound on the evaluations, every phase's share held:
+# DIRECT-L's share of 2 is 2 x 2 / 3 = 1 (and the polish's 1), where NLopt's
+# DIRECT-L given 1 evaluated 2 ("after 3 evaluations" under "at most 2").
+for n in 1 2 3; do
+  "$serq" fit $p --param B0=200:20000,B2=100:1000 --to "$tmp/truth.json@$trace" --max-evals $n >"$tmp/few" 2>/dev/null
+  grep -q "^result     NOT CONVERGED: .* after $n evaluations, $((n + 1)) simulations" "$tmp/few" ||
+    fail "--max-evals $n: $(grep '^result' "$tmp/few")"
+done
+
 # Bad input: exit 1 with a clear message.
 m="$tmp/truth.json@$trace"
 expect 1 "--param 'B0=5:5': the range is empty (LO must be below HI)" -- "$serq" fit $p --param B0=5:5 --to "$m"
