@@ -4,15 +4,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <system_error>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -27,29 +32,62 @@ namespace serq {
 
 namespace {
 
-const char* out_of_memory_tool = "serq";
+const char* failing_tool = "serq";
+std::terminate_handler default_terminate = nullptr;
+std::atomic<bool> failing{false};
 
-// std::new_handler: nothing here may allocate (the allocator has just
-// failed), so the parts go out by write(2), and the process ends by _exit
-// (no destructor or atexit handler, which may allocate, runs). An output
-// file being replaced stays its old self: its temporary file is removed,
-// as a fatal signal's handler removes it (ir/output.h).
-[[noreturn]] void OutOfMemory() {
-  RemoveTemporaryOutputs();
-  static constexpr char kWhy[] =
-      ": error: out of memory: an allocation failed (the memory this process may use is spent; docs/cli.md "
-      "§Limits says what grows with a run)\n";
-  ssize_t ignored = write(STDERR_FILENO, out_of_memory_tool, std::strlen(out_of_memory_tool));
-  ignored = write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
-  (void)ignored;
-  _exit(kExitUsage);
+// Writes the parts to standard error with write(2): nothing here may
+// allocate (the allocator may just have failed).
+void Say(std::initializer_list<const char*> parts) {
+  for (const char* p : parts) {
+    ssize_t ignored = write(STDERR_FILENO, p, std::strlen(p));
+    (void)ignored;
+  }
+}
+
+// std::terminate's hook. An exception no code catches ends here, in the
+// thread that threw it. Two are the process's limits, not bugs: an
+// allocation that failed (std::bad_alloc, from operator new or a buffer's
+// realloc) and a system call that failed (std::system_error: a thread that
+// cannot start). Each is said as an error, the temporary files being
+// written are removed (as a fatal signal's handler removes them, so an old
+// output file stays whole), and the process ends by _exit(2): no
+// destructor or atexit handler runs (they may allocate), and output still
+// buffered is lost, as it is in any failure. Another exception is a bug:
+// the default handler says its type and aborts. A hook, not a
+// std::new_handler: a new_handler also runs for the nothrow operator new
+// that std::stable_sort's scratch buffer uses, which falls back to sorting
+// in place when it gets null.
+[[noreturn]] void OnTerminate() {
+  if (std::exception_ptr e = std::current_exception()) {
+    if (failing.exchange(true)) {
+      for (;;) pause();  // another thread is saying its failure and exiting
+    }
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      RemoveTemporaryOutputs();
+      Say({failing_tool, ": error: out of memory: an allocation failed (the memory this process may use is spent; "
+                         "docs/cli.md §Limits says what grows with a run)\n"});
+      _exit(kExitUsage);
+    } catch (const std::system_error& x) {
+      RemoveTemporaryOutputs();
+      Say({failing_tool, ": error: a system call failed: ", x.what(),
+           " (the limits of this process: threads, memory; fewer --jobs)\n"});
+      _exit(kExitUsage);
+    } catch (...) {
+    }
+  }
+  default_terminate();
+  std::abort();  // a default handler that returned
 }
 
 }  // namespace
 
 void ExitOnOutOfMemory(const char* tool) {
-  out_of_memory_tool = tool;
-  std::set_new_handler(OutOfMemory);
+  failing_tool = tool;
+  std::terminate_handler previous = std::set_terminate(OnTerminate);
+  if (previous != OnTerminate) default_terminate = previous != nullptr ? previous : std::abort;
 }
 
 absl::StatusOr<std::string> ReadInput(absl::string_view path) {

@@ -19,13 +19,15 @@ inline constexpr int kExitInputRejected = 1;  // bad source, invalid IR, runtime
 inline constexpr int kExitUsage = 2;          // misuse or internal failure
 
 // On an allocation that fails (std::bad_alloc: past `ulimit -v`, or on a
-// machine whose kernel refuses rather than kills), says "TOOL: error: out
-// of memory: ..." on standard error and exits kExitUsage, from whatever
-// thread failed, instead of std::terminate's abort (exit 134, a core). Every
-// binary's main calls it first. Where a run's memory grows with an input,
-// a bound stops it earlier with a located error (ir/limits.h); this is for
-// what no bound covers, e.g. the samples of many replications kept for one
-// report.
+// machine whose kernel refuses rather than kills) or a thread that cannot
+// start (std::system_error), uncaught in whatever thread: says "TOOL:
+// error: out of memory: ..." (or "a system call failed: ...") on standard
+// error, removes the temporary files being written (ir/output.h), and
+// exits kExitUsage, instead of std::terminate's abort (exit 134, a core).
+// A std::terminate hook; every binary's main calls it first. Where a run's
+// memory grows with an input, a bound stops it earlier with a located
+// error (ir/limits.h); this is for what no bound covers, e.g. the samples
+// of many replications kept for one report.
 void ExitOnOutOfMemory(const char* tool);
 
 // The whole of file `path`; "-" or "" reads standard input. A file that

@@ -1,9 +1,15 @@
 #include "ir/cli.h"
 
 #include <cmath>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <new>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -15,6 +21,58 @@ std::vector<char*> Args(std::vector<std::string>& storage) {
   std::vector<char*> out;
   for (std::string& s : storage) out.push_back(s.data());
   return out;
+}
+
+// ExitOnOutOfMemory: an uncaught std::bad_alloc, in the main thread or
+// another, is the tool's error and exit 2 (std::terminate's default is an
+// abort, exit 134); a thread that cannot start is its own error.
+void ThrowInAThread(bool alloc) {
+  ExitOnOutOfMemory("tool");
+  std::thread t([alloc] {
+    if (alloc) throw std::bad_alloc();
+    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again), "thread");
+  });
+  t.join();
+}
+
+void AllocatePastAnyAllocator() noexcept {
+  ExitOnOutOfMemory("tool");
+  std::vector<char> v(SIZE_MAX / 4);
+  std::exit(v.empty() ? 5 : 6);
+}
+
+[[noreturn]] void Throw(int x) { throw x; }
+
+void ThrowAnInt() noexcept {
+  ExitOnOutOfMemory("tool");
+  Throw(3);
+}
+
+TEST(ExitOnOutOfMemory, AnUncaughtBadAllocIsAnErrorInAnyThread) {
+  EXPECT_EXIT(ThrowInAThread(true), ::testing::ExitedWithCode(2),
+              "^tool: error: out of memory: an allocation failed \\(");
+  EXPECT_EXIT(ThrowInAThread(false), ::testing::ExitedWithCode(2), "^tool: error: a system call failed: thread: ");
+  // In the main thread, escaping a noexcept function (gtest would catch it
+  // escaping the death test's statement).
+  EXPECT_EXIT(AllocatePastAnyAllocator(), ::testing::ExitedWithCode(2), "^tool: error: out of memory");
+}
+
+// The nothrow operator new still answers null, which callers take (a
+// std::stable_sort without scratch sorts in place): a std::new_handler
+// would have ended the process there.
+TEST(ExitOnOutOfMemory, NothrowNewStillAnswersNull) {
+  EXPECT_EXIT(
+      {
+        ExitOnOutOfMemory("tool");
+        void* p = ::operator new(SIZE_MAX / 4, std::nothrow);
+        std::exit(p == nullptr ? 7 : 8);
+      },
+      ::testing::ExitedWithCode(7), "");
+}
+
+// Another uncaught exception is a bug: std::terminate's default, an abort.
+TEST(ExitOnOutOfMemory, AnotherExceptionStillAborts) {
+  EXPECT_EXIT(ThrowAnInt(), ::testing::KilledBySignal(SIGABRT), "terminate called");
 }
 
 TEST(ExtractDefines, EveryFormInOrderAndTheRestKept) {

@@ -39,7 +39,7 @@ absl::Status WriteAll(int fd, absl::string_view bytes);
 
 // Removes the temporary files being written, as the signals above do, for
 // a handler that ends the process without unwinding (ir/cli.h
-// ExitOnOutOfMemory). Async-signal-safe: it takes no lock and allocates
+// ExitOnOutOfMemory's terminate hook). Async-signal-safe: it takes no lock and allocates
 // nothing.
 void RemoveTemporaryOutputs();
 

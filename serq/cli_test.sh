@@ -282,10 +282,18 @@ expect 2 yes "--seqs 1048577 is more than 1048576" -- "$serq" "${plan1[@]}" --se
 expect 2 yes "--batched-tokens 16777217 is more than 16777216" -- "$serq" "${plan1[@]}" --batched-tokens 16777217
 # The enumeration's bound: every disaggregated size up to 1024 GPUs at tp 1
 # is x + y <= 1024 over x, y >= 1: 1023 x 1024 / 2 = 523,776 of them, with
-# 1024 colocated, past 10,000.
-expect 2 yes "the plan of 1024 GPUs has 524800 candidates, more than the 10000 one plan searches" -- "$serq" plan \
-  --model llama-3.1-8b --gpu h100-sxm --gpus 1024 --tps 1 --disaggregated-gpus all --until 'p99(ttft) <= 1' \
-  --out "$tmp/plan-many"
+# 1024 colocated, past 10,000. On exactly 1024 (the default, budget), 1023
+# disaggregated and 1024 colocated, but with 40 x 40 engine options each
+# 3.3 x 10^6 (with every size 8.4 x 10^8, some 60 GB had they been built
+# first). Said before more than 10,001 are built, and the folder it made
+# removed.
+expect 2 yes "the plan of 1024 GPUs has more than 10000 candidates, the most one plan searches: .* or give --disaggregated-gpus budget" \
+  -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1024 --tps 1 --disaggregated-gpus all \
+  --until 'p99(ttft) <= 1' --out "$tmp/plan-many"
+[ ! -e "$tmp/plan-many" ] || fail "a plan refused for its candidates left its folder"
+expect 2 yes "the plan of 1024 GPUs has more than 10000 candidates, the most one plan searches: narrow .*--routers$" \
+  -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 1024 --tps 1 \
+  --seqs "$(seq -s, 1 40)" --batched-tokens "$(seq -s, 100 139)" --until 'p99(ttft) <= 1' --out "$tmp/plan-many"
 [ ! -e "$tmp/plan-many" ] || fail "a plan refused for its candidates left its folder"
 for v in 0 1048577 4611686018427387904; do
   expect 2 yes "--max-num-seqs must be from 1 to 1048576, not $v" -- "$serq" physics --model llama-3.1-8b \
@@ -293,6 +301,9 @@ for v in 0 1048577 4611686018427387904; do
 done
 expect 2 yes "--max-num-batched-tokens must be from 1 to 16777216, not 16777217" -- "$serq" physics \
   --model llama-3.1-8b --gpu h100-sxm --rate 1 --max-num-batched-tokens 16777217
+# --blis too (it wrote `seqs -5;`, which serq check then refused).
+expect 2 yes "--max-num-seqs must be from 1 to 1048576, not -5" -- "$serq" physics --model llama-3.1-8b \
+  --gpu h100-sxm --blis --max-num-seqs -5
 expect 2 yes "--requests must be from 1 to 2^53, not 9007199254740993" -- "$serq" physics --model llama-3.1-8b \
   --gpu h100-sxm --rate 1 --requests 9007199254740993
 expect 2 yes "--requests must be from 100 to 10^7 for serq plan (arrivals a replication), not 2147483648" -- \

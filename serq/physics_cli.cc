@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/declare.h"
@@ -275,6 +276,18 @@ int PhysicsMain(const CommandLine& line) {
     if (!read.ok()) return Rejected(read.status());
     coefficients = *read;
   }
+  // --max-num-seqs and --max-num-batched-tokens in their ranges, serq's
+  // form and --blis alike: at most models::kMostMaxNumSeqs and
+  // kMostMaxNumBatchedTokens (past 2^62, 2 x max_num_seqs wrapped and the
+  // CUDA graphs went silently; --blis wrote `seqs -5;`).
+  for (auto [flag, value, most] :
+       {std::tuple{"max-num-seqs", absl::GetFlag(FLAGS_max_num_seqs), models::kMostMaxNumSeqs},
+        std::tuple{"max-num-batched-tokens", absl::GetFlag(FLAGS_max_num_batched_tokens),
+                   models::kMostMaxNumBatchedTokens}}) {
+    if (value && (*value < 1 || *value > most)) {
+      return Usage(absl::StrCat("--", flag, " must be from 1 to ", most, ", not ", *value));
+    }
+  }
   if (blis) return BlisMain(*model, model_name, *gpu, coefficients);
 
   physics::ProgramOptions options;
@@ -299,16 +312,6 @@ int PhysicsMain(const CommandLine& line) {
   }
   d.max_num_seqs = absl::GetFlag(FLAGS_max_num_seqs).value_or(0);
   d.max_num_batched_tokens = absl::GetFlag(FLAGS_max_num_batched_tokens).value_or(0);
-  // At most models::kMostMaxNumSeqs and kMostMaxNumBatchedTokens: past
-  // 2^62, 2 x max_num_seqs wrapped and the CUDA graphs went silently.
-  if (absl::GetFlag(FLAGS_max_num_seqs) && (d.max_num_seqs < 1 || d.max_num_seqs > models::kMostMaxNumSeqs)) {
-    return Usage(absl::StrCat("--max-num-seqs must be from 1 to ", models::kMostMaxNumSeqs, ", not ", d.max_num_seqs));
-  }
-  if (absl::GetFlag(FLAGS_max_num_batched_tokens) &&
-      (d.max_num_batched_tokens < 1 || d.max_num_batched_tokens > models::kMostMaxNumBatchedTokens)) {
-    return Usage(absl::StrCat("--max-num-batched-tokens must be from 1 to ", models::kMostMaxNumBatchedTokens,
-                              ", not ", d.max_num_batched_tokens));
-  }
   d.block_size = absl::GetFlag(FLAGS_block_size);
   if (d.block_size < 1 || d.block_size > 1024) return Usage("--block-size must be from 1 to 1024");
   if (std::string m = MaxModelLenMisuse(); !m.empty()) return Usage(m);

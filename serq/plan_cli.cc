@@ -125,12 +125,12 @@ bool PlanBudget(const PlanSetup& s, int b, Warnings* warnings, plan::PlanSpec* s
   for (const auto& [t, note] : s.unplanned) {
     if (t <= b) notes->push_back(note);
   }
-  const std::vector<plan::Candidate> candidates = plan::Enumerate(at);
+  const std::vector<plan::Candidate> candidates = plan::Enumerate(at, plan::kMostCandidates);
   if (candidates.size() > plan::kMostCandidates) {
     *failure = Failure(kExitUsage, ToolError("serq", absl::StrCat(
-        "the plan of ", b, " GPUs has ", candidates.size(), " candidates, more than the ", plan::kMostCandidates,
-        " one plan searches: narrow --tps, --kinds, --seqs, --batched-tokens or --routers, or give "
-        "--disaggregated-gpus budget")));
+        "the plan of ", b, " GPUs has more than ", plan::kMostCandidates,
+        " candidates, the most one plan searches: narrow --tps, --kinds, --seqs, --batched-tokens or --routers",
+        s.sizes == "all" ? ", or give --disaggregated-gpus budget" : "")));
     return false;
   }
   std::vector<std::string> dropped;

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -108,13 +109,14 @@ std::vector<FlagUse> PlanFlagUses() {
 
 // "1,2,4" as whole numbers at least 1, or an error naming the flag.
 bool CommaNumbers(const std::string& flag, const std::string& text, std::vector<int64_t>* out, std::string* error) {
+  absl::flat_hash_set<int64_t> seen;  // a long list is not read in quadratic time
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     int64_t v;
     if (!absl::SimpleAtoi(part, &v) || v < 1) {
       *error = absl::StrCat("--", flag, " must be whole numbers at least 1, separated by commas: '", part, "'");
       return false;
     }
-    if (std::find(out->begin(), out->end(), v) != out->end()) {
+    if (!seen.insert(v).second) {
       // Twice would be the same candidates twice, writing one file.
       *error = absl::StrCat("--", flag, " names ", v, " twice");
       return false;

@@ -112,14 +112,21 @@ grep -qF "poisson(rate) needs a finite rate above 0, not -1" "$tmp/err" || fail 
 # "18446744073709551615 points", a count the sweep does not have). The
 # program is rejected at every point: the count was checked only once a
 # point linked, so these linked point after point for hours. With
-# replications, the product: 2^16 points x 2^16 replications.
+# replications, the product: 2^16 points x 2^16 replications (given:
+# before any point is linked; the program's own count: at its first
+# point).
 printf 'param A = 1;\nparam B = 1;\nparam C = 1;\nparam D = 1;\nstage S : fifo(1);\nnot a program\n' >"$tmp/four.sq"
 expect 2 "serq: error: the sweep has 10000000000 points: too many tasks (at most 2147483648 points × replications)" -- \
   "$serq" sweep "$tmp/four.sq" -D A=1:100000:1 -D B=1:100000:1
 expect 2 "serq: error: the sweep has more than 18446744073709551615 points: too many tasks" -- \
   "$serq" sweep "$tmp/four.sq" -D A=1:100000:1 -D B=1:100000:1 -D C=1:100000:1 -D D=1:100000:1
-expect 2 "serq: error: the sweep has 65536 points × 65536 replications: too many tasks" -- \
+expect 2 "serq: error: the sweep has 65536 points × 65536 replications: too many tasks (at most 2147483648" -- \
   "$serq" sweep testdata/sweep/mm1-slo.sq -D Rate=1:65536:1 --replications 65536
+expect 2 "serq: error: the sweep has 65536 points × 65536 replications: too many tasks" -- \
+  "$serq" sweep "$tmp/four.sq" -D A=1:65536:1 --replications 65536
+printf 'param A = 1;\nstage S : fifo(1);\nworkload { arrive poisson(0.5); }\nsession { run S (A); }\nrun { horizon 10; replications 65536; }\n' >"$tmp/many.sq"
+expect 2 "serq: error: the sweep has 65536 points × 65536 replications: too many tasks" -- \
+  "$serq" sweep "$tmp/many.sq" -D A=1:65536:1
 # A -D the one program lacks is the flag's mistake, as with several (it was
 # the program rejected at the first point, exit 1).
 expect 2 "serq: error: -D Nope: testdata/sweep/flows.sq has no param 'Nope'" -- "$serq" sweep $flows -D Nope=1,2

@@ -38,11 +38,13 @@ Candidate PrefillDecode(int prefills, int prefill_tp, int decodes, int decode_tp
   return c;
 }
 
-std::vector<Candidate> Enumerate(const Space& space) {
+std::vector<Candidate> Enumerate(const Space& space, size_t most) {
   std::vector<Candidate> out;
+  auto full = [&] { return out.size() > most; };
   auto with_options = [&](Candidate c) {
     for (int64_t seqs : space.max_num_seqs) {
       for (int64_t tokens : space.max_num_batched_tokens) {
+        if (full()) return;
         c.max_num_seqs = seqs;
         c.max_num_batched_tokens = tokens;
         out.push_back(c);
@@ -51,7 +53,7 @@ std::vector<Candidate> Enumerate(const Space& space) {
   };
   if (space.colocated) {
     for (int tp : space.tps) {
-      for (int r = 1; tp * r <= space.gpus; ++r) {
+      for (int r = 1; tp * r <= space.gpus && !full(); ++r) {
         Candidate c;
         c.tp = tp;
         c.replicas = r;
@@ -69,8 +71,8 @@ std::vector<Candidate> Enumerate(const Space& space) {
   if (space.disaggregated) {
     for (int ptp : space.tps) {
       for (int dtp : space.tps) {
-        for (int x = 1; x * ptp + dtp <= space.gpus; ++x) {
-          for (int y = 1; x * ptp + y * dtp <= space.gpus; ++y) {
+        for (int x = 1; x * ptp + dtp <= space.gpus && !full(); ++x) {
+          for (int y = 1; x * ptp + y * dtp <= space.gpus && !full(); ++y) {
             if (x * ptp + y * dtp < space.min_disaggregated_gpus) continue;
             with_options(PrefillDecode(x, ptp, y, dtp));
           }

@@ -72,8 +72,10 @@ extern const char* const kRouters[2];
 // Every candidate of `space`, in a fixed order: colocated by tp, then
 // replicas, then the options; disaggregated by prefill tp, decode tp,
 // prefills, decodes, then the options. A candidate never uses more than
-// space.gpus GPUs.
-std::vector<Candidate> Enumerate(const Space& space);
+// space.gpus GPUs. Past `most` it stops, with most + 1 of them: a space of
+// millions (every disaggregated size, long --seqs lists) is said to be too
+// many without being built.
+std::vector<Candidate> Enumerate(const Space& space, size_t most = SIZE_MAX);
 
 }  // namespace serq::plan
 

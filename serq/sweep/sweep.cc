@@ -222,11 +222,16 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
   // Too many points whatever the replications: said before any point is
   // linked (the loop below links each, and a program rejected at every
   // point never reached the count's check: 10^10 points ran for hours).
-  if (points > kMaxTasks) {
-    *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep has ", point_count,
-                                                                " points: too many tasks (at most ", kMaxTasks,
-                                                                " points × replications)")));
+  auto too_many = [&](const std::string& what) {
+    *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep has ", what, ": too many tasks (at most ",
+                                                                kMaxTasks, " points × replications)")));
     return false;
+  };
+  if (points > kMaxTasks) return too_many(absl::StrCat(point_count, " points"));
+  // --replications given: the product too, before any point is linked
+  // (points <= kMaxTasks and replications < 2^32: no wrap).
+  if (spec.replications && points * *spec.replications > kMaxTasks) {
+    return too_many(absl::StrCat(points, " points × ", *spec.replications, " replications"));
   }
   // A point whose program is rejected runs as a failed task (the sweep
   // reports it with its diagnostics); a program rejected at every point
@@ -331,9 +336,7 @@ bool PlanSweep(const SweepSpec& spec, sweep::Plan* plan, CommandResult* error,
     plan->set_replications(replications);
     // points <= kMaxTasks (above) and replications < 2^32: no wrap.
     if (points * replications > kMaxTasks) {
-      *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("the sweep has ", points, " points × ",
-                                                                  replications, " replications: too many tasks")));
-      return false;
+      return too_many(absl::StrCat(points, " points × ", replications, " replications"));
     }
   }
   if (!linked_once) {

@@ -56,12 +56,15 @@ case_ bad-batch 300 20 1 "bad-batch.sq:3:25: error: batch(n) needs a whole numbe
 # What no bound covers ends as a clear error, exit 2, not std::bad_alloc's
 # abort (exit 134): the same program under 300 MB of address space, where
 # its million live sessions need ~470 MB (each binary's main installs the
-# handler: ir/cli.h ExitOnOutOfMemory). Not under ASan, whose allocator
+# std::terminate hook: ir/cli.h ExitOnOutOfMemory). Not under ASan, whose allocator
 # reports and aborts by itself at hard_rss_limit_mb.
 oom="error: out of memory: an allocation failed"
 if [ "${SERQ_ASAN:-0}" != 1 ]; then
   case_ out-of-memory-run 300 20 2 "serq: $oom" -- serq run $here/sessions-poisson.sq
   case_ out-of-memory-sim 300 20 2 "serq-sim: $oom" -- serq-sim "$tmp/poisson.linked.json"
+  # 200 threads' stacks (8 MB each) past 400 MB: a thread that cannot start.
+  case_ out-of-threads 400 20 2 "serq: error: a system call failed: Resource temporarily unavailable" -- \
+    serq run --jobs 200 --replications 200 $before
 fi
 
 # --- Finding 2: replications bounded on the command line like in the source.
