@@ -83,6 +83,15 @@ TEST(Candidates, FourGpus) {
   s.max_num_seqs = {128, 256};
   EXPECT_EQ(Enumerate(s).size(), 26u);
   EXPECT_EQ(Enumerate(s)[1].Slug(), "agg-tp1x1-s256");
+  // Past `most` it stops with most + 1, the first ones in the same order:
+  // 26 candidates, at most 9 (colocated's 14 cut) and at most 20 (the
+  // disaggregated's 12 cut after 6); at 26 and above, all of them.
+  const std::vector<Candidate> every = Enumerate(s);
+  for (size_t most : {0u, 9u, 20u, 25u, 26u, 100u}) {
+    const std::vector<Candidate> some = Enumerate(s, most);
+    ASSERT_EQ(some.size(), std::min<size_t>(most + 1, 26)) << most;
+    for (size_t i = 0; i < some.size(); ++i) EXPECT_EQ(some[i].Slug(), every[i].Slug()) << most << " " << i;
+  }
 }
 
 // Routers multiply the colocated candidates of more than one replica only:
