@@ -1,6 +1,5 @@
 #include "serq/plan_flags.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
