@@ -13,10 +13,10 @@
 #include "absl/strings/str_split.h"
 #include "ir/flags.h"
 
-ABSL_FLAG(int32_t, gpus, 0, "plan: the GPU budget: no candidate uses more");
+ABSL_FLAG(int32_t, gpus, 0, "plan: the GPU budget, 1 to 1024: no candidate uses more");
 ABSL_FLAG(int32_t, max_gpus, 64,
-          "plan: with --rate and no --gpus, the most GPUs the budget grows to in search of the fewest that meet "
-          "the rate");
+          "plan: with --rate and no --gpus, the most GPUs (at most 1024) the budget grows to in search of the "
+          "fewest that meet the rate");
 ABSL_FLAG(std::string, tps, "",
           "plan: the tensor-parallel degrees to try, e.g. 1,2,4 (default: every power of 2 up to --gpus "
           "that the model allows and that fits the GPU's memory)");
@@ -32,7 +32,7 @@ ABSL_FLAG(std::string, kv_link, "",
 ABSL_FLAG(double, price, 0, "plan: the price of a GPU-hour, for the cost of a million output tokens");
 ABSL_FLAG(int32_t, top, 5, "plan: how many candidates the summary ranks");
 ABSL_FLAG(double, max_rate_per_gpu, 16, "plan: the search's top, requests a second a GPU");
-ABSL_FLAG(int32_t, rate_steps, 64, "plan: the search's grid: its top / this apart");
+ABSL_FLAG(int32_t, rate_steps, 64, "plan: the search's grid: its top / this apart (2 to 10000)");
 ABSL_FLAG(std::string, routers, "",
           "plan: the routers to try for colocated candidates of more than one engine: least-loaded, "
           "round-robin (default: vLLM's own choice)");
