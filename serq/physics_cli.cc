@@ -56,7 +56,8 @@ ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
           "physics: vLLM's max_num_batched_tokens (default: vLLM 0.19's for the GPU)");
 ABSL_FLAG(int32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
 ABSL_FLAG(std::optional<int64_t>, max_model_len, std::nullopt,
-          "physics, plan: vLLM's max_model_len (default: the model's, as vLLM derives it from its config)");
+          "physics, plan: vLLM's max_model_len (default: the model's, as vLLM derives it from its config; "
+          "physics --replay: the most the KV cache holds where the model's does not fit, as vLLM's auto)");
 ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype: auto (the model's), bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2");
 ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
           "physics: the link between GPUs by its bandwidth, GB/s a direction (10^9 bytes), instead of "

@@ -213,13 +213,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   // The workload against max_model_len (FitWorkload), then the cache.
   absl::StatusOr<WorkloadFit> fit = FitWorkload(m, d, o.workload);
   if (!fit.ok()) return fit.status();
-  const int64_t max_len = fit->max_len;
-  const std::string& max_len_from = fit->max_len_from;
   const Workload& w = o.workload;
-  const std::string& prompt = fit->prompt;
-  const std::string& output = fit->output;
-  const LengthLines& lengths = fit->lengths;
-  const bool capped = fit->longest > max_len;
   // vLLM refuses to start when the KV cache cannot hold one request of
   // max_model_len (check_enough_kv_cache_memory: each layer's most, a full
   // layer ceil(max_model_len / block) blocks, a windowed one ceil(min(window
@@ -229,31 +223,59 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   if (!d.kv_blocks) {
     auto blocks = [&](int64_t t) { return (t + d.block_size - 1) / d.block_size; };
     const int window_layers = m.sliding_window > 0 ? m.window_layers : 0;
-    const int64_t full = blocks(max_len);
-    const int64_t windowed = blocks(std::min<int64_t>(m.sliding_window - 1 + tokens, max_len)) + 1;
+    const int64_t full = blocks(fit->max_len);
+    const int64_t windowed = blocks(std::min<int64_t>(m.sliding_window - 1 + tokens, fit->max_len)) + 1;
     const int64_t needed = (m.layers - window_layers) * full + window_layers * windowed;
+    // The most it holds: the longest whose full layers' blocks fit (vLLM's
+    // estimate in its message, and what `--max-model-len auto` takes).
+    const int64_t most = m.layers > window_layers ? (num_gpu_blocks * m.layers - window_layers * windowed) /
+                                                        (m.layers - window_layers) * d.block_size
+                                                  : 0;
+    // Every layer windowed: the window and the step's tokens decide, not
+    // max_model_len.
+    const bool all_windowed = window_layers == m.layers;
+    const std::string start_need = absl::StrCat(
+        "one request of max_model_len ", fit->max_len, " (", fit->max_len_from, ") needs ",
+        all_windowed ? windowed : full, " KV blocks of ", d.block_size,
+        all_windowed ? absl::StrCat(" in each of its ", m.layers, " windowed layers (its sliding_window ",
+                                    m.sliding_window, " less 1, plus max_num_batched_tokens ", tokens,
+                                    ", and one block more)")
+        : window_layers > 0 ? absl::StrCat(" in each of its ", m.layers - window_layers, " full-attention layers")
+                            : "",
+        ", and the KV cache holds ", num_gpu_blocks, " (", num_gpu_blocks * d.block_size, " tokens)");
     if (needed > num_gpu_blocks * m.layers) {
-      // The most it holds: the longest whose full layers' blocks fit.
-      const int64_t most = m.layers > window_layers ? (num_gpu_blocks * m.layers - window_layers * windowed) /
-                                                          (m.layers - window_layers) * d.block_size
-                                                    : 0;
-      // Every layer windowed: the window and the step's tokens decide, not
-      // max_model_len.
-      const bool all_windowed = window_layers == m.layers;
-      return Invalid(absl::StrCat(
-          "vLLM 0.19 would not start: one request of max_model_len ", max_len, " (", max_len_from, ") needs ",
-          all_windowed ? windowed : full, " KV blocks of ", d.block_size,
-          all_windowed ? absl::StrCat(" in each of its ", m.layers, " windowed layers (its sliding_window ",
-                                      m.sliding_window, " less 1, plus max_num_batched_tokens ", tokens,
-                                      ", and one block more)")
-          : window_layers > 0 ? absl::StrCat(" in each of its ", m.layers - window_layers, " full-attention layers")
-                              : "",
-          ", and the KV cache holds ", num_gpu_blocks, " (", num_gpu_blocks * d.block_size, " tokens): give ",
-          most > 0 ? absl::StrCat("--max-model-len at most ", most)
-                   : std::string("a smaller --max-num-batched-tokens"),
-          ", more GPUs (--tp) or --gpu-memory-utilization"));
+      if (!w.replay.empty() && !d.max_model_len && most > 0) {
+        // A replayed run started, so its engine's max_model_len fit where
+        // the model's does not: it was given one, or `auto`. The program
+        // takes the most the cache holds, vLLM's `auto`, and says so.
+        Deployment fitted = d;
+        fitted.max_model_len = most;
+        fitted.max_model_len_from = absl::StrCat(
+            "the most the KV cache holds, as vLLM's --max-model-len auto takes it: the model's ", fit->max_len,
+            " does not fit");
+        fit = FitWorkload(m, fitted, w);
+        if (!fit.ok()) return fit.status();
+        if (warnings != nullptr) {
+          warnings->push_back(absl::StrCat(
+              "vLLM 0.19 would not start at the model's max_model_len: ", start_need, "; the replayed run did, so "
+              "its max_model_len fit: the program takes ", most, ", the most the cache holds (vLLM's "
+              "--max-model-len auto); give --max-model-len for the run's own"));
+        }
+      } else {
+        return Invalid(absl::StrCat(
+            "vLLM 0.19 would not start: ", start_need, ": give ",
+            most > 0 ? absl::StrCat("--max-model-len at most ", most)
+                     : std::string("a smaller --max-num-batched-tokens"),
+            ", more GPUs (--tp) or --gpu-memory-utilization"));
+      }
     }
   }
+  const int64_t max_len = fit->max_len;
+  const std::string& max_len_from = fit->max_len_from;
+  const std::string& prompt = fit->prompt;
+  const std::string& output = fit->output;
+  const LengthLines& lengths = fit->lengths;
+  const bool capped = fit->longest > max_len;
   // The longest request, within max_model_len, against the cache.
   if (const std::string why = models::KvCannotHold(std::min(fit->longest, max_len), d.block_size, num_gpu_blocks - 1);
       !why.empty()) {

@@ -89,6 +89,9 @@ struct Deployment {
   // --max-model-len: vLLM's max_model_len, at most the model's derived one
   // (ModelConfig::max_model_len), which it is when not given.
   std::optional<int64_t> max_model_len;
+  // Where max_model_len came from, for the program's comments and errors
+  // ("": --max-model-len).
+  std::string max_model_len_from;
   bool prefix_cache = true;
   bool async_scheduling = true;
   // --enforce-eager: no CUDA graphs, every step at its own tokens. Off:

@@ -603,6 +603,38 @@ TEST(Program, MaxModelLen) {
   EXPECT_EQ(GenerateError("llama-3.1-8b", "rtx-4090", o), "(no error)");
   o.deployment.max_model_len = 45313;
   EXPECT_NE(GenerateError("llama-3.1-8b", "rtx-4090", o).find("would not start"), std::string::npos);
+  // A replayed trace is a run that started, so its max_model_len fit: the
+  // program takes the most the cache holds, 45,312 (vLLM's
+  // `--max-model-len auto`), and warns; --max-model-len given is held to.
+  {
+    models::ReadOptions read;
+    std::string source;
+    absl::StatusOr<models::ModelConfig> m = models::ResolveModel("llama-3.1-8b", read, &source);
+    absl::StatusOr<models::Gpu> g = models::ResolveGpu("rtx-4090");
+    ASSERT_TRUE(m.ok() && g.ok());
+    ProgramOptions replay = LoneRequest();
+    std::vector<std::string> warnings;
+    absl::StatusOr<std::string> program = GenerateProgram(*m, *g, replay, &warnings);
+    ASSERT_TRUE(program.ok()) << program.status();
+    ASSERT_FALSE(warnings.empty());
+    EXPECT_EQ(warnings[0],
+              "vLLM 0.19 would not start at the model's max_model_len: one request of max_model_len 131072 (the "
+              "model's, max_position_embeddings 131072) needs 8192 KV blocks of 16, and the KV cache holds 2832 "
+              "(45312 tokens); the replayed run did, so its max_model_len fit: the program takes 45312, the most "
+              "the cache holds (vLLM's --max-model-len auto); give --max-model-len for the run's own");
+    // A prompt of the fitted length or more is refused, saying where it came from.
+    replay.workload.replay = TempFile("long.csv", "time,input_tokens,output_tokens\n0,45312,2\n");
+    program = GenerateProgram(*m, *g, replay, &warnings);
+    ASSERT_FALSE(program.ok());
+    EXPECT_NE(program.status().message().find(
+                  "max_model_len 45312 (the most the KV cache holds, as vLLM's --max-model-len auto takes it: the "
+                  "model's 131072 does not fit)"),
+              std::string::npos)
+        << program.status();
+    replay = LoneRequest();
+    replay.deployment.max_model_len = 45313;
+    EXPECT_NE(GenerateError("llama-3.1-8b", "rtx-4090", replay).find("would not start"), std::string::npos);
+  }
   o.deployment.max_model_len = 131073;
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),
             "serq physics: error: --max-model-len 131073 is more than the model's 131072 (max_position_embeddings "

@@ -145,7 +145,9 @@ absl::StatusOr<LongestRequest> ReplayRequests(const Workload& w, std::string* pr
 absl::StatusOr<WorkloadFit> FitWorkload(const models::ModelConfig& m, const Deployment& d, const Workload& w) {
   WorkloadFit fit;
   fit.max_len = d.max_model_len.value_or(m.max_model_len);
-  fit.max_len_from = d.max_model_len ? "--max-model-len" : absl::StrCat("the model's, ", m.max_model_len_from);
+  fit.max_len_from = !d.max_model_len                ? absl::StrCat("the model's, ", m.max_model_len_from)
+                     : d.max_model_len_from.empty() ? std::string("--max-model-len")
+                                                    : d.max_model_len_from;
   if (d.max_model_len && *d.max_model_len > m.max_model_len_limit) {
     return Invalid(absl::StrCat("--max-model-len ", *d.max_model_len, " is more than the model's ",
                                 m.max_model_len_limit, " (", m.max_model_len_limit_from, "), which vLLM refuses"));
