@@ -393,6 +393,20 @@ grep -q '^// Written by `serq vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --
   "$tmp/vout" || fail "vllm with flags: the program's command: $(sed -n 2p "$tmp/vout")"
 grep -q '^//   from the run folder and the flags: every figure' "$tmp/vout" ||
   fail "vllm with flags: 'from the run folder and the flags': $(sed -n 2,3p "$tmp/vout")"
+# --expert-balancedness: above 0 and at most 1 (misuse otherwise); below
+# 1/Ep of the run's 2 GPUs, an error; on a run without expert parallel, a
+# flag that changes nothing, said. Its effect is held in physics_test and
+# vllm_test.
+expect 2 yes "--expert-balancedness must be above 0 and at most 1" -- \
+  "$serq" vllm examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep --expert-balancedness 1.5
+expect 2 yes "--expert-balancedness must be above 0 and at most 1" -- \
+  "$serq" physics --model qwen3-30b-a3b --gpu rtx-pro-6000 --dp 2 --ep --rate 1 --expert-balancedness 0
+expect 1 yes "serq vllm: error: --expert-balancedness 0.4 is below 1/2" -- \
+  "$serq" vllm examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep --expert-balancedness 0.4
+"$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --expert-balancedness 0.8 >/dev/null 2>"$tmp/err" ||
+  fail "vllm --expert-balancedness on a dense run: exit $?"
+grep -qF "serq vllm: warning: --expert-balancedness changes nothing: the run's experts are not spread over GPUs" \
+  "$tmp/err" || fail "vllm --expert-balancedness on a dense run: $(cat "$tmp/err")"
 # A memory that makes more KV blocks than an int64 holds: an error naming
 # where the memory came from, not a count wrapped negative.
 expect 1 yes "serq physics: error: 1e+300 GiB of GPU memory makes more than 2^40 KV blocks: is the memory (--gpu-memory) in GiB?" \

@@ -57,7 +57,7 @@ ABSL_FLAG(std::optional<int64_t>, max_num_batched_tokens, std::nullopt,
 ABSL_FLAG(int32_t, block_size, 16, "physics: vLLM's block_size (tokens a KV block)");
 ABSL_FLAG(std::optional<int64_t>, max_model_len, std::nullopt,
           "physics, plan: vLLM's max_model_len (default: the model's, as vLLM derives it from its config; "
-          "physics --replay: the most the KV cache holds where the model's does not fit, as vLLM's auto)");
+          "with physics --replay, the most the KV cache holds where the model's does not fit, as vLLM's auto)");
 ABSL_FLAG(std::string, kv_cache_dtype, "auto", "physics: vLLM's kv_cache_dtype: auto (the model's), bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2");
 ABSL_FLAG(std::optional<double>, link_bw, std::nullopt,
           "physics: the link between GPUs by its bandwidth, GB/s a direction (10^9 bytes), instead of "
@@ -197,7 +197,7 @@ int BlisMain(const models::ModelConfig& model, const std::string& model_file, co
   for (const char* flag : {"dp", "ep", "rate", "lengths", "requests", "block-size", "kv-cache-dtype",
                            "link-bw", "link-latency", "mixed-attention", "enforce-eager", "kv-blocks",
                            "gpu-memory", "gpu-memory-utilization", "no-prefix-cache", "interconnect",
-                           "max-model-len"}) {
+                           "max-model-len", "expert-balancedness"}) {
     if (FlagGiven(flag)) {
       return Usage(absl::StrCat("--", flag, " does not apply to --blis (BLIS's dense block)"));
     }
@@ -298,6 +298,8 @@ int PhysicsMain(const CommandLine& line) {
   // A flag's value out of its range is misuse, as every command's is.
   if (std::string m = DegreeMisuse(d.tp, d.dp); !m.empty()) return Usage(m);
   d.ep = absl::GetFlag(FLAGS_ep);
+  if (std::string m = ExpertBalancednessMisuse(); !m.empty()) return Usage(m);
+  d.expert_balancedness = ExpertBalancednessFlag();
   d.interconnect = absl::GetFlag(FLAGS_interconnect);
   // A link name is checked when given, whether or not the deployment uses a link.
   if (std::string m = net::UnknownInterconnect("interconnect", d.interconnect); !m.empty()) return Usage(m);
@@ -385,6 +387,8 @@ int PhysicsMain(const CommandLine& line) {
   add(d.tp != 1, "--tp", absl::StrCat(d.tp));
   add(d.dp != 1, "--dp", absl::StrCat(d.dp));
   add(d.ep, "--ep", "");
+  add(d.expert_balancedness.has_value(), "--expert-balancedness",
+      report::FormatShortest(d.expert_balancedness.value_or(1)));
   add(!d.interconnect.empty(), "--interconnect", d.interconnect);
   add(d.link_bw_gbps.has_value(), "--link-bw", report::FormatShortest(d.link_bw_gbps.value_or(0)));
   add(d.link_latency_us.has_value(), "--link-latency", report::FormatShortest(d.link_latency_us.value_or(0)));
@@ -421,6 +425,10 @@ int PhysicsMain(const CommandLine& line) {
     }
   }
   if (d.ep && d.tp * d.dp == 1) unused.push_back("--ep changes nothing: the experts are on one GPU (--tp x --dp 1)");
+  if (d.expert_balancedness && !(d.ep && model->moe() && d.tp * d.dp > 1)) {
+    unused.push_back("--expert-balancedness changes nothing: the experts are not spread whole over GPUs (--ep on "
+                     "more than one GPU)");
+  }
   if (d.kv_blocks && FlagGiven("gpu-memory-utilization")) {
     unused.push_back("--gpu-memory-utilization changes nothing: --kv-blocks gives the KV cache's count");
   }

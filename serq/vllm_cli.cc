@@ -42,6 +42,10 @@ ABSL_FLAG(bool, enforce_eager, false,
 ABSL_FLAG(std::string, interconnect, "",
           "vllm, physics, plan: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
           "instead of the run's llmservingsim-config.json");
+ABSL_FLAG(std::optional<double>, expert_balancedness, std::nullopt,
+          "vllm, physics: how evenly the experts' work spreads over the GPUs of expert parallel, as vLLM's EPLB "
+          "logs it: the mean over the most of the (token, expert) pairs a GPU computes, from 1 / the GPUs to 1 "
+          "(default 1: balanced routing, LLMServingSim's BALANCED); the busiest GPU sets each MoE layer's time");
 ABSL_DECLARE_FLAG(std::string, out);
 
 namespace serq {
@@ -55,6 +59,7 @@ std::vector<FlagUse> VllmFlagUses() {
       {"no-prefix-cache", {"vllm", "physics"}},
       {"enforce-eager", {"vllm"}},
       {"interconnect", {"vllm"}},
+      {"expert-balancedness", {"vllm", "physics"}},
       // serq physics has no run folder: the same flags, its own defaults.
       {"kv-blocks", {"physics"}, "",
        "the KV cache of each engine in vLLM's blocks (its num_gpu_blocks, the null block included), instead of "
@@ -89,6 +94,17 @@ std::string KvFlagsMisuse() {
   return "";
 }
 
+std::string ExpertBalancednessMisuse() {
+  const std::optional<double> b = absl::GetFlag(FLAGS_expert_balancedness);
+  if (b && !(*b > 0 && *b <= 1)) {
+    return absl::StrCat("--expert-balancedness must be above 0 and at most 1 (the mean over the most of the GPUs' "
+                        "pairs), not ", report::FormatShortest(*b));
+  }
+  return "";
+}
+
+std::optional<double> ExpertBalancednessFlag() { return absl::GetFlag(FLAGS_expert_balancedness); }
+
 int VllmMain(const CommandLine& line) {
   if (line.positional.size() != 1 || line.positional[0].empty()) {
     if (line.positional.size() == 1) return Usage("serq vllm: expected a run folder, got an empty name");
@@ -100,6 +116,8 @@ int VllmMain(const CommandLine& line) {
   options.kv.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization);
   options.kv.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);
   if (std::string m = KvFlagsMisuse(); !m.empty()) return Usage(m);
+  if (std::string m = ExpertBalancednessMisuse(); !m.empty()) return Usage(m);
+  options.expert_balancedness = absl::GetFlag(FLAGS_expert_balancedness);
   options.skew = !absl::GetFlag(FLAGS_no_skew);
   options.prefix_cache = !absl::GetFlag(FLAGS_no_prefix_cache);
   options.enforce_eager = absl::GetFlag(FLAGS_enforce_eager);
@@ -137,6 +155,8 @@ int VllmMain(const CommandLine& line) {
       report::FormatShortest(options.kv.gpu_memory_utilization.value_or(0)));
   add(options.kv.gpu_memory_gib.has_value(), "--gpu-memory", report::FormatShortest(options.kv.gpu_memory_gib.value_or(0)));
   add(!options.interconnect.empty(), "--interconnect", options.interconnect);
+  add(options.expert_balancedness.has_value(), "--expert-balancedness",
+      report::FormatShortest(options.expert_balancedness.value_or(1)));
   add(!options.skew, "--no-skew", "");
   add(!options.prefix_cache, "--no-prefix-cache", "");
   add(options.enforce_eager, "--enforce-eager", "");

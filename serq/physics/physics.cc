@@ -97,6 +97,16 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     return Invalid(absl::StrCat("the model's ", m.experts, " experts do not split over the ",
                                 moe_group, " GPUs of expert parallel (--tp x --dp)"));
   }
+  // The experts' balance over the GPUs of expert parallel: the busiest GPU
+  // computes at most every pair, moe_group times the mean.
+  const bool spread = moe && d.ep && moe_group > 1;
+  const double balancedness = d.expert_balancedness.value_or(1);
+  if (spread && balancedness < 1.0 / moe_group) {
+    return Invalid(absl::StrCat("--expert-balancedness ", N(balancedness), " is below 1/", moe_group,
+                                ": the busiest of the ", moe_group,
+                                " GPUs of expert parallel computes at most every pair, ", moe_group,
+                                " times the mean"));
+  }
   // The peak at the weights' dtype.
   double tflops = gpu.tflops;
   std::string flops_what = "dense BF16/FP16";
@@ -386,6 +396,12 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   if (moe && moe_group > 1) {
     t.Param("MoeGroup", N(moe_group), d.ep ? "the GPUs of expert parallel, whole experts on each"
                                            : "the GPUs each expert is split over (tensor x data parallel)");
+    if (spread) {
+      t.Param("Balancedness", N(balancedness),
+              absl::StrCat(d.expert_balancedness ? "--expert-balancedness" : "balanced routing",
+                           ": the GPUs' mean (token, expert) pairs over the most's (vLLM's EPLB "
+                           "balancedness)"));
+    }
   }
   // vLLM's EngineArgs takes a default max_num_seqs at most max_num_batched_tokens.
   t.Param("Seqs", N(seqs), d.max_num_seqs                ? "max_num_seqs"
@@ -530,9 +546,15 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                                                  : "graphed * Engines * padded + (1 - graphed) * group_tokens",
                         ";"));
     const std::string group = moe_group > 1 ? " / MoeGroup" : "";
-    t.Line(absl::StrCat("  let pairs = gathered * TopK", group, ";"));
-    t.Line(absl::StrCat("  let reached = Experts", d.ep ? group : "",
-                        " * (1 - pow(1 - TopK / Experts, gathered));"));
+    if (spread) {
+      t.Line("  // The busiest GPU sets the layer's time: it computes 1 / Balancedness times a GPU's mean");
+      t.Line("  // pairs, as if that many times the tokens reached its experts uniformly.");
+      t.Line("  let pairs = gathered * TopK / MoeGroup / Balancedness;");
+      t.Line("  let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered / Balancedness));");
+    } else {
+      t.Line(absl::StrCat("  let pairs = gathered * TopK", group, ";"));
+      t.Line("  let reached = Experts * (1 - pow(1 - TopK / Experts, gathered));");
+    }
     t.Line("  let pf_share = prefill / max(tokens, 1);");
     expert_flops_pf = " + 2 * MoeLayers * expert * pairs * pf_share";
     expert_flops_dc = " + 2 * MoeLayers * expert * pairs * (1 - pf_share)";

@@ -77,6 +77,9 @@ struct Deployment {
   int tp = 1;
   int dp = 1;
   bool ep = false;           // --ep: the experts whole over the dp x tp GPUs
+  // --expert-balancedness: with --ep, vLLM's EPLB balancedness of the
+  // experts' pairs over the GPUs (absent: 1, balanced routing).
+  std::optional<double> expert_balancedness;
   std::string interconnect;  // a name of net/interconnect.h; "": the GPU's
   // A link given by its figures instead (--link-bw GB/s, --link-latency us).
   std::optional<double> link_bw_gbps, link_latency_us;

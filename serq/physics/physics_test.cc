@@ -418,7 +418,10 @@ TEST(Program, MoeLockstepByHand) {
   EXPECT_TRUE(Has(program, "pool kv[Engines]"));
   EXPECT_TRUE(Has(program, " lockstep;"));
   EXPECT_TRUE(Has(program, "choose i in E by (4 * waiting(E[i]) + running(E[i])) every 0.1;"));
-  EXPECT_TRUE(Has(program, "let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered));"));
+  EXPECT_TRUE(Has(program, "param Balancedness = 1;"));
+  EXPECT_TRUE(Has(program, "let pairs = gathered * TopK / MoeGroup / Balancedness;"));
+  EXPECT_TRUE(Has(program,
+                  "let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered / Balancedness));"));
   EXPECT_TRUE(Has(program, "param GraphMax = 512;"));
   EXPECT_TRUE(Has(program, "let graphed = group_tokens_max <= GraphMax;"));
   EXPECT_TRUE(Has(program, "let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"));
@@ -447,6 +450,29 @@ TEST(Program, MoeLockstepByHand) {
                               "tokens/s; per GPU (2 GPUs): 12.3451 requests/s, 24.6901 output tokens/s, "
                               "6345.3657 total tokens/s\n"))
       << report.out;
+  // --expert-balancedness 0.5: the busiest of the 2 GPUs computes every
+  // pair. The prefill step (512 tokens, padded to 512, both engines' 1024
+  // gathered) computes 1024 x 8 pairs instead of 4096: 2 x 48 MoE layers x
+  // 4,718,592 (an expert, 3 x 2048 x 768) x 4096 more FLOPs / 503.8e6 a us
+  // x B1A 0.152128 = 560.27 us more (its 64 experts are reached either
+  // way). The decode step (1 token, 2 gathered) reaches 64 x (1 - (120 /
+  // 128)^4) = 14.5615 experts instead of 64 x (1 - (120/128)^2) = 7.75:
+  // 48 x 4,718,592 x 2 bytes x 6.8115 / 1.597e6 x B3 1.36252915 = 2632.50
+  // us more (its pairs are decode compute, B2A 0). Each step is truncated
+  // to whole us, so each difference is within 1 us of these.
+  ProgramOptions half = o;
+  half.deployment.expert_balancedness = 0.5;
+  const std::string half_program = Generate("qwen3-30b-a3b", "rtx-pro-6000", half);
+  EXPECT_TRUE(Has(half_program, "param Balancedness = 0.5;")) << half_program;
+  std::map<std::string, std::vector<double>> h = Simulate(half_program, "");
+  ASSERT_EQ(h["ttft"].size(), 1u);
+  EXPECT_NEAR(h["ttft"][0] - s["ttft"][0], 560.27e-6, 1.01e-6);
+  EXPECT_NEAR((h["e2e"][0] - h["ttft"][0]) - (s["e2e"][0] - s["ttft"][0]), 2632.50e-6, 1.01e-6);
+  // Below 1/2 the busiest GPU would compute more than every pair.
+  half.deployment.expert_balancedness = 0.49;
+  EXPECT_EQ(GenerateError("qwen3-30b-a3b", "rtx-pro-6000", half),
+            "serq physics: error: --expert-balancedness 0.49 is below 1/2: the busiest of the 2 GPUs of expert "
+            "parallel computes at most every pair, 2 times the mean");
   // -D Engines=4 (four engines of the same GPU): gpus follows, 4 GPUs.
   DriverOptions four;
   four.defines = {{"Engines", 4}};

@@ -189,6 +189,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   engine.max_num_seqs = seqs;
   engine.max_num_batched_tokens = tokens;
   engine.lockstep_engines = lockstep ? a.dp : 1;
+  engine.expert_balancedness = options.expert_balancedness.value_or(1);
   engine.own_requests = !options.requests;
   absl::StatusOr<std::vector<std::string>> reach = TableReachWarnings(r, engine);
   if (!reach.ok()) return reach.status();
@@ -221,6 +222,15 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!kv->given_by.empty() && options.kv.gpu_memory_gib) unused("--gpu-memory", counted);
   if (!collectives && !options.interconnect.empty()) {
     unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, no expert parallel)");
+  }
+  const double balancedness = options.expert_balancedness.value_or(1);
+  if (options.expert_balancedness && r.ep <= 1) {
+    unused("--expert-balancedness", "the run's experts are not spread over GPUs (no expert parallel)");
+  }
+  if (r.ep > 1 && balancedness < 1.0 / r.ep) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "serq vllm: error: --expert-balancedness ", Num(balancedness), " is below 1/", r.ep, ": the busiest of the ", r.ep,
+        " GPUs of expert parallel computes at most every pair, ", r.ep, " times the mean"));
   }
   if (options.enforce_eager && a.enforce_eager) {
     // Said by the field that says it: enforce_eager, else the graphs' mode
@@ -287,6 +297,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (r.ep > 1) {
     t.Param("Ep", Num(r.ep), absl::StrCat("enable_expert_parallel: the experts over the ",
                                           r.ep, " GPUs, whole"));
+    t.Param("Balancedness", Num(balancedness),
+            absl::StrCat(options.expert_balancedness ? "--expert-balancedness" : "balanced routing",
+                         ": the GPUs' mean (token, expert) pairs over the most's (vLLM's EPLB "
+                         "balancedness)"));
   }
   // Where a limit came from: engine_kwargs (its name), resolved_config,
   // vLLM's default for the bench's engine, or a plan.
@@ -487,15 +501,21 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       t.Line("  // The experts, reached uniformly by the step's tokens: on each GPU its share.");
       t.Line(absl::StrCat("  let gathered = ", at, ";"));
     }
-    const std::string share = r.ep > 1 ? "Experts / Ep" : "Experts";
-    t.Line(absl::StrCat("  let reached = ", share, " * (1 - pow(1 - TopK / Experts, gathered));"));
+    if (r.ep > 1) {
+      // The busiest GPU: every GPU waits for it at the exchange after the experts.
+      t.Line("  // The busiest GPU sets the layer's time: it computes 1 / Balancedness times a GPU's mean");
+      t.Line("  // pairs, as if that many times the tokens reached its experts uniformly.");
+      t.Line("  let reached = Experts / Ep * (1 - pow(1 - TopK / Experts, gathered / Balancedness));");
+    } else {
+      t.Line("  let reached = Experts * (1 - pow(1 - TopK / Experts, gathered));");
+    }
     if (r.moe_split > 1) {
       t.Line("  // The profile times whole experts (profile/tp1/moe.csv); each GPU holds 1/Tp of");
       t.Line("  // every expert (vLLM's tensor-parallel experts), its FLOPs and weights 1/Tp: a lower");
       t.Line("  // bound, the router and each kernel's fixed cost do not split.");
       t.Line("  let experts = moe(gathered, reached) / Tp;");
     } else {
-      t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep" : "gathered", ", reached);"));
+      t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep / Balancedness" : "gathered", ", reached);"));
     }
     mlp = "experts";
     if (lockstep) {

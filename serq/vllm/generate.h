@@ -32,6 +32,9 @@ struct Options {
   // --interconnect NAME: the link between GPUs, instead of the run's
   // llmservingsim-config.json.
   std::string interconnect;
+  // --expert-balancedness: vLLM's EPLB balancedness of the experts' pairs
+  // over the GPUs of expert parallel (absent: 1, balanced routing).
+  std::optional<double> expert_balancedness;
   std::string command;  // the command line, for the program's first lines
   bool flags = false;   // it gives flags that change the program (serq vllm's)
   // serq plan: the engines deployed otherwise than the run's (run_folder.h).

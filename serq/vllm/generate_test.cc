@@ -372,6 +372,26 @@ TEST(Generate, TheMoeRunsFigures) {
   EXPECT_NE(p.find("param AlphaDefault = 0.0645;"), std::string::npos);
   // Its GPUs, data parallel 2 x tensor parallel 1, in the param -D moves.
   EXPECT_NE(p.find("run { seed 1; gpus Engines; }"), std::string::npos);
+  // Balanced routing unless told: the busiest GPU's pairs, 1 / Balancedness
+  // times the mean, set the experts' time.
+  EXPECT_NE(p.find("param Balancedness = 1;"), std::string::npos);
+  EXPECT_NE(p.find("  let reached = Experts / Ep * (1 - pow(1 - TopK / Experts, gathered / Balancedness));"),
+            std::string::npos);
+  EXPECT_NE(p.find("  let experts = moe(gathered / Ep / Balancedness, reached);"), std::string::npos);
+  Options skewed;
+  skewed.expert_balancedness = 0.8;
+  g = GenerateProgram(kMoe, skewed);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("param Balancedness = 0.8;"), std::string::npos);
+  EXPECT_NE(g->program.find("// --expert-balancedness: the GPUs' mean (token, expert) pairs"), std::string::npos);
+  EXPECT_EQ(LinkErrors(g->program), "");
+  // The busiest of 2 GPUs computes at most every pair: 1/2 at the least.
+  skewed.expert_balancedness = 0.5;
+  EXPECT_TRUE(GenerateProgram(kMoe, skewed).ok());
+  skewed.expert_balancedness = 0.4;
+  EXPECT_EQ(GenerateProgram(kMoe, skewed).status().message(),
+            "serq vllm: error: --expert-balancedness 0.4 is below 1/2: the busiest of the 2 GPUs of expert parallel computes at "
+            "most every pair, 2 times the mean");
 }
 
 // Tensor parallel 2 on the Llama run's TP 2 profile: the all-reduces and

@@ -1,5 +1,6 @@
 #include "serq/vllm/table_reach.h"
 
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -58,8 +59,9 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
       {r.profile_dir + "/per_sequence.csv", "layer", "sequences", seqs, "max_num_seqs", "a step's sequences"}};
   if (r.model.moe()) {
     const int64_t share = r.ep > 1 && r.moe_split <= 1 ? r.ep : 1;
+    const double busiest = share > 1 ? share * e.expert_balancedness : 1;
     reaches.push_back(
-        {r.moe_file, "", "tokens", (e.lockstep_engines * tokens + share - 1) / share, "",
+        {r.moe_file, "", "tokens", static_cast<int64_t>(std::ceil(e.lockstep_engines * tokens / busiest)), "",
          e.lockstep_engines > 1
              ? absl::StrCat("the tokens of ", e.lockstep_engines, " engines' steps that the experts of a GPU serve")
              : "the tokens of a step that the experts of a GPU serve"});

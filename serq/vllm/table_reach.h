@@ -19,6 +19,9 @@ namespace serq::vllm {
 struct EngineReach {
   int64_t max_num_seqs = 0, max_num_batched_tokens = 0;
   int64_t lockstep_engines = 1;
+  // With expert parallel, the busiest GPU's share of the pairs over the
+  // mean's (--expert-balancedness): its experts serve 1 / this times more.
+  double expert_balancedness = 1;
   bool own_requests = true;  // the program replays the run's requests (their KV is known)
 };
 
