@@ -261,7 +261,7 @@ int PhysicsMain(const CommandLine& line) {
   }
   const bool blis = absl::GetFlag(FLAGS_blis);
   models::ReadOptions read;
-  read.latent_attention = read.quantized = true;
+  read.latent_attention = read.quantized = read.known_decoders_only = true;
   read.tool = "serq physics";
   std::string model_source;
   absl::StatusOr<models::ModelConfig> model = models::ResolveModel(model_name, read, &model_source);

@@ -181,7 +181,7 @@ Stop ReadBudget(PlanSetup* s) {
 Stop ReadDeployment(PlanSetup* s) {
   if (s->run_dir.empty()) {
     models::ReadOptions read;
-    read.latent_attention = read.quantized = true;
+    read.latent_attention = read.quantized = read.known_decoders_only = true;
     read.tool = "serq plan";
     absl::StatusOr<models::ModelConfig> model = models::ResolveModel(s->model_name, read, &s->model_source);
     if (!model.ok()) return PlanFailed(model.status());

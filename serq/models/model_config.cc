@@ -373,6 +373,17 @@ absl::Status ReadRotaryTable(const JsonFile& json, ModelConfig* m) {
 
 }  // namespace
 
+const std::vector<std::string>& KnownDecoderTypes() {
+  // Llama's decoder and those that differ from it in what the reader takes
+  // from their fields (windows, experts, shared experts, latent attention,
+  // q and k norms, RoPE scalings); not state-space or hybrid models (mamba,
+  // jamba, qwen3_next), encoders, or gemma's softcapped, scaled variant.
+  static const std::vector<std::string>* known = new std::vector<std::string>{
+      "cohere", "deepseek_v2", "deepseek_v3", "gpt_oss", "granite", "llama", "mistral",
+      "mixtral", "phi3", "phimoe", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"};
+  return *known;
+}
+
 absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOptions& options) {
   // A composite (multimodal) config: its language model's fields, over the
   // top level's (as BLIS and vLLM pivot to them).
@@ -415,6 +426,17 @@ absl::StatusOr<ModelConfig> ReadModelConfig(const JsonFile& file, const ReadOpti
   if (!type.ok()) return type.status();
   if (!type->has_value()) return json.Error("model_type", "missing: the model's config.json gives it");
   m.model_type = **type;
+  if (options.known_decoders_only) {
+    const std::vector<std::string>& known = KnownDecoderTypes();
+    if (!std::binary_search(known.begin(), known.end(), m.model_type)) {
+      return json.Error(
+          "model_type",
+          absl::StrCat("'", m.model_type, "': not a decoder ", tool,
+                       " knows (", absl::StrJoin(known, ", "),
+                       "); its form is a decoder-only transformer, attention then a dense MLP or experts each "
+                       "layer, so a model of those shapes under another name may be given as model_type llama"));
+    }
+  }
   m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe";
   if (json.Find("quantization_config") != nullptr && !options.quantized) {
     return json.Error("quantization_config",

@@ -109,8 +109,16 @@ struct ModelConfig {
 struct ReadOptions {
   bool latent_attention = false;  // kv_lora_rank (MLA)
   bool quantized = false;         // quantization_config: fp8, mxfp4
+  // model_type one of the decoders serq's physics form describes (attention
+  // and a dense MLP or experts a layer: KnownDecoderTypes), else an error;
+  // serq vllm checks its own catalog against the profile instead.
+  bool known_decoders_only = false;
   std::string tool = "serq vllm";  // named in a refusal
 };
+
+// The model_types of decoder-only transformers serq's physics form reads
+// (its layer: attention, then a dense MLP or experts), sorted.
+const std::vector<std::string>& KnownDecoderTypes();
 
 // Reads config.json's fields (`json` names its file in errors); a
 // composite (multimodal) config's text_config is read over the top level. A field

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "text/json_row.h"
 #include "serq/models/gpu.h"
@@ -358,6 +359,21 @@ TEST(ModelConfig, BadFields) {
             "or fp16 only");
   // A composite config's text_config is read over the top level.
   EXPECT_EQ(ModelError(R"({"model_type": "llava", "text_config": {)" + base + "}}"), "(no error)");
+  // serq physics reads the decoders its form describes, and names the others
+  // at their field (a state-space model, Mamba's, is no transformer); serq
+  // vllm checks its own catalog against the profile instead.
+  ReadOptions physics = All();
+  physics.known_decoders_only = true;
+  physics.tool = "serq physics";
+  EXPECT_EQ(ModelError("{" + base + "}", physics), "(no error)");
+  EXPECT_EQ(ModelError(R"({"model_type": "llava", "text_config": {)" + base + "}}", physics), "(no error)");
+  const std::string mamba = absl::StrReplaceAll(base, {{"\"llama\"", "\"mamba\""}});
+  EXPECT_EQ(ModelError("{" + mamba + "}", physics),
+            "m.json: error: model_type: 'mamba': not a decoder serq physics knows (cohere, deepseek_v2, "
+            "deepseek_v3, gpt_oss, granite, llama, mistral, mixtral, phi3, phimoe, qwen2, qwen2_moe, qwen3, "
+            "qwen3_moe); its form is a decoder-only transformer, attention then a dense MLP or experts each layer, "
+            "so a model of those shapes under another name may be given as model_type llama");
+  EXPECT_EQ(ModelError("{" + mamba + "}"), "(no error)");
 }
 
 // The rotary embedding's cos/sin table vLLM builds as it loads a model

@@ -217,7 +217,7 @@ TEST(Physics, BlisCoefficientsAndShape) {
 
 std::string Generate(const std::string& model, const std::string& gpu, ProgramOptions options) {
   models::ReadOptions read;
-  read.latent_attention = read.quantized = true;
+  read.latent_attention = read.quantized = read.known_decoders_only = true;
   std::string source;
   absl::StatusOr<models::ModelConfig> m = models::ResolveModel(model, read, &source);
   EXPECT_TRUE(m.ok()) << m.status();
@@ -233,7 +233,7 @@ std::string Generate(const std::string& model, const std::string& gpu, ProgramOp
 
 std::string GenerateError(const std::string& model, const std::string& gpu, ProgramOptions options) {
   models::ReadOptions read;
-  read.latent_attention = read.quantized = true;
+  read.latent_attention = read.quantized = read.known_decoders_only = true;
   std::string source;
   absl::StatusOr<models::ModelConfig> m = models::ResolveModel(model, read, &source);
   if (!m.ok()) return std::string(m.status().message());
