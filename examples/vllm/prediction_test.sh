@@ -188,13 +188,17 @@ variants $mrun 2 'requests to the engines in turn' 's/choose i in E by (4 \* wai
 variants $mrun 2 'no skew blend (attention at the mean KV)' 's/let attend = max(t_mean + alpha \* max(t_max - t_mean, 0), 0);/let attend = t_mean;/'
 rm -rf "$vtmp"
 
-# ... and §Where serq and LLMServingSim differ: each row of its bands table
-# is bands.py's row for that band, on the MoE replay's trace.
+# ... and §Where serq and LLMServingSim differ: each row of its two bands
+# tables is bands.py's row for that band, on the MoE or the Llama replay's
+# trace.
 checks=$((checks + 1))
 tmp=$(mktemp -d)
 if ! "$serq" run "examples/vllm/$moe.sq" --trace "$tmp/moe.jsonl" >/dev/null 2>"$tmp/err"; then
   fail "serq run examples/vllm/$moe.sq --trace: $(cat "$tmp/err")"
-elif ! python3 examples/vllm/bands.py "examples/vllm/runs/$mrun" "$tmp/moe.jsonl" >"$tmp/bands" 2>"$tmp/err"; then
+elif ! "$serq" run "examples/vllm/$llama.sq" --trace "$tmp/llama.jsonl" >/dev/null 2>"$tmp/err"; then
+  fail "serq run examples/vllm/$llama.sq --trace: $(cat "$tmp/err")"
+elif ! { python3 examples/vllm/bands.py "examples/vllm/runs/$mrun" "$tmp/moe.jsonl" &&
+         python3 examples/vllm/bands.py "examples/vllm/runs/$lrun" "$tmp/llama.jsonl"; } >"$tmp/bands" 2>"$tmp/err"; then
   fail "bands.py: $(cat "$tmp/err")"
 else
   # The docs' rows, "| 0–19 | 156.1 | ... |", as bands.py prints them: "0-19 156.1 ...".
@@ -209,9 +213,9 @@ else
   if [ ! -s "$tmp/docs" ]; then
     fail "docs/examples.md: no bands table found"
   elif [ -n "$bad" ]; then
-    fail "docs/examples.md's bands table has rows bands.py does not print${bad}"
+    fail "docs/examples.md's bands tables have rows bands.py does not print${bad}"
   else
-    echo "ok   docs/examples.md's bands table: $(wc -l <"$tmp/docs") rows, each bands.py's"
+    echo "ok   docs/examples.md's bands tables: $(wc -l <"$tmp/docs") rows, each bands.py's"
   fi
 fi
 rm -rf "$tmp"
