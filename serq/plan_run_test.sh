@@ -183,8 +183,8 @@ moe=examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep
   --no-early-stop --emit=parallel --out "$tmp/m" >/dev/null 2>"$tmp/m.err" || fail "plan --run MoE: exit $?: $(cat "$tmp/m.err")"
 f=$tmp/m/programs/pd-2p-tp1-2d-tp1-s128-t2048.sq
 [ -f "$f" ] || fail "MoE disaggregated: programs $(ls "$tmp/m/programs")"
-for want in '^param EpP = 2;' '^param EpD = 2;' 'table moeP = ' 'table moeD = ' 'experts = moeP(gathered / EpP, reached)' \
-            'experts = moeD(gathered / EpD, reached)' 'let gathered = graphed \* NP \* padded' \
+for want in '^param EpP = 2;' '^param EpD = 2;' 'table moeP = ' 'table moeD = ' 'experts = moeP(gathered / EpP / BalancednessP, reached)' \
+            'experts = moeD(gathered / EpD / BalancednessD, reached)' 'let gathered = graphed \* NP \* padded' \
             '^  seqs SeqsP; tokens TokensP; preempt by (-since); reserve prompt; async; lockstep;' \
             '^  seqs SeqsD; tokens TokensD; preempt by (-since); recompute last; async; lockstep;' \
             'choose j in D by (4 \* waiting(D\[j\]) + running(D\[j\])) every 0.1;'; do

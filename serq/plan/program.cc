@@ -166,11 +166,12 @@ absl::StatusOr<std::string> Section(const std::string& text, absl::string_view f
 }
 
 // `block` with the role's names: an engine's params and its stage (a
-// mixture of experts' group: serq physics's MoeGroup, serq vllm's Ep).
+// mixture of experts' group: serq physics's MoeGroup, serq vllm's Ep, and
+// the experts' Balancedness over it).
 std::string Rename(std::string block, const std::string& role) {
   const std::string n = role == "P" ? "NP" : "ND";
   block = std::regex_replace(block, std::regex(R"(stage E(\[Engines\])? :)"), absl::StrCat("stage ", role, "[", n, "] :"));
-  for (const char* name : {"Tp", "Seqs", "Tokens", "GraphMax", "KvBlocks", "MoeGroup", "Ep"}) {
+  for (const char* name : {"Tp", "Seqs", "Tokens", "GraphMax", "KvBlocks", "MoeGroup", "Ep", "Balancedness"}) {
     block = std::regex_replace(block, std::regex(absl::StrCat("\\b", name, "\\b")), absl::StrCat(name, role));
   }
   return std::regex_replace(block, std::regex(R"(\bEngines\b)"), n);

@@ -41,7 +41,7 @@ const std::vector<Architecture>& Catalog() {
 
 }  // namespace
 
-const Architecture* FindArchitecture(absl::string_view model_type) {
+std::string ModelTypeOf(absl::string_view name) {
   // A Hugging Face architecture class (config.json's `architectures`) is
   // its model_type's, for a profile that names the class.
   static const auto* kClasses = new std::vector<std::pair<std::string, std::string>>{
@@ -50,11 +50,16 @@ const Architecture* FindArchitecture(absl::string_view model_type) {
       {"Qwen3MoeForCausalLM", "qwen3_moe"}, {"MixtralForCausalLM", "mixtral"},
       {"PhiMoEForCausalLM", "phimoe"}};
   for (const auto& [cls, type] : *kClasses) {
-    if (model_type == cls) return FindArchitecture(type);
+    if (name == cls) return type;
   }
+  return std::string(name);
+}
+
+const Architecture* FindArchitecture(absl::string_view model_type) {
+  const std::string type = ModelTypeOf(model_type);
   for (const Architecture& a : Catalog()) {
     for (const std::string& t : a.model_types) {
-      if (t == model_type) return &a;
+      if (t == type) return &a;
     }
   }
   return nullptr;

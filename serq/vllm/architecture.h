@@ -38,6 +38,9 @@ struct Architecture {
 // The architecture of `model_type` (or of its Hugging Face class name,
 // "Qwen3ForCausalLM"), or null.
 const Architecture* FindArchitecture(absl::string_view model_type);
+// The model_type a Hugging Face class name denotes ("Qwen3ForCausalLM":
+// "qwen3"), or the name as given.
+std::string ModelTypeOf(absl::string_view name);
 // Every model_type known, sorted, for a message.
 std::vector<std::string> KnownModelTypes();
 

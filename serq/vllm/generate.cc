@@ -100,7 +100,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   // Requests the run recorded no figures for (no first or last token
   // time): served by the replay, skipped by serq compare, which then
-  // counts the two sides apart.
+  // refuses the two sides' counts apart unless told.
   if (r.unfinished_requests > 0 && !options.requests) {
     out.warnings.push_back(absl::StrCat(
         r.requests, ":", r.unfinished_first_line, ": ", r.unfinished_requests,
@@ -108,7 +108,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
         " first_token_ts or last_token_ts (the run recorded no figures for ",
         r.unfinished_requests == 1 ? "it" : "them", "; this line the first): the replay serves ",
         r.unfinished_requests == 1 ? "it" : "them", ", and serq compare, which skips ",
-        r.unfinished_requests == 1 ? "it" : "them", ", counts the two sides apart"));
+        r.unfinished_requests == 1 ? "it" : "them",
+        ", refuses counts that differ unless given --allow-count-mismatch"));
   }
   const bool dp = a.dp > 1;
   const bool lockstep = dp && m.moe();

@@ -506,6 +506,15 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
         profile_meta, ": error: the profile is of architecture '", r.profile.architecture,
         "', the run's model (model.json) of '", r.model.model_type, "'"));
   }
+  // Types that share a decoder (llama and mistral; qwen3 and qwen3_moe)
+  // share operators, but a profile of the other is of another model: with
+  // or without experts, of other shapes.
+  if (ModelTypeOf(r.profile.architecture) != r.model.model_type) {
+    r.warnings.push_back(absl::StrCat(
+        profile_meta, ": the profile is of architecture '", r.profile.architecture, "', the run's model (model.json) "
+        "of '", r.model.model_type, "': the step time reads the operators ", r.model.model_type,
+        " runs, as that profile timed them"));
+  }
   bool profiled = false;
   for (int tp : r.profile.tp_degrees) profiled = profiled || tp == a.tp;
   if (!profiled) {

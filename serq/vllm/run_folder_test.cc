@@ -492,7 +492,8 @@ TEST(RunFolder, BadFolders) {
                                         dir + "/requests.jsonl:2: 2 requests lack first_token_ts or "
                                               "last_token_ts (the run recorded no figures for them; this line the "
                                               "first): the replay serves them, and serq compare, which skips "
-                                              "them, counts the two sides apart"}));
+                                              "them, refuses counts that differ unless given "
+                                              "--allow-count-mismatch"}));
     Write(dir + "/requests.jsonl", requests);
     const std::string meta = Read(dir + "/meta.json");
     Write(dir + "/meta.json", Replace(meta, "\"max_model_len\": null", "\"max_model_len\": 2358"));
