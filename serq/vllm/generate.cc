@@ -113,14 +113,12 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   const bool dp = a.dp > 1;
   const bool lockstep = dp && m.moe();
-  if (dp && m.moe() && r.ep == 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        run_dir, "/meta.json: error: ", Field(a.dp_from, "data_parallel_size"), ": a mixture of experts at "
-        "data parallel without expert parallel: serq vllm models data parallel experts with "
-        "enable_expert_parallel"));
-  }
-  // The link, where GPUs exchange anything.
-  const bool collectives = a.tp > 1 || r.ep > 1;
+  // The link, where GPUs exchange anything: an engine's for tensor
+  // parallel, the engines' for a mixture of experts over data parallel
+  // (the experts whole with expert parallel, or each split over the
+  // engines' GPUs without it: vLLM flattens data parallel into the experts'
+  // tensor parallel).
+  const bool collectives = a.tp > 1 || lockstep;
   double link_bw = 0, link_latency = 0;
   std::string bw_why, latency_why;
   if (collectives) {
@@ -141,7 +139,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       // between engines on the last.
       const std::vector<double>& bws = r.cluster.link_bw;
       const std::vector<double>& lats = r.cluster.link_latency;
-      const bool tp_comm = a.tp > 1, dp_comm = r.ep > 1 && a.dp > 1;
+      const bool tp_comm = a.tp > 1, dp_comm = lockstep;
       const size_t dims = std::max(bws.size(), lats.size());
       auto at = [](const std::vector<double>& v, size_t i) { return v.empty() ? 0.0 : v[std::min(i, v.size() - 1)]; };
       size_t dim = dp_comm && !tp_comm ? dims - 1 : 0;
@@ -490,18 +488,22 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const std::string dense_mlp = absl::StrCat("gate_up_proj(", at, ") + act_fn(", at, ") + down_proj(", at, ")");
   std::string mlp;
   if (m.moe()) {
-    if (lockstep) {
+    if (lockstep && r.ep > 1) {
       t.Line(absl::StrCat("  // The experts: each GPU's ", r.ep == 2 ? "half" : absl::StrCat("1/", r.ep),
                           " of them serve every engine's tokens (vLLM's default"));
       t.Line("  // all-gather before the experts, reduce-scatter after), reached uniformly: a GPU");
       t.Line("  // computes gathered x TopK / Ep (token, expert) pairs, the tokens of moe.csv times");
       t.Line("  // TopK, on the experts of its share that any of them reaches.");
-      t.Line(graph_max > 0 ? "  let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"
-                           : "  let gathered = group_tokens;");
+    } else if (lockstep) {
+      t.Line("  // The experts: each GPU holds a share of every expert (without expert parallel vLLM");
+      t.Line("  // splits them over every engine's GPUs) and serves every engine's tokens (the all-gather");
+      t.Line("  // before the experts, the reduce-scatter after), reached uniformly.");
     } else {
       t.Line("  // The experts, reached uniformly by the step's tokens: on each GPU its share.");
-      t.Line(absl::StrCat("  let gathered = ", at, ";"));
     }
+    t.Line(!lockstep        ? absl::StrCat("  let gathered = ", at, ";")
+           : graph_max > 0 ? "  let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"
+                           : "  let gathered = group_tokens;");
     if (r.ep > 1) {
       // The busiest GPU: every GPU waits for it at the exchange after the experts.
       t.Line("  // The busiest GPU sets the layer's time: it computes 1 / Balancedness times a GPU's mean");
@@ -511,17 +513,23 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       t.Line("  let reached = Experts * (1 - pow(1 - TopK / Experts, gathered));");
     }
     if (r.moe_split > 1) {
-      t.Line("  // The profile times whole experts (profile/tp1/moe.csv); each GPU holds 1/Tp of");
-      t.Line("  // every expert (vLLM's tensor-parallel experts), its FLOPs and weights 1/Tp: a lower");
+      const char* split = lockstep ? "Engines" : "Tp";
+      t.Line(absl::StrCat("  // The profile times whole experts (profile/tp1/moe.csv); each GPU holds 1/", split,
+                          " of"));
+      t.Line(absl::StrCat("  // every expert (vLLM's tensor-parallel experts), its FLOPs and weights 1/", split,
+                          ": a lower"));
       t.Line("  // bound, the router and each kernel's fixed cost do not split.");
-      t.Line("  let experts = moe(gathered, reached) / Tp;");
+      t.Line(absl::StrCat("  let experts = moe(gathered, reached) / ", split, ";"));
     } else {
       t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep / Balancedness" : "gathered", ", reached);"));
     }
     mlp = "experts";
     if (lockstep) {
-      t.Line("  let exchange = 1e6 * (all_gather(Ep, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)");
-      t.Line("                      + reduce_scatter(Ep, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency));");
+      const char* group = r.ep > 1 ? "Ep" : "Engines";
+      t.Line(absl::StrCat("  let exchange = 1e6 * (all_gather(", group,
+                          ", gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
+      t.Line(absl::StrCat("                      + reduce_scatter(", group,
+                          ", gathered * Hidden * DtypeBytes, LinkBw, LinkLatency));"));
       mlp = "experts + exchange";
     }
     if (m.dense_layers > 0) {

@@ -530,6 +530,43 @@ TEST(Generate, ExpertsSplitByTensorParallel) {
   EXPECT_NE(g->program.find("  let experts = moe(gathered, reached);"), std::string::npos);
 }
 
+// A mixture of experts at data parallel 2 without expert parallelism (the
+// MoE run's folder with enable_expert_parallel false): vLLM splits every
+// expert over both engines' GPUs, so each runs half of every expert's
+// kernels on both engines' tokens, moe(gathered, reached) / Engines from
+// tp1/moe.csv, between the same all-gather and reduce-scatter, in
+// lockstep; each GPU holds half the experts' weights, as with expert
+// parallelism, so the same 37,229 blocks (TheMoeRunsFigures).
+TEST(Generate, ExpertsSplitOverDataParallel) {
+  const std::string dir = Copy(kMoe, "moe-dp2-no-ep");
+  Edit(dir + "/meta.json", "\"enable_expert_parallel\": true", "\"enable_expert_parallel\": false");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string& p = g->program;
+  EXPECT_EQ(p.find("param Ep"), std::string::npos) << p;
+  EXPECT_EQ(p.find("Balancedness"), std::string::npos);
+  EXPECT_NE(p.find("/profile/tp1/moe.csv\" { key tokens, activated_experts; value time_us; }"), std::string::npos);
+  EXPECT_NE(p.find("  let gathered = graphed * Engines * padded + (1 - graphed) * group_tokens;"), std::string::npos);
+  EXPECT_NE(p.find("  let reached = Experts * (1 - pow(1 - TopK / Experts, gathered));"), std::string::npos);
+  EXPECT_NE(p.find("  let experts = moe(gathered, reached) / Engines;"), std::string::npos);
+  EXPECT_NE(p.find("all_gather(Engines, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"), std::string::npos);
+  EXPECT_NE(p.find("reduce_scatter(Engines, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"),
+            std::string::npos);
+  EXPECT_NE(p.find(" lockstep;"), std::string::npos);
+  EXPECT_NE(p.find("param LinkBw = 17179869184;"), std::string::npos);
+  EXPECT_NE(p.find("param KvBlocks = 37229;"), std::string::npos);
+  EXPECT_NE(p.find("counted from model.json's shapes, 1/2 of"), std::string::npos);
+  EXPECT_EQ(LinkErrors(p), "");
+  // --expert-balancedness changes nothing here: no GPU holds whole experts.
+  options.expert_balancedness = 0.8;
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->unused_flags, std::vector<std::string>{"--expert-balancedness changes nothing: the run's experts "
+                                                      "are not spread over GPUs (no expert parallel)"});
+}
+
 // A dense Qwen3 at tensor parallel 2 (the shapes of Qwen3-32B's public
 // config.json on the Llama run's copy): the generator runs the qwen3
 // decoder's operators, the per-head q and k norms among them, from

@@ -139,8 +139,12 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
       util_from = "--gpu-memory-utilization";
     }
     const double per_block = kv.bytes_per_token * block;
+    // The GPUs the experts spread over past the engine's TP group: whole
+    // with expert parallel, split over the engines' GPUs without it (1:
+    // the experts split over TP, which the weights' count does itself).
+    const int expert_gpus = r.ep > 1 ? r.ep : r.moe_split > tp ? r.moe_split : 1;
     const models::KvFromMemory m = models::KvBlocksFromMemory(
-        r.model, tp, r.ep, gib, util, max_num_batched_tokens, max_num_seqs, per_block);
+        r.model, tp, expert_gpus, gib, util, max_num_batched_tokens, max_num_seqs, per_block);
     const std::string& memory_from = memory.from;
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -158,9 +162,10 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
         ") = ", models::GibText(m.requested), ","));
     kv.why.push_back(absl::StrCat(
         "less the weights one GPU holds, ", models::GibText(m.weights), " (", r.model.dtype,
-        ", counted from model.json's shapes", r.ep > 1 ? absl::StrCat(", 1/", r.ep, " of the experts") : "",
+        ", counted from model.json's shapes",
+        expert_gpus > 1 ? absl::StrCat(", 1/", expert_gpus, " of the experts") : "",
         tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
-    for (std::string& line : models::KvEstimatesWhy(r.model, tp, r.ep, max_num_batched_tokens, max_num_seqs, m)) {
+    for (std::string& line : models::KvEstimatesWhy(r.model, tp, expert_gpus, max_num_batched_tokens, max_num_seqs, m)) {
       kv.why.push_back(std::move(line));
     }
     kv.why.push_back(absl::StrCat("= ", models::GibText(m.available), ", in blocks of ", block, " tokens x ",

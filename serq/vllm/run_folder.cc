@@ -561,8 +561,11 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                                                      "vllm's catalog"));
     }
     // Whole experts on each GPU with expert parallelism: one GPU's kernels
-    // at tensor parallel 1; without it, the experts split as the run's TP.
+    // at tensor parallel 1; without it, the experts split as the run's TP,
+    // or over the engines' GPUs at data parallel (vLLM flattens data
+    // parallel into the experts' tensor parallel), from the whole experts.
     r.moe_file = Join(dir, absl::StrCat("profile/tp", r.ep > 1 ? 1 : a.tp, "/moe.csv"));
+    if (r.ep == 1 && a.dp > 1) r.moe_split = a.dp * a.tp;
     // LLMServingSim's profiler times the experts at tensor parallel 1 only
     // (profiler/core/categories.py, categories_for), so a profile has no
     // tpN/moe.csv: the whole experts' kernels, a 1/TP share of them a GPU.

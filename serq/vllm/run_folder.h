@@ -137,8 +137,9 @@ struct RunFolder {
   std::string profile_dir;  // profile/tpN for the run's tp
   std::string moe_file;     // the experts' kernels (empty: a dense model)
   // The GPUs whole experts' kernels (moe_file at tensor parallel 1) are
-  // split over: the TP degree of a run without expert parallelism whose
-  // profile times the experts at TP 1 only; else 1.
+  // split over: without expert parallelism, the engines' GPUs at data
+  // parallel, or the TP degree of a run whose profile times the experts at
+  // TP 1 only; else 1.
   int moe_split = 1;
   std::string requests;
   std::string model_file;  // model.json

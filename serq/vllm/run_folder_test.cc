@@ -575,13 +575,6 @@ TEST(RunFolder, BadFolders) {
     EXPECT_PRED2(StartsWith, Error(dir), dense + ": error: no operator 'qk_norm'");
   }
   {
-    const std::string dir = Copy(kMoe, "noep");
-    Edit(dir + "/meta.json", "\"enable_expert_parallel\": true",
-         "\"enable_expert_parallel\": false");
-    EXPECT_PRED2(StartsWith, Error(dir),
-                 dir + "/meta.json: error: engine_kwargs.data_parallel_size: a mixture");
-  }
-  {
     const std::string dir = Copy(kLlama, "badmodel");
     Edit(dir + "/model.json", "\"num_hidden_layers\": 32,", "");
     EXPECT_EQ(Error(dir), dir + "/model.json: error: num_hidden_layers: missing: the model's "
