@@ -2,11 +2,15 @@
 """The physics step time's basis functions at each step of a serq --trace, as a CSV for
 `serq fit-steps` (docs/examples.md §Calibration to a profile's rows).
 
-    basis.py MODEL TRACE > basis.csv     (MODEL: llama-3.1-8b or qwen3-30b-a3b-dp2-ep)
+    basis.py PROGRAM TRACE > basis.csv
 
-Each column is one term of the step time `serq physics --mixed-attention` writes for the runs
-of examples/vllm/runs (examples/physics/*.sq), in microseconds at a coefficient of 1, from
-the model's shape and the RTX PRO 6000's datasheet, as the programs compute them:
+PROGRAM is a program `serq physics --mixed-attention` wrote (examples/physics/*-mixed.sq):
+the model's shape, the GPU's peak and bandwidth, the link, the CUDA graphs' largest size and
+BLIS's fixed terms are read from its params, so any model and GPU it covers will do: a dense
+model or a mixture of experts (whole over GPUs with --ep, or on one), at tensor parallel 1,
+without latent attention, windows, shared experts or dense layers beside the experts'
+(refused by name otherwise). Each column is one term of its step time, in microseconds at a
+coefficient of 1, as the program computes it:
   pf_compute  prefill FLOPs (projections, attention, the experts' share, and the padded rows
               of a step with a prefill run as a CUDA graph; a decode-only step's padded rows
               are decode compute, PHYS_B2A, 0 in BLIS's corrections and no column here) / peak
@@ -16,40 +20,70 @@ the model's shape and the RTX PRO 6000's datasheet, as the programs compute them
   layers      the layers (PHYS_B5's factor), seqs the batch (PHYS_B6's)
 and `fixed`, what the fit does not move: BLIS's PHYS_B5 x layers and PHYS_B7 (on one model's
 steps both are constants, as a dense model's weights are: one constant is all a fit can tell
-apart) and the expert exchange over the link (the MoE run's, at its folder's 16 GB/s). `tau` is the trace's step time in
+apart) and the expert exchange over the program's link. `tau` is the trace's step time in
 microseconds less `fixed`. The steps are those of the profile-driven programs
 (examples/vllm/*.sq: each step's time is the GPU profile's operators at its figures), so a
 fit to them is a fit to the profile, not to the run's latencies.
 """
 import collections
-import math
 import json
+import math
+import re
 import sys
 
-MODELS = {
-    # layers, hidden, heads, kv heads, head_dim, MLP, experts, top-k, expert MLP, engines (EP)
-    'llama-3.1-8b': dict(L=32, H=4096, Heads=32, KvH=8, HD=128, I=14336, E=0, K=0, EI=0, EP=1),
-    'qwen3-30b-a3b-dp2-ep': dict(L=48, H=2048, Heads=32, KvH=4, HD=128, I=0, E=128, K=8, EI=768, EP=2),
-}
-FLOPS_US, BYTES_US = 503.8e6, 1.597e6     # the rtx-pro-6000 preset: BF16 dense peak, bandwidth
-LINK_BW, LINK_LATENCY = 17179869184, 2e-5  # the MoE folder's link (llmservingsim-config.json)
-B5, B7 = 32.09546717, 126.024825            # BLIS's overheads a layer and a step
-QUERY_TILE = 64
+
+def read_params(path):
+    """The program's `param NAME = VALUE;` lines, as numbers."""
+    params = {}
+    for line in open(path):
+        m = re.match(r'param (\w+) = ([^;]+);', line)
+        if m:
+            params[m.group(1)] = float(m.group(2))
+    return params
 
 
-def ring(n, size):  # net/collective.h's all-gather and reduce-scatter over a ring
-    return (n - 1) * (size / n / LINK_BW + LINK_LATENCY)
+def model_of(path):
+    p = read_params(path)
+    for name in ('KvLoraRank', 'WindowLayers', 'SharedIntermediate', 'DenseLayers'):
+        if name in p:
+            sys.exit(f'basis.py: {path}: {name}: latent attention, windows, shared experts and dense '
+                     'layers beside the experts are not among the terms basis.py writes')
+    if p.get('Tp', 1) != 1:
+        sys.exit(f'basis.py: {path}: Tp {p["Tp"]:g}: basis.py writes the terms of tensor parallel 1')
+    for name in ('Layers', 'Hidden', 'Heads', 'KvHeads', 'HeadDim', 'FlopsUs', 'BytesUs',
+                 'PHYS_B5', 'PHYS_B7', 'QueryTile'):
+        if name not in p:
+            sys.exit(f'basis.py: {path}: no param {name} (a program of serq physics --mixed-attention?)')
+    moe = 'Experts' in p
+    if moe and p.get('MoeLayers', p['Layers']) != p['Layers']:
+        sys.exit(f'basis.py: {path}: MoeLayers: experts on some layers only')
+    if 'Balancedness' in p and p['Balancedness'] != 1:
+        sys.exit(f'basis.py: {path}: Balancedness {p["Balancedness"]:g}: basis.py writes balanced routing')
+    return dict(
+        L=p['Layers'], H=p['Hidden'], Heads=p['Heads'], KvH=p['KvHeads'], HD=p['HeadDim'],
+        I=p.get('Intermediate', 0) if not moe else 0, E=p.get('Experts', 0), K=p.get('TopK', 0),
+        EI=p.get('ExpertIntermediate', 0),
+        # the GPUs the experts spread over, whole (--ep); 1 on one GPU
+        EP=p.get('MoeGroup', 1) if moe else 1,
+        flops_us=p['FlopsUs'], bytes_us=p['BytesUs'], link_bw=p.get('LinkBw', 0),
+        link_latency=p.get('LinkLatency', 0), b5=p['PHYS_B5'], b7=p['PHYS_B7'],
+        query_tile=p['QueryTile'],
+        # the largest CUDA graph (GraphMax), none under --enforce-eager
+        graph_max=p.get('GraphMax', 0))
 
 
-# The largest CUDA graph of both runs' engines, as the programs' GraphMax:
-# min(2 x max_num_seqs 128, 512, max_num_batched_tokens 2048).
-GRAPH_MAX = min(2 * 128, 512, 2048)
+def ring(m, n, size):  # net/collective.h's all-gather and reduce-scatter over a ring
+    return (n - 1) * (size / n / m['link_bw'] + m['link_latency'])
 
 
-def padded(x):  # the CUDA graph a step of x tokens runs at (vLLM's sizes to GRAPH_MAX), else x
-    if x > GRAPH_MAX:
+def padded(m, x):  # the CUDA graph a step of x tokens runs at (vLLM's sizes to GraphMax), else x
+    if x > m['graph_max']:
         return x
-    return x if x <= 2 else 4 if x <= 4 else 8 * math.ceil(x / 8)
+    if x <= 2:
+        return x
+    if x <= 4:
+        return 4
+    return 8 * math.ceil(x / 8) if x <= 256 else 256 + 16 * math.ceil((x - 256) / 16)
 
 
 def basis(m, s, gathered, pad):
@@ -68,19 +102,21 @@ def basis(m, s, gathered, pad):
     # with more, the step's totals (the trace has no per-job figures).
     pa = prefill * (s['prefill_context'] / max(s['prefill_jobs'], 1) + prefill / max(s['prefill_jobs'], 1) / 2)
     out = collections.OrderedDict()
-    out['pf_compute'] = (flops_token * (prefill + (prefill > 0) * pad) + flops_pair * L * pa + 2 * L * expert * pairs * pf_share) / FLOPS_US
-    out['dc_kv'] = kv_bytes * L * (s['decode_kv'] + decode) / BYTES_US
-    out['weights'] = (weight_bytes + L * expert * 2 * reached) / BYTES_US
-    out['mixed'] = (prefill > 0) * flops_pair * QUERY_TILE * L * s['decode_kv'] / FLOPS_US
+    out['pf_compute'] = (flops_token * (prefill + (prefill > 0) * pad) + flops_pair * L * pa + 2 * L * expert * pairs * pf_share) / m['flops_us']
+    out['dc_kv'] = kv_bytes * L * (s['decode_kv'] + decode) / m['bytes_us']
+    out['weights'] = (weight_bytes + L * expert * 2 * reached) / m['bytes_us']
+    out['mixed'] = (prefill > 0) * flops_pair * m['query_tile'] * L * s['decode_kv'] / m['flops_us']
     out['layers'] = L
     out['seqs'] = s['seqs']
-    comm = 1e6 * L * 2 * ring(m['EP'], gathered * H * 2) if m['EP'] > 1 else 0
-    out['fixed'] = B5 * L + B7 + comm
+    comm = 1e6 * L * 2 * ring(m, m['EP'], gathered * H * 2) if m['EP'] > 1 else 0
+    out['fixed'] = m['b5'] * L + m['b7'] + comm
     return out
 
 
 def main():
-    m = MODELS[sys.argv[1]]
+    if len(sys.argv) != 3:
+        sys.exit('usage: basis.py PROGRAM TRACE > basis.csv')
+    m = model_of(sys.argv[1])
     steps = [json.loads(line) for line in open(sys.argv[2]) if '"event":"step"' in line]
     group = collections.defaultdict(int)  # lockstep: the tokens of every engine's step at t
     most = collections.defaultdict(int)   # and the largest, which every engine pads to
@@ -91,10 +127,10 @@ def main():
     for s in steps:
         if m['EP'] > 1:  # the engines at their largest step's graph, or all eagerly
             top = most[s['t']]
-            gathered = m['EP'] * padded(top) if top <= GRAPH_MAX else group[s['t']]
-            pad = padded(top) - s['tokens'] if top <= GRAPH_MAX else 0
+            gathered = m['EP'] * padded(m, top) if top <= m['graph_max'] else group[s['t']]
+            pad = padded(m, top) - s['tokens'] if top <= m['graph_max'] else 0
         else:
-            gathered, pad = s['tokens'], padded(s['tokens']) - s['tokens']
+            gathered, pad = s['tokens'], padded(m, s['tokens']) - s['tokens']
         b = basis(m, s, gathered, pad)
         rows.append(list(b.values()) + [s['tau'] * 1e6 - b['fixed']] + [s['prefill'], s['decode']])
     print(','.join(list(b.keys()) + ['tau', 'prefill', 'decode']))

@@ -193,7 +193,7 @@ check $moe-mixed $mrun e2e -15.5 -12.5 "test, with the term, a documented miss" 
 # each fit's coefficients within 1% of the documented ones, then each run
 # predicted with the other's.
 terms='PHYS_B1A=pf_compute,PHYS_B2B=dc_kv,PHYS_B3=weights,PHYS_B2M=mixed,PHYS_B6=seqs'
-rows() {  # rows VAR MODEL PROFILE_PROGRAM WANT...: sets VAR to the fitted -D flags
+rows() {  # rows VAR PHYSICS_PROGRAM PROFILE_PROGRAM WANT...: sets VAR to the fitted -D flags
   # (not printed for a $(...): a subshell's fail and checks would be lost)
   local var=$1 model=$2 prog=$3 tmp got
   shift 3
@@ -201,7 +201,7 @@ rows() {  # rows VAR MODEL PROFILE_PROGRAM WANT...: sets VAR to the fitted -D fl
   tmp=$(mktemp -d)
   "$serq" run "examples/vllm/$prog.sq" --trace "$tmp/steps.jsonl" >/dev/null 2>&1 ||
     { fail "serq run examples/vllm/$prog.sq"; rm -rf "$tmp"; return; }
-  python3 examples/physics/basis.py "$model" "$tmp/steps.jsonl" >"$tmp/basis.csv" ||
+  python3 examples/physics/basis.py "examples/physics/$model.sq" "$tmp/steps.jsonl" >"$tmp/basis.csv" ||
     { fail "basis.py $model"; rm -rf "$tmp"; return; }
   got=$("$serq" fit-steps "$tmp/basis.csv" --nonnegative --terms "$terms" 2>&1 |
     sed -n 's/^param \(PHYS_[A-Z0-9]*\) = \(.*\);$/-D \1=\2/p' | tr '\n' ' ')
@@ -222,8 +222,21 @@ rows() {  # rows VAR MODEL PROFILE_PROGRAM WANT...: sets VAR to the fitted -D fl
   fi
   printf -v "$var" '%s' "$got"
 }
-rows lrows llama-3.1-8b $llama 1.2327287779507388 1.3284104599055784 1.1640671194408423 1.526570951264195 0
-rows mrows qwen3-30b-a3b-dp2-ep $moe 1.2493229630662159 1.2500980100893024 1.0774927321129737 2.1359349525561377 34.483522806923752
+rows lrows $llama-mixed $llama 1.2327287779507388 1.3284104599055784 1.1640671194408423 1.526570951264195 0
+rows mrows $moe-mixed $moe 1.2493229630662159 1.2500980100893024 1.0774927321129737 2.1359349525561377 34.483522806923752
+# basis.py reads any program of the forms it writes the terms of, and
+# refuses the others by name: tensor parallel 2.
+checks=$((checks + 1))
+tmp=$(mktemp -d)
+"$serq" physics --model qwen3-32b --gpu rtx-pro-6000 --tp 2 --mixed-attention --rate 1 --out "$tmp/tp2.sq" 2>/dev/null
+if python3 examples/physics/basis.py "$tmp/tp2.sq" /dev/null >/dev/null 2>"$tmp/err"; then
+  fail "basis.py took a program at tensor parallel 2"
+elif grep -qF "Tp 2: basis.py writes the terms of tensor parallel 1" "$tmp/err"; then
+  echo "ok   basis.py refuses a program at tensor parallel 2, by name"
+else
+  fail "basis.py at tensor parallel 2: $(cat "$tmp/err")"
+fi
+rm -rf "$tmp"
 # shellcheck disable=SC2086
 for m in ttft tpot e2e; do check $llama-mixed $lrun $m -1 1 "the Llama profile's rows" $lrows; done
 # shellcheck disable=SC2086
