@@ -393,6 +393,14 @@ grep -q '^// Written by `serq vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --
   "$tmp/vout" || fail "vllm with flags: the program's command: $(sed -n 2p "$tmp/vout")"
 grep -q '^//   from the run folder and the flags: every figure' "$tmp/vout" ||
   fail "vllm with flags: 'from the run folder and the flags': $(sed -n 2,3p "$tmp/vout")"
+# compare: a run folder is its requests.jsonl, to the byte.
+"$serq" compare examples/vllm/runs/rtxpro6000-llama-3.1-8b/requests.jsonl examples/vllm/llama-3.1-8b-rtxpro6000.sq \
+  >"$tmp/c1" 2>&1 || fail "compare requests.jsonl: exit $?"
+"$serq" compare examples/vllm/runs/rtxpro6000-llama-3.1-8b examples/vllm/llama-3.1-8b-rtxpro6000.sq \
+  >"$tmp/c2" 2>&1 || fail "compare RUN_DIR: exit $?: $(head -3 "$tmp/c2")"
+sed 's|runs/rtxpro6000-llama-3.1-8b/requests.jsonl|RUN|' "$tmp/c1" >"$tmp/c1s"
+sed 's|runs/rtxpro6000-llama-3.1-8b/requests.jsonl|RUN|' "$tmp/c2" >"$tmp/c2s"
+cmp -s "$tmp/c1s" "$tmp/c2s" || fail "compare RUN_DIR differs from its requests.jsonl: $(diff "$tmp/c1s" "$tmp/c2s" | head -4)"
 # --expert-balancedness: above 0 and at most 1 (misuse otherwise); below
 # 1/Ep of the run's 2 GPUs, an error; on a run without expert parallel, a
 # flag that changes nothing, said. Its effect is held in physics_test and

@@ -1,5 +1,6 @@
 #include "serq/compare_cli.h"
 
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -33,7 +34,15 @@ int CompareMain(const CommandLine& line) {
     return Usage(absl::StrCat("serq compare: expected MEASURED SIMULATED (two files), got ",
                               line.positional.size()));
   }
-  const std::string& measured = line.positional[0];
+  // A run folder in LLMServingSim's layout (serq vllm's) is its requests.
+  std::string measured = line.positional[0];
+  {
+    std::error_code error;
+    const std::filesystem::path requests = std::filesystem::path(measured) / "requests.jsonl";
+    if (std::filesystem::is_directory(measured, error) && std::filesystem::is_regular_file(requests, error)) {
+      measured = requests.string();
+    }
+  }
   const std::string& simulated = line.positional[1];
   CompareCommandOptions options;
   options.format = absl::GetFlag(FLAGS_format).empty() ? "text" : absl::GetFlag(FLAGS_format);
