@@ -220,7 +220,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   // run does not give are the bench's engine's, whatever the GPU).
   if (!kv->given_by.empty() && options.kv.gpu_memory_gib) unused("--gpu-memory", counted);
   if (!collectives && !options.interconnect.empty()) {
-    unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, no expert parallel)");
+    unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, and no experts shared by engines)");
   }
   const double balancedness = options.expert_balancedness.value_or(1);
   if (options.expert_balancedness && r.ep <= 1) {
