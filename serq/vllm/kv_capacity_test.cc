@@ -213,8 +213,8 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
                 "kv_cache.num_gpu_blocks), not derived from the GPU's memory",
                 "--gpu-memory changes nothing: the KV cache's size is given (meta.json kv_cache.num_gpu_blocks), "
                 "not derived from the GPU's memory",
-                "--interconnect changes nothing: the run's GPUs exchange nothing (tensor parallel 1, no expert "
-                "parallel)"}));
+                "--interconnect changes nothing: the run's GPUs exchange nothing (tensor parallel 1, and no "
+                "experts shared by engines)"}));
   with("3000");
   EXPECT_EQ(Error(dir), meta + ": error: kv_cache: expected an object (vLLM's cache config: "
                                "num_gpu_blocks, block_size, ...), not 3000");
