@@ -84,7 +84,7 @@ expect 2 yes "serq: error: expected one program file, got 2" -- "$serq" run $bef
 
 # serq compare: misuse is exit 2 with nothing on stdout.
 c=testdata/compare
-expect 2 yes "serq: error: serq compare: expected MEASURED SIMULATED (two files), got 1" -- "$serq" compare $c/vllm.measured
+expect 2 yes "serq: error: serq compare: expected MEASURED SIMULATED (two files, or a run folder and a file), got 1" -- "$serq" compare $c/vllm.measured
 expect 2 yes "serq: error: unknown --format 'md' (expected text, csv, json or html)" -- "$serq" compare --format=md $c/vllm.measured $c/vllm.sq
 expect 2 yes "serq: error: --names: unknown metric 'ttfb'" -- "$serq" compare --names ttfb=x $c/vllm.measured $c/vllm.sq
 expect 2 yes "serq: error: -D, --seed, --replications, --horizon and --data-dir apply when the simulated run is a program" -- "$serq" compare --seed 2 $c/vllm.measured $c/vllm.results.json
@@ -403,8 +403,8 @@ sed 's|runs/rtxpro6000-llama-3.1-8b/requests.jsonl|RUN|' "$tmp/c2" >"$tmp/c2s"
 cmp -s "$tmp/c1s" "$tmp/c2s" || fail "compare RUN_DIR differs from its requests.jsonl: $(diff "$tmp/c1s" "$tmp/c2s" | head -4)"
 # --expert-balancedness: above 0 and at most 1 (misuse otherwise); below
 # 1/Ep of the run's 2 GPUs, an error; on a run without expert parallel, a
-# flag that changes nothing, said. Its effect is held in physics_test and
-# vllm_test.
+# flag that changes nothing, said. Its effect on a step is derived in
+# physics_test; here the MoE replay's TPOT rises as it falls.
 expect 2 yes "--expert-balancedness must be above 0 and at most 1" -- \
   "$serq" vllm examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep --expert-balancedness 1.5
 expect 2 yes "--expert-balancedness must be above 0 and at most 1" -- \
@@ -413,8 +413,16 @@ expect 1 yes "serq vllm: error: --expert-balancedness 0.4 is below 1/2" -- \
   "$serq" vllm examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep --expert-balancedness 0.4
 "$serq" vllm examples/vllm/runs/rtxpro6000-llama-3.1-8b --expert-balancedness 0.8 >/dev/null 2>"$tmp/err" ||
   fail "vllm --expert-balancedness on a dense run: exit $?"
-grep -qF "serq vllm: warning: --expert-balancedness changes nothing: the run's experts are not spread over GPUs" \
+grep -qF "serq vllm: warning: --expert-balancedness changes nothing: the run's experts are not spread whole over GPUs" \
   "$tmp/err" || fail "vllm --expert-balancedness on a dense run: $(cat "$tmp/err")"
+# The busiest GPU computes 1/B times the mean's pairs: TPOT rises as B falls
+# (1, 0.75, 0.5: the experts' kernels at more tokens on the busiest GPU).
+tpots=""
+for b in 1 0.75 0.5; do
+  tpots="$tpots $("$serq" run examples/vllm/qwen3-30b-a3b-dp2-ep-rtxpro6000.sq -D Balancedness=$b |
+    awk '$1 == "tpot" { print $3 }')"
+done
+echo "$tpots" | awk '{ exit !($1 < $2 && $2 < $3) }' || fail "TPOT at Balancedness 1, 0.75, 0.5:$tpots"
 # A memory that makes more KV blocks than an int64 holds: an error naming
 # where the memory came from, not a count wrapped negative.
 expect 1 yes "serq physics: error: 1e+300 GiB of GPU memory makes more than 2^40 KV blocks: is the memory (--gpu-memory) in GiB?" \

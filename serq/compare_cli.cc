@@ -31,7 +31,7 @@ std::vector<FlagUse> CompareFlagUses() {
 
 int CompareMain(const CommandLine& line) {
   if (line.positional.size() != 2) {
-    return Usage(absl::StrCat("serq compare: expected MEASURED SIMULATED (two files), got ",
+    return Usage(absl::StrCat("serq compare: expected MEASURED SIMULATED (two files, or a run folder and a file), got ",
                               line.positional.size()));
   }
   // A run folder in LLMServingSim's layout (serq vllm's) is its requests.

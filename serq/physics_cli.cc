@@ -261,7 +261,9 @@ int PhysicsMain(const CommandLine& line) {
   }
   const bool blis = absl::GetFlag(FLAGS_blis);
   models::ReadOptions read;
-  read.latent_attention = read.quantized = read.known_decoders_only = true;
+  read.latent_attention = read.quantized = true;
+  // BLIS's dense form reads any config's shapes, as BLIS does.
+  read.known_decoders_only = !blis;
   read.tool = "serq physics";
   std::string model_source;
   absl::StatusOr<models::ModelConfig> model = models::ResolveModel(model_name, read, &model_source);
@@ -319,6 +321,7 @@ int PhysicsMain(const CommandLine& line) {
   if (d.block_size < 1 || d.block_size > 1024) return Usage("--block-size must be from 1 to 1024");
   if (std::string m = MaxModelLenMisuse(); !m.empty()) return Usage(m);
   d.max_model_len = absl::GetFlag(FLAGS_max_model_len);
+  d.fit_max_model_len = true;  // with --replay: the replayed run started
   if (std::string m = KvFlagsMisuse(); !m.empty()) return Usage(m);
   d.gpu_memory_utilization = absl::GetFlag(FLAGS_gpu_memory_utilization).value_or(0.9);
   d.gpu_memory_gib = absl::GetFlag(FLAGS_gpu_memory);

@@ -202,6 +202,15 @@ grep -qF "at tensor parallel 2, vLLM 0.19 would not start: one request of max_mo
 "$serq" plan --model llama-3.1-70b --gpu h100-sxm --gpus 2 --kinds colocated --requests 100 --max-model-len 16384 \
   --until 'p99(ttft) <= 2' --out "$tmp/l70" >"$tmp/out" 2>"$tmp/err" || fail "--max-model-len 16384: exit $?: $(tail -2 "$tmp/err")"
 grep -q "^1 candidates:" "$tmp/out" || fail "--max-model-len 16384: $(grep candidates "$tmp/out")"
+# A trace (--replay) does not make it one: a candidate has not run, so its
+# max_model_len is not fitted to its cache as serq physics --replay fits a
+# replayed run's.
+printf 'time,input_tokens,output_tokens\n0,100,10\n1,100,10\n' >"$tmp/l70.csv"
+"$serq" plan --model llama-3.1-70b --gpu h100-sxm --gpus 2 --kinds colocated --replay "$tmp/l70.csv" \
+  --until 'p99(ttft) <= 2' --out "$tmp/l70r" >"$tmp/out" 2>"$tmp/err"
+[ $? = 1 ] || fail "llama-3.1-70b on 2 x h100-sxm, --replay: expected exit 1"
+grep -qF "at tensor parallel 2, vLLM 0.19 would not start: one request of max_model_len 131072" "$tmp/err" ||
+  fail "llama-3.1-70b on 2 x h100-sxm, --replay: $(cat "$tmp/err")"
 # What vLLM refuses whatever the GPUs is said once, before any candidate,
 # not as "fits no engine".
 expect 1 "serq plan: error: --max-model-len 200000 is more than the model's 131072" -- "$serq" plan \

@@ -51,7 +51,7 @@ def model_of(path):
     if p.get('Tp', 1) != 1:
         sys.exit(f'basis.py: {path}: Tp {p["Tp"]:g}: basis.py writes the terms of tensor parallel 1')
     for name in ('Layers', 'Hidden', 'Heads', 'KvHeads', 'HeadDim', 'FlopsUs', 'BytesUs',
-                 'PHYS_B5', 'PHYS_B7', 'QueryTile'):
+                 'WeightBytes', 'KvBytes', 'DtypeBytes', 'PHYS_B5', 'PHYS_B7', 'QueryTile'):
         if name not in p:
             sys.exit(f'basis.py: {path}: no param {name} (a program of serq physics --mixed-attention?)')
     moe = 'Experts' in p
@@ -66,7 +66,10 @@ def model_of(path):
         # the GPUs the experts spread over, whole (--ep); 1 on one GPU
         EP=p.get('MoeGroup', 1) if moe else 1,
         flops_us=p['FlopsUs'], bytes_us=p['BytesUs'], link_bw=p.get('LinkBw', 0),
-        link_latency=p.get('LinkLatency', 0), b5=p['PHYS_B5'], b7=p['PHYS_B7'],
+        link_latency=p.get('LinkLatency', 0), b4=p.get('PHYS_B4', 1), b5=p['PHYS_B5'], b7=p['PHYS_B7'],
+        # bytes: a linear layer's weight, an expert's, the KV cache's, an activation's
+        weight_bytes=p['WeightBytes'], expert_bytes=p.get('ExpertBytes', p['WeightBytes']),
+        kv_bytes=p['KvBytes'], dtype_bytes=p['DtypeBytes'],
         query_tile=p['QueryTile'],
         # the largest CUDA graph (GraphMax), none under --enforce-eager
         graph_max=p.get('GraphMax', 0))
@@ -90,9 +93,10 @@ def basis(m, s, gathered, pad):
     L, H, Heads, KvH, HD = m['L'], m['H'], m['Heads'], m['KvH'], m['HD']
     attn = H * (2 * Heads * HD + 2 * KvH * HD)
     flops_token = 2 * L * attn + 2 * L * 3 * H * m['I'] + 2 * L * H * m['E']  # the router's
-    weight_bytes = (L * attn + L * 3 * H * m['I'] + L * H * m['E']) * 2
+    # the linear layers' weights at their bytes, the routers' at the activations'
+    weight_bytes = (L * attn + L * 3 * H * m['I']) * m['weight_bytes'] + L * H * m['E'] * m['dtype_bytes']
     flops_pair = 4 * Heads * HD
-    kv_bytes = 2 * KvH * HD * 2
+    kv_bytes = 2 * KvH * HD * m['kv_bytes']
     prefill, decode = s['prefill'], s['decode']
     pf_share = prefill / max(s['tokens'], 1)
     expert = 3 * H * m['EI']
@@ -104,11 +108,11 @@ def basis(m, s, gathered, pad):
     out = collections.OrderedDict()
     out['pf_compute'] = (flops_token * (prefill + (prefill > 0) * pad) + flops_pair * L * pa + 2 * L * expert * pairs * pf_share) / m['flops_us']
     out['dc_kv'] = kv_bytes * L * (s['decode_kv'] + decode) / m['bytes_us']
-    out['weights'] = (weight_bytes + L * expert * 2 * reached) / m['bytes_us']
+    out['weights'] = (weight_bytes + L * expert * m['expert_bytes'] * reached) / m['bytes_us']
     out['mixed'] = (prefill > 0) * flops_pair * m['query_tile'] * L * s['decode_kv'] / m['flops_us']
     out['layers'] = L
     out['seqs'] = s['seqs']
-    comm = 1e6 * L * 2 * ring(m, m['EP'], gathered * H * 2) if m['EP'] > 1 else 0
+    comm = m['b4'] * 1e6 * L * 2 * ring(m, m['EP'], gathered * H * m['dtype_bytes']) if m['EP'] > 1 else 0
     out['fixed'] = m['b5'] * L + m['b7'] + comm
     return out
 

@@ -254,7 +254,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                             : "",
         ", and the KV cache holds ", num_gpu_blocks, " (", num_gpu_blocks * d.block_size, " tokens)");
     if (needed > num_gpu_blocks * m.layers) {
-      if (!w.replay.empty() && !d.max_model_len && most > 0) {
+      if (d.fit_max_model_len && !w.replay.empty() && !d.max_model_len && most > 0) {
         // A replayed run started, so its engine's max_model_len fit where
         // the model's does not: it was given one, or `auto`. The program
         // takes the most the cache holds, vLLM's `auto`, and says so.

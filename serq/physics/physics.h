@@ -95,6 +95,12 @@ struct Deployment {
   // Where max_model_len came from, for the program's comments and errors
   // ("": --max-model-len).
   std::string max_model_len_from;
+  // serq physics --replay without --max-model-len: a trace replayed is a
+  // run that started, so where the model's max_model_len does not fit the
+  // KV cache the program takes the most it holds (vLLM's `auto`) and warns,
+  // instead of refusing as vLLM would at the model's. Off for serq plan,
+  // whose candidates have not run.
+  bool fit_max_model_len = false;
   bool prefix_cache = true;
   bool async_scheduling = true;
   // --enforce-eager: no CUDA graphs, every step at its own tokens. Off:

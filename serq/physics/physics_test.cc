@@ -639,6 +639,7 @@ TEST(Program, MaxModelLen) {
     absl::StatusOr<models::Gpu> g = models::ResolveGpu("rtx-4090");
     ASSERT_TRUE(m.ok() && g.ok());
     ProgramOptions replay = LoneRequest();
+    replay.deployment.fit_max_model_len = true;  // serq physics's, not serq plan's
     std::vector<std::string> warnings;
     absl::StatusOr<std::string> program = GenerateProgram(*m, *g, replay, &warnings);
     ASSERT_TRUE(program.ok()) << program.status();
@@ -658,8 +659,11 @@ TEST(Program, MaxModelLen) {
               std::string::npos)
         << program.status();
     replay = LoneRequest();
+    replay.deployment.fit_max_model_len = true;
     replay.deployment.max_model_len = 45313;
     EXPECT_NE(GenerateError("llama-3.1-8b", "rtx-4090", replay).find("would not start"), std::string::npos);
+    // serq plan's candidates have not run: refused at the model's, trace or not.
+    EXPECT_NE(GenerateError("llama-3.1-8b", "rtx-4090", LoneRequest()).find("would not start"), std::string::npos);
   }
   o.deployment.max_model_len = 131073;
   EXPECT_EQ(GenerateError("llama-3.1-8b", "h100-sxm", o),

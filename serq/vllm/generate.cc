@@ -158,8 +158,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                                  ", a ring step");
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          run_dir, ": error: the GPUs exchange data (tensor or expert parallel) and the run "
-          "describes no link (llmservingsim-config.json link_bw): give --interconnect NAME (",
+          run_dir, ": error: the GPUs exchange data (tensor parallel, or experts shared by engines) and the "
+          "run describes no link (llmservingsim-config.json link_bw): give --interconnect NAME (",
           net::InterconnectNames(), ")"));
     }
   }
@@ -224,7 +224,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   const double balancedness = options.expert_balancedness.value_or(1);
   if (options.expert_balancedness && r.ep <= 1) {
-    unused("--expert-balancedness", "the run's experts are not spread over GPUs (no expert parallel)");
+    unused("--expert-balancedness", "the run's experts are not spread whole over GPUs (no expert parallel)");
   }
   if (r.ep > 1 && balancedness < 1.0 / r.ep) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -373,7 +373,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   if (m.moe()) {
     t.Comment(absl::StrCat("The experts' kernels (with the router) by tokens and experts reached",
-                           r.ep > 1 ? ": whole experts, profile/tp1." : "."));
+                           r.ep > 1 || r.moe_split > 1 ? ": whole experts, profile/tp1." : "."));
     t.Line(absl::StrCat("table moe = ", path(r.moe_file),
                         " { key tokens, activated_experts; value time_us; }"));
   }

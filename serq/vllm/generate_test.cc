@@ -423,8 +423,8 @@ TEST(Generate, TensorParallel) {
   EXPECT_EQ(LinkErrors(p), "");
   // Without the cluster file a TP run needs a named link.
   fs::remove(dir + "/llmservingsim-config.json");
-  EXPECT_NE(Error(dir).find(": error: the GPUs exchange data (tensor or expert parallel) and the "
-                            "run describes no link"),
+  EXPECT_NE(Error(dir).find(": error: the GPUs exchange data (tensor parallel, or experts shared by engines) "
+                            "and the run describes no link"),
             std::string::npos);
   options.interconnect = "nvlink9";
   EXPECT_EQ(Error(dir, options),
@@ -564,7 +564,7 @@ TEST(Generate, ExpertsSplitOverDataParallel) {
   g = GenerateProgram(dir, options);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->unused_flags, std::vector<std::string>{"--expert-balancedness changes nothing: the run's experts "
-                                                      "are not spread over GPUs (no expert parallel)"});
+                                                      "are not spread whole over GPUs (no expert parallel)"});
 }
 
 // A dense Qwen3 at tensor parallel 2 (the shapes of Qwen3-32B's public
