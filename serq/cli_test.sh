@@ -423,6 +423,15 @@ for b in 1 0.75 0.5; do
     awk '$1 == "tpot" { print $3 }')"
 done
 echo "$tpots" | awk '{ exit !($1 < $2 && $2 < $3) }' || fail "TPOT at Balancedness 1, 0.75, 0.5:$tpots"
+# physics reads the decoders its form describes, and names another type at
+# its field; BLIS's dense form (--blis) reads any config's shapes, as BLIS.
+printf '{"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+  "num_key_value_heads": 4, "vocab_size": 100, "intermediate_size": 128, "torch_dtype": "bfloat16"}\n' \
+  >"$tmp/gemma.json"
+expect 1 yes "gemma.json: error: model_type: 'gemma3_text': not a decoder serq physics knows" -- \
+  "$serq" physics --model "$tmp/gemma.json" --gpu h100-sxm --rate 1
+"$serq" physics --model "$tmp/gemma.json" --gpu h100-sxm --blis >/dev/null 2>"$tmp/err" ||
+  fail "physics --blis of a gemma3_text config: exit $?: $(cat "$tmp/err")"
 # A memory that makes more KV blocks than an int64 holds: an error naming
 # where the memory came from, not a count wrapped negative.
 expect 1 yes "serq physics: error: 1e+300 GiB of GPU memory makes more than 2^40 KV blocks: is the memory (--gpu-memory) in GiB?" \
