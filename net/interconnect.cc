@@ -29,6 +29,12 @@ const std::vector<Interconnect>& Interconnects() {
       {"nvlink5", "NVLink 5 (B200, 18 links)", 721.8e9, 3.4e-6,
        "NCCL topo.h SM100_NVLINK_BW 40.1 GB/s x 18 links (line rate 900 GB/s a direction); "
        "tuning.cc: NVLink ring step 3.4 us"},
+      // MI300X's xGMI: every GPU of the platform's 8 linked to each other.
+      {"xgmi", "AMD Infinity Fabric (xGMI, MI300X: a mesh of 8, a link each pair)", 48e9, 3.4e-6,
+       "AMD's ROCm blog 'Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X' "
+       "(2025-03-02): 64 GB/s a link a direction, about 48 usable after CRC and protocol overhead; "
+       "no published ring-step latency: NCCL's for a direct GPU link (NVLink, 3.4 us)",
+       8},
   };
   return *presets;
 }

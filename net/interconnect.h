@@ -18,6 +18,11 @@ struct Interconnect {
   double bandwidth = 0;   // bytes a second, each way
   double latency = 0;     // seconds a ring step
   std::string source;     // where the figures come from
+  // 0: a GPU's links to the others are one of `bandwidth` (PCIe, or NVLink
+  // through switches). N: a fully connected mesh of N GPUs, each pair its
+  // own link of `bandwidth`, so a collective among n of them runs its
+  // rings over n - 1 links a GPU, (n - 1) x `bandwidth` (AMD's xGMI).
+  int mesh = 0;
 };
 
 // The presets, in a fixed order.

@@ -11,7 +11,18 @@ TEST(Interconnect, PresetsAreFoundByName) {
   ASSERT_NE(pcie, nullptr);
   EXPECT_EQ(pcie->bandwidth, 48e9);  // 32 GT/s x 16 / 80 GB/s
   EXPECT_EQ(FindInterconnect("pcie6"), nullptr);
-  EXPECT_EQ(InterconnectNames(), "pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5");
+  EXPECT_EQ(InterconnectNames(), "pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5, xgmi");
+  // xGMI is a mesh of 8 (a link each pair): a program charges a collective
+  // among n GPUs n - 1 of its links a GPU. Eight MI300Xs: a 1 MB all-reduce
+  // is 2 x 7 ring steps of 3.4 us and 2 x 7/8 x 1e6 bytes over 7 x 48e9
+  // bytes/s, 47.6 + 5.208 us; over one such link, 47.6 + 36.458 us.
+  const Interconnect* xgmi = FindInterconnect("xgmi");
+  ASSERT_NE(xgmi, nullptr);
+  EXPECT_EQ(xgmi->mesh, 8);
+  EXPECT_EQ(pcie->mesh, 0);
+  EXPECT_NEAR(Seconds(Collective::kAllReduce, 8, 1e6, 7 * xgmi->bandwidth, xgmi->latency), 47.6e-6 + 5.2083e-6,
+              1e-10);
+  EXPECT_NEAR(Seconds(Collective::kAllReduce, 8, 1e6, xgmi->bandwidth, xgmi->latency), 47.6e-6 + 36.4583e-6, 1e-10);
 }
 
 TEST(Interconnect, EveryPresetIsInTheCollectivesDomain) {

@@ -148,12 +148,13 @@ expect 1 "$tmp/none: error: not a folder" -- "$serq" plan --run "$tmp/none" --gp
   --out "$tmp/c"
 grep -q "serq plan: error: $tmp/none" "$tmp/err" && fail "the run folder's error under a second prefix: $(cat "$tmp/err")"
 # A degree that cannot serve the model while another can is said with its
-# reason, not dropped in silence: the MI300X preset names no link between
+# reason, not dropped in silence: a datasheet that names no link between
 # its GPUs, so tensor parallel 2 has none to cross (tp1 x1 and x2 remain).
-"$serq" plan --model llama-3.1-8b --gpu mi300x --gpus 2 --kinds colocated --requests 100 \
-  --until 'p99(ttft) <= 2' --out "$tmp/mi" >"$tmp/out" 2>"$tmp/err" || fail "mi300x plan: exit $?: $(tail -3 "$tmp/err")"
-grep -qF "not a candidate: tensor parallel 2: serq/models/presets/gpus.json: error: mi300x.Interconnect: none" \
-  "$tmp/out" || fail "mi300x plan: tensor parallel 2 dropped without a word: $(grep -F 'not a candidate' "$tmp/out")"
+printf '{"TFlopsPeak": 989.5, "BwPeakTBs": 3.35, "MemoryGiB": 79.22}\n' >"$tmp/nolink.json"
+"$serq" plan --model llama-3.1-8b --gpu "$tmp/nolink.json" --gpus 2 --kinds colocated --requests 100 \
+  --until 'p99(ttft) <= 2' --out "$tmp/mi" >"$tmp/out" 2>"$tmp/err" || fail "no-link plan: exit $?: $(tail -3 "$tmp/err")"
+grep -qF "not a candidate: tensor parallel 2: $tmp/nolink.json: error: Interconnect: none" \
+  "$tmp/out" || fail "no-link plan: tensor parallel 2 dropped without a word: $(grep -F 'not a candidate' "$tmp/out")"
 # --interconnect where no candidate's GPUs exchange anything is said, as
 # serq physics says it: at --gpus 1 the one candidate is one GPU at tensor
 # parallel 1. Where a disaggregated candidate's KV cache crosses it (no

@@ -40,7 +40,7 @@ ABSL_FLAG(bool, enforce_eager, false,
           "run's graphs, else vLLM 0.19's: a step of up to min(2 x max_num_seqs, 512, "
           "max_num_batched_tokens) tokens padded to the next captured size)");
 ABSL_FLAG(std::string, interconnect, "",
-          "vllm, physics, plan: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), "
+          "vllm, physics, plan: the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5, xgmi), "
           "instead of the run's llmservingsim-config.json");
 ABSL_FLAG(std::optional<double>, expert_balancedness, std::nullopt,
           "vllm, physics: how evenly the experts' work spreads over the GPUs of expert parallel, as vLLM's EPLB "
@@ -72,7 +72,7 @@ std::vector<FlagUse> VllmFlagUses() {
        "vLLM's enforce_eager: no CUDA graphs, every step at its own tokens (default: vLLM 0.19's graphs, a step "
        "of up to min(2 x max_num_seqs, 512, max_num_batched_tokens) tokens padded to the next captured size)"},
       {"interconnect", {"physics"}, "",
-       "the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5), instead of the GPU's "
+       "the link between GPUs by name (pcie4-x16, pcie5-x16, nvlink3, nvlink4, nvlink5, xgmi), instead of the GPU's "
        "datasheet's Interconnect"},
   };
 }

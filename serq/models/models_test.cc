@@ -559,7 +559,7 @@ TEST(Gpu, BadSheets) {
             "g.json: error: TFlopsPeak: expected a number above 0 and at most 1e9, not \"fast\"");
   EXPECT_EQ(GpuError(R"({"TFlopsPeak": 1, "BwPeakTBs": 1, "Interconnect": "nvlink9"})"),
             "g.json: error: Interconnect: 'nvlink9': no such interconnect (known: pcie4-x16, "
-            "pcie5-x16, nvlink3, nvlink4, nvlink5)");
+            "pcie5-x16, nvlink3, nvlink4, nvlink5, xgmi)");
   // BLIS's form: GPUs by name.
   const std::string blis = R"({"A": {"TFlopsPeak": 1, "BwPeakTBs": 1}, "B": {"TFlopsPeak": 2}})";
   EXPECT_EQ(GpuError(blis, "A"), "(no error)");

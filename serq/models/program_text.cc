@@ -67,6 +67,10 @@ std::string SumOfRange(const std::vector<std::string>& terms, size_t lo, size_t 
 
 }  // namespace
 
+std::string LinkBwAmong(bool mesh, absl::string_view n) {
+  return mesh ? absl::StrCat("LinkBw * (", n, " - 1)") : "LinkBw";
+}
+
 std::string SumOf(const std::vector<std::string>& terms) {
   if (terms.empty()) return "0";
   if (terms.size() <= 16) return absl::StrJoin(terms, " + ");

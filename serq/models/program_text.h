@@ -43,6 +43,12 @@ std::string UnwrappedComments(const std::string& program);
 // levels, and a flat sum of n terms is n deep). A sum of none is "0".
 std::string SumOf(const std::vector<std::string>& terms);
 
+// The bandwidth a collective among `n` GPUs (a param or a number) gets from
+// the program's `LinkBw`: LinkBw itself, or on a mesh (net::Interconnect's
+// `mesh`: a link each pair of GPUs) "LinkBw * (n - 1)", its rings over the
+// n - 1 links of each GPU.
+std::string LinkBwAmong(bool mesh, absl::string_view n);
+
 // A session's choice of engine among E's data-parallel engines, as vLLM
 // 0.19 routes: with `lockstep` (experts) its balancer's least 4 x waiting +
 // running on the counts its coordinator publishes every 100 ms (`every

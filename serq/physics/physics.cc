@@ -154,6 +154,13 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
       return Invalid(unknown);
     }
     link = *net::FindInterconnect(name);
+    // A mesh links only its own GPUs: each group that exchanges over it
+    // must be among them.
+    const int group = std::max(d.tp, lockstep ? d.dp : 1);
+    if (link.mesh > 0 && group > link.mesh) {
+      return Invalid(absl::StrCat("the interconnect ", link.name, " links a mesh of ", link.mesh,
+                                  " GPUs, and a collective here spans ", group));
+    }
   }
   // The engine's limits, vLLM's defaults where none are given.
   const double gpu_gib = d.gpu_memory_gib.value_or(gpu.memory_gib);
@@ -433,7 +440,9 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   if (collectives) {
     t.Line();
     t.Comment(absl::StrCat("The link between the GPUs (", link.what, ": ", link.source, ")."));
-    t.Param("LinkBw", N(link.bandwidth), absl::StrCat(link.name, ": bytes/s a direction"));
+    t.Param("LinkBw", N(link.bandwidth),
+            absl::StrCat(link.name, link.mesh > 0 ? ": bytes/s a direction, each link of the mesh"
+                                                   : ": bytes/s a direction"));
     t.Param("LinkLatency", N(link.latency), "s a ring step");
   }
   t.Line();
@@ -608,15 +617,18 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
       t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention and");
       t.Line("  // after the MLP of each layer (vLLM's row-parallel layers), one after the embedding,");
       t.Line("  // and the logits gathered from every GPU.");
-      parts.push_back(absl::StrCat("(2 * Layers + 1) * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
-      parts.push_back("all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency)");
+      const std::string bw = models::LinkBwAmong(link.mesh > 0, "Tp");
+      parts.push_back(absl::StrCat("(2 * Layers + 1) * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, ", bw,
+                                   ", LinkLatency)"));
+      parts.push_back(absl::StrCat("all_gather(Tp, seqs * Vocab * DtypeBytes, ", bw, ", LinkLatency)"));
     }
     if (lockstep) {
       t.Line("  // The experts' exchange between the engines, every MoE layer.");
-      parts.push_back(
-          "MoeLayers * (all_gather(Engines, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)\n"
-          "                              + reduce_scatter(Engines, gathered * Hidden * DtypeBytes, "
-          "LinkBw, LinkLatency))");
+      const std::string bw = models::LinkBwAmong(link.mesh > 0, "Engines");
+      parts.push_back(absl::StrCat(
+          "MoeLayers * (all_gather(Engines, gathered * Hidden * DtypeBytes, ", bw, ", LinkLatency)\n"
+          "                              + reduce_scatter(Engines, gathered * Hidden * DtypeBytes, ",
+          bw, ", LinkLatency))"));
     }
     t.Line(absl::StrCat("  let comm = 1e6 * (", absl::StrJoin(parts, "\n                   + "), ");"));
     comm = " + PHYS_B4 * comm";

@@ -567,6 +567,24 @@ TEST(Program, TensorParallel) {
   EXPECT_EQ(Generate("llama-3.1-8b", "h100-sxm", o), slow);
 }
 
+// MI300X's xGMI is a mesh, a link each pair of its 8 GPUs: a collective
+// among n of them runs its rings over n - 1 links a GPU, so the program
+// charges it LinkBw x (n - 1) (net_test holds the collective's time).
+TEST(Program, TheXgmiMesh) {
+  ProgramOptions o = Rate();
+  o.deployment.tp = 8;
+  const std::string program = Generate("llama-3.1-70b", "mi300x", o);
+  EXPECT_TRUE(Has(program, "param LinkBw = 48000000000;  // xgmi: bytes/s a direction, each link of the mesh"))
+      << program;
+  EXPECT_TRUE(Has(program, "all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw * (Tp - 1), LinkLatency)"));
+  EXPECT_TRUE(Has(program, "all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw * (Tp - 1), LinkLatency)"));
+  EXPECT_EQ(Simulate(program, "")["e2e"].size(), 20u);
+  // On a link that is not a mesh, LinkBw alone.
+  o.deployment.interconnect = "nvlink4";
+  EXPECT_TRUE(Has(Generate("llama-3.1-70b", "mi300x", o),
+                  "all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
+}
+
 // Every model preset at a layout it fits, written, linked and run.
 TEST(Program, EveryPresetRuns) {
   struct Case {
@@ -794,10 +812,16 @@ TEST(Program, BadDeployments) {
             "weights (quantization_config) need the GPU's FP8 peak");
   o = Rate();
   o.deployment.tp = 2;
-  EXPECT_EQ(GenerateError("llama-3.1-8b", "mi300x", o),
-            "serq/models/presets/gpus.json: error: mi300x.Interconnect: none, and the GPUs exchange "
-            "data (tensor parallel, or data-parallel experts): give --interconnect NAME (pcie4-x16, "
-            "pcie5-x16, nvlink3, nvlink4, nvlink5) or --link-bw GBPS");
+  const std::string no_link =
+      TempFile("nolink.json", R"({"TFlopsPeak": 989.5, "BwPeakTBs": 3.35, "MemoryGiB": 79.22})");
+  EXPECT_EQ(GenerateError("llama-3.1-8b", no_link, o),
+            no_link + ": error: Interconnect: none, and the GPUs exchange data (tensor parallel, or "
+            "data-parallel experts): give --interconnect NAME (pcie4-x16, pcie5-x16, nvlink3, nvlink4, "
+            "nvlink5, xgmi) or --link-bw GBPS");
+  // A mesh links its own GPUs only: MI300X's xgmi, 8 of them.
+  o.deployment.tp = 16;
+  EXPECT_EQ(GenerateError("llama-3.1-70b", "mi300x", o),
+            "serq physics: error: the interconnect xgmi links a mesh of 8 GPUs, and a collective here spans 16");
   o = Rate();
   o.deployment.dp = 3;
   o.deployment.ep = true;

@@ -120,6 +120,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   // tensor parallel).
   const bool collectives = a.tp > 1 || lockstep;
   double link_bw = 0, link_latency = 0;
+  bool mesh = false;  // the link is a mesh's (net::Interconnect's `mesh`)
   std::string bw_why, latency_why;
   if (collectives) {
     if (!options.interconnect.empty()) {
@@ -129,7 +130,15 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       const net::Interconnect* link = net::FindInterconnect(options.interconnect);
       link_bw = link->bandwidth;
       link_latency = link->latency;
-      bw_why = absl::StrCat("--interconnect ", link->name, ": ", link->what, ", bytes/s a direction");
+      mesh = link->mesh > 0;
+      const int group = std::max(a.tp, lockstep ? a.dp : 1);
+      if (mesh && group > link->mesh) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "serq vllm: error: --interconnect ", link->name, " links a mesh of ", link->mesh,
+            " GPUs, and a collective of the run spans ", group));
+      }
+      bw_why = absl::StrCat("--interconnect ", link->name, ": ", link->what, ", bytes/s a direction",
+                            mesh ? ", each link of the mesh" : "");
       latency_why = absl::StrCat("s a ring step (", link->source, ")");
     } else if (r.cluster.present && !r.cluster.link_bw.empty()) {
       // One figure, or one a dimension of ASTRA-Sim's topology, which
@@ -526,10 +535,11 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     mlp = "experts";
     if (lockstep) {
       const char* group = r.ep > 1 ? "Ep" : "Engines";
+      const std::string bw = models::LinkBwAmong(mesh, group);
       t.Line(absl::StrCat("  let exchange = 1e6 * (all_gather(", group,
-                          ", gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
+                          ", gathered * Hidden * DtypeBytes, ", bw, ", LinkLatency)"));
       t.Line(absl::StrCat("                      + reduce_scatter(", group,
-                          ", gathered * Hidden * DtypeBytes, LinkBw, LinkLatency));"));
+                          ", gathered * Hidden * DtypeBytes, ", bw, ", LinkLatency));"));
       mlp = "experts + exchange";
     }
     if (m.dense_layers > 0) {
@@ -549,8 +559,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     if (a.disable_custom_all_reduce) {
       t.Line("  // Every all-reduce by NCCL (meta.json engine_kwargs.disable_custom_all_reduce).");
     }
-    t.Line(absl::StrCat("  let all_reduced = 1e6 * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, LinkBw, LinkLatency);"));
-    t.Line("  let logits = 1e6 * all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw, LinkLatency);");
+    const std::string bw = models::LinkBwAmong(mesh, "Tp");
+    t.Line(absl::StrCat("  let all_reduced = 1e6 * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, ", bw,
+                        ", LinkLatency);"));
+    t.Line(absl::StrCat("  let logits = 1e6 * all_gather(Tp, seqs * Vocab * DtypeBytes, ", bw, ", LinkLatency);"));
     per_layer_comm = " + 2 * all_reduced";
     per_step += " + all_reduced + logits";
   }

@@ -429,12 +429,22 @@ TEST(Generate, TensorParallel) {
   options.interconnect = "nvlink9";
   EXPECT_EQ(Error(dir, options),
             "serq vllm: error: --interconnect nvlink9: no such interconnect (known: pcie4-x16, "
-            "pcie5-x16, nvlink3, nvlink4, nvlink5)");
+            "pcie5-x16, nvlink3, nvlink4, nvlink5, xgmi)");
   options.interconnect = "pcie5-x16";
   options.kv.gpu_memory_gib = 96;
   g = GenerateProgram(dir, options);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("param LinkBw = 48000000000;"), std::string::npos);
+  // A mesh's link (xGMI, a link each pair of GPUs): a collective among Tp
+  // GPUs over Tp - 1 of them (docs/simulation.md §Parallelism).
+  options.interconnect = "xgmi";
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_NE(g->program.find("all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw * (Tp - 1), LinkLatency)"),
+            std::string::npos);
+  EXPECT_NE(g->program.find("all_gather(Tp, seqs * Vocab * DtypeBytes, LinkBw * (Tp - 1), LinkLatency)"),
+            std::string::npos);
+  EXPECT_EQ(LinkErrors(g->program), "");
 }
 
 // The link as one figure a dimension of ASTRA-Sim's topology, as
