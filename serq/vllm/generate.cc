@@ -192,6 +192,17 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!options.requests) {
     if (std::string fill = DerivedCountCanFill(r, *kv, seqs); !fill.empty()) out.warnings.push_back(std::move(fill));
   }
+  // LLMServingSim's config may size its KV by another share of the memory
+  // than the run's engine: said where the count is derived from it.
+  if (kv->given_by.empty() && !options.kv.gpu_memory_utilization && r.cluster.mem_util > 0 &&
+      r.cluster.mem_util != a.gpu_memory_utilization) {
+    out.warnings.push_back(absl::StrCat(
+        r.dir, "/llmservingsim-config.json: npu_mem.mem_util ", Num(r.cluster.mem_util),
+        ", and the run's gpu_memory_utilization is ", Num(a.gpu_memory_utilization),
+        a.gpu_memory_utilization_from.empty() ? " (vLLM's default; meta.json gives none)"
+                                              : absl::StrCat(" (meta.json ", a.gpu_memory_utilization_from, ")"),
+        ": the KV cache is derived at the run's; --gpu-memory-utilization gives another"));
+  }
   if (std::string graphs = LaterVllmSubtractsGraphs(r, *kv); !graphs.empty()) out.warnings.push_back(std::move(graphs));
   EngineReach engine;
   engine.max_num_seqs = seqs;

@@ -157,9 +157,14 @@ TEST(KvCapacity, KvCacheFieldsOfTheRun) {
   g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_NE(g->program.find("x 0.5 (meta.json kv_cache.gpu_memory_utilization)"), std::string::npos);
-  ASSERT_EQ(g->warnings.size(), 1u);
+  // The cluster file's mem_util (0.9) is not the run's: said too.
+  ASSERT_EQ(g->warnings.size(), 2u);
   EXPECT_EQ(g->warnings[0], meta + ": kv_cache has no num_gpu_blocks: the KV cache is derived from the "
                                    "GPU's memory, not vLLM's count");
+  EXPECT_NE(g->warnings[1].find("npu_mem.mem_util 0.9, and the run's gpu_memory_utilization is 0.5 (meta.json "
+                                "kv_cache.gpu_memory_utilization)"),
+            std::string::npos)
+      << g->warnings[1];
   Write(meta, original);
   Options half;
   half.kv.gpu_memory_utilization = 0.5;
@@ -368,6 +373,38 @@ TEST(KvCapacity, RedeployedEnginesDropTheLoggedCount) {
 // ceil(24 x 2^30 x 0.9) = 23,192,823,399 bytes, less 16,060,522,496 +
 // 33,554,432 + 312,279,040 + 268,435,456 = 6,518,031,975: 3,108 blocks,
 // 3,107 holding requests, fewer than 15,988. A count given is not said.
+// LLMServingSim's config sizes its KV by npu_mem.mem_util; where it is not
+// the run's gpu_memory_utilization (vLLM's default 0.9 here: meta.json gives
+// none), the count is derived at the run's and the difference said; not
+// where they agree, nor where the count is given.
+TEST(KvCapacity, AnotherMemUtilIsSaid) {
+  auto said = [](const absl::StatusOr<Generated>& g) {
+    std::vector<std::string> out;
+    for (const std::string& w : g->warnings) {
+      if (w.find("npu_mem.mem_util") != std::string::npos) out.push_back(w);
+    }
+    return out;
+  };
+  const std::string dir = Copy(kLlama, "mem-util");
+  absl::StatusOr<Generated> g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(said(g), std::vector<std::string>{});
+  const std::string base = g->program.substr(g->program.find("param KvBlocks"), 40);
+  Edit(dir + "/llmservingsim-config.json", "\"mem_util\": 0.9", "\"mem_util\": 0.95");
+  g = GenerateProgram(dir, {});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(said(g), std::vector<std::string>{absl::StrCat(
+                         dir, "/llmservingsim-config.json: npu_mem.mem_util 0.95, and the run's "
+                         "gpu_memory_utilization is 0.9 (vLLM's default; meta.json gives none): the KV cache is "
+                         "derived at the run's; --gpu-memory-utilization gives another")});
+  EXPECT_EQ(g->program.substr(g->program.find("param KvBlocks"), 40), base);
+  Options given;
+  given.kv.num_gpu_blocks = 1000;
+  g = GenerateProgram(dir, given);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(said(g), std::vector<std::string>{});
+}
+
 TEST(KvCapacity, ADerivedCountTheRequestsCanFillIsSaid) {
   auto filling = [](const absl::StatusOr<Generated>& g) {
     std::vector<std::string> said;
