@@ -34,6 +34,12 @@ TEST(MetaJson, TheRunnersNewerEngineArguments) {
       "\"compilation_config\": {\"pass_config\": {\"fuse_allreduce_rms\": false, \"fuse_gemm_comms\": false}}";
   Write(meta, resolved);
   const std::string before = GenerateProgram(dir, {})->program;
+  // The GPU by the run's own record of it (CUDA's name), over the cluster
+  // file's short one.
+  EXPECT_NE(models::UnwrappedComments(before).find(
+                "on 1 x NVIDIA RTX PRO 6000 Blackwell Server Edition: tensor parallel 1"),
+            std::string::npos)
+      << before.substr(0, 600);
   Write(meta, Replace(resolved, "\"seed\": 42", newer));
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();

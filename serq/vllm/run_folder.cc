@@ -286,8 +286,10 @@ absl::Status ReadCluster(const JsonFile& json, int run_tp, int run_dp, const std
 }
 
 std::string GpuName(const RunFolder& r) {
-  if (!r.cluster.hardware.empty()) return r.cluster.hardware;
-  return r.device_name.empty() ? "GPU" : r.device_name;
+  // The run's own record of its device first (meta.json, CUDA's name), then
+  // LLMServingSim's config.
+  if (!r.device_name.empty()) return r.device_name;
+  return r.cluster.hardware.empty() ? "GPU" : r.cluster.hardware;
 }
 
 absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as) {

@@ -191,8 +191,9 @@ struct Redeployment {
 // operators are not the architecture's.
 absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployment& as = {});
 
-// The run's GPU by name: the cluster file's (`hardware`, short), else the
-// device torch named (meta.json's hardware.device_name), else "GPU".
+// The run's GPU by name: the device torch named (meta.json's
+// hardware.device_name), else the cluster file's (`hardware`, short), else
+// "GPU".
 std::string GpuName(const RunFolder& r);
 
 // meta.json's records of the engine, read into `r` (its args, the KV count
