@@ -14,6 +14,15 @@ namespace serq::vllm {
 
 namespace {
 
+// The warnings of `g` that hold `text`.
+std::vector<std::string> WarningsWith(const absl::StatusOr<Generated>& g, const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& w : g->warnings) {
+    if (w.find(text) != std::string::npos) out.push_back(w);
+  }
+  return out;
+}
+
 namespace fs = std::filesystem;
 
 TEST(KvCapacity, KvCacheFromTheRun) {
@@ -361,30 +370,12 @@ TEST(KvCapacity, RedeployedEnginesDropTheLoggedCount) {
   }
 }
 
-// A derived count the run's requests can fill is said: a replay that
-// preempts moves with it. The Llama run's 128 longest requests hold 15,988
-// blocks of 16 together (the sum of ceil((input_toks + output_toks) / 16)
-// over the 128 largest rows of its requests.jsonl:
-//   python3 -c "import json,math; t=sorted((r['input_toks']+r['output_toks']
-//     for r in map(json.loads, open('requests.jsonl'))), reverse=True);
-//     print(sum(math.ceil(x/16) for x in t[:128]))"
-// ), the MoE run's 16,305. On the run's GPU the cache holds 35,810: nothing
-// said. On 24 GiB, by the figures of TheGpusMemoryAsCudaReportsIt:
-// ceil(24 x 2^30 x 0.9) = 23,192,823,399 bytes, less 16,060,522,496 +
-// 33,554,432 + 312,279,040 + 268,435,456 = 6,518,031,975: 3,108 blocks,
-// 3,107 holding requests, fewer than 15,988. A count given is not said.
 // LLMServingSim's config sizes its KV by npu_mem.mem_util; where it is not
 // the run's gpu_memory_utilization (vLLM's default 0.9 here: meta.json gives
 // none), the count is derived at the run's and the difference said; not
 // where they agree, nor where the count is given.
 TEST(KvCapacity, AnotherMemUtilIsSaid) {
-  auto said = [](const absl::StatusOr<Generated>& g) {
-    std::vector<std::string> out;
-    for (const std::string& w : g->warnings) {
-      if (w.find("npu_mem.mem_util") != std::string::npos) out.push_back(w);
-    }
-    return out;
-  };
+  auto said = [](const absl::StatusOr<Generated>& g) { return WarningsWith(g, "npu_mem.mem_util"); };
   const std::string dir = Copy(kLlama, "mem-util");
   absl::StatusOr<Generated> g = GenerateProgram(dir, {});
   ASSERT_TRUE(g.ok()) << g.status();
@@ -405,6 +396,18 @@ TEST(KvCapacity, AnotherMemUtilIsSaid) {
   EXPECT_EQ(said(g), std::vector<std::string>{});
 }
 
+// A derived count the run's requests can fill is said: a replay that
+// preempts moves with it. The Llama run's 128 longest requests hold 15,988
+// blocks of 16 together (the sum of ceil((input_toks + output_toks) / 16)
+// over the 128 largest rows of its requests.jsonl:
+//   python3 -c "import json,math; t=sorted((r['input_toks']+r['output_toks']
+//     for r in map(json.loads, open('requests.jsonl'))), reverse=True);
+//     print(sum(math.ceil(x/16) for x in t[:128]))"
+// ), the MoE run's 16,305. On the run's GPU the cache holds 35,810: nothing
+// said. On 24 GiB, by the figures of TheGpusMemoryAsCudaReportsIt:
+// ceil(24 x 2^30 x 0.9) = 23,192,823,399 bytes, less 16,060,522,496 +
+// 33,554,432 + 312,279,040 + 268,435,456 = 6,518,031,975: 3,108 blocks,
+// 3,107 holding requests, fewer than 15,988. A count given is not said.
 TEST(KvCapacity, ADerivedCountTheRequestsCanFillIsSaid) {
   auto filling = [](const absl::StatusOr<Generated>& g) {
     std::vector<std::string> said;
@@ -447,13 +450,7 @@ TEST(KvCapacity, ADerivedCountTheRequestsCanFillIsSaid) {
 // keeps): a derived count of such a run is said to be high. Not for 0.20,
 // nor a run without graphs (enforce_eager), nor a count given.
 TEST(KvCapacity, ALaterVllmsGraphsAreSaid) {
-  auto graphs = [](const absl::StatusOr<Generated>& g) {
-    std::vector<std::string> said;
-    for (const std::string& w : g->warnings) {
-      if (w.find("CUDA graphs' memory") != std::string::npos) said.push_back(w);
-    }
-    return said;
-  };
+  auto graphs = [](const absl::StatusOr<Generated>& g) { return WarningsWith(g, "CUDA graphs' memory"); };
   const std::string llama = Copy(kLlama, "later");
   Edit(llama + "/meta.json", "\"vllm_version\": \"0.19.0\"", "\"vllm_version\": \"0.21.0\"");
   absl::StatusOr<Generated> g = GenerateProgram(llama, {});
