@@ -248,7 +248,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   if (r.ep > 1 && balancedness < 1.0 / r.ep) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "serq vllm: error: --expert-balancedness ", Num(balancedness), " is below 1/", r.ep, ": the busiest of the ", r.ep,
+        "serq vllm: error: --expert-balancedness ", Num(balancedness), " is below 1/", r.ep,
+        ": the busiest of the ", r.ep,
         " GPUs of expert parallel computes at most every pair, ", r.ep, " times the mean"));
   }
   if (options.enforce_eager && a.enforce_eager) {
@@ -541,7 +542,8 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       t.Line("  // bound, the router and each kernel's fixed cost do not split.");
       t.Line(absl::StrCat("  let experts = moe(gathered, reached) / ", split, ";"));
     } else {
-      t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep / Balancedness" : "gathered", ", reached);"));
+      t.Line(absl::StrCat("  let experts = moe(", r.ep > 1 ? "gathered / Ep / Balancedness" : "gathered",
+                          ", reached);"));
     }
     mlp = "experts";
     if (lockstep) {

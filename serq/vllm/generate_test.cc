@@ -395,7 +395,8 @@ TEST(Generate, TheMoeRunsFigures) {
   EXPECT_TRUE(GenerateProgram(kMoe, skewed).ok());
   skewed.expert_balancedness = 0.4;
   EXPECT_EQ(GenerateProgram(kMoe, skewed).status().message(),
-            "serq vllm: error: --expert-balancedness 0.4 is below 1/2: the busiest of the 2 GPUs of expert parallel computes at "
+            "serq vllm: error: --expert-balancedness 0.4 is below 1/2: the busiest of the 2 GPUs of expert "
+            "parallel computes at "
             "most every pair, 2 times the mean");
 }
 

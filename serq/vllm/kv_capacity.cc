@@ -165,7 +165,8 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
         ", counted from model.json's shapes",
         expert_gpus > 1 ? absl::StrCat(", 1/", expert_gpus, " of the experts") : "",
         tp > 1 ? absl::StrCat(", 1/", tp, " of the split layers") : "", "),"));
-    for (std::string& line : models::KvEstimatesWhy(r.model, tp, expert_gpus, max_num_batched_tokens, max_num_seqs, m)) {
+    for (std::string& line :
+         models::KvEstimatesWhy(r.model, tp, expert_gpus, max_num_batched_tokens, max_num_seqs, m)) {
       kv.why.push_back(std::move(line));
     }
     kv.why.push_back(absl::StrCat("= ", models::GibText(m.available), ", in blocks of ", block, " tokens x ",
