@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "ir/json.h"
 #include "ir/utf8.h"
 
 namespace serq::models {
@@ -66,6 +67,24 @@ std::string SumOfRange(const std::vector<std::string>& terms, size_t lo, size_t 
 }
 
 }  // namespace
+
+std::string BalancednessOutOfReach(double balancedness, int gpus) {
+  if (!(balancedness < 1.0 / gpus)) return "";
+  return absl::StrCat("--expert-balancedness ", ShortestDouble(balancedness), " is below 1/", gpus,
+                      ": the busiest of the ", gpus, " GPUs of expert parallel computes at most every pair, ",
+                      gpus, " times the mean");
+}
+
+void BalancednessParam(ProgramText* t, const std::optional<double>& given) {
+  t->Param("Balancedness", ShortestDouble(given.value_or(1)),
+           absl::StrCat(given ? "--expert-balancedness" : "balanced routing",
+                        ": the GPUs' mean (token, expert) pairs over the most's (vLLM's EPLB balancedness)"));
+}
+
+void BusiestGpuComment(ProgramText* t) {
+  t->Line("  // The busiest GPU sets the layer's time: it computes 1 / Balancedness times a GPU's mean");
+  t->Line("  // pairs, as if that many times the tokens reached its experts uniformly.");
+}
 
 std::string LinkBwAmong(bool mesh, absl::string_view n) {
   return mesh ? absl::StrCat("LinkBw * (", n, " - 1)") : "LinkBw";

@@ -5,6 +5,7 @@
 #ifndef SERQ_SERQ_MODELS_PROGRAM_TEXT_H_
 #define SERQ_SERQ_MODELS_PROGRAM_TEXT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,19 @@ std::string SumOf(const std::vector<std::string>& terms);
 // `mesh`: a link each pair of GPUs) "LinkBw * (n - 1)", its rings over the
 // n - 1 links of each GPU.
 std::string LinkBwAmong(bool mesh, absl::string_view n);
+
+// The experts' balance over the GPUs of expert parallel
+// (--expert-balancedness: vLLM's EPLB balancedness, the mean over the most
+// of the (token, expert) pairs the GPUs compute), which serq vllm and serq
+// physics write alike. Why `balancedness` is out of reach among `gpus`
+// GPUs, "--expert-balancedness B is below 1/N: ..." (the busiest computes
+// at most every pair), or "".
+std::string BalancednessOutOfReach(double balancedness, int gpus);
+// `param Balancedness`: the flag's value where given, else 1 (balanced
+// routing, LLMServingSim's BALANCED).
+void BalancednessParam(ProgramText* t, const std::optional<double>& given);
+// The step's comment above the busiest GPU's experts.
+void BusiestGpuComment(ProgramText* t);
 
 // A session's choice of engine among E's data-parallel engines, as vLLM
 // 0.19 routes: with `lockstep` (experts) its balancer's least 4 x waiting +

@@ -100,12 +100,11 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   // The experts' balance over the GPUs of expert parallel: the busiest GPU
   // computes at most every pair, moe_group times the mean.
   const bool spread = moe && d.ep && moe_group > 1;
-  const double balancedness = d.expert_balancedness.value_or(1);
-  if (spread && balancedness < 1.0 / moe_group) {
-    return Invalid(absl::StrCat("--expert-balancedness ", N(balancedness), " is below 1/", moe_group,
-                                ": the busiest of the ", moe_group,
-                                " GPUs of expert parallel computes at most every pair, ", moe_group,
-                                " times the mean"));
+  if (spread) {
+    if (std::string why = models::BalancednessOutOfReach(d.expert_balancedness.value_or(1), moe_group);
+        !why.empty()) {
+      return Invalid(why);
+    }
   }
   // The peak at the weights' dtype.
   double tflops = gpu.tflops;
@@ -404,10 +403,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     t.Param("MoeGroup", N(moe_group), d.ep ? "the GPUs of expert parallel, whole experts on each"
                                            : "the GPUs each expert is split over (tensor x data parallel)");
     if (spread) {
-      t.Param("Balancedness", N(balancedness),
-              absl::StrCat(d.expert_balancedness ? "--expert-balancedness" : "balanced routing",
-                           ": the GPUs' mean (token, expert) pairs over the most's (vLLM's EPLB "
-                           "balancedness)"));
+      models::BalancednessParam(&t, d.expert_balancedness);
     }
   }
   // vLLM's EngineArgs takes a default max_num_seqs at most max_num_batched_tokens.
@@ -556,8 +552,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                         ";"));
     const std::string group = moe_group > 1 ? " / MoeGroup" : "";
     if (spread) {
-      t.Line("  // The busiest GPU sets the layer's time: it computes 1 / Balancedness times a GPU's mean");
-      t.Line("  // pairs, as if that many times the tokens reached its experts uniformly.");
+      models::BusiestGpuComment(&t);
       t.Line("  let pairs = gathered * TopK / MoeGroup / Balancedness;");
       t.Line("  let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered / Balancedness));");
     } else {

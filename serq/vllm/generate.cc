@@ -242,15 +242,14 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (!collectives && !options.interconnect.empty()) {
     unused("--interconnect", "the run's GPUs exchange nothing (tensor parallel 1, and no experts shared by engines)");
   }
-  const double balancedness = options.expert_balancedness.value_or(1);
   if (options.expert_balancedness && r.ep <= 1) {
     unused("--expert-balancedness", "the run's experts are not spread whole over GPUs (no expert parallel)");
   }
-  if (r.ep > 1 && balancedness < 1.0 / r.ep) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "serq vllm: error: --expert-balancedness ", Num(balancedness), " is below 1/", r.ep,
-        ": the busiest of the ", r.ep,
-        " GPUs of expert parallel computes at most every pair, ", r.ep, " times the mean"));
+  if (r.ep > 1) {
+    if (std::string why = models::BalancednessOutOfReach(options.expert_balancedness.value_or(1), r.ep);
+        !why.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("serq vllm: error: ", why));
+    }
   }
   if (options.enforce_eager && a.enforce_eager) {
     // Said by the field that says it: enforce_eager, else the graphs' mode
@@ -317,10 +316,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (r.ep > 1) {
     t.Param("Ep", Num(r.ep), absl::StrCat("enable_expert_parallel: the experts over the ",
                                           r.ep, " GPUs, whole"));
-    t.Param("Balancedness", Num(balancedness),
-            absl::StrCat(options.expert_balancedness ? "--expert-balancedness" : "balanced routing",
-                         ": the GPUs' mean (token, expert) pairs over the most's (vLLM's EPLB "
-                         "balancedness)"));
+    models::BalancednessParam(&t, options.expert_balancedness);
   }
   // Where a limit came from: engine_kwargs (its name), resolved_config,
   // vLLM's default for the bench's engine, or a plan.
@@ -527,8 +523,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                            : "  let gathered = group_tokens;");
     if (r.ep > 1) {
       // The busiest GPU: every GPU waits for it at the exchange after the experts.
-      t.Line("  // The busiest GPU sets the layer's time: it computes 1 / Balancedness times a GPU's mean");
-      t.Line("  // pairs, as if that many times the tokens reached its experts uniformly.");
+      models::BusiestGpuComment(&t);
       t.Line("  let reached = Experts / Ep * (1 - pow(1 - TopK / Experts, gathered / Balancedness));");
     } else {
       t.Line("  let reached = Experts * (1 - pow(1 - TopK / Experts, gathered));");
