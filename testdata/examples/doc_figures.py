@@ -185,6 +185,15 @@ class Report:
 # --- comparing --------------------------------------------------------------
 
 
+def cell_form(line, what, cell, pattern, form):
+    """The match of a table cell against `pattern`, or None once its line is
+    said not to be of the `form` it should have."""
+    m = re.fullmatch(pattern, cell)
+    if not m:
+        fail(f"docs/examples.md:{line}: {what}: '{cell}' is not '{form}'")
+    return m
+
+
 def check_cell(table, line, what, cell, values, command, scale=1):
     """The cell's figures, in order, against `values` (in the tool's unit;
     the doc's is `scale` times it)."""
@@ -303,11 +312,9 @@ def table1_engines(tables, run):
               "—" if engines and not others else "stages " + ", ".join(others), r.command)
     line, row = rows[batch]
     if line:
-        m = re.fullmatch(r"([\d.]+) \(and (\d+) prefill tokens\)", row["colocated"])
-        if not m:
-            fail(f"docs/examples.md:{line}: table 1, {batch}, colocated: '{row['colocated']}' is not "
-                 f"'JOBS (and TOKENS prefill tokens)'")
-        else:
+        m = cell_form(line, f"table 1, {batch}, colocated", row["colocated"],
+                      r"([\d.]+) \(and (\d+) prefill tokens\)", "JOBS (and TOKENS prefill tokens)")
+        if m:
             steps = sum(int(s["steps"]) for s in engines)
             jobs = sum(int(s["steps"]) * s["meanBatchJobs"] for s in engines)
             tp = r.r["throughput"]
@@ -319,11 +326,9 @@ def table1_engines(tables, run):
                   m.group(2), tp["promptTokens"] / steps, r.command)
     line, row = rows[kv]
     if line:
-        m = re.fullmatch(r"about ([\d,]+) \(each of (\d+)\)", row["colocated"])
-        if not m:
-            fail(f"docs/examples.md:{line}: table 1, {kv}, colocated: '{row['colocated']}' is not "
-                 f"'about TOKENS (each of N)'")
-        else:
+        m = cell_form(line, f"table 1, {kv}, colocated", row["colocated"],
+                      r"about ([\d,]+) \(each of (\d+)\)", "about TOKENS (each of N)")
+        if m:
             used = [p["meanUsed"] for p in r.pools("kv")]
             check(name, line, f"table 1, {kv}, colocated, pools kv[e]", m.group(2), len(used), r.command)
             if used:
