@@ -96,6 +96,12 @@ double NonTorchBytes(int tp, int ep) {
   return (kNonTorchOneGpuGiB + (tp > 1 || ep > 1 ? kNonTorchCommunicatorsGiB : 0)) * kGiB;
 }
 
+bool SequenceParallelExperts(const ModelConfig& m, int tp, int dp, bool expert_parallel) {
+  static const auto* kHonour = new std::vector<std::string>{"deepseek_v2", "deepseek_v3", "gpt_oss", "qwen3_moe"};
+  return m.moe() && expert_parallel && tp > 1 && dp > 1 &&
+         std::find(kHonour->begin(), kHonour->end(), m.model_type) != kHonour->end();
+}
+
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
                                 double bytes_per_block) {

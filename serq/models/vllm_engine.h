@@ -102,6 +102,20 @@ inline constexpr double kNonTorchOneGpuGiB = 0.25;
 inline constexpr double kNonTorchCommunicatorsGiB = 0.42;
 double NonTorchBytes(int tp, int ep);
 
+// Sequence-parallel experts. With expert parallel at tensor and data
+// parallel both (and the default all-to-all backend, allgather_reducescatter),
+// vLLM turns on ParallelConfig.use_sequence_parallel_moe, and a model whose
+// MoE block honours it (among serq's: qwen3_moe, deepseek_v2 and _v3,
+// gpt_oss; its block passes is_sequence_parallel to FusedMoE) gives each of
+// an engine's TP GPUs 1/TP of the step's tokens (sequence_parallel_chunk):
+// the experts' all-gather and reduce-scatter then run over every GPU (the
+// expert-parallel group; AgRsAll2AllManager.dispatch) and the TP GPUs
+// all-gather their shares' outputs after. In every other case (mixtral,
+// phimoe, qwen2_moe; no expert parallel) each TP GPU holds all of its
+// engine's tokens: the exchange runs over the engines' GPUs of one TP rank
+// (the data-parallel group) and the TP GPUs all-reduce the experts' output.
+bool SequenceParallelExperts(const ModelConfig& m, int tp, int dp, bool expert_parallel);
+
 // The KV cache vLLM derives from a GPU's memory, in bytes and blocks.
 // The most KV blocks serq takes an engine to hold (2^40, as a run's
 // meta.json may give them): past it, a GPU memory (a flag, a datasheet, a

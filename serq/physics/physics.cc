@@ -97,6 +97,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     return Invalid(absl::StrCat("the model's ", m.experts, " experts do not split over the ",
                                 moe_group, " GPUs of expert parallel (--tp x --dp)"));
   }
+  // Expert parallel at tensor and data parallel: the experts' exchange over
+  // every GPU, of 1/TP of each engine's tokens a GPU, where the model's MoE
+  // block takes them so (models::SequenceParallelExperts).
+  const bool sp = models::SequenceParallelExperts(m, d.tp, d.dp, d.ep);
   // The experts' balance over the GPUs of expert parallel: the busiest GPU
   // computes at most every pair, moe_group times the mean.
   const bool spread = moe && d.ep && moe_group > 1;
@@ -155,7 +159,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     link = *net::FindInterconnect(name);
     // A mesh links only its own GPUs: each group that exchanges over it
     // must be among them.
-    const int group = std::max(d.tp, lockstep ? d.dp : 1);
+    const int group = sp ? moe_group : std::max(d.tp, lockstep ? d.dp : 1);
     if (link.mesh > 0 && group > link.mesh) {
       return Invalid(absl::StrCat("the interconnect ", link.name, " links a mesh of ", link.mesh,
                                   " GPUs, and a collective here spans ", group));
@@ -609,20 +613,36 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
   if (collectives) {
     std::vector<std::string> parts;
     if (d.tp > 1) {
-      t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention and");
-      t.Line("  // after the MLP of each layer (vLLM's row-parallel layers), one after the embedding,");
-      t.Line("  // and the logits gathered from every GPU.");
       const std::string bw = models::LinkBwAmong(link.mesh > 0, "Tp");
-      parts.push_back(absl::StrCat("(2 * Layers + 1) * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, ", bw,
-                                   ", LinkLatency)"));
+      if (sp) {
+        t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention of");
+        t.Line("  // each layer and after a dense MLP (vLLM's row-parallel layers), one after the");
+        t.Line("  // embedding, and the logits gathered from every GPU; the experts take 1/Tp of an");
+        t.Line("  // engine's tokens a GPU (vLLM's sequence-parallel experts), and its GPUs gather");
+        t.Line("  // their outputs after each MoE layer.");
+        parts.push_back(absl::StrCat("(2 * Layers + 1 - MoeLayers) * all_reduce(Tp, ", at,
+                                     " * Hidden * DtypeBytes, ", bw, ", LinkLatency)"));
+        parts.push_back(absl::StrCat("MoeLayers * all_gather(Tp, ", at, " * Hidden * DtypeBytes, ", bw,
+                                     ", LinkLatency)"));
+      } else {
+        t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention and");
+        t.Line("  // after the MLP of each layer (vLLM's row-parallel layers), one after the embedding,");
+        t.Line("  // and the logits gathered from every GPU.");
+        parts.push_back(absl::StrCat("(2 * Layers + 1) * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, ", bw,
+                                     ", LinkLatency)"));
+      }
       parts.push_back(absl::StrCat("all_gather(Tp, seqs * Vocab * DtypeBytes, ", bw, ", LinkLatency)"));
     }
     if (lockstep) {
-      t.Line("  // The experts' exchange between the engines, every MoE layer.");
-      const std::string bw = models::LinkBwAmong(link.mesh > 0, "Engines");
+      // Over every GPU where the experts take their tokens sequence-parallel,
+      // else among the engines' GPUs of one TP rank.
+      const char* group = sp ? "MoeGroup" : "Engines";
+      t.Line(sp ? "  // The experts' exchange among every GPU, every MoE layer."
+                : "  // The experts' exchange between the engines, every MoE layer.");
+      const std::string bw = models::LinkBwAmong(link.mesh > 0, group);
       parts.push_back(absl::StrCat(
-          "MoeLayers * (all_gather(Engines, gathered * Hidden * DtypeBytes, ", bw, ", LinkLatency)\n"
-          "                              + reduce_scatter(Engines, gathered * Hidden * DtypeBytes, ",
+          "MoeLayers * (all_gather(", group, ", gathered * Hidden * DtypeBytes, ", bw, ", LinkLatency)\n"
+          "                              + reduce_scatter(", group, ", gathered * Hidden * DtypeBytes, ",
           bw, ", LinkLatency))"));
     }
     t.Line(absl::StrCat("  let comm = 1e6 * (", absl::StrJoin(parts, "\n                   + "), ");"));

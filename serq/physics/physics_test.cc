@@ -567,6 +567,64 @@ TEST(Program, TensorParallel) {
   EXPECT_EQ(Generate("llama-3.1-8b", "h100-sxm", o), slow);
 }
 
+// Expert parallel at tensor parallel 2 and data parallel 2 (four GPUs):
+// vLLM's sequence-parallel experts for a model whose MoE block honours them
+// (Qwen3-MoE): the exchange over all four GPUs (MoeGroup) and, after each
+// MoE layer, an all-gather over TP in place of the MLP's all-reduce.
+// Mixtral's block does not: its exchange runs among the engines' GPUs of
+// one TP rank and its MLP all-reduces, as without expert parallel.
+//
+// By hand, against the same program with the non-sequence-parallel
+// collectives (nvlink4: 370.8e9 bytes/s, 3.4 us a ring step; Hidden 2048,
+// 2 bytes; 48 layers, all MoE). A ring of n GPUs: all-gather and
+// reduce-scatter n - 1 steps and (n - 1)/n of the bytes, all-reduce twice
+// that. A step of x tokens an engine (g = 2x gathered) differs a layer by
+//   all_gather(2, x) - all_reduce(2, x)             = -lat - x B / 2 / bw
+//   ag + rs(4, g) - ag + rs(2, g)                    = 4 lat + g B / 2 / bw
+// with B = 4096 bytes a token: 3 lat + x B / 2 / bw in all. The lone
+// request's prefill (512 tokens, its CUDA graph's size, the other engine's
+// dummy padded to it): 48 x (10.2 + 1,048,576 / 370,800) = 625.34 us; its
+// decode (1 token): 48 x (10.2 + 2048 / 370,800) = 489.87 us. Each step
+// is truncated to whole us.
+TEST(Program, ExpertsOverTensorAndDataParallel) {
+  ProgramOptions o = LoneRequest();
+  o.deployment.tp = 2;
+  o.deployment.dp = 2;
+  o.deployment.ep = true;
+  const std::string sp = Generate("qwen3-30b-a3b", "h100-sxm", o);
+  const std::string tp_comm =
+      "(2 * Layers + 1 - MoeLayers) * all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)\n"
+      "                   + MoeLayers * all_gather(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)";
+  const std::string exchange =
+      "MoeLayers * (all_gather(MoeGroup, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)\n"
+      "                              + reduce_scatter(MoeGroup, gathered";
+  EXPECT_TRUE(Has(sp, "param MoeGroup = 4;")) << sp;
+  EXPECT_TRUE(Has(sp, tp_comm));
+  EXPECT_TRUE(Has(sp, exchange));
+  std::string plain = sp;
+  plain.replace(plain.find(tp_comm), tp_comm.size(),
+                "(2 * Layers + 1) * all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)");
+  plain.replace(plain.find(exchange), exchange.size(),
+                "MoeLayers * (all_gather(Engines, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)\n"
+                "                              + reduce_scatter(Engines, gathered");
+  std::map<std::string, std::vector<double>> a = Simulate(sp, ""), b = Simulate(plain, "");
+  ASSERT_EQ(a["ttft"].size(), 1u);
+  ASSERT_EQ(b["ttft"].size(), 1u);
+  EXPECT_NEAR(a["ttft"][0] - b["ttft"][0], 625.34e-6, 1.01e-6);
+  EXPECT_NEAR((a["e2e"][0] - a["ttft"][0]) - (b["e2e"][0] - b["ttft"][0]), 489.87e-6, 1.01e-6);
+  // Mixtral's block takes no sequence-parallel input.
+  const std::string mixtral = Generate("mixtral-8x7b", "h100-sxm", o);
+  EXPECT_TRUE(Has(mixtral, "(2 * Layers + 1) * all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)"))
+      << mixtral;
+  EXPECT_TRUE(Has(mixtral, "MoeLayers * (all_gather(Engines, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"));
+  EXPECT_FALSE(Has(mixtral, "all_gather(MoeGroup"));
+  // Nor does any model without expert parallel.
+  o.deployment.ep = false;
+  const std::string split = Generate("qwen3-30b-a3b", "h100-sxm", o);
+  EXPECT_TRUE(Has(split, "MoeLayers * (all_gather(Engines, gathered")) << split;
+  EXPECT_FALSE(Has(split, "MoeLayers * all_gather(Tp"));
+}
+
 // MI300X's xGMI is a mesh, a link each pair of its 8 GPUs: a collective
 // among n of them runs its rings over n - 1 links a GPU, so the program
 // charges it LinkBw x (n - 1) (net_test holds the collective's time).

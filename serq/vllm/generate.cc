@@ -119,6 +119,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   // engines' GPUs without it: vLLM flattens data parallel into the experts'
   // tensor parallel).
   const bool collectives = a.tp > 1 || lockstep;
+  // Expert parallel at tensor and data parallel: the experts' exchange
+  // over every GPU, of 1/TP of each engine's tokens a GPU, where the
+  // model's MoE block takes them so (models::SequenceParallelExperts).
+  const bool sp = lockstep && models::SequenceParallelExperts(m, a.tp, a.dp, r.ep > 1);
   double link_bw = 0, link_latency = 0;
   bool mesh = false;  // the link is a mesh's (net::Interconnect's `mesh`)
   std::string bw_why, latency_why;
@@ -131,7 +135,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       link_bw = link->bandwidth;
       link_latency = link->latency;
       mesh = link->mesh > 0;
-      const int group = std::max(a.tp, lockstep ? a.dp : 1);
+      const int group = sp ? a.tp * a.dp : std::max(a.tp, lockstep ? a.dp : 1);
       if (mesh && group > link->mesh) {
         return absl::InvalidArgumentError(absl::StrCat(
             "serq vllm: error: --interconnect ", link->name, " links a mesh of ", link->mesh,
@@ -390,7 +394,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   }
   if (m.moe()) {
     t.Comment(absl::StrCat("The experts' kernels (with the router) by tokens and experts reached",
-                           r.ep > 1 || r.moe_split > 1 ? ": whole experts, profile/tp1." : "."));
+                           r.moe_whole ? ": whole experts, profile/tp1." : "."));
     t.Line(absl::StrCat("table moe = ", path(r.moe_file),
                         " { key tokens, activated_experts; value time_us; }"));
   }
@@ -505,10 +509,23 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   const std::string dense_mlp = absl::StrCat("gate_up_proj(", at, ") + act_fn(", at, ") + down_proj(", at, ")");
   std::string mlp;
   if (m.moe()) {
-    if (lockstep && r.ep > 1) {
+    if (sp) {
+      t.Line("  // The experts, sequence-parallel (vLLM's use_sequence_parallel_moe: expert parallel at");
+      t.Line("  // tensor and data parallel): each of an engine's Tp GPUs takes 1/Tp of its tokens, and");
+      t.Line(absl::StrCat("  // each GPU's 1/", r.ep, " of the experts serve every GPU's (the all-gather over the Ep"));
+      t.Line("  // GPUs before the experts, reduce-scatter after), reached uniformly: a GPU computes");
+      t.Line("  // gathered x TopK / Ep (token, expert) pairs, the tokens of moe.csv times TopK, on the");
+      t.Line("  // experts of its share that any of them reaches; then the engine's GPUs gather their");
+      t.Line("  // shares' outputs (an all-gather over Tp, in place of the MLP's all-reduce).");
+    } else if (lockstep && r.ep > 1) {
       t.Line(absl::StrCat("  // The experts: each GPU's ", r.ep == 2 ? "half" : absl::StrCat("1/", r.ep),
                           " of them serve every engine's tokens (vLLM's default"));
-      t.Line("  // all-gather before the experts, reduce-scatter after), reached uniformly: a GPU");
+      t.Line(a.tp > 1 ? "  // all-gather over the engines' GPUs of one TP rank before the experts, reduce-scatter"
+                      : "  // all-gather before the experts, reduce-scatter after), reached uniformly: a GPU");
+      if (a.tp > 1) {
+        t.Line("  // after; every GPU of an engine holds all its tokens, this model's MoE block taking");
+        t.Line("  // none sequence-parallel), reached uniformly: a GPU");
+      }
       t.Line("  // computes gathered x TopK / Ep (token, expert) pairs, the tokens of moe.csv times");
       t.Line("  // TopK, on the experts of its share that any of them reaches.");
     } else if (lockstep) {
@@ -529,11 +546,15 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
       t.Line("  let reached = Experts * (1 - pow(1 - TopK / Experts, gathered));");
     }
     if (r.moe_split > 1) {
-      const char* split = lockstep ? "Engines" : "Tp";
-      t.Line(absl::StrCat("  // The profile times whole experts (profile/tp1/moe.csv); each GPU holds 1/", split,
-                          " of"));
-      t.Line(absl::StrCat("  // every expert (vLLM's tensor-parallel experts), its FLOPs and weights 1/", split,
-                          ": a lower"));
+      const std::string split = !lockstep                          ? "Tp"
+                                : r.moe_split == a.dp * a.tp && a.tp > 1 ? "(Engines * Tp)"
+                                                                         : "Engines";
+      const std::string timed =
+          r.moe_whole ? "whole experts (profile/tp1/moe.csv)"
+                      : absl::StrCat("the experts split over tensor parallel ", a.tp, " (", profile, "/moe.csv)");
+      t.Line(absl::StrCat("  // The profile times ", timed, "; each GPU holds 1/", split, " of"));
+      t.Line(absl::StrCat("  // every expert", r.moe_whole ? "" : "'s share",
+                          " (vLLM's tensor-parallel experts), its FLOPs and weights 1/", split, ": a lower"));
       t.Line("  // bound, the router and each kernel's fixed cost do not split.");
       t.Line(absl::StrCat("  let experts = moe(gathered, reached) / ", split, ";"));
     } else {
@@ -542,7 +563,9 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     }
     mlp = "experts";
     if (lockstep) {
-      const char* group = r.ep > 1 ? "Ep" : "Engines";
+      // Over every GPU where the experts take their tokens sequence-parallel
+      // (or the engines are one GPU each), else over one TP rank's GPUs.
+      const char* group = r.ep > 1 && (a.tp == 1 || sp) ? "Ep" : "Engines";
       const std::string bw = models::LinkBwAmong(mesh, group);
       t.Line(absl::StrCat("  let exchange = 1e6 * (all_gather(", group,
                           ", gathered * Hidden * DtypeBytes, ", bw, ", LinkLatency)"));
@@ -550,9 +573,17 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
                           ", gathered * Hidden * DtypeBytes, ", bw, ", LinkLatency));"));
       mlp = "experts + exchange";
     }
+    if (sp) {
+      t.Line(absl::StrCat("  let regathered = 1e6 * all_gather(Tp, ", at, " * Hidden * DtypeBytes, ",
+                          models::LinkBwAmong(mesh, "Tp"), ", LinkLatency);"));
+      mlp += " + regathered";
+    }
     if (m.dense_layers > 0) {
       t.Line(absl::StrCat("  let dense_mlp = ", dense_mlp, ";"));
-      mlp = absl::StrCat("(MoeLayers * (", mlp, ") + (Layers - MoeLayers) * dense_mlp) / Layers");
+      // A dense MLP all-reduces over TP as its row-parallel down_proj does
+      // (counted below with the attention's, where no MoE block regathers).
+      mlp = absl::StrCat("(MoeLayers * (", mlp, ") + (Layers - MoeLayers) * ",
+                         sp ? "(dense_mlp + all_reduced)" : "dense_mlp", ") / Layers");
     }
   } else {
     mlp = dense_mlp;
@@ -562,8 +593,10 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   std::string per_layer_comm;
   if (a.tp > 1) {
     t.Line("  // Tensor parallel: an all-reduce of the step's activations after the attention's");
-    t.Line("  // output and after the MLP (vLLM's row-parallel layers), one after the embedding,");
-    t.Line("  // and the logits gathered from every GPU.");
+    t.Line(sp ? "  // output (vLLM's row-parallel o_proj; the experts' outputs are gathered instead),"
+              : "  // output and after the MLP (vLLM's row-parallel layers), one after the embedding,");
+    t.Line(sp ? "  // one after the embedding, and the logits gathered from every GPU."
+              : "  // and the logits gathered from every GPU.");
     if (a.disable_custom_all_reduce) {
       t.Line("  // Every all-reduce by NCCL (meta.json engine_kwargs.disable_custom_all_reduce).");
     }
@@ -571,7 +604,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
     t.Line(absl::StrCat("  let all_reduced = 1e6 * all_reduce(Tp, ", at, " * Hidden * DtypeBytes, ", bw,
                         ", LinkLatency);"));
     t.Line(absl::StrCat("  let logits = 1e6 * all_gather(Tp, seqs * Vocab * DtypeBytes, ", bw, ", LinkLatency);"));
-    per_layer_comm = " + 2 * all_reduced";
+    per_layer_comm = sp ? " + all_reduced" : " + 2 * all_reduced";
     per_step += " + all_reduced + logits";
   }
   t.Line(absl::StrCat("  let us = ", per_step));

@@ -578,6 +578,66 @@ TEST(Generate, ExpertsSplitOverDataParallel) {
                                                       "are not spread whole over GPUs (no expert parallel)"});
 }
 
+// A mixture of experts at tensor parallel 2 and data parallel 2 (the MoE
+// run's folder with tensor_parallel_size 2; its profile has tp2/): four
+// GPUs, two engines of two. With expert parallel vLLM turns on
+// sequence-parallel experts (use_sequence_parallel_moe), which
+// Qwen3MoeSparseMoeBlock honours: each engine's two GPUs take half its
+// tokens, the experts' all-gather and reduce-scatter run over all four GPUs
+// (Ep), and the MLP's all-reduce over TP is an all-gather of the outputs;
+// so a layer has one all-reduce (after o_proj), not two. KV, as
+// TheMoeRunsFigures derives it but with the attention and embeddings over
+// TP 2 and the experts over 4: attention 905,969,664 / 2 = 452,984,832,
+// embeddings 622,329,856 / 2 = 311,164,928, norms 210,944 and routers
+// 12,582,912 on every GPU, experts 48 x 128 x 3 x 2048 x 768 / 4 =
+// 7,247,757,312: 8,024,700,928 parameters, 16,049,401,856 bytes; the
+// activation peak is the sampler's, 358,449,152, as at TP 1 (the forward
+// pass's MLP term, 8 x (3 x 768 + 2048), does not split); the rotary table
+// 67,108,864 and outside PyTorch 719,407,022.08 as there. 91,775,934,923 -
+// those = 74,581,568,028.92 bytes, in blocks of 16 x 49,152 (2 of the 4 KV
+// heads a GPU) = 786,432: 94,835 blocks, less the null one.
+TEST(Generate, ExpertsOverTensorAndDataParallel) {
+  const std::string dir = Copy(kMoe, "moe-tp2-dp2");
+  Edit(dir + "/meta.json", "\"tensor_parallel_size\": 1", "\"tensor_parallel_size\": 2");
+  Options options;
+  options.program_dir = ".";
+  absl::StatusOr<Generated> g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  std::string p = g->program;
+  EXPECT_NE(p.find("param Tp = 2;"), std::string::npos) << p;
+  EXPECT_NE(p.find("param Ep = 4;"), std::string::npos);
+  EXPECT_NE(p.find("param KvBlocks = 94834;"), std::string::npos);
+  EXPECT_NE(p.find("/profile/tp1/moe.csv\" { key tokens, activated_experts; value time_us; }"), std::string::npos);
+  EXPECT_NE(p.find("/profile/tp2/attention.csv\""), std::string::npos);
+  EXPECT_NE(p.find("  let experts = moe(gathered / Ep / Balancedness, reached);"), std::string::npos);
+  EXPECT_NE(p.find("all_gather(Ep, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"), std::string::npos);
+  EXPECT_NE(p.find("reduce_scatter(Ep, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"), std::string::npos);
+  EXPECT_NE(p.find("  let regathered = 1e6 * all_gather(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency);"),
+            std::string::npos);
+  EXPECT_NE(p.find("+ Layers * (layer + attend + experts + exchange + regathered + all_reduced);"), std::string::npos);
+  EXPECT_EQ(p.find("2 * all_reduced"), std::string::npos);
+  EXPECT_NE(p.find(" lockstep;"), std::string::npos);
+  EXPECT_NE(p.find("gpus Engines * Tp;"), std::string::npos);
+  EXPECT_EQ(LinkErrors(p), "");
+
+  // Without expert parallel every GPU holds 1/4 of every expert (vLLM
+  // flattens DP into the experts' TP); nothing is sequence-parallel: the
+  // exchange runs over one TP rank's GPUs of the two engines, and the MLP
+  // all-reduces over TP. The weights a GPU holds are the same count (the
+  // experts over 4 GPUs either way), so the same KV.
+  Edit(dir + "/meta.json", "\"enable_expert_parallel\": true", "\"enable_expert_parallel\": false");
+  g = GenerateProgram(dir, options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  p = g->program;
+  EXPECT_EQ(p.find("param Ep"), std::string::npos) << p;
+  EXPECT_NE(p.find("param KvBlocks = 94834;"), std::string::npos);
+  EXPECT_NE(p.find("  let experts = moe(gathered, reached) / (Engines * Tp);"), std::string::npos);
+  EXPECT_NE(p.find("all_gather(Engines, gathered * Hidden * DtypeBytes, LinkBw, LinkLatency)"), std::string::npos);
+  EXPECT_EQ(p.find("regathered"), std::string::npos);
+  EXPECT_NE(p.find("+ Layers * (layer + attend + experts + exchange + 2 * all_reduced);"), std::string::npos);
+  EXPECT_EQ(LinkErrors(p), "");
+}
+
 // A dense Qwen3 at tensor parallel 2 (the shapes of Qwen3-32B's public
 // config.json on the Llama run's copy): the generator runs the qwen3
 // decoder's operators, the per-head q and k norms among them, from

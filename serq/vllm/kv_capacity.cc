@@ -142,7 +142,7 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     // The GPUs the experts spread over past the engine's TP group: whole
     // with expert parallel, split over the engines' GPUs without it (1:
     // the experts split over TP, which the weights' count does itself).
-    const int expert_gpus = r.ep > 1 ? r.ep : r.moe_split > tp ? r.moe_split : 1;
+    const int expert_gpus = r.ep > 1 ? r.ep : r.model.moe() && r.args.dp > 1 ? r.args.dp * tp : 1;
     const models::KvFromMemory m = models::KvBlocksFromMemory(
         r.model, tp, expert_gpus, gib, util, max_num_batched_tokens, max_num_seqs, per_block);
     const std::string& memory_from = memory.from;

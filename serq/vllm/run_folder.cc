@@ -440,10 +440,6 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
                        "expert parallelism, and the model has no experts");
   }
   r.ep = a.expert_parallel ? a.dp * a.tp : 1;
-  if (r.model.moe() && a.tp > 1 && a.dp > 1) {
-    return refuse(Field(a.tp_from, "tensor_parallel_size"),
-                  "a mixture of experts at tensor and data parallel both: serq vllm models one or the other");
-  }
   if (r.ep > 1 && a.all2all_backend != "allgather_reducescatter") {
     return meta->Error(a.all2all_backend_from,
                        absl::StrCat("'", a.all2all_backend, "': serq vllm models the experts' exchange of vLLM "
@@ -567,17 +563,19 @@ absl::StatusOr<RunFolder> ReadRunFolder(const std::string& dir, const Redeployme
     // or over the engines' GPUs at data parallel (vLLM flattens data
     // parallel into the experts' tensor parallel), from the whole experts.
     r.moe_file = Join(dir, absl::StrCat("profile/tp", r.ep > 1 ? 1 : a.tp, "/moe.csv"));
-    if (r.ep == 1 && a.dp > 1) r.moe_split = a.dp * a.tp;
+    if (r.ep == 1) r.moe_split = a.dp;
     // LLMServingSim's profiler times the experts at tensor parallel 1 only
     // (profiler/core/categories.py, categories_for), so a profile has no
-    // tpN/moe.csv: the whole experts' kernels, a 1/TP share of them a GPU.
+    // tpN/moe.csv: the whole experts' kernels, a 1/TP share of them a GPU
+    // (1/(TP x DP) at data parallel).
     if (r.ep == 1 && a.tp > 1 && !std::filesystem::exists(r.moe_file, ec)) {
       const std::string whole = Join(dir, "profile/tp1/moe.csv");
       if (std::filesystem::exists(whole, ec)) {
         r.moe_file = whole;
-        r.moe_split = a.tp;
+        r.moe_split = a.tp * a.dp;
       }
     }
+    r.moe_whole = r.ep > 1 || r.moe_file == Join(dir, "profile/tp1/moe.csv");
     if (!std::filesystem::exists(r.moe_file, ec)) {
       return Missing(r.moe_file, "the experts' kernels of a mixture-of-experts model");
     }

@@ -136,11 +136,14 @@ struct RunFolder {
   // Files, as paths under dir.
   std::string profile_dir;  // profile/tpN for the run's tp
   std::string moe_file;     // the experts' kernels (empty: a dense model)
-  // The GPUs whole experts' kernels (moe_file at tensor parallel 1) are
-  // split over: without expert parallelism, the engines' GPUs at data
-  // parallel, or the TP degree of a run whose profile times the experts at
-  // TP 1 only; else 1.
+  // Without expert parallelism, the GPUs moe_file's kernels are split over
+  // further: each expert is split over every GPU of the engines (vLLM
+  // flattens data parallel into the experts' tensor parallel), so the
+  // engines' count (DP) where moe_file is profile/tpN's, and TP x DP where
+  // the profile times the experts at TP 1 only; with expert parallelism
+  // (whole experts, Ep) 1.
   int moe_split = 1;
+  bool moe_whole = false;  // moe_file is profile/tp1's, whole experts
   std::string requests;
   std::string model_file;  // model.json
   // The requests of more prompt and output tokens than the recorded

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -409,16 +410,26 @@ TEST(RunFolder, RedeployedEnginesAndTheCapturedSizes) {
   with(defaults + "]");
   EXPECT_EQ(read({}, {}).args.graph_sizes.size(), 35u);
   EXPECT_TRUE(read(64, {}).args.graph_sizes.empty());
-  // A degree a plan asks for that serq does not model is said of the
-  // engine asked for, not of the run's field (the MoE run's is TP 1).
+  // A degree a plan asks for: the MoE run at TP 2 and DP 2 spreads its
+  // experts, whole, over the four GPUs (the experts' kernels at TP 1).
   Redeployment both;
   both.tp = 2;
   both.dp = 2;
   absl::StatusOr<RunFolder> asked = ReadRunFolder(kMoe, both);
+  ASSERT_TRUE(asked.ok()) << asked.status();
+  EXPECT_EQ(asked->ep, 4);
+  EXPECT_EQ(asked->moe_split, 1);
+  EXPECT_TRUE(asked->moe_whole);
+  EXPECT_TRUE(absl::EndsWith(asked->moe_file, "/profile/tp1/moe.csv")) << asked->moe_file;
+  // One it cannot split the experts over is said of the engine asked for,
+  // not of the run's field (128 experts over 3 GPUs).
+  both.tp = 1;
+  both.dp = 3;
+  asked = ReadRunFolder(kMoe, both);
   ASSERT_FALSE(asked.ok());
   EXPECT_EQ(std::string(asked.status().message()),
-            kMoe + ": error: the engine asked for, tensor parallel 2 and data parallel 2: a mixture of experts at "
-                   "tensor and data parallel both: serq vllm models one or the other");
+            kMoe + ": error: the engine asked for, tensor parallel 1 and data parallel 3: the model's 128 experts "
+                   "do not split over 3 GPUs");
 }
 
 TEST(RunFolder, BadFolders) {
