@@ -123,4 +123,11 @@ absl::StatusOr<std::string> ExpandFileName(
   return out;
 }
 
+std::string ParamOutsideRange(const std::string& name, double value, double low, double high, bool defined) {
+  if (low <= value && value <= high) return "";
+  const std::string range = absl::StrCat("[", ShortestDouble(low), ", ", ShortestDouble(high), "]");
+  return defined ? absl::StrCat("-D ", name, "=", ShortestDouble(value), " is outside the param's range ", range)
+                 : absl::StrCat("param '", name, "' is ", ShortestDouble(value), ", outside its range ", range);
+}
+
 }  // namespace serq

@@ -31,6 +31,13 @@ absl::StatusOr<std::string> ExpandFileName(
     const std::string& file,
     const std::function<std::optional<absl::StatusOr<double>>(const std::string& name)>& param);
 
+// A param's value against its range (`param X = v in [low, high];`, IR
+// 11): "" when low <= value <= high, else the error the linker and the
+// simulator both give, "param 'X' is 3, outside its range [0, 1]", or
+// "-D X=3 is outside the param's range [0, 1]" when `defined` (the value
+// came from -D). A NaN is outside every range.
+std::string ParamOutsideRange(const std::string& name, double value, double low, double high, bool defined);
+
 }  // namespace serq
 
 #endif  // SERQ_IR_CONSTANT_H_

@@ -272,11 +272,18 @@ void RefuseVersion10Fields(const ir::Program& p, Diagnostics* diags) {
 }
 
 // IR 10 cannot say what 11 added: a step stage's `lockstep`, the run's
-// `gpus` (the
+// `gpus`, a param's range (the
 // expressions' new parts, the collectives and the group's step figures,
 // are RefuseNewerExpressions').
 void RefuseVersion11Fields(const ir::Program& p, Diagnostics* diags) {
   if (p.has_run() && p.run().has_gpus()) CannotHold(p.version(), "run.gpus", "'gpus'", 11, diags);
+  // A param's range: an older reader would take any value.
+  for (int i = 0; i < p.param_size(); ++i) {
+    if (p.param(i).has_low() || p.param(i).has_high()) {
+      CannotHold(p.version(), absl::StrCat("param[", i, p.param(i).has_low() ? "].low" : "].high"),
+                 "a param's range", 11, diags);
+    }
+  }
   for (int i = 0; i < p.stage_size(); ++i) {
     if (p.stage(i).lockstep()) {
       CannotHold(p.version(), absl::StrCat("stage[", i, "].lockstep"), "'lockstep'", 11, diags);

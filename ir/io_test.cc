@@ -191,12 +191,13 @@ TEST(Io, UnknownVersionsAreRefusedNamingTheSupportedOnes) {
 
 // Each part IR 11 added, in a file that says 10: a stage's lockstep, the
 // group's step figures and the collectives, running and waiting, a choice
-// on a copy of the state (`every`). A file
+// on a copy of the state (`every`), a param's range. A file
 // of 10 without them is read as 11.
 TEST(Io, Version10WithIr11FieldsIsRefusedAtTheirPaths) {
   Diagnostics d("v10.json");
   ir::Program p;
   EXPECT_FALSE(ReadProgram(R"({"version": 10,
+      "param": [{"name": "B", "value": {"number": 1}, "low": {"number": 0}, "high": {"number": 1}}],
       "stage": [{"name": "E", "kind": "STEP", "lockstep": true,
                  "let": [{"name": "x", "value": {"ref": {"name": "group_tokens",
                                                          "kind": "BUILTIN", "decl": 25}}}],
@@ -213,6 +214,7 @@ TEST(Io, Version10WithIr11FieldsIsRefusedAtTheirPaths) {
   std::string v = "error: IR version 10 cannot hold ";
   EXPECT_EQ(d.Render(),
             absl::StrCat("v10.json:run.gpus: ", v, "'gpus' (added in version 11)\n",
+                         "v10.json:param[0].low: ", v, "a param's range (added in version 11)\n",
                          "v10.json:stage[0].lockstep: ", v, "'lockstep' (added in version 11)\n",
                          "v10.json:session[0].body[1].choose.every: ", v, "'every' (added in version 11)\n",
                          "v10.json:stage[0].rate.call.function: ", v,

@@ -518,6 +518,39 @@ run { horizon 10; }
   EXPECT_THAT(run.errors, HasSubstr("no param 'M'"));
 }
 
+// A param's range holds whatever gives its value: the program's, checked
+// when linked, and an override at the simulator's -D, which a sweep or a
+// fit sets without relinking. An end may read other params, overridden
+// too: Ep 4 makes the range [0.25, 1].
+TEST(RunTest, DefineOutsideAParamsRangeIsRefused) {
+  const char* program = R"(
+param Ep = 2;
+param B = 1 in [1 / Ep, 1];
+stage D : delay;
+workload { arrive batch(1); }
+session { run D (B); observe t = now; }
+run { horizon 10; }
+)";
+  SimOptions options;
+  options.defines = {{"B", 0.5}};
+  SimRun run = RunSource(program, options);
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "t"), ElementsAre(0.5));
+  options.defines = {{"B", 0.3}};
+  run = RunSource(program, options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("3:11: error: -D B=0.3 is outside the param's range [0.5, 1]"));
+  options.defines = {{"B", 0.3}, {"Ep", 4}};
+  run = RunSource(program, options);
+  ASSERT_TRUE(run.ok) << run.errors;
+  EXPECT_THAT(Samples(run.results, "t"), ElementsAre(0.3));
+  // An end moved past the value the program gives it is the value's error.
+  options.defines = {{"Ep", 0.5}};
+  run = RunSource(program, options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("error: param 'B' is 1, outside its range [2, 1]"));
+}
+
 // ------------------------------------------------------------ step stages
 // The station's rules are tested alone in stage_test; these go through the
 // engine: state functions, growth of a transferred KV, the errors.

@@ -33,10 +33,11 @@ import sys
 
 
 def read_params(path):
-    """The program's `param NAME = VALUE;` lines, as numbers."""
+    """The program's `param NAME = VALUE;` lines (a range after VALUE, `in [LOW,
+    HIGH]`, aside), as numbers."""
     params = {}
     for line in open(path):
-        m = re.match(r'param (\w+) = ([^;]+);', line)
+        m = re.match(r'param (\w+) = ([^;]+?)(?: in \[[^]]*\])?;', line)
         if m:
             params[m.group(1)] = float(m.group(2))
     return params

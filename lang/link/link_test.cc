@@ -231,6 +231,44 @@ TEST(Link, DefinesReplaceParamsBeforeArraysAreSized) {
             "an array of 2 stages (0 to 1)\n");
 }
 
+// `param B = v in [low, high];`: the value, the program's or -D's, within
+// the range, both ends included; the ends are constants that may read
+// params (each read before the value is checked, whatever the order).
+TEST(Link, AParamsRange) {
+  // IR 11's (Program writes IR 8, which cannot hold a range).
+  auto Program = [](const std::string& body, const std::string& decls) {
+    std::string json = ::serq::Program(body, decls);
+    return json.replace(json.find(R"("version": 8)"), 12, R"("version": 11)");
+  };
+  auto decls = [](const std::string& value, const std::string& low, const std::string& high) {
+    return absl::StrCat(R"("param": [{"name": "B", "value": )", value, R"(, "low": )", low, R"(, "high": )", high,
+                        R"(}, {"name": "Ep", "value": {"number": 2}}],)");
+  };
+  const std::string one = R"({"number": 1})", half = R"({"binary": {"op": "DIV", "lhs": {"number": 1},
+      "rhs": {"ref": {"name": "Ep"}}}})";
+  const std::string run = R"({"observe": {"name": "b", "value": {"ref": {"name": "B"}}}})";
+  EXPECT_TRUE(Link(Program(run, decls(one, half, one))).ok);
+  EXPECT_TRUE(Link(Program(run, decls(R"({"number": 0.5})", half, one))).ok);
+  EXPECT_EQ(Link(Program(run, decls(R"({"number": 0.25})", half, one))).errors,
+            "t.json:param[0].value: error: param 'B' is 0.25, outside its range [0.5, 1]\n");
+  LinkOptions low;
+  low.defines = {{"B", 0.3}};
+  EXPECT_EQ(Link(Program(run, decls(one, half, one)), low).errors,
+            "t.json:param[0].value: error: -D B=0.3 is outside the param's range [0.5, 1]\n");
+  // Ep 4 at -D widens it to [0.25, 1].
+  low.defines = {{"B", 0.3}, {"Ep", 4}};
+  EXPECT_TRUE(Link(Program(run, decls(one, half, one)), low).ok);
+  EXPECT_EQ(Link(Program(run, decls(one, one, R"({"number": 0})"))).errors,
+            "t.json:param[0].low: error: the range of param 'B' holds nothing: its low end 1 is not at most "
+            "its high end 0\n");
+  // IR from a tool with one end.
+  EXPECT_EQ(Link(Program(run, R"("param": [{"name": "B", "value": {"number": 1}, "low": {"number": 0}}],)")).errors,
+            "t.json:param[0].high: error: param 'B' has a range with one end: give both, low and high\n");
+  // An end reading the param itself is a cycle.
+  EXPECT_EQ(Link(Program(run, decls(one, R"({"ref": {"name": "B"}})", one))).errors,
+            "t.json:param[0]: error: param 'B' depends on itself: B -> B\n");
+}
+
 TEST(Link, IndexIsFlooredBeforeTheRangeCheck) {
   std::string decls = R"("stage": [{"name": "S", "size": {"number": 2}, "kind": "DELAY"}],)";
   // floor(1.9) = 1 is the last element; floor(-0.5) = -1 is out.

@@ -138,6 +138,9 @@ class Linker {
   // --- params.cc
   void ApplyDefines();
   void LinkParams();
+  // Param i's value within its range (`in [low, high]`), or false after
+  // reporting why not: the value outside, or an end that has no value.
+  bool InRange(int i);
   void SizeArrays();
   // The program's stage and pool elements in all, at most kMaxElements: an
   // error at each declaration that would take the sum past it.

@@ -76,6 +76,21 @@ void Linker::LinkParams() {
       continue;
     }
     ParamsRead(p->value(), &reads[i]);
+    // Its range's ends are constants as its value is, and read before it is
+    // checked (so they count in the order, and in a cycle).
+    if (p->has_low() != p->has_high()) {
+      Error(here.Field(p->has_low() ? "high" : "low"),
+            absl::StrCat("param '", p->name(), "' has a range with one end: give both, low and high"));
+      param_bad_[i] = true;
+    }
+    for (auto [field, end] : {std::pair{"low", IF_PRESENT(p, low)}, std::pair{"high", IF_PRESENT(p, high)}}) {
+      if (end == nullptr) continue;
+      if (!ResolveExpr(end, here.Field(field), constant)) {
+        param_bad_[i] = true;
+        continue;
+      }
+      ParamsRead(*end, &reads[i]);
+    }
     std::sort(reads[i].begin(), reads[i].end());
     reads[i].erase(std::unique(reads[i].begin(), reads[i].end()), reads[i].end());
   }
@@ -123,6 +138,32 @@ void Linker::LinkParams() {
     }
     if (!param_value_[i].has_value()) param_bad_[i] = true;
   }
+  // Each value against its range, once every param has its value (an end
+  // may read a param that comes after this one in the order).
+  for (int i : order) {
+    if (!param_bad_[i] && !InRange(i)) param_bad_[i] = true;
+  }
+}
+
+bool Linker::InRange(int i) {
+  const ir::Param& p = program_->param(i);
+  if (!p.has_low()) return true;
+  const Place here = Place{}.Field("param").Item(i, &p.loc());
+  const std::optional<double> low = Evaluate(p.low(), here.Field("low"));
+  const std::optional<double> high = Evaluate(p.high(), here.Field("high"));
+  if (!low || !high) return false;
+  if (!(*low <= *high)) {
+    Error(here.Field("low").At(p.low().loc()),
+          absl::StrCat("the range of param '", p.name(), "' holds nothing: its low end ", FormatNumber(*low),
+                       " is not at most its high end ", FormatNumber(*high)));
+    return false;
+  }
+  const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),
+                                   [&](const auto& d) { return d.first == p.name(); });
+  const std::string outside = ParamOutsideRange(p.name(), *param_value_[i], *low, *high, defined);
+  if (outside.empty()) return true;
+  Error(here.Field("value").At(p.value().loc()), outside);
+  return false;
 }
 
 absl::StatusOr<double> Linker::Value(const ir::Expr& e) const {

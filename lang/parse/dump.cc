@@ -150,7 +150,9 @@ std::string DumpKey(const ir::Key& k) {
 std::string DumpProgram(const ir::Program& p, bool locs) {
   std::string out;
   for (const auto& x : p.param()) {
-    absl::StrAppend(&out, "param ", x.name(), " ", DumpExpr(x.value()), Loc(x.loc(), locs), "\n");
+    absl::StrAppend(&out, "param ", x.name(), " ", DumpExpr(x.value()),
+                    x.has_low() ? absl::StrCat(" in [", DumpExpr(x.low()), ", ", DumpExpr(x.high()), "]") : "",
+                    Loc(x.loc(), locs), "\n");
   }
   for (const auto& x : p.pool()) {
     absl::StrAppend(&out, "pool ", x.name(), x.has_size() ? "[" + DumpExpr(x.size()) + "]" : "",

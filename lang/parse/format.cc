@@ -105,7 +105,9 @@ class Printer {
  public:
   std::string Program(const ir::Program& p) {
     for (const ir::Param& x : p.param()) {
-      Line(absl::StrCat("param ", x.name(), " = ", FormatExpr(x.value()), ";"));
+      Line(absl::StrCat("param ", x.name(), " = ", FormatExpr(x.value()),
+                        x.has_low() ? absl::StrCat(" in [", FormatExpr(x.low()), ", ", FormatExpr(x.high()), "]") : "",
+                        ";"));
     }
     Group();
     for (const ir::Pool& x : p.pool()) {

@@ -57,6 +57,16 @@ void Parser::Param(ir::Program* program) {
       Expr(kDeclarationExprLevel, p.mutable_value()) < 0) {
     return Recover(Level::kTop);
   }
+  // `in [low, high]`: the range its value must lie in.
+  if (Accept(K::kIn)) {
+    if (!Expect(K::kLBracket, "after 'in' (a param's range: in [low, high])") ||
+        Expr(kDeclarationExprLevel, p.mutable_low()) < 0 ||
+        !Expect(K::kComma, "after the range's low end (in [low, high])") ||
+        Expr(kDeclarationExprLevel, p.mutable_high()) < 0 ||
+        !Expect(K::kRBracket, "after the range's high end (in [low, high])")) {
+      return Recover(Level::kTop);
+    }
+  }
   p.set_name(name);
   EndWith(Level::kTop, "after the param");
   *program->add_param() = std::move(p);

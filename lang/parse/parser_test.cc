@@ -92,6 +92,7 @@ TEST(Parser, ExpressionErrors) {
 }
 
 TEST(Parser, Declarations) {
+  EXPECT_EQ(Program("param R = 1 in [1 / N, 1];\n"), "param R 1 in [(/ 1 N), 1]\n");
   EXPECT_EQ(Program("param N = 2;\n"
                     "pool kv[N] { cap 10; evict by (since, 1); }\n"
                     "pool q { evict by since * 2; cap inf; }\n"
@@ -386,6 +387,9 @@ TEST(Parser, ErrorsAndRecovery) {
       {"session { } }", "1:13: expected a declaration ('param', 'pool', 'stage', 'table', "
                         "'share', 'workload', 'session' or 'run'), found '}'\n"},
       {"param in = 1; param x = 2;", "1:7: expected a param name after 'param', found reserved word 'in'\n"},
+      {"param b = 1 in 0, 1];", "1:16: expected '[' after 'in' (a param's range: in [low, high]), found '0'\n"},
+      {"param b = 1 in [0 1];", "1:19: expected ',' after the range's low end (in [low, high]), found '1'\n"},
+      {"param b = 1 in [0, 1;", "1:21: expected ']' after the range's high end (in [low, high]), found ';'\n"},
       {"session { set end = 1; observe t = end; }",
        "1:15: expected a variable name after 'set', found reserved word 'end'\n"
        "1:36: expected an expression, found 'end'\n"},

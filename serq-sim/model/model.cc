@@ -1,5 +1,6 @@
 #include "serq-sim/model/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -110,7 +111,26 @@ bool Compiler::Params() {
     diags_->ErrorInFile(std::string(s.message()));
     return ok_ = false;
   }
-  return true;
+  // Each value within its range (`in [low, high]`), whatever gave it: the
+  // linker checked the program's own, an override here may leave it.
+  auto param = [&](uint32_t decl) -> absl::StatusOr<double> { return param_values_[decl]; };
+  for (int i = 0; i < n; ++i) {
+    const ir::Param& p = program_.param(i);
+    if (!p.has_low() || !p.has_high()) continue;
+    absl::StatusOr<double> low = EvaluateConstant(p.low(), param), high = EvaluateConstant(p.high(), param);
+    if (!low.ok() || !high.ok()) {
+      diags_->ErrorInFile(std::string((!low.ok() ? low : high).status().message()));
+      ok_ = false;
+      continue;
+    }
+    const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),
+                                     [&](const auto& d) { return d.first == p.name(); });
+    std::string outside = ParamOutsideRange(p.name(), param_values_[i], *low, *high, defined);
+    if (outside.empty()) continue;
+    Error(p.value().loc(), absl::StrCat("param[", i, "].value"), std::move(outside));
+    ok_ = false;
+  }
+  return ok_;
 }
 
 bool Compiler::Settings() {

@@ -75,8 +75,8 @@ std::string BalancednessOutOfReach(double balancedness, int gpus) {
                       gpus, " times the mean");
 }
 
-void BalancednessParam(ProgramText* t, const std::optional<double>& given) {
-  t->Param("Balancedness", ShortestDouble(given.value_or(1)),
+void BalancednessParam(ProgramText* t, const std::optional<double>& given, absl::string_view gpus) {
+  t->Param("Balancedness", absl::StrCat(ShortestDouble(given.value_or(1)), " in [1 / ", gpus, ", 1]"),
            absl::StrCat(given ? "--expert-balancedness" : "balanced routing",
                         ": the GPUs' mean (token, expert) pairs over the most's (vLLM's EPLB balancedness)"));
 }

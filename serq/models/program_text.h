@@ -58,8 +58,10 @@ std::string LinkBwAmong(bool mesh, absl::string_view n);
 // at most every pair), or "".
 std::string BalancednessOutOfReach(double balancedness, int gpus);
 // `param Balancedness`: the flag's value where given, else 1 (balanced
-// routing, LLMServingSim's BALANCED).
-void BalancednessParam(ProgramText* t, const std::optional<double>& given);
+// routing, LLMServingSim's BALANCED), in its range [1 / `gpus`, 1], `gpus`
+// the param of the GPUs of expert parallel (so that -D leaves no value
+// that means nothing).
+void BalancednessParam(ProgramText* t, const std::optional<double>& given, absl::string_view gpus);
 // The step's comment above the busiest GPU's experts.
 void BusiestGpuComment(ProgramText* t);
 

@@ -407,7 +407,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     t.Param("MoeGroup", N(moe_group), d.ep ? "the GPUs of expert parallel, whole experts on each"
                                            : "the GPUs each expert is split over (tensor x data parallel)");
     if (spread) {
-      models::BalancednessParam(&t, d.expert_balancedness);
+      models::BalancednessParam(&t, d.expert_balancedness, "MoeGroup");
     }
   }
   // vLLM's EngineArgs takes a default max_num_seqs at most max_num_batched_tokens.

@@ -418,7 +418,7 @@ TEST(Program, MoeLockstepByHand) {
   EXPECT_TRUE(Has(program, "pool kv[Engines]"));
   EXPECT_TRUE(Has(program, " lockstep;"));
   EXPECT_TRUE(Has(program, "choose i in E by (4 * waiting(E[i]) + running(E[i])) every 0.1;"));
-  EXPECT_TRUE(Has(program, "param Balancedness = 1;"));
+  EXPECT_TRUE(Has(program, "param Balancedness = 1 in [1 / MoeGroup, 1];"));
   EXPECT_TRUE(Has(program, "let pairs = gathered * TopK / MoeGroup / Balancedness;"));
   EXPECT_TRUE(Has(program,
                   "let reached = Experts / MoeGroup * (1 - pow(1 - TopK / Experts, gathered / Balancedness));"));
@@ -463,7 +463,7 @@ TEST(Program, MoeLockstepByHand) {
   ProgramOptions half = o;
   half.deployment.expert_balancedness = 0.5;
   const std::string half_program = Generate("qwen3-30b-a3b", "rtx-pro-6000", half);
-  EXPECT_TRUE(Has(half_program, "param Balancedness = 0.5;")) << half_program;
+  EXPECT_TRUE(Has(half_program, "param Balancedness = 0.5 in [1 / MoeGroup, 1];")) << half_program;
   std::map<std::string, std::vector<double>> h = Simulate(half_program, "");
   ASSERT_EQ(h["ttft"].size(), 1u);
   EXPECT_NEAR(h["ttft"][0] - s["ttft"][0], 560.27e-6, 1.01e-6);
@@ -473,6 +473,12 @@ TEST(Program, MoeLockstepByHand) {
   EXPECT_EQ(GenerateError("qwen3-30b-a3b", "rtx-pro-6000", half),
             "serq physics: error: --expert-balancedness 0.49 is below 1/2: the busiest of the 2 GPUs of expert "
             "parallel computes at most every pair, 2 times the mean");
+  // And so is -D Balancedness=0.49 on the program: the param's range.
+  DriverOptions below;
+  below.defines = {{"Balancedness", 0.49}};
+  const CommandResult refused = RunCommand(TempFile("moe.sq", program), below);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(Has(refused.err, "error: -D Balancedness=0.49 is outside the param's range [0.5, 1]")) << refused.err;
   // -D Engines=4 (four engines of the same GPU): gpus follows, 4 GPUs.
   DriverOptions four;
   four.defines = {{"Engines", 4}};

@@ -320,7 +320,7 @@ absl::StatusOr<Generated> GenerateProgram(const std::string& run_dir, const Opti
   if (r.ep > 1) {
     t.Param("Ep", Num(r.ep), absl::StrCat("enable_expert_parallel: the experts over the ",
                                           r.ep, " GPUs, whole"));
-    models::BalancednessParam(&t, options.expert_balancedness);
+    models::BalancednessParam(&t, options.expert_balancedness, "Ep");
   }
   // Where a limit came from: engine_kwargs (its name), resolved_config,
   // vLLM's default for the bench's engine, or a plan.

@@ -379,7 +379,7 @@ TEST(Generate, TheMoeRunsFigures) {
   EXPECT_NE(p.find("run { seed 1; gpus Engines; }"), std::string::npos);
   // Balanced routing unless told: the busiest GPU's pairs, 1 / Balancedness
   // times the mean, set the experts' time.
-  EXPECT_NE(p.find("param Balancedness = 1;"), std::string::npos);
+  EXPECT_NE(p.find("param Balancedness = 1 in [1 / Ep, 1];"), std::string::npos);
   EXPECT_NE(p.find("  let reached = Experts / Ep * (1 - pow(1 - TopK / Experts, gathered / Balancedness));"),
             std::string::npos);
   EXPECT_NE(p.find("  let experts = moe(gathered / Ep / Balancedness, reached);"), std::string::npos);
@@ -387,7 +387,7 @@ TEST(Generate, TheMoeRunsFigures) {
   skewed.expert_balancedness = 0.8;
   g = GenerateProgram(kMoe, skewed);
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_NE(g->program.find("param Balancedness = 0.8;"), std::string::npos);
+  EXPECT_NE(g->program.find("param Balancedness = 0.8 in [1 / Ep, 1];"), std::string::npos);
   EXPECT_NE(g->program.find("// --expert-balancedness: the GPUs' mean (token, expert) pairs"), std::string::npos);
   EXPECT_EQ(LinkErrors(g->program), "");
   // The busiest of 2 GPUs computes at most every pair: 1/2 at the least.
