@@ -177,7 +177,7 @@ TEST(Generate, WhereTheAttentionTableEnds) {
   Write(table, rows.substr(0, rows.find('\n', rows.find('\n') + 1) + 1));
   g = GenerateProgram(dir, options);
   ASSERT_TRUE(g.ok()) << g.status();
-  ASSERT_EQ(g->warnings.size(), 4u);
+  ASSERT_EQ(g->warnings.size(), 5u);
   EXPECT_EQ(g->warnings[1], table + ": its rows reach 1 decode, the engine runs up to 128 (max_num_seqs): its "
                                     "lookups past that extrapolate");
   // Its one row has no prefill: the table ends short of a step's chunk.
@@ -186,6 +186,11 @@ TEST(Generate, WhereTheAttentionTableEnds) {
                                     "extrapolate");
   EXPECT_EQ(g->warnings[3], dir + "/requests.jsonl:16: a request of 4096 tokens, past the longest KV " + table +
                                   " times decodes at, 16: its lookups past that extrapolate");
+  // Nor any context before a chunk: the longest prompt's last chunk reads
+  // up to 3,997 tokens of KV.
+  EXPECT_EQ(g->warnings[4], dir + "/requests.jsonl:248: a prompt of 3998 tokens, whose last chunk reads up to 3997 "
+                                  "tokens of KV, past the longest " + table + " times a chunk after (kv_prefill 0): "
+                                  "its lookups past that extrapolate");
   // Its header alone: an error naming it, not a program whose lookups fail.
   Write(table, rows.substr(0, rows.find('\n') + 1));
   EXPECT_EQ(Error(dir), table + ": error: no rows: the table times nothing");

@@ -94,6 +94,10 @@ absl::Status CheckRequests(RunFolder* r) {
       r->longest_request = total;
       r->longest_line = lines.number();
     }
+    if (static_cast<int64_t>(record.input_toks) > r->longest_prompt) {
+      r->longest_prompt = static_cast<int64_t>(record.input_toks);
+      r->longest_prompt_line = lines.number();
+    }
     if (!r->args.max_model_len) continue;
     if (record.input_toks >= *r->args.max_model_len) {
       return absl::InvalidArgumentError(absl::StrCat(

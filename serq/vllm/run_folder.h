@@ -170,6 +170,10 @@ struct RunFolder {
   // its last decode reads (capped at max_model_len).
   int64_t longest_request = 0;
   int longest_line = 0;
+  // The longest prompt and its line: its last chunk's prefill reads the KV
+  // of up to all but its last token.
+  int64_t longest_prompt = 0;
+  int longest_prompt_line = 0;
   // Every request's prompt and output tokens (capped as above), in file
   // order: what the requests can hold of the KV cache together.
   std::vector<int64_t> request_tokens;

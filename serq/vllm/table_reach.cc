@@ -17,7 +17,8 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
   // KV: the engine's decodes, and the run's longest request's KV (its own
   // requests; a plan's are its own).
   const std::string attention = r.profile_dir + "/attention.csv";
-  absl::StatusOr<std::vector<double>> reach = ReadColumnMaxima(attention, {"n_decode", "kv_decode", "prefill_chunk"});
+  absl::StatusOr<std::vector<double>> reach =
+      ReadColumnMaxima(attention, {"n_decode", "kv_decode", "prefill_chunk", "kv_prefill"});
   if (!reach.ok()) return reach.status();
   // Limits past the profiler's sweep: the lookups extrapolate. The sweep
   // each limit said is kept: a table that reaches it is not said again.
@@ -98,6 +99,14 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
     out.push_back(absl::StrCat(r.requests, ":", r.longest_line, ": a request of ", r.longest_request,
                                " tokens, past the longest KV ", attention, " times decodes at, ", (*reach)[1],
                                ": its lookups past that extrapolate"));
+  }
+  // A prompt of n tokens: its last chunk reads the KV of up to n - 1 (all
+  // of it but the chunk, which may be its last token alone).
+  if (e.own_requests && r.longest_prompt - 1 > (*reach)[3]) {
+    out.push_back(absl::StrCat(r.requests, ":", r.longest_prompt_line, ": a prompt of ", r.longest_prompt,
+                               " tokens, whose last chunk reads up to ", r.longest_prompt - 1,
+                               " tokens of KV, past the longest ", attention, " times a chunk after (kv_prefill ",
+                               (*reach)[3], "): its lookups past that extrapolate"));
   }
   return out;
 }
