@@ -123,6 +123,16 @@ absl::StatusOr<std::string> ExpandFileName(
   return out;
 }
 
+std::string ParamRangeEmpty(const std::string& name, double low, double high) {
+  if (low <= high) return "";
+  return absl::StrCat("the range of param '", name, "' holds nothing: its low end ", ShortestDouble(low),
+                      " is not at most its high end ", ShortestDouble(high));
+}
+
+std::string ParamRangeEndFailed(const std::string& name, const std::string& end, const std::string& why) {
+  return absl::StrCat("the ", end, " end of param '", name, "''s range: ", why);
+}
+
 std::string ParamOutsideRange(const std::string& name, double value, double low, double high, bool defined) {
   if (low <= value && value <= high) return "";
   const std::string range = absl::StrCat("[", ShortestDouble(low), ", ", ShortestDouble(high), "]");

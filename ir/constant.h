@@ -37,6 +37,12 @@ absl::StatusOr<std::string> ExpandFileName(
 // "-D X=3 is outside the param's range [0, 1]" when `defined` (the value
 // came from -D). A NaN is outside every range.
 std::string ParamOutsideRange(const std::string& name, double value, double low, double high, bool defined);
+// "" when the range holds a value (low <= high), else "the range of param
+// 'X' holds nothing: its low end 2 is not at most its high end 1".
+std::string ParamRangeEmpty(const std::string& name, double low, double high);
+// An end of param X's range (`end`: "low" or "high") that has no value:
+// "the low end of param 'X''s range: division by zero".
+std::string ParamRangeEndFailed(const std::string& name, const std::string& end, const std::string& why);
 
 }  // namespace serq
 

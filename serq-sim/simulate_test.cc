@@ -544,11 +544,17 @@ run { horizon 10; }
   run = RunSource(program, options);
   ASSERT_TRUE(run.ok) << run.errors;
   EXPECT_THAT(Samples(run.results, "t"), ElementsAre(0.3));
-  // An end moved past the value the program gives it is the value's error.
+  // An end moved past the other leaves nothing in the range; one without a
+  // value says whose range it ends (1 / Ep at -D Ep=0).
   options.defines = {{"Ep", 0.5}};
   run = RunSource(program, options);
   EXPECT_FALSE(run.ok);
-  EXPECT_THAT(run.errors, HasSubstr("error: param 'B' is 1, outside its range [2, 1]"));
+  EXPECT_THAT(run.errors,
+              HasSubstr("3:19: error: the range of param 'B' holds nothing: its low end 2 is not at most its high end 1"));
+  options.defines = {{"Ep", 0}};
+  run = RunSource(program, options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("3:19: error: the low end of param 'B''s range: division by zero"));
 }
 
 // ------------------------------------------------------------ step stages

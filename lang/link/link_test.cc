@@ -264,6 +264,19 @@ TEST(Link, AParamsRange) {
   // IR from a tool with one end.
   EXPECT_EQ(Link(Program(run, R"("param": [{"name": "B", "value": {"number": 1}, "low": {"number": 0}}],)")).errors,
             "t.json:param[0].high: error: param 'B' has a range with one end: give both, low and high\n");
+  // An end without a value says whose range it ends; a param refused for
+  // its range is refused as one without a value is: what reads it, another
+  // range's end or an array's size, says nothing more.
+  LinkOptions zero;
+  zero.defines = {{"Ep", 0}};
+  EXPECT_EQ(Link(Program(run, decls(one, half, one)), zero).errors,
+            "t.json:param[0].low: error: the low end of param 'B''s range: division by zero\n");
+  EXPECT_EQ(Link(Program(run, R"("param": [{"name": "B", "value": {"number": 5}, "low": {"number": 0},
+                                               "high": {"number": 1}},
+                                              {"name": "A", "value": {"number": 1}, "low": {"ref": {"name": "B"}},
+                                               "high": {"number": 2}}],
+                                 "stage": [{"name": "S", "size": {"ref": {"name": "B"}}, "kind": "DELAY"}],)")).errors,
+            "t.json:param[0].value: error: param 'B' is 5, outside its range [0, 1]\n");
   // An end reading the param itself is a cycle.
   EXPECT_EQ(Link(Program(run, decls(one, R"({"ref": {"name": "B"}})", one))).errors,
             "t.json:param[0]: error: param 'B' depends on itself: B -> B\n");

@@ -136,12 +136,11 @@ void Linker::LinkParams() {
       Place here = Place{}.Field("param").Item(i, &program_->param(i).loc()).Field("value");
       param_value_[i] = Evaluate(program_->param(i).value(), here);
     }
+    // Against its range (whose ends' params come before it in the order):
+    // a value outside is refused as an unevaluable one is, so that what
+    // reads it says nothing more.
+    if (param_value_[i].has_value() && !InRange(i)) param_value_[i].reset();
     if (!param_value_[i].has_value()) param_bad_[i] = true;
-  }
-  // Each value against its range, once every param has its value (an end
-  // may read a param that comes after this one in the order).
-  for (int i : order) {
-    if (!param_bad_[i] && !InRange(i)) param_bad_[i] = true;
   }
 }
 
@@ -149,13 +148,21 @@ bool Linker::InRange(int i) {
   const ir::Param& p = program_->param(i);
   if (!p.has_low()) return true;
   const Place here = Place{}.Field("param").Item(i, &p.loc());
-  const std::optional<double> low = Evaluate(p.low(), here.Field("low"));
-  const std::optional<double> high = Evaluate(p.high(), here.Field("high"));
+  // An end without a value says whose range it ends (a -D of a param it
+  // reads may be the cause), unless a param it reads was refused already.
+  auto end = [&](const std::string& field, const ir::Expr& e) -> std::optional<double> {
+    absl::StatusOr<double> v = Value(e);
+    if (v.ok()) return *v;
+    if (v.status().code() != absl::StatusCode::kAborted) {
+      Error(here.Field(field).At(e.loc()), ParamRangeEndFailed(p.name(), field, std::string(v.status().message())));
+    }
+    return std::nullopt;
+  };
+  const std::optional<double> low = end("low", p.low());
+  const std::optional<double> high = end("high", p.high());
   if (!low || !high) return false;
-  if (!(*low <= *high)) {
-    Error(here.Field("low").At(p.low().loc()),
-          absl::StrCat("the range of param '", p.name(), "' holds nothing: its low end ", FormatNumber(*low),
-                       " is not at most its high end ", FormatNumber(*high)));
+  if (std::string empty = ParamRangeEmpty(p.name(), *low, *high); !empty.empty()) {
+    Error(here.Field("low").At(p.low().loc()), empty);
     return false;
   }
   const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),

@@ -116,10 +116,24 @@ bool Compiler::Params() {
   auto param = [&](uint32_t decl) -> absl::StatusOr<double> { return param_values_[decl]; };
   for (int i = 0; i < n; ++i) {
     const ir::Param& p = program_.param(i);
-    if (!p.has_low() || !p.has_high()) continue;
+    if (!p.has_low() && !p.has_high()) continue;
+    const std::string at = absl::StrCat("param[", i, "]");
+    if (!p.has_low() || !p.has_high()) {  // serq-link refuses it: IR from a tool
+      Error(p.loc(), at, absl::StrCat("param '", p.name(), "' has a range with one end: give both, low and high"));
+      ok_ = false;
+      continue;
+    }
     absl::StatusOr<double> low = EvaluateConstant(p.low(), param), high = EvaluateConstant(p.high(), param);
     if (!low.ok() || !high.ok()) {
-      diags_->ErrorInFile(std::string((!low.ok() ? low : high).status().message()));
+      const bool at_low = !low.ok();
+      Error(at_low ? p.low().loc() : p.high().loc(), absl::StrCat(at, at_low ? ".low" : ".high"),
+            ParamRangeEndFailed(p.name(), at_low ? "low" : "high",
+                                std::string((at_low ? low : high).status().message())));
+      ok_ = false;
+      continue;
+    }
+    if (std::string empty = ParamRangeEmpty(p.name(), *low, *high); !empty.empty()) {
+      Error(p.low().loc(), at + ".low", std::move(empty));
       ok_ = false;
       continue;
     }
@@ -127,7 +141,7 @@ bool Compiler::Params() {
                                      [&](const auto& d) { return d.first == p.name(); });
     std::string outside = ParamOutsideRange(p.name(), param_values_[i], *low, *high, defined);
     if (outside.empty()) continue;
-    Error(p.value().loc(), absl::StrCat("param[", i, "].value"), std::move(outside));
+    Error(p.value().loc(), at + ".value", std::move(outside));
     ok_ = false;
   }
   return ok_;
