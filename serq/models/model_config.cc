@@ -723,14 +723,15 @@ AttentionParams AttentionParamsPerLayer(const ModelConfig& m) {
   return p;
 }
 
-double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep) {
+double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep, bool shared_whole) {
   const double h = m.hidden;
   const AttentionParams attention = AttentionParamsPerLayer(m);
   // Split over tp: the attention's projections, a dense MLP and the shared
   // experts (in the linear layers' bytes), the embeddings (in the dtype's).
   double linear_split = m.layers * attention.split;
   linear_split += m.dense_layers * 3.0 * h * m.intermediate;
-  linear_split += m.moe_layers * 3.0 * h * m.shared_intermediate;
+  const double shared = m.moe_layers * 3.0 * h * m.shared_intermediate;
+  linear_split += shared_whole ? shared * tp : shared;
   const double embeddings = (m.tied ? 1 : 2) * static_cast<double>(m.vocab) * h;
   // On every GPU: the norms (two a layer, the final one; Qwen3's q and k
   // norms are head_dim each; MLA's latents' norms), a router a MoE layer,

@@ -146,8 +146,10 @@ inline constexpr absl::string_view kKvCacheDtypes = "auto, bfloat16, float16, fp
 // tensor-parallel group, the norms and routers on each, and the experts
 // over the `ep` GPUs of expert parallelism (whole experts each; without
 // it, every expert split over tp). A count from the shapes, as a
-// checkpoint's tensors are.
-double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep);
+// checkpoint's tensors are. With `shared_whole` (vLLM's sequence-parallel
+// experts, models::SequenceParallelExperts: DeepSeek's block builds its
+// shared experts with disable_tp) each GPU holds the shared experts whole.
+double WeightBytesPerGpu(const ModelConfig& m, int tp, int ep, bool shared_whole = false);
 
 // The rotary table's bytes on each GPU (every GPU builds its own).
 double RotaryTableBytes(const ModelConfig& m);

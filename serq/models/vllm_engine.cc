@@ -104,10 +104,10 @@ bool SequenceParallelExperts(const ModelConfig& m, int tp, int dp, bool expert_p
 
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
-                                double bytes_per_block) {
+                                double bytes_per_block, bool shared_whole) {
   KvFromMemory kv;
   kv.requested = std::ceil(gpu_gib * kGiB * utilization);
-  kv.weights = WeightBytesPerGpu(m, tp, ep);
+  kv.weights = WeightBytesPerGpu(m, tp, ep, shared_whole);
   kv.rotary = RotaryTableBytes(m);
   kv.activation = ActivationPeakBytes(m, tp, tokens, seqs);
   kv.non_torch = NonTorchBytes(tp, ep);

@@ -134,9 +134,10 @@ struct KvFromMemory {
   // when more than kMaxKvBlocks would.
   int64_t blocks = 0;
 };
+// `shared_whole`: WeightBytesPerGpu's.
 KvFromMemory KvBlocksFromMemory(const ModelConfig& m, int tp, int ep, double gpu_gib,
                                 double utilization, int64_t tokens, int64_t seqs,
-                                double bytes_per_block);
+                                double bytes_per_block, bool shared_whole = false);
 // A request the KV cache cannot hold whole, or "": one of `tokens`, prompt
 // and output, holds at its last decode the KV of all but its last token,
 // in blocks of `block`, and an engine has `usable_blocks` (num_gpu_blocks

@@ -192,7 +192,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     const int kv_ep = moe_group > d.tp || (moe && d.ep) ? moe_group : 1;
     const models::KvFromMemory kv = models::KvBlocksFromMemory(
         m, d.tp, kv_ep, gpu_gib,
-        d.gpu_memory_utilization, tokens, seqs, per_block);
+        d.gpu_memory_utilization, tokens, seqs, per_block, sp);
     if (kv.blocks < 2) {
       return Invalid(absl::StrCat(
           "no room for the KV cache: ", models::GibText(kv.requested), " of the GPU (",
@@ -212,7 +212,8 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
     kv_why.push_back(absl::StrCat(
         "less the weights one GPU holds, ", models::GibText(kv.weights), " (counted from the config's shapes",
         d.tp > 1 ? absl::StrCat(", 1/", d.tp, " of the split layers") : "",
-        moe && moe_group > 1 ? absl::StrCat(", 1/", moe_group, " of the experts") : "", "),"));
+        moe && moe_group > 1 ? absl::StrCat(", 1/", moe_group, " of the experts") : "",
+        sp && m.shared_intermediate > 0 ? ", the shared experts whole (sequence-parallel experts)" : "", "),"));
     for (std::string& line : models::KvEstimatesWhy(m, d.tp, kv_ep, tokens, seqs, kv)) {
       kv_why.push_back(std::move(line));
     }
@@ -520,15 +521,29 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                                          : "Layers * attn";
   std::string each;  // parameters every GPU holds and computes, all layers
   if (m.mla()) each = "Layers * attn_each";
+  // With sequence-parallel experts each GPU runs the router and the shared
+  // experts on 1/Tp of the tokens (after the block's chunk), the shared
+  // experts whole (DeepSeek's block builds them with disable_tp): the
+  // FLOPs of a split weight, the reads of a whole one.
+  std::string shared_whole;
+  if (moe && m.shared_intermediate > 0) {
+    absl::StrAppend(&split, " + MoeLayers * 3 * Hidden * SharedIntermediate");
+    if (sp) shared_whole = " + MoeLayers * 3 * Hidden * SharedIntermediate * WeightBytes * (Tp - 1) / Tp";
+  }
+  std::string flops_split = split;
   if (moe) {
-    if (m.shared_intermediate > 0) absl::StrAppend(&split, " + MoeLayers * 3 * Hidden * SharedIntermediate");
-    absl::StrAppend(&each, each.empty() ? "" : " + ", "MoeLayers * Hidden * Experts");
+    const std::string router = "MoeLayers * Hidden * Experts";
+    if (sp) {
+      absl::StrAppend(&flops_split, " + ", router);
+    } else {
+      absl::StrAppend(&each, each.empty() ? "" : " + ", router);
+    }
     t.Line("  let expert = 3 * Hidden * ExpertIntermediate;");
   }
   t.Line("  // FLOPs a token outside attention (2 a weight), a query-key pair, KV bytes a token, the");
   t.Line(absl::StrCat("  // weights read once a step", moe ? " but the experts'" : "", "."));
-  t.Line(absl::StrCat("  let flops_token = 2 * (", split, ") / Tp", each.empty() ? "" : " + 2 * (" + each + ")",
-                      ";"));
+  t.Line(absl::StrCat("  let flops_token = 2 * (", flops_split, ") / Tp",
+                      each.empty() ? "" : " + 2 * (" + each + ")", ";"));
   const std::string pair = m.mla() ? "2 * Heads / Tp * (QkNope + QkRope + VHeadDim)" : "4 * Heads / Tp * HeadDim";
   t.Line(absl::StrCat("  let flops_pair = ", pair, ";  // a layer"));
   t.Line(absl::StrCat("  let kv_bytes = ",
@@ -538,7 +553,7 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                       ";  // a layer"));
   std::string weight_bytes = absl::StrCat("(", split, ") * WeightBytes / Tp");
   if (m.mla()) absl::StrAppend(&weight_bytes, " + Layers * attn_each * WeightBytes");
-  if (moe) absl::StrAppend(&weight_bytes, " + MoeLayers * Hidden * Experts * DtypeBytes");
+  if (moe) absl::StrAppend(&weight_bytes, " + MoeLayers * Hidden * Experts * DtypeBytes", shared_whole);
   t.Line(absl::StrCat("  let weight_bytes = ", weight_bytes, ";"));
   std::string expert_flops_pf, expert_flops_dc, expert_weights;
   if (moe) {
@@ -547,6 +562,10 @@ absl::StatusOr<std::string> GenerateProgram(const models::ModelConfig& m, const 
                     : "  // The experts: the step's tokens, reached uniformly (each its TopK of the "
                       "Experts);");
     if (lockstep) t.Line("  // reduce-scatter after), reached uniformly (each its TopK of the Experts);");
+    if (sp) {
+      t.Line("  // sequence-parallel (vLLM's use_sequence_parallel_moe): each of an engine's Tp GPUs sends");
+      t.Line("  // 1/Tp of its tokens, to every GPU, and the engine's GPUs gather the outputs after;");
+    }
     t.Line(moe_group > 1 ? "  // a GPU computes its share of the (token, expert) pairs, on the experts any of them reach."
                          : "  // the GPU computes every (token, expert) pair, on the experts any of them reach.");
     t.Line(absl::StrCat("  let gathered = ",

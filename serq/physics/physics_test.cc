@@ -618,6 +618,35 @@ TEST(Program, ExpertsOverTensorAndDataParallel) {
   ASSERT_EQ(b["ttft"].size(), 1u);
   EXPECT_NEAR(a["ttft"][0] - b["ttft"][0], 625.34e-6, 1.01e-6);
   EXPECT_NEAR((a["e2e"][0] - a["ttft"][0]) - (b["e2e"][0] - b["ttft"][0]), 489.87e-6, 1.01e-6);
+  // DeepSeek's block builds its shared experts with disable_tp under
+  // sequence-parallel experts: each GPU holds them whole and reads them
+  // whole, and runs them and the router on 1/Tp of the tokens. At TP 8 and
+  // DP 2 with --ep, against the same without --ep (the experts over the
+  // same 16 GPUs, split instead of whole: the same bytes), a GPU holds 7/8
+  // of the shared experts more: 58 MoE layers x 3 x 7168 x 2048 (one
+  // shared expert) x 1 byte (fp8) x 7/8 = 2,235,039,744 bytes, in blocks of
+  // 16 tokens x 61 layers x (512 + 64) latent and rotary key x 2 bytes =
+  // 1,124,352: 1987.85 blocks fewer, so 1987 or 1988 as the floors fall.
+  ProgramOptions ds = Rate();
+  ds.deployment.tp = 8;
+  ds.deployment.dp = 2;
+  ds.deployment.ep = true;
+  const std::string ds_sp = Generate("deepseek-v3", "h100-sxm", ds);
+  ds.deployment.ep = false;
+  const std::string ds_split = Generate("deepseek-v3", "h100-sxm", ds);
+  auto kv_blocks = [](const std::string& program) {
+    const size_t at = program.find("param KvBlocks = ");
+    return at == std::string::npos ? -1.0 : std::stod(program.substr(at + 17));
+  };
+  const double fewer = kv_blocks(ds_split) - kv_blocks(ds_sp);
+  EXPECT_GE(fewer, 1987) << ds_sp;
+  EXPECT_LE(fewer, 1988);
+  EXPECT_TRUE(Has(ds_sp, "MoeLayers * Hidden * Experts * DtypeBytes + MoeLayers * 3 * Hidden * SharedIntermediate "
+                         "* WeightBytes * (Tp - 1) / Tp;"));
+  EXPECT_TRUE(Has(ds_sp, "+ MoeLayers * 3 * Hidden * SharedIntermediate + MoeLayers * Hidden * Experts) / Tp + "
+                         "2 * (Layers * attn_each);"));
+  EXPECT_TRUE(Has(ds_split, "/ Tp + 2 * (Layers * attn_each + MoeLayers * Hidden * Experts);")) << ds_split;
+  EXPECT_EQ(Simulate(ds_sp, "")["e2e"].size(), 20u);
   // Mixtral's block takes no sequence-parallel input.
   const std::string mixtral = Generate("mixtral-8x7b", "h100-sxm", o);
   EXPECT_TRUE(Has(mixtral, "(2 * Layers + 1) * all_reduce(Tp, padded * Hidden * DtypeBytes, LinkBw, LinkLatency)"))
