@@ -123,6 +123,36 @@ absl::StatusOr<std::string> ExpandFileName(
   return out;
 }
 
+absl::StatusOr<std::optional<std::pair<double, double>>> ParamRangeOf(const ir::Program& linked,
+                                                                      const std::string& name) {
+  const int n = linked.param_size();
+  int index = -1;
+  for (int i = 0; i < n && index < 0; ++i) {
+    if (linked.param(i).name() == name) index = i;
+  }
+  if (index < 0) return absl::NotFoundError(absl::StrCat("no param '", name, "'"));
+  const ir::Param& p = linked.param(index);
+  if (!p.has_low() || !p.has_high()) return std::nullopt;
+  // The params the ends read, each once (the link made them acyclic).
+  std::vector<std::optional<double>> values(n);
+  ParamValue value = [&](uint32_t decl) -> absl::StatusOr<double> {
+    if (decl >= static_cast<uint32_t>(n)) return absl::InvalidArgumentError("unknown param");
+    if (!values[decl]) {
+      absl::StatusOr<double> v = EvaluateConstant(linked.param(decl).value(), value);
+      if (!v.ok()) return v.status();
+      values[decl] = *v;
+    }
+    return *values[decl];
+  };
+  absl::StatusOr<double> low = EvaluateConstant(p.low(), value);
+  if (!low.ok()) return absl::InvalidArgumentError(ParamRangeEndFailed(name, "low", std::string(low.status().message())));
+  absl::StatusOr<double> high = EvaluateConstant(p.high(), value);
+  if (!high.ok()) {
+    return absl::InvalidArgumentError(ParamRangeEndFailed(name, "high", std::string(high.status().message())));
+  }
+  return std::make_pair(*low, *high);
+}
+
 std::string ParamRangeEmpty(const std::string& name, double low, double high) {
   if (low <= high) return "";
   return absl::StrCat("the range of param '", name, "' holds nothing: its low end ", ShortestDouble(low),

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "proto/ir.pb.h"
@@ -37,6 +38,15 @@ absl::StatusOr<std::string> ExpandFileName(
 // "-D X=3 is outside the param's range [0, 1]" when `defined` (the value
 // came from -D). A NaN is outside every range.
 std::string ParamOutsideRange(const std::string& name, double value, double low, double high, bool defined);
+// The range of param `name` of a linked program (`in [low, high]`), its
+// ends evaluated at the params' values as the program gives them (-D
+// applied by the link): nullopt for a param without one, NotFound for no
+// such param, InvalidArgument for an end without a value. For a tool that
+// moves the param itself (a fit's box, a search's range), to check its
+// bounds before it runs.
+absl::StatusOr<std::optional<std::pair<double, double>>> ParamRangeOf(const ir::Program& linked,
+                                                                      const std::string& name);
+
 // "" when the range holds a value (low <= high), else "the range of param
 // 'X' holds nothing: its low end 2 is not at most its high end 1".
 std::string ParamRangeEmpty(const std::string& name, double low, double high);

@@ -423,6 +423,21 @@ for b in 1 0.75 0.5; do
     awk '$1 == "tpot" { print $3 }')"
 done
 echo "$tpots" | awk '{ exit !($1 < $2 && $2 < $3) }' || fail "TPOT at Balancedness 1, 0.75, 0.5:$tpots"
+# Its range, [1 / Ep, 1]: -D outside it is an error at the param, and so
+# is a fit's box or a search's range that reaches outside, before any
+# simulation; a fitted point's param line keeps the range.
+moe_sq=examples/vllm/qwen3-30b-a3b-dp2-ep-rtxpro6000.sq
+moe_run=examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep/requests.jsonl
+expect 1 yes "-D Balancedness=0.4 is outside the param's range \\[0.5, 1\\]" -- \
+  "$serq" run "$moe_sq" -D Balancedness=0.4
+expect 1 yes "--param Balancedness=0.3:1: the box reaches outside the param's range \\[0.5, 1\\] in $moe_sq" -- \
+  "$serq" fit "$moe_sq" --param Balancedness=0.3:1 --to "$moe_run"
+expect 2 yes "--range 0.3:1 of --param Balancedness reaches outside the param's range \\[0.5, 1\\] in $moe_sq" -- \
+  "$serq" search "$moe_sq" --param Balancedness --range 0.3:1 --step 0.1 --until 'p99(ttft) <= 20'
+# (Three evaluations do not converge: exit 1, the best point printed.)
+"$serq" fit "$moe_sq" --param Balancedness=0.5:1 --to "$moe_run" --max-evals 3 >"$tmp/fit" 2>"$tmp/err"
+grep -qF "the fit did not converge in 3 evaluations" "$tmp/err" || fail "fit Balancedness in its range: $(cat "$tmp/err")"
+grep -qE '^param Balancedness = [0-9.]+ in \[1 / Ep, 1\];$' "$tmp/fit" || fail "fit's param line: $(cat "$tmp/fit")"
 # physics reads the decoders its form describes, and names another type at
 # its field; BLIS's dense form (--blis) reads any config's shapes, as BLIS.
 printf '{"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <thread>
@@ -22,9 +23,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "ir/cli.h"
+#include "ir/constant.h"
 #include "ir/json.h"
 #include "ir/output.h"
 #include "lang/link/link.h"
+#include "lang/parse/format.h"
 #include "serq/measured/compare_render.h"
 #include "serq/measured/measured.h"
 
@@ -377,6 +380,9 @@ FitOutcome RunFit(const FitSpec& spec) {
   }
   if (spec.train.empty()) return done(FailureLine(kExitInputRejected, ToolError("serq", "serq fit needs --to MEASURED")));
 
+  // Each fitted param's range as the program writes it, " in [low, high]",
+  // for the fitted point's param lines.
+  std::map<std::string, std::string> ranges;
   // The program once, as written: it must declare the params (and replay a
   // trace, or generate its workload for summaries: below).
   int traces = 0;
@@ -399,6 +405,26 @@ FitOutcome RunFit(const FitSpec& spec) {
       if (!declared.count(p.name)) {
         return done(FailureLine(kExitInputRejected,
                             ToolError("serq", absl::StrCat("--param '", p.name, "': ", InputName(spec.program), " declares no param '", p.name, "'"))));
+      }
+      // The box within the param's range (`in [low, high]`), which every
+      // trial's -D must keep: said here, before a trial fails at its edge.
+      absl::StatusOr<std::optional<std::pair<double, double>>> range = ParamRangeOf(program, p.name);
+      if (!range.ok()) {
+        return done(FailureLine(kExitInputRejected, ToolError("serq", absl::StrCat(InputName(spec.program), ": ",
+                                                                                   range.status().message()))));
+      }
+      if (*range && (p.lo < (*range)->first || p.hi > (*range)->second)) {
+        return done(FailureLine(
+            kExitInputRejected, ToolError("serq", absl::StrCat("--param ", p.name, "=", ShortestDouble(p.lo), ":",
+                                                       ShortestDouble(p.hi), ": the box reaches outside the param's "
+                                                       "range [", ShortestDouble((*range)->first), ", ",
+                                                       ShortestDouble((*range)->second), "] in ",
+                                                       InputName(spec.program)))));
+      }
+      for (const ir::Param& q : program.param()) {
+        if (q.name() == p.name && q.has_low()) {
+          ranges[p.name] = absl::StrCat(" in [", FormatExpr(q.low()), ", ", FormatExpr(q.high()), "]");
+        }
       }
     }
   }
@@ -564,7 +590,8 @@ FitOutcome RunFit(const FitSpec& spec) {
   }
   absl::StrAppend(&out, "\nas params:\n");
   for (unsigned i = 0; i < n; ++i) {
-    absl::StrAppend(&out, "param ", spec.params[i].name, " = ", ShortestDouble(o.best[i]), ";\n");
+    absl::StrAppend(&out, "param ", spec.params[i].name, " = ", ShortestDouble(o.best[i]),
+                    ranges.count(spec.params[i].name) ? ranges.at(spec.params[i].name) : "", ";\n");
   }
   auto tables = [&](const Evaluation& e, absl::string_view role) -> absl::Status {
     for (const compare::Comparison& c : e.comparisons) {

@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/cli.h"
+#include "ir/constant.h"
 #include "ir/words.h"
 #include "lang/link/link.h"
 #include "stats/format.h"
@@ -160,6 +163,25 @@ bool RunSearch(const SearchSpec& spec, SearchOutcome* outcome, CommandResult* er
                                                                 FormatShortest(spec.lo), ", ", FormatShortest(spec.hi),
                                                                 "] makes more than 2^53 points to search")));
     return false;
+  }
+  {
+    // The range searched within the param's own (`in [low, high]`), which
+    // every point's -D must keep: said here, before a point fails at its
+    // edge. A program that does not link as it is says so below.
+    ir::Program as_is;
+    CommandResult unused;
+    if (ParseAndLink(spec.program, spec.base, &as_is, &unused)) {
+      absl::StatusOr<std::optional<std::pair<double, double>>> range = ParamRangeOf(as_is, spec.param);
+      if (range.ok() && *range && (spec.lo < (*range)->first || spec.hi > (*range)->second)) {
+        *error = Failure(kExitUsage, ToolError("serq", absl::StrCat("--range ", FormatShortest(spec.lo), ":",
+                                                                    FormatShortest(spec.hi), " of --param ",
+                                                                    spec.param, " reaches outside the param's "
+                                                                    "range [", FormatShortest((*range)->first), ", ",
+                                                                    FormatShortest((*range)->second), "] in ",
+                                                                    spec.program)));
+        return false;
+      }
+    }
   }
   {
     // The condition's figures against the program, before any point runs.
