@@ -101,7 +101,10 @@ absl::StatusOr<std::vector<std::string>> TableReachWarnings(const RunFolder& r, 
                                ": its lookups past that extrapolate"));
   }
   // A prompt of n tokens: its last chunk reads the KV of up to n - 1 (all
-  // of it but the chunk, which may be its last token alone).
+  // of it but the chunk, which may be its last token alone). The lookup is
+  // at the step's prefills' contexts summed (prefill_kv), which several
+  // chunked prefills in one step can take past that: this says what one
+  // prompt alone reaches.
   if (e.own_requests && r.longest_prompt - 1 > (*reach)[3]) {
     out.push_back(absl::StrCat(r.requests, ":", r.longest_prompt_line, ": a prompt of ", r.longest_prompt,
                                " tokens, whose last chunk reads up to ", r.longest_prompt - 1,
