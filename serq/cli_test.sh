@@ -210,6 +210,16 @@ expect 2 yes "--gpus must be from 1 to 1024, not -3" -- "$serq" plan --model lla
   --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
 expect 2 yes "--gpus must be from 1 to 1024, not 0" -- "$serq" plan --model llama-3.1-8b --gpu h100-sxm --gpus 0 \
   --until 'p99(ttft) <= 1' --out "$tmp/plan-inf"
+# A plan none of whose candidates can be written names each one's reason
+# (the MoE run on 4 GPUs, disaggregated: 3 engines the 128 experts do not
+# split over, the others a KV link not given), not the first alone.
+"$serq" plan --run examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep --gpus 4 --rate 10 --kinds disaggregated \
+  --until 'p99(ttft) <= 2' --out "$tmp/plan-none" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] || fail "plan with no candidate: exit not 1"
+grep -qF "serq plan: error: no candidate can be written; the 6 candidates, each dropped:" "$tmp/err" &&
+  grep -qF "  disaggregated 1P tp1 + 3D tp1 seqs 128 tokens 2048: examples/vllm/runs/rtxpro6000-qwen3-30b-a3b-dp2-ep: error: the engine asked for, tensor parallel 1 and data parallel 3: the model's 128 experts do not split over 3 GPUs" "$tmp/err" &&
+  grep -qF "  disaggregated 2P tp1 + 2D tp1 seqs 128 tokens 2048: disaggregated candidates need the link the KV cache crosses: give --kv-link NAME" "$tmp/err" ||
+  fail "plan with no candidate: $(cat "$tmp/err")"
 # A flag is given when the command line names it, whatever its value: a
 # flag's default given to a command that does not read it is misuse, and
 # serq plan keeps --max-in-progress 0.1, --max-replications 64 and

@@ -158,8 +158,16 @@ bool PlanBudget(const PlanSetup& s, int b, Warnings* warnings, plan::PlanSpec* s
     spec->programs.push_back(path);
   }
   if (!dropped.empty() && spec->candidates.empty()) {
-    *failure = Failure(kExitInputRejected,
-                       absl::StrCat("serq plan: error: no candidate can be written: ", dropped[0], "\n"));
+    // Each candidate's own reason: they differ (a degree the experts do not
+    // split over, a link not given), and the first alone would hide the rest.
+    std::string why = dropped.size() == 1 ? absl::StrCat(": ", dropped[0], "\n")
+                                          : absl::StrCat("; the ", dropped.size(), " candidates, each dropped:\n");
+    if (dropped.size() > 1) {
+      constexpr size_t kMostSaid = 20;
+      for (size_t i = 0; i < dropped.size() && i < kMostSaid; ++i) absl::StrAppend(&why, "  ", dropped[i], "\n");
+      if (dropped.size() > kMostSaid) absl::StrAppend(&why, "  and ", dropped.size() - kMostSaid, " more\n");
+    }
+    *failure = Failure(kExitInputRejected, absl::StrCat("serq plan: error: no candidate can be written", why));
     return false;
   }
   for (const std::string& d : dropped) notes->push_back(d);
