@@ -444,6 +444,19 @@ expect 1 yes "--param Balancedness=0.3:1: the box reaches outside the param's ra
   "$serq" fit "$moe_sq" --param Balancedness=0.3:1 --to "$moe_run"
 expect 2 yes "--range 0.3:1 of --param Balancedness reaches outside the param's range \\[0.5, 1\\] in $moe_sq" -- \
   "$serq" search "$moe_sq" --param Balancedness --range 0.3:1 --step 0.1 --until 'p99(ttft) <= 20'
+# A range whose end moves with the fit (B2's reads B0, through a param)
+# could not be checked before it: refused.
+sed 's/^param B0 = \([^;]*\);/param B0 = \1 in [5000, 20000];\nparam B0k = B0 \/ 1000;/; s/^param B2 = \([^;]*\);/param B2 = \1 in [B0k, 100];/' \
+  testdata/compare/blis-w1.sq >"$tmp/w1-ranges.sq"
+expect 1 yes "--param B2: its range, \[B0k, 100\] in $tmp/w1-ranges.sq, reads B0, which the fit moves too" -- \
+  "$serq" fit "$tmp/w1-ranges.sq" --param B0=5000:20000,B2=14:100 --to testdata/blis/w1.results.json@testdata/blis/w1.trace.csv
+# A search's range starting at 1/3, which 15 digits round below: its
+# points stay within it (0.33333333333333331 tried, not 0.333333333333333).
+printf 'param Rate = 0.5 in [1 / 3, 0.9];\nstage S : fifo(1);\nworkload { arrive poisson(Rate); limit 200; }\nsession { run S (1); observe t = now - arrival; }\nrun { seed 1; }\n' \
+  >"$tmp/third.sq"
+"$serq" search "$tmp/third.sq" --param Rate --range 0.3333333333333333:0.9 --step 0.1 --until 'mean(t) <= 100' \
+  >"$tmp/out" 2>"$tmp/err" || fail "search from 1/3: exit $?: $(cat "$tmp/err")"
+grep -q '^0.33333333333333331  pass' "$tmp/out" || fail "search from 1/3: $(cat "$tmp/out")"
 # (Three evaluations do not converge: exit 1, the best point printed.)
 "$serq" fit "$moe_sq" --param Balancedness=0.5:1 --to "$moe_run" --max-evals 3 >"$tmp/fit" 2>"$tmp/err"
 grep -qF "the fit did not converge in 3 evaluations" "$tmp/err" || fail "fit Balancedness in its range: $(cat "$tmp/err")"

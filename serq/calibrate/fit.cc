@@ -361,6 +361,36 @@ absl::StatusOr<std::vector<Term>> ParseObjective(absl::string_view text) {
   return terms;
 }
 
+namespace {
+
+// The first param of `names` that the linked program's constant `e`
+// reads, itself or through the params it reads (acyclic once linked), or "".
+std::string ReadsOneOf(const ir::Expr& e, const std::set<std::string>& names, const ir::Program& linked) {
+  switch (e.kind_case()) {
+    case ir::Expr::kRef: {
+      const ir::Ref& r = e.ref();
+      if (r.kind() != ir::Ref::PARAM) return "";
+      if (names.count(r.name())) return r.name();
+      return r.decl() < static_cast<uint32_t>(linked.param_size())
+                 ? ReadsOneOf(linked.param(static_cast<int>(r.decl())).value(), names, linked)
+                 : "";
+    }
+    case ir::Expr::kUnary: return ReadsOneOf(e.unary().operand(), names, linked);
+    case ir::Expr::kBinary: {
+      std::string lhs = ReadsOneOf(e.binary().lhs(), names, linked);
+      return lhs.empty() ? ReadsOneOf(e.binary().rhs(), names, linked) : lhs;
+    }
+    case ir::Expr::kCall:
+      for (const ir::Expr& a : e.call().arg()) {
+        if (std::string r = ReadsOneOf(a, names, linked); !r.empty()) return r;
+      }
+      return "";
+    default: return "";
+  }
+}
+
+}  // namespace
+
 FitOutcome RunFit(const FitSpec& spec) {
   FitOutcome outcome;
   const std::clock_t cpu_start = std::clock();
@@ -406,6 +436,24 @@ FitOutcome RunFit(const FitSpec& spec) {
         return done(FailureLine(kExitInputRejected,
                             ToolError("serq", absl::StrCat("--param '", p.name, "': ", InputName(spec.program), " declares no param '", p.name, "'"))));
       }
+      for (const ir::Param& q : program.param()) {
+        if (q.name() != p.name || !q.has_low()) continue;
+        ranges[p.name] = absl::StrCat(" in [", FormatExpr(q.low()), ", ", FormatExpr(q.high()), "]");
+        // Ends that move with the fit could not be checked here, and a
+        // trial past them would stop it.
+        std::set<std::string> fitted;
+        for (const ParamRange& f : spec.params) fitted.insert(f.name);
+        std::string moved = ReadsOneOf(q.low(), fitted, program);
+        if (moved.empty()) moved = ReadsOneOf(q.high(), fitted, program);
+        if (!moved.empty()) {
+          return done(FailureLine(
+              kExitInputRejected,
+              ToolError("serq", absl::StrCat("--param ", p.name, ": its range, [", FormatExpr(q.low()), ", ",
+                                             FormatExpr(q.high()), "] in ", InputName(spec.program), ", reads ",
+                                             moved, ", which the fit moves too: fit params whose ranges' ends "
+                                             "stay fixed"))));
+        }
+      }
       // The box within the param's range (`in [low, high]`), which every
       // trial's -D must keep: said here, before a trial fails at its edge.
       absl::StatusOr<std::optional<std::pair<double, double>>> range = ParamRangeOf(program, p.name);
@@ -420,11 +468,6 @@ FitOutcome RunFit(const FitSpec& spec) {
                                                        "range [", ShortestDouble((*range)->first), ", ",
                                                        ShortestDouble((*range)->second), "] in ",
                                                        InputName(spec.program)))));
-      }
-      for (const ir::Param& q : program.param()) {
-        if (q.name() == p.name && q.has_low()) {
-          ranges[p.name] = absl::StrCat(" in [", FormatExpr(q.low()), ", ", FormatExpr(q.high()), "]");
-        }
       }
     }
   }

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ir/cli.h"
 #include "stats/format.h"
@@ -26,6 +27,12 @@ bool Number(absl::string_view s, double* x) {
 
 }  // namespace
 
+double GridValue(double start, double step, int64_t i, double stop) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", start + static_cast<double>(i) * step);
+  return std::clamp(std::strtod(buf, nullptr), start, stop);
+}
+
 absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
                                                     absl::string_view text) {
   std::vector<double> values;
@@ -42,17 +49,13 @@ absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
     if (count > kMaxAxisValues) {
       return Malformed(name, text, absl::StrCat("more than ", kMaxAxisValues, " values"));
     }
-    // start + i * step rounded to 15 significant digits: 0.1:0.3:0.1 gives
-    // 0.3, the double the user would write, not 0.30000000000000004.
     for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
-      double x = start + static_cast<double>(i) * step;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.15g", x);
-      values.push_back(std::strtod(buf, nullptr));
+      values.push_back(GridValue(start, step, i, stop));
       // A step below what 15 digits tell apart at this size (1e16:...:1)
       // makes a value twice: refused, as a list's value twice is.
       if (i > 0 && values[i] == values[i - 1]) {
-        return Malformed(name, text, absl::StrCat("the step ", parts[2], " repeats the value ", buf,
+        return Malformed(name, text, absl::StrCat("the step ", parts[2], " repeats the value ",
+                                                  absl::StrFormat("%.15g", values[i]),
                                                   " (15 significant digits tell no finer steps apart)"));
       }
     }

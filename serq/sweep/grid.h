@@ -21,6 +21,14 @@ namespace serq {
 // start + i * step for i = 0, 1, ... while not above stop by more than
 // step * 1e-9 (so 0.1:0.3:0.1 has 0.3), each computed from i, not summed.
 // Errors name the -D as written. At most kMaxAxisValues values.
+// The i-th value of the grid start, start + step, ... up to stop:
+// start + i x step rounded to 15 significant digits (0.1:0.3:0.1 gives 0.3,
+// the double the user would write, not 0.30000000000000004), kept within
+// [start, stop], so that the rounding never takes a value past an end the
+// user gave (1/3 as 0.333333333333333 below a param's range [1/3, 1]).
+// serq sweep's axes and serq search's points.
+double GridValue(double start, double step, int64_t i, double stop);
+
 absl::StatusOr<std::vector<double>> ParseAxisValues(absl::string_view name,
                                                     absl::string_view text);
 

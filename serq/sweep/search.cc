@@ -17,6 +17,7 @@
 #include "stats/format.h"
 #include "stats/merge.h"
 #include "serq-report/table.h"
+#include "serq/sweep/grid.h"
 
 namespace serq {
 namespace {
@@ -24,13 +25,9 @@ namespace {
 using report::FormatFixed;
 using report::FormatShortest;
 
-// lo + k * step, rounded to 15 significant digits as a grid's values are
-// (serq/sweep/grid.cc), so that the values print as the user would write them.
-double ValueAt(const SearchSpec& s, int64_t k) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.15g", s.lo + static_cast<double>(k) * s.step);
-  return std::strtod(buf, nullptr);
-}
+// lo + k * step as a grid's values are (GridValue: 15 significant digits,
+// within [lo, hi]), so that the values print as the user would write them.
+double ValueAt(const SearchSpec& s, int64_t k) { return GridValue(s.lo, s.step, k, s.hi); }
 
 class Searcher {
  public:

@@ -143,8 +143,12 @@ absl::StatusOr<KvCapacity> KvBlocks(const RunFolder& r, int64_t max_num_seqs,
     // with expert parallel, split over the engines' GPUs without it (1:
     // the experts split over TP, which the weights' count does itself).
     const int expert_gpus = r.ep > 1 ? r.ep : r.model.moe() && r.args.dp > 1 ? r.args.dp * tp : 1;
+    // The shared experts whole on each GPU with sequence-parallel experts
+    // (one rule with serq physics, though serq vllm's catalog has no model
+    // with both yet).
     const models::KvFromMemory m = models::KvBlocksFromMemory(
-        r.model, tp, expert_gpus, gib, util, max_num_batched_tokens, max_num_seqs, per_block);
+        r.model, tp, expert_gpus, gib, util, max_num_batched_tokens, max_num_seqs, per_block,
+        models::SequenceParallelExperts(r.model, tp, r.args.dp, r.ep > 1));
     const std::string& memory_from = memory.from;
     if (m.blocks < 2) {
       return absl::InvalidArgumentError(absl::StrCat(
