@@ -557,6 +557,24 @@ run { horizon 10; }
   EXPECT_THAT(run.errors, HasSubstr("3:19: error: the low end of param 'B''s range: division by zero"));
 }
 
+// An override that leaves another param without a value is said at that
+// param's value, as the link says it.
+TEST(RunTest, DefineThatBreaksAnotherParamIsSaidThere) {
+  const char* program = R"(
+param A = 2;
+param C = 1 / A;
+stage D : delay;
+workload { arrive batch(1); }
+session { run D (C); }
+run { horizon 10; }
+)";
+  SimOptions options;
+  options.defines = {{"A", 0}};
+  SimRun run = RunSource(program, options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("3:13: error: -D A=0: division by zero"));
+}
+
 // ------------------------------------------------------------ step stages
 // The station's rules are tested alone in stage_test; these go through the
 // engine: state functions, growth of a transferred KV, the errors.

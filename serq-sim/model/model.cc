@@ -24,8 +24,12 @@ bool Compiler::Params() {
   for (int i = 0; i < n; ++i) by_name[program_.param(i).name()] = i;
 
   // Param values with a set of overrides; the linker made them acyclic.
+  // `failed`: the param whose own value had none (-1: none failed), where
+  // an error an override causes is said.
+  int failed = -1;
   auto evaluate = [&](const std::map<int, double>& overrides,
                       std::vector<double>* values) -> absl::Status {
+    failed = -1;
     values->assign(n, 0);
     std::vector<int> state(n, 0);  // 0 not yet, 1 in progress, 2 done
     std::function<absl::StatusOr<double>(uint32_t)> value =
@@ -42,7 +46,10 @@ bool Compiler::Params() {
         v = it->second;
       } else {
         auto r = EvaluateConstant(program_.param(decl).value(), value);
-        if (!r.ok()) return r.status();
+        if (!r.ok()) {
+          if (failed < 0) failed = static_cast<int>(decl);
+          return r.status();
+        }
         v = *r;
       }
       state[decl] = 2;
@@ -89,7 +96,13 @@ bool Compiler::Params() {
     }
     std::vector<double> values;
     if (absl::Status s = evaluate({{it->second, value}}, &values); !s.ok()) {
-      diags_->ErrorInFile(absl::StrCat("-D ", name, ": ", s.message()));
+      // At the param the override left without a value, as the link says it.
+      const std::string said = absl::StrCat("-D ", name, "=", ShortestDouble(value), ": ", s.message());
+      if (failed >= 0) {
+        Error(program_.param(failed).value().loc(), absl::StrCat("param[", failed, "].value"), said);
+      } else {
+        diags_->ErrorInFile(said);
+      }
       ok_ = false;
       continue;
     }
