@@ -153,6 +153,28 @@ absl::StatusOr<std::optional<std::pair<double, double>>> ParamRangeOf(const ir::
   return std::make_pair(*low, *high);
 }
 
+int FirstParamRead(const ir::Expr& e, const std::set<int>& params, const ir::Program& linked) {
+  switch (e.kind_case()) {
+    case ir::Expr::kRef: {
+      const ir::Ref& r = e.ref();
+      if (r.kind() != ir::Ref::PARAM || r.decl() >= static_cast<uint32_t>(linked.param_size())) return -1;
+      const int decl = static_cast<int>(r.decl());
+      return params.count(decl) ? decl : FirstParamRead(linked.param(decl).value(), params, linked);
+    }
+    case ir::Expr::kUnary: return FirstParamRead(e.unary().operand(), params, linked);
+    case ir::Expr::kBinary: {
+      const int lhs = FirstParamRead(e.binary().lhs(), params, linked);
+      return lhs >= 0 ? lhs : FirstParamRead(e.binary().rhs(), params, linked);
+    }
+    case ir::Expr::kCall:
+      for (const ir::Expr& a : e.call().arg()) {
+        if (const int r = FirstParamRead(a, params, linked); r >= 0) return r;
+      }
+      return -1;
+    default: return -1;
+  }
+}
+
 std::string ParamRangeEmpty(const std::string& name, double low, double high) {
   if (low <= high) return "";
   return absl::StrCat("the range of param '", name, "' holds nothing: its low end ", ShortestDouble(low),

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -46,6 +47,12 @@ std::string ParamOutsideRange(const std::string& name, double value, double low,
 // bounds before it runs.
 absl::StatusOr<std::optional<std::pair<double, double>>> ParamRangeOf(const ir::Program& linked,
                                                                       const std::string& name);
+
+// The first of `params` (indices into linked.param) that the linked
+// program's constant `e` reads, itself or through the params it reads
+// (acyclic once linked), or -1: whether a value moves with them (a fit's
+// params), or was computed from a refused one.
+int FirstParamRead(const ir::Expr& e, const std::set<int>& params, const ir::Program& linked);
 
 // "" when the range holds a value (low <= high), else "the range of param
 // 'X' holds nothing: its low end 2 is not at most its high end 1".

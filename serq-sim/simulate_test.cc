@@ -557,6 +557,29 @@ run { horizon 10; }
   EXPECT_THAT(run.errors, HasSubstr("3:19: error: the low end of param 'B''s range: division by zero"));
 }
 
+// A param refused for its range makes what reads it silent, as the link
+// does: B's range [A, 8] at -D A=9 holds nothing, and is not said.
+TEST(RunTest, AParamRefusedForItsRangeSilencesItsReaders) {
+  const char* program = R"(
+param A = 2 in [1, 4];
+param B = 3 in [A, 8];
+stage D : delay;
+workload { arrive batch(1); }
+session { run D (B); }
+run { horizon 10; }
+)";
+  SimOptions options;
+  options.defines = {{"A", 9}};
+  SimRun run = RunSource(program, options);
+  EXPECT_FALSE(run.ok);
+  EXPECT_THAT(run.errors, HasSubstr("2:11: error: -D A=9 is outside the param's range [1, 4]"));
+  EXPECT_THAT(run.errors, Not(HasSubstr("'B'"))) << run.errors;
+  // Either alone is said.
+  options.defines = {{"B", 9}};
+  run = RunSource(program, options);
+  EXPECT_THAT(run.errors, HasSubstr("3:11: error: -D B=9 is outside the param's range [2, 8]"));
+}
+
 // An override that leaves another param without a value is said at that
 // param's value, as the link says it.
 TEST(RunTest, DefineThatBreaksAnotherParamIsSaidThere) {

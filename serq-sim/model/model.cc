@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -125,36 +126,55 @@ bool Compiler::Params() {
     return ok_ = false;
   }
   // Each value within its range (`in [low, high]`), whatever gave it: the
-  // linker checked the program's own, an override here may leave it.
+  // linker checked the program's own, an override here may leave it. A
+  // param whose range or value reads a refused one says nothing more, as
+  // the link keeps it.
   auto param = [&](uint32_t decl) -> absl::StatusOr<double> { return param_values_[decl]; };
+  struct Refusal {
+    int param;
+    ir::Location loc;
+    std::string path, message;
+  };
+  std::vector<Refusal> refusals;
   for (int i = 0; i < n; ++i) {
     const ir::Param& p = program_.param(i);
     if (!p.has_low() && !p.has_high()) continue;
     const std::string at = absl::StrCat("param[", i, "]");
     if (!p.has_low() || !p.has_high()) {  // serq-link refuses it: IR from a tool
-      Error(p.loc(), at, absl::StrCat("param '", p.name(), "' has a range with one end: give both, low and high"));
-      ok_ = false;
+      refusals.push_back(
+          {i, p.loc(), at, absl::StrCat("param '", p.name(), "' has a range with one end: give both, low and high")});
       continue;
     }
     absl::StatusOr<double> low = EvaluateConstant(p.low(), param), high = EvaluateConstant(p.high(), param);
     if (!low.ok() || !high.ok()) {
       const bool at_low = !low.ok();
-      Error(at_low ? p.low().loc() : p.high().loc(), absl::StrCat(at, at_low ? ".low" : ".high"),
-            ParamRangeEndFailed(p.name(), at_low ? "low" : "high",
-                                std::string((at_low ? low : high).status().message())));
-      ok_ = false;
+      refusals.push_back({i, at_low ? p.low().loc() : p.high().loc(), at + (at_low ? ".low" : ".high"),
+                          ParamRangeEndFailed(p.name(), at_low ? "low" : "high",
+                                              std::string((at_low ? low : high).status().message()))});
       continue;
     }
     if (std::string empty = ParamRangeEmpty(p.name(), *low, *high); !empty.empty()) {
-      Error(p.low().loc(), at + ".low", std::move(empty));
-      ok_ = false;
+      refusals.push_back({i, p.low().loc(), at + ".low", std::move(empty)});
       continue;
     }
     const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),
                                      [&](const auto& d) { return d.first == p.name(); });
-    std::string outside = ParamOutsideRange(p.name(), param_values_[i], *low, *high, defined);
-    if (outside.empty()) continue;
-    Error(p.value().loc(), at + ".value", std::move(outside));
+    if (std::string outside = ParamOutsideRange(p.name(), param_values_[i], *low, *high, defined); !outside.empty()) {
+      refusals.push_back({i, p.value().loc(), at + ".value", std::move(outside)});
+    }
+  }
+  std::set<int> refused;
+  for (const Refusal& r : refusals) refused.insert(r.param);
+  for (const Refusal& r : refusals) {
+    std::set<int> others = refused;
+    others.erase(r.param);
+    const ir::Param& p = program_.param(r.param);
+    const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),
+                                     [&](const auto& d) { return d.first == p.name(); });
+    const bool reads_refused = (p.has_low() && FirstParamRead(p.low(), others, program_) >= 0) ||
+                               (p.has_high() && FirstParamRead(p.high(), others, program_) >= 0) ||
+                               (!defined && FirstParamRead(p.value(), others, program_) >= 0);
+    if (!reads_refused) Error(r.loc, r.path, r.message);
     ok_ = false;
   }
   return ok_;

@@ -361,36 +361,6 @@ absl::StatusOr<std::vector<Term>> ParseObjective(absl::string_view text) {
   return terms;
 }
 
-namespace {
-
-// The first param of `names` that the linked program's constant `e`
-// reads, itself or through the params it reads (acyclic once linked), or "".
-std::string ReadsOneOf(const ir::Expr& e, const std::set<std::string>& names, const ir::Program& linked) {
-  switch (e.kind_case()) {
-    case ir::Expr::kRef: {
-      const ir::Ref& r = e.ref();
-      if (r.kind() != ir::Ref::PARAM) return "";
-      if (names.count(r.name())) return r.name();
-      return r.decl() < static_cast<uint32_t>(linked.param_size())
-                 ? ReadsOneOf(linked.param(static_cast<int>(r.decl())).value(), names, linked)
-                 : "";
-    }
-    case ir::Expr::kUnary: return ReadsOneOf(e.unary().operand(), names, linked);
-    case ir::Expr::kBinary: {
-      std::string lhs = ReadsOneOf(e.binary().lhs(), names, linked);
-      return lhs.empty() ? ReadsOneOf(e.binary().rhs(), names, linked) : lhs;
-    }
-    case ir::Expr::kCall:
-      for (const ir::Expr& a : e.call().arg()) {
-        if (std::string r = ReadsOneOf(a, names, linked); !r.empty()) return r;
-      }
-      return "";
-    default: return "";
-  }
-}
-
-}  // namespace
-
 FitOutcome RunFit(const FitSpec& spec) {
   FitOutcome outcome;
   const std::clock_t cpu_start = std::clock();
@@ -441,11 +411,16 @@ FitOutcome RunFit(const FitSpec& spec) {
         ranges[p.name] = absl::StrCat(" in [", FormatExpr(q.low()), ", ", FormatExpr(q.high()), "]");
         // Ends that move with the fit could not be checked here, and a
         // trial past them would stop it.
-        std::set<std::string> fitted;
-        for (const ParamRange& f : spec.params) fitted.insert(f.name);
-        std::string moved = ReadsOneOf(q.low(), fitted, program);
-        if (moved.empty()) moved = ReadsOneOf(q.high(), fitted, program);
-        if (!moved.empty()) {
+        std::set<int> fitted;
+        for (int j = 0; j < program.param_size(); ++j) {
+          for (const ParamRange& f : spec.params) {
+            if (program.param(j).name() == f.name) fitted.insert(j);
+          }
+        }
+        int read = FirstParamRead(q.low(), fitted, program);
+        if (read < 0) read = FirstParamRead(q.high(), fitted, program);
+        if (read >= 0) {
+          const std::string& moved = program.param(read).name();
           return done(FailureLine(
               kExitInputRejected,
               ToolError("serq", absl::StrCat("--param ", p.name, ": its range, [", FormatExpr(q.low()), ", ",
