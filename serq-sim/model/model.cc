@@ -132,6 +132,7 @@ bool Compiler::Params() {
   auto param = [&](uint32_t decl) -> absl::StatusOr<double> { return param_values_[decl]; };
   struct Refusal {
     int param;
+    bool defined;  // its value from -D, not its expression
     ir::Location loc;
     std::string path, message;
   };
@@ -140,27 +141,27 @@ bool Compiler::Params() {
     const ir::Param& p = program_.param(i);
     if (!p.has_low() && !p.has_high()) continue;
     const std::string at = absl::StrCat("param[", i, "]");
+    const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),
+                                     [&](const auto& d) { return d.first == p.name(); });
     if (!p.has_low() || !p.has_high()) {  // serq-link refuses it: IR from a tool
-      refusals.push_back(
-          {i, p.loc(), at, absl::StrCat("param '", p.name(), "' has a range with one end: give both, low and high")});
+      refusals.push_back({i, defined, p.loc(), at,
+                          absl::StrCat("param '", p.name(), "' has a range with one end: give both, low and high")});
       continue;
     }
     absl::StatusOr<double> low = EvaluateConstant(p.low(), param), high = EvaluateConstant(p.high(), param);
     if (!low.ok() || !high.ok()) {
       const bool at_low = !low.ok();
-      refusals.push_back({i, at_low ? p.low().loc() : p.high().loc(), at + (at_low ? ".low" : ".high"),
+      refusals.push_back({i, defined, at_low ? p.low().loc() : p.high().loc(), at + (at_low ? ".low" : ".high"),
                           ParamRangeEndFailed(p.name(), at_low ? "low" : "high",
                                               std::string((at_low ? low : high).status().message()))});
       continue;
     }
     if (std::string empty = ParamRangeEmpty(p.name(), *low, *high); !empty.empty()) {
-      refusals.push_back({i, p.low().loc(), at + ".low", std::move(empty)});
+      refusals.push_back({i, defined, p.low().loc(), at + ".low", std::move(empty)});
       continue;
     }
-    const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),
-                                     [&](const auto& d) { return d.first == p.name(); });
     if (std::string outside = ParamOutsideRange(p.name(), param_values_[i], *low, *high, defined); !outside.empty()) {
-      refusals.push_back({i, p.value().loc(), at + ".value", std::move(outside)});
+      refusals.push_back({i, defined, p.value().loc(), at + ".value", std::move(outside)});
     }
   }
   std::set<int> refused;
@@ -169,11 +170,9 @@ bool Compiler::Params() {
     std::set<int> others = refused;
     others.erase(r.param);
     const ir::Param& p = program_.param(r.param);
-    const bool defined = std::any_of(options_.defines.begin(), options_.defines.end(),
-                                     [&](const auto& d) { return d.first == p.name(); });
     const bool reads_refused = (p.has_low() && FirstParamRead(p.low(), others, program_) >= 0) ||
                                (p.has_high() && FirstParamRead(p.high(), others, program_) >= 0) ||
-                               (!defined && FirstParamRead(p.value(), others, program_) >= 0);
+                               (!r.defined && FirstParamRead(p.value(), others, program_) >= 0);
     if (!reads_refused) Error(r.loc, r.path, r.message);
     ok_ = false;
   }

@@ -399,24 +399,23 @@ FitOutcome RunFit(const FitSpec& spec) {
       }
     }
     for (const ir::Workload& w : program.workload()) traces += w.process() == ir::Workload::TRACE;
-    std::set<std::string> declared;
-    for (const ir::Param& p : program.param()) declared.insert(p.name());
+    // Each declared param's index, and the fitted ones'.
+    std::map<std::string, int> declared;
+    for (int j = 0; j < program.param_size(); ++j) declared[program.param(j).name()] = j;
+    std::set<int> fitted;
     for (const ParamRange& p : spec.params) {
-      if (!declared.count(p.name)) {
+      if (auto it = declared.find(p.name); it != declared.end()) fitted.insert(it->second);
+    }
+    for (const ParamRange& p : spec.params) {
+      const auto at = declared.find(p.name);
+      if (at == declared.end()) {
         return done(FailureLine(kExitInputRejected,
                             ToolError("serq", absl::StrCat("--param '", p.name, "': ", InputName(spec.program), " declares no param '", p.name, "'"))));
       }
-      for (const ir::Param& q : program.param()) {
-        if (q.name() != p.name || !q.has_low()) continue;
+      if (const ir::Param& q = program.param(at->second); q.has_low()) {
         ranges[p.name] = absl::StrCat(" in [", FormatExpr(q.low()), ", ", FormatExpr(q.high()), "]");
         // Ends that move with the fit could not be checked here, and a
         // trial past them would stop it.
-        std::set<int> fitted;
-        for (int j = 0; j < program.param_size(); ++j) {
-          for (const ParamRange& f : spec.params) {
-            if (program.param(j).name() == f.name) fitted.insert(j);
-          }
-        }
         int read = FirstParamRead(q.low(), fitted, program);
         if (read < 0) read = FirstParamRead(q.high(), fitted, program);
         if (read >= 0) {
